@@ -1,0 +1,242 @@
+//! Command-line flags, and their translation into an engine `AccessSpec`.
+//!
+//! clap parses strings; every value with a unit is parsed by the engine's `units` so the CLI and
+//! (later) plan files accept exactly the same spellings and give the same errors.
+
+use clap::{Args, Parser, Subcommand};
+use drivelab_engine::spec::{AccessSpec, DataPattern, EngineKind, SyncMode};
+use drivelab_engine::units::{parse_duration, parse_pct, parse_size};
+use drivelab_engine::Error;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "drivelab",
+    version,
+    about = "A storage performance lab in one binary: fio-grade load, Iometer-style specs, exact latency.",
+    long_about = "A storage performance lab in one binary.\n\nWith no command, drivelab runs a short default workload on a scratch file \
+                  (./drivelab-scratch.dat) and prints its summary."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run one workload on one or more targets (files, block devices, or `null`).
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Files, block devices (/dev/...), or `null`. Several targets run at once, one worker each.
+    #[arg(required = true, value_name = "TARGET")]
+    pub targets: Vec<String>,
+
+    /// fio's workload words: read, write, randread, randwrite, randrw, rw.
+    #[arg(long, value_name = "WORDS", help_heading = "Access specification")]
+    pub rw: Option<String>,
+    /// Percent of I/Os that are reads (Iometer), 0..100. Overrides the mix of --rw.
+    #[arg(long = "read", value_name = "PCT", help_heading = "Access specification")]
+    pub read_pct: Option<String>,
+    /// Percent of I/Os at random offsets (Iometer); the rest continue sequentially. 5 = "95% sequential".
+    #[arg(long = "random", value_name = "PCT", help_heading = "Access specification")]
+    pub random_pct: Option<String>,
+    /// Block size, or a split such as 4k:70,64k:30.
+    #[arg(long, default_value = "4k", help_heading = "Access specification")]
+    pub bs: String,
+    /// Offsets are multiples of this (default: the smallest block size); 512 allowed.
+    #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
+    pub align: Option<String>,
+    /// Start of the region used.
+    #[arg(long, default_value = "0", value_name = "SIZE", help_heading = "Access specification")]
+    pub offset: String,
+    /// Length of the region used (default: to the end of the target).
+    #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
+    pub span: Option<String>,
+    /// Outstanding I/Os per job.
+    #[arg(long, default_value_t = 1, help_heading = "Access specification")]
+    pub qd: u32,
+    /// Jobs (threads) per target.
+    #[arg(long, default_value_t = 1, help_heading = "Access specification")]
+    pub jobs: u32,
+    /// Measured duration (500ms, 10s, 3m). Default 10s unless --io-size is given.
+    #[arg(long, value_name = "DUR", help_heading = "Access specification")]
+    pub time: Option<String>,
+    /// Bytes to transfer per job; the run ends at whichever of --time and --io-size comes first.
+    #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
+    pub io_size: Option<String>,
+    /// Run this long before measuring (not counted).
+    #[arg(long, value_name = "DUR", help_heading = "Access specification")]
+    pub ramp: Option<String>,
+    /// Bypass the page cache with O_DIRECT (the default).
+    #[arg(long, overrides_with = "buffered", help_heading = "Access specification")]
+    pub direct: bool,
+    /// Go through the page cache instead of O_DIRECT (results are labelled buffered).
+    #[arg(long, help_heading = "Access specification")]
+    pub buffered: bool,
+    /// none, dsync (O_DSYNC), or fsync:N (fsync after every N writes).
+    #[arg(long, default_value = "none", help_heading = "Access specification")]
+    pub sync: String,
+    /// Write data: random (incompressible), zero, or compress:PCT (PCT% zeros per 4 KiB).
+    #[arg(long, default_value = "random", help_heading = "Access specification")]
+    pub data: String,
+    /// Seed for offsets and data; the same seed repeats the same I/O sequence.
+    #[arg(long, default_value_t = 0x5eed, help_heading = "Access specification")]
+    pub seed: u64,
+
+    /// I/O engine: uring (default; falls back to psync where io_uring is unavailable) or psync.
+    #[arg(long, default_value = "uring", help_heading = "Engine")]
+    pub engine: String,
+    /// Keep going after I/O errors (they are counted either way).
+    #[arg(long, help_heading = "Engine")]
+    pub continue_on_error: bool,
+
+    /// Size of a file target that does not exist yet (it is created and fully written first).
+    #[arg(long, default_value = "1g", value_name = "SIZE", help_heading = "Targets and safety")]
+    pub size: String,
+    /// Allow writes to this block device (destroys its data). Repeat for several devices.
+    #[arg(long, value_name = "DEV", help_heading = "Targets and safety")]
+    pub destroy: Vec<String>,
+    /// With --destroy: write even to a device that is mounted, partitioned, in use or holds a filesystem.
+    #[arg(long, help_heading = "Targets and safety")]
+    pub force: bool,
+    /// Allow writing into an existing file that drivelab did not create.
+    #[arg(long, help_heading = "Targets and safety")]
+    pub overwrite: bool,
+
+    /// Save the full result as JSON here (must not exist yet; `-` for standard output).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json: Option<String>,
+    /// No progress line and no summary (errors still go to stderr).
+    #[arg(long, short, help_heading = "Output")]
+    pub quiet: bool,
+}
+
+fn inv(flag: &str, e: String) -> Error {
+    Error::invalid(format!("{flag} {e}"))
+}
+
+impl RunArgs {
+    /// Build and validate the access spec these flags describe.
+    pub fn spec(&self) -> Result<AccessSpec, Error> {
+        let mut s = AccessSpec::default();
+        if let Some(rw) = &self.rw {
+            s.set_rw(rw)?;
+        }
+        if let Some(r) = &self.read_pct {
+            s.read_pct = parse_pct(r, "--read").map_err(Error::invalid)?;
+        }
+        if let Some(r) = &self.random_pct {
+            s.random_pct = parse_pct(r, "--random").map_err(Error::invalid)?;
+        }
+        s.bs = AccessSpec::parse_bs(&self.bs)?;
+        s.align_bytes = self.align.as_deref().map(parse_size).transpose().map_err(|e| inv("--align", e))?;
+        s.offset_bytes = parse_size(&self.offset).map_err(|e| inv("--offset", e))?;
+        s.span_bytes = self.span.as_deref().map(parse_size).transpose().map_err(|e| inv("--span", e))?;
+        s.qd = self.qd;
+        s.jobs = self.jobs;
+        let time = self.time.as_deref().map(parse_duration).transpose().map_err(|e| inv("--time", e))?;
+        s.io_size_bytes = self.io_size.as_deref().map(parse_size).transpose().map_err(|e| inv("--io-size", e))?;
+        s.time_ns = match (time, s.io_size_bytes) {
+            (Some(t), _) => Some(t.as_nanos() as u64),
+            (None, Some(_)) => None,
+            (None, None) => Some(10_000_000_000),
+        };
+        s.ramp_ns = self
+            .ramp
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .map_err(|e| inv("--ramp", e))?
+            .map_or(0, |d| d.as_nanos() as u64);
+        s.direct = !self.buffered;
+        s.sync = parse_sync(&self.sync)?;
+        s.data = parse_data(&self.data)?;
+        s.seed = self.seed;
+        s.engine = match self.engine.as_str() {
+            "uring" | "io_uring" => EngineKind::Uring,
+            "psync" => EngineKind::Psync,
+            other => return Err(Error::invalid(format!("--engine '{other}' is not an engine: use uring or psync"))),
+        };
+        s.continue_on_error = self.continue_on_error;
+        s.validate()?;
+        Ok(s)
+    }
+
+    pub fn new_file_size(&self) -> Result<u64, Error> {
+        let size = parse_size(&self.size).map_err(|e| inv("--size", e))?;
+        if size == 0 || size % 4096 != 0 {
+            return Err(Error::invalid(format!(
+                "--size {}: a new file's size must be a non-zero multiple of 4096 bytes",
+                self.size
+            )));
+        }
+        Ok(size)
+    }
+}
+
+fn parse_sync(text: &str) -> Result<SyncMode, Error> {
+    match text {
+        "none" => Ok(SyncMode::None),
+        "dsync" => Ok(SyncMode::Dsync),
+        t if t.starts_with("fsync") => {
+            let n = t.strip_prefix("fsync").unwrap().strip_prefix(':').unwrap_or("1");
+            let every = n.parse::<u32>().map_err(|_| {
+                Error::invalid(format!("--sync '{text}': write fsync:N with N a whole number, e.g. fsync:1"))
+            })?;
+            Ok(SyncMode::Fsync { every })
+        }
+        _ => Err(Error::invalid(format!("--sync '{text}' is not a sync mode: use none, dsync or fsync:N"))),
+    }
+}
+
+fn parse_data(text: &str) -> Result<DataPattern, Error> {
+    match text {
+        "random" => Ok(DataPattern::Random),
+        "zero" | "zeros" => Ok(DataPattern::Zero),
+        t if t.starts_with("compress:") => {
+            let pct = parse_pct(&t["compress:".len()..], "--data compress").map_err(Error::invalid)?;
+            Ok(DataPattern::Compress { pct })
+        }
+        _ => Err(Error::invalid(format!("--data '{text}' is not a data pattern: use random, zero or compress:PCT"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(extra: &[&str]) -> Result<AccessSpec, Error> {
+        let mut v = vec!["drivelab", "run", "null"];
+        v.extend_from_slice(extra);
+        match Cli::try_parse_from(v).unwrap().command.unwrap() {
+            Command::Run(r) => r.spec(),
+        }
+    }
+
+    #[test]
+    fn iometer_flags_override_the_fio_mix() {
+        let s = args(&["--rw", "randrw", "--read", "70"]).unwrap();
+        assert_eq!((s.read_pct, s.random_pct), (70, 100));
+        let s = args(&["--read", "100", "--random", "5", "--bs", "64k"]).unwrap();
+        assert_eq!((s.read_pct, s.random_pct, s.bs[0].bytes), (100, 5, 65536));
+    }
+
+    #[test]
+    fn sync_and_data_modes_parse() {
+        assert_eq!(args(&["--sync", "fsync:4"]).unwrap().sync, SyncMode::Fsync { every: 4 });
+        assert_eq!(args(&["--sync", "dsync"]).unwrap().sync, SyncMode::Dsync);
+        assert_eq!(args(&["--data", "compress:50"]).unwrap().data, DataPattern::Compress { pct: 50 });
+        assert!(args(&["--data", "compress:150"]).unwrap_err().to_string().contains("outside 0..100"));
+        assert!(args(&["--sync", "always"]).unwrap_err().to_string().contains("none, dsync or fsync:N"));
+    }
+
+    #[test]
+    fn io_size_alone_ends_the_run_without_a_default_time() {
+        let s = args(&["--io-size", "1g"]).unwrap();
+        assert_eq!((s.time_ns, s.io_size_bytes), (None, Some(1 << 30)));
+        assert_eq!(args(&[]).unwrap().time_ns, Some(10_000_000_000));
+        assert!(!args(&["--buffered"]).unwrap().direct);
+    }
+}

@@ -1,0 +1,47 @@
+//! `drivelab`: the command line. Parses flags, runs the command, maps outcomes to exit codes:
+//! 0 done, 1 the system failed (or an I/O error stopped the run), 2 bad input or a refusal
+//! (nothing was written), 130 interrupted (finished results kept).
+
+mod args;
+mod default_job;
+mod output;
+mod progress;
+mod run_cmd;
+mod summary;
+
+use clap::Parser;
+
+use args::{Cli, Command};
+use run_cmd::Outcome;
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let outcome = match &cli.command {
+        None => default_job::run(),
+        Some(Command::Run(a)) => run_cmd::run(a),
+    };
+    let code = match outcome {
+        Ok(Outcome::Done) => 0,
+        Ok(Outcome::StoppedByError) => 1,
+        Ok(Outcome::Interrupted) => {
+            eprintln!("drivelab: interrupted; finished results were kept");
+            130
+        }
+        Err(e) => {
+            eprintln!("drivelab: {e}");
+            if e.is_invalid() {
+                2
+            } else {
+                1
+            }
+        }
+    };
+    std::process::exit(code);
+}

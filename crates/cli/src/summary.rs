@@ -1,0 +1,133 @@
+//! The human summary of a result: what ran, on what, and the numbers, in a few lines.
+
+use std::fmt::Write;
+
+use drivelab_engine::result::{DirStats, RunResult};
+use drivelab_engine::target::TargetKind;
+use drivelab_engine::units::{fmt_count, fmt_ns, fmt_size};
+
+fn dir_line(out: &mut String, name: &str, d: &DirStats) {
+    if d.ops == 0 {
+        return;
+    }
+    let l = &d.lat_ns;
+    let _ = writeln!(
+        out,
+        "  {name:<6} {:>9} {:>9} {:>9.1} {:>9.1} │ {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        d.ops,
+        fmt_count(d.iops),
+        d.bw_mb_per_s,
+        d.bw_mib_per_s,
+        fmt_ns(l.min as f64),
+        fmt_ns(l.mean),
+        fmt_ns(l.p("p50") as f64),
+        fmt_ns(l.p("p99") as f64),
+        fmt_ns(l.p("p99.9") as f64),
+        fmt_ns(l.max as f64),
+    );
+}
+
+pub fn render(r: &RunResult) -> String {
+    let mut out = String::new();
+    let s = &r.spec;
+    let mode = if s.direct { "O_DIRECT" } else { "buffered" };
+    let ring = r
+        .engine
+        .ring
+        .as_ref()
+        .map(|f| {
+            let mut parts = f.flags.clone();
+            if f.fixed_file {
+                parts.push("fixed file".into());
+            }
+            if f.fixed_buffers {
+                parts.push("fixed buffers".into());
+            }
+            format!(" ({})", parts.join(", "))
+        })
+        .unwrap_or_default();
+    let _ = writeln!(out, "drivelab {} · {} · {}{} · {}", r.tool.version, s.label(), r.engine.backend, ring, mode);
+    for t in &r.targets {
+        let kind = match t.kind {
+            TargetKind::File => "file",
+            TargetKind::Block => "block device",
+            TargetKind::Null => "null",
+        };
+        let mut facts = vec![kind.to_string(), format!("{} bytes", t.size_bytes)];
+        if let Some(m) = &t.model {
+            facts.push(m.clone());
+        }
+        if let Some(rot) = t.rotational {
+            facts.push(if rot { "rotational".into() } else { "non-rotational".into() });
+        }
+        facts.push(format!("lbs {}", t.logical_block_bytes));
+        let _ = writeln!(out, "  target {}: {}", t.path, facts.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "  measured {:.2}s{}{}",
+        r.runtime_ns as f64 / 1e9,
+        if s.ramp_ns > 0 { format!(" after {:.1}s ramp", s.ramp_ns as f64 / 1e9) } else { String::new() },
+        if r.interrupted { " — INTERRUPTED, partial result" } else { "" }
+    );
+    let _ = writeln!(
+        out,
+        "\n  {:<6} {:>9} {:>9} {:>9} {:>9} │ {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "", "ops", "IOPS", "MB/s", "MiB/s", "min", "mean", "p50", "p99", "p99.9", "max"
+    );
+    dir_line(&mut out, "read", &r.read);
+    dir_line(&mut out, "write", &r.write);
+    if r.read.ops > 0 && r.write.ops > 0 {
+        dir_line(&mut out, "total", &r.total);
+    }
+    if let Some(sync) = &r.sync {
+        dir_line(&mut out, "fsync", sync);
+    }
+    if r.per_target.len() > 1 {
+        let _ = writeln!(out, "\n  per target:");
+        for t in &r.per_target {
+            let _ = writeln!(
+                out,
+                "  {:<24} {:>9} IOPS {:>9.1} MB/s  p99 {}",
+                t.path,
+                fmt_count(t.total.iops),
+                t.total.bw_mb_per_s,
+                fmt_ns(t.total.lat_ns.p("p99") as f64)
+            );
+        }
+    }
+    let c = &r.cpu;
+    let _ = writeln!(
+        out,
+        "\n  cpu    usr {:.1}% sys {:.1}% of a core ({:.1}% of {} cores), {} per I/O; achieved qd {:.1} per job",
+        c.usr_pct,
+        c.sys_pct,
+        c.machine_pct,
+        c.cores,
+        fmt_ns(c.ns_per_io),
+        r.qd_mean
+    );
+    if c.cpu_bound {
+        let _ = writeln!(
+            out,
+            "  CPU-bound: a job thread was running {:.0}% and waiting for a CPU {:.0}% of the time — the CPU, not the target, was the limit",
+            c.busiest_job_pct,
+            (c.runnable_pct - c.busiest_job_pct).max(0.0)
+        );
+    }
+    for e in &r.errors {
+        let _ = writeln!(
+            out,
+            "  ERROR  {} {}: {} × {} (first at offset {})",
+            e.target, e.op, e.count, e.error, e.first_offset_bytes
+        );
+    }
+    if r.stopped_by_error {
+        let _ = writeln!(out, "  the run stopped at the first I/O error (use --continue-on-error to keep going)");
+    }
+    for n in &r.notices {
+        let _ = writeln!(out, "  note: {n}");
+    }
+    let _ = fmt_size(0);
+    out
+}

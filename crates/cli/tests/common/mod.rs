@@ -1,0 +1,119 @@
+//! Helpers for the CLI's integration tests: run the binary, make scratch directories in
+//! /dev/shm, and attach loop devices that are always detached again.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn drivelab(args: &[&str]) -> Output {
+    drivelab_in(Path::new("."), args)
+}
+
+pub fn drivelab_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_drivelab")).current_dir(dir).args(args).output().expect("run drivelab")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid json")
+}
+
+/// A fresh directory in /dev/shm (tmpfs: takes O_DIRECT, never touches a disk), removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        let p = PathBuf::from(format!("/dev/shm/drivelab-test-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Scratch(p)
+    }
+    pub fn path(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Why loop-device tests cannot run here, if they cannot.
+pub fn loop_unavailable() -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("needs root to attach loop devices".into());
+    }
+    if Command::new("losetup").arg("--version").output().is_err() {
+        return Some("losetup is not installed".into());
+    }
+    if !Path::new("/dev/loop-control").exists() {
+        return Some("the kernel has no loop devices".into());
+    }
+    None
+}
+
+macro_rules! need_loop {
+    () => {
+        if let Some(why) = common::loop_unavailable() {
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+}
+pub(crate) use need_loop;
+
+/// A loop device over a backing file; detached and the file removed on drop, even on panic.
+pub struct LoopDev {
+    pub dev: String,
+    backing: PathBuf,
+}
+
+impl LoopDev {
+    /// A loop device over a new `size`-byte file at `backing` (filled with `fill` bytes if given).
+    pub fn new(backing: &Path, size: u64, fill: Option<u8>) -> LoopDev {
+        match fill {
+            Some(b) => std::fs::write(backing, vec![b; size as usize]).unwrap(),
+            None => std::fs::File::create(backing).unwrap().set_len(size).unwrap(),
+        }
+        let out = Command::new("losetup").args(["--find", "--show"]).arg(backing).output().unwrap();
+        assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
+        LoopDev { dev: String::from_utf8(out.stdout).unwrap().trim().to_string(), backing: backing.to_path_buf() }
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        let _ = std::fs::remove_file(&self.backing);
+    }
+}
+
+/// A small tmpfs mounted for the test (to run a loop device out of space); unmounted on drop.
+pub struct TinyTmpfs(pub PathBuf);
+
+impl TinyTmpfs {
+    pub fn new(dir: &Path, size: &str) -> Option<TinyTmpfs> {
+        std::fs::create_dir_all(dir).ok()?;
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .ok()?;
+        ok.success().then(|| TinyTmpfs(dir.to_path_buf()))
+    }
+}
+
+impl Drop for TinyTmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}

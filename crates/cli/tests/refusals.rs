@@ -1,0 +1,138 @@
+//! Bad input and refusals: exit code 2, a message naming the value and the fix, no panic, and
+//! nothing written (no file created, no byte changed, no result file).
+
+mod common;
+
+use std::path::Path;
+
+use common::{drivelab, need_loop, stderr, LoopDev, Scratch};
+
+/// Run, expect exit 2 with `want` in the message, and that `must_not_exist` was not created.
+fn refused(args: &[&str], want: &str, must_not_exist: Option<&str>) {
+    let o = drivelab(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: expected exit 2, got {:?}: {err}", o.status.code());
+    assert!(err.contains(want), "{args:?}: message lacks {want:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    if let Some(p) = must_not_exist {
+        assert!(!Path::new(p).exists(), "{p} was created by a refused run");
+    }
+}
+
+#[test]
+fn invalid_values_are_refused_before_anything_is_created() {
+    let s = Scratch::new("bad");
+    let f = s.path("never");
+    let n = Some(f.as_str());
+    refused(&["run", &f, "--qd", "0"], "--qd 0", n);
+    refused(&["run", &f, "--jobs", "0"], "--jobs 0", n);
+    refused(&["run", &f, "--read", "101"], "outside 0..100", n);
+    refused(&["run", &f, "--random=-5"], "--random", n);
+    refused(&["run", &f, "--bs", "4KB"], "ambiguous", n);
+    refused(&["run", &f, "--bs", "4q"], "unknown unit", n);
+    refused(&["run", &f, "--time", "10"], "10s", n);
+    refused(&["run", &f, "--bs", "1000"], "not a multiple", n);
+    refused(&["run", &f, "--bs", "4k", "--offset", "100"], "--offset 100", n);
+    refused(&["run", &f, "--size", "8m", "--span", "16m"], "past the end", n);
+    refused(&["run", &f, "--engine", "psync", "--qd", "8"], "--jobs 8", n);
+    refused(&["run", &f, "--engine", "aio"], "uring or psync", n);
+    refused(&["run", &f, "--rw", "randomread"], "randread", n);
+    refused(&["run", &f, "--sync", "fsync:0"], "fsync:0", n);
+    refused(&["run", &f, "--data", "compress:101"], "outside 0..100", n);
+    refused(&["run", &f, "--bs", "4k:50,8k:40"], "add up to 90%", n);
+    refused(&["run", &f, "--size", "1000"], "multiple of 4096", n);
+    refused(&["run", &s.path("no/such/dir/f")], "does not exist", None);
+    refused(&["run", "/dev/drivelab-no-such-device"], "does not exist", None);
+    refused(&["run"], "TARGET", None);
+    refused(&["run", "null", "--qd"], "--qd", None);
+}
+
+#[test]
+fn existing_files_are_never_overwritten_without_permission() {
+    let s = Scratch::new("overwrite");
+    let f = s.path("precious");
+    std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+    refused(&["run", &f, "--rw", "randwrite", "--time", "200ms"], "--overwrite", None);
+    assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 1 << 20], "not a byte changed");
+    // Reading it is fine, and --overwrite allows writing.
+    let o = drivelab(&["run", &f, "--rw", "randread", "--time", "200ms", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = drivelab(&["run", &f, "--rw", "randwrite", "--time", "200ms", "--quiet", "--overwrite"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ne!(std::fs::read(&f).unwrap(), vec![7u8; 1 << 20]);
+    // A file drivelab created may be written again without --overwrite.
+    let mine = s.path("mine");
+    assert!(drivelab(&["run", &mine, "--size", "4m", "--time", "100ms", "--quiet"]).status.success());
+    let o = drivelab(&["run", &mine, "--rw", "write", "--time", "100ms", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn results_are_never_written_over_an_existing_file() {
+    let s = Scratch::new("json");
+    let j = s.path("r.json");
+    std::fs::write(&j, "keep me").unwrap();
+    refused(&["run", "null", "--time", "100ms", "--json", &j], "never overwrites", None);
+    assert_eq!(std::fs::read_to_string(&j).unwrap(), "keep me");
+}
+
+#[test]
+fn block_devices_need_destroy_and_force_for_risky_ones() {
+    need_loop!();
+    let s = Scratch::new("blk");
+    let lo = LoopDev::new(&s.0.join("backing"), 16 << 20, Some(0));
+    refused(&["run", &lo.dev, "--rw", "write", "--time", "100ms"], "--destroy", None);
+    refused(
+        &["run", &lo.dev, "--rw", "write", "--time", "100ms", "--destroy", "/dev/loop-not-this-one"],
+        "--destroy",
+        None,
+    );
+    // Reads need no permission; a block size below the logical block size is refused.
+    let o = drivelab(&["run", &lo.dev, "--time", "100ms", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    refused(&["run", &lo.dev, "--bs", "256"], "O_DIRECT alignment", None);
+    // A filesystem on it: refused even with --destroy, unless --force.
+    let mk = std::process::Command::new("mkfs.ext4").args(["-q", "-F", &lo.dev]).output();
+    let Ok(mk) = mk else {
+        eprintln!("skipped the ext4 part: mkfs.ext4 is missing");
+        return;
+    };
+    assert!(mk.status.success());
+    refused(&["run", &lo.dev, "--rw", "write", "--time", "100ms", "--destroy", &lo.dev], "ext4", None);
+    let o = drivelab(&["run", &lo.dev, "--rw", "write", "--time", "100ms", "--destroy", &lo.dev, "--force", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn a_filesystem_without_o_direct_gets_the_buffered_hint() {
+    need_loop!(); // needs root to mount ramfs
+    let s = Scratch::new("ramfs");
+    let dir = s.0.join("ram");
+    std::fs::create_dir_all(&dir).unwrap();
+    if !std::process::Command::new("mount")
+        .args(["-t", "ramfs", "ramfs"])
+        .arg(&dir)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+    {
+        eprintln!("skipped: cannot mount ramfs");
+        return;
+    }
+    struct Umount<'a>(&'a Path);
+    impl Drop for Umount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _u = Umount(&dir);
+    let f = dir.join("f").to_string_lossy().into_owned();
+    let o = drivelab(&["run", &f, "--size", "4m", "--time", "100ms"]);
+    if o.status.success() {
+        eprintln!("skipped: this kernel's ramfs takes O_DIRECT");
+        return;
+    }
+    refused(&["run", &f, "--size", "4m", "--time", "100ms"], "--buffered", Some(&f));
+    let o = drivelab(&["run", &f, "--size", "4m", "--time", "100ms", "--buffered", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

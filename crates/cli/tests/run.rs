@@ -1,0 +1,312 @@
+//! `drivelab run` end to end: real I/O through both backends on files in /dev/shm and on loop
+//! devices, writes read back to prove they landed where the generator said, results checked for
+//! internal consistency, and every bad input refused with exit code 2 and nothing written.
+
+mod common;
+
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch};
+use drivelab_engine::gen::{Generator, Op};
+use drivelab_engine::pattern::{read_stamp, WRITE_TAG};
+use drivelab_engine::spec::AccessSpec;
+
+fn uring_unavailable() -> Option<String> {
+    drivelab_engine::backend::uring::available().err()
+}
+
+/// The saved result agrees with itself: ops = histogram counts, IOPS = ops / runtime,
+/// percentiles ascending and inside min..max, the series adds up to about the total.
+fn check_result(v: &serde_json::Value, dir: &str) {
+    let d = &v[dir];
+    let ops = d["ops"].as_u64().unwrap();
+    assert!(ops > 0, "{dir}: no ops");
+    let lat = &d["lat_ns"];
+    let buckets: u64 = lat["histogram"]["buckets"].as_array().unwrap().iter().map(|b| b[1].as_u64().unwrap()).sum();
+    assert_eq!(buckets, ops, "{dir}: histogram holds every op");
+    let runtime = v["runtime_ns"].as_u64().unwrap() as f64 / 1e9;
+    let iops = d["iops"].as_f64().unwrap();
+    assert!((iops - ops as f64 / runtime).abs() < 1e-6 * iops + 1e-9, "{dir}: iops = ops / runtime");
+    let bw = d["bw_bytes_per_s"].as_f64().unwrap();
+    assert!((d["bytes"].as_f64().unwrap() / runtime - bw).abs() <= 1e-9 * bw, "{dir}: bw = bytes / runtime");
+    assert!((d["bw_mib_per_s"].as_f64().unwrap() * 1048576.0 - bw).abs() <= 1e-6 * bw);
+    let names = ["p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99", "p99.999", "p99.9999"];
+    let mut prev = lat["min"].as_u64().unwrap();
+    for n in names {
+        let p = lat[n].as_u64().unwrap_or_else(|| panic!("{dir}: {n} missing"));
+        assert!(p >= prev, "{dir}: {n} = {p} below the previous percentile {prev}");
+        prev = p;
+    }
+    assert!(prev <= lat["max"].as_u64().unwrap());
+    let series_ops: f64 = v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["iops"].as_f64().unwrap() * p["dur_ns"].as_f64().unwrap() / 1e9)
+        .sum();
+    let total_ops = v["total"]["ops"].as_f64().unwrap();
+    assert!((series_ops - total_ops).abs() <= 0.02 * total_ops + 2.0, "series {series_ops} vs total {total_ops}");
+    for k in ["usr_pct", "sys_pct", "machine_pct", "ns_per_io"] {
+        assert!(v["cpu"][k].as_f64().is_some(), "cpu.{k}");
+    }
+}
+
+fn run_json(args: &[&str], out: &str) -> serde_json::Value {
+    let mut a = vec!["run"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["--json", out, "--quiet"]);
+    let o = drivelab(&a);
+    assert!(o.status.success(), "drivelab {a:?} failed: {}", stderr(&o));
+    json(Path::new(out))
+}
+
+#[test]
+fn random_reads_on_a_new_file_with_both_backends() {
+    let s = Scratch::new("reads");
+    let f = s.path("target");
+    for engine in ["psync", "uring"] {
+        if engine == "uring" {
+            if let Some(why) = uring_unavailable() {
+                eprintln!("skipped uring: {why}");
+                continue;
+            }
+        }
+        let qd = if engine == "psync" { "1" } else { "16" };
+        let out = s.path(&format!("{engine}.json"));
+        let v =
+            run_json(&[&f, "--rw", "randread", "--size", "32m", "--qd", qd, "--engine", engine, "--time", "1s"], &out);
+        check_result(&v, "read");
+        assert_eq!(v["write"]["ops"], 0);
+        assert_eq!(v["engine"]["backend"], engine);
+        assert_eq!(v["targets"][0]["size_bytes"], 32 << 20);
+        assert!(v["series"].as_array().unwrap().len() >= 1);
+        let qd_mean = v["qd_mean"].as_f64().unwrap();
+        assert!(qd_mean > 0.0 && qd_mean <= qd.parse::<f64>().unwrap() + 0.01, "qd_mean {qd_mean}");
+    }
+    // The file was created whole: every byte written (no holes), and it is marked as ours.
+    let meta = std::fs::metadata(&f).unwrap();
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(meta.len(), 32 << 20);
+    assert_eq!(meta.blocks() * 512, 32 << 20, "no holes");
+}
+
+/// Replay the generator of job 0 for `n` I/Os and check each written block carries the stamp of
+/// a workload write at exactly that offset, and that no other block does.
+fn verify_writes(target: &str, v: &serde_json::Value, n: usize) {
+    let spec: AccessSpec = serde_json::from_value(v["spec"].clone()).unwrap();
+    let size = v["targets"][0]["size_bytes"].as_u64().unwrap();
+    let span = spec.span_bytes.unwrap_or(size - spec.offset_bytes);
+    let mut g = Generator::new(&spec, spec.offset_bytes, span, 0);
+    let f = std::fs::File::open(target).unwrap();
+    let mut written = std::collections::BTreeSet::new();
+    let mut buf = vec![0u8; 16];
+    for _ in 0..n {
+        let io = g.next_io();
+        if io.op == Op::Write {
+            f.read_exact_at(&mut buf, io.offset).unwrap();
+            assert_eq!(
+                read_stamp(&buf),
+                (io.offset, WRITE_TAG),
+                "block at {} not written as the generator said",
+                io.offset
+            );
+            written.insert(io.offset);
+        }
+    }
+    let mut tagged = 0;
+    let mut off = 0;
+    while off + 4096 <= size {
+        f.read_exact_at(&mut buf, off).unwrap();
+        if read_stamp(&buf).1 == WRITE_TAG {
+            tagged += 1;
+        }
+        off += 4096;
+    }
+    assert_eq!(tagged, written.len(), "writes landed only where the generator said");
+}
+
+#[test]
+fn writes_land_where_the_generator_said_on_files() {
+    let s = Scratch::new("writes");
+    for engine in ["psync", "uring"] {
+        if engine == "uring" && uring_unavailable().is_some() {
+            continue;
+        }
+        let f = s.path(&format!("t-{engine}"));
+        let qd = if engine == "psync" { "1" } else { "8" };
+        let out = s.path(&format!("{engine}.json"));
+        let v = run_json(
+            &[
+                &f,
+                "--rw",
+                "randwrite",
+                "--size",
+                "16m",
+                "--qd",
+                qd,
+                "--engine",
+                engine,
+                "--io-size",
+                "1m",
+                "--seed",
+                "9",
+            ],
+            &out,
+        );
+        check_result(&v, "write");
+        assert_eq!(v["write"]["ops"], 256, "--io-size 1m of 4k writes is exactly 256 I/Os");
+        verify_writes(&f, &v, 256);
+    }
+}
+
+#[test]
+fn reads_and_writes_on_a_loop_device_with_both_backends() {
+    need_loop!();
+    let s = Scratch::new("loopio");
+    let lo = LoopDev::new(&s.0.join("backing"), 32 << 20, Some(0xA5));
+    for engine in ["psync", "uring"] {
+        if engine == "uring" && uring_unavailable().is_some() {
+            continue;
+        }
+        let qd = if engine == "psync" { "1" } else { "8" };
+        let out = s.path(&format!("r-{engine}.json"));
+        let v = run_json(&[&lo.dev, "--rw", "randread", "--qd", qd, "--engine", engine, "--time", "1s"], &out);
+        check_result(&v, "read");
+        assert_eq!(v["targets"][0]["kind"], "block");
+        assert_eq!(v["targets"][0]["size_bytes"], 32 << 20);
+        let out = s.path(&format!("w-{engine}.json"));
+        let v = run_json(
+            &[
+                &lo.dev,
+                "--rw",
+                "randrw",
+                "--read",
+                "30",
+                "--qd",
+                qd,
+                "--engine",
+                engine,
+                "--io-size",
+                "2m",
+                "--destroy",
+                &lo.dev,
+                "--seed",
+                "3",
+            ],
+            &out,
+        );
+        check_result(&v, "write");
+        check_result(&v, "read");
+        let n = (v["total"]["ops"].as_u64().unwrap()) as usize;
+        assert_eq!(n, 512);
+        verify_writes(&lo.dev, &v, n);
+        // Reset the device so the next engine's check starts clean.
+        std::fs::OpenOptions::new().write(true).open(&lo.dev).unwrap().write_all_at(&vec![0xA5; 32 << 20], 0).unwrap();
+    }
+}
+
+#[test]
+fn several_targets_run_at_once_with_per_target_results() {
+    let s = Scratch::new("multi");
+    let (a, b) = (s.path("a"), s.path("b"));
+    let out = s.path("r.json");
+    let v = run_json(&[&a, &b, "--rw", "randread", "--size", "8m", "--qd", "4", "--time", "1s"], &out);
+    let per = v["per_target"].as_array().unwrap();
+    assert_eq!(per.len(), 2);
+    let sum: u64 = per.iter().map(|t| t["total"]["ops"].as_u64().unwrap()).sum();
+    assert_eq!(sum, v["total"]["ops"].as_u64().unwrap());
+    assert!(per.iter().all(|t| t["read"]["ops"].as_u64().unwrap() > 0));
+}
+
+#[test]
+fn the_null_target_measures_the_engine_and_reports_cpu() {
+    let s = Scratch::new("null");
+    let out = s.path("n.json");
+    let v = run_json(&["null", "--rw", "randrw", "--qd", "32", "--time", "500ms"], &out);
+    check_result(&v, "total");
+    assert_eq!(v["engine"]["backend"], "null");
+    let read_share = v["read"]["ops"].as_f64().unwrap() / v["total"]["ops"].as_f64().unwrap();
+    assert!((read_share - 0.5).abs() < 0.01, "{read_share}");
+    assert_eq!(v["cpu"]["cpu_bound"], true, "a null target is always CPU-bound");
+}
+
+#[test]
+fn summary_names_workload_target_and_numbers() {
+    let o = drivelab(&["run", "null", "--rw", "randread", "--bs", "64k", "--qd", "4", "--time", "300ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for want in ["randread 64k qd4 x1", "target null", "IOPS", "MiB/s", "p99.9", "read", "cpu"] {
+        assert!(text.contains(want), "summary lacks {want:?}:\n{text}");
+    }
+    assert!(stderr(&o).is_empty(), "no progress line when not a terminal: {}", stderr(&o));
+}
+
+#[test]
+fn interrupt_stops_within_a_second_and_keeps_the_partial_result() {
+    let s = Scratch::new("sigint");
+    let out = s.path("i.json");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .args(["run", "null", "--time", "60s", "--quiet", "--json", &out])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let t = std::time::Instant::now();
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(t.elapsed().as_millis() < 1000, "stopped in {:?}", t.elapsed());
+    assert_eq!(status.code(), Some(130));
+    let v = json(Path::new(&out));
+    assert_eq!(v["interrupted"], true);
+    assert!(v["total"]["ops"].as_u64().unwrap() > 0);
+    let rt = v["runtime_ns"].as_u64().unwrap();
+    assert!(rt > 1_000_000_000 && rt < 3_000_000_000, "runtime {rt}");
+}
+
+#[test]
+fn io_errors_are_counted_with_their_offset() {
+    need_loop!();
+    let s = Scratch::new("eio");
+    // A loop device over a sparse 64 MiB file on a 1 MiB tmpfs: writes past 1 MiB fail for real.
+    let Some(fs) = common::TinyTmpfs::new(&s.0.join("tiny"), "1m") else {
+        eprintln!("skipped: cannot mount a tmpfs");
+        return;
+    };
+    let lo = LoopDev::new(&fs.0.join("sparse"), 64 << 20, None);
+    let out = s.path("e.json");
+    let o = drivelab(&[
+        "run",
+        &lo.dev,
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--qd",
+        "4",
+        "--time",
+        "3s",
+        "--destroy",
+        &lo.dev,
+        "--json",
+        &out,
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "stops with exit 1: {}", stderr(&o));
+    let v = json(Path::new(&out));
+    assert_eq!(v["stopped_by_error"], true);
+    let e = &v["errors"][0];
+    assert!(e["count"].as_u64().unwrap() >= 1);
+    assert!(e["errno"].as_i64().unwrap() > 0, "{e}");
+    assert!(e["first_offset_bytes"].as_u64().unwrap() >= 512 << 10, "the first error is past the space there was: {e}");
+    assert_eq!(e["target"], lo.dev.as_str());
+    drop(lo);
+    drop(fs);
+}
+
+#[test]
+fn buffered_runs_are_labelled() {
+    let o = drivelab(&["run", "null", "--buffered", "--time", "200ms"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("buffered"), "{}", stdout(&o));
+}

@@ -1,0 +1,148 @@
+//! io_uring: one ring per job thread, the target registered as a fixed file and every slot's
+//! buffer registered once, a whole batch of SQEs pushed under one queue lock and submitted with
+//! one `io_uring_enter` that also waits for completions, and the completion queue drained in one
+//! pass. The slot index is the SQE's user_data, and each buffer stays owned by its slot until its
+//! completion arrives (the worker drains all in-flight I/O before dropping the ring).
+//!
+//! Ring flags that cut kernel overhead (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN) are asked for
+//! and dropped one by one where the kernel refuses them; what was accepted is reported.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use io_uring::{opcode, squeue, types, IoUring};
+
+use super::{Backend, Pending};
+use crate::gen::Op;
+
+/// What the ring ended up with, for the result's engine facts.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct RingFacts {
+    pub flags: Vec<String>,
+    pub fixed_file: bool,
+    pub fixed_buffers: bool,
+}
+
+pub struct Uring {
+    ring: IoUring,
+    fd: RawFd,
+    fixed_file: bool,
+    fixed_buffers: bool,
+    pub facts: RingFacts,
+}
+
+/// Whether this kernel (and its seccomp policy) lets us create a ring at all.
+pub fn available() -> Result<(), String> {
+    IoUring::new(2).map(|_| ()).map_err(|e| match e.raw_os_error() {
+        Some(libc::ENOSYS) => "the kernel has no io_uring".to_string(),
+        Some(libc::EPERM) => "io_uring is disabled (kernel.io_uring_disabled or seccomp)".to_string(),
+        _ => format!("io_uring setup failed: {e}"),
+    })
+}
+
+fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<String>)> {
+    const COOP: u8 = 1;
+    const SINGLE: u8 = 2;
+    const DEFER: u8 = 4;
+    let attempts = [COOP | SINGLE | DEFER, COOP | SINGLE, COOP, 0];
+    let mut last = None;
+    for a in attempts {
+        let mut b = IoUring::builder();
+        b.setup_cqsize(entries * 2);
+        let mut names = Vec::new();
+        if a & COOP != 0 {
+            b.setup_coop_taskrun();
+            names.push("coop_taskrun".to_string());
+        }
+        if a & SINGLE != 0 {
+            b.setup_single_issuer();
+            names.push("single_issuer".to_string());
+        }
+        if a & DEFER != 0 {
+            b.setup_defer_taskrun();
+            names.push("defer_taskrun".to_string());
+        }
+        match b.build(entries) {
+            Ok(r) => return Ok((r, names)),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no ring")))
+}
+
+impl Uring {
+    /// A ring for `qd` outstanding I/Os on `fd`, with `bufs` registered (slot i = buffer i).
+    /// Must be called on the thread that will submit (SINGLE_ISSUER).
+    pub fn new(fd: RawFd, qd: u32, bufs: &[libc::iovec]) -> io::Result<Uring> {
+        let entries = qd.next_power_of_two().max(2);
+        let (ring, flags) = build_ring(entries)?;
+        let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
+        // SAFETY: the iovecs describe the worker's BufferPool, which outlives this ring (the
+        // worker drops the ring first) and is not freed or moved while registered.
+        let fixed_buffers =
+            bufs.len() <= u16::MAX as usize + 1 && unsafe { ring.submitter().register_buffers(bufs) }.is_ok();
+        let facts = RingFacts { flags, fixed_file, fixed_buffers };
+        Ok(Uring { ring, fd, fixed_file, fixed_buffers, facts })
+    }
+}
+
+#[inline]
+fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending) -> squeue::Entry {
+    let e = match (fixed_file, fixed_buffers, p.op) {
+        (true, true, Op::Read) => {
+            opcode::ReadFixed::new(types::Fixed(0), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+        }
+        (true, true, Op::Write) => {
+            opcode::WriteFixed::new(types::Fixed(0), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+        }
+        (true, false, Op::Read) => opcode::Read::new(types::Fixed(0), p.buf, p.len).offset(p.offset).build(),
+        (true, false, Op::Write) => opcode::Write::new(types::Fixed(0), p.buf, p.len).offset(p.offset).build(),
+        (false, true, Op::Read) => {
+            opcode::ReadFixed::new(types::Fd(fd), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+        }
+        (false, true, Op::Write) => {
+            opcode::WriteFixed::new(types::Fd(fd), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+        }
+        (false, false, Op::Read) => opcode::Read::new(types::Fd(fd), p.buf, p.len).offset(p.offset).build(),
+        (false, false, Op::Write) => opcode::Write::new(types::Fd(fd), p.buf, p.len).offset(p.offset).build(),
+    };
+    e.user_data(p.slot as u64)
+}
+
+impl Backend for Uring {
+    #[inline]
+    fn submit_and_wait(&mut self, batch: &[Pending], wait: u32) -> io::Result<()> {
+        if !batch.is_empty() {
+            let mut sq = self.ring.submission();
+            for p in batch {
+                let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p);
+                // SAFETY: the SQE's buffer belongs to slot `p.slot` and stays untouched by the
+                // worker until this slot's completion is reaped; the fd/fixed file stays open.
+                unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
+            }
+        }
+        loop {
+            match self.ring.submit_and_wait(wait as usize) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    #[inline]
+    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
+        for cqe in self.ring.completion() {
+            f(cqe.user_data() as u32, cqe.result());
+        }
+    }
+
+    fn fsync(&mut self) -> io::Result<()> {
+        // SAFETY: plain syscall on the fd the worker keeps open.
+        if unsafe { libc::fsync(self.fd) } == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Offset, direction and size generation: what the next I/O is.
+//!
+//! Iometer's model: every I/O is a read with probability `read_pct` and goes to a random aligned
+//! offset with probability `random_pct`; otherwise it continues sequentially where the previous
+//! I/O ended (wrapping at the end of the region). fio's `read`/`randread`/... are the corners of
+//! that square. Everything is precomputed in `new`; `next` does at most three RNG draws and no
+//! division, allocation or floating point.
+
+use crate::spec::AccessSpec;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoDesc {
+    pub op: Op,
+    pub offset: u64,
+    pub len: u32,
+}
+
+#[derive(Clone, Copy)]
+struct SizeChoice {
+    len: u32,
+    /// Cumulative share bound: choose this size when the draw (0..100) is below it.
+    below: u32,
+    /// Number of aligned positions where a block of this size fits in the region.
+    positions: u64,
+}
+
+pub struct Generator {
+    rng: fastrand::Rng,
+    read_pct: u32,
+    random_pct: u32,
+    start: u64,
+    end: u64,
+    align: u64,
+    sizes: [SizeChoice; Generator::MAX_SIZES],
+    n_sizes: usize,
+    next_seq: u64,
+}
+
+impl Generator {
+    pub const MAX_SIZES: usize = 16;
+
+    /// A generator for job `job` over `[start, start + span)`; seeded from the spec's seed and the
+    /// job number so runs repeat exactly.
+    pub fn new(spec: &AccessSpec, start: u64, span: u64, job: u64) -> Generator {
+        let align = spec.align();
+        let mut sizes = [SizeChoice { len: 0, below: 0, positions: 0 }; Self::MAX_SIZES];
+        let mut below = 0u32;
+        for (i, b) in spec.bs.iter().take(Self::MAX_SIZES).enumerate() {
+            below += b.pct as u32;
+            sizes[i] = SizeChoice { len: b.bytes as u32, below, positions: (span - b.bytes) / align + 1 };
+        }
+        let seed = spec.seed ^ job.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        Generator {
+            rng: fastrand::Rng::with_seed(seed),
+            read_pct: spec.read_pct as u32,
+            random_pct: spec.random_pct as u32,
+            start,
+            end: start + span,
+            align,
+            sizes,
+            n_sizes: spec.bs.len().min(Self::MAX_SIZES),
+            next_seq: start,
+        }
+    }
+
+    #[inline]
+    fn draw_pct(&mut self, pct: u32) -> bool {
+        match pct {
+            0 => false,
+            100 => true,
+            p => self.rng.u32(0..100) < p,
+        }
+    }
+
+    #[inline]
+    pub fn next_io(&mut self) -> IoDesc {
+        let size = if self.n_sizes == 1 {
+            self.sizes[0]
+        } else {
+            let d = self.rng.u32(0..100);
+            let mut i = 0;
+            while i + 1 < self.n_sizes && d >= self.sizes[i].below {
+                i += 1;
+            }
+            self.sizes[i]
+        };
+        let op = if self.draw_pct(self.read_pct) { Op::Read } else { Op::Write };
+        let len = size.len as u64;
+        let offset = if self.draw_pct(self.random_pct) {
+            self.start + self.rng.u64(0..size.positions) * self.align
+        } else {
+            if self.next_seq + len > self.end {
+                self.next_seq = self.start;
+            }
+            self.next_seq
+        };
+        // Continue after this I/O, on the alignment grid.
+        let after = offset + len;
+        let rem = (after - self.start) % self.align;
+        self.next_seq = if rem == 0 { after } else { after + (self.align - rem) };
+        IoDesc { op, offset, len: size.len }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::BlockSize;
+
+    fn spec(read: u8, random: u8, bs: &[(u64, u8)], align: Option<u64>) -> AccessSpec {
+        AccessSpec {
+            read_pct: read,
+            random_pct: random,
+            bs: bs.iter().map(|&(bytes, pct)| BlockSize { bytes, pct }).collect(),
+            align_bytes: align,
+            ..Default::default()
+        }
+    }
+
+    /// Shares of reads, random I/Os and sizes over 100k I/Os; every offset aligned and inside.
+    fn check(read: u8, random: u8, bs: &[(u64, u8)], align: Option<u64>, start: u64, span: u64) {
+        let s = spec(read, random, bs, align);
+        let mut g = Generator::new(&s, start, span, 3);
+        let n = 100_000;
+        let (mut reads, mut seq_continues) = (0u64, 0u64);
+        let mut size_counts = vec![0u64; bs.len()];
+        let mut prev_end: Option<u64> = None;
+        let a = s.align();
+        for _ in 0..n {
+            let io = g.next_io();
+            assert_eq!((io.offset - start) % a, 0, "offset {} not aligned to {a}", io.offset);
+            assert!(io.offset >= start && io.offset + io.len as u64 <= start + span, "{io:?} outside region");
+            if io.op == Op::Read {
+                reads += 1;
+            }
+            if prev_end == Some(io.offset) {
+                seq_continues += 1;
+            }
+            let e = io.offset + io.len as u64;
+            prev_end = Some(if (e - start) % a == 0 { e } else { e + a - (e - start) % a });
+            size_counts[bs.iter().position(|&(b, _)| b == io.len as u64).unwrap()] += 1;
+        }
+        let tol = 0.01 * n as f64; // +-1 percentage point
+        assert!((reads as f64 - read as f64 / 100.0 * n as f64).abs() <= tol, "reads {reads} for {read}%");
+        // Sequential I/Os continue the previous one (wrapping aside); random ones almost never do.
+        let seq_expected = (100 - random as u64) as f64 / 100.0 * n as f64;
+        assert!(
+            (seq_continues as f64 - seq_expected).abs() <= tol + n as f64 * 0.002,
+            "seq {seq_continues} for {random}% random"
+        );
+        for (i, &(_, pct)) in bs.iter().enumerate() {
+            assert!((size_counts[i] as f64 - pct as f64 / 100.0 * n as f64).abs() <= tol, "size share {i}");
+        }
+    }
+
+    #[test]
+    fn shares_and_alignment_hold_over_100k_ios() {
+        check(100, 100, &[(4096, 100)], None, 0, 1 << 30);
+        check(70, 100, &[(4096, 100)], None, 4096, 8 << 30);
+        check(50, 5, &[(65536, 100)], None, 0, 1 << 30); // Iometer "95% sequential"
+        check(0, 0, &[(131072, 100)], None, 1 << 20, 64 << 20);
+        check(30, 50, &[(4096, 70), (65536, 30)], None, 0, 1 << 30);
+        check(0, 100, &[(4096, 100)], Some(512), 0, 8 << 30); // 512-byte aligned 4k writes
+        check(100, 100, &[(1536, 100)], Some(512), 0, 1 << 24);
+    }
+
+    #[test]
+    fn sequential_wraps_at_the_end_of_the_region() {
+        let s = spec(100, 0, &[(4096, 100)], None);
+        let mut g = Generator::new(&s, 8192, 3 * 4096, 0);
+        let offs: Vec<u64> = (0..5).map(|_| g.next_io().offset).collect();
+        assert_eq!(offs, vec![8192, 12288, 16384, 8192, 12288]);
+    }
+
+    #[test]
+    fn same_seed_same_sequence_other_job_other_sequence() {
+        let s = spec(50, 100, &[(4096, 100)], None);
+        let a: Vec<IoDesc> = {
+            let mut g = Generator::new(&s, 0, 1 << 30, 0);
+            (0..100).map(|_| g.next_io()).collect()
+        };
+        let b: Vec<IoDesc> = {
+            let mut g = Generator::new(&s, 0, 1 << 30, 0);
+            (0..100).map(|_| g.next_io()).collect()
+        };
+        let c: Vec<IoDesc> = {
+            let mut g = Generator::new(&s, 0, 1 << 30, 1);
+            (0..100).map(|_| g.next_io()).collect()
+        };
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+}

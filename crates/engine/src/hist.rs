@@ -1,0 +1,403 @@
+//! Log-linear latency histogram: fixed buckets, constant cost per sample, mergeable.
+//!
+//! # Layout and error bound
+//! Values below 256 ns get one bucket each (exact). Above that, every power of two
+//! `[2^e, 2^(e+1))` is split into 128 equal sub-buckets of width `2^(e-7)`. A value is reported
+//! as the midpoint of its bucket, so the reported value differs from the true one by at most
+//! half a bucket width: `2^(e-8) / 2^e = 1/256`, a **relative error of at most 0.39%** (and never
+//! more than 1%, the bound the project documents). Percentiles are computed the way fio and
+//! HdrHistogram do: the smallest bucket whose cumulative count reaches `ceil(p/100 * n)`.
+//!
+//! Min, max, sum and sum of squares are kept exactly beside the buckets, so mean, stdev, min and
+//! max carry no bucket error at all.
+//!
+//! 7424 buckets cover every u64 value; recording is a leading-zero count and an add.
+
+use serde::{Deserialize, Serialize};
+
+/// Sub-bucket bits: 2^7 = 128 sub-buckets per power of two.
+pub const SUB_BITS: u32 = 7;
+const SUB: u64 = 1 << SUB_BITS;
+/// Number of buckets needed for the whole u64 range.
+pub const BUCKETS: usize = (2 * SUB + (63 - SUB_BITS as u64) * SUB) as usize;
+
+/// The percentiles every result reports.
+pub const PERCENTILES: [(f64, &str); 13] = [
+    (1.0, "p1"),
+    (5.0, "p5"),
+    (10.0, "p10"),
+    (25.0, "p25"),
+    (50.0, "p50"),
+    (75.0, "p75"),
+    (90.0, "p90"),
+    (95.0, "p95"),
+    (99.0, "p99"),
+    (99.9, "p99.9"),
+    (99.99, "p99.99"),
+    (99.999, "p99.999"),
+    (99.9999, "p99.9999"),
+];
+
+#[derive(Clone)]
+pub struct Histogram {
+    counts: Box<[u64; BUCKETS]>,
+    n: u64,
+    min: u64,
+    max: u64,
+    sum: u128,
+    sum_sq: u128,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Histogram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Histogram").field("n", &self.n).field("min", &self.min).field("max", &self.max).finish()
+    }
+}
+
+/// Bucket index of a value.
+#[inline(always)]
+pub fn bucket_of(v: u64) -> usize {
+    if v < 2 * SUB {
+        v as usize
+    } else {
+        let e = 63 - v.leading_zeros() as u64; // >= SUB_BITS + 1
+        let shift = e - SUB_BITS as u64;
+        let sub = (v >> shift) - SUB;
+        (2 * SUB + (e - SUB_BITS as u64 - 1) * SUB + sub) as usize
+    }
+}
+
+/// Lowest value that falls into bucket `i`.
+pub fn bucket_low(i: usize) -> u64 {
+    let i = i as u64;
+    if i < 2 * SUB {
+        i
+    } else {
+        let group = (i - 2 * SUB) / SUB; // 0 for e = SUB_BITS + 1
+        let sub = (i - 2 * SUB) % SUB;
+        let shift = group + 1;
+        (SUB + sub) << shift
+    }
+}
+
+/// Width of bucket `i` in value units.
+pub fn bucket_width(i: usize) -> u64 {
+    let i = i as u64;
+    if i < 2 * SUB {
+        1
+    } else {
+        1 << ((i - 2 * SUB) / SUB + 1)
+    }
+}
+
+/// The value reported for bucket `i`: its midpoint (exact for the unit-width buckets).
+pub fn bucket_value(i: usize) -> u64 {
+    let w = bucket_width(i);
+    bucket_low(i) + (w - 1) / 2
+}
+
+impl Histogram {
+    pub fn new() -> Self {
+        Histogram {
+            counts: vec![0u64; BUCKETS].into_boxed_slice().try_into().expect("fixed length"),
+            n: 0,
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            sum_sq: 0,
+        }
+    }
+
+    #[inline(always)]
+    pub fn record(&mut self, v: u64) {
+        self.record_n(v, 1);
+    }
+
+    /// Record `count` samples of the same value (one reap pass shares one completion time).
+    #[inline(always)]
+    pub fn record_n(&mut self, v: u64, count: u64) {
+        self.counts[bucket_of(v)] += count;
+        self.n += count;
+        if v < self.min {
+            self.min = v;
+        }
+        if v > self.max {
+            self.max = v;
+        }
+        self.sum += v as u128 * count as u128;
+        self.sum_sq += (v as u128 * v as u128) * count as u128;
+    }
+
+    pub fn merge(&mut self, other: &Histogram) {
+        if other.n == 0 {
+            return;
+        }
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a += *b;
+        }
+        self.n += other.n;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+    }
+
+    pub fn clear(&mut self) {
+        if self.n != 0 {
+            self.counts.fill(0);
+        }
+        self.n = 0;
+        self.min = u64::MAX;
+        self.max = 0;
+        self.sum = 0;
+        self.sum_sq = 0;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    pub fn min(&self) -> u64 {
+        if self.n == 0 {
+            0
+        } else {
+            self.min
+        }
+    }
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+    pub fn sum(&self) -> u128 {
+        self.sum
+    }
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.n as f64
+        }
+    }
+    /// Population standard deviation (as fio reports it).
+    pub fn stdev(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        let n = self.n as f64;
+        let mean = self.sum as f64 / n;
+        let var = (self.sum_sq as f64 / n) - mean * mean;
+        var.max(0.0).sqrt()
+    }
+
+    /// Value at percentile `p` (0 < p <= 100), within the documented relative error.
+    pub fn percentile(&self, p: f64) -> u64 {
+        if self.n == 0 {
+            return 0;
+        }
+        let rank = ((p / 100.0) * self.n as f64).ceil().max(1.0) as u64;
+        let mut seen = 0u64;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                // Never report beyond the exact extremes.
+                return bucket_value(i).clamp(self.min, self.max);
+            }
+        }
+        self.max
+    }
+
+    /// Share of samples strictly above `threshold` (for QoS criteria), in 0..=1, to bucket precision.
+    pub fn fraction_above(&self, threshold: u64) -> f64 {
+        if self.n == 0 {
+            return 0.0;
+        }
+        let b = bucket_of(threshold);
+        let above: u64 = self.counts[b + 1..].iter().sum();
+        above as f64 / self.n as f64
+    }
+
+    /// Non-empty buckets as (lowest value, count), for saving.
+    pub fn sparse(&self) -> Vec<[u64; 2]> {
+        self.counts.iter().enumerate().filter(|(_, &c)| c != 0).map(|(i, &c)| [bucket_low(i), c]).collect()
+    }
+
+    /// Non-empty buckets as (index, count): the compact form kept per second in time series.
+    pub fn sparse_idx(&self) -> Vec<(u16, u32)> {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c != 0)
+            .map(|(i, &c)| (i as u16, c.min(u32::MAX as u64) as u32))
+            .collect()
+    }
+
+    /// Add sparse (index, count) buckets; min/max/sum follow bucket values (used for series).
+    pub fn add_sparse_idx(&mut self, buckets: &[(u16, u32)]) {
+        for &(i, c) in buckets {
+            self.record_n(bucket_value(i as usize), c as u64);
+        }
+    }
+
+    /// Rebuild from saved sparse buckets (bucket lows); exact stats are lost, bucket stats kept.
+    pub fn from_sparse(buckets: &[[u64; 2]]) -> Histogram {
+        let mut h = Histogram::new();
+        for &[low, c] in buckets {
+            h.record_n(bucket_value(bucket_of(low)), c);
+        }
+        h
+    }
+
+    pub fn summary(&self) -> LatSummary {
+        LatSummary {
+            min: self.min(),
+            mean: self.mean(),
+            stdev: self.stdev(),
+            max: self.max(),
+            percentiles: PERCENTILES.iter().map(|&(p, name)| (name.to_string(), self.percentile(p))).collect(),
+            histogram: HistogramData {
+                sub_bucket_bits: SUB_BITS,
+                max_relative_error: 1.0 / 256.0,
+                buckets: self.sparse(),
+            },
+        }
+    }
+}
+
+/// What a result file holds of a histogram: the buckets themselves, so any percentile or QoS
+/// criterion can be computed again later.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HistogramData {
+    pub sub_bucket_bits: u32,
+    pub max_relative_error: f64,
+    /// `[lowest value of the bucket in ns, count]`, ascending, non-empty buckets only.
+    pub buckets: Vec<[u64; 2]>,
+}
+
+/// Latency statistics in nanoseconds (the unit is in the field name of whoever holds this:
+/// `lat_ns`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LatSummary {
+    pub min: u64,
+    pub mean: f64,
+    pub stdev: f64,
+    pub max: u64,
+    /// `p1` ... `p99.9999`, flattened into the same object.
+    #[serde(flatten)]
+    pub percentiles: std::collections::BTreeMap<String, u64>,
+    pub histogram: HistogramData,
+}
+
+impl LatSummary {
+    pub fn p(&self, name: &str) -> u64 {
+        self.percentiles.get(name).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_tile_the_value_range_without_gaps() {
+        let mut expected_low = 0u64;
+        for i in 0..BUCKETS {
+            assert_eq!(bucket_low(i), expected_low, "bucket {i}");
+            assert_eq!(bucket_of(bucket_low(i)), i);
+            let w = bucket_width(i);
+            assert_eq!(bucket_of(bucket_low(i) + (w - 1)), i);
+            expected_low = expected_low.wrapping_add(w);
+        }
+        assert_eq!(expected_low, 0, "the last bucket ends at u64::MAX");
+        assert_eq!(bucket_of(u64::MAX), BUCKETS - 1);
+    }
+
+    #[test]
+    fn every_value_is_reported_within_the_documented_error() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..200_000 {
+            let bits = rng.u32(1..50);
+            let v = rng.u64(1..(1 << bits));
+            let r = bucket_value(bucket_of(v));
+            let err = (r as f64 - v as f64).abs() / v as f64;
+            assert!(err <= 1.0 / 256.0 + 1e-12, "v={v} reported={r} err={err}");
+        }
+    }
+
+    #[test]
+    fn percentiles_match_exact_ones_within_the_error_bound() {
+        let mut rng = fastrand::Rng::with_seed(42);
+        // A latency-like distribution: lognormal-ish body plus a long tail.
+        let mut values: Vec<u64> = (0..100_000)
+            .map(|_| {
+                let base = 20_000.0 * (1.0 + rng.f64() * 4.0).powi(2);
+                let tail = if rng.u32(0..1000) == 0 { rng.f64() * 5e7 } else { 0.0 };
+                (base + tail) as u64
+            })
+            .collect();
+        let mut h = Histogram::new();
+        for &v in &values {
+            h.record(v);
+        }
+        values.sort_unstable();
+        for &(p, name) in PERCENTILES.iter() {
+            let rank = ((p / 100.0) * values.len() as f64).ceil() as usize;
+            let exact = values[rank.max(1) - 1];
+            let got = h.percentile(p);
+            let err = (got as f64 - exact as f64).abs() / exact as f64;
+            assert!(err <= 1.0 / 256.0 + 1e-9, "{name}: exact {exact} got {got} err {err}");
+        }
+        assert_eq!(h.min(), values[0]);
+        assert_eq!(h.max(), *values.last().unwrap());
+        let mean = values.iter().map(|&v| v as f64).sum::<f64>() / values.len() as f64;
+        assert!((h.mean() - mean).abs() < 1e-6 * mean);
+    }
+
+    #[test]
+    fn merge_equals_recording_everything_in_one() {
+        let mut a = Histogram::new();
+        let mut b = Histogram::new();
+        let mut all = Histogram::new();
+        for v in 1..5000u64 {
+            let x = v * 37 % 100_003;
+            if v % 3 == 0 {
+                a.record(x)
+            } else {
+                b.record(x)
+            }
+            all.record(x);
+        }
+        a.merge(&b);
+        assert_eq!(a.sparse(), all.sparse());
+        assert_eq!((a.min(), a.max(), a.count()), (all.min(), all.max(), all.count()));
+        assert_eq!(a.percentile(99.0), all.percentile(99.0));
+    }
+
+    #[test]
+    fn sparse_roundtrip_keeps_percentiles() {
+        let mut h = Histogram::new();
+        for v in (1..10_000u64).map(|v| v * v) {
+            h.record(v);
+        }
+        let back = Histogram::from_sparse(&h.sparse());
+        for &(p, _) in PERCENTILES.iter() {
+            assert_eq!(back.percentile(p), h.percentile(p).clamp(back.min(), back.max()));
+        }
+    }
+
+    #[test]
+    fn fraction_above_counts_the_tail() {
+        let mut h = Histogram::new();
+        for v in 0..1000u64 {
+            h.record(v * 10_000); // 0 .. 9.99 ms
+        }
+        let f = h.fraction_above(8_000_000);
+        assert!((f - 0.199).abs() < 0.005, "{f}");
+        h.clear();
+        assert_eq!(h.count(), 0);
+        assert_eq!(h.percentile(50.0), 0);
+    }
+}

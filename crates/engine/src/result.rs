@@ -1,0 +1,138 @@
+//! What a run produced, as saved to JSON. Units live in field names (`bytes`, `lat_ns`, `iops`,
+//! `bw_bytes_per_s`) and never change; new fields may be added, none renamed. The schema is
+//! documented in docs/RESULTS.md.
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::uring::RingFacts;
+use crate::hist::{Histogram, LatSummary};
+use crate::spec::AccessSpec;
+use crate::target::TargetInfo;
+
+pub const SCHEMA: u32 = 1;
+
+/// Totals of one direction (read, write, both, or fsync).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DirStats {
+    pub ops: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    /// 10^6 bytes per second.
+    pub bw_mb_per_s: f64,
+    /// 2^20 bytes per second.
+    pub bw_mib_per_s: f64,
+    pub lat_ns: LatSummary,
+}
+
+impl DirStats {
+    pub fn from_hist(h: &Histogram, bytes: u64, window_ns: u64) -> DirStats {
+        let secs = window_ns as f64 / 1e9;
+        let per_s = |v: f64| if secs > 0.0 { v / secs } else { 0.0 };
+        let bw = per_s(bytes as f64);
+        DirStats {
+            ops: h.count(),
+            bytes,
+            iops: per_s(h.count() as f64),
+            bw_bytes_per_s: bw,
+            bw_mb_per_s: bw / 1e6,
+            bw_mib_per_s: bw / 1048576.0,
+            lat_ns: h.summary(),
+        }
+    }
+}
+
+/// Per-second point of the time series.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SeriesPoint {
+    /// Seconds since measurement started, at the end of this interval.
+    pub t_s: f64,
+    pub dur_ns: u64,
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub lat_mean_ns: f64,
+    pub lat_p99_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CpuStats {
+    /// User CPU of drivelab's job threads, in % of one core.
+    pub usr_pct: f64,
+    /// System CPU of drivelab's job threads, in % of one core.
+    pub sys_pct: f64,
+    /// usr + sys as % of the whole machine (all cores).
+    pub machine_pct: f64,
+    /// The busiest job thread's usr + sys, in % of one core.
+    pub busiest_job_pct: f64,
+    /// CPU time spent per completed I/O.
+    pub ns_per_io: f64,
+    pub cores: u32,
+    /// The job thread that slept least: % of its window it was running or waiting for a CPU.
+    pub runnable_pct: f64,
+    /// True when a job thread was running or runnable >= 90% of the time (it hardly ever waited
+    /// for the target): the CPU, not the target, was the limit.
+    pub cpu_bound: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ErrorStat {
+    pub target: String,
+    pub op: String,
+    /// 0 for a short transfer.
+    pub errno: i32,
+    pub error: String,
+    pub count: u64,
+    pub first_offset_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TargetResult {
+    pub path: String,
+    pub read: DirStats,
+    pub write: DirStats,
+    pub total: DirStats,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct EngineFacts {
+    /// Backend that ran: uring, psync or null.
+    pub backend: String,
+    pub ring: Option<RingFacts>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunResult {
+    pub schema: u32,
+    pub tool: ToolInfo,
+    /// Wall-clock start, Unix epoch ms.
+    pub started_unix_ms: u64,
+    pub spec: AccessSpec,
+    pub engine: EngineFacts,
+    pub targets: Vec<TargetInfo>,
+    /// Measured time (the longest job's window).
+    pub runtime_ns: u64,
+    pub read: DirStats,
+    pub write: DirStats,
+    pub total: DirStats,
+    /// fsync latencies, when `--sync fsync:N` was used.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub sync: Option<DirStats>,
+    pub per_target: Vec<TargetResult>,
+    pub cpu: CpuStats,
+    /// Mean outstanding I/Os per job actually achieved (time-average, by Little's law over the
+    /// measured window: sum of latencies / window).
+    pub qd_mean: f64,
+    pub series: Vec<SeriesPoint>,
+    pub errors: Vec<ErrorStat>,
+    pub interrupted: bool,
+    pub stopped_by_error: bool,
+    pub notices: Vec<String>,
+}

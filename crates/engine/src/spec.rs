@@ -1,0 +1,369 @@
+//! The access specification: what one workload does, in the terms of both fio and Iometer.
+//!
+//! An `AccessSpec` is plain data (serde), checked once by [`AccessSpec::validate`] before anything
+//! touches a target; checks that need the target (alignment against its logical block size, span
+//! against its size) live in [`AccessSpec::check_against`]. Units are in the field names.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::units::fmt_size;
+
+/// One entry of a block size split: `4k:70` is 4096 bytes for 70% of the I/Os.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BlockSize {
+    pub bytes: u64,
+    pub pct: u8,
+}
+
+/// How writes reach stable storage.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase", tag = "mode")]
+pub enum SyncMode {
+    /// Plain writes; whatever the device's cache does.
+    #[default]
+    None,
+    /// The target is opened with O_DSYNC: every write is durable when it completes.
+    Dsync,
+    /// An fsync after every `every` writes (issued once the writes before it have completed).
+    Fsync { every: u32 },
+}
+
+/// What the write buffers hold.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase", tag = "kind")]
+pub enum DataPattern {
+    /// Incompressible random bytes, stamped per 4 KiB so no two blocks are identical.
+    #[default]
+    Random,
+    /// All zeros (what compressing or zero-detecting controllers love).
+    Zero,
+    /// `pct` percent of every 4 KiB is zeros, the rest random: compresses to about (100-pct)%.
+    Compress { pct: u8 },
+}
+
+/// The I/O engine that carries the workload to a file or block device.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// io_uring: one ring per job, registered buffers and file, batched submit and reap.
+    #[default]
+    Uring,
+    /// pread/pwrite, one I/O at a time per job.
+    Psync,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Uring => "uring",
+            EngineKind::Psync => "psync",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AccessSpec {
+    /// Share of I/Os that are reads, 0..=100.
+    pub read_pct: u8,
+    /// Share of I/Os that go to a random offset; the others continue sequentially from the last.
+    pub random_pct: u8,
+    /// Block sizes and their shares (shares add up to 100).
+    pub bs: Vec<BlockSize>,
+    /// Offsets are multiples of this (from the start of the region). None: the smallest block size.
+    pub align_bytes: Option<u64>,
+    /// Start of the region used.
+    pub offset_bytes: u64,
+    /// Length of the region used. None: from `offset_bytes` to the end of the target.
+    pub span_bytes: Option<u64>,
+    /// Outstanding I/Os per job.
+    pub qd: u32,
+    /// Jobs (threads) per target.
+    pub jobs: u32,
+    /// Measured duration; the run ends at whichever of time and io_size comes first.
+    pub time_ns: Option<u64>,
+    /// Bytes to transfer per job (measured part).
+    pub io_size_bytes: Option<u64>,
+    /// Run this long before measuring; I/Os in the ramp are not counted.
+    pub ramp_ns: u64,
+    /// O_DIRECT (true) or through the page cache.
+    pub direct: bool,
+    pub sync: SyncMode,
+    pub data: DataPattern,
+    pub seed: u64,
+    pub engine: EngineKind,
+    /// Keep going after an I/O error (errors are counted either way).
+    pub continue_on_error: bool,
+}
+
+impl Default for AccessSpec {
+    fn default() -> Self {
+        AccessSpec {
+            read_pct: 100,
+            random_pct: 100,
+            bs: vec![BlockSize { bytes: 4096, pct: 100 }],
+            align_bytes: None,
+            offset_bytes: 0,
+            span_bytes: None,
+            qd: 1,
+            jobs: 1,
+            time_ns: Some(10_000_000_000),
+            io_size_bytes: None,
+            ramp_ns: 0,
+            direct: true,
+            sync: SyncMode::None,
+            data: DataPattern::Random,
+            seed: 0x5eed,
+            engine: EngineKind::Uring,
+            continue_on_error: false,
+        }
+    }
+}
+
+impl AccessSpec {
+    /// Set read/random shares from fio's `rw` words.
+    pub fn set_rw(&mut self, rw: &str) -> Result<(), Error> {
+        let (read, random) = match rw {
+            "read" => (100, 0),
+            "write" => (0, 0),
+            "randread" => (100, 100),
+            "randwrite" => (0, 100),
+            "randrw" => (50, 100),
+            "rw" | "readwrite" => (50, 0),
+            other => {
+                return Err(Error::invalid(format!(
+                    "--rw '{other}' is not a workload: use read, write, randread, randwrite, randrw or rw"
+                )))
+            }
+        };
+        self.read_pct = read;
+        self.random_pct = random;
+        Ok(())
+    }
+
+    /// Parse a block size or a split such as `4k:70,64k:30`.
+    pub fn parse_bs(text: &str) -> Result<Vec<BlockSize>, Error> {
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        if parts.len() == 1 && !parts[0].contains(':') {
+            let bytes = crate::units::parse_size(parts[0]).map_err(|e| Error::invalid(format!("--bs {e}")))?;
+            return Ok(vec![BlockSize { bytes, pct: 100 }]);
+        }
+        let mut out = Vec::new();
+        for p in parts {
+            let (size, pct) = p.split_once(':').ok_or_else(|| {
+                Error::invalid(format!("--bs '{text}': in a split every entry needs a share, like 4k:70,64k:30"))
+            })?;
+            let bytes = crate::units::parse_size(size).map_err(|e| Error::invalid(format!("--bs {e}")))?;
+            let pct = crate::units::parse_pct(pct, "--bs share").map_err(Error::invalid)?;
+            out.push(BlockSize { bytes, pct });
+        }
+        Ok(out)
+    }
+
+    /// The alignment offsets use.
+    pub fn align(&self) -> u64 {
+        self.align_bytes.unwrap_or_else(|| self.min_bs())
+    }
+    pub fn min_bs(&self) -> u64 {
+        self.bs.iter().map(|b| b.bytes).min().unwrap_or(4096)
+    }
+    pub fn max_bs(&self) -> u64 {
+        self.bs.iter().map(|b| b.bytes).max().unwrap_or(4096)
+    }
+    pub fn has_writes(&self) -> bool {
+        self.read_pct < 100
+    }
+    pub fn has_reads(&self) -> bool {
+        self.read_pct > 0
+    }
+
+    /// A short name people know: `randread 4k`, `read 70% random 5% 64k`, `4k:70,64k:30`.
+    pub fn label(&self) -> String {
+        let rw = match (self.read_pct, self.random_pct) {
+            (100, 0) => "read".to_string(),
+            (0, 0) => "write".to_string(),
+            (100, 100) => "randread".to_string(),
+            (0, 100) => "randwrite".to_string(),
+            (r, 100) => format!("randrw {r}% read"),
+            (r, 0) => format!("rw {r}% read"),
+            (r, x) => format!("{r}% read {x}% random"),
+        };
+        let bs: Vec<String> = if self.bs.len() == 1 {
+            vec![fmt_size(self.bs[0].bytes)]
+        } else {
+            self.bs.iter().map(|b| format!("{}:{}", fmt_size(b.bytes), b.pct)).collect()
+        };
+        format!("{rw} {} qd{} x{}", bs.join(","), self.qd, self.jobs)
+    }
+
+    /// Checks that need no target. Every message names the value and the fix.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |m: String| Err(Error::invalid(m));
+        if self.read_pct > 100 {
+            return bad(format!("read share {}% is outside 0..100", self.read_pct));
+        }
+        if self.random_pct > 100 {
+            return bad(format!("random share {}% is outside 0..100", self.random_pct));
+        }
+        if self.qd == 0 {
+            return bad("--qd 0: the queue depth must be at least 1".into());
+        }
+        if self.qd > 65536 {
+            return bad(format!("--qd {}: at most 65536 outstanding I/Os per job", self.qd));
+        }
+        if self.jobs == 0 {
+            return bad("--jobs 0: at least one job per target is needed".into());
+        }
+        if self.jobs > 4096 {
+            return bad(format!("--jobs {}: at most 4096 jobs per target", self.jobs));
+        }
+        if self.bs.is_empty() {
+            return bad("--bs is empty: give a block size such as 4k".into());
+        }
+        for b in &self.bs {
+            if b.bytes == 0 {
+                return bad("--bs 0: a block size must be at least 1 byte (512 for O_DIRECT)".into());
+            }
+            if b.bytes > 1 << 30 {
+                return bad(format!("--bs {}: at most 1g per I/O", fmt_size(b.bytes)));
+            }
+        }
+        let total: u32 = self.bs.iter().map(|b| b.pct as u32).sum();
+        if total != 100 {
+            return bad(format!("--bs split shares add up to {total}%, not 100%: adjust them so they sum to 100"));
+        }
+        if let Some(0) = self.align_bytes {
+            return bad("--align 0: alignment must be at least 1 byte".into());
+        }
+        if self.time_ns.is_none() && self.io_size_bytes.is_none() {
+            return bad("the run has no end: give --time or --io-size".into());
+        }
+        if self.time_ns == Some(0) {
+            return bad("--time 0: give a duration such as 10s".into());
+        }
+        if self.io_size_bytes == Some(0) {
+            return bad("--io-size 0: give a size such as 1g".into());
+        }
+        if let SyncMode::Fsync { every: 0 } = self.sync {
+            return bad("--sync fsync:0: fsync after every N writes needs N >= 1".into());
+        }
+        if let DataPattern::Compress { pct } = self.data {
+            if pct > 100 {
+                return bad(format!("--data compress:{pct}: the compressible share must be 0..100"));
+            }
+        }
+        if self.engine == EngineKind::Psync && self.qd > 1 {
+            return bad(format!(
+                "--qd {} with --engine psync: psync does one I/O at a time; use --jobs {} --qd 1, or --engine uring",
+                self.qd, self.qd
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks against a target of `size` bytes with O_DIRECT alignment `dio_align` bytes.
+    pub fn check_against(&self, target: &str, size: u64, dio_align: u64) -> Result<(u64, u64), Error> {
+        let bad = |m: String| Err(Error::invalid(m));
+        if self.offset_bytes >= size {
+            return bad(format!(
+                "--offset {} is beyond the end of {target} ({} bytes): give an offset below its size",
+                self.offset_bytes, size
+            ));
+        }
+        let span = self.span_bytes.unwrap_or(size - self.offset_bytes);
+        if self.offset_bytes.checked_add(span).is_none_or(|end| end > size) {
+            return bad(format!(
+                "--offset {} + --span {} reaches past the end of {target} ({} bytes): shrink the span to at most {}",
+                self.offset_bytes,
+                span,
+                size,
+                size - self.offset_bytes
+            ));
+        }
+        if span < self.max_bs() {
+            return bad(format!(
+                "the region on {target} ({span} bytes) is smaller than one {}-byte block: enlarge --span or the target",
+                self.max_bs()
+            ));
+        }
+        if self.direct {
+            let hint = "or use --buffered";
+            for b in &self.bs {
+                if b.bytes % dio_align != 0 {
+                    return bad(format!(
+                        "--bs {} is not a multiple of {target}'s O_DIRECT alignment ({dio_align} bytes): use a multiple of {dio_align}, {hint}",
+                        b.bytes
+                    ));
+                }
+            }
+            if self.align() % dio_align != 0 {
+                return bad(format!(
+                    "--align {} is not a multiple of {target}'s O_DIRECT alignment ({dio_align} bytes): use a multiple of {dio_align}, {hint}",
+                    self.align()
+                ));
+            }
+            if self.offset_bytes % dio_align != 0 {
+                return bad(format!(
+                    "--offset {} is not a multiple of {target}'s O_DIRECT alignment ({dio_align} bytes): use a multiple of {dio_align}, {hint}",
+                    self.offset_bytes
+                ));
+            }
+        }
+        Ok((self.offset_bytes, span))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(spec: &AccessSpec) -> String {
+        spec.validate().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn fio_words_map_to_read_and_random_shares() {
+        let mut s = AccessSpec::default();
+        for (rw, r, x) in [("read", 100, 0), ("write", 0, 0), ("randrw", 50, 100), ("rw", 50, 0)] {
+            s.set_rw(rw).unwrap();
+            assert_eq!((s.read_pct, s.random_pct), (r, x), "{rw}");
+        }
+        assert!(s.set_rw("randomread").unwrap_err().to_string().contains("randread"));
+    }
+
+    #[test]
+    fn block_size_splits_parse_and_must_sum_to_100() {
+        let bs = AccessSpec::parse_bs("4k:70,64k:30").unwrap();
+        assert_eq!(bs, vec![BlockSize { bytes: 4096, pct: 70 }, BlockSize { bytes: 65536, pct: 30 }]);
+        let s = AccessSpec { bs: AccessSpec::parse_bs("4k:70,64k:20").unwrap(), ..Default::default() };
+        assert!(err(&s).contains("add up to 90%"));
+        assert!(AccessSpec::parse_bs("4k:70,64k").is_err());
+    }
+
+    #[test]
+    fn zero_depth_jobs_and_sizes_are_refused() {
+        assert!(err(&AccessSpec { qd: 0, ..Default::default() }).contains("--qd 0"));
+        assert!(err(&AccessSpec { jobs: 0, ..Default::default() }).contains("--jobs 0"));
+        assert!(
+            err(&AccessSpec { bs: vec![BlockSize { bytes: 0, pct: 100 }], ..Default::default() }).contains("--bs 0")
+        );
+        assert!(err(&AccessSpec { read_pct: 101, ..Default::default() }).contains("outside 0..100"));
+        assert!(err(&AccessSpec { engine: EngineKind::Psync, qd: 8, ..Default::default() }).contains("--jobs 8"));
+        assert!(err(&AccessSpec { time_ns: None, io_size_bytes: None, ..Default::default() }).contains("no end"));
+    }
+
+    #[test]
+    fn target_checks_name_the_alignment_and_the_fix() {
+        let s = AccessSpec { bs: vec![BlockSize { bytes: 1000, pct: 100 }], ..Default::default() };
+        let e = s.check_against("/dev/loop0", 1 << 30, 512).unwrap_err().to_string();
+        assert!(e.contains("--bs 1000") && e.contains("512") && e.contains("--buffered"), "{e}");
+        let s = AccessSpec { offset_bytes: 100, ..Default::default() };
+        assert!(s.check_against("f", 1 << 30, 512).unwrap_err().to_string().contains("--offset 100"));
+        let s = AccessSpec { span_bytes: Some(2 << 30), ..Default::default() };
+        assert!(s.check_against("f", 1 << 30, 512).unwrap_err().to_string().contains("past the end"));
+        let s = AccessSpec { align_bytes: Some(512), ..Default::default() };
+        assert_eq!(s.check_against("f", 1 << 30, 512).unwrap(), (0, 1 << 30));
+        let s = AccessSpec { bs: vec![BlockSize { bytes: 1000, pct: 100 }], direct: false, ..Default::default() };
+        assert!(s.check_against("f", 1 << 20, 4096).is_ok());
+    }
+}

@@ -1,0 +1,345 @@
+//! Targets: regular files, block devices, and `null`.
+//!
+//! `probe` looks at a target without changing anything (what it is, its size, the alignment
+//! O_DIRECT needs, the device behind it). `create_file` makes a new file and writes every byte
+//! of it with incompressible data, because holes and unwritten extents read as zeros without
+//! touching the media. `open` opens with the flags the workload needs. Whether a write is
+//! *allowed* is not decided here (see the lab crate's `safety`).
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::pattern::{self, BufferPool, FILL_TAG};
+use crate::spec::{AccessSpec, DataPattern, SyncMode};
+
+/// The size of the virtual `null` target.
+pub const NULL_SIZE: u64 = 1 << 40;
+/// Extended attribute that marks a file drivelab created (so a later run may write it again).
+pub const CREATED_XATTR: &str = "user.drivelab.created";
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    File,
+    Block,
+    Null,
+}
+
+/// Facts about a target, as saved with every result.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TargetInfo {
+    pub path: String,
+    pub kind: TargetKind,
+    /// False for a file that does not exist yet (it will be created).
+    pub exists: bool,
+    pub size_bytes: u64,
+    pub logical_block_bytes: u64,
+    pub physical_block_bytes: u64,
+    /// Alignment O_DIRECT needs for offsets and sizes on this target.
+    pub dio_align_bytes: u64,
+    pub rotational: Option<bool>,
+    pub model: Option<String>,
+    /// Kernel name of the disk behind the target (`vda`, `loop0`), where there is one.
+    pub disk: Option<String>,
+    /// For a file: whether drivelab created it (it carries drivelab's mark).
+    pub created_by_drivelab: bool,
+}
+
+impl TargetInfo {
+    pub fn null() -> TargetInfo {
+        TargetInfo {
+            path: "null".into(),
+            kind: TargetKind::Null,
+            exists: true,
+            size_bytes: NULL_SIZE,
+            logical_block_bytes: 512,
+            physical_block_bytes: 512,
+            dio_align_bytes: 512,
+            rotational: None,
+            model: Some("null (I/Os complete at once)".into()),
+            disk: None,
+            created_by_drivelab: false,
+        }
+    }
+}
+
+/// Read a sysfs attribute as a trimmed string.
+pub fn sysfs(path: impl AsRef<Path>) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// The disk (not partition) behind a device number, by its kernel name.
+pub fn disk_of_devno(major: u32, minor: u32) -> Option<String> {
+    let link = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+    if link.join("partition").exists() {
+        link.parent()?.file_name()?.to_str().map(str::to_string)
+    } else {
+        link.file_name()?.to_str().map(str::to_string)
+    }
+}
+
+fn devno(rdev: u64) -> (u32, u32) {
+    (libc::major(rdev), libc::minor(rdev))
+}
+
+struct DiskFacts {
+    logical: Option<u64>,
+    physical: Option<u64>,
+    rotational: Option<bool>,
+    model: Option<String>,
+}
+
+fn disk_facts(disk: &str) -> DiskFacts {
+    let q = |a: &str| sysfs(format!("/sys/block/{disk}/queue/{a}"));
+    let model = sysfs(format!("/sys/block/{disk}/device/model"))
+        .or_else(|| sysfs(format!("/sys/block/{disk}/loop/backing_file")).map(|f| format!("loop on {f}")))
+        .or_else(|| disk.starts_with("vd").then(|| "virtio disk".to_string()));
+    DiskFacts {
+        logical: q("logical_block_size").and_then(|s| s.parse().ok()),
+        physical: q("physical_block_size").and_then(|s| s.parse().ok()),
+        rotational: q("rotational").map(|s| s == "1"),
+        model,
+    }
+}
+
+/// O_DIRECT alignment of a file from statx (STATX_DIOALIGN), when the kernel and fs report it.
+fn statx_dio_align(path: &Path) -> Option<u64> {
+    let st = rustix::fs::statx(rustix::fs::CWD, path, rustix::fs::AtFlags::empty(), rustix::fs::StatxFlags::DIOALIGN)
+        .ok()?;
+    let off = st.stx_dio_offset_align as u64;
+    (off > 0).then_some(off)
+}
+
+fn has_created_mark(path: &Path) -> bool {
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else { return false };
+    let name = std::ffi::CString::new(CREATED_XATTR).unwrap();
+    let mut buf = [0u8; 8];
+    // SAFETY: both strings are NUL-terminated; buf is valid for buf.len() bytes.
+    let n = unsafe { libc::getxattr(c.as_ptr(), name.as_ptr(), buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
+    n > 0
+}
+
+fn set_created_mark(file: &File) {
+    use std::os::fd::AsRawFd;
+    let name = std::ffi::CString::new(CREATED_XATTR).unwrap();
+    let value = b"1";
+    // SAFETY: valid fd, NUL-terminated name, value valid for its length. Failure (a filesystem
+    // without user xattrs) only means a later run will need --overwrite to write it.
+    unsafe { libc::fsetxattr(file.as_raw_fd(), name.as_ptr(), value.as_ptr() as *const libc::c_void, value.len(), 0) };
+}
+
+/// Look at a target without changing anything.
+pub fn probe(path: &str) -> Result<TargetInfo, Error> {
+    if path == "null" {
+        return Ok(TargetInfo::null());
+    }
+    let p = Path::new(path);
+    let meta = match std::fs::metadata(p) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(format!("cannot look at {path}"), e)),
+    };
+    match meta {
+        None => {
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let pm = std::fs::metadata(parent).map_err(|_| {
+                Error::invalid(format!(
+                    "{path} does not exist and neither does its directory {}: create the directory or give another path",
+                    parent.display()
+                ))
+            })?;
+            let canon_parent = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+            let under_dev = canon_parent.starts_with("/dev") && !canon_parent.starts_with("/dev/shm");
+            if under_dev {
+                return Err(Error::invalid(format!(
+                    "{path} does not exist: give an existing block device (see lsblk) or a file path"
+                )));
+            }
+            let disk = disk_of_devno(libc::major(pm.dev()), libc::minor(pm.dev()));
+            let facts = disk.as_deref().map(disk_facts);
+            let dio = statx_dio_align(parent).or_else(|| facts.as_ref().and_then(|f| f.logical)).unwrap_or(512);
+            Ok(TargetInfo {
+                path: path.into(),
+                kind: TargetKind::File,
+                exists: false,
+                size_bytes: 0,
+                logical_block_bytes: facts.as_ref().and_then(|f| f.logical).unwrap_or(512),
+                physical_block_bytes: facts.as_ref().and_then(|f| f.physical).unwrap_or(4096),
+                dio_align_bytes: dio,
+                rotational: facts.as_ref().and_then(|f| f.rotational),
+                model: facts.and_then(|f| f.model),
+                disk,
+                created_by_drivelab: false,
+            })
+        }
+        Some(m) if m.file_type().is_block_device() => {
+            let file = File::open(p).map_err(|e| Error::io(format!("cannot open {path} for reading"), e))?;
+            let size = block_size_bytes(&file).map_err(|e| Error::io(format!("cannot size {path}"), e))?;
+            let logical = rustix::fs::ioctl_blksszget(&file).map(|v| v as u64).unwrap_or(512);
+            let physical = rustix::fs::ioctl_blkpbszget(&file).map(|v| v as u64).unwrap_or(logical);
+            let (maj, min) = devno(m.rdev());
+            let disk = disk_of_devno(maj, min);
+            let facts = disk.as_deref().map(disk_facts);
+            Ok(TargetInfo {
+                path: path.into(),
+                kind: TargetKind::Block,
+                exists: true,
+                size_bytes: size,
+                logical_block_bytes: logical,
+                physical_block_bytes: physical,
+                dio_align_bytes: logical,
+                rotational: facts.as_ref().and_then(|f| f.rotational),
+                model: facts.and_then(|f| f.model),
+                disk,
+                created_by_drivelab: false,
+            })
+        }
+        Some(m) if m.file_type().is_file() => {
+            let disk = disk_of_devno(libc::major(m.dev()), libc::minor(m.dev()));
+            let facts = disk.as_deref().map(disk_facts);
+            let dio = statx_dio_align(p).or_else(|| facts.as_ref().and_then(|f| f.logical)).unwrap_or(512);
+            Ok(TargetInfo {
+                path: path.into(),
+                kind: TargetKind::File,
+                exists: true,
+                size_bytes: m.len(),
+                logical_block_bytes: facts.as_ref().and_then(|f| f.logical).unwrap_or(512),
+                physical_block_bytes: facts.as_ref().and_then(|f| f.physical).unwrap_or(4096),
+                dio_align_bytes: dio,
+                rotational: facts.as_ref().and_then(|f| f.rotational),
+                model: facts.and_then(|f| f.model),
+                disk,
+                created_by_drivelab: has_created_mark(p),
+            })
+        }
+        Some(_) => Err(Error::invalid(format!(
+            "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
+        ))),
+    }
+}
+
+fn block_size_bytes(file: &File) -> io::Result<u64> {
+    use std::io::Seek;
+    let mut f = file;
+    f.seek(io::SeekFrom::End(0))
+}
+
+/// Removes a half-made file unless disarmed.
+struct RemoveOnDrop<'a>(Option<&'a Path>);
+impl Drop for RemoveOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(p) = self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Create `path` with `size` bytes of incompressible, stamped data, fully written and synced.
+/// A failure or `stop` removes the file again: no half-made targets are left behind.
+/// `progress(bytes_written)` is called after each chunk.
+pub fn create_file(
+    path: &str,
+    size: u64,
+    direct: bool,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(), Error> {
+    const CHUNK: usize = 1 << 20;
+    if size == 0 || size % 4096 != 0 {
+        return Err(Error::invalid(format!(
+            "--size {size}: a new file's size must be a non-zero multiple of 4096 bytes"
+        )));
+    }
+    let p = Path::new(path);
+    let file = OpenOptions::new().write(true).create_new(true).open(p).map_err(|e| {
+        if e.kind() == io::ErrorKind::AlreadyExists {
+            Error::invalid(format!("{path} appeared while drivelab was preparing it; run again"))
+        } else {
+            Error::io(format!("cannot create {path}"), e)
+        }
+    })?;
+    let mut guard = RemoveOnDrop(Some(p));
+    set_created_mark(&file);
+    // Prefer O_DIRECT so filling does not flood the page cache; fall back where refused.
+    let writer =
+        if direct { OpenOptions::new().write(true).custom_flags(libc::O_DIRECT).open(p).unwrap_or(file) } else { file };
+    let mut pool = BufferPool::new(1, CHUNK);
+    let mut rng = fastrand::Rng::with_seed(size ^ 0xF111_F111);
+    let mut off = 0u64;
+    while off < size {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::invalid(format!("interrupted while creating {path}; the partial file was removed")));
+        }
+        let n = CHUNK.min((size - off) as usize);
+        let buf = &mut pool.slot_mut(0)[..n];
+        pattern::fill(buf, DataPattern::Random, &mut rng);
+        pattern::stamp(buf, off, FILL_TAG);
+        let mut done = 0usize;
+        while done < n {
+            let w = writer
+                .write_at(&buf[done..], off + done as u64)
+                .map_err(|e| Error::io(format!("writing {path} at offset {}", off + done as u64), e))?;
+            if w == 0 {
+                return Err(Error::io(format!("writing {path}"), io::Error::from(io::ErrorKind::WriteZero)));
+            }
+            done += w;
+        }
+        off += n as u64;
+        progress(off);
+    }
+    writer.sync_all().map_err(|e| Error::io(format!("syncing {path}"), e))?;
+    guard.0 = None;
+    Ok(())
+}
+
+/// An open target shared by the jobs that run on it.
+pub struct OpenTarget {
+    pub info: TargetInfo,
+    pub file: Option<File>,
+    /// Region used: `[start, start + span)`.
+    pub start: u64,
+    pub span: u64,
+}
+
+/// Open `info` for `spec` (read-only unless the spec writes; O_DIRECT / O_DSYNC as asked).
+pub fn open(info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
+    let (start, span) = spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?;
+    if info.kind == TargetKind::Null {
+        return Ok(OpenTarget { info: info.clone(), file: None, start, span });
+    }
+    let mut flags = 0;
+    if spec.direct {
+        flags |= libc::O_DIRECT;
+    }
+    if spec.sync == SyncMode::Dsync {
+        flags |= libc::O_DSYNC;
+    }
+    let file =
+        OpenOptions::new().read(true).write(spec.has_writes()).custom_flags(flags).open(&info.path).map_err(|e| {
+            if e.raw_os_error() == Some(libc::EINVAL) && spec.direct {
+                Error::invalid(format!(
+                    "{}: the filesystem refuses O_DIRECT; use --buffered (results will go through the page cache)",
+                    info.path
+                ))
+            } else if e.raw_os_error() == Some(libc::EBUSY) {
+                Error::invalid(format!(
+                    "{} is busy (opened exclusively by someone else): stop that user first",
+                    info.path
+                ))
+            } else {
+                Error::io(format!("cannot open {}", info.path), e)
+            }
+        })?;
+    Ok(OpenTarget { info: info.clone(), file: Some(file), start, span })
+}
+
+/// Canonical path of a target, for comparing names the user gave (`--destroy`).
+pub fn canonical(path: &str) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path))
+}

@@ -1,0 +1,8 @@
+//! drivelab's lab layer: it decides what to run and whether it is safe to run it.
+//!
+//! The engine measures whatever it is given; this crate stands between the user's command and
+//! the engine. [`safety`] is the gate every write passes through: it refuses to touch a file
+//! drivelab did not create, a block device the user did not name with `--destroy`, or a named
+//! device that is mounted, in use or holds data, unless the user says so explicitly.
+
+pub mod safety;
