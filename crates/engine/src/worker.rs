@@ -3,8 +3,10 @@
 //! flight before returning, because the kernel may still be writing into our buffers.
 //!
 //! Hot path rules: no allocation, no lock, no formatting, no floating point per I/O. The clock is
-//! read once before each submit batch and once after each wait; every I/O of a batch shares the
-//! submit stamp and every completion of a reap pass shares the completion stamp.
+//! read around each submit batch and once after each wait; every I/O of a batch shares the
+//! submit stamp and every completion of a reap pass shares the completion stamp. Like fio, an
+//! async I/O's latency starts when the submit call returns (fio's clat); a synchronous one's
+//! when the call starts.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -217,20 +219,25 @@ pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool)
             break;
         }
 
-        let t_submit = now_ns();
-        for p in &batch {
-            slots[p.slot as usize].t_submit = t_submit;
-        }
-        let wait = if inflight + batch.len() > 0 { 1 } else { 0 };
-        if let Err(e) = backend.submit_and_wait(&batch, wait) {
+        let t_before = now_ns();
+        if let Err(e) = backend.submit(&batch) {
             out.failure = Some(format!("submitting I/O failed: {e}"));
             // What was pushed may or may not be in the kernel; keep the buffers alive (leak the
             // pool) rather than risk the kernel writing into freed memory.
             std::mem::forget(std::mem::replace(pool, BufferPool::new(1, 4096)));
             break;
         }
+        let t_submit = if B::SUBMIT_COMPLETES { t_before } else { now_ns() };
+        for p in &batch {
+            slots[p.slot as usize].t_submit = t_submit;
+        }
         inflight += batch.len();
         batch.clear();
+        if let Err(e) = backend.wait(1) {
+            out.failure = Some(format!("waiting for I/O failed: {e}"));
+            std::mem::forget(std::mem::replace(pool, BufferPool::new(1, 4096)));
+            break;
+        }
 
         let t = now_ns();
         last_t = t;

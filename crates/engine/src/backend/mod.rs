@@ -1,5 +1,5 @@
-//! I/O backends behind one small trait, fio-style: queue a batch, submit it and wait for at
-//! least N completions, reap what completed. The worker loop is generic over the backend, so the
+//! I/O backends behind one small trait, fio-style: submit a batch, wait for a completion,
+//! reap what completed. The worker loop is generic over the backend, so the
 //! hot path is monomorphized: no dynamic dispatch, no allocation per I/O.
 //!
 //! Results follow io_uring's convention everywhere: bytes transferred, or `-errno`.
@@ -21,9 +21,14 @@ pub struct Pending {
 }
 
 pub trait Backend {
-    /// Submit `batch` (may be empty) and return once at least `wait` I/Os have completed
-    /// (counting earlier, unreaped completions).
-    fn submit_and_wait(&mut self, batch: &[Pending], wait: u32) -> std::io::Result<()>;
+    /// True when `submit` performs the I/O itself (psync, null): latency is then stamped before
+    /// `submit`. Otherwise (io_uring) it is stamped when `submit` returns, as fio does, so the
+    /// submission system call is not counted as device latency (fio's clat).
+    const SUBMIT_COMPLETES: bool;
+    /// Hand `batch` to the kernel (or perform it).
+    fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()>;
+    /// Return once at least `n` I/Os have completed and not been reaped (at once if they have).
+    fn wait(&mut self, n: u32) -> std::io::Result<()>;
     /// Hand every available completion to `f(slot, result)`.
     fn reap(&mut self, f: &mut impl FnMut(u32, i32));
     /// Make written data durable (fsync); `Ok` at once where that means nothing.

@@ -1,5 +1,5 @@
 //! pread/pwrite, one I/O at a time: the baseline every storage engineer trusts, and the fallback
-//! where io_uring is missing or forbidden. `submit_and_wait` performs the call; `reap` hands back
+//! where io_uring is missing or forbidden. `submit` performs the call; `reap` hands back
 //! its result.
 
 use std::os::fd::{AsRawFd, RawFd};
@@ -19,8 +19,10 @@ impl Psync {
 }
 
 impl Backend for Psync {
+    const SUBMIT_COMPLETES: bool = true;
+
     #[inline]
-    fn submit_and_wait(&mut self, batch: &[Pending], _wait: u32) -> std::io::Result<()> {
+    fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
         debug_assert!(batch.len() <= 1, "psync runs one I/O at a time");
         if let Some(p) = batch.first() {
             // SAFETY: `p.buf` points at the slot's buffer of at least `p.len` bytes, owned by the
@@ -35,6 +37,11 @@ impl Backend for Psync {
                 if r < 0 { -std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) } else { r as i32 };
             self.done = Some((p.slot, res));
         }
+        Ok(())
+    }
+
+    #[inline]
+    fn wait(&mut self, _n: u32) -> std::io::Result<()> {
         Ok(())
     }
 

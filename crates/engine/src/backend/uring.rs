@@ -1,6 +1,6 @@
 //! io_uring: one ring per job thread, the target registered as a fixed file and every slot's
-//! buffer registered once, a whole batch of SQEs pushed under one queue lock and submitted with
-//! one `io_uring_enter` that also waits for completions, and the completion queue drained in one
+//! buffer registered once, a whole batch of SQEs pushed at once and submitted with one
+//! `io_uring_enter`, a second one to wait only when no completion is ready yet, and the completion queue drained in one
 //! pass. The slot index is the SQE's user_data, and each buffer stays owned by its slot until its
 //! completion arrives (the worker drains all in-flight I/O before dropping the ring).
 //!
@@ -109,10 +109,25 @@ fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending) -> squeue:
     e.user_data(p.slot as u64)
 }
 
+fn retry_eintr(mut f: impl FnMut() -> io::Result<usize>) -> io::Result<()> {
+    loop {
+        match f() {
+            Ok(_) => return Ok(()),
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 impl Backend for Uring {
+    const SUBMIT_COMPLETES: bool = false;
+
     #[inline]
-    fn submit_and_wait(&mut self, batch: &[Pending], wait: u32) -> io::Result<()> {
-        if !batch.is_empty() {
+    fn submit(&mut self, batch: &[Pending]) -> io::Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        {
             let mut sq = self.ring.submission();
             for p in batch {
                 let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p);
@@ -121,13 +136,15 @@ impl Backend for Uring {
                 unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
             }
         }
-        loop {
-            match self.ring.submit_and_wait(wait as usize) {
-                Ok(_) => return Ok(()),
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) => return Err(e),
-            }
+        retry_eintr(|| self.ring.submit())
+    }
+
+    #[inline]
+    fn wait(&mut self, n: u32) -> io::Result<()> {
+        if self.ring.completion().len() >= n as usize {
+            return Ok(());
         }
+        retry_eintr(|| self.ring.submit_and_wait(n as usize))
     }
 
     #[inline]
