@@ -88,6 +88,10 @@ pub struct RunArgs {
     /// I/O engine: uring (default; falls back to psync where io_uring is unavailable) or psync.
     #[arg(long, default_value = "uring", help_heading = "Engine")]
     pub engine: String,
+    /// At most N I/Os per submit call (fio's iodepth_batch_submit). 1 (default) hands each I/O to
+    /// the device at once; larger batches are plugged together (can help NVMe).
+    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Engine")]
+    pub batch: u32,
     /// Keep going after I/O errors (they are counted either way).
     #[arg(long, help_heading = "Engine")]
     pub continue_on_error: bool,
@@ -136,6 +140,7 @@ impl RunArgs {
         s.span_bytes = self.span.as_deref().map(parse_size).transpose().map_err(|e| inv("--span", e))?;
         s.qd = self.qd;
         s.jobs = self.jobs;
+        s.submit_batch = self.batch;
         let time = self.time.as_deref().map(parse_duration).transpose().map_err(|e| inv("--time", e))?;
         s.io_size_bytes = self.io_size.as_deref().map(parse_size).transpose().map_err(|e| inv("--io-size", e))?;
         s.time_ns = match (time, s.io_size_bytes) {
