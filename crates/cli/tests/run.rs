@@ -300,8 +300,45 @@ fn io_errors_are_counted_with_their_offset() {
     assert!(e["errno"].as_i64().unwrap() > 0, "{e}");
     assert!(e["first_offset_bytes"].as_u64().unwrap() >= 512 << 10, "the first error is past the space there was: {e}");
     assert_eq!(e["target"], lo.dev.as_str());
+    // With --continue-on-error the run goes on to its end and keeps counting.
+    let out = s.path("e2.json");
+    let o = drivelab(&[
+        "run",
+        &lo.dev,
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--qd",
+        "4",
+        "--time",
+        "1s",
+        "--destroy",
+        &lo.dev,
+        "--json",
+        &out,
+        "--quiet",
+        "--continue-on-error",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(Path::new(&out));
+    assert_eq!(v["stopped_by_error"], false);
+    assert!(v["errors"][0]["count"].as_u64().unwrap() > 10, "{}", v["errors"]);
+    assert!(v["runtime_ns"].as_u64().unwrap() >= 900_000_000);
     drop(lo);
     drop(fs);
+}
+
+#[test]
+fn ramp_runs_first_and_is_not_counted() {
+    let s = Scratch::new("ramp");
+    let out = s.path("r.json");
+    let t = std::time::Instant::now();
+    let v = run_json(&["null", "--ramp", "500ms", "--time", "500ms"], &out);
+    assert!(t.elapsed().as_millis() >= 1000, "the ramp ran too");
+    let rt = v["runtime_ns"].as_u64().unwrap();
+    assert!((450_000_000..800_000_000).contains(&rt), "only the measured part counts: {rt}");
+    assert_eq!(v["spec"]["ramp_ns"], 500_000_000);
 }
 
 #[test]
