@@ -4,7 +4,7 @@
 //! (later) plan files accept exactly the same spellings and give the same errors.
 
 use clap::{Args, Parser, Subcommand};
-use drivelab_engine::spec::{AccessSpec, DataPattern, EngineKind, SyncMode};
+use drivelab_engine::spec::{AccessSpec, CpuPlacement, DataPattern, EngineKind, SyncMode};
 use drivelab_engine::units::{parse_duration, parse_pct, parse_size};
 use drivelab_engine::Error;
 
@@ -92,6 +92,10 @@ pub struct RunArgs {
     /// the device at once; larger batches are plugged together (can help NVMe).
     #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Engine")]
     pub batch: u32,
+    /// Job threads' CPUs: none (the scheduler decides, like fio), spread (job i pinned to the i-th
+    /// allowed CPU), or a list such as 0,2.
+    #[arg(long, default_value = "none", value_name = "CPUS", help_heading = "Engine")]
+    pub cpus: String,
     /// Keep going after I/O errors (they are counted either way).
     #[arg(long, help_heading = "Engine")]
     pub continue_on_error: bool,
@@ -165,6 +169,7 @@ impl RunArgs {
             other => return Err(Error::invalid(format!("--engine '{other}' is not an engine: use uring or psync"))),
         };
         s.continue_on_error = self.continue_on_error;
+        s.cpus = parse_cpus(&self.cpus)?;
         s.validate()?;
         Ok(s)
     }
@@ -178,6 +183,19 @@ impl RunArgs {
             )));
         }
         Ok(size)
+    }
+}
+
+fn parse_cpus(text: &str) -> Result<CpuPlacement, Error> {
+    match text {
+        "spread" => Ok(CpuPlacement::Spread),
+        "none" => Ok(CpuPlacement::None),
+        list => list
+            .split(',')
+            .map(|c| c.trim().parse::<u32>())
+            .collect::<Result<Vec<_>, _>>()
+            .map(CpuPlacement::List)
+            .map_err(|_| Error::invalid(format!("--cpus '{text}': use spread, none, or CPU numbers such as 0,2"))),
     }
 }
 

@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use drivelab_engine::run::Progress;
-use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -39,31 +38,30 @@ impl Filling {
     }
 }
 
-/// "[ 3.2s / 10.0s] 245.3k IOPS  958.2 MiB/s  p99 210.0µs".
+/// "3.2s elapsed, 6.8s left · 245.3k IOPS · 958.2 MiB/s · p99 210.0µs".
 pub struct Live {
     pb: ProgressBar,
-    total_s: Option<f64>,
 }
 
 impl Live {
-    pub fn new(spec: &AccessSpec, show: bool) -> Live {
+    pub fn new(show: bool) -> Live {
         let pb = bar(show);
         pb.enable_steady_tick(Duration::from_millis(500));
-        Live { pb, total_s: spec.time_ns.map(|t| (t + spec.ramp_ns) as f64 / 1e9) }
+        Live { pb }
     }
     pub fn update(&mut self, p: &Progress) {
         let el = p.elapsed_ns as f64 / 1e9;
-        let when = match self.total_s {
-            Some(t) => format!("[{el:5.1}s / {t:.1}s]"),
-            None => format!("[{el:5.1}s]"),
+        let when = match p.remaining_ns {
+            Some(r) => format!("{el:.1}s elapsed, {:.1}s left", r as f64 / 1e9),
+            None => format!("{el:.1}s elapsed"),
         };
-        let state = if p.ramping { " ramping" } else { "" };
-        self.pb.set_message(format!(
-            "{when}{state} {} IOPS  {:.1} MiB/s  p99 {}",
-            fmt_count(p.iops),
-            p.bw_bytes_per_s / 1048576.0,
-            fmt_ns(p.p99_ns as f64)
-        ));
+        if p.ramping {
+            self.pb.set_message(format!("{when} · ramping (not measured)"));
+            return;
+        }
+        let mib = p.bw_bytes_per_s / 1048576.0;
+        let bw = if mib >= 10240.0 { format!("{:.1} GiB/s", mib / 1024.0) } else { format!("{mib:.1} MiB/s") };
+        self.pb.set_message(format!("{when} · {} IOPS · {bw} · p99 {}", fmt_count(p.iops), fmt_ns(p.p99_ns as f64)));
     }
     pub fn finish(self) {
         self.pb.finish_and_clear();

@@ -114,7 +114,7 @@ pub fn run_spec(
         return Ok(Outcome::Interrupted);
     }
 
-    let mut display = progress::Live::new(spec, !args.quiet);
+    let mut display = progress::Live::new(!args.quiet);
     let mut result = drivelab_engine::run::run(spec, &opened, spec.engine, stop.clone(), &mut |p| display.update(p))?;
     display.finish();
     result.notices.extend(notices.iter().cloned());

@@ -229,6 +229,11 @@ fn the_null_target_measures_the_engine_and_reports_cpu() {
     let read_share = v["read"]["ops"].as_f64().unwrap() / v["total"]["ops"].as_f64().unwrap();
     assert!((read_share - 0.5).abs() < 0.01, "{read_share}");
     assert_eq!(v["cpu"]["cpu_bound"], true, "a null target is always CPU-bound");
+    assert_eq!(v["engine"]["job_cpus"], serde_json::json!([null]), "not pinned by default");
+    let v = run_json(&["null", "null", "--cpus", "spread", "--time", "200ms"], &s.path("p.json"));
+    let cpus = v["engine"]["job_cpus"].as_array().unwrap();
+    assert_eq!(cpus.len(), 2);
+    assert!(cpus.iter().all(|c| c.is_u64()), "spread pins every job: {cpus:?}");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! Data flows one way: [`spec::AccessSpec`] -> [`target`] -> [`run::run`] (threads running
 //! [`worker::run_job`] on a [`backend::Backend`]) -> [`result::RunResult`].
 
+pub mod affinity;
 pub mod backend;
 pub mod clock;
 pub mod error;

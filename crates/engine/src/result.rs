@@ -100,6 +100,9 @@ pub struct EngineFacts {
     /// Backend that ran: uring, psync or null.
     pub backend: String,
     pub ring: Option<RingFacts>,
+    /// The CPU each job thread was pinned to (null: not pinned), in job order.
+    #[serde(default)]
+    pub job_cpus: Vec<Option<u32>>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -55,11 +55,15 @@ pub fn run(
     let setup_failed = Arc::new(AtomicBool::new(false));
     let started_unix_ms =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let allowed = crate::affinity::allowed_cpus();
+    let mut job_cpus = Vec::new();
     let mut lives = Vec::new();
     let mut handles = Vec::new();
 
     for (ti, t) in targets.iter().enumerate() {
         for j in 0..spec.jobs as u64 {
+            let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, handles.len());
+            job_cpus.push(cpu);
             let live = Arc::new(Live::default());
             lives.push(live.clone());
             let ctx = JobCtx {
@@ -78,6 +82,9 @@ pub fn run(
             let h = std::thread::Builder::new()
                 .name(format!("drivelab-t{ti}j{j}"))
                 .spawn(move || {
+                    if let Some(c) = cpu {
+                        crate::affinity::pin_current_thread(c);
+                    }
                     let spec = ctx.spec.clone();
                     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
                     pool.fill(spec.data, spec.seed ^ ctx.job);
@@ -163,7 +170,9 @@ pub fn run(
     if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
         return Err(Error::io("running the workload", std::io::Error::other(f)));
     }
-    Ok(aggregate(spec, targets, engine, reports, started_unix_ms))
+    let mut result = aggregate(spec, targets, engine, reports, started_unix_ms);
+    result.engine.job_cpus = job_cpus;
+    Ok(result)
 }
 
 fn aggregate(
@@ -289,7 +298,11 @@ fn aggregate(
         tool: ToolInfo { name: "drivelab".into(), version: env!("CARGO_PKG_VERSION").into() },
         started_unix_ms,
         spec: spec.clone(),
-        engine: EngineFacts { backend: if uses_null { "null".into() } else { engine.name().into() }, ring },
+        engine: EngineFacts {
+            backend: if uses_null { "null".into() } else { engine.name().into() },
+            ring,
+            job_cpus: Vec::new(),
+        },
         targets: targets.iter().map(|t| t.info.clone()).collect(),
         runtime_ns: window,
         read: DirStats::from_hist(&all_r, rb, window),

@@ -42,6 +42,20 @@ pub enum DataPattern {
     Compress { pct: u8 },
 }
 
+/// Where job threads run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuPlacement {
+    /// Job i is pinned to the i-th CPU this process may use (round robin): jobs never migrate,
+    /// and several jobs are spread evenly, which JBOD and multi-job runs want.
+    Spread,
+    /// Leave placement to the scheduler (the default, as in fio).
+    #[default]
+    None,
+    /// Job i is pinned to `list[i % len]`.
+    List(Vec<u32>),
+}
+
 /// The I/O engine that carries the workload to a file or block device.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -99,6 +113,8 @@ pub struct AccessSpec {
     pub engine: EngineKind,
     /// Keep going after an I/O error (errors are counted either way).
     pub continue_on_error: bool,
+    #[serde(default)]
+    pub cpus: CpuPlacement,
 }
 
 impl Default for AccessSpec {
@@ -122,6 +138,7 @@ impl Default for AccessSpec {
             seed: 0x5eed,
             engine: EngineKind::Uring,
             continue_on_error: false,
+            cpus: CpuPlacement::None,
         }
     }
 }
@@ -226,6 +243,15 @@ impl AccessSpec {
         }
         if self.jobs > 4096 {
             return bad(format!("--jobs {}: at most 4096 jobs per target", self.jobs));
+        }
+        if let CpuPlacement::List(l) = &self.cpus {
+            let allowed = crate::affinity::allowed_cpus();
+            if l.is_empty() {
+                return bad("--cpus: give CPU numbers such as 0,1 (or spread, or none)".into());
+            }
+            if let Some(c) = l.iter().find(|c| !allowed.contains(c)) {
+                return bad(format!("--cpus: CPU {c} is not one this process may use (allowed: {allowed:?})"));
+            }
         }
         if self.submit_batch == 0 {
             return bad("--batch 0: at least one I/O per submit call".into());
