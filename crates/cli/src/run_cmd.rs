@@ -69,6 +69,7 @@ pub fn run_spec(
         infos.push(info);
     }
     choose_engine(spec, &infos, notices)?;
+    check_buffer_memory(spec, infos.len())?;
 
     // Checks against each target (sizes, alignment) and permission to write, before any write.
     for info in &mut infos {
@@ -122,6 +123,27 @@ pub fn run_spec(
         result.notices.push("buffered I/O: results include the page cache".into());
     }
     finish(&result, args)
+}
+
+/// I/O buffers are allocated up front (one slot of the largest block size per queue entry):
+/// refuse a spec whose buffers would not fit comfortably in memory, rather than abort later.
+fn check_buffer_memory(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
+    let slot = spec.max_bs().div_ceil(4096) * 4096;
+    let need = (targets as u128) * (spec.jobs as u128) * (spec.qd as u128) * (slot as u128);
+    // SAFETY: sysconf has no preconditions.
+    let ram = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) as u128 * libc::sysconf(libc::_SC_PAGESIZE) as u128 };
+    if ram > 0 && need > ram / 2 {
+        return Err(Error::invalid(format!(
+            "--qd {} x --bs {} x --jobs {} on {targets} target(s) needs {} MiB of I/O buffers, more than half of this \
+             machine's {} MiB: lower --qd, --bs or --jobs",
+            spec.qd,
+            drivelab_engine::units::fmt_size(spec.max_bs()),
+            spec.jobs,
+            need >> 20,
+            ram >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// Decide the backend: io_uring where it works, else psync with a notice.

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use drivelab_engine::result::{DirStats, RunResult};
 use drivelab_engine::target::TargetKind;
-use drivelab_engine::units::{fmt_count, fmt_ns, fmt_size};
+use drivelab_engine::units::{fmt_count, fmt_ns};
 
 fn dir_line(out: &mut String, name: &str, d: &DirStats) {
     if d.ops == 0 {
@@ -128,6 +128,5 @@ pub fn render(r: &RunResult) -> String {
     for n in &r.notices {
         let _ = writeln!(out, "  note: {n}");
     }
-    let _ = fmt_size(0);
     out
 }

@@ -38,6 +38,7 @@ fn invalid_values_are_refused_before_anything_is_created() {
     refused(&["run", &f, "--engine", "aio"], "uring or psync", n);
     refused(&["run", &f, "--batch", "0"], "--batch 0", n);
     refused(&["run", &f, "--cpus", "4096"], "CPU 4096", n);
+    refused(&["run", "null", "--qd", "4096", "--bs", "1g"], "I/O buffers", None);
     refused(&["run", &f, "--cpus", "first"], "spread, none", n);
     refused(&["run", &f, "--rw", "randomread"], "randread", n);
     refused(&["run", &f, "--sync", "fsync:0"], "fsync:0", n);

@@ -279,24 +279,14 @@ fn io_errors_are_counted_with_their_offset() {
         return;
     };
     let lo = LoopDev::new(&fs.0.join("sparse"), 64 << 20, None);
+    let write_run = |time: &str, out: &str, extra: &[&str]| {
+        let mut a = vec!["run", &lo.dev, "--rw", "write", "--bs", "64k", "--qd", "4", "--time", time];
+        a.extend_from_slice(&["--destroy", &lo.dev, "--json", out, "--quiet"]);
+        a.extend_from_slice(extra);
+        drivelab(&a)
+    };
     let out = s.path("e.json");
-    let o = drivelab(&[
-        "run",
-        &lo.dev,
-        "--rw",
-        "write",
-        "--bs",
-        "64k",
-        "--qd",
-        "4",
-        "--time",
-        "3s",
-        "--destroy",
-        &lo.dev,
-        "--json",
-        &out,
-        "--quiet",
-    ]);
+    let o = write_run("3s", &out, &[]);
     assert_eq!(o.status.code(), Some(1), "stops with exit 1: {}", stderr(&o));
     let v = json(Path::new(&out));
     assert_eq!(v["stopped_by_error"], true);
@@ -307,24 +297,7 @@ fn io_errors_are_counted_with_their_offset() {
     assert_eq!(e["target"], lo.dev.as_str());
     // With --continue-on-error the run goes on to its end and keeps counting.
     let out = s.path("e2.json");
-    let o = drivelab(&[
-        "run",
-        &lo.dev,
-        "--rw",
-        "write",
-        "--bs",
-        "64k",
-        "--qd",
-        "4",
-        "--time",
-        "1s",
-        "--destroy",
-        &lo.dev,
-        "--json",
-        &out,
-        "--quiet",
-        "--continue-on-error",
-    ]);
+    let o = write_run("1s", &out, &["--continue-on-error"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = json(Path::new(&out));
     assert_eq!(v["stopped_by_error"], false);

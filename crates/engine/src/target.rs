@@ -161,22 +161,7 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
                     "{path} does not exist: give an existing block device (see lsblk) or a file path"
                 )));
             }
-            let disk = disk_of_devno(libc::major(pm.dev()), libc::minor(pm.dev()));
-            let facts = disk.as_deref().map(disk_facts);
-            let dio = statx_dio_align(parent).or_else(|| facts.as_ref().and_then(|f| f.logical)).unwrap_or(512);
-            Ok(TargetInfo {
-                path: path.into(),
-                kind: TargetKind::File,
-                exists: false,
-                size_bytes: 0,
-                logical_block_bytes: facts.as_ref().and_then(|f| f.logical).unwrap_or(512),
-                physical_block_bytes: facts.as_ref().and_then(|f| f.physical).unwrap_or(4096),
-                dio_align_bytes: dio,
-                rotational: facts.as_ref().and_then(|f| f.rotational),
-                model: facts.and_then(|f| f.model),
-                disk,
-                created_by_drivelab: false,
-            })
+            Ok(file_info(path, pm.dev(), 0, false, parent))
         }
         Some(m) if m.file_type().is_block_device() => {
             let file = File::open(p).map_err(|e| Error::io(format!("cannot open {path} for reading"), e))?;
@@ -200,27 +185,31 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
                 created_by_drivelab: false,
             })
         }
-        Some(m) if m.file_type().is_file() => {
-            let disk = disk_of_devno(libc::major(m.dev()), libc::minor(m.dev()));
-            let facts = disk.as_deref().map(disk_facts);
-            let dio = statx_dio_align(p).or_else(|| facts.as_ref().and_then(|f| f.logical)).unwrap_or(512);
-            Ok(TargetInfo {
-                path: path.into(),
-                kind: TargetKind::File,
-                exists: true,
-                size_bytes: m.len(),
-                logical_block_bytes: facts.as_ref().and_then(|f| f.logical).unwrap_or(512),
-                physical_block_bytes: facts.as_ref().and_then(|f| f.physical).unwrap_or(4096),
-                dio_align_bytes: dio,
-                rotational: facts.as_ref().and_then(|f| f.rotational),
-                model: facts.and_then(|f| f.model),
-                disk,
-                created_by_drivelab: has_created_mark(p),
-            })
-        }
+        Some(m) if m.file_type().is_file() => Ok(file_info(path, m.dev(), m.len(), true, p)),
         Some(_) => Err(Error::invalid(format!(
             "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
         ))),
+    }
+}
+
+/// Facts for a file (existing, or to be created) on the filesystem whose device number is `dev`;
+/// the O_DIRECT alignment is asked of `dio_from` (the file, or for a new file its directory).
+fn file_info(path: &str, dev: u64, size: u64, exists: bool, dio_from: &Path) -> TargetInfo {
+    let disk = disk_of_devno(libc::major(dev), libc::minor(dev));
+    let facts = disk.as_deref().map(disk_facts);
+    let logical = facts.as_ref().and_then(|f| f.logical);
+    TargetInfo {
+        path: path.into(),
+        kind: TargetKind::File,
+        exists,
+        size_bytes: size,
+        logical_block_bytes: logical.unwrap_or(512),
+        physical_block_bytes: facts.as_ref().and_then(|f| f.physical).unwrap_or(4096),
+        dio_align_bytes: statx_dio_align(dio_from).or(logical).unwrap_or(512),
+        rotational: facts.as_ref().and_then(|f| f.rotational),
+        model: facts.and_then(|f| f.model),
+        disk,
+        created_by_drivelab: exists && has_created_mark(Path::new(path)),
     }
 }
 
