@@ -224,7 +224,7 @@ pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool)
         let chunk = if B::SUBMIT_COMPLETES { batch.len().max(1) } else { spec.submit_batch.max(1) as usize };
         let mut failed = None;
         for part in batch.chunks(chunk) {
-            let t_before = now_ns();
+            let t_before = if B::SUBMIT_COMPLETES { now_ns() } else { 0 };
             if let Err(e) = backend.submit(part) {
                 failed = Some(e);
                 break;
