@@ -88,9 +88,9 @@ pub struct RunArgs {
     /// I/O engine: uring (default; falls back to psync where io_uring is unavailable) or psync.
     #[arg(long, default_value = "uring", help_heading = "Engine")]
     pub engine: String,
-    /// At most N I/Os per submit call (fio's iodepth_batch_submit). 1 (default) hands each I/O to
-    /// the device at once; larger batches are plugged together (can help NVMe).
-    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Engine")]
+    /// At most N I/Os per submit call (fio's iodepth_batch_submit). Up to 2, each I/O reaches the
+    /// device at once; 3 or more are plugged and dispatched together (can help NVMe).
+    #[arg(long, default_value_t = 2, value_name = "N", help_heading = "Engine")]
     pub batch: u32,
     /// Job threads' CPUs: none (the scheduler decides, like fio), spread (job i pinned to the i-th
     /// allowed CPU), or a list such as 0,2.

@@ -8,11 +8,25 @@
 //! and dropped one by one where the kernel refuses them; what was accepted is reported.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 
 use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{Backend, Pending};
+
+// Kernel ABI values the io-uring crate keeps private.
+const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
+const IORING_ENTER_REGISTERED_RING: u32 = 1 << 4;
+const IORING_REGISTER_RING_FDS: u32 = 20;
+const IORING_UNREGISTER_RING_FDS: u32 = 21;
+
+/// `struct io_uring_rsrc_update` (registering the ring's own fd).
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
 use crate::gen::Op;
 
 /// What the ring ended up with, for the result's engine facts.
@@ -21,6 +35,9 @@ pub struct RingFacts {
     pub flags: Vec<String>,
     pub fixed_file: bool,
     pub fixed_buffers: bool,
+    /// The ring's own fd is registered (io_uring_enter skips the fd lookup).
+    #[serde(default)]
+    pub registered_ring: bool,
 }
 
 pub struct Uring {
@@ -28,7 +45,21 @@ pub struct Uring {
     fd: RawFd,
     fixed_file: bool,
     fixed_buffers: bool,
+    /// What `io_uring_enter` is called with: the registered ring index (then `enter_flags` has
+    /// IORING_ENTER_REGISTERED_RING, and the kernel skips the fd lookup) or the ring fd.
+    enter_fd: i32,
+    enter_flags: u32,
     pub facts: RingFacts,
+}
+
+/// Register the ring's own fd for the calling thread; its index, or None where unsupported.
+fn register_ring_fd(ring_fd: RawFd) -> Option<i32> {
+    let mut up = RsrcUpdate { offset: u32::MAX, resv: 0, data: ring_fd as u64 };
+    // SAFETY: io_uring_register with a valid ring fd and one properly laid out rsrc update.
+    let r = unsafe {
+        libc::syscall(libc::SYS_io_uring_register, ring_fd, IORING_REGISTER_RING_FDS, &mut up as *mut RsrcUpdate, 1)
+    };
+    (r == 1).then_some(up.offset as i32)
 }
 
 /// Whether this kernel (and its seccomp policy) lets us create a ring at all.
@@ -81,8 +112,40 @@ impl Uring {
         // worker drops the ring first) and is not freed or moved while registered.
         let fixed_buffers =
             bufs.len() <= u16::MAX as usize + 1 && unsafe { ring.submitter().register_buffers(bufs) }.is_ok();
-        let facts = RingFacts { flags, fixed_file, fixed_buffers };
-        Ok(Uring { ring, fd, fixed_file, fixed_buffers, facts })
+        let (enter_fd, enter_flags) = match register_ring_fd(ring.as_raw_fd()) {
+            Some(i) => (i, IORING_ENTER_REGISTERED_RING),
+            None => (ring.as_raw_fd(), 0),
+        };
+        let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0 };
+        Ok(Uring { ring, fd, fixed_file, fixed_buffers, enter_fd, enter_flags, facts })
+    }
+
+    /// io_uring_enter without an argument struct, retried on EINTR.
+    #[inline]
+    fn enter(&self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<()> {
+        loop {
+            // SAFETY: `enter_fd` is this ring (registered index with the matching flag, or its
+            // fd); no argument struct is passed. The SQ tail was published by the submission
+            // queue's drop before this call.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_enter,
+                    self.enter_fd,
+                    to_submit,
+                    min_complete,
+                    flags | self.enter_flags,
+                    std::ptr::null::<libc::c_void>(),
+                    0usize,
+                )
+            };
+            if r >= 0 {
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINTR) {
+                return Err(e);
+            }
+        }
     }
 }
 
@@ -109,12 +172,21 @@ fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending) -> squeue:
     e.user_data(p.slot as u64)
 }
 
-fn retry_eintr(mut f: impl FnMut() -> io::Result<usize>) -> io::Result<()> {
-    loop {
-        match f() {
-            Ok(_) => return Ok(()),
-            Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-            Err(e) => return Err(e),
+impl Drop for Uring {
+    fn drop(&mut self) {
+        if self.enter_flags != 0 {
+            let mut up = RsrcUpdate { offset: self.enter_fd as u32, resv: 0, data: 0 };
+            // SAFETY: unregisters the index registered in `new`, on the same thread (the worker
+            // creates and drops its ring); the ring itself is closed right after by IoUring.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_io_uring_register,
+                    self.ring.as_raw_fd(),
+                    IORING_UNREGISTER_RING_FDS,
+                    &mut up as *mut RsrcUpdate,
+                    1,
+                )
+            };
         }
     }
 }
@@ -136,7 +208,7 @@ impl Backend for Uring {
                 unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
             }
         }
-        retry_eintr(|| self.ring.submit())
+        self.enter(batch.len() as u32, 0, 0)
     }
 
     #[inline]
@@ -144,7 +216,7 @@ impl Backend for Uring {
         if self.ring.completion().len() >= n as usize {
             return Ok(());
         }
-        retry_eintr(|| self.ring.submit_and_wait(n as usize))
+        self.enter(0, n, IORING_ENTER_GETEVENTS)
     }
 
     #[inline]
