@@ -4,8 +4,9 @@
 //! (later) plan files accept exactly the same spellings and give the same errors.
 
 use clap::{Args, Parser, Subcommand};
-use drivelab_engine::spec::{AccessSpec, CpuPlacement, DataPattern, EngineKind, SyncMode};
-use drivelab_engine::units::{parse_duration, parse_pct, parse_size};
+use drivelab_engine::fields;
+use drivelab_engine::spec::AccessSpec;
+use drivelab_engine::units::parse_size;
 use drivelab_engine::Error;
 
 #[derive(Parser, Debug)]
@@ -128,50 +129,43 @@ fn inv(flag: &str, e: String) -> Error {
 impl RunArgs {
     /// Build and validate the access spec these flags describe.
     pub fn spec(&self) -> Result<AccessSpec, Error> {
-        let mut s = AccessSpec::default();
-        if let Some(rw) = &self.rw {
-            s.set_rw(rw)?;
+        let (qd, jobs, batch, seed) =
+            (self.qd.to_string(), self.jobs.to_string(), self.batch.to_string(), self.seed.to_string());
+        let mut pairs: Vec<(&str, &str)> = vec![
+            ("bs", &self.bs),
+            ("offset", &self.offset),
+            ("qd", &qd),
+            ("jobs", &jobs),
+            ("batch", &batch),
+            ("sync", &self.sync),
+            ("data", &self.data),
+            ("seed", &seed),
+            ("engine", &self.engine),
+            ("cpus", &self.cpus),
+        ];
+        let optional = [
+            ("rw", &self.rw),
+            ("read", &self.read_pct),
+            ("random", &self.random_pct),
+            ("align", &self.align),
+            ("span", &self.span),
+            ("time", &self.time),
+            ("io_size", &self.io_size),
+            ("ramp", &self.ramp),
+        ];
+        // --rw first: --read / --random override its mix.
+        for (k, v) in optional {
+            if let Some(v) = v {
+                pairs.push((k, v));
+            }
         }
-        if let Some(r) = &self.read_pct {
-            s.read_pct = parse_pct(r, "--read").map_err(Error::invalid)?;
+        if self.buffered {
+            pairs.push(("buffered", "true"));
         }
-        if let Some(r) = &self.random_pct {
-            s.random_pct = parse_pct(r, "--random").map_err(Error::invalid)?;
+        if self.continue_on_error {
+            pairs.push(("continue_on_error", "true"));
         }
-        s.bs = AccessSpec::parse_bs(&self.bs)?;
-        s.align_bytes = self.align.as_deref().map(parse_size).transpose().map_err(|e| inv("--align", e))?;
-        s.offset_bytes = parse_size(&self.offset).map_err(|e| inv("--offset", e))?;
-        s.span_bytes = self.span.as_deref().map(parse_size).transpose().map_err(|e| inv("--span", e))?;
-        s.qd = self.qd;
-        s.jobs = self.jobs;
-        s.submit_batch = self.batch;
-        let time = self.time.as_deref().map(parse_duration).transpose().map_err(|e| inv("--time", e))?;
-        s.io_size_bytes = self.io_size.as_deref().map(parse_size).transpose().map_err(|e| inv("--io-size", e))?;
-        s.time_ns = match (time, s.io_size_bytes) {
-            (Some(t), _) => Some(t.as_nanos() as u64),
-            (None, Some(_)) => None,
-            (None, None) => Some(10_000_000_000),
-        };
-        s.ramp_ns = self
-            .ramp
-            .as_deref()
-            .map(parse_duration)
-            .transpose()
-            .map_err(|e| inv("--ramp", e))?
-            .map_or(0, |d| d.as_nanos() as u64);
-        s.direct = !self.buffered;
-        s.sync = parse_sync(&self.sync)?;
-        s.data = parse_data(&self.data)?;
-        s.seed = self.seed;
-        s.engine = match self.engine.as_str() {
-            "uring" | "io_uring" => EngineKind::Uring,
-            "psync" => EngineKind::Psync,
-            other => return Err(Error::invalid(format!("--engine '{other}' is not an engine: use uring or psync"))),
-        };
-        s.continue_on_error = self.continue_on_error;
-        s.cpus = parse_cpus(&self.cpus)?;
-        s.validate()?;
-        Ok(s)
+        fields::from_pairs(pairs)
     }
 
     pub fn new_file_size(&self) -> Result<u64, Error> {
@@ -186,49 +180,10 @@ impl RunArgs {
     }
 }
 
-fn parse_cpus(text: &str) -> Result<CpuPlacement, Error> {
-    match text {
-        "spread" => Ok(CpuPlacement::Spread),
-        "none" => Ok(CpuPlacement::None),
-        list => list
-            .split(',')
-            .map(|c| c.trim().parse::<u32>())
-            .collect::<Result<Vec<_>, _>>()
-            .map(CpuPlacement::List)
-            .map_err(|_| Error::invalid(format!("--cpus '{text}': use spread, none, or CPU numbers such as 0,2"))),
-    }
-}
-
-fn parse_sync(text: &str) -> Result<SyncMode, Error> {
-    match text {
-        "none" => Ok(SyncMode::None),
-        "dsync" => Ok(SyncMode::Dsync),
-        t if t.starts_with("fsync") => {
-            let n = t.strip_prefix("fsync").unwrap().strip_prefix(':').unwrap_or("1");
-            let every = n.parse::<u32>().map_err(|_| {
-                Error::invalid(format!("--sync '{text}': write fsync:N with N a whole number, e.g. fsync:1"))
-            })?;
-            Ok(SyncMode::Fsync { every })
-        }
-        _ => Err(Error::invalid(format!("--sync '{text}' is not a sync mode: use none, dsync or fsync:N"))),
-    }
-}
-
-fn parse_data(text: &str) -> Result<DataPattern, Error> {
-    match text {
-        "random" => Ok(DataPattern::Random),
-        "zero" | "zeros" => Ok(DataPattern::Zero),
-        t if t.starts_with("compress:") => {
-            let pct = parse_pct(&t["compress:".len()..], "--data compress").map_err(Error::invalid)?;
-            Ok(DataPattern::Compress { pct })
-        }
-        _ => Err(Error::invalid(format!("--data '{text}' is not a data pattern: use random, zero or compress:PCT"))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drivelab_engine::spec::{DataPattern, SyncMode};
 
     fn args(extra: &[&str]) -> Result<AccessSpec, Error> {
         let mut v = vec!["drivelab", "run", "null"];

@@ -8,6 +8,7 @@ pub mod affinity;
 pub mod backend;
 pub mod clock;
 pub mod error;
+pub mod fields;
 pub mod gen;
 pub mod hist;
 pub mod pattern;
