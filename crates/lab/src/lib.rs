@@ -6,3 +6,4 @@
 //! device that is mounted, in use or holds data, unless the user says so explicitly.
 
 pub mod safety;
+pub mod prepare;

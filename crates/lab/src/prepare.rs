@@ -1,0 +1,150 @@
+//! From target names to open targets, with every check that can refuse done before the first
+//! byte is written: probe each target, pick the engine (io_uring, or psync with a notice where
+//! io_uring is unavailable), check the spec against each target and the buffer memory it needs,
+//! ask `safety` for permission to write, then create missing files and open everything.
+//! Used by `drivelab run` and by the plan runner for every point.
+
+use std::sync::atomic::AtomicBool;
+
+use drivelab_engine::backend::uring;
+use drivelab_engine::spec::{AccessSpec, EngineKind};
+use drivelab_engine::target::{self, OpenTarget, TargetInfo, TargetKind};
+use drivelab_engine::units::fmt_size;
+use drivelab_engine::Error;
+
+use crate::safety::{check_write, Permission};
+
+/// Targets ready to run, and what the user should be told about how.
+pub struct Prepared {
+    /// The spec as it will run (the psync fallback changes qd and jobs).
+    pub spec: AccessSpec,
+    pub targets: Vec<OpenTarget>,
+    /// One-line notices (engine fallback, buffered block devices) for the summary and result.
+    pub notices: Vec<String>,
+    /// Files created on the way (full of data, marked as drivelab's).
+    pub created: Vec<String>,
+}
+
+/// Probe, check and open `names` for `spec`. A file that does not exist is created with
+/// `new_file_size` bytes (`on_fill(path, done, total)` reports progress); `stop` interrupts that.
+/// On a refusal, files created here are removed again.
+pub fn prepare(
+    spec: &AccessSpec,
+    names: &[String],
+    new_file_size: u64,
+    perm: &Permission,
+    stop: &AtomicBool,
+    on_fill: &mut dyn FnMut(&str, u64, u64),
+) -> Result<Prepared, Error> {
+    let mut spec = spec.clone();
+    let mut notices = Vec::new();
+    let mut infos = probe_all(names)?;
+    choose_engine(&mut spec, &infos, &mut notices)?;
+    check_buffer_memory(&spec, infos.len())?;
+    for info in &mut infos {
+        if info.kind == TargetKind::File && !info.exists {
+            info.size_bytes = new_file_size;
+        }
+        spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?;
+        if spec.has_writes() {
+            check_write(info, perm)?;
+        }
+        if info.kind == TargetKind::Block && !spec.direct {
+            notices.push(format!("{}: buffered I/O on a block device measures the page cache too", info.path));
+        }
+    }
+
+    let mut created = Vec::new();
+    let opened = open_all(&spec, &mut infos, new_file_size, stop, on_fill, &mut created);
+    match opened {
+        Ok(targets) => Ok(Prepared { spec, targets, notices, created }),
+        Err(e) => {
+            // A file made for a run that cannot happen is not left behind.
+            if e.is_invalid() {
+                for p in &created {
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Probe every target (no side effects) and refuse one named twice.
+pub fn probe_all(names: &[String]) -> Result<Vec<TargetInfo>, Error> {
+    if names.is_empty() {
+        return Err(Error::invalid("no target: give a file, a block device or null"));
+    }
+    let mut infos: Vec<TargetInfo> = Vec::new();
+    for t in names {
+        let info = target::probe(t)?;
+        if info.kind != TargetKind::Null && infos.iter().any(|i| target::canonical(&i.path) == target::canonical(t)) {
+            return Err(Error::invalid(format!(
+                "{t} is given twice: name each target once (use --jobs for more workers)"
+            )));
+        }
+        infos.push(info);
+    }
+    Ok(infos)
+}
+
+fn open_all(
+    spec: &AccessSpec,
+    infos: &mut [TargetInfo],
+    new_file_size: u64,
+    stop: &AtomicBool,
+    on_fill: &mut dyn FnMut(&str, u64, u64),
+    created: &mut Vec<String>,
+) -> Result<Vec<OpenTarget>, Error> {
+    let mut opened = Vec::new();
+    for info in infos {
+        if info.kind == TargetKind::File && !info.exists {
+            let path = info.path.clone();
+            target::create_file(&path, new_file_size, spec.direct, stop, &mut |n| on_fill(&path, n, new_file_size))?;
+            created.push(path.clone());
+            *info = target::probe(&path)?;
+        }
+        opened.push(target::open(info, spec)?);
+    }
+    Ok(opened)
+}
+
+/// io_uring where it works, else psync with a notice (a queue depth then runs as that many jobs).
+fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<String>) -> Result<(), Error> {
+    if spec.engine != EngineKind::Uring || infos.iter().all(|i| i.kind == TargetKind::Null) {
+        return Ok(());
+    }
+    if let Err(why) = uring::available() {
+        let mut note = format!("{why}; falling back to psync");
+        if spec.qd > 1 {
+            note += &format!(": qd {} runs as {} jobs x qd 1", spec.qd, spec.qd * spec.jobs);
+            spec.jobs *= spec.qd;
+            spec.qd = 1;
+        }
+        notices.push(note);
+        spec.engine = EngineKind::Psync;
+        spec.validate()?;
+    }
+    Ok(())
+}
+
+/// I/O buffers are allocated up front (one slot of the largest block size per queue entry):
+/// refuse a spec whose buffers would not fit comfortably in memory, rather than abort later.
+fn check_buffer_memory(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
+    let slot = spec.max_bs().div_ceil(4096) * 4096;
+    let need = (targets as u128) * (spec.jobs as u128) * (spec.qd as u128) * (slot as u128);
+    // SAFETY: sysconf has no preconditions.
+    let ram = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) as u128 * libc::sysconf(libc::_SC_PAGESIZE) as u128 };
+    if ram > 0 && need > ram / 2 {
+        return Err(Error::invalid(format!(
+            "--qd {} x --bs {} x --jobs {} on {targets} target(s) needs {} MiB of I/O buffers, more than half of this \
+             machine's {} MiB: lower --qd, --bs or --jobs",
+            spec.qd,
+            fmt_size(spec.max_bs()),
+            spec.jobs,
+            need >> 20,
+            ram >> 20
+        )));
+    }
+    Ok(())
+}
