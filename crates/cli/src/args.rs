@@ -26,6 +26,67 @@ pub struct Cli {
 pub enum Command {
     /// Run one workload on one or more targets (files, block devices, or `null`).
     Run(RunArgs),
+    /// Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point.
+    Plan(PlanArgs),
+}
+
+/// Target creation and permission to write: the same for `run` and `plan`.
+#[derive(Args, Debug, Clone)]
+pub struct SafetyArgs {
+    /// Size of a file target that does not exist yet (it is created and fully written first).
+    #[arg(long, default_value = "1g", value_name = "SIZE", help_heading = "Targets and safety")]
+    pub size: String,
+    /// Allow writes to this block device (destroys its data). Repeat for several devices.
+    #[arg(long, value_name = "DEV", help_heading = "Targets and safety")]
+    pub destroy: Vec<String>,
+    /// With --destroy: write even to a device that is mounted, partitioned, in use or holds a filesystem.
+    #[arg(long, help_heading = "Targets and safety")]
+    pub force: bool,
+    /// Allow writing into an existing file that drivelab did not create.
+    #[arg(long, help_heading = "Targets and safety")]
+    pub overwrite: bool,
+}
+
+impl SafetyArgs {
+    pub fn permission(&self) -> drivelab_lab::safety::Permission<'_> {
+        drivelab_lab::safety::Permission { destroy: &self.destroy, force: self.force, overwrite: self.overwrite }
+    }
+
+    pub fn new_file_size(&self) -> Result<u64, Error> {
+        let size = parse_size(&self.size).map_err(|e| Error::invalid(format!("--size {e}")))?;
+        if size == 0 || size % 4096 != 0 {
+            return Err(Error::invalid(format!(
+                "--size {}: a new file's size must be a non-zero multiple of 4096 bytes",
+                self.size
+            )));
+        }
+        Ok(size)
+    }
+}
+
+/// `drivelab plan`.
+#[derive(Args, Debug, Clone)]
+pub struct PlanArgs {
+    /// The plan file (TOML; see README "Plans").
+    #[arg(value_name = "PLAN.toml", required_unless_present = "resume")]
+    pub file: Option<String>,
+    /// Targets; replace the plan's own `targets`.
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// List every point in order with its estimated duration; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Continue an interrupted run in this results directory, skipping finished points.
+    #[arg(long, value_name = "DIR", conflicts_with = "file")]
+    pub resume: Option<String>,
+    /// Where new results directories are made.
+    #[arg(long, default_value = "results", value_name = "DIR")]
+    pub results: String,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    /// No progress line (point lines and errors still print).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -101,18 +162,8 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Engine")]
     pub continue_on_error: bool,
 
-    /// Size of a file target that does not exist yet (it is created and fully written first).
-    #[arg(long, default_value = "1g", value_name = "SIZE", help_heading = "Targets and safety")]
-    pub size: String,
-    /// Allow writes to this block device (destroys its data). Repeat for several devices.
-    #[arg(long, value_name = "DEV", help_heading = "Targets and safety")]
-    pub destroy: Vec<String>,
-    /// With --destroy: write even to a device that is mounted, partitioned, in use or holds a filesystem.
-    #[arg(long, help_heading = "Targets and safety")]
-    pub force: bool,
-    /// Allow writing into an existing file that drivelab did not create.
-    #[arg(long, help_heading = "Targets and safety")]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
 
     /// Save the full result as JSON here (must not exist yet; `-` for standard output).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -120,10 +171,6 @@ pub struct RunArgs {
     /// No progress line and no summary (errors still go to stderr).
     #[arg(long, short, help_heading = "Output")]
     pub quiet: bool,
-}
-
-fn inv(flag: &str, e: String) -> Error {
-    Error::invalid(format!("{flag} {e}"))
 }
 
 impl RunArgs {
@@ -167,17 +214,6 @@ impl RunArgs {
         }
         fields::from_pairs(pairs)
     }
-
-    pub fn new_file_size(&self) -> Result<u64, Error> {
-        let size = parse_size(&self.size).map_err(|e| inv("--size", e))?;
-        if size == 0 || size % 4096 != 0 {
-            return Err(Error::invalid(format!(
-                "--size {}: a new file's size must be a non-zero multiple of 4096 bytes",
-                self.size
-            )));
-        }
-        Ok(size)
-    }
 }
 
 #[cfg(test)]
@@ -190,6 +226,7 @@ mod tests {
         v.extend_from_slice(extra);
         match Cli::try_parse_from(v).unwrap().command.unwrap() {
             Command::Run(r) => r.spec(),
+            _ => unreachable!(),
         }
     }
 

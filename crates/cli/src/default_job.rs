@@ -17,7 +17,7 @@ pub fn run() -> Result<Outcome, Error> {
     let Some(Command::Run(mut args)) = Cli::parse_from(argv).command else { unreachable!("static argv") };
     println!("drivelab: no command given; measuring 4 KiB random reads at QD32 on ./{SCRATCH} (see `drivelab --help`)");
     let mut spec = args.spec()?;
-    let size = args.new_file_size()?;
+    let size = args.safety.new_file_size()?;
     let mut notices = Vec::new();
     match run_cmd::run_spec(&mut spec.clone(), &args, size, &mut notices) {
         Err(Error::Invalid(msg)) if msg.contains("refuses O_DIRECT") => {

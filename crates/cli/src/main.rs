@@ -5,6 +5,7 @@
 mod args;
 mod default_job;
 mod output;
+mod plan_cmd;
 mod progress;
 mod run_cmd;
 mod summary;
@@ -26,6 +27,7 @@ fn main() {
     let outcome = match &cli.command {
         None => default_job::run(),
         Some(Command::Run(a)) => run_cmd::run(a),
+        Some(Command::Plan(a)) => plan_cmd::run(a),
     };
     let code = match outcome {
         Ok(Outcome::Done) => 0,

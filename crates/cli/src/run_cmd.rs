@@ -8,7 +8,6 @@ use drivelab_engine::result::RunResult;
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 use drivelab_lab::prepare::prepare;
-use drivelab_lab::safety::Permission;
 
 use crate::args::RunArgs;
 use crate::{output, progress, summary};
@@ -39,7 +38,7 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 
 pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
     let mut spec = args.spec()?;
-    let new_size = args.new_file_size()?;
+    let new_size = args.safety.new_file_size()?;
     let mut notices = Vec::new();
     run_spec(&mut spec, args, new_size, &mut notices)
 }
@@ -55,7 +54,7 @@ pub fn run_spec(
         output::check_json_path(j)?;
     }
     let stop = stop_flag();
-    let perm = Permission { destroy: &args.destroy, force: args.force, overwrite: args.overwrite };
+    let perm = args.safety.permission();
     let mut filling: Option<progress::Filling> = None;
     let prepared = prepare(spec, &args.targets, new_size, &perm, &stop, &mut |path, done, total| {
         filling.get_or_insert_with(|| progress::Filling::new(path, total, !args.quiet)).update(done)

@@ -5,5 +5,9 @@
 //! drivelab did not create, a block device the user did not name with `--destroy`, or a named
 //! device that is mounted, in use or holds data, unless the user says so explicitly.
 
-pub mod safety;
+pub mod plan;
 pub mod prepare;
+pub mod runner;
+pub mod safety;
+pub mod store;
+pub mod sysinfo;

@@ -25,17 +25,14 @@ pub struct Prepared {
     pub created: Vec<String>,
 }
 
-/// Probe, check and open `names` for `spec`. A file that does not exist is created with
-/// `new_file_size` bytes (`on_fill(path, done, total)` reports progress); `stop` interrupts that.
-/// On a refusal, files created here are removed again.
-pub fn prepare(
+/// Every check `prepare` makes, with no side effects: the spec as it would run, the probed
+/// targets (new files sized as they would be created) and the notices.
+pub fn check(
     spec: &AccessSpec,
     names: &[String],
     new_file_size: u64,
     perm: &Permission,
-    stop: &AtomicBool,
-    on_fill: &mut dyn FnMut(&str, u64, u64),
-) -> Result<Prepared, Error> {
+) -> Result<(AccessSpec, Vec<TargetInfo>, Vec<String>), Error> {
     let mut spec = spec.clone();
     let mut notices = Vec::new();
     let mut infos = probe_all(names)?;
@@ -53,7 +50,21 @@ pub fn prepare(
             notices.push(format!("{}: buffered I/O on a block device measures the page cache too", info.path));
         }
     }
+    Ok((spec, infos, notices))
+}
 
+/// Probe, check and open `names` for `spec`. A file that does not exist is created with
+/// `new_file_size` bytes (`on_fill(path, done, total)` reports progress); `stop` interrupts that.
+/// On a refusal, files created here are removed again.
+pub fn prepare(
+    spec: &AccessSpec,
+    names: &[String],
+    new_file_size: u64,
+    perm: &Permission,
+    stop: &AtomicBool,
+    on_fill: &mut dyn FnMut(&str, u64, u64),
+) -> Result<Prepared, Error> {
+    let (spec, mut infos, notices) = check(spec, names, new_file_size, perm)?;
     let mut created = Vec::new();
     let opened = open_all(&spec, &mut infos, new_file_size, stop, on_fill, &mut created);
     match opened {

@@ -1,0 +1,112 @@
+//! `drivelab plan`: load a plan (or the plan of a run to resume), check every point against its
+//! targets before anything runs, then run the points into a results directory, one line each.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use drivelab_engine::units::{fmt_count, fmt_ns};
+use drivelab_engine::Error;
+use drivelab_lab::plan::{self, Plan};
+use drivelab_lab::runner::{self, Event, Options, RunManifest};
+use drivelab_lab::{prepare, store};
+
+use crate::args::PlanArgs;
+use crate::progress;
+use crate::run_cmd::{stop_flag, Outcome};
+
+fn secs(ns: u64) -> String {
+    let s = ns / 1_000_000_000;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, s / 60 % 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{:.1}s", ns as f64 / 1e9)
+    }
+}
+
+/// Every point (and the precondition), in run order, with its estimated duration.
+fn dry_run(plan: &Plan) {
+    println!("plan {}: {} points", plan.name, plan.points.len());
+    if let Some(p) = &plan.precondition {
+        let est = p.estimate_ns.map(secs).unwrap_or_else(|| "until its io_size is done".into());
+        println!("  precondition {} on each target: {est}", p.label);
+    }
+    for p in &plan.points {
+        let est = p.estimate_ns.map(secs).unwrap_or_else(|| "io_size-bound".into());
+        println!("  {:>4}  {:<40} {:>9}  {}", p.index, p.label, est, p.targets.join(" "));
+    }
+    match plan.estimate_ns() {
+        Some(t) => println!("estimated total: {} (with {} pauses)", secs(t), secs(plan.pause_ns)),
+        None => println!("estimated total: unknown (some points end by io_size, not time)"),
+    }
+}
+
+pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
+    let (plan, resume_dir) = match &args.resume {
+        Some(dir) => {
+            let manifest: RunManifest = store::read_json(&Path::new(dir).join("run.json"))?;
+            (runner::plan_from_record(&manifest.plan)?, Some(dir.clone()))
+        }
+        None => (plan::load(Path::new(args.file.as_deref().unwrap_or_default()), &args.targets)?, None),
+    };
+    if args.dry_run {
+        dry_run(&plan);
+        return Ok(Outcome::Done);
+    }
+    let size = args.safety.new_file_size()?;
+    let perm = args.safety.permission();
+    // A bad point is found now, not an hour into the run.
+    for p in plan.precondition.iter().chain(plan.points.iter()) {
+        prepare::check(&p.spec, &p.targets, size, &perm)
+            .map_err(|e| Error::invalid(format!("point {} ({}): {e}", p.index, p.label)))?;
+    }
+    let opts = Options { new_file_size: size, perm, command_line: std::env::args().collect(), kind: "plan".into() };
+    let dir = match resume_dir {
+        Some(d) => d.into(),
+        None => runner::create(Path::new(&args.results), &plan, &opts)?,
+    };
+    println!("results: {}", dir.display());
+    let stop = stop_flag();
+    let mut live: Option<progress::Live> = None;
+    let outcome = runner::run(&plan, &dir, &opts, stop.clone(), &mut |e| match e {
+        Event::Start { point, total } => {
+            println!("[{}/{}] {} on {}", point.index, total, point.label, point.targets.join(" "));
+            live = Some(progress::Live::new(!args.quiet));
+        }
+        Event::Skip { point } => println!("[{}] {}: done in an earlier run, skipped", point.index, point.label),
+        Event::Progress(p) => {
+            if let Some(l) = live.as_mut() {
+                l.update(p)
+            }
+        }
+        Event::Done { point, result } => {
+            if let Some(l) = live.take() {
+                l.finish();
+            }
+            let t = &result.total;
+            println!(
+                "      {} IOPS  {:.1} MB/s  p50 {}  p99 {}  cpu {:.0}%{}",
+                fmt_count(t.iops),
+                t.bw_mb_per_s,
+                fmt_ns(t.lat_ns.p("p50") as f64),
+                fmt_ns(t.lat_ns.p("p99") as f64),
+                result.cpu.usr_pct + result.cpu.sys_pct,
+                if result.interrupted { "  INTERRUPTED" } else { "" }
+            );
+            let _ = point;
+        }
+    })?;
+    println!(
+        "{} point(s) run, {} skipped; results in {}{}",
+        outcome.ran,
+        outcome.skipped,
+        dir.display(),
+        if outcome.interrupted {
+            format!(" — interrupted: `drivelab plan --resume {}` runs the rest", dir.display())
+        } else {
+            String::new()
+        }
+    );
+    Ok(if outcome.interrupted || stop.load(Ordering::SeqCst) { Outcome::Interrupted } else { Outcome::Done })
+}

@@ -1,0 +1,96 @@
+//! Results on disk: written whole or not at all, never over an existing file. A temporary file
+//! is written and synced, then hard-linked to its name (which fails if the name exists), so a
+//! crash or Ctrl-C leaves either the complete file or nothing.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use drivelab_engine::Error;
+
+/// Write `bytes` to `path`, which must not exist.
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("result");
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(format!("creating {}", tmp.display()), e))?;
+    let written = f.write_all(bytes).and_then(|_| f.sync_all());
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(format!("writing {}", tmp.display()), e));
+    }
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    linked.map_err(|e| Error::io(format!("saving {}", path.display()), e))
+}
+
+/// `value` as pretty JSON, via `write_new`.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+    let mut text = serde_json::to_vec_pretty(value).map_err(|e| Error::io("encoding JSON", e.into()))?;
+    text.push(b'\n');
+    write_new(path, &text)
+}
+
+/// Read a JSON file written by `write_json`.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
+    let text = std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+    serde_json::from_slice(&text)
+        .map_err(|e| Error::invalid(format!("{} is not a drivelab result: {e}", path.display())))
+}
+
+/// `YYYYMMDD-HHMMSS` (UTC) for a Unix time: results directories sort by date.
+pub fn utc_stamp(unix_s: u64) -> String {
+    let days = (unix_s / 86400) as i64;
+    let secs = unix_s % 86400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+/// A new, empty directory `base/<name>-<stamp>` (with `-2`, `-3`... if that exists).
+pub fn new_dir(base: &Path, name: &str, unix_s: u64) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(base).map_err(|e| Error::io(format!("creating {}", base.display()), e))?;
+    let stem = format!("{name}-{}", utc_stamp(unix_s));
+    for n in 1..1000 {
+        let p = if n == 1 { base.join(&stem) } else { base.join(format!("{stem}-{n}")) };
+        match std::fs::create_dir(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(format!("creating {}", p.display()), e)),
+        }
+    }
+    Err(Error::invalid(format!("too many results directories named {stem} in {}", base.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_are_utc_calendar_dates() {
+        assert_eq!(utc_stamp(0), "19700101-000000");
+        assert_eq!(utc_stamp(951_782_400), "20000229-000000"); // leap day
+        assert_eq!(utc_stamp(1_795_000_000), "20261118-110640");
+    }
+
+    #[test]
+    fn files_are_never_overwritten() {
+        let dir = std::env::temp_dir().join(format!("drivelab-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("r.json");
+        write_json(&p, &vec![1, 2]).unwrap();
+        assert!(write_json(&p, &vec![3]).is_err());
+        assert_eq!(read_json::<Vec<i32>>(&p).unwrap(), vec![1, 2]);
+        let a = new_dir(&dir, "plan", 0).unwrap();
+        let b = new_dir(&dir, "plan", 0).unwrap();
+        assert_ne!(a, b);
+        assert!(b.ends_with("plan-19700101-000000-2"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

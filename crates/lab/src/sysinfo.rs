@@ -1,0 +1,771 @@
+//! Facts about the host and the target that every results directory records in `run.json`.
+//!
+//! A throughput or latency number is only comparable with another when you know what produced
+//! it: the same drive model behaves differently with another firmware revision, I/O scheduler,
+//! queue depth limit or write-cache mode, and the same test differs between a kernel, a
+//! filesystem, a virtual machine and bare metal. Storage reviewers ask for these facts first, so
+//! drivelab collects them itself rather than relying on whoever ran the benchmark to write them
+//! down: which machine (CPU, cores, memory, clocksource, hypervisor), which kernel and
+//! distribution, which exact drive (model, serial, firmware, transport, scheduler and queue
+//! limits) and, for a file target, which filesystem and mount options.
+//!
+//! Everything here is best effort and read-only: a fact that cannot be read (a missing sysfs
+//! attribute, a container without `/sys`, odd contents) becomes `None` rather than an error,
+//! and nothing here panics on unexpected input. The parsers are small pure functions over the
+//! text of the kernel's files so they can be tested on literal inputs.
+
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The machine a run happened on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostFacts {
+    /// `/proc/sys/kernel/hostname` ("unknown" when unreadable).
+    pub hostname: String,
+    /// Kernel release, as `uname -r` prints it ("unknown" when unreadable).
+    pub kernel: String,
+    /// `PRETTY_NAME` from `/etc/os-release` (or `/usr/lib/os-release`).
+    pub os: Option<String>,
+    /// `model name` from `/proc/cpuinfo` (or its equivalent on non-x86 machines).
+    pub cpu_model: Option<String>,
+    /// Logical CPUs online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1.
+    pub cores_online: u32,
+    /// Total usable memory (`MemTotal` of `/proc/meminfo`), 0 when unknown.
+    pub memory_bytes: u64,
+    /// The current clocksource (`tsc`, `kvm-clock`, `hpet`, ...): it decides what timing costs.
+    pub clocksource: Option<String>,
+    /// The hypervisor, best effort: e.g. "KVM", "KVM (QEMU)", "VMware", "Hyper-V", "Xen", or
+    /// "unknown hypervisor" when the CPU says it is virtualized but not by whom. `None` when no
+    /// sign of virtualization was found (bare metal, or a hypervisor that hides itself).
+    pub virtualization: Option<String>,
+}
+
+/// One block device (a whole disk as listed in `/sys/block`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceFacts {
+    /// Kernel name, e.g. `vda`, `loop0`, `nvme0n1`, `sda`.
+    pub disk: String,
+    pub model: Option<String>,
+    pub vendor: Option<String>,
+    pub serial: Option<String>,
+    pub firmware: Option<String>,
+    /// How the disk is attached: `nvme`, `ata`, `scsi`, `usb`, `virtio`, `virtio-scsi`, `mmc`,
+    /// `loop`, `zram`, `device-mapper`, `md`, ... (`None` when not recognised).
+    pub transport: Option<String>,
+    /// `queue/rotational`: true for spinning disks (virtual disks often claim true as well).
+    pub rotational: Option<bool>,
+    /// The active I/O scheduler: the `[bracketed]` word of `queue/scheduler`.
+    pub scheduler: Option<String>,
+    pub nr_requests: Option<u32>,
+    pub max_sectors_kb: Option<u32>,
+    pub logical_block_bytes: Option<u64>,
+    pub physical_block_bytes: Option<u64>,
+    /// `size` (always in 512-byte sectors) * 512.
+    pub capacity_bytes: Option<u64>,
+    /// `queue/write_cache`: "write back" or "write through".
+    pub write_cache: Option<String>,
+    /// For a loop device, the file behind it.
+    pub loop_backing_file: Option<String>,
+}
+
+/// The filesystem a file target lives on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// Filesystem type, e.g. `ext4`, `xfs`, `tmpfs`.
+    pub filesystem: String,
+    pub mount_point: String,
+    /// Mount source, e.g. `/dev/vda` or `tmpfs`.
+    pub source: String,
+    /// The per-mount options followed by the filesystem's own (super block) options that add
+    /// something, e.g. `rw,relatime,discard,errors=remount-ro`.
+    pub mount_options: String,
+}
+
+/// Facts about the machine this process runs on.
+pub fn host() -> HostFacts {
+    let cpuinfo = read_text("/proc/cpuinfo").unwrap_or_default();
+    let dmi = |name: &str| read_trimmed(Path::new("/sys/class/dmi/id").join(name));
+    let virtualization = detect_virtualization(&VirtSigns {
+        hypervisor_flag: cpuinfo_has_hypervisor_flag(&cpuinfo),
+        xen_type: read_trimmed("/sys/hypervisor/type"),
+        sys_vendor: dmi("sys_vendor"),
+        product_name: dmi("product_name"),
+        available_clocksources: read_trimmed("/sys/devices/system/clocksource/clocksource0/available_clocksource"),
+    });
+    HostFacts {
+        hostname: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
+        kernel: read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
+        os: read_text("/etc/os-release")
+            .or_else(|| read_text("/usr/lib/os-release"))
+            .and_then(|t| parse_os_release(&t)),
+        cpu_model: parse_cpu_model(&cpuinfo),
+        cores_online: cores_online(),
+        memory_bytes: read_text("/proc/meminfo").and_then(|t| parse_meminfo(&t)).unwrap_or(0),
+        clocksource: read_trimmed("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+        virtualization,
+    }
+}
+
+/// Facts about the whole disk `disk` (a kernel name such as `vda` or `nvme0n1`, not a path and
+/// not a partition). `None` when `/sys/block/<disk>` does not exist.
+pub fn device(disk: &str) -> Option<DeviceFacts> {
+    if disk.is_empty() || disk == "." || disk == ".." || disk.contains('/') || disk.contains('\0') {
+        return None;
+    }
+    let sys = Path::new("/sys/block").join(disk);
+    if !sys.exists() {
+        return None;
+    }
+    let dev = sys.join("device");
+    let queue = sys.join("queue");
+    let canonical = fs::canonicalize(&sys).ok();
+    Some(DeviceFacts {
+        disk: disk.to_string(),
+        model: read_trimmed(dev.join("model")),
+        vendor: read_trimmed(dev.join("vendor")),
+        serial: read_trimmed(dev.join("serial"))
+            .or_else(|| read_trimmed(sys.join("serial")))
+            .or_else(|| fs::read(dev.join("vpd_pg80")).ok().and_then(|b| parse_vpd_pg80(&b))),
+        firmware: read_trimmed(dev.join("firmware_rev")).or_else(|| read_trimmed(dev.join("rev"))),
+        transport: canonical.as_deref().and_then(|p| transport_from_sysfs_path(&p.to_string_lossy())),
+        rotational: read_trimmed(queue.join("rotational")).and_then(|s| parse_bool01(&s)),
+        scheduler: read_text(queue.join("scheduler")).and_then(|s| parse_scheduler(&s)),
+        nr_requests: read_num(queue.join("nr_requests")),
+        max_sectors_kb: read_num(queue.join("max_sectors_kb")),
+        logical_block_bytes: read_num(queue.join("logical_block_size")),
+        physical_block_bytes: read_num(queue.join("physical_block_size")),
+        capacity_bytes: read_num::<u64>(sys.join("size")).and_then(|sectors| sectors.checked_mul(512)),
+        write_cache: read_trimmed(queue.join("write_cache")),
+        loop_backing_file: read_text(sys.join("loop/backing_file"))
+            .map(|s| s.trim_end_matches(['\n', '\0']).to_string())
+            .filter(|s| !s.is_empty()),
+    })
+}
+
+/// The mount that contains `path`: the longest mount point of `/proc/self/mountinfo` that is a
+/// prefix of the canonicalized path (the last one mounted when several are stacked on the same
+/// point). A path that does not exist yet is looked up through its nearest existing ancestor.
+pub fn file_facts(path: &Path) -> Option<FileFacts> {
+    let resolved = resolve_existing(path)?;
+    let mountinfo = fs::read(Path::new("/proc/self/mountinfo")).ok()?;
+    find_mount(&String::from_utf8_lossy(&mountinfo), &resolved)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading helpers.
+
+fn read_text(path: impl AsRef<Path>) -> Option<String> {
+    fs::read(path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// The file's contents without surrounding whitespace and NULs; `None` if unreadable or empty.
+fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
+    read_text(path).and_then(|s| clean(&s))
+}
+
+fn read_num<T: std::str::FromStr>(path: impl AsRef<Path>) -> Option<T> {
+    read_trimmed(path)?.parse().ok()
+}
+
+fn clean(s: &str) -> Option<String> {
+    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+fn parse_bool01(s: &str) -> Option<bool> {
+    match s.trim() {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
+    }
+}
+
+fn cores_online() -> u32 {
+    // SAFETY: sysconf only reads a system parameter; it takes no pointers and has no
+    // preconditions. It returns -1 on error, which is handled below.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n >= 1 {
+        return u32::try_from(n).unwrap_or(u32::MAX);
+    }
+    std::thread::available_parallelism().map(|n| u32::try_from(n.get()).unwrap_or(u32::MAX)).unwrap_or(1)
+}
+
+/// `path` canonicalized, or if it does not exist, its nearest existing ancestor canonicalized.
+fn resolve_existing(path: &Path) -> Option<PathBuf> {
+    for ancestor in path.ancestors() {
+        let candidate = if ancestor.as_os_str().is_empty() { Path::new(".") } else { ancestor };
+        if let Ok(p) = fs::canonicalize(candidate) {
+            return Some(p);
+        }
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pure parsers.
+
+/// The active scheduler of `queue/scheduler`: "none [mq-deadline] kyber" -> "mq-deadline". A
+/// file with a single unbracketed word (older kernels: "none") names that word.
+fn parse_scheduler(text: &str) -> Option<String> {
+    if let Some(start) = text.find('[') {
+        let rest = &text[start + 1..];
+        let end = rest.find(']')?;
+        return clean(&rest[..end]);
+    }
+    let mut words = text.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some(only), None) => Some(only.to_string()),
+        _ => None,
+    }
+}
+
+/// `PRETTY_NAME` of an os-release file, else `NAME` and `VERSION` joined.
+fn parse_os_release(text: &str) -> Option<String> {
+    if let Some(pretty) = os_release_field(text, "PRETTY_NAME") {
+        return Some(pretty);
+    }
+    let name = os_release_field(text, "NAME")?;
+    Some(match os_release_field(text, "VERSION") {
+        Some(version) => format!("{name} {version}"),
+        None => name,
+    })
+}
+
+/// One `KEY=value` of an os-release file, unquoted (shell-like: "..." with backslash escapes,
+/// '...' literal). `None` if absent or empty.
+fn os_release_field(text: &str, key: &str) -> Option<String> {
+    let mut found = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else { continue };
+        if k.trim() == key {
+            found = Some(unquote_shell(v.trim()));
+        }
+    }
+    found.and_then(|v| clean(&v))
+}
+
+fn unquote_shell(v: &str) -> String {
+    if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') {
+        return v[1..v.len() - 1].to_string();
+    }
+    let inner = if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') { &v[1..v.len() - 1] } else { v };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `MemTotal` of /proc/meminfo in bytes ("MemTotal: 16 kB" -> 16384).
+fn parse_meminfo(text: &str) -> Option<u64> {
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once(':') else { continue };
+        if key.trim() != "MemTotal" {
+            continue;
+        }
+        let mut words = value.split_whitespace();
+        let n: u64 = words.next()?.parse().ok()?;
+        return match words.next() {
+            None => Some(n),
+            Some(unit) if unit.eq_ignore_ascii_case("kb") => n.checked_mul(1024),
+            Some(unit) if unit.eq_ignore_ascii_case("mb") => n.checked_mul(1024 * 1024),
+            Some(_) => None,
+        };
+    }
+    None
+}
+
+/// The `key: value` pairs of /proc/cpuinfo (keys trimmed), in order.
+fn cpuinfo_fields(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines().filter_map(|line| line.split_once(':')).map(|(k, v)| (k.trim(), v.trim()))
+}
+
+/// The CPU model of /proc/cpuinfo: `model name` on x86, otherwise the closest equivalent other
+/// architectures provide.
+fn parse_cpu_model(text: &str) -> Option<String> {
+    for key in ["model name", "cpu model", "Processor", "cpu", "Model"] {
+        if let Some(v) = cpuinfo_fields(text).find(|(k, _)| *k == key).and_then(|(_, v)| clean(v)) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Does the CPU say it runs under a hypervisor (the x86 `hypervisor` flag)?
+fn cpuinfo_has_hypervisor_flag(text: &str) -> bool {
+    cpuinfo_fields(text).any(|(k, v)| k == "flags" && v.split_whitespace().any(|f| f == "hypervisor"))
+}
+
+/// What the system shows about a hypervisor; see [`detect_virtualization`].
+#[derive(Debug, Default)]
+struct VirtSigns {
+    hypervisor_flag: bool,
+    /// `/sys/hypervisor/type` (Xen guests: "xen").
+    xen_type: Option<String>,
+    /// `/sys/class/dmi/id/sys_vendor`.
+    sys_vendor: Option<String>,
+    /// `/sys/class/dmi/id/product_name`.
+    product_name: Option<String>,
+    /// `available_clocksource`: paravirtual clocks exist only under their hypervisor.
+    available_clocksources: Option<String>,
+}
+
+/// The hypervisor's name, combining the hypervisor itself (from its paravirtual clock or
+/// `/sys/hypervisor`) with the platform DMI names (QEMU, VMware, a cloud), e.g. "KVM (QEMU)".
+fn detect_virtualization(s: &VirtSigns) -> Option<String> {
+    let clocks = s.available_clocksources.as_deref().unwrap_or("");
+    let hypervisor = if clocks.split_whitespace().any(|c| c == "kvm-clock") {
+        Some("KVM")
+    } else if clocks.split_whitespace().any(|c| c.starts_with("hyperv")) {
+        Some("Hyper-V")
+    } else if s.xen_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("xen"))
+        || clocks.split_whitespace().any(|c| c == "xen")
+    {
+        Some("Xen")
+    } else {
+        None
+    };
+    let vendor = s.sys_vendor.as_deref().unwrap_or("");
+    let product = s.product_name.as_deref().unwrap_or("");
+    // (name, is_cloud): a cloud vendor also sells bare-metal machines, so it alone proves nothing.
+    let platform = if vendor.contains("QEMU") || product.contains("QEMU") {
+        Some(("QEMU", false))
+    } else if vendor.contains("VMware") || product.contains("VMware") {
+        Some(("VMware", false))
+    } else if vendor.contains("innotek") || product.contains("VirtualBox") {
+        Some(("VirtualBox", false))
+    } else if vendor.contains("Microsoft") && product.contains("Virtual Machine") {
+        Some(("Hyper-V", false))
+    } else if vendor.contains("Parallels") || product.contains("Parallels") {
+        Some(("Parallels", false))
+    } else if vendor.eq_ignore_ascii_case("bhyve") || product.eq_ignore_ascii_case("bhyve") {
+        Some(("bhyve", false))
+    } else if vendor.contains("Xen") || product.contains("HVM domU") {
+        Some(("Xen", false))
+    } else if product == "KVM" || vendor == "KVM" {
+        Some(("KVM", false))
+    } else if vendor.contains("Amazon EC2") {
+        Some(("Amazon EC2", true))
+    } else if product.contains("Google Compute Engine") {
+        Some(("Google Compute Engine", true))
+    } else if product.contains("OpenStack") {
+        Some(("OpenStack", true))
+    } else {
+        None
+    };
+    let virtual_signs = s.hypervisor_flag || hypervisor.is_some();
+    match (hypervisor, platform) {
+        (Some(h), Some((p, _))) if h != p => Some(format!("{h} ({p})")),
+        (Some(h), _) => Some(h.to_string()),
+        (None, Some((p, false))) => Some(p.to_string()),
+        (None, Some((p, true))) if virtual_signs => Some(p.to_string()),
+        _ if s.hypervisor_flag => Some("unknown hypervisor".to_string()),
+        _ => None,
+    }
+}
+
+/// The unit serial number of a SCSI VPD page 0x80 (`device/vpd_pg80`).
+fn parse_vpd_pg80(bytes: &[u8]) -> Option<String> {
+    if bytes.len() < 4 || bytes[1] != 0x80 {
+        return None;
+    }
+    let len = usize::from(u16::from_be_bytes([bytes[2], bytes[3]]));
+    let body = &bytes[4..bytes.len().min(4 + len)];
+    let text: String = body.iter().filter(|b| b.is_ascii_graphic() || **b == b' ').map(|&b| char::from(b)).collect();
+    clean(&text)
+}
+
+/// How a disk is attached, from the canonical path of `/sys/block/<disk>`, e.g.
+/// `/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda` -> "virtio".
+fn transport_from_sysfs_path(path: &str) -> Option<String> {
+    if let Some(idx) = path.find("/virtual/block/") {
+        let name = &path[idx + "/virtual/block/".len()..];
+        let kind = [
+            ("loop", "loop"),
+            ("zram", "zram"),
+            ("dm-", "device-mapper"),
+            ("md", "md"),
+            ("nbd", "nbd"),
+            ("ram", "ram"),
+            ("ublk", "ublk"),
+            ("rbd", "rbd"),
+        ]
+        .iter()
+        .find(|(prefix, _)| name.starts_with(prefix))
+        .map_or("virtual", |(_, kind)| kind);
+        return Some(kind.to_string());
+    }
+    let has = |s: &str| path.contains(s);
+    let kind = if has("/usb") {
+        "usb"
+    } else if has("/nvme") {
+        "nvme"
+    } else if has("/virtio") {
+        if has("/host") {
+            "virtio-scsi"
+        } else {
+            "virtio"
+        }
+    } else if has("/ata") {
+        "ata"
+    } else if has("/mmc") {
+        "mmc"
+    } else if has("/session") {
+        "iscsi"
+    } else if has("/vbd-") {
+        "xen"
+    } else if has("/VMBUS") || has("/vmbus") {
+        "hyperv-storvsc"
+    } else if has("/host") && has("/target") {
+        "scsi"
+    } else {
+        return None;
+    };
+    Some(kind.to_string())
+}
+
+/// Undo mountinfo's octal escapes (`\040` space, `\011` tab, `\012` newline, `\134` backslash).
+fn unescape_octal(field: &str) -> Vec<u8> {
+    let b = field.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+            let v = (u32::from(b[i + 1] - b'0') << 6) | (u32::from(b[i + 2] - b'0') << 3) | u32::from(b[i + 3] - b'0');
+            if let Ok(byte) = u8::try_from(v) {
+                out.push(byte);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+fn unescape_string(field: &str) -> String {
+    String::from_utf8_lossy(&unescape_octal(field)).into_owned()
+}
+
+/// One parsed line of /proc/self/mountinfo.
+#[derive(Debug)]
+struct MountEntry {
+    mount_point: PathBuf,
+    facts: FileFacts,
+}
+
+/// `id parent major:minor root mount_point options [optional...] - fstype source super_options`.
+fn parse_mountinfo_line(line: &str) -> Option<MountEntry> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let sep = fields.iter().position(|f| *f == "-")?;
+    if sep < 6 || fields.len() < sep + 3 {
+        return None;
+    }
+    let mount_point = PathBuf::from(OsString::from_vec(unescape_octal(fields[4])));
+    let mut options: Vec<String> = fields[5].split(',').filter(|o| !o.is_empty()).map(unescape_string).collect();
+    if let Some(super_options) = fields.get(sep + 3) {
+        for o in super_options.split(',').filter(|o| !o.is_empty()).map(unescape_string) {
+            if o != "rw" && o != "ro" && !options.contains(&o) {
+                options.push(o);
+            }
+        }
+    }
+    Some(MountEntry {
+        facts: FileFacts {
+            filesystem: unescape_string(fields[sep + 1]),
+            mount_point: mount_point.to_string_lossy().into_owned(),
+            source: unescape_string(fields[sep + 2]),
+            mount_options: options.join(","),
+        },
+        mount_point,
+    })
+}
+
+/// The mount of `mountinfo` containing the absolute `path`: the longest mount point that is a
+/// component-wise prefix; among equal ones the last (it is the one stacked on top).
+fn find_mount(mountinfo: &str, path: &Path) -> Option<FileFacts> {
+    let mut best: Option<MountEntry> = None;
+    for entry in mountinfo.lines().filter_map(parse_mountinfo_line) {
+        if !path.starts_with(&entry.mount_point) {
+            continue;
+        }
+        let depth = entry.mount_point.components().count();
+        if best.as_ref().map_or(true, |b| depth >= b.mount_point.components().count()) {
+            best = Some(entry);
+        }
+    }
+    best.map(|b| b.facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scheduler_is_the_bracketed_word() {
+        assert_eq!(parse_scheduler("none [mq-deadline] kyber\n").as_deref(), Some("mq-deadline"));
+        assert_eq!(parse_scheduler("[none] mq-deadline kyber bfq \n").as_deref(), Some("none"));
+        assert_eq!(parse_scheduler("none\n").as_deref(), Some("none"));
+        assert_eq!(parse_scheduler("none kyber"), None);
+        assert_eq!(parse_scheduler(""), None);
+        assert_eq!(parse_scheduler("[]"), None);
+        assert_eq!(parse_scheduler("none [mq-deadline"), None);
+    }
+
+    #[test]
+    fn os_release_pretty_name_and_fallbacks() {
+        let text =
+            "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\n# comment\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n";
+        assert_eq!(parse_os_release(text).as_deref(), Some("Debian GNU/Linux 12 (bookworm)"));
+        assert_eq!(parse_os_release("PRETTY_NAME='Single \"quoted\"'").as_deref(), Some("Single \"quoted\""));
+        assert_eq!(parse_os_release("PRETTY_NAME=\"A \\\"b\\\" \\$c\"").as_deref(), Some("A \"b\" $c"));
+        assert_eq!(parse_os_release("PRETTY_NAME=Unquoted").as_deref(), Some("Unquoted"));
+        assert_eq!(parse_os_release("NAME=Alpine\nVERSION=3.19\n").as_deref(), Some("Alpine 3.19"));
+        assert_eq!(parse_os_release("NAME=Alpine\n").as_deref(), Some("Alpine"));
+        assert_eq!(parse_os_release("PRETTY_NAME=\"\"\nNAME=X").as_deref(), Some("X"));
+        assert_eq!(parse_os_release("garbage\n=\n\"\n"), None);
+        assert_eq!(parse_os_release(""), None);
+    }
+
+    #[test]
+    fn meminfo_total_in_bytes() {
+        let text = "MemTotal:       24684096 kB\nMemFree:        1000 kB\n";
+        assert_eq!(parse_meminfo(text), Some(24684096 * 1024));
+        assert_eq!(parse_meminfo("MemFree: 1 kB\nMemTotal: 2 kB\n"), Some(2048));
+        assert_eq!(parse_meminfo("MemTotal: 512\n"), Some(512));
+        assert_eq!(parse_meminfo("MemTotal: lots kB\n"), None);
+        assert_eq!(parse_meminfo("MemTotal: 99999999999999999 kB\n"), None);
+        assert_eq!(parse_meminfo("MemTotal:\n"), None);
+        assert_eq!(parse_meminfo(""), None);
+    }
+
+    #[test]
+    fn cpuinfo_model_and_hypervisor_flag() {
+        let x86 = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu vme hypervisor lahf_lm\n";
+        assert_eq!(parse_cpu_model(x86).as_deref(), Some("AMD EPYC 7B13"));
+        assert!(cpuinfo_has_hypervisor_flag(x86));
+        let metal = "model name\t: Intel(R) Xeon(R)\nflags\t\t: fpu vme hypervisorish\n";
+        assert!(!cpuinfo_has_hypervisor_flag(metal));
+        assert_eq!(
+            parse_cpu_model("processor : 0\nBogoMIPS : 50\nModel : Raspberry Pi 4\n").as_deref(),
+            Some("Raspberry Pi 4")
+        );
+        assert_eq!(parse_cpu_model("processor : 0\nmodel name :   \n"), None);
+        assert_eq!(parse_cpu_model(""), None);
+        assert!(!cpuinfo_has_hypervisor_flag(""));
+    }
+
+    #[test]
+    fn virtualization_from_signs() {
+        let s = |flag: bool, vendor: &str, product: &str, clocks: &str| VirtSigns {
+            hypervisor_flag: flag,
+            xen_type: None,
+            sys_vendor: clean(vendor),
+            product_name: clean(product),
+            available_clocksources: clean(clocks),
+        };
+        assert_eq!(detect_virtualization(&s(true, "", "", "tsc kvm-clock ")).as_deref(), Some("KVM"));
+        assert_eq!(
+            detect_virtualization(&s(true, "QEMU", "Standard PC", "kvm-clock tsc")).as_deref(),
+            Some("KVM (QEMU)")
+        );
+        assert_eq!(detect_virtualization(&s(true, "QEMU", "Standard PC", "tsc")).as_deref(), Some("QEMU"));
+        assert_eq!(detect_virtualization(&s(true, "VMware, Inc.", "VMware7,1", "tsc")).as_deref(), Some("VMware"));
+        assert_eq!(
+            detect_virtualization(&s(true, "Microsoft Corporation", "Virtual Machine", "hyperv_clocksource_tsc_page"))
+                .as_deref(),
+            Some("Hyper-V")
+        );
+        assert_eq!(
+            detect_virtualization(&s(true, "Amazon EC2", "m6i.large", "kvm-clock")).as_deref(),
+            Some("KVM (Amazon EC2)")
+        );
+        // A bare-metal cloud machine is not virtualized.
+        assert_eq!(detect_virtualization(&s(false, "Amazon EC2", "m5.metal", "tsc hpet")), None);
+        assert_eq!(detect_virtualization(&s(true, "", "", "tsc")).as_deref(), Some("unknown hypervisor"));
+        assert_eq!(detect_virtualization(&s(false, "Dell Inc.", "PowerEdge R750", "tsc hpet acpi_pm")), None);
+        assert_eq!(detect_virtualization(&VirtSigns::default()), None);
+        let xen = VirtSigns { xen_type: Some("xen".into()), ..VirtSigns::default() };
+        assert_eq!(detect_virtualization(&xen).as_deref(), Some("Xen"));
+    }
+
+    #[test]
+    fn vpd_page_80_serial() {
+        let mut page = vec![0x00, 0x80, 0x00, 0x0c];
+        page.extend_from_slice(b"  WD-ABC123 ");
+        assert_eq!(parse_vpd_pg80(&page).as_deref(), Some("WD-ABC123"));
+        // Length beyond the buffer is clamped; wrong page code and short input give nothing.
+        assert_eq!(parse_vpd_pg80(&[0, 0x80, 0xff, 0xff, b'X']).as_deref(), Some("X"));
+        assert_eq!(parse_vpd_pg80(&[0, 0x83, 0, 1, b'X']), None);
+        assert_eq!(parse_vpd_pg80(&[0, 0x80]), None);
+        assert_eq!(parse_vpd_pg80(&[0, 0x80, 0, 0]), None);
+    }
+
+    #[test]
+    fn transport_from_paths() {
+        let t = |p: &str| transport_from_sysfs_path(p);
+        assert_eq!(t("/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda").as_deref(), Some("virtio"));
+        assert_eq!(t("/sys/devices/virtual/block/loop0").as_deref(), Some("loop"));
+        assert_eq!(t("/sys/devices/virtual/block/zram0").as_deref(), Some("zram"));
+        assert_eq!(t("/sys/devices/virtual/block/dm-3").as_deref(), Some("device-mapper"));
+        assert_eq!(t("/sys/devices/virtual/block/md127").as_deref(), Some("md"));
+        assert_eq!(t("/sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1").as_deref(), Some("nvme"));
+        assert_eq!(t("/sys/devices/virtual/nvme-subsystem/nvme-subsys0/nvme0n1").as_deref(), Some("nvme"));
+        assert_eq!(
+            t("/sys/devices/pci0000:00/0000:00:17.0/ata3/host2/target2:0:0/2:0:0:0/block/sda").as_deref(),
+            Some("ata")
+        );
+        assert_eq!(
+            t("/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host4/target4:0:0/4:0:0:0/block/sdb").as_deref(),
+            Some("usb")
+        );
+        assert_eq!(
+            t("/sys/devices/pci0000:00/0000:00:03.0/virtio0/host0/target0:0:0/0:0:0:0/block/sda").as_deref(),
+            Some("virtio-scsi")
+        );
+        assert_eq!(
+            t("/sys/devices/pci0000:00/0000:00:1f.0/0000:03:00.0/host0/target0:2:0/0:2:0:0/block/sda").as_deref(),
+            Some("scsi")
+        );
+        assert_eq!(
+            t("/sys/devices/platform/soc/fe340000.mmc/mmc_host/mmc0/mmc0:aaaa/block/mmcblk0").as_deref(),
+            Some("mmc")
+        );
+        assert_eq!(t("/sys/devices/somewhere/else"), None);
+        assert_eq!(t(""), None);
+    }
+
+    #[test]
+    fn octal_escapes() {
+        assert_eq!(unescape_string(r"/mnt/my\040disk"), "/mnt/my disk");
+        assert_eq!(unescape_string(r"a\011b\012c\134d"), "a\tb\nc\\d");
+        assert_eq!(unescape_string(r"trailing\04"), r"trailing\04");
+        assert_eq!(unescape_string(r"not\089octal"), r"not\089octal");
+        assert_eq!(unescape_string(r"\777"), r"\777");
+        assert_eq!(unescape_string("\\"), "\\");
+        assert_eq!(unescape_string(""), "");
+    }
+
+    const MOUNTINFO: &str = "\
+22 27 0:21 / /proc rw,relatime - proc proc rw
+24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,size=123k,mode=755
+25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=1000k
+27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw,discard,errors=remount-ro
+30 25 0:27 / /dev/shm rw,nosuid - tmpfs tmpfs rw,size=2000k
+60 27 8:1 / /mnt/my\\040disk ro,noatime master:3 shared:4 - xfs /dev/sdb\\0401 rw,attr2,noquota
+61 27 8:2 / /mnt/my rw - ext4 /dev/sdc1 rw
+malformed line here
+62 27 8:3 / /short -
+";
+
+    #[test]
+    fn mount_lookup() {
+        let root = find_mount(MOUNTINFO, Path::new("/home/user/file")).unwrap();
+        assert_eq!(root.filesystem, "ext4");
+        assert_eq!(root.mount_point, "/");
+        assert_eq!(root.source, "/dev/vda");
+        assert_eq!(root.mount_options, "rw,relatime,discard,errors=remount-ro");
+
+        // Stacked mounts: the last one on the same point wins.
+        let shm = find_mount(MOUNTINFO, Path::new("/dev/shm/x")).unwrap();
+        assert_eq!((shm.filesystem.as_str(), shm.mount_point.as_str()), ("tmpfs", "/dev/shm"));
+        assert_eq!(shm.mount_options, "rw,nosuid,size=2000k");
+        assert_eq!(find_mount(MOUNTINFO, Path::new("/dev/shm")).unwrap().mount_point, "/dev/shm");
+        assert_eq!(find_mount(MOUNTINFO, Path::new("/dev/shmem")).unwrap().mount_point, "/dev");
+
+        // Escaped spaces, optional fields, and component-wise (not string) prefixes.
+        let disk = find_mount(MOUNTINFO, Path::new("/mnt/my disk/data")).unwrap();
+        assert_eq!(disk.mount_point, "/mnt/my disk");
+        assert_eq!(disk.source, "/dev/sdb 1");
+        assert_eq!(disk.filesystem, "xfs");
+        assert_eq!(disk.mount_options, "ro,noatime,attr2,noquota");
+        assert_eq!(find_mount(MOUNTINFO, Path::new("/mnt/my/data")).unwrap().source, "/dev/sdc1");
+        assert_eq!(find_mount(MOUNTINFO, Path::new("/mnt/mydisk")).unwrap().mount_point, "/");
+        assert_eq!(find_mount(MOUNTINFO, Path::new("/short/x")).unwrap().mount_point, "/");
+
+        assert!(find_mount("", Path::new("/")).is_none());
+        assert!(find_mount("garbage\n- - -\n", Path::new("/")).is_none());
+    }
+
+    #[test]
+    fn real_host() {
+        let h = host();
+        println!("{h:?}");
+        assert!(!h.kernel.is_empty() && h.kernel != "unknown");
+        assert!(!h.hostname.is_empty());
+        assert!(h.cores_online >= 1);
+        assert!(h.memory_bytes > 0);
+    }
+
+    #[test]
+    fn real_vda() {
+        if !Path::new("/sys/block/vda").exists() {
+            println!("skipped: /sys/block/vda does not exist on this machine");
+            return;
+        }
+        let d = device("vda").expect("vda exists");
+        println!("{d:?}");
+        assert_eq!(d.disk, "vda");
+        assert!(d.capacity_bytes.is_some_and(|c| c > 0));
+        assert!(d.scheduler.is_some());
+        assert!(d.logical_block_bytes.is_some());
+        assert_eq!(d.transport.as_deref(), Some("virtio"));
+    }
+
+    #[test]
+    fn real_loop_device() {
+        if !Path::new("/sys/block/loop0").exists() {
+            println!("skipped: /sys/block/loop0 does not exist on this machine");
+            return;
+        }
+        let d = device("loop0").expect("loop0 exists");
+        println!("{d:?}");
+        assert_eq!(d.transport.as_deref(), Some("loop"));
+    }
+
+    #[test]
+    fn missing_or_bad_disk_names() {
+        assert_eq!(device("no-such-disk"), None);
+        assert_eq!(device(""), None);
+        assert_eq!(device(".."), None);
+        assert_eq!(device("../block/vda"), None);
+    }
+
+    #[test]
+    fn real_dev_shm() {
+        let f = file_facts(Path::new("/dev/shm")).expect("/dev/shm is mounted");
+        println!("{f:?}");
+        assert_eq!(f.filesystem, "tmpfs");
+        assert_eq!(f.mount_point, "/dev/shm");
+
+        let missing = Path::new("/dev/shm").join(format!("drivelab-sysinfo-missing-{}", std::process::id()));
+        assert!(!missing.exists());
+        let f = file_facts(&missing.join("deeper/still")).expect("parent is on /dev/shm");
+        assert_eq!(f.filesystem, "tmpfs");
+        assert_eq!(f.mount_point, "/dev/shm");
+        let f = file_facts(&missing).expect("parent is on /dev/shm");
+        assert_eq!(f.mount_point, "/dev/shm");
+    }
+
+    #[test]
+    fn real_root() {
+        let f = file_facts(Path::new("/")).expect("/ is mounted");
+        assert_eq!(f.mount_point, "/");
+    }
+}
