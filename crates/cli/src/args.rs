@@ -28,6 +28,10 @@ pub enum Command {
     Run(RunArgs),
     /// Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point.
     Plan(PlanArgs),
+    /// Run a built-in suite (the seeds' methodologies) and print its tables.
+    Suite(SuiteArgs),
+    /// Print the tables of saved results (text, Markdown or CSV).
+    Report(ReportArgs),
 }
 
 /// Target creation and permission to write: the same for `run` and `plan`.
@@ -87,6 +91,47 @@ pub struct PlanArgs {
     /// No progress line (point lines and errors still print).
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// `drivelab suite`.
+#[derive(Args, Debug, Clone)]
+pub struct SuiteArgs {
+    /// The suite: quick, iometer, jbod, span, mixed, bsqd, hdparm, sync (none: list them).
+    pub name: Option<String>,
+    /// Targets (default: ./drivelab-scratch.dat, created at --size).
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// Measured time per point, replacing the suite's default.
+    #[arg(long, value_name = "DUR")]
+    pub time: Option<String>,
+    /// Multiply the suite's default time per point (0.1 runs it ten times shorter).
+    #[arg(long, default_value_t = 1.0, value_name = "F")]
+    pub scale: f64,
+    /// iometer: outstanding I/Os per disk, 1..N.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub dql: u32,
+    /// List every point with its estimated duration; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where the results directory is made.
+    #[arg(long, default_value = "results", value_name = "DIR")]
+    pub results: String,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `drivelab report`.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Results directories (made by `drivelab plan` or `drivelab suite`).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<String>,
+    /// text (terminal), md (Markdown) or csv.
+    #[arg(long, default_value = "text")]
+    pub format: String,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -7,7 +7,9 @@ mod default_job;
 mod output;
 mod plan_cmd;
 mod progress;
+mod report_cmd;
 mod run_cmd;
+mod suite_cmd;
 mod summary;
 
 use clap::Parser;
@@ -28,6 +30,8 @@ fn main() {
         None => default_job::run(),
         Some(Command::Run(a)) => run_cmd::run(a),
         Some(Command::Plan(a)) => plan_cmd::run(a),
+        Some(Command::Suite(a)) => suite_cmd::run(a),
+        Some(Command::Report(a)) => report_cmd::run(a),
     };
     let code = match outcome {
         Ok(Outcome::Done) => 0,

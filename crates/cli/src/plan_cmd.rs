@@ -1,7 +1,7 @@
 //! `drivelab plan`: load a plan (or the plan of a run to resume), check every point against its
 //! targets before anything runs, then run the points into a results directory, one line each.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use drivelab_engine::units::{fmt_count, fmt_ns};
@@ -10,7 +10,7 @@ use drivelab_lab::plan::{self, Plan};
 use drivelab_lab::runner::{self, Event, Options, RunManifest};
 use drivelab_lab::{prepare, store};
 
-use crate::args::PlanArgs;
+use crate::args::{PlanArgs, SafetyArgs};
 use crate::progress;
 use crate::run_cmd::{stop_flag, Outcome};
 
@@ -26,7 +26,7 @@ fn secs(ns: u64) -> String {
 }
 
 /// Every point (and the precondition), in run order, with its estimated duration.
-fn dry_run(plan: &Plan) {
+pub fn dry_run(plan: &Plan) {
     println!("plan {}: {} points", plan.name, plan.points.len());
     if let Some(p) = &plan.precondition {
         let est = p.estimate_ns.map(secs).unwrap_or_else(|| "until its io_size is done".into());
@@ -46,7 +46,7 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
     let (plan, resume_dir) = match &args.resume {
         Some(dir) => {
             let manifest: RunManifest = store::read_json(&Path::new(dir).join("run.json"))?;
-            (runner::plan_from_record(&manifest.plan)?, Some(dir.clone()))
+            (runner::plan_from_record(&manifest.plan)?, Some((PathBuf::from(dir), manifest.kind)))
         }
         None => (plan::load(Path::new(args.file.as_deref().unwrap_or_default()), &args.targets)?, None),
     };
@@ -54,25 +54,40 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
         dry_run(&plan);
         return Ok(Outcome::Done);
     }
-    let size = args.safety.new_file_size()?;
-    let perm = args.safety.permission();
+    let kind = resume_dir.as_ref().map(|(_, k)| k.clone()).unwrap_or_else(|| "plan".into());
+    let (outcome, _) = execute(&plan, &kind, resume_dir.map(|(d, _)| d), &args.safety, &args.results, args.quiet)?;
+    Ok(outcome)
+}
+
+/// Check every point, then run `plan` into a new results directory under `results` (or into
+/// `resume`), printing a line per point. Returns how it ended and the directory.
+pub fn execute(
+    plan: &Plan,
+    kind: &str,
+    resume: Option<PathBuf>,
+    safety: &SafetyArgs,
+    results: &str,
+    quiet: bool,
+) -> Result<(Outcome, PathBuf), Error> {
+    let size = safety.new_file_size()?;
+    let perm = safety.permission();
     // A bad point is found now, not an hour into the run.
     for p in plan.precondition.iter().chain(plan.points.iter()) {
         prepare::check(&p.spec, &p.targets, size, &perm)
             .map_err(|e| Error::invalid(format!("point {} ({}): {e}", p.index, p.label)))?;
     }
-    let opts = Options { new_file_size: size, perm, command_line: std::env::args().collect(), kind: "plan".into() };
-    let dir = match resume_dir {
-        Some(d) => d.into(),
-        None => runner::create(Path::new(&args.results), &plan, &opts)?,
+    let opts = Options { new_file_size: size, perm, command_line: std::env::args().collect(), kind: kind.into() };
+    let dir = match resume {
+        Some(d) => d,
+        None => runner::create(Path::new(results), plan, &opts)?,
     };
     println!("results: {}", dir.display());
     let stop = stop_flag();
     let mut live: Option<progress::Live> = None;
-    let outcome = runner::run(&plan, &dir, &opts, stop.clone(), &mut |e| match e {
+    let outcome = runner::run(plan, &dir, &opts, stop.clone(), &mut |e| match e {
         Event::Start { point, total } => {
             println!("[{}/{}] {} on {}", point.index, total, point.label, point.targets.join(" "));
-            live = Some(progress::Live::new(!args.quiet));
+            live = Some(progress::Live::new(!quiet));
         }
         Event::Skip { point } => println!("[{}] {}: done in an earlier run, skipped", point.index, point.label),
         Event::Progress(p) => {
@@ -80,7 +95,7 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
                 l.update(p)
             }
         }
-        Event::Done { point, result } => {
+        Event::Done { result, .. } => {
             if let Some(l) = live.take() {
                 l.finish();
             }
@@ -94,7 +109,6 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
                 result.cpu.usr_pct + result.cpu.sys_pct,
                 if result.interrupted { "  INTERRUPTED" } else { "" }
             );
-            let _ = point;
         }
     })?;
     println!(
@@ -108,5 +122,6 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
             String::new()
         }
     );
-    Ok(if outcome.interrupted || stop.load(Ordering::SeqCst) { Outcome::Interrupted } else { Outcome::Done })
+    let ended = if outcome.interrupted || stop.load(Ordering::SeqCst) { Outcome::Interrupted } else { Outcome::Done };
+    Ok((ended, dir))
 }

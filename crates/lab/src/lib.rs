@@ -10,4 +10,5 @@ pub mod prepare;
 pub mod runner;
 pub mod safety;
 pub mod store;
+pub mod suites;
 pub mod sysinfo;

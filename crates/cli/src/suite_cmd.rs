@@ -1,0 +1,40 @@
+//! `drivelab suite NAME [TARGET...]`: a built-in methodology as a plan, run into a results
+//! directory, ending with the suite's tables.
+
+use drivelab_engine::target::{self, TargetKind};
+use drivelab_engine::Error;
+use drivelab_lab::suites::{self, SuiteOptions, SUITES};
+
+use crate::args::SuiteArgs;
+use crate::default_job::SCRATCH;
+use crate::plan_cmd;
+use crate::run_cmd::Outcome;
+
+pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
+    let Some(name) = &args.name else {
+        println!("suites (drivelab suite NAME [TARGET...] [--time DUR | --scale F]):");
+        for s in SUITES {
+            println!("  {:<8} {} [default {} per point]", s.name, s.about, s.default_time);
+        }
+        return Ok(Outcome::Done);
+    };
+    suites::find(name)?;
+    let targets = if args.targets.is_empty() { vec![SCRATCH.to_string()] } else { args.targets.clone() };
+    let new_size = args.safety.new_file_size()?;
+    let mut smallest = u64::MAX;
+    for t in &targets {
+        let info = target::probe(t)?;
+        let size = if info.kind == TargetKind::File && !info.exists { new_size } else { info.size_bytes };
+        smallest = smallest.min(size);
+    }
+    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale, dql: args.dql, target_bytes: smallest };
+    let plan = suites::plan(name, &targets, &opts)?;
+    if args.dry_run {
+        plan_cmd::dry_run(&plan);
+        return Ok(Outcome::Done);
+    }
+    let (outcome, dir) =
+        plan_cmd::execute(&plan, &format!("suite:{name}"), None, &args.safety, &args.results, args.quiet)?;
+    crate::report_cmd::print_tables(&dir)?;
+    Ok(outcome)
+}

@@ -1,0 +1,369 @@
+//! Built-in suites: the methodologies of the reviews in shared/seeds, as plans.
+//!
+//! Each suite is a plan file embedded here (so it reads like one a user would write), with
+//! `{time}` standing for the per-point duration; `jbod` is built in code because its points run
+//! on growing subsets of the targets. `drivelab suite NAME TARGET...` runs one; the tables each
+//! prints are defined in the report crate, keyed by the suite's name.
+
+use drivelab_engine::units::parse_duration;
+use drivelab_engine::Error;
+
+use crate::plan::{self, Plan};
+
+#[derive(Debug)]
+pub struct Suite {
+    pub name: &'static str,
+    /// One line: what it measures and where the method comes from.
+    pub about: &'static str,
+    /// Default measured time per point.
+    pub default_time: &'static str,
+}
+
+pub const SUITES: &[Suite] = &[
+    Suite {
+        name: "quick",
+        about: "CrystalDiskMark-style first impression: SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T1, RND4K Q1T1, reads and writes",
+        default_time: "5s",
+    },
+    Suite {
+        name: "iometer",
+        about: "Iometer access specs (seed 000): 64K at 100/95/80/0% sequential, reads and writes, 1..N outstanding I/Os per disk, all disks at once",
+        default_time: "10s",
+    },
+    Suite {
+        name: "jbod",
+        about: "JBOD scaling (seed 001): 1..N drives at once, one worker each; 128K sequential and 4K random QD32, reads and writes",
+        default_time: "10s",
+    },
+    Suite {
+        name: "span",
+        about: "4K random over an 8 GiB span at QD3 (seed 002): reads; writes 4K- vs 512-byte aligned; random, 50%-compressible and zero data",
+        default_time: "3m",
+    },
+    Suite {
+        name: "mixed",
+        about: "4K random mixed read/write curve 0..100% reads at QD32 as 32 jobs x QD1 (seed 003)",
+        default_time: "10s",
+    },
+    Suite {
+        name: "bsqd",
+        about: "fio sweep (seed 004): random read and write, block size 512 B..1 MiB x queue depth 1..128",
+        default_time: "5s",
+    },
+    Suite {
+        name: "hdparm",
+        about: "hdparm -tT (seed 004): cached reads (page cache, 2 MiB) and sequential disk reads (2 MiB, O_DIRECT)",
+        default_time: "3s",
+    },
+    Suite {
+        name: "sync",
+        about: "4K writes at QD1 plain, with O_DSYNC and with fsync after each write: is the write cache protected? (seed 003)",
+        default_time: "10s",
+    },
+];
+
+const QUICK: &str = r#"
+name = "quick"
+[defaults]
+time = "{time}"
+[matrix]
+read = [100, 0]
+[[step]]
+name = "SEQ1M Q8T1"
+random = 0
+bs = "1m"
+qd = 8
+[[step]]
+name = "SEQ128K Q32T1"
+random = 0
+bs = "128k"
+qd = 32
+[[step]]
+name = "RND4K Q32T1"
+random = 100
+bs = "4k"
+qd = 32
+[[step]]
+name = "RND4K Q1T1"
+random = 100
+bs = "4k"
+qd = 1
+"#;
+
+const IOMETER: &str = r#"
+name = "iometer"
+together = true
+[defaults]
+bs = "64k"
+time = "{time}"
+[matrix]
+random = [0, 5, 20, 100]
+read = [100, 0]
+qd = "1..{dql} +1"
+"#;
+
+const SPAN: &str = r#"
+name = "span"
+[defaults]
+bs = "4k"
+qd = 3
+random = 100
+span = "{span}"
+time = "{time}"
+[[step]]
+name = "read"
+read = 100
+data = "random"
+[[step]]
+name = "write 4K-aligned"
+read = 0
+align = "4k"
+[step.matrix]
+data = ["random", "compress:50", "zero"]
+[[step]]
+name = "write 512-aligned"
+read = 0
+align = "512"
+[step.matrix]
+data = ["random", "compress:50", "zero"]
+"#;
+
+const MIXED: &str = r#"
+name = "mixed"
+[defaults]
+bs = "4k"
+random = 100
+qd = 1
+jobs = 32
+time = "{time}"
+[matrix]
+read = "0..100 +10"
+"#;
+
+const BSQD: &str = r#"
+name = "bsqd"
+[defaults]
+time = "{time}"
+[matrix]
+rw = ["randread", "randwrite"]
+bs = "512..1m x2"
+qd = "1..128 x2"
+"#;
+
+const HDPARM: &str = r#"
+name = "hdparm"
+[defaults]
+rw = "read"
+bs = "2m"
+qd = 1
+time = "{time}"
+[[step]]
+name = "cached reads"
+buffered = true
+span = "2m"
+engine = "psync"
+ramp = "200ms"
+[[step]]
+name = "disk reads"
+direct = true
+"#;
+
+const SYNC: &str = r#"
+name = "sync"
+[defaults]
+rw = "randwrite"
+bs = "4k"
+qd = 1
+time = "{time}"
+[[step]]
+name = "plain"
+sync = "none"
+[[step]]
+name = "O_DSYNC"
+sync = "dsync"
+[[step]]
+name = "fsync each write"
+sync = "fsync:1"
+"#;
+
+const JBOD_STEPS: &str = r#"
+[defaults]
+qd = 32
+time = "{time}"
+[[step]]
+name = "128K seq read"
+rw = "read"
+bs = "128k"
+[[step]]
+name = "128K seq write"
+rw = "write"
+bs = "128k"
+[[step]]
+name = "4K random read"
+rw = "randread"
+bs = "4k"
+[[step]]
+name = "4K random write"
+rw = "randwrite"
+bs = "4k"
+"#;
+
+/// How to run a suite.
+pub struct SuiteOptions {
+    /// Measured time per point; None: the suite's default, times `scale`.
+    pub time: Option<String>,
+    /// Multiplies the default time (0.1 runs a suite in a tenth of its time).
+    pub scale: f64,
+    /// Outstanding I/Os per disk for `iometer` (1..dql).
+    pub dql: u32,
+    /// Size of the targets (smallest), for `span` (8 GiB or the target, if smaller).
+    pub target_bytes: u64,
+}
+
+pub fn find(name: &str) -> Result<&'static Suite, Error> {
+    SUITES.iter().find(|s| s.name == name).ok_or_else(|| {
+        let names: Vec<&str> = SUITES.iter().map(|s| s.name).collect();
+        Error::invalid(format!("'{name}' is not a suite: use one of {}", names.join(", ")))
+    })
+}
+
+/// The per-point time as a duration string the plan parser takes.
+fn point_time(suite: &Suite, opts: &SuiteOptions) -> Result<String, Error> {
+    if let Some(t) = &opts.time {
+        parse_duration(t).map_err(|e| Error::invalid(format!("--time {e}")))?;
+        return Ok(t.clone());
+    }
+    if !(opts.scale > 0.0 && opts.scale.is_finite()) {
+        return Err(Error::invalid(format!("--scale {}: give a positive factor such as 0.1", opts.scale)));
+    }
+    let base = parse_duration(suite.default_time).expect("suite defaults parse");
+    let ms = ((base.as_secs_f64() * opts.scale) * 1000.0).round().max(100.0) as u64;
+    Ok(format!("{ms}ms"))
+}
+
+/// The plan of suite `name` on `targets`.
+pub fn plan(name: &str, targets: &[String], opts: &SuiteOptions) -> Result<Plan, Error> {
+    let suite = find(name)?;
+    let time = point_time(suite, opts)?;
+    let file = format!("suite {name}");
+    if name == "jbod" {
+        return jbod(targets, &time);
+    }
+    if opts.dql == 0 {
+        return Err(Error::invalid("--dql 0: at least one outstanding I/O per disk"));
+    }
+    let span = opts.target_bytes.min(8 << 30) / 4096 * 4096;
+    let text = match name {
+        "quick" => QUICK,
+        "iometer" => IOMETER,
+        "span" => SPAN,
+        "mixed" => MIXED,
+        "bsqd" => BSQD,
+        "hdparm" => HDPARM,
+        "sync" => SYNC,
+        _ => unreachable!("find() knows every suite"),
+    };
+    let text =
+        text.replace("{time}", &time).replace("{dql}", &opts.dql.to_string()).replace("{span}", &span.to_string());
+    plan::parse(&text, &file, targets)
+}
+
+/// For k = 1..N, the four workloads on the first k targets at once.
+fn jbod(targets: &[String], time: &str) -> Result<Plan, Error> {
+    if targets.is_empty() {
+        return Err(Error::invalid("the jbod suite needs the drives to scale over: give one or more targets"));
+    }
+    let steps = JBOD_STEPS.replace("{time}", time);
+    let mut all: Option<Plan> = None;
+    for k in 1..=targets.len() {
+        let text = format!("name = \"jbod\"\ntogether = true\n{steps}");
+        let mut p = plan::parse(&text, "suite jbod", &targets[..k])?;
+        for pt in &mut p.points {
+            pt.label = format!("{} on {k} target(s)", pt.label);
+            pt.slug = format!("k{k}-{}", pt.slug);
+        }
+        match all.as_mut() {
+            None => all = Some(p),
+            Some(a) => a.points.extend(p.points),
+        }
+    }
+    let mut plan = all.expect("at least one target");
+    for (i, p) in plan.points.iter_mut().enumerate() {
+        p.index = i + 1;
+    }
+    plan.targets = targets.to_vec();
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> SuiteOptions {
+        SuiteOptions { time: None, scale: 1.0, dql: 3, target_bytes: 1 << 30 }
+    }
+
+    #[test]
+    fn every_suite_expands() {
+        let t = vec!["a".to_string(), "b".to_string()];
+        let expect = [
+            ("quick", 16),
+            ("iometer", 24),
+            ("jbod", 4 + 4),
+            ("span", 14),
+            ("mixed", 22),
+            ("bsqd", 384),
+            ("hdparm", 4),
+            ("sync", 6),
+        ];
+        for (name, n) in expect {
+            let p = plan(name, &t, &opts()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(p.points.len(), n, "{name}");
+        }
+        assert_eq!(SUITES.len(), expect.len());
+    }
+
+    #[test]
+    fn iometer_runs_all_disks_at_once_over_dql() {
+        let t = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+        let p = plan("iometer", &t, &SuiteOptions { dql: 2, ..opts() }).unwrap();
+        assert_eq!(p.points.len(), 4 * 2 * 2);
+        assert!(p.points.iter().all(|pt| pt.targets.len() == 3));
+        assert_eq!(p.points[0].spec.bs[0].bytes, 65536);
+        assert_eq!((p.points[2].spec.random_pct, p.points[2].spec.read_pct, p.points[2].spec.qd), (0, 0, 1));
+    }
+
+    #[test]
+    fn jbod_grows_the_set_of_targets() {
+        let t: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let p = plan("jbod", &t, &opts()).unwrap();
+        let sizes: Vec<usize> = p.points.iter().map(|pt| pt.targets.len()).collect();
+        assert_eq!(sizes, vec![1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+        let idx: Vec<usize> = p.points.iter().map(|pt| pt.index).collect();
+        assert_eq!(idx, (1..=12).collect::<Vec<_>>());
+        let mut slugs: Vec<&String> = p.points.iter().map(|pt| &pt.slug).collect();
+        slugs.dedup();
+        assert_eq!(slugs.len(), 12);
+    }
+
+    #[test]
+    fn span_is_8g_or_the_target_if_smaller_and_time_scales() {
+        let p = plan("span", &["a".into()], &SuiteOptions { scale: 0.01, ..opts() }).unwrap();
+        assert_eq!(p.points[0].spec.span_bytes, Some(1 << 30));
+        assert_eq!(p.points[0].spec.time_ns, Some(1_800_000_000), "3m x 0.01");
+        let p =
+            plan("span", &["a".into()], &SuiteOptions { target_bytes: 100 << 30, time: Some("1s".into()), ..opts() })
+                .unwrap();
+        assert_eq!(p.points[0].spec.span_bytes, Some(8 << 30));
+        assert_eq!(p.points[1].spec.align_bytes, Some(4096));
+        assert_eq!(p.points[4].spec.align_bytes, Some(512));
+    }
+
+    #[test]
+    fn unknown_suites_and_bad_options_are_refused() {
+        assert!(find("crystal").unwrap_err().to_string().contains("quick"));
+        assert!(plan("quick", &["a".into()], &SuiteOptions { scale: 0.0, ..opts() }).is_err());
+        assert!(plan("quick", &["a".into()], &SuiteOptions { time: Some("5".into()), ..opts() }).is_err());
+        assert!(plan("jbod", &[], &opts()).is_err());
+    }
+}

@@ -1,0 +1,11 @@
+//! drivelab's report layer: what saved results look like to a reader.
+//!
+//! Measuring and reporting meet only at the results directory (`run.json` and
+//! `points/NNNN-<slug>.json`, see `drivelab_lab::runner`): this crate reads saved points and
+//! turns them into tables. It never runs an I/O, so a report can be made, remade or reshaped
+//! long after the drive is gone.
+
+pub mod suite_tables;
+pub mod tables;
+
+pub use tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};

@@ -1,0 +1,193 @@
+//! The tables each built-in suite prints, in the shape its seed review published them
+//! (device x DQL for Iometer, drives x workload for JBOD, block size x queue depth for fio
+//! sweeps...), plus the derived ones: Iometer's drop from 100% to 95% sequential, and JBOD's
+//! scaling efficiency and the drive count where the aggregate stops scaling.
+
+use drivelab_lab::runner::PointResult;
+
+use crate::tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};
+
+fn spec(title: &str, rows: Key, cols: Key, metric: Metric, filter: &[(&str, &str)]) -> TableSpec {
+    TableSpec {
+        title: title.to_string(),
+        rows,
+        cols,
+        metric,
+        dir: Dir::Total,
+        filter: filter.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        step: None,
+        col_format: None,
+    }
+}
+
+fn f(name: &str) -> Key {
+    Key::Field(name.to_string())
+}
+
+/// Table specs for a results directory of `kind` ("suite:NAME" or "plan").
+pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
+    match kind.strip_prefix("suite:") {
+        Some("quick") => vec![
+            spec("Reads", Key::Target, Key::Step, Metric::MBps, &[("read", "100")]),
+            spec("Writes", Key::Target, Key::Step, Metric::MBps, &[("read", "0")]),
+            spec("Reads", Key::Target, Key::Step, Metric::Iops, &[("read", "100")]),
+            spec("Writes", Key::Target, Key::Step, Metric::Iops, &[("read", "0")]),
+        ],
+        Some("iometer") => {
+            let mut v = Vec::new();
+            for read in ["100", "0"] {
+                for random in ["0", "5", "20", "100"] {
+                    let dir = if read == "100" { "Reads" } else { "Writes" };
+                    let seq = 100 - random.parse::<u32>().unwrap_or(0);
+                    let mut s = spec(
+                        &format!("64K {seq}% Sequential {dir}"),
+                        Key::Target,
+                        f("qd"),
+                        Metric::MBps,
+                        &[("read", read), ("random", random)],
+                    );
+                    s.col_format = Some("{} DQL/Disk".into());
+                    v.push(s);
+                }
+            }
+            v
+        }
+        Some("jbod") => vec![
+            spec("Aggregate MB/s by number of drives", Key::TargetCount, f("rw"), Metric::MBps, &[]),
+            spec("Aggregate IOPS by number of drives", Key::TargetCount, f("rw"), Metric::Iops, &[]),
+            spec("drivelab CPU (% of one core) by number of drives", Key::TargetCount, f("rw"), Metric::CpuPct, &[]),
+            spec("128K sequential read MB/s per drive", Key::Target, Key::TargetCount, Metric::MBps, &[("rw", "read")]),
+            spec("4K random read IOPS per drive", Key::Target, Key::TargetCount, Metric::Iops, &[("rw", "randread")]),
+        ],
+        Some("span") => vec![
+            spec("4K random over the span, QD3", Key::Step, f("data"), Metric::MBps, &[]),
+            spec("4K random over the span, QD3", Key::Step, f("data"), Metric::LatP99Us, &[]),
+        ],
+        Some("mixed") => {
+            let mut iops =
+                spec("4K mixed random, QD32 — 70/30 is the 70% column", Key::Target, f("read"), Metric::Iops, &[]);
+            iops.col_format = Some("{}% reads".into());
+            let mut mb = spec("4K mixed random, QD32", Key::Target, f("read"), Metric::MBps, &[]);
+            mb.col_format = Some("{}% reads".into());
+            vec![iops, mb]
+        }
+        Some("bsqd") => {
+            let mut v = Vec::new();
+            for rw in ["randread", "randwrite"] {
+                for (m, unit) in [(Metric::Iops, "IOPS"), (Metric::MBps, "MB/s")] {
+                    let mut s =
+                        spec(&format!("{rw}: block size x queue depth, {unit}"), f("bs"), f("qd"), m, &[("rw", rw)]);
+                    s.col_format = Some("QD{}".into());
+                    v.push(s);
+                }
+            }
+            v
+        }
+        Some("hdparm") => vec![spec("hdparm -tT style reads", Key::Target, Key::Step, Metric::MBps, &[])],
+        Some("sync") => vec![
+            spec("4K writes at QD1", Key::Target, Key::Step, Metric::Iops, &[]),
+            spec("4K writes at QD1", Key::Target, Key::Step, Metric::LatP99Us, &[]),
+        ],
+        _ => default_tables(points),
+    }
+}
+
+/// Every table of a results directory: the specs' tables and the suite's derived ones.
+pub fn tables(kind: &str, points: &[PointResult]) -> Vec<Table> {
+    let mut out: Vec<Table> =
+        specs(kind, points).iter().map(|s| build(s, points)).filter(|t| !t.rows.is_empty()).collect();
+    match kind {
+        "suite:iometer" => out.extend(iometer_drop(points)),
+        "suite:jbod" => out.extend(jbod_scaling(points)),
+        _ => {}
+    }
+    out
+}
+
+/// Per device and DQL: how much throughput falls from 100% to 95% sequential, in percent.
+fn iometer_drop(points: &[PointResult]) -> Vec<Table> {
+    let mut out = Vec::new();
+    for (read, dir) in [("100", "reads"), ("0", "writes")] {
+        let at = |random: &str| {
+            build(&spec("", Key::Target, f("qd"), Metric::MBps, &[("read", read), ("random", random)]), points)
+        };
+        let (seq, five) = (at("0"), at("5"));
+        if seq.rows.is_empty() || five.rows.is_empty() {
+            continue;
+        }
+        let rows = seq
+            .rows
+            .iter()
+            .map(|(name, vals)| {
+                let other = five.rows.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_default();
+                let cells = vals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| match (a, other.get(i).copied().flatten()) {
+                        (Some(a), Some(b)) if *a > 0.0 => Some((1.0 - b / a) * 100.0),
+                        _ => None,
+                    })
+                    .collect();
+                (name.clone(), cells)
+            })
+            .collect();
+        out.push(Table {
+            title: format!("Drop from 100% to 95% sequential, 64K {dir}"),
+            unit: "%".into(),
+            row_header: "target".into(),
+            cols: seq.cols.iter().map(|c| format!("{c} DQL/Disk")).collect(),
+            rows,
+        });
+    }
+    out
+}
+
+/// Aggregate against k x the single-drive figure, and the k where it stops scaling.
+fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
+    let mb = build(&spec("", Key::TargetCount, f("rw"), Metric::MBps, &[]), points);
+    let iops = build(&spec("", Key::TargetCount, f("rw"), Metric::Iops, &[]), points);
+    if mb.rows.is_empty() {
+        return Vec::new();
+    }
+    // Sequential workloads by MB/s, random ones by IOPS.
+    let value = |ri: usize, ci: usize| {
+        let col = &mb.cols[ci];
+        let t = if col.starts_with("rand") { &iops } else { &mb };
+        t.rows.get(ri).and_then(|(_, v)| v.get(ci).copied().flatten())
+    };
+    let ks: Vec<f64> = mb.rows.iter().map(|(k, _)| k.parse().unwrap_or(1.0)).collect();
+    let mut rows = Vec::new();
+    let mut knee: Vec<String> = Vec::new();
+    for ci in 0..mb.cols.len() {
+        let base = value(0, ci).filter(|b| *b > 0.0);
+        let mut stopped = None;
+        for ri in 1..mb.rows.len() {
+            if let (Some(b), Some(v), Some(prev)) = (base, value(ri, ci), value(ri - 1, ci)) {
+                // Adding a drive added less than half of one drive's worth: the platform is the limit.
+                if stopped.is_none() && v - prev < 0.5 * b {
+                    stopped = Some(ks[ri - 1]);
+                }
+            }
+        }
+        knee.push(match stopped {
+            Some(k) => format!("{}: stops scaling after {k} drive(s)", mb.cols[ci]),
+            None => format!("{}: scales to every drive tested", mb.cols[ci]),
+        });
+    }
+    for (ri, (k, _)) in mb.rows.iter().enumerate() {
+        let cells = (0..mb.cols.len())
+            .map(|ci| match (value(0, ci), value(ri, ci)) {
+                (Some(b), Some(v)) if b > 0.0 => Some(v / (b * ks[ri]) * 100.0),
+                _ => None,
+            })
+            .collect();
+        rows.push((k.clone(), cells));
+    }
+    vec![Table {
+        title: format!("Scaling efficiency, aggregate / (drives x one drive) — {}", knee.join("; ")),
+        unit: "%".into(),
+        row_header: "drives".into(),
+        cols: mb.cols.clone(),
+        rows,
+    }]
+}

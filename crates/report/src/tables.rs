@@ -1,0 +1,559 @@
+//! Result tables in the shape storage reviewers publish: one metric, rows by one thing, columns
+//! by another, e.g. device x queue depth in MB/s:
+//!
+//! ```text
+//! 100% Sequential Write Performance (MB/s)
+//! target   1 DQL/Disk  2 DQL/Disk  3 DQL/Disk
+//! SAS             329         333         333
+//! SATA II         242         245         245
+//! ```
+//!
+//! Reviewers compare drives with tables like this one, so drivelab makes them from its own
+//! results. The report never measures: a [`TableSpec`] says which saved points to take and how
+//! to lay them out, [`build`] reads the numbers the runner saved (`points/NNNN-<slug>.json`,
+//! loaded with `drivelab_lab::runner::load_points`) and [`Table`] renders them for a terminal
+//! ([`Table::text`]), GitHub Markdown ([`Table::markdown`]) or a spreadsheet ([`Table::csv`]).
+//! Specs are plain data (serde) so the tables asked for can be saved with a run and made again.
+//!
+//! # How points become cells
+//!
+//! - Points are taken in the order given (plan order); rows and columns appear in the order
+//!   their values first appear. Points of another step ([`TableSpec::step`]) or whose fields do
+//!   not match every pair of [`TableSpec::filter`] are left out.
+//! - When the row or column key involves [`Key::Target`], every point gives one cell per target
+//!   it ran on, from `result.per_target` (matched by path). Otherwise a point gives one cell from
+//!   its aggregate (`result.read` / `write` / `total`).
+//! - A point that lacks a field the rows or columns are keyed by ([`Key::Field`]) is left out;
+//!   in a [`Key::Join`] the missing part is just not shown.
+//! - Several values in one cell (a plan's `repeat`, or a key that does not tell points apart)
+//!   are averaged, arithmetically, and the table's title says so ("mean of 3 runs"). For
+//!   latency percentiles that is the mean of the runs' percentiles, not the percentile of the
+//!   runs merged.
+//! - A cell no point reached is missing: "—" in text and Markdown, empty in CSV. Latencies of a
+//!   direction with no I/O are missing too (there is nothing to have a latency); throughput and
+//!   IOPS of such a direction are 0.
+
+use std::collections::HashMap;
+
+use drivelab_engine::result::{DirStats, TargetResult};
+use drivelab_lab::runner::PointResult;
+use serde::{Deserialize, Serialize};
+
+/// What a row or column is keyed by.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Key {
+    /// The target path: one row (or column) per target, from `result.per_target`.
+    Target,
+    /// An access-spec field from the point's fields, e.g. "qd", "read", "bs", by its value as
+    /// written in the plan ("4k", not 4096).
+    Field(String),
+    /// The point's step name.
+    Step,
+    /// The number of targets the point ran on at once.
+    TargetCount,
+    /// Several keys at once, labelled like "bs=4k rw=randread" (a target or step shows as its
+    /// bare name, a field or the target count as `name=value`).
+    Join(Vec<Key>),
+}
+
+/// Which direction's numbers.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Dir {
+    Read,
+    Write,
+    Total,
+}
+
+/// What a cell shows.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Metric {
+    /// 10^6 bytes per second.
+    #[serde(rename = "mb_per_s")]
+    MBps,
+    /// 2^20 bytes per second.
+    #[serde(rename = "mib_per_s")]
+    MiBps,
+    #[serde(rename = "iops")]
+    Iops,
+    #[serde(rename = "lat_mean_us")]
+    LatMeanUs,
+    #[serde(rename = "lat_p50_us")]
+    LatP50Us,
+    #[serde(rename = "lat_p99_us")]
+    LatP99Us,
+    #[serde(rename = "lat_p99.9_us")]
+    LatP999Us,
+    /// User + system CPU of the point's job threads, in % of one core. CPU is measured per
+    /// point, not per target: in a table keyed by target a cell has it only when the point ran
+    /// on that target alone. The direction does not matter.
+    #[serde(rename = "cpu_pct")]
+    CpuPct,
+}
+
+/// Which table to make from which points.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TableSpec {
+    pub title: String,
+    pub rows: Key,
+    pub cols: Key,
+    pub metric: Metric,
+    pub dir: Dir,
+    /// Only points whose fields match all of these (field, value) pairs; a field missing from a
+    /// point's fields does not match.
+    #[serde(default)]
+    pub filter: Vec<(String, String)>,
+    /// Only points of this step (None: all).
+    #[serde(default)]
+    pub step: Option<String>,
+    /// Header text for a column value, with {} replaced by the value, e.g. "{} DQL/Disk" (None:
+    /// the value).
+    #[serde(default)]
+    pub col_format: Option<String>,
+}
+
+/// A built table: numbers only, formatting happens when it is rendered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub title: String,
+    /// "MB/s", "MiB/s", "IOPS", "µs" or "%".
+    pub unit: String,
+    pub row_header: String,
+    pub cols: Vec<String>,
+    pub rows: Vec<(String, Vec<Option<f64>>)>,
+}
+
+impl Key {
+    /// The key's name, used as the row header: "target", the field's name, "step", "targets";
+    /// a join's names separated by spaces.
+    pub fn name(&self) -> String {
+        match self {
+            Key::Target => "target".into(),
+            Key::Field(f) => f.clone(),
+            Key::Step => "step".into(),
+            Key::TargetCount => "targets".into(),
+            Key::Join(keys) => keys.iter().map(Key::name).collect::<Vec<_>>().join(" "),
+        }
+    }
+
+    fn involves_target(&self) -> bool {
+        match self {
+            Key::Target => true,
+            Key::Join(keys) => keys.iter().any(Key::involves_target),
+            _ => false,
+        }
+    }
+
+    /// This key's value for a point (and, when tables are per target, one of its targets).
+    fn value(&self, p: &PointResult, target: Option<&str>) -> Option<String> {
+        match self {
+            Key::Target => target.map(str::to_string),
+            Key::Field(f) => field(p, f).map(str::to_string),
+            Key::Step => Some(p.point.step.clone()),
+            Key::TargetCount => Some(p.point.targets.len().to_string()),
+            Key::Join(keys) => {
+                let parts: Vec<String> = keys
+                    .iter()
+                    .filter_map(|k| {
+                        let v = k.value(p, target)?;
+                        match k {
+                            Key::Field(_) | Key::TargetCount => Some(format!("{}={v}", k.name())),
+                            _ => Some(v),
+                        }
+                    })
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                if parts.is_empty() && !keys.is_empty() {
+                    None
+                } else {
+                    Some(parts.join(" "))
+                }
+            }
+        }
+    }
+}
+
+impl Metric {
+    /// The unit a table of this metric is in.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::MBps => "MB/s",
+            Metric::MiBps => "MiB/s",
+            Metric::Iops => "IOPS",
+            Metric::LatMeanUs | Metric::LatP50Us | Metric::LatP99Us | Metric::LatP999Us => "µs",
+            Metric::CpuPct => "%",
+        }
+    }
+
+    /// What it is, for a title: "Throughput", "IOPS", "p99 latency", ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            Metric::MBps | Metric::MiBps => "Throughput",
+            Metric::Iops => "IOPS",
+            Metric::LatMeanUs => "Mean latency",
+            Metric::LatP50Us => "p50 latency",
+            Metric::LatP99Us => "p99 latency",
+            Metric::LatP999Us => "p99.9 latency",
+            Metric::CpuPct => "CPU",
+        }
+    }
+
+    fn of(self, s: &DirStats) -> Option<f64> {
+        let lat = |ns: f64| if s.ops == 0 { None } else { Some(ns / 1000.0) };
+        match self {
+            Metric::MBps => Some(s.bw_mb_per_s),
+            Metric::MiBps => Some(s.bw_mib_per_s),
+            Metric::Iops => Some(s.iops),
+            Metric::LatMeanUs => lat(s.lat_ns.mean),
+            Metric::LatP50Us => lat(s.lat_ns.p("p50") as f64),
+            Metric::LatP99Us => lat(s.lat_ns.p("p99") as f64),
+            Metric::LatP999Us => lat(s.lat_ns.p("p99.9") as f64),
+            Metric::CpuPct => None,
+        }
+    }
+}
+
+impl Dir {
+    fn of<'a>(self, read: &'a DirStats, write: &'a DirStats, total: &'a DirStats) -> &'a DirStats {
+        match self {
+            Dir::Read => read,
+            Dir::Write => write,
+            Dir::Total => total,
+        }
+    }
+}
+
+/// A point's value of a field (the last one, should a key appear twice).
+fn field<'a>(p: &'a PointResult, name: &str) -> Option<&'a str> {
+    p.point.fields.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+fn cpu_pct(p: &PointResult) -> f64 {
+    p.result.cpu.usr_pct + p.result.cpu.sys_pct
+}
+
+/// Index of `v` in `order`, appending it when new.
+fn slot(order: &mut Vec<String>, v: String) -> usize {
+    match order.iter().position(|o| *o == v) {
+        Some(i) => i,
+        None => {
+            order.push(v);
+            order.len() - 1
+        }
+    }
+}
+
+/// Make the table `spec` asks for from saved points (see the module docs for the rules).
+pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
+    let per_target = spec.rows.involves_target() || spec.cols.involves_target();
+    let mut rows: Vec<String> = Vec::new();
+    let mut cols: Vec<String> = Vec::new();
+    // (row, col) -> (sum, count)
+    let mut cells: HashMap<(usize, usize), (f64, usize)> = HashMap::new();
+
+    let selected = points.iter().filter(|p| {
+        spec.step.iter().all(|s| p.point.step == *s) && spec.filter.iter().all(|(k, v)| field(p, k) == Some(v.as_str()))
+    });
+    for p in selected {
+        let mut place = |target: Option<&TargetResult>, value: Option<f64>| {
+            let path = target.map(|t| t.path.as_str());
+            let (Some(r), Some(c)) = (spec.rows.value(p, path), spec.cols.value(p, path)) else { return };
+            let key = (slot(&mut rows, r), slot(&mut cols, c));
+            if let Some(v) = value {
+                let cell = cells.entry(key).or_insert((0.0, 0));
+                cell.0 += v;
+                cell.1 += 1;
+            }
+        };
+        if per_target {
+            for t in &p.result.per_target {
+                let value = match spec.metric {
+                    Metric::CpuPct => (p.result.per_target.len() == 1).then(|| cpu_pct(p)),
+                    m => m.of(spec.dir.of(&t.read, &t.write, &t.total)),
+                };
+                place(Some(t), value);
+            }
+        } else {
+            let r = &p.result;
+            let value = match spec.metric {
+                Metric::CpuPct => Some(cpu_pct(p)),
+                m => m.of(spec.dir.of(&r.read, &r.write, &r.total)),
+            };
+            place(None, value);
+        }
+    }
+
+    let counts: Vec<usize> = cells.values().map(|&(_, n)| n).collect();
+    let (least, most) = (counts.iter().copied().min().unwrap_or(0), counts.iter().copied().max().unwrap_or(0));
+    let mut title = spec.title.clone();
+    if most > 1 {
+        let runs = if least == most { format!("{most}") } else { format!("{least}–{most}") };
+        let sep = if title.is_empty() { "" } else { ", " };
+        title = format!("{title}{sep}mean of {runs} runs");
+    }
+    let header = |c: &String| match &spec.col_format {
+        Some(f) => f.replace("{}", c),
+        None => c.clone(),
+    };
+    Table {
+        title,
+        unit: spec.metric.unit().to_string(),
+        row_header: spec.rows.name(),
+        cols: cols.iter().map(header).collect(),
+        rows: rows
+            .into_iter()
+            .enumerate()
+            .map(|(ri, r)| {
+                let values = (0..cols.len()).map(|ci| cells.get(&(ri, ci)).map(|&(sum, n)| sum / n as f64)).collect();
+                (r, values)
+            })
+            .collect(),
+    }
+}
+
+/// Fields worth naming in a default title when they are the same for every point of a table.
+const TITLE_FIELDS: [&str; 6] = ["rw", "read", "random", "bs", "qd", "jobs"];
+
+/// Default tables for a plan's results: Throughput (MB/s), IOPS and p99 latency (µs), of both
+/// directions together ([`Dir::Total`]).
+///
+/// Within the points of one step (a plan with several steps gets tables per step, since each
+/// step may vary other fields), the fields whose value is not the same for every point (a
+/// missing field counts as a value of its own) are the plan's axes, in the order of the points'
+/// fields (matrix axes last, in axis order). Columns are keyed by the last of them, the
+/// innermost axis. Rows are:
+/// - by target, when at most one field varies (one row per target; with one target, a single
+///   row);
+/// - otherwise by the other varying fields ("bs=4k rw=randread"), preceded by the target when
+///   the points ran on several targets.
+///
+/// When no field varies there is one column, headed by the unit. Repeats of a point land in the
+/// same cell and are averaged; [`build`] says so in the title ("mean of 3 runs"). The title
+/// names the step and the fields that stay the same among rw, read, random, bs, qd and jobs.
+pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
+    let mut steps: Vec<&str> = Vec::new();
+    for p in points {
+        if !steps.contains(&p.point.step.as_str()) {
+            steps.push(&p.point.step);
+        }
+    }
+    let groups: Vec<Option<&str>> = if steps.len() > 1 { steps.into_iter().map(Some).collect() } else { vec![None] };
+
+    let mut specs = Vec::new();
+    for step in groups {
+        let pts: Vec<&PointResult> = points.iter().filter(|p| step.iter().all(|&s| p.point.step == s)).collect();
+        if pts.is_empty() {
+            continue;
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for p in &pts {
+            for (k, _) in &p.point.fields {
+                if !names.contains(&k.as_str()) {
+                    names.push(k);
+                }
+            }
+        }
+        let first = pts[0];
+        let varies = |k: &str| pts.iter().any(|p| field(p, k) != field(first, k));
+        let varying: Vec<&str> = names.iter().copied().filter(|k| varies(k)).collect();
+        let mut targets: Vec<&str> = Vec::new();
+        for t in pts.iter().flat_map(|p| p.result.per_target.iter()) {
+            if !targets.contains(&t.path.as_str()) {
+                targets.push(&t.path);
+            }
+        }
+
+        // With nothing varying there is one column (the step), headed by the unit.
+        let single = varying.is_empty();
+        let (rows, cols) = match varying.split_last() {
+            None => (Key::Target, Key::Step),
+            Some((last, [])) => (Key::Target, Key::Field(last.to_string())),
+            Some((last, others)) => {
+                let mut keys: Vec<Key> = others.iter().map(|k| Key::Field(k.to_string())).collect();
+                if targets.len() > 1 {
+                    keys.insert(0, Key::Target);
+                }
+                let rows = if keys.len() == 1 { keys.pop().expect("one key") } else { Key::Join(keys) };
+                (rows, Key::Field(last.to_string()))
+            }
+        };
+
+        let same: Vec<String> = TITLE_FIELDS
+            .iter()
+            .filter(|k| !varies(k))
+            .filter_map(|k| field(first, k).map(|v| format!("{k}={v}")))
+            .collect();
+        for metric in [Metric::MBps, Metric::Iops, Metric::LatP99Us] {
+            let mut title = String::new();
+            if let Some(s) = step.filter(|s| !s.is_empty()) {
+                title.push_str(&format!("{s}: "));
+            }
+            title.push_str(metric.describe());
+            if !same.is_empty() {
+                title.push_str(&format!(", {}", same.join(" ")));
+            }
+            specs.push(TableSpec {
+                title,
+                rows: rows.clone(),
+                cols: cols.clone(),
+                metric,
+                dir: Dir::Total,
+                filter: Vec::new(),
+                step: step.map(str::to_string),
+                col_format: single.then(|| metric.unit().to_string()),
+            });
+        }
+    }
+    specs
+}
+
+/// A number for people: >= 100 without decimals, >= 10 with one, else two; IOPS with thousands
+/// separators (245,312).
+fn human(v: f64, unit: &str) -> String {
+    let a = v.abs();
+    let s = if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    if unit == "IOPS" {
+        group_thousands(&s)
+    } else {
+        s
+    }
+}
+
+fn group_thousands(s: &str) -> String {
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
+    let (int, frac) = rest.split_once('.').map_or((rest, None), |(i, f)| (i, Some(f)));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{out}.{f}"),
+        None => format!("{sign}{out}"),
+    }
+}
+
+fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn pad_left(s: &str, w: usize) -> String {
+    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+fn pad_right(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+impl Table {
+    /// The title line: the title with the unit in parentheses.
+    pub fn heading(&self) -> String {
+        if self.title.is_empty() {
+            format!("({})", self.unit)
+        } else {
+            format!("{} ({})", self.title, self.unit)
+        }
+    }
+
+    /// Header and rows as display strings ("—" for a missing cell).
+    fn grid(&self) -> Vec<Vec<String>> {
+        let mut grid = vec![std::iter::once(self.row_header.clone()).chain(self.cols.iter().cloned()).collect()];
+        for (label, values) in &self.rows {
+            let cells = values.iter().map(|v| v.map_or_else(|| "—".to_string(), |v| human(v, &self.unit)));
+            grid.push(std::iter::once(label.clone()).chain(cells).collect());
+        }
+        grid
+    }
+
+    fn widths(grid: &[Vec<String>]) -> Vec<usize> {
+        let n = grid.first().map_or(0, Vec::len);
+        (0..n).map(|i| grid.iter().map(|r| width(&r[i])).max().unwrap_or(0)).collect()
+    }
+
+    /// For a terminal: the heading, then the header and rows in aligned columns (labels left,
+    /// numbers right, two spaces apart).
+    pub fn text(&self) -> String {
+        let grid = self.grid();
+        let widths = Self::widths(&grid);
+        let mut out = format!("{}\n", self.heading());
+        for row in &grid {
+            let line: Vec<String> = row
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(i, (c, &w))| if i == 0 { pad_right(c, w) } else { pad_left(c, w) })
+                .collect();
+            out.push_str(line.join("  ").trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// A GitHub Markdown table, preceded by the heading in bold; numbers right-aligned.
+    pub fn markdown(&self) -> String {
+        let grid: Vec<Vec<String>> = self
+            .grid()
+            .into_iter()
+            .map(|r| r.into_iter().map(|c| c.replace('|', "\\|").replace(['\r', '\n'], " ")).collect())
+            .collect();
+        let widths: Vec<usize> = Self::widths(&grid).into_iter().map(|w| w.max(3)).collect();
+        let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+        let mut out = format!("**{}**\n\n", self.heading());
+        let cells = |row: &Vec<String>| -> Vec<String> {
+            row.iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(i, (c, &w))| if i == 0 { pad_right(c, w) } else { pad_left(c, w) })
+                .collect()
+        };
+        out.push_str(&line(cells(&grid[0])));
+        out.push_str(&line(
+            widths
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| if i == 0 { "-".repeat(w) } else { format!("{}:", "-".repeat(w - 1)) })
+                .collect(),
+        ));
+        for row in &grid[1..] {
+            out.push_str(&line(cells(row)));
+        }
+        out
+    }
+
+    /// CSV: a header row (row header, then the columns), then one line per row with the numbers
+    /// at full precision and an empty cell where one is missing. Fields holding a comma, quote
+    /// or line break are quoted (RFC 4180); lines end in "\n".
+    pub fn csv(&self) -> String {
+        let mut out = String::new();
+        let header: Vec<String> = std::iter::once(&self.row_header).chain(&self.cols).map(|s| csv_field(s)).collect();
+        out.push_str(&header.join(","));
+        out.push('\n');
+        for (label, values) in &self.rows {
+            let mut line = vec![csv_field(label)];
+            line.extend(values.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
+            out.push_str(&line.join(","));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;
