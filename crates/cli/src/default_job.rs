@@ -1,32 +1,38 @@
-//! What `drivelab` does with no arguments: a first impression of the storage under the current
-//! directory — a 256 MiB scratch file (made once, kept for next time), 4 KiB random reads at
-//! QD32 for 5 seconds, and the summary. If the filesystem refuses O_DIRECT, it says so and uses
-//! buffered I/O instead.
+//! What `drivelab` does with no arguments: the `quick` suite (CrystalDiskMark-style, about a
+//! minute) on `./drivelab-scratch.dat` (1 GiB, made once and kept for next time), its results
+//! saved under `./results/` and its tables printed. Where the filesystem refuses O_DIRECT, it
+//! says so and measures 4 KiB random reads through the page cache instead.
 
 use clap::Parser;
 use drivelab_engine::Error;
 
 use crate::args::{Cli, Command};
 use crate::run_cmd::{self, Outcome};
+use crate::suite_cmd;
 
 pub const SCRATCH: &str = "drivelab-scratch.dat";
 
 pub fn run() -> Result<Outcome, Error> {
-    let argv =
-        ["drivelab", "run", SCRATCH, "--rw", "randread", "--bs", "4k", "--qd", "32", "--time", "5s", "--size", "256m"];
-    let Some(Command::Run(mut args)) = Cli::parse_from(argv).command else { unreachable!("static argv") };
-    println!("drivelab: no command given; measuring 4 KiB random reads at QD32 on ./{SCRATCH} (see `drivelab --help`)");
-    let mut spec = args.spec()?;
-    let size = args.safety.new_file_size()?;
-    let mut notices = Vec::new();
-    match run_cmd::run_spec(&mut spec.clone(), &args, size, &mut notices) {
-        Err(Error::Invalid(msg)) if msg.contains("refuses O_DIRECT") => {
-            eprintln!("drivelab: this filesystem refuses O_DIRECT; measuring through the page cache instead");
-            args.buffered = true;
-            spec.direct = false;
-            notices.push("the filesystem refuses O_DIRECT: buffered I/O was used".into());
-            run_cmd::run_spec(&mut spec, &args, size, &mut notices)
-        }
+    println!("drivelab: no command given; running the quick suite on ./{SCRATCH} (see `drivelab --help`)");
+    let Some(Command::Suite(args)) = Cli::parse_from(["drivelab", "suite", "quick", SCRATCH, "--size", "1g"]).command
+    else {
+        unreachable!("static argv")
+    };
+    match suite_cmd::run(&args) {
+        Err(Error::Invalid(msg)) if msg.contains("refuses O_DIRECT") => buffered_fallback(),
         other => other,
     }
+}
+
+fn buffered_fallback() -> Result<Outcome, Error> {
+    eprintln!(
+        "drivelab: this filesystem refuses O_DIRECT; measuring 4 KiB random reads through the page cache instead"
+    );
+    let argv =
+        ["drivelab", "run", SCRATCH, "--rw", "randread", "--qd", "32", "--time", "5s", "--size", "1g", "--buffered"];
+    let Some(Command::Run(args)) = Cli::parse_from(argv).command else { unreachable!("static argv") };
+    let mut spec = args.spec()?;
+    let size = args.safety.new_file_size()?;
+    let mut notices = vec!["the filesystem refuses O_DIRECT: buffered I/O was used".to_string()];
+    run_cmd::run_spec(&mut spec, &args, size, &mut notices)
 }

@@ -199,7 +199,7 @@ pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool)
             }
         }
         if batch.is_empty() && inflight == 0 {
-            if fsync_every > 0 && writes_since_sync >= fsync_every && !stopping {
+            if fsync_every > 0 && writes_since_sync >= fsync_every && !out.interrupted && !out.stopped_by_error {
                 let t0 = now_ns();
                 let r = backend.fsync();
                 let t1 = now_ns();

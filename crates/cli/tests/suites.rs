@@ -1,0 +1,198 @@
+//! Every built-in suite end to end at a tiny scale, its tables checked against the saved points;
+//! `iometer` and `jbod` on three loop devices at once.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch};
+
+/// Run a suite; return its results directory and stdout.
+fn suite(s: &Scratch, args: &[&str]) -> (PathBuf, String) {
+    let results = s.path("results");
+    let list = || -> Vec<PathBuf> {
+        std::fs::read_dir(&results).map(|r| r.map(|e| e.unwrap().path()).collect()).unwrap_or_default()
+    };
+    let before = list();
+    let mut a = vec!["suite"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["--results", &results, "-q"]);
+    let o = drivelab(&a);
+    assert!(o.status.success(), "drivelab {a:?}: {}", stderr(&o));
+    let new: Vec<PathBuf> = list().into_iter().filter(|d| !before.contains(d)).collect();
+    assert_eq!(new.len(), 1, "one new results directory: {new:?}");
+    (new[0].clone(), stdout(&o))
+}
+
+fn points(dir: &Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("points")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files.iter().map(|f| json(f)).collect()
+}
+
+fn field<'a>(p: &'a serde_json::Value, name: &str) -> Option<&'a str> {
+    p["point"]["fields"].as_array()?.iter().find(|kv| kv[0] == name).and_then(|kv| kv[1].as_str())
+}
+
+/// The CSV tables of a results directory: (header, rows) per table, tables separated by blank lines.
+fn csv_tables(dir: &Path) -> Vec<Vec<Vec<String>>> {
+    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+        .split("\n\n")
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| t.lines().map(|l| l.split(',').map(|c| c.trim_matches('"').to_string()).collect()).collect())
+        .collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+}
+
+#[test]
+fn quick_prints_reads_and_writes_and_its_tables_match_the_points() {
+    let s = Scratch::new("suite-quick");
+    let t = s.path("t");
+    let (dir, out) = suite(&s, &["quick", &t, "--size", "32m", "--time", "150ms"]);
+    for title in ["Reads", "Writes", "SEQ1M Q8T1", "RND4K Q1T1"] {
+        assert!(out.contains(title), "{out}");
+    }
+    let pts = points(&dir);
+    assert_eq!(pts.len(), 8);
+    let tables = csv_tables(&dir);
+    let reads_mb = &tables[0];
+    assert_eq!(reads_mb[0], vec!["target", "SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T1", "RND4K Q1T1"]);
+    for (col, step) in ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T1", "RND4K Q1T1"].iter().enumerate() {
+        let p = pts.iter().find(|p| p["point"]["step"] == *step && field(p, "read") == Some("100")).unwrap();
+        let want = p["result"]["per_target"][0]["total"]["bw_mb_per_s"].as_f64().unwrap();
+        let got: f64 = reads_mb[1][col + 1].parse().unwrap();
+        assert!(close(got, want), "{step}: table {got} vs point {want}");
+    }
+}
+
+#[test]
+fn span_mixed_hdparm_and_sync_run_and_tabulate() {
+    let s = Scratch::new("suite-misc");
+    let t = s.path("t");
+    let (dir, out) = suite(&s, &["span", &t, "--size", "16m", "--time", "150ms"]);
+    assert_eq!(points(&dir).len(), 7);
+    assert!(out.contains("write 512-aligned") && out.contains("compress:50"), "{out}");
+    let p = &points(&dir)[0];
+    assert_eq!(p["result"]["spec"]["span_bytes"], 16 << 20, "the span is the target when smaller than 8 GiB");
+    assert_eq!(p["result"]["spec"]["qd"], 3);
+
+    let (dir, out) = suite(&s, &["mixed", &t, "--time", "150ms"]);
+    let pts = points(&dir);
+    assert_eq!(pts.len(), 11);
+    assert_eq!(pts[7]["result"]["spec"]["read_pct"], 70);
+    assert_eq!(pts[7]["result"]["spec"]["jobs"], 32);
+    assert!(out.contains("70% reads"), "{out}");
+    let share = pts[7]["result"]["read"]["ops"].as_f64().unwrap() / pts[7]["result"]["total"]["ops"].as_f64().unwrap();
+    assert!((share - 0.7).abs() < 0.03, "{share}");
+
+    let (dir, out) = suite(&s, &["hdparm", &t, "--time", "300ms"]);
+    let pts = points(&dir);
+    assert_eq!(pts[0]["result"]["spec"]["direct"], false, "cached reads go through the page cache");
+    assert_eq!(pts[1]["result"]["spec"]["direct"], true);
+    assert!(out.contains("cached reads") && out.contains("disk reads"), "{out}");
+
+    let (dir, out) = suite(&s, &["sync", &t, "--time", "150ms"]);
+    let pts = points(&dir);
+    assert_eq!(
+        pts[2]["result"]["sync"]["ops"].as_u64(),
+        pts[2]["result"]["write"]["ops"].as_u64(),
+        "one fsync per write"
+    );
+    assert!(out.contains("O_DSYNC") && out.contains("fsync each write"), "{out}");
+}
+
+#[test]
+fn bsqd_sweeps_block_size_by_queue_depth() {
+    let s = Scratch::new("suite-bsqd");
+    let (dir, _) = suite(&s, &["bsqd", "null", "--time", "30ms"]);
+    assert_eq!(points(&dir).len(), 192);
+    let tables = csv_tables(&dir);
+    assert_eq!(tables.len(), 4);
+    let iops = &tables[0];
+    assert_eq!(iops[0].len(), 1 + 8, "qd 1..128: {:?}", iops[0]);
+    assert_eq!(iops.len(), 1 + 12, "bs 512..1m");
+    assert_eq!(iops[1][0], "512");
+    assert_eq!(iops[12][0], "1m");
+}
+
+#[test]
+fn iometer_and_jbod_run_on_three_loop_devices_at_once() {
+    need_loop!();
+    let s = Scratch::new("suite-loops");
+    let devs: Vec<LoopDev> = (0..3).map(|i| LoopDev::new(&s.0.join(format!("b{i}")), 16 << 20, Some(0))).collect();
+    let names: Vec<&str> = devs.iter().map(|d| d.dev.as_str()).collect();
+    let mut args = vec!["iometer"];
+    args.extend(&names);
+    args.extend(["--dql", "2", "--time", "150ms"]);
+    for d in &names {
+        args.extend(["--destroy", d]);
+    }
+    let (dir, out) = suite(&s, &args);
+    let pts = points(&dir);
+    assert_eq!(pts.len(), 4 * 2 * 2);
+    assert!(pts.iter().all(|p| p["result"]["per_target"].as_array().unwrap().len() == 3), "all disks at once");
+    assert!(out.contains("64K 95% Sequential Reads") && out.contains("2 DQL/Disk"), "{out}");
+    assert!(out.contains("Drop from 100% to 95% sequential"), "{out}");
+    // Device x DQL cells are the per-target numbers of the right points.
+    let tables = csv_tables(&dir);
+    let seq_reads = &tables[0];
+    assert_eq!(seq_reads.len(), 4, "header + 3 devices");
+    for (r, dev) in names.iter().enumerate() {
+        assert_eq!(seq_reads[r + 1][0], *dev);
+        for (c, qd) in ["1", "2"].iter().enumerate() {
+            let p = pts
+                .iter()
+                .find(|p| {
+                    field(p, "qd") == Some(qd) && field(p, "random") == Some("0") && field(p, "read") == Some("100")
+                })
+                .unwrap();
+            let t = p["result"]["per_target"].as_array().unwrap().iter().find(|t| t["path"] == *dev).unwrap();
+            let got: f64 = seq_reads[r + 1][c + 1].parse().unwrap();
+            assert!(close(got, t["total"]["bw_mb_per_s"].as_f64().unwrap()), "{dev} qd {qd}");
+        }
+    }
+
+    let mut args = vec!["jbod"];
+    args.extend(&names);
+    args.extend(["--time", "150ms"]);
+    for d in &names {
+        args.extend(["--destroy", d]);
+    }
+    let (dir, out) = suite(&s, &args);
+    let pts = points(&dir);
+    let counts: Vec<usize> = pts.iter().map(|p| p["point"]["targets"].as_array().unwrap().len()).collect();
+    assert_eq!(counts, vec![1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+    assert!(out.contains("Aggregate MB/s by number of drives") && out.contains("Scaling efficiency"), "{out}");
+    let agg = &csv_tables(&dir)[0];
+    assert_eq!(agg.iter().skip(1).map(|r| r[0].as_str()).collect::<Vec<_>>(), vec!["1", "2", "3"]);
+}
+
+#[test]
+fn unknown_suites_and_bad_options_exit_2() {
+    let o = drivelab(&["suite", "crystal", "null"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("quick"), "{}", stderr(&o));
+    let o = drivelab(&["suite", "quick", "null", "--scale", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = drivelab(&["report", "/nonexistent-dir"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a results directory"), "{}", stderr(&o));
+}
+
+#[test]
+fn no_arguments_runs_the_quick_suite_on_a_scratch_file_here() {
+    let s = Scratch::new("default");
+    let o = common::drivelab_in(&s.0, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("quick suite") && out.contains("Reads") && out.contains("SEQ1M Q8T1"), "{out}");
+    assert_eq!(std::fs::metadata(s.0.join("drivelab-scratch.dat")).unwrap().len(), 1 << 30);
+    let results: Vec<PathBuf> = std::fs::read_dir(s.0.join("results")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(results.len(), 1);
+    assert_eq!(points(&results[0]).len(), 8);
+}
