@@ -86,6 +86,9 @@ pub struct PlanArgs {
     /// Where new results directories are made.
     #[arg(long, default_value = "results", value_name = "DIR")]
     pub results: String,
+    /// A command that prints the power draw in watts, run every second during each point.
+    #[arg(long, value_name = "CMD")]
+    pub power_cmd: Option<String>,
     #[command(flatten)]
     pub safety: SafetyArgs,
     /// No progress line (point lines and errors still print).
@@ -107,6 +110,10 @@ pub struct SuiteArgs {
     /// Multiply the suite's default time per point (0.1 runs it ten times shorter).
     #[arg(long, default_value_t = 1.0, value_name = "F")]
     pub scale: f64,
+    /// A command that prints the power draw in watts, run every second during each point
+    /// (average W and MB/s per watt are tabulated).
+    #[arg(long, value_name = "CMD")]
+    pub power_cmd: Option<String>,
     /// iometer: outstanding I/Os per disk, 1..N.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub dql: u32,

@@ -55,7 +55,15 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
         return Ok(Outcome::Done);
     }
     let kind = resume_dir.as_ref().map(|(_, k)| k.clone()).unwrap_or_else(|| "plan".into());
-    let (outcome, _) = execute(&plan, &kind, resume_dir.map(|(d, _)| d), &args.safety, &args.results, args.quiet)?;
+    let (outcome, _) = execute(
+        &plan,
+        &kind,
+        resume_dir.map(|(d, _)| d),
+        &args.safety,
+        &args.results,
+        args.quiet,
+        args.power_cmd.as_deref(),
+    )?;
     Ok(outcome)
 }
 
@@ -68,7 +76,11 @@ pub fn execute(
     safety: &SafetyArgs,
     results: &str,
     quiet: bool,
+    power_cmd: Option<&str>,
 ) -> Result<(Outcome, PathBuf), Error> {
+    if let Some(cmd) = power_cmd {
+        drivelab_lab::power::read_watts(cmd)?;
+    }
     let size = safety.new_file_size()?;
     let perm = safety.permission();
     // A bad point is found now, not an hour into the run.
@@ -76,7 +88,13 @@ pub fn execute(
         prepare::check(&p.spec, &p.targets, size, &perm)
             .map_err(|e| Error::invalid(format!("point {} ({}): {e}", p.index, p.label)))?;
     }
-    let opts = Options { new_file_size: size, perm, command_line: std::env::args().collect(), kind: kind.into() };
+    let opts = Options {
+        new_file_size: size,
+        perm,
+        command_line: std::env::args().collect(),
+        kind: kind.into(),
+        power_cmd: power_cmd.map(str::to_string),
+    };
     let dir = match resume {
         Some(d) => d,
         None => runner::create(Path::new(results), plan, &opts)?,
@@ -95,18 +113,19 @@ pub fn execute(
                 l.update(p)
             }
         }
-        Event::Done { result, .. } => {
+        Event::Done { result, power_w, .. } => {
             if let Some(l) = live.take() {
                 l.finish();
             }
             let t = &result.total;
             println!(
-                "      {} IOPS  {:.1} MB/s  p50 {}  p99 {}  cpu {:.0}%{}",
+                "      {} IOPS  {:.1} MB/s  p50 {}  p99 {}  cpu {:.0}%{}{}",
                 fmt_count(t.iops),
                 t.bw_mb_per_s,
                 fmt_ns(t.lat_ns.p("p50") as f64),
                 fmt_ns(t.lat_ns.p("p99") as f64),
                 result.cpu.usr_pct + result.cpu.sys_pct,
+                power_w.map(|w| format!("  {w:.2} W")).unwrap_or_default(),
                 if result.interrupted { "  INTERRUPTED" } else { "" }
             );
         }

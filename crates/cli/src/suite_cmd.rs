@@ -33,8 +33,9 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
         plan_cmd::dry_run(&plan);
         return Ok(Outcome::Done);
     }
-    let (outcome, dir) =
-        plan_cmd::execute(&plan, &format!("suite:{name}"), None, &args.safety, &args.results, args.quiet)?;
+    let kind = format!("suite:{name}");
+    let power = args.power_cmd.as_deref();
+    let (outcome, dir) = plan_cmd::execute(&plan, &kind, None, &args.safety, &args.results, args.quiet, power)?;
     crate::report_cmd::print_tables(&dir)?;
     Ok(outcome)
 }

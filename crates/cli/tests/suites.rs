@@ -196,3 +196,24 @@ fn no_arguments_runs_the_quick_suite_on_a_scratch_file_here() {
     assert_eq!(results.len(), 1);
     assert_eq!(points(&results[0]).len(), 8);
 }
+
+#[test]
+fn power_readings_give_watts_and_mb_per_s_per_watt() {
+    let s = Scratch::new("suite-power");
+    let (dir, out) = suite(&s, &["mixed", "null", "--time", "150ms", "--power-cmd", "echo 5"]);
+    assert!(out.contains("average power") && out.contains("power efficiency"), "{out}");
+    let pts = points(&dir);
+    assert!(pts.iter().all(|p| p["power_w"] == 5.0), "every point sampled");
+    let tables = csv_tables(&dir);
+    let eff = tables.last().unwrap();
+    for (c, p) in pts.iter().enumerate() {
+        let want = p["result"]["total"]["bw_mb_per_s"].as_f64().unwrap() / 5.0;
+        let got: f64 = eff[1][c + 1].parse().unwrap();
+        assert!(close(got, want), "column {c}: {got} vs {want}");
+    }
+    let o =
+        drivelab(&["suite", "mixed", "null", "--time", "100ms", "--power-cmd", "echo n/a", "--results", &s.path("r2")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a number of watts"), "{}", stderr(&o));
+    assert!(!Path::new(&s.path("r2")).exists(), "refused before anything ran");
+}

@@ -6,6 +6,7 @@
 //! device that is mounted, in use or holds data, unless the user says so explicitly.
 
 pub mod plan;
+pub mod power;
 pub mod prepare;
 pub mod runner;
 pub mod safety;

@@ -21,6 +21,7 @@ use drivelab_engine::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::{Plan, Point};
+use crate::power;
 use crate::prepare::prepare;
 use crate::safety::Permission;
 use crate::store;
@@ -92,6 +93,9 @@ pub struct PointResult {
     pub schema: u32,
     pub point: PointRecord,
     pub result: RunResult,
+    /// Average of the `--power-cmd` readings taken during the point, in watts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
 }
 
 /// What the runner tells its caller as it goes.
@@ -109,6 +113,7 @@ pub enum Event<'a> {
     Done {
         point: &'a PointRecord,
         result: &'a RunResult,
+        power_w: Option<f64>,
     },
 }
 
@@ -117,6 +122,8 @@ pub struct Options<'a> {
     pub perm: Permission<'a>,
     pub command_line: Vec<String>,
     pub kind: String,
+    /// A command that prints the power draw in watts; sampled every second during each point.
+    pub power_cmd: Option<String>,
 }
 
 pub fn points_dir(dir: &Path) -> PathBuf {
@@ -254,10 +261,12 @@ pub fn run(
             break;
         }
         on_event(Event::Start { point: &rec, total });
-        let result = run_point(p, opts, &stop, &mut |e| on_event(e))?;
-        let saved = PointResult { schema: SCHEMA, point: rec.clone(), result };
+        let sampler = opts.power_cmd.as_ref().map(|cmd| power::Sampler::start(cmd));
+        let result = run_point(p, opts, &stop, &mut |e| on_event(e));
+        let power_w = sampler.and_then(|s| s.finish());
+        let saved = PointResult { schema: SCHEMA, point: rec.clone(), result: result?, power_w };
         store::write_json(&point_file(dir, &rec, saved.result.interrupted), &saved)?;
-        on_event(Event::Done { point: &rec, result: &saved.result });
+        on_event(Event::Done { point: &rec, result: &saved.result, power_w: saved.power_w });
         out.ran += 1;
         if saved.result.interrupted || stop.load(Ordering::SeqCst) {
             out.interrupted = true;

@@ -69,7 +69,18 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
             iops.col_format = Some("{}% reads".into());
             let mut mb = spec("4K mixed random, QD32", Key::Target, f("read"), Metric::MBps, &[]);
             mb.col_format = Some("{}% reads".into());
-            vec![iops, mb]
+            let mut v = vec![iops, mb];
+            if points.iter().any(|p| p.power_w.is_some()) {
+                for (m, t) in [
+                    (Metric::PowerW, "4K mixed random, QD32, average power"),
+                    (Metric::MBpsPerW, "4K mixed random, QD32, power efficiency"),
+                ] {
+                    let mut s = spec(t, Key::Target, f("read"), m, &[]);
+                    s.col_format = Some("{}% reads".into());
+                    v.push(s);
+                }
+            }
+            v
         }
         Some("bsqd") => {
             let mut v = Vec::new();

@@ -90,6 +90,12 @@ pub enum Metric {
     /// on that target alone. The direction does not matter.
     #[serde(rename = "cpu_pct")]
     CpuPct,
+    /// Average watts the `--power-cmd` read during the point (point-level, like CPU).
+    #[serde(rename = "power_w")]
+    PowerW,
+    /// The point's total MB/s per average watt (point-level).
+    #[serde(rename = "mb_per_s_per_w")]
+    MBpsPerW,
 }
 
 /// Which table to make from which points.
@@ -183,6 +189,8 @@ impl Metric {
             Metric::Iops => "IOPS",
             Metric::LatMeanUs | Metric::LatP50Us | Metric::LatP99Us | Metric::LatP999Us => "µs",
             Metric::CpuPct => "%",
+            Metric::PowerW => "W",
+            Metric::MBpsPerW => "MB/s/W",
         }
     }
 
@@ -196,6 +204,8 @@ impl Metric {
             Metric::LatP99Us => "p99 latency",
             Metric::LatP999Us => "p99.9 latency",
             Metric::CpuPct => "CPU",
+            Metric::PowerW => "Average power",
+            Metric::MBpsPerW => "Power efficiency",
         }
     }
 
@@ -209,9 +219,15 @@ impl Metric {
             Metric::LatP50Us => lat(s.lat_ns.p("p50") as f64),
             Metric::LatP99Us => lat(s.lat_ns.p("p99") as f64),
             Metric::LatP999Us => lat(s.lat_ns.p("p99.9") as f64),
-            Metric::CpuPct => None,
+            Metric::CpuPct | Metric::PowerW | Metric::MBpsPerW => None,
         }
     }
+}
+
+/// Watts, or MB/s per watt, of a point measured with `--power-cmd`.
+fn power(metric: Metric, p: &PointResult) -> Option<f64> {
+    let w = p.power_w.filter(|w| *w > 0.0)?;
+    Some(if metric == Metric::PowerW { w } else { p.result.total.bw_mb_per_s / w })
 }
 
 impl Dir {
@@ -270,6 +286,9 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
             for t in &p.result.per_target {
                 let value = match spec.metric {
                     Metric::CpuPct => (p.result.per_target.len() == 1).then(|| cpu_pct(p)),
+                    Metric::PowerW | Metric::MBpsPerW => {
+                        (p.result.per_target.len() == 1).then(|| power(spec.metric, p)).flatten()
+                    }
                     m => m.of(spec.dir.of(&t.read, &t.write, &t.total)),
                 };
                 place(Some(t), value);
@@ -278,6 +297,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
             let r = &p.result;
             let value = match spec.metric {
                 Metric::CpuPct => Some(cpu_pct(p)),
+                Metric::PowerW | Metric::MBpsPerW => power(spec.metric, p),
                 m => m.of(spec.dir.of(&r.read, &r.write, &r.total)),
             };
             place(None, value);

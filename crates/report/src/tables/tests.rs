@@ -30,6 +30,7 @@ fn point(step: &str, fields: &[(&str, &str)], targets: &[(&str, f64)]) -> PointR
         .collect();
     PointResult {
         schema: 1,
+        power_w: None,
         point: PointRecord {
             index: 0,
             label: String::new(),
