@@ -109,7 +109,8 @@ fn span_mixed_hdparm_and_sync_run_and_tabulate() {
 #[test]
 fn bsqd_sweeps_block_size_by_queue_depth() {
     let s = Scratch::new("suite-bsqd");
-    let (dir, _) = suite(&s, &["bsqd", "null", "--time", "30ms"]);
+    let t = s.path("t");
+    let (dir, _) = suite(&s, &["bsqd", &t, "--size", "8m", "--time", "30ms"]);
     assert_eq!(points(&dir).len(), 192);
     let tables = csv_tables(&dir);
     assert_eq!(tables.len(), 4);
