@@ -48,7 +48,16 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
             let manifest: RunManifest = store::read_json(&Path::new(dir).join("run.json"))?;
             (runner::plan_from_record(&manifest.plan)?, Some((PathBuf::from(dir), manifest.kind)))
         }
-        None => (plan::load(Path::new(args.file.as_deref().unwrap_or_default()), &args.targets)?, None),
+        None => {
+            let file = Path::new(args.file.as_deref().unwrap_or_default());
+            match plan::load(file, &args.targets) {
+                // A dry run can list a plan whose targets are not named yet.
+                Err(Error::Invalid(m)) if args.dry_run && m.contains("names no targets") => {
+                    (plan::load(file, &["TARGET".to_string()])?, None)
+                }
+                other => (other?, None),
+            }
+        }
     };
     if args.dry_run {
         dry_run(&plan);

@@ -57,6 +57,12 @@ fn dry_run_lists_every_point_in_order_and_runs_nothing() {
     assert!(lines[5].contains("qd=4") && lines[5].contains("bs=8k"), "{}", lines[5]);
     assert!(out.contains("estimated total: 2.3s"), "6 x 300ms + 5 x 100ms pauses:\n{out}");
     assert!(!Path::new(&target).exists() && !Path::new(&results).exists(), "a dry run creates nothing");
+    // Without any target named, a dry run still lists the points.
+    let o = drivelab(&["plan", &plan, "--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("TARGET"), "{}", stdout(&o));
+    let o = drivelab(&["plan", &plan, "--results", &results]);
+    assert_eq!(o.status.code(), Some(2), "a real run still needs targets");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! turns them into tables. It never runs an I/O, so a report can be made, remade or reshaped
 //! long after the drive is gone.
 
+pub mod charts;
 pub mod suite_tables;
 pub mod tables;
 

@@ -1,0 +1,811 @@
+//! Charts for the HTML report, each one a self-contained inline `<svg>` element.
+//!
+//! These are the graphs storage reviews draw next to their tables (and that drivelab's seed
+//! material shows): IOPS against queue depth, MB/s per drive, a read/write mix curve, a block
+//! size x queue depth heatmap, and latency percentiles and a latency CDF on a log axis.
+//!
+//! # Why plotters
+//!
+//! The geometry (scales, ticks, mesh, legends, series) comes from the [`plotters`] crate rather
+//! than hand-written plot code: it is well kept, pure Rust, and its SVG backend
+//! (`SVGBackend::with_string`) writes straight into a `String`. It is used with
+//! `default-features = false` and only `svg_backend`, `line_series` and `colormaps`: no bitmap
+//! backend, no image codecs, and no `ttf`/`ab_glyph` font feature. Without a font feature
+//! plotters lays text out with a built-in size estimate and the SVG backend emits plain
+//! `<text>` elements that the browser renders with its own fonts, so making a chart needs no
+//! font files, no system fonts and no network. The output is deterministic: same input, same
+//! string.
+//!
+//! # Axes
+//!
+//! Non-linear axes are drawn in transformed coordinates with explicit tick positions
+//! (`with_key_points`): [`XScale::Log2`] plots `log2(x)` with a tick at every power of two (so
+//! queue depths 1, 2, 4, ... 128 are equally spaced), log value axes plot `log10(y)` with ticks
+//! at decades (and 2 and 5 times them when the range is short), categorical axes plot the
+//! category's index. Points that cannot be shown (NaN, infinite, `<= 0` on a log axis, outside
+//! the categories) are skipped; a chart with nothing to show still draws its axes and says
+//! "no data".
+
+use std::error::Error;
+
+use drivelab_engine::hist::{bucket_of, bucket_width, HistogramData, SUB_BITS};
+use std::ops::Range;
+
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::tables::Table;
+
+/// A chart's size in pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size {
+    pub w: u32,
+    pub h: u32,
+}
+
+/// The size every chart function without a `Size` argument uses: 720 x 400.
+pub const DEFAULT_SIZE: Size = Size { w: 720, h: 400 };
+
+impl Default for Size {
+    fn default() -> Self {
+        DEFAULT_SIZE
+    }
+}
+
+/// One line of a [`LineChart`]: `(x, y)` points in data units (for [`XScale::Category`], x is
+/// the category's index).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// How the x axis of a [`LineChart`] maps values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum XScale {
+    Linear,
+    /// Powers of two equally spaced: queue depth, block size, job count.
+    Log2,
+    /// Named categories; a point's x is the index into this list.
+    Category(Vec<String>),
+}
+
+/// A line chart: one line with markers per series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineChart {
+    pub title: String,
+    /// With its unit, e.g. "queue depth (I/Os per job)".
+    pub x_label: String,
+    /// With its unit, e.g. "IOPS" or "MB/s".
+    pub y_label: String,
+    pub x_scale: XScale,
+    /// A log10 value axis (values `<= 0` are skipped).
+    pub y_log: bool,
+    pub series: Vec<Series>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Axes
+
+#[derive(Clone, Debug, PartialEq)]
+enum Kind {
+    Linear,
+    Log2,
+    Log10,
+    Category(Vec<String>),
+}
+
+/// An axis in plot coordinates (after the transform), with its tick positions.
+#[derive(Clone, Debug)]
+struct Axis {
+    kind: Kind,
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+    /// Tick step of a linear axis (for label precision).
+    step: f64,
+}
+
+impl Kind {
+    /// Data value -> plot coordinate, None when it cannot be shown on this axis.
+    fn fwd(&self, v: f64) -> Option<f64> {
+        if !v.is_finite() {
+            return None;
+        }
+        match self {
+            Kind::Linear => Some(v),
+            Kind::Log2 => (v > 0.0).then(|| v.log2()),
+            Kind::Log10 => (v > 0.0).then(|| v.log10()),
+            Kind::Category(c) => (v >= 0.0 && v <= c.len() as f64 - 1.0).then_some(v),
+        }
+    }
+}
+
+impl Axis {
+    /// An axis covering `vals` (plot coordinates). `zero`: a linear axis includes 0. `headroom`:
+    /// extra fraction of the range above the data (room for a legend).
+    fn fit(kind: Kind, vals: impl IntoIterator<Item = f64>, zero: bool, headroom: f64) -> Axis {
+        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+        for v in vals.into_iter().filter(|v| v.is_finite()) {
+            min = min.min(v);
+            max = max.max(v);
+        }
+        let empty = min > max;
+        match kind {
+            Kind::Category(ref c) => {
+                let n = c.len();
+                Axis { lo: -0.5, hi: n.max(1) as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect(), kind, step: 1.0 }
+            }
+            Kind::Log2 | Kind::Log10 => {
+                let (mut lo, mut hi) = if empty { (0.0, 2.0) } else { (min.floor(), max.ceil()) };
+                if hi <= lo {
+                    hi = lo + 1.0;
+                }
+                hi += (hi - lo) * headroom;
+                let mut ticks = Vec::new();
+                let every = ((hi - lo) / 14.0).ceil().max(1.0) as i64;
+                let mut k = lo as i64;
+                while k as f64 <= hi + 1e-9 {
+                    ticks.push(k as f64);
+                    if kind == Kind::Log10 && hi - lo <= 2.5 {
+                        for m in [2.0f64, 5.0] {
+                            let t = k as f64 + m.log10();
+                            if t <= hi {
+                                ticks.push(t);
+                            }
+                        }
+                    }
+                    k += every;
+                }
+                if kind == Kind::Log2 {
+                    // Markers at the first and last power of two stay off the frame.
+                    lo -= 0.3;
+                    hi += 0.3;
+                }
+                Axis { kind, lo, hi, ticks, step: 1.0 }
+            }
+            Kind::Linear => {
+                let (mut min, mut max) = if empty { (0.0, 1.0) } else { (min, max) };
+                if zero {
+                    min = min.min(0.0);
+                    max = max.max(0.0);
+                }
+                if max <= min {
+                    max = min + if min == 0.0 { 1.0 } else { min.abs() };
+                }
+                max += (max - min) * headroom;
+                let step = nice_step((max - min) / 6.0);
+                let lo = (min / step).floor() * step;
+                let hi = (max / step).ceil() * step;
+                let n = ((hi - lo) / step).round() as i64;
+                let ticks = (0..=n).map(|i| lo + i as f64 * step).collect();
+                Axis { kind, lo, hi, ticks, step }
+            }
+        }
+    }
+
+    fn coord(&self) -> Ticked {
+        Ticked { inner: (self.lo..self.hi).into(), ticks: self.ticks.clone() }
+    }
+
+    fn label(&self, v: f64) -> String {
+        match &self.kind {
+            Kind::Linear => fmt_linear_tick(v, self.step),
+            Kind::Log2 => fmt_pow2(v.round() as i32),
+            Kind::Log10 => fmt_log10_tick(v),
+            Kind::Category(c) => {
+                let i = v.round();
+                if i >= 0.0 && (i as usize) < c.len() {
+                    c[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            }
+        }
+    }
+
+    fn mid(&self) -> f64 {
+        (self.lo + self.hi) / 2.0
+    }
+}
+
+/// A linear f64 coordinate with the tick positions given (plotters' `WithKeyPoints` does the
+/// same but cannot be used with custom label formatters on f64).
+#[derive(Clone)]
+struct Ticked {
+    inner: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Ticked {
+    type ValueType = f64;
+    type FormatOption = DefaultFormatting;
+
+    fn range(&self) -> Range<f64> {
+        self.inner.range()
+    }
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+}
+
+/// 1, 2, 2.5 or 5 times a power of ten, at least `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw > 0.0) || !raw.is_finite() {
+        return 1.0;
+    }
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let m = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 2.5 {
+        2.5
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * mag
+}
+
+fn trim_zeros(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// A value as printed in a cell or above a point: 3 significant-ish digits, k/M for big ones.
+pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1e6 {
+        format!("{}M", trim_zeros(format!("{:.2}", v / 1e6)))
+    } else if a >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        trim_zeros(format!("{v:.1}"))
+    } else if a >= 0.01 {
+        trim_zeros(format!("{v:.2}"))
+    } else {
+        format!("{v:.1e}")
+    }
+}
+
+fn fmt_linear_tick(v: f64, step: f64) -> String {
+    let v = if v.abs() < step * 1e-9 { 0.0 } else { v };
+    if step >= 1e6 && (v / 1e6).fract().abs() < 1e-9 {
+        format!("{:.0}M", v / 1e6)
+    } else if step >= 1e3 && v.abs() >= 1e4 && (v / 1e3).fract().abs() < 1e-9 {
+        format!("{:.0}k", v / 1e3)
+    } else {
+        let decimals = if step >= 1.0 { 0 } else { ((-step.log10()).ceil() as usize + 1).min(9) };
+        trim_zeros(format!("{v:.decimals$}"))
+    }
+}
+
+fn fmt_pow2(k: i32) -> String {
+    let x = 2f64.powi(k);
+    if k < 0 {
+        trim_zeros(format!("{x:.6}"))
+    } else if x < 1e5 {
+        format!("{x:.0}")
+    } else {
+        let (div, suf) = if k >= 30 {
+            (2f64.powi(30), "Gi")
+        } else if k >= 20 {
+            (2f64.powi(20), "Mi")
+        } else {
+            (1024.0, "Ki")
+        };
+        format!("{:.0}{suf}", x / div)
+    }
+}
+
+fn fmt_log10_tick(v: f64) -> String {
+    let x = 10f64.powf(v);
+    if x >= 1e4 {
+        fmt_num(x)
+    } else if x >= 1.0 {
+        format!("{x:.0}")
+    } else {
+        let d = ((-x.log10()).ceil() as usize).clamp(1, 9);
+        trim_zeros(format!("{x:.d$}"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+type Res<T = ()> = Result<T, Box<dyn Error>>;
+type Coord2 = Cartesian2d<Ticked, Ticked>;
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Coord2>;
+
+/// Ten distinct colours (Tableau 10), then plotters' 99-colour palette.
+fn color(i: usize) -> RGBColor {
+    const T10: [(u8, u8, u8); 10] = [
+        (31, 119, 180),
+        (255, 127, 14),
+        (44, 160, 44),
+        (214, 39, 40),
+        (148, 103, 189),
+        (140, 86, 75),
+        (227, 119, 194),
+        (127, 127, 127),
+        (188, 189, 34),
+        (23, 190, 207),
+    ];
+    match T10.get(i) {
+        Some(&(r, g, b)) => RGBColor(r, g, b),
+        None => {
+            let c = Palette99::pick(i - T10.len()).to_rgba();
+            RGBColor(c.0, c.1, c.2)
+        }
+    }
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Runs `draw` on an SVG drawing area of `size` and returns the SVG. Should plotters fail, the
+/// chart is a frame with its title and the error, so a report still renders.
+fn render(title: &str, size: Size, draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Res) -> String {
+    let (w, h) = (size.w.max(120), size.h.max(80));
+    let mut out = String::new();
+    let result = {
+        let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+        let r = draw(&root);
+        r.and_then(|()| root.present().map_err(Into::into))
+    };
+    match result {
+        Ok(()) => out,
+        Err(e) => format!(
+            concat!(
+                r#"<svg width="{w}" height="{h}" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg">"#,
+                r#"<text x="10" y="24" font-family="sans-serif" font-size="16">{t}</text>"#,
+                r#"<text x="10" y="48" font-family="sans-serif" font-size="12">chart error: {e}</text></svg>"#
+            ),
+            w = w,
+            h = h,
+            t = xml_escape(title),
+            e = xml_escape(&e.to_string())
+        ),
+    }
+}
+
+struct Frame<'s> {
+    x_label: &'s str,
+    y_label: &'s str,
+    x: &'s Axis,
+    y: &'s Axis,
+    x_mesh: bool,
+    y_mesh: bool,
+}
+
+/// Background, plot area, mesh, tick labels and axis descriptions.
+fn cartesian<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: Option<&str>,
+    f: &Frame,
+) -> Res<Chart<'a, 'b>> {
+    let mut b = ChartBuilder::on(area);
+    if let Some(t) = title {
+        b.caption(t, ("sans-serif", 18));
+    }
+    let mut chart =
+        b.margin(12).x_label_area_size(46).y_label_area_size(72).build_cartesian_2d(f.x.coord(), f.y.coord())?;
+    let (x, y) = (f.x, f.y);
+    let xf = |v: &f64| x.label(*v);
+    let yf = |v: &f64| y.label(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(f.x_label)
+        .y_desc(f.y_label)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .label_style(("sans-serif", 12))
+        .axis_desc_style(("sans-serif", 13))
+        .bold_line_style(BLACK.mix(0.12))
+        .light_line_style(TRANSPARENT);
+    if !f.x_mesh {
+        mesh.disable_x_mesh();
+    }
+    if !f.y_mesh {
+        mesh.disable_y_mesh();
+    }
+    mesh.draw()?;
+    Ok(chart)
+}
+
+fn no_data<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, x: &Axis, y: &Axis) -> Res {
+    let style = ("sans-serif", 16).into_font().color(&BLACK.mix(0.6)).pos(Pos::new(HPos::Center, VPos::Center));
+    chart.plotting_area().draw(&Text::new("no data", (x.mid(), y.mid()), style))?;
+    Ok(())
+}
+
+fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, pos: SeriesLabelPosition) -> Res {
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 12))
+        .draw()?;
+    Ok(())
+}
+
+/// Lines with markers for already transformed series.
+fn draw_lines(
+    title: &str,
+    size: Size,
+    f: &Frame,
+    series: &[(String, Vec<(f64, f64)>)],
+    markers: bool,
+    pos: SeriesLabelPosition,
+) -> String {
+    render(title, size, |root| {
+        root.fill(&WHITE)?;
+        let mut chart = cartesian(root, Some(title), f)?;
+        let mut labelled = false;
+        for (i, (name, pts)) in series.iter().enumerate() {
+            let c = color(i);
+            let label = if pts.is_empty() { format!("{name} (no data)") } else { name.clone() };
+            let anno = chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
+            if !name.is_empty() {
+                labelled = true;
+                anno.label(label).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+            }
+            if markers {
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+            }
+        }
+        if series.iter().all(|(_, p)| p.is_empty()) {
+            no_data(&mut chart, f.x, f.y)?;
+        }
+        if labelled {
+            legend(&mut chart, pos)?;
+        }
+        Ok(())
+    })
+}
+
+fn transform(points: &[(f64, f64)], xk: &Kind, yk: &Kind, sort: bool) -> Vec<(f64, f64)> {
+    let mut v: Vec<(f64, f64)> = points.iter().filter_map(|&(x, y)| Some((xk.fwd(x)?, yk.fwd(y)?))).collect();
+    if sort {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    v
+}
+
+fn x_kind(s: &XScale) -> Kind {
+    match s {
+        XScale::Linear => Kind::Linear,
+        XScale::Log2 => Kind::Log2,
+        XScale::Category(c) => Kind::Category(c.clone()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public charts
+
+/// A line chart at [`DEFAULT_SIZE`].
+pub fn line_chart(c: &LineChart) -> String {
+    line_chart_sized(c, DEFAULT_SIZE)
+}
+
+/// One line with markers per series (points sorted by x), a legend, axis labels.
+pub fn line_chart_sized(c: &LineChart, size: Size) -> String {
+    let xk = x_kind(&c.x_scale);
+    let yk = if c.y_log { Kind::Log10 } else { Kind::Linear };
+    let series: Vec<(String, Vec<(f64, f64)>)> =
+        c.series.iter().map(|s| (s.name.clone(), transform(&s.points, &xk, &yk, true))).collect();
+    let x = Axis::fit(xk, series.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false, 0.0);
+    let y = Axis::fit(yk, series.iter().flat_map(|s| s.1.iter().map(|p| p.1)), true, 0.0);
+    let f = Frame { x_label: &c.x_label, y_label: &c.y_label, x: &x, y: &y, x_mesh: true, y_mesh: true };
+    draw_lines(&c.title, size, &f, &series, true, SeriesLabelPosition::UpperLeft)
+}
+
+/// The x axis description for a table's columns: the words the headers share after their
+/// number ("1 DQL/Disk", "2 DQL/Disk" -> "DQL/Disk"), else "".
+fn guess_col_label(t: &Table) -> String {
+    let tails: Vec<&str> =
+        t.cols.iter().map(|c| c.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == '.').trim()).collect();
+    match tails.first() {
+        Some(first) if !first.is_empty() && tails.iter().all(|t| t == first) => first.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn finite_cells(t: &Table) -> impl Iterator<Item = f64> + '_ {
+    t.rows.iter().flat_map(|(_, v)| v.iter().flatten().copied()).filter(|v| v.is_finite())
+}
+
+/// A table as grouped bars at [`DEFAULT_SIZE`], the x axis described by [`guess_col_label`].
+pub fn grouped_bars(t: &Table) -> String {
+    grouped_bars_with(t, &guess_col_label(t), DEFAULT_SIZE)
+}
+
+/// A table as grouped bars: one group per column, one bar per row (legend = row names), y axis
+/// in the table's unit. Missing and non-finite cells leave a gap.
+pub fn grouped_bars_with(t: &Table, x_label: &str, size: Size) -> String {
+    let nrows = t.rows.len();
+    let x = Axis::fit(Kind::Category(t.cols.clone()), [], false, 0.0);
+    // Room above the bars for the legend.
+    let headroom = 0.08 * nrows.min(8) as f64 + 0.05;
+    let y = Axis::fit(Kind::Linear, finite_cells(t), true, headroom);
+    let f = Frame { x_label, y_label: &t.unit, x: &x, y: &y, x_mesh: false, y_mesh: true };
+    render(&t.title, size, |root| {
+        root.fill(&WHITE)?;
+        let mut chart = cartesian(root, Some(&t.title), &f)?;
+        let bw = 0.8 / nrows.max(1) as f64;
+        for (j, (name, vals)) in t.rows.iter().enumerate() {
+            let c = color(j);
+            let bars = vals.iter().enumerate().filter_map(|(g, v)| {
+                let v = (*v)?;
+                if !v.is_finite() || g >= t.cols.len() {
+                    return None;
+                }
+                let x0 = g as f64 - 0.4 + j as f64 * bw;
+                Some(Rectangle::new([(x0 + bw * 0.05, 0.0), (x0 + bw * 0.95, v)], c.filled()))
+            });
+            chart
+                .draw_series(bars)?
+                .label(name.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+        }
+        if finite_cells(t).next().is_none() {
+            no_data(&mut chart, &x, &y)?;
+        }
+        if nrows > 0 {
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+        }
+        Ok(())
+    })
+}
+
+/// The number a column header starts with, with a k/m/g suffix as powers of 1024 ("4k" ->
+/// 4096, "4 DQL/Disk" -> 4, "1.5" -> 1.5).
+fn parse_header(h: &str) -> Option<f64> {
+    let h = h.trim();
+    let end = h.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(h.len());
+    let n: f64 = h[..end].parse().ok()?;
+    let rest = &h[end..];
+    let mul = match rest.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('k') if rest.len() == 1 || rest[1..].starts_with(|c: char| !c.is_alphabetic()) || rest == "kb" => 1024.0,
+        Some('m') if rest.len() == 1 => 1024.0 * 1024.0,
+        Some('g') if rest.len() == 1 => 1024.0 * 1024.0 * 1024.0,
+        _ => 1.0,
+    };
+    Some(n * mul).filter(|v| v.is_finite())
+}
+
+/// Each row of a table as a line over its columns, at [`DEFAULT_SIZE`]. With `Linear` or
+/// `Log2`, column headers are parsed as numbers ("4 DQL/Disk" -> 4, "4k" -> 4096); if one does
+/// not parse (or `Log2` meets a value `<= 0`) the columns become categories. With `Category`,
+/// the columns are the categories (the labels given are not used).
+pub fn line_from_table(t: &Table, x_label: &str, x_scale: XScale) -> String {
+    line_from_table_sized(t, x_label, x_scale, DEFAULT_SIZE)
+}
+
+/// [`line_from_table`] at a given size.
+pub fn line_from_table_sized(t: &Table, x_label: &str, x_scale: XScale, size: Size) -> String {
+    let parsed: Option<Vec<f64>> = match x_scale {
+        XScale::Category(_) => None,
+        XScale::Linear => t.cols.iter().map(|c| parse_header(c)).collect(),
+        XScale::Log2 => t.cols.iter().map(|c| parse_header(c).filter(|v| *v > 0.0)).collect(),
+    };
+    let (xs, scale) = match parsed {
+        Some(xs) => (xs, x_scale),
+        None => ((0..t.cols.len()).map(|i| i as f64).collect(), XScale::Category(t.cols.clone())),
+    };
+    let series = t
+        .rows
+        .iter()
+        .map(|(name, vals)| Series {
+            name: name.clone(),
+            points: xs.iter().zip(vals).filter_map(|(&x, v)| Some((x, (*v)?))).collect(),
+        })
+        .collect();
+    let c = LineChart {
+        title: t.title.clone(),
+        x_label: x_label.to_string(),
+        y_label: t.unit.clone(),
+        x_scale: scale,
+        y_log: false,
+        series,
+    };
+    line_chart_sized(&c, size)
+}
+
+/// A table as a heatmap at [`DEFAULT_SIZE`].
+pub fn heatmap(t: &Table) -> String {
+    heatmap_with(t, &guess_col_label(t), DEFAULT_SIZE)
+}
+
+/// Rows x columns coloured cells (viridis, low = dark) with each value printed in its cell,
+/// first row on top, and a colour scale in the table's unit on the right. Missing cells are
+/// light grey with "—".
+pub fn heatmap_with(t: &Table, x_label: &str, size: Size) -> String {
+    let nrows = t.rows.len();
+    let x = Axis::fit(Kind::Category(t.cols.clone()), [], false, 0.0);
+    // Row j is drawn at y = nrows-1-j so the first row is on top, as in the table.
+    let y = Axis::fit(Kind::Category(t.rows.iter().rev().map(|r| r.0.clone()).collect()), [], false, 0.0);
+    let (mut vmin, mut vmax) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in finite_cells(t) {
+        vmin = vmin.min(v);
+        vmax = vmax.max(v);
+    }
+    let has_data = vmin <= vmax;
+    if !has_data {
+        (vmin, vmax) = (0.0, 1.0);
+    } else if vmax <= vmin {
+        vmax = vmin + if vmin == 0.0 { 1.0 } else { vmin.abs() * 0.01 };
+    }
+    let f = Frame { x_label, y_label: &t.row_header, x: &x, y: &y, x_mesh: false, y_mesh: false };
+    render(&t.title, size, |root| {
+        root.fill(&WHITE)?;
+        let body = root.titled(&t.title, ("sans-serif", 18))?;
+        let (w, _) = body.dim_in_pixel();
+        let (main, side) = body.split_horizontally(w.saturating_sub(96));
+        let mut chart = cartesian(&main, None, &f)?;
+        let font = if t.cols.len() > 10 { 10 } else { 12 };
+        for (j, (_, vals)) in t.rows.iter().enumerate() {
+            let yc = (nrows - 1 - j) as f64;
+            for g in 0..t.cols.len() {
+                let v = vals.get(g).copied().flatten().filter(|v| v.is_finite());
+                let (fill, ink, text) = match v {
+                    Some(v) => {
+                        let c: RGBColor = ViridisRGB.get_color_normalized(v, vmin, vmax);
+                        let lum = 0.299 * c.0 as f64 + 0.587 * c.1 as f64 + 0.114 * c.2 as f64;
+                        (c, if lum < 140.0 { WHITE } else { BLACK }, fmt_num(v))
+                    }
+                    None => (RGBColor(235, 235, 235), BLACK, "—".to_string()),
+                };
+                let xc = g as f64;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(xc - 0.5, yc - 0.5), (xc + 0.5, yc + 0.5)],
+                    ShapeStyle::from(&fill).filled().stroke_width(1),
+                )))?;
+                let style = ("sans-serif", font).into_font().color(&ink).pos(Pos::new(HPos::Center, VPos::Center));
+                chart.draw_series(std::iter::once(Text::new(text, (xc, yc), style)))?;
+            }
+        }
+        if !has_data {
+            no_data(&mut chart, &x, &y)?;
+        }
+        // The colour scale: a column of 32 steps from vmin to vmax, labelled in the unit.
+        let scale = Axis::fit(Kind::Linear, [vmin, vmax], false, 0.0);
+        let scale = Axis {
+            lo: vmin,
+            hi: vmax,
+            ticks: scale.ticks.into_iter().filter(|t| *t >= vmin && *t <= vmax).collect(),
+            ..scale
+        };
+        let mut bar = ChartBuilder::on(&side)
+            .margin_top(12)
+            .margin_bottom(58)
+            .margin_right(8)
+            .y_label_area_size(56)
+            .caption(&t.unit, ("sans-serif", 12))
+            .build_cartesian_2d(Ticked { inner: (0.0..1.0).into(), ticks: Vec::new() }, scale.coord())?;
+        let sf = |v: &f64| scale.label(*v);
+        bar.configure_mesh()
+            .disable_x_mesh()
+            .disable_y_mesh()
+            .y_label_formatter(&sf)
+            .label_style(("sans-serif", 11))
+            .draw()?;
+        const STEPS: usize = 32;
+        let d = (vmax - vmin) / STEPS as f64;
+        bar.draw_series((0..STEPS).map(|i| {
+            let lo = vmin + d * i as f64;
+            let c: RGBColor = ViridisRGB.get_color_normalized(lo + d / 2.0, vmin, vmax);
+            Rectangle::new([(0.0, lo), (1.0, lo + d)], c.filled())
+        }))?;
+        Ok(())
+    })
+}
+
+fn pct_label(p: f64) -> String {
+    format!("p{}", trim_zeros(format!("{p:.6}")))
+}
+
+/// Latency percentiles at [`DEFAULT_SIZE`]: `(name, [(percentile, ns)])` per series.
+pub fn latency_percentiles(series: &[(String, Vec<(f64, f64)>)]) -> String {
+    latency_percentiles_sized(series, DEFAULT_SIZE)
+}
+
+/// Latency (µs, log axis) at each percentile (categories p50 ... p99.9999, the union of the
+/// series' percentiles in ascending order), one line per series.
+pub fn latency_percentiles_sized(series: &[(String, Vec<(f64, f64)>)], size: Size) -> String {
+    let mut ps: Vec<f64> = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).filter(|p| p.is_finite()).collect();
+    ps.sort_by(f64::total_cmp);
+    ps.dedup_by(|a, b| pct_label(*a) == pct_label(*b));
+    let labels: Vec<String> = ps.iter().map(|p| pct_label(*p)).collect();
+    let xk = Kind::Category(labels.clone());
+    let yk = Kind::Log10;
+    let t: Vec<(String, Vec<(f64, f64)>)> = series
+        .iter()
+        .map(|(name, pts)| {
+            let pts: Vec<(f64, f64)> = pts
+                .iter()
+                .filter(|p| p.0.is_finite())
+                .filter_map(|&(p, ns)| {
+                    let i = labels.iter().position(|l| *l == pct_label(p))?;
+                    Some((i as f64, ns / 1000.0))
+                })
+                .collect();
+            (name.clone(), transform(&pts, &xk, &yk, true))
+        })
+        .collect();
+    let x = Axis::fit(xk, [], false, 0.0);
+    let y = Axis::fit(yk, t.iter().flat_map(|s| s.1.iter().map(|p| p.1)), false, 0.0);
+    let f = Frame { x_label: "percentile", y_label: "latency (µs)", x: &x, y: &y, x_mesh: true, y_mesh: true };
+    draw_lines("Latency percentiles", size, &f, &t, true, SeriesLabelPosition::UpperLeft)
+}
+
+/// The CDF of a histogram: `(latency µs, % of I/Os completed by then)`, starting at 0 % at the
+/// lowest bucket and stepping up at each bucket's upper edge; ends at exactly 100 %. Empty for
+/// an empty histogram.
+pub fn cdf_points(h: &HistogramData) -> Vec<(f64, f64)> {
+    let total: u64 = h.buckets.iter().map(|b| b[1]).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(h.buckets.len() + 1);
+    let mut cum = 0u64;
+    for (i, &[low, count]) in h.buckets.iter().enumerate() {
+        if count == 0 {
+            continue;
+        }
+        if i == 0 || out.is_empty() {
+            out.push((low as f64 / 1000.0, 0.0));
+        }
+        cum += count;
+        let width = if h.sub_bucket_bits == SUB_BITS { bucket_width(bucket_of(low)) } else { 1 };
+        let upper = low.saturating_add(width);
+        out.push((upper as f64 / 1000.0, 100.0 * cum as f64 / total as f64));
+    }
+    out
+}
+
+/// Latency CDFs at [`DEFAULT_SIZE`].
+pub fn latency_cdf(series: &[(String, &HistogramData)]) -> String {
+    latency_cdf_sized(series, DEFAULT_SIZE)
+}
+
+/// One CDF line per histogram: x latency in µs on a log axis, y 0..100 % of I/Os completed.
+pub fn latency_cdf_sized(series: &[(String, &HistogramData)], size: Size) -> String {
+    let (xk, yk) = (Kind::Log10, Kind::Linear);
+    let t: Vec<(String, Vec<(f64, f64)>)> =
+        series.iter().map(|(name, h)| (name.clone(), transform(&cdf_points(h), &xk, &yk, false))).collect();
+    let x = Axis::fit(xk, t.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false, 0.0);
+    let y = Axis::fit(yk, [0.0, 100.0], true, 0.0);
+    let f = Frame { x_label: "latency (µs)", y_label: "I/Os completed (%)", x: &x, y: &y, x_mesh: true, y_mesh: true };
+    draw_lines("Latency CDF", size, &f, &t, false, SeriesLabelPosition::LowerRight)
+}
+
+#[cfg(test)]
+#[path = "charts/tests.rs"]
+mod tests;
