@@ -32,6 +32,8 @@ pub enum Command {
     Suite(SuiteArgs),
     /// Print the tables of saved results (text, Markdown or CSV).
     Report(ReportArgs),
+    /// Results of the same suite or plan from different devices or runs, side by side with deltas.
+    Compare(CompareArgs),
 }
 
 /// Target creation and permission to write: the same for `run` and `plan`.
@@ -130,6 +132,17 @@ pub struct SuiteArgs {
     pub quiet: bool,
 }
 
+/// `drivelab compare`.
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Two or more results directories of the same suite or plan; the first is the baseline.
+    #[arg(required = true, num_args = 2.., value_name = "DIR")]
+    pub dirs: Vec<String>,
+    /// text (terminal), md (Markdown) or csv.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+}
+
 /// `drivelab report`.
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
@@ -139,6 +152,9 @@ pub struct ReportArgs {
     /// text (terminal), md (Markdown) or csv.
     #[arg(long, default_value = "text")]
     pub format: String,
+    /// Write the HTML report (charts and tables, one self-contained file) here; must not exist.
+    #[arg(short, long, value_name = "FILE.html")]
+    pub output: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

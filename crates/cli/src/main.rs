@@ -3,6 +3,7 @@
 //! (nothing was written), 130 interrupted (finished results kept).
 
 mod args;
+mod compare_cmd;
 mod default_job;
 mod output;
 mod plan_cmd;
@@ -32,6 +33,7 @@ fn main() {
         Some(Command::Plan(a)) => plan_cmd::run(a),
         Some(Command::Suite(a)) => suite_cmd::run(a),
         Some(Command::Report(a)) => report_cmd::run(a),
+        Some(Command::Compare(a)) => compare_cmd::run(a),
     };
     let code = match outcome {
         Ok(Outcome::Done) => 0,

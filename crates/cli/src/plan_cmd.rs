@@ -150,6 +150,8 @@ pub fn execute(
             String::new()
         }
     );
+    crate::report_cmd::write_dir_report(&dir)?;
+    println!("report: {}", dir.join("report.html").display());
     let ended = if outcome.interrupted || stop.load(Ordering::SeqCst) { Outcome::Interrupted } else { Outcome::Done };
     Ok((ended, dir))
 }

@@ -34,7 +34,40 @@ pub fn print_tables(dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// The HTML report of one results directory.
+pub fn html(dir: &Path) -> Result<String, Error> {
+    let manifest: RunManifest = store::read_json(&dir.join("run.json"))?;
+    let points = runner::load_points(dir)?;
+    Ok(drivelab_report::html::report(&manifest, &points))
+}
+
+/// Write (or refresh) `DIR/report.html`: a view derived from the saved points, replaced whole.
+pub fn write_dir_report(dir: &Path) -> Result<(), Error> {
+    let text = html(dir)?;
+    let tmp = dir.join(".report.html.tmp");
+    std::fs::write(&tmp, text).map_err(|e| Error::io(format!("writing {}", tmp.display()), e))?;
+    std::fs::rename(&tmp, dir.join("report.html"))
+        .map_err(|e| Error::io(format!("saving {}/report.html", dir.display()), e))
+}
+
 pub fn run(args: &ReportArgs) -> Result<crate::run_cmd::Outcome, Error> {
+    if let Some(out) = &args.output {
+        if args.dirs.len() != 1 {
+            return Err(Error::invalid("-o writes the report of one results directory: give exactly one DIR"));
+        }
+        let dir = Path::new(&args.dirs[0]);
+        if !dir.join("run.json").is_file() {
+            return Err(Error::invalid(format!("{} is not a results directory (no run.json)", args.dirs[0])));
+        }
+        if Path::new(out).exists() {
+            return Err(Error::invalid(format!(
+                "-o {out} exists: drivelab never overwrites files; remove it or choose another name"
+            )));
+        }
+        store::write_new(Path::new(out), html(dir)?.as_bytes())?;
+        println!("wrote {out}");
+        return Ok(crate::run_cmd::Outcome::Done);
+    }
     if !["text", "md", "markdown", "csv"].contains(&args.format.as_str()) {
         return Err(Error::invalid(format!("--format '{}': use text, md or csv", args.format)));
     }

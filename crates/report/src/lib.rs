@@ -6,6 +6,8 @@
 //! long after the drive is gone.
 
 pub mod charts;
+pub mod compare;
+pub mod html;
 pub mod suite_tables;
 pub mod tables;
 

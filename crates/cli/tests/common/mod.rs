@@ -1,7 +1,7 @@
 //! Helpers for the CLI's integration tests: run the binary, make scratch directories in
 //! /dev/shm, and attach loop devices that are always detached again.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,562 @@
+//! Results of the same suite or plan from different devices or runs, side by side, with the
+//! change against the first (the baseline) in percent, and the points present in one run but
+//! missing in another called out (`drivelab compare A B [C...]`).
+//!
+//! # How runs are compared
+//!
+//! - Every run must be of the same kind (`run.json`'s `kind`: "plan" or "suite:NAME").
+//! - The tables are the first run's: [`suite_tables::specs`] of its kind and points. Each
+//!   table is built from each run's points, then the runs' tables are put side by side.
+//! - Points are matched by their step and fields (as a set of (key, value) pairs), never by
+//!   label or target: the same plan on another device has other targets, and telling the
+//!   devices apart is the point of comparing them.
+//! - Targets become runs: in a table whose rows are keyed by target, a run's row is labelled
+//!   by the run's name ("<run>", or "<run>: <target>" when the run has several targets), and
+//!   the n-th target of a run is compared with the n-th target of the baseline (targets in the
+//!   order they first appear in the run's points).
+//!
+//! # Layout
+//!
+//! Columns are the union of the runs' columns (in order of first appearance, baseline first).
+//! For every row of the tables (the union of the runs' row labels):
+//!
+//! ```text
+//! Throughput, bs=4k (MB/s)
+//! qd                    1       2
+//! read [A]            100     200
+//! read [B]            110     150
+//! read Δ B vs A    +10.0%  -25.0%
+//! ```
+//!
+//! one row per run, "R [run]", then one row per run after the first, "R Δ run vs baseline",
+//! holding (value / baseline − 1) × 100. Rows keyed by target read "A", "B", "Δ B vs A". A
+//! delta is "—" where either side is missing (or the baseline is 0 and the value is not).
+//!
+//! The text and Markdown forms end with the points that are in one run but not in another (per
+//! pair with the baseline); the CSV form has one block per table (columns `table`, `unit`, the
+//! row key, `run`, `measure` = `value` | `delta_pct`, `vs` = the baseline for a delta, then the
+//! table's columns; numbers at full precision, deltas in percent without the sign) and a last
+//! block `missing_point,in,not_in`. Blocks are separated by an empty line.
+
+use std::collections::HashMap;
+
+use drivelab_engine::Error;
+use drivelab_lab::runner::{PointResult, RunManifest};
+
+use crate::suite_tables;
+use crate::tables::{build, Key, Table};
+
+/// One results directory.
+pub struct Run {
+    /// The directory as given on the command line: how the run is named in the output.
+    pub name: String,
+    pub manifest: RunManifest,
+    pub points: Vec<PointResult>,
+}
+
+/// The runs compared, as numbers: see the module docs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// The runs' kind ("plan", "suite:quick", ...).
+    pub kind: String,
+    /// The runs' names; the first is the baseline.
+    pub runs: Vec<String>,
+    pub tables: Vec<SideBySide>,
+    pub missing: Vec<Missing>,
+}
+
+/// One table of every run, side by side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SideBySide {
+    pub title: String,
+    pub unit: String,
+    pub row_header: String,
+    pub cols: Vec<String>,
+    pub rows: Vec<CompareRow>,
+}
+
+/// A run's values of one row, or (`delta`) its change against the baseline in percent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareRow {
+    pub label: String,
+    /// The row key as this run names it (the run for a row keyed by target): CSV's row column.
+    pub row: String,
+    /// Index of the run in [`Comparison::runs`].
+    pub run: usize,
+    pub delta: bool,
+    pub cells: Vec<Option<f64>>,
+}
+
+/// A point of run `present` that run `absent` lacks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Missing {
+    /// The point's label without its target (and repeat number).
+    pub point: String,
+    pub present: usize,
+    pub absent: usize,
+}
+
+/// Compare `runs` (the first is the baseline) and render the comparison as "text", "md" /
+/// "markdown" or "csv".
+pub fn render(runs: &[Run], format: &str) -> Result<String, Error> {
+    let cmp = compare(runs)?;
+    match format {
+        "text" => Ok(cmp.text()),
+        "md" | "markdown" => Ok(cmp.markdown()),
+        "csv" => Ok(cmp.csv()),
+        f => Err(Error::invalid(format!("format '{f}': use text, md or csv"))),
+    }
+}
+
+/// What a point is across runs: its step and its fields, sorted.
+type PointKey = (String, Vec<(String, String)>);
+
+fn point_key(p: &PointResult) -> PointKey {
+    let mut fields = p.point.fields.clone();
+    fields.sort();
+    fields.dedup();
+    (p.point.step.clone(), fields)
+}
+
+/// The point's label without " #N" (repeat) and " on TARGET".
+fn point_name(p: &PointResult) -> String {
+    let mut label = p.point.label.clone();
+    if let Some((head, n)) = label.rsplit_once(" #") {
+        if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
+            label = head.to_string();
+        }
+    }
+    for t in &p.point.targets {
+        let file = std::path::Path::new(t).file_name().map(|f| f.to_string_lossy().into_owned());
+        for name in file.iter().chain(std::iter::once(t)) {
+            if let Some(head) = label.strip_suffix(&format!(" on {name}")) {
+                return head.to_string();
+            }
+        }
+    }
+    if label.is_empty() {
+        let fields: Vec<String> = p.point.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        label =
+            std::iter::once(p.point.step.clone()).chain(fields).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ");
+    }
+    label
+}
+
+/// Stands for the run's `i`-th target in row and column labels until they are shown.
+fn placeholder(i: usize) -> String {
+    format!("\u{1}{i}\u{2}")
+}
+
+/// `label` with every placeholder replaced by `name(i)`.
+fn show(label: &str, name: impl Fn(usize) -> String) -> String {
+    let mut out = String::new();
+    let mut rest = label;
+    while let Some(start) = rest.find('\u{1}') {
+        let Some(len) = rest[start..].find('\u{2}') else { break };
+        out.push_str(&rest[..start]);
+        match rest[start + 1..start + len].parse::<usize>() {
+            Ok(i) => out.push_str(&name(i)),
+            Err(_) => out.push_str(&rest[start..=start + len]),
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn has_placeholder(label: &str) -> bool {
+    label.contains('\u{1}')
+}
+
+/// The row header: the key's name, with "run" for the target.
+fn key_name(k: &Key) -> String {
+    match k {
+        Key::Target => "run".into(),
+        Key::Join(keys) => keys.iter().map(key_name).collect::<Vec<_>>().join(" "),
+        k => k.name(),
+    }
+}
+
+fn push_new(order: &mut Vec<String>, v: &str) {
+    if !order.iter().any(|o| o == v) {
+        order.push(v.to_string());
+    }
+}
+
+/// (value / baseline − 1) × 100.
+fn delta(base: Option<f64>, v: Option<f64>) -> Option<f64> {
+    match (base, v) {
+        (Some(b), Some(v)) if b != 0.0 => Some((v / b - 1.0) * 100.0),
+        (Some(b), Some(v)) if b == 0.0 && v == 0.0 => Some(0.0),
+        _ => None,
+    }
+}
+
+/// The comparison `render` renders: see the module docs.
+pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
+    let Some(first) = runs.first() else {
+        return Err(Error::invalid("compare needs results directories: give two or more"));
+    };
+    for r in &runs[1..] {
+        if r.manifest.kind != first.manifest.kind {
+            return Err(Error::invalid(format!(
+                "{} is {} but {} is {}: compare results of the same suite or plan",
+                first.name, first.manifest.kind, r.name, r.manifest.kind
+            )));
+        }
+    }
+    let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
+
+    // Each run's targets, in order of first appearance, and its points with every target
+    // path replaced by the placeholder of its position.
+    let mut targets: Vec<Vec<String>> = Vec::new();
+    let mut renamed: Vec<Vec<PointResult>> = Vec::new();
+    for r in runs {
+        let mut ts: Vec<String> = Vec::new();
+        let mut pts = r.points.clone();
+        for p in &mut pts {
+            for t in &mut p.result.per_target {
+                push_new(&mut ts, &t.path);
+                let i = ts.iter().position(|x| *x == t.path).expect("just pushed");
+                t.path = placeholder(i);
+            }
+        }
+        targets.push(ts);
+        renamed.push(pts);
+    }
+    // How run `r` names its `i`-th target in a row.
+    let run_target = |r: usize, i: usize| -> String {
+        if targets[r].len() > 1 {
+            format!("{}: {}", names[r], targets[r].get(i).map_or("?", String::as_str))
+        } else {
+            names[r].clone()
+        }
+    };
+    // A target in a column: the paths the runs have at that position.
+    let col_target = |i: usize| -> String {
+        let mut paths: Vec<String> = Vec::new();
+        for ts in &targets {
+            if let Some(t) = ts.get(i) {
+                push_new(&mut paths, t);
+            }
+        }
+        paths.join(" / ")
+    };
+
+    let mut tables = Vec::new();
+    for spec in suite_tables::specs(&first.manifest.kind, &renamed[0]) {
+        let built: Vec<Table> = renamed.iter().map(|pts| build(&spec, pts)).collect();
+        if built.iter().all(|t| t.rows.is_empty()) {
+            continue;
+        }
+        let mut row_keys: Vec<String> = Vec::new();
+        let mut col_keys: Vec<String> = Vec::new();
+        for t in &built {
+            t.rows.iter().for_each(|(r, _)| push_new(&mut row_keys, r));
+            t.cols.iter().for_each(|c| push_new(&mut col_keys, c));
+        }
+        let cell_maps: Vec<HashMap<(&str, &str), f64>> = built
+            .iter()
+            .map(|t| {
+                let mut m = HashMap::new();
+                for (r, vals) in &t.rows {
+                    for (c, v) in t.cols.iter().zip(vals) {
+                        if let Some(v) = v {
+                            m.insert((r.as_str(), c.as_str()), *v);
+                        }
+                    }
+                }
+                m
+            })
+            .collect();
+        let values = |run: usize, r: &str| -> Vec<Option<f64>> {
+            col_keys.iter().map(|c| cell_maps[run].get(&(r, c.as_str())).copied()).collect()
+        };
+
+        let mut rows = Vec::new();
+        for r in &row_keys {
+            let label = |run: usize| {
+                if has_placeholder(r) {
+                    show(r, |i| run_target(run, i))
+                } else {
+                    format!("{r} [{}]", names[run])
+                }
+            };
+            // The row as a run names it: the row key, or the run for a target.
+            let row = |run: usize| if has_placeholder(r) { show(r, |i| run_target(run, i)) } else { r.clone() };
+            for run in 0..runs.len() {
+                rows.push(CompareRow { label: label(run), row: row(run), run, delta: false, cells: values(run, r) });
+            }
+            let base = values(0, r);
+            for run in 1..runs.len() {
+                let delta_label = if has_placeholder(r) {
+                    format!("Δ {} vs {}", label(run), label(0))
+                } else {
+                    format!("{r} Δ {} vs {}", names[run], names[0])
+                };
+                let cells = base.iter().zip(values(run, r)).map(|(b, v)| delta(*b, v)).collect();
+                rows.push(CompareRow { label: delta_label, row: row(run), run, delta: true, cells });
+            }
+        }
+        let titles: Vec<&str> = built.iter().filter(|t| !t.rows.is_empty()).map(|t| t.title.as_str()).collect();
+        let title = if titles.iter().all(|t| *t == titles[0]) { titles[0].to_string() } else { spec.title.clone() };
+        tables.push(SideBySide {
+            title,
+            unit: built[0].unit.clone(),
+            row_header: key_name(&spec.rows),
+            cols: col_keys.iter().map(|c| show(c, col_target)).collect(),
+            rows,
+        });
+    }
+
+    // Points of one run that another lacks, per pair with the baseline.
+    let keyed: Vec<Vec<(PointKey, String)>> = runs
+        .iter()
+        .map(|r| {
+            let mut v: Vec<(PointKey, String)> = Vec::new();
+            for p in &r.points {
+                let k = point_key(p);
+                if !v.iter().any(|(x, _)| *x == k) {
+                    v.push((k, point_name(p)));
+                }
+            }
+            v
+        })
+        .collect();
+    let mut missing = Vec::new();
+    for run in 1..runs.len() {
+        for (present, absent) in [(0, run), (run, 0)] {
+            for (k, name) in &keyed[present] {
+                if !keyed[absent].iter().any(|(x, _)| x == k) {
+                    missing.push(Missing { point: name.clone(), present, absent });
+                }
+            }
+        }
+    }
+
+    Ok(Comparison { kind: first.manifest.kind.clone(), runs: names, tables, missing })
+}
+
+/// "+12.3%", "-4.0%".
+fn fmt_delta(d: f64) -> String {
+    let d = if d.abs() < 0.05 { 0.0 } else { d };
+    format!("{d:+.1}%")
+}
+
+/// A number for people, as [`Table::text`] shows it: >= 100 without decimals, >= 10 with
+/// one, else two; IOPS with thousands separators.
+fn human(v: f64, unit: &str) -> String {
+    let a = v.abs();
+    let s = if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    if unit != "IOPS" {
+        return s;
+    }
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s.as_str()), |r| ("-", r));
+    let (int, frac) = rest.split_once('.').map_or((rest, None), |(i, f)| (i, Some(f)));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{out}.{f}"),
+        None => format!("{sign}{out}"),
+    }
+}
+
+fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn pad(s: &str, w: usize, left: bool) -> String {
+    let fill = " ".repeat(w.saturating_sub(width(s)));
+    if left {
+        format!("{s}{fill}")
+    } else {
+        format!("{fill}{s}")
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+impl SideBySide {
+    /// The title with the unit in parentheses.
+    pub fn heading(&self) -> String {
+        if self.title.is_empty() {
+            format!("({})", self.unit)
+        } else {
+            format!("{} ({})", self.title, self.unit)
+        }
+    }
+
+    /// Header and rows as display strings.
+    fn grid(&self) -> Vec<Vec<String>> {
+        let mut grid = vec![std::iter::once(self.row_header.clone()).chain(self.cols.iter().cloned()).collect()];
+        for row in &self.rows {
+            let cells = row.cells.iter().map(|v| match v {
+                None => "—".to_string(),
+                Some(d) if row.delta => fmt_delta(*d),
+                Some(v) => human(*v, &self.unit),
+            });
+            grid.push(std::iter::once(row.label.clone()).chain(cells).collect());
+        }
+        grid
+    }
+
+    fn widths(grid: &[Vec<String>], min: usize) -> Vec<usize> {
+        let n = grid.first().map_or(0, Vec::len);
+        (0..n).map(|i| grid.iter().map(|r| width(&r[i])).max().unwrap_or(0).max(min)).collect()
+    }
+
+    /// For a terminal: aligned like [`Table::text`].
+    pub fn text(&self) -> String {
+        let grid = self.grid();
+        let widths = Self::widths(&grid, 0);
+        let mut out = format!("{}\n", self.heading());
+        for row in &grid {
+            let line: Vec<String> = row.iter().zip(&widths).enumerate().map(|(i, (c, &w))| pad(c, w, i == 0)).collect();
+            out.push_str(line.join("  ").trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// A GitHub Markdown table preceded by the heading in bold, like [`Table::markdown`].
+    pub fn markdown(&self) -> String {
+        let grid: Vec<Vec<String>> = self
+            .grid()
+            .into_iter()
+            .map(|r| r.into_iter().map(|c| c.replace('|', "\\|").replace(['\r', '\n'], " ")).collect())
+            .collect();
+        let widths = Self::widths(&grid, 3);
+        let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+        let cells = |row: &Vec<String>| -> Vec<String> {
+            row.iter().zip(&widths).enumerate().map(|(i, (c, &w))| pad(c, w, i == 0)).collect()
+        };
+        let mut out = format!("**{}**\n\n", self.heading());
+        out.push_str(&line(cells(&grid[0])));
+        out.push_str(&line(
+            widths
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| if i == 0 { "-".repeat(w) } else { format!("{}:", "-".repeat(w - 1)) })
+                .collect(),
+        ));
+        for row in &grid[1..] {
+            out.push_str(&line(cells(row)));
+        }
+        out
+    }
+
+    /// One CSV block: see the module docs.
+    fn csv(&self, runs: &[String]) -> String {
+        let mut out = String::new();
+        let header: Vec<String> = ["table", "unit", &self.row_header, "run", "measure", "vs"]
+            .into_iter()
+            .chain(self.cols.iter().map(String::as_str))
+            .map(csv_field)
+            .collect();
+        out.push_str(&header.join(","));
+        out.push('\n');
+        for row in &self.rows {
+            let (measure, vs) = if row.delta { ("delta_pct", runs[0].as_str()) } else { ("value", "") };
+            let mut line: Vec<String> =
+                [&self.title, &self.unit, &row.row, &runs[row.run]].into_iter().map(|s| csv_field(s)).collect();
+            line.push(measure.into());
+            line.push(csv_field(vs));
+            line.extend(row.cells.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
+            out.push_str(&line.join(","));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl Comparison {
+    fn missing_lines(&self) -> Vec<String> {
+        self.missing
+            .iter()
+            .map(|m| format!("point '{}' is in {} but not in {}", m.point, self.runs[m.present], self.runs[m.absent]))
+            .collect()
+    }
+
+    fn intro(&self) -> String {
+        let others = self.runs[1..].join(", ");
+        let mut s = format!("Comparing {} results: {} (baseline)", self.kind, self.runs[0]);
+        if !others.is_empty() {
+            s.push_str(&format!(" with {others}"));
+        }
+        s
+    }
+
+    const DELTA_NOTE: &'static str = "Δ rows: (run / baseline − 1) × 100, in percent; — where either side is missing.";
+
+    /// For a terminal.
+    pub fn text(&self) -> String {
+        let mut out = format!("{}\n{}\n", self.intro(), Self::DELTA_NOTE);
+        for t in &self.tables {
+            out.push('\n');
+            out.push_str(&t.text());
+        }
+        if self.tables.is_empty() {
+            out.push_str("\nNo table has points in any run.\n");
+        }
+        out.push('\n');
+        if self.missing.is_empty() {
+            out.push_str("Every point is in every run.\n");
+        } else {
+            out.push_str("Missing points (not compared):\n");
+            for l in self.missing_lines() {
+                out.push_str(&format!("  {l}\n"));
+            }
+        }
+        out
+    }
+
+    /// GitHub Markdown, with a "Missing points" section at the end.
+    pub fn markdown(&self) -> String {
+        let mut out = format!("{}.\n{}\n", self.intro(), Self::DELTA_NOTE);
+        for t in &self.tables {
+            out.push('\n');
+            out.push_str(&t.markdown());
+        }
+        out.push_str("\n### Missing points\n\n");
+        if self.missing.is_empty() {
+            out.push_str("None: every point is in every run.\n");
+        }
+        for l in self.missing_lines() {
+            out.push_str(&format!("- {}\n", l.replace('|', "\\|")));
+        }
+        out
+    }
+
+    /// CSV blocks, one per table, then the missing points; see the module docs.
+    pub fn csv(&self) -> String {
+        let mut blocks: Vec<String> = self.tables.iter().map(|t| t.csv(&self.runs)).collect();
+        let mut missing = String::from("missing_point,in,not_in\n");
+        for m in &self.missing {
+            let line = [&m.point, &self.runs[m.present], &self.runs[m.absent]].map(|s| csv_field(s)).join(",");
+            missing.push_str(&line);
+            missing.push('\n');
+        }
+        blocks.push(missing);
+        blocks.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,326 @@
+use super::*;
+use drivelab_engine::hist::Histogram;
+use drivelab_engine::result::{CpuStats, DirStats, EngineFacts, RunResult, TargetResult, ToolInfo};
+use drivelab_engine::spec::AccessSpec;
+use drivelab_lab::runner::{PlanRecord, PointRecord};
+use drivelab_lab::sysinfo::HostFacts;
+
+/// A direction moving `mb` MB/s: 256 IOPS per MB/s; no I/O when 0.
+fn stats(mb: f64) -> DirStats {
+    let mut lat = Histogram::new().summary();
+    lat.mean = mb * 500.0;
+    lat.percentiles.insert("p99".into(), (mb * 1000.0) as u64);
+    DirStats {
+        ops: if mb > 0.0 { 1 } else { 0 },
+        bytes: 0,
+        iops: mb * 256.0,
+        bw_bytes_per_s: mb * 1e6,
+        bw_mb_per_s: mb,
+        bw_mib_per_s: mb * 1e6 / 1048576.0,
+        lat_ns: lat,
+    }
+}
+
+/// A saved point labelled `label` of `step` with `fields` that moved `mb` MB/s on each target.
+fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &[(&str, f64)]) -> PointResult {
+    let sum: f64 = targets.iter().map(|t| t.1).sum();
+    let per_target = targets
+        .iter()
+        .map(|&(path, mb)| TargetResult { path: path.into(), read: stats(mb), write: stats(0.0), total: stats(mb) })
+        .collect();
+    PointResult {
+        schema: 1,
+        power_w: None,
+        point: PointRecord {
+            index: 0,
+            label: label.into(),
+            slug: String::new(),
+            step: step.into(),
+            targets: targets.iter().map(|t| t.0.to_string()).collect(),
+            fields: fields.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(),
+            estimate_ns: None,
+        },
+        result: RunResult {
+            schema: 1,
+            tool: ToolInfo { name: "drivelab".into(), version: "test".into() },
+            started_unix_ms: 0,
+            spec: AccessSpec::default(),
+            engine: EngineFacts { backend: "null".into(), ring: None, job_cpus: Vec::new() },
+            targets: Vec::new(),
+            runtime_ns: 1_000_000_000,
+            read: stats(sum),
+            write: stats(0.0),
+            total: stats(sum),
+            sync: None,
+            per_target,
+            cpu: CpuStats {
+                usr_pct: 10.0,
+                sys_pct: 5.0,
+                machine_pct: 7.5,
+                busiest_job_pct: 15.0,
+                ns_per_io: 0.0,
+                cores: 2,
+                runnable_pct: 0.0,
+                cpu_bound: false,
+            },
+            qd_mean: 1.0,
+            series: Vec::new(),
+            errors: Vec::new(),
+            interrupted: false,
+            stopped_by_error: false,
+            notices: Vec::new(),
+        },
+    }
+}
+
+fn run(name: &str, kind: &str, points: Vec<PointResult>) -> Run {
+    Run {
+        name: name.into(),
+        manifest: RunManifest {
+            schema: 1,
+            tool: ToolInfo { name: "drivelab".into(), version: "test".into() },
+            kind: kind.into(),
+            command_line: Vec::new(),
+            started_unix_ms: 0,
+            host: HostFacts {
+                hostname: "h".into(),
+                kernel: "k".into(),
+                os: None,
+                cpu_model: None,
+                cores_online: 2,
+                memory_bytes: 0,
+                clocksource: None,
+                virtualization: None,
+            },
+            targets: Vec::new(),
+            plan: PlanRecord {
+                name: "p".into(),
+                together: false,
+                repeat: 1,
+                pause_ns: 0,
+                precondition: None,
+                points: points.iter().map(|p| p.point.clone()).collect(),
+            },
+        },
+        points,
+    }
+}
+
+/// A plan over qd 1, 2, 4 (the last only when `with_qd4`) on one target, `mb[i]` MB/s at qd i.
+fn plan_run(name: &str, target: &str, mb: [f64; 3], with_qd4: bool) -> Run {
+    let qds = if with_qd4 { 3 } else { 2 };
+    let points = (0..qds)
+        .map(|i| {
+            let qd = ["1", "2", "4"][i];
+            // Fields in another order than the baseline's must not matter.
+            let fields = if name == "B" { [("qd", qd), ("rw", "read")] } else { [("rw", "read"), ("qd", qd)] };
+            point(&format!("seq qd={qd}"), "seq", &fields, &[(target, mb[i])])
+        })
+        .collect();
+    run(name, "plan", points)
+}
+
+fn quick_run(name: &str, target: &str, read: f64, write: f64) -> Run {
+    run(
+        name,
+        "suite:quick",
+        vec![
+            point("seq-read", "seq-read", &[("read", "100"), ("random", "0")], &[(target, read)]),
+            point("seq-write", "seq-write", &[("read", "0"), ("random", "0")], &[(target, write)]),
+        ],
+    )
+}
+
+fn find<'a>(t: &'a SideBySide, label: &str) -> &'a CompareRow {
+    t.rows.iter().find(|r| r.label == label).unwrap_or_else(|| panic!("no row '{label}' in {:#?}", t.rows))
+}
+
+fn close(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() < 1e-9)
+}
+
+#[test]
+fn plan_on_two_devices_gives_run_rows_and_deltas_in_percent() {
+    let runs = [
+        plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true),
+        plan_run("B", "/dev/nvme0n1", [110.0, 150.0, 0.0], true),
+    ];
+    let cmp = compare(&runs).unwrap();
+    let t = &cmp.tables[0];
+    assert_eq!(t.title, "Throughput, rw=read");
+    assert_eq!(t.unit, "MB/s");
+    assert_eq!(t.row_header, "run", "rows keyed by target become runs");
+    assert_eq!(t.cols, ["1", "2", "4"]);
+    let labels: Vec<&str> = t.rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels, ["A", "B", "Δ B vs A"]);
+    assert_eq!(find(t, "A").cells, [Some(100.0), Some(200.0), Some(400.0)]);
+    let d = find(t, "Δ B vs A");
+    assert!(d.delta && d.run == 1);
+    assert!(close(d.cells[0], 10.0) && close(d.cells[1], -25.0) && close(d.cells[2], -100.0), "{:?}", d.cells);
+    assert!(cmp.missing.is_empty());
+
+    let text = render(&runs, "text").unwrap();
+    assert!(text.contains("Comparing plan results: A (baseline) with B"), "{text}");
+    assert!(text.contains("Throughput, rw=read (MB/s)\nrun            1       2        4\n"), "{text}");
+    assert!(text.contains("\nΔ B vs A  +10.0%  -25.0%  -100.0%\n"), "{text}");
+    assert!(text.contains("Every point is in every run."), "{text}");
+    // IOPS get thousands separators like the single-run tables.
+    assert!(text.contains("\nA         25,600  51,200  102,400\n"), "{text}");
+}
+
+#[test]
+fn a_point_missing_in_one_run_is_reported_and_its_delta_is_a_dash() {
+    let runs =
+        [plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true), plan_run("B", "/dev/sdb", [110.0, 220.0, 0.0], false)];
+    let cmp = compare(&runs).unwrap();
+    assert_eq!(cmp.missing, [Missing { point: "seq qd=4".into(), present: 0, absent: 1 }]);
+    let t = &cmp.tables[0];
+    assert_eq!(find(t, "B").cells[2], None);
+    assert_eq!(find(t, "Δ B vs A").cells[2], None);
+    let text = render(&runs, "text").unwrap();
+    assert!(text.contains("Missing points (not compared):\n  point 'seq qd=4' is in A but not in B\n"), "{text}");
+    assert!(text.contains("\nΔ B vs A  +10.0%  +10.0%    —\n"), "{text}");
+
+    // The other way round, with the target and repeat taken off the label.
+    let mut c = plan_run("C", "/dev/sdc", [1.0, 2.0, 3.0], true);
+    c.points[2].point.label = "seq qd=8 on sdc #2".into();
+    c.points[2].point.fields = vec![("rw".into(), "read".into()), ("qd".into(), "8".into())];
+    let cmp = compare(&[plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true), c]).unwrap();
+    assert_eq!(
+        cmp.missing,
+        [
+            Missing { point: "seq qd=4".into(), present: 0, absent: 1 },
+            Missing { point: "seq qd=8".into(), present: 1, absent: 0 },
+        ]
+    );
+    let md = cmp.markdown();
+    assert!(
+        md.ends_with(
+            "### Missing points\n\n- point 'seq qd=4' is in A but not in C\n- point 'seq qd=8' is in C but not in A\n"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn suite_quick_compares_steps_per_run() {
+    let runs = [quick_run("A", "/dev/sda", 100.0, 50.0), quick_run("B", "/dev/sdb", 110.0, 48.0)];
+    let cmp = compare(&runs).unwrap();
+    assert_eq!(cmp.tables.len(), 4, "reads and writes, MB/s and IOPS");
+    let reads = &cmp.tables[0];
+    assert_eq!((reads.title.as_str(), reads.row_header.as_str()), ("Reads", "run"));
+    assert_eq!(reads.cols, ["seq-read"]);
+    assert!(close(find(reads, "Δ B vs A").cells[0], 10.0));
+    let writes = &cmp.tables[1];
+    assert!(close(find(writes, "Δ B vs A").cells[0], -4.0));
+    let text = cmp.text();
+    assert!(text.contains("\nΔ B vs A      -4.0%\n"), "{text}");
+    assert!(text.contains("Δ B vs A    +10.0%\n"), "{text}");
+}
+
+#[test]
+fn runs_with_several_targets_name_them_and_compare_by_position() {
+    let a = run(
+        "A",
+        "suite:quick",
+        vec![point("seq-read", "seq-read", &[("read", "100")], &[("/dev/sda", 100.0), ("/dev/sdb", 200.0)])],
+    );
+    let b = run(
+        "B",
+        "suite:quick",
+        vec![point("seq-read", "seq-read", &[("read", "100")], &[("/dev/sdc", 150.0), ("/dev/sdd", 100.0)])],
+    );
+    let cmp = compare(&[a, b]).unwrap();
+    let labels: Vec<&str> = cmp.tables[0].rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "A: /dev/sda",
+            "B: /dev/sdc",
+            "Δ B: /dev/sdc vs A: /dev/sda",
+            "A: /dev/sdb",
+            "B: /dev/sdd",
+            "Δ B: /dev/sdd vs A: /dev/sdb"
+        ]
+    );
+    assert!(close(cmp.tables[0].rows[2].cells[0], 50.0));
+    assert!(close(cmp.tables[0].rows[5].cells[0], -50.0));
+}
+
+#[test]
+fn rows_not_keyed_by_target_get_a_row_per_run_and_a_delta_row() {
+    // Two varying fields: rows by bs, columns by qd.
+    let mk = |name: &str, target: &str, k: f64| {
+        let points = [("4k", "1", 10.0), ("4k", "2", 20.0), ("64k", "1", 100.0)]
+            .iter()
+            .map(|&(bs, qd, mb)| point(&format!("bs={bs} qd={qd}"), "", &[("bs", bs), ("qd", qd)], &[(target, mb * k)]))
+            .collect();
+        run(name, "plan", points)
+    };
+    let cmp = compare(&[mk("A", "/dev/sda", 1.0), mk("B", "/dev/sdb", 2.0)]).unwrap();
+    let t = &cmp.tables[0];
+    assert_eq!(t.row_header, "bs");
+    let labels: Vec<&str> = t.rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels, ["4k [A]", "4k [B]", "4k Δ B vs A", "64k [A]", "64k [B]", "64k Δ B vs A"]);
+    assert!(close(t.rows[2].cells[0], 100.0) && close(t.rows[2].cells[1], 100.0));
+    assert_eq!(t.rows[5].cells[1], None, "no 64k at qd 2 in either run");
+    assert_eq!(t.rows[4].row, "64k", "CSV's row column is the bare row key");
+}
+
+#[test]
+fn different_kinds_are_refused() {
+    let runs = [quick_run("A", "/dev/sda", 1.0, 1.0), plan_run("B", "/dev/sdb", [1.0, 1.0, 1.0], true)];
+    let err = render(&runs, "text").unwrap_err().to_string();
+    assert!(err.contains("A is suite:quick but B is plan: compare results of the same suite or plan"), "{err}");
+    assert!(render(&[], "text").is_err());
+    assert!(render(&[quick_run("A", "/a", 1.0, 1.0), quick_run("B", "/b", 1.0, 1.0)], "html").is_err());
+}
+
+#[test]
+fn csv_has_a_block_per_table_with_delta_pct_rows_and_a_missing_block() {
+    let runs =
+        [plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true), plan_run("B", "/dev/sdb", [110.0, 150.0, 0.0], false)];
+    let csv = render(&runs, "csv").unwrap();
+    let blocks: Vec<&str> = csv.split("\n\n").collect();
+    assert_eq!(blocks.len(), 4, "three tables and the missing points: {csv}");
+    assert_eq!(
+        blocks[0],
+        "table,unit,run,run,measure,vs,1,2,4\n\
+         \"Throughput, rw=read\",MB/s,A,A,value,,100,200,400\n\
+         \"Throughput, rw=read\",MB/s,B,B,value,,110,150,\n\
+         \"Throughput, rw=read\",MB/s,B,B,delta_pct,A,10.000000000000009,-25,"
+    );
+    assert_eq!(blocks[3], "missing_point,in,not_in\nseq qd=4,A,B\n");
+    assert!(!csv.contains('%'), "{csv}");
+}
+
+#[test]
+fn markdown_has_a_table_per_spec_and_a_missing_section() {
+    let runs = [quick_run("A", "/dev/sda", 100.0, 50.0), quick_run("B", "/dev/sdb", 110.0, 48.0)];
+    let md = render(&runs, "md").unwrap();
+    assert_eq!(md, render(&runs, "markdown").unwrap());
+    assert!(md.starts_with("Comparing suite:quick results: A (baseline) with B.\n"), "{md}");
+    assert!(
+        md.contains(
+            "**Reads (MB/s)**\n\n\
+             | run      | seq-read |\n\
+             | -------- | -------: |\n\
+             | A        |      100 |\n\
+             | B        |      110 |\n\
+             | Δ B vs A |   +10.0% |\n"
+        ),
+        "{md}"
+    );
+    assert_eq!(md.matches("**").count(), 8, "four tables: {md}");
+    assert!(md.ends_with("### Missing points\n\nNone: every point is in every run.\n"), "{md}");
+}
+
+#[test]
+fn deltas_format_with_sign_and_one_decimal() {
+    assert_eq!(fmt_delta(12.34), "+12.3%");
+    assert_eq!(fmt_delta(-4.0), "-4.0%");
+    assert_eq!(fmt_delta(-0.01), "+0.0%");
+    assert_eq!(delta(Some(0.0), Some(0.0)), Some(0.0));
+    assert_eq!(delta(Some(0.0), Some(1.0)), None);
+    assert_eq!(delta(None, Some(1.0)), None);
+}
