@@ -149,7 +149,7 @@ pub struct ReportArgs {
     /// Results directories (made by `drivelab plan` or `drivelab suite`).
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<String>,
-    /// text (terminal), md (Markdown) or csv.
+    /// text (terminal), md (Markdown), csv or json (the tables as data).
     #[arg(long, default_value = "text")]
     pub format: String,
     /// Write the HTML report (charts and tables, one self-contained file) here; must not exist.

@@ -14,8 +14,14 @@ use crate::args::ReportArgs;
 pub fn render(dir: &Path, format: &str) -> Result<String, Error> {
     let manifest: RunManifest = store::read_json(&dir.join("run.json"))?;
     let points = runner::load_points(dir)?;
+    let tables = suite_tables::tables(&manifest.kind, &points);
+    if format == "json" {
+        let mut text = serde_json::to_string_pretty(&tables).map_err(|e| Error::io("encoding JSON", e.into()))?;
+        text.push('\n');
+        return Ok(text);
+    }
     let mut out = String::new();
-    for t in suite_tables::tables(&manifest.kind, &points) {
+    for t in tables {
         out += &match format {
             "md" | "markdown" => t.markdown(),
             "csv" => t.csv(),
@@ -68,8 +74,8 @@ pub fn run(args: &ReportArgs) -> Result<crate::run_cmd::Outcome, Error> {
         println!("wrote {out}");
         return Ok(crate::run_cmd::Outcome::Done);
     }
-    if !["text", "md", "markdown", "csv"].contains(&args.format.as_str()) {
-        return Err(Error::invalid(format!("--format '{}': use text, md or csv", args.format)));
+    if !["text", "md", "markdown", "csv", "json"].contains(&args.format.as_str()) {
+        return Err(Error::invalid(format!("--format '{}': use text, md, csv or json", args.format)));
     }
     for d in &args.dirs {
         let dir = Path::new(d);

@@ -120,7 +120,7 @@ pub struct TableSpec {
 }
 
 /// A built table: numbers only, formatting happens when it is rendered.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Table {
     pub title: String,
     /// "MB/s", "MiB/s", "IOPS", "µs" or "%".
