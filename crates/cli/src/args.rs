@@ -141,6 +141,9 @@ pub struct CompareArgs {
     /// text (terminal), md (Markdown) or csv.
     #[arg(long, default_value = "text")]
     pub format: String,
+    /// Write the comparison as an HTML page with overlaid charts here; must not exist.
+    #[arg(short, long, value_name = "FILE.html")]
+    pub output: Option<String>,
 }
 
 /// `drivelab report`.

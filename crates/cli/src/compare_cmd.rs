@@ -27,6 +27,17 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
         let manifest: RunManifest = store::read_json(&dir.join("run.json"))?;
         runs.push(Run { name: d.clone(), manifest, points: runner::load_points(dir)? });
     }
+    if let Some(out) = &args.output {
+        if Path::new(out).exists() {
+            return Err(Error::invalid(format!(
+                "-o {out} exists: drivelab never overwrites files; remove it or choose another name"
+            )));
+        }
+        let page = drivelab_report::html::compare_report(&compare::compare(&runs)?);
+        store::write_new(Path::new(out), page.as_bytes())?;
+        println!("wrote {out}");
+        return Ok(Outcome::Done);
+    }
     print!("{}", compare::render(&runs, &args.format)?);
     Ok(Outcome::Done)
 }

@@ -33,6 +33,15 @@ fn compare_shows_deltas_and_points_missing_from_a_run() {
     assert!(o.status.success());
     assert!(stdout(&o).contains("delta_pct"), "{}", stdout(&o));
 
+    let page = s.path("cmp.html");
+    let o = drivelab(&["compare", a, b, "-o", &page]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("Δ") && html.contains("but not in"),
+        "overlaid charts, deltas, missing points"
+    );
+
     // A suite is not comparable with a plan.
     let results = s.path("suite");
     assert!(drivelab(&["suite", "hdparm", "null", "--time", "100ms", "--results", &results, "-q"]).status.success());

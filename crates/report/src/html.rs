@@ -305,3 +305,74 @@ pub fn report(manifest: &RunManifest, points: &[PointResult]) -> String {
     h += "</body></html>\n";
     h
 }
+
+/// The HTML page of a comparison: per table, the runs' values overlaid in one chart (a bar per
+/// run), the side-by-side table with Δ rows, and the points present in one run but not another.
+pub fn compare_report(c: &crate::compare::Comparison) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivelab compare</title><style>{STYLE}</style></head><body>"
+    );
+    let _ = write!(
+        h,
+        "<h1>drivelab compare ({})</h1><p>Baseline: <b>{}</b>; Δ rows are the change against it in percent.</p><ul>",
+        esc(&c.kind),
+        esc(&c.runs[0])
+    );
+    for r in &c.runs {
+        let _ = write!(h, "<li>{}</li>", esc(r));
+    }
+    h += "</ul>";
+    if !c.missing.is_empty() {
+        h += "<h2>Points missing from a run</h2>";
+        for m in &c.missing {
+            let _ = write!(
+                h,
+                "<div class=\"warn\">point '{}' is in {} but not in {}</div>",
+                esc(&m.point),
+                esc(&c.runs[m.present]),
+                esc(&c.runs[m.absent])
+            );
+        }
+    }
+    for t in &c.tables {
+        let values: Vec<(String, Vec<Option<f64>>)> =
+            t.rows.iter().filter(|r| !r.delta).map(|r| (r.label.clone(), r.cells.clone())).collect();
+        let overlay = Table {
+            title: t.title.clone(),
+            unit: t.unit.clone(),
+            row_header: t.row_header.clone(),
+            cols: t.cols.clone(),
+            rows: values,
+        };
+        let _ = write!(
+            h,
+            "<h2>{} ({})</h2><div class=\"chart\">{}</div>",
+            esc(&t.title),
+            esc(&t.unit),
+            charts::grouped_bars(&overlay)
+        );
+        h += "<table><thead><tr>";
+        let _ = write!(h, "<th>{}</th>", esc(&t.row_header));
+        for col in &t.cols {
+            let _ = write!(h, "<th>{}</th>", esc(col));
+        }
+        h += "</tr></thead><tbody>";
+        for r in &t.rows {
+            let _ = write!(h, "<tr><td>{}</td>", esc(&r.label));
+            for v in &r.cells {
+                let cell = match (v, r.delta) {
+                    (Some(x), true) => format!("{x:+.1}%"),
+                    (Some(x), false) => charts::fmt_num(*x),
+                    (None, _) => "—".into(),
+                };
+                let _ = write!(h, "<td>{cell}</td>");
+            }
+            h += "</tr>";
+        }
+        h += "</tbody></table>";
+    }
+    h += "</body></html>\n";
+    h
+}
