@@ -158,6 +158,9 @@ pub struct ReportArgs {
     /// Write the HTML report (charts and tables, one self-contained file) here; must not exist.
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<String>,
+    /// Also write every chart of the report as a PNG (2x scale, for articles) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub png: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -57,6 +57,17 @@ pub fn write_dir_report(dir: &Path) -> Result<(), Error> {
 }
 
 pub fn run(args: &ReportArgs) -> Result<crate::run_cmd::Outcome, Error> {
+    if let Some(png_dir) = &args.png {
+        if args.dirs.len() != 1 {
+            return Err(Error::invalid("--png writes the charts of one results directory: give exactly one DIR"));
+        }
+        let page = html(Path::new(&args.dirs[0]))?;
+        let written = drivelab_report::png::write_chart_pngs(&page, Path::new(png_dir), 2.0).map_err(Error::invalid)?;
+        println!("wrote {} chart(s) to {png_dir}", written.len());
+        if args.output.is_none() {
+            return Ok(crate::run_cmd::Outcome::Done);
+        }
+    }
     if let Some(out) = &args.output {
         if args.dirs.len() != 1 {
             return Err(Error::invalid("-o writes the report of one results directory: give exactly one DIR"));

@@ -64,6 +64,14 @@ fn report_writes_html_once_and_never_over_a_file() {
     assert!(html.contains("<svg") && html.contains("qd"), "charts and tables");
     let o = drivelab(&["report", d, "-o", &out]);
     assert_eq!(o.status.code(), Some(2), "never overwrites");
+    let pngs = s.path("png");
+    let o = drivelab(&["report", d, "--png", &pngs]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let files: Vec<_> =
+        std::fs::read_dir(&pngs).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(files.len() >= 3 && files.iter().all(|f| f.ends_with(".png")), "{files:?}");
+    let o = drivelab(&["report", d, "--png", &pngs]);
+    assert_eq!(o.status.code(), Some(2), "PNGs are never overwritten either");
     let o = drivelab(&["report", d, "--format", "md"]);
     assert!(stdout(&o).contains("| "), "{}", stdout(&o));
 }

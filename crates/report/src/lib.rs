@@ -8,6 +8,7 @@
 pub mod charts;
 pub mod compare;
 pub mod html;
+pub mod png;
 pub mod suite_tables;
 pub mod tables;
 

@@ -1,0 +1,431 @@
+//! Charts as PNG files (`--png DIR`), for articles and anything else that wants a bitmap.
+//!
+//! The charts are SVG strings (see [`crate::charts`]); this module rasterizes them in pure Rust
+//! with `resvg`, offline. Text is drawn with the system's fonts (found through fontconfig's
+//! configuration, loaded once per process); the SVG's generic families (`sans-serif`, `serif`,
+//! `monospace`) are pointed at fonts that are actually installed, so titles and labels come out
+//! whatever the machine's fontconfig aliases say. With no font at all, the shapes are still drawn
+//! and only the text is missing.
+//!
+//! The background is painted white: the charts' own background may be transparent, and a PNG
+//! pasted into a dark-themed page should still look like the HTML report.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use resvg::tiny_skia;
+use resvg::usvg;
+use resvg::usvg::fontdb;
+
+/// The largest side, in pixels, a rendered PNG may have (a typo'd scale should fail, not
+/// allocate gigabytes).
+const MAX_SIDE: u32 = 16_384;
+
+/// Installed fonts to use for each generic family, best first.
+const SANS: &[&str] = &["DejaVu Sans", "Liberation Sans", "Noto Sans", "Arial", "Helvetica", "FreeSans", "Ubuntu"];
+const SERIF: &[&str] = &["DejaVu Serif", "Liberation Serif", "Noto Serif", "Times New Roman", "FreeSerif"];
+const MONO: &[&str] = &["DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono", "Courier New", "FreeMono"];
+
+/// The system font database, loaded once.
+fn fonts() -> Arc<fontdb::Database> {
+    static DB: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = fontdb::Database::new();
+        db.load_system_fonts();
+        fix_generic_families(&mut db);
+        Arc::new(db)
+    })
+    .clone()
+}
+
+/// Points `sans-serif`, `serif` and `monospace` at installed fonts when fontconfig's aliases
+/// (or fontdb's defaults, "Arial" and friends) name fonts that are not there.
+fn fix_generic_families(db: &mut fontdb::Database) {
+    if db.is_empty() {
+        return;
+    }
+    let installed = |db: &fontdb::Database, name: &str| {
+        db.faces().any(|f| f.families.iter().any(|(fam, _)| fam.eq_ignore_ascii_case(name)))
+    };
+    // Any face at all, for a machine that has none of the preferred ones.
+    let any = db.faces().find_map(|f| f.families.first().map(|(fam, _)| fam.clone())).unwrap_or_default();
+    let pick = |db: &fontdb::Database, prefs: &[&str], fallback: &str| {
+        prefs.iter().find(|n| installed(db, n)).map(|n| n.to_string()).unwrap_or_else(|| fallback.to_string())
+    };
+    let sans = pick(db, SANS, &any);
+    let has = |db: &fontdb::Database, fam: fontdb::Family| {
+        db.query(&fontdb::Query { families: &[fam], ..Default::default() }).is_some()
+    };
+    if !has(db, fontdb::Family::SansSerif) {
+        db.set_sans_serif_family(sans.clone());
+    }
+    if !has(db, fontdb::Family::Serif) {
+        let serif = pick(db, SERIF, &sans);
+        db.set_serif_family(serif);
+    }
+    if !has(db, fontdb::Family::Monospace) {
+        let mono = pick(db, MONO, &sans);
+        db.set_monospace_family(mono);
+    }
+    if !has(db, fontdb::Family::Cursive) {
+        db.set_cursive_family(sans.clone());
+    }
+    if !has(db, fontdb::Family::Fantasy) {
+        db.set_fantasy_family(sans);
+    }
+}
+
+/// Rasterize one SVG document to PNG bytes at `scale` (1.0 = the SVG's size; use 2.0 for
+/// articles). The PNG is the SVG's size times `scale`, rounded up, on a white background.
+pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(format!("PNG scale must be a positive number, not {scale}"));
+    }
+    let db = fonts();
+    let mut opt = usvg::Options::default();
+    // Used for text without a font-family; the chart's own families come first.
+    opt.font_family = db
+        .query(&fontdb::Query { families: &[fontdb::Family::SansSerif], ..Default::default() })
+        .and_then(|id| db.face(id))
+        .and_then(|f| f.families.first().map(|(fam, _)| fam.clone()))
+        .unwrap_or_else(|| opt.font_family.clone());
+    opt.fontdb = db;
+    let svg = with_namespace(svg);
+    let tree = usvg::Tree::from_str(&svg, &opt).map_err(|e| format!("cannot parse the chart's SVG: {e}"))?;
+    let size = tree.size();
+    let side = |v: f32| (v * scale).ceil();
+    let (w, h) = (side(size.width()), side(size.height()));
+    if !(w >= 1.0 && h >= 1.0 && w <= MAX_SIDE as f32 && h <= MAX_SIDE as f32) {
+        return Err(format!(
+            "a {}x{} SVG at scale {scale} gives a {w}x{h} PNG (each side must be 1..={MAX_SIDE} pixels)",
+            size.width(),
+            size.height()
+        ));
+    }
+    let (w, h) = (w as u32, h as u32);
+    let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("cannot allocate a {w}x{h} image"))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    let transform = tiny_skia::Transform::from_scale(w as f32 / size.width(), h as f32 / size.height());
+    resvg::render(&tree, transform, &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| format!("cannot encode the PNG: {e}"))
+}
+
+/// usvg only reads elements in the SVG namespace; an `<svg>` pasted into HTML may not declare it.
+fn with_namespace(svg: &str) -> std::borrow::Cow<'_, str> {
+    let open_end = svg.find('>').unwrap_or(svg.len());
+    let start = svg.find("<svg").map(|i| i + 4);
+    match start {
+        Some(i) if i <= open_end && !svg[..open_end].contains("xmlns=") => {
+            let mut s = String::with_capacity(svg.len() + 40);
+            s.push_str(&svg[..i]);
+            s.push_str(r#" xmlns="http://www.w3.org/2000/svg""#);
+            s.push_str(&svg[i..]);
+            s.into()
+        }
+        _ => svg.into(),
+    }
+}
+
+/// Write every `<svg>...</svg>` element found in `html` (the HTML report) into `dir` as
+/// `01-<slug>.png`, `02-...`, where the slug comes from the SVG's first `<text>` (the chart
+/// title) made file-name safe; returns the paths written. The directory is created if missing;
+/// existing files are never overwritten (the error names the file). Every chart is rendered
+/// before anything is written, so a chart that fails to render leaves the directory untouched.
+pub fn write_chart_pngs(html: &str, dir: &Path, scale: f32) -> Result<Vec<PathBuf>, String> {
+    let svgs = find_svgs(html);
+    let width = svgs.len().to_string().len().max(2);
+    let mut out = Vec::with_capacity(svgs.len());
+    for (i, svg) in svgs.iter().enumerate() {
+        let slug = first_text(svg).map(|t| slug(&t)).filter(|s| !s.is_empty()).unwrap_or_else(|| "chart".into());
+        let path = dir.join(format!("{:0width$}-{slug}.png", i + 1));
+        if path.exists() {
+            return Err(format!("{} already exists (not overwriting it)", path.display()));
+        }
+        let png = svg_to_png(svg, scale).map_err(|e| format!("{}: {e}", path.display()))?;
+        out.push((path, png));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut written = Vec::with_capacity(out.len());
+    for (path, png) in out {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                format!("{} already exists (not overwriting it)", path.display())
+            } else {
+                format!("cannot create {}: {e}", path.display())
+            }
+        })?;
+        f.write_all(&png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Is `s[i..]` an `<svg` start tag (not `<svgfoo`)?
+fn svg_open_at(s: &str, i: usize) -> bool {
+    s[i..].starts_with("<svg") && s[i + 4..].starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+}
+
+/// The outermost `<svg ...>...</svg>` elements of `html`, in order (nested ones stay inside
+/// their parent; an unclosed one runs to the end).
+fn find_svgs(html: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut pos = 0;
+    while let Some(off) = html[pos..].match_indices("<svg").map(|(i, _)| pos + i).find(|&i| svg_open_at(html, i)) {
+        let start = off;
+        let mut depth = 0usize;
+        let mut i = start;
+        let mut end = html.len();
+        while let Some(rel) = html[i..].find('<') {
+            let j = i + rel;
+            if svg_open_at(html, j) {
+                // A self-closing `<svg .../>` opens nothing.
+                let tag_end = html[j..].find('>').map(|k| j + k).unwrap_or(html.len());
+                if !html[j..tag_end].ends_with('/') {
+                    depth += 1;
+                }
+                if depth == 0 {
+                    end = (tag_end + 1).min(html.len());
+                    break;
+                }
+                i = tag_end.min(html.len() - 1) + 1;
+                if i >= html.len() {
+                    break;
+                }
+            } else if html[j..].starts_with("</svg>") {
+                depth = depth.saturating_sub(1);
+                i = j + "</svg>".len();
+                if depth == 0 {
+                    end = i;
+                    break;
+                }
+            } else {
+                i = j + 1;
+            }
+        }
+        found.push(&html[start..end]);
+        pos = end;
+        if pos >= html.len() {
+            break;
+        }
+    }
+    found
+}
+
+/// The text content of the first `<text>` element of `svg` (tags inside it dropped, the common
+/// entities decoded), if it has one.
+fn first_text(svg: &str) -> Option<String> {
+    let open = svg
+        .match_indices("<text")
+        .map(|(i, _)| i)
+        .find(|&i| svg[i + 5..].starts_with(|c: char| c.is_ascii_whitespace() || c == '>'))?;
+    let body_start = open + svg[open..].find('>')? + 1;
+    let body_end = body_start + svg[body_start..].find("</text>")?;
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in svg[body_start..body_end].chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    Some(decode_entities(&text))
+}
+
+fn decode_entities(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        rest = &rest[amp..];
+        let Some(semi) = rest.find(';').filter(|&k| k <= 10) else {
+            out.push('&');
+            rest = &rest[1..];
+            continue;
+        };
+        let name = &rest[1..semi];
+        let c = match name {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "nbsp" => Some(' '),
+            _ => name
+                .strip_prefix("#x")
+                .or_else(|| name.strip_prefix("#X"))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .or_else(|| name.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match c {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[semi + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A file-name-safe slug: lower-case ASCII letters and digits, other runs become one `-`,
+/// at most 60 characters, no leading or trailing `-`. `"4 KiB random read: IOPS"` ->
+/// `"4-kib-random-read-iops"`.
+fn slug(title: &str) -> String {
+    let mut s = String::new();
+    for c in title.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.is_empty() && !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    let mut s = s.trim_end_matches('-').to_string();
+    if s.len() > 60 {
+        s.truncate(60);
+        s = s.trim_end_matches('-').to_string();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::{line_chart, LineChart, Series, XScale, DEFAULT_SIZE};
+
+    fn chart(title: &str) -> String {
+        line_chart(&LineChart {
+            title: title.to_string(),
+            x_label: "queue depth (I/Os per job)".into(),
+            y_label: "IOPS".into(),
+            x_scale: XScale::Log2,
+            y_log: false,
+            series: vec![
+                Series { name: "read".into(), points: vec![(1.0, 10_000.0), (2.0, 18_000.0), (4.0, 30_000.0)] },
+                Series { name: "write".into(), points: vec![(1.0, 8_000.0), (2.0, 12_000.0), (4.0, 15_000.0)] },
+            ],
+        })
+    }
+
+    fn non_white(p: &tiny_skia::Pixmap, x0: u32, y0: u32, x1: u32, y1: u32) -> usize {
+        let mut n = 0;
+        for y in y0..y1.min(p.height()) {
+            for x in x0..x1.min(p.width()) {
+                let c = p.pixel(x, y).unwrap();
+                if c.red() < 230 || c.green() < 230 || c.blue() < 230 {
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn line_chart_renders_at_scale_with_text() {
+        let svg = chart("Random read: IOPS by queue depth");
+        for scale in [1.0f32, 2.0] {
+            let png = svg_to_png(&svg, scale).unwrap();
+            assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+            let p = tiny_skia::Pixmap::decode_png(&png).unwrap();
+            assert_eq!((p.width(), p.height()), (DEFAULT_SIZE.w * scale as u32, DEFAULT_SIZE.h * scale as u32));
+            let total = (p.width() * p.height()) as usize;
+            let ink = non_white(&p, 0, 0, p.width(), p.height());
+            // Axes, grid, two lines with markers, legend and labels: a few percent of the image.
+            assert!(ink * 100 > total, "only {ink} of {total} pixels are not white at scale {scale}");
+            assert!(ink * 100 < total * 60, "{ink} of {total} pixels are not white at scale {scale}");
+            // The title sits in the top band; with no font it would be blank.
+            let band = (p.height() as f32 * 0.08) as u32;
+            let title_ink = non_white(&p, 0, 0, p.width(), band);
+            assert!(title_ink > 50 * (scale * scale) as usize, "title band has {title_ink} inked pixels");
+        }
+    }
+
+    #[test]
+    fn fonts_found_for_generic_families() {
+        let db = fonts();
+        if db.is_empty() {
+            return; // a machine without fonts: shapes only (tested above by the ink share)
+        }
+        let q = |f| db.query(&fontdb::Query { families: &[f], ..Default::default() });
+        assert!(q(fontdb::Family::SansSerif).is_some());
+        assert!(q(fontdb::Family::Serif).is_some());
+        assert!(q(fontdb::Family::Monospace).is_some());
+    }
+
+    #[test]
+    fn text_is_drawn_from_system_fonts() {
+        // The same picture with and without its text: the text must add ink.
+        let with = r#"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="50"><text x="10" y="35" font-family="sans-serif" font-size="30">Hello</text></svg>"#;
+        let p = tiny_skia::Pixmap::decode_png(&svg_to_png(with, 1.0).unwrap()).unwrap();
+        if fonts().is_empty() {
+            return;
+        }
+        assert!(non_white(&p, 0, 0, 200, 50) > 100);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        assert!(svg_to_png("not svg", 1.0).is_err());
+        let svg = chart("x");
+        assert!(svg_to_png(&svg, 0.0).is_err());
+        assert!(svg_to_png(&svg, f32::NAN).is_err());
+        assert!(svg_to_png(&svg, 1000.0).is_err());
+    }
+
+    #[test]
+    fn namespace_is_added_when_missing() {
+        let svg = r#"<svg width="10" height="10"><rect width="10" height="10" fill="black"/></svg>"#;
+        let p = tiny_skia::Pixmap::decode_png(&svg_to_png(svg, 1.0).unwrap()).unwrap();
+        assert_eq!(non_white(&p, 0, 0, 10, 10), 100);
+    }
+
+    #[test]
+    fn slugs_and_titles() {
+        assert_eq!(slug("4 KiB random read: IOPS"), "4-kib-random-read-iops");
+        assert_eq!(slug("  --Latency (µs) p99.9 -- "), "latency-s-p99-9");
+        assert_eq!(slug("///"), "");
+        assert!(slug(&"a ".repeat(100)).len() <= 60);
+        let svg = r#"<svg><text x="1">R&amp;W <tspan>mix</tspan></text><text>other</text></svg>"#;
+        assert_eq!(first_text(svg).as_deref(), Some("R&W mix"));
+        assert_eq!(first_text("<svg><textPath/></svg>"), None);
+    }
+
+    #[test]
+    fn finds_outer_svgs_only() {
+        let html = r#"<p>a</p><svg width="1"><svg x="1"></svg><svg/></svg><svgx></svgx><svg>b</svg><svg>open"#;
+        let found = find_svgs(html);
+        assert_eq!(found, vec![r#"<svg width="1"><svg x="1"></svg><svg/></svg>"#, "<svg>b</svg>", "<svg>open"]);
+    }
+
+    #[test]
+    fn writes_each_chart_once() {
+        let dir = std::env::temp_dir().join(format!("drivelab-png-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let html = format!(
+            "<html><body><h2>Read</h2><div class=\"chart\">{}</div><h2>Write</h2><div class=\"chart\">{}</div></body></html>",
+            chart("Random read: IOPS"),
+            chart("Sequential write: MB/s")
+        );
+        let out = dir.join("charts"); // created on demand
+        let paths = write_chart_pngs(&html, &out, 1.0).unwrap();
+        let names: Vec<String> = paths.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["01-random-read-iops.png", "02-sequential-write-mb-s.png"]);
+        for p in &paths {
+            let img = tiny_skia::Pixmap::decode_png(&std::fs::read(p).unwrap()).unwrap();
+            assert_eq!((img.width(), img.height()), (DEFAULT_SIZE.w, DEFAULT_SIZE.h));
+        }
+        let before = std::fs::read(&paths[0]).unwrap();
+        let err = write_chart_pngs(&html, &out, 2.0).unwrap_err();
+        assert!(err.contains("01-random-read-iops.png") && err.contains("already exists"), "{err}");
+        assert_eq!(std::fs::read(&paths[0]).unwrap(), before);
+        assert!(write_chart_pngs("<p>no charts</p>", &dir.join("none"), 1.0).unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
