@@ -80,7 +80,8 @@ fn chart_for(kind: &str, t: &Table) -> String {
         t.cols.iter().filter(|c| c.trim_end_matches(|ch: char| !ch.is_ascii_digit()).parse::<f64>().is_ok()).count();
     match kind {
         "suite:bsqd" => charts::heatmap_with(t, x_label(kind), Size::default()),
-        "suite:iometer" | "suite:mixed" => charts::line_from_table(t, x_label(kind), XScale::Linear),
+        "suite:iometer" => charts::grouped_bars_with(t, x_label(kind), Size::default()),
+        "suite:mixed" => charts::line_from_table(t, x_label(kind), XScale::Linear),
         "suite:jbod" if t.row_header == "targets" || t.row_header.starts_with("drives") => jbod_chart(t),
         _ if numeric >= 3 && numeric == t.cols.len() => {
             let label = format!("{} (from the plan)", t.cols.first().map(|_| "column value").unwrap_or(""));
