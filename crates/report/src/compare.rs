@@ -43,6 +43,7 @@ use std::collections::HashMap;
 use drivelab_engine::Error;
 use drivelab_lab::runner::{PointResult, RunManifest};
 
+use crate::grid;
 use crate::suite_tables;
 use crate::tables::{build, Key, Table};
 
@@ -345,53 +346,6 @@ fn fmt_delta(d: f64) -> String {
 
 /// A number for people, as [`Table::text`] shows it: >= 100 without decimals, >= 10 with
 /// one, else two; IOPS with thousands separators.
-fn human(v: f64, unit: &str) -> String {
-    let a = v.abs();
-    let s = if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    };
-    if unit != "IOPS" {
-        return s;
-    }
-    let (sign, rest) = s.strip_prefix('-').map_or(("", s.as_str()), |r| ("-", r));
-    let (int, frac) = rest.split_once('.').map_or((rest, None), |(i, f)| (i, Some(f)));
-    let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{out}.{f}"),
-        None => format!("{sign}{out}"),
-    }
-}
-
-fn width(s: &str) -> usize {
-    s.chars().count()
-}
-
-fn pad(s: &str, w: usize, left: bool) -> String {
-    let fill = " ".repeat(w.saturating_sub(width(s)));
-    if left {
-        format!("{s}{fill}")
-    } else {
-        format!("{fill}{s}")
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\r', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
 
 impl SideBySide {
     /// The title with the unit in parentheses.
@@ -410,56 +364,21 @@ impl SideBySide {
             let cells = row.cells.iter().map(|v| match v {
                 None => "—".to_string(),
                 Some(d) if row.delta => fmt_delta(*d),
-                Some(v) => human(*v, &self.unit),
+                Some(v) => grid::human(*v, &self.unit),
             });
             grid.push(std::iter::once(row.label.clone()).chain(cells).collect());
         }
         grid
     }
 
-    fn widths(grid: &[Vec<String>], min: usize) -> Vec<usize> {
-        let n = grid.first().map_or(0, Vec::len);
-        (0..n).map(|i| grid.iter().map(|r| width(&r[i])).max().unwrap_or(0).max(min)).collect()
-    }
-
     /// For a terminal: aligned like [`Table::text`].
     pub fn text(&self) -> String {
-        let grid = self.grid();
-        let widths = Self::widths(&grid, 0);
-        let mut out = format!("{}\n", self.heading());
-        for row in &grid {
-            let line: Vec<String> = row.iter().zip(&widths).enumerate().map(|(i, (c, &w))| pad(c, w, i == 0)).collect();
-            out.push_str(line.join("  ").trim_end());
-            out.push('\n');
-        }
-        out
+        grid::text(&self.heading(), &self.grid())
     }
 
     /// A GitHub Markdown table preceded by the heading in bold, like [`Table::markdown`].
     pub fn markdown(&self) -> String {
-        let grid: Vec<Vec<String>> = self
-            .grid()
-            .into_iter()
-            .map(|r| r.into_iter().map(|c| c.replace('|', "\\|").replace(['\r', '\n'], " ")).collect())
-            .collect();
-        let widths = Self::widths(&grid, 3);
-        let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
-        let cells = |row: &Vec<String>| -> Vec<String> {
-            row.iter().zip(&widths).enumerate().map(|(i, (c, &w))| pad(c, w, i == 0)).collect()
-        };
-        let mut out = format!("**{}**\n\n", self.heading());
-        out.push_str(&line(cells(&grid[0])));
-        out.push_str(&line(
-            widths
-                .iter()
-                .enumerate()
-                .map(|(i, &w)| if i == 0 { "-".repeat(w) } else { format!("{}:", "-".repeat(w - 1)) })
-                .collect(),
-        ));
-        for row in &grid[1..] {
-            out.push_str(&line(cells(row)));
-        }
-        out
+        grid::markdown(&self.heading(), &self.grid())
     }
 
     /// One CSV block: see the module docs.
@@ -468,16 +387,16 @@ impl SideBySide {
         let header: Vec<String> = ["table", "unit", &self.row_header, "run", "measure", "vs"]
             .into_iter()
             .chain(self.cols.iter().map(String::as_str))
-            .map(csv_field)
+            .map(grid::csv_field)
             .collect();
         out.push_str(&header.join(","));
         out.push('\n');
         for row in &self.rows {
             let (measure, vs) = if row.delta { ("delta_pct", runs[0].as_str()) } else { ("value", "") };
             let mut line: Vec<String> =
-                [&self.title, &self.unit, &row.row, &runs[row.run]].into_iter().map(|s| csv_field(s)).collect();
+                [&self.title, &self.unit, &row.row, &runs[row.run]].into_iter().map(|s| grid::csv_field(s)).collect();
             line.push(measure.into());
-            line.push(csv_field(vs));
+            line.push(grid::csv_field(vs));
             line.extend(row.cells.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
             out.push_str(&line.join(","));
             out.push('\n');
@@ -549,7 +468,7 @@ impl Comparison {
         let mut blocks: Vec<String> = self.tables.iter().map(|t| t.csv(&self.runs)).collect();
         let mut missing = String::from("missing_point,in,not_in\n");
         for m in &self.missing {
-            let line = [&m.point, &self.runs[m.present], &self.runs[m.absent]].map(|s| csv_field(s)).join(",");
+            let line = [&m.point, &self.runs[m.present], &self.runs[m.absent]].map(|s| grid::csv_field(s)).join(",");
             missing.push_str(&line);
             missing.push('\n');
         }

@@ -7,6 +7,7 @@
 
 pub mod charts;
 pub mod compare;
+mod grid;
 pub mod html;
 pub mod png;
 pub mod suite_tables;

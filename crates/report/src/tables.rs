@@ -39,6 +39,8 @@ use drivelab_engine::result::{DirStats, TargetResult};
 use drivelab_lab::runner::PointResult;
 use serde::{Deserialize, Serialize};
 
+use crate::grid;
+
 /// What a row or column is keyed by.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
@@ -430,57 +432,6 @@ pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
 
 /// A number for people: >= 100 without decimals, >= 10 with one, else two; IOPS with thousands
 /// separators (245,312).
-fn human(v: f64, unit: &str) -> String {
-    let a = v.abs();
-    let s = if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    };
-    if unit == "IOPS" {
-        group_thousands(&s)
-    } else {
-        s
-    }
-}
-
-fn group_thousands(s: &str) -> String {
-    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
-    let (int, frac) = rest.split_once('.').map_or((rest, None), |(i, f)| (i, Some(f)));
-    let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{out}.{f}"),
-        None => format!("{sign}{out}"),
-    }
-}
-
-fn width(s: &str) -> usize {
-    s.chars().count()
-}
-
-fn pad_left(s: &str, w: usize) -> String {
-    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
-}
-
-fn pad_right(s: &str, w: usize) -> String {
-    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\r', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
 
 impl Table {
     /// The title line: the title with the unit in parentheses.
@@ -496,65 +447,21 @@ impl Table {
     fn grid(&self) -> Vec<Vec<String>> {
         let mut grid = vec![std::iter::once(self.row_header.clone()).chain(self.cols.iter().cloned()).collect()];
         for (label, values) in &self.rows {
-            let cells = values.iter().map(|v| v.map_or_else(|| "—".to_string(), |v| human(v, &self.unit)));
+            let cells = values.iter().map(|v| v.map_or_else(|| "—".to_string(), |v| grid::human(v, &self.unit)));
             grid.push(std::iter::once(label.clone()).chain(cells).collect());
         }
         grid
     }
 
-    fn widths(grid: &[Vec<String>]) -> Vec<usize> {
-        let n = grid.first().map_or(0, Vec::len);
-        (0..n).map(|i| grid.iter().map(|r| width(&r[i])).max().unwrap_or(0)).collect()
-    }
-
     /// For a terminal: the heading, then the header and rows in aligned columns (labels left,
     /// numbers right, two spaces apart).
     pub fn text(&self) -> String {
-        let grid = self.grid();
-        let widths = Self::widths(&grid);
-        let mut out = format!("{}\n", self.heading());
-        for row in &grid {
-            let line: Vec<String> = row
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(i, (c, &w))| if i == 0 { pad_right(c, w) } else { pad_left(c, w) })
-                .collect();
-            out.push_str(line.join("  ").trim_end());
-            out.push('\n');
-        }
-        out
+        grid::text(&self.heading(), &self.grid())
     }
 
     /// A GitHub Markdown table, preceded by the heading in bold; numbers right-aligned.
     pub fn markdown(&self) -> String {
-        let grid: Vec<Vec<String>> = self
-            .grid()
-            .into_iter()
-            .map(|r| r.into_iter().map(|c| c.replace('|', "\\|").replace(['\r', '\n'], " ")).collect())
-            .collect();
-        let widths: Vec<usize> = Self::widths(&grid).into_iter().map(|w| w.max(3)).collect();
-        let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
-        let mut out = format!("**{}**\n\n", self.heading());
-        let cells = |row: &Vec<String>| -> Vec<String> {
-            row.iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(i, (c, &w))| if i == 0 { pad_right(c, w) } else { pad_left(c, w) })
-                .collect()
-        };
-        out.push_str(&line(cells(&grid[0])));
-        out.push_str(&line(
-            widths
-                .iter()
-                .enumerate()
-                .map(|(i, &w)| if i == 0 { "-".repeat(w) } else { format!("{}:", "-".repeat(w - 1)) })
-                .collect(),
-        ));
-        for row in &grid[1..] {
-            out.push_str(&line(cells(row)));
-        }
-        out
+        grid::markdown(&self.heading(), &self.grid())
     }
 
     /// CSV: a header row (row header, then the columns), then one line per row with the numbers
@@ -562,11 +469,12 @@ impl Table {
     /// or line break are quoted (RFC 4180); lines end in "\n".
     pub fn csv(&self) -> String {
         let mut out = String::new();
-        let header: Vec<String> = std::iter::once(&self.row_header).chain(&self.cols).map(|s| csv_field(s)).collect();
+        let header: Vec<String> =
+            std::iter::once(&self.row_header).chain(&self.cols).map(|s| grid::csv_field(s)).collect();
         out.push_str(&header.join(","));
         out.push('\n');
         for (label, values) in &self.rows {
-            let mut line = vec![csv_field(label)];
+            let mut line = vec![grid::csv_field(label)];
             line.extend(values.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
             out.push_str(&line.join(","));
             out.push('\n');

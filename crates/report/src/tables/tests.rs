@@ -1,4 +1,5 @@
 use super::*;
+use crate::grid::human;
 use drivelab_engine::hist::Histogram;
 use drivelab_engine::result::{CpuStats, EngineFacts, RunResult, ToolInfo};
 use drivelab_engine::spec::AccessSpec;

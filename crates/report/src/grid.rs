@@ -1,0 +1,99 @@
+//! Rendering a grid of display strings (a header row, then rows; the first column is labels)
+//! for a terminal, Markdown and CSV. Shared by plain tables and comparisons, so both read alike.
+
+/// A number the way tables show it: no decimals from 100, one from 10, else two; IOPS with
+/// thousands separators (245,312).
+pub(crate) fn human(v: f64, unit: &str) -> String {
+    let a = v.abs();
+    let s = if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    if unit == "IOPS" {
+        group_thousands(&s)
+    } else {
+        s
+    }
+}
+
+fn group_thousands(s: &str) -> String {
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
+    let (int, frac) = rest.split_once('.').map_or((rest, None), |(i, f)| (i, Some(f)));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{out}.{f}"),
+        None => format!("{sign}{out}"),
+    }
+}
+
+fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Labels (column 0) left-aligned, numbers right-aligned.
+fn pad(s: &str, w: usize, left: bool) -> String {
+    let fill = " ".repeat(w.saturating_sub(width(s)));
+    if left {
+        format!("{s}{fill}")
+    } else {
+        format!("{fill}{s}")
+    }
+}
+
+fn widths(grid: &[Vec<String>], min: usize) -> Vec<usize> {
+    let n = grid.first().map_or(0, Vec::len);
+    (0..n).map(|i| grid.iter().map(|r| width(&r[i])).max().unwrap_or(0).max(min)).collect()
+}
+
+fn cells(row: &[String], widths: &[usize]) -> Vec<String> {
+    row.iter().zip(widths).enumerate().map(|(i, (c, &w))| pad(c, w, i == 0)).collect()
+}
+
+/// The heading line, then aligned columns two spaces apart.
+pub(crate) fn text(heading: &str, grid: &[Vec<String>]) -> String {
+    let w = widths(grid, 0);
+    let mut out = format!("{heading}\n");
+    for row in grid {
+        out.push_str(cells(row, &w).join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A GitHub Markdown table preceded by the heading in bold; numbers right-aligned.
+pub(crate) fn markdown(heading: &str, grid: &[Vec<String>]) -> String {
+    let grid: Vec<Vec<String>> =
+        grid.iter().map(|r| r.iter().map(|c| c.replace('|', "\\|").replace(['\r', '\n'], " ")).collect()).collect();
+    let w = widths(&grid, 3);
+    let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut out = format!("**{heading}**\n\n");
+    out.push_str(&line(cells(&grid[0], &w)));
+    out.push_str(&line(
+        w.iter()
+            .enumerate()
+            .map(|(i, &w)| if i == 0 { "-".repeat(w) } else { format!("{}:", "-".repeat(w - 1)) })
+            .collect(),
+    ));
+    for row in &grid[1..] {
+        out.push_str(&line(cells(row, &w)));
+    }
+    out
+}
+
+/// One CSV field, quoted per RFC 4180 where needed.
+pub(crate) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
