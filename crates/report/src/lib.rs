@@ -14,3 +14,6 @@ pub mod suite_tables;
 pub mod tables;
 
 pub use tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};
+
+#[cfg(test)]
+mod test_support;
