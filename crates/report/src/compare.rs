@@ -344,17 +344,10 @@ fn fmt_delta(d: f64) -> String {
     format!("{d:+.1}%")
 }
 
-/// A number for people, as [`Table::text`] shows it: >= 100 without decimals, >= 10 with
-/// one, else two; IOPS with thousands separators.
-
 impl SideBySide {
     /// The title with the unit in parentheses.
     pub fn heading(&self) -> String {
-        if self.title.is_empty() {
-            format!("({})", self.unit)
-        } else {
-            format!("{} ({})", self.title, self.unit)
-        }
+        grid::heading(&self.title, &self.unit)
     }
 
     /// Header and rows as display strings.

@@ -1,6 +1,15 @@
 //! Rendering a grid of display strings (a header row, then rows; the first column is labels)
 //! for a terminal, Markdown and CSV. Shared by plain tables and comparisons, so both read alike.
 
+/// A title with its unit in parentheses: "Reads (MB/s)".
+pub(crate) fn heading(title: &str, unit: &str) -> String {
+    if title.is_empty() {
+        format!("({unit})")
+    } else {
+        format!("{title} ({unit})")
+    }
+}
+
 /// A number the way tables show it: no decimals from 100, one from 10, else two; IOPS with
 /// thousands separators (245,312).
 pub(crate) fn human(v: f64, unit: &str) -> String {

@@ -430,17 +430,10 @@ pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
     specs
 }
 
-/// A number for people: >= 100 without decimals, >= 10 with one, else two; IOPS with thousands
-/// separators (245,312).
-
 impl Table {
     /// The title line: the title with the unit in parentheses.
     pub fn heading(&self) -> String {
-        if self.title.is_empty() {
-            format!("({})", self.unit)
-        } else {
-            format!("{} ({})", self.title, self.unit)
-        }
+        grid::heading(&self.title, &self.unit)
     }
 
     /// Header and rows as display strings ("—" for a missing cell).
