@@ -118,26 +118,32 @@ fn jbod_chart(t: &Table) -> String {
     })
 }
 
-fn warnings(points: &[PointResult]) -> Vec<String> {
-    let mut w = Vec::new();
+/// Warnings grouped by kind: (one-line summary, the points it concerns). A sweep where every
+/// point is CPU-bound gets one line, not hundreds.
+fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
+    let mut cpu = Vec::new();
+    let (mut lo, mut hi) = (f64::MAX, 0f64);
+    let (mut buffered, mut interrupted, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     for p in points {
         let r = &p.result;
         let at = format!("point {} ({})", p.point.index, esc(&p.point.label));
         if r.cpu.cpu_bound {
-            w.push(format!(
-                "CPU-bound: drivelab used {:.0}% of a core (running or waiting for a CPU {:.0}% of the time) — {at}: the CPU, not the target, was the limit",
+            lo = lo.min(r.cpu.busiest_job_pct);
+            hi = hi.max(r.cpu.busiest_job_pct);
+            cpu.push(format!(
+                "{at}: {:.0}% of a core, runnable {:.0}% of the time",
                 r.cpu.busiest_job_pct, r.cpu.runnable_pct
             ));
         }
         if !r.spec.direct {
-            w.push(format!("buffered I/O: results include the page cache — {at}"));
+            buffered.push(at.clone());
         }
         if r.interrupted {
-            w.push(format!("interrupted: partial result — {at}"));
+            interrupted.push(at.clone());
         }
         for e in &r.errors {
-            w.push(format!(
-                "{} {} error(s) on {}: {} (first at offset {}) — {at}",
+            errors.push(format!(
+                "{at}: {} {} error(s) on {}: {} (first at offset {})",
                 e.count,
                 esc(&e.op),
                 esc(&e.target),
@@ -145,6 +151,29 @@ fn warnings(points: &[PointResult]) -> Vec<String> {
                 e.first_offset_bytes
             ));
         }
+    }
+    let n = points.len();
+    let mut w = Vec::new();
+    if !cpu.is_empty() {
+        w.push((
+            format!(
+                "CPU-bound on {} of {n} points: drivelab's busiest job thread used {lo:.0}–{hi:.0}% of a core; there the CPU, not the target, was the limit",
+                cpu.len()
+            ),
+            cpu,
+        ));
+    }
+    if !buffered.is_empty() {
+        w.push((
+            format!("buffered I/O on {} of {n} points: their results include the page cache", buffered.len()),
+            buffered,
+        ));
+    }
+    if !interrupted.is_empty() {
+        w.push((format!("{} point(s) interrupted: partial results", interrupted.len()), interrupted));
+    }
+    if !errors.is_empty() {
+        w.push((format!("I/O errors on {} point(s)", errors.len()), errors));
     }
     w
 }
@@ -284,8 +313,12 @@ pub fn report(manifest: &RunManifest, points: &[PointResult]) -> String {
     let w = warnings(points);
     if !w.is_empty() {
         h += "<h2>Warnings</h2>";
-        for line in &w {
-            let _ = write!(h, "<div class=\"warn\">{line}</div>");
+        for (summary, which) in &w {
+            let _ = write!(h, "<div class=\"warn\">{summary}<details><summary>which points</summary><ul>");
+            for line in which {
+                let _ = write!(h, "<li>{line}</li>");
+            }
+            h += "</ul></details></div>";
         }
     }
     if points.is_empty() {
