@@ -221,6 +221,20 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0x5eed, help_heading = "Access specification")]
     pub seed: u64,
 
+    /// Fixed-rate (open-loop) load: I/Os per second (5000, 5k) or bytes per second (200MiB/s).
+    /// Latency is measured from each I/O's intended time (response) as well as from submission.
+    #[arg(long, value_name = "RATE", help_heading = "Fixed rate (open loop)")]
+    pub rate: Option<String>,
+    /// Whom --rate is for: total (shared by every job on every target) or job.
+    #[arg(long, value_name = "SCOPE", requires = "rate", help_heading = "Fixed rate (open loop)")]
+    pub rate_scope: Option<String>,
+    /// Intended issue times: uniform (evenly spaced) or poisson (exponential gaps).
+    #[arg(long, value_name = "KIND", requires = "rate", help_heading = "Fixed rate (open loop)")]
+    pub arrivals: Option<String>,
+    /// Give up when the schedule falls this far behind (ACT's max-lag), e.g. 10s.
+    #[arg(long, value_name = "DUR", requires = "rate", help_heading = "Fixed rate (open loop)")]
+    pub max_lag: Option<String>,
+
     /// I/O engine: uring (default; falls back to psync where io_uring is unavailable) or psync.
     #[arg(long, default_value = "uring", help_heading = "Engine")]
     pub engine: String,
@@ -273,6 +287,10 @@ impl RunArgs {
             ("time", &self.time),
             ("io_size", &self.io_size),
             ("ramp", &self.ramp),
+            ("rate", &self.rate),
+            ("rate_scope", &self.rate_scope),
+            ("arrivals", &self.arrivals),
+            ("max_lag", &self.max_lag),
         ];
         // --rw first: --read / --random override its mix.
         for (k, v) in optional {

@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use drivelab_engine::result::{DirStats, RunResult};
+use drivelab_engine::result::{DirStats, OpenLoopStats, RunResult};
+use drivelab_engine::spec::Arrivals;
 use drivelab_engine::target::TargetKind;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 
@@ -25,6 +26,58 @@ fn dir_line(out: &mut String, name: &str, d: &DirStats) {
         fmt_ns(l.p("p99.9") as f64),
         fmt_ns(l.max as f64),
     );
+}
+
+/// Response times and how the schedule held, for a fixed-rate run.
+fn open_loop_lines(out: &mut String, o: &OpenLoopStats) {
+    let l = &o.total_resp_lat_ns;
+    let arrivals = match o.arrivals {
+        Arrivals::Uniform => "uniform",
+        Arrivals::Poisson => "poisson",
+    };
+    let _ = writeln!(
+        out,
+        "\n  fixed rate {} IOPS ({arrivals}), achieved {} IOPS; above: service time from submission",
+        fmt_count(o.target_iops),
+        fmt_count(o.achieved_iops)
+    );
+    let _ = writeln!(
+        out,
+        "  {:<6} {:>9} {:>9} {:>9} {:>9} │ {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "resp",
+        l.histogram.buckets.iter().map(|b| b[1]).sum::<u64>(),
+        "",
+        "",
+        "",
+        fmt_ns(l.min as f64),
+        fmt_ns(l.mean),
+        fmt_ns(l.p("p50") as f64),
+        fmt_ns(l.p("p99") as f64),
+        fmt_ns(l.p("p99.9") as f64),
+        fmt_ns(l.max as f64),
+    );
+    let _ = writeln!(
+        out,
+        "  (resp: from each I/O's intended issue time; schedule lag p99 {}, max {}; {:.2}% of I/Os over {} late)",
+        fmt_ns(o.lag_ns.p("p99") as f64),
+        fmt_ns(o.lag_ns.max as f64),
+        o.late_pct,
+        fmt_ns(o.late_threshold_ns as f64)
+    );
+    if o.gave_up {
+        let _ = writeln!(
+            out,
+            "  GAVE UP: the schedule fell {} behind (limit {}): the target could not carry this rate",
+            fmt_ns(o.final_lag_ns as f64),
+            fmt_ns(o.max_lag_ns.unwrap_or(0) as f64)
+        );
+    } else if !o.kept_up {
+        let _ = writeln!(
+            out,
+            "  BEHIND: the schedule was {} behind at the end: the target could not keep up with this rate",
+            fmt_ns(o.final_lag_ns as f64)
+        );
+    }
 }
 
 pub fn render(r: &RunResult) -> String {
@@ -82,6 +135,9 @@ pub fn render(r: &RunResult) -> String {
     }
     if let Some(sync) = &r.sync {
         dir_line(&mut out, "fsync", sync);
+    }
+    if let Some(o) = &r.open_loop {
+        open_loop_lines(&mut out, o);
     }
     if r.per_target.len() > 1 {
         let _ = writeln!(out, "\n  per target:");

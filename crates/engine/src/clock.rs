@@ -15,6 +15,21 @@ pub fn now_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Sleep until CLOCK_MONOTONIC reads `t_ns` (at once if it has passed).
+pub fn sleep_until(t_ns: u64) {
+    let ts = libc::timespec { tv_sec: (t_ns / 1_000_000_000) as libc::time_t, tv_nsec: (t_ns % 1_000_000_000) as _ };
+    // SAFETY: `ts` is a valid timespec; a null remainder is allowed with TIMER_ABSTIME. EINTR
+    // returns early, which callers handle by looking at the clock again.
+    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+}
+
+/// Let the calling thread's timers fire on time: Linux otherwise rounds sleeps of ordinary threads
+/// up by as much as 50 us (timer slack), which would make an open-loop schedule late by design.
+pub fn precise_timers() {
+    // SAFETY: PR_SET_TIMERSLACK takes a plain integer and only affects the calling thread.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+}
+
 /// CPU time (user, system) in ns used by the calling thread (`who = RUSAGE_THREAD`) or the whole
 /// process (`RUSAGE_SELF`).
 pub fn cpu_ns(who: libc::c_int) -> (u64, u64) {
@@ -52,6 +67,18 @@ mod tests {
         let d = s.elapsed().as_nanos() as u64;
         assert!(b > a);
         assert!((b - a).abs_diff(d) < 2_000_000, "{} vs {}", b - a, d);
+    }
+
+    #[test]
+    fn sleeping_until_a_time_wakes_close_to_it() {
+        super::precise_timers();
+        let target = super::now_ns() + 3_000_000;
+        super::sleep_until(target);
+        let late = super::now_ns() - target;
+        assert!(late < 2_000_000, "woke {late} ns late");
+        let before = super::now_ns();
+        super::sleep_until(before - 1000);
+        assert!(super::now_ns() - before < 1_000_000, "a past time returns at once");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! 4k:70,64k:30` on the command line) and give the same errors.
 
 use crate::error::Error;
-use crate::spec::{AccessSpec, CpuPlacement, DataPattern, EngineKind, SyncMode};
+use crate::spec::{AccessSpec, Arrivals, CpuPlacement, DataPattern, EngineKind, Rate, RateScope, RateUnit, SyncMode};
 use crate::units::{parse_duration, parse_pct, parse_size};
 
 /// Every key `apply` accepts: the flag names of `drivelab run` without the dashes.
@@ -29,6 +29,10 @@ pub const KEYS: &[&str] = &[
     "engine",
     "cpus",
     "continue_on_error",
+    "rate",
+    "rate_scope",
+    "arrivals",
+    "max_lag",
 ];
 
 fn inv(key: &str, e: String) -> Error {
@@ -76,6 +80,29 @@ pub fn apply(spec: &mut AccessSpec, key: &str, value: &str) -> Result<(), Error>
         "engine" => spec.engine = parse_engine(v)?,
         "cpus" => spec.cpus = parse_cpus(v)?,
         "continue_on_error" => spec.continue_on_error = boolean(key, v)?,
+        "rate" => {
+            let (per_s, unit) = parse_rate(v)?;
+            let r = spec.rate.get_or_insert_with(Rate::default);
+            (r.per_s, r.unit) = (per_s, unit);
+        }
+        "rate_scope" => {
+            spec.rate.get_or_insert_with(Rate::default).scope = match v {
+                "total" => RateScope::Total,
+                "job" => RateScope::Job,
+                _ => return Err(Error::invalid(format!("--rate-scope '{v}': use total or job"))),
+            }
+        }
+        "arrivals" => {
+            spec.rate.get_or_insert_with(Rate::default).arrivals = match v {
+                "uniform" => Arrivals::Uniform,
+                "poisson" => Arrivals::Poisson,
+                _ => return Err(Error::invalid(format!("--arrivals '{v}': use uniform or poisson"))),
+            }
+        }
+        "max_lag" => {
+            spec.rate.get_or_insert_with(Rate::default).max_lag_ns =
+                Some(parse_duration(v).map_err(|e| inv(key, e))?.as_nanos() as u64)
+        }
         other => {
             return Err(Error::invalid(format!(
                 "'{other}' is not an access-spec field: use one of {}",
@@ -100,6 +127,29 @@ pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Re
     }
     spec.validate()?;
     Ok(spec)
+}
+
+/// `5000`, `5000iops` or `5k` (I/Os per second), or a size per second: `200MiB/s`, `1g/s`.
+pub fn parse_rate(text: &str) -> Result<(f64, RateUnit), Error> {
+    let t = text.trim();
+    if let Some(size) = t.strip_suffix("/s") {
+        let bytes = parse_size(size).map_err(|e| Error::invalid(format!("--rate '{text}': {e}")))?;
+        return Ok((bytes as f64, RateUnit::Bytes));
+    }
+    let n = t.strip_suffix("iops").unwrap_or(t).trim();
+    let (num, mult) = match n.strip_suffix('k') {
+        Some(x) => (x, 1e3),
+        None => match n.strip_suffix('m') {
+            Some(x) => (x, 1e6),
+            None => (n, 1.0),
+        },
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok((v * mult, RateUnit::Iops)),
+        _ => Err(Error::invalid(format!(
+            "--rate '{text}' is not a rate: give I/Os per second (5000, 5k, 5000iops) or bytes per second (200MiB/s)"
+        ))),
+    }
 }
 
 pub fn parse_engine(text: &str) -> Result<EngineKind, Error> {
@@ -178,6 +228,10 @@ mod tests {
             ("engine", "psync"),
             ("cpus", "0"),
             ("continue_on_error", "true"),
+            ("rate", "2k"),
+            ("rate_scope", "job"),
+            ("arrivals", "poisson"),
+            ("max_lag", "10s"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -188,6 +242,24 @@ mod tests {
         assert_eq!((s.align_bytes, s.span_bytes, s.time_ns), (Some(512), Some(8 << 30), Some(180_000_000_000)));
         assert_eq!(s.sync, SyncMode::Fsync { every: 8 });
         assert!(s.direct && s.continue_on_error);
+        let r = s.rate.unwrap();
+        assert_eq!((r.per_s, r.unit, r.scope, r.arrivals), (2000.0, RateUnit::Iops, RateScope::Job, Arrivals::Poisson));
+        assert_eq!(r.max_lag_ns, Some(10_000_000_000));
+    }
+
+    #[test]
+    fn rates_are_iops_or_bytes_per_second() {
+        assert_eq!(parse_rate("5000").unwrap(), (5000.0, RateUnit::Iops));
+        assert_eq!(parse_rate("2.5k").unwrap(), (2500.0, RateUnit::Iops));
+        assert_eq!(parse_rate("1m iops").unwrap(), (1e6, RateUnit::Iops));
+        assert_eq!(parse_rate("1m/s").unwrap(), (1048576.0, RateUnit::Bytes));
+        for bad in ["fast", "0", "-5", "5 per s"] {
+            let e = parse_rate(bad).unwrap_err().to_string();
+            assert!(e.contains(bad) && e.contains("200MiB/s"), "{e}");
+        }
+        // 4,096,000 bytes/s of 4 KiB I/Os shared by 2 jobs.
+        let s = from_pairs([("rate", "4096000/s"), ("bs", "4k")]).unwrap();
+        assert_eq!(s.job_iops(2), Some(500.0));
     }
 
     #[test]

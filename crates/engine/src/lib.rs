@@ -11,6 +11,7 @@ pub mod error;
 pub mod fields;
 pub mod gen;
 pub mod hist;
+pub mod pace;
 pub mod pattern;
 pub mod result;
 pub mod run;

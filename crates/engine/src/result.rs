@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::uring::RingFacts;
 use crate::hist::{Histogram, LatSummary};
-use crate::spec::AccessSpec;
+use crate::spec::{AccessSpec, Arrivals};
 use crate::target::TargetInfo;
 
 pub const SCHEMA: u32 = 1;
@@ -54,6 +54,46 @@ pub struct SeriesPoint {
     pub bw_bytes_per_s: f64,
     pub lat_mean_ns: f64,
     pub lat_p99_ns: u64,
+    /// Open loop: p99 response time (from the intended issue time) in this second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resp_p99_ns: Option<u64>,
+    /// Open loop: the largest submission lag in this second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_max_ns: Option<u64>,
+    /// Open loop: response-time counts in ACT's power-of-two millisecond buckets (bucket 0:
+    /// under 1 ms; bucket b: [2^(b-1), 2^b) ms; the last: everything above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resp_pow2_ms: Option<Vec<u64>>,
+}
+
+/// What a fixed-rate (open-loop) run adds to its result.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OpenLoopStats {
+    /// The rate asked for, over every job.
+    pub target_iops: f64,
+    pub target_bw_bytes_per_s: f64,
+    pub arrivals: Arrivals,
+    /// Completed I/Os per second over the measured window.
+    pub achieved_iops: f64,
+    /// Response time: from the intended issue time to completion (what a client waits). The
+    /// top-level `lat_ns` fields stay service time, from submission (fio's clat).
+    pub read_resp_lat_ns: LatSummary,
+    pub write_resp_lat_ns: LatSummary,
+    pub total_resp_lat_ns: LatSummary,
+    /// How late I/Os were submitted after their intended time.
+    pub lag_ns: LatSummary,
+    pub late_threshold_ns: u64,
+    /// I/Os submitted more than `late_threshold_ns` late, and their share of all submitted.
+    pub late_ops: u64,
+    pub late_pct: f64,
+    /// How far behind its schedule the furthest job was when the run stopped.
+    pub final_lag_ns: u64,
+    pub max_lag_ns: Option<u64>,
+    /// The schedule fell behind by more than `max_lag_ns` and the run gave up.
+    pub gave_up: bool,
+    /// The run ended on schedule (within `late_threshold_ns`) without giving up: the target
+    /// carried the load.
+    pub kept_up: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -138,4 +178,7 @@ pub struct RunResult {
     pub interrupted: bool,
     pub stopped_by_error: bool,
     pub notices: Vec<String>,
+    /// Fixed-rate runs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoopStats>,
 }

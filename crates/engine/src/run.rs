@@ -1,6 +1,10 @@
 //! Running one access spec on one or more open targets: `jobs` threads per target, each with its
 //! own backend, started together behind a barrier; the caller's thread watches progress, and
 //! when every job has drained, their outputs are merged per target and in total.
+//!
+//! Several specs can run at once as streams (ACT's small reads, large-block reads and large-block
+//! writes on the same drives): every job of every stream starts behind the same barrier, and
+//! each stream gets its own result.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
@@ -12,9 +16,9 @@ use crate::error::Error;
 use crate::hist::Histogram;
 use crate::pattern::BufferPool;
 use crate::result::*;
-use crate::spec::{AccessSpec, EngineKind};
+use crate::spec::{AccessSpec, EngineKind, Rate};
 use crate::target::{OpenTarget, TargetKind};
-use crate::worker::{run_job, JobCtx, JobOutput, Live};
+use crate::worker::{run_job, JobCtx, JobOutput, Live, LATE_NS};
 
 /// What the progress callback sees, about every 250 ms.
 #[derive(Clone, Debug, Default)]
@@ -30,7 +34,14 @@ pub struct Progress {
     pub ramping: bool,
 }
 
+/// One workload of a multi-stream run: a spec on its targets.
+pub struct Stream<'a> {
+    pub spec: &'a AccessSpec,
+    pub targets: &'a [OpenTarget],
+}
+
 struct JobReport {
+    stream: usize,
     target: usize,
     output: JobOutput,
     ring: Option<crate::backend::uring::RingFacts>,
@@ -45,107 +56,76 @@ pub fn run(
     stop: Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<RunResult, Error> {
-    spec.validate()?;
-    if targets.is_empty() {
-        return Err(Error::invalid("no target: give a file, a block device or null"));
+    let mut results = run_streams(&[Stream { spec, targets }], engine, stop, on_progress)?;
+    Ok(results.remove(0))
+}
+
+/// Run every stream at once, all jobs started together; one result per stream, in order.
+pub fn run_streams(
+    streams: &[Stream],
+    engine: EngineKind,
+    stop: Arc<AtomicBool>,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Vec<RunResult>, Error> {
+    for st in streams {
+        st.spec.validate()?;
+        if st.targets.is_empty() {
+            return Err(Error::invalid("no target: give a file, a block device or null"));
+        }
     }
-    let spec_arc = Arc::new(spec.clone());
-    let n_jobs = targets.len() * spec.jobs as usize;
+    let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
     let barrier = Arc::new(Barrier::new(n_jobs + 1));
     let setup_failed = Arc::new(AtomicBool::new(false));
     let started_unix_ms =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let allowed = crate::affinity::allowed_cpus();
-    let mut job_cpus = Vec::new();
+    let mut job_cpus = vec![Vec::new(); streams.len()];
     let mut lives = Vec::new();
     let mut handles = Vec::new();
 
-    for (ti, t) in targets.iter().enumerate() {
-        for j in 0..spec.jobs as u64 {
-            let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, handles.len());
-            job_cpus.push(cpu);
-            let live = Arc::new(Live::default());
-            lives.push(live.clone());
-            let ctx = JobCtx {
-                spec: spec_arc.clone(),
-                job: ti as u64 * 1_000_003 + j,
-                start: t.start,
-                span: t.span,
-                stop: stop.clone(),
-                live,
-            };
-            let file =
-                t.file.as_ref().map(|f| f.try_clone()).transpose().map_err(|e| Error::io("duplicating fd", e))?;
-            let kind = t.info.kind;
-            let barrier = barrier.clone();
-            let setup_failed = setup_failed.clone();
-            let h = std::thread::Builder::new()
-                .name(format!("drivelab-t{ti}j{j}"))
-                .spawn(move || {
-                    if let Some(c) = cpu {
-                        crate::affinity::pin_current_thread(c);
-                    }
-                    let spec = ctx.spec.clone();
-                    let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
-                    pool.fill(spec.data, spec.seed ^ ctx.job);
-                    let go = |failed: bool| {
-                        if failed {
-                            setup_failed.store(true, Ordering::SeqCst);
-                        }
-                        barrier.wait();
-                        !setup_failed.load(Ordering::SeqCst)
-                    };
-                    let (output, ring) = match (kind, engine) {
-                        (TargetKind::Null, _) => {
-                            let mut b = Null::new(spec.qd);
-                            if !go(false) {
-                                return JobReport { target: ti, output: JobOutput::default(), ring: None };
-                            }
-                            (run_job(&ctx, &mut b, &mut pool), None)
-                        }
-                        (_, EngineKind::Psync) => {
-                            let f = file.expect("file target has a file");
-                            let mut b = Psync::new(&f);
-                            if !go(false) {
-                                return JobReport { target: ti, output: JobOutput::default(), ring: None };
-                            }
-                            (run_job(&ctx, &mut b, &mut pool), None)
-                        }
-                        (_, EngineKind::Uring) => {
-                            use std::os::fd::AsRawFd;
-                            let f = file.expect("file target has a file");
-                            match Uring::new(f.as_raw_fd(), spec.qd, &pool.iovecs()) {
-                                Ok(mut b) => {
-                                    if !go(false) {
-                                        return JobReport { target: ti, output: JobOutput::default(), ring: None };
-                                    }
-                                    let facts = b.facts.clone();
-                                    let out = run_job(&ctx, &mut b, &mut pool);
-                                    drop(b); // the ring goes before the buffers it registered
-                                    (out, Some(facts))
-                                }
-                                Err(e) => {
-                                    go(true);
-                                    let out = JobOutput {
-                                        failure: Some(format!("io_uring setup failed: {e}")),
-                                        ..Default::default()
-                                    };
-                                    (out, None)
-                                }
-                            }
-                        }
-                    };
-                    JobReport { target: ti, output, ring }
-                })
-                .map_err(|e| Error::io("starting a job thread", e))?;
-            handles.push(h);
+    for (si, st) in streams.iter().enumerate() {
+        let spec = st.spec;
+        let spec_arc = Arc::new(spec.clone());
+        let stream_jobs = st.targets.len() as u64 * spec.jobs as u64;
+        let job_iops = spec.job_iops(stream_jobs);
+        for (ti, t) in st.targets.iter().enumerate() {
+            for j in 0..spec.jobs as u64 {
+                let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, handles.len());
+                job_cpus[si].push(cpu);
+                let live = Arc::new(Live::default());
+                lives.push(live.clone());
+                // Jobs sharing a rate are spread evenly over one interval.
+                let index = ti as u64 * spec.jobs as u64 + j;
+                let ctx = JobCtx {
+                    spec: spec_arc.clone(),
+                    job: ((si as u64) << 40) | (ti as u64 * 1_000_003 + j),
+                    start: t.start,
+                    span: t.span,
+                    stop: stop.clone(),
+                    live,
+                    pace: job_iops.map(|iops| (iops, index as f64 / stream_jobs as f64)),
+                };
+                let file =
+                    t.file.as_ref().map(|f| f.try_clone()).transpose().map_err(|e| Error::io("duplicating fd", e))?;
+                let kind = t.info.kind;
+                let barrier = barrier.clone();
+                let setup_failed = setup_failed.clone();
+                let h = std::thread::Builder::new()
+                    .name(format!("drivelab-s{si}t{ti}j{j}"))
+                    .spawn(move || {
+                        let (output, ring) = job_thread(&ctx, kind, file, engine, cpu, &barrier, &setup_failed);
+                        JobReport { stream: si, target: ti, output, ring }
+                    })
+                    .map_err(|e| Error::io("starting a job thread", e))?;
+                handles.push(h);
+            }
         }
     }
 
     barrier.wait();
     let begin = now_ns();
     let mut last = (begin, 0u64, 0u64);
-    let limit = spec.time_ns.map(|t| t + spec.ramp_ns);
+    let limit = streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns)).max();
     while !handles.iter().all(|h| h.is_finished()) {
         std::thread::sleep(Duration::from_millis(250));
         let now = now_ns();
@@ -170,9 +150,78 @@ pub fn run(
     if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
         return Err(Error::io("running the workload", std::io::Error::other(f)));
     }
-    let mut result = aggregate(spec, targets, engine, reports, started_unix_ms);
-    result.engine.job_cpus = job_cpus;
-    Ok(result)
+    let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
+    for r in reports {
+        by_stream[r.stream].push(r);
+    }
+    let mut results = Vec::new();
+    for ((st, reports), cpus) in streams.iter().zip(by_stream).zip(job_cpus) {
+        let mut result = aggregate(st.spec, st.targets, engine, reports, started_unix_ms);
+        result.engine.job_cpus = cpus;
+        results.push(result);
+    }
+    Ok(results)
+}
+
+/// One job thread: pin, build its backend, wait at the barrier with everyone, run.
+fn job_thread(
+    ctx: &JobCtx,
+    kind: TargetKind,
+    file: Option<std::fs::File>,
+    engine: EngineKind,
+    cpu: Option<u32>,
+    barrier: &Barrier,
+    setup_failed: &AtomicBool,
+) -> (JobOutput, Option<crate::backend::uring::RingFacts>) {
+    if let Some(c) = cpu {
+        crate::affinity::pin_current_thread(c);
+    }
+    let spec = ctx.spec.clone();
+    let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
+    pool.fill(spec.data, spec.seed ^ ctx.job);
+    let go = |failed: bool| {
+        if failed {
+            setup_failed.store(true, Ordering::SeqCst);
+        }
+        barrier.wait();
+        !setup_failed.load(Ordering::SeqCst)
+    };
+    match (kind, engine) {
+        (TargetKind::Null, _) => {
+            let mut b = Null::new(spec.qd);
+            if !go(false) {
+                return (JobOutput::default(), None);
+            }
+            (run_job(ctx, &mut b, &mut pool), None)
+        }
+        (_, EngineKind::Psync) => {
+            let f = file.expect("file target has a file");
+            let mut b = Psync::new(&f);
+            if !go(false) {
+                return (JobOutput::default(), None);
+            }
+            (run_job(ctx, &mut b, &mut pool), None)
+        }
+        (_, EngineKind::Uring) => {
+            use std::os::fd::AsRawFd;
+            let f = file.expect("file target has a file");
+            match Uring::new(f.as_raw_fd(), spec.qd, &pool.iovecs()) {
+                Ok(mut b) => {
+                    if !go(false) {
+                        return (JobOutput::default(), None);
+                    }
+                    let facts = b.facts.clone();
+                    let out = run_job(ctx, &mut b, &mut pool);
+                    drop(b); // the ring goes before the buffers it registered
+                    (out, Some(facts))
+                }
+                Err(e) => {
+                    go(true);
+                    (JobOutput { failure: Some(format!("io_uring setup failed: {e}")), ..Default::default() }, None)
+                }
+            }
+        }
+    }
 }
 
 fn aggregate(
@@ -263,6 +312,17 @@ fn aggregate(
         }
         t_s += secs;
         let ops = ro + wo;
+        let open = spec.rate.is_some().then(|| {
+            let mut resp = Histogram::new();
+            let mut pow2 = vec![0u64; crate::worker::POW2_MS_BUCKETS];
+            for p in &pts {
+                resp.add_sparse_idx(&p.resp_buckets);
+                for (a, b) in pow2.iter_mut().zip(p.resp_pow2_ms) {
+                    *a += b as u64;
+                }
+            }
+            (resp.percentile(99.0), pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0), pow2)
+        });
         series.push(SeriesPoint {
             t_s: (t_s * 1000.0).round() / 1000.0,
             dur_ns: dur,
@@ -272,6 +332,9 @@ fn aggregate(
             bw_bytes_per_s: by as f64 / secs,
             lat_mean_ns: if ops > 0 { lat as f64 / ops as f64 } else { 0.0 },
             lat_p99_ns: h.percentile(99.0),
+            resp_p99_ns: open.as_ref().map(|o| o.0),
+            lag_max_ns: open.as_ref().map(|o| o.1),
+            resp_pow2_ms: open.map(|o| o.2),
         });
     }
 
@@ -317,5 +380,39 @@ fn aggregate(
         interrupted: reports.iter().any(|r| r.output.interrupted),
         stopped_by_error: reports.iter().any(|r| r.output.stopped_by_error),
         notices: Vec::new(),
+        open_loop: spec.rate.map(|rate| open_loop_stats(spec, rate, &reports, window, all.count())),
+    }
+}
+
+/// What an open-loop run adds: response times, how late the schedule ran, whether it kept up.
+fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window: u64, ops: u64) -> OpenLoopStats {
+    let (mut rr, mut rw, mut lag) = (Histogram::new(), Histogram::new(), Histogram::new());
+    for r in reports {
+        rr.merge(&r.output.resp_read);
+        rw.merge(&r.output.resp_write);
+        lag.merge(&r.output.lag);
+    }
+    let mut all = rr.clone();
+    all.merge(&rw);
+    let late: u64 = reports.iter().map(|r| r.output.late_ops).sum();
+    let gave_up = reports.iter().any(|r| r.output.gave_up);
+    let final_lag = reports.iter().map(|r| r.output.final_lag_ns).max().unwrap_or(0);
+    let target_iops = spec.job_iops(reports.len() as u64).unwrap_or(0.0) * reports.len() as f64;
+    OpenLoopStats {
+        target_iops,
+        target_bw_bytes_per_s: target_iops * spec.mean_bs(),
+        arrivals: rate.arrivals,
+        achieved_iops: if window > 0 { ops as f64 / (window as f64 / 1e9) } else { 0.0 },
+        read_resp_lat_ns: rr.summary(),
+        write_resp_lat_ns: rw.summary(),
+        total_resp_lat_ns: all.summary(),
+        lag_ns: lag.summary(),
+        late_threshold_ns: LATE_NS,
+        late_ops: late,
+        late_pct: if lag.count() > 0 { late as f64 * 100.0 / lag.count() as f64 } else { 0.0 },
+        final_lag_ns: final_lag,
+        max_lag_ns: rate.max_lag_ns,
+        gave_up,
+        kept_up: !gave_up && final_lag <= LATE_NS,
     }
 }

@@ -56,6 +56,63 @@ pub enum CpuPlacement {
     List(Vec<u32>),
 }
 
+/// What a fixed rate counts.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RateUnit {
+    #[default]
+    Iops,
+    /// Bytes per second; turned into I/Os per second with the mean block size.
+    Bytes,
+}
+
+/// Whom a fixed rate is for.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RateScope {
+    /// The whole run: shared evenly by every job on every target.
+    #[default]
+    Total,
+    /// Each job.
+    Job,
+}
+
+/// When scheduled I/Os arrive.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Evenly spaced: one every 1/rate seconds.
+    #[default]
+    Uniform,
+    /// A Poisson process: exponential gaps with mean 1/rate, as independent clients produce.
+    Poisson,
+}
+
+/// Open-loop load: I/Os are issued at intended times fixed in advance, whether or not earlier
+/// ones have completed, so a stall delays (and is charged to) every I/O scheduled during it.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Rate {
+    /// I/Os (or bytes, see `unit`) per second.
+    pub per_s: f64,
+    pub unit: RateUnit,
+    pub scope: RateScope,
+    pub arrivals: Arrivals,
+    /// Give up when the schedule falls this far behind (ACT's max-lag); None: never.
+    pub max_lag_ns: Option<u64>,
+}
+
+impl Default for Rate {
+    fn default() -> Self {
+        Rate {
+            per_s: 0.0,
+            unit: RateUnit::Iops,
+            scope: RateScope::Total,
+            arrivals: Arrivals::Uniform,
+            max_lag_ns: None,
+        }
+    }
+}
+
 /// The I/O engine that carries the workload to a file or block device.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -116,6 +173,9 @@ pub struct AccessSpec {
     pub continue_on_error: bool,
     #[serde(default)]
     pub cpus: CpuPlacement,
+    /// Fixed-rate (open-loop) load; None: closed loop, `qd` I/Os always in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
 }
 
 impl Default for AccessSpec {
@@ -140,6 +200,7 @@ impl Default for AccessSpec {
             engine: EngineKind::Uring,
             continue_on_error: false,
             cpus: CpuPlacement::None,
+            rate: None,
         }
     }
 }
@@ -203,6 +264,24 @@ impl AccessSpec {
     }
     pub fn has_reads(&self) -> bool {
         self.read_pct > 0
+    }
+
+    /// Mean bytes per I/O over the block size split.
+    pub fn mean_bs(&self) -> f64 {
+        self.bs.iter().map(|b| b.bytes as f64 * b.pct as f64 / 100.0).sum()
+    }
+
+    /// I/Os per second each of `jobs_total` jobs must issue under `rate`, or None (closed loop).
+    pub fn job_iops(&self, jobs_total: u64) -> Option<f64> {
+        let r = self.rate?;
+        let iops = match r.unit {
+            RateUnit::Iops => r.per_s,
+            RateUnit::Bytes => r.per_s / self.mean_bs(),
+        };
+        Some(match r.scope {
+            RateScope::Job => iops,
+            RateScope::Total => iops / jobs_total.max(1) as f64,
+        })
     }
 
     /// A short name people know: `randread 4k`, `read 70% random 5% 64k`, `4k:70,64k:30`.
@@ -297,6 +376,17 @@ impl AccessSpec {
                 "--qd {} with --engine psync: psync does one I/O at a time; use --jobs {} --qd 1, or --engine uring",
                 self.qd, self.qd
             ));
+        }
+        if let Some(r) = self.rate {
+            if !(r.per_s.is_finite() && r.per_s > 0.0) {
+                return bad(format!("--rate {}: give a positive rate such as 5000 (IOPS) or 200MiB/s", r.per_s));
+            }
+            if r.per_s > 1e9 {
+                return bad(format!("--rate {}: at most 10^9 per second", r.per_s));
+            }
+            if r.max_lag_ns == Some(0) {
+                return bad("--max-lag 0: give a duration such as 10s".into());
+            }
         }
         Ok(())
     }

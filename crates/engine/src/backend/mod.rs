@@ -29,6 +29,13 @@ pub trait Backend {
     fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()>;
     /// Return once at least `n` I/Os have completed and not been reaped (at once if they have).
     fn wait(&mut self, n: u32) -> std::io::Result<()>;
+    /// Like `wait`, but return after `timeout_ns` even if fewer have completed (open-loop jobs
+    /// must wake for their next intended issue time). Backends whose `submit` completes the I/O
+    /// have nothing in flight and return at once.
+    fn wait_timeout(&mut self, n: u32, timeout_ns: u64) -> std::io::Result<()> {
+        let _ = (n, timeout_ns);
+        Ok(())
+    }
     /// Hand every available completion to `f(slot, result)`.
     fn reap(&mut self, f: &mut impl FnMut(u32, i32));
     /// Make written data durable (fsync); `Ok` at once where that means nothing.

@@ -16,6 +16,7 @@ use super::{Backend, Pending};
 
 // Kernel ABI values the io-uring crate keeps private.
 const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
+const IORING_ENTER_EXT_ARG: u32 = 1 << 3;
 const IORING_ENTER_REGISTERED_RING: u32 = 1 << 4;
 const IORING_REGISTER_RING_FDS: u32 = 20;
 const IORING_UNREGISTER_RING_FDS: u32 = 21;
@@ -28,6 +29,22 @@ struct RsrcUpdate {
     data: u64,
 }
 use crate::gen::Op;
+
+/// `struct io_uring_getevents_arg` (waiting with a timeout, Linux 5.11+).
+#[repr(C)]
+struct GetEventsArg {
+    sigmask: u64,
+    sigmask_sz: u32,
+    min_wait_usec: u32,
+    ts: u64,
+}
+
+/// `struct __kernel_timespec`.
+#[repr(C)]
+struct KernelTimespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
 
 /// What the ring ended up with, for the result's engine facts.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
@@ -217,6 +234,44 @@ impl Backend for Uring {
             return Ok(());
         }
         self.enter(0, n, IORING_ENTER_GETEVENTS)
+    }
+
+    fn wait_timeout(&mut self, n: u32, timeout_ns: u64) -> io::Result<()> {
+        if self.ring.completion().len() >= n as usize {
+            return Ok(());
+        }
+        let ts = KernelTimespec {
+            tv_sec: (timeout_ns / 1_000_000_000) as i64,
+            tv_nsec: (timeout_ns % 1_000_000_000) as i64,
+        };
+        let arg = GetEventsArg { sigmask: 0, sigmask_sz: 0, min_wait_usec: 0, ts: &ts as *const KernelTimespec as u64 };
+        // SAFETY: `enter_fd` is this ring (see `enter`); `arg` and the timespec it points to
+        // live until the call returns, and the size passed is that of the argument struct.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                0u32,
+                n,
+                IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG | self.enter_flags,
+                &arg as *const GetEventsArg,
+                std::mem::size_of::<GetEventsArg>(),
+            )
+        };
+        if r >= 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ETIME) | Some(libc::EINTR) => Ok(()),
+            // A kernel without EXT_ARG (before 5.11): poll briefly instead of blocking past the
+            // next intended issue time.
+            Some(libc::EINVAL) => {
+                crate::clock::sleep_until(crate::clock::now_ns() + timeout_ns.min(20_000));
+                Ok(())
+            }
+            _ => Err(e),
+        }
     }
 
     #[inline]
