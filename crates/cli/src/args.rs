@@ -25,7 +25,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run one workload on one or more targets (files, block devices, or `null`).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point.
     Plan(PlanArgs),
     /// Run a built-in suite (the seeds' methodologies) and print its tables.

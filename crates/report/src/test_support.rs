@@ -69,6 +69,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             interrupted: false,
             stopped_by_error: false,
             notices: Vec::new(),
+            open_loop: None,
         },
     }
 }
