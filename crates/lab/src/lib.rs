@@ -10,6 +10,7 @@ pub mod power;
 pub mod prepare;
 pub mod runner;
 pub mod safety;
+pub mod search;
 pub mod steady;
 pub mod store;
 pub mod suites;
