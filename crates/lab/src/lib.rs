@@ -5,6 +5,7 @@
 //! drivelab did not create, a block device the user did not name with `--destroy`, or a named
 //! device that is mounted, in use or holds data, unless the user says so explicitly.
 
+pub mod act;
 pub mod plan;
 pub mod power;
 pub mod prepare;
