@@ -5,11 +5,14 @@
 //! drivelab did not create, a block device the user did not name with `--destroy`, or a named
 //! device that is mounted, in use or holds data, unless the user says so explicitly.
 
+pub mod act;
 pub mod plan;
 pub mod power;
 pub mod prepare;
 pub mod runner;
 pub mod safety;
+pub mod search;
+pub mod steady;
 pub mod store;
 pub mod suites;
 pub mod sysinfo;
