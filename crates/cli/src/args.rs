@@ -34,6 +34,11 @@ pub enum Command {
     Report(ReportArgs),
     /// Results of the same suite or plan from different devices or runs, side by side with deltas.
     Compare(CompareArgs),
+    /// The Aerospike ACT storage certification: small reads plus large-block reads and writes at
+    /// N x (2000 reads/s + 1000 writes/s) per drive; pass/fail per time slice; --search finds the highest N.
+    Act(Box<ActArgs>),
+    /// The highest load that meets a latency objective: by fixed rate (open loop) or by queue depth.
+    Qos(Box<QosArgs>),
 }
 
 /// Target creation and permission to write: the same for `run` and `plan`.
@@ -70,6 +75,40 @@ impl SafetyArgs {
     }
 }
 
+/// Preconditioning and steady state: the same for `plan` and `suite`.
+#[derive(Args, Debug, Clone)]
+pub struct SteadyArgs {
+    /// Before the first point, write every target sequentially N times in 128 KiB blocks
+    /// (SNIA PTS preconditioning; needs permission to write, e.g. --destroy for a device).
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Steady state")]
+    pub precondition: u32,
+    /// Repeat every point in rounds until its IOPS reach steady state (SNIA PTS: the last 5
+    /// rounds within 20% of their average, the best-fit line's change within 10%).
+    #[arg(long, help_heading = "Steady state")]
+    pub steady: bool,
+    /// With --steady: give up after this many rounds of a point (and say so).
+    #[arg(long, value_name = "N", default_value_t = 25, requires = "steady", help_heading = "Steady state")]
+    pub steady_rounds: usize,
+    /// With --steady: rounds in the measurement window.
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "steady", help_heading = "Steady state")]
+    pub steady_window: usize,
+}
+
+impl SteadyArgs {
+    pub fn rule(&self) -> Result<Option<drivelab_lab::steady::SteadyRule>, Error> {
+        if !self.steady {
+            return Ok(None);
+        }
+        let rule = drivelab_lab::steady::SteadyRule {
+            window: self.steady_window,
+            max_rounds: self.steady_rounds,
+            ..Default::default()
+        };
+        rule.validate().map_err(|e| Error::invalid(format!("--steady: {e}")))?;
+        Ok(Some(rule))
+    }
+}
+
 /// `drivelab plan`.
 #[derive(Args, Debug, Clone)]
 pub struct PlanArgs {
@@ -93,6 +132,8 @@ pub struct PlanArgs {
     pub power_cmd: Option<String>,
     #[command(flatten)]
     pub safety: SafetyArgs,
+    #[command(flatten)]
+    pub steady: SteadyArgs,
     /// No progress line (point lines and errors still print).
     #[arg(long, short)]
     pub quiet: bool,
@@ -127,6 +168,8 @@ pub struct SuiteArgs {
     pub results: String,
     #[command(flatten)]
     pub safety: SafetyArgs,
+    #[command(flatten)]
+    pub steady: SteadyArgs,
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,
@@ -144,6 +187,100 @@ pub struct CompareArgs {
     /// Write the comparison as an HTML page with overlaid charts here; must not exist.
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<String>,
+}
+
+/// `drivelab act`.
+#[derive(Args, Debug, Clone)]
+pub struct ActArgs {
+    /// Block devices (or files) to certify; each gets the full per-drive load.
+    #[arg(required = true, value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// The load: N x (2000 reads/s + 1000 writes/s) per target (ACT's "Nx"). Default 1.
+    #[arg(long, value_name = "N", conflicts_with = "search")]
+    pub scale: Option<f64>,
+    /// Find the highest whole N that passes: start high, step down, refine, then confirm at --time.
+    #[arg(long)]
+    pub search: bool,
+    /// Where --search starts (default: estimated from a short read-throughput probe).
+    #[arg(long, value_name = "N", requires = "search")]
+    pub search_start: Option<u32>,
+    /// Duration of the load (of the confirming run with --search). ACT certifies over 24h.
+    #[arg(long, default_value = "24h", value_name = "DUR")]
+    pub time: String,
+    /// Duration of each --search probe before the confirming run.
+    #[arg(long, default_value = "10m", value_name = "DUR")]
+    pub probe_time: String,
+    /// Analysis slice: every slice must pass on its own (act_latency.py's -t).
+    #[arg(long, default_value = "1h", value_name = "DUR")]
+    pub slice: String,
+    /// Record size: small reads read this much, rounded up to 128 bytes and to the drive's minimum I/O size.
+    #[arg(long, default_value = "1536", value_name = "SIZE")]
+    pub record_bytes: String,
+    /// Large-block read and write size (a power of two).
+    #[arg(long, default_value = "128k", value_name = "SIZE")]
+    pub large_block: String,
+    /// Replica writes multiply the write load.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub replication_factor: u32,
+    /// Percent of writes that are updates (each also reads the record).
+    #[arg(long, default_value_t = 0, value_name = "PCT")]
+    pub update_pct: u32,
+    /// Defragmentation low-water mark: large-block writes x 100/(100 - PCT).
+    #[arg(long, default_value_t = 50, value_name = "PCT")]
+    pub defrag_lwm_pct: u32,
+    /// Write each record to the device as it arrives (plus defrag large-block writes).
+    #[arg(long)]
+    pub commit_to_device: bool,
+    /// Open without O_DSYNC (ACT's disable-odsync).
+    #[arg(long)]
+    pub no_dsync: bool,
+    /// Fail the load when a stream falls this far behind its schedule (ACT's max-lag-sec).
+    #[arg(long, default_value = "10s", value_name = "DUR")]
+    pub max_lag: String,
+    /// Concurrent small reads per target (ACT's service threads).
+    #[arg(long, default_value_t = 32, value_name = "N")]
+    pub read_qd: u32,
+    /// Concurrent large-block reads, and writes, per target.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub large_block_qd: u32,
+    /// Skip filling the targets with random data first (ACT's act_prep).
+    #[arg(long)]
+    pub no_prep: bool,
+    /// Also write the final load's log in ACT's own output format (for analysis/act_latency.py).
+    #[arg(long, value_name = "FILE")]
+    pub act_log: Option<String>,
+    /// Where the results directory is made.
+    #[arg(long, default_value = "results", value_name = "DIR")]
+    pub results: String,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `drivelab qos`.
+#[derive(Args, Debug, Clone)]
+pub struct QosArgs {
+    /// Latency objective, all clauses must hold: e.g. 'p99<1ms,p99.9<5ms' (also mean<, max<).
+    #[arg(long, value_name = "CRITERIA", help_heading = "Objective")]
+    pub objective: String,
+    /// What to raise: rate (fixed-rate load, latency from intended issue times; --qd caps the
+    /// I/Os in flight) or qd (closed loop, fio-style: the highest queue depth that meets it).
+    #[arg(long, default_value = "rate", value_name = "rate|qd", help_heading = "Objective")]
+    pub by: String,
+    /// With --by qd: the highest queue depth tried (the search starts there).
+    #[arg(long, default_value_t = 256, value_name = "N", help_heading = "Objective")]
+    pub max_qd: u32,
+    /// Stop refining when the passing and failing loads are this close (percent of the passing one).
+    #[arg(long, default_value_t = 5.0, value_name = "PCT", help_heading = "Objective")]
+    pub tolerance: f64,
+    /// Where the results directory is made.
+    #[arg(long, default_value = "results", value_name = "DIR", help_heading = "Objective")]
+    pub results: String,
+    /// The workload, as for `drivelab run` (--time is each probe's duration).
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// `drivelab report`.

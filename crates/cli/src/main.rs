@@ -2,12 +2,14 @@
 //! 0 done, 1 the system failed (or an I/O error stopped the run), 2 bad input or a refusal
 //! (nothing was written), 130 interrupted (finished results kept).
 
+mod act_cmd;
 mod args;
 mod compare_cmd;
 mod default_job;
 mod output;
 mod plan_cmd;
 mod progress;
+mod qos_cmd;
 mod report_cmd;
 mod run_cmd;
 mod suite_cmd;
@@ -34,6 +36,8 @@ fn main() {
         Some(Command::Suite(a)) => suite_cmd::run(a),
         Some(Command::Report(a)) => report_cmd::run(a),
         Some(Command::Compare(a)) => compare_cmd::run(a),
+        Some(Command::Act(a)) => act_cmd::run(a),
+        Some(Command::Qos(a)) => qos_cmd::run(a),
     };
     let code = match outcome {
         Ok(Outcome::Done) => 0,

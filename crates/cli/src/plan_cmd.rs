@@ -10,7 +10,7 @@ use drivelab_lab::plan::{self, Plan};
 use drivelab_lab::runner::{self, Event, Options, RunManifest};
 use drivelab_lab::{prepare, store};
 
-use crate::args::{PlanArgs, SafetyArgs};
+use crate::args::{PlanArgs, SafetyArgs, SteadyArgs};
 use crate::progress;
 use crate::run_cmd::{stop_flag, Outcome};
 
@@ -72,12 +72,14 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
         &args.results,
         args.quiet,
         args.power_cmd.as_deref(),
+        &args.steady,
     )?;
     Ok(outcome)
 }
 
 /// Check every point, then run `plan` into a new results directory under `results` (or into
 /// `resume`), printing a line per point. Returns how it ended and the directory.
+#[allow(clippy::too_many_arguments)]
 pub fn execute(
     plan: &Plan,
     kind: &str,
@@ -86,7 +88,9 @@ pub fn execute(
     results: &str,
     quiet: bool,
     power_cmd: Option<&str>,
+    steady: &SteadyArgs,
 ) -> Result<(Outcome, PathBuf), Error> {
+    let steady_rule = steady.rule()?;
     if let Some(cmd) = power_cmd {
         drivelab_lab::power::read_watts(cmd)?;
     }
@@ -103,6 +107,8 @@ pub fn execute(
         command_line: std::env::args().collect(),
         kind: kind.into(),
         power_cmd: power_cmd.map(str::to_string),
+        precondition_passes: steady.precondition,
+        steady: steady_rule,
     };
     let dir = match resume {
         Some(d) => d,
@@ -114,6 +120,20 @@ pub fn execute(
     let outcome = runner::run(plan, &dir, &opts, stop.clone(), &mut |e| match e {
         Event::Start { point, total } => {
             println!("[{}/{}] {} on {}", point.index, total, point.label, point.targets.join(" "));
+            live = Some(progress::Live::new(!quiet));
+        }
+        Event::Precondition { target, pass, passes } => {
+            println!("preconditioning {target}: sequential 128 KiB write, pass {pass} of {passes}");
+            live = Some(progress::Live::new(!quiet));
+        }
+        Event::Round { round, iops, window, verdict } => {
+            if let Some(l) = live.take() {
+                l.finish();
+            }
+            let w = window
+                .map(|w| format!(" · window range {:.1}%, fit change {:.1}%", w.range_pct, w.fit_change_pct))
+                .unwrap_or_default();
+            println!("      round {round}: {} IOPS{w} · {verdict}", fmt_count(iops));
             live = Some(progress::Live::new(!quiet));
         }
         Event::Skip { point } => println!("[{}] {}: done in an earlier run, skipped", point.index, point.label),

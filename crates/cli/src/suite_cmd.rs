@@ -35,7 +35,8 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     }
     let kind = format!("suite:{name}");
     let power = args.power_cmd.as_deref();
-    let (outcome, dir) = plan_cmd::execute(&plan, &kind, None, &args.safety, &args.results, args.quiet, power)?;
+    let (outcome, dir) =
+        plan_cmd::execute(&plan, &kind, None, &args.safety, &args.results, args.quiet, power, &args.steady)?;
     crate::report_cmd::print_tables(&dir)?;
     Ok(outcome)
 }

@@ -6,8 +6,10 @@
 //! device that is mounted, in use or holds data, unless the user says so explicitly.
 
 pub mod act;
+pub mod act_run;
 pub mod plan;
 pub mod power;
+pub mod precondition;
 pub mod prepare;
 pub mod runner;
 pub mod safety;

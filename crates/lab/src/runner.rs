@@ -22,8 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::{Plan, Point};
 use crate::power;
+use crate::precondition;
 use crate::prepare::prepare;
 use crate::safety::Permission;
+use crate::steady::{SteadyDetector, SteadyRule, SteadyVerdict, WindowStats};
 use crate::store;
 use crate::sysinfo::{self, HostFacts};
 
@@ -96,6 +98,22 @@ pub struct PointResult {
     /// Average of the `--power-cmd` readings taken during the point, in watts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_w: Option<f64>,
+    /// With `--steady`: every round's IOPS and whether steady state was reached (`result` is
+    /// the last round).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyRecord>,
+}
+
+/// The rounds of a point run to steady state (SNIA PTS), for the report's convergence chart.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SteadyRecord {
+    pub rule: SteadyRule,
+    /// Total IOPS of each round, in order.
+    pub rounds_iops: Vec<f64>,
+    /// Steady state was reached; false: gave up after `rule.max_rounds` (or interrupted).
+    pub steady: bool,
+    /// The last window's statistics (the steady window when `steady`).
+    pub window: Option<WindowStats>,
 }
 
 /// What the runner tells its caller as it goes.
@@ -115,6 +133,19 @@ pub enum Event<'a> {
         result: &'a RunResult,
         power_w: Option<f64>,
     },
+    /// Preconditioning: pass `pass` of `passes` over `target` starts.
+    Precondition {
+        target: &'a str,
+        pass: u32,
+        passes: u32,
+    },
+    /// A steady-state round of a point finished.
+    Round {
+        round: usize,
+        iops: f64,
+        window: Option<&'a WindowStats>,
+        verdict: &'a str,
+    },
 }
 
 pub struct Options<'a> {
@@ -124,6 +155,10 @@ pub struct Options<'a> {
     pub kind: String,
     /// A command that prints the power draw in watts; sampled every second during each point.
     pub power_cmd: Option<String>,
+    /// Write every target sequentially this many times (128 KiB blocks) before the first point.
+    pub precondition_passes: u32,
+    /// Repeat each point in rounds until SNIA PTS steady state (or the rule's round limit).
+    pub steady: Option<SteadyRule>,
 }
 
 pub fn points_dir(dir: &Path) -> PathBuf {
@@ -249,6 +284,31 @@ pub fn run(
             }
         }
     }
+    if opts.precondition_passes > 0 && plan.points.iter().any(|p| !done.contains(&p.index)) {
+        let mut names: Vec<String> = Vec::new();
+        for t in plan.points.iter().flat_map(|p| p.targets.iter()) {
+            if !names.contains(t) {
+                names.push(t.clone());
+            }
+        }
+        let engine = plan.points.first().map(|p| p.spec.engine).unwrap_or_default();
+        let passes = opts.precondition_passes;
+        let events = std::cell::RefCell::new(&mut *on_event);
+        let finished = precondition::sequential(
+            &names,
+            passes,
+            engine,
+            &opts.perm,
+            opts.new_file_size,
+            &stop,
+            &mut |target, pass| (events.borrow_mut())(Event::Precondition { target, pass, passes }),
+            &mut |pr| (events.borrow_mut())(Event::Progress(pr)),
+        )?;
+        if !finished {
+            out.interrupted = true;
+            return Ok(out);
+        }
+    }
     for (i, p) in plan.points.iter().enumerate() {
         let rec = PointRecord::from(p);
         if done.contains(&p.index) {
@@ -262,9 +322,15 @@ pub fn run(
         }
         on_event(Event::Start { point: &rec, total });
         let sampler = opts.power_cmd.as_ref().map(|cmd| power::Sampler::start(cmd));
-        let result = run_point(p, opts, &stop, &mut |e| on_event(e));
+        let (result, steady) = match &opts.steady {
+            None => (run_point(p, opts, &stop, &mut |e| on_event(e))?, None),
+            Some(rule) => {
+                let (r, s) = run_steady(p, opts, rule, &stop, &mut |e| on_event(e))?;
+                (r, Some(s))
+            }
+        };
         let power_w = sampler.and_then(|s| s.finish());
-        let saved = PointResult { schema: SCHEMA, point: rec.clone(), result: result?, power_w };
+        let saved = PointResult { schema: SCHEMA, point: rec.clone(), result, power_w, steady };
         store::write_json(&point_file(dir, &rec, saved.result.interrupted), &saved)?;
         on_event(Event::Done { point: &rec, result: &saved.result, power_w: saved.power_w });
         out.ran += 1;
@@ -304,6 +370,43 @@ fn run_point(
         result.notices.push("buffered I/O: results include the page cache".into());
     }
     Ok(result)
+}
+
+/// Run `p` in rounds until the last `rule.window` rounds' IOPS are steady (SNIA PTS) or
+/// `rule.max_rounds` ran; the last round is the point's result.
+fn run_steady(
+    p: &Point,
+    opts: &Options,
+    rule: &SteadyRule,
+    stop: &Arc<AtomicBool>,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<(RunResult, SteadyRecord), Error> {
+    let mut detector = SteadyDetector::new(rule.clone());
+    loop {
+        let r = run_point(p, opts, stop, on_event)?;
+        let record = |steady: bool, window: Option<WindowStats>, d: &SteadyDetector| SteadyRecord {
+            rule: rule.clone(),
+            rounds_iops: d.values().to_vec(),
+            steady,
+            window,
+        };
+        if r.interrupted {
+            let rec = record(false, detector.last_window(), &detector);
+            return Ok((r, rec));
+        }
+        let verdict = detector.push(r.total.iops);
+        let round = detector.values().len();
+        let window = detector.last_window();
+        let (text, done) = match &verdict {
+            SteadyVerdict::NeedMore => ("not steady yet", None),
+            SteadyVerdict::Steady(w) => ("steady", Some(record(true, Some(w.clone()), &detector))),
+            SteadyVerdict::GaveUp(w) => ("gave up: no steady state", Some(record(false, w.clone(), &detector))),
+        };
+        on_event(Event::Round { round, iops: r.total.iops, window: window.as_ref(), verdict: text });
+        if let Some(rec) = done {
+            return Ok((r, rec));
+        }
+    }
 }
 
 /// The plan of an earlier run, rebuilt from its `run.json` (for `--resume`): specs are derived

@@ -1,0 +1,289 @@
+//! Running Aerospike's ACT storage workload with drivelab's engine: the I/O half of `drivelab
+//! act` (the arithmetic, slices, verdict and log format live in [`crate::act`], with no I/O).
+//!
+//! Per target, three open-loop streams run at once, all started behind one barrier:
+//! small reads of the record size at `2000 x N` per second, and large-block (128 KiB) reads and
+//! writes at the rate ACT derives from `1000 x N` record writes per second. Targets are opened
+//! with O_DIRECT and O_DSYNC, as ACT opens them. Every latency counts from the I/O's intended
+//! issue time, so a drive that stalls is charged for every request that waited on it (ACT 6
+//! measures its synchronous service threads from the call instead, which under-counts stalls).
+//! The per-second response times in ACT's power-of-two millisecond buckets are what the slices,
+//! the verdict and the ACT-format log are built from.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use drivelab_engine::result::RunResult;
+use drivelab_engine::run::{run_streams, Progress, Stream};
+use drivelab_engine::spec::{AccessSpec, BlockSize, DataPattern, EngineKind, Rate, RateScope, SyncMode};
+use drivelab_engine::Error;
+
+use crate::act::{self, ActConfig, ActCriteria, ActHist, ActLogSecond, ActRates, ActVerdict, SliceRow};
+use crate::prepare::prepare;
+use crate::safety::Permission;
+
+/// How one ACT load runs (what ACT's config file says, plus drivelab's queue depths).
+#[derive(Clone, Debug)]
+pub struct ActOptions {
+    pub config: ActConfig,
+    pub time_ns: u64,
+    pub slice_secs: u32,
+    /// Concurrent small reads per target (ACT's service threads).
+    pub read_qd: u32,
+    /// Concurrent large-block operations of each kind per target.
+    pub large_block_qd: u32,
+    /// O_DSYNC on every fd (ACT's default; `disable-odsync` turns it off).
+    pub dsync: bool,
+    /// ACT's max-lag: a stream that falls this far behind its schedule fails the load.
+    pub max_lag_ns: u64,
+    pub engine: EngineKind,
+    pub seed: u64,
+}
+
+/// What a stream does in the ACT workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    Reads,
+    LargeBlockReads,
+    LargeBlockWrites,
+    Writes,
+}
+
+/// One stream's result.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct StreamResult {
+    pub role: Role,
+    pub target: String,
+    pub result: RunResult,
+}
+
+/// One load (one N) run to its end.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ActRun {
+    pub scale: f64,
+    pub rates: ActRates,
+    pub seconds: Vec<ActLogSecond>,
+    pub slices: Vec<SliceRow>,
+    pub verdict: ActVerdict,
+    /// Why the load could not be carried, beside latency: a schedule that fell past max-lag or
+    /// a backlog that kept growing.
+    pub fell_behind: Option<String>,
+    pub passed: bool,
+    pub interrupted: bool,
+    pub streams: Vec<StreamResult>,
+}
+
+fn stream_spec(opts: &ActOptions, bytes: u64, align: u64, write: bool, iops: f64, qd: u32, seed: u64) -> AccessSpec {
+    AccessSpec {
+        read_pct: if write { 0 } else { 100 },
+        random_pct: 100,
+        bs: vec![BlockSize { bytes, pct: 100 }],
+        align_bytes: Some(align),
+        qd,
+        jobs: 1,
+        time_ns: Some(opts.time_ns),
+        direct: true,
+        sync: if opts.dsync { SyncMode::Dsync } else { SyncMode::None },
+        data: DataPattern::Random,
+        seed,
+        engine: opts.engine,
+        rate: Some(Rate {
+            per_s: iops,
+            scope: RateScope::Job,
+            max_lag_ns: Some(opts.max_lag_ns),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// The specs of every stream on every target: (role, target index, spec).
+pub fn streams(opts: &ActOptions, rates: &ActRates, min_op: u64, targets: usize) -> Vec<(Role, usize, AccessSpec)> {
+    let mut out = Vec::new();
+    for t in 0..targets {
+        let seed = opts.seed ^ (t as u64) << 20;
+        let lb = rates.large_block_bytes;
+        let s = |bytes, align, write, iops, qd, k: u64| stream_spec(opts, bytes, align, write, iops, qd, seed ^ k);
+        out.push((Role::Reads, t, s(rates.read_bytes, min_op, false, rates.read_iops, opts.read_qd, 1)));
+        if rates.large_block_read_iops > 0.0 {
+            let q = opts.large_block_qd;
+            out.push((Role::LargeBlockReads, t, s(lb, lb, false, rates.large_block_read_iops, q, 2)));
+        }
+        if rates.large_block_write_iops > 0.0 {
+            let q = opts.large_block_qd;
+            out.push((Role::LargeBlockWrites, t, s(lb, lb, true, rates.large_block_write_iops, q, 3)));
+        }
+        if rates.commit_write_iops > 0.0 {
+            let (b, a) = (rates.commit_write_bytes, min_op);
+            out.push((Role::Writes, t, s(b, a, true, rates.commit_write_iops, opts.read_qd, 4)));
+        }
+    }
+    out
+}
+
+/// The smallest O_DIRECT I/O every target accepts (ACT's min-op-bytes: 512 or 4096).
+pub fn min_op_bytes(names: &[String]) -> Result<u64, Error> {
+    let infos = crate::prepare::probe_all(names)?;
+    Ok(infos.iter().map(|i| i.dio_align_bytes.max(512)).max().unwrap_or(512))
+}
+
+/// Fill every target with random data once, sequentially in large blocks (ACT's act_prep):
+/// reads then find real data, and the drive starts from a written state.
+pub fn fill(
+    names: &[String],
+    opts: &ActOptions,
+    perm: &Permission,
+    new_file_size: u64,
+    stop: &Arc<AtomicBool>,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<bool, Error> {
+    crate::precondition::sequential(names, 1, opts.engine, perm, new_file_size, stop, &mut |_, _| {}, on_progress)
+}
+
+/// Every check that can refuse, for the fill and every stream, before anything is written.
+pub fn check(names: &[String], opts: &ActOptions, perm: &Permission, new_file_size: u64) -> Result<(), Error> {
+    opts.config.validate().map_err(Error::invalid)?;
+    let min_op = min_op_bytes(names)?;
+    let rates = opts.config.derive(min_op);
+    for (_, t, spec) in streams(opts, &rates, min_op, names.len()) {
+        crate::prepare::check(&spec, std::slice::from_ref(&names[t]), new_file_size, perm)?;
+    }
+    Ok(())
+}
+
+/// Run ACT's workload at `opts.config`'s scale on `names` and judge it.
+pub fn run(
+    names: &[String],
+    opts: &ActOptions,
+    perm: &Permission,
+    new_file_size: u64,
+    stop: &Arc<AtomicBool>,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<ActRun, Error> {
+    opts.config.validate().map_err(Error::invalid)?;
+    let min_op = min_op_bytes(names)?;
+    let rates = opts.config.derive(min_op);
+    let plan = streams(opts, &rates, min_op, names.len());
+    let mut prepared = Vec::new();
+    for (_, t, spec) in &plan {
+        let p = prepare(spec, std::slice::from_ref(&names[*t]), new_file_size, perm, stop, &mut |_, _, _| {})?;
+        prepared.push(p);
+    }
+    let list: Vec<Stream> = prepared.iter().map(|p| Stream { spec: &p.spec, targets: &p.targets }).collect();
+    let engine = prepared.first().map_or(opts.engine, |p| p.spec.engine);
+    let results = run_streams(&list, engine, stop.clone(), on_progress)?;
+    let streams: Vec<StreamResult> = plan
+        .iter()
+        .zip(results)
+        .map(|((role, t, _), result)| StreamResult { role: *role, target: names[*t].clone(), result })
+        .collect();
+    Ok(judge(opts, rates, streams, names))
+}
+
+/// Slices, verdict and ACT log seconds from the streams' per-second response times.
+pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, names: &[String]) -> ActRun {
+    let seconds_of = |s: &StreamResult| -> Vec<ActHist> {
+        s.result
+            .series
+            .iter()
+            .map(|p| {
+                let mut h = ActHist::default();
+                for (i, c) in p.resp_pow2_ms.iter().flatten().enumerate() {
+                    h.counts[i.min(h.counts.len() - 1)] += c;
+                }
+                h
+            })
+            .collect()
+    };
+    let n = streams.iter().map(|s| s.result.series.len()).min().unwrap_or(0);
+    let mut seconds: Vec<ActLogSecond> = (0..n)
+        .map(|_| ActLogSecond {
+            target_reads: vec![ActHist::default(); names.len()],
+            target_writes: vec![ActHist::default(); names.len()],
+            ..Default::default()
+        })
+        .collect();
+    for s in &streams {
+        let t = names.iter().position(|n| *n == s.target).unwrap_or(0);
+        for (k, h) in seconds_of(s).into_iter().take(n).enumerate() {
+            let sec = &mut seconds[k];
+            match s.role {
+                Role::Reads => {
+                    sec.reads.add(&h);
+                    sec.target_reads[t].add(&h);
+                }
+                Role::LargeBlockReads => sec.large_block_reads.add(&h),
+                Role::LargeBlockWrites => sec.large_block_writes.add(&h),
+                Role::Writes => {
+                    sec.writes.add(&h);
+                    sec.target_writes[t].add(&h);
+                }
+            }
+        }
+    }
+    let reads: Vec<ActHist> = seconds.iter().map(|s| s.reads.clone()).collect();
+    let slices = act::slices(&reads, opts.slice_secs);
+    let verdict = act::verdict(&slices, &ActCriteria::default());
+    let fell_behind = fell_behind(&streams, opts.max_lag_ns);
+    let interrupted = streams.iter().any(|s| s.result.interrupted);
+    let passed = verdict.pass && fell_behind.is_none() && !interrupted;
+    ActRun { scale: opts.config.scale, rates, seconds, slices, verdict, fell_behind, passed, interrupted, streams }
+}
+
+/// A stream that gave up (lag past max-lag), or whose lag grew through each of its last five
+/// seconds to over 100 ms (a backlog that keeps growing: the drive is not keeping up, it is only
+/// not yet max-lag behind).
+fn fell_behind(streams: &[StreamResult], max_lag_ns: u64) -> Option<String> {
+    for s in streams {
+        let name = format!("{} {}", s.target, role_name(s.role));
+        if let Some(o) = &s.result.open_loop {
+            if o.gave_up {
+                return Some(format!(
+                    "{name} fell more than {:.1} s behind schedule (max-lag): the drive can't keep up",
+                    max_lag_ns as f64 / 1e9
+                ));
+            }
+        }
+        let lags: Vec<u64> = s.result.series.iter().filter_map(|p| p.lag_max_ns).collect();
+        if growing_backlog(&lags) {
+            return Some(format!(
+                "{name}: the schedule lag grew every second to {:.0} ms: the drive can't keep up",
+                *lags.last().unwrap_or(&0) as f64 / 1e6
+            ));
+        }
+    }
+    None
+}
+
+/// True when the last five per-second lags rise strictly and end above 100 ms.
+pub fn growing_backlog(lags: &[u64]) -> bool {
+    if lags.len() < 5 {
+        return false;
+    }
+    let tail = &lags[lags.len() - 5..];
+    tail.windows(2).all(|w| w[1] > w[0]) && tail[4] > 100_000_000
+}
+
+pub fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::Reads => "reads",
+        Role::LargeBlockReads => "large-block reads",
+        Role::LargeBlockWrites => "large-block writes",
+        Role::Writes => "writes",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backlog_that_keeps_growing_is_noticed_and_jitter_is_not() {
+        let ms = |v: &[u64]| v.iter().map(|x| x * 1_000_000).collect::<Vec<_>>();
+        assert!(growing_backlog(&ms(&[1, 2, 50, 90, 130, 170, 210])));
+        assert!(!growing_backlog(&ms(&[1, 2, 50, 90, 130, 120, 210])), "not rising every second");
+        assert!(!growing_backlog(&ms(&[1, 2, 3, 4, 5])), "rising but tiny: timer jitter");
+        assert!(!growing_backlog(&ms(&[300, 400, 500])), "too short to tell");
+    }
+}
