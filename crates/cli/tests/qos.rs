@@ -1,0 +1,300 @@
+//! Latency QoS end to end on real files and loop devices: fixed-rate `run --rate`, `act`
+//! (one load, the search, the ACT log, refusals), `qos` by rate and by queue depth, and
+//! `--steady` / `--precondition` on a plan. Timing-sensitive numbers (pass or fail at a given
+//! load on a shared 2-core VM) are not asserted; structure, rates and arithmetic are.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch};
+
+fn only_dir(results: &str) -> PathBuf {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(results).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs[0].clone()
+}
+
+#[test]
+fn a_fixed_rate_run_keeps_its_rate_and_reports_response_and_service_time() {
+    let s = Scratch::new("rate");
+    let f = s.path("f.dat");
+    let out = s.path("r.json");
+    let o = drivelab(&["run", &f, "--size", "64m", "--rate", "2000", "--qd", "8", "--time", "2s", "--json", &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(Path::new(&out));
+    let ol = &r["open_loop"];
+    let achieved = ol["achieved_iops"].as_f64().unwrap();
+    assert!((achieved - 2000.0).abs() < 40.0, "2000 IOPS asked, {achieved} achieved");
+    assert_eq!(ol["target_iops"].as_f64().unwrap(), 2000.0);
+    // Response time starts earlier (at the intended time) than service time (at submission).
+    let resp = ol["total_resp_lat_ns"]["p50"].as_u64().unwrap();
+    let service = r["total"]["lat_ns"]["p50"].as_u64().unwrap();
+    assert!(resp >= service, "response p50 {resp} < service p50 {service}");
+    assert!(ol["lag_ns"]["max"].as_u64().is_some() && ol["late_pct"].as_f64().unwrap() >= 0.0);
+    let series = r["series"].as_array().unwrap();
+    assert!(series.iter().all(|p| p["resp_pow2_ms"].as_array().map(|b| b.len()) == Some(17)));
+    let per_second: u64 = series
+        .iter()
+        .map(|p| p["resp_pow2_ms"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum::<u64>())
+        .sum();
+    assert_eq!(per_second, r["total"]["ops"].as_u64().unwrap(), "every I/O is in one per-second ACT bucket");
+    assert!(stdout(&o).contains("fixed rate 2000 IOPS"), "{}", stdout(&o));
+}
+
+#[test]
+fn bad_rates_and_objectives_are_refused_with_the_fix() {
+    for (args, want) in [
+        (vec!["run", "null", "--rate", "fast"], "200MiB/s"),
+        (vec!["run", "null", "--rate", "1k", "--arrivals", "bursty"], "uniform or poisson"),
+        (vec!["qos", "null", "--objective", "p99<1"], "p99<1"),
+        (vec!["qos", "null", "--objective", "p99<1ms", "--by", "depth"], "rate or qd"),
+        (vec!["act", "null", "--scale", "0"], "scale"),
+        (vec!["act", "null", "--slice", "1500ms"], "whole seconds"),
+    ] {
+        let o = drivelab(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn act_on_a_file_runs_the_three_streams_at_acts_rates_and_writes_an_act_log() {
+    let s = Scratch::new("act");
+    let f = s.path("act.dat");
+    let results = s.path("results");
+    let log = s.path("act.log");
+    let o = drivelab(&[
+        "act",
+        &f,
+        "--size",
+        "64m",
+        "--scale",
+        "1",
+        "--time",
+        "3s",
+        "--slice",
+        "1s",
+        "--results",
+        &results,
+        "--act-log",
+        &log,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rec = json(&only_dir(&results).join("act.json"));
+    let run = &rec["probes"][0]["run"];
+    // 1x: 2000 reads/s; large-block reads and writes at 1000 / (131072 / 1536 = 85) x 2 (defrag
+    // amplification 100 / (100 - 50)) per second, as ACT derives them.
+    let rates = &run["rates"];
+    assert_eq!(rates["read_iops"].as_f64().unwrap(), 2000.0);
+    let lb = rates["large_block_write_iops"].as_f64().unwrap();
+    assert!((lb - 1000.0 / 85.0 * 2.0).abs() < 1e-9, "{lb}");
+    let slices = run["slices"].as_array().unwrap();
+    assert!(slices.len() >= 2, "3 s in 1 s slices: {slices:?}");
+    for sl in slices {
+        let ops = sl["ops"].as_u64().unwrap();
+        assert!((1900..=2100).contains(&ops), "a 1 s slice at 2000 reads/s has {ops} reads");
+    }
+    let roles: Vec<&str> = run["streams"].as_array().unwrap().iter().map(|s| s["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["reads", "large-block-reads", "large-block-writes"]);
+    for st in run["streams"].as_array().unwrap() {
+        assert_eq!(st["result"]["spec"]["sync"]["mode"], "dsync", "ACT opens with O_DSYNC");
+        assert_eq!(st["result"]["spec"]["direct"], true);
+    }
+    let passed = rec["probes"][0]["passed"].as_bool().unwrap();
+    assert_eq!(stdout(&o).contains("act: PASS at 1x"), passed);
+
+    // The ACT log: ACT 6 header, cumulative histograms every second, totals that add up.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("\nACT version 6.") && text.contains("ACT-STORAGE CONFIGURATION\n"));
+    assert!(text.contains("read-reqs-per-sec: 2000\n") && text.contains("HISTOGRAM NAMES\nreads\n"));
+    let totals: Vec<u64> = text
+        .lines()
+        .filter(|l| l.starts_with("reads ("))
+        .map(|l| l["reads (".len()..l.find(" total)").unwrap()].parse().unwrap())
+        .collect();
+    assert!(totals.len() >= 2 && totals.windows(2).all(|w| w[1] >= w[0]), "cumulative: {totals:?}");
+    let all: u64 = run["seconds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["reads"]["counts"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum::<u64>())
+        .sum();
+    assert_eq!(*totals.last().unwrap(), all, "the log's last total is every read of the run");
+    // Refused: the log exists now.
+    let o = drivelab(&["act", &f, "--time", "1s", "--act-log", &log, "--results", &results]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn act_refuses_a_device_not_named_for_destruction_and_searches_on_loop_devices() {
+    need_loop!();
+    let s = Scratch::new("actloop");
+    let a = LoopDev::new(&s.0.join("a.img"), 64 << 20, Some(0x5a));
+    let b = LoopDev::new(&s.0.join("b.img"), 64 << 20, Some(0x5a));
+    let results = s.path("results");
+    let o = drivelab(&["act", &a.dev, &b.dev, "--destroy", &a.dev, "--time", "1s", "--results", &results]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&b.dev), "{}", stderr(&o));
+    let untouched = std::fs::read(s.0.join("b.img")).unwrap();
+    assert!(untouched.iter().all(|&x| x == 0x5a), "nothing was written to the device not named");
+    assert!(!Path::new(&results).exists(), "no results directory for a refused run");
+
+    let o = drivelab(&[
+        "act",
+        &a.dev,
+        &b.dev,
+        "--destroy",
+        &a.dev,
+        "--destroy",
+        &b.dev,
+        "--search",
+        "--search-start",
+        "6",
+        "--probe-time",
+        "1s",
+        "--time",
+        "2s",
+        "--slice",
+        "1s",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("filling"), "ACT's prep ran first: {}", stdout(&o));
+    let rec = json(&only_dir(&results).join("act.json"));
+    let probes = rec["probes"].as_array().unwrap();
+    assert_eq!(probes[0]["scale"].as_f64(), Some(6.0), "the search starts high");
+    assert!(probes.len() <= 12, "{} probes", probes.len());
+    match rec["score"].as_f64() {
+        // A score is a load that passed its confirming run at full length.
+        Some(n) => {
+            let last = probes.last().unwrap();
+            assert_eq!(
+                (last["scale"].as_f64(), last["confirm"].as_bool(), last["passed"].as_bool()),
+                (Some(n), Some(true), Some(true))
+            );
+            assert_eq!(last["duration_s"].as_f64(), Some(2.0));
+            // Two targets: the reads stream runs 2000 x N per target.
+            assert_eq!(last["run"]["rates"]["read_iops"].as_f64(), Some(2000.0 * n));
+        }
+        None => assert!(probes.iter().any(|p| p["scale"].as_f64() == Some(1.0) && p["passed"] == false)),
+    }
+}
+
+#[test]
+fn qos_by_queue_depth_and_by_rate_find_the_highest_load_meeting_the_objective() {
+    let s = Scratch::new("qos");
+    let f = s.path("q.dat");
+    let results = s.path("results");
+    // Every depth meets a 10 s p99: the search climbs to --max-qd and confirms it.
+    let o = drivelab(&[
+        "qos",
+        &f,
+        "--size",
+        "64m",
+        "--by",
+        "qd",
+        "--max-qd",
+        "8",
+        "--objective",
+        "p99<10s",
+        "--time",
+        "200ms",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rec = json(&only_dir(&results).join("qos.json"));
+    assert_eq!(rec["best"].as_f64(), Some(8.0));
+    assert!(rec["probes"].as_array().unwrap().iter().any(|p| p["confirm"] == true && p["value"].as_f64() == Some(8.0)));
+    std::fs::remove_dir_all(&results).unwrap();
+
+    // Nothing meets a 1 ns p99.
+    let o = drivelab(&[
+        "qos",
+        &f,
+        "--by",
+        "qd",
+        "--max-qd",
+        "4",
+        "--objective",
+        "p99<1ns",
+        "--time",
+        "200ms",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no load meets"), "{}", stdout(&o));
+    assert!(json(&only_dir(&results).join("qos.json"))["best"].is_null());
+    std::fs::remove_dir_all(&results).unwrap();
+
+    // By rate with a lax objective: every fixed rate up to the closed-loop maximum passes
+    // unless the schedule falls behind, so the best is close to saturation.
+    let o = drivelab(&[
+        "qos",
+        &f,
+        "--objective",
+        "p99<10s",
+        "--qd",
+        "8",
+        "--time",
+        "300ms",
+        "--tolerance",
+        "10",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rec = json(&only_dir(&results).join("qos.json"));
+    let sat = rec["saturation_iops"].as_f64().unwrap();
+    let best = rec["best"].as_f64().expect("a rate passes");
+    assert!(best <= sat * 1.0001 && best >= sat * 0.25, "best {best} of saturation {sat}");
+    for p in rec["probes"].as_array().unwrap() {
+        let asked = p["value"].as_f64().unwrap();
+        assert_eq!(p["result"]["open_loop"]["target_iops"].as_f64(), Some(asked), "each probe ran at its rate");
+    }
+}
+
+#[test]
+fn steady_state_rounds_are_saved_with_the_point_after_preconditioning() {
+    let s = Scratch::new("steady");
+    let f = s.path("s.dat");
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, "name = \"steady\"\n[defaults]\nrw = \"randread\"\nqd = \"4\"\ntime = \"200ms\"\n").unwrap();
+    let results = s.path("results");
+    let o = drivelab(&[
+        "plan",
+        &plan,
+        &f,
+        "--size",
+        "32m",
+        "--precondition",
+        "2",
+        "--steady",
+        "--steady-rounds",
+        "7",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).matches("preconditioning").count(), 2, "{}", stdout(&o));
+    let dir = only_dir(&results);
+    let point = std::fs::read_dir(dir.join("points")).unwrap().next().unwrap().unwrap().path();
+    let st = &json(&point)["steady"];
+    let rounds = st["rounds_iops"].as_array().unwrap();
+    assert!((5..=7).contains(&rounds.len()), "{} rounds", rounds.len());
+    let steady = st["steady"].as_bool().unwrap();
+    assert_eq!(steady, rounds.len() < 7 || st["window"]["range_pct"].as_f64().unwrap() <= 20.0);
+    assert_eq!(stdout(&o).contains("gave up"), !steady);
+    // The saved result is the last round.
+    let last = rounds.last().unwrap().as_f64().unwrap();
+    assert!((json(&point)["result"]["total"]["iops"].as_f64().unwrap() - last).abs() < 1e-6);
+}
