@@ -61,6 +61,7 @@ pub fn loop_unavailable() -> Option<String> {
     None
 }
 
+#[allow(unused_macros)]
 macro_rules! need_loop {
     () => {
         if let Some(why) = common::loop_unavailable() {
