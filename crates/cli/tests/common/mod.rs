@@ -115,6 +115,14 @@ impl TinyTmpfs {
 
 impl Drop for TinyTmpfs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
+        // A loop device detached a moment ago may still hold its backing file: retry, then
+        // detach the mount lazily so no test leaves a mount behind.
+        for _ in 0..20 {
+            if Command::new("umount").arg(&self.0).status().is_ok_and(|s| s.success()) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
     }
 }
