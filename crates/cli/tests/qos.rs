@@ -298,3 +298,38 @@ fn steady_state_rounds_are_saved_with_the_point_after_preconditioning() {
     let last = rounds.last().unwrap().as_f64().unwrap();
     assert!((json(&point)["result"]["total"]["iops"].as_f64().unwrap() - last).abs() < 1e-6);
 }
+
+#[test]
+fn qos_runs_on_a_loop_device_and_reads_need_no_permission() {
+    need_loop!();
+    let s = Scratch::new("qosloop");
+    let d = LoopDev::new(&s.0.join("d.img"), 64 << 20, Some(0x33));
+    let results = s.path("results");
+    // Random reads only: no --destroy needed, and the device is left as it was.
+    let o = drivelab(&[
+        "qos",
+        &d.dev,
+        "--rw",
+        "randread",
+        "--qd",
+        "4",
+        "--objective",
+        "p99<10s,mean<10s",
+        "--time",
+        "200ms",
+        "--tolerance",
+        "20",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rec = json(&only_dir(&results).join("qos.json"));
+    assert!(rec["best"].as_f64().unwrap() > 0.0);
+    assert!(stdout(&o).lines().filter(|l| l.contains("probe") || l.contains("confirm")).count() >= 2, "{}", stdout(&o));
+    assert!(std::fs::read(s.0.join("d.img")).unwrap().iter().all(|&b| b == 0x33));
+    // Writes without --destroy are refused before anything runs.
+    let o = drivelab(&["qos", &d.dev, "--rw", "randwrite", "--objective", "p99<1ms", "--results", &results]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--destroy"), "{}", stderr(&o));
+}

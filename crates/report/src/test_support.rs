@@ -31,6 +31,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
     PointResult {
         schema: 1,
         power_w: None,
+        steady: None,
         point: PointRecord {
             index: 0,
             label: label.into(),
