@@ -372,7 +372,7 @@ fn xml_escape(s: &str) -> String {
 /// Runs `draw` on an SVG drawing area of `size` and returns the SVG. Should plotters fail, the
 /// chart is a frame with its title and the error, so a report still renders.
 fn render(title: &str, size: Size, draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Res) -> String {
-    let (w, h) = (size.w.max(120), size.h.max(80));
+    let (w, h) = (size.w.max(40), size.h.max(20));
     let mut out = String::new();
     let result = {
         let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
@@ -804,6 +804,126 @@ pub fn latency_cdf_sized(series: &[(String, &HistogramData)], size: Size) -> Str
     let y = Axis::fit(yk, [0.0, 100.0], true, 0.0);
     let f = Frame { x_label: "latency (µs)", y_label: "I/Os completed (%)", x: &x, y: &y, x_mesh: true, y_mesh: true };
     draw_lines("Latency CDF", size, &f, &t, false, SeriesLabelPosition::LowerRight)
+}
+
+/// A sparkline's size: the line's plot area is `SPARK_PLOT_W` wide, the min and max labels sit
+/// to its right.
+pub const SPARK_SIZE: Size = Size { w: 290, h: 40 };
+const SPARK_PLOT_W: u32 = 190;
+
+/// A sparkline: one metric of one point over time, small enough for a table row.
+pub struct Sparkline<'a> {
+    /// What the line shows, for the tooltip (`<title>`): "point 17 randread 4k qd8: IOPS per second".
+    pub title: &'a str,
+    /// `(seconds, value)` samples in time order; non-finite ones are skipped.
+    pub points: &'a [(f64, f64)],
+    /// A value as read with its unit: "12.3k IOPS", "1.25 ms".
+    pub fmt: &'a dyn Fn(f64) -> String,
+    /// Index into the report's colours.
+    pub color: usize,
+}
+
+/// A value with its unit for labels: "12.3k IOPS" for `unit` "IOPS".
+pub fn fmt_with_unit(v: f64, unit: &str) -> String {
+    format!("{} {unit}", fmt_num(v))
+}
+
+/// A latency in nanoseconds with a unit that keeps it short: "850 ns", "42.5 µs", "1.25 ms", "2.1 s".
+pub fn fmt_latency_ns(ns: f64) -> String {
+    let (v, unit) = if ns.abs() >= 1e9 {
+        (ns / 1e9, "s")
+    } else if ns.abs() >= 1e6 {
+        (ns / 1e6, "ms")
+    } else if ns.abs() >= 1e3 {
+        (ns / 1e3, "µs")
+    } else {
+        (ns, "ns")
+    };
+    let digits = if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        trim_zeros(format!("{v:.1}"))
+    } else {
+        trim_zeros(format!("{v:.2}"))
+    };
+    format!("{digits} {unit}")
+}
+
+/// `svg`'s root tag with `class` added and a `<title>` (a tooltip for readers, and a stable
+/// hook for tests) as its first child.
+fn with_root_title(svg: String, class: &str, title: &str) -> String {
+    let Some(end) = svg.find('>') else { return svg };
+    let head = svg[..end].trim_end_matches('/');
+    if head.len() != end {
+        return svg; // a self-closing root: nothing drawn, leave it be
+    }
+    format!("{head} class=\"{class}\"><title>{}</title>{}", xml_escape(title), &svg[end + 1..])
+}
+
+/// A sparkline (see [`Sparkline`]): the samples as a line from the first to the last second,
+/// the value axis from 0 (bottom) to the highest sample (top) so a dip reads as large as it
+/// is, no axes; "max" and "min" with their units to the right. The root `<svg>` has
+/// `class="spark"` and a `<title>` naming the line, its span and its min and max. With no
+/// finite sample it says "no data".
+pub fn sparkline(s: &Sparkline) -> String {
+    let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|(t, v)| t.is_finite() && v.is_finite()).collect();
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &(_, v) in &pts {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    let (t0, t1) = match (pts.first(), pts.last()) {
+        (Some(a), Some(b)) if b.0 > a.0 => (a.0, b.0),
+        (Some(a), _) => (a.0 - 0.5, a.0 + 0.5),
+        _ => (0.0, 1.0),
+    };
+    let bottom = if lo.is_finite() { lo.min(0.0) } else { 0.0 };
+    let top = if hi > bottom { hi } else { bottom + 1.0 };
+    let summary = if pts.is_empty() {
+        format!("{}: no data", s.title)
+    } else {
+        let (first, last) = (pts[0].0, pts[pts.len() - 1].0);
+        format!(
+            "{}, {} samples from {} s to {} s: min {}, max {}",
+            s.title,
+            pts.len(),
+            fmt_num(first),
+            fmt_num(last),
+            (s.fmt)(lo),
+            (s.fmt)(hi)
+        )
+    };
+    let svg = render(s.title, SPARK_SIZE, |root| {
+        let (plot, labels) = root.split_horizontally(SPARK_PLOT_W);
+        let c = color(s.color);
+        let mut chart = ChartBuilder::on(&plot).margin(4).build_cartesian_2d(t0..t1, bottom..top)?;
+        // The zero line, so the height of the line reads against nothing.
+        chart.draw_series(LineSeries::new([(t0, 0.0), (t1, 0.0)], BLACK.mix(0.25).stroke_width(1)))?;
+        if pts.len() == 1 {
+            chart.draw_series(pts.iter().map(|&(t, v)| Circle::new((t, v), 2, c.filled())))?;
+        } else {
+            chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(1)))?;
+        }
+        let font = ("sans-serif", 14).into_font();
+        let grey = font.color(&BLACK.mix(0.75));
+        if pts.is_empty() {
+            labels.draw(&Text::new("no data", (6, 14), grey))?;
+        } else {
+            labels.draw(&Text::new(
+                format!("max {}", (s.fmt)(hi)),
+                (6, 3),
+                grey.pos(Pos::new(HPos::Left, VPos::Top)),
+            ))?;
+            let y = SPARK_SIZE.h as i32 - 3;
+            labels.draw(&Text::new(
+                format!("min {}", (s.fmt)(lo)),
+                (6, y),
+                grey.pos(Pos::new(HPos::Left, VPos::Bottom)),
+            ))?;
+        }
+        Ok(())
+    });
+    with_root_title(svg, "spark", &summary)
 }
 
 #[cfg(test)]

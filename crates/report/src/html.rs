@@ -4,20 +4,35 @@
 //! Run facts first (host, targets with their device facts, tool, command line, date), then
 //! warnings next to the points they concern (CPU-bound, buffered I/O, interrupted, errors), then
 //! each table of the suite with the chart that fits it above it, then latency percentiles and
-//! CDFs on log axes, then per-second time series (downsampled so big sweeps stay small).
+//! CDFs on log axes, then per-second time series.
+//!
+//! # Time series of every point
+//!
+//! A bsqd run has 192 points per target and a reader may want any one of them, so every point
+//! gets a table row with two sparklines (IOPS and p99 latency per second, min and max written
+//! next to them, a `<title>` tooltip with the figures) instead of a full chart: a sparkline is
+//! about 1.3 KB, a full chart 10-20 KB, so a 384-point run of minute-long points stays near 1 MB
+//! where full charts for all would be 10 MB and full charts for a few would hide the rest.
+//! Series longer than [`MAX_SPARK_SAMPLES`] seconds are averaged down (p99 keeps each group's
+//! worst second). Runs of at most [`MAX_FULL_SERIES`] points also get each point's series as
+//! full charts with axes, collapsed, for articles.
 
 use std::fmt::Write;
 
+use drivelab_engine::result::SeriesPoint;
 use drivelab_lab::runner::{PointResult, RunManifest};
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
 use crate::suite_tables;
 use crate::tables::Table;
 
-/// Time series are drawn for at most this many points (a bsqd run has 192 per target).
-const MAX_SERIES_CHARTS: usize = 24;
-/// Points per time-series chart at most (longer runs are averaged into this many).
-const MAX_SERIES_POINTS: usize = 60;
+/// Samples per sparkline at most (longer series are averaged into this many): a 384-point bsqd
+/// run with minute-long points stays well under 2 MB.
+pub(crate) const MAX_SPARK_SAMPLES: usize = 120;
+/// Runs with at most this many points also get each point's series as full charts with axes.
+const MAX_FULL_SERIES: usize = 12;
+/// Samples per full time-series chart at most.
+const MAX_SERIES_POINTS: usize = 120;
 /// Points in the latency charts at most.
 const MAX_LATENCY_SERIES: usize = 8;
 
@@ -36,8 +51,11 @@ th { background: #f3f3f3; }
 .facts td, .facts th { text-align: left; }
 .warn { background: #fff4e0; border-left: 4px solid #e69500; padding: .4em .8em; margin: .3em 0; }
 .chart svg { max-width: 100%; height: auto; }
+.pair { display: flex; flex-wrap: wrap; gap: 0 1em; }
+table.series td { padding: 0 .5em; vertical-align: middle; }
+table.series svg { display: block; }
 details { margin: .3em 0; } summary { cursor: pointer; }
-@media print { body { max-width: none; } details { display: block; } .chart { page-break-inside: avoid; } }
+@media print { body { max-width: none; } details { display: block; } .chart, tr { page-break-inside: avoid; } }
 "#;
 
 fn table_html(t: &Table) -> String {
@@ -263,39 +281,96 @@ fn latency_section(points: &[PointResult]) -> String {
     )
 }
 
+/// A point's per-second series reduced to at most `max` samples: `(seconds at the sample's
+/// end, IOPS, p99 latency ns)`. Consecutive seconds are grouped evenly; a group's IOPS is the
+/// mean weighted by each second's length (so it is the group's I/Os over its time), its p99
+/// the worst second's (so a latency spike survives the averaging).
+pub(crate) fn downsample(series: &[SeriesPoint], max: usize) -> Vec<(f64, f64, f64)> {
+    let step = series.len().div_ceil(max.max(1)).max(1);
+    series
+        .chunks(step)
+        .map(|c| {
+            let dur: f64 = c.iter().map(|x| x.dur_ns as f64).sum();
+            let iops = if dur > 0.0 {
+                c.iter().map(|x| x.iops * x.dur_ns as f64).sum::<f64>() / dur
+            } else {
+                c.iter().map(|x| x.iops).sum::<f64>() / c.len() as f64
+            };
+            let p99 = c.iter().map(|x| x.lat_p99_ns).max().unwrap_or(0) as f64;
+            (c.last().map_or(0.0, |x| x.t_s), iops, p99)
+        })
+        .collect()
+}
+
+/// "point 17 (randread bs=4k qd=8)".
+fn point_name(p: &PointResult) -> String {
+    format!("point {} ({})", p.point.index, p.point.label)
+}
+
+/// Every point's IOPS and p99 latency per second as a table row of two sparklines, then for
+/// small runs each point's series as full charts with axes.
 fn series_section(points: &[PointResult]) -> String {
-    let mut h = String::from("<h2>Per-second time series</h2>");
-    if points.len() > MAX_SERIES_CHARTS {
+    let mut h = format!(
+        "<h2>Per-second time series</h2><p>Each point's IOPS and p99 latency, second by second, drawn from 0 \
+         (bottom) to the point's highest second (top); hover over a line for its figures. Points longer than \
+         {MAX_SPARK_SAMPLES} s are averaged into {MAX_SPARK_SAMPLES} samples (p99: the worst second of each). \
+         Every second of every point is in its points/*.json file.</p>"
+    );
+    h += "<table class=\"series\"><thead><tr><th>point</th><th>seconds</th><th>IOPS per second</th>\
+          <th>p99 latency per second</th></tr></thead><tbody>";
+    for p in points {
+        let s = downsample(&p.result.series, MAX_SPARK_SAMPLES);
+        let iops: Vec<(f64, f64)> = s.iter().map(|x| (x.0, x.1)).collect();
+        let p99: Vec<(f64, f64)> = s.iter().map(|x| (x.0, x.2)).collect();
+        let name = point_name(p);
+        let iops_fmt = |v: f64| charts::fmt_with_unit(v, "IOPS");
+        let spark_iops = charts::sparkline(&charts::Sparkline {
+            title: &format!("{name}: IOPS per second"),
+            points: &iops,
+            fmt: &iops_fmt,
+            color: 0,
+        });
+        let spark_p99 = charts::sparkline(&charts::Sparkline {
+            title: &format!("{name}: p99 latency per second"),
+            points: &p99,
+            fmt: &charts::fmt_latency_ns,
+            color: 3,
+        });
+        let secs = p.result.series.last().map_or_else(|| "—".to_string(), |x| charts::fmt_num(x.t_s));
         let _ = write!(
             h,
-            "<p>The first {MAX_SERIES_CHARTS} of {} points; every point's series is in its points/*.json file.</p>",
-            points.len()
-        );
-    }
-    for p in points.iter().take(MAX_SERIES_CHARTS) {
-        let s = &p.result.series;
-        let step = s.len().div_ceil(MAX_SERIES_POINTS).max(1);
-        let iops: Vec<(f64, f64)> = s
-            .chunks(step)
-            .map(|c| (c.last().map(|x| x.t_s).unwrap_or(0.0), c.iter().map(|x| x.iops).sum::<f64>() / c.len() as f64))
-            .collect();
-        let chart = charts::line_chart_sized(
-            &LineChart {
-                title: format!("{} — IOPS per second", p.point.label),
-                x_label: "time since measurement started (s)".into(),
-                y_label: "IOPS".into(),
-                x_scale: XScale::Linear,
-                y_log: false,
-                series: vec![Series { name: "IOPS".into(), points: iops }],
-            },
-            Size { w: 640, h: 260 },
-        );
-        let _ = write!(
-            h,
-            "<details><summary>point {}: {}</summary><div class=\"chart\">{chart}</div></details>",
+            "<tr><td>{} {}</td><td>{secs}</td><td>{spark_iops}</td><td>{spark_p99}</td></tr>",
             p.point.index,
             esc(&p.point.label)
         );
+    }
+    h += "</tbody></table>";
+    if points.len() <= MAX_FULL_SERIES {
+        for p in points.iter().filter(|p| !p.result.series.is_empty()) {
+            let s = downsample(&p.result.series, MAX_SERIES_POINTS);
+            let chart = |what: &str, unit: &str, pts: Vec<(f64, f64)>| {
+                charts::line_chart_sized(
+                    &LineChart {
+                        title: format!("{} — {what}", p.point.label),
+                        x_label: "time since measurement started (s)".into(),
+                        y_label: unit.into(),
+                        x_scale: XScale::Linear,
+                        y_log: false,
+                        series: vec![Series { name: String::new(), points: pts }],
+                    },
+                    Size { w: 480, h: 260 },
+                )
+            };
+            let iops = chart("IOPS per second", "IOPS", s.iter().map(|x| (x.0, x.1)).collect());
+            let p99 =
+                chart("p99 latency per second", "p99 latency (µs)", s.iter().map(|x| (x.0, x.2 / 1000.0)).collect());
+            let _ = write!(
+                h,
+                "<details><summary>{} with axes</summary><div class=\"pair\"><div class=\"chart\">{iops}</div>\
+                 <div class=\"chart\">{p99}</div></div></details>",
+                esc(&point_name(p))
+            );
+        }
     }
     h
 }
@@ -410,3 +485,6 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
     h += "</body></html>\n";
     h
 }
+
+#[cfg(test)]
+mod tests;

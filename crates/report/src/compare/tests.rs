@@ -1,41 +1,8 @@
 use super::*;
-use drivelab_engine::result::ToolInfo;
-use drivelab_lab::runner::PlanRecord;
-use drivelab_lab::sysinfo::HostFacts;
-
-use crate::test_support::point;
+use crate::test_support::{manifest, point};
 
 fn run(name: &str, kind: &str, points: Vec<PointResult>) -> Run {
-    Run {
-        name: name.into(),
-        manifest: RunManifest {
-            schema: 1,
-            tool: ToolInfo { name: "drivelab".into(), version: "test".into() },
-            kind: kind.into(),
-            command_line: Vec::new(),
-            started_unix_ms: 0,
-            host: HostFacts {
-                hostname: "h".into(),
-                kernel: "k".into(),
-                os: None,
-                cpu_model: None,
-                cores_online: 2,
-                memory_bytes: 0,
-                clocksource: None,
-                virtualization: None,
-            },
-            targets: Vec::new(),
-            plan: PlanRecord {
-                name: "p".into(),
-                together: false,
-                repeat: 1,
-                pause_ns: 0,
-                precondition: None,
-                points: points.iter().map(|p| p.point.clone()).collect(),
-            },
-        },
-        points,
-    }
+    Run { name: name.into(), manifest: manifest(kind, &points), points }
 }
 
 /// A plan over qd 1, 2, 4 (the last only when `with_qd4`) on one target, `mb[i]` MB/s at qd i.
