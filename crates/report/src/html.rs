@@ -100,7 +100,12 @@ fn chart_for(kind: &str, t: &Table) -> String {
         "suite:bsqd" => charts::heatmap_with(t, x_label(kind), Size::default()),
         "suite:iometer" => charts::grouped_bars_with(t, x_label(kind), Size::default()),
         "suite:mixed" => charts::line_from_table(t, x_label(kind), XScale::Linear),
-        "suite:jbod" if t.row_header == "targets" || t.row_header.starts_with("drives") => jbod_chart(t),
+        "suite:jbod"
+            if (t.row_header == "targets" || t.row_header == "drives")
+                && t.rows.iter().all(|(k, _)| k.parse::<f64>().is_ok()) =>
+        {
+            jbod_chart(t)
+        }
         _ if numeric >= 3 && numeric == t.cols.len() => {
             let label = format!("{} (from the plan)", t.cols.first().map(|_| "column value").unwrap_or(""));
             charts::line_from_table(t, &label, XScale::Linear)
