@@ -76,6 +76,8 @@ pub struct SideBySide {
     pub title: String,
     pub unit: String,
     pub row_header: String,
+    /// What the columns are keyed by (as in [`Table::col_header`]).
+    pub col_header: String,
     pub cols: Vec<String>,
     pub rows: Vec<CompareRow>,
 }
@@ -252,6 +254,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
                     title: title.clone(),
                     unit: String::new(),
                     row_header: String::new(),
+                    col_header: String::new(),
                     cols: Vec::new(),
                     rows: Vec::new(),
                 })
@@ -381,10 +384,11 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
         Some(first) if titles.iter().all(|t| t == first) => first.to_string(),
         _ => title.to_string(),
     };
-    let unit = built.iter().find(|t| !t.rows.is_empty()).map_or_else(String::new, |t| t.unit.clone());
+    let some = built.iter().find(|t| !t.rows.is_empty());
     SideBySide {
         title,
-        unit,
+        unit: some.map_or_else(String::new, |t| t.unit.clone()),
+        col_header: some.map_or_else(String::new, |t| t.col_header.clone()),
         row_header,
         cols: col_keys.iter().map(|c| show(c, |i| names.col_target(i))).collect(),
         rows,

@@ -23,6 +23,7 @@ use drivelab_engine::result::SeriesPoint;
 use drivelab_lab::runner::{PointResult, RunManifest};
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
+use crate::grid;
 use crate::suite_tables;
 use crate::tables::Table;
 
@@ -53,9 +54,15 @@ th { background: #f3f3f3; }
 .chart svg { max-width: 100%; height: auto; }
 .pair { display: flex; flex-wrap: wrap; gap: 0 1em; }
 table.series td { padding: 0 .5em; vertical-align: middle; }
+table.series th:nth-child(n+3) { text-align: left; }
 table.series svg { display: block; }
 details { margin: .3em 0; } summary { cursor: pointer; }
-@media print { body { max-width: none; } details { display: block; } .chart, tr { page-break-inside: avoid; } }
+@media print {
+  body { max-width: none; margin: 0; padding: 0; font-size: 11pt; }
+  .chart, tr, .warn { page-break-inside: avoid; }
+  h2 { page-break-after: avoid; }
+  table.series svg { width: 220px; height: auto; }
+}
 "#;
 
 fn table_html(t: &Table) -> String {
@@ -70,7 +77,7 @@ fn table_html(t: &Table) -> String {
         for v in vals {
             match v {
                 Some(x) => {
-                    let _ = write!(h, "<td>{}</td>", charts::fmt_num(*x));
+                    let _ = write!(h, "<td>{}</td>", grid::human(*x, &t.unit));
                 }
                 None => h += "<td>—</td>",
             }
@@ -81,59 +88,77 @@ fn table_html(t: &Table) -> String {
     h
 }
 
-/// The x axis of a suite's tables, with units.
-fn x_label(kind: &str) -> &'static str {
-    match kind {
-        "suite:iometer" => "outstanding I/Os per disk (DQL)",
-        "suite:mixed" => "reads (% of I/Os)",
-        "suite:jbod" => "drives at once (count)",
-        "suite:bsqd" => "queue depth (I/Os)",
-        _ => "",
+/// What a table's rows or columns are keyed by (`Table::col_header`, `row_header`), as an axis
+/// description with its unit.
+pub(crate) fn axis_label(kind: &str, key: &str) -> String {
+    match key {
+        "qd" if kind == "suite:iometer" => "outstanding I/Os per disk (DQL)",
+        "qd" if kind == "suite:bsqd" => "queue depth (I/Os)",
+        "qd" => "queue depth (I/Os per job)",
+        "bs" => "block size (bytes, k = 1024)",
+        "read" => "reads (% of I/Os)",
+        "random" => "random (% of I/Os)",
+        "jobs" => "jobs (threads per target)",
+        "targets" | "drives" => "drives at once (count)",
+        "rw" => "workload",
+        "step" => "test",
+        "data" => "data written",
+        other => other,
     }
+    .to_string()
 }
 
-/// The chart that fits a table of `kind`.
+/// The chart that fits a table of `kind`; its title carries the unit (charts are also saved
+/// on their own as PNGs).
 fn chart_for(kind: &str, t: &Table) -> String {
-    let numeric =
-        t.cols.iter().filter(|c| c.trim_end_matches(|ch: char| !ch.is_ascii_digit()).parse::<f64>().is_ok()).count();
+    let titled = Table { title: t.heading(), ..t.clone() };
+    let t = &titled;
+    let x = axis_label(kind, &t.col_header);
+    let numbers: Option<Vec<f64>> = t.cols.iter().map(|c| charts::parse_header(c)).collect();
     match kind {
-        "suite:bsqd" => charts::heatmap_with(t, x_label(kind), Size::default()),
-        "suite:iometer" => charts::grouped_bars_with(t, x_label(kind), Size::default()),
-        "suite:mixed" => charts::line_from_table(t, x_label(kind), XScale::Linear),
+        "suite:bsqd" => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
+        "suite:iometer" => charts::grouped_bars_with(t, &x, Size::default()),
+        "suite:mixed" => charts::line_from_table(t, &x, XScale::Linear),
         "suite:jbod"
             if (t.row_header == "targets" || t.row_header == "drives")
                 && t.rows.iter().all(|(k, _)| k.parse::<f64>().is_ok()) =>
         {
             jbod_chart(t)
         }
-        _ if numeric >= 3 && numeric == t.cols.len() => {
-            let label = format!("{} (from the plan)", t.cols.first().map(|_| "column value").unwrap_or(""));
-            charts::line_from_table(t, &label, XScale::Linear)
-        }
-        _ => charts::grouped_bars(t),
+        _ => match numbers {
+            // Three or more numeric columns (queue depths, read shares...) read as a curve;
+            // powers of two equally spaced.
+            Some(xs) if xs.len() >= 3 => {
+                let pow2 = xs.iter().all(|v| *v >= 1.0 && v.log2().fract() == 0.0);
+                charts::line_from_table(t, &x, if pow2 { XScale::Log2 } else { XScale::Linear })
+            }
+            _ => charts::grouped_bars_with(t, &x, Size::default()),
+        },
     }
 }
 
-/// JBOD: each workload's aggregate against drives at once, with k x one drive as the ideal.
+/// JBOD: each workload's aggregate against drives at once, with k x one drive as its ideal
+/// (dashed, in the workload's colour).
 fn jbod_chart(t: &Table) -> String {
     let ks: Vec<f64> = t.rows.iter().map(|(k, _)| k.parse().unwrap_or(0.0)).collect();
     let mut series = Vec::new();
     for (ci, col) in t.cols.iter().enumerate() {
         let pts: Vec<(f64, f64)> =
             t.rows.iter().zip(&ks).filter_map(|((_, v), k)| Some((*k, v.get(ci).copied().flatten()?))).collect();
-        if let Some(&(k1, one)) = pts.first() {
-            if t.unit != "%" {
-                series.push(Series {
-                    name: format!("{col} ideal"),
-                    points: ks.iter().map(|k| (*k, one / k1.max(1.0) * k)).collect(),
-                });
-            }
+        let first = pts.first().copied();
+        let own = series.len();
+        series.push(Series::new(col.clone(), pts));
+        if let Some((k1, one)) = first.filter(|_| t.unit != "%") {
+            series.push(Series {
+                name: format!("{col}: ideal"),
+                points: ks.iter().map(|k| (*k, one / k1.max(1.0) * k)).collect(),
+                reference_for: Some(own),
+            });
         }
-        series.push(Series { name: col.clone(), points: pts });
     }
     charts::line_chart(&LineChart {
-        title: format!("{} ({})", t.title, t.unit),
-        x_label: x_label("suite:jbod").into(),
+        title: t.title.clone(),
+        x_label: axis_label("suite:jbod", "targets"),
         y_label: t.unit.clone(),
         x_scale: XScale::Linear,
         y_log: false,
@@ -201,13 +226,24 @@ fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
     w
 }
 
+/// "20261121-080722" (a results directory's stamp) as "2026-11-21 08:07:22 UTC".
+fn readable_stamp(stamp: &str) -> String {
+    let d = stamp.as_bytes();
+    if stamp.len() == 15 && d[8] == b'-' && stamp.chars().filter(char::is_ascii_digit).count() == 14 {
+        let p = |a: usize, b: usize| &stamp[a..b];
+        format!("{}-{}-{} {}:{}:{} UTC", p(0, 4), p(4, 6), p(6, 8), p(9, 11), p(11, 13), p(13, 15))
+    } else {
+        format!("{stamp} UTC")
+    }
+}
+
 fn facts(m: &RunManifest) -> String {
     let mut h = String::from("<table class=\"facts\">");
     let row = |h: &mut String, k: &str, v: &str| {
         let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
     };
     row(&mut h, "run", &format!("{} ({})", m.plan.name, m.kind));
-    row(&mut h, "started (UTC)", &drivelab_lab::store::utc_stamp(m.started_unix_ms / 1000));
+    row(&mut h, "started", &readable_stamp(&drivelab_lab::store::utc_stamp(m.started_unix_ms / 1000)));
     row(&mut h, "tool", &format!("{} {}", m.tool.name, m.tool.version));
     row(&mut h, "command line", &m.command_line.join(" "));
     let host = &m.host;
@@ -289,8 +325,26 @@ fn latency_section(points: &[PointResult]) -> String {
 /// A point's per-second series reduced to at most `max` samples: `(seconds at the sample's
 /// end, IOPS, p99 latency ns)`. Consecutive seconds are grouped evenly; a group's IOPS is the
 /// mean weighted by each second's length (so it is the group's I/Os over its time), its p99
-/// the worst second's (so a latency spike survives the averaging).
+/// the worst second's (so a latency spike survives the averaging). A last interval shorter
+/// than half a second (the few milliseconds of draining after the measured time) joins the
+/// second before it the same way, rather than showing as a dip of its own.
 pub(crate) fn downsample(series: &[SeriesPoint], max: usize) -> Vec<(f64, f64, f64)> {
+    let mut merged;
+    let mut series = series;
+    if let [.., before, last] = series {
+        if last.dur_ns < 500_000_000 {
+            let dur = before.dur_ns + last.dur_ns;
+            let ops = before.iops * before.dur_ns as f64 + last.iops * last.dur_ns as f64;
+            merged = series.to_vec();
+            merged.pop();
+            let joined = merged.last_mut().expect("two or more");
+            joined.t_s = last.t_s;
+            joined.dur_ns = dur;
+            joined.iops = if dur > 0 { ops / dur as f64 } else { before.iops };
+            joined.lat_p99_ns = before.lat_p99_ns.max(last.lat_p99_ns);
+            series = &merged;
+        }
+    }
     let step = series.len().div_ceil(max.max(1)).max(1);
     series
         .chunks(step)
@@ -361,7 +415,7 @@ fn series_section(points: &[PointResult]) -> String {
                         y_label: unit.into(),
                         x_scale: XScale::Linear,
                         y_log: false,
-                        series: vec![Series { name: String::new(), points: pts }],
+                        series: vec![Series::new(String::new(), pts)],
                     },
                     Size { w: 480, h: 260 },
                 )
@@ -454,18 +508,18 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
         let values: Vec<(String, Vec<Option<f64>>)> =
             t.rows.iter().filter(|r| !r.delta).map(|r| (r.label.clone(), r.cells.clone())).collect();
         let overlay = Table {
-            title: t.title.clone(),
+            title: t.heading(),
             unit: t.unit.clone(),
             row_header: t.row_header.clone(),
+            col_header: t.col_header.clone(),
             cols: t.cols.clone(),
             rows: values,
         };
         let _ = write!(
             h,
-            "<h2>{} ({})</h2><div class=\"chart\">{}</div>",
-            esc(&t.title),
-            esc(&t.unit),
-            charts::grouped_bars(&overlay)
+            "<h2>{}</h2><div class=\"chart\">{}</div>",
+            esc(&t.heading()),
+            charts::grouped_bars_with(&overlay, &axis_label(&c.kind, &t.col_header), Size::default())
         );
         h += "<table><thead><tr>";
         let _ = write!(h, "<th>{}</th>", esc(&t.row_header));
@@ -478,7 +532,7 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
             for v in &r.cells {
                 let cell = match (v, r.delta) {
                     (Some(x), true) => format!("{x:+.1}%"),
-                    (Some(x), false) => charts::fmt_num(*x),
+                    (Some(x), false) => grid::human(*x, &t.unit),
                     (None, _) => "—".into(),
                 };
                 let _ = write!(h, "<td>{cell}</td>");

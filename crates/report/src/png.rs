@@ -315,8 +315,8 @@ mod tests {
             x_scale: XScale::Log2,
             y_log: false,
             series: vec![
-                Series { name: "read".into(), points: vec![(1.0, 10_000.0), (2.0, 18_000.0), (4.0, 30_000.0)] },
-                Series { name: "write".into(), points: vec![(1.0, 8_000.0), (2.0, 12_000.0), (4.0, 15_000.0)] },
+                Series::new("read", vec![(1.0, 10_000.0), (2.0, 18_000.0), (4.0, 30_000.0)]),
+                Series::new("write", vec![(1.0, 8_000.0), (2.0, 12_000.0), (4.0, 15_000.0)]),
             ],
         })
     }

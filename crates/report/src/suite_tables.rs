@@ -61,7 +61,7 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
         ],
         Some("span") => vec![
             spec("4K random over the span, QD3", Key::Step, f("data"), Metric::MBps, &[]),
-            spec("4K random over the span, QD3", Key::Step, f("data"), Metric::LatP99Us, &[]),
+            spec("4K random over the span, QD3, p99 latency", Key::Step, f("data"), Metric::LatP99Us, &[]),
         ],
         Some("mixed") => {
             let mut iops =
@@ -97,7 +97,7 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
         Some("hdparm") => vec![spec("hdparm -tT style reads", Key::Target, Key::Step, Metric::MBps, &[])],
         Some("sync") => vec![
             spec("4K writes at QD1", Key::Target, Key::Step, Metric::Iops, &[]),
-            spec("4K writes at QD1", Key::Target, Key::Step, Metric::LatP99Us, &[]),
+            spec("4K writes at QD1, p99 latency", Key::Target, Key::Step, Metric::LatP99Us, &[]),
         ],
         _ => default_tables(points),
     }
@@ -153,6 +153,7 @@ fn iometer_drop(points: &[PointResult]) -> Vec<Table> {
             title: format!("Drop from 100% to 95% sequential, 64K {dir}"),
             unit: "%".into(),
             row_header: "target".into(),
+            col_header: "qd".into(),
             cols: seq.cols.iter().map(|c| format!("{c} DQL/Disk")).collect(),
             rows,
         });
@@ -211,6 +212,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             title: "Scaling efficiency, aggregate / (drives x one drive)".into(),
             unit: "%".into(),
             row_header: "drives".into(),
+            col_header: "rw".into(),
             cols: mb.cols.clone(),
             rows: efficiency,
         },
@@ -218,6 +220,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             title: "Where scaling stops (each added drive adds ≥ half a drive's worth)".into(),
             unit: "drives".into(),
             row_header: "drives".into(),
+            col_header: "rw".into(),
             cols: mb.cols.clone(),
             rows: vec![("scales up to".into(), scales_to), ("most tested".into(), tested)],
         },

@@ -254,7 +254,7 @@ fn iometer_bars_have_the_height_of_each_disks_saved_mb_per_s() {
     let page = report(&manifest("suite:iometer", &points), &points);
     for (read, dir) in [(100, "Reads"), (0, "Writes")] {
         for random in [0u32, 5, 20, 100] {
-            let title = format!("64K {}% Sequential {dir}", 100 - random);
+            let title = format!("64K {}% Sequential {dir} (MB/s)", 100 - random);
             let chart = Chart::parse(chart_titled(&page, &title));
             let y = chart.y_axis();
             assert!(y.px_per_unit < 0.0, "values grow upwards");
@@ -298,7 +298,7 @@ fn iometer_bars_have_the_height_of_each_disks_saved_mb_per_s() {
 fn the_mixed_curve_puts_each_targets_saved_iops_at_its_read_share() {
     let points = mixed_points();
     let page = report(&manifest("suite:mixed", &points), &points);
-    let chart = Chart::parse(chart_titled(&page, "4K mixed random, QD32 — 70/30 is the 70% column"));
+    let chart = Chart::parse(chart_titled(&page, "4K mixed random, QD32 — 70/30 is the 70% column (IOPS)"));
     let (x, y) = (chart.x_axis(), chart.y_axis());
     for target in ["/dev/nvme0n1", "/dev/sdb"] {
         let markers = chart.markers(&chart.legend_color(target));
@@ -405,8 +405,13 @@ fn every_points_sparklines_draw_its_saved_series() {
                 continue;
             }
             let (lo, hi) = samples.iter().fold((f64::MAX, f64::MIN), |(l, h), s| (l.min(s.1), h.max(s.1)));
-            assert_eq!(spark.labels, [format!("max {}", fmt(hi)), format!("min {}", fmt(lo))]);
-            assert!(spark.title.ends_with(&format!("min {}, max {}", fmt(lo), fmt(hi))), "{}", spark.title);
+            if lo == hi {
+                assert_eq!(spark.labels, [fmt(hi)], "one value, one label");
+                assert!(spark.title.ends_with(&fmt(hi)) || spark.title.ends_with(&format!("{} each", fmt(hi))));
+            } else {
+                assert_eq!(spark.labels, [format!("max {}", fmt(hi)), format!("min {}", fmt(lo))]);
+                assert!(spark.title.ends_with(&format!("min {}, max {}", fmt(lo), fmt(hi))), "{}", spark.title);
+            }
             if samples.len() > 1 {
                 check_line(&format!("{name}: {what}"), &spark.line, &samples, zero_px, top_px);
             } else {
@@ -433,6 +438,15 @@ fn long_series_are_averaged_and_keep_their_worst_p99() {
     let mut s = series(2, |i| [100.0, 400.0][i], |_| 0);
     s[1].dur_ns = 500_000_000;
     assert_eq!(downsample(&s, 1), [(2.0, 200.0, 0.0)]);
+    // The few milliseconds of draining after the measured time join the last second.
+    let mut s = series(3, |i| [100.0, 300.0, 20.0][i], |i| [5, 7, 9][i]);
+    s[2].t_s = 2.004;
+    s[2].dur_ns = 4_000_000;
+    let d = downsample(&s, MAX_SPARK_SAMPLES);
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0], (1.0, 100.0, 5.0));
+    let want = (300.0 * 1e9 + 20.0 * 4e6) / (1e9 + 4e6);
+    assert!(d[1].0 == 2.004 && (d[1].1 - want).abs() < 1e-9 && d[1].2 == 9.0, "{d:?}");
     assert!(downsample(&[], MAX_SPARK_SAMPLES).is_empty());
 }
 
@@ -485,6 +499,33 @@ fn small_runs_also_get_full_time_series_charts_with_axes() {
         for ((px, py), s) in line.iter().zip(&p.result.series) {
             assert!((x.value(*px) - s.t_s).abs() <= x.tolerance(1.0), "second {} at x {px}", s.t_s);
             assert!((y.value(*py) - s.iops).abs() <= y.tolerance(1.0), "{} IOPS drawn as {}", s.iops, y.value(*py));
+        }
+    }
+}
+
+#[test]
+fn run_facts_give_the_start_as_a_date() {
+    assert_eq!(readable_stamp("20261121-080722"), "2026-11-21 08:07:22 UTC");
+    assert_eq!(readable_stamp("garbage"), "garbage UTC");
+    let points = iometer_points();
+    let mut m = manifest("suite:iometer", &points);
+    m.started_unix_ms = 1_795_246_495_470;
+    let page = report(&m, &points);
+    assert!(page.contains("<tr><th>started</th><td>2026-11-21 "), "{}", &page[..2000]);
+}
+
+#[test]
+fn every_chart_axis_is_described() {
+    // Per suite, the x axis descriptions its charts must carry (units where there are any).
+    let cases: [(&str, Vec<PointResult>, &[&str]); 3] = [
+        ("suite:iometer", iometer_points(), &["outstanding I/Os per disk (DQL)", "MB/s"]),
+        ("suite:mixed", mixed_points(), &["reads (% of I/Os)", "IOPS", "MB/s"]),
+        ("suite:bsqd", bsqd_points(&["/dev/sda"], 2), &["queue depth (I/Os)", "block size (bytes, k = 1024)"]),
+    ];
+    for (kind, points, want) in cases {
+        let page = report(&manifest(kind, &points), &points);
+        for w in want {
+            assert!(page.contains(&format!(">\n{w}\n</text>")), "{kind}: no axis {w:?}");
         }
     }
 }
