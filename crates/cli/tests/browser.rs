@@ -49,7 +49,9 @@ fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
         assert!(!html.contains(external), "the report must be self-contained: found {external}");
     }
     let charts = html.matches("<svg").count();
-    assert!(charts >= 4 + 2, "one chart per table plus latency charts: {charts}");
+    let sparks = html.matches(r#"class="spark""#).count();
+    assert_eq!(sparks, 2 * 8, "an IOPS and a p99 sparkline for each of the 8 points");
+    assert!(charts >= 4 + 2 + sparks, "one chart per table, latency charts, sparklines: {charts}");
 
     // The DOM after load: every chart is still an SVG with drawn content; no console errors.
     let profile = s.0.join("profile");
@@ -65,7 +67,13 @@ fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
             + body.matches("<polyline").count()
             + body.matches("<circle").count()
             + body.matches("<line").count();
-        assert!(marks >= 3, "an empty chart: {}", &body[..body.len().min(200)]);
+        // A sparkline is its zero line and its series (or "no data"), with a tooltip.
+        let spark = body[..body.find('>').unwrap_or(0)].contains(r#"class="spark""#);
+        if spark {
+            assert!(marks >= 1 && body.contains("<title>") && body.contains("<text"), "an empty sparkline: {body}");
+        } else {
+            assert!(marks >= 3, "an empty chart: {}", &body[..body.len().min(200)]);
+        }
     }
     let console_errors: Vec<&str> =
         log.lines().filter(|l| l.contains("CONSOLE") && (l.contains("rror") || l.contains("Uncaught"))).collect();

@@ -2,11 +2,12 @@
 //!
 //! These are the graphs storage reviews draw next to their tables (and that drivelab's seed
 //! material shows): IOPS against queue depth, MB/s per drive, a read/write mix curve, a block
-//! size x queue depth heatmap, and latency percentiles and a latency CDF on a log axis.
+//! size x queue depth heatmap, latency percentiles and a latency CDF on a log axis, and
+//! sparklines of a point's seconds.
 //!
 //! # Why plotters
 //!
-//! The geometry (scales, ticks, mesh, legends, series) comes from the [`plotters`] crate rather
+//! The geometry (scales, ticks, mesh, series) comes from the [`plotters`] crate rather
 //! than hand-written plot code: it is well kept, pure Rust, and its SVG backend
 //! (`SVGBackend::with_string`) writes straight into a `String`. It is used with
 //! `default-features = false` and only `svg_backend`, `line_series` and `colormaps`: no bitmap
@@ -24,7 +25,17 @@
 //! at decades (and 2 and 5 times them when the range is short), categorical axes plot the
 //! category's index. Points that cannot be shown (NaN, infinite, `<= 0` on a log axis, outside
 //! the categories) are skipped; a chart with nothing to show still draws its axes and says
-//! "no data".
+//! "no data". Linear axes over whole numbers only (drive counts, seconds) tick at whole numbers;
+//! tick labels read "12.5k", "1.5M".
+//!
+//! # Legends
+//!
+//! A legend is never drawn over the data: it is a column right of the plot (the plot gets the
+//! rest of the width), or, for the latency charts whose 13 percentiles need the full width, two
+//! columns under the plot (the chart grows by their height). plotters' own legend box sits inside
+//! the plot, where on a busy latency chart it covered lines; ours is drawn with plotters'
+//! elements in a drawing area of its own. Names longer than 44 characters are shortened in the
+//! middle. Reference lines (JBOD's ideal scaling) are dashed in the colour of their series.
 
 use std::error::Error;
 
@@ -46,8 +57,16 @@ pub struct Size {
     pub h: u32,
 }
 
-/// The size every chart function without a `Size` argument uses: 720 x 400.
-pub const DEFAULT_SIZE: Size = Size { w: 720, h: 400 };
+/// The size every chart function without a `Size` argument uses: 900 x 420, the width of the
+/// report's column (a legend, when there is one, takes the right of it).
+pub const DEFAULT_SIZE: Size = Size { w: 900, h: 420 };
+
+/// Font sizes as plotters takes them (the SVG gets 1/1.24 of these in px): titles, tick labels,
+/// axis descriptions and legend entries, chosen to read like the page's small print.
+const TITLE_FONT: u32 = 22;
+const TICK_FONT: u32 = 15;
+const DESC_FONT: u32 = 16;
+const LEGEND_FONT: u32 = 15;
 
 impl Default for Size {
     fn default() -> Self {
@@ -61,6 +80,16 @@ impl Default for Size {
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    /// A reference line for the series at this index (e.g. JBOD's ideal scaling): drawn dashed
+    /// in that series' colour, without markers.
+    pub reference_for: Option<usize>,
+}
+
+impl Series {
+    /// A series drawn solid with markers.
+    pub fn new(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series { name: name.into(), points, reference_for: None }
+    }
 }
 
 /// How the x axis of a [`LineChart`] maps values.
@@ -129,9 +158,12 @@ impl Axis {
     /// extra fraction of the range above the data (room for a legend).
     fn fit(kind: Kind, vals: impl IntoIterator<Item = f64>, zero: bool, headroom: f64) -> Axis {
         let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+        // Counts (drives, seconds, queue depths) get whole-number ticks only.
+        let mut whole = true;
         for v in vals.into_iter().filter(|v| v.is_finite()) {
             min = min.min(v);
             max = max.max(v);
+            whole &= v.fract() == 0.0;
         }
         let empty = min > max;
         match kind {
@@ -178,6 +210,7 @@ impl Axis {
                 }
                 max += (max - min) * headroom;
                 let step = nice_step((max - min) / 6.0);
+                let step = if whole && !empty { step.max(1.0) } else { step };
                 let lo = (min / step).floor() * step;
                 let hi = (max / step).ceil() * step;
                 let n = ((hi - lo) / step).round() as i64;
@@ -243,7 +276,7 @@ impl Ranged for Ticked {
 
 /// 1, 2, 2.5 or 5 times a power of ten, at least `raw`.
 fn nice_step(raw: f64) -> f64 {
-    if !(raw > 0.0) || !raw.is_finite() {
+    if raw.is_nan() || raw <= 0.0 || !raw.is_finite() {
         return 1.0;
     }
     let mag = 10f64.powf(raw.log10().floor());
@@ -293,16 +326,20 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
+/// A tick of a linear axis with ticks `step` apart: as many decimals as the step needs (2.5 ->
+/// one), in thousands ("12.5k") from 10 000 and millions ("1.5M") from 1 000 000.
 fn fmt_linear_tick(v: f64, step: f64) -> String {
     let v = if v.abs() < step * 1e-9 { 0.0 } else { v };
-    if step >= 1e6 && (v / 1e6).fract().abs() < 1e-9 {
-        format!("{:.0}M", v / 1e6)
-    } else if step >= 1e3 && v.abs() >= 1e4 && (v / 1e3).fract().abs() < 1e-9 {
-        format!("{:.0}k", v / 1e3)
+    let (div, suffix) = if v.abs() >= 1e6 {
+        (1e6, "M")
+    } else if v.abs() >= 1e4 {
+        (1e3, "k")
     } else {
-        let decimals = if step >= 1.0 { 0 } else { ((-step.log10()).ceil() as usize + 1).min(9) };
-        trim_zeros(format!("{v:.decimals$}"))
-    }
+        (1.0, "")
+    };
+    let s = step / div;
+    let decimals = (0..9).find(|&d| (s * 10f64.powi(d)).fract().abs() < 1e-6).unwrap_or(9) as usize;
+    format!("{}{suffix}", trim_zeros(format!("{:.decimals$}", v / div)))
 }
 
 fn fmt_pow2(k: i32) -> String {
@@ -372,7 +409,7 @@ fn xml_escape(s: &str) -> String {
 /// Runs `draw` on an SVG drawing area of `size` and returns the SVG. Should plotters fail, the
 /// chart is a frame with its title and the error, so a report still renders.
 fn render(title: &str, size: Size, draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Res) -> String {
-    let (w, h) = (size.w.max(120), size.h.max(80));
+    let (w, h) = (size.w.max(40), size.h.max(20));
     let mut out = String::new();
     let result = {
         let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
@@ -412,10 +449,10 @@ fn cartesian<'a, 'b>(
 ) -> Res<Chart<'a, 'b>> {
     let mut b = ChartBuilder::on(area);
     if let Some(t) = title {
-        b.caption(t, ("sans-serif", 18));
+        b.caption(t, ("sans-serif", TITLE_FONT));
     }
     let mut chart =
-        b.margin(12).x_label_area_size(46).y_label_area_size(72).build_cartesian_2d(f.x.coord(), f.y.coord())?;
+        b.margin(12).x_label_area_size(56).y_label_area_size(84).build_cartesian_2d(f.x.coord(), f.y.coord())?;
     let (x, y) = (f.x, f.y);
     let xf = |v: &f64| x.label(*v);
     let yf = |v: &f64| y.label(*v);
@@ -424,8 +461,8 @@ fn cartesian<'a, 'b>(
         .y_desc(f.y_label)
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
-        .label_style(("sans-serif", 12))
-        .axis_desc_style(("sans-serif", 13))
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", DESC_FONT))
         .bold_line_style(BLACK.mix(0.12))
         .light_line_style(TRANSPARENT);
     if !f.x_mesh {
@@ -444,47 +481,161 @@ fn no_data<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, x: &Axis, y: &Axis) -> Res {
     Ok(())
 }
 
-fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, pos: SeriesLabelPosition) -> Res {
-    chart
-        .configure_series_labels()
-        .position(pos)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 12))
-        .draw()?;
+/// How a legend entry shows its series.
+#[derive(Clone, Copy, PartialEq)]
+enum Swatch {
+    Line,
+    Dashed,
+    Box,
+}
+
+/// One entry of a legend.
+struct Entry {
+    name: String,
+    color: RGBColor,
+    swatch: Swatch,
+}
+
+/// Characters a legend entry may have before it is shortened in the middle.
+const LEGEND_CHARS: usize = 44;
+
+/// The legend column's width for `entries`: the longest name at about 7 px a character (the
+/// browser's font decides; this is plotters' kind of estimate), plus the swatch; 0 without
+/// entries.
+fn legend_width(entries: &[Entry]) -> u32 {
+    match entries.iter().map(|e| e.name.chars().count().min(LEGEND_CHARS)).max() {
+        None => 0,
+        Some(chars) => (chars as u32 * 7 + 44).clamp(110, 352),
+    }
+}
+
+/// `name`, shortened in the middle to `LEGEND_CHARS` characters: both the start (what was run)
+/// and the end (where) stay readable.
+fn shorten(name: &str) -> String {
+    let n = name.chars().count();
+    if n <= LEGEND_CHARS {
+        return name.to_string();
+    }
+    let keep = (LEGEND_CHARS - 1) / 2;
+    let head: String = name.chars().take(keep).collect();
+    let tail: String = name.chars().skip(n - keep).collect();
+    format!("{head}…{tail}")
+}
+
+/// Height of a legend row.
+const LEGEND_ROW: i32 = 22;
+
+/// Where a chart's legend goes: a column right of the plot, or (for charts whose x axis needs
+/// the whole width, like the latency percentiles) two columns under it.
+#[derive(Clone, Copy, PartialEq)]
+enum LegendAt {
+    Right,
+    Below,
+}
+
+/// Extra height a legend below the plot needs.
+fn legend_below_height(entries: &[Entry]) -> u32 {
+    if entries.is_empty() {
+        0
+    } else {
+        (entries.len().div_ceil(2) as i32 * LEGEND_ROW + 8) as u32
+    }
+}
+
+/// A legend never drawn over the data: entries in `columns` columns (filled top to bottom)
+/// from (`left`, `top`) of `area`, each a swatch and the name.
+fn draw_legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry], left: i32, top: i32, columns: usize) -> Res {
+    let (w, h) = area.dim_in_pixel();
+    let rows = entries.len().div_ceil(columns.max(1)).max(1) as i32;
+    let step = ((h as i32 - top - 8) / rows).clamp(11, LEGEND_ROW);
+    let col_w = (w as i32 - left) / columns.max(1) as i32;
+    let font = ("sans-serif", if step < 16 { TICK_FONT - 3 } else { LEGEND_FONT }).into_font();
+    for (i, e) in entries.iter().enumerate() {
+        let (col, row) = (i as i32 / rows, i as i32 % rows);
+        let (x, y) = (left + col * col_w, top + step * row + step / 2);
+        match e.swatch {
+            Swatch::Box => area.draw(&Rectangle::new([(x + 10, y - 6), (x + 22, y + 6)], e.color.filled()))?,
+            Swatch::Line => area.draw(&PathElement::new(vec![(x + 4, y), (x + 26, y)], e.color.stroke_width(2)))?,
+            Swatch::Dashed => {
+                for d in [4, 13, 22] {
+                    area.draw(&PathElement::new(vec![(x + d, y), (x + d + 5, y)], e.color.stroke_width(2)))?;
+                }
+            }
+        }
+        let style = font.clone().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(shorten(&e.name), (x + 32, y), style))?;
+    }
     Ok(())
 }
 
-/// Lines with markers for already transformed series.
-fn draw_lines(
+/// The chart's title across the top, then the plot area, and the legend (if any entries) right
+/// of it, level with the plot's top, or under it. Returns the plot's area.
+fn layout<'a>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
     title: &str,
-    size: Size,
-    f: &Frame,
-    series: &[(String, Vec<(f64, f64)>)],
-    markers: bool,
-    pos: SeriesLabelPosition,
-) -> String {
+    entries: &[Entry],
+    at: LegendAt,
+) -> Res<DrawingArea<SVGBackend<'a>, Shift>> {
+    root.fill(&WHITE)?;
+    let body = root.titled(title, ("sans-serif", TITLE_FONT))?;
+    let (w, h) = body.dim_in_pixel();
+    match at {
+        LegendAt::Right => {
+            let (main, side) = body.split_horizontally(w.saturating_sub(legend_width(entries)));
+            draw_legend(&side, entries, 0, 12, 1)?;
+            Ok(main)
+        }
+        LegendAt::Below => {
+            let (main, bottom) = body.split_vertically(h.saturating_sub(legend_below_height(entries)));
+            draw_legend(&bottom, entries, 84, 0, 2)?;
+            Ok(main)
+        }
+    }
+}
+
+/// A series ready to draw: name, points in plot coordinates, and the index of the series it
+/// is a reference line for.
+type Drawn = (String, Vec<(f64, f64)>, Option<usize>);
+
+/// Lines (with markers when `markers`) for already transformed series; reference lines dashed
+/// in their series' colour. A legend below makes the chart taller by its height.
+fn draw_lines(title: &str, size: Size, f: &Frame, series: &[Drawn], markers: bool, at: LegendAt) -> String {
+    // Colours go to the series that are not reference lines, in order.
+    let own: Vec<usize> = series.iter().enumerate().filter(|(_, s)| s.2.is_none()).map(|(i, _)| i).collect();
+    let color_of = |i: usize| -> RGBColor {
+        let of = series[i].2.unwrap_or(i);
+        own.iter().position(|&o| o == of).map_or(RGBColor(127, 127, 127), color)
+    };
+    let entries: Vec<Entry> = series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.0.is_empty())
+        .map(|(i, s)| Entry {
+            name: if s.1.is_empty() { format!("{} (no data)", s.0) } else { s.0.clone() },
+            color: color_of(i),
+            swatch: if s.2.is_some() { Swatch::Dashed } else { Swatch::Line },
+        })
+        .collect();
+    let size = match at {
+        LegendAt::Below => Size { h: size.h + legend_below_height(&entries), ..size },
+        LegendAt::Right => size,
+    };
     render(title, size, |root| {
-        root.fill(&WHITE)?;
-        let mut chart = cartesian(root, Some(title), f)?;
-        let mut labelled = false;
-        for (i, (name, pts)) in series.iter().enumerate() {
-            let c = color(i);
-            let label = if pts.is_empty() { format!("{name} (no data)") } else { name.clone() };
-            let anno = chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
-            if !name.is_empty() {
-                labelled = true;
-                anno.label(label).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+        let main = layout(root, title, &entries, at)?;
+        let mut chart = cartesian(&main, None, f)?;
+        for (i, (_, pts, reference)) in series.iter().enumerate() {
+            let c = color_of(i);
+            if reference.is_some() {
+                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 5, c.stroke_width(2)))?;
+                continue;
             }
+            chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
             if markers {
                 chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
             }
         }
-        if series.iter().all(|(_, p)| p.is_empty()) {
+        if series.iter().all(|s| s.1.is_empty()) {
             no_data(&mut chart, f.x, f.y)?;
-        }
-        if labelled {
-            legend(&mut chart, pos)?;
         }
         Ok(())
     })
@@ -518,12 +669,18 @@ pub fn line_chart(c: &LineChart) -> String {
 pub fn line_chart_sized(c: &LineChart, size: Size) -> String {
     let xk = x_kind(&c.x_scale);
     let yk = if c.y_log { Kind::Log10 } else { Kind::Linear };
-    let series: Vec<(String, Vec<(f64, f64)>)> =
-        c.series.iter().map(|s| (s.name.clone(), transform(&s.points, &xk, &yk, true))).collect();
+    let series: Vec<Drawn> = c
+        .series
+        .iter()
+        .map(|s| {
+            let reference = s.reference_for.filter(|&i| i < c.series.len() && c.series[i].reference_for.is_none());
+            (s.name.clone(), transform(&s.points, &xk, &yk, true), reference)
+        })
+        .collect();
     let x = Axis::fit(xk, series.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false, 0.0);
     let y = Axis::fit(yk, series.iter().flat_map(|s| s.1.iter().map(|p| p.1)), true, 0.0);
     let f = Frame { x_label: &c.x_label, y_label: &c.y_label, x: &x, y: &y, x_mesh: true, y_mesh: true };
-    draw_lines(&c.title, size, &f, &series, true, SeriesLabelPosition::UpperLeft)
+    draw_lines(&c.title, size, &f, &series, true, LegendAt::Right)
 }
 
 /// The x axis description for a table's columns: the words the headers share after their
@@ -551,15 +708,19 @@ pub fn grouped_bars(t: &Table) -> String {
 pub fn grouped_bars_with(t: &Table, x_label: &str, size: Size) -> String {
     let nrows = t.rows.len();
     let x = Axis::fit(Kind::Category(t.cols.clone()), [], false, 0.0);
-    // Room above the bars for the legend.
-    let headroom = 0.08 * nrows.min(8) as f64 + 0.05;
-    let y = Axis::fit(Kind::Linear, finite_cells(t), true, headroom);
+    let y = Axis::fit(Kind::Linear, finite_cells(t), true, 0.0);
     let f = Frame { x_label, y_label: &t.unit, x: &x, y: &y, x_mesh: false, y_mesh: true };
+    let entries: Vec<Entry> = t
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(j, (name, _))| Entry { name: name.clone(), color: color(j), swatch: Swatch::Box })
+        .collect();
     render(&t.title, size, |root| {
-        root.fill(&WHITE)?;
-        let mut chart = cartesian(root, Some(&t.title), &f)?;
+        let main = layout(root, &t.title, &entries, LegendAt::Right)?;
+        let mut chart = cartesian(&main, None, &f)?;
         let bw = 0.8 / nrows.max(1) as f64;
-        for (j, (name, vals)) in t.rows.iter().enumerate() {
+        for (j, (_, vals)) in t.rows.iter().enumerate() {
             let c = color(j);
             let bars = vals.iter().enumerate().filter_map(|(g, v)| {
                 let v = (*v)?;
@@ -569,16 +730,10 @@ pub fn grouped_bars_with(t: &Table, x_label: &str, size: Size) -> String {
                 let x0 = g as f64 - 0.4 + j as f64 * bw;
                 Some(Rectangle::new([(x0 + bw * 0.05, 0.0), (x0 + bw * 0.95, v)], c.filled()))
             });
-            chart
-                .draw_series(bars)?
-                .label(name.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+            chart.draw_series(bars)?;
         }
         if finite_cells(t).next().is_none() {
             no_data(&mut chart, &x, &y)?;
-        }
-        if nrows > 0 {
-            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     })
@@ -586,7 +741,7 @@ pub fn grouped_bars_with(t: &Table, x_label: &str, size: Size) -> String {
 
 /// The number a column header starts with, with a k/m/g suffix as powers of 1024 ("4k" ->
 /// 4096, "4 DQL/Disk" -> 4, "1.5" -> 1.5).
-fn parse_header(h: &str) -> Option<f64> {
+pub(crate) fn parse_header(h: &str) -> Option<f64> {
     let h = h.trim();
     let end = h.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(h.len());
     let n: f64 = h[..end].parse().ok()?;
@@ -622,9 +777,8 @@ pub fn line_from_table_sized(t: &Table, x_label: &str, x_scale: XScale, size: Si
     let series = t
         .rows
         .iter()
-        .map(|(name, vals)| Series {
-            name: name.clone(),
-            points: xs.iter().zip(vals).filter_map(|(&x, v)| Some((x, (*v)?))).collect(),
+        .map(|(name, vals)| {
+            Series::new(name.clone(), xs.iter().zip(vals).filter_map(|(&x, v)| Some((x, (*v)?))).collect())
         })
         .collect();
     let c = LineChart {
@@ -640,13 +794,13 @@ pub fn line_from_table_sized(t: &Table, x_label: &str, x_scale: XScale, size: Si
 
 /// A table as a heatmap at [`DEFAULT_SIZE`].
 pub fn heatmap(t: &Table) -> String {
-    heatmap_with(t, &guess_col_label(t), DEFAULT_SIZE)
+    heatmap_with(t, &guess_col_label(t), &t.row_header, DEFAULT_SIZE)
 }
 
 /// Rows x columns coloured cells (viridis, low = dark) with each value printed in its cell,
-/// first row on top, and a colour scale in the table's unit on the right. Missing cells are
-/// light grey with "—".
-pub fn heatmap_with(t: &Table, x_label: &str, size: Size) -> String {
+/// first row on top, and a colour scale in the table's unit on the right; `y_label` describes
+/// the rows. Missing cells are light grey with "—".
+pub fn heatmap_with(t: &Table, x_label: &str, y_label: &str, size: Size) -> String {
     let nrows = t.rows.len();
     let x = Axis::fit(Kind::Category(t.cols.clone()), [], false, 0.0);
     // Row j is drawn at y = nrows-1-j so the first row is on top, as in the table.
@@ -662,14 +816,14 @@ pub fn heatmap_with(t: &Table, x_label: &str, size: Size) -> String {
     } else if vmax <= vmin {
         vmax = vmin + if vmin == 0.0 { 1.0 } else { vmin.abs() * 0.01 };
     }
-    let f = Frame { x_label, y_label: &t.row_header, x: &x, y: &y, x_mesh: false, y_mesh: false };
+    let f = Frame { x_label, y_label, x: &x, y: &y, x_mesh: false, y_mesh: false };
     render(&t.title, size, |root| {
         root.fill(&WHITE)?;
-        let body = root.titled(&t.title, ("sans-serif", 18))?;
+        let body = root.titled(&t.title, ("sans-serif", TITLE_FONT))?;
         let (w, _) = body.dim_in_pixel();
-        let (main, side) = body.split_horizontally(w.saturating_sub(96));
+        let (main, side) = body.split_horizontally(w.saturating_sub(110));
         let mut chart = cartesian(&main, None, &f)?;
-        let font = if t.cols.len() > 10 { 10 } else { 12 };
+        let font = if t.cols.len() > 10 { 12 } else { 14 };
         for (j, (_, vals)) in t.rows.iter().enumerate() {
             let yc = (nrows - 1 - j) as f64;
             for g in 0..t.cols.len() {
@@ -706,15 +860,15 @@ pub fn heatmap_with(t: &Table, x_label: &str, size: Size) -> String {
             .margin_top(12)
             .margin_bottom(58)
             .margin_right(8)
-            .y_label_area_size(56)
-            .caption(&t.unit, ("sans-serif", 12))
+            .y_label_area_size(64)
+            .caption(&t.unit, ("sans-serif", TICK_FONT))
             .build_cartesian_2d(Ticked { inner: (0.0..1.0).into(), ticks: Vec::new() }, scale.coord())?;
         let sf = |v: &f64| scale.label(*v);
         bar.configure_mesh()
             .disable_x_mesh()
             .disable_y_mesh()
             .y_label_formatter(&sf)
-            .label_style(("sans-serif", 11))
+            .label_style(("sans-serif", TICK_FONT - 1))
             .draw()?;
         const STEPS: usize = 32;
         let d = (vmax - vmin) / STEPS as f64;
@@ -745,7 +899,7 @@ pub fn latency_percentiles_sized(series: &[(String, Vec<(f64, f64)>)], size: Siz
     let labels: Vec<String> = ps.iter().map(|p| pct_label(*p)).collect();
     let xk = Kind::Category(labels.clone());
     let yk = Kind::Log10;
-    let t: Vec<(String, Vec<(f64, f64)>)> = series
+    let t: Vec<Drawn> = series
         .iter()
         .map(|(name, pts)| {
             let pts: Vec<(f64, f64)> = pts
@@ -756,13 +910,13 @@ pub fn latency_percentiles_sized(series: &[(String, Vec<(f64, f64)>)], size: Siz
                     Some((i as f64, ns / 1000.0))
                 })
                 .collect();
-            (name.clone(), transform(&pts, &xk, &yk, true))
+            (name.clone(), transform(&pts, &xk, &yk, true), None)
         })
         .collect();
     let x = Axis::fit(xk, [], false, 0.0);
     let y = Axis::fit(yk, t.iter().flat_map(|s| s.1.iter().map(|p| p.1)), false, 0.0);
     let f = Frame { x_label: "percentile", y_label: "latency (µs)", x: &x, y: &y, x_mesh: true, y_mesh: true };
-    draw_lines("Latency percentiles", size, &f, &t, true, SeriesLabelPosition::UpperLeft)
+    draw_lines("Latency percentiles", size, &f, &t, true, LegendAt::Below)
 }
 
 /// The CDF of a histogram: `(latency µs, % of I/Os completed by then)`, starting at 0 % at the
@@ -798,12 +952,141 @@ pub fn latency_cdf(series: &[(String, &HistogramData)]) -> String {
 /// One CDF line per histogram: x latency in µs on a log axis, y 0..100 % of I/Os completed.
 pub fn latency_cdf_sized(series: &[(String, &HistogramData)], size: Size) -> String {
     let (xk, yk) = (Kind::Log10, Kind::Linear);
-    let t: Vec<(String, Vec<(f64, f64)>)> =
-        series.iter().map(|(name, h)| (name.clone(), transform(&cdf_points(h), &xk, &yk, false))).collect();
+    let t: Vec<Drawn> =
+        series.iter().map(|(name, h)| (name.clone(), transform(&cdf_points(h), &xk, &yk, false), None)).collect();
     let x = Axis::fit(xk, t.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false, 0.0);
     let y = Axis::fit(yk, [0.0, 100.0], true, 0.0);
     let f = Frame { x_label: "latency (µs)", y_label: "I/Os completed (%)", x: &x, y: &y, x_mesh: true, y_mesh: true };
-    draw_lines("Latency CDF", size, &f, &t, false, SeriesLabelPosition::LowerRight)
+    draw_lines("Latency CDF", size, &f, &t, false, LegendAt::Below)
+}
+
+/// A sparkline's size: the line's plot area is `SPARK_PLOT_W` wide, the min and max labels sit
+/// to its right.
+pub const SPARK_SIZE: Size = Size { w: 290, h: 40 };
+const SPARK_PLOT_W: u32 = 190;
+
+/// A sparkline: one metric of one point over time, small enough for a table row.
+pub struct Sparkline<'a> {
+    /// What the line shows, for the tooltip (`<title>`): "point 17 randread 4k qd8: IOPS per second".
+    pub title: &'a str,
+    /// `(seconds, value)` samples in time order; non-finite ones are skipped.
+    pub points: &'a [(f64, f64)],
+    /// A value as read with its unit: "12.3k IOPS", "1.25 ms".
+    pub fmt: &'a dyn Fn(f64) -> String,
+    /// Index into the report's colours.
+    pub color: usize,
+}
+
+/// A value with its unit for labels: "12.3k IOPS" for `unit` "IOPS".
+pub fn fmt_with_unit(v: f64, unit: &str) -> String {
+    format!("{} {unit}", fmt_num(v))
+}
+
+/// A latency in nanoseconds with a unit that keeps it short: "850 ns", "42.5 µs", "1.25 ms", "2.1 s".
+pub fn fmt_latency_ns(ns: f64) -> String {
+    let (v, unit) = if ns.abs() >= 1e9 {
+        (ns / 1e9, "s")
+    } else if ns.abs() >= 1e6 {
+        (ns / 1e6, "ms")
+    } else if ns.abs() >= 1e3 {
+        (ns / 1e3, "µs")
+    } else {
+        (ns, "ns")
+    };
+    let digits = if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        trim_zeros(format!("{v:.1}"))
+    } else {
+        trim_zeros(format!("{v:.2}"))
+    };
+    format!("{digits} {unit}")
+}
+
+/// `svg`'s root tag with `class` added and a `<title>` (a tooltip for readers, and a stable
+/// hook for tests) as its first child.
+fn with_root_title(svg: String, class: &str, title: &str) -> String {
+    let Some(end) = svg.find('>') else { return svg };
+    let head = svg[..end].trim_end_matches('/');
+    if head.len() != end {
+        return svg; // a self-closing root: nothing drawn, leave it be
+    }
+    format!("{head} class=\"{class}\"><title>{}</title>{}", xml_escape(title), &svg[end + 1..])
+}
+
+/// A sparkline (see [`Sparkline`]): the samples as a line from the first to the last second,
+/// the value axis from 0 (bottom) to the highest sample (top) so a dip reads as large as it
+/// is, no axes; "max" and "min" with their units to the right. The root `<svg>` has
+/// `class="spark"` and a `<title>` naming the line, its span and its min and max. With no
+/// finite sample it says "no data".
+pub fn sparkline(s: &Sparkline) -> String {
+    let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|(t, v)| t.is_finite() && v.is_finite()).collect();
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &(_, v) in &pts {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    let (t0, t1) = match (pts.first(), pts.last()) {
+        (Some(a), Some(b)) if b.0 > a.0 => (a.0, b.0),
+        (Some(a), _) => (a.0 - 0.5, a.0 + 0.5),
+        _ => (0.0, 1.0),
+    };
+    let bottom = if lo.is_finite() { lo.min(0.0) } else { 0.0 };
+    let top = if hi > bottom { hi } else { bottom + 1.0 };
+    let summary = if pts.is_empty() {
+        format!("{}: no data", s.title)
+    } else {
+        let (first, last) = (pts[0].0, pts[pts.len() - 1].0);
+        if pts.len() == 1 {
+            format!("{}, 1 sample at {} s: {}", s.title, fmt_num(first), (s.fmt)(hi))
+        } else {
+            let span = format!("{}, {} samples from {} s to {} s", s.title, pts.len(), fmt_num(first), fmt_num(last));
+            if lo == hi {
+                format!("{span}: {} each", (s.fmt)(hi))
+            } else {
+                format!("{span}: min {}, max {}", (s.fmt)(lo), (s.fmt)(hi))
+            }
+        }
+    };
+    let svg = render(s.title, SPARK_SIZE, |root| {
+        let (plot, labels) = root.split_horizontally(SPARK_PLOT_W);
+        let c = color(s.color);
+        let mut chart = ChartBuilder::on(&plot).margin(4).build_cartesian_2d(t0..t1, bottom..top)?;
+        // The zero line, so the height of the line reads against nothing.
+        chart.draw_series(LineSeries::new([(t0, 0.0), (t1, 0.0)], BLACK.mix(0.25).stroke_width(1)))?;
+        if pts.len() == 1 {
+            chart.draw_series(pts.iter().map(|&(t, v)| Circle::new((t, v), 2, c.filled())))?;
+        } else {
+            chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(1)))?;
+        }
+        let font = ("sans-serif", 14).into_font();
+        let grey = font.color(&BLACK.mix(0.75));
+        if pts.is_empty() {
+            labels.draw(&Text::new(
+                "no data",
+                (6, SPARK_SIZE.h as i32 / 2),
+                grey.pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
+        } else if lo == hi {
+            // One value (one second, or a flat line): one label.
+            let at = Pos::new(HPos::Left, VPos::Center);
+            labels.draw(&Text::new((s.fmt)(hi), (6, SPARK_SIZE.h as i32 / 2), grey.pos(at)))?;
+        } else {
+            labels.draw(&Text::new(
+                format!("max {}", (s.fmt)(hi)),
+                (6, 3),
+                grey.pos(Pos::new(HPos::Left, VPos::Top)),
+            ))?;
+            let y = SPARK_SIZE.h as i32 - 3;
+            labels.draw(&Text::new(
+                format!("min {}", (s.fmt)(lo)),
+                (6, y),
+                grey.pos(Pos::new(HPos::Left, VPos::Bottom)),
+            ))?;
+        }
+        Ok(())
+    });
+    with_root_title(svg, "spark", &summary)
 }
 
 #[cfg(test)]

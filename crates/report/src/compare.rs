@@ -7,9 +7,13 @@
 //! - Every run must be of the same kind (`run.json`'s `kind`: "plan" or "suite:NAME").
 //! - The tables are the first run's: [`suite_tables::specs`] of its kind and points. Each
 //!   table is built from each run's points, then the runs' tables are put side by side.
+//! - The suite's derived tables ([`suite_tables::derived`]: Iometer's drop from 100% to 95%
+//!   sequential, JBOD's scaling efficiency and where scaling stops) are computed from each
+//!   run's own points, matched by title and put side by side the same way, Δ rows included.
 //! - Points are matched by their step and fields (as a set of (key, value) pairs), never by
 //!   label or target: the same plan on another device has other targets, and telling the
-//!   devices apart is the point of comparing them.
+//!   devices apart is the point of comparing them. Where the number of targets a point ran on
+//!   at once varies within a run (JBOD's 1..N drives), that number is part of the match too.
 //! - Targets become runs: in a table whose rows are keyed by target, a run's row is labelled
 //!   by the run's name ("<run>", or "<run>: <target>" when the run has several targets), and
 //!   the n-th target of a run is compared with the n-th target of the baseline (targets in the
@@ -72,6 +76,8 @@ pub struct SideBySide {
     pub title: String,
     pub unit: String,
     pub row_header: String,
+    /// What the columns are keyed by (as in [`Table::col_header`]).
+    pub col_header: String,
     pub cols: Vec<String>,
     pub rows: Vec<CompareRow>,
 }
@@ -109,14 +115,15 @@ pub fn render(runs: &[Run], format: &str) -> Result<String, Error> {
     }
 }
 
-/// What a point is across runs: its step and its fields, sorted.
-type PointKey = (String, Vec<(String, String)>);
+/// What a point is across runs: its step, its fields (sorted) and, where it matters, on how
+/// many targets at once it ran.
+type PointKey = (String, Vec<(String, String)>, Option<usize>);
 
-fn point_key(p: &PointResult) -> PointKey {
+fn point_key(p: &PointResult, with_count: bool) -> PointKey {
     let mut fields = p.point.fields.clone();
     fields.sort();
     fields.dedup();
-    (p.point.step.clone(), fields)
+    (p.point.step.clone(), fields, with_count.then_some(p.point.targets.len()))
 }
 
 /// The point's label without " #N" (repeat) and " on TARGET".
@@ -225,98 +232,50 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         targets.push(ts);
         renamed.push(pts);
     }
-    // How run `r` names its `i`-th target in a row.
-    let run_target = |r: usize, i: usize| -> String {
-        if targets[r].len() > 1 {
-            format!("{}: {}", names[r], targets[r].get(i).map_or("?", String::as_str))
-        } else {
-            names[r].clone()
-        }
-    };
-    // A target in a column: the paths the runs have at that position.
-    let col_target = |i: usize| -> String {
-        let mut paths: Vec<String> = Vec::new();
-        for ts in &targets {
-            if let Some(t) = ts.get(i) {
-                push_new(&mut paths, t);
-            }
-        }
-        paths.join(" / ")
-    };
-
+    let ctx = Names { runs: &names, targets: &targets };
     let mut tables = Vec::new();
     for spec in suite_tables::specs(&first.manifest.kind, &renamed[0]) {
         let built: Vec<Table> = renamed.iter().map(|pts| build(&spec, pts)).collect();
         if built.iter().all(|t| t.rows.is_empty()) {
             continue;
         }
-        let mut row_keys: Vec<String> = Vec::new();
-        let mut col_keys: Vec<String> = Vec::new();
-        for t in &built {
-            t.rows.iter().for_each(|(r, _)| push_new(&mut row_keys, r));
-            t.cols.iter().for_each(|c| push_new(&mut col_keys, c));
-        }
-        let cell_maps: Vec<HashMap<(&str, &str), f64>> = built
+        tables.push(side_by_side(&ctx, &built, &spec.title, key_name(&spec.rows)));
+    }
+    // The suite's derived tables (Iometer's drop to 95% sequential, JBOD's scaling), each run's
+    // computed from its own points and matched by title; a run without one gets an empty one.
+    let derived: Vec<Vec<Table>> = renamed.iter().map(|pts| suite_tables::derived(&first.manifest.kind, pts)).collect();
+    let mut titles: Vec<String> = Vec::new();
+    derived.iter().flatten().for_each(|t| push_new(&mut titles, &t.title));
+    for title in &titles {
+        let built: Vec<Table> = derived
             .iter()
-            .map(|t| {
-                let mut m = HashMap::new();
-                for (r, vals) in &t.rows {
-                    for (c, v) in t.cols.iter().zip(vals) {
-                        if let Some(v) = v {
-                            m.insert((r.as_str(), c.as_str()), *v);
-                        }
-                    }
-                }
-                m
+            .map(|ts| {
+                ts.iter().find(|t| t.title == *title).cloned().unwrap_or_else(|| Table {
+                    title: title.clone(),
+                    unit: String::new(),
+                    row_header: String::new(),
+                    col_header: String::new(),
+                    cols: Vec::new(),
+                    rows: Vec::new(),
+                })
             })
             .collect();
-        let values = |run: usize, r: &str| -> Vec<Option<f64>> {
-            col_keys.iter().map(|c| cell_maps[run].get(&(r, c.as_str())).copied()).collect()
-        };
-
-        let mut rows = Vec::new();
-        for r in &row_keys {
-            let label = |run: usize| {
-                if has_placeholder(r) {
-                    show(r, |i| run_target(run, i))
-                } else {
-                    format!("{r} [{}]", names[run])
-                }
-            };
-            // The row as a run names it: the row key, or the run for a target.
-            let row = |run: usize| if has_placeholder(r) { show(r, |i| run_target(run, i)) } else { r.clone() };
-            for run in 0..runs.len() {
-                rows.push(CompareRow { label: label(run), row: row(run), run, delta: false, cells: values(run, r) });
-            }
-            let base = values(0, r);
-            for run in 1..runs.len() {
-                let delta_label = if has_placeholder(r) {
-                    format!("Δ {} vs {}", label(run), label(0))
-                } else {
-                    format!("{r} Δ {} vs {}", names[run], names[0])
-                };
-                let cells = base.iter().zip(values(run, r)).map(|(b, v)| delta(*b, v)).collect();
-                rows.push(CompareRow { label: delta_label, row: row(run), run, delta: true, cells });
-            }
-        }
-        let titles: Vec<&str> = built.iter().filter(|t| !t.rows.is_empty()).map(|t| t.title.as_str()).collect();
-        let title = if titles.iter().all(|t| *t == titles[0]) { titles[0].to_string() } else { spec.title.clone() };
-        tables.push(SideBySide {
-            title,
-            unit: built[0].unit.clone(),
-            row_header: key_name(&spec.rows),
-            cols: col_keys.iter().map(|c| show(c, col_target)).collect(),
-            rows,
-        });
+        let header = built.iter().find(|t| !t.rows.is_empty()).map_or_else(String::new, |t| t.row_header.clone());
+        let header = if header == "target" { "run".to_string() } else { header };
+        tables.push(side_by_side(&ctx, &built, title, header));
     }
 
+    // Points of one run that another lacks, per pair with the baseline. The number of targets
+    // is part of a point when it varies within a run (JBOD's 1..N drives at once).
+    let count_varies =
+        runs.iter().any(|r| r.points.windows(2).any(|w| w[0].point.targets.len() != w[1].point.targets.len()));
     // Points of one run that another lacks, per pair with the baseline.
     let keyed: Vec<Vec<(PointKey, String)>> = runs
         .iter()
         .map(|r| {
             let mut v: Vec<(PointKey, String)> = Vec::new();
             for p in &r.points {
-                let k = point_key(p);
+                let k = point_key(p, count_varies);
                 if !v.iter().any(|(x, _)| *x == k) {
                     v.push((k, point_name(p)));
                 }
@@ -336,6 +295,104 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     }
 
     Ok(Comparison { kind: first.manifest.kind.clone(), runs: names, tables, missing })
+}
+
+/// How runs and their targets are named in rows and columns.
+struct Names<'a> {
+    runs: &'a [String],
+    /// Each run's targets, in order of first appearance.
+    targets: &'a [Vec<String>],
+}
+
+impl Names<'_> {
+    /// How run `r` names its `i`-th target in a row.
+    fn run_target(&self, r: usize, i: usize) -> String {
+        if self.targets[r].len() > 1 {
+            format!("{}: {}", self.runs[r], self.targets[r].get(i).map_or("?", String::as_str))
+        } else {
+            self.runs[r].clone()
+        }
+    }
+
+    /// A target in a column: the paths the runs have at that position.
+    fn col_target(&self, i: usize) -> String {
+        let mut paths: Vec<String> = Vec::new();
+        for ts in self.targets {
+            if let Some(t) = ts.get(i) {
+                push_new(&mut paths, t);
+            }
+        }
+        paths.join(" / ")
+    }
+}
+
+/// One table of every run (`built[run]`, empty where a run has none) side by side: the union
+/// of rows and columns, a row per run and a Δ row per run after the baseline (module docs).
+/// `title` is used when the runs' titles differ (e.g. "mean of 3 runs" in one of them).
+fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String) -> SideBySide {
+    let mut row_keys: Vec<String> = Vec::new();
+    let mut col_keys: Vec<String> = Vec::new();
+    for t in built {
+        t.rows.iter().for_each(|(r, _)| push_new(&mut row_keys, r));
+        t.cols.iter().for_each(|c| push_new(&mut col_keys, c));
+    }
+    let cell_maps: Vec<HashMap<(&str, &str), f64>> = built
+        .iter()
+        .map(|t| {
+            let mut m = HashMap::new();
+            for (r, vals) in &t.rows {
+                for (c, v) in t.cols.iter().zip(vals) {
+                    if let Some(v) = v {
+                        m.insert((r.as_str(), c.as_str()), *v);
+                    }
+                }
+            }
+            m
+        })
+        .collect();
+    let values = |run: usize, r: &str| -> Vec<Option<f64>> {
+        col_keys.iter().map(|c| cell_maps[run].get(&(r, c.as_str())).copied()).collect()
+    };
+
+    let mut rows = Vec::new();
+    for r in &row_keys {
+        let label = |run: usize| {
+            if has_placeholder(r) {
+                show(r, |i| names.run_target(run, i))
+            } else {
+                format!("{r} [{}]", names.runs[run])
+            }
+        };
+        // The row as a run names it: the row key, or the run for a target.
+        let row = |run: usize| if has_placeholder(r) { show(r, |i| names.run_target(run, i)) } else { r.clone() };
+        for run in 0..built.len() {
+            rows.push(CompareRow { label: label(run), row: row(run), run, delta: false, cells: values(run, r) });
+        }
+        let base = values(0, r);
+        for run in 1..built.len() {
+            let delta_label = if has_placeholder(r) {
+                format!("Δ {} vs {}", label(run), label(0))
+            } else {
+                format!("{r} Δ {} vs {}", names.runs[run], names.runs[0])
+            };
+            let cells = base.iter().zip(values(run, r)).map(|(b, v)| delta(*b, v)).collect();
+            rows.push(CompareRow { label: delta_label, row: row(run), run, delta: true, cells });
+        }
+    }
+    let titles: Vec<&str> = built.iter().filter(|t| !t.rows.is_empty()).map(|t| t.title.as_str()).collect();
+    let title = match titles.first() {
+        Some(first) if titles.iter().all(|t| t == first) => first.to_string(),
+        _ => title.to_string(),
+    };
+    let some = built.iter().find(|t| !t.rows.is_empty());
+    SideBySide {
+        title,
+        unit: some.map_or_else(String::new, |t| t.unit.clone()),
+        col_header: some.map_or_else(String::new, |t| t.col_header.clone()),
+        row_header,
+        cols: col_keys.iter().map(|c| show(c, |i| names.col_target(i))).collect(),
+        rows,
+    }
 }
 
 /// "+12.3%", "-4.0%".

@@ -1,20 +1,25 @@
 //! Rendering a grid of display strings (a header row, then rows; the first column is labels)
 //! for a terminal, Markdown and CSV. Shared by plain tables and comparisons, so both read alike.
 
-/// A title with its unit in parentheses: "Reads (MB/s)".
+/// A title with its unit in parentheses: "Reads (MB/s)"; just the title when it names the unit
+/// already as a word of its own ("Aggregate IOPS by number of drives", not "... (IOPS)"; but
+/// "Drop from 100% to 95% ... (%)").
 pub(crate) fn heading(title: &str, unit: &str) -> String {
+    let named = title.split_whitespace().any(|w| w.trim_matches(|c| matches!(c, '(' | ')' | ',' | ':' | ';')) == unit);
     if title.is_empty() {
         format!("({unit})")
+    } else if named {
+        title.to_string()
     } else {
         format!("{title} ({unit})")
     }
 }
 
-/// A number the way tables show it: no decimals from 100, one from 10, else two; IOPS with
-/// thousands separators (245,312).
+/// A number the way tables show it: no decimals from 100 (or for a whole number of drives),
+/// one from 10, else two; IOPS with thousands separators (245,312).
 pub(crate) fn human(v: f64, unit: &str) -> String {
     let a = v.abs();
-    let s = if a >= 100.0 {
+    let s = if a >= 100.0 || (unit == "drives" && v.fract() == 0.0) {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")
@@ -104,5 +109,26 @@ pub(crate) fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_name_the_unit_once() {
+        assert_eq!(heading("Reads", "MB/s"), "Reads (MB/s)");
+        assert_eq!(heading("Aggregate IOPS by number of drives", "IOPS"), "Aggregate IOPS by number of drives");
+        assert_eq!(heading("drivelab CPU (% of one core)", "%"), "drivelab CPU (% of one core)");
+        assert_eq!(heading("Drop from 100% to 95% sequential", "%"), "Drop from 100% to 95% sequential (%)");
+        assert_eq!(heading("", "µs"), "(µs)");
+    }
+
+    #[test]
+    fn drive_counts_are_whole_numbers() {
+        assert_eq!(human(2.0, "drives"), "2");
+        assert_eq!(human(2.0, "MB/s"), "2.00");
+        assert_eq!(human(245312.4, "IOPS"), "245,312");
     }
 }

@@ -4,20 +4,36 @@
 //! Run facts first (host, targets with their device facts, tool, command line, date), then
 //! warnings next to the points they concern (CPU-bound, buffered I/O, interrupted, errors), then
 //! each table of the suite with the chart that fits it above it, then latency percentiles and
-//! CDFs on log axes, then per-second time series (downsampled so big sweeps stay small).
+//! CDFs on log axes, then per-second time series.
+//!
+//! # Time series of every point
+//!
+//! A bsqd run has 192 points per target and a reader may want any one of them, so every point
+//! gets a table row with two sparklines (IOPS and p99 latency per second, min and max written
+//! next to them, a `<title>` tooltip with the figures) instead of a full chart: a sparkline is
+//! about 1.3 KB, a full chart 10-20 KB, so a 384-point run of minute-long points stays near 1 MB
+//! where full charts for all would be 10 MB and full charts for a few would hide the rest.
+//! Series longer than [`MAX_SPARK_SAMPLES`] seconds are averaged down (p99 keeps each group's
+//! worst second). Runs of at most [`MAX_FULL_SERIES`] points also get each point's series as
+//! full charts with axes, collapsed, for articles.
 
 use std::fmt::Write;
 
+use drivelab_engine::result::SeriesPoint;
 use drivelab_lab::runner::{PointResult, RunManifest};
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
+use crate::grid;
 use crate::suite_tables;
 use crate::tables::Table;
 
-/// Time series are drawn for at most this many points (a bsqd run has 192 per target).
-const MAX_SERIES_CHARTS: usize = 24;
-/// Points per time-series chart at most (longer runs are averaged into this many).
-const MAX_SERIES_POINTS: usize = 60;
+/// Samples per sparkline at most (longer series are averaged into this many): a 384-point bsqd
+/// run with minute-long points stays well under 2 MB.
+pub(crate) const MAX_SPARK_SAMPLES: usize = 120;
+/// Runs with at most this many points also get each point's series as full charts with axes.
+const MAX_FULL_SERIES: usize = 12;
+/// Samples per full time-series chart at most.
+const MAX_SERIES_POINTS: usize = 120;
 /// Points in the latency charts at most.
 const MAX_LATENCY_SERIES: usize = 8;
 
@@ -36,8 +52,17 @@ th { background: #f3f3f3; }
 .facts td, .facts th { text-align: left; }
 .warn { background: #fff4e0; border-left: 4px solid #e69500; padding: .4em .8em; margin: .3em 0; }
 .chart svg { max-width: 100%; height: auto; }
+.pair { display: flex; flex-wrap: wrap; gap: 0 1em; }
+table.series td { padding: 0 .5em; vertical-align: middle; }
+table.series th:nth-child(n+3) { text-align: left; }
+table.series svg { display: block; }
 details { margin: .3em 0; } summary { cursor: pointer; }
-@media print { body { max-width: none; } details { display: block; } .chart { page-break-inside: avoid; } }
+@media print {
+  body { max-width: none; margin: 0; padding: 0; font-size: 11pt; }
+  .chart, tr, .warn { page-break-inside: avoid; }
+  h2 { page-break-after: avoid; }
+  table.series svg { width: 220px; height: auto; }
+}
 "#;
 
 fn table_html(t: &Table) -> String {
@@ -52,7 +77,7 @@ fn table_html(t: &Table) -> String {
         for v in vals {
             match v {
                 Some(x) => {
-                    let _ = write!(h, "<td>{}</td>", charts::fmt_num(*x));
+                    let _ = write!(h, "<td>{}</td>", grid::human(*x, &t.unit));
                 }
                 None => h += "<td>—</td>",
             }
@@ -63,54 +88,77 @@ fn table_html(t: &Table) -> String {
     h
 }
 
-/// The x axis of a suite's tables, with units.
-fn x_label(kind: &str) -> &'static str {
-    match kind {
-        "suite:iometer" => "outstanding I/Os per disk (DQL)",
-        "suite:mixed" => "reads (% of I/Os)",
-        "suite:jbod" => "drives at once (count)",
-        "suite:bsqd" => "queue depth (I/Os)",
-        _ => "",
+/// What a table's rows or columns are keyed by (`Table::col_header`, `row_header`), as an axis
+/// description with its unit.
+pub(crate) fn axis_label(kind: &str, key: &str) -> String {
+    match key {
+        "qd" if kind == "suite:iometer" => "outstanding I/Os per disk (DQL)",
+        "qd" if kind == "suite:bsqd" => "queue depth (I/Os)",
+        "qd" => "queue depth (I/Os per job)",
+        "bs" => "block size (bytes, k = 1024)",
+        "read" => "reads (% of I/Os)",
+        "random" => "random (% of I/Os)",
+        "jobs" => "jobs (threads per target)",
+        "targets" | "drives" => "drives at once (count)",
+        "rw" => "workload",
+        "step" => "test",
+        "data" => "data written",
+        other => other,
     }
+    .to_string()
 }
 
-/// The chart that fits a table of `kind`.
+/// The chart that fits a table of `kind`; its title carries the unit (charts are also saved
+/// on their own as PNGs).
 fn chart_for(kind: &str, t: &Table) -> String {
-    let numeric =
-        t.cols.iter().filter(|c| c.trim_end_matches(|ch: char| !ch.is_ascii_digit()).parse::<f64>().is_ok()).count();
+    let titled = Table { title: t.heading(), ..t.clone() };
+    let t = &titled;
+    let x = axis_label(kind, &t.col_header);
+    let numbers: Option<Vec<f64>> = t.cols.iter().map(|c| charts::parse_header(c)).collect();
     match kind {
-        "suite:bsqd" => charts::heatmap_with(t, x_label(kind), Size::default()),
-        "suite:iometer" => charts::grouped_bars_with(t, x_label(kind), Size::default()),
-        "suite:mixed" => charts::line_from_table(t, x_label(kind), XScale::Linear),
-        "suite:jbod" if t.row_header == "targets" || t.row_header.starts_with("drives") => jbod_chart(t),
-        _ if numeric >= 3 && numeric == t.cols.len() => {
-            let label = format!("{} (from the plan)", t.cols.first().map(|_| "column value").unwrap_or(""));
-            charts::line_from_table(t, &label, XScale::Linear)
+        "suite:bsqd" => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
+        "suite:iometer" => charts::grouped_bars_with(t, &x, Size::default()),
+        "suite:mixed" => charts::line_from_table(t, &x, XScale::Linear),
+        "suite:jbod"
+            if (t.row_header == "targets" || t.row_header == "drives")
+                && t.rows.iter().all(|(k, _)| k.parse::<f64>().is_ok()) =>
+        {
+            jbod_chart(t)
         }
-        _ => charts::grouped_bars(t),
+        _ => match numbers {
+            // Three or more numeric columns (queue depths, read shares...) read as a curve;
+            // powers of two equally spaced.
+            Some(xs) if xs.len() >= 3 => {
+                let pow2 = xs.iter().all(|v| *v >= 1.0 && v.log2().fract() == 0.0);
+                charts::line_from_table(t, &x, if pow2 { XScale::Log2 } else { XScale::Linear })
+            }
+            _ => charts::grouped_bars_with(t, &x, Size::default()),
+        },
     }
 }
 
-/// JBOD: each workload's aggregate against drives at once, with k x one drive as the ideal.
+/// JBOD: each workload's aggregate against drives at once, with k x one drive as its ideal
+/// (dashed, in the workload's colour).
 fn jbod_chart(t: &Table) -> String {
     let ks: Vec<f64> = t.rows.iter().map(|(k, _)| k.parse().unwrap_or(0.0)).collect();
     let mut series = Vec::new();
     for (ci, col) in t.cols.iter().enumerate() {
         let pts: Vec<(f64, f64)> =
             t.rows.iter().zip(&ks).filter_map(|((_, v), k)| Some((*k, v.get(ci).copied().flatten()?))).collect();
-        if let Some(&(k1, one)) = pts.first() {
-            if t.unit != "%" {
-                series.push(Series {
-                    name: format!("{col} ideal"),
-                    points: ks.iter().map(|k| (*k, one / k1.max(1.0) * k)).collect(),
-                });
-            }
+        let first = pts.first().copied();
+        let own = series.len();
+        series.push(Series::new(col.clone(), pts));
+        if let Some((k1, one)) = first.filter(|_| t.unit != "%") {
+            series.push(Series {
+                name: format!("{col}: ideal"),
+                points: ks.iter().map(|k| (*k, one / k1.max(1.0) * k)).collect(),
+                reference_for: Some(own),
+            });
         }
-        series.push(Series { name: col.clone(), points: pts });
     }
     charts::line_chart(&LineChart {
-        title: format!("{} ({})", t.title, t.unit),
-        x_label: x_label("suite:jbod").into(),
+        title: t.title.clone(),
+        x_label: axis_label("suite:jbod", "targets"),
         y_label: t.unit.clone(),
         x_scale: XScale::Linear,
         y_log: false,
@@ -178,13 +226,24 @@ fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
     w
 }
 
+/// "20261121-080722" (a results directory's stamp) as "2026-11-21 08:07:22 UTC".
+fn readable_stamp(stamp: &str) -> String {
+    let d = stamp.as_bytes();
+    if stamp.len() == 15 && d[8] == b'-' && stamp.chars().filter(char::is_ascii_digit).count() == 14 {
+        let p = |a: usize, b: usize| &stamp[a..b];
+        format!("{}-{}-{} {}:{}:{} UTC", p(0, 4), p(4, 6), p(6, 8), p(9, 11), p(11, 13), p(13, 15))
+    } else {
+        format!("{stamp} UTC")
+    }
+}
+
 fn facts(m: &RunManifest) -> String {
     let mut h = String::from("<table class=\"facts\">");
     let row = |h: &mut String, k: &str, v: &str| {
         let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
     };
     row(&mut h, "run", &format!("{} ({})", m.plan.name, m.kind));
-    row(&mut h, "started (UTC)", &drivelab_lab::store::utc_stamp(m.started_unix_ms / 1000));
+    row(&mut h, "started", &readable_stamp(&drivelab_lab::store::utc_stamp(m.started_unix_ms / 1000)));
     row(&mut h, "tool", &format!("{} {}", m.tool.name, m.tool.version));
     row(&mut h, "command line", &m.command_line.join(" "));
     let host = &m.host;
@@ -263,39 +322,114 @@ fn latency_section(points: &[PointResult]) -> String {
     )
 }
 
-fn series_section(points: &[PointResult]) -> String {
-    let mut h = String::from("<h2>Per-second time series</h2>");
-    if points.len() > MAX_SERIES_CHARTS {
-        let _ = write!(
-            h,
-            "<p>The first {MAX_SERIES_CHARTS} of {} points; every point's series is in its points/*.json file.</p>",
-            points.len()
-        );
+/// A point's per-second series reduced to at most `max` samples: `(seconds at the sample's
+/// end, IOPS, p99 latency ns)`. Consecutive seconds are grouped evenly; a group's IOPS is the
+/// mean weighted by each second's length (so it is the group's I/Os over its time), its p99
+/// the worst second's (so a latency spike survives the averaging). A last interval shorter
+/// than half a second (the few milliseconds of draining after the measured time) joins the
+/// second before it the same way, rather than showing as a dip of its own.
+pub(crate) fn downsample(series: &[SeriesPoint], max: usize) -> Vec<(f64, f64, f64)> {
+    let mut merged;
+    let mut series = series;
+    if let [.., before, last] = series {
+        if last.dur_ns < 500_000_000 {
+            let dur = before.dur_ns + last.dur_ns;
+            let ops = before.iops * before.dur_ns as f64 + last.iops * last.dur_ns as f64;
+            merged = series.to_vec();
+            merged.pop();
+            let joined = merged.last_mut().expect("two or more");
+            joined.t_s = last.t_s;
+            joined.dur_ns = dur;
+            joined.iops = if dur > 0 { ops / dur as f64 } else { before.iops };
+            joined.lat_p99_ns = before.lat_p99_ns.max(last.lat_p99_ns);
+            series = &merged;
+        }
     }
-    for p in points.iter().take(MAX_SERIES_CHARTS) {
-        let s = &p.result.series;
-        let step = s.len().div_ceil(MAX_SERIES_POINTS).max(1);
-        let iops: Vec<(f64, f64)> = s
-            .chunks(step)
-            .map(|c| (c.last().map(|x| x.t_s).unwrap_or(0.0), c.iter().map(|x| x.iops).sum::<f64>() / c.len() as f64))
-            .collect();
-        let chart = charts::line_chart_sized(
-            &LineChart {
-                title: format!("{} — IOPS per second", p.point.label),
-                x_label: "time since measurement started (s)".into(),
-                y_label: "IOPS".into(),
-                x_scale: XScale::Linear,
-                y_log: false,
-                series: vec![Series { name: "IOPS".into(), points: iops }],
-            },
-            Size { w: 640, h: 260 },
-        );
+    let step = series.len().div_ceil(max.max(1)).max(1);
+    series
+        .chunks(step)
+        .map(|c| {
+            let dur: f64 = c.iter().map(|x| x.dur_ns as f64).sum();
+            let iops = if dur > 0.0 {
+                c.iter().map(|x| x.iops * x.dur_ns as f64).sum::<f64>() / dur
+            } else {
+                c.iter().map(|x| x.iops).sum::<f64>() / c.len() as f64
+            };
+            let p99 = c.iter().map(|x| x.lat_p99_ns).max().unwrap_or(0) as f64;
+            (c.last().map_or(0.0, |x| x.t_s), iops, p99)
+        })
+        .collect()
+}
+
+/// "point 17 (randread bs=4k qd=8)".
+fn point_name(p: &PointResult) -> String {
+    format!("point {} ({})", p.point.index, p.point.label)
+}
+
+/// Every point's IOPS and p99 latency per second as a table row of two sparklines, then for
+/// small runs each point's series as full charts with axes.
+fn series_section(points: &[PointResult]) -> String {
+    let mut h = format!(
+        "<h2>Per-second time series</h2><p>Each point's IOPS and p99 latency, second by second, drawn from 0 \
+         (bottom) to the point's highest second (top); hover over a line for its figures. Points longer than \
+         {MAX_SPARK_SAMPLES} s are averaged into {MAX_SPARK_SAMPLES} samples (p99: the worst second of each). \
+         Every second of every point is in its points/*.json file.</p>"
+    );
+    h += "<table class=\"series\"><thead><tr><th>point</th><th>seconds</th><th>IOPS per second</th>\
+          <th>p99 latency per second</th></tr></thead><tbody>";
+    for p in points {
+        let s = downsample(&p.result.series, MAX_SPARK_SAMPLES);
+        let iops: Vec<(f64, f64)> = s.iter().map(|x| (x.0, x.1)).collect();
+        let p99: Vec<(f64, f64)> = s.iter().map(|x| (x.0, x.2)).collect();
+        let name = point_name(p);
+        let iops_fmt = |v: f64| charts::fmt_with_unit(v, "IOPS");
+        let spark_iops = charts::sparkline(&charts::Sparkline {
+            title: &format!("{name}: IOPS per second"),
+            points: &iops,
+            fmt: &iops_fmt,
+            color: 0,
+        });
+        let spark_p99 = charts::sparkline(&charts::Sparkline {
+            title: &format!("{name}: p99 latency per second"),
+            points: &p99,
+            fmt: &charts::fmt_latency_ns,
+            color: 3,
+        });
+        let secs = p.result.series.last().map_or_else(|| "—".to_string(), |x| charts::fmt_num(x.t_s));
         let _ = write!(
             h,
-            "<details><summary>point {}: {}</summary><div class=\"chart\">{chart}</div></details>",
+            "<tr><td>{} {}</td><td>{secs}</td><td>{spark_iops}</td><td>{spark_p99}</td></tr>",
             p.point.index,
             esc(&p.point.label)
         );
+    }
+    h += "</tbody></table>";
+    if points.len() <= MAX_FULL_SERIES {
+        for p in points.iter().filter(|p| !p.result.series.is_empty()) {
+            let s = downsample(&p.result.series, MAX_SERIES_POINTS);
+            let chart = |what: &str, unit: &str, pts: Vec<(f64, f64)>| {
+                charts::line_chart_sized(
+                    &LineChart {
+                        title: format!("{} — {what}", p.point.label),
+                        x_label: "time since measurement started (s)".into(),
+                        y_label: unit.into(),
+                        x_scale: XScale::Linear,
+                        y_log: false,
+                        series: vec![Series::new(String::new(), pts)],
+                    },
+                    Size { w: 480, h: 260 },
+                )
+            };
+            let iops = chart("IOPS per second", "IOPS", s.iter().map(|x| (x.0, x.1)).collect());
+            let p99 =
+                chart("p99 latency per second", "p99 latency (µs)", s.iter().map(|x| (x.0, x.2 / 1000.0)).collect());
+            let _ = write!(
+                h,
+                "<details><summary>{} with axes</summary><div class=\"pair\"><div class=\"chart\">{iops}</div>\
+                 <div class=\"chart\">{p99}</div></div></details>",
+                esc(&point_name(p))
+            );
+        }
     }
     h
 }
@@ -374,18 +508,18 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
         let values: Vec<(String, Vec<Option<f64>>)> =
             t.rows.iter().filter(|r| !r.delta).map(|r| (r.label.clone(), r.cells.clone())).collect();
         let overlay = Table {
-            title: t.title.clone(),
+            title: t.heading(),
             unit: t.unit.clone(),
             row_header: t.row_header.clone(),
+            col_header: t.col_header.clone(),
             cols: t.cols.clone(),
             rows: values,
         };
         let _ = write!(
             h,
-            "<h2>{} ({})</h2><div class=\"chart\">{}</div>",
-            esc(&t.title),
-            esc(&t.unit),
-            charts::grouped_bars(&overlay)
+            "<h2>{}</h2><div class=\"chart\">{}</div>",
+            esc(&t.heading()),
+            charts::grouped_bars_with(&overlay, &axis_label(&c.kind, &t.col_header), Size::default())
         );
         h += "<table><thead><tr>";
         let _ = write!(h, "<th>{}</th>", esc(&t.row_header));
@@ -398,7 +532,7 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
             for v in &r.cells {
                 let cell = match (v, r.delta) {
                     (Some(x), true) => format!("{x:+.1}%"),
-                    (Some(x), false) => charts::fmt_num(*x),
+                    (Some(x), false) => grid::human(*x, &t.unit),
                     (None, _) => "—".into(),
                 };
                 let _ = write!(h, "<td>{cell}</td>");
@@ -410,3 +544,6 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
     h += "</body></html>\n";
     h
 }
+
+#[cfg(test)]
+mod tests;

@@ -126,13 +126,15 @@ fn with_namespace(svg: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Write every `<svg>...</svg>` element found in `html` (the HTML report) into `dir` as
+/// Write every chart (`<svg>...</svg>` element) found in `html` (the HTML report) into `dir` as
 /// `01-<slug>.png`, `02-...`, where the slug comes from the SVG's first `<text>` (the chart
-/// title) made file-name safe; returns the paths written. The directory is created if missing;
+/// title) made file-name safe; returns the paths written. Sparklines (`class="spark"`, a
+/// table row's worth of line each, hundreds in a big sweep) are not charts to publish on their
+/// own and are left out. The directory is created if missing;
 /// existing files are never overwritten (the error names the file). Every chart is rendered
 /// before anything is written, so a chart that fails to render leaves the directory untouched.
 pub fn write_chart_pngs(html: &str, dir: &Path, scale: f32) -> Result<Vec<PathBuf>, String> {
-    let svgs = find_svgs(html);
+    let svgs: Vec<&str> = find_svgs(html).into_iter().filter(|s| !is_sparkline(s)).collect();
     let width = svgs.len().to_string().len().max(2);
     let mut out = Vec::with_capacity(svgs.len());
     for (i, svg) in svgs.iter().enumerate() {
@@ -159,6 +161,11 @@ pub fn write_chart_pngs(html: &str, dir: &Path, scale: f32) -> Result<Vec<PathBu
         written.push(path);
     }
     Ok(written)
+}
+
+/// Is the root tag of `svg` marked `class="spark"`?
+fn is_sparkline(svg: &str) -> bool {
+    svg.find('>').is_some_and(|end| svg[..end].contains(r#"class="spark""#))
 }
 
 /// Is `s[i..]` an `<svg` start tag (not `<svgfoo`)?
@@ -308,8 +315,8 @@ mod tests {
             x_scale: XScale::Log2,
             y_log: false,
             series: vec![
-                Series { name: "read".into(), points: vec![(1.0, 10_000.0), (2.0, 18_000.0), (4.0, 30_000.0)] },
-                Series { name: "write".into(), points: vec![(1.0, 8_000.0), (2.0, 12_000.0), (4.0, 15_000.0)] },
+                Series::new("read", vec![(1.0, 10_000.0), (2.0, 18_000.0), (4.0, 30_000.0)]),
+                Series::new("write", vec![(1.0, 8_000.0), (2.0, 12_000.0), (4.0, 15_000.0)]),
             ],
         })
     }
@@ -408,15 +415,22 @@ mod tests {
     fn writes_each_chart_once() {
         let dir = std::env::temp_dir().join(format!("drivelab-png-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        let spark = crate::charts::sparkline(&crate::charts::Sparkline {
+            title: "point 1: IOPS per second",
+            points: &[(1.0, 5.0), (2.0, 7.0)],
+            fmt: &|v| v.to_string(),
+            color: 0,
+        });
         let html = format!(
-            "<html><body><h2>Read</h2><div class=\"chart\">{}</div><h2>Write</h2><div class=\"chart\">{}</div></body></html>",
+            "<html><body><h2>Read</h2><div class=\"chart\">{}</div><h2>Write</h2><div class=\"chart\">{}</div>\
+             <table><tr><td>{spark}</td></tr></table></body></html>",
             chart("Random read: IOPS"),
             chart("Sequential write: MB/s")
         );
         let out = dir.join("charts"); // created on demand
         let paths = write_chart_pngs(&html, &out, 1.0).unwrap();
         let names: Vec<String> = paths.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
-        assert_eq!(names, ["01-random-read-iops.png", "02-sequential-write-mb-s.png"]);
+        assert_eq!(names, ["01-random-read-iops.png", "02-sequential-write-mb-s.png"], "sparklines left out");
         for p in &paths {
             let img = tiny_skia::Pixmap::decode_png(&std::fs::read(p).unwrap()).unwrap();
             assert_eq!((img.width(), img.height()), (DEFAULT_SIZE.w, DEFAULT_SIZE.h));

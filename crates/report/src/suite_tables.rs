@@ -61,7 +61,7 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
         ],
         Some("span") => vec![
             spec("4K random over the span, QD3", Key::Step, f("data"), Metric::MBps, &[]),
-            spec("4K random over the span, QD3", Key::Step, f("data"), Metric::LatP99Us, &[]),
+            spec("4K random over the span, QD3, p99 latency", Key::Step, f("data"), Metric::LatP99Us, &[]),
         ],
         Some("mixed") => {
             let mut iops =
@@ -97,7 +97,7 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
         Some("hdparm") => vec![spec("hdparm -tT style reads", Key::Target, Key::Step, Metric::MBps, &[])],
         Some("sync") => vec![
             spec("4K writes at QD1", Key::Target, Key::Step, Metric::Iops, &[]),
-            spec("4K writes at QD1", Key::Target, Key::Step, Metric::LatP99Us, &[]),
+            spec("4K writes at QD1, p99 latency", Key::Target, Key::Step, Metric::LatP99Us, &[]),
         ],
         _ => default_tables(points),
     }
@@ -107,12 +107,19 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
 pub fn tables(kind: &str, points: &[PointResult]) -> Vec<Table> {
     let mut out: Vec<Table> =
         specs(kind, points).iter().map(|s| build(s, points)).filter(|t| !t.rows.is_empty()).collect();
-    match kind {
-        "suite:iometer" => out.extend(iometer_drop(points)),
-        "suite:jbod" => out.extend(jbod_scaling(points)),
-        _ => {}
-    }
+    out.extend(derived(kind, points));
     out
+}
+
+/// The tables computed from other tables rather than read from points one by one: Iometer's
+/// drop from 100% to 95% sequential; JBOD's scaling efficiency and where scaling stops. Their
+/// titles do not depend on the numbers, so the same table of two runs can be matched by title.
+pub fn derived(kind: &str, points: &[PointResult]) -> Vec<Table> {
+    match kind {
+        "suite:iometer" => iometer_drop(points),
+        "suite:jbod" => jbod_scaling(points),
+        _ => Vec::new(),
+    }
 }
 
 /// Per device and DQL: how much throughput falls from 100% to 95% sequential, in percent.
@@ -146,6 +153,7 @@ fn iometer_drop(points: &[PointResult]) -> Vec<Table> {
             title: format!("Drop from 100% to 95% sequential, 64K {dir}"),
             unit: "%".into(),
             row_header: "target".into(),
+            col_header: "qd".into(),
             cols: seq.cols.iter().map(|c| format!("{c} DQL/Disk")).collect(),
             rows,
         });
@@ -153,7 +161,9 @@ fn iometer_drop(points: &[PointResult]) -> Vec<Table> {
     out
 }
 
-/// Aggregate against k x the single-drive figure, and the k where it stops scaling.
+/// Aggregate against k x the single-drive figure; and per workload the drive count after which
+/// adding a drive adds less than half of one drive's worth (the platform, not the drives, is
+/// then the limit), next to the most drives tested: equal means it scaled to every drive.
 fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
     let mb = build(&spec("", Key::TargetCount, f("rw"), Metric::MBps, &[]), points);
     let iops = build(&spec("", Key::TargetCount, f("rw"), Metric::Iops, &[]), points);
@@ -166,39 +176,53 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
         let t = if col.starts_with("rand") { &iops } else { &mb };
         t.rows.get(ri).and_then(|(_, v)| v.get(ci).copied().flatten())
     };
-    let ks: Vec<f64> = mb.rows.iter().map(|(k, _)| k.parse().unwrap_or(1.0)).collect();
-    let mut rows = Vec::new();
-    let mut knee: Vec<String> = Vec::new();
+    let ks: Vec<Option<f64>> = mb.rows.iter().map(|(k, _)| k.parse().ok()).collect();
+    let (mut scales_to, mut tested) = (Vec::new(), Vec::new());
     for ci in 0..mb.cols.len() {
+        // The single-drive figure is the first row's (k = 1 in the suite's order).
         let base = value(0, ci).filter(|b| *b > 0.0);
-        let mut stopped = None;
-        for ri in 1..mb.rows.len() {
-            if let (Some(b), Some(v), Some(prev)) = (base, value(ri, ci), value(ri - 1, ci)) {
-                // Adding a drive added less than half of one drive's worth: the platform is the limit.
-                if stopped.is_none() && v - prev < 0.5 * b {
-                    stopped = Some(ks[ri - 1]);
-                }
+        let mut last_scaled = base.and(ks[0]);
+        let mut stopped = false;
+        for (ri, &k) in ks.iter().enumerate().skip(1) {
+            match (base, value(ri - 1, ci), value(ri, ci), k) {
+                (Some(b), Some(prev), Some(v), Some(_)) if !stopped && v - prev < 0.5 * b => stopped = true,
+                (Some(_), Some(_), Some(_), Some(k)) if !stopped => last_scaled = Some(k),
+                _ => {}
             }
         }
-        knee.push(match stopped {
-            Some(k) => format!("{}: stops scaling after {k} drive(s)", mb.cols[ci]),
-            None => format!("{}: scales to every drive tested", mb.cols[ci]),
-        });
+        scales_to.push(last_scaled);
+        tested.push((0..mb.rows.len()).filter(|&ri| value(ri, ci).is_some()).filter_map(|ri| ks[ri]).reduce(f64::max));
     }
-    for (ri, (k, _)) in mb.rows.iter().enumerate() {
-        let cells = (0..mb.cols.len())
-            .map(|ci| match (value(0, ci), value(ri, ci)) {
-                (Some(b), Some(v)) if b > 0.0 => Some(v / (b * ks[ri]) * 100.0),
-                _ => None,
-            })
-            .collect();
-        rows.push((k.clone(), cells));
-    }
-    vec![Table {
-        title: format!("Scaling efficiency, aggregate / (drives x one drive) — {}", knee.join("; ")),
-        unit: "%".into(),
-        row_header: "drives".into(),
-        cols: mb.cols.clone(),
-        rows,
-    }]
+    let efficiency = mb
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(ri, (k, _))| {
+            let cells = (0..mb.cols.len())
+                .map(|ci| match (value(0, ci), value(ri, ci), ks[ri]) {
+                    (Some(b), Some(v), Some(k)) if b > 0.0 && k > 0.0 => Some(v / (b * k) * 100.0),
+                    _ => None,
+                })
+                .collect();
+            (k.clone(), cells)
+        })
+        .collect();
+    vec![
+        Table {
+            title: "Scaling efficiency, aggregate / (drives x one drive)".into(),
+            unit: "%".into(),
+            row_header: "drives".into(),
+            col_header: "rw".into(),
+            cols: mb.cols.clone(),
+            rows: efficiency,
+        },
+        Table {
+            title: "Where scaling stops (each added drive adds ≥ half a drive's worth)".into(),
+            unit: "drives".into(),
+            row_header: "drives".into(),
+            col_header: "rw".into(),
+            cols: mb.cols.clone(),
+            rows: vec![("scales up to".into(), scales_to), ("most tested".into(), tested)],
+        },
+    ]
 }

@@ -128,6 +128,8 @@ pub struct Table {
     /// "MB/s", "MiB/s", "IOPS", "µs" or "%".
     pub unit: String,
     pub row_header: String,
+    /// What the columns are keyed by ("qd", "step", "targets"...), as `row_header` is for rows.
+    pub col_header: String,
     pub cols: Vec<String>,
     pub rows: Vec<(String, Vec<Option<f64>>)>,
 }
@@ -322,6 +324,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
         title,
         unit: spec.metric.unit().to_string(),
         row_header: spec.rows.name(),
+        col_header: spec.cols.name(),
         cols: cols.iter().map(header).collect(),
         rows: rows
             .into_iter()

@@ -1,9 +1,11 @@
-//! Saved points made up for tests: a point's numbers follow from one MB/s figure per target.
+//! Saved points made up for tests: a point's numbers follow from one MB/s figure per target,
+//! so a test can say what every table cell and chart mark must show without running anything.
 
 use drivelab_engine::hist::Histogram;
-use drivelab_engine::result::{CpuStats, DirStats, EngineFacts, RunResult, TargetResult, ToolInfo};
+use drivelab_engine::result::{CpuStats, DirStats, EngineFacts, RunResult, SeriesPoint, TargetResult, ToolInfo};
 use drivelab_engine::spec::AccessSpec;
-use drivelab_lab::runner::{PointRecord, PointResult};
+use drivelab_lab::runner::{PlanRecord, PointRecord, PointResult, RunManifest};
+use drivelab_lab::sysinfo::HostFacts;
 
 /// A direction moving `mb` MB/s: 256 IOPS per MB/s; no I/O when 0.
 pub(crate) fn stats(mb: f64) -> DirStats {
@@ -73,4 +75,80 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             open_loop: None,
         },
     }
+}
+
+/// The manifest of a results directory of `kind` ("suite:bsqd", "plan") holding `points`.
+pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> RunManifest {
+    RunManifest {
+        schema: 1,
+        tool: ToolInfo { name: "drivelab".into(), version: "test".into() },
+        kind: kind.into(),
+        command_line: vec!["drivelab".into(), "suite".into(), kind.trim_start_matches("suite:").into()],
+        started_unix_ms: 0,
+        host: HostFacts {
+            hostname: "h".into(),
+            kernel: "k".into(),
+            os: None,
+            cpu_model: None,
+            cores_online: 2,
+            memory_bytes: 0,
+            clocksource: None,
+            virtualization: None,
+        },
+        targets: Vec::new(),
+        plan: PlanRecord {
+            name: kind.trim_start_matches("suite:").into(),
+            together: false,
+            repeat: 1,
+            pause_ns: 0,
+            precondition: None,
+            points: points.iter().map(|p| p.point.clone()).collect(),
+        },
+    }
+}
+
+/// `secs` whole seconds of series: second `i` (from 0) has `iops(i)` IOPS and `p99_ns(i)` p99.
+pub(crate) fn series(secs: usize, iops: impl Fn(usize) -> f64, p99_ns: impl Fn(usize) -> u64) -> Vec<SeriesPoint> {
+    (0..secs)
+        .map(|i| SeriesPoint {
+            t_s: (i + 1) as f64,
+            dur_ns: 1_000_000_000,
+            iops: iops(i),
+            read_iops: iops(i),
+            write_iops: 0.0,
+            bw_bytes_per_s: iops(i) * 4096.0,
+            lat_mean_ns: p99_ns(i) as f64 / 2.0,
+            lat_p99_ns: p99_ns(i),
+        })
+        .collect()
+}
+
+/// The bsqd suite on `targets` one after another (rw x bs 512..1m x qd 1..128: 192 points per
+/// target), each point `secs` seconds long with a series whose shape differs from point to
+/// point (so a chart showing another point's series is caught). Point `n` (from 1) moved
+/// `n` MB/s.
+pub(crate) fn bsqd_points(targets: &[&str], secs: usize) -> Vec<PointResult> {
+    let mut out = Vec::new();
+    for t in targets {
+        for rw in ["randread", "randwrite"] {
+            for b in 0..12 {
+                let bs = drivelab_engine::units::fmt_size(512 << b);
+                for q in 0..8 {
+                    let qd = (1u32 << q).to_string();
+                    let n = out.len() + 1;
+                    let label = format!("rw={rw} bs={bs} qd={qd} on {t}");
+                    let mut p = point(&label, "", &[("rw", rw), ("bs", &bs), ("qd", &qd)], &[(t, n as f64)]);
+                    p.point.index = n;
+                    let base = p.result.total.iops;
+                    p.result.series = series(
+                        secs,
+                        |i| base * (1.0 + 0.3 * ((i * (n % 7 + 1)) as f64 * 0.37).sin()),
+                        |i| 1000 * (n as u64 + 1) + 37 * ((i * n) % 50) as u64,
+                    );
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
 }

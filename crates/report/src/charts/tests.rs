@@ -5,6 +5,7 @@ fn table(rows: usize, cols: usize) -> Table {
         title: "Random Read IOPS".into(),
         unit: "IOPS".into(),
         row_header: "bs".into(),
+        col_header: "qd".into(),
         cols: (0..cols).map(|c| format!("{} DQL/Disk", 1 << c)).collect(),
         rows: (0..rows)
             .map(|r| {
@@ -52,12 +53,9 @@ fn qd_chart(y_log: bool) -> LineChart {
         x_scale: XScale::Log2,
         y_log,
         series: vec![
-            Series { name: "nvme0n1".into(), points: qds.iter().map(|&q| (q, 9000.0 * q.sqrt())).collect() },
-            Series {
-                name: "sda".into(),
-                points: vec![(1.0, 200.0), (f64::NAN, 3.0), (2.0, f64::INFINITY), (0.0, 5.0), (4.0, 380.0)],
-            },
-            Series { name: "empty one".into(), points: vec![] },
+            Series::new("nvme0n1", qds.iter().map(|&q| (q, 9000.0 * q.sqrt())).collect()),
+            Series::new("sda", vec![(1.0, 200.0), (f64::NAN, 3.0), (2.0, f64::INFINITY), (0.0, 5.0), (4.0, 380.0)]),
+            Series::new("empty one", vec![]),
         ],
     }
 }
@@ -112,7 +110,7 @@ fn line_chart_all_empty_says_no_data() {
         y_label: "MB/s".into(),
         x_scale: XScale::Category(vec!["0".into(), "50".into(), "100".into()]),
         y_log: true,
-        series: vec![Series { name: "a".into(), points: vec![(0.0, -1.0), (7.0, 3.0)] }],
+        series: vec![Series::new("a", vec![(0.0, -1.0), (7.0, 3.0)])],
     };
     let svg = line_chart(&c);
     check(&svg, &["Nothing yet", "read (%)", "MB/s", "no data", "50"]);
@@ -173,11 +171,19 @@ fn heatmap_cells_values_and_size() {
 #[test]
 fn empty_tables_render() {
     for t in [
-        Table { title: "Empty".into(), unit: "MB/s".into(), row_header: "target".into(), cols: vec![], rows: vec![] },
+        Table {
+            title: "Empty".into(),
+            unit: "MB/s".into(),
+            row_header: "target".into(),
+            col_header: "qd".into(),
+            cols: vec![],
+            rows: vec![],
+        },
         Table {
             title: "All missing".into(),
             unit: "MB/s".into(),
             row_header: "target".into(),
+            col_header: "qd".into(),
             cols: vec!["1".into(), "2".into()],
             rows: vec![("sda".into(), vec![None, Some(f64::NAN)])],
         },
@@ -191,6 +197,7 @@ fn empty_tables_render() {
         title: "One".into(),
         unit: "µs".into(),
         row_header: "bs".into(),
+        col_header: "qd".into(),
         cols: vec!["4k".into()],
         rows: vec![("x".into(), vec![Some(42.0)])],
     };
@@ -212,6 +219,19 @@ fn latency_percentiles_chart() {
     let mut expect = vec!["Latency percentiles", "percentile", "latency (µs)", "nvme0n1 randread", "sda", "100"];
     expect.extend(names);
     check(&svg, &expect);
+    // The legend sits under the plot (the 13 percentiles need the width): below every marker.
+    let doc = svg_doc(&svg);
+    let lowest = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .filter_map(|n| n.attribute("cy")?.parse::<f64>().ok())
+        .fold(0.0, f64::max);
+    for name in ["nvme0n1 randread", "sda"] {
+        let label = doc.descendants().find(|n| n.text().map(str::trim) == Some(name)).expect("legend entry");
+        let y: f64 = label.attribute("y").unwrap().parse().unwrap();
+        assert!(y > lowest + 40.0, "{name} at y {y}: over the plot (markers down to {lowest})");
+    }
+    assert!(svg.contains(&format!(r#"height="{}""#, DEFAULT_SIZE.h + 30)), "taller by one legend row");
     check(&latency_percentiles(&[]), &["no data", "latency (µs)"]);
 }
 
@@ -234,4 +254,119 @@ fn latency_cdf_chart_ends_at_100() {
     let svg = latency_cdf(&[("job0 read".into(), &data), ("idle".into(), &empty)]);
     check(&svg, &["Latency CDF", "latency (µs)", "I/Os completed (%)", "job0 read", "idle", "100", "1000"]);
     check(&latency_cdf(&[]), &["no data"]);
+}
+
+fn svg_doc(svg: &str) -> roxmltree::Document<'_> {
+    roxmltree::Document::parse(svg).expect("well-formed SVG")
+}
+
+#[test]
+fn legends_sit_beside_the_plot_never_over_the_data() {
+    let names: Vec<String> = (0..8).map(|i| format!("4K random write on {i} target(s)")).collect();
+    let c = LineChart {
+        title: "Latency percentiles".into(),
+        x_label: "percentile".into(),
+        y_label: "latency (µs)".into(),
+        x_scale: XScale::Linear,
+        y_log: false,
+        series: names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Series::new(n.as_str(), vec![(0.0, i as f64), (10.0, 50.0)]))
+            .collect(),
+    };
+    let svg = line_chart(&c);
+    let doc = svg_doc(&svg);
+    let marks_right = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .filter_map(|n| n.attribute("cx")?.parse::<f64>().ok())
+        .fold(0.0, f64::max);
+    for name in &names {
+        let label = doc
+            .descendants()
+            .find(|n| n.has_tag_name("text") && n.text().map(str::trim) == Some(name.as_str()))
+            .unwrap_or_else(|| panic!("no legend entry {name}"));
+        let x: f64 = label.attribute("x").unwrap().parse().unwrap();
+        assert!(x > marks_right + 10.0, "legend entry {name} at x {x} is over the plot (marks up to {marks_right})");
+        assert!(x + 7.0 * name.len() as f64 <= DEFAULT_SIZE.w as f64 + 10.0, "{name} runs off the chart");
+    }
+    // Very long names are shortened in the middle, keeping both ends.
+    let long = "rw=randread bs=512 qd=128 on /dev/disk/by-id/nvme-Samsung_SSD_990_PRO";
+    let svg = line_chart(&LineChart { series: vec![Series::new(long, vec![(1.0, 1.0)])], ..c });
+    check(&svg, &["rw=randread bs=512 qd", "…", "Samsung_SSD_990_PRO"]);
+}
+
+#[test]
+fn reference_lines_are_dashed_in_their_series_colour() {
+    let c = LineChart {
+        title: "Aggregate MB/s by number of drives".into(),
+        x_label: "drives at once (count)".into(),
+        y_label: "MB/s".into(),
+        x_scale: XScale::Linear,
+        y_log: false,
+        series: vec![
+            Series::new("read", vec![(1.0, 100.0), (2.0, 180.0), (3.0, 200.0)]),
+            Series { name: "read: ideal".into(), points: vec![(1.0, 100.0), (3.0, 300.0)], reference_for: Some(0) },
+            Series::new("write", vec![(1.0, 90.0), (2.0, 170.0), (3.0, 250.0)]),
+        ],
+    };
+    let svg = line_chart(&c);
+    check(&svg, &["read", "read: ideal", "write"]);
+    let doc = svg_doc(&svg);
+    let blue = "#1F77B4";
+    let strokes: Vec<&str> =
+        doc.descendants().filter(|n| n.has_tag_name("polyline")).filter_map(|n| n.attribute("stroke")).collect();
+    // read: one line and a legend swatch; its ideal: many dashes (and three legend dashes); write: orange.
+    let blues = strokes.iter().filter(|s| **s == blue).count();
+    assert!(blues > 10, "the ideal is dashed in read's colour: {strokes:?}");
+    assert!(strokes.contains(&"#FF7F0E"), "write keeps the second colour: {strokes:?}");
+    let markers: Vec<&str> =
+        doc.descendants().filter(|n| n.has_tag_name("circle")).filter_map(|n| n.attribute("fill")).collect();
+    assert_eq!(markers.len(), 6, "markers on the measured lines only: {markers:?}");
+}
+
+#[test]
+fn count_axes_tick_at_whole_numbers_and_ticks_read_short() {
+    let c = LineChart {
+        title: "Scaling".into(),
+        x_label: "drives at once (count)".into(),
+        y_label: "IOPS".into(),
+        x_scale: XScale::Linear,
+        y_log: false,
+        series: vec![Series::new("randread", vec![(1.0, 350_000.0), (2.0, 700_000.0), (3.0, 1_500_000.0)])],
+    };
+    let svg = line_chart(&c);
+    let t: Vec<String> = texts(&svg).into_iter().map(|t| t.0).collect();
+    assert!(t.iter().any(|s| s == "2") && !t.iter().any(|s| s == "1.5" || s == "2.5"), "{t:?}");
+    assert!(t.iter().any(|s| s == "1.5M"), "{t:?}");
+    assert_eq!(fmt_linear_tick(12_500.0, 2_500.0), "12.5k");
+    assert_eq!(fmt_linear_tick(7_500.0, 2_500.0), "7500");
+    assert_eq!(fmt_linear_tick(1_500_000.0, 250_000.0), "1.5M");
+    assert_eq!(fmt_linear_tick(1_250_000.0, 250_000.0), "1.25M");
+    assert_eq!(fmt_linear_tick(2.5, 2.5), "2.5");
+    assert_eq!(fmt_linear_tick(0.75, 0.25), "0.75");
+    assert_eq!(fmt_linear_tick(-40.0, 20.0), "-40");
+}
+
+#[test]
+fn sparklines_label_min_and_max_or_the_one_value() {
+    let fmt = |v: f64| fmt_with_unit(v, "IOPS");
+    let svg = sparkline(&Sparkline {
+        title: "p: IOPS per second",
+        points: &[(1.0, 900.0), (2.0, 1200.0)],
+        fmt: &fmt,
+        color: 0,
+    });
+    check(&svg, &["max 1200 IOPS", "min 900 IOPS"]);
+    assert!(svg.contains("<title>p: IOPS per second, 2 samples from 1 s to 2 s: min 900 IOPS, max 1200 IOPS</title>"));
+    let svg = sparkline(&Sparkline { title: "p", points: &[(1.0, 5.0)], fmt: &fmt, color: 0 });
+    check(&svg, &["5 IOPS"]);
+    assert!(svg.contains("<title>p, 1 sample at 1 s: 5 IOPS</title>") && !svg.contains("max"), "{svg}");
+    let svg = sparkline(&Sparkline { title: "p", points: &[(1.0, f64::NAN)], fmt: &fmt, color: 0 });
+    check(&svg, &["no data"]);
+    assert_eq!(fmt_latency_ns(850.0), "850 ns");
+    assert_eq!(fmt_latency_ns(42_500.0), "42.5 µs");
+    assert_eq!(fmt_latency_ns(1_250_000.0), "1.25 ms");
+    assert_eq!(fmt_latency_ns(2_100_000_000.0), "2.1 s");
 }

@@ -1,41 +1,8 @@
 use super::*;
-use drivelab_engine::result::ToolInfo;
-use drivelab_lab::runner::PlanRecord;
-use drivelab_lab::sysinfo::HostFacts;
-
-use crate::test_support::point;
+use crate::test_support::{manifest, point};
 
 fn run(name: &str, kind: &str, points: Vec<PointResult>) -> Run {
-    Run {
-        name: name.into(),
-        manifest: RunManifest {
-            schema: 1,
-            tool: ToolInfo { name: "drivelab".into(), version: "test".into() },
-            kind: kind.into(),
-            command_line: Vec::new(),
-            started_unix_ms: 0,
-            host: HostFacts {
-                hostname: "h".into(),
-                kernel: "k".into(),
-                os: None,
-                cpu_model: None,
-                cores_online: 2,
-                memory_bytes: 0,
-                clocksource: None,
-                virtualization: None,
-            },
-            targets: Vec::new(),
-            plan: PlanRecord {
-                name: "p".into(),
-                together: false,
-                repeat: 1,
-                pause_ns: 0,
-                precondition: None,
-                points: points.iter().map(|p| p.point.clone()).collect(),
-            },
-        },
-        points,
-    }
+    Run { name: name.into(), manifest: manifest(kind, &points), points }
 }
 
 /// A plan over qd 1, 2, 4 (the last only when `with_qd4`) on one target, `mb[i]` MB/s at qd i.
@@ -255,4 +222,149 @@ fn deltas_format_with_sign_and_one_decimal() {
     assert_eq!(delta(Some(0.0), Some(0.0)), Some(0.0));
     assert_eq!(delta(Some(0.0), Some(1.0)), None);
     assert_eq!(delta(None, Some(1.0)), None);
+}
+
+/// An iometer run on one disk, DQL 1 and 2, 100% and 95% sequential: `mb[read][random][qd]`
+/// with read 0 = reads, 1 = writes, random 0 = 0%, 1 = 5%; None leaves the point out.
+fn iometer_run(name: &str, disk: &str, mb: [[[Option<f64>; 2]; 2]; 2]) -> Run {
+    let mut points = Vec::new();
+    for (ri, read) in ["100", "0"].iter().enumerate() {
+        for (xi, random) in ["0", "5"].iter().enumerate() {
+            for (qi, qd) in ["1", "2"].iter().enumerate() {
+                if let Some(v) = mb[ri][xi][qi] {
+                    let label = format!("random={random} read={read} qd={qd}");
+                    points.push(point(&label, "", &[("random", random), ("read", read), ("qd", qd)], &[(disk, v)]));
+                }
+            }
+        }
+    }
+    run(name, "suite:iometer", points)
+}
+
+fn table<'a>(cmp: &'a Comparison, title: &str) -> &'a SideBySide {
+    cmp.tables.iter().find(|t| t.title == title).unwrap_or_else(|| {
+        let titles: Vec<&str> = cmp.tables.iter().map(|t| t.title.as_str()).collect();
+        panic!("no table {title:?} in {titles:?}")
+    })
+}
+
+fn cells_close(got: &[Option<f64>], want: &[Option<f64>]) -> bool {
+    got.len() == want.len()
+        && got.iter().zip(want).all(|(g, w)| match (g, w) {
+            (Some(g), Some(w)) => (g - w).abs() < 1e-9,
+            (None, None) => true,
+            _ => false,
+        })
+}
+
+#[test]
+fn iometer_drop_to_95_percent_sequential_is_compared_with_deltas() {
+    let a = iometer_run(
+        "A",
+        "/dev/sas",
+        [
+            [[Some(200.0), Some(220.0)], [Some(150.0), Some(176.0)]],
+            [[Some(100.0), Some(100.0)], [Some(90.0), Some(80.0)]],
+        ],
+    );
+    // B lacks the 95% sequential read at DQL 2.
+    let b = iometer_run(
+        "B",
+        "/dev/sata",
+        [[[Some(100.0), Some(110.0)], [Some(90.0), None]], [[Some(50.0), Some(60.0)], [Some(40.0), Some(45.0)]]],
+    );
+    let runs = [a, b];
+    let cmp = compare(&runs).unwrap();
+    let reads = table(&cmp, "Drop from 100% to 95% sequential, 64K reads");
+    assert_eq!((reads.unit.as_str(), reads.row_header.as_str()), ("%", "run"));
+    assert_eq!(reads.cols, ["1 DQL/Disk", "2 DQL/Disk"]);
+    // A: 1 - 150/200 = 25%, 1 - 176/220 = 20%; B: 1 - 90/100 = 10%, and nothing at DQL 2.
+    assert!(cells_close(&find(reads, "A").cells, &[Some(25.0), Some(20.0)]), "{reads:?}");
+    assert!(cells_close(&find(reads, "B").cells, &[Some(10.0), None]), "{reads:?}");
+    assert!(cells_close(&find(reads, "Δ B vs A").cells, &[Some(-60.0), None]), "{reads:?}");
+    let writes = table(&cmp, "Drop from 100% to 95% sequential, 64K writes");
+    // A: 10%, 20%; B: 20%, 25%.
+    assert!(cells_close(&find(writes, "Δ B vs A").cells, &[Some(100.0), Some(25.0)]), "{writes:?}");
+    assert_eq!(cmp.missing, [Missing { point: "random=5 read=100 qd=2".into(), present: 0, absent: 1 }]);
+
+    // In every form: text, Markdown, CSV and the HTML page.
+    let text = cmp.text();
+    assert!(
+        text.contains("Drop from 100% to 95% sequential, 64K reads (%)\nrun       1 DQL/Disk  2 DQL/Disk\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nΔ B vs A      -60.0%           —\n"), "{text}");
+    assert!(cmp.markdown().contains("| Δ B vs A |     -60.0% |          — |"), "{}", cmp.markdown());
+    let csv = cmp.csv();
+    let line = csv
+        .lines()
+        .find(|l| l.starts_with("\"Drop from 100% to 95% sequential, 64K writes\",%,B,B,delta_pct,A,"))
+        .unwrap_or_else(|| panic!("{csv}"));
+    let nums: Vec<f64> = line.rsplitn(3, ',').take(2).map(|v| v.parse().unwrap()).collect();
+    assert!((nums[1] - 100.0).abs() < 1e-9 && (nums[0] - 25.0).abs() < 1e-9, "{line}");
+    let page = crate::html::compare_report(&cmp);
+    assert!(page.contains("<h2>Drop from 100% to 95% sequential, 64K reads (%)</h2><div class=\"chart\"><svg"));
+}
+
+/// A JBOD run over 1..=`mb.len()` drives at once: `mb[k-1]` = (128K read MB/s, 4K random
+/// read MB/s) in aggregate, split evenly over the drives.
+fn jbod_run(name: &str, mb: &[(f64, f64)]) -> Run {
+    let disks = ["/dev/sda", "/dev/sdb", "/dev/sdc"];
+    let mut points = Vec::new();
+    for (i, &(seq, rnd)) in mb.iter().enumerate() {
+        let k = i + 1;
+        for (step, rw, bs, total) in [("128K seq read", "read", "128k", seq), ("4K random read", "randread", "4k", rnd)]
+        {
+            let targets: Vec<(&str, f64)> = disks[..k].iter().map(|d| (*d, total / k as f64)).collect();
+            let label = format!("{step} on {k} target(s)");
+            points.push(point(&label, step, &[("rw", rw), ("bs", bs), ("qd", "32")], &targets));
+        }
+    }
+    run(name, "suite:jbod", points)
+}
+
+#[test]
+fn jbod_scaling_efficiency_and_where_it_stops_are_compared_and_missing_drive_counts_flagged() {
+    // A scales reads to 2 drives (the third adds 40 < 50), random reads to all 3; B was run on
+    // 2 drives: reads scale to both, random reads stop after 1 (the second adds 2 < 5).
+    let runs =
+        [jbod_run("A", &[(100.0, 10.0), (200.0, 20.0), (240.0, 30.0)]), jbod_run("B", &[(120.0, 10.0), (240.0, 12.0)])];
+    let cmp = compare(&runs).unwrap();
+    let eff = table(&cmp, "Scaling efficiency, aggregate / (drives x one drive)");
+    assert_eq!((eff.unit.as_str(), eff.row_header.as_str()), ("%", "drives"));
+    assert_eq!(eff.cols, ["read", "randread"]);
+    assert!(cells_close(&find(eff, "3 [A]").cells, &[Some(80.0), Some(100.0)]), "{eff:?}");
+    assert!(cells_close(&find(eff, "2 [B]").cells, &[Some(100.0), Some(60.0)]), "{eff:?}");
+    assert!(cells_close(&find(eff, "2 Δ B vs A").cells, &[Some(0.0), Some(-40.0)]), "{eff:?}");
+    assert!(cells_close(&find(eff, "3 [B]").cells, &[None, None]), "no third drive in B: {eff:?}");
+    assert!(cells_close(&find(eff, "3 Δ B vs A").cells, &[None, None]), "{eff:?}");
+
+    let stops = table(&cmp, "Where scaling stops (each added drive adds ≥ half a drive's worth)");
+    assert_eq!(stops.unit, "drives");
+    assert!(cells_close(&find(stops, "scales up to [A]").cells, &[Some(2.0), Some(3.0)]), "{stops:?}");
+    assert!(cells_close(&find(stops, "scales up to [B]").cells, &[Some(2.0), Some(1.0)]), "{stops:?}");
+    let d = &find(stops, "scales up to Δ B vs A").cells;
+    assert!(cells_close(&d[..1], &[Some(0.0)]) && (d[1].unwrap() + 200.0 / 3.0).abs() < 1e-9, "{stops:?}");
+    assert!(cells_close(&find(stops, "most tested [B]").cells, &[Some(2.0), Some(2.0)]), "{stops:?}");
+
+    // The drive count tells JBOD's points apart: B's missing third drive is named.
+    assert_eq!(
+        cmp.missing,
+        [
+            Missing { point: "128K seq read on 3 target(s)".into(), present: 0, absent: 1 },
+            Missing { point: "4K random read on 3 target(s)".into(), present: 0, absent: 1 },
+        ]
+    );
+    assert!(cmp.text().contains("point '4K random read on 3 target(s)' is in A but not in B"));
+}
+
+#[test]
+fn the_single_run_jbod_tables_say_where_scaling_stops() {
+    let a = jbod_run("A", &[(100.0, 10.0), (200.0, 20.0), (240.0, 30.0)]);
+    let tables = suite_tables::tables("suite:jbod", &a.points);
+    let stops = tables.iter().find(|t| t.title.starts_with("Where scaling stops")).expect("the table");
+    assert_eq!(
+        stops.rows,
+        [("scales up to".into(), vec![Some(2.0), Some(3.0)]), ("most tested".into(), vec![Some(3.0), Some(3.0)])]
+    );
 }

@@ -43,6 +43,7 @@ fn iometer_expected() -> Table {
         title: "100% Sequential Write Performance".into(),
         unit: "MB/s".into(),
         row_header: "target".into(),
+        col_header: "qd".into(),
         cols: vec!["1 DQL/Disk".into(), "2 DQL/Disk".into(), "3 DQL/Disk".into()],
         rows: vec![
             row("/dev/sas", &[Some(329.0), Some(333.0), Some(333.5)]),
@@ -196,6 +197,7 @@ fn small() -> Table {
         title: "Random read".into(),
         unit: "IOPS".into(),
         row_header: "target".into(),
+        col_header: "qd".into(),
         cols: vec!["1 DQL".into(), "32 DQL".into()],
         rows: vec![row("sda", &[Some(12.345), Some(245312.4)]), row("nvme0n1", &[Some(1.5), None])],
     }
