@@ -119,6 +119,9 @@ pub(crate) fn series(secs: usize, iops: impl Fn(usize) -> f64, p99_ns: impl Fn(u
             bw_bytes_per_s: iops(i) * 4096.0,
             lat_mean_ns: p99_ns(i) as f64 / 2.0,
             lat_p99_ns: p99_ns(i),
+            resp_p99_ns: None,
+            lag_max_ns: None,
+            resp_pow2_ms: None,
         })
         .collect()
 }
