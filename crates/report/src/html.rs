@@ -20,7 +20,7 @@
 use std::fmt::Write;
 
 use drivelab_engine::result::SeriesPoint;
-use drivelab_lab::runner::{PointResult, RunManifest};
+use drivelab_lab::runner::{PointResult, RunManifest, SteadyRecord};
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
 use crate::grid;
@@ -434,6 +434,93 @@ fn series_section(points: &[PointResult]) -> String {
     h
 }
 
+/// Points run with `--steady`: per point its rounds' IOPS as a sparkline, the verdict and the
+/// window's figures; for small runs a convergence chart per point (IOPS by round, the steady
+/// window's average and its ±10% band, and the best-fit line across the window).
+fn steady_section(points: &[PointResult]) -> String {
+    let steady: Vec<(&PointResult, &SteadyRecord)> =
+        points.iter().filter_map(|p| p.steady.as_ref().map(|s| (p, s))).collect();
+    if steady.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from(
+        "<h2>Steady state</h2><p>Each point ran in rounds until SNIA PTS steady state: over the last rounds \
+         (the window), max − min of IOPS within 20% of their average and the best-fit line's change across the \
+         window within 10% of it. The point's result is its last round.</p>\
+         <table class=\"series\"><thead><tr><th>point</th><th>rounds</th><th>verdict</th><th>window average</th>\
+         <th>range</th><th>fit change</th><th>IOPS per round</th></tr></thead><tbody>",
+    );
+    for (p, st) in &steady {
+        let rounds: Vec<(f64, f64)> = st.rounds_iops.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect();
+        let iops_fmt = |v: f64| charts::fmt_with_unit(v, "IOPS");
+        let spark = charts::sparkline(&charts::Sparkline {
+            title: &format!("{}: IOPS per steady-state round", point_name(p)),
+            points: &rounds,
+            fmt: &iops_fmt,
+            color: 0,
+        });
+        let verdict = if st.steady {
+            format!("steady after {} rounds", st.rounds_iops.len())
+        } else {
+            format!("<b>not steady</b>: gave up after {} rounds", st.rounds_iops.len())
+        };
+        let (avg, range, fit) = match &st.window {
+            Some(w) => (
+                charts::fmt_with_unit(w.avg, "IOPS"),
+                format!("{:.1}%", w.range_pct),
+                format!("{:.1}%", w.fit_change_pct),
+            ),
+            None => ("—".into(), "—".into(), "—".into()),
+        };
+        let _ = write!(
+            h,
+            "<tr><td>{} {}</td><td>{}</td><td>{verdict}</td><td>{avg}</td><td>{range}</td><td>{fit}</td><td>{spark}</td></tr>",
+            p.point.index,
+            esc(&p.point.label),
+            st.rounds_iops.len()
+        );
+    }
+    h += "</tbody></table>";
+    if steady.len() <= MAX_FULL_SERIES {
+        for (p, st) in &steady {
+            let rounds: Vec<(f64, f64)> =
+                st.rounds_iops.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect();
+            let mut series = vec![Series::new("IOPS per round", rounds)];
+            if let Some(w) = &st.window {
+                let (a, b) = ((w.first_round + 1) as f64, (w.first_round + st.rule.window) as f64);
+                let flat = |name: &str, v: f64| Series {
+                    name: name.into(),
+                    points: vec![(a, v), (b, v)],
+                    reference_for: Some(0),
+                };
+                series.push(flat("window average", w.avg));
+                series.push(flat("average +10%", w.avg * 1.1));
+                series.push(flat("average −10%", w.avg * 0.9));
+                // The fit uses 0-based rounds: value = intercept + slope x round.
+                let fit = |r: f64| w.intercept + w.slope_per_round * (r - 1.0);
+                series.push(Series {
+                    name: "best-fit line".into(),
+                    points: vec![(a, fit(a)), (b, fit(b))],
+                    reference_for: Some(0),
+                });
+            }
+            let chart = charts::line_chart_sized(
+                &LineChart {
+                    title: format!("{} — steady-state convergence", p.point.label),
+                    x_label: "round (each one run of the point)".into(),
+                    y_label: "IOPS".into(),
+                    x_scale: XScale::Linear,
+                    y_log: false,
+                    series,
+                },
+                Size { w: 900, h: 320 },
+            );
+            let _ = write!(h, "<div class=\"chart\">{chart}</div>");
+        }
+    }
+    h
+}
+
 /// The whole report of one results directory.
 pub fn report(manifest: &RunManifest, points: &[PointResult]) -> String {
     let mut h = String::new();
@@ -468,6 +555,7 @@ pub fn report(manifest: &RunManifest, points: &[PointResult]) -> String {
             table_html(&t)
         );
     }
+    h += &steady_section(points);
     h += &latency_section(points);
     h += &series_section(points);
     h += "</body></html>\n";

@@ -529,3 +529,42 @@ fn every_chart_axis_is_described() {
         }
     }
 }
+
+#[test]
+fn steady_state_rounds_are_drawn_with_their_verdict_and_window() {
+    use drivelab_lab::steady::{window_stats, SteadyRule};
+    let mut points: Vec<PointResult> =
+        (0..2).map(|i| point(&format!("randwrite {i}"), "", &[], &[("/dev/sdb", 100.0)])).collect();
+    points[0].point.index = 1;
+    points[1].point.index = 2;
+    // Point 1 settles after a warm-up drop; point 2 keeps falling and gives up after 6 rounds.
+    let settled = vec![90_000.0, 70_000.0, 52_000.0, 50_000.0, 51_000.0, 49_500.0, 50_500.0];
+    let falling = vec![90_000.0, 80_000.0, 70_000.0, 60_000.0, 50_000.0, 40_000.0];
+    let rule = SteadyRule::default();
+    for (p, (rounds, steady)) in points.iter_mut().zip([(&settled, true), (&falling, false)]) {
+        p.steady = Some(SteadyRecord {
+            rule: rule.clone(),
+            rounds_iops: rounds.clone(),
+            steady,
+            window: window_stats(rounds, rule.window),
+        });
+    }
+    let page = report(&manifest("plan", &points), &points);
+    assert!(page.contains("<h2>Steady state</h2>"));
+    assert!(page.contains("steady after 7 rounds") && page.contains("gave up after 6 rounds"), "the verdicts");
+    // The sparklines carry each point's rounds, in order, within a pixel.
+    let sparks: Vec<Spark> = svgs(&page).into_iter().filter(|s| s.contains("steady-state round")).map(spark).collect();
+    assert_eq!(sparks.len(), 2);
+    let top_px = sparks.iter().flat_map(|s| s.line.iter().map(|p| p.1)).fold(f64::MAX, f64::min);
+    for (s, rounds) in sparks.iter().zip([&settled, &falling]) {
+        let samples: Vec<(f64, f64)> = rounds.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect();
+        check_line(&s.title, &s.line, &samples, s.zero_px, top_px);
+    }
+    // The convergence chart: IOPS by round plus the window's average, band and fit (dashed).
+    let chart = chart_titled(&page, "randwrite 0 — steady-state convergence");
+    let doc = roxmltree::Document::parse(chart).unwrap();
+    let lines = doc.descendants().filter(|n| n.has_tag_name("polyline")).count();
+    assert!(lines >= 5, "the rounds, the average, two band lines and the fit: {lines} polylines");
+    let w = window_stats(&settled, 5).unwrap();
+    assert!(w.range_pct <= 20.0 && page.contains(&format!("{:.1}%", w.range_pct)), "the window's range is shown");
+}
