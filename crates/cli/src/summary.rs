@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use drivelab_engine::hist::LatSummary;
 use drivelab_engine::result::{DirStats, OpenLoopStats, RunResult};
 use drivelab_engine::spec::Arrivals;
 use drivelab_engine::target::TargetKind;
@@ -11,14 +12,18 @@ fn dir_line(out: &mut String, name: &str, d: &DirStats) {
     if d.ops == 0 {
         return;
     }
-    let l = &d.lat_ns;
+    let rates = [fmt_count(d.iops), format!("{:.1}", d.bw_mb_per_s), format!("{:.1}", d.bw_mib_per_s)];
+    lat_row(out, name, d.ops, &rates, &d.lat_ns);
+}
+
+/// One row of the table: name, ops, three rate cells, then the latency columns.
+fn lat_row(out: &mut String, name: &str, ops: u64, rates: &[String; 3], l: &LatSummary) {
     let _ = writeln!(
         out,
-        "  {name:<6} {:>9} {:>9} {:>9.1} {:>9.1} │ {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        d.ops,
-        fmt_count(d.iops),
-        d.bw_mb_per_s,
-        d.bw_mib_per_s,
+        "  {name:<6} {ops:>9} {:>9} {:>9} {:>9} │ {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        rates[0],
+        rates[1],
+        rates[2],
         fmt_ns(l.min as f64),
         fmt_ns(l.mean),
         fmt_ns(l.p("p50") as f64),
@@ -41,21 +46,8 @@ fn open_loop_lines(out: &mut String, o: &OpenLoopStats) {
         fmt_count(o.target_iops),
         fmt_count(o.achieved_iops)
     );
-    let _ = writeln!(
-        out,
-        "  {:<6} {:>9} {:>9} {:>9} {:>9} │ {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "resp",
-        l.histogram.buckets.iter().map(|b| b[1]).sum::<u64>(),
-        "",
-        "",
-        "",
-        fmt_ns(l.min as f64),
-        fmt_ns(l.mean),
-        fmt_ns(l.p("p50") as f64),
-        fmt_ns(l.p("p99") as f64),
-        fmt_ns(l.p("p99.9") as f64),
-        fmt_ns(l.max as f64),
-    );
+    let ops = l.histogram.buckets.iter().map(|b| b[1]).sum::<u64>();
+    lat_row(out, "resp", ops, &Default::default(), l);
     let _ = writeln!(
         out,
         "  (resp: from each I/O's intended issue time; schedule lag p99 {}, max {}; {:.2}% of I/Os over {} late)",

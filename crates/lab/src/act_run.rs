@@ -141,12 +141,18 @@ pub fn fill(
     crate::precondition::sequential(names, 1, opts.engine, perm, new_file_size, stop, &mut |_, _| {}, on_progress)
 }
 
-/// Every check that can refuse, for the fill and every stream, before anything is written.
-pub fn check(names: &[String], opts: &ActOptions, perm: &Permission, new_file_size: u64) -> Result<(), Error> {
+/// The load's rates on `names` and its streams, after checking the config.
+fn plan(names: &[String], opts: &ActOptions) -> Result<(ActRates, Vec<(Role, usize, AccessSpec)>), Error> {
     opts.config.validate().map_err(Error::invalid)?;
     let min_op = min_op_bytes(names)?;
     let rates = opts.config.derive(min_op);
-    for (_, t, spec) in streams(opts, &rates, min_op, names.len()) {
+    let streams = streams(opts, &rates, min_op, names.len());
+    Ok((rates, streams))
+}
+
+/// Every check that can refuse, for the fill and every stream, before anything is written.
+pub fn check(names: &[String], opts: &ActOptions, perm: &Permission, new_file_size: u64) -> Result<(), Error> {
+    for (_, t, spec) in plan(names, opts)?.1 {
         crate::prepare::check(&spec, std::slice::from_ref(&names[t]), new_file_size, perm)?;
     }
     Ok(())
@@ -161,10 +167,7 @@ pub fn run(
     stop: &Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<ActRun, Error> {
-    opts.config.validate().map_err(Error::invalid)?;
-    let min_op = min_op_bytes(names)?;
-    let rates = opts.config.derive(min_op);
-    let plan = streams(opts, &rates, min_op, names.len());
+    let (rates, plan) = plan(names, opts)?;
     let mut prepared = Vec::new();
     for (_, t, spec) in &plan {
         let p = prepare(spec, std::slice::from_ref(&names[*t]), new_file_size, perm, stop, &mut |_, _, _| {})?;
