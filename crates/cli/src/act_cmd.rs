@@ -104,7 +104,7 @@ pub fn run(args: &ActArgs) -> Result<Outcome, Error> {
         }
     }
     act_run::check(&args.targets, &opts, &perm, new_size)?;
-    let dir = store::new_dir(Path::new(&args.results), "act", now_s())?;
+    let dir = store::new_dir(Path::new(&args.results), "act", store::now_unix_ms() / 1000)?;
 
     if !args.no_prep {
         println!("act: filling {} with random data first (ACT's prep; --no-prep skips)", args.targets.join(" "));
@@ -310,8 +310,4 @@ fn save(
         probes,
     };
     store::write_json(&dir.join("act.json"), &rec)
-}
-
-fn now_s() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }

@@ -75,7 +75,7 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
     // Every refusal before anything runs: check (and create) the targets once.
     let prepared = prepare(&base, &args.run.targets, new_size, &perm, &stop, &mut |_, _, _| {})?;
     drop(prepared);
-    let dir = store::new_dir(Path::new(&args.results), "qos", now_s())?;
+    let dir = store::new_dir(Path::new(&args.results), "qos", store::now_unix_ms() / 1000)?;
     println!("qos: {} on {} · objective {objective}", base.label(), args.run.targets.join(" "));
 
     let mut probes = Vec::new();
@@ -225,8 +225,4 @@ fn save(
         probes,
     };
     store::write_json(&dir.join("qos.json"), &rec)
-}
-
-fn now_s() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }

@@ -194,10 +194,6 @@ pub fn load_points(dir: &Path) -> Result<Vec<PointResult>, Error> {
     files.iter().map(|f| store::read_json(f)).collect()
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
-}
-
 fn record(plan: &Plan) -> PlanRecord {
     PlanRecord {
         name: plan.name.clone(),
@@ -221,7 +217,7 @@ fn target_facts(path: &str) -> TargetFacts {
 
 /// Start a new results directory under `base` for `plan`: creates it and writes `run.json`.
 pub fn create(base: &Path, plan: &Plan, opts: &Options) -> Result<PathBuf, Error> {
-    let started = now_ms();
+    let started = store::now_unix_ms();
     let dir = store::new_dir(
         base,
         &plan.name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "-"),

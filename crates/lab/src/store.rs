@@ -36,6 +36,11 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error
         .map_err(|e| Error::invalid(format!("{} is not a drivelab result: {e}", path.display())))
 }
 
+/// Wall-clock time, Unix epoch ms (0 if the clock is before 1970).
+pub fn now_unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
 /// `YYYYMMDD-HHMMSS` (UTC) for a Unix time: results directories sort by date.
 pub fn utc_stamp(unix_s: u64) -> String {
     let days = (unix_s / 86400) as i64;
