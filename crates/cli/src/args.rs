@@ -41,6 +41,45 @@ pub enum Command {
     Qos(Box<QosArgs>),
 }
 
+/// What `qos` raises.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ByArg {
+    /// Fixed rates (open loop) below the closed-loop maximum.
+    Rate,
+    /// Closed-loop queue depths (fio style).
+    Qd,
+}
+
+impl From<ByArg> for drivelab_lab::results::SearchBy {
+    fn from(b: ByArg) -> Self {
+        match b {
+            ByArg::Rate => drivelab_lab::results::SearchBy::Rate,
+            ByArg::Qd => drivelab_lab::results::SearchBy::Qd,
+        }
+    }
+}
+
+/// Output formats of `report` and `compare`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    Text,
+    #[value(alias = "markdown")]
+    Md,
+    Csv,
+    Json,
+}
+
+impl From<FormatArg> for drivelab_report::Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Text => drivelab_report::Format::Text,
+            FormatArg::Md => drivelab_report::Format::Markdown,
+            FormatArg::Csv => drivelab_report::Format::Csv,
+            FormatArg::Json => drivelab_report::Format::Json,
+        }
+    }
+}
+
 /// Target creation and permission to write: the same for `run` and `plan`.
 #[derive(Args, Debug, Clone)]
 pub struct SafetyArgs {
@@ -181,9 +220,9 @@ pub struct CompareArgs {
     /// Two or more results directories of the same suite or plan; the first is the baseline.
     #[arg(required = true, num_args = 2.., value_name = "DIR")]
     pub dirs: Vec<String>,
-    /// text (terminal), md (Markdown) or csv.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    /// text (terminal), md (Markdown), csv or json.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    pub format: FormatArg,
     /// Write the comparison as an HTML page with overlaid charts here; must not exist.
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<String>,
@@ -213,7 +252,7 @@ pub struct ActArgs {
     /// Analysis slice: every slice must pass on its own (act_latency.py's -t).
     #[arg(long, default_value = "1h", value_name = "DUR")]
     pub slice: String,
-    /// Record size: small reads read this much, rounded up to 128 bytes and to the drive's minimum I/O size.
+    /// Record size: small reads read this much, rounded up to 16 bytes and to the drive's minimum I/O size.
     #[arg(long, default_value = "1536", value_name = "SIZE")]
     pub record_bytes: String,
     /// Large-block read and write size (a power of two).
@@ -246,6 +285,19 @@ pub struct ActArgs {
     /// Skip filling the targets with random data first (ACT's act_prep).
     #[arg(long)]
     pub no_prep: bool,
+    /// Pass limit: the percent of reads over 1 ms a slice may have (ACT: 5).
+    #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+    pub max_over_1ms: f64,
+    /// Pass limit: the percent of reads over 8 ms a slice may have (ACT: 1).
+    #[arg(long, default_value_t = 1.0, value_name = "PCT")]
+    pub max_over_8ms: f64,
+    /// Pass limit: the percent of reads over 64 ms a slice may have (ACT: 0.1).
+    #[arg(long, default_value_t = 0.1, value_name = "PCT")]
+    pub max_over_64ms: f64,
+    /// A command that prints the power draw in watts, run every second during each load: the
+    /// report gives average W and score per watt.
+    #[arg(long, value_name = "CMD")]
+    pub power_cmd: Option<String>,
     /// Also write the final load's log in ACT's own output format (for analysis/act_latency.py).
     #[arg(long, value_name = "FILE")]
     pub act_log: Option<String>,
@@ -267,17 +319,14 @@ pub struct QosArgs {
     pub objective: String,
     /// What to raise: rate (fixed-rate load, latency from intended issue times; --qd caps the
     /// I/Os in flight) or qd (closed loop, fio-style: the highest queue depth that meets it).
-    #[arg(long, default_value = "rate", value_name = "rate|qd", help_heading = "Objective")]
-    pub by: String,
+    #[arg(long, value_enum, default_value_t = ByArg::Rate, help_heading = "Objective")]
+    pub by: ByArg,
     /// With --by qd: the highest queue depth tried (the search starts there).
     #[arg(long, default_value_t = 256, value_name = "N", help_heading = "Objective")]
     pub max_qd: u32,
     /// Stop refining when the passing and failing loads are this close (percent of the passing one).
     #[arg(long, default_value_t = 5.0, value_name = "PCT", help_heading = "Objective")]
     pub tolerance: f64,
-    /// Where the results directory is made.
-    #[arg(long, default_value = "results", value_name = "DIR", help_heading = "Objective")]
-    pub results: String,
     /// The workload, as for `drivelab run` (--time is each probe's duration).
     #[command(flatten)]
     pub run: RunArgs,
@@ -290,8 +339,8 @@ pub struct ReportArgs {
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<String>,
     /// text (terminal), md (Markdown), csv or json (the tables as data).
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    pub format: FormatArg,
     /// Write the HTML report (charts and tables, one self-contained file) here; must not exist.
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<String>,
@@ -390,6 +439,12 @@ pub struct RunArgs {
     #[command(flatten)]
     pub safety: SafetyArgs,
 
+    /// A command that prints the power draw in watts, run every second while measuring.
+    #[arg(long, value_name = "CMD", help_heading = "Output")]
+    pub power_cmd: Option<String>,
+    /// Where the results directory is made (every run leaves one, to report and compare).
+    #[arg(long, default_value = "results", value_name = "DIR", help_heading = "Output")]
+    pub results: String,
     /// Save the full result as JSON here (must not exist yet; `-` for standard output).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<String>,
@@ -401,6 +456,13 @@ pub struct RunArgs {
 impl RunArgs {
     /// Build and validate the access spec these flags describe.
     pub fn spec(&self) -> Result<AccessSpec, Error> {
+        let pairs = self.fields();
+        fields::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    }
+
+    /// The flags as access-spec fields (the names plan files use), in the order they apply: the
+    /// record of a `run` point, from which its spec is derived.
+    pub fn fields(&self) -> Vec<(String, String)> {
         let (qd, jobs, batch, seed) =
             (self.qd.to_string(), self.jobs.to_string(), self.batch.to_string(), self.seed.to_string());
         let mut pairs: Vec<(&str, &str)> = vec![
@@ -441,7 +503,7 @@ impl RunArgs {
         if self.continue_on_error {
             pairs.push(("continue_on_error", "true"));
         }
-        fields::from_pairs(pairs)
+        pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 }
 

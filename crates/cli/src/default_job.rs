@@ -31,8 +31,5 @@ fn buffered_fallback() -> Result<Outcome, Error> {
     let argv =
         ["drivelab", "run", SCRATCH, "--rw", "randread", "--qd", "32", "--time", "5s", "--size", "1g", "--buffered"];
     let Some(Command::Run(args)) = Cli::parse_from(argv).command else { unreachable!("static argv") };
-    let mut spec = args.spec()?;
-    let size = args.safety.new_file_size()?;
-    let mut notices = vec!["the filesystem refuses O_DIRECT: buffered I/O was used".to_string()];
-    run_cmd::run_spec(&mut spec, &args, size, &mut notices)
+    run_cmd::run_with_notices(&args, &["the filesystem refuses O_DIRECT: buffered I/O was used"])
 }

@@ -6,6 +6,7 @@ mod act_cmd;
 mod args;
 mod compare_cmd;
 mod default_job;
+mod events;
 mod output;
 mod plan_cmd;
 mod progress;

@@ -1,10 +1,37 @@
-//! Saving a run's result: JSON written whole or not at all (`lab::store`), never over an
-//! existing file, checked before the run so nothing is measured in vain.
+//! Where results and lines go: `--json` files (written whole or not at all through `lab::store`,
+//! never over an existing file, checked before the run so nothing is measured in vain), and
+//! standard output, where a closed pipe (`| head`) silences drivelab instead of killing it or
+//! stopping a run, and a full disk is said once on stderr.
 
+use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use drivelab_engine::result::RunResult;
 use drivelab_engine::Error;
+
+/// Standard output stopped accepting lines (closed pipe or a write error already reported).
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
+/// Write `text` to standard output as it is. A closed pipe makes every later write a no-op (the
+/// run goes on and its results are saved); any other failure is reported once on stderr.
+pub fn stdout_text(text: &str) {
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        STDOUT_GONE.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("drivelab: writing to standard output: {e}");
+        }
+    }
+}
+
+/// `line` and a newline on standard output (see [`stdout_text`]).
+pub fn stdout_line(line: &str) {
+    stdout_text(&format!("{line}\n"));
+}
 
 /// Refuse an output path that exists (checked before the run, so nothing is measured in vain).
 pub fn check_json_path(path: &str) -> Result<(), Error> {
@@ -31,7 +58,7 @@ pub fn check_json_path(path: &str) -> Result<(), Error> {
 pub fn write_json(path: &str, result: &RunResult) -> Result<(), Error> {
     if path == "-" {
         let text = serde_json::to_string_pretty(result).map_err(|e| Error::io("encoding JSON", e.into()))?;
-        println!("{text}");
+        stdout_line(&text);
         return Ok(());
     }
     drivelab_lab::store::write_json(Path::new(path), result)

@@ -1,18 +1,22 @@
-//! `drivelab run` (and the no-argument default): prepare the targets (`lab::prepare` does every
-//! check that can refuse before the first byte is written), measure, report.
+//! `drivelab run` (and the no-argument default's fallback): one point, run by the lab's plan
+//! driver like any plan, so it leaves a results directory that `report` and `compare` read; then
+//! the human summary, and with `--json` the result itself.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use drivelab_engine::result::RunResult;
-use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
-use drivelab_lab::prepare::prepare;
+use drivelab_lab::execute::{Lab, Setup};
+use drivelab_lab::plan::{Plan, Point};
+use drivelab_lab::results::Kind;
+use drivelab_lab::runner::{self, PlanOptions};
 
-use crate::args::RunArgs;
-use crate::{output, progress, summary};
+use crate::args::{RunArgs, SafetyArgs};
+use crate::events::{Printer, Style};
+use crate::{output, summary};
 
-/// How a finished run ends the process.
+/// How a finished command ends the process.
 pub enum Outcome {
     Done,
     Interrupted,
@@ -36,65 +40,91 @@ pub fn stop_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
-pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
-    let mut spec = args.spec()?;
-    let new_size = args.safety.new_file_size()?;
-    let mut notices = Vec::new();
-    run_spec(&mut spec, args, new_size, &mut notices)
+/// What every command gives the lab: permissions, the new-file size, power sampling, Ctrl-C.
+pub fn lab_setup<'a>(safety: &'a SafetyArgs, power_cmd: Option<&String>) -> Result<Setup<'a>, Error> {
+    Ok(Setup {
+        new_file_size: safety.new_file_size()?,
+        perm: safety.permission(),
+        power_cmd: power_cmd.cloned(),
+        stop: stop_flag(),
+    })
 }
 
-/// Everything after flag parsing; also used by the default job.
-pub fn run_spec(
-    spec: &mut AccessSpec,
-    args: &RunArgs,
-    new_size: u64,
-    notices: &mut Vec<String>,
-) -> Result<Outcome, Error> {
+pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
+    run_with_notices(args, &[])
+}
+
+/// `run`, with notices the caller adds to the result (the default job's buffered fallback).
+pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcome, Error> {
+    let spec = args.spec()?;
     if let Some(j) = args.json.as_deref() {
         output::check_json_path(j)?;
     }
-    let stop = stop_flag();
-    let perm = args.safety.permission();
-    let mut filling: Option<progress::Filling> = None;
-    let prepared = prepare(spec, &args.targets, new_size, &perm, &stop, &mut |path, done, total| {
-        filling.get_or_insert_with(|| progress::Filling::new(path, total, !args.quiet)).update(done)
-    });
-    if let Some(f) = filling {
-        f.finish();
-    }
-    let prepared = prepared?;
-    for n in &prepared.notices {
-        eprintln!("drivelab: {n}");
-    }
-    notices.extend(prepared.notices.iter().cloned());
-    *spec = prepared.spec.clone();
-    if stop.load(Ordering::SeqCst) {
-        return Ok(Outcome::Interrupted);
-    }
-
-    let mut display = progress::Live::new(!args.quiet);
-    let mut result =
-        drivelab_engine::run::run(spec, &prepared.targets, spec.engine, stop.clone(), &mut |p| display.update(p))?;
-    display.finish();
-    result.notices.extend(notices.iter().cloned());
-    if !spec.direct {
-        result.notices.push("buffered I/O: results include the page cache".into());
-    }
-    finish(&result, args)
-}
-
-fn finish(result: &RunResult, args: &RunArgs) -> Result<Outcome, Error> {
+    let json_to_stdout = args.json.as_deref() == Some("-");
+    let point = Point {
+        index: 1,
+        label: spec.label(),
+        slug: drivelab_lab::plan::slug(&spec.label()),
+        step: String::new(),
+        targets: args.targets.clone(),
+        fields: args.fields(),
+        estimate_ns: spec.time_ns.map(|t| t + spec.ramp_ns),
+        spec,
+    };
+    let plan = Plan {
+        name: "run".into(),
+        targets: args.targets.clone(),
+        together: true,
+        repeat: 1,
+        pause_ns: 0,
+        precondition: None,
+        points: vec![point],
+    };
+    let mut printer = Printer::new(Style::Run, args.quiet, json_to_stdout);
+    let mut sink = printer.sink();
+    let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref())?, &mut sink);
+    let base = Path::new(&args.results);
+    let (dir, _) =
+        runner::start(&mut lab, base, Kind::Run, std::env::args().collect(), &plan, &PlanOptions::default())?;
+    let stopped = lab.stopped();
+    drop(lab);
+    drop(sink);
+    printer.finish();
+    let saved = drivelab_lab::results::load(dir.path())?;
+    let Some(mut record) = saved.points.into_iter().next().or_else(|| interrupted_point(dir.path())) else {
+        return Ok(if stopped { Outcome::Interrupted } else { Outcome::Done });
+    };
+    record.result.notices.extend(extra_notices.iter().map(|n| n.to_string()));
+    let r = &record.result;
     if !args.quiet {
-        print!("{}", summary::render(result));
+        let text = summary::render(r);
+        if json_to_stdout {
+            eprint!("{text}");
+        } else {
+            output::stdout_text(&text);
+        }
+    } else if !r.errors.is_empty() {
+        for e in &r.errors {
+            eprintln!("drivelab: I/O error on {}: {} ({} times)", e.target, e.error, e.count);
+        }
     }
     if let Some(j) = args.json.as_deref() {
-        output::write_json(j, result)?;
+        output::write_json(j, r)?;
     }
-    Ok(if result.interrupted {
+    Ok(if r.interrupted {
         Outcome::Interrupted
-    } else if result.stopped_by_error {
+    } else if r.stopped_by_error || !r.errors.is_empty() {
         Outcome::StoppedByError
     } else {
         Outcome::Done
     })
+}
+
+/// A point cut short by Ctrl-C is saved as `.interrupted.json`; `run` still summarizes it.
+fn interrupted_point(dir: &Path) -> Option<drivelab_lab::results::PointResult> {
+    let entries = std::fs::read_dir(dir.join("points")).ok()?;
+    let file = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.to_str().is_some_and(|s| s.ends_with(".interrupted.json")))?;
+    drivelab_lab::store::read_json(&file).ok()
 }

@@ -3,7 +3,8 @@
 
 use drivelab_engine::target::{self, TargetKind};
 use drivelab_engine::Error;
-use drivelab_lab::suites::{self, SuiteOptions, SUITES};
+use drivelab_lab::results::Kind;
+use drivelab_lab::suites::{self, SuiteId, SuiteOptions, SUITES};
 
 use crate::args::SuiteArgs;
 use crate::default_job::SCRATCH;
@@ -18,7 +19,7 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
         }
         return Ok(Outcome::Done);
     };
-    suites::find(name)?;
+    let id: SuiteId = name.parse()?;
     let targets = if args.targets.is_empty() { vec![SCRATCH.to_string()] } else { args.targets.clone() };
     let new_size = args.safety.new_file_size()?;
     let mut smallest = u64::MAX;
@@ -28,15 +29,14 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
         smallest = smallest.min(size);
     }
     let opts = SuiteOptions { time: args.time.clone(), scale: args.scale, dql: args.dql, target_bytes: smallest };
-    let plan = suites::plan(name, &targets, &opts)?;
+    let plan = suites::plan(id, &targets, &opts)?;
     if args.dry_run {
         plan_cmd::dry_run(&plan);
         return Ok(Outcome::Done);
     }
-    let kind = format!("suite:{name}");
-    let power = args.power_cmd.as_deref();
+    let power = args.power_cmd.as_ref();
     let (outcome, dir) =
-        plan_cmd::execute(&plan, &kind, None, &args.safety, &args.results, args.quiet, power, &args.steady)?;
+        plan_cmd::execute(&plan, Kind::Suite(id), None, &args.safety, &args.results, args.quiet, power, &args.steady)?;
     crate::report_cmd::print_tables(&dir)?;
     Ok(outcome)
 }

@@ -97,13 +97,13 @@ fn a_plan_run_saves_run_facts_and_one_file_per_point() {
     assert_eq!(dirs.len(), 1);
     let dir = &dirs[0];
     let run = json(&dir.join("run.json"));
-    assert_eq!(run["schema"], 1);
+    assert_eq!(run["schema"], 2);
     assert_eq!(run["kind"], "plan");
     assert!(run["host"]["kernel"].as_str().unwrap().len() > 1);
     assert!(run["host"]["cores_online"].as_u64().unwrap() >= 1);
     assert_eq!(run["targets"][0]["path"], target.as_str());
     assert_eq!(run["targets"][0]["file"]["filesystem"], "tmpfs");
-    assert_eq!(run["plan"]["points"].as_array().unwrap().len(), 6);
+    assert_eq!(run["setup"]["plan"]["points"].as_array().unwrap().len(), 6);
     assert!(run["command_line"].as_array().unwrap().iter().any(|a| a == "plan"));
     let files = point_files(dir);
     assert_eq!(files.len(), 6, "{files:?}");

@@ -25,3 +25,14 @@ impl Error {
         matches!(self, Error::Invalid(_))
     }
 }
+
+impl Error {
+    /// The same error, said to happen while doing `what` ("point 3 (random read)"): the kind,
+    /// and so the exit code, is kept.
+    pub fn context(self, what: impl std::fmt::Display) -> Error {
+        match self {
+            Error::Invalid(m) => Error::Invalid(format!("{what}: {m}")),
+            Error::Io { context, source } => Error::Io { context: format!("{what}: {context}"), source },
+        }
+    }
+}

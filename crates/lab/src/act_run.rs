@@ -10,22 +10,22 @@
 //! The per-second response times in ACT's power-of-two millisecond buckets are what the slices,
 //! the verdict and the ACT-format log are built from.
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
 use drivelab_engine::result::RunResult;
-use drivelab_engine::run::{run_streams, Progress, Stream};
 use drivelab_engine::spec::{AccessSpec, BlockSize, DataPattern, EngineKind, Rate, RateScope, SyncMode};
 use drivelab_engine::Error;
 
 use crate::act::{self, ActConfig, ActCriteria, ActHist, ActLogSecond, ActRates, ActVerdict, SliceRow};
-use crate::prepare::prepare;
-use crate::safety::Permission;
 
-/// How one ACT load runs (what ACT's config file says, plus drivelab's queue depths).
-#[derive(Clone, Debug)]
+/// How an ACT certification runs: what ACT's config file says, plus drivelab's queue depths,
+/// the pass criteria and the search. Saved as the setup of an `act` results directory.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ActOptions {
+    /// ACT's config; `scale` is the load's N (with `search`, the last load's).
     pub config: ActConfig,
+    /// Pass limits per slice (ACT's: 5% over 1 ms, 1% over 8 ms, 0.1% over 64 ms).
+    pub criteria: ActCriteria,
+    pub targets: Vec<String>,
+    /// One load's length (a confirming load's, with `search`).
     pub time_ns: u64,
     pub slice_secs: u32,
     /// Concurrent small reads per target (ACT's service threads).
@@ -38,6 +38,14 @@ pub struct ActOptions {
     pub max_lag_ns: u64,
     pub engine: EngineKind,
     pub seed: u64,
+    /// Fill every target with random data before the first load (ACT's act_prep).
+    pub prep: bool,
+    /// Search the highest passing N instead of running `config.scale` once.
+    pub search: bool,
+    /// With `search`: each probe's length before the confirmation.
+    pub probe_time_ns: u64,
+    /// With `search`: the N to start from (None: from a short closed-loop read probe).
+    pub search_start: Option<u32>,
 }
 
 /// What a stream does in the ACT workload.
@@ -51,7 +59,7 @@ pub enum Role {
 }
 
 /// One stream's result.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StreamResult {
     pub role: Role,
     pub target: String,
@@ -59,7 +67,7 @@ pub struct StreamResult {
 }
 
 /// One load (one N) run to its end.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ActRun {
     pub scale: f64,
     pub rates: ActRates,
@@ -128,60 +136,14 @@ pub fn min_op_bytes(names: &[String]) -> Result<u64, Error> {
     Ok(infos.iter().map(|i| i.dio_align_bytes.max(512)).max().unwrap_or(512))
 }
 
-/// Fill every target with random data once, sequentially in large blocks (ACT's act_prep):
-/// reads then find real data, and the drive starts from a written state.
-pub fn fill(
-    names: &[String],
-    opts: &ActOptions,
-    perm: &Permission,
-    new_file_size: u64,
-    stop: &Arc<AtomicBool>,
-    on_progress: &mut dyn FnMut(&Progress),
-) -> Result<bool, Error> {
-    crate::precondition::sequential(names, 1, opts.engine, perm, new_file_size, stop, &mut |_, _| {}, on_progress)
-}
-
-/// The load's rates on `names` and its streams, after checking the config.
-fn plan(names: &[String], opts: &ActOptions) -> Result<(ActRates, Vec<(Role, usize, AccessSpec)>), Error> {
+/// The load's rates on its targets and its streams, after checking the config.
+pub fn plan(opts: &ActOptions) -> Result<(ActRates, Vec<(Role, usize, AccessSpec)>), Error> {
     opts.config.validate().map_err(Error::invalid)?;
-    let min_op = min_op_bytes(names)?;
+    opts.criteria.validate().map_err(Error::invalid)?;
+    let min_op = min_op_bytes(&opts.targets)?;
     let rates = opts.config.derive(min_op);
-    let streams = streams(opts, &rates, min_op, names.len());
+    let streams = streams(opts, &rates, min_op, opts.targets.len());
     Ok((rates, streams))
-}
-
-/// Every check that can refuse, for the fill and every stream, before anything is written.
-pub fn check(names: &[String], opts: &ActOptions, perm: &Permission, new_file_size: u64) -> Result<(), Error> {
-    for (_, t, spec) in plan(names, opts)?.1 {
-        crate::prepare::check(&spec, std::slice::from_ref(&names[t]), new_file_size, perm)?;
-    }
-    Ok(())
-}
-
-/// Run ACT's workload at `opts.config`'s scale on `names` and judge it.
-pub fn run(
-    names: &[String],
-    opts: &ActOptions,
-    perm: &Permission,
-    new_file_size: u64,
-    stop: &Arc<AtomicBool>,
-    on_progress: &mut dyn FnMut(&Progress),
-) -> Result<ActRun, Error> {
-    let (rates, plan) = plan(names, opts)?;
-    let mut prepared = Vec::new();
-    for (_, t, spec) in &plan {
-        let p = prepare(spec, std::slice::from_ref(&names[*t]), new_file_size, perm, stop, &mut |_, _, _| {})?;
-        prepared.push(p);
-    }
-    let list: Vec<Stream> = prepared.iter().map(|p| Stream { spec: &p.spec, targets: &p.targets }).collect();
-    let engine = prepared.first().map_or(opts.engine, |p| p.spec.engine);
-    let results = run_streams(&list, engine, stop.clone(), on_progress)?;
-    let streams: Vec<StreamResult> = plan
-        .iter()
-        .zip(results)
-        .map(|((role, t, _), result)| StreamResult { role: *role, target: names[*t].clone(), result })
-        .collect();
-    Ok(judge(opts, rates, streams, names))
 }
 
 /// Slices, verdict and ACT log seconds from the streams' per-second response times.
@@ -227,10 +189,12 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
     }
     let reads: Vec<ActHist> = seconds.iter().map(|s| s.reads.clone()).collect();
     let slices = act::slices(&reads, opts.slice_secs);
-    let verdict = act::verdict(&slices, &ActCriteria::default());
+    let verdict = act::verdict(&slices, &opts.criteria);
     let fell_behind = fell_behind(&streams, opts.max_lag_ns);
     let interrupted = streams.iter().any(|s| s.result.interrupted);
-    let passed = verdict.pass && fell_behind.is_none() && !interrupted;
+    // An I/O error is never a pass, whatever the latency of the I/Os that did complete.
+    let errored = streams.iter().any(|s| s.result.stopped_by_error || !s.result.errors.is_empty());
+    let passed = verdict.pass && fell_behind.is_none() && !interrupted && !errored;
     ActRun { scale: opts.config.scale, rates, seconds, slices, verdict, fell_behind, passed, interrupted, streams }
 }
 

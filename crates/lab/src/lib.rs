@@ -6,11 +6,15 @@
 //! device that is mounted, in use or holds data, unless the user says so explicitly.
 
 pub mod act;
+pub mod act_cert;
 pub mod act_run;
+pub mod execute;
 pub mod plan;
 pub mod power;
 pub mod precondition;
 pub mod prepare;
+pub mod qos;
+pub mod results;
 pub mod runner;
 pub mod safety;
 pub mod search;

@@ -88,8 +88,9 @@ const PLAN_KEYS: &[&str] =
     &["name", "targets", "together", "repeat", "pause", "defaults", "precondition", "matrix", "step"];
 const RANGE_EXPECTED: &str = r#"expected a range like "1..64 x2" or "0..100 +10", or a list"#;
 
-/// A plan, expanded.
-#[derive(Clone, Debug, PartialEq)]
+/// A plan, expanded. Saved whole in a results directory's `run.json`, so `--resume` runs exactly
+/// the points it would have run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Plan {
     pub name: String,
     /// The command line's targets if it gave any, else the file's.
@@ -105,8 +106,9 @@ pub struct Plan {
     pub points: Vec<Point>,
 }
 
-/// One run of one access spec.
-#[derive(Clone, Debug, PartialEq)]
+/// One run of one access spec: the one point type, planned, saved in `run.json` and with every
+/// point result.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     /// 1-based, in run order.
     pub index: usize,
@@ -121,7 +123,9 @@ pub struct Point {
     /// The access-spec fields as given (defaults, then step, then matrix; a later key replaces an
     /// earlier one), for the record.
     pub fields: Vec<(String, String)>,
-    /// `fields::from_pairs(fields)`.
+    /// `fields::from_pairs(fields)` (for `drivelab run`, whose point has no fields, the spec
+    /// built from its flags).
+    #[serde(default)]
     pub spec: AccessSpec,
     /// Ramp plus time; None when only `io_size` bounds the run.
     pub estimate_ns: Option<u64>,
@@ -146,8 +150,23 @@ impl Plan {
     }
 }
 
+/// Which targets a plan runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Targets<'a> {
+    /// The command line's, when not empty, else the file's; none at all is an error.
+    Given(&'a [String]),
+    /// For listing a plan (`--dry-run`) before its targets are known: the file's, or a
+    /// placeholder `TARGET` when it names none.
+    ForListing(&'a [String]),
+}
+
 /// Read, parse and expand the plan at `path`. `cli_targets`, when not empty, replace the file's.
 pub fn load(path: &Path, cli_targets: &[String]) -> Result<Plan, Error> {
+    load_with(path, Targets::Given(cli_targets))
+}
+
+/// [`load`], choosing what happens when no target is named.
+pub fn load_with(path: &Path, targets: Targets) -> Result<Plan, Error> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
@@ -161,11 +180,19 @@ pub fn load(path: &Path, cli_targets: &[String]) -> Result<Plan, Error> {
         let src = Src { text: valid, file: &file };
         src.err(Some(valid.len()..valid.len()), "this byte is not UTF-8; expected a TOML file in UTF-8")
     })?;
-    parse(&text, &file, cli_targets)
+    parse_with(&text, &file, targets)
 }
 
 /// Parse and expand plan `text`; `file_name` is used in messages and for the default name.
 pub fn parse(text: &str, file_name: &str, cli_targets: &[String]) -> Result<Plan, Error> {
+    parse_with(text, file_name, Targets::Given(cli_targets))
+}
+
+fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<Plan, Error> {
+    let (cli_targets, listing) = match given {
+        Targets::Given(t) => (t, false),
+        Targets::ForListing(t) => (t, true),
+    };
     let src = Src { text, file: file_name };
     let doc = Document::parse(text).map_err(|e| src.err(e.span(), syntax_message(e.message())))?;
     let root = doc.as_table();
@@ -271,7 +298,10 @@ pub fn parse(text: &str, file_name: &str, cli_targets: &[String]) -> Result<Plan
         steps.push(Step { name: String::new(), anchor, fields: Vec::new(), matrix: None });
     }
 
-    let targets = if cli_targets.is_empty() { file_targets } else { cli_targets.to_vec() };
+    let mut targets = if cli_targets.is_empty() { file_targets } else { cli_targets.to_vec() };
+    if targets.is_empty() && listing {
+        targets.push("TARGET".to_string());
+    }
     if targets.is_empty() {
         let span = root.get("targets").and_then(Item::span);
         return Err(src.err(
@@ -840,7 +870,7 @@ fn target_names(targets: &[String]) -> Vec<String> {
 }
 
 /// `[a-z0-9.-]` only: lower case, `=` dropped, anything else a single `-`.
-fn slug(label: &str) -> String {
+pub fn slug(label: &str) -> String {
     let mut out = String::with_capacity(label.len());
     for c in label.chars().flat_map(char::to_lowercase) {
         match c {

@@ -3,16 +3,11 @@
 //! start to end, `passes` times, in 128 KiB blocks of incompressible data. A fresh or trimmed SSD
 //! otherwise reports write speeds it will never show once full.
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
-use drivelab_engine::run::Progress;
 use drivelab_engine::spec::{AccessSpec, BlockSize, EngineKind};
-use drivelab_engine::target::TargetKind;
+use drivelab_engine::target::{self, TargetKind};
 use drivelab_engine::Error;
 
-use crate::prepare::prepare;
-use crate::safety::Permission;
+use crate::execute::{Event, Lab};
 
 /// The spec of one pass (its `io_size` is set per target to the target's size).
 pub fn pass_spec(engine: EngineKind, seed: u64) -> AccessSpec {
@@ -29,38 +24,28 @@ pub fn pass_spec(engine: EngineKind, seed: u64) -> AccessSpec {
     }
 }
 
-/// Write every target whole, `passes` times. Returns false when interrupted.
-#[allow(clippy::too_many_arguments)]
-pub fn sequential(
-    names: &[String],
-    passes: u32,
-    engine: EngineKind,
-    perm: &Permission,
-    new_file_size: u64,
-    stop: &Arc<AtomicBool>,
-    on_pass: &mut dyn FnMut(&str, u32),
-    on_progress: &mut dyn FnMut(&Progress),
-) -> Result<bool, Error> {
-    let spec = pass_spec(engine, 0xf111);
-    let prepared = prepare(&spec, names, new_file_size, perm, stop, &mut |_, _, _| {})?;
-    for t in &prepared.targets {
-        if t.info.kind == TargetKind::Null {
+/// Write every target whole, `passes` times, through the lab. Returns false when interrupted;
+/// an I/O error is an error (a drive that cannot be preconditioned cannot be measured).
+pub fn sequential(lab: &mut Lab, names: &[String], passes: u32, engine: EngineKind) -> Result<bool, Error> {
+    for name in names {
+        let mut spec = pass_spec(engine, 0xf111);
+        let info = target::probe(name)?;
+        if info.kind == TargetKind::Null {
             continue;
         }
+        // A file that does not exist yet is created at the new-file size by the first pass.
+        let size =
+            if info.kind == TargetKind::File && !info.exists { lab.setup.new_file_size } else { info.size_bytes };
+        spec.io_size_bytes = Some(size.max(1));
         for pass in 1..=passes {
-            on_pass(&t.info.path, pass);
-            let mut one = prepared.spec.clone();
-            one.io_size_bytes = Some(t.span);
-            one.seed ^= pass as u64;
-            let r = drivelab_engine::run::run(&one, std::slice::from_ref(t), one.engine, stop.clone(), on_progress)?;
-            if r.interrupted {
-                return Ok(false);
-            }
+            lab.emit(Event::Precondition { target: name, pass, passes });
+            spec.seed ^= pass as u64;
+            let r = lab.measure(&spec, std::slice::from_ref(name))?.result;
             if let Some(e) = r.errors.first() {
-                return Err(Error::io(
-                    format!("preconditioning {}", t.info.path),
-                    std::io::Error::other(e.error.clone()),
-                ));
+                return Err(Error::io(format!("preconditioning {name}"), std::io::Error::other(e.error.clone())));
+            }
+            if r.interrupted || lab.stopped() {
+                return Ok(false);
             }
         }
     }

@@ -10,8 +10,59 @@ use drivelab_engine::Error;
 
 use crate::plan::{self, Plan};
 
+/// Every built-in suite, by identity: lab runs it, report keys its tables and charts on it, and
+/// results directories record it (as its name) in their `kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SuiteId {
+    Quick,
+    Iometer,
+    Jbod,
+    Span,
+    Mixed,
+    Bsqd,
+    Hdparm,
+    Sync,
+}
+
+impl SuiteId {
+    pub const ALL: [SuiteId; 8] = [
+        SuiteId::Quick,
+        SuiteId::Iometer,
+        SuiteId::Jbod,
+        SuiteId::Span,
+        SuiteId::Mixed,
+        SuiteId::Bsqd,
+        SuiteId::Hdparm,
+        SuiteId::Sync,
+    ];
+
+    /// The name users type (`drivelab suite iometer`) and results record.
+    pub fn name(self) -> &'static str {
+        self.suite().name
+    }
+
+    /// The suite's description.
+    pub fn suite(self) -> &'static Suite {
+        SUITES.iter().find(|s| s.id == self).expect("every SuiteId has a Suite")
+    }
+}
+
+impl std::fmt::Display for SuiteId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SuiteId {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<SuiteId, Error> {
+        find(name).map(|s| s.id)
+    }
+}
+
 #[derive(Debug)]
 pub struct Suite {
+    pub id: SuiteId,
     pub name: &'static str,
     /// One line: what it measures and where the method comes from.
     pub about: &'static str,
@@ -21,41 +72,49 @@ pub struct Suite {
 
 pub const SUITES: &[Suite] = &[
     Suite {
+        id: SuiteId::Quick,
         name: "quick",
         about: "CrystalDiskMark-style first impression: SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T1, RND4K Q1T1, reads and writes",
         default_time: "5s",
     },
     Suite {
+        id: SuiteId::Iometer,
         name: "iometer",
         about: "Iometer access specs (seed 000): 64K at 100/95/80/0% sequential, reads and writes, 1..N outstanding I/Os per disk, all disks at once",
         default_time: "10s",
     },
     Suite {
+        id: SuiteId::Jbod,
         name: "jbod",
         about: "JBOD scaling (seed 001): 1..N drives at once, one worker each; 128K sequential and 4K random QD32, reads and writes",
         default_time: "10s",
     },
     Suite {
+        id: SuiteId::Span,
         name: "span",
         about: "4K random over an 8 GiB span at QD3 (seed 002): reads; writes 4K- vs 512-byte aligned; random, 50%-compressible and zero data",
         default_time: "3m",
     },
     Suite {
+        id: SuiteId::Mixed,
         name: "mixed",
         about: "4K random mixed read/write curve 0..100% reads at QD32 as 32 jobs x QD1 (seed 003)",
         default_time: "10s",
     },
     Suite {
+        id: SuiteId::Bsqd,
         name: "bsqd",
         about: "fio sweep (seed 004): random read and write, block size 512 B..1 MiB x queue depth 1..128",
         default_time: "5s",
     },
     Suite {
+        id: SuiteId::Hdparm,
         name: "hdparm",
         about: "hdparm -tT (seed 004): cached reads (page cache, 2 MiB) and sequential disk reads (2 MiB, O_DIRECT)",
         default_time: "3s",
     },
     Suite {
+        id: SuiteId::Sync,
         name: "sync",
         about: "4K writes at QD1 plain, with O_DSYNC and with fsync after each write: is the write cache protected? (seed 003)",
         default_time: "10s",
@@ -241,27 +300,28 @@ fn point_time(suite: &Suite, opts: &SuiteOptions) -> Result<String, Error> {
     Ok(format!("{ms}ms"))
 }
 
-/// The plan of suite `name` on `targets`.
-pub fn plan(name: &str, targets: &[String], opts: &SuiteOptions) -> Result<Plan, Error> {
-    let suite = find(name)?;
+/// The plan of suite `id` on `targets`.
+pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan, Error> {
+    let suite = id.suite();
+    let name = suite.name;
     let time = point_time(suite, opts)?;
     let file = format!("suite {name}");
-    if name == "jbod" {
+    if id == SuiteId::Jbod {
         return jbod(targets, &time);
     }
     if opts.dql == 0 {
         return Err(Error::invalid("--dql 0: at least one outstanding I/O per disk"));
     }
     let span = opts.target_bytes.min(8 << 30) / 4096 * 4096;
-    let text = match name {
-        "quick" => QUICK,
-        "iometer" => IOMETER,
-        "span" => SPAN,
-        "mixed" => MIXED,
-        "bsqd" => BSQD,
-        "hdparm" => HDPARM,
-        "sync" => SYNC,
-        _ => unreachable!("find() knows every suite"),
+    let text = match id {
+        SuiteId::Quick => QUICK,
+        SuiteId::Iometer => IOMETER,
+        SuiteId::Span => SPAN,
+        SuiteId::Mixed => MIXED,
+        SuiteId::Bsqd => BSQD,
+        SuiteId::Hdparm => HDPARM,
+        SuiteId::Sync => SYNC,
+        SuiteId::Jbod => unreachable!("built above"),
     };
     let text =
         text.replace("{time}", &time).replace("{dql}", &opts.dql.to_string()).replace("{span}", &span.to_string());
@@ -317,16 +377,20 @@ mod tests {
             ("sync", 6),
         ];
         for (name, n) in expect {
-            let p = plan(name, &t, &opts()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let p = plan(name.parse().unwrap(), &t, &opts()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(p.points.len(), n, "{name}");
         }
         assert_eq!(SUITES.len(), expect.len());
+        assert_eq!(SuiteId::ALL.len(), SUITES.len());
+        for id in SuiteId::ALL {
+            assert_eq!(id.name().parse::<SuiteId>().unwrap(), id, "names round-trip");
+        }
     }
 
     #[test]
     fn iometer_runs_all_disks_at_once_over_dql() {
         let t = vec!["a".to_string(), "b".to_string(), "c".to_string()];
-        let p = plan("iometer", &t, &SuiteOptions { dql: 2, ..opts() }).unwrap();
+        let p = plan(SuiteId::Iometer, &t, &SuiteOptions { dql: 2, ..opts() }).unwrap();
         assert_eq!(p.points.len(), 4 * 2 * 2);
         assert!(p.points.iter().all(|pt| pt.targets.len() == 3));
         assert_eq!(p.points[0].spec.bs[0].bytes, 65536);
@@ -336,7 +400,7 @@ mod tests {
     #[test]
     fn jbod_grows_the_set_of_targets() {
         let t: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
-        let p = plan("jbod", &t, &opts()).unwrap();
+        let p = plan(SuiteId::Jbod, &t, &opts()).unwrap();
         let sizes: Vec<usize> = p.points.iter().map(|pt| pt.targets.len()).collect();
         assert_eq!(sizes, vec![1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
         let idx: Vec<usize> = p.points.iter().map(|pt| pt.index).collect();
@@ -348,12 +412,15 @@ mod tests {
 
     #[test]
     fn span_is_8g_or_the_target_if_smaller_and_time_scales() {
-        let p = plan("span", &["a".into()], &SuiteOptions { scale: 0.01, ..opts() }).unwrap();
+        let p = plan(SuiteId::Span, &["a".into()], &SuiteOptions { scale: 0.01, ..opts() }).unwrap();
         assert_eq!(p.points[0].spec.span_bytes, Some(1 << 30));
         assert_eq!(p.points[0].spec.time_ns, Some(1_800_000_000), "3m x 0.01");
-        let p =
-            plan("span", &["a".into()], &SuiteOptions { target_bytes: 100 << 30, time: Some("1s".into()), ..opts() })
-                .unwrap();
+        let p = plan(
+            SuiteId::Span,
+            &["a".into()],
+            &SuiteOptions { target_bytes: 100 << 30, time: Some("1s".into()), ..opts() },
+        )
+        .unwrap();
         assert_eq!(p.points[0].spec.span_bytes, Some(8 << 30));
         assert_eq!(p.points[1].spec.align_bytes, Some(4096));
         assert_eq!(p.points[4].spec.align_bytes, Some(512));
@@ -362,8 +429,8 @@ mod tests {
     #[test]
     fn unknown_suites_and_bad_options_are_refused() {
         assert!(find("crystal").unwrap_err().to_string().contains("quick"));
-        assert!(plan("quick", &["a".into()], &SuiteOptions { scale: 0.0, ..opts() }).is_err());
-        assert!(plan("quick", &["a".into()], &SuiteOptions { time: Some("5".into()), ..opts() }).is_err());
-        assert!(plan("jbod", &[], &opts()).is_err());
+        assert!(plan(SuiteId::Quick, &["a".into()], &SuiteOptions { scale: 0.0, ..opts() }).is_err());
+        assert!(plan(SuiteId::Quick, &["a".into()], &SuiteOptions { time: Some("5".into()), ..opts() }).is_err());
+        assert!(plan(SuiteId::Jbod, &[], &opts()).is_err());
     }
 }

@@ -45,7 +45,7 @@
 use std::collections::HashMap;
 
 use drivelab_engine::Error;
-use drivelab_lab::runner::{PointResult, RunManifest};
+use drivelab_lab::results::{Kind, Manifest, PointResult};
 
 use crate::grid;
 use crate::suite_tables;
@@ -55,7 +55,7 @@ use crate::tables::{build, Key, Table};
 pub struct Run {
     /// The directory as given on the command line: how the run is named in the output.
     pub name: String,
-    pub manifest: RunManifest,
+    pub manifest: Manifest,
     pub points: Vec<PointResult>,
 }
 
@@ -63,7 +63,7 @@ pub struct Run {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
     /// The runs' kind ("plan", "suite:quick", ...).
-    pub kind: String,
+    pub kind: Kind,
     /// The runs' names; the first is the baseline.
     pub runs: Vec<String>,
     pub tables: Vec<SideBySide>,
@@ -103,15 +103,14 @@ pub struct Missing {
     pub absent: usize,
 }
 
-/// Compare `runs` (the first is the baseline) and render the comparison as "text", "md" /
-/// "markdown" or "csv".
-pub fn render(runs: &[Run], format: &str) -> Result<String, Error> {
+/// Compare `runs` (the first is the baseline) and render the comparison.
+pub fn render(runs: &[Run], format: crate::Format) -> Result<String, Error> {
     let cmp = compare(runs)?;
     match format {
-        "text" => Ok(cmp.text()),
-        "md" | "markdown" => Ok(cmp.markdown()),
-        "csv" => Ok(cmp.csv()),
-        f => Err(Error::invalid(format!("format '{f}': use text, md or csv"))),
+        crate::Format::Text => Ok(cmp.text()),
+        crate::Format::Markdown => Ok(cmp.markdown()),
+        crate::Format::Csv => Ok(cmp.csv()),
+        crate::Format::Json => Err(Error::invalid("--format json: compare prints text, md or csv")),
     }
 }
 
@@ -234,7 +233,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     }
     let ctx = Names { runs: &names, targets: &targets };
     let mut tables = Vec::new();
-    for spec in suite_tables::specs(&first.manifest.kind, &renamed[0]) {
+    for spec in suite_tables::specs(first.manifest.kind, &renamed[0]) {
         let built: Vec<Table> = renamed.iter().map(|pts| build(&spec, pts)).collect();
         if built.iter().all(|t| t.rows.is_empty()) {
             continue;
@@ -243,7 +242,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     }
     // The suite's derived tables (Iometer's drop to 95% sequential, JBOD's scaling), each run's
     // computed from its own points and matched by title; a run without one gets an empty one.
-    let derived: Vec<Vec<Table>> = renamed.iter().map(|pts| suite_tables::derived(&first.manifest.kind, pts)).collect();
+    let derived: Vec<Vec<Table>> = renamed.iter().map(|pts| suite_tables::derived(first.manifest.kind, pts)).collect();
     let mut titles: Vec<String> = Vec::new();
     derived.iter().flatten().for_each(|t| push_new(&mut titles, &t.title));
     for title in &titles {
@@ -294,7 +293,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         }
     }
 
-    Ok(Comparison { kind: first.manifest.kind.clone(), runs: names, tables, missing })
+    Ok(Comparison { kind: first.manifest.kind, runs: names, tables, missing })
 }
 
 /// How runs and their targets are named in rows and columns.

@@ -20,7 +20,8 @@
 use std::fmt::Write;
 
 use drivelab_engine::result::SeriesPoint;
-use drivelab_lab::runner::{PointResult, RunManifest, SteadyRecord};
+use drivelab_lab::results::{Kind, Manifest, PointResult, SteadyRecord};
+use drivelab_lab::suites::SuiteId;
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
 use crate::grid;
@@ -90,10 +91,10 @@ fn table_html(t: &Table) -> String {
 
 /// What a table's rows or columns are keyed by (`Table::col_header`, `row_header`), as an axis
 /// description with its unit.
-pub(crate) fn axis_label(kind: &str, key: &str) -> String {
+pub(crate) fn axis_label(kind: Kind, key: &str) -> String {
     match key {
-        "qd" if kind == "suite:iometer" => "outstanding I/Os per disk (DQL)",
-        "qd" if kind == "suite:bsqd" => "queue depth (I/Os)",
+        "qd" if kind == Kind::Suite(SuiteId::Iometer) => "outstanding I/Os per disk (DQL)",
+        "qd" if kind == Kind::Suite(SuiteId::Bsqd) => "queue depth (I/Os)",
         "qd" => "queue depth (I/Os per job)",
         "bs" => "block size (bytes, k = 1024)",
         "read" => "reads (% of I/Os)",
@@ -110,16 +111,16 @@ pub(crate) fn axis_label(kind: &str, key: &str) -> String {
 
 /// The chart that fits a table of `kind`; its title carries the unit (charts are also saved
 /// on their own as PNGs).
-fn chart_for(kind: &str, t: &Table) -> String {
+fn chart_for(kind: Kind, t: &Table) -> String {
     let titled = Table { title: t.heading(), ..t.clone() };
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
     let numbers: Option<Vec<f64>> = t.cols.iter().map(|c| charts::parse_header(c)).collect();
-    match kind {
-        "suite:bsqd" => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
-        "suite:iometer" => charts::grouped_bars_with(t, &x, Size::default()),
-        "suite:mixed" => charts::line_from_table(t, &x, XScale::Linear),
-        "suite:jbod"
+    match kind.suite() {
+        Some(SuiteId::Bsqd) => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
+        Some(SuiteId::Iometer) => charts::grouped_bars_with(t, &x, Size::default()),
+        Some(SuiteId::Mixed) => charts::line_from_table(t, &x, XScale::Linear),
+        Some(SuiteId::Jbod)
             if (t.row_header == "targets" || t.row_header == "drives")
                 && t.rows.iter().all(|(k, _)| k.parse::<f64>().is_ok()) =>
         {
@@ -158,7 +159,7 @@ fn jbod_chart(t: &Table) -> String {
     }
     charts::line_chart(&LineChart {
         title: t.title.clone(),
-        x_label: axis_label("suite:jbod", "targets"),
+        x_label: axis_label(Kind::Suite(SuiteId::Jbod), "targets"),
         y_label: t.unit.clone(),
         x_scale: XScale::Linear,
         y_log: false,
@@ -237,12 +238,12 @@ fn readable_stamp(stamp: &str) -> String {
     }
 }
 
-fn facts(m: &RunManifest) -> String {
+fn facts(m: &Manifest) -> String {
     let mut h = String::from("<table class=\"facts\">");
     let row = |h: &mut String, k: &str, v: &str| {
         let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
     };
-    row(&mut h, "run", &format!("{} ({})", m.plan.name, m.kind));
+    row(&mut h, "run", &format!("{} ({})", m.name(), m.kind));
     row(&mut h, "started", &readable_stamp(&drivelab_lab::store::utc_stamp(m.started_unix_ms / 1000)));
     row(&mut h, "tool", &format!("{} {}", m.tool.name, m.tool.version));
     row(&mut h, "command line", &m.command_line.join(" "));
@@ -522,14 +523,14 @@ fn steady_section(points: &[PointResult]) -> String {
 }
 
 /// The whole report of one results directory.
-pub fn report(manifest: &RunManifest, points: &[PointResult]) -> String {
+pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivelab report: {}</title><style>{STYLE}</style></head><body>",
-        esc(&manifest.plan.name)
+        esc(&manifest.name())
     );
-    let _ = write!(h, "<h1>drivelab report: {}</h1>", esc(&manifest.plan.name));
+    let _ = write!(h, "<h1>drivelab report: {}</h1>", esc(&manifest.name()));
     h += &facts(manifest);
     let w = warnings(points);
     if !w.is_empty() {
@@ -546,12 +547,12 @@ pub fn report(manifest: &RunManifest, points: &[PointResult]) -> String {
         h += "<p>No finished points yet.</p></body></html>";
         return h;
     }
-    for t in suite_tables::tables(&manifest.kind, points) {
+    for t in suite_tables::tables(manifest.kind, points) {
         let _ = write!(
             h,
             "<h2>{}</h2><div class=\"chart\">{}</div>{}",
             esc(&t.heading()),
-            chart_for(&manifest.kind, &t),
+            chart_for(manifest.kind, &t),
             table_html(&t)
         );
     }
@@ -573,7 +574,7 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
     let _ = write!(
         h,
         "<h1>drivelab compare ({})</h1><p>Baseline: <b>{}</b>; Δ rows are the change against it in percent.</p><ul>",
-        esc(&c.kind),
+        esc(&c.kind.to_string()),
         esc(&c.runs[0])
     );
     for r in &c.runs {
@@ -607,7 +608,7 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
             h,
             "<h2>{}</h2><div class=\"chart\">{}</div>",
             esc(&t.heading()),
-            charts::grouped_bars_with(&overlay, &axis_label(&c.kind, &t.col_header), Size::default())
+            charts::grouped_bars_with(&overlay, &axis_label(c.kind, &t.col_header), Size::default())
         );
         h += "<table><thead><tr>";
         let _ = write!(h, "<th>{}</th>", esc(&t.row_header));

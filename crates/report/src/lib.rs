@@ -13,6 +13,17 @@ pub mod png;
 pub mod suite_tables;
 pub mod tables;
 
+/// What `report` and `compare` print: one format enum for every exporter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text for a terminal.
+    Text,
+    Markdown,
+    Csv,
+    /// The tables as data.
+    Json,
+}
+
 pub use tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};
 
 #[cfg(test)]

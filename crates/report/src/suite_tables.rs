@@ -3,7 +3,8 @@
 //! sweeps...), plus the derived ones: Iometer's drop from 100% to 95% sequential, and JBOD's
 //! scaling efficiency and the drive count where the aggregate stops scaling.
 
-use drivelab_lab::runner::PointResult;
+use drivelab_lab::results::{Kind, PointResult};
+use drivelab_lab::suites::SuiteId;
 
 use crate::tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};
 
@@ -24,16 +25,16 @@ fn f(name: &str) -> Key {
     Key::Field(name.to_string())
 }
 
-/// Table specs for a results directory of `kind` ("suite:NAME" or "plan").
-pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
-    match kind.strip_prefix("suite:") {
-        Some("quick") => vec![
+/// Table specs for a results directory of `kind` (a suite's own; for any other kind the default tables).
+pub fn specs(kind: Kind, points: &[PointResult]) -> Vec<TableSpec> {
+    match kind.suite() {
+        Some(SuiteId::Quick) => vec![
             spec("Reads", Key::Target, Key::Step, Metric::MBps, &[("read", "100")]),
             spec("Writes", Key::Target, Key::Step, Metric::MBps, &[("read", "0")]),
             spec("Reads", Key::Target, Key::Step, Metric::Iops, &[("read", "100")]),
             spec("Writes", Key::Target, Key::Step, Metric::Iops, &[("read", "0")]),
         ],
-        Some("iometer") => {
+        Some(SuiteId::Iometer) => {
             let mut v = Vec::new();
             for read in ["100", "0"] {
                 for random in ["0", "5", "20", "100"] {
@@ -52,18 +53,18 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
             }
             v
         }
-        Some("jbod") => vec![
+        Some(SuiteId::Jbod) => vec![
             spec("Aggregate MB/s by number of drives", Key::TargetCount, f("rw"), Metric::MBps, &[]),
             spec("Aggregate IOPS by number of drives", Key::TargetCount, f("rw"), Metric::Iops, &[]),
             spec("drivelab CPU (% of one core) by number of drives", Key::TargetCount, f("rw"), Metric::CpuPct, &[]),
             spec("128K sequential read MB/s per drive", Key::Target, Key::TargetCount, Metric::MBps, &[("rw", "read")]),
             spec("4K random read IOPS per drive", Key::Target, Key::TargetCount, Metric::Iops, &[("rw", "randread")]),
         ],
-        Some("span") => vec![
+        Some(SuiteId::Span) => vec![
             spec("4K random over the span, QD3", Key::Step, f("data"), Metric::MBps, &[]),
             spec("4K random over the span, QD3, p99 latency", Key::Step, f("data"), Metric::LatP99Us, &[]),
         ],
-        Some("mixed") => {
+        Some(SuiteId::Mixed) => {
             let mut iops =
                 spec("4K mixed random, QD32 — 70/30 is the 70% column", Key::Target, f("read"), Metric::Iops, &[]);
             iops.col_format = Some("{}% reads".into());
@@ -82,7 +83,7 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
             }
             v
         }
-        Some("bsqd") => {
+        Some(SuiteId::Bsqd) => {
             let mut v = Vec::new();
             for rw in ["randread", "randwrite"] {
                 for (m, unit) in [(Metric::Iops, "IOPS"), (Metric::MBps, "MB/s")] {
@@ -94,8 +95,8 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
             }
             v
         }
-        Some("hdparm") => vec![spec("hdparm -tT style reads", Key::Target, Key::Step, Metric::MBps, &[])],
-        Some("sync") => vec![
+        Some(SuiteId::Hdparm) => vec![spec("hdparm -tT style reads", Key::Target, Key::Step, Metric::MBps, &[])],
+        Some(SuiteId::Sync) => vec![
             spec("4K writes at QD1", Key::Target, Key::Step, Metric::Iops, &[]),
             spec("4K writes at QD1, p99 latency", Key::Target, Key::Step, Metric::LatP99Us, &[]),
         ],
@@ -104,7 +105,7 @@ pub fn specs(kind: &str, points: &[PointResult]) -> Vec<TableSpec> {
 }
 
 /// Every table of a results directory: the specs' tables and the suite's derived ones.
-pub fn tables(kind: &str, points: &[PointResult]) -> Vec<Table> {
+pub fn tables(kind: Kind, points: &[PointResult]) -> Vec<Table> {
     let mut out: Vec<Table> =
         specs(kind, points).iter().map(|s| build(s, points)).filter(|t| !t.rows.is_empty()).collect();
     out.extend(derived(kind, points));
@@ -114,10 +115,10 @@ pub fn tables(kind: &str, points: &[PointResult]) -> Vec<Table> {
 /// The tables computed from other tables rather than read from points one by one: Iometer's
 /// drop from 100% to 95% sequential; JBOD's scaling efficiency and where scaling stops. Their
 /// titles do not depend on the numbers, so the same table of two runs can be matched by title.
-pub fn derived(kind: &str, points: &[PointResult]) -> Vec<Table> {
-    match kind {
-        "suite:iometer" => iometer_drop(points),
-        "suite:jbod" => jbod_scaling(points),
+pub fn derived(kind: Kind, points: &[PointResult]) -> Vec<Table> {
+    match kind.suite() {
+        Some(SuiteId::Iometer) => iometer_drop(points),
+        Some(SuiteId::Jbod) => jbod_scaling(points),
         _ => Vec::new(),
     }
 }

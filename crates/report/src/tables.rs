@@ -36,7 +36,7 @@
 use std::collections::HashMap;
 
 use drivelab_engine::result::{DirStats, TargetResult};
-use drivelab_lab::runner::PointResult;
+use drivelab_lab::results::PointResult;
 use serde::{Deserialize, Serialize};
 
 use crate::grid;

@@ -4,7 +4,8 @@
 use drivelab_engine::hist::Histogram;
 use drivelab_engine::result::{CpuStats, DirStats, EngineFacts, RunResult, SeriesPoint, TargetResult, ToolInfo};
 use drivelab_engine::spec::AccessSpec;
-use drivelab_lab::runner::{PlanRecord, PointRecord, PointResult, RunManifest};
+use drivelab_lab::plan::{Plan, Point};
+use drivelab_lab::results::{Kind, Manifest, PointResult, Setup};
 use drivelab_lab::sysinfo::HostFacts;
 
 /// A direction moving `mb` MB/s: 256 IOPS per MB/s; no I/O when 0.
@@ -34,8 +35,9 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
         schema: 1,
         power_w: None,
         steady: None,
-        point: PointRecord {
+        point: Point {
             index: 0,
+            spec: AccessSpec::default(),
             label: label.into(),
             slug: String::new(),
             step: step.into(),
@@ -78,11 +80,17 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
 }
 
 /// The manifest of a results directory of `kind` ("suite:bsqd", "plan") holding `points`.
-pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> RunManifest {
-    RunManifest {
-        schema: 1,
+pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> Manifest {
+    let mut targets: Vec<String> = Vec::new();
+    for t in points.iter().flat_map(|p| p.point.targets.iter()) {
+        if !targets.contains(t) {
+            targets.push(t.clone());
+        }
+    }
+    Manifest {
+        schema: 2,
         tool: ToolInfo { name: "drivelab".into(), version: "test".into() },
-        kind: kind.into(),
+        kind: kind.parse::<Kind>().expect("a results kind"),
         command_line: vec!["drivelab".into(), "suite".into(), kind.trim_start_matches("suite:").into()],
         started_unix_ms: 0,
         host: HostFacts {
@@ -96,14 +104,15 @@ pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> RunManifest {
             virtualization: None,
         },
         targets: Vec::new(),
-        plan: PlanRecord {
+        setup: Setup::Plan(Plan {
             name: kind.trim_start_matches("suite:").into(),
+            targets,
             together: false,
             repeat: 1,
             pause_ns: 0,
             precondition: None,
             points: points.iter().map(|p| p.point.clone()).collect(),
-        },
+        }),
     }
 }
 

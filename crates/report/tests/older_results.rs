@@ -4,24 +4,28 @@
 
 use std::path::Path;
 
-use drivelab_lab::runner::{self, RunManifest};
-use drivelab_lab::store;
+use drivelab_lab::results::{self, Kind, Manifest, PointResult};
+use drivelab_lab::suites::SuiteId;
 use drivelab_report::{html, suite_tables};
 
-fn fixture() -> (RunManifest, Vec<runner::PointResult>) {
+fn fixture() -> (Manifest, Vec<PointResult>) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema1-hdparm");
-    let manifest: RunManifest = store::read_json(&dir.join("run.json")).expect("run.json of schema 1 still loads");
-    let points = runner::load_points(&dir).expect("point files of schema 1 still load");
-    (manifest, points)
+    let saved = results::load(&dir).expect("a schema-1 results directory still loads");
+    (saved.manifest, saved.points)
 }
 
 #[test]
 fn tables_from_schema_1_results_match_their_points() {
     let (m, points) = fixture();
     assert_eq!(m.schema, 1);
-    assert_eq!(m.kind, "suite:hdparm");
+    assert_eq!(m.kind, Kind::Suite(SuiteId::Hdparm));
+    let plan = m.plan().expect("a suite has a plan");
+    assert_eq!(plan.targets.len(), 1, "schema 1 had no target list: it is rebuilt from the points");
+    for p in &points {
+        assert_eq!(p.point.spec.bs, p.result.spec.bs, "the spec is derived again from the saved fields");
+    }
     assert_eq!(points.len(), 2);
-    let tables = suite_tables::tables(&m.kind, &points);
+    let tables = suite_tables::tables(m.kind, &points);
     assert_eq!(tables.len(), 1);
     let t = &tables[0];
     assert_eq!(t.cols, vec!["cached reads", "disk reads"]);

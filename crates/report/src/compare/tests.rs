@@ -1,5 +1,6 @@
 use super::*;
 use crate::test_support::{manifest, point};
+use crate::Format;
 
 fn run(name: &str, kind: &str, points: Vec<PointResult>) -> Run {
     Run { name: name.into(), manifest: manifest(kind, &points), points }
@@ -58,7 +59,7 @@ fn plan_on_two_devices_gives_run_rows_and_deltas_in_percent() {
     assert!(close(d.cells[0], 10.0) && close(d.cells[1], -25.0) && close(d.cells[2], -100.0), "{:?}", d.cells);
     assert!(cmp.missing.is_empty());
 
-    let text = render(&runs, "text").unwrap();
+    let text = render(&runs, Format::Text).unwrap();
     assert!(text.contains("Comparing plan results: A (baseline) with B"), "{text}");
     assert!(text.contains("Throughput, rw=read (MB/s)\nrun            1       2        4\n"), "{text}");
     assert!(text.contains("\nΔ B vs A  +10.0%  -25.0%  -100.0%\n"), "{text}");
@@ -76,7 +77,7 @@ fn a_point_missing_in_one_run_is_reported_and_its_delta_is_a_dash() {
     let t = &cmp.tables[0];
     assert_eq!(find(t, "B").cells[2], None);
     assert_eq!(find(t, "Δ B vs A").cells[2], None);
-    let text = render(&runs, "text").unwrap();
+    let text = render(&runs, Format::Text).unwrap();
     assert!(text.contains("Missing points (not compared):\n  point 'seq qd=4' is in A but not in B\n"), "{text}");
     assert!(text.contains("\nΔ B vs A  +10.0%  +10.0%    —\n"), "{text}");
 
@@ -169,17 +170,17 @@ fn rows_not_keyed_by_target_get_a_row_per_run_and_a_delta_row() {
 #[test]
 fn different_kinds_are_refused() {
     let runs = [quick_run("A", "/dev/sda", 1.0, 1.0), plan_run("B", "/dev/sdb", [1.0, 1.0, 1.0], true)];
-    let err = render(&runs, "text").unwrap_err().to_string();
+    let err = render(&runs, Format::Text).unwrap_err().to_string();
     assert!(err.contains("A is suite:quick but B is plan: compare results of the same suite or plan"), "{err}");
-    assert!(render(&[], "text").is_err());
-    assert!(render(&[quick_run("A", "/a", 1.0, 1.0), quick_run("B", "/b", 1.0, 1.0)], "html").is_err());
+    assert!(render(&[], Format::Text).is_err());
+    assert!(render(&[quick_run("A", "/a", 1.0, 1.0), quick_run("B", "/b", 1.0, 1.0)], Format::Json).is_err());
 }
 
 #[test]
 fn csv_has_a_block_per_table_with_delta_pct_rows_and_a_missing_block() {
     let runs =
         [plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true), plan_run("B", "/dev/sdb", [110.0, 150.0, 0.0], false)];
-    let csv = render(&runs, "csv").unwrap();
+    let csv = render(&runs, Format::Csv).unwrap();
     let blocks: Vec<&str> = csv.split("\n\n").collect();
     assert_eq!(blocks.len(), 4, "three tables and the missing points: {csv}");
     assert_eq!(
@@ -196,8 +197,8 @@ fn csv_has_a_block_per_table_with_delta_pct_rows_and_a_missing_block() {
 #[test]
 fn markdown_has_a_table_per_spec_and_a_missing_section() {
     let runs = [quick_run("A", "/dev/sda", 100.0, 50.0), quick_run("B", "/dev/sdb", 110.0, 48.0)];
-    let md = render(&runs, "md").unwrap();
-    assert_eq!(md, render(&runs, "markdown").unwrap());
+    let md = render(&runs, Format::Markdown).unwrap();
+    assert_eq!(md, render(&runs, Format::Markdown).unwrap());
     assert!(md.starts_with("Comparing suite:quick results: A (baseline) with B.\n"), "{md}");
     assert!(
         md.contains(
@@ -361,7 +362,7 @@ fn jbod_scaling_efficiency_and_where_it_stops_are_compared_and_missing_drive_cou
 #[test]
 fn the_single_run_jbod_tables_say_where_scaling_stops() {
     let a = jbod_run("A", &[(100.0, 10.0), (200.0, 20.0), (240.0, 30.0)]);
-    let tables = suite_tables::tables("suite:jbod", &a.points);
+    let tables = suite_tables::tables("suite:jbod".parse().unwrap(), &a.points);
     let stops = tables.iter().find(|t| t.title.starts_with("Where scaling stops")).expect("the table");
     assert_eq!(
         stops.rows,

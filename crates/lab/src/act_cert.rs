@@ -1,0 +1,277 @@
+//! The driver of `drivelab act`: Aerospike's ACT storage certification. Fills the targets
+//! (ACT's prep), then runs one load at N or searches the highest passing N with
+//! [`HighestPassing`] (start high, step down, refine, confirm at full length), every load through
+//! the [`Lab`] and saved as a probe the moment it ends; `outcome.json` holds the score. With
+//! `--act-log`, the final load's log in ACT's own format.
+//!
+//! The load itself (streams, judging) is [`crate::act_run`]; the arithmetic is [`crate::act`].
+
+use std::path::Path;
+
+use drivelab_engine::spec::{AccessSpec, BlockSize};
+use drivelab_engine::units::fmt_count;
+use drivelab_engine::Error;
+
+use crate::act::{self, ActConfig, ActLogHeader, ActLogTarget};
+use crate::act_run::{self, ActOptions, ActRun, StreamResult};
+use crate::execute::{Event, Lab};
+use crate::precondition;
+use crate::results::{Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, ResultsDir, Setup, SCHEMA};
+use crate::search::{HighestPassing, SearchSpace, Step};
+
+/// How the certification ended.
+pub struct ActEnd {
+    pub dir: ResultsDir,
+    pub outcome: Outcome,
+}
+
+/// Every check that can refuse, for the fill and every stream, before anything is written.
+pub fn check(lab: &Lab, opts: &ActOptions, act_log: Option<&Path>) -> Result<(), Error> {
+    if let Some(log) = act_log {
+        if log.exists() {
+            return Err(Error::invalid(format!(
+                "act-log {} exists: give a new file name (nothing was run)",
+                log.display()
+            )));
+        }
+    }
+    if opts.read_qd == 0 || opts.large_block_qd == 0 {
+        return Err(Error::invalid("read-qd and large-block-qd must be at least 1"));
+    }
+    lab.check_power()?;
+    for (_, t, spec) in act_run::plan(opts)?.1 {
+        lab.check(&spec, std::slice::from_ref(&opts.targets[t]))?;
+    }
+    if opts.prep {
+        lab.check(&precondition::pass_spec(opts.engine, 0), &opts.targets).map_err(|e| e.context("the fill"))?;
+    }
+    Ok(())
+}
+
+/// Check, create the results directory under `base`, fill, and run the load or the search.
+pub fn run(
+    lab: &mut Lab,
+    base: &Path,
+    command_line: Vec<String>,
+    opts: &ActOptions,
+    act_log: Option<&Path>,
+) -> Result<ActEnd, Error> {
+    check(lab, opts, act_log)?;
+    let manifest = Manifest::new(Kind::Act, command_line, &opts.targets, Setup::Act(opts.clone()));
+    let dir = ResultsDir::create(base, &manifest)?;
+    lab.emit(Event::ResultsDir(dir.path()));
+    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, probes: Vec::new() };
+    let outcome = cert.run()?;
+    dir.save_outcome(&outcome)?;
+    if let (Some(log), Some(last)) = (act_log, cert.probes.last()) {
+        write_log(log, &cert.opts, last)?;
+        cert.lab.emit(Event::Info(&format!(
+            "ACT log: {} (analysis/act_latency.py -l {})",
+            log.display(),
+            log.display()
+        )));
+    }
+    Ok(ActEnd { dir, outcome })
+}
+
+struct Cert<'l, 'a, 'd> {
+    lab: &'l mut Lab<'a>,
+    opts: ActOptions,
+    dir: &'d ResultsDir,
+    /// Every finished load, in order.
+    probes: Vec<ActRun>,
+}
+
+fn outcome(best: Option<f64>, reason: String, interrupted: bool, errored: bool, power_w: Option<f64>) -> Outcome {
+    Outcome { schema: SCHEMA, best, reason, interrupted, errored, saturation_iops: None, power_w }
+}
+
+/// A stream whose I/O failed.
+fn errored_stream(streams: &[StreamResult]) -> Option<&StreamResult> {
+    streams.iter().find(|s| s.result.stopped_by_error || !s.result.errors.is_empty())
+}
+
+impl Cert<'_, '_, '_> {
+    fn run(&mut self) -> Result<Outcome, Error> {
+        if self.opts.prep {
+            self.lab.emit(Event::Info(&format!(
+                "act: filling {} with random data first (ACT's prep; --no-prep skips)",
+                self.opts.targets.join(" ")
+            )));
+            if !precondition::sequential(self.lab, &self.opts.targets.clone(), 1, self.opts.engine)? {
+                return Ok(outcome(None, "interrupted during the fill".into(), true, false, None));
+            }
+        }
+        if !self.opts.search {
+            let n = self.opts.config.scale;
+            let (p, run) = self.load(ProbeRole::Load, n, self.opts.time_ns, 1)?;
+            return Ok(self.end_of_one(&p, &run, n));
+        }
+        let start = match self.opts.search_start {
+            Some(n) => n.max(1),
+            None => self.estimate_start()?,
+        };
+        if self.lab.stopped() {
+            return Ok(outcome(None, "interrupted".into(), true, false, None));
+        }
+        self.lab.emit(Event::Info(&format!(
+            "act: searching the highest passing N from {start} down ({:.0} s per probe)",
+            self.opts.probe_time_ns as f64 / 1e9
+        )));
+        let space = SearchSpace {
+            min: 1.0,
+            max: start as f64,
+            start: start as f64,
+            integer: true,
+            rel_tol: 0.0,
+            step_down: 0.5,
+            max_probes: 40,
+        };
+        let mut search = HighestPassing::new(space).map_err(Error::invalid)?;
+        let mut index = 0;
+        let mut best_power = None;
+        loop {
+            match search.next() {
+                Step::Done(o) => return Ok(outcome(o.best, o.reason, false, false, best_power)),
+                Step::Probe { value, confirm } => {
+                    index += 1;
+                    let (role, time) = if confirm {
+                        (ProbeRole::Confirm, self.opts.time_ns)
+                    } else {
+                        (ProbeRole::Probe, self.opts.probe_time_ns)
+                    };
+                    let (p, run) = self.load(role, value, time, index)?;
+                    if p.interrupted {
+                        return Ok(outcome(None, "interrupted".into(), true, false, best_power));
+                    }
+                    if let Some(s) = errored_stream(&run.streams) {
+                        let why = format!("{}x: {} stopped by an I/O error: {}", value, s.target, p.why);
+                        return Ok(outcome(None, why, false, true, best_power));
+                    }
+                    if p.pass && confirm {
+                        best_power = p.power_w;
+                    }
+                    search.record(value, p.pass);
+                }
+            }
+        }
+    }
+
+    fn end_of_one(&self, p: &ProbeResult, run: &ActRun, n: f64) -> Outcome {
+        if p.interrupted {
+            return outcome(None, "interrupted".into(), true, false, p.power_w);
+        }
+        if errored_stream(&run.streams).is_some() {
+            return outcome(None, p.why.clone(), false, true, p.power_w);
+        }
+        let reason = if p.pass { "passed".to_string() } else { format!("failed: {}", p.why) };
+        outcome(p.pass.then_some(n), reason, false, false, p.power_w)
+    }
+
+    /// Run one load at scale `n` for `time_ns`, judge it, save it as probe `index`.
+    fn load(&mut self, role: ProbeRole, n: f64, time_ns: u64, index: usize) -> Result<(ProbeResult, ActRun), Error> {
+        self.opts.config.scale = n;
+        self.opts.time_ns = time_ns;
+        let (rates, plan) = act_run::plan(&self.opts)?;
+        let what = format!(
+            "{} {n}x for {:.0} s",
+            if role == ProbeRole::Confirm { "confirming" } else { "load" },
+            time_ns as f64 / 1e9
+        );
+        self.lab.emit(Event::ProbeStart { index, what: &what });
+        self.lab.emit(Event::ActRates { scale: n, rates: &rates });
+        let streams: Vec<(AccessSpec, Vec<String>)> =
+            plan.iter().map(|(_, t, spec)| (spec.clone(), vec![self.opts.targets[*t].clone()])).collect();
+        let (results, power_w) = self.lab.measure_streams(&streams)?;
+        let streams: Vec<StreamResult> = plan
+            .iter()
+            .zip(results)
+            .map(|((role, t, _), result)| StreamResult { role: *role, target: self.opts.targets[*t].clone(), result })
+            .collect();
+        let run = act_run::judge(&self.opts, rates, streams, &self.opts.targets);
+        let why = match (errored_stream(&run.streams), &run.fell_behind) {
+            (Some(s), _) => {
+                let e = s.result.errors.first().map(|e| e.error.clone()).unwrap_or_else(|| "an I/O error".into());
+                format!("{} {}: {e}", s.target, act_run::role_name(s.role))
+            }
+            (None, Some(f)) => f.clone(),
+            (None, None) => run.verdict.failing_slices.iter().map(|(_, w)| w.clone()).collect::<Vec<_>>().join("; "),
+        };
+        let rec = ProbeResult {
+            schema: SCHEMA,
+            index,
+            role,
+            value: n,
+            pass: run.passed,
+            why: if run.passed { String::new() } else { why },
+            duration_ns: time_ns,
+            interrupted: run.interrupted,
+            power_w,
+            data: ProbeData::Act(Box::new(run.clone())),
+        };
+        if !rec.interrupted {
+            self.dir.save_probe(&rec, &format!("{}-{n}x", role_slug(role)))?;
+        }
+        self.lab.emit(Event::ProbeDone { record: &rec });
+        self.probes.push(run.clone());
+        Ok((rec, run))
+    }
+
+    /// A short closed-loop read probe: N where the small reads alone would use the measured
+    /// throughput. The search starts there and steps down (large-block traffic and latency
+    /// limits only lower it).
+    fn estimate_start(&mut self) -> Result<u32, Error> {
+        let rates = self.opts.config.derive(act_run::min_op_bytes(&self.opts.targets)?);
+        let spec = AccessSpec {
+            bs: vec![BlockSize { bytes: rates.read_bytes, pct: 100 }],
+            qd: self.opts.read_qd,
+            time_ns: Some(3_000_000_000),
+            engine: self.opts.engine,
+            ..Default::default()
+        };
+        let targets = self.opts.targets.clone();
+        let r = self.lab.measure(&spec, &targets)?.result;
+        let per_target = r.total.iops / targets.len() as f64;
+        let n = (per_target / act::READS_PER_N).floor().max(1.0) as u32;
+        self.lab.emit(Event::Info(&format!(
+            "act: {} small reads/s per target at qd {} closed loop: start at {n}x",
+            fmt_count(per_target),
+            self.opts.read_qd
+        )));
+        Ok(n)
+    }
+}
+
+fn role_slug(role: ProbeRole) -> &'static str {
+    match role {
+        ProbeRole::Confirm => "confirm",
+        ProbeRole::Load => "load",
+        _ => "probe",
+    }
+}
+
+/// The ACT 6 log of `run`, for aerospike's `analysis/act_latency.py`.
+fn write_log(path: &Path, opts: &ActOptions, run: &ActRun) -> Result<(), Error> {
+    let infos = crate::prepare::probe_all(&opts.targets)?;
+    let min_op = act_run::min_op_bytes(&opts.targets)?;
+    let header = ActLogHeader {
+        drivelab_version: env!("CARGO_PKG_VERSION").into(),
+        targets: infos
+            .iter()
+            .map(|i| ActLogTarget { name: i.path.clone(), size_bytes: i.size_bytes, min_op_bytes: min_op })
+            .collect(),
+        config: ActConfig { scale: run.scale, ..opts.config.clone() },
+        rates: run.rates.clone(),
+        service_threads: opts.read_qd,
+        duration_secs: (opts.time_ns / 1_000_000_000).max(1),
+        // ACT sets the scheduler; drivelab reports the one it found.
+        scheduler: infos
+            .iter()
+            .find_map(|i| i.disk.as_deref().and_then(crate::sysinfo::device).and_then(|d| d.scheduler))
+            .unwrap_or_else(|| "none".into()),
+    };
+    let mut text = Vec::new();
+    act::write_act_log(&mut text, &header, &run.seconds)
+        .map_err(|e| Error::io(format!("writing the ACT log {}", path.display()), e))?;
+    crate::store::write_new(path, &text)
+}

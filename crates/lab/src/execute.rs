@@ -1,0 +1,157 @@
+//! THE way to run anything. Every command — `run`, plans, suites, `qos`, `act`, preconditioning —
+//! measures through [`Lab::measure`] (or [`Lab::measure_streams`]), which prepares the targets
+//! (probing, safety, file creation: [`crate::prepare`]), runs the engine, samples power and
+//! attaches notices; and every driver tells its caller what happens through one [`Event`] stream.
+//! A new capability (data verification, MPI ranks) is added here once and every command has it.
+//!
+//! The drivers ([`crate::runner`] for points, [`crate::qos`] and [`crate::act_run`] for searches)
+//! decide what to run; this module only runs it. The CLI turns [`Event`]s into lines.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use drivelab_engine::result::RunResult;
+use drivelab_engine::run::{run_streams, Progress, Stream};
+use drivelab_engine::spec::AccessSpec;
+use drivelab_engine::Error;
+
+use crate::act::ActRates;
+use crate::plan::Point;
+use crate::power;
+use crate::prepare::{self, Prepared};
+use crate::results::{PointResult, ProbeResult};
+use crate::safety::Permission;
+use crate::steady::WindowStats;
+
+/// What a driver tells its caller as it goes.
+pub enum Event<'a> {
+    /// The results directory was created (or reopened to resume).
+    ResultsDir(&'a std::path::Path),
+    /// Something the user should know about how the run is done (engine fallback, buffered I/O).
+    Notice(&'a str),
+    /// A new file is being filled before it is used.
+    Fill { path: &'a str, done_bytes: u64, total_bytes: u64 },
+    /// Preconditioning: pass `pass` of `passes` over `target` starts.
+    Precondition { target: &'a str, pass: u32, passes: u32 },
+    /// A point starts (`total`: points in the plan).
+    PointStart { point: &'a Point, total: usize },
+    /// A point already has a result from an earlier run (resume).
+    PointSkip { point: &'a Point },
+    /// A steady-state round of a point finished.
+    Round { round: usize, iops: f64, window: Option<&'a WindowStats>, verdict: &'a str },
+    /// A point finished and was saved.
+    PointDone { record: &'a PointResult },
+    /// A search (qos, act) starts a probe: what it runs, in a line.
+    ProbeStart { index: usize, what: &'a str },
+    /// An ACT load's derived rates (per target).
+    ActRates { scale: f64, rates: &'a ActRates },
+    /// A probe finished and was saved.
+    ProbeDone { record: &'a ProbeResult },
+    /// A line of a driver's own (the search's start, a closed-loop maximum...).
+    Info(&'a str),
+    /// Live figures of the run in progress (about 4 a second).
+    Progress(&'a Progress),
+    /// The measurement in progress ended (the live line can go).
+    MeasureEnd,
+}
+
+/// What every command shares about how to run.
+pub struct Setup<'a> {
+    /// Size of a file target that does not exist yet (created and filled first).
+    pub new_file_size: u64,
+    pub perm: Permission<'a>,
+    /// A command printing watts, sampled every second during each measurement.
+    pub power_cmd: Option<String>,
+    /// Set by Ctrl-C: stops file creation and runs (finished results are kept).
+    pub stop: Arc<AtomicBool>,
+}
+
+/// A measurement: the engine's result as run, and the power drawn meanwhile.
+pub struct Measured {
+    pub result: RunResult,
+    /// Average watts over the measurement, with `--power-cmd`.
+    pub power_w: Option<f64>,
+}
+
+/// The lab: the setup, and where events go.
+pub struct Lab<'a> {
+    pub setup: Setup<'a>,
+    sink: &'a mut dyn FnMut(Event),
+}
+
+impl<'a> Lab<'a> {
+    pub fn new(setup: Setup<'a>, sink: &'a mut dyn FnMut(Event)) -> Lab<'a> {
+        Lab { setup, sink }
+    }
+
+    pub fn emit(&mut self, e: Event) {
+        (self.sink)(e)
+    }
+
+    /// Ctrl-C was pressed.
+    pub fn stopped(&self) -> bool {
+        self.setup.stop.load(Ordering::SeqCst)
+    }
+
+    /// Every check `measure(spec, targets)` would make that can refuse, with no side effects.
+    pub fn check(&self, spec: &AccessSpec, targets: &[String]) -> Result<AccessSpec, Error> {
+        prepare::check(spec, targets, self.setup.new_file_size, &self.setup.perm).map(|(s, _, _)| s)
+    }
+
+    /// Every check of the power command: it runs and prints watts.
+    pub fn check_power(&self) -> Result<(), Error> {
+        match &self.setup.power_cmd {
+            Some(cmd) => power::read_watts(cmd).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// Prepare `targets` (probe, safety, create), announcing notices and fill progress.
+    fn prepare(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<Prepared, Error> {
+        let (size, stop) = (self.setup.new_file_size, self.setup.stop.clone());
+        let sink = &mut *self.sink;
+        let prepared = prepare::prepare(spec, targets, size, &self.setup.perm, &stop, &mut |path, done, total| {
+            sink(Event::Fill { path, done_bytes: done, total_bytes: total })
+        })?;
+        for n in &prepared.notices {
+            self.emit(Event::Notice(n));
+        }
+        Ok(prepared)
+    }
+
+    /// Run `spec` on `targets`: prepare, run, sample power, attach notices.
+    pub fn measure(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<Measured, Error> {
+        let (mut results, power_w) = self.measure_streams(&[(spec.clone(), targets.to_vec())])?;
+        Ok(Measured { result: results.remove(0), power_w })
+    }
+
+    /// Run several workloads at once (ACT's three streams per drive), all started together;
+    /// one result per stream, and the power drawn meanwhile.
+    pub fn measure_streams(
+        &mut self,
+        streams: &[(AccessSpec, Vec<String>)],
+    ) -> Result<(Vec<RunResult>, Option<f64>), Error> {
+        let mut prepared = Vec::with_capacity(streams.len());
+        for (spec, targets) in streams {
+            prepared.push(self.prepare(spec, targets)?);
+        }
+        // Ctrl-C during preparation: the engine sees the stop flag and returns an interrupted
+        // result at once, so the driver keeps what finished and ends as interrupted.
+        let list: Vec<Stream> = prepared.iter().map(|p| Stream { spec: &p.spec, targets: &p.targets }).collect();
+        let engine = prepared[0].spec.engine;
+        let sampler = self.setup.power_cmd.as_deref().map(power::Sampler::start);
+        let stop = self.setup.stop.clone();
+        let sink = &mut *self.sink;
+        let ran = run_streams(&list, engine, stop, &mut |p| sink(Event::Progress(p)));
+        let power_w = sampler.and_then(|s| s.finish());
+        self.emit(Event::MeasureEnd);
+        let mut results = ran?;
+        for (r, p) in results.iter_mut().zip(&prepared) {
+            r.notices.extend(p.notices.iter().cloned());
+            if !p.spec.direct {
+                r.notices.push("buffered I/O: results include the page cache".into());
+            }
+        }
+        Ok((results, power_w))
+    }
+}

@@ -1,0 +1,323 @@
+//! The driver of `drivelab qos`: the highest load an access spec can carry while a latency
+//! objective holds.
+//!
+//! By rate: first the closed-loop maximum at the spec's qd, then fixed rates below it (open loop:
+//! latency from each I/O's intended issue time, so queueing counts), ending with a confirming
+//! run. By qd (fio style): closed loop, the highest queue depth whose latency meets the
+//! objective. The search itself is [`HighestPassing`], a pure state machine; this driver runs its
+//! probes through the [`Lab`] and saves each one the moment it ends.
+//!
+//! A probe whose I/O failed is never a pass, and it ends the search with an error: an I/O error
+//! is not a latency, and a load that errors has not been carried.
+
+use drivelab_engine::hist::Histogram;
+use drivelab_engine::result::RunResult;
+use drivelab_engine::spec::Rate;
+use drivelab_engine::units::{fmt_count, fmt_ns};
+use drivelab_engine::Error;
+
+use drivelab_engine::spec::AccessSpec;
+use serde::{Deserialize, Serialize};
+
+use crate::execute::{Event, Lab};
+use crate::results::{Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, ResultsDir, Setup, SCHEMA};
+use crate::search::{HighestPassing, Objective, SearchSpace, Step};
+
+/// What a qos search was asked.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct QosSetup {
+    pub by: SearchBy,
+    pub objective: Objective,
+    /// The access spec every probe runs (its rate or qd replaced by the probe's value).
+    pub spec: AccessSpec,
+    pub targets: Vec<String>,
+    /// Stop refining when the bounds are this close (percent of the value).
+    pub tolerance_pct: f64,
+    /// `--by qd`: the highest queue depth tried.
+    pub max_qd: u32,
+}
+
+/// What a qos search varies.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchBy {
+    /// Fixed rates (open loop) below the closed-loop maximum at the spec's qd.
+    Rate,
+    /// Closed-loop queue depths, fio style.
+    Qd,
+}
+
+impl SearchBy {
+    /// The unit of a probe's value.
+    pub fn unit(self) -> &'static str {
+        match self {
+            SearchBy::Rate => "IOPS",
+            SearchBy::Qd => "qd",
+        }
+    }
+}
+
+/// How the search ended.
+pub struct QosEnd {
+    pub dir: ResultsDir,
+    pub outcome: Outcome,
+}
+
+/// A setting of [`QosSetup`] that can be wrong; the CLI names it by its flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QosField {
+    Rate,
+    Tolerance,
+    MaxQd,
+}
+
+impl QosField {
+    /// The setting's name in the results (`tolerance_pct`...) as a user writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            QosField::Rate => "rate",
+            QosField::Tolerance => "tolerance",
+            QosField::MaxQd => "max-qd",
+        }
+    }
+}
+
+impl QosSetup {
+    /// The settings' own checks: the field that is wrong and what is wrong with it ("5000: ...").
+    pub fn validate(&self) -> Result<(), (QosField, String)> {
+        if self.spec.rate.is_some() {
+            return Err((QosField::Rate, "is chosen by qos itself: drop it".into()));
+        }
+        if !(self.tolerance_pct > 0.0 && self.tolerance_pct < 100.0) {
+            return Err((
+                QosField::Tolerance,
+                format!("{}: give a percentage between 0 and 100, e.g. 5", self.tolerance_pct),
+            ));
+        }
+        if self.by == SearchBy::Qd && self.max_qd == 0 {
+            return Err((QosField::MaxQd, "0: give the highest queue depth to try, e.g. 256".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Every check that can refuse, before anything runs.
+pub fn check(lab: &Lab, setup: &QosSetup) -> Result<(), Error> {
+    setup.validate().map_err(|(field, why)| Error::invalid(format!("{} {why}", field.name())))?;
+    lab.check_power()?;
+    lab.check(&setup.spec, &setup.targets)?;
+    if setup.by == SearchBy::Qd {
+        let mut deepest = setup.spec.clone();
+        deepest.qd = setup.max_qd;
+        lab.check(&deepest, &setup.targets).map_err(|e| e.context(format!("max-qd {}", setup.max_qd)))?;
+    }
+    Ok(())
+}
+
+/// Check, create the results directory under `base`, and search.
+pub fn run(
+    lab: &mut Lab,
+    base: &std::path::Path,
+    command_line: Vec<String>,
+    setup: &QosSetup,
+) -> Result<QosEnd, Error> {
+    check(lab, setup)?;
+    let manifest = Manifest::new(Kind::Qos, command_line, &setup.targets, Setup::Qos(setup.clone()));
+    let dir = ResultsDir::create(base, &manifest)?;
+    lab.emit(Event::ResultsDir(dir.path()));
+    lab.emit(Event::Info(&format!(
+        "qos: {} on {} · objective {}",
+        setup.spec.label(),
+        setup.targets.join(" "),
+        setup.objective
+    )));
+    let mut search = Search { lab, setup, dir: &dir, index: 0, last_power: None };
+    let outcome = search.run()?;
+    dir.save_outcome(&outcome)?;
+    Ok(QosEnd { dir, outcome })
+}
+
+struct Search<'l, 'a, 's> {
+    lab: &'l mut Lab<'a>,
+    setup: &'s QosSetup,
+    dir: &'s ResultsDir,
+    index: usize,
+    last_power: Option<f64>,
+}
+
+fn ended(reason: &str, interrupted: bool, errored: bool, saturation: Option<f64>, power: Option<f64>) -> Outcome {
+    Outcome {
+        schema: SCHEMA,
+        best: None,
+        reason: reason.into(),
+        interrupted,
+        errored,
+        saturation_iops: saturation,
+        power_w: power,
+    }
+}
+
+impl Search<'_, '_, '_> {
+    fn run(&mut self) -> Result<Outcome, Error> {
+        let mut saturation = None;
+        let space = match self.setup.by {
+            SearchBy::Rate => {
+                let p = self.probe(ProbeRole::Saturation, 0.0)?;
+                if p.interrupted {
+                    return Ok(ended("interrupted", true, false, None, p.power_w));
+                }
+                let r = &p.qos().expect("qos probe").result;
+                if errored(r) {
+                    return Ok(ended(&error_reason(r), false, true, None, p.power_w));
+                }
+                let max = r.total.iops;
+                self.lab.emit(Event::Info(&format!(
+                    "closed loop at qd {}: {} IOPS, p99 {} — the most it can do; searching fixed rates below",
+                    self.setup.spec.qd,
+                    fmt_count(max),
+                    fmt_ns(r.total.lat_ns.p("p99") as f64)
+                )));
+                if max <= 0.0 {
+                    return Err(Error::io(
+                        "measuring the closed-loop maximum",
+                        std::io::Error::other("no I/O completed"),
+                    ));
+                }
+                saturation = Some(max);
+                SearchSpace {
+                    min: (max / 1000.0).max(1.0),
+                    max,
+                    start: max,
+                    integer: false,
+                    rel_tol: self.setup.tolerance_pct / 100.0,
+                    step_down: 0.5,
+                    max_probes: 30,
+                }
+            }
+            SearchBy::Qd => SearchSpace {
+                min: 1.0,
+                max: self.setup.max_qd as f64,
+                start: self.setup.max_qd as f64,
+                integer: true,
+                rel_tol: self.setup.tolerance_pct / 100.0,
+                step_down: 0.5,
+                max_probes: 30,
+            },
+        };
+        let mut search = HighestPassing::new(space).map_err(Error::invalid)?;
+        loop {
+            match search.next() {
+                Step::Done(o) => {
+                    return Ok(Outcome {
+                        best: o.best,
+                        reason: o.reason,
+                        ..ended("", false, false, saturation, self.last_power)
+                    })
+                }
+                Step::Probe { value, confirm } => {
+                    let role = if confirm { ProbeRole::Confirm } else { ProbeRole::Probe };
+                    let p = self.probe(role, value)?;
+                    if p.interrupted {
+                        return Ok(ended("interrupted", true, false, saturation, self.last_power));
+                    }
+                    let r = &p.qos().expect("qos probe").result;
+                    if errored(r) {
+                        let why = format!("{} at {}: {}", role_word(role), self.load(value), error_reason(r));
+                        return Ok(ended(&why, false, true, saturation, self.last_power));
+                    }
+                    search.record(value, p.pass);
+                }
+            }
+        }
+    }
+
+    fn load(&self, value: f64) -> String {
+        match self.setup.by {
+            SearchBy::Rate => format!("{} IOPS", fmt_count(value)),
+            SearchBy::Qd => format!("qd {value}"),
+        }
+    }
+
+    /// Run one probe at `value` (the saturation probe: closed loop at the spec's qd), judge it,
+    /// save it.
+    fn probe(&mut self, role: ProbeRole, value: f64) -> Result<ProbeResult, Error> {
+        let mut spec = self.setup.spec.clone();
+        let open = role != ProbeRole::Saturation && self.setup.by == SearchBy::Rate;
+        if role != ProbeRole::Saturation {
+            match self.setup.by {
+                SearchBy::Rate => spec.rate = Some(Rate { per_s: value, ..self.setup.spec.rate.unwrap_or_default() }),
+                SearchBy::Qd => spec.qd = value as u32,
+            }
+        }
+        self.index += 1;
+        let what = match role {
+            ProbeRole::Saturation => format!("closed loop at qd {}", spec.qd),
+            _ => format!("{} {}", role_word(role), self.load(value)),
+        };
+        self.lab.emit(Event::ProbeStart { index: self.index, what: &what });
+        let m = self.lab.measure(&spec, &self.setup.targets)?;
+        self.last_power = m.power_w.or(self.last_power);
+        let r = m.result;
+        let (hist, fell_behind) = match (&r.open_loop, open) {
+            (Some(o), true) => (Histogram::from_sparse(&o.total_resp_lat_ns.histogram.buckets), !o.kept_up),
+            _ => (Histogram::from_sparse(&r.total.lat_ns.histogram.buckets), false),
+        };
+        let evaluation = self.setup.objective.evaluate(&hist);
+        let failed_io = errored(&r);
+        let pass = role != ProbeRole::Saturation && evaluation.pass && !fell_behind && !failed_io && !r.interrupted;
+        let why = if failed_io {
+            error_reason(&r)
+        } else if fell_behind {
+            "fell behind the schedule".into()
+        } else {
+            let over: Vec<String> = evaluation
+                .clauses
+                .iter()
+                .filter(|c| !c.pass)
+                .map(|c| format!("{} {} over {}", c.label, fmt_ns(c.measured_ns as f64), fmt_ns(c.limit_ns as f64)))
+                .collect();
+            over.join(", ")
+        };
+        let slug = match role {
+            ProbeRole::Saturation => "saturation".to_string(),
+            _ => crate::plan::slug(&format!("{} {value:.0} {}", role_word(role), self.setup.by.unit())),
+        };
+        let rec = ProbeResult {
+            schema: SCHEMA,
+            index: self.index,
+            role,
+            value: if role == ProbeRole::Saturation { r.total.iops } else { value },
+            pass,
+            why: if pass { String::new() } else { why },
+            duration_ns: r.runtime_ns,
+            interrupted: r.interrupted,
+            power_w: m.power_w,
+            data: ProbeData::Qos(Box::new(QosProbe { evaluation, fell_behind, result: r })),
+        };
+        if !rec.interrupted {
+            self.dir.save_probe(&rec, &slug)?;
+        }
+        self.lab.emit(Event::ProbeDone { record: &rec });
+        Ok(rec)
+    }
+}
+
+fn role_word(role: ProbeRole) -> &'static str {
+    match role {
+        ProbeRole::Saturation => "saturation",
+        ProbeRole::Probe | ProbeRole::Load => "probe",
+        ProbeRole::Confirm => "confirm",
+    }
+}
+
+/// An I/O error stopped or marred the run.
+fn errored(r: &RunResult) -> bool {
+    r.stopped_by_error || !r.errors.is_empty()
+}
+
+fn error_reason(r: &RunResult) -> String {
+    match r.errors.first() {
+        Some(e) => format!("I/O error: {} ({} times)", e.error, e.count),
+        None => "stopped by an I/O error".into(),
+    }
+}

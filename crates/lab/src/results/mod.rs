@@ -1,0 +1,466 @@
+//! THE results model: one directory schema that every command writes and every report reads.
+//!
+//! ```text
+//! results/<name>-<YYYYMMDD-HHMMSS>/
+//!   run.json                        Manifest: schema, tool, kind, command line, host and target facts,
+//!                                   and what was asked (the plan; the qos objective; the ACT config)
+//!   points/0001-<slug>.json         PointResult: one per finished point (run, plan, suite)
+//!   points/0003-<slug>.interrupted.json   a point cut short by Ctrl-C (kept, not counted as done)
+//!   probes/0001-<slug>.json         ProbeResult: one per finished probe of a search (qos, act)
+//!   outcome.json                    Outcome: how a search ended (qos, act), written last
+//!   report.html                     a view of the above, remade at will
+//! ```
+//! Each record is written whole the moment it exists ([`crate::store`]), so an interrupted run
+//! keeps everything that finished. Results on disk are the interface between measuring and
+//! reporting: [`load`] reads any results directory of schema 1 or 2 into one [`Results`].
+//!
+//! Schema 1 (drivelab 0.1 before this model) had only plan and suite directories; its reader is
+//! [`schema1`]. A directory of a newer schema than this drivelab knows is refused, not guessed at.
+
+pub mod schema1;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use drivelab_engine::result::{RunResult, ToolInfo};
+use drivelab_engine::Error;
+use serde::{Deserialize, Serialize};
+
+use crate::act_run::{ActOptions, ActRun};
+use crate::plan::{Plan, Point};
+pub use crate::qos::{QosSetup, SearchBy};
+use crate::search::Evaluation;
+use crate::steady::{SteadyRule, WindowStats};
+use crate::store;
+use crate::suites::SuiteId;
+use crate::sysinfo::{self, HostFacts};
+
+/// The schema this drivelab writes.
+pub const SCHEMA: u32 = 2;
+
+/// What produced a results directory. On disk: `"run"`, `"plan"`, `"suite:NAME"`, `"qos"`,
+/// `"act"` (the schema-1 spellings of plan and suite, kept).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Kind {
+    /// `drivelab run`: one point.
+    Run,
+    Plan,
+    Suite(SuiteId),
+    /// `drivelab qos`: a search for the highest load meeting a latency objective.
+    Qos,
+    /// `drivelab act`: Aerospike ACT certification loads (and the search for the highest N).
+    Act,
+}
+
+impl Kind {
+    /// Points (run, plan, suite) or probes of a search (qos, act).
+    pub fn is_search(self) -> bool {
+        matches!(self, Kind::Qos | Kind::Act)
+    }
+
+    pub fn suite(self) -> Option<SuiteId> {
+        match self {
+            Kind::Suite(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Kind::Run => f.write_str("run"),
+            Kind::Plan => f.write_str("plan"),
+            Kind::Suite(s) => write!(f, "suite:{s}"),
+            Kind::Qos => f.write_str("qos"),
+            Kind::Act => f.write_str("act"),
+        }
+    }
+}
+
+impl FromStr for Kind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Kind, String> {
+        match s {
+            "run" => Ok(Kind::Run),
+            "plan" => Ok(Kind::Plan),
+            "qos" => Ok(Kind::Qos),
+            "act" => Ok(Kind::Act),
+            _ => match s.strip_prefix("suite:") {
+                Some(name) => name.parse().map(Kind::Suite).map_err(|e: Error| e.to_string()),
+                None => Err(format!("unknown results kind '{s}' (run, plan, suite:NAME, qos or act)")),
+            },
+        }
+    }
+}
+
+impl From<Kind> for String {
+    fn from(k: Kind) -> String {
+        k.to_string()
+    }
+}
+
+impl TryFrom<String> for Kind {
+    type Error = String;
+    fn try_from(s: String) -> Result<Kind, String> {
+        s.parse()
+    }
+}
+
+/// Facts about one target: what the engine probed, plus device and filesystem facts.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TargetFacts {
+    pub path: String,
+    pub device: Option<sysinfo::DeviceFacts>,
+    pub file: Option<sysinfo::FileFacts>,
+}
+
+impl TargetFacts {
+    pub fn of(path: &str) -> TargetFacts {
+        let info = drivelab_engine::target::probe(path).ok();
+        let device = info.as_ref().and_then(|i| i.disk.as_deref()).and_then(sysinfo::device);
+        let file = match info.as_ref().map(|i| i.kind) {
+            Some(drivelab_engine::target::TargetKind::File) => sysinfo::file_facts(Path::new(path)),
+            _ => None,
+        };
+        TargetFacts { path: path.to_string(), device, file }
+    }
+}
+
+/// What was asked, by kind.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Setup {
+    /// run, plan and suite: the points (a `run` is a plan of one point).
+    Plan(Plan),
+    Qos(QosSetup),
+    Act(ActOptions),
+}
+
+/// `run.json`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub schema: u32,
+    pub tool: ToolInfo,
+    pub kind: Kind,
+    pub command_line: Vec<String>,
+    pub started_unix_ms: u64,
+    pub host: HostFacts,
+    pub targets: Vec<TargetFacts>,
+    pub setup: Setup,
+}
+
+impl Manifest {
+    /// A manifest of this drivelab, now, on this host.
+    pub fn new(kind: Kind, command_line: Vec<String>, targets: &[String], setup: Setup) -> Manifest {
+        Manifest {
+            schema: SCHEMA,
+            tool: ToolInfo { name: "drivelab".into(), version: env!("CARGO_PKG_VERSION").into() },
+            kind,
+            command_line,
+            started_unix_ms: store::now_unix_ms(),
+            host: sysinfo::host(),
+            targets: targets.iter().map(|t| TargetFacts::of(t)).collect(),
+            setup,
+        }
+    }
+
+    /// The plan of a run, plan or suite.
+    pub fn plan(&self) -> Option<&Plan> {
+        match &self.setup {
+            Setup::Plan(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// A short name for titles: the plan's name, or the kind.
+    pub fn name(&self) -> String {
+        match &self.setup {
+            Setup::Plan(p) => p.name.clone(),
+            _ => self.kind.to_string(),
+        }
+    }
+}
+
+/// `points/NNNN-<slug>.json`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PointResult {
+    pub schema: u32,
+    pub point: Point,
+    pub result: RunResult,
+    /// Average of the `--power-cmd` readings taken during the point, in watts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
+    /// With `--steady`: every round's IOPS and whether steady state was reached (`result` is
+    /// the last round).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyRecord>,
+}
+
+/// The rounds of a point run to steady state (SNIA PTS), for the report's convergence chart.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SteadyRecord {
+    pub rule: SteadyRule,
+    /// Total IOPS of each round, in order.
+    pub rounds_iops: Vec<f64>,
+    /// Steady state was reached; false: gave up after `rule.max_rounds` (or interrupted).
+    pub steady: bool,
+    /// The last window's statistics (the steady window when `steady`).
+    pub window: Option<WindowStats>,
+}
+
+/// What part a probe plays in a search.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeRole {
+    /// qos by rate: the closed-loop maximum the rate search starts from (not judged).
+    Saturation,
+    /// A step of the search.
+    Probe,
+    /// The full-length run that confirms the best value found.
+    Confirm,
+    /// act without --search: the one load asked for.
+    Load,
+}
+
+/// What a qos probe measured.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct QosProbe {
+    /// The objective judged on the probe's latency (response time for a rate, service time for
+    /// a queue depth).
+    pub evaluation: Evaluation,
+    /// The target could not keep the schedule (rate search only).
+    pub fell_behind: bool,
+    pub result: RunResult,
+}
+
+/// The measurement of a probe, by kind.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeData {
+    Qos(Box<QosProbe>),
+    Act(Box<ActRun>),
+}
+
+/// `probes/NNNN-<slug>.json`: one step of a qos or act search.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ProbeResult {
+    pub schema: u32,
+    /// 1-based, in run order.
+    pub index: usize,
+    pub role: ProbeRole,
+    /// The load tried: IOPS or qd (qos), N (act).
+    pub value: f64,
+    pub pass: bool,
+    /// Why it failed, in a line ("p99 1.3ms over 1ms", "slice 2: 6.1% > 1 ms"); empty on a pass.
+    pub why: String,
+    pub duration_ns: u64,
+    /// The run (or a stream of it) was cut short by Ctrl-C: never judged a pass.
+    pub interrupted: bool,
+    /// Average `--power-cmd` reading during the probe, in watts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
+    pub data: ProbeData,
+}
+
+impl ProbeResult {
+    pub fn qos(&self) -> Option<&QosProbe> {
+        match &self.data {
+            ProbeData::Qos(q) => Some(q),
+            ProbeData::Act(_) => None,
+        }
+    }
+    pub fn act(&self) -> Option<&ActRun> {
+        match &self.data {
+            ProbeData::Act(a) => Some(a),
+            ProbeData::Qos(_) => None,
+        }
+    }
+    /// Every engine result of the probe (one, or one per ACT stream).
+    pub fn results(&self) -> Vec<&RunResult> {
+        match &self.data {
+            ProbeData::Qos(q) => vec![&q.result],
+            ProbeData::Act(a) => a.streams.iter().map(|s| &s.result).collect(),
+        }
+    }
+}
+
+/// `outcome.json`: how a qos or act search ended.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Outcome {
+    pub schema: u32,
+    /// The highest passing load (qos: IOPS or qd; act: N, the score); None when none passed.
+    pub best: Option<f64>,
+    /// Why the search ended, in a line.
+    pub reason: String,
+    /// Cut short by Ctrl-C: `best` is what was known then, unconfirmed.
+    pub interrupted: bool,
+    /// An I/O error stopped a probe: never a pass.
+    pub errored: bool,
+    /// qos by rate: the closed-loop maximum IOPS at the spec's qd.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturation_iops: Option<f64>,
+    /// Average power over the probe that set `best` (or the last probe), in watts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
+}
+
+/// A results directory being written.
+pub struct ResultsDir {
+    path: PathBuf,
+}
+
+/// The name a results directory starts with, for a kind.
+fn dir_name(kind: Kind, manifest: &Manifest) -> String {
+    match kind {
+        Kind::Plan => crate::plan::slug(&manifest.name()),
+        other => crate::plan::slug(&other.to_string()),
+    }
+}
+
+impl ResultsDir {
+    /// A new directory under `base` with `run.json` written.
+    pub fn create(base: &Path, manifest: &Manifest) -> Result<ResultsDir, Error> {
+        let name = dir_name(manifest.kind, manifest);
+        let name = if name.is_empty() { "results".to_string() } else { name };
+        let path = store::new_dir(base, &name, manifest.started_unix_ms / 1000)?;
+        let sub = if manifest.kind.is_search() { "probes" } else { "points" };
+        std::fs::create_dir(path.join(sub)).map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
+        store::write_json(&path.join("run.json"), manifest)?;
+        Ok(ResultsDir { path })
+    }
+
+    /// An existing directory (to resume).
+    pub fn open(path: &Path) -> ResultsDir {
+        ResultsDir { path: path.to_path_buf() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Save a finished (or interrupted) point.
+    pub fn save_point(&self, r: &PointResult) -> Result<PathBuf, Error> {
+        let suffix = if r.result.interrupted { ".interrupted.json" } else { ".json" };
+        let file = self.path.join("points").join(format!("{:04}-{}{suffix}", r.point.index, r.point.slug));
+        store::write_json(&file, r)?;
+        Ok(file)
+    }
+
+    /// Save a finished probe.
+    pub fn save_probe(&self, p: &ProbeResult, slug: &str) -> Result<PathBuf, Error> {
+        let file = self.path.join("probes").join(format!("{:04}-{slug}.json", p.index));
+        store::write_json(&file, p)?;
+        Ok(file)
+    }
+
+    /// Save how a search ended.
+    pub fn save_outcome(&self, o: &Outcome) -> Result<(), Error> {
+        store::write_json(&self.path.join("outcome.json"), o)
+    }
+
+    /// Indices of points that have a (complete) result file.
+    pub fn finished_points(&self) -> BTreeSet<usize> {
+        record_files(&self.path.join("points"))
+            .iter()
+            .filter_map(|p| p.file_name()?.to_str()?.split('-').next()?.parse().ok())
+            .collect()
+    }
+}
+
+/// `*.json` files of `dir` that are complete records (not interrupted, not temporary), sorted.
+fn record_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.ends_with(".json") && !n.ends_with(".interrupted.json") && !n.starts_with('.')
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Everything saved in a results directory, of any schema.
+#[derive(Clone, Debug)]
+pub struct Results {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    /// run, plan, suite: finished points in index order.
+    pub points: Vec<PointResult>,
+    /// qos, act: finished probes in run order.
+    pub probes: Vec<ProbeResult>,
+    /// qos, act: how the search ended (None while running, or if it was killed).
+    pub outcome: Option<Outcome>,
+}
+
+/// True when `dir` looks like a results directory (has `run.json`).
+pub fn is_results_dir(dir: &Path) -> bool {
+    dir.join("run.json").is_file()
+}
+
+/// Read a results directory of schema 1 or 2.
+pub fn load(dir: &Path) -> Result<Results, Error> {
+    if !is_results_dir(dir) {
+        return Err(Error::invalid(format!(
+            "{} is not a results directory (no run.json): give a directory made by drivelab run, plan, suite, qos or act",
+            dir.display()
+        )));
+    }
+    let run_json = dir.join("run.json");
+    let value: serde_json::Value = store::read_json(&run_json)?;
+    let schema = value.get("schema").and_then(|v| v.as_u64()).unwrap_or(0);
+    match schema {
+        1 => schema1::load(dir, value),
+        s if s == SCHEMA as u64 => {
+            let manifest: Manifest = serde_json::from_value(value)
+                .map_err(|e| Error::invalid(format!("{} is not a drivelab manifest: {e}", run_json.display())))?;
+            let points =
+                record_files(&dir.join("points")).iter().map(|f| store::read_json(f)).collect::<Result<_, _>>()?;
+            let probes =
+                record_files(&dir.join("probes")).iter().map(|f| store::read_json(f)).collect::<Result<_, _>>()?;
+            let outcome_file = dir.join("outcome.json");
+            let outcome = if outcome_file.is_file() { Some(store::read_json(&outcome_file)?) } else { None };
+            Ok(Results { dir: dir.to_path_buf(), manifest, points, probes, outcome })
+        }
+        s if s > SCHEMA as u64 => Err(Error::invalid(format!(
+            "{} was written by a newer drivelab (results schema {s}; this one reads 1 and {SCHEMA}): use that version",
+            run_json.display()
+        ))),
+        s => Err(Error::invalid(format!("{}: unknown results schema {s}", run_json.display()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_through_their_names() {
+        for k in [Kind::Run, Kind::Plan, Kind::Qos, Kind::Act]
+            .into_iter()
+            .chain(SuiteId::ALL.iter().map(|s| Kind::Suite(*s)))
+        {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(serde_json::from_str::<Kind>(&json).unwrap(), k, "{json}");
+        }
+        assert_eq!(serde_json::to_string(&Kind::Suite(SuiteId::Iometer)).unwrap(), "\"suite:iometer\"");
+        assert!("suite:crystal".parse::<Kind>().unwrap_err().contains("quick"));
+        assert!("bench".parse::<Kind>().is_err());
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused_not_guessed() {
+        let dir = std::env::temp_dir().join(format!("drivelab-results-future-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run.json"), r#"{"schema": 99, "kind": "plan"}"#).unwrap();
+        let e = load(&dir).unwrap_err();
+        assert!(e.is_invalid() && e.to_string().contains("newer drivelab"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(load(&dir).unwrap_err().to_string().contains("not a results directory"));
+    }
+}
