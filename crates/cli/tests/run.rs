@@ -7,7 +7,7 @@ mod common;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch};
+use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch, Saved};
 use drivelab_engine::gen::{Generator, Op};
 use drivelab_engine::pattern::{read_stamp, WRITE_TAG};
 use drivelab_engine::spec::AccessSpec;
@@ -298,7 +298,7 @@ fn io_errors_are_counted_with_their_offset() {
     // With --continue-on-error the run goes on to its end and keeps counting.
     let out = s.path("e2.json");
     let o = write_run("1s", &out, &["--continue-on-error"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "errors are never reported as success: {}", stderr(&o));
     let v = json(Path::new(&out));
     assert_eq!(v["stopped_by_error"], false);
     assert!(v["errors"][0]["count"].as_u64().unwrap() > 10, "{}", v["errors"]);
@@ -324,4 +324,41 @@ fn buffered_runs_are_labelled() {
     let o = drivelab(&["run", "null", "--buffered", "--time", "200ms"]);
     assert!(o.status.success());
     assert!(stdout(&o).contains("buffered"), "{}", stdout(&o));
+}
+
+#[test]
+fn every_run_leaves_a_results_directory_that_report_and_compare_read() {
+    let s = Scratch::new("run-results");
+    let f = s.path("r.dat");
+    let results = s.path("results");
+    let json_out = s.path("r.json");
+    let args = ["run", &f, "--size", "16m", "--rw", "randread", "--qd", "4", "--time", "300ms"];
+    let mut first = args.to_vec();
+    first.extend(["--results", &results, "--json", &json_out, "-q"]);
+    let o = drivelab(&first);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = drivelab(&[&args[..], &["--results", &results][..]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&format!("results: {results}/run-")), "the path is printed: {}", stdout(&o));
+    let mut dirs: Vec<_> = std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 2);
+    let saved = Saved::load(&dirs[0]);
+    assert_eq!((saved.run["schema"].as_u64(), saved.run["kind"].as_str()), (Some(2), Some("run")));
+    assert_eq!(saved.points.len(), 1);
+    let point = &saved.points[0];
+    // The point records the flags as fields, and its result is the one --json wrote.
+    assert!(point["point"]["fields"].as_array().unwrap().iter().any(|kv| kv[0] == "qd" && kv[1] == "4"));
+    let from_json = json(Path::new(&json_out));
+    assert_eq!(point["result"]["total"]["ops"], from_json["total"]["ops"]);
+    assert!(dirs[0].join("report.html").is_file());
+    // report reads it in every format; compare puts two runs side by side.
+    for fmt in ["text", "md", "csv", "json"] {
+        let o = drivelab(&["report", dirs[0].to_str().unwrap(), "--format", fmt]);
+        assert!(o.status.success(), "{fmt}: {}", stderr(&o));
+        assert!(!stdout(&o).trim().is_empty(), "{fmt}");
+    }
+    let o = drivelab(&["compare", dirs[0].to_str().unwrap(), dirs[1].to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Δ"), "{}", stdout(&o));
 }
