@@ -155,7 +155,7 @@ pub struct AccessSpec {
     /// call that submits 3 or more and dispatches them together at its end, which helps NVMe but
     /// delays the first I/Os of the batch (10% fewer IOPS on virtio and loop devices here); 2
     /// halves the submit calls of 1 while every I/O still reaches the device at once.
-    #[serde(default = "one")]
+    #[serde(default = "default_submit_batch")]
     pub submit_batch: u32,
     /// Measured duration; the run ends at whichever of time and io_size comes first.
     pub time_ns: Option<u64>,
@@ -205,9 +205,13 @@ impl Default for AccessSpec {
     }
 }
 
-fn one() -> u32 {
-    1
+/// What a saved spec without `submit_batch` gets: the same as [`AccessSpec::default`].
+fn default_submit_batch() -> u32 {
+    AccessSpec::default().submit_batch
 }
+
+/// Most block sizes one split may have (the generator keeps them in a fixed array).
+pub const MAX_BLOCK_SIZES: usize = 16;
 
 impl AccessSpec {
     /// Set read/random shares from fio's `rw` words.
@@ -338,6 +342,12 @@ impl AccessSpec {
         }
         if self.bs.is_empty() {
             return bad("--bs is empty: give a block size such as 4k".into());
+        }
+        if self.bs.len() > MAX_BLOCK_SIZES {
+            return bad(format!(
+                "--bs split has {} sizes: at most {MAX_BLOCK_SIZES}; merge sizes or drop the rarest",
+                self.bs.len()
+            ));
         }
         for b in &self.bs {
             if b.bytes == 0 {
@@ -483,11 +493,27 @@ mod tests {
     }
 
     #[test]
-    fn specs_saved_before_submit_batch_existed_still_load() {
+    fn a_saved_spec_without_submit_batch_gets_the_default_batch() {
         let mut v = serde_json::to_value(AccessSpec::default()).unwrap();
         v.as_object_mut().unwrap().remove("submit_batch");
-        let s: AccessSpec = serde_json::from_value(v).unwrap();
-        assert_eq!(s.submit_batch, 1);
+        let json = serde_json::to_string(&v).unwrap();
+        assert!(!json.contains("submit_batch"));
+        let s: AccessSpec = serde_json::from_str(&json).unwrap();
+        assert_eq!(s.submit_batch, AccessSpec::default().submit_batch);
+        assert_eq!(s.submit_batch, 2);
+    }
+
+    #[test]
+    fn a_split_of_more_sizes_than_the_generator_keeps_is_refused() {
+        let split = |n: u64| -> Vec<BlockSize> {
+            // n sizes whose shares add up to 100.
+            (0..n).map(|i| BlockSize { bytes: 4096 * (i + 1), pct: (100 / n + (i < 100 % n) as u64) as u8 }).collect()
+        };
+        let ok = AccessSpec { bs: split(MAX_BLOCK_SIZES as u64), ..Default::default() };
+        assert!(ok.validate().is_ok());
+        let s = AccessSpec { bs: split(MAX_BLOCK_SIZES as u64 + 1), ..Default::default() };
+        let e = err(&s);
+        assert!(e.contains("17 sizes") && e.contains("at most 16"), "{e}");
     }
 
     #[test]
