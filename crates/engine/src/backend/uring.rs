@@ -1,7 +1,8 @@
 //! io_uring: one ring per job thread, the target registered as a fixed file and every slot's
 //! buffer registered once, a whole batch of SQEs pushed at once and submitted with one
-//! `io_uring_enter`, a second one to wait only when no completion is ready yet, and the completion queue drained in one
-//! pass. The slot index is the SQE's user_data, and each buffer stays owned by its slot until its
+//! `io_uring_enter` (its return checked: a short submit resubmits the rest; EAGAIN/EBUSY reap
+//! completions into a stash and retry), a second one to wait only when no completion is ready
+//! yet, and the completion queue drained in one pass. The slot index is the SQE's user_data, and each buffer stays owned by its slot until its
 //! completion arrives (the worker drains all in-flight I/O before dropping the ring).
 //!
 //! Ring flags that cut kernel overhead (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN) are asked for
@@ -66,7 +67,51 @@ pub struct Uring {
     /// IORING_ENTER_REGISTERED_RING, and the kernel skips the fd lookup) or the ring fd.
     enter_fd: i32,
     enter_flags: u32,
+    /// Completions taken off the ring while making room for a submit that the kernel refused
+    /// with EAGAIN/EBUSY; `reap` hands them out first. Sized once (qd), never grows past it.
+    stash: Vec<(u32, i32)>,
     pub facts: RingFacts,
+}
+
+/// How often a submit refused with EAGAIN/EBUSY is retried before giving up (each retry first
+/// waits for a completion, or 50 us when none is in flight).
+const SUBMIT_RETRIES: u32 = 10_000;
+
+/// Submit `to_submit` queued SQEs through `enter` (one `io_uring_enter`, returning how many the
+/// kernel consumed) until all are consumed. A short count resubmits the rest; EAGAIN and EBUSY
+/// (the kernel is short of memory or its completion queue is backed up) call `make_room`
+/// (reap completions) and retry; EINTR retries at once. Any other error is returned — only
+/// when nothing more of the batch was consumed, so the caller knows the rest is not in flight.
+fn submit_all<S>(
+    state: &mut S,
+    mut to_submit: u32,
+    enter: impl Fn(&mut S, u32) -> io::Result<u32>,
+    make_room: impl Fn(&mut S) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut retries = 0u32;
+    while to_submit > 0 {
+        match enter(state, to_submit) {
+            Ok(n) if n > 0 => to_submit -= n.min(to_submit),
+            // Nothing consumed without an error: treat as busy.
+            Ok(_) => {
+                retries += 1;
+                if retries > SUBMIT_RETRIES {
+                    return Err(io::Error::other(format!("the kernel took none of {to_submit} queued I/Os")));
+                }
+                make_room(state)?;
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {
+                retries += 1;
+                if retries > SUBMIT_RETRIES {
+                    return Err(e);
+                }
+                make_room(state)?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Register the ring's own fd for the calling thread; its index, or None where unsupported.
@@ -134,7 +179,47 @@ impl Uring {
             None => (ring.as_raw_fd(), 0),
         };
         let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0 };
-        Ok(Uring { ring, fd, fixed_file, fixed_buffers, enter_fd, enter_flags, facts })
+        let stash = Vec::with_capacity(qd as usize);
+        Ok(Uring { ring, fd, fixed_file, fixed_buffers, enter_fd, enter_flags, stash, facts })
+    }
+
+    /// One io_uring_enter without an argument struct: what it returned (SQEs consumed), or the
+    /// error (EINTR included).
+    #[inline]
+    fn enter_once(&self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<u32> {
+        // SAFETY: `enter_fd` is this ring (registered index with the matching flag, or its
+        // fd); no argument struct is passed. The SQ tail was published by the submission
+        // queue's drop before this call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                to_submit,
+                min_complete,
+                flags | self.enter_flags,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if r >= 0 {
+            Ok(r as u32)
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    /// Make room for a refused submit: wait for one completion (or 50 us when there is none to
+    /// wait for) and move what completed into the stash, freeing completion-queue entries.
+    fn make_room(&mut self) -> io::Result<()> {
+        if self.ring.completion().is_empty() {
+            // Whether anything is in flight is the worker's business; a bounded wait works
+            // either way.
+            let _ = self.wait_timeout_raw(1, 50_000)?;
+        }
+        for cqe in self.ring.completion() {
+            self.stash.push((cqe.user_data() as u32, cqe.result()));
+        }
+        Ok(())
     }
 
     /// io_uring_enter without an argument struct, retried on EINTR.
@@ -225,21 +310,49 @@ impl Backend for Uring {
                 unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
             }
         }
-        self.enter(batch.len() as u32, 0, 0)
+        // A short submit leaves the rest queued in the SQ ring: submit it too, so every I/O of
+        // the batch is in flight when this returns (the worker counts them so).
+        submit_all(self, batch.len() as u32, |u, n| u.enter_once(n, 0, 0), Uring::make_room)
     }
 
     #[inline]
     fn wait(&mut self, n: u32) -> io::Result<()> {
-        if self.ring.completion().len() >= n as usize {
+        if self.ring.completion().len() + self.stash.len() >= n as usize {
             return Ok(());
         }
         self.enter(0, n, IORING_ENTER_GETEVENTS)
     }
 
     fn wait_timeout(&mut self, n: u32, timeout_ns: u64) -> io::Result<()> {
-        if self.ring.completion().len() >= n as usize {
+        if self.ring.completion().len() + self.stash.len() >= n as usize {
             return Ok(());
         }
+        self.wait_timeout_raw(n, timeout_ns)
+    }
+
+    #[inline]
+    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
+        for (slot, res) in self.stash.drain(..) {
+            f(slot, res);
+        }
+        for cqe in self.ring.completion() {
+            f(cqe.user_data() as u32, cqe.result());
+        }
+    }
+
+    fn fsync(&mut self) -> io::Result<()> {
+        // SAFETY: plain syscall on the fd the worker keeps open.
+        if unsafe { libc::fsync(self.fd) } == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+}
+
+impl Uring {
+    /// Wait up to `timeout_ns` for `n` completions (EXT_ARG), without looking at the stash.
+    fn wait_timeout_raw(&mut self, n: u32, timeout_ns: u64) -> io::Result<()> {
         let ts = KernelTimespec {
             tv_sec: (timeout_ns / 1_000_000_000) as i64,
             tv_nsec: (timeout_ns % 1_000_000_000) as i64,
@@ -274,19 +387,81 @@ impl Backend for Uring {
         }
     }
 
-    #[inline]
-    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
-        for cqe in self.ring.completion() {
-            f(cqe.user_data() as u32, cqe.result());
-        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(code: i32) -> io::Error {
+        io::Error::from_raw_os_error(code)
     }
 
-    fn fsync(&mut self) -> io::Result<()> {
-        // SAFETY: plain syscall on the fd the worker keeps open.
-        if unsafe { libc::fsync(self.fd) } == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
+    #[test]
+    fn a_short_submit_resubmits_the_rest() {
+        // The kernel takes 3 of 8, then 0 with EAGAIN, then EINTR, then 4, then EBUSY, then 1.
+        let mut answers = vec![Ok(3), Err(err(libc::EAGAIN)), Err(err(libc::EINTR)), Ok(4), Err(err(libc::EBUSY)), Ok(1)];
+        answers.reverse();
+        // (calls asked for, rooms made, answers left)
+        let mut st = (Vec::new(), 0, answers);
+        submit_all(
+            &mut st,
+            8,
+            |st, n| {
+                st.0.push(n);
+                st.2.pop().expect("no more calls than answers")
+            },
+            |st| {
+                st.1 += 1;
+                Ok(())
+            },
+        )
+        .unwrap();
+        let (asked, rooms, _) = st;
+        assert_eq!(asked, vec![8, 5, 5, 5, 1, 1], "each call asks for what is still queued");
+        assert_eq!(rooms, 2, "EAGAIN and EBUSY reap completions first, then retry");
+    }
+
+    #[test]
+    fn other_submit_errors_are_returned_and_endless_refusal_gives_up() {
+        let e = submit_all(&mut (), 2, |_, _| Err(err(libc::EBADF)), |_| Ok(())).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EBADF));
+        let mut rooms = 0u32;
+        let e = submit_all(
+            &mut rooms,
+            2,
+            |_, _| Err(err(libc::EAGAIN)),
+            |r| {
+                *r += 1;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert_eq!((e.raw_os_error(), rooms), (Some(libc::EAGAIN), SUBMIT_RETRIES));
+    }
+
+    #[test]
+    fn a_real_ring_submits_and_completes_a_whole_batch() {
+        if available().is_err() {
+            eprintln!("skipped: no io_uring here");
+            return;
         }
+        let f = std::fs::File::open("/proc/self/exe").unwrap();
+        let pool = crate::pattern::BufferPool::new(4, 4096);
+        let mut u = Uring::new(f.as_raw_fd(), 4, &pool.iovecs()).unwrap();
+        let batch: Vec<Pending> = (0..4u32)
+            .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, buf: pool.slot_ptr(i as usize) })
+            .collect();
+        u.submit(&batch).unwrap();
+        let mut done = 0;
+        while done < 4 {
+            u.wait(1).unwrap();
+            u.reap(&mut |_, res| {
+                assert_eq!(res, 4096);
+                done += 1;
+            });
+        }
+        drop(u);
+        drop(pool);
     }
 }
