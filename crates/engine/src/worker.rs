@@ -13,6 +13,16 @@
 //! timeout) until then, and each completion is measured twice: from its submission (service time,
 //! fio's clat, in `read`/`write`) and from its intended time (response time, in `resp_*`). The
 //! difference is the lag, recorded at submission; a job whose lag passes `max_lag` gives up.
+//!
+//! [`run_job`] is a short loop over parts with one job each:
+//! - latency stamps (`stamp_*`, `Slot`): every clock read that feeds a latency, in one place;
+//! - `Schedule`: what may be issued when (closed loop, or open loop through [`Pace`]) and the
+//!   fsync cadence;
+//! - `Window`: ramp, measurement start, per-second ticks, the end by time or bytes;
+//! - `Recorder`: per-second intervals (rolled into the series and the totals without cloning:
+//!   one scratch histogram is reused, the saved sparse second is the only allocation) and the
+//!   job's output;
+//! - `Queue`: slots, free list, the batch being built, submit in chunks, reap.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -122,15 +132,257 @@ pub struct JobOutput {
     pub interval_ns: f64,
 }
 
+// ---------------------------------------------------------------------------------------------
+// Latency stamps: where an I/O's service time and response time start and end. Every clock read
+// that feeds a latency is here, so moving where latency starts is a change in this one place.
+// ---------------------------------------------------------------------------------------------
+
+/// The stamps of one I/O in flight.
 #[derive(Clone, Copy)]
 struct Slot {
     op: Op,
     len: u32,
     offset: u64,
+    /// When it counts as issued (see [`stamp_before_submit`]).
     t_submit: u64,
-    /// Open loop: when it was meant to be issued.
+    /// Open loop: when it was meant to be issued (0 in closed loop).
     t_intended: u64,
 }
+
+/// Read before a submit call: a synchronous backend's I/O starts when its call starts.
+#[inline(always)]
+fn stamp_before_submit<B: Backend>() -> u64 {
+    if B::SUBMIT_COMPLETES {
+        now_ns()
+    } else {
+        0
+    }
+}
+
+/// The issue stamp shared by every I/O of one submit call: for an asynchronous backend, when
+/// the call returns (fio's clat); for a synchronous one, when it started.
+#[inline(always)]
+fn stamp_after_submit<B: Backend>(before: u64) -> u64 {
+    if B::SUBMIT_COMPLETES {
+        before
+    } else {
+        now_ns()
+    }
+}
+
+/// The completion stamp shared by every completion of one reap pass (read after the wait).
+#[inline(always)]
+fn stamp_completion() -> u64 {
+    now_ns()
+}
+
+impl Slot {
+    /// Service time: from the issue stamp to the completion stamp.
+    #[inline(always)]
+    fn service_ns(&self, done: u64) -> u64 {
+        done - self.t_submit
+    }
+    /// Response time: from the intended issue time (open loop) to the completion stamp.
+    #[inline(always)]
+    fn response_ns(&self, done: u64) -> u64 {
+        done.saturating_sub(self.t_intended)
+    }
+    /// Open loop: how late the I/O was issued.
+    #[inline(always)]
+    fn lag_ns(&self) -> u64 {
+        self.t_submit.saturating_sub(self.t_intended)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schedule: what may be issued when (closed or open loop) and the fsync cadence.
+// ---------------------------------------------------------------------------------------------
+
+struct Schedule {
+    /// Open loop: the intended issue times; None: closed loop (issue whenever a slot is free).
+    pace: Option<Pace>,
+    /// Open loop: give up when this far behind.
+    max_lag_ns: u64,
+    /// An fsync after every this many writes (0: never).
+    fsync_every: u32,
+    writes_since_sync: u32,
+}
+
+impl Schedule {
+    fn new(ctx: &JobCtx, begin: u64) -> Schedule {
+        let spec = &*ctx.spec;
+        let pace = ctx.pace.map(|(iops, phase)| {
+            crate::clock::precise_timers();
+            let arrivals = spec.rate.map(|r| r.arrivals).unwrap_or_default();
+            Pace::new(iops, arrivals == Arrivals::Poisson, begin, phase, spec.seed ^ ctx.job ^ 0x9ace)
+        });
+        let fsync_every = match spec.sync {
+            SyncMode::Fsync { every } => every,
+            _ => 0,
+        };
+        let max_lag_ns = spec.rate.and_then(|r| r.max_lag_ns).unwrap_or(u64::MAX);
+        Schedule { pace, max_lag_ns, fsync_every, writes_since_sync: 0 }
+    }
+
+    fn paced(&self) -> bool {
+        self.pace.is_some()
+    }
+
+    /// Writes wait until the fsync that is due has been done.
+    #[inline]
+    fn sync_due(&self) -> bool {
+        self.fsync_every > 0 && self.writes_since_sync >= self.fsync_every
+    }
+
+    /// The next I/O, if it may be issued at `now`: its intended time (0 in closed loop).
+    #[inline]
+    fn take(&mut self, now: u64) -> Option<u64> {
+        match self.pace.as_mut() {
+            None => Some(0),
+            Some(p) => {
+                let due = p.due();
+                if due > now {
+                    return None;
+                }
+                p.advance();
+                Some(due)
+            }
+        }
+    }
+
+    #[inline]
+    fn wrote(&mut self) {
+        self.writes_since_sync += 1;
+    }
+
+    fn synced(&mut self) {
+        self.writes_since_sync = 0;
+    }
+
+    /// Open loop: when the next I/O is due.
+    #[inline]
+    fn next_due(&self) -> Option<u64> {
+        self.pace.as_ref().map(Pace::due)
+    }
+
+    /// Open loop: how far behind its schedule the job is at `t`.
+    #[inline]
+    fn behind(&self, t: u64) -> Option<u64> {
+        self.next_due().map(|due| t.saturating_sub(due))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Window: ramp, measurement, per-second ticks, and the end by time or bytes.
+// ---------------------------------------------------------------------------------------------
+
+struct Window {
+    measuring: bool,
+    ramp_end: u64,
+    run_ns: u64,
+    /// Start of measurement (valid once measuring).
+    start: u64,
+    /// End of measurement by time (u64::MAX until measuring).
+    end: u64,
+    tick_start: u64,
+    next_tick: u64,
+    /// Bytes to issue in the measured part, and issued so far.
+    io_limit: u64,
+    issued_bytes: u64,
+    /// Thread CPU time and run-queue wait at the start of measurement.
+    cpu0: (u64, u64),
+    wait0: u64,
+}
+
+/// What moving the window to a new time did.
+enum Tick {
+    Ramping,
+    /// Measurement starts now.
+    Started,
+    /// Measuring; `rolled`: a second of this length ended; `over`: the time is up.
+    Measuring { rolled: Option<u64>, over: bool },
+}
+
+impl Window {
+    fn new(spec: &AccessSpec, begin: u64) -> Window {
+        let mut w = Window {
+            measuring: false,
+            ramp_end: begin + spec.ramp_ns,
+            run_ns: spec.time_ns.unwrap_or(u64::MAX / 4),
+            start: begin,
+            end: u64::MAX,
+            tick_start: begin,
+            next_tick: begin + SECOND,
+            io_limit: spec.io_size_bytes.unwrap_or(u64::MAX),
+            issued_bytes: 0,
+            cpu0: (0, 0),
+            wait0: 0,
+        };
+        if spec.ramp_ns == 0 {
+            w.start_at(begin);
+        }
+        w
+    }
+
+    fn start_at(&mut self, t: u64) {
+        self.measuring = true;
+        self.start = t;
+        self.tick_start = t;
+        self.next_tick = t + SECOND;
+        self.end = t.saturating_add(self.run_ns);
+        self.cpu0 = thread_cpu_ns();
+        self.wait0 = thread_runq_wait_ns();
+    }
+
+    /// The measured part's bytes are all issued: issue no more.
+    #[inline]
+    fn budget_spent(&self) -> bool {
+        self.measuring && self.issued_bytes >= self.io_limit
+    }
+
+    #[inline]
+    fn issued(&mut self, len: u32) {
+        if self.measuring {
+            self.issued_bytes += len as u64;
+        }
+    }
+
+    /// An idle open-loop job sleeps no later than this (the end of the ramp or of the run).
+    fn wake_limit(&self) -> u64 {
+        if self.measuring {
+            self.end
+        } else {
+            self.ramp_end
+        }
+    }
+
+    fn advance(&mut self, t: u64) -> Tick {
+        if !self.measuring {
+            if t < self.ramp_end {
+                return Tick::Ramping;
+            }
+            self.start_at(t);
+            return Tick::Started;
+        }
+        let rolled = (t >= self.next_tick).then(|| {
+            let dur = t - self.tick_start;
+            self.tick_start = t;
+            self.next_tick = t + SECOND;
+            dur
+        });
+        Tick::Measuring { rolled, over: t >= self.end }
+    }
+
+    /// CPU (user, system) and run-queue wait since measurement started.
+    fn cpu(&self) -> (u64, u64, u64) {
+        let (u1, s1) = thread_cpu_ns();
+        (u1 - self.cpu0.0, s1 - self.cpu0.1, thread_runq_wait_ns().saturating_sub(self.wait0))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recorder: per-second intervals and the totals.
+// ---------------------------------------------------------------------------------------------
 
 /// Per-direction counts of the current second.
 struct Interval {
@@ -158,17 +410,146 @@ impl Interval {
             lag_max: 0,
         }
     }
-    fn clear(&mut self, paced: bool) {
+    fn clear(&mut self) {
+        // Histogram::clear is cheap on an empty histogram, so the open-loop ones cost nothing
+        // in closed loop.
         self.read.clear();
         self.write.clear();
         self.read_bytes = 0;
         self.write_bytes = 0;
-        if paced {
-            self.resp_read.clear();
-            self.resp_write.clear();
-            self.pow2 = [0; POW2_MS_BUCKETS];
-            self.lag_max = 0;
+        self.resp_read.clear();
+        self.resp_write.clear();
+        self.pow2 = [0; POW2_MS_BUCKETS];
+        self.lag_max = 0;
+    }
+    fn is_empty(&self) -> bool {
+        self.read.count() + self.write.count() == 0
+    }
+}
+
+struct Recorder {
+    paced: bool,
+    iv: Interval,
+    /// Scratch for the per-second roll (both directions), reused: the roll clones nothing.
+    both: Histogram,
+    out: JobOutput,
+    /// Measured ops and bytes so far, published for the progress display.
+    ops: u64,
+    bytes: u64,
+}
+
+impl Recorder {
+    fn new(paced: bool, interval_ns: f64, seconds_hint: u64) -> Recorder {
+        let out = JobOutput {
+            interval_ns,
+            series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1),
+            ..Default::default()
+        };
+        Recorder { paced, iv: Interval::new(), both: Histogram::new(), out, ops: 0, bytes: 0 }
+    }
+
+    /// Measurement starts: forget what the ramp recorded.
+    fn restart(&mut self) {
+        self.iv.clear();
+    }
+
+    /// Open loop: an I/O of the measured part was issued `lag` ns after its intended time.
+    #[inline]
+    fn issued_late(&mut self, lag: u64) {
+        self.out.lag.record(lag);
+        self.iv.lag_max = self.iv.lag_max.max(lag);
+        self.out.late_ops += (lag > LATE_NS) as u64;
+    }
+
+    /// A measured I/O completed in full at `done`.
+    #[inline]
+    fn completed(&mut self, s: &Slot, done: u64) {
+        let iv = &mut self.iv;
+        let service = s.service_ns(done);
+        let resp = match s.op {
+            Op::Read => {
+                iv.read.record(service);
+                iv.read_bytes += s.len as u64;
+                &mut iv.resp_read
+            }
+            Op::Write => {
+                iv.write.record(service);
+                iv.write_bytes += s.len as u64;
+                &mut iv.resp_write
+            }
+        };
+        if self.paced {
+            let r = s.response_ns(done);
+            resp.record(r);
+            iv.pow2[pow2_ms_bucket(r)] += 1;
         }
+        self.ops += 1;
+        self.bytes += s.len as u64;
+    }
+
+    /// A failed or short I/O (or fsync): counted; true when it stops the job.
+    fn failed(&mut self, op: Op, offset: u64, res: i32, continue_on_error: bool) -> bool {
+        note_error(&mut self.out.errors, op, offset, res);
+        !continue_on_error
+    }
+
+    #[inline]
+    fn publish(&self, live: &Live) {
+        live.ops.store(self.ops, Ordering::Relaxed);
+        live.bytes.store(self.bytes, Ordering::Relaxed);
+    }
+
+    /// Close the current second: save it (sparse: the one allocation per second) to the series
+    /// and fold it into the totals.
+    fn roll(&mut self, dur_ns: u64, live: &Live) {
+        let iv = &mut self.iv;
+        let out = &mut self.out;
+        self.both.clear();
+        self.both.merge(&iv.read);
+        self.both.merge(&iv.write);
+        live.p99_ns.store(self.both.percentile(99.0), Ordering::Relaxed);
+        let lat_sum_ns = self.both.sum();
+        let buckets = self.both.sparse_idx();
+        let resp_buckets = if self.paced {
+            out.resp_read.merge(&iv.resp_read);
+            out.resp_write.merge(&iv.resp_write);
+            // Both directions' response times, through the same scratch histogram.
+            self.both.clear();
+            self.both.merge(&iv.resp_read);
+            self.both.merge(&iv.resp_write);
+            self.both.sparse_idx()
+        } else {
+            Vec::new()
+        };
+        out.series.push(SecondStats {
+            dur_ns,
+            read_ops: iv.read.count(),
+            write_ops: iv.write.count(),
+            read_bytes: iv.read_bytes,
+            write_bytes: iv.write_bytes,
+            lat_sum_ns,
+            buckets,
+            resp_buckets,
+            resp_pow2_ms: iv.pow2,
+            lag_max_ns: iv.lag_max,
+        });
+        out.read.merge(&iv.read);
+        out.write.merge(&iv.write);
+        out.read_bytes += iv.read_bytes;
+        out.write_bytes += iv.write_bytes;
+        iv.clear();
+    }
+
+    /// The job ended at `last_t`: close the last partial second and the window's figures.
+    fn finish(mut self, window: &Window, last_t: u64, live: &Live) -> JobOutput {
+        if window.measuring {
+            (self.out.cpu_usr_ns, self.out.cpu_sys_ns, self.out.runq_wait_ns) = window.cpu();
+            self.out.window_ns = last_t.saturating_sub(window.start);
+            if !self.iv.is_empty() {
+                self.roll(last_t - window.tick_start, live);
+            }
+        }
+        self.out
     }
 }
 
@@ -200,154 +581,168 @@ fn op_name(op: Op) -> &'static str {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Queue: the slots (one per queue entry), the free list, the batch being built, what is in flight.
+// ---------------------------------------------------------------------------------------------
+
+struct Queue {
+    gen: Generator,
+    /// Writes carry stamps (offset, tag) per 4 KiB.
+    stamp_writes: bool,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    batch: Vec<Pending>,
+    inflight: usize,
+    /// I/Os per submit call (synchronous backends take the batch whole).
+    chunk: usize,
+}
+
+impl Queue {
+    fn new<B: Backend>(ctx: &JobCtx) -> Queue {
+        let spec = &*ctx.spec;
+        let qd = spec.qd as usize;
+        Queue {
+            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job),
+            stamp_writes: spec.has_writes() && pattern::stamps(spec.data),
+            slots: vec![Slot { op: Op::Read, len: 0, offset: 0, t_submit: 0, t_intended: 0 }; qd],
+            free: (0..qd as u32).rev().collect(),
+            batch: Vec::with_capacity(qd),
+            inflight: 0,
+            chunk: if B::SUBMIT_COMPLETES { qd.max(1) } else { spec.submit_batch.max(1) as usize },
+        }
+    }
+
+    /// Nothing queued and nothing in flight.
+    fn idle(&self) -> bool {
+        self.batch.is_empty() && self.inflight == 0
+    }
+
+    /// Fill free slots with the I/Os the schedule allows now. False when the window's byte
+    /// budget is spent (the job stops issuing).
+    #[inline]
+    fn fill(&mut self, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
+        let now = if sched.paced() { now_ns() } else { 0 };
+        while let Some(&slot) = self.free.last() {
+            if sched.sync_due() {
+                break;
+            }
+            if window.budget_spent() {
+                return false;
+            }
+            let Some(t_intended) = sched.take(now) else { break };
+            self.free.pop();
+            let io = self.gen.next_io();
+            let buf = pool.slot_ptr(slot as usize);
+            if io.op == Op::Write {
+                if self.stamp_writes {
+                    pattern::stamp(&mut pool.slot_mut(slot as usize)[..io.len as usize], io.offset, WRITE_TAG);
+                }
+                sched.wrote();
+            }
+            window.issued(io.len);
+            self.slots[slot as usize] = Slot { op: io.op, len: io.len, offset: io.offset, t_submit: 0, t_intended };
+            self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len, buf });
+        }
+        true
+    }
+
+    /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),
+    /// stamping each chunk's I/Os as issued when its call returns.
+    #[inline]
+    fn submit<B: Backend>(&mut self, backend: &mut B, rec: &mut Recorder, measuring: bool) -> std::io::Result<()> {
+        for part in self.batch.chunks(self.chunk) {
+            let before = stamp_before_submit::<B>();
+            backend.submit(part)?;
+            let t_submit = stamp_after_submit::<B>(before);
+            for p in part {
+                let s = &mut self.slots[p.slot as usize];
+                s.t_submit = t_submit;
+                if rec.paced && measuring {
+                    rec.issued_late(s.lag_ns());
+                }
+            }
+        }
+        self.inflight += self.batch.len();
+        self.batch.clear();
+        Ok(())
+    }
+
+    /// Take every completion at `done`; true when an error stops the job.
+    #[inline]
+    fn reap<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        done: u64,
+        rec: &mut Recorder,
+        measuring: bool,
+        continue_on_error: bool,
+    ) -> bool {
+        let mut err_stop = false;
+        let (slots, free, inflight) = (&self.slots, &mut self.free, &mut self.inflight);
+        backend.reap(&mut |slot, res| {
+            let s = &slots[slot as usize];
+            if res == s.len as i32 {
+                if measuring {
+                    rec.completed(s, done);
+                }
+            } else {
+                err_stop |= rec.failed(s.op, s.offset, res, continue_on_error);
+            }
+            free.push(slot);
+            *inflight -= 1;
+        });
+        err_stop
+    }
+}
+
+/// What the kernel may still be writing into cannot be freed: after a failure of the machinery
+/// the pool is leaked rather than risk the kernel writing into freed memory.
+fn leak_pool(pool: &mut BufferPool) {
+    std::mem::forget(std::mem::replace(pool, BufferPool::new(1, 4096)));
+}
+
 /// Run one job to its end on `backend`, using `pool` for buffers (one slot per queue entry).
 pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool) -> JobOutput {
     let spec = &*ctx.spec;
-    let qd = spec.qd as usize;
-    let mut gen = Generator::new(spec, ctx.start, ctx.span, ctx.job);
-    let stamps = spec.has_writes() && pattern::stamps(spec.data);
-    let fsync_every = match spec.sync {
-        SyncMode::Fsync { every } => every,
-        _ => 0,
-    };
-
-    let mut slots = vec![Slot { op: Op::Read, len: 0, offset: 0, t_submit: 0, t_intended: 0 }; qd];
-    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
-    let mut batch: Vec<Pending> = Vec::with_capacity(qd);
-    let mut iv = Interval::new();
-    let mut out = JobOutput::default();
-
     let begin = now_ns();
-    let mut pace = ctx.pace.map(|(iops, phase)| {
-        crate::clock::precise_timers();
-        let arrivals = spec.rate.map(|r| r.arrivals).unwrap_or_default();
-        Pace::new(iops, arrivals == Arrivals::Poisson, begin, phase, spec.seed ^ ctx.job ^ 0x9ace)
-    });
-    let paced = pace.is_some();
-    let max_lag = spec.rate.and_then(|r| r.max_lag_ns).unwrap_or(u64::MAX);
-    out.interval_ns = pace.as_ref().map_or(0.0, |p| p.interval_ns());
-    let mut measuring = spec.ramp_ns == 0;
-    let ramp_end = begin + spec.ramp_ns;
-    let run_ns = spec.time_ns.unwrap_or(u64::MAX / 4);
-    let mut measure_start = begin;
-    let mut end = if measuring { begin.saturating_add(run_ns) } else { u64::MAX };
-    let mut tick_start = begin;
-    let mut next_tick = begin + SECOND;
-    let mut cpu0 = thread_cpu_ns();
-    let mut wait0 = thread_runq_wait_ns();
-    let io_limit = spec.io_size_bytes.unwrap_or(u64::MAX);
-    let mut issued_bytes = 0u64;
-    let mut measured_ops = 0u64;
-    let mut measured_bytes = 0u64;
-    let mut writes_since_sync = 0u32;
-    let mut inflight = 0usize;
+    let mut sched = Schedule::new(ctx, begin);
+    let mut window = Window::new(spec, begin);
+    let interval_ns = sched.pace.as_ref().map_or(0.0, Pace::interval_ns);
+    let mut rec = Recorder::new(sched.paced(), interval_ns, window.run_ns / SECOND);
+    let mut q = Queue::new::<B>(ctx);
     let mut stopping = false;
     let mut last_t = begin;
-    ctx.live.measuring.store(measuring, Ordering::Relaxed);
+    ctx.live.measuring.store(window.measuring, Ordering::Relaxed);
 
     loop {
-        // Fill every free slot (open loop: with the I/Os whose time has come).
-        if !stopping {
-            let now = if paced { now_ns() } else { 0 };
-            while let Some(&slot) = free.last() {
-                if fsync_every > 0 && writes_since_sync >= fsync_every {
-                    break;
-                }
-                if measuring && issued_bytes >= io_limit {
-                    stopping = true;
-                    break;
-                }
-                let t_intended = match pace.as_mut() {
-                    Some(p) => {
-                        let due = p.due();
-                        if due > now {
-                            break;
-                        }
-                        p.advance();
-                        due
-                    }
-                    None => 0,
-                };
-                free.pop();
-                let io = gen.next_io();
-                let buf = pool.slot_ptr(slot as usize);
-                if io.op == Op::Write {
-                    if stamps {
-                        pattern::stamp(&mut pool.slot_mut(slot as usize)[..io.len as usize], io.offset, WRITE_TAG);
-                    }
-                    writes_since_sync += 1;
-                }
-                if measuring {
-                    issued_bytes += io.len as u64;
-                }
-                slots[slot as usize] = Slot { op: io.op, len: io.len, offset: io.offset, t_submit: 0, t_intended };
-                batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len, buf });
-            }
+        if !stopping && !q.fill(&mut sched, &mut window, pool) {
+            stopping = true;
         }
-        let t;
-        if batch.is_empty() && inflight == 0 {
-            if fsync_every > 0 && writes_since_sync >= fsync_every && !out.interrupted && !out.stopped_by_error {
-                let t0 = now_ns();
-                let r = backend.fsync();
-                let t1 = now_ns();
-                if measuring {
-                    out.sync.record(t1 - t0);
-                }
-                if let Err(e) = r {
-                    note_error(&mut out.errors, Op::Write, 0, -e.raw_os_error().unwrap_or(libc::EIO));
-                    if !spec.continue_on_error {
-                        out.stopped_by_error = true;
-                        stopping = true;
-                    }
-                }
-                writes_since_sync = 0;
+        let t = if q.idle() {
+            if sched.sync_due() && !rec.out.interrupted && !rec.out.stopped_by_error {
+                stopping |= fsync(backend, &mut rec, &window, spec.continue_on_error);
+                sched.synced();
                 continue;
             }
-            match pace.as_ref() {
-                // Idle until the next intended issue time (or the end of the run).
-                Some(p) if !stopping => {
-                    sleep_until(p.due().min(end).min(if measuring { u64::MAX } else { ramp_end }));
-                    t = now_ns();
+            match sched.next_due() {
+                // Open loop: idle until the next intended issue time (or the end of the run).
+                Some(due) if !stopping => {
+                    sleep_until(due.min(window.wake_limit()));
+                    now_ns()
                 }
                 _ => break,
             }
         } else {
-            // Hand the batch to the kernel `submit_batch` I/Os per call (fio's
-            // iodepth_batch_submit), stamping each chunk when its call returns. Synchronous
-            // backends take it whole.
-            let chunk = if B::SUBMIT_COMPLETES { batch.len().max(1) } else { spec.submit_batch.max(1) as usize };
-            let mut failed = None;
-            for part in batch.chunks(chunk) {
-                let t_before = if B::SUBMIT_COMPLETES { now_ns() } else { 0 };
-                if let Err(e) = backend.submit(part) {
-                    failed = Some(e);
-                    break;
-                }
-                let t_submit = if B::SUBMIT_COMPLETES { t_before } else { now_ns() };
-                for p in part {
-                    slots[p.slot as usize].t_submit = t_submit;
-                    if paced && measuring {
-                        let lag = t_submit.saturating_sub(slots[p.slot as usize].t_intended);
-                        out.lag.record(lag);
-                        iv.lag_max = iv.lag_max.max(lag);
-                        out.late_ops += (lag > LATE_NS) as u64;
-                    }
-                }
-            }
-            if let Some(e) = failed {
-                out.failure = Some(format!("submitting I/O failed: {e}"));
-                // What was pushed may or may not be in the kernel; keep the buffers alive (leak
-                // the pool) rather than risk the kernel writing into freed memory.
-                std::mem::forget(std::mem::replace(pool, BufferPool::new(1, 4096)));
+            if let Err(e) = q.submit(backend, &mut rec, window.measuring) {
+                // What was pushed may or may not be in the kernel.
+                rec.out.failure = Some(format!("submitting I/O failed: {e}"));
+                leak_pool(pool);
                 break;
             }
-            inflight += batch.len();
-            batch.clear();
             // Open loop with a free slot: wake for the next intended time if nothing completes.
-            let waited = match pace.as_ref() {
-                Some(p) if !stopping && !free.is_empty() => {
+            let waited = match sched.next_due() {
+                Some(due) if !stopping && !q.free.is_empty() => {
                     let now = now_ns();
-                    let due = p.due();
                     if due <= now {
                         Ok(())
                     } else {
@@ -357,136 +752,67 @@ pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool)
                 _ => backend.wait(1),
             };
             if let Err(e) = waited {
-                out.failure = Some(format!("waiting for I/O failed: {e}"));
-                std::mem::forget(std::mem::replace(pool, BufferPool::new(1, 4096)));
+                rec.out.failure = Some(format!("waiting for I/O failed: {e}"));
+                leak_pool(pool);
                 break;
             }
-
-            t = now_ns();
-            let mut err_stop = false;
-            backend.reap(&mut |slot, res| {
-                let s = slots[slot as usize];
-                let lat = t - s.t_submit;
-                if res == s.len as i32 {
-                    if measuring {
-                        let h = match s.op {
-                            Op::Read => {
-                                iv.read.record(lat);
-                                iv.read_bytes += s.len as u64;
-                                &mut iv.resp_read
-                            }
-                            Op::Write => {
-                                iv.write.record(lat);
-                                iv.write_bytes += s.len as u64;
-                                &mut iv.resp_write
-                            }
-                        };
-                        if paced {
-                            let resp = t.saturating_sub(s.t_intended);
-                            h.record(resp);
-                            iv.pow2[pow2_ms_bucket(resp)] += 1;
-                        }
-                        measured_ops += 1;
-                        measured_bytes += s.len as u64;
-                    }
-                } else {
-                    note_error(&mut out.errors, s.op, s.offset, res);
-                    if !spec.continue_on_error {
-                        err_stop = true;
-                    }
-                }
-                free.push(slot);
-                inflight -= 1;
-            });
-            if err_stop && !stopping {
-                out.stopped_by_error = true;
+            let done = stamp_completion();
+            if q.reap(backend, done, &mut rec, window.measuring, spec.continue_on_error) && !stopping {
+                rec.out.stopped_by_error = true;
                 stopping = true;
             }
-        }
+            done
+        };
         last_t = t;
 
-        if !measuring && t >= ramp_end {
-            measuring = true;
-            iv.clear(paced);
-            measure_start = t;
-            tick_start = t;
-            next_tick = t + SECOND;
-            end = t.saturating_add(run_ns);
-            cpu0 = thread_cpu_ns();
-            wait0 = thread_runq_wait_ns();
-            ctx.live.measuring.store(true, Ordering::Relaxed);
-        }
-        if measuring {
-            if t >= next_tick {
-                roll(&mut out, &mut iv, t - tick_start, &ctx.live, paced);
-                tick_start = t;
-                next_tick = t + SECOND;
+        match window.advance(t) {
+            Tick::Ramping => {}
+            Tick::Started => {
+                rec.restart();
+                ctx.live.measuring.store(true, Ordering::Relaxed);
+                rec.publish(&ctx.live);
             }
-            if t >= end {
+            Tick::Measuring { rolled, over } => {
+                if let Some(dur) = rolled {
+                    rec.roll(dur, &ctx.live);
+                }
+                stopping |= over;
+                rec.publish(&ctx.live);
+            }
+        }
+        if let Some(behind) = sched.behind(t) {
+            if !stopping && behind > sched.max_lag_ns {
+                rec.out.gave_up = true;
                 stopping = true;
             }
-            ctx.live.ops.store(measured_ops, Ordering::Relaxed);
-            ctx.live.bytes.store(measured_bytes, Ordering::Relaxed);
-        }
-        if let Some(p) = pace.as_ref() {
-            let behind = t.saturating_sub(p.due());
-            if !stopping && behind > max_lag {
-                out.gave_up = true;
-                stopping = true;
-            }
-            if stopping && out.final_lag_ns == 0 {
-                out.final_lag_ns = behind;
+            if stopping && rec.out.final_lag_ns == 0 {
+                rec.out.final_lag_ns = behind;
             }
         }
         if ctx.stop.load(Ordering::Relaxed) && !stopping {
             stopping = true;
-            out.interrupted = true;
+            rec.out.interrupted = true;
         }
     }
-
-    if measuring {
-        let (u1, s1) = thread_cpu_ns();
-        out.cpu_usr_ns = u1 - cpu0.0;
-        out.cpu_sys_ns = s1 - cpu0.1;
-        out.runq_wait_ns = thread_runq_wait_ns().saturating_sub(wait0);
-        out.window_ns = last_t.saturating_sub(measure_start);
-        if iv.read.count() + iv.write.count() > 0 {
-            roll(&mut out, &mut iv, last_t - tick_start, &ctx.live, paced);
-        }
-    }
-    out
+    rec.finish(&window, last_t, &ctx.live)
 }
 
-/// Close the current second: save it to the series and fold it into the totals.
-fn roll(out: &mut JobOutput, iv: &mut Interval, dur_ns: u64, live: &Live, paced: bool) {
-    let mut both = iv.read.clone();
-    both.merge(&iv.write);
-    live.p99_ns.store(both.percentile(99.0), Ordering::Relaxed);
-    let mut resp_buckets = Vec::new();
-    if paced {
-        let mut resp = iv.resp_read.clone();
-        resp.merge(&iv.resp_write);
-        resp_buckets = resp.sparse_idx();
-        out.resp_read.merge(&iv.resp_read);
-        out.resp_write.merge(&iv.resp_write);
+/// The fsync that is due (nothing in flight): timed when measuring; true when its failure stops
+/// the job.
+fn fsync<B: Backend>(backend: &mut B, rec: &mut Recorder, window: &Window, continue_on_error: bool) -> bool {
+    let t0 = now_ns();
+    let r = backend.fsync();
+    let t1 = now_ns();
+    if window.measuring {
+        rec.out.sync.record(t1 - t0);
     }
-    out.series.push(SecondStats {
-        dur_ns,
-        read_ops: iv.read.count(),
-        write_ops: iv.write.count(),
-        read_bytes: iv.read_bytes,
-        write_bytes: iv.write_bytes,
-        lat_sum_ns: both.sum(),
-        buckets: both.sparse_idx(),
-        resp_buckets,
-        resp_pow2_ms: iv.pow2,
-        lag_max_ns: iv.lag_max,
-    });
-    out.read.merge(&iv.read);
-    out.write.merge(&iv.write);
-    out.read_bytes += iv.read_bytes;
-    out.write_bytes += iv.write_bytes;
-    iv.clear(paced);
+    if let Err(e) = r {
+        if rec.failed(Op::Write, 0, -e.raw_os_error().unwrap_or(libc::EIO), continue_on_error) {
+            rec.out.stopped_by_error = true;
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -583,6 +909,85 @@ mod tests {
         let out = run_job(&ctx(spec, Some(2000.0)), &mut b, &mut pool);
         assert!(out.gave_up && out.final_lag_ns > 50_000_000, "{}", out.final_lag_ns);
         assert!(now_ns() - t0 < 1_000_000_000, "it stopped early instead of running 2 s");
+    }
+
+    /// Completes every I/O at once and counts writes and fsyncs.
+    #[derive(Default)]
+    struct Counting {
+        done: Vec<(u32, i32)>,
+        writes: u64,
+        fsyncs: u64,
+        writes_at_fsync: Vec<u64>,
+    }
+
+    impl Backend for Counting {
+        const SUBMIT_COMPLETES: bool = true;
+        fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
+            for p in batch {
+                self.writes += (p.op == Op::Write) as u64;
+                self.done.push((p.slot, p.len as i32));
+            }
+            Ok(())
+        }
+        fn wait(&mut self, _n: u32) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
+            for (slot, res) in self.done.drain(..) {
+                f(slot, res);
+            }
+        }
+        fn fsync(&mut self) -> std::io::Result<()> {
+            self.fsyncs += 1;
+            self.writes_at_fsync.push(self.writes);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_closed_loop_job_ends_at_its_bytes_with_an_fsync_after_every_n_writes() {
+        // 1000 writes of 4 KiB at qd 8, an fsync after every 4: no write is issued while an fsync
+        // is due, so fsyncs happen at exactly 4, 8, 12... writes; the series holds every op.
+        let spec = AccessSpec {
+            read_pct: 0,
+            qd: 8,
+            time_ns: None,
+            io_size_bytes: Some(1000 * 4096),
+            sync: SyncMode::Fsync { every: 4 },
+            ..Default::default()
+        };
+        let mut b = Counting::default();
+        let mut pool = BufferPool::new(8, 4096);
+        let out = run_job(&ctx(spec, None), &mut b, &mut pool);
+        assert_eq!((out.write.count(), out.write_bytes, b.writes), (1000, 1000 * 4096, 1000));
+        assert_eq!(b.fsyncs, 250);
+        assert!(b.writes_at_fsync.iter().enumerate().all(|(i, &w)| w == 4 * (i as u64 + 1)), "{:?}", b.writes_at_fsync);
+        assert_eq!(out.sync.count(), 250);
+        let in_series: u64 = out.series.iter().map(|s| s.write_ops).sum();
+        assert_eq!(in_series, 1000);
+        assert!(out.resp_write.count() == 0 && out.lag.count() == 0, "closed loop records no response time");
+    }
+
+    #[test]
+    fn io_in_the_ramp_is_not_counted_and_the_stop_flag_interrupts() {
+        let spec = AccessSpec { ramp_ns: 100_000_000, time_ns: Some(60_000_000_000), ..Default::default() };
+        let c = ctx(spec, None);
+        let stop = c.stop.clone();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            stop.store(true, Ordering::Relaxed);
+        });
+        let mut b = Counting::default();
+        let mut pool = BufferPool::new(1, 4096);
+        let t0 = now_ns();
+        let out = run_job(&c, &mut b, &mut pool);
+        stopper.join().unwrap();
+        let took = now_ns() - t0;
+        assert!(out.interrupted && took < 2_000_000_000, "stopped after {took} ns");
+        // Measured for about 200 of the 300 ms.
+        assert!((150_000_000..290_000_000).contains(&out.window_ns), "window {}", out.window_ns);
+        assert!(out.read.count() > 0 && c.live.measuring.load(Ordering::Relaxed));
+        assert_eq!(c.live.ops.load(Ordering::Relaxed), out.read.count());
     }
 
     #[test]
