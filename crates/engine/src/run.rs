@@ -388,15 +388,15 @@ fn aggregate(
         let ops = ro + wo;
         let open = spec.rate.is_some().then(|| {
             let mut resp = Histogram::new();
-            let mut pow2 = vec![0u64; crate::worker::POW2_MS_BUCKETS];
             for p in &pts {
                 resp.add_sparse_idx(&p.resp_buckets);
-                for (a, b) in pow2.iter_mut().zip(p.resp_pow2_ms) {
-                    *a += b as u64;
-                }
             }
-            (resp.percentile(99.0), pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0), pow2)
+            (resp.percentile(99.0), pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0))
         });
+        let mut over_threshold_counts = vec![0u64; spec.thresholds_ns.len()];
+        for p in &pts {
+            crate::worker::over_counts(&p.over_threshold, spec.thresholds_ns.len(), &mut over_threshold_counts);
+        }
         series.push(SeriesPoint {
             t_s: (t_s * 1000.0).round() / 1000.0,
             dur_ns: dur,
@@ -406,9 +406,11 @@ fn aggregate(
             bw_bytes_per_s: by as f64 / secs,
             lat_mean_ns: if ops > 0 { lat as f64 / ops as f64 } else { 0.0 },
             lat_p99_ns: h.percentile(99.0),
-            resp_p99_ns: open.as_ref().map(|o| o.0),
-            lag_max_ns: open.as_ref().map(|o| o.1),
-            resp_pow2_ms: open.map(|o| o.2),
+            resp_p99_ns: open.map(|o| o.0),
+            lag_max_ns: open.map(|o| o.1),
+            ops,
+            over_threshold_counts,
+            resp_pow2_ms: None,
         });
     }
 
@@ -532,6 +534,38 @@ mod tests {
         let e = r.unwrap_err();
         assert!(e.contains("starting a job thread"), "{e}");
         assert_eq!(started, 2);
+    }
+
+    #[test]
+    fn every_measured_io_is_counted_against_the_thresholds_in_its_second() {
+        // An open-loop null run at 2000/s: at or over 0 ns is every I/O, second by second.
+        let spec = AccessSpec {
+            time_ns: Some(1_500_000_000),
+            thresholds_ns: vec![0, 3_600_000_000_000],
+            rate: Some(Rate { per_s: 2000.0, ..Default::default() }),
+            ..Default::default()
+        };
+        let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+        assert_eq!(r.series.len(), 2);
+        for p in &r.series {
+            assert_eq!(p.over_threshold_counts.len(), 2);
+            assert_eq!(p.over_threshold_counts[0], p.ops, "every I/O is at or over 0 ns");
+            assert_eq!(p.over_threshold_counts[1], 0);
+            assert!(p.resp_pow2_ms.is_none());
+        }
+        assert_eq!(r.series.iter().map(|p| p.ops).sum::<u64>(), r.total.ops);
+        let json = serde_json::to_string(&r.series[0]).unwrap();
+        assert!(json.contains("\"over_threshold_counts\":[") && !json.contains("resp_pow2_ms"), "{json}");
+    }
+
+    #[test]
+    fn schema_1_series_with_act_buckets_still_load() {
+        let old = r#"{"t_s":1.0,"dur_ns":1000000000,"iops":2.0,"read_iops":2.0,"write_iops":0.0,
+            "bw_bytes_per_s":8192.0,"lat_mean_ns":100.0,"lat_p99_ns":120,"resp_p99_ns":130,
+            "lag_max_ns":5,"resp_pow2_ms":[2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}"#;
+        let p: SeriesPoint = serde_json::from_str(old).unwrap();
+        assert_eq!(p.resp_pow2_ms.as_ref().map(|v| v[0]), Some(2));
+        assert!(p.over_threshold_counts.is_empty() && p.ops == 0);
     }
 
     #[test]

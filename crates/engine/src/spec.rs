@@ -176,6 +176,11 @@ pub struct AccessSpec {
     /// Fixed-rate (open-loop) load; None: closed loop, `qd` I/Os always in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// Response-time thresholds, ascending, at most [`MAX_THRESHOLDS`]: each second of the series
+    /// counts the I/Os whose response time was at or over each (`over_threshold_counts`).
+    /// Response time is from the intended issue time in open loop, the service time otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds_ns: Vec<u64>,
 }
 
 impl Default for AccessSpec {
@@ -201,6 +206,7 @@ impl Default for AccessSpec {
             continue_on_error: false,
             cpus: CpuPlacement::None,
             rate: None,
+            thresholds_ns: Vec::new(),
         }
     }
 }
@@ -209,6 +215,9 @@ impl Default for AccessSpec {
 fn default_submit_batch() -> u32 {
     AccessSpec::default().submit_batch
 }
+
+/// Most response-time thresholds a spec may have (the worker keeps their counts in a fixed array).
+pub const MAX_THRESHOLDS: usize = 16;
 
 /// Most block sizes one split may have (the generator keeps them in a fixed array).
 pub const MAX_BLOCK_SIZES: usize = 16;
@@ -387,6 +396,15 @@ impl AccessSpec {
                 self.qd, self.qd
             ));
         }
+        if self.thresholds_ns.len() > MAX_THRESHOLDS {
+            return bad(format!(
+                "thresholds: {} latency thresholds, at most {MAX_THRESHOLDS}",
+                self.thresholds_ns.len()
+            ));
+        }
+        if self.thresholds_ns.windows(2).any(|w| w[0] >= w[1]) {
+            return bad(format!("thresholds {:?}: give them in ascending order, each once", self.thresholds_ns));
+        }
         if let Some(r) = self.rate {
             if !(r.per_s.is_finite() && r.per_s > 0.0) {
                 return bad(format!("--rate {}: give a positive rate such as 5000 (IOPS) or 200MiB/s", r.per_s));
@@ -514,6 +532,18 @@ mod tests {
         let s = AccessSpec { bs: split(MAX_BLOCK_SIZES as u64 + 1), ..Default::default() };
         let e = err(&s);
         assert!(e.contains("17 sizes") && e.contains("at most 16"), "{e}");
+    }
+
+    #[test]
+    fn latency_thresholds_are_ascending_and_at_most_16() {
+        let ok = AccessSpec { thresholds_ns: (1..=16).map(|i| i * 1_000_000).collect(), ..Default::default() };
+        assert!(ok.validate().is_ok());
+        let many = AccessSpec { thresholds_ns: (1..=17).collect(), ..Default::default() };
+        assert!(err(&many).contains("at most 16"));
+        let unsorted = AccessSpec { thresholds_ns: vec![2_000_000, 1_000_000], ..Default::default() };
+        assert!(err(&unsorted).contains("ascending"));
+        // Not written when empty, so saved specs stay as they were.
+        assert!(!serde_json::to_string(&AccessSpec::default()).unwrap().contains("thresholds"));
     }
 
     #[test]

@@ -34,23 +34,46 @@ use crate::hist::Histogram;
 use crate::pace::Pace;
 use crate::pattern::{self, BufferPool, WRITE_TAG};
 use crate::result::ErrorStat;
-use crate::spec::{AccessSpec, Arrivals, SyncMode};
+use crate::spec::{AccessSpec, Arrivals, SyncMode, MAX_THRESHOLDS};
 
 const SECOND: u64 = 1_000_000_000;
 /// An open-loop I/O issued more than this after its intended time counts as late.
 pub const LATE_NS: u64 = 1_000_000;
-/// Power-of-two millisecond buckets kept per second for open-loop runs (ACT's histogram):
-/// bucket 0 is under 1 ms, bucket b covers [2^(b-1), 2^b) ms, the last one everything above.
-pub const POW2_MS_BUCKETS: usize = 17;
+/// Per-second counters of response times against the spec's thresholds: bucket k counts the
+/// I/Os at or over exactly k thresholds (integer compares only, exact at every boundary).
+#[derive(Clone, Copy, Debug, Default)]
+struct Thresholds {
+    ns: [u64; MAX_THRESHOLDS],
+    n: usize,
+}
 
-/// ACT's bucket of a latency: exact at every millisecond boundary.
-#[inline]
-pub fn pow2_ms_bucket(ns: u64) -> usize {
-    let ms = ns / 1_000_000;
-    if ms == 0 {
-        0
-    } else {
-        ((64 - ms.leading_zeros()) as usize).min(POW2_MS_BUCKETS - 1)
+impl Thresholds {
+    fn new(list: &[u64]) -> Thresholds {
+        let mut t = Thresholds::default();
+        for (slot, &v) in t.ns.iter_mut().zip(list) {
+            *slot = v;
+        }
+        t.n = list.len().min(MAX_THRESHOLDS);
+        t
+    }
+
+    /// How many thresholds `ns` is at or over (thresholds ascend).
+    #[inline(always)]
+    fn bucket(&self, ns: u64) -> usize {
+        let mut k = 0;
+        while k < self.n && ns >= self.ns[k] {
+            k += 1;
+        }
+        k
+    }
+}
+
+/// Counts at or over each threshold from per-bucket counts (`buckets[k]`: at or over exactly k).
+pub(crate) fn over_counts(buckets: &[u32; MAX_THRESHOLDS + 1], n: usize, into: &mut [u64]) {
+    let mut above = 0u64;
+    for k in (1..=n).rev() {
+        above += buckets[k] as u64;
+        into[k - 1] += above;
     }
 }
 
@@ -91,8 +114,8 @@ pub struct SecondStats {
     pub buckets: Vec<(u16, u32)>,
     /// Open loop: response-time buckets of all ops in this second (sparse index, count).
     pub resp_buckets: Vec<(u16, u32)>,
-    /// Open loop: response times in ACT's power-of-two millisecond buckets.
-    pub resp_pow2_ms: [u32; POW2_MS_BUCKETS],
+    /// With thresholds: I/Os whose response time was at or over exactly k thresholds, by k.
+    pub over_threshold: [u32; MAX_THRESHOLDS + 1],
     /// Open loop: the largest lag of an I/O submitted in this second.
     pub lag_max_ns: u64,
 }
@@ -393,7 +416,7 @@ struct Interval {
     /// Open loop only (left empty otherwise).
     resp_read: Histogram,
     resp_write: Histogram,
-    pow2: [u32; POW2_MS_BUCKETS],
+    over_threshold: [u32; MAX_THRESHOLDS + 1],
     lag_max: u64,
 }
 
@@ -406,7 +429,7 @@ impl Interval {
             write_bytes: 0,
             resp_read: Histogram::new(),
             resp_write: Histogram::new(),
-            pow2: [0; POW2_MS_BUCKETS],
+            over_threshold: [0; MAX_THRESHOLDS + 1],
             lag_max: 0,
         }
     }
@@ -419,7 +442,7 @@ impl Interval {
         self.write_bytes = 0;
         self.resp_read.clear();
         self.resp_write.clear();
-        self.pow2 = [0; POW2_MS_BUCKETS];
+        self.over_threshold = [0; MAX_THRESHOLDS + 1];
         self.lag_max = 0;
     }
     fn is_empty(&self) -> bool {
@@ -429,6 +452,7 @@ impl Interval {
 
 struct Recorder {
     paced: bool,
+    thresholds: Thresholds,
     iv: Interval,
     /// Scratch for the per-second roll (both directions), reused: the roll clones nothing.
     both: Histogram,
@@ -439,13 +463,14 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn new(paced: bool, interval_ns: f64, seconds_hint: u64) -> Recorder {
+    fn new(paced: bool, thresholds: &[u64], interval_ns: f64, seconds_hint: u64) -> Recorder {
         let out = JobOutput {
             interval_ns,
             series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1),
             ..Default::default()
         };
-        Recorder { paced, iv: Interval::new(), both: Histogram::new(), out, ops: 0, bytes: 0 }
+        let thresholds = Thresholds::new(thresholds);
+        Recorder { paced, thresholds, iv: Interval::new(), both: Histogram::new(), out, ops: 0, bytes: 0 }
     }
 
     /// Measurement starts: forget what the ramp recorded.
@@ -478,10 +503,15 @@ impl Recorder {
                 &mut iv.resp_write
             }
         };
-        if self.paced {
+        let response = if self.paced {
             let r = s.response_ns(done);
             resp.record(r);
-            iv.pow2[pow2_ms_bucket(r)] += 1;
+            r
+        } else {
+            service
+        };
+        if self.thresholds.n > 0 {
+            iv.over_threshold[self.thresholds.bucket(response)] += 1;
         }
         self.ops += 1;
         self.bytes += s.len as u64;
@@ -530,7 +560,7 @@ impl Recorder {
             lat_sum_ns,
             buckets,
             resp_buckets,
-            resp_pow2_ms: iv.pow2,
+            over_threshold: iv.over_threshold,
             lag_max_ns: iv.lag_max,
         });
         out.read.merge(&iv.read);
@@ -708,7 +738,7 @@ pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool)
     let mut sched = Schedule::new(ctx, begin);
     let mut window = Window::new(spec, begin);
     let interval_ns = sched.pace.as_ref().map_or(0.0, Pace::interval_ns);
-    let mut rec = Recorder::new(sched.paced(), interval_ns, window.run_ns / SECOND);
+    let mut rec = Recorder::new(sched.paced(), &spec.thresholds_ns, interval_ns, window.run_ns / SECOND);
     let mut q = Queue::new::<B>(ctx);
     let mut stopping = false;
     let mut last_t = begin;
@@ -868,6 +898,7 @@ mod tests {
     fn paced_spec(time_ms: u64) -> AccessSpec {
         AccessSpec {
             time_ns: Some(time_ms * 1_000_000),
+            thresholds_ns: vec![8_000_000],
             rate: Some(Rate { per_s: 2000.0, ..Default::default() }),
             ..Default::default()
         }
@@ -892,8 +923,8 @@ mod tests {
         assert!((150.0..=200.0).contains(&slow_response), "{slow_response} I/Os waited > 10 ms");
         assert!(out.resp_read.max() >= 99_000_000, "the first one queued behind the stall waited it all");
         assert!(out.lag.max() >= 95_000_000 && out.late_ops >= 150, "lag {} late {}", out.lag.max(), out.late_ops);
-        // The response-time buckets per second agree: ~180 of the ops are over 8 ms (bucket >= 4).
-        let over_8ms: u32 = out.series.iter().map(|s| s.resp_pow2_ms[4..].iter().sum::<u32>()).sum();
+        // The per-second threshold counters agree: ~180 of the ops are at or over 8 ms.
+        let over_8ms: u32 = out.series.iter().map(|s| s.over_threshold[1..].iter().sum::<u32>()).sum();
         assert!((150..=200).contains(&over_8ms), "{over_8ms}");
         assert!(!out.gave_up && out.final_lag_ns < LATE_NS);
     }
@@ -991,19 +1022,34 @@ mod tests {
     }
 
     #[test]
-    fn the_act_buckets_are_exact_at_millisecond_boundaries() {
-        let cases = [
-            (999_999, 0),
-            (1_000_000, 1),
-            (1_999_999, 1),
-            (2_000_000, 2),
-            (7_999_999, 3),
-            (8_000_000, 4),
-            (64_000_000, 7),
-            (u64::MAX, 16),
-        ];
-        for (ns, b) in cases {
-            assert_eq!(pow2_ms_bucket(ns), b, "{ns} ns");
+    fn threshold_counters_are_exact_at_the_boundaries() {
+        // ACT's thresholds, 1, 2, 4, ... 32768 ms: a latency at a threshold counts as over it.
+        let act: Vec<u64> = (0..16).map(|i| (1u64 << i) * 1_000_000).collect();
+        let t = Thresholds::new(&act);
+        let cases =
+            [(0, 0), (999_999, 0), (1_000_000, 1), (1_999_999, 1), (2_000_000, 2), (7_999_999, 3), (8_000_000, 4)];
+        for (ns, k) in cases {
+            assert_eq!(t.bucket(ns), k, "{ns} ns");
         }
+        assert_eq!((t.bucket(64_000_000), t.bucket(u64::MAX)), (7, 16));
+        assert_eq!(Thresholds::new(&[]).bucket(u64::MAX), 0);
+        // Buckets to counts at or over each threshold: cumulative from the top.
+        let mut b = [0u32; MAX_THRESHOLDS + 1];
+        (b[0], b[1], b[2], b[3]) = (5, 4, 3, 2);
+        let mut over = vec![0u64; 3];
+        over_counts(&b, 3, &mut over);
+        assert_eq!(over, vec![9, 5, 2]);
+    }
+
+    #[test]
+    fn closed_loop_counts_service_times_against_the_thresholds() {
+        // Every null I/O takes well under 1 s and at least 0 ns: all at or over 0, none over 1 s.
+        let spec = AccessSpec { time_ns: Some(50_000_000), thresholds_ns: vec![0, 1_000_000_000], ..Default::default() };
+        let mut b = Counting::default();
+        let mut pool = BufferPool::new(1, 4096);
+        let out = run_job(&ctx(spec, None), &mut b, &mut pool);
+        let at_or_over_0: u64 = out.series.iter().map(|s| s.over_threshold[1] as u64).sum();
+        assert_eq!(at_or_over_0, out.read.count());
+        assert!(out.series.iter().all(|s| s.over_threshold[2] == 0 && s.over_threshold[0] == 0));
     }
 }
