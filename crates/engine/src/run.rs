@@ -259,42 +259,35 @@ fn job_thread(
     let spec = ctx.spec.clone();
     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
     pool.fill(spec.data, spec.seed ^ ctx.job);
-    let go = |failed: bool| gate.arrive(!failed);
     match (kind, engine) {
         (TargetKind::Null, _) => {
-            let mut b = Null::new(spec.qd);
-            if !go(false) {
+            let mut b = Null::new(spec.qd, pool);
+            if !gate.arrive(true) {
                 return (JobOutput::default(), None);
             }
-            (run_job(ctx, &mut b, &mut pool), None)
+            (run_job(ctx, &mut b), None)
         }
         (_, EngineKind::Psync) => {
-            let f = file.expect("file target has a file");
-            let mut b = Psync::new(&f);
-            if !go(false) {
+            let mut b = Psync::new(file.expect("file target has a file"), pool);
+            if !gate.arrive(true) {
                 return (JobOutput::default(), None);
             }
-            (run_job(ctx, &mut b, &mut pool), None)
+            (run_job(ctx, &mut b), None)
         }
-        (_, EngineKind::Uring) => {
-            use std::os::fd::AsRawFd;
-            let f = file.expect("file target has a file");
-            match Uring::new(f.as_raw_fd(), spec.qd, &pool.iovecs()) {
-                Ok(mut b) => {
-                    if !go(false) {
-                        return (JobOutput::default(), None);
-                    }
-                    let facts = b.facts.clone();
-                    let out = run_job(ctx, &mut b, &mut pool);
-                    drop(b); // the ring goes before the buffers it registered
-                    (out, Some(facts))
+        (_, EngineKind::Uring) => match Uring::new(file.expect("file target has a file"), spec.qd, pool) {
+            Ok(mut b) => {
+                if !gate.arrive(true) {
+                    return (JobOutput::default(), None);
                 }
-                Err(e) => {
-                    go(true);
-                    (JobOutput { failure: Some(format!("io_uring setup failed: {e}")), ..Default::default() }, None)
-                }
+                let facts = b.facts.clone();
+                // Dropping the ring drains what is still in flight before its buffers go.
+                (run_job(ctx, &mut b), Some(facts))
             }
-        }
+            Err(e) => {
+                gate.arrive(false);
+                (JobOutput { failure: Some(format!("io_uring setup failed: {e}")), ..Default::default() }, None)
+            }
+        },
     }
 }
 

@@ -151,8 +151,6 @@ pub struct JobOutput {
     pub gave_up: bool,
     /// Open loop: how far behind its schedule the job was when it stopped.
     pub final_lag_ns: u64,
-    /// Open loop: the mean gap between intended issue times.
-    pub interval_ns: f64,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -463,9 +461,8 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn new(paced: bool, thresholds: &[u64], interval_ns: f64, seconds_hint: u64) -> Recorder {
+    fn new(paced: bool, thresholds: &[u64], seconds_hint: u64) -> Recorder {
         let out = JobOutput {
-            interval_ns,
             series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1),
             ..Default::default()
         };
@@ -662,16 +659,16 @@ impl Queue {
             let Some(t_intended) = sched.take(now) else { break };
             self.free.pop();
             let io = self.gen.next_io();
-            let buf = pool.slot_ptr(slot as usize);
             if io.op == Op::Write {
                 if self.stamp_writes {
+                    // The slot came off the free list: its buffer is ours until it is submitted.
                     pattern::stamp(&mut pool.slot_mut(slot as usize)[..io.len as usize], io.offset, WRITE_TAG);
                 }
                 sched.wrote();
             }
             window.issued(io.len);
             self.slots[slot as usize] = Slot { op: io.op, len: io.len, offset: io.offset, t_submit: 0, t_intended };
-            self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len, buf });
+            self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len });
         }
         true
     }
@@ -725,27 +722,21 @@ impl Queue {
     }
 }
 
-/// What the kernel may still be writing into cannot be freed: after a failure of the machinery
-/// the pool is leaked rather than risk the kernel writing into freed memory.
-fn leak_pool(pool: &mut BufferPool) {
-    std::mem::forget(std::mem::replace(pool, BufferPool::new(1, 4096)));
-}
-
-/// Run one job to its end on `backend`, using `pool` for buffers (one slot per queue entry).
-pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool) -> JobOutput {
+/// Run one job to its end on `backend`, using its buffer pool (one slot per queue entry).
+/// What is still in flight after a failure of the machinery is the backend's to drain.
+pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B) -> JobOutput {
     let spec = &*ctx.spec;
     let begin = now_ns();
     let mut sched = Schedule::new(ctx, begin);
     let mut window = Window::new(spec, begin);
-    let interval_ns = sched.pace.as_ref().map_or(0.0, Pace::interval_ns);
-    let mut rec = Recorder::new(sched.paced(), &spec.thresholds_ns, interval_ns, window.run_ns / SECOND);
+    let mut rec = Recorder::new(sched.paced(), &spec.thresholds_ns, window.run_ns / SECOND);
     let mut q = Queue::new::<B>(ctx);
     let mut stopping = false;
     let mut last_t = begin;
     ctx.live.measuring.store(window.measuring, Ordering::Relaxed);
 
     loop {
-        if !stopping && !q.fill(&mut sched, &mut window, pool) {
+        if !stopping && !q.fill(&mut sched, &mut window, backend.pool_mut()) {
             stopping = true;
         }
         let t = if q.idle() {
@@ -764,9 +755,7 @@ pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool)
             }
         } else {
             if let Err(e) = q.submit(backend, &mut rec, window.measuring) {
-                // What was pushed may or may not be in the kernel.
                 rec.out.failure = Some(format!("submitting I/O failed: {e}"));
-                leak_pool(pool);
                 break;
             }
             // Open loop with a free slot: wake for the next intended time if nothing completes.
@@ -783,7 +772,6 @@ pub fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, pool: &mut BufferPool)
             };
             if let Err(e) = waited {
                 rec.out.failure = Some(format!("waiting for I/O failed: {e}"));
-                leak_pool(pool);
                 break;
             }
             let done = stamp_completion();
@@ -852,14 +840,19 @@ mod tests {
 
     /// A synchronous target that answers at once, except that one I/O takes `stall_ns`.
     struct Stalling {
+        pool: BufferPool,
         done: Option<(u32, i32)>,
         count: u64,
         stall_at: u64,
         stall_ns: u64,
     }
 
-    impl Backend for Stalling {
+    // SAFETY: completes every I/O inside `submit` without touching the buffers.
+    unsafe impl Backend for Stalling {
         const SUBMIT_COMPLETES: bool = true;
+        fn pool_mut(&mut self) -> &mut BufferPool {
+            &mut self.pool
+        }
         fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
             if let Some(p) = batch.first() {
                 self.count += 1;
@@ -911,9 +904,8 @@ mod tests {
         // 100 ms, while each one's own service time stays tiny. A closed-loop tool (or service
         // time alone) would show one slow I/O: coordinated omission.
         let spec = paced_spec(1000);
-        let mut b = Stalling { done: None, count: 0, stall_at: 200, stall_ns: 100_000_000 };
-        let mut pool = BufferPool::new(1, 4096);
-        let out = run_job(&ctx(spec, Some(2000.0)), &mut b, &mut pool);
+        let mut b = Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 200, stall_ns: 100_000_000 };
+        let out = run_job(&ctx(spec, Some(2000.0)), &mut b);
         let ops = out.read.count();
         assert!((1900..=2010).contains(&ops), "the schedule is kept: {ops} I/Os in 1 s at 2000/s");
         let slow_service = out.read.count() as f64 * out.read.fraction_above(10_000_000);
@@ -934,25 +926,34 @@ mod tests {
         // A 300 ms stall with max_lag 50 ms: the job stops and says so.
         let mut spec = paced_spec(2000);
         spec.rate.as_mut().unwrap().max_lag_ns = Some(50_000_000);
-        let mut b = Stalling { done: None, count: 0, stall_at: 10, stall_ns: 300_000_000 };
-        let mut pool = BufferPool::new(1, 4096);
+        let mut b = Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 10, stall_ns: 300_000_000 };
         let t0 = now_ns();
-        let out = run_job(&ctx(spec, Some(2000.0)), &mut b, &mut pool);
+        let out = run_job(&ctx(spec, Some(2000.0)), &mut b);
         assert!(out.gave_up && out.final_lag_ns > 50_000_000, "{}", out.final_lag_ns);
         assert!(now_ns() - t0 < 1_000_000_000, "it stopped early instead of running 2 s");
     }
 
     /// Completes every I/O at once and counts writes and fsyncs.
-    #[derive(Default)]
     struct Counting {
+        pool: BufferPool,
         done: Vec<(u32, i32)>,
         writes: u64,
         fsyncs: u64,
         writes_at_fsync: Vec<u64>,
     }
 
-    impl Backend for Counting {
+    impl Counting {
+        fn new(qd: usize) -> Counting {
+            Counting { pool: BufferPool::new(qd, 4096), done: Vec::new(), writes: 0, fsyncs: 0, writes_at_fsync: Vec::new() }
+        }
+    }
+
+    // SAFETY: completes every I/O inside `submit` without touching the buffers.
+    unsafe impl Backend for Counting {
         const SUBMIT_COMPLETES: bool = true;
+        fn pool_mut(&mut self) -> &mut BufferPool {
+            &mut self.pool
+        }
         fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
             for p in batch {
                 self.writes += (p.op == Op::Write) as u64;
@@ -987,9 +988,8 @@ mod tests {
             sync: SyncMode::Fsync { every: 4 },
             ..Default::default()
         };
-        let mut b = Counting::default();
-        let mut pool = BufferPool::new(8, 4096);
-        let out = run_job(&ctx(spec, None), &mut b, &mut pool);
+        let mut b = Counting::new(8);
+        let out = run_job(&ctx(spec, None), &mut b);
         assert_eq!((out.write.count(), out.write_bytes, b.writes), (1000, 1000 * 4096, 1000));
         assert_eq!(b.fsyncs, 250);
         assert!(b.writes_at_fsync.iter().enumerate().all(|(i, &w)| w == 4 * (i as u64 + 1)), "{:?}", b.writes_at_fsync);
@@ -1008,10 +1008,9 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(300));
             stop.store(true, Ordering::Relaxed);
         });
-        let mut b = Counting::default();
-        let mut pool = BufferPool::new(1, 4096);
+        let mut b = Counting::new(1);
         let t0 = now_ns();
-        let out = run_job(&c, &mut b, &mut pool);
+        let out = run_job(&c, &mut b);
         stopper.join().unwrap();
         let took = now_ns() - t0;
         assert!(out.interrupted && took < 2_000_000_000, "stopped after {took} ns");
@@ -1045,9 +1044,8 @@ mod tests {
     fn closed_loop_counts_service_times_against_the_thresholds() {
         // Every null I/O takes well under 1 s and at least 0 ns: all at or over 0, none over 1 s.
         let spec = AccessSpec { time_ns: Some(50_000_000), thresholds_ns: vec![0, 1_000_000_000], ..Default::default() };
-        let mut b = Counting::default();
-        let mut pool = BufferPool::new(1, 4096);
-        let out = run_job(&ctx(spec, None), &mut b, &mut pool);
+        let mut b = Counting::new(1);
+        let out = run_job(&ctx(spec, None), &mut b);
         let at_or_over_0: u64 = out.series.iter().map(|s| s.over_threshold[1] as u64).sum();
         assert_eq!(at_or_over_0, out.read.count());
         assert!(out.series.iter().all(|s| s.over_threshold[2] == 0 && s.over_threshold[0] == 0));

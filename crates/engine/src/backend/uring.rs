@@ -8,12 +8,15 @@
 //! Ring flags that cut kernel overhead (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN) are asked for
 //! and dropped one by one where the kernel refuses them; what was accepted is reported.
 
+use std::fs::File;
 use std::io;
+use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, RawFd};
 
 use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{Backend, Pending};
+use crate::pattern::BufferPool;
 
 // Kernel ABI values the io-uring crate keeps private.
 const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
@@ -58,8 +61,15 @@ pub struct RingFacts {
     pub registered_ring: bool,
 }
 
-pub struct Uring {
-    ring: IoUring,
+pub(crate) struct Uring {
+    /// Closed in `Drop`, after everything in flight has completed.
+    ring: ManuallyDrop<IoUring>,
+    /// The buffers registered with the ring; freed in `Drop` after the ring is closed, or
+    /// leaked when in-flight I/O could not be drained.
+    pool: ManuallyDrop<BufferPool>,
+    /// I/Os the kernel took whose completion we have not taken off the ring yet.
+    inflight: usize,
+    file: File,
     fd: RawFd,
     fixed_file: bool,
     fixed_buffers: bool,
@@ -164,23 +174,38 @@ fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<String>)> {
 }
 
 impl Uring {
-    /// A ring for `qd` outstanding I/Os on `fd`, with `bufs` registered (slot i = buffer i).
-    /// Must be called on the thread that will submit (SINGLE_ISSUER).
-    pub fn new(fd: RawFd, qd: u32, bufs: &[libc::iovec]) -> io::Result<Uring> {
+    /// A ring for `qd` outstanding I/Os on `file`, with every slot of `pool` registered (slot i
+    /// = buffer i). Must be called on the thread that will submit (SINGLE_ISSUER).
+    pub fn new(file: File, qd: u32, pool: BufferPool) -> io::Result<Uring> {
+        let fd = file.as_raw_fd();
         let entries = qd.next_power_of_two().max(2);
         let (ring, flags) = build_ring(entries)?;
         let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
-        // SAFETY: the iovecs describe the worker's BufferPool, which outlives this ring (the
-        // worker drops the ring first) and is not freed or moved while registered.
+        let bufs = pool.iovecs();
+        // SAFETY: the iovecs describe `pool`, which moves into the returned Uring (its heap
+        // allocation does not move) and is freed only in Uring's Drop after the ring is drained
+        // and closed.
         let fixed_buffers =
-            bufs.len() <= u16::MAX as usize + 1 && unsafe { ring.submitter().register_buffers(bufs) }.is_ok();
+            bufs.len() <= u16::MAX as usize + 1 && unsafe { ring.submitter().register_buffers(&bufs) }.is_ok();
         let (enter_fd, enter_flags) = match register_ring_fd(ring.as_raw_fd()) {
             Some(i) => (i, IORING_ENTER_REGISTERED_RING),
             None => (ring.as_raw_fd(), 0),
         };
         let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0 };
         let stash = Vec::with_capacity(qd as usize);
-        Ok(Uring { ring, fd, fixed_file, fixed_buffers, enter_fd, enter_flags, stash, facts })
+        Ok(Uring {
+            ring: ManuallyDrop::new(ring),
+            pool: ManuallyDrop::new(pool),
+            inflight: 0,
+            file,
+            fd,
+            fixed_file,
+            fixed_buffers,
+            enter_fd,
+            enter_flags,
+            stash,
+            facts,
+        })
     }
 
     /// One io_uring_enter without an argument struct: what it returned (SQEs consumed), or the
@@ -214,9 +239,10 @@ impl Uring {
         if self.ring.completion().is_empty() {
             // Whether anything is in flight is the worker's business; a bounded wait works
             // either way.
-            let _ = self.wait_timeout_raw(1, 50_000)?;
+            self.wait_timeout_raw(1, 50_000)?;
         }
         for cqe in self.ring.completion() {
+            self.inflight -= 1;
             self.stash.push((cqe.user_data() as u32, cqe.result()));
         }
         Ok(())
@@ -252,30 +278,47 @@ impl Uring {
 }
 
 #[inline]
-fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending) -> squeue::Entry {
+fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut u8) -> squeue::Entry {
     let e = match (fixed_file, fixed_buffers, p.op) {
         (true, true, Op::Read) => {
-            opcode::ReadFixed::new(types::Fixed(0), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::ReadFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).build()
         }
         (true, true, Op::Write) => {
-            opcode::WriteFixed::new(types::Fixed(0), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::WriteFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).build()
         }
-        (true, false, Op::Read) => opcode::Read::new(types::Fixed(0), p.buf, p.len).offset(p.offset).build(),
-        (true, false, Op::Write) => opcode::Write::new(types::Fixed(0), p.buf, p.len).offset(p.offset).build(),
+        (true, false, Op::Read) => opcode::Read::new(types::Fixed(0), buf, p.len).offset(p.offset).build(),
+        (true, false, Op::Write) => opcode::Write::new(types::Fixed(0), buf, p.len).offset(p.offset).build(),
         (false, true, Op::Read) => {
-            opcode::ReadFixed::new(types::Fd(fd), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::ReadFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).build()
         }
         (false, true, Op::Write) => {
-            opcode::WriteFixed::new(types::Fd(fd), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::WriteFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).build()
         }
-        (false, false, Op::Read) => opcode::Read::new(types::Fd(fd), p.buf, p.len).offset(p.offset).build(),
-        (false, false, Op::Write) => opcode::Write::new(types::Fd(fd), p.buf, p.len).offset(p.offset).build(),
+        (false, false, Op::Read) => opcode::Read::new(types::Fd(fd), buf, p.len).offset(p.offset).build(),
+        (false, false, Op::Write) => opcode::Write::new(types::Fd(fd), buf, p.len).offset(p.offset).build(),
     };
     e.user_data(p.slot as u64)
 }
 
+impl Uring {
+    /// Wait for every I/O still in flight; false if the ring failed first.
+    fn drain(&mut self) -> bool {
+        self.stash.clear();
+        while self.inflight > 0 {
+            for _ in self.ring.completion() {
+                self.inflight -= 1;
+            }
+            if self.inflight > 0 && self.enter(0, 1, IORING_ENTER_GETEVENTS).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+}
+
 impl Drop for Uring {
     fn drop(&mut self) {
+        let drained = self.drain();
         if self.enter_flags != 0 {
             let mut up = RsrcUpdate { offset: self.enter_fd as u32, resv: 0, data: 0 };
             // SAFETY: unregisters the index registered in `new`, on the same thread (the worker
@@ -290,11 +333,25 @@ impl Drop for Uring {
                 )
             };
         }
+        // SAFETY: `ring` is dropped once, here, and not used afterwards.
+        unsafe { ManuallyDrop::drop(&mut self.ring) };
+        if drained {
+            // SAFETY: nothing is in flight and the ring that registered the buffers is closed,
+            // so the kernel no longer uses them; `pool` is dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.pool) };
+        }
+        // Otherwise the pool is leaked: the kernel may still write into it.
     }
 }
 
-impl Backend for Uring {
+// SAFETY: SQEs point into our own pool (io_ptr checks slot and length); the pool lives until
+// Drop has drained every accepted I/O and closed the ring; each CQE is handed out once.
+unsafe impl Backend for Uring {
     const SUBMIT_COMPLETES: bool = false;
+
+    fn pool_mut(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
 
     #[inline]
     fn submit(&mut self, batch: &[Pending]) -> io::Result<()> {
@@ -304,15 +361,25 @@ impl Backend for Uring {
         {
             let mut sq = self.ring.submission();
             for p in batch {
-                let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p);
-                // SAFETY: the SQE's buffer belongs to slot `p.slot` and stays untouched by the
-                // worker until this slot's completion is reaped; the fd/fixed file stays open.
+                let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p, self.pool.io_ptr(p.slot, p.len));
+                // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
+                // lives until Drop has drained the ring, and which the worker leaves alone until
+                // this slot's completion is reaped; the file is ours and stays open.
                 unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
             }
         }
         // A short submit leaves the rest queued in the SQ ring: submit it too, so every I/O of
         // the batch is in flight when this returns (the worker counts them so).
-        submit_all(self, batch.len() as u32, |u, n| u.enter_once(n, 0, 0), Uring::make_room)
+        submit_all(
+            self,
+            batch.len() as u32,
+            |u, n| {
+                let taken = u.enter_once(n, 0, 0)?;
+                u.inflight += taken as usize;
+                Ok(taken)
+            },
+            Uring::make_room,
+        )
     }
 
     #[inline]
@@ -336,17 +403,13 @@ impl Backend for Uring {
             f(slot, res);
         }
         for cqe in self.ring.completion() {
+            self.inflight -= 1;
             f(cqe.user_data() as u32, cqe.result());
         }
     }
 
     fn fsync(&mut self) -> io::Result<()> {
-        // SAFETY: plain syscall on the fd the worker keeps open.
-        if unsafe { libc::fsync(self.fd) } == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
-        }
+        self.file.sync_all()
     }
 }
 
@@ -447,12 +510,11 @@ mod tests {
             return;
         }
         let f = std::fs::File::open("/proc/self/exe").unwrap();
-        let pool = crate::pattern::BufferPool::new(4, 4096);
-        let mut u = Uring::new(f.as_raw_fd(), 4, &pool.iovecs()).unwrap();
-        let batch: Vec<Pending> = (0..4u32)
-            .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, buf: pool.slot_ptr(i as usize) })
-            .collect();
+        let mut u = Uring::new(f, 4, BufferPool::new(4, 4096)).unwrap();
+        let batch: Vec<Pending> =
+            (0..4u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
         u.submit(&batch).unwrap();
+        assert_eq!(u.inflight, 4);
         let mut done = 0;
         while done < 4 {
             u.wait(1).unwrap();
@@ -461,7 +523,23 @@ mod tests {
                 done += 1;
             });
         }
-        drop(u);
-        drop(pool);
+        assert_eq!(u.inflight, 0);
+    }
+
+    #[test]
+    fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
+        if available().is_err() {
+            eprintln!("skipped: no io_uring here");
+            return;
+        }
+        let f = std::fs::File::open("/proc/self/exe").unwrap();
+        let mut u = Uring::new(f, 8, BufferPool::new(8, 4096)).unwrap();
+        let batch: Vec<Pending> =
+            (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+        u.submit(&batch).unwrap();
+        assert!(u.drain(), "every submitted read completes");
+        assert_eq!(u.inflight, 0);
+        u.submit(&batch).unwrap();
+        drop(u); // drains before the pool goes: nothing reaped, nothing left in the kernel
     }
 }
