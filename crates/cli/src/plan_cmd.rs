@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use drivelab_engine::hist::Pct;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 use drivelab_engine::Error;
 use drivelab_lab::plan::{self, Plan};
@@ -151,8 +152,8 @@ pub fn execute(
                 "      {} IOPS  {:.1} MB/s  p50 {}  p99 {}  cpu {:.0}%{}{}",
                 fmt_count(t.iops),
                 t.bw_mb_per_s,
-                fmt_ns(t.lat_ns.p("p50") as f64),
-                fmt_ns(t.lat_ns.p("p99") as f64),
+                fmt_ns(t.lat_ns.p(Pct::P50) as f64),
+                fmt_ns(t.lat_ns.p(Pct::P99) as f64),
                 result.cpu.usr_pct + result.cpu.sys_pct,
                 power_w.map(|w| format!("  {w:.2} W")).unwrap_or_default(),
                 if result.interrupted { "  INTERRUPTED" } else { "" }

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use drivelab_engine::hist::Histogram;
+use drivelab_engine::hist::{Histogram, Pct};
 use drivelab_engine::result::RunResult;
 use drivelab_engine::spec::{AccessSpec, Rate};
 use drivelab_engine::units::{fmt_count, fmt_ns};
@@ -89,7 +89,7 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
             "  closed loop at qd {}: {} IOPS, p99 {} — the most it can do; searching fixed rates below",
             base.qd,
             fmt_count(max),
-            fmt_ns(r.total.lat_ns.p("p99") as f64)
+            fmt_ns(r.total.lat_ns.p(Pct::P99) as f64)
         );
         saturation = Some(max);
         if max <= 0.0 {

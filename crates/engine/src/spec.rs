@@ -325,7 +325,11 @@ impl AccessSpec {
             return bad(Field::Read, format!("{}%", self.read_pct), "outside 0..100: give a percentage from 0 to 100");
         }
         if self.random_pct > 100 {
-            return bad(Field::Random, format!("{}%", self.random_pct), "outside 0..100: give a percentage from 0 to 100");
+            return bad(
+                Field::Random,
+                format!("{}%", self.random_pct),
+                "outside 0..100: give a percentage from 0 to 100",
+            );
         }
         if self.qd == 0 {
             return bad(Field::Qd, "0".into(), "the queue depth must be at least 1");
@@ -379,7 +383,11 @@ impl AccessSpec {
             return bad(Field::Align, "0".into(), "alignment must be at least 1 byte");
         }
         if self.time_ns.is_none() && self.io_size_bytes.is_none() {
-            return bad(Field::Time, String::new(), "and {io_size} are both unset: the run has no end; give one of them");
+            return bad(
+                Field::Time,
+                String::new(),
+                "and {io_size} are both unset: the run has no end; give one of them",
+            );
         }
         if self.time_ns == Some(0) {
             return bad(Field::Time, "0".into(), "give a duration such as 10s");
@@ -404,7 +412,11 @@ impl AccessSpec {
             return bad(Field::Thresholds, String::new(), &fix);
         }
         if self.thresholds_ns.windows(2).any(|w| w[0] >= w[1]) {
-            return bad(Field::Thresholds, format!("{:?}", self.thresholds_ns), "give them in ascending order, each once");
+            return bad(
+                Field::Thresholds,
+                format!("{:?}", self.thresholds_ns),
+                "give them in ascending order, each once",
+            );
         }
         if let Some(r) = self.rate {
             if !(r.per_s.is_finite() && r.per_s > 0.0) {
@@ -511,8 +523,9 @@ mod tests {
         assert!(err(&AccessSpec { qd: 0, ..Default::default() }).starts_with("qd 0:"));
         assert_eq!(field(AccessSpec { qd: 0, ..Default::default() }), Field::Qd);
         assert!(err(&AccessSpec { jobs: 0, ..Default::default() }).starts_with("jobs 0:"));
-        assert!(err(&AccessSpec { bs: vec![BlockSize { bytes: 0, pct: 100 }], ..Default::default() })
-            .starts_with("bs 0:"));
+        assert!(
+            err(&AccessSpec { bs: vec![BlockSize { bytes: 0, pct: 100 }], ..Default::default() }).starts_with("bs 0:")
+        );
         assert!(err(&AccessSpec { read_pct: 101, ..Default::default() }).contains("outside 0..100"));
         let psync = AccessSpec { engine: EngineKind::Psync, qd: 8, ..Default::default() }.validate().unwrap_err();
         assert!(psync.to_string().contains("use jobs 8 qd 1, or engine uring"), "{psync}");

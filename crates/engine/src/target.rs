@@ -241,7 +241,11 @@ pub fn create_file(
 ) -> Result<(), Error> {
     const CHUNK: usize = 1 << 20;
     if size == 0 || size % 4096 != 0 {
-        return Err(Error::spec(Field::Size, size.to_string(), "a new file's size must be a non-zero multiple of 4096 bytes"));
+        return Err(Error::spec(
+            Field::Size,
+            size.to_string(),
+            "a new file's size must be a non-zero multiple of 4096 bytes",
+        ));
     }
     let p = Path::new(path);
     let file = OpenOptions::new().write(true).create_new(true).open(p).map_err(|e| {

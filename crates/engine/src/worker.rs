@@ -321,7 +321,10 @@ enum Tick {
     /// Measurement starts now.
     Started,
     /// Measuring; `rolled`: a second of this length ended; `over`: the time is up.
-    Measuring { rolled: Option<u64>, over: bool },
+    Measuring {
+        rolled: Option<u64>,
+        over: bool,
+    },
 }
 
 impl Window {
@@ -462,10 +465,7 @@ struct Recorder {
 
 impl Recorder {
     fn new(paced: bool, thresholds: &[u64], seconds_hint: u64) -> Recorder {
-        let out = JobOutput {
-            series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1),
-            ..Default::default()
-        };
+        let out = JobOutput { series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1), ..Default::default() };
         let thresholds = Thresholds::new(thresholds);
         Recorder { paced, thresholds, iv: Interval::new(), both: Histogram::new(), out, ops: 0, bytes: 0 }
     }
@@ -904,7 +904,8 @@ mod tests {
         // 100 ms, while each one's own service time stays tiny. A closed-loop tool (or service
         // time alone) would show one slow I/O: coordinated omission.
         let spec = paced_spec(1000);
-        let mut b = Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 200, stall_ns: 100_000_000 };
+        let mut b =
+            Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 200, stall_ns: 100_000_000 };
         let out = run_job(&ctx(spec, Some(2000.0)), &mut b);
         let ops = out.read.count();
         assert!((1900..=2010).contains(&ops), "the schedule is kept: {ops} I/Os in 1 s at 2000/s");
@@ -926,7 +927,8 @@ mod tests {
         // A 300 ms stall with max_lag 50 ms: the job stops and says so.
         let mut spec = paced_spec(2000);
         spec.rate.as_mut().unwrap().max_lag_ns = Some(50_000_000);
-        let mut b = Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 10, stall_ns: 300_000_000 };
+        let mut b =
+            Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 10, stall_ns: 300_000_000 };
         let t0 = now_ns();
         let out = run_job(&ctx(spec, Some(2000.0)), &mut b);
         assert!(out.gave_up && out.final_lag_ns > 50_000_000, "{}", out.final_lag_ns);
@@ -944,7 +946,13 @@ mod tests {
 
     impl Counting {
         fn new(qd: usize) -> Counting {
-            Counting { pool: BufferPool::new(qd, 4096), done: Vec::new(), writes: 0, fsyncs: 0, writes_at_fsync: Vec::new() }
+            Counting {
+                pool: BufferPool::new(qd, 4096),
+                done: Vec::new(),
+                writes: 0,
+                fsyncs: 0,
+                writes_at_fsync: Vec::new(),
+            }
         }
     }
 
@@ -1043,7 +1051,8 @@ mod tests {
     #[test]
     fn closed_loop_counts_service_times_against_the_thresholds() {
         // Every null I/O takes well under 1 s and at least 0 ns: all at or over 0, none over 1 s.
-        let spec = AccessSpec { time_ns: Some(50_000_000), thresholds_ns: vec![0, 1_000_000_000], ..Default::default() };
+        let spec =
+            AccessSpec { time_ns: Some(50_000_000), thresholds_ns: vec![0, 1_000_000_000], ..Default::default() };
         let mut b = Counting::new(1);
         let out = run_job(&ctx(spec, None), &mut b);
         let at_or_over_0: u64 = out.series.iter().map(|s| s.over_threshold[1] as u64).sum();

@@ -449,7 +449,6 @@ impl Uring {
             _ => Err(e),
         }
     }
-
 }
 
 #[cfg(test)]
@@ -463,7 +462,8 @@ mod tests {
     #[test]
     fn a_short_submit_resubmits_the_rest() {
         // The kernel takes 3 of 8, then 0 with EAGAIN, then EINTR, then 4, then EBUSY, then 1.
-        let mut answers = vec![Ok(3), Err(err(libc::EAGAIN)), Err(err(libc::EINTR)), Ok(4), Err(err(libc::EBUSY)), Ok(1)];
+        let mut answers =
+            vec![Ok(3), Err(err(libc::EAGAIN)), Err(err(libc::EINTR)), Ok(4), Err(err(libc::EBUSY)), Ok(1)];
         answers.reverse();
         // (calls asked for, rooms made, answers left)
         let mut st = (Vec::new(), 0, answers);
