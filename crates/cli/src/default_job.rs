@@ -19,7 +19,7 @@ pub fn run() -> Result<Outcome, Error> {
         unreachable!("static argv")
     };
     match suite_cmd::run(&args) {
-        Err(Error::Invalid(msg)) if msg.contains("refuses O_DIRECT") => buffered_fallback(),
+        Err(e) if matches!(e.root(), Error::DirectIoRefused { .. }) => buffered_fallback(),
         other => other,
     }
 }

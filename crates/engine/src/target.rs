@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::{Error, Field};
 use crate::pattern::{self, BufferPool, FILL_TAG};
 use crate::spec::{AccessSpec, DataPattern, SyncMode};
 
@@ -241,9 +241,11 @@ pub fn create_file(
 ) -> Result<(), Error> {
     const CHUNK: usize = 1 << 20;
     if size == 0 || size % 4096 != 0 {
-        return Err(Error::invalid(format!(
-            "--size {size}: a new file's size must be a non-zero multiple of 4096 bytes"
-        )));
+        return Err(Error::spec(
+            Field::Size,
+            size.to_string(),
+            "a new file's size must be a non-zero multiple of 4096 bytes",
+        ));
     }
     let p = Path::new(path);
     let file = OpenOptions::new().write(true).create_new(true).open(p).map_err(|e| {
@@ -321,10 +323,7 @@ pub fn open(info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
     };
     let file = opened.map_err(|e| {
         if e.raw_os_error() == Some(libc::EINVAL) && spec.direct {
-            Error::invalid(format!(
-                "{}: the filesystem refuses O_DIRECT; use --buffered (results will go through the page cache)",
-                info.path
-            ))
+            Error::DirectIoRefused { path: info.path.clone() }
         } else if e.raw_os_error() == Some(libc::EBUSY) {
             Error::invalid(format!("{} is busy (opened exclusively by someone else): stop that user first", info.path))
         } else {

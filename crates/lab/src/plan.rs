@@ -1197,10 +1197,10 @@ bs = 8192
 
     #[test]
     fn values_the_fields_refuse_point_at_the_value() {
-        assert_err("targets = [\"a\"]\n[defaults]\nqd = 0\n", "3:6", &["--qd 0"]);
+        assert_err("targets = [\"a\"]\n[defaults]\nqd = 0\n", "3:6", &["qd 0"]);
         assert_err("targets = [\"a\"]\n[defaults]\nbs = \"4KB\"\n", "3:6", &["'4KB' is ambiguous", "4KiB"]);
         assert_err("[[step]]\nrw = \"randomread\"\n", "2:6", &["'randomread'", "randread"]);
-        assert_err("[matrix]\nqd = [1, 0, 4]\n", "2:10", &["--qd 0"]);
+        assert_err("[matrix]\nqd = [1, 0, 4]\n", "2:10", &["qd 0"]);
         assert_err("[precondition]\ntime = 30\n", "2:8", &["no unit", "30s"]);
         assert_err("[matrix]\nqd = [1, 1]\n", "2:10", &["lists 1 twice"]);
         assert_err("[matrix]\nqd = [1, [2]]\n", "2:10", &["an array"]);
@@ -1209,18 +1209,18 @@ bs = 8192
     #[test]
     fn combinations_point_at_the_step_header_or_the_defaults() {
         let e = err("targets = [\"a\"]\n\n  [defaults]\nengine = \"psync\"\n[matrix]\nqd = [1, 8]\n");
-        assert!(e.starts_with("p.toml:3:3: point 'qd=8': --qd 8 with --engine psync"), "{e}");
+        assert!(e.starts_with("p.toml:3:3: point 'qd=8': qd 8 with engine psync"), "{e}");
         assert_err(
             "targets = [\"a\"]\n[[step]]\nname = \"ok\"\n[[step]]\nname = \"psync\"\nengine = \"psync\"\n[step.matrix]\nqd = [1, 4]\n",
             "4:1",
-            &["point 'psync qd=4'", "--jobs 4"],
+            &["point 'psync qd=4'", "jobs 4"],
         );
-        assert_err("targets = [\"a\"]\n[defaults]\nengine = \"psync\"\nqd = 2\n", "2:1", &["[defaults]: --qd 2"]);
-        assert_err("[precondition]\nengine = \"psync\"\nqd = 2\n", "1:1", &["[precondition]: --qd 2"]);
+        assert_err("targets = [\"a\"]\n[defaults]\nengine = \"psync\"\nqd = 2\n", "2:1", &["[defaults]: qd 2"]);
+        assert_err("[precondition]\nengine = \"psync\"\nqd = 2\n", "1:1", &["[precondition]: qd 2"]);
         assert_err(
             "targets = [\"a\"]\n[defaults]\nengine = \"psync\"\n[[step]]\nname = \"deep\"\nqd = 2\n",
             "4:1",
-            &["step 'deep': --qd 2"],
+            &["step 'deep': qd 2"],
         );
     }
 

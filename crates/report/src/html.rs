@@ -305,7 +305,7 @@ fn latency_section(points: &[PointResult]) -> String {
         .iter()
         .map(|p| {
             let l = &p.result.total.lat_ns;
-            let v = drivelab_engine::hist::PERCENTILES.iter().map(|&(q, name)| (q, l.p(name) as f64)).collect();
+            let v = drivelab_engine::hist::Pct::ALL.iter().map(|&q| (q.value(), l.p(q) as f64)).collect();
             (p.point.label.clone(), v)
         })
         .collect();
