@@ -7,6 +7,7 @@
 
 pub mod act;
 pub mod act_run;
+pub mod mounts;
 pub mod plan;
 pub mod power;
 pub mod precondition;

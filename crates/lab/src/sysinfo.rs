@@ -14,12 +14,12 @@
 //! and nothing here panics on unexpected input. The parsers are small pure functions over the
 //! text of the kernel's files so they can be tested on literal inputs.
 
-use std::ffi::OsString;
 use std::fs;
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::mounts::{self, Mount};
 
 /// The machine a run happened on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,8 +151,7 @@ pub fn device(disk: &str) -> Option<DeviceFacts> {
 /// point). A path that does not exist yet is looked up through its nearest existing ancestor.
 pub fn file_facts(path: &Path) -> Option<FileFacts> {
     let resolved = resolve_existing(path)?;
-    let mountinfo = fs::read(Path::new("/proc/self/mountinfo")).ok()?;
-    find_mount(&String::from_utf8_lossy(&mountinfo), &resolved)
+    find_mount(&mounts::read(), &resolved)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -439,78 +438,37 @@ fn transport_from_sysfs_path(path: &str) -> Option<String> {
     Some(kind.to_string())
 }
 
-/// Undo mountinfo's octal escapes (`\040` space, `\011` tab, `\012` newline, `\134` backslash).
-fn unescape_octal(field: &str) -> Vec<u8> {
-    let b = field.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            let v = (u32::from(b[i + 1] - b'0') << 6) | (u32::from(b[i + 2] - b'0') << 3) | u32::from(b[i + 3] - b'0');
-            if let Ok(byte) = u8::try_from(v) {
-                out.push(byte);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    out
-}
-
-fn unescape_string(field: &str) -> String {
-    String::from_utf8_lossy(&unescape_octal(field)).into_owned()
-}
-
-/// One parsed line of /proc/self/mountinfo.
-#[derive(Debug)]
-struct MountEntry {
-    mount_point: PathBuf,
-    facts: FileFacts,
-}
-
-/// `id parent major:minor root mount_point options [optional...] - fstype source super_options`.
-fn parse_mountinfo_line(line: &str) -> Option<MountEntry> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let sep = fields.iter().position(|f| *f == "-")?;
-    if sep < 6 || fields.len() < sep + 3 {
-        return None;
-    }
-    let mount_point = PathBuf::from(OsString::from_vec(unescape_octal(fields[4])));
-    let mut options: Vec<String> = fields[5].split(',').filter(|o| !o.is_empty()).map(unescape_string).collect();
-    if let Some(super_options) = fields.get(sep + 3) {
-        for o in super_options.split(',').filter(|o| !o.is_empty()).map(unescape_string) {
-            if o != "rw" && o != "ro" && !options.contains(&o) {
-                options.push(o);
-            }
-        }
-    }
-    Some(MountEntry {
-        facts: FileFacts {
-            filesystem: unescape_string(fields[sep + 1]),
-            mount_point: mount_point.to_string_lossy().into_owned(),
-            source: unescape_string(fields[sep + 2]),
-            mount_options: options.join(","),
-        },
-        mount_point,
-    })
-}
-
-/// The mount of `mountinfo` containing the absolute `path`: the longest mount point that is a
+/// The mount of `mounts` containing the absolute `path`: the longest mount point that is a
 /// component-wise prefix; among equal ones the last (it is the one stacked on top).
-fn find_mount(mountinfo: &str, path: &Path) -> Option<FileFacts> {
-    let mut best: Option<MountEntry> = None;
-    for entry in mountinfo.lines().filter_map(parse_mountinfo_line) {
-        if !path.starts_with(&entry.mount_point) {
+fn find_mount(mounts: &[Mount], path: &Path) -> Option<FileFacts> {
+    let mut best: Option<&Mount> = None;
+    for m in mounts {
+        if !path.starts_with(&m.mount_point) {
             continue;
         }
-        let depth = entry.mount_point.components().count();
-        if best.as_ref().map_or(true, |b| depth >= b.mount_point.components().count()) {
-            best = Some(entry);
+        let depth = m.mount_point.components().count();
+        if best.map_or(true, |b| depth >= b.mount_point.components().count()) {
+            best = Some(m);
         }
     }
-    best.map(|b| b.facts)
+    best.map(file_facts_of)
+}
+
+/// A mount as [`FileFacts`]: the per-mount options followed by the super block options that
+/// add something (not `rw`/`ro`, not already there).
+fn file_facts_of(m: &Mount) -> FileFacts {
+    let mut options = m.options.clone();
+    for o in &m.super_options {
+        if o != "rw" && o != "ro" && !options.contains(o) {
+            options.push(o.clone());
+        }
+    }
+    FileFacts {
+        filesystem: m.fstype.clone(),
+        mount_point: m.mount_point.to_string_lossy().into_owned(),
+        source: m.source.to_string_lossy().into_owned(),
+        mount_options: options.join(","),
+    }
 }
 
 #[cfg(test)]
@@ -651,18 +609,7 @@ mod tests {
         assert_eq!(t(""), None);
     }
 
-    #[test]
-    fn octal_escapes() {
-        assert_eq!(unescape_string(r"/mnt/my\040disk"), "/mnt/my disk");
-        assert_eq!(unescape_string(r"a\011b\012c\134d"), "a\tb\nc\\d");
-        assert_eq!(unescape_string(r"trailing\04"), r"trailing\04");
-        assert_eq!(unescape_string(r"not\089octal"), r"not\089octal");
-        assert_eq!(unescape_string(r"\777"), r"\777");
-        assert_eq!(unescape_string("\\"), "\\");
-        assert_eq!(unescape_string(""), "");
-    }
-
-    const MOUNTINFO: &str = "\
+    const MOUNTINFO: &[u8] = b"\
 22 27 0:21 / /proc rw,relatime - proc proc rw
 24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,size=123k,mode=755
 25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=1000k
@@ -676,31 +623,32 @@ malformed line here
 
     #[test]
     fn mount_lookup() {
-        let root = find_mount(MOUNTINFO, Path::new("/home/user/file")).unwrap();
+        let m = mounts::parse(MOUNTINFO);
+        let root = find_mount(&m, Path::new("/home/user/file")).unwrap();
         assert_eq!(root.filesystem, "ext4");
         assert_eq!(root.mount_point, "/");
         assert_eq!(root.source, "/dev/vda");
         assert_eq!(root.mount_options, "rw,relatime,discard,errors=remount-ro");
 
         // Stacked mounts: the last one on the same point wins.
-        let shm = find_mount(MOUNTINFO, Path::new("/dev/shm/x")).unwrap();
+        let shm = find_mount(&m, Path::new("/dev/shm/x")).unwrap();
         assert_eq!((shm.filesystem.as_str(), shm.mount_point.as_str()), ("tmpfs", "/dev/shm"));
         assert_eq!(shm.mount_options, "rw,nosuid,size=2000k");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/dev/shm")).unwrap().mount_point, "/dev/shm");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/dev/shmem")).unwrap().mount_point, "/dev");
+        assert_eq!(find_mount(&m, Path::new("/dev/shm")).unwrap().mount_point, "/dev/shm");
+        assert_eq!(find_mount(&m, Path::new("/dev/shmem")).unwrap().mount_point, "/dev");
 
         // Escaped spaces, optional fields, and component-wise (not string) prefixes.
-        let disk = find_mount(MOUNTINFO, Path::new("/mnt/my disk/data")).unwrap();
+        let disk = find_mount(&m, Path::new("/mnt/my disk/data")).unwrap();
         assert_eq!(disk.mount_point, "/mnt/my disk");
         assert_eq!(disk.source, "/dev/sdb 1");
         assert_eq!(disk.filesystem, "xfs");
         assert_eq!(disk.mount_options, "ro,noatime,attr2,noquota");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/mnt/my/data")).unwrap().source, "/dev/sdc1");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/mnt/mydisk")).unwrap().mount_point, "/");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/short/x")).unwrap().mount_point, "/");
+        assert_eq!(find_mount(&m, Path::new("/mnt/my/data")).unwrap().source, "/dev/sdc1");
+        assert_eq!(find_mount(&m, Path::new("/mnt/mydisk")).unwrap().mount_point, "/");
+        assert_eq!(find_mount(&m, Path::new("/short/x")).unwrap().mount_point, "/");
 
-        assert!(find_mount("", Path::new("/")).is_none());
-        assert!(find_mount("garbage\n- - -\n", Path::new("/")).is_none());
+        assert!(find_mount(&[], Path::new("/")).is_none());
+        assert!(find_mount(&mounts::parse(b"garbage\n- - -\n"), Path::new("/")).is_none());
     }
 
     #[test]
