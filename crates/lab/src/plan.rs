@@ -79,6 +79,8 @@ use drivelab_engine::units::{fmt_size, parse_duration, parse_size};
 use drivelab_engine::Error;
 use toml_edit::{Document, Item, TableLike, Value};
 
+use crate::store;
+
 /// At most this many values in one range.
 pub const MAX_AXIS_VALUES: usize = 10_000;
 /// At most this many points in one plan (targets and repeats included).
@@ -839,30 +841,10 @@ fn target_names(targets: &[String]) -> Vec<String> {
     }
 }
 
-/// `[a-z0-9.-]` only: lower case, `=` dropped, anything else a single `-`.
-fn slug(label: &str) -> String {
-    let mut out = String::with_capacity(label.len());
-    for c in label.chars().flat_map(char::to_lowercase) {
-        match c {
-            'a'..='z' | '0'..='9' | '.' => out.push(c),
-            '=' => {}
-            _ => {
-                if !out.ends_with('-') {
-                    out.push('-');
-                }
-            }
-        }
-    }
-    let out = out.trim_matches(['-', '.']).to_string();
-    if out.is_empty() {
-        "point".into()
-    } else {
-        out
-    }
-}
-
+/// The label's [`store::slug`] ("point" when nothing is left), with `-2`, `-3`... where taken.
 fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
-    let base = slug(label);
+    let base = store::slug(label);
+    let base = if base.is_empty() { "point".to_string() } else { base };
     let mut candidate = base.clone();
     let mut n = 2;
     while !taken.insert(candidate.clone()) {
@@ -1224,13 +1206,10 @@ bs = 8192
 
     #[test]
     fn slugs_are_file_name_safe() {
-        assert_eq!(slug("random read qd=4 read=70"), "random-read-qd4-read70");
-        assert_eq!(slug("Mixed 4k:70,64k:30 #2"), "mixed-4k-70-64k-30-2");
-        assert_eq!(slug("../etc"), "etc");
-        assert_eq!(slug("%%"), "point");
         let mut taken = HashSet::new();
         assert_eq!(unique_slug("a b", &mut taken), "a-b");
         assert_eq!(unique_slug("a/b", &mut taken), "a-b-2");
+        assert_eq!(unique_slug("%%", &mut taken), "point");
     }
 
     #[test]

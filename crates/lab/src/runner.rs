@@ -218,11 +218,7 @@ fn target_facts(path: &str) -> TargetFacts {
 /// Start a new results directory under `base` for `plan`: creates it and writes `run.json`.
 pub fn create(base: &Path, plan: &Plan, opts: &Options) -> Result<PathBuf, Error> {
     let started = store::now_unix_ms();
-    let dir = store::new_dir(
-        base,
-        &plan.name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "-"),
-        started / 1000,
-    )?;
+    let dir = store::new_dir(base, &plan.name, started / 1000)?;
     std::fs::create_dir(points_dir(&dir)).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
     let mut names: Vec<String> = Vec::new();
     for p in plan.points.iter().chain(plan.precondition.iter()) {
