@@ -314,7 +314,7 @@ fn active_swaps(kind: &str) -> Vec<String> {
 }
 
 fn swap_concerns(dev: &Device) -> Vec<String> {
-    let swaps: Vec<DevNo> = active_swaps("partition").iter().filter_map(|n| source_devno(n)).collect();
+    let swaps: Vec<DevNo> = active_swaps("partition").iter().filter_map(source_devno).collect();
     dev.members()
         .into_iter()
         .filter(|m| m.devno.is_some_and(|d| swaps.contains(&d)))

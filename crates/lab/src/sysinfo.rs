@@ -294,7 +294,11 @@ fn find_mount(mounts: &[Mount], path: &Path) -> Option<FileFacts> {
             continue;
         }
         let depth = m.mount_point.components().count();
-        if best.map_or(true, |b| depth >= b.mount_point.components().count()) {
+        let on_top = match best {
+            Some(b) => depth >= b.mount_point.components().count(),
+            None => true,
+        };
+        if on_top {
             best = Some(m);
         }
     }
