@@ -75,7 +75,7 @@ use std::path::Path;
 
 use drivelab_engine::fields;
 use drivelab_engine::spec::AccessSpec;
-use drivelab_engine::units::{fmt_size, parse_duration, parse_size};
+use drivelab_engine::units::{fmt_duration, fmt_size, parse_duration, parse_size};
 use drivelab_engine::Error;
 use toml_edit::{Document, Item, TableLike, Value};
 
@@ -751,22 +751,9 @@ fn parse_in(unit: Unit, text: &str) -> Result<u64, String> {
 fn render(unit: Unit, v: u64) -> String {
     match unit {
         Unit::Size => fmt_size(v),
-        Unit::Duration => fmt_duration(v),
+        Unit::Duration => fmt_duration(v, 0),
         Unit::Count => v.to_string(),
     }
-}
-
-/// `10s`, `500ms`, `250us`, `3ns`: the largest unit that keeps the value whole.
-fn fmt_duration(ns: u64) -> String {
-    if ns == 0 {
-        return "0s".into();
-    }
-    for (div, unit) in [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")] {
-        if ns % div == 0 {
-            return format!("{}{unit}", ns / div);
-        }
-    }
-    format!("{ns}ns")
 }
 
 /// The values of `A..B xF` or `A..B +S`, rendered in `unit`. The error says what is wrong.
