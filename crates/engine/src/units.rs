@@ -109,6 +109,16 @@ pub enum Style {
     Label,
 }
 
+/// A magnitude's scale: (from, divisor, suffix, decimals on a terminal), largest first.
+type Step = (f64, f64, &'static str, usize);
+const COUNT_STEPS: [Step; 4] = [(1e9, 1e9, "G", 2), (1e6, 1e6, "M", 2), (1e4, 1e3, "k", 1), (0.0, 1.0, "", 0)];
+const TIME_STEPS: [Step; 4] = [(1e9, 1e9, "s", 2), (1e6, 1e6, "ms", 2), (1e3, 1e3, "µs", 1), (0.0, 1.0, "ns", 0)];
+
+/// The first step whose `from` the magnitude `a` reaches (the last one below all).
+fn step(a: f64, steps: &[Step]) -> Step {
+    *steps.iter().find(|s| a >= s.0).unwrap_or(&steps[steps.len() - 1])
+}
+
 /// `v` with at most `max_decimals` decimals, trailing zeros (and a bare point) dropped:
 /// `(2.50, 2)` -> `2.5`, `(3.0, 2)` -> `3`.
 pub fn fmt_trimmed(v: f64, max_decimals: usize) -> String {
@@ -146,16 +156,8 @@ pub fn fmt_number(v: f64, style: Style) -> String {
     let a = v.abs();
     match style {
         Style::Terminal => {
-            let (x, suffix, decimals) = if a >= 1e9 {
-                (v / 1e9, "G", 2)
-            } else if a >= 1e6 {
-                (v / 1e6, "M", 2)
-            } else if a >= 1e4 {
-                (v / 1e3, "k", 1)
-            } else {
-                (v, "", 0)
-            };
-            format!("{x:.decimals$}{suffix}")
+            let (_, div, suffix, decimals) = step(a, &COUNT_STEPS);
+            format!("{:.decimals$}{suffix}", v / div)
         }
         Style::Cell => three_digits(v, false),
         Style::Label if a == 0.0 => "0".into(),
@@ -173,16 +175,8 @@ pub fn fmt_latency(ns: f64, style: Style) -> String {
     if !ns.is_finite() {
         return "—".into();
     }
-    let a = ns.abs();
-    let (v, unit, fixed) = if a >= 1e9 {
-        (ns / 1e9, "s", 2)
-    } else if a >= 1e6 {
-        (ns / 1e6, "ms", 2)
-    } else if a >= 1e3 {
-        (ns / 1e3, "µs", 1)
-    } else {
-        (ns, "ns", 0)
-    };
+    let (_, div, unit, fixed) = step(ns.abs(), &TIME_STEPS);
+    let v = ns / div;
     match style {
         Style::Terminal => format!("{v:.fixed$}{unit}"),
         Style::Cell | Style::Label => format!("{} {unit}", three_digits(v, true)),
