@@ -64,7 +64,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     let point = Point {
         index: 1,
         label: spec.label(),
-        slug: drivelab_lab::plan::slug(&spec.label()),
+        slug: drivelab_lab::store::slug(&spec.label()),
         step: String::new(),
         targets: args.targets.clone(),
         fields: args.fields(),

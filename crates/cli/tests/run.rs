@@ -7,7 +7,7 @@ mod common;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch, Saved};
+use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Saved, Scratch};
 use drivelab_engine::gen::{Generator, Op};
 use drivelab_engine::pattern::{read_stamp, WRITE_TAG};
 use drivelab_engine::spec::AccessSpec;

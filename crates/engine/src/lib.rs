@@ -26,6 +26,7 @@ pub mod pattern;
 pub mod result;
 pub mod run;
 pub mod spec;
+pub mod sysfs;
 pub mod target;
 pub mod units;
 pub(crate) mod worker;

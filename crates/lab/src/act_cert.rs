@@ -137,7 +137,8 @@ impl Cert<'_, '_, '_> {
                 Step::Done(o) => return Ok(outcome(o.best, o.reason, false, false, best_power)),
                 Step::Probe { value, confirm } => {
                     index += 1;
-                    let (role, time) = if confirm { (ProbeRole::Confirm, full_ns) } else { (ProbeRole::Probe, probe_ns) };
+                    let (role, time) =
+                        if confirm { (ProbeRole::Confirm, full_ns) } else { (ProbeRole::Probe, probe_ns) };
                     let (p, run) = self.load(role, value, time, index)?;
                     if p.interrupted {
                         return Ok(outcome(None, "interrupted".into(), true, false, best_power));

@@ -75,9 +75,11 @@ use std::path::Path;
 
 use drivelab_engine::fields;
 use drivelab_engine::spec::AccessSpec;
-use drivelab_engine::units::{fmt_size, parse_duration, parse_size};
+use drivelab_engine::units::{fmt_duration, fmt_size, parse_duration, parse_size};
 use drivelab_engine::Error;
 use toml_edit::{Document, Item, TableLike, Value};
+
+use crate::store;
 
 /// At most this many values in one range.
 pub const MAX_AXIS_VALUES: usize = 10_000;
@@ -779,22 +781,9 @@ fn parse_in(unit: Unit, text: &str) -> Result<u64, String> {
 fn render(unit: Unit, v: u64) -> String {
     match unit {
         Unit::Size => fmt_size(v),
-        Unit::Duration => fmt_duration(v),
+        Unit::Duration => fmt_duration(v, 0),
         Unit::Count => v.to_string(),
     }
-}
-
-/// `10s`, `500ms`, `250us`, `3ns`: the largest unit that keeps the value whole.
-fn fmt_duration(ns: u64) -> String {
-    if ns == 0 {
-        return "0s".into();
-    }
-    for (div, unit) in [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")] {
-        if ns % div == 0 {
-            return format!("{}{unit}", ns / div);
-        }
-    }
-    format!("{ns}ns")
 }
 
 /// The values of `A..B xF` or `A..B +S`, rendered in `unit`. The error says what is wrong.
@@ -869,30 +858,10 @@ fn target_names(targets: &[String]) -> Vec<String> {
     }
 }
 
-/// `[a-z0-9.-]` only: lower case, `=` dropped, anything else a single `-`.
-pub fn slug(label: &str) -> String {
-    let mut out = String::with_capacity(label.len());
-    for c in label.chars().flat_map(char::to_lowercase) {
-        match c {
-            'a'..='z' | '0'..='9' | '.' => out.push(c),
-            '=' => {}
-            _ => {
-                if !out.ends_with('-') {
-                    out.push('-');
-                }
-            }
-        }
-    }
-    let out = out.trim_matches(['-', '.']).to_string();
-    if out.is_empty() {
-        "point".into()
-    } else {
-        out
-    }
-}
-
+/// The label's [`store::slug`] ("point" when nothing is left), with `-2`, `-3`... where taken.
 fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
-    let base = slug(label);
+    let base = store::slug(label);
+    let base = if base.is_empty() { "point".to_string() } else { base };
     let mut candidate = base.clone();
     let mut n = 2;
     while !taken.insert(candidate.clone()) {
@@ -1254,13 +1223,10 @@ bs = 8192
 
     #[test]
     fn slugs_are_file_name_safe() {
-        assert_eq!(slug("random read qd=4 read=70"), "random-read-qd4-read70");
-        assert_eq!(slug("Mixed 4k:70,64k:30 #2"), "mixed-4k-70-64k-30-2");
-        assert_eq!(slug("../etc"), "etc");
-        assert_eq!(slug("%%"), "point");
         let mut taken = HashSet::new();
         assert_eq!(unique_slug("a b", &mut taken), "a-b");
         assert_eq!(unique_slug("a/b", &mut taken), "a-b-2");
+        assert_eq!(unique_slug("%%", &mut taken), "point");
     }
 
     #[test]

@@ -280,7 +280,7 @@ impl Search<'_, '_, '_> {
         };
         let slug = match role {
             ProbeRole::Saturation => "saturation".to_string(),
-            _ => crate::plan::slug(&format!("{} {value:.0} {}", role_word(role), self.setup.by.unit())),
+            _ => crate::store::slug(&format!("{} {value:.0} {}", role_word(role), self.setup.by.unit())),
         };
         let rec = ProbeResult {
             schema: SCHEMA,

@@ -23,6 +23,8 @@ use std::process::{Command, Stdio};
 use drivelab_engine::target::{self, TargetInfo, TargetKind};
 use drivelab_engine::Error;
 
+use crate::mounts::{self, parse_devno, DevNo};
+
 /// What the user allowed on the command line.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Permission<'a> {
@@ -152,8 +154,6 @@ fn block_rdev(path: &str) -> Result<u64, Error> {
 
 // ---- the device and its partitions, from sysfs ---------------------------------------------
 
-type DevNo = (u32, u32);
-
 fn devno(rdev: u64) -> DevNo {
     (libc::major(rdev), libc::minor(rdev))
 }
@@ -219,11 +219,6 @@ fn read_devno(path: &Path) -> Option<DevNo> {
     parse_devno(fs::read_to_string(path).ok()?.trim())
 }
 
-fn parse_devno(s: &str) -> Option<DevNo> {
-    let (major, minor) = s.split_once(':')?;
-    Some((major.parse().ok()?, minor.parse().ok()?))
-}
-
 fn sorted_names(dir: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
@@ -271,53 +266,11 @@ fn holder_concerns(dev: &Device) -> Vec<String> {
 
 // ---- mounts and swap ----------------------------------------------------------------------
 
-#[derive(Debug, PartialEq)]
-struct Mount {
-    devno: DevNo,
-    point: String,
-    source: String,
-}
-
-/// Undo the octal escapes (`\040` for a space) of /proc/self/mountinfo and /proc/swaps.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let oct = b.get(i + 1..i + 4).filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match oct {
-            Some(d) => {
-                out.push(d.iter().fold(0u32, |acc, c| acc * 8 + u32::from(c - b'0')) as u8);
-                i += 4;
-            }
-            None => {
-                out.push(b[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// One line of /proc/self/mountinfo: field 3 is major:minor, field 5 the mount point; the
-/// source follows the fstype after the lone `-`.
-fn parse_mount_line(line: &str) -> Option<Mount> {
-    let fields: Vec<&str> = line.split(' ').collect();
-    let devno = parse_devno(fields.get(2)?)?;
-    let point = unescape(fields.get(4)?);
-    let sep = fields.iter().skip(6).position(|f| *f == "-")? + 6;
-    let source = fields.get(sep + 2).map(|s| unescape(s)).unwrap_or_default();
-    Some(Mount { devno, point, source })
-}
-
-fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines().filter_map(parse_mount_line).collect()
-}
-
 /// The device number behind a mount's `/dev/...` source. Needed where field 3 is an anonymous
 /// number (btrfs). Only `/dev` paths are looked at, so a hung network mount cannot block us.
-fn source_devno(source: &str) -> Option<DevNo> {
-    if !source.starts_with("/dev/") {
+fn source_devno(source: impl AsRef<Path>) -> Option<DevNo> {
+    let source = source.as_ref();
+    if !source.starts_with("/dev") {
         return None;
     }
     let meta = fs::metadata(source).ok()?;
@@ -325,16 +278,16 @@ fn source_devno(source: &str) -> Option<DevNo> {
 }
 
 fn mount_concerns(dev: &Device) -> Vec<String> {
-    let mounts = parse_mountinfo(&fs::read_to_string("/proc/self/mountinfo").unwrap_or_default());
+    let mounts = mounts::read();
     let sources: Vec<Option<DevNo>> = mounts.iter().map(|m| source_devno(&m.source)).collect();
     let mut out = Vec::new();
     for member in dev.members() {
         let Some(d) = member.devno else { continue };
-        let mut points: Vec<&str> = mounts
+        let mut points: Vec<String> = mounts
             .iter()
             .zip(&sources)
             .filter(|(m, s)| m.devno == d || **s == Some(d))
-            .map(|(m, _)| m.point.as_str())
+            .map(|(m, _)| m.mount_point.to_string_lossy().into_owned())
             .collect();
         points.dedup();
         if !points.is_empty() {
@@ -350,7 +303,7 @@ fn parse_swaps(text: &str) -> Vec<(String, String)> {
         .skip(1)
         .filter_map(|l| {
             let mut f = l.split_whitespace();
-            Some((unescape(f.next()?), f.next()?.to_string()))
+            Some((mounts::unescape_lossy(f.next()?.as_bytes()), f.next()?.to_string()))
         })
         .collect()
 }
@@ -361,7 +314,7 @@ fn active_swaps(kind: &str) -> Vec<String> {
 }
 
 fn swap_concerns(dev: &Device) -> Vec<String> {
-    let swaps: Vec<DevNo> = active_swaps("partition").iter().filter_map(|n| source_devno(n)).collect();
+    let swaps: Vec<DevNo> = active_swaps("partition").iter().filter_map(source_devno).collect();
     dev.members()
         .into_iter()
         .filter(|m| m.devno.is_some_and(|d| swaps.contains(&d)))
@@ -704,40 +657,12 @@ mod tests {
     }
 
     #[test]
-    fn mountinfo_lines() {
-        let text = "36 35 98:0 /mnt1 /mnt/my\\040disk rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n\
-                    37 35 0:45 / /data rw shared:2 - btrfs /dev/vdb1 rw\n\
-                    garbage\n\
-                    38 35 x:y / /bad rw - ext4 /dev/x rw\n";
-        let mounts = parse_mountinfo(text);
-        assert_eq!(mounts.len(), 2);
-        assert_eq!(mounts[0], Mount { devno: (98, 0), point: "/mnt/my disk".into(), source: "/dev/root".into() });
-        assert_eq!(mounts[1].devno, (0, 45));
-        assert_eq!(mounts[1].source, "/dev/vdb1");
-    }
-
-    #[test]
     fn swaps_lines() {
         let text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n\
                     /dev/vda2                               partition\t8388604\t\t0\t\t-2\n\
                     /swap\\040file                          file\t\t1048572\t\t0\t\t-3\n";
         let swaps = parse_swaps(text);
         assert_eq!(swaps, [("/dev/vda2".to_string(), "partition".to_string()), ("/swap file".into(), "file".into())]);
-    }
-
-    #[test]
-    fn unescape_odd_input() {
-        assert_eq!(unescape("a\\040b"), "a b");
-        assert_eq!(unescape("trailing\\"), "trailing\\");
-        assert_eq!(unescape("\\04"), "\\04");
-        assert_eq!(unescape("\\999"), "\\999");
-    }
-
-    #[test]
-    fn devno_parsing() {
-        assert_eq!(parse_devno("259:1"), Some((259, 1)));
-        assert_eq!(parse_devno("259"), None);
-        assert_eq!(parse_devno(":"), None);
     }
 
     #[test]

@@ -20,7 +20,7 @@
 use std::fmt;
 
 use drivelab_engine::hist::Histogram;
-use drivelab_engine::units::{fmt_ns, parse_duration};
+use drivelab_engine::units::{fmt_duration, fmt_ns, fmt_trimmed, parse_duration};
 use serde::{Deserialize, Serialize};
 
 /// A latency statistic an objective can limit.
@@ -115,24 +115,6 @@ fn parse_limit(text: &str, stat: &str, clause: &str) -> Result<u64, String> {
     Ok(u64::try_from(ns).unwrap_or(u64::MAX))
 }
 
-/// A limit written so that [`parse_duration`] reads it back exactly: `1ms`, `1.5ms`, `200us`.
-fn fmt_limit(ns: u64) -> String {
-    let ns = ns as u128;
-    for (unit, suffix) in [(1_000_000_000u128, "s"), (1_000_000, "ms"), (1_000, "us")] {
-        // The value in thousandths of the unit, if that is exact.
-        let thousandths = ns * 1000 / unit;
-        if ns >= unit && thousandths * unit == ns * 1000 {
-            let (whole, frac) = (thousandths / 1000, thousandths % 1000);
-            if frac == 0 {
-                return format!("{whole}{suffix}");
-            }
-            let frac = format!("{frac:03}");
-            return format!("{whole}.{}{suffix}", frac.trim_end_matches('0'));
-        }
-    }
-    format!("{ns}ns")
-}
-
 impl fmt::Display for Stat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -146,7 +128,7 @@ impl fmt::Display for Stat {
 impl fmt::Display for Clause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let op = if self.inclusive { "<=" } else { "<" };
-        write!(f, "{}{op}{}", self.stat, fmt_limit(self.limit_ns))
+        write!(f, "{}{op}{}", self.stat, fmt_duration(self.limit_ns, 3))
     }
 }
 
@@ -215,7 +197,7 @@ impl fmt::Display for Evaluation {
             .map(|c| {
                 let stat = c.label.split('<').next().unwrap_or(&c.label);
                 let verdict = if c.pass { "ok" } else { "FAIL" };
-                format!("{stat} {} (limit {}) {verdict}", fmt_ns(c.measured_ns as f64), fmt_limit(c.limit_ns))
+                format!("{stat} {} (limit {}) {verdict}", fmt_ns(c.measured_ns as f64), fmt_duration(c.limit_ns, 3))
             })
             .collect();
         write!(f, "{}", parts.join(", "))
@@ -373,11 +355,11 @@ impl HighestPassing {
         match (self.best_pass(), lowest_fail) {
             (None, None) => Plan::Probe(self.first_value(), false),
             (None, Some(fail)) if fail <= self.lo() => {
-                Plan::Done(None, format!("even the minimum {} fails", num(self.lo())))
+                Plan::Done(None, format!("even the minimum {} fails", fmt_trimmed(self.lo(), 2)))
             }
             (None, Some(fail)) => Plan::Probe(self.step_down_from(fail), false),
             (Some(pass), None) if pass >= self.hi() => {
-                self.converge_at(pass, format!("even the maximum {} passes", num(self.hi())))
+                self.converge_at(pass, format!("even the maximum {} passes", fmt_trimmed(self.hi(), 2)))
             }
             (Some(pass), None) => Plan::Probe(self.step_up_from(pass), false),
             (Some(pass), Some(fail)) if self.close_enough(pass, fail) => {
@@ -408,9 +390,14 @@ impl HighestPassing {
 
     fn converged_reason(&self, pass: f64, fail: f64) -> String {
         if self.space.integer {
-            format!("converged: {} passes, {} fails", num(pass), num(fail))
+            format!("converged: {} passes, {} fails", fmt_trimmed(pass, 2), fmt_trimmed(fail, 2))
         } else {
-            format!("converged within {}%: {} passes, {} fails", num(self.space.rel_tol * 100.0), num(pass), num(fail))
+            format!(
+                "converged within {}%: {} passes, {} fails",
+                fmt_trimmed(self.space.rel_tol * 100.0, 2),
+                fmt_trimmed(pass, 2),
+                fmt_trimmed(fail, 2)
+            )
         }
     }
 
@@ -490,16 +477,6 @@ impl HighestPassing {
         } else {
             fail - pass <= self.space.rel_tol * pass
         }
-    }
-}
-
-/// A value for a sentence: whole numbers as such, others with up to two decimals.
-fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        let s = format!("{v:.2}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 

@@ -40,6 +40,7 @@
 use std::error::Error;
 
 use drivelab_engine::hist::{bucket_of, bucket_width, HistogramData, SUB_BITS};
+use drivelab_engine::units::{fmt_number, fmt_trimmed, Style};
 use std::ops::Range;
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
@@ -295,37 +296,6 @@ fn nice_step(raw: f64) -> f64 {
     m * mag
 }
 
-fn trim_zeros(s: String) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// A value as printed in a cell or above a point: 3 significant-ish digits, k/M for big ones.
-pub fn fmt_num(v: f64) -> String {
-    if !v.is_finite() {
-        return "—".into();
-    }
-    let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if a >= 1e6 {
-        format!("{}M", trim_zeros(format!("{:.2}", v / 1e6)))
-    } else if a >= 1e4 {
-        format!("{:.0}k", v / 1e3)
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        trim_zeros(format!("{v:.1}"))
-    } else if a >= 0.01 {
-        trim_zeros(format!("{v:.2}"))
-    } else {
-        format!("{v:.1e}")
-    }
-}
-
 /// A tick of a linear axis with ticks `step` apart: as many decimals as the step needs (2.5 ->
 /// one), in thousands ("12.5k") from 10 000 and millions ("1.5M") from 1 000 000.
 fn fmt_linear_tick(v: f64, step: f64) -> String {
@@ -339,13 +309,13 @@ fn fmt_linear_tick(v: f64, step: f64) -> String {
     };
     let s = step / div;
     let decimals = (0..9).find(|&d| (s * 10f64.powi(d)).fract().abs() < 1e-6).unwrap_or(9) as usize;
-    format!("{}{suffix}", trim_zeros(format!("{:.decimals$}", v / div)))
+    format!("{}{suffix}", fmt_trimmed(v / div, decimals))
 }
 
 fn fmt_pow2(k: i32) -> String {
     let x = 2f64.powi(k);
     if k < 0 {
-        trim_zeros(format!("{x:.6}"))
+        fmt_trimmed(x, 6)
     } else if x < 1e5 {
         format!("{x:.0}")
     } else {
@@ -363,12 +333,12 @@ fn fmt_pow2(k: i32) -> String {
 fn fmt_log10_tick(v: f64) -> String {
     let x = 10f64.powf(v);
     if x >= 1e4 {
-        fmt_num(x)
+        fmt_number(x, Style::Label)
     } else if x >= 1.0 {
         format!("{x:.0}")
     } else {
         let d = ((-x.log10()).ceil() as usize).clamp(1, 9);
-        trim_zeros(format!("{x:.d$}"))
+        fmt_trimmed(x, d)
     }
 }
 
@@ -832,7 +802,7 @@ pub fn heatmap_with(t: &Table, x_label: &str, y_label: &str, size: Size) -> Stri
                     Some(v) => {
                         let c: RGBColor = ViridisRGB.get_color_normalized(v, vmin, vmax);
                         let lum = 0.299 * c.0 as f64 + 0.587 * c.1 as f64 + 0.114 * c.2 as f64;
-                        (c, if lum < 140.0 { WHITE } else { BLACK }, fmt_num(v))
+                        (c, if lum < 140.0 { WHITE } else { BLACK }, fmt_number(v, Style::Label))
                     }
                     None => (RGBColor(235, 235, 235), BLACK, "—".to_string()),
                 };
@@ -882,7 +852,7 @@ pub fn heatmap_with(t: &Table, x_label: &str, y_label: &str, size: Size) -> Stri
 }
 
 fn pct_label(p: f64) -> String {
-    format!("p{}", trim_zeros(format!("{p:.6}")))
+    format!("p{}", fmt_trimmed(p, 6))
 }
 
 /// Latency percentiles at [`DEFAULT_SIZE`]: `(name, [(percentile, ns)])` per series.
@@ -979,28 +949,7 @@ pub struct Sparkline<'a> {
 
 /// A value with its unit for labels: "12.3k IOPS" for `unit` "IOPS".
 pub fn fmt_with_unit(v: f64, unit: &str) -> String {
-    format!("{} {unit}", fmt_num(v))
-}
-
-/// A latency in nanoseconds with a unit that keeps it short: "850 ns", "42.5 µs", "1.25 ms", "2.1 s".
-pub fn fmt_latency_ns(ns: f64) -> String {
-    let (v, unit) = if ns.abs() >= 1e9 {
-        (ns / 1e9, "s")
-    } else if ns.abs() >= 1e6 {
-        (ns / 1e6, "ms")
-    } else if ns.abs() >= 1e3 {
-        (ns / 1e3, "µs")
-    } else {
-        (ns, "ns")
-    };
-    let digits = if v.abs() >= 100.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        trim_zeros(format!("{v:.1}"))
-    } else {
-        trim_zeros(format!("{v:.2}"))
-    };
-    format!("{digits} {unit}")
+    format!("{} {unit}", fmt_number(v, Style::Label))
 }
 
 /// `svg`'s root tag with `class` added and a `<title>` (a tooltip for readers, and a stable
@@ -1038,9 +987,15 @@ pub fn sparkline(s: &Sparkline) -> String {
     } else {
         let (first, last) = (pts[0].0, pts[pts.len() - 1].0);
         if pts.len() == 1 {
-            format!("{}, 1 sample at {} s: {}", s.title, fmt_num(first), (s.fmt)(hi))
+            format!("{}, 1 sample at {} s: {}", s.title, fmt_number(first, Style::Label), (s.fmt)(hi))
         } else {
-            let span = format!("{}, {} samples from {} s to {} s", s.title, pts.len(), fmt_num(first), fmt_num(last));
+            let span = format!(
+                "{}, {} samples from {} s to {} s",
+                s.title,
+                pts.len(),
+                fmt_number(first, Style::Label),
+                fmt_number(last, Style::Label)
+            );
             if lo == hi {
                 format!("{span}: {} each", (s.fmt)(hi))
             } else {

@@ -17,6 +17,8 @@ use resvg::tiny_skia;
 use resvg::usvg;
 use resvg::usvg::fontdb;
 
+use drivelab_lab::store;
+
 /// The largest side, in pixels, a rendered PNG may have (a typo'd scale should fail, not
 /// allocate gigabytes).
 const MAX_SIDE: u32 = 16_384;
@@ -138,7 +140,10 @@ pub fn write_chart_pngs(html: &str, dir: &Path, scale: f32) -> Result<Vec<PathBu
     let width = svgs.len().to_string().len().max(2);
     let mut out = Vec::with_capacity(svgs.len());
     for (i, svg) in svgs.iter().enumerate() {
-        let slug = first_text(svg).map(|t| slug(&t)).filter(|s| !s.is_empty()).unwrap_or_else(|| "chart".into());
+        let slug = first_text(svg)
+            .map(|t| store::short_slug(&t, 60))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "chart".into());
         let path = dir.join(format!("{:0width$}-{slug}.png", i + 1));
         if path.exists() {
             return Err(format!("{} already exists (not overwriting it)", path.display()));
@@ -282,26 +287,6 @@ fn decode_entities(s: &str) -> String {
     out
 }
 
-/// A file-name-safe slug: lower-case ASCII letters and digits, other runs become one `-`,
-/// at most 60 characters, no leading or trailing `-`. `"4 KiB random read: IOPS"` ->
-/// `"4-kib-random-read-iops"`.
-fn slug(title: &str) -> String {
-    let mut s = String::new();
-    for c in title.chars() {
-        if c.is_ascii_alphanumeric() {
-            s.push(c.to_ascii_lowercase());
-        } else if !s.is_empty() && !s.ends_with('-') {
-            s.push('-');
-        }
-    }
-    let mut s = s.trim_end_matches('-').to_string();
-    if s.len() > 60 {
-        s.truncate(60);
-        s = s.trim_end_matches('-').to_string();
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,10 +380,6 @@ mod tests {
 
     #[test]
     fn slugs_and_titles() {
-        assert_eq!(slug("4 KiB random read: IOPS"), "4-kib-random-read-iops");
-        assert_eq!(slug("  --Latency (µs) p99.9 -- "), "latency-s-p99-9");
-        assert_eq!(slug("///"), "");
-        assert!(slug(&"a ".repeat(100)).len() <= 60);
         let svg = r#"<svg><text x="1">R&amp;W <tspan>mix</tspan></text><text>other</text></svg>"#;
         assert_eq!(first_text(svg).as_deref(), Some("R&W mix"));
         assert_eq!(first_text("<svg><textPath/></svg>"), None);
