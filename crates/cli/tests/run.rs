@@ -252,7 +252,7 @@ fn interrupt_stops_within_a_second_and_keeps_the_partial_result() {
     let s = Scratch::new("sigint");
     let out = s.path("i.json");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
-        .args(["run", "null", "--time", "60s", "--quiet", "--json", &out])
+        .args(["run", "null", "--time", "60s", "--quiet", "--json", &out, "--results", &s.path("results")])
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
@@ -267,6 +267,10 @@ fn interrupt_stops_within_a_second_and_keeps_the_partial_result() {
     assert!(v["total"]["ops"].as_u64().unwrap() > 0);
     let rt = v["runtime_ns"].as_u64().unwrap();
     assert!(rt > 1_000_000_000 && rt < 3_000_000_000, "runtime {rt}");
+    // The interrupted point is kept in the results directory too, marked as such.
+    let dir = std::fs::read_dir(s.path("results")).unwrap().next().unwrap().unwrap().path();
+    let kept: Vec<_> = std::fs::read_dir(dir.join("points")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(kept.len() == 1 && kept[0].to_str().unwrap().ends_with(".interrupted.json"), "{kept:?}");
 }
 
 #[test]

@@ -280,11 +280,10 @@ pub fn parse_rate(text: &str) -> Result<(f64, RateUnit), Error> {
 }
 
 pub fn parse_engine(text: &str) -> Result<EngineKind, Error> {
-    match text {
-        "uring" | "io_uring" => Ok(EngineKind::Uring),
-        "psync" => Ok(EngineKind::Psync),
-        other => Err(Error::spec(Field::Engine, format!("'{other}'"), "not an engine: use uring or psync")),
-    }
+    EngineKind::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = EngineKind::ALL.iter().map(|e| e.name()).collect();
+        Error::spec(Field::Engine, format!("'{text}'"), format!("not an engine: use {}", names.join(" or ")))
+    })
 }
 
 pub fn parse_cpus(text: &str) -> Result<CpuPlacement, Error> {

@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::backend::{null::Null, psync::Psync, uring::Uring};
+use crate::backend::{with_backend, Backend, WithBackend};
 use crate::clock::now_ns;
 use crate::error::Error;
 use crate::hist::Histogram;
@@ -259,36 +259,25 @@ fn job_thread(
     let spec = ctx.spec.clone();
     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
     pool.fill(spec.data, spec.seed ^ ctx.job);
-    match (kind, engine) {
-        (TargetKind::Null, _) => {
-            let mut b = Null::new(spec.qd, pool);
-            if !gate.arrive(true) {
-                return (JobOutput::default(), None);
-            }
-            (run_job(ctx, &mut b), None)
-        }
-        (_, EngineKind::Psync) => {
-            let mut b = Psync::new(file.expect("file target has a file"), pool);
-            if !gate.arrive(true) {
-                return (JobOutput::default(), None);
-            }
-            (run_job(ctx, &mut b), None)
-        }
-        (_, EngineKind::Uring) => match Uring::new(file.expect("file target has a file"), spec.qd, pool) {
-            Ok(mut b) => {
-                if !gate.arrive(true) {
-                    return (JobOutput::default(), None);
-                }
-                let facts = b.facts.clone();
-                // Dropping the ring drains what is still in flight before its buffers go.
-                (run_job(ctx, &mut b), Some(facts))
-            }
-            Err(e) => {
-                gate.arrive(false);
-                (JobOutput { failure: Some(format!("io_uring setup failed: {e}")), ..Default::default() }, None)
-            }
-        },
+    /// Wait at the gate with everyone, then run the job loop on the backend.
+    struct Job<'a> {
+        ctx: &'a JobCtx,
+        gate: &'a StartGate,
     }
+    impl WithBackend for Job<'_> {
+        type Out = (JobOutput, Option<crate::backend::uring::RingFacts>);
+        fn run<B: Backend>(self, b: &mut B) -> Self::Out {
+            if !self.gate.arrive(true) {
+                return (JobOutput::default(), None);
+            }
+            (run_job(self.ctx, b), b.ring_facts())
+        }
+        fn failed(self, why: String) -> Self::Out {
+            self.gate.arrive(false);
+            (JobOutput { failure: Some(why), ..Default::default() }, None)
+        }
+    }
+    with_backend(engine, kind, file, spec.qd, pool, Job { ctx, gate })
 }
 
 fn aggregate(

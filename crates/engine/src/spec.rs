@@ -125,11 +125,20 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
+    /// Every engine, in the order `--engine`'s help lists them.
+    pub const ALL: [EngineKind; 2] = [EngineKind::Uring, EngineKind::Psync];
+
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Uring => "uring",
             EngineKind::Psync => "psync",
         }
+    }
+
+    /// The engine `name` names (also `io_uring`).
+    pub fn from_name(name: &str) -> Option<EngineKind> {
+        let name = if name == "io_uring" { "uring" } else { name };
+        Self::ALL.into_iter().find(|e| e.name() == name)
     }
 }
 

@@ -13,8 +13,45 @@ pub(crate) mod null;
 pub(crate) mod psync;
 pub mod uring;
 
+use std::fs::File;
+
 use crate::gen::Op;
 use crate::pattern::BufferPool;
+use crate::spec::EngineKind;
+use crate::target::TargetKind;
+
+/// What to do with a backend once it is built: generic over the backend, so the job loop it runs
+/// is monomorphized for each (no dynamic dispatch on the hot path).
+pub(crate) trait WithBackend {
+    type Out;
+    fn run<B: Backend>(self, backend: &mut B) -> Self::Out;
+    /// The backend could not be set up (e.g. io_uring refused the ring).
+    fn failed(self, why: String) -> Self::Out;
+}
+
+/// THE registry of backends: build the one `engine` names for a target of `kind` (the null
+/// target always gets the null backend) and hand it to `job`. A new backend is one file in this
+/// folder, its `mod` line and one arm here, and its [`EngineKind`] variant and name in spec.rs.
+pub(crate) fn with_backend<J: WithBackend>(
+    engine: EngineKind,
+    kind: TargetKind,
+    file: Option<File>,
+    qd: u32,
+    pool: BufferPool,
+    job: J,
+) -> J::Out {
+    let Some(file) = file.filter(|_| kind != TargetKind::Null) else {
+        return job.run(&mut null::Null::new(qd, pool));
+    };
+    match engine {
+        EngineKind::Psync => job.run(&mut psync::Psync::new(file, pool)),
+        // Dropping the ring drains what is still in flight before its buffers go.
+        EngineKind::Uring => match uring::Uring::new(file, qd, pool) {
+            Ok(mut b) => job.run(&mut b),
+            Err(e) => job.failed(format!("io_uring setup failed: {e}")),
+        },
+    }
+}
 
 /// One I/O handed to a backend. `slot` identifies the I/O and its buffer (slot `slot` of the
 /// backend's pool) until it completes.
@@ -61,4 +98,8 @@ pub(crate) unsafe trait Backend {
     fn reap(&mut self, f: &mut impl FnMut(u32, i32));
     /// Make written data durable (fsync); `Ok` at once where that means nothing.
     fn fsync(&mut self) -> std::io::Result<()>;
+    /// How the io_uring ring was set up, for the result (None for other backends).
+    fn ring_facts(&self) -> Option<uring::RingFacts> {
+        None
+    }
 }

@@ -408,6 +408,10 @@ unsafe impl Backend for Uring {
         }
     }
 
+    fn ring_facts(&self) -> Option<RingFacts> {
+        Some(self.facts.clone())
+    }
+
     fn fsync(&mut self) -> io::Result<()> {
         self.file.sync_all()
     }
