@@ -178,7 +178,12 @@ fn qos_line(p: &ProbeResult) -> Option<String> {
         "  {role}{load:>14}: {verdict} · achieved {} IOPS · {}{}",
         fmt_count(q.result.total.iops),
         measured.join(", "),
-        if !p.pass && !p.why.is_empty() && !p.interrupted { format!(" · {}", p.why) } else { String::new() }
+        // The clauses show a latency failure already; say why only when it was something else.
+        if !p.pass && !p.interrupted && q.evaluation.pass && !p.why.is_empty() {
+            format!(" · {}", p.why)
+        } else {
+            String::new()
+        }
     ))
 }
 

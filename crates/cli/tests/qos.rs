@@ -335,3 +335,44 @@ fn qos_runs_on_a_loop_device_and_reads_need_no_permission() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--destroy"), "{}", stderr(&o));
 }
+
+#[test]
+fn act_judges_with_the_limits_the_user_chose_and_saves_them() {
+    let s = Scratch::new("act-limits");
+    let f = s.path("a.dat");
+    let results = s.path("results");
+    let o = drivelab(&[
+        "act",
+        &f,
+        "--size",
+        "32m",
+        "--time",
+        "2s",
+        "--slice",
+        "1s",
+        "--no-prep",
+        "--max-over-1ms",
+        "99.9",
+        "--max-over-8ms",
+        "99.9",
+        "--max-over-64ms",
+        "99.9",
+        "--power-cmd",
+        "echo 8",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.code() == Some(0), "{}", stderr(&o));
+    let saved = Saved::load(&only_dir(&results));
+    assert_eq!(saved.run["setup"]["act"]["criteria"]["over_1ms_pct"].as_f64(), Some(99.9));
+    let run = &saved.probes[0]["data"]["act"];
+    // With limits this lax no slice can fail on latency (ACT's defaults would judge 5%, 1%, 0.1%).
+    assert_eq!(run["verdict"]["failing_slices"].as_array().unwrap().len(), 0, "{}", run["verdict"]);
+    assert_eq!(saved.probes[0]["power_w"].as_f64(), Some(8.0), "the load's average power is kept");
+    assert_eq!(saved.outcome["power_w"].as_f64(), Some(8.0));
+    // Limits outside (0, 100] are refused before anything runs.
+    let o = drivelab(&["act", &f, "--max-over-8ms", "0", "--results", &results]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--max-over"), "{}", stderr(&o));
+}
