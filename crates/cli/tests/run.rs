@@ -80,7 +80,7 @@ fn random_reads_on_a_new_file_with_both_backends() {
         assert_eq!(v["write"]["ops"], 0);
         assert_eq!(v["engine"]["backend"], engine);
         assert_eq!(v["targets"][0]["size_bytes"], 32 << 20);
-        assert!(v["series"].as_array().unwrap().len() >= 1);
+        assert!(!v["series"].as_array().unwrap().is_empty());
         let qd_mean = v["qd_mean"].as_f64().unwrap();
         assert!(qd_mean > 0.0 && qd_mean <= qd.parse::<f64>().unwrap() + 0.01, "qd_mean {qd_mean}");
     }

@@ -85,6 +85,14 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The same error, said to happen while doing `what` ("point 3 (random read)"): the kind,
+    /// and so the exit code, is kept, and a typed error stays typed.
+    pub fn context(self, what: impl std::fmt::Display) -> Error {
+        Error::Within { what: what.to_string(), inner: Box::new(self) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,13 +108,5 @@ mod tests {
         assert!(e.cli_message().contains("use --buffered"), "{}", e.cli_message());
         assert!(e.is_invalid());
         assert!(!Error::io("x", io::Error::other("y")).is_invalid());
-    }
-}
-
-impl Error {
-    /// The same error, said to happen while doing `what` ("point 3 (random read)"): the kind,
-    /// and so the exit code, is kept, and a typed error stays typed.
-    pub fn context(self, what: impl std::fmt::Display) -> Error {
-        Error::Within { what: what.to_string(), inner: Box::new(self) }
     }
 }

@@ -160,8 +160,11 @@ pub fn min_op_bytes(names: &[String]) -> Result<u64, Error> {
     Ok(infos.iter().map(|i| i.dio_align_bytes.max(512)).max().unwrap_or(512))
 }
 
+/// One stream of a load: what it does, the index of its target, its spec.
+pub type StreamPlan = (Role, usize, AccessSpec);
+
 /// The load's rates on its targets and its streams, after checking the config.
-pub fn plan(opts: &ActOptions) -> Result<(ActRates, Vec<(Role, usize, AccessSpec)>), Error> {
+pub fn plan(opts: &ActOptions) -> Result<(ActRates, Vec<StreamPlan>), Error> {
     opts.config.validate().map_err(Error::invalid)?;
     opts.criteria.validate().map_err(Error::invalid)?;
     let min_op = min_op_bytes(&opts.targets)?;
