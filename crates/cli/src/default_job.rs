@@ -13,7 +13,9 @@ use crate::suite_cmd;
 pub const SCRATCH: &str = "drivelab-scratch.dat";
 
 pub fn run() -> Result<Outcome, Error> {
-    println!("drivelab: no command given; running the quick suite on ./{SCRATCH} (see `drivelab --help`)");
+    crate::output::stdout_line(&format!(
+        "drivelab: no command given; running the quick suite on ./{SCRATCH} (see `drivelab --help`)"
+    ));
     let Some(Command::Suite(args)) = Cli::parse_from(["drivelab", "suite", "quick", SCRATCH, "--size", "1g"]).command
     else {
         unreachable!("static argv")
