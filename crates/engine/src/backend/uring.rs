@@ -252,26 +252,10 @@ impl Uring {
     #[inline]
     fn enter(&self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<()> {
         loop {
-            // SAFETY: `enter_fd` is this ring (registered index with the matching flag, or its
-            // fd); no argument struct is passed. The SQ tail was published by the submission
-            // queue's drop before this call.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_uring_enter,
-                    self.enter_fd,
-                    to_submit,
-                    min_complete,
-                    flags | self.enter_flags,
-                    std::ptr::null::<libc::c_void>(),
-                    0usize,
-                )
-            };
-            if r >= 0 {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EINTR) {
-                return Err(e);
+            match self.enter_once(to_submit, min_complete, flags) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(e),
             }
         }
     }
