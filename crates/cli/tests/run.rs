@@ -68,7 +68,7 @@ fn random_reads_on_a_new_file_with_both_backends() {
     for engine in ["psync", "uring"] {
         if engine == "uring" {
             if let Some(why) = uring_unavailable() {
-                eprintln!("skipped uring: {why}");
+                common::skip_part("uring", &why);
                 continue;
             }
         }
@@ -279,7 +279,7 @@ fn io_errors_are_counted_with_their_offset() {
     let s = Scratch::new("eio");
     // A loop device over a sparse 64 MiB file on a 1 MiB tmpfs: writes past 1 MiB fail for real.
     let Some(fs) = common::TinyTmpfs::new(&s.0.join("tiny"), "1m") else {
-        eprintln!("skipped: cannot mount a tmpfs");
+        common::skip("cannot mount a tmpfs");
         return;
     };
     let lo = LoopDev::new(&fs.0.join("sparse"), 64 << 20, None);

@@ -494,7 +494,7 @@ mod tests {
     #[test]
     fn a_real_ring_submits_and_completes_a_whole_batch() {
         if available().is_err() {
-            eprintln!("skipped: no io_uring here");
+            crate::test_skip::skip("no io_uring here");
             return;
         }
         let f = std::fs::File::open("/proc/self/exe").unwrap();
@@ -517,7 +517,7 @@ mod tests {
     #[test]
     fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
         if available().is_err() {
-            eprintln!("skipped: no io_uring here");
+            crate::test_skip::skip("no io_uring here");
             return;
         }
         let f = std::fs::File::open("/proc/self/exe").unwrap();
