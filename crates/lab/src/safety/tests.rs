@@ -167,3 +167,33 @@ fn null_is_always_allowed() {
     let perm = Permission::default();
     assert!(check_write(&TargetInfo::null(), &perm).is_ok());
 }
+
+/// Holders (LVM, md, dm-crypt, bcache) are read from sysfs. This kernel has no device-mapper or
+/// md to make a real one, so the check is run on a sysfs tree made here: the disk and one of
+/// its partitions each held by something.
+#[test]
+fn holders_of_a_disk_or_its_partitions_are_concerns() {
+    use super::device::{holder_concerns, partitions_in, Device};
+    let root = std::env::temp_dir().join(format!("drivelab-fake-sysfs-{}", std::process::id()));
+    let disk = root.join("block/sdz");
+    let part = disk.join("sdz1");
+    for d in [disk.join("holders/dm-3"), part.join("holders/md0")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(part.join("partition"), "1\n").unwrap();
+    std::fs::write(part.join("dev"), "8:401\n").unwrap();
+    let dev =
+        Device { path: "/dev/sdz".into(), devno: (8, 400), sysdir: Some(disk.clone()), parts: partitions_in(&disk) };
+    let concerns = holder_concerns(&dev);
+    assert_eq!(
+        concerns,
+        vec![
+            "/dev/sdz is in use by dm-3 (holders)".to_string(),
+            "partition sdz1 of /dev/sdz is in use by md0 (holders)".to_string()
+        ]
+    );
+    std::fs::remove_dir_all(disk.join("holders/dm-3")).unwrap();
+    std::fs::remove_dir_all(part.join("holders/md0")).unwrap();
+    assert!(holder_concerns(&dev).is_empty(), "empty holders directories are no concern");
+    std::fs::remove_dir_all(&root).unwrap();
+}
