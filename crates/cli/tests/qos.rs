@@ -256,7 +256,11 @@ fn qos_by_queue_depth_and_by_rate_find_the_highest_load_meeting_the_objective() 
     let saved = Saved::load(&only_dir(&results));
     let sat = saved.outcome["saturation_iops"].as_f64().unwrap();
     let best = saved.outcome["best"].as_f64().expect("a rate passes");
-    assert!(best <= sat * 1.0001 && best >= sat * 0.25, "best {best} of saturation {sat}");
+    // How close to saturation the answer lands depends on how busy this machine is (a schedule
+    // that falls behind fails its probe), so only what holds on any machine is asserted.
+    assert!(best > 0.0 && best <= sat * 1.0001, "best {best} of saturation {sat}");
+    let at_best = saved.probes.iter().filter(|p| p["value"].as_f64() == Some(best)).collect::<Vec<_>>();
+    assert!(at_best.iter().any(|p| p["role"] == "confirm" && p["pass"] == true), "the answer is a confirmed pass");
     assert_eq!(saved.probes[0]["role"], "saturation", "the closed-loop maximum is saved as the first probe");
     for p in saved.probes.iter().skip(1) {
         let asked = p["value"].as_f64().unwrap();
