@@ -366,3 +366,14 @@ fn every_run_leaves_a_results_directory_that_report_and_compare_read() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("Δ"), "{}", stdout(&o));
 }
+
+#[test]
+fn a_power_command_that_hangs_is_refused_before_anything_runs() {
+    let s = Scratch::new("power-hang");
+    let t = std::time::Instant::now();
+    let o = drivelab(&["run", "null", "--time", "200ms", "--power-cmd", "sleep 60", "--results", &s.path("results")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("printed no reading within 5 s"), "{}", stderr(&o));
+    assert!(t.elapsed() < std::time::Duration::from_secs(15), "gave up after {:?}", t.elapsed());
+    assert!(!Path::new(&s.path("results")).exists(), "nothing was created");
+}
