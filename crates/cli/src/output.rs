@@ -51,7 +51,17 @@ pub fn check_json_path(path: &str) -> Result<(), Error> {
             dir.display()
         )));
     }
-    Ok(())
+    // Try it: permissions, read-only mounts and filesystems that take no files all show here.
+    let probe = dir.join(format!(".drivelab-json-check-{}", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(Error::invalid(format!(
+            "--json {path} cannot be written ({e}): choose a place you can write to (nothing was run)"
+        ))),
+    }
 }
 
 /// Write `result` to `path` (whole or not at all, never over a file; `-`: standard output).

@@ -110,7 +110,12 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
         }
     }
     if let Some(j) = args.json.as_deref() {
-        output::write_json(j, r)?;
+        if let Err(e) = output::write_json(j, r) {
+            // The measurement is not lost: it is in the results directory, and here.
+            eprintln!("drivelab: {}; the result follows on standard output", e.cli_message());
+            output::write_json("-", r)?;
+            return Err(e);
+        }
     }
     Ok(if r.interrupted {
         Outcome::Interrupted

@@ -25,6 +25,11 @@ fn invalid_values_are_refused_before_anything_is_created() {
     let f = s.path("never");
     let n = Some(f.as_str());
     refused(&["run", &f, "--qd", "0"], "--qd 0", n);
+    // Deeper than io_uring's largest ring: refused now, not when the ring is set up mid-run.
+    refused(&["run", &f, "--qd", "40000"], "io_uring's ring limit", n);
+    // An output that cannot be written is found before measuring, not after.
+    // (/proc takes no new files, even from root.)
+    refused(&["run", "null", "--time", "100ms", "--json", "/proc/drivelab-r.json"], "cannot be written", None);
     refused(&["run", &f, "--jobs", "0"], "--jobs 0", n);
     refused(&["run", &f, "--read", "101"], "outside 0..100", n);
     refused(&["run", &f, "--random=-5"], "--random", n);

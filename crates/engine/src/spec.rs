@@ -113,6 +113,9 @@ impl Default for Rate {
     }
 }
 
+/// The deepest queue a job may have: io_uring's largest ring (IORING_MAX_ENTRIES).
+pub const MAX_QD: u32 = 32768;
+
 /// The I/O engine that carries the workload to a file or block device.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -343,8 +346,14 @@ impl AccessSpec {
         if self.qd == 0 {
             return bad(Field::Qd, "0".into(), "the queue depth must be at least 1");
         }
-        if self.qd > 65536 {
-            return bad(Field::Qd, self.qd.to_string(), "at most 65536 outstanding I/Os per job");
+        if self.qd > MAX_QD {
+            // io_uring's ring holds at most 32768 entries (IORING_MAX_ENTRIES) and drivelab's ring
+            // is the queue depth rounded up to a power of two: refuse now, not at ring setup.
+            return bad(
+                Field::Qd,
+                self.qd.to_string(),
+                "at most 32768 outstanding I/Os per job (io_uring's ring limit): use {jobs} for more",
+            );
         }
         if self.jobs == 0 {
             return bad(Field::Jobs, "0".into(), "at least one job per target is needed");
@@ -530,6 +539,8 @@ mod tests {
             e => panic!("{e:?}"),
         };
         assert!(err(&AccessSpec { qd: 0, ..Default::default() }).starts_with("qd 0:"));
+        assert!(AccessSpec { qd: MAX_QD, ..Default::default() }.validate().is_ok());
+        assert!(err(&AccessSpec { qd: MAX_QD + 1, ..Default::default() }).contains("io_uring's ring limit"));
         assert_eq!(field(AccessSpec { qd: 0, ..Default::default() }), Field::Qd);
         assert!(err(&AccessSpec { jobs: 0, ..Default::default() }).starts_with("jobs 0:"));
         assert!(
