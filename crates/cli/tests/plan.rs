@@ -150,3 +150,31 @@ fn an_interrupted_plan_resumes_without_running_a_point_twice() {
         assert_eq!(v["result"]["interrupted"], false);
     }
 }
+
+#[test]
+fn sigterm_stops_a_plan_like_ctrl_c_and_keeps_finished_points_and_the_report() {
+    let s = Scratch::new("plan-term");
+    let plan = write_plan(&s, "[defaults]\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4, 8]\n");
+    let results = s.path("results");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .args(["plan", &plan, "null", "--results", &results, "-q"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1600));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "a stop, not a kill: {status:?}");
+    let dir = &result_dirs(Path::new(&results))[0];
+    let files = point_files(dir);
+    let done: Vec<_> = files.iter().filter(|f| !f.ends_with(".interrupted.json")).collect();
+    assert_eq!(done.len(), 1, "the first point finished and was kept: {files:?}");
+    let cut: Vec<_> = std::fs::read_dir(dir.join("points"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".interrupted.json"))
+        .collect();
+    assert_eq!(cut.len(), 1, "the point in progress is kept as interrupted");
+    assert!(dir.join("report.html").is_file(), "the report is written for what finished");
+}
