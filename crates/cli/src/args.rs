@@ -114,9 +114,9 @@ impl SafetyArgs {
     }
 }
 
-/// Preconditioning and steady state: the same for `plan` and `suite`.
+/// How the points of a plan or suite run: preconditioning, steady state, I/O errors.
 #[derive(Args, Debug, Clone)]
-pub struct SteadyArgs {
+pub struct PointsArgs {
     /// Before the first point, write every target sequentially N times in 128 KiB blocks
     /// (SNIA PTS preconditioning; needs permission to write, e.g. --destroy for a device).
     #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Steady state")]
@@ -131,9 +131,13 @@ pub struct SteadyArgs {
     /// With --steady: rounds in the measurement window.
     #[arg(long, value_name = "N", default_value_t = 5, requires = "steady", help_heading = "Steady state")]
     pub steady_window: usize,
+    /// Go on to the next point after a point whose I/O failed (it is saved and marked either
+    /// way); without it the first errored point stops the run with exit code 1.
+    #[arg(long)]
+    pub continue_on_error: bool,
 }
 
-impl SteadyArgs {
+impl PointsArgs {
     pub fn rule(&self) -> Result<Option<drivelab_lab::steady::SteadyRule>, Error> {
         if !self.steady {
             return Ok(None);
@@ -172,7 +176,7 @@ pub struct PlanArgs {
     #[command(flatten)]
     pub safety: SafetyArgs,
     #[command(flatten)]
-    pub steady: SteadyArgs,
+    pub steady: PointsArgs,
     /// No progress line (point lines and errors still print).
     #[arg(long, short)]
     pub quiet: bool,
@@ -208,7 +212,7 @@ pub struct SuiteArgs {
     #[command(flatten)]
     pub safety: SafetyArgs,
     #[command(flatten)]
-    pub steady: SteadyArgs,
+    pub steady: PointsArgs,
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,

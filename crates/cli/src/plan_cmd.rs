@@ -10,7 +10,7 @@ use drivelab_lab::plan::{self, Plan};
 use drivelab_lab::results::{Kind, ResultsDir};
 use drivelab_lab::runner::{self, PlanOptions};
 
-use crate::args::{PlanArgs, SafetyArgs, SteadyArgs};
+use crate::args::{PlanArgs, PointsArgs, SafetyArgs};
 use crate::events::{Printer, Style};
 use crate::run_cmd::{lab_setup, Outcome};
 
@@ -92,9 +92,13 @@ pub fn execute(
     results: &str,
     quiet: bool,
     power_cmd: Option<&String>,
-    steady: &SteadyArgs,
+    steady: &PointsArgs,
 ) -> Result<(Outcome, PathBuf), Error> {
-    let opts = PlanOptions { precondition_passes: steady.precondition, steady: steady.rule()? };
+    let opts = PlanOptions {
+        precondition_passes: steady.precondition,
+        steady: steady.rule()?,
+        continue_on_error: steady.continue_on_error,
+    };
     let mut printer = Printer::new(Style::Points, quiet, false);
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(safety, power_cmd)?, &mut sink);
@@ -122,6 +126,9 @@ pub fn execute(
     }
     if outcome.errored > 0 {
         line += &format!(", {} with I/O errors", outcome.errored);
+    }
+    if outcome.stopped_by_error {
+        line += " — stopped at the point whose I/O failed (--continue-on-error goes on)";
     }
     line += &format!("; results in {}", dir.display());
     if outcome.interrupted {

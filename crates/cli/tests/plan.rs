@@ -4,7 +4,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{drivelab, json, stderr, stdout, Scratch};
+use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch};
 
 const PLAN: &str = r#"
 name = "sweep"
@@ -177,4 +177,35 @@ fn sigterm_stops_a_plan_like_ctrl_c_and_keeps_finished_points_and_the_report() {
         .collect();
     assert_eq!(cut.len(), 1, "the point in progress is kept as interrupted");
     assert!(dir.join("report.html").is_file(), "the report is written for what finished");
+}
+
+#[test]
+fn a_point_whose_io_fails_stops_the_plan_unless_told_to_go_on() {
+    need_loop!();
+    let s = Scratch::new("plan-eio");
+    // A loop device over a sparse 64 MiB file on a 1 MiB tmpfs: writes past 1 MiB fail for real.
+    let Some(fs) = common::TinyTmpfs::new(&s.0.join("tiny"), "1m") else {
+        common::skip("cannot mount a tmpfs");
+        return;
+    };
+    let lo = LoopDev::new(&fs.0.join("sparse"), 64 << 20, None);
+    let plan = write_plan(&s, "[defaults]\nrw = \"write\"\nbs = \"64k\"\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4]\n");
+    let results = s.path("results");
+    let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results, "-q"]);
+    assert_eq!(o.status.code(), Some(1), "an I/O error is never a success: {}", stderr(&o));
+    assert!(stdout(&o).contains("I/O ERRORS") && stdout(&o).contains("stopped at the point"), "{}", stdout(&o));
+    let dir = &result_dirs(Path::new(&results))[0];
+    assert_eq!(point_files(dir).len(), 1, "the plan stopped at the first errored point");
+    let v = json(&dir.join("points").join(&point_files(dir)[0]));
+    assert!(v["result"]["errors"][0]["count"].as_u64().unwrap() >= 1, "the errored point is saved with its errors");
+
+    std::fs::remove_dir_all(&results).unwrap();
+    let o =
+        drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results, "-q", "--continue-on-error"]);
+    assert_eq!(o.status.code(), Some(1), "going on does not make it a success: {}", stderr(&o));
+    let dir = &result_dirs(Path::new(&results))[0];
+    assert_eq!(point_files(dir).len(), 3, "every point ran");
+    assert!(stdout(&o).contains("3 with I/O errors"), "{}", stdout(&o));
+    drop(lo);
+    drop(fs);
 }

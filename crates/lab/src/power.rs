@@ -52,9 +52,7 @@ pub fn read_watts_within(cmd: &str, limit: Duration) -> Result<f64, Error> {
         let _ = out.read_to_string(&mut text);
     }
     if !status.success() {
-        return Err(Error::invalid(format!(
-            "--power-cmd '{cmd}' failed ({status}): give a command that prints watts"
-        )));
+        return Err(Error::invalid(format!("--power-cmd '{cmd}' failed ({status}): give a command that prints watts")));
     }
     text.split_whitespace()
         .find_map(|w| w.trim_end_matches('W').parse::<f64>().ok())

@@ -23,6 +23,9 @@ pub struct PlanOptions {
     pub precondition_passes: u32,
     /// Repeat each point in rounds until SNIA PTS steady state (or the rule's round limit).
     pub steady: Option<SteadyRule>,
+    /// Go on to the next point after one whose I/O failed (it is saved and marked either way).
+    /// Without it an errored point stops the plan: its figures describe a failing drive.
+    pub continue_on_error: bool,
 }
 
 /// What a plan run ended with.
@@ -37,6 +40,8 @@ pub struct Outcome {
     pub interrupted: bool,
     /// Points whose I/O failed (saved, marked in every table).
     pub errored: usize,
+    /// The plan stopped at an errored point (without `continue_on_error`).
+    pub stopped_by_error: bool,
 }
 
 /// Every check that can refuse, for every point and the precondition, before anything runs:
@@ -133,6 +138,10 @@ pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> 
         }
         if !saved.result.errors.is_empty() || saved.result.stopped_by_error {
             out.errored += 1;
+            if !opts.continue_on_error {
+                out.stopped_by_error = true;
+                break;
+            }
         }
         if saved.result.interrupted || lab.stopped() {
             out.interrupted = true;
