@@ -37,7 +37,11 @@ pub fn dry_run(plan: &Plan) {
 
 pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
     let resume = match &args.resume {
-        Some(dir) => Some(drivelab_lab::results::load(Path::new(dir))?),
+        Some(dir) => {
+            let saved = drivelab_lab::results::load(Path::new(dir))?;
+            runner::check_resume(&saved)?;
+            Some(saved)
+        }
         None => None,
     };
     let plan = match &resume {

@@ -209,3 +209,48 @@ fn a_point_whose_io_fails_stops_the_plan_unless_told_to_go_on() {
     drop(lo);
     drop(fs);
 }
+
+#[test]
+fn a_resume_runs_on_the_same_targets_from_anywhere_and_refuses_a_target_that_is_gone() {
+    let s = Scratch::new("plan-resume-where");
+    let plan = write_plan(&s, "[defaults]\nrw = \"randread\"\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4]\n");
+    let here = s.0.join("here");
+    std::fs::create_dir(&here).unwrap();
+    let results = s.path("results");
+    // Started from `here` with a relative target, interrupted after the first point.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .current_dir(&here)
+        .args(["plan", &plan, "t.dat", "--size", "8m", "--results", &results, "-q"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let dir = loop {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        if let Some(d) = result_dirs(Path::new(&results)).first() {
+            if point_files(d).iter().any(|f| f.starts_with("0001-")) {
+                break d.clone();
+            }
+        }
+    };
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let run = json(&dir.join("run.json"));
+    let target = here.join("t.dat").to_string_lossy().into_owned();
+    assert_eq!(run["setup"]["plan"]["targets"][0], target.as_str(), "saved as an absolute path");
+    // Resumed from elsewhere: the same file, not a new one in the current directory.
+    let elsewhere = s.0.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let o = common::drivelab_in(&elsewhere, &["plan", "--resume", dir.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!elsewhere.join("t.dat").exists(), "no new target where the resume was started");
+    let done: Vec<_> = point_files(&dir).into_iter().filter(|f| !f.ends_with(".interrupted.json")).collect();
+    assert_eq!(done.len(), 3, "{done:?}");
+    // A target that is gone is refused: a new file would be measured as if it were the same.
+    std::fs::remove_file(&target).unwrap();
+    std::fs::remove_file(dir.join("points").join(&done[2])).unwrap();
+    let o = drivelab(&["plan", "--resume", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no longer exists"), "{}", stderr(&o));
+    assert!(!Path::new(&target).exists(), "nothing was created");
+}

@@ -76,11 +76,59 @@ pub fn start(
     opts: &PlanOptions,
 ) -> Result<(ResultsDir, Outcome), Error> {
     check(lab, plan, opts)?;
+    // Saved with absolute targets, so `--resume` from another directory runs on the same ones.
+    let plan = &absolute_targets(plan)?;
     let manifest = Manifest::new(kind, command_line, &plan.targets, Setup::Plan(plan.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));
     let outcome = run(lab, plan, &dir, opts)?;
     Ok((dir, outcome))
+}
+
+/// `plan` with every relative target path made absolute (against the current directory).
+fn absolute_targets(plan: &Plan) -> Result<Plan, Error> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
+    let abs = |t: &String| -> String {
+        if t == "null" || t.starts_with('/') {
+            t.clone()
+        } else {
+            cwd.join(t).to_string_lossy().into_owned()
+        }
+    };
+    let mut plan = plan.clone();
+    plan.targets = plan.targets.iter().map(abs).collect();
+    for p in plan.points.iter_mut().chain(plan.precondition.iter_mut()) {
+        p.targets = p.targets.iter().map(abs).collect();
+    }
+    Ok(plan)
+}
+
+/// Resume `saved`'s plan: refuse when a target is not the one the run was started on (a file
+/// that is gone would silently be created anew and measured as if it were the same drive; a
+/// device whose model, serial or capacity changed is another drive).
+pub fn check_resume(saved: &crate::results::Results) -> Result<(), Error> {
+    for facts in &saved.manifest.targets {
+        let t = &facts.path;
+        if t == "null" {
+            continue;
+        }
+        let info = drivelab_engine::target::probe(t)?;
+        let gone = info.kind == drivelab_engine::target::TargetKind::File && !info.exists;
+        let now = crate::results::TargetFacts::of(t);
+        let other_drive = match (&facts.device, &now.device) {
+            (Some(a), Some(b)) => (&a.model, &a.serial, a.capacity_bytes) != (&b.model, &b.serial, b.capacity_bytes),
+            _ => false,
+        };
+        if gone || other_drive {
+            return Err(Error::invalid(format!(
+                "--resume {}: target {t} {} since the run started; a resumed run must measure the same targets \
+                 (start a new run instead; nothing was run)",
+                saved.dir.display(),
+                if gone { "no longer exists" } else { "is another drive" }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Run every point of `plan` that has no result in `dir` yet, saving each as it finishes.
