@@ -145,3 +145,53 @@ fn a_filesystem_without_o_direct_gets_the_buffered_hint() {
     let o = drivelab(&["run", &f, "--size", "4m", "--time", "100ms", "--buffered", "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Inputs that used to exit 1 or say the wrong thing (issue #10, item 15): each is bad input,
+/// exits 2, names the problem, and creates nothing (not even a results directory).
+#[test]
+fn odd_targets_and_paths_are_bad_input_and_create_nothing() {
+    let s = Scratch::new("odd-inputs");
+    let results = s.path("results");
+    let res = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = extra.iter().map(|a| a.to_string()).collect();
+        v.extend(["--results".to_string(), results.clone(), "--time".into(), "100ms".into()]);
+        v
+    };
+    let run = |extra: &[&str], want: &str| {
+        let args = res(extra);
+        let args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+        refused(&args, want, Some(&results));
+    };
+    run(&["run", ""], "'' is not a target");
+    let link = s.path("dangling");
+    std::os::unix::fs::symlink("/nonexistent/target", &link).unwrap();
+    run(&["run", &link], "a symbolic link to /nonexistent/target, which does not exist");
+    let long = s.path(&"a".repeat(300));
+    run(&["run", &long], "the name is too long");
+    let o = drivelab(&["run", &long, "--results", &results]);
+    assert!(stderr(&o).len() < 400, "a 300-byte name is not echoed whole: {}", stderr(&o));
+    refused(&["plan", &s.0.to_string_lossy(), "null"], "is a directory", Some(&results));
+    refused(&["plan", "--resume", &s.0.to_string_lossy()], "not a results directory", Some(&results));
+}
+
+#[test]
+fn a_read_only_target_is_refused_before_anything_is_created() {
+    need_loop!();
+    let s = Scratch::new("ro-target");
+    let Some(fs) = common::TinyTmpfs::new(&s.0.join("ro"), "4m") else {
+        common::skip("cannot mount a tmpfs");
+        return;
+    };
+    let f = fs.0.join("t.dat");
+    std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+    let remount = std::process::Command::new("mount").args(["-o", "remount,ro"]).arg(&fs.0).status().unwrap();
+    assert!(remount.success());
+    let results = s.path("results");
+    let f = f.to_string_lossy().into_owned();
+    let args = ["run", &f, "--rw", "randwrite", "--overwrite", "--buffered", "--time", "100ms", "--results", &results];
+    refused(&args, "cannot be opened for writing", Some(&results));
+    // Reading it is fine.
+    let o = drivelab(&["run", &f, "--rw", "randread", "--buffered", "--time", "100ms", "--results", &results, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read(&f).unwrap().iter().all(|&b| b == 7));
+}

@@ -115,11 +115,35 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
     if path == "null" {
         return Ok(TargetInfo::null());
     }
+    if path.is_empty() {
+        return Err(Error::invalid("'' is not a target: give a file, a block device (/dev/...) or null"));
+    }
     let p = Path::new(path);
     let meta = match std::fs::metadata(p) {
         Ok(m) => Some(m),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(format!("cannot look at {path}"), e)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if let Ok(link) = std::fs::read_link(p) {
+                return Err(Error::invalid(format!(
+                    "{path} is a symbolic link to {}, which does not exist: give the target itself",
+                    link.display()
+                )));
+            }
+            None
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ENAMETOOLONG) => {
+            return Err(Error::invalid(format!(
+                "{}: the name is too long for this system ({} bytes): give a shorter path",
+                shorten(path),
+                path.len()
+            )))
+        }
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES | libc::ENOTDIR | libc::ELOOP)) => {
+            return Err(Error::invalid(format!(
+                "cannot look at {} ({e}): give a path this user can reach",
+                shorten(path)
+            )))
+        }
+        Err(e) => return Err(Error::io(format!("cannot look at {}", shorten(path)), e)),
     };
     match meta {
         None => {
@@ -302,11 +326,28 @@ pub fn open(info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
             Error::DirectIoRefused { path: info.path.clone() }
         } else if e.raw_os_error() == Some(libc::EBUSY) {
             Error::invalid(format!("{} is busy (opened exclusively by someone else): stop that user first", info.path))
+        } else if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM | libc::EROFS)) {
+            Error::invalid(format!(
+                "{} cannot be opened {} ({e}): give a target this user may use, or run as its owner",
+                info.path,
+                if spec.has_writes() { "for writing" } else { "for reading" }
+            ))
         } else {
             Error::io(format!("cannot open {}", info.path), e)
         }
     })?;
     Ok(OpenTarget { info: info.clone(), file: Some(file), start, span })
+}
+
+/// A path as a message shows it: whole up to 120 characters, else its start and end.
+fn shorten(path: &str) -> String {
+    let chars: Vec<char> = path.chars().collect();
+    if chars.len() <= 120 {
+        return path.to_string();
+    }
+    let head: String = chars[..60].iter().collect();
+    let tail: String = chars[chars.len() - 40..].iter().collect();
+    format!("{head}…{tail}")
 }
 
 /// Canonical path of a target, for comparing names the user gave (`--destroy`).

@@ -47,6 +47,7 @@ pub fn check(
         if spec.has_writes() {
             check_write(info, perm)?;
         }
+        check_access(info, spec.has_writes())?;
         if info.kind == TargetKind::Block && !spec.direct {
             notices.push(format!("{}: buffered I/O on a block device measures the page cache too", info.path));
         }
@@ -136,6 +137,28 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
         notices.push(note);
         spec.engine = EngineKind::Psync;
         spec.validate()?;
+    }
+    Ok(())
+}
+
+/// The target can be opened as the run will open it (this user's permissions, a read-only
+/// mount): found now, before anything is created, rather than when it is opened.
+fn check_access(info: &TargetInfo, write: bool) -> Result<(), Error> {
+    if info.kind == TargetKind::Null || !info.exists {
+        return Ok(());
+    }
+    let Ok(c) = std::ffi::CString::new(info.path.as_str()) else {
+        return Err(Error::invalid(format!("{}: a path cannot hold a NUL byte", info.path.escape_debug())));
+    };
+    let mode = if write { libc::R_OK | libc::W_OK } else { libc::R_OK };
+    // SAFETY: access(2) reads the NUL-terminated path only.
+    if unsafe { libc::access(c.as_ptr(), mode) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(Error::invalid(format!(
+            "{} cannot be opened {} ({e}): give a target this user may use, or run as its owner",
+            info.path,
+            if write { "for writing" } else { "for reading" }
+        )));
     }
     Ok(())
 }

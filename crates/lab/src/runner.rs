@@ -75,9 +75,10 @@ pub fn start(
     plan: &Plan,
     opts: &PlanOptions,
 ) -> Result<(ResultsDir, Outcome), Error> {
-    check(lab, plan, opts)?;
-    // Saved with absolute targets, so `--resume` from another directory runs on the same ones.
+    // Saved with absolute targets, so `--resume` from another directory runs on the same ones;
+    // checked as they will run.
     let plan = &absolute_targets(plan)?;
+    check(lab, plan, opts)?;
     let manifest = Manifest::new(kind, command_line, &plan.targets, Setup::Plan(plan.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));
@@ -89,7 +90,7 @@ pub fn start(
 fn absolute_targets(plan: &Plan) -> Result<Plan, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
     let abs = |t: &String| -> String {
-        if t == "null" || t.starts_with('/') {
+        if t == "null" || t.is_empty() || t.starts_with('/') {
             t.clone()
         } else {
             cwd.join(t).to_string_lossy().into_owned()

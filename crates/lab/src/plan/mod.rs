@@ -182,6 +182,9 @@ pub fn load(path: &Path, cli_targets: &[String]) -> Result<Plan, Error> {
 /// [`load`], choosing what happens when no target is named.
 pub fn load_with(path: &Path, targets: Targets) -> Result<Plan, Error> {
     let file = path.display().to_string();
+    if path.is_dir() {
+        return Err(Error::invalid(format!("{file} is a directory: give the path of a plan file such as sweep.toml")));
+    }
     let bytes = std::fs::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             Error::invalid(format!("{file}: no such file; expected the path of a plan file such as sweep.toml"))
