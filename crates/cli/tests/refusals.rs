@@ -195,3 +195,15 @@ fn a_read_only_target_is_refused_before_anything_is_created() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(std::fs::read(&f).unwrap().iter().all(|&b| b == 7));
 }
+
+#[test]
+fn a_precondition_without_permission_is_refused_before_a_results_directory_exists() {
+    need_loop!();
+    let s = Scratch::new("precond-perm");
+    let d = LoopDev::new(&s.0.join("d.img"), 16 << 20, Some(0x44));
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, "[defaults]\nrw = \"randread\"\ntime = \"100ms\"\n").unwrap();
+    let results = s.path("results");
+    refused(&["plan", &plan, &d.dev, "--precondition", "1", "--results", &results], "--destroy", Some(&results));
+    assert!(std::fs::read(s.0.join("d.img")).unwrap().iter().all(|&b| b == 0x44), "nothing was written");
+}

@@ -292,6 +292,7 @@ fn io_errors_are_counted_with_their_offset() {
     let out = s.path("e.json");
     let o = write_run("3s", &out, &[]);
     assert_eq!(o.status.code(), Some(1), "stops with exit 1: {}", stderr(&o));
+    assert!(stderr(&o).contains("I/O error on"), "--quiet never hides an I/O error: {}", stderr(&o));
     let v = json(Path::new(&out));
     assert_eq!(v["stopped_by_error"], true);
     let e = &v["errors"][0];
