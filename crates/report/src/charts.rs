@@ -487,6 +487,12 @@ enum Swatch {
     Line,
     Dashed,
     Box,
+    /// A filled marker (a passing probe).
+    Dot,
+    /// A hollow marker (a failing probe).
+    Hollow,
+    /// A ring around a marker (the confirming run).
+    Ring,
 }
 
 /// One entry of a legend.
@@ -561,6 +567,9 @@ fn draw_legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry], left: i
                     area.draw(&PathElement::new(vec![(x + d, y), (x + d + 5, y)], e.color.stroke_width(2)))?;
                 }
             }
+            Swatch::Dot => area.draw(&Circle::new((x + 16, y), 4, e.color.filled()))?,
+            Swatch::Hollow => area.draw(&Circle::new((x + 16, y), 4, e.color.stroke_width(2)))?,
+            Swatch::Ring => area.draw(&Circle::new((x + 16, y), 8, e.color.stroke_width(2)))?,
         }
         let style = font.clone().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
         area.draw(&Text::new(shorten(&e.name), (x + 32, y), style))?;
@@ -893,6 +902,11 @@ pub fn latency_percentiles(series: &[(String, Vec<(f64, f64)>)]) -> String {
 /// Latency (µs, log axis) at each percentile (categories p50 ... p99.9999, the union of the
 /// series' percentiles in ascending order), one line per series.
 pub fn latency_percentiles_sized(series: &[(String, Vec<(f64, f64)>)], size: Size) -> String {
+    latency_percentiles_titled("Latency percentiles", series, size)
+}
+
+/// [`latency_percentiles_sized`] under another title.
+pub fn latency_percentiles_titled(title: &str, series: &[(String, Vec<(f64, f64)>)], size: Size) -> String {
     let mut ps: Vec<f64> = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).filter(|p| p.is_finite()).collect();
     ps.sort_by(f64::total_cmp);
     ps.dedup_by(|a, b| pct_label(*a) == pct_label(*b));
@@ -916,7 +930,7 @@ pub fn latency_percentiles_sized(series: &[(String, Vec<(f64, f64)>)], size: Siz
     let x = Axis::fit(xk, [], false, 0.0);
     let y = Axis::fit(yk, t.iter().flat_map(|s| s.1.iter().map(|p| p.1)), false, 0.0);
     let f = Frame { x_label: "percentile", y_label: "latency (µs)", x: &x, y: &y, x_mesh: true, y_mesh: true };
-    draw_lines("Latency percentiles", size, &f, &t, true, LegendAt::Below)
+    draw_lines(title, size, &f, &t, true, LegendAt::Below)
 }
 
 /// The CDF of a histogram: `(latency µs, % of I/Os completed by then)`, starting at 0 % at the
@@ -1092,3 +1106,27 @@ pub fn sparkline(s: &Sparkline) -> String {
 #[cfg(test)]
 #[path = "charts/tests.rs"]
 mod tests;
+
+/// Draw a chart spec of the report model (HTML and PNG exporters alike).
+pub fn draw(spec: &crate::model::ChartSpec) -> String {
+    use crate::model::ChartSpec;
+    match spec {
+        ChartSpec::Ladder(l) => search::ladder(l),
+        ChartSpec::SliceBars(b) => search::slice_bars(b),
+        ChartSpec::Percentiles { title, series } => latency_percentiles_titled(title, series, DEFAULT_SIZE),
+        ChartSpec::Lines(l) => line_chart_sized(
+            &LineChart {
+                title: l.title.clone(),
+                x_label: l.x_label.clone(),
+                y_label: l.y_label.clone(),
+                x_scale: XScale::Linear,
+                y_log: false,
+                series: l.series.iter().map(|(n, p)| Series::new(n.clone(), p.clone())).collect(),
+            },
+            Size { w: 900, h: 300 },
+        ),
+    }
+}
+
+#[path = "charts/search.rs"]
+mod search;

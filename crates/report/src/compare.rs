@@ -111,6 +111,7 @@ pub fn render(runs: &[Run], format: crate::Format) -> Result<String, Error> {
         crate::Format::Markdown => Ok(cmp.markdown()),
         crate::Format::Csv => Ok(cmp.csv()),
         crate::Format::Json => Err(Error::invalid("--format json: compare prints text, md or csv")),
+        crate::Format::Html | crate::Format::Png => Err(Error::invalid("compare writes HTML with -o FILE")),
     }
 }
 

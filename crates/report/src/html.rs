@@ -42,7 +42,7 @@ pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1000px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 h3 { font-size: 1em; margin-top: 1.4em; }
@@ -238,11 +238,10 @@ fn readable_stamp(stamp: &str) -> String {
     }
 }
 
-fn facts(m: &Manifest) -> String {
-    let mut h = String::from("<table class=\"facts\">");
-    let row = |h: &mut String, k: &str, v: &str| {
-        let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
-    };
+/// The run's facts as (name, value) rows: run, start, tool, command line, host, each target.
+pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
+    let mut h = Vec::new();
+    let row = |h: &mut Vec<(String, String)>, k: &str, v: &str| h.push((k.to_string(), v.to_string()));
     row(&mut h, "run", &format!("{} ({})", m.name(), m.kind));
     row(&mut h, "started", &readable_stamp(&drivelab_lab::store::utc_stamp(m.started_unix_ms / 1000)));
     row(&mut h, "tool", &format!("{} {}", m.tool.name, m.tool.version));
@@ -287,8 +286,21 @@ fn facts(m: &Manifest) -> String {
         }
         row(&mut h, &format!("target {}", t.path), &parts.join(" · "));
     }
+    h
+}
+
+/// Facts as the report's first table.
+pub(crate) fn facts_table(rows: &[(String, String)]) -> String {
+    let mut h = String::from("<table class=\"facts\">");
+    for (k, v) in rows {
+        let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
     h += "</table>";
     h
+}
+
+fn facts(m: &Manifest) -> String {
+    facts_table(&fact_rows(m))
 }
 
 /// Evenly spaced subset of at most `n` items.

@@ -134,22 +134,37 @@ fn with_namespace(svg: &str) -> std::borrow::Cow<'_, str> {
 /// existing files are never overwritten (the error names the file). Every chart is rendered
 /// before anything is written, so a chart that fails to render leaves the directory untouched.
 pub fn write_chart_pngs(html: &str, dir: &Path, scale: f32) -> Result<Vec<PathBuf>, String> {
+    write_all_new(dir, chart_pngs_of_page(html, scale)?)
+}
+
+/// The charts of an HTML page (not its sparklines) as `(01-<slug>.png, bytes)`.
+pub fn chart_pngs_of_page(html: &str, scale: f32) -> Result<Vec<(String, Vec<u8>)>, String> {
     let svgs: Vec<&str> = find_svgs(html).into_iter().filter(|s| !is_sparkline(s)).collect();
     let width = svgs.len().to_string().len().max(2);
     let mut out = Vec::with_capacity(svgs.len());
     for (i, svg) in svgs.iter().enumerate() {
         let slug = first_text(svg).map(|t| slug(&t)).filter(|s| !s.is_empty()).unwrap_or_else(|| "chart".into());
-        let path = dir.join(format!("{:0width$}-{slug}.png", i + 1));
+        let name = format!("{:0width$}-{slug}.png", i + 1);
+        let png = svg_to_png(svg, scale).map_err(|e| format!("{name}: {e}"))?;
+        out.push((name, png));
+    }
+    Ok(out)
+}
+
+/// Write `files` (name, bytes) into `dir` (created if missing), never over an existing file:
+/// every name is checked before the first is written, and the error names the file.
+pub fn write_all_new(dir: &Path, files: Vec<(String, Vec<u8>)>) -> Result<Vec<PathBuf>, String> {
+    for (name, _) in &files {
+        let path = dir.join(name);
         if path.exists() {
             return Err(format!("{} already exists (not overwriting it)", path.display()));
         }
-        let png = svg_to_png(svg, scale).map_err(|e| format!("{}: {e}", path.display()))?;
-        out.push((path, png));
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut written = Vec::with_capacity(out.len());
-    for (path, png) in out {
+    let mut written = Vec::with_capacity(files.len());
+    for (name, png) in files {
         use std::io::Write;
+        let path = dir.join(name);
         let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {
                 format!("{} already exists (not overwriting it)", path.display())
@@ -285,7 +300,7 @@ fn decode_entities(s: &str) -> String {
 /// A file-name-safe slug: lower-case ASCII letters and digits, other runs become one `-`,
 /// at most 60 characters, no leading or trailing `-`. `"4 KiB random read: IOPS"` ->
 /// `"4-kib-random-read-iops"`.
-fn slug(title: &str) -> String {
+pub(crate) fn slug(title: &str) -> String {
     let mut s = String::new();
     for c in title.chars() {
         if c.is_ascii_alphanumeric() {
