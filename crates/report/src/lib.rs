@@ -90,4 +90,6 @@ pub fn chart_pngs(saved: &Results, scale: f32) -> Result<Vec<(String, Vec<u8>)>,
 use export::Exporter;
 
 #[cfg(test)]
+mod svg_read;
+#[cfg(test)]
 mod test_support;

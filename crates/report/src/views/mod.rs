@@ -20,3 +20,6 @@ pub fn build(r: &Results) -> Option<Report> {
         Kind::Plan | Kind::Suite(_) => None,
     }
 }
+
+#[cfg(test)]
+mod tests;
