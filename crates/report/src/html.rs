@@ -449,7 +449,7 @@ fn series_section(points: &[PointResult]) -> String {
 
 /// Points run with `--steady`: per point its rounds' IOPS as a sparkline, the verdict and the
 /// window's figures; for small runs a convergence chart per point (IOPS by round, the steady
-/// window's average and its ±10% band, and the best-fit line across the window).
+/// window's average and the band its rule allows, and the best-fit line across the window).
 fn steady_section(points: &[PointResult]) -> String {
     let steady: Vec<(&PointResult, &SteadyRecord)> =
         points.iter().filter_map(|p| p.steady.as_ref().map(|s| (p, s))).collect();
@@ -458,8 +458,9 @@ fn steady_section(points: &[PointResult]) -> String {
     }
     let mut h = String::from(
         "<h2>Steady state</h2><p>Each point ran in rounds until SNIA PTS steady state: over the last rounds \
-         (the window), max − min of IOPS within 20% of their average and the best-fit line's change across the \
-         window within 10% of it. The point's result is its last round.</p>\
+         (the window), max − min of IOPS within a share of their average and the best-fit line's change across \
+         the window within another (each point's rule, as it was run, is in its verdict). The point's result is \
+         its last round.</p>\
          <table class=\"series\"><thead><tr><th>point</th><th>rounds</th><th>verdict</th><th>window average</th>\
          <th>range</th><th>fit change</th><th>IOPS per round</th></tr></thead><tbody>",
     );
@@ -472,10 +473,15 @@ fn steady_section(points: &[PointResult]) -> String {
             fmt: &iops_fmt,
             color: 0,
         });
+        let r = &st.rule;
+        let rule = format!(
+            "window {} rounds, range ≤ {}%, fit change ≤ {}%, at most {} rounds",
+            r.window, r.max_range_pct, r.max_slope_pct, r.max_rounds
+        );
         let verdict = if st.steady {
-            format!("steady after {} rounds", st.rounds_iops.len())
+            format!("steady after {} rounds ({rule})", st.rounds_iops.len())
         } else {
-            format!("<b>not steady</b>: gave up after {} rounds", st.rounds_iops.len())
+            format!("<b>not steady</b>: gave up after {} rounds ({rule})", st.rounds_iops.len())
         };
         let (avg, range, fit) = match &st.window {
             Some(w) => (
@@ -506,9 +512,11 @@ fn steady_section(points: &[PointResult]) -> String {
                     points: vec![(a, v), (b, v)],
                     reference_for: Some(0),
                 };
+                // The range rule as a band: max − min within max_range_pct of the average.
+                let half = st.rule.max_range_pct / 2.0;
                 series.push(flat("window average", w.avg));
-                series.push(flat("average +10%", w.avg * 1.1));
-                series.push(flat("average −10%", w.avg * 0.9));
+                series.push(flat(&format!("average +{half}%"), w.avg * (1.0 + half / 100.0)));
+                series.push(flat(&format!("average −{half}%"), w.avg * (1.0 - half / 100.0)));
                 // The fit uses 0-based rounds: value = intercept + slope x round.
                 let fit = |r: f64| w.intercept + w.slope_per_round * (r - 1.0);
                 series.push(Series {

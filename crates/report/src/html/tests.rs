@@ -382,3 +382,32 @@ fn steady_state_rounds_are_drawn_with_their_verdict_and_window() {
     let w = window_stats(&settled, 5).unwrap();
     assert!(w.range_pct <= 20.0 && page.contains(&format!("{:.1}%", w.range_pct)), "the window's range is shown");
 }
+
+#[test]
+fn the_steady_section_shows_the_rule_each_point_was_run_with_not_the_default() {
+    use drivelab_lab::steady::{window_stats, SteadyRule};
+    let mut p = point("randwrite", "", &[], &[("/dev/sdb", 100.0)]);
+    p.point.index = 1;
+    let rule = SteadyRule { window: 3, max_range_pct: 30.0, max_slope_pct: 15.0, max_rounds: 9 };
+    let rounds = vec![90_000.0, 60_000.0, 50_000.0, 55_000.0, 52_000.0];
+    let w = window_stats(&rounds, rule.window).unwrap();
+    p.steady = Some(SteadyRecord { rule: rule.clone(), rounds_iops: rounds, steady: true, window: Some(w.clone()) });
+    let points = vec![p];
+    let page = report(&manifest("plan", &points), &points);
+    assert!(page.contains("window 3 rounds, range ≤ 30%, fit change ≤ 15%, at most 9 rounds"), "the saved rule");
+    // The band is the saved range rule's: ±15% of the window average, across the 3-round window.
+    let chart = Chart::parse(chart_titled(&page, "randwrite — steady-state convergence"));
+    let y = chart.y_axis();
+    let band = chart.legend_color("average +15%");
+    assert_eq!(band, chart.legend_color("average −15%"));
+    let levels: Vec<f64> = chart
+        .doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(band.as_str()))
+        .flat_map(vertices)
+        .map(|(_, py)| y.value(py))
+        .collect();
+    for want in [w.avg * 1.15, w.avg * 0.85] {
+        assert!(levels.iter().any(|v| (v - want).abs() <= y.tolerance(1.0)), "band at {want}: {levels:?}");
+    }
+}
