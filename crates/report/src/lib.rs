@@ -10,6 +10,7 @@
 
 pub mod charts;
 pub mod compare;
+pub mod compare_figures;
 pub mod export;
 mod grid;
 pub mod html;

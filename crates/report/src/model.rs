@@ -31,6 +31,12 @@ pub enum Unit {
     /// IOPS per watt.
     IopsPerWatt,
     Seconds,
+    /// Latency in µs (comparisons, where a row's unit is written out).
+    Us,
+    /// A change in percent of the baseline: "+12.3%".
+    DeltaPct,
+    /// A change of a percentage, in percentage points: "+1.20 pp".
+    DeltaPp,
 }
 
 impl Unit {
@@ -48,6 +54,9 @@ impl Unit {
             Unit::NPerWatt => "N/W",
             Unit::IopsPerWatt => "IOPS/W",
             Unit::Seconds => "s",
+            Unit::Us => "µs",
+            Unit::DeltaPct => "%",
+            Unit::DeltaPp => "pp",
         }
     }
 
@@ -69,6 +78,8 @@ impl Unit {
             Unit::ActN if v.fract() == 0.0 => format!("{v:.0}"),
             Unit::Watts => format!("{v:.1}"),
             Unit::NPerWatt => format!("{v:.3}"),
+            Unit::DeltaPct => format!("{v:+.1}"),
+            Unit::DeltaPp => format!("{v:+.2}"),
             _ => grid::human(v, self.label()),
         }
     }
@@ -83,6 +94,12 @@ pub enum Cell {
     Num(f64),
     /// A verdict: PASS or FAIL.
     Pass(bool),
+    /// A number with its own unit, where a column mixes units (comparisons; a column next to
+    /// it names the unit, deltas carry theirs: "+1.2%", "-0.50 pp").
+    Quantity {
+        value: f64,
+        unit: Unit,
+    },
 }
 
 impl Cell {
@@ -102,6 +119,11 @@ impl Cell {
             Cell::Num(v) => unit.fmt(*v),
             Cell::Pass(true) => "PASS".into(),
             Cell::Pass(false) => "FAIL".into(),
+            Cell::Quantity { value, unit: u } => match u {
+                Unit::DeltaPct => format!("{}%", u.fmt(*value)),
+                Unit::DeltaPp => format!("{} pp", u.fmt(*value)),
+                _ => u.fmt(*value),
+            },
         }
     }
 
@@ -109,7 +131,7 @@ impl Cell {
     pub fn raw(&self) -> String {
         match self {
             Cell::Empty => String::new(),
-            Cell::Num(v) => format!("{v}"),
+            Cell::Num(v) | Cell::Quantity { value: v, .. } => format!("{v}"),
             other => other.show(Unit::Count),
         }
     }

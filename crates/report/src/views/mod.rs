@@ -2,9 +2,9 @@
 //! exporters. qos, act and run directories are described here ([`qos`], [`act`], [`run`]);
 //! plans and suites still go through `suite_tables` and `html` (their chart per table).
 
-mod act;
+pub(crate) mod act;
 mod common;
-mod qos;
+pub(crate) mod qos;
 mod run;
 
 use drivelab_lab::results::{Kind, Results};
@@ -22,4 +22,4 @@ pub fn build(r: &Results) -> Option<Report> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -49,7 +49,7 @@ fn p99_at(load: f64) -> u64 {
 }
 
 /// A rate search by halving and bisection: (role, offered IOPS).
-const QOS_LADDER: [(ProbeRole, f64); 7] = [
+pub(crate) const QOS_LADDER: [(ProbeRole, f64); 7] = [
     (ProbeRole::Saturation, 50_000.0),
     (ProbeRole::Probe, 50_000.0),
     (ProbeRole::Probe, 25_000.0),
@@ -59,7 +59,7 @@ const QOS_LADDER: [(ProbeRole, f64); 7] = [
     (ProbeRole::Confirm, 12_000.0),
 ];
 
-fn qos_results(by: SearchBy, ladder: &[(ProbeRole, f64)]) -> Results {
+pub(crate) fn qos_results(by: SearchBy, ladder: &[(ProbeRole, f64)]) -> Results {
     let objective = parse_objective("p99<1ms,p99.9<4ms").unwrap();
     let setup = QosSetup {
         by,
@@ -243,7 +243,7 @@ fn criteria() -> ActCriteria {
     ActCriteria { over_1ms_pct: 6.5, over_8ms_pct: 2.5, over_64ms_pct: 0.75 }
 }
 
-fn act_results() -> Results {
+pub(crate) fn act_results() -> Results {
     let c = criteria();
     let opts = ActOptions {
         config: ActConfig::default(),
