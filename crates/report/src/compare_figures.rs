@@ -130,14 +130,16 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
             names.push((n.clone(), *u));
         }
     }
-    let mut columns = vec![Column::new("figure", Unit::Count), Column::new("unit", Unit::Count)];
+    let mut columns =
+        vec![Column::new("figure", Unit::Count), Column::new("unit", Unit::Count), Column::new("Δ in", Unit::Count)];
     columns.extend(runs.iter().map(|(n, _)| Column::new(n.clone(), Unit::Count)));
     columns.extend(runs[1..].iter().map(|(n, _)| Column::new(format!("Δ {n} vs {first_name}"), Unit::Count)));
     let value = |i: usize, name: &str| per_run[i].iter().find(|f| f.0 == name).and_then(|f| f.2);
     let rows = names
         .iter()
         .map(|(name, unit)| {
-            let mut row = vec![Cell::text(name.clone()), Cell::text(unit.label())];
+            let delta_in = if unit.is_percent() { "pp" } else { "%" };
+            let mut row = vec![Cell::text(name.clone()), Cell::text(unit.label()), Cell::text(delta_in)];
             row.extend(
                 (0..runs.len())
                     .map(|i| value(i, name).map_or(Cell::Empty, |v| Cell::Quantity { value: v, unit: *unit })),
@@ -205,13 +207,13 @@ mod tests {
         let report = compare(&[("A".into(), a), ("B".into(), b)]).unwrap();
         let score = row(&report, "score (N)");
         assert_eq!(
-            score[2..4],
+            score[3..5],
             [Cell::Quantity { value: 9.0, unit: Unit::ActN }, Cell::Quantity { value: 12.0, unit: Unit::ActN }]
         );
-        assert_eq!(score[4], Cell::Quantity { value: (12.0 / 9.0 - 1.0) * 100.0, unit: Unit::DeltaPct });
+        assert_eq!(score[5], Cell::Quantity { value: (12.0 / 9.0 - 1.0) * 100.0, unit: Unit::DeltaPct });
         let per_watt = row(&report, "score per watt");
         assert_eq!(
-            per_watt[2..4],
+            per_watt[3..5],
             [
                 Cell::Quantity { value: 9.0 / 8.0, unit: Unit::NPerWatt },
                 Cell::Quantity { value: 2.0, unit: Unit::NPerWatt }
@@ -219,7 +221,7 @@ mod tests {
         );
         let over = row(&report, "worst slice, reads > 1 ms");
         assert_eq!(over[1], Cell::text("%"));
-        assert_eq!(over[4], Cell::Quantity { value: worst_b - worst_a, unit: Unit::DeltaPp }, "percentage points");
+        assert_eq!(over[5], Cell::Quantity { value: worst_b - worst_a, unit: Unit::DeltaPp }, "percentage points");
         let text = export_text(Format::Text, &report).unwrap();
         assert!(text.contains("+33.3%") && text.contains(&format!("{:+.2} pp", worst_b - worst_a)), "{text}");
     }
@@ -229,10 +231,10 @@ mod tests {
         let a = qos_results(SearchBy::Rate, &QOS_LADDER);
         let report = compare(&[("A".into(), a.clone()), ("B".into(), a.clone())]).unwrap();
         let best = row(&report, "highest load meeting p99<1ms,p99.9<4ms");
-        assert_eq!(best[2], Cell::Quantity { value: 12_000.0, unit: Unit::Iops });
-        assert_eq!(best[4], Cell::Quantity { value: 0.0, unit: Unit::DeltaPct });
+        assert_eq!(best[3], Cell::Quantity { value: 12_000.0, unit: Unit::Iops });
+        assert_eq!(best[5], Cell::Quantity { value: 0.0, unit: Unit::DeltaPct });
         let share = row(&report, "answer as share of the maximum");
-        assert_eq!(share[4], Cell::Quantity { value: 0.0, unit: Unit::DeltaPp });
+        assert_eq!(share[5], Cell::Quantity { value: 0.0, unit: Unit::DeltaPp });
         let by_qd = qos_results(SearchBy::Qd, &QOS_LADDER);
         let e = compare(&[("A".into(), a.clone()), ("B".into(), by_qd)]).unwrap_err();
         assert!(e.is_invalid() && e.to_string().contains("rate and queue depth"), "{e}");
