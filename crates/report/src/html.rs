@@ -25,7 +25,7 @@ use drivelab_lab::suites::SuiteId;
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
 use crate::grid;
-use crate::suite_tables;
+use crate::suite_tables::{self, ChartStyle};
 use crate::tables::Table;
 
 /// Samples per sparkline at most (longer series are averaged into this many): a 384-point bsqd
@@ -92,9 +92,11 @@ fn table_html(t: &Table) -> String {
 /// What a table's rows or columns are keyed by (`Table::col_header`, `row_header`), as an axis
 /// description with its unit.
 pub(crate) fn axis_label(kind: Kind, key: &str) -> String {
+    let own = kind.suite().and_then(|id| suite_tables::views(id).axes.iter().find(|(k, _)| *k == key));
+    if let Some((_, label)) = own {
+        return label.to_string();
+    }
     match key {
-        "qd" if kind == Kind::Suite(SuiteId::Iometer) => "outstanding I/Os per disk (DQL)",
-        "qd" if kind == Kind::Suite(SuiteId::Bsqd) => "queue depth (I/Os)",
         "qd" => "queue depth (I/Os per job)",
         "bs" => "block size (bytes, k = 1024)",
         "read" => "reads (% of I/Os)",
@@ -116,11 +118,12 @@ fn chart_for(kind: Kind, t: &Table) -> String {
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
     let numbers: Option<Vec<f64>> = t.cols.iter().map(|c| charts::parse_header(c)).collect();
-    match kind.suite() {
-        Some(SuiteId::Bsqd) => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
-        Some(SuiteId::Iometer) => charts::grouped_bars_with(t, &x, Size::default()),
-        Some(SuiteId::Mixed) => charts::line_from_table(t, &x, XScale::Linear),
-        Some(SuiteId::Jbod)
+    let style = kind.suite().map_or(ChartStyle::Auto, |id| suite_tables::views(id).chart);
+    match style {
+        ChartStyle::Heatmap => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
+        ChartStyle::Bars => charts::grouped_bars_with(t, &x, Size::default()),
+        ChartStyle::Curve => charts::line_from_table(t, &x, XScale::Linear),
+        ChartStyle::Scaling
             if (t.row_header == "targets" || t.row_header == "drives")
                 && t.rows.iter().all(|(k, _)| k.parse::<f64>().is_ok()) =>
         {
