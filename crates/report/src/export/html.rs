@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::{Artifact, Exporter};
 use crate::charts;
 use crate::html::{esc, facts_table, STYLE};
-use crate::model::{Grid, Report};
+use crate::model::{Cell, Grid, Report};
 
 pub struct Html;
 
@@ -18,14 +18,15 @@ fn grid_html(t: &Grid) -> String {
         let _ = write!(h, "<th>{}</th>", esc(c));
     }
     h += "</tr></thead><tbody>";
-    for r in &d[1..] {
+    for (cells, shown) in t.rows.iter().zip(&d[1..]) {
         h += "<tr>";
-        for c in r {
-            let cell = match c.as_str() {
-                "FAIL" => "<b class=\"fail\">FAIL</b>".to_string(),
-                other => esc(other),
+        for (c, text) in cells.iter().zip(shown) {
+            let _ = match (c, text.as_str()) {
+                (_, "FAIL") => write!(h, "<td><b class=\"fail\">FAIL</b></td>"),
+                // Words (roles, reasons) read left to right; numbers line up on the right.
+                (Cell::Text(_), _) => write!(h, "<td class=\"t\">{}</td>", esc(text)),
+                _ => write!(h, "<td>{}</td>", esc(text)),
             };
-            let _ = write!(h, "<td>{cell}</td>");
         }
         h += "</tr>";
     }
@@ -38,7 +39,7 @@ pub fn page(r: &Report) -> String {
     let _ = write!(
         h,
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>{STYLE}\
-         .answer {{ font-size: 1.1em; }} .answer th {{ background: #eef5ee; }} .fail {{ color: #b00; }}</style></head>\
+         .answer {{ font-size: 1.1em; }} .answer th {{ background: #eef5ee; }} .fail {{ color: #b00; }} td.t {{ text-align: left; }}</style></head>\
          <body><h1>{t}</h1>",
         t = esc(&r.title)
     );

@@ -172,15 +172,23 @@ pub fn report(r: &Results) -> Report {
         }
     }
     let cfg = &o.config;
+    let load = if o.search {
+        let start = o.search_start.map_or("from a closed-loop read probe".to_string(), |n| format!("from {n}x"));
+        format!(
+            "search for the highest N {start}, {} s per probe, {} s confirmation",
+            o.probe_time_ns / 1_000_000_000,
+            o.time_ns / 1_000_000_000
+        )
+    } else {
+        format!("{}x for {} s", Unit::ActN.fmt(cfg.scale), o.time_ns / 1_000_000_000)
+    };
     let asked = vec![
         (
             "workload".into(),
             format!(
-                "ACT at {}x: {}-byte records, {} large-block ops, {} s per load in {} s slices, O_DSYNC {}",
-                Unit::ActN.fmt(cfg.scale),
+                "ACT {load}: {}-byte records, {}-byte large-block ops, {} s slices, O_DSYNC {}",
                 cfg.record_bytes,
                 cfg.large_block_op_bytes,
-                o.time_ns / 1_000_000_000,
                 o.slice_secs,
                 if o.dsync { "on" } else { "off" }
             ),
