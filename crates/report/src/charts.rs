@@ -51,7 +51,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use crate::tables::Table;
 
 /// A chart's size in pixels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Size {
     pub w: u32,
     pub h: u32,
@@ -76,7 +76,7 @@ impl Default for Size {
 
 /// One line of a [`LineChart`]: `(x, y)` points in data units (for [`XScale::Category`], x is
 /// the category's index).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
@@ -93,7 +93,7 @@ impl Series {
 }
 
 /// How the x axis of a [`LineChart`] maps values.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum XScale {
     Linear,
     /// Powers of two equally spaced: queue depth, block size, job count.
@@ -103,7 +103,7 @@ pub enum XScale {
 }
 
 /// A line chart: one line with markers per series.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LineChart {
     pub title: String,
     /// With its unit, e.g. "queue depth (I/Os per job)".
@@ -1114,17 +1114,12 @@ pub fn draw(spec: &crate::model::ChartSpec) -> String {
         ChartSpec::Ladder(l) => search::ladder(l),
         ChartSpec::SliceBars(b) => search::slice_bars(b),
         ChartSpec::Percentiles { title, series } => latency_percentiles_titled(title, series, DEFAULT_SIZE),
-        ChartSpec::Lines(l) => line_chart_sized(
-            &LineChart {
-                title: l.title.clone(),
-                x_label: l.x_label.clone(),
-                y_label: l.y_label.clone(),
-                x_scale: XScale::Linear,
-                y_log: false,
-                series: l.series.iter().map(|(n, p)| Series::new(n.clone(), p.clone())).collect(),
-            },
-            Size { w: 900, h: 300 },
-        ),
+        ChartSpec::Cdf { series } => {
+            let s: Vec<(String, &HistogramData)> = series.iter().map(|(n, h)| (n.clone(), h)).collect();
+            latency_cdf(&s)
+        }
+        ChartSpec::Line { line, size } => line_chart_sized(line, *size),
+        ChartSpec::Table { kind, table } => crate::html::chart_for(*kind, table),
     }
 }
 

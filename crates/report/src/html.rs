@@ -25,18 +25,20 @@ use drivelab_lab::suites::SuiteId;
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
 use crate::grid;
+use crate::model::ChartSpec;
 use crate::suite_tables::{self, ChartStyle};
 use crate::tables::Table;
+use crate::views;
 
 /// Samples per sparkline at most (longer series are averaged into this many): a 384-point bsqd
 /// run with minute-long points stays well under 2 MB.
 pub(crate) const MAX_SPARK_SAMPLES: usize = 120;
 /// Runs with at most this many points also get each point's series as full charts with axes.
-const MAX_FULL_SERIES: usize = 12;
+pub(crate) const MAX_FULL_SERIES: usize = 12;
 /// Samples per full time-series chart at most.
-const MAX_SERIES_POINTS: usize = 120;
+pub(crate) const MAX_SERIES_POINTS: usize = 120;
 /// Points in the latency charts at most.
-const MAX_LATENCY_SERIES: usize = 8;
+pub(crate) const MAX_LATENCY_SERIES: usize = 8;
 
 pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
@@ -113,7 +115,7 @@ pub(crate) fn axis_label(kind: Kind, key: &str) -> String {
 
 /// The chart that fits a table of `kind`; its title carries the unit (charts are also saved
 /// on their own as PNGs).
-fn chart_for(kind: Kind, t: &Table) -> String {
+pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
     let titled = Table { title: t.heading(), ..t.clone() };
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
@@ -307,7 +309,7 @@ fn facts(m: &Manifest) -> String {
 }
 
 /// Evenly spaced subset of at most `n` items.
-fn pick<T>(items: &[T], n: usize) -> Vec<&T> {
+pub(crate) fn pick<T>(items: &[T], n: usize) -> Vec<&T> {
     if items.len() <= n {
         return items.iter().collect();
     }
@@ -316,26 +318,16 @@ fn pick<T>(items: &[T], n: usize) -> Vec<&T> {
 
 fn latency_section(points: &[PointResult]) -> String {
     let chosen = pick(points, MAX_LATENCY_SERIES);
-    let pct: Vec<(String, Vec<(f64, f64)>)> = chosen
-        .iter()
-        .map(|p| {
-            let l = &p.result.total.lat_ns;
-            let v = drivelab_engine::hist::PERCENTILES.iter().map(|&(q, name)| (q, l.p(name) as f64)).collect();
-            (p.point.label.clone(), v)
-        })
-        .collect();
-    let cdf: Vec<(String, &drivelab_engine::hist::HistogramData)> =
-        chosen.iter().map(|p| (p.point.label.clone(), &p.result.total.lat_ns.histogram)).collect();
     let note = if points.len() > chosen.len() {
         format!("<p>{} of {} points shown, evenly spaced through the run.</p>", chosen.len(), points.len())
     } else {
         String::new()
     };
-    format!(
-        "<h2>Latency</h2>{note}<div class=\"chart\">{}</div><div class=\"chart\">{}</div>",
-        charts::latency_percentiles(&pct),
-        charts::latency_cdf(&cdf)
-    )
+    let mut h = format!("<h2>Latency</h2>{note}");
+    for spec in views::plan::latency_specs(points) {
+        let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(&spec));
+    }
+    h
 }
 
 /// A point's per-second series reduced to at most `max` samples: `(seconds at the sample's
@@ -422,23 +414,7 @@ fn series_section(points: &[PointResult]) -> String {
     h += "</tbody></table>";
     if points.len() <= MAX_FULL_SERIES {
         for p in points.iter().filter(|p| !p.result.series.is_empty()) {
-            let s = downsample(&p.result.series, MAX_SERIES_POINTS);
-            let chart = |what: &str, unit: &str, pts: Vec<(f64, f64)>| {
-                charts::line_chart_sized(
-                    &LineChart {
-                        title: format!("{} — {what}", p.point.label),
-                        x_label: "time since measurement started (s)".into(),
-                        y_label: unit.into(),
-                        x_scale: XScale::Linear,
-                        y_log: false,
-                        series: vec![Series::new(String::new(), pts)],
-                    },
-                    Size { w: 480, h: 260 },
-                )
-            };
-            let iops = chart("IOPS per second", "IOPS", s.iter().map(|x| (x.0, x.1)).collect());
-            let p99 =
-                chart("p99 latency per second", "p99 latency (µs)", s.iter().map(|x| (x.0, x.2 / 1000.0)).collect());
+            let [iops, p99] = views::plan::series_specs(p).map(|c| charts::draw(&c));
             let _ = write!(
                 h,
                 "<details><summary>{} with axes</summary><div class=\"pair\"><div class=\"chart\">{iops}</div>\
@@ -505,40 +481,7 @@ fn steady_section(points: &[PointResult]) -> String {
     h += "</tbody></table>";
     if steady.len() <= MAX_FULL_SERIES {
         for (p, st) in &steady {
-            let rounds: Vec<(f64, f64)> =
-                st.rounds_iops.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect();
-            let mut series = vec![Series::new("IOPS per round", rounds)];
-            if let Some(w) = &st.window {
-                let (a, b) = ((w.first_round + 1) as f64, (w.first_round + st.rule.window) as f64);
-                let flat = |name: &str, v: f64| Series {
-                    name: name.into(),
-                    points: vec![(a, v), (b, v)],
-                    reference_for: Some(0),
-                };
-                // The range rule as a band: max − min within max_range_pct of the average.
-                let half = st.rule.max_range_pct / 2.0;
-                series.push(flat("window average", w.avg));
-                series.push(flat(&format!("average +{half}%"), w.avg * (1.0 + half / 100.0)));
-                series.push(flat(&format!("average −{half}%"), w.avg * (1.0 - half / 100.0)));
-                // The fit uses 0-based rounds: value = intercept + slope x round.
-                let fit = |r: f64| w.intercept + w.slope_per_round * (r - 1.0);
-                series.push(Series {
-                    name: "best-fit line".into(),
-                    points: vec![(a, fit(a)), (b, fit(b))],
-                    reference_for: Some(0),
-                });
-            }
-            let chart = charts::line_chart_sized(
-                &LineChart {
-                    title: format!("{} — steady-state convergence", p.point.label),
-                    x_label: "round (each one run of the point)".into(),
-                    y_label: "IOPS".into(),
-                    x_scale: XScale::Linear,
-                    y_log: false,
-                    series,
-                },
-                Size { w: 900, h: 320 },
-            );
+            let chart = charts::draw(&views::plan::steady_spec(p, st));
             let _ = write!(h, "<div class=\"chart\">{chart}</div>");
         }
     }
@@ -575,7 +518,7 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
             h,
             "<h2>{}</h2><div class=\"chart\">{}</div>{}",
             esc(&t.heading()),
-            chart_for(manifest.kind, &t),
+            charts::draw(&ChartSpec::Table { kind: manifest.kind, table: t.clone() }),
             table_html(&t)
         );
     }

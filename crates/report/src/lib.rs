@@ -76,15 +76,26 @@ pub fn html_page(saved: &Results) -> String {
     }
 }
 
-/// Every chart of a results directory as (file name, PNG bytes): drawn from the chart specs
-/// for qos, act and run; from the page's charts for plans and suites.
+/// Every chart of a results directory as (file name, PNG bytes), drawn from its chart specs
+/// (never from the HTML page).
 pub fn chart_pngs(saved: &Results, scale: f32) -> Result<Vec<(String, Vec<u8>)>, String> {
     match views::build(saved) {
         Some(model) => {
             let docs = export::Png { scale }.export(&model)?;
             Ok(docs.into_iter().map(|d| (d.name, d.bytes)).collect())
         }
-        None => png::chart_pngs_of_page(&html_page(saved), scale),
+        None => {
+            let specs = views::plan::chart_specs(&saved.manifest, &saved.points);
+            let report = model::Report {
+                title: String::new(),
+                answer: Vec::new(),
+                facts: Vec::new(),
+                warnings: Vec::new(),
+                sections: vec![model::Section { charts: specs, ..model::Section::new("charts") }],
+            };
+            let docs = export::Png { scale }.export(&report)?;
+            Ok(docs.into_iter().map(|d| (d.name, d.bytes)).collect())
+        }
     }
 }
 

@@ -4,10 +4,14 @@
 //! described once (a [`ChartSpec`]) and drawn by the HTML and PNG exporters alike, and a number
 //! is formatted by its [`Unit`], never by guessing from a string.
 
+use drivelab_engine::hist::HistogramData;
 use drivelab_engine::units::fmt_ns;
+use drivelab_lab::results::Kind;
 use serde::Serialize;
 
+use crate::charts::{LineChart, Size};
 use crate::grid;
+use crate::tables::Table;
 
 /// The unit of a number in a table or chart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -188,25 +192,31 @@ pub enum ChartSpec {
         title: String,
         series: Vec<(String, Vec<(f64, f64)>)>,
     },
-    Lines(Lines),
-}
-
-/// Lines with markers on linear axes.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Lines {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub series: Vec<(String, Vec<(f64, f64)>)>,
+    /// Latency CDFs from saved histograms.
+    Cdf {
+        series: Vec<(String, HistogramData)>,
+    },
+    Line {
+        line: LineChart,
+        size: Size,
+    },
+    /// A plan or suite table, charted the way its suite's views say.
+    Table {
+        kind: Kind,
+        table: Table,
+    },
 }
 
 impl ChartSpec {
-    pub fn title(&self) -> &str {
+    /// The title the chart shows (for file names).
+    pub fn title(&self) -> String {
         match self {
-            ChartSpec::Ladder(l) => &l.title,
-            ChartSpec::SliceBars(s) => &s.title,
-            ChartSpec::Percentiles { title, .. } => title,
-            ChartSpec::Lines(l) => &l.title,
+            ChartSpec::Ladder(l) => l.title.clone(),
+            ChartSpec::SliceBars(s) => s.title.clone(),
+            ChartSpec::Percentiles { title, .. } => title.clone(),
+            ChartSpec::Cdf { .. } => "Latency CDF".into(),
+            ChartSpec::Line { line, .. } => line.title.clone(),
+            ChartSpec::Table { table, .. } => table.heading(),
         }
     }
 }

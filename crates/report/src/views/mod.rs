@@ -4,6 +4,7 @@
 
 pub(crate) mod act;
 mod common;
+pub mod plan;
 pub(crate) mod qos;
 mod run;
 

@@ -5,7 +5,8 @@ use drivelab_engine::hist::PERCENTILES;
 use drivelab_lab::results::Results;
 
 use super::common::{facts, result_table, result_warnings};
-use crate::model::{ChartSpec, Lines, Report, Section, Unit};
+use crate::charts::{LineChart, Series, Size, XScale};
+use crate::model::{ChartSpec, Report, Section, Unit};
 
 /// A report saying the directory's setup does not fit its kind (a hand-edited run.json).
 pub fn not_this_kind(r: &Results, kind: &str) -> Report {
@@ -69,13 +70,16 @@ pub fn report(r: &Results) -> Report {
     if !res.series.is_empty() {
         let s = crate::html::downsample(&res.series, crate::html::MAX_SPARK_SAMPLES);
         let mut sec = Section::new("Per second");
-        let line = |title: &str, y: &str, pts: Vec<(f64, f64)>| {
-            ChartSpec::Lines(Lines {
+        let line = |title: &str, y: &str, pts: Vec<(f64, f64)>| ChartSpec::Line {
+            line: LineChart {
                 title: title.into(),
                 x_label: "time since measurement started (s)".into(),
                 y_label: y.into(),
-                series: vec![(String::new(), pts)],
-            })
+                x_scale: XScale::Linear,
+                y_log: false,
+                series: vec![Series::new(String::new(), pts)],
+            },
+            size: Size { w: 900, h: 300 },
         };
         sec.charts.push(line("IOPS per second", "IOPS", s.iter().map(|x| (x.0, x.1)).collect()));
         sec.charts.push(line(

@@ -365,3 +365,31 @@ fn a_run_directory_gets_its_figures_result_table_and_latency_chart() {
     assert_eq!(svgs(&page).len(), 1, "latency percentiles (no series saved)");
     assert!(page.contains("Throughput and latency"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// plans and suites: PNG from the specs
+
+#[test]
+fn a_plan_pages_charts_are_exactly_its_chart_specs_drawn_so_png_never_reads_the_html() {
+    let mut points: Vec<_> = (1..=3)
+        .map(|i| {
+            let qd = (1 << i).to_string();
+            let mut p = point(&format!("qd={qd}"), "", &[("qd", qd.as_str())], &[("/dev/x", 50.0 * i as f64)]);
+            p.point.index = i;
+            p.result.series = crate::test_support::series(5, |s| 1000.0 + s as f64, |s| 100_000 + s as u64);
+            p
+        })
+        .collect();
+    points[0].power_w = None;
+    for kind in ["plan", "suite:bsqd", "suite:iometer"] {
+        let m = manifest(kind, &points);
+        let page = crate::html::report(&m, &points);
+        let drawn: Vec<&str> =
+            svgs(&page).into_iter().filter(|s| !s[..s.find('>').unwrap()].contains("class=\"spark\"")).collect();
+        let specs = super::plan::chart_specs(&m, &points);
+        assert_eq!(drawn.len(), specs.len(), "{kind}: every chart of the page has a spec");
+        for (svg, spec) in drawn.iter().zip(&specs) {
+            assert_eq!(*svg, crate::charts::draw(spec).trim_end(), "{kind}: '{}' is the spec drawn", spec.title());
+        }
+    }
+}
