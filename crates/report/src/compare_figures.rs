@@ -9,7 +9,7 @@
 use drivelab_engine::Error;
 use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 
-use crate::model::{Cell, Column, Grid, Report, Section, Unit};
+use crate::model::{Cell, Column, Grid, Report, Section, TableBlock, Unit};
 use crate::views::{act, qos};
 
 /// One figure of a run: name, unit, value (None: not measured, e.g. no load passed).
@@ -152,7 +152,11 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
     section.note = Some(format!(
         "Baseline: {first_name}. Δ: change against it, in percentage points (pp) where the figure is a percent, else in percent of the baseline."
     ));
-    section.tables.push(Grid { title: format!("{} results compared", first.manifest.kind), columns, rows });
+    section.tables.push(TableBlock::Grid(Grid {
+        title: format!("{} results compared", first.manifest.kind),
+        columns,
+        rows,
+    }));
     let mut answer = Vec::new();
     if first.manifest.kind == Kind::Act {
         for (n, r) in runs {
@@ -186,7 +190,7 @@ mod tests {
     use crate::Format;
 
     fn row<'a>(r: &'a Report, figure: &str) -> &'a Vec<Cell> {
-        let t = &r.sections[0].tables[0];
+        let TableBlock::Grid(t) = &r.sections[0].tables[0] else { panic!("a grid") };
         t.rows.iter().find(|r| r[0] == Cell::text(figure)).unwrap_or_else(|| panic!("no row {figure}"))
     }
 

@@ -68,7 +68,7 @@ details { margin: .3em 0; } summary { cursor: pointer; }
 }
 "#;
 
-fn table_html(t: &Table) -> String {
+pub(crate) fn table_html(t: &Table) -> String {
     let mut h = String::from("<table><thead><tr>");
     let _ = write!(h, "<th>{}</th>", esc(&t.row_header));
     for c in &t.cols {
@@ -174,7 +174,7 @@ fn jbod_chart(t: &Table) -> String {
 
 /// Warnings grouped by kind: (one-line summary, the points it concerns). A sweep where every
 /// point is CPU-bound gets one line, not hundreds.
-fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
+pub(crate) fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
     let mut cpu = Vec::new();
     let (mut lo, mut hi) = (f64::MAX, 0f64);
     let (mut buffered, mut interrupted, mut errors) = (Vec::new(), Vec::new(), Vec::new());

@@ -261,6 +261,21 @@ pub struct SliceBars {
     pub limits: Vec<(u32, f64)>,
 }
 
+/// A table of a section: a grid of typed cells (qos, act, run, compare), or a plan or suite
+/// table (rows and columns keyed by targets and plan fields, one unit), which renders itself.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum TableBlock {
+    Grid(Grid),
+    Table(Table),
+}
+
+impl From<Grid> for TableBlock {
+    fn from(g: Grid) -> TableBlock {
+        TableBlock::Grid(g)
+    }
+}
+
 /// A part of the report: a heading, an optional note, its charts and tables.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Section {
@@ -268,7 +283,7 @@ pub struct Section {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub charts: Vec<ChartSpec>,
-    pub tables: Vec<Grid>,
+    pub tables: Vec<TableBlock>,
 }
 
 impl Section {

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::{Artifact, Exporter};
 use crate::charts;
 use crate::html::{esc, facts_table, STYLE};
-use crate::model::{Cell, Grid, Report};
+use crate::model::{Cell, Grid, Report, TableBlock};
 
 pub struct Html;
 
@@ -60,7 +60,10 @@ pub fn page(r: &Report) -> String {
             let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(c));
         }
         for t in &s.tables {
-            h += &grid_html(t);
+            h += &match t {
+                TableBlock::Grid(g) => grid_html(g),
+                TableBlock::Table(t) => crate::html::table_html(t),
+            };
         }
     }
     h + "</body></html>\n"

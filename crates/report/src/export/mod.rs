@@ -10,7 +10,7 @@ pub use html::Html;
 pub use png::Png;
 
 use crate::grid;
-use crate::model::{Grid, Report};
+use crate::model::{Grid, Report, TableBlock};
 use crate::Format;
 
 /// One document an exporter made: a suggested file name and its bytes.
@@ -64,7 +64,10 @@ impl Exporter for Text {
         }
         for t in r.sections.iter().flat_map(|s| &s.tables) {
             out.push('\n');
-            out += &grid::text(&t.title, &t.display());
+            out += &match t {
+                TableBlock::Grid(g) => grid::text(&g.title, &g.display()),
+                TableBlock::Table(t) => t.text(),
+            };
         }
         Ok(vec![Artifact::text("report.txt", out)])
     }
@@ -89,7 +92,10 @@ impl Exporter for Markdown {
             }
             for t in &s.tables {
                 out.push('\n');
-                out += &grid::markdown(&t.title, &t.display());
+                out += &match t {
+                    TableBlock::Grid(g) => grid::markdown(&g.title, &g.display()),
+                    TableBlock::Table(t) => t.markdown(),
+                };
             }
         }
         Ok(vec![Artifact::text("report.md", out)])
@@ -97,8 +103,9 @@ impl Exporter for Markdown {
 }
 
 /// CSV: one block per table (a `table` column naming it, then the table's columns with units
-/// in their headings; numbers at full precision, latencies in ns), blocks separated by an empty
-/// line; first a block of the answer (`answer,value`).
+/// in their headings; numbers at full precision, latencies in ns; a plan or suite table in its
+/// own CSV form), blocks separated by an empty line; first a block of the answer
+/// (`answer,value`) when there is one.
 pub struct Csv;
 
 fn csv_block(t: &Grid) -> String {
@@ -126,7 +133,10 @@ impl Exporter for Csv {
             }
             blocks.push(b);
         }
-        blocks.extend(r.sections.iter().flat_map(|s| &s.tables).map(csv_block));
+        blocks.extend(r.sections.iter().flat_map(|s| &s.tables).map(|t| match t {
+            TableBlock::Grid(g) => csv_block(g),
+            TableBlock::Table(t) => t.csv(),
+        }));
         Ok(vec![Artifact::text("report.csv", blocks.join("\n"))])
     }
 }

@@ -203,11 +203,11 @@ pub fn report(r: &Results) -> Report {
             criteria_line(o)
         ));
         s.charts.push(ChartSpec::SliceBars(slice_bars(a, o)));
-        s.tables.push(slice_table(a));
+        s.tables.push(slice_table(a).into());
         sections.push(s);
     }
     let mut ladder = Section::new(if o.search { "Search ladder" } else { "Load" });
-    ladder.tables.push(ladder_table(r));
+    ladder.tables.push(ladder_table(r).into());
     sections.push(ladder);
     Report { title: "drivelab act".into(), answer: answer(r, o), facts: facts(r, asked), warnings, sections }
 }

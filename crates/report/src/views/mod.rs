@@ -1,6 +1,6 @@
 //! Which tables and charts each kind of results gets, built as a typed [`Report`] for the
-//! exporters. qos, act and run directories are described here ([`qos`], [`act`], [`run`]);
-//! plans and suites still go through `suite_tables` and `html` (their chart per table).
+//! exporters: [`qos`], [`act`], [`run`], and [`plan`] for plans and suites (whose tables come
+//! from the suite registry, `suite_tables::views`).
 
 pub(crate) mod act;
 mod common;
@@ -12,13 +12,13 @@ use drivelab_lab::results::{Kind, Results};
 
 use crate::model::Report;
 
-/// The report of a results directory whose kind has views in the model: qos, act and run.
-pub fn build(r: &Results) -> Option<Report> {
+/// The report model of a results directory of any kind.
+pub fn build(r: &Results) -> Report {
     match r.manifest.kind {
-        Kind::Qos => Some(qos::report(r)),
-        Kind::Act => Some(act::report(r)),
-        Kind::Run => Some(run::report(r)),
-        Kind::Plan | Kind::Suite(_) => None,
+        Kind::Qos => qos::report(r),
+        Kind::Act => act::report(r),
+        Kind::Run => run::report(r),
+        Kind::Plan | Kind::Suite(_) => plan::report(r),
     }
 }
 

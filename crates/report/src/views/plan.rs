@@ -4,11 +4,11 @@
 //! (with its sparklines, which are table cells, not charts); the PNG exporter draws the same
 //! list, so `report --png` never reads the HTML.
 
-use drivelab_lab::results::{Manifest, PointResult, SteadyRecord};
+use drivelab_lab::results::{Manifest, PointResult, Results, SteadyRecord};
 
 use crate::charts::{LineChart, Series, Size, XScale};
 use crate::html::{downsample, pick, MAX_FULL_SERIES, MAX_LATENCY_SERIES, MAX_SERIES_POINTS};
-use crate::model::ChartSpec;
+use crate::model::{ChartSpec, Report, Section, TableBlock};
 use crate::suite_tables;
 
 /// Latency percentiles and CDFs of up to [`MAX_LATENCY_SERIES`] points, evenly spaced.
@@ -84,21 +84,59 @@ pub fn steady_spec(p: &PointResult, st: &SteadyRecord) -> ChartSpec {
     }
 }
 
-/// Every chart of a plan or suite report, in page order (the sparklines aside).
-pub fn chart_specs(m: &Manifest, points: &[PointResult]) -> Vec<ChartSpec> {
+/// The sections of a plan or suite report: a table (and its chart) each, then steady state,
+/// latency and small runs' series as charts.
+fn sections(m: &Manifest, points: &[PointResult]) -> Vec<Section> {
     if points.is_empty() {
         return Vec::new();
     }
-    let mut out: Vec<ChartSpec> =
-        suite_tables::tables(m.kind, points).into_iter().map(|t| ChartSpec::Table { kind: m.kind, table: t }).collect();
+    let mut out: Vec<Section> = suite_tables::tables(m.kind, points)
+        .into_iter()
+        .map(|t| Section {
+            title: t.heading(),
+            note: None,
+            charts: vec![ChartSpec::Table { kind: m.kind, table: t.clone() }],
+            tables: vec![TableBlock::Table(t)],
+        })
+        .collect();
     let steady: Vec<(&PointResult, &SteadyRecord)> =
         points.iter().filter_map(|p| p.steady.as_ref().map(|s| (p, s))).collect();
-    if steady.len() <= MAX_FULL_SERIES {
-        out.extend(steady.iter().map(|(p, st)| steady_spec(p, st)));
+    if !steady.is_empty() && steady.len() <= MAX_FULL_SERIES {
+        let mut s = Section::new("Steady state");
+        s.charts.extend(steady.iter().map(|(p, st)| steady_spec(p, st)));
+        out.push(s);
     }
-    out.extend(latency_specs(points));
+    let mut lat = Section::new("Latency");
+    lat.charts = latency_specs(points);
+    out.push(lat);
     if points.len() <= MAX_FULL_SERIES {
-        out.extend(points.iter().filter(|p| !p.result.series.is_empty()).flat_map(series_specs));
+        let mut s = Section::new("Per-second time series");
+        s.charts.extend(points.iter().filter(|p| !p.result.series.is_empty()).flat_map(series_specs));
+        if !s.charts.is_empty() {
+            out.push(s);
+        }
     }
     out
+}
+
+/// Every chart of a plan or suite report, in page order (the sparklines aside).
+pub fn chart_specs(m: &Manifest, points: &[PointResult]) -> Vec<ChartSpec> {
+    sections(m, points).into_iter().flat_map(|s| s.charts).collect()
+}
+
+/// A plan or suite directory as a report model (the HTML page, with its sparklines, is
+/// [`crate::html::report`], drawing the same chart specs).
+pub fn report(r: &Results) -> Report {
+    let m = &r.manifest;
+    let mut warnings: Vec<String> = crate::html::warnings(&r.points).into_iter().map(|(w, _)| w).collect();
+    if r.points.is_empty() {
+        warnings.push(format!("{}: no finished points yet", r.dir.display()));
+    }
+    Report {
+        title: format!("drivelab report: {}", m.name()),
+        answer: Vec::new(),
+        facts: super::common::facts(r, Vec::new()),
+        warnings,
+        sections: sections(m, &r.points),
+    }
 }

@@ -202,11 +202,11 @@ pub fn report(r: &Results) -> Report {
             .into(),
     );
     ladder_s.charts.push(ChartSpec::Ladder(ladder(r, setup)));
-    ladder_s.tables.push(ladder_table(r, setup));
+    ladder_s.tables.push(ladder_table(r, setup).into());
     let mut sections = vec![ladder_s];
     if let Some(q) = deciding(r).and_then(|p| p.qos()) {
         let mut s = Section::new("The answer's run");
-        s.tables.push(result_table("Confirming run: throughput and latency", &q.result));
+        s.tables.push(result_table("Confirming run: throughput and latency", &q.result).into());
         sections.push(s);
     }
     Report {

@@ -50,7 +50,7 @@ pub fn report(r: &Results) -> Report {
     }
     warnings.extend(result_warnings("the run", res));
     let mut s = Section::new("Result");
-    s.tables.push(result_table("Throughput and latency", res));
+    s.tables.push(result_table("Throughput and latency", res).into());
     sections.push(s);
     let mut lat = Section::new("Latency");
     let dirs = [("read", &res.read), ("write", &res.write)];

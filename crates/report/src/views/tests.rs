@@ -118,7 +118,7 @@ fn only_chart(r: &Report) -> String {
 #[test]
 fn the_qos_ladder_puts_every_probe_at_its_load_and_latency_with_the_objective_dashed_at_its_limit() {
     let saved = qos_results(SearchBy::Rate, &QOS_LADDER);
-    let report = build(&saved).expect("qos has views");
+    let report = build(&saved);
     let svg = only_chart(&report);
     let chart = Chart::parse(&svg);
     let y = LogAxis::fit(&chart.y_ticks());
@@ -160,7 +160,7 @@ fn a_qd_ladder_spaces_queue_depths_as_powers_of_two() {
     let ladder =
         [(ProbeRole::Probe, 64.0), (ProbeRole::Probe, 16.0), (ProbeRole::Probe, 4.0), (ProbeRole::Confirm, 16.0)];
     let saved = qos_results(SearchBy::Qd, &ladder);
-    let report = build(&saved).unwrap();
+    let report = build(&saved);
     let ChartSpec::Ladder(l) = report.charts().next().unwrap() else { panic!("a ladder") };
     assert_eq!(l.clauses[0].points.iter().map(|p| p.load).collect::<Vec<_>>(), vec![64.0, 16.0, 4.0, 16.0]);
     let svg = only_chart(&report);
@@ -172,7 +172,7 @@ fn a_qd_ladder_spaces_queue_depths_as_powers_of_two() {
 #[test]
 fn the_qos_answer_and_ladder_table_read_the_same_in_every_format() {
     let saved = qos_results(SearchBy::Rate, &QOS_LADDER);
-    let report = build(&saved).unwrap();
+    let report = build(&saved);
     let text = export_text(Format::Text, &report).unwrap();
     assert!(text.contains("highest rate meeting p99<1ms,p99.9<4ms  12,000 IOPS"), "{text}");
     assert!(text.contains("closed-loop maximum") && text.contains("50,000 IOPS"), "{text}");
@@ -288,7 +288,7 @@ pub(crate) fn act_results() -> Results {
 fn act_slice_bars_have_each_saved_percentage_and_the_limits_are_the_runs_own_criteria() {
     let saved = act_results();
     assert!(saved.probes[3].pass && !saved.probes[0].pass, "12x fails, the 9x confirm passes");
-    let report = build(&saved).unwrap();
+    let report = build(&saved);
     let svg = only_chart(&report);
     let chart = Chart::parse(&svg);
     let y = chart.y_axis();
@@ -322,7 +322,7 @@ fn act_slice_bars_have_each_saved_percentage_and_the_limits_are_the_runs_own_cri
 #[test]
 fn the_act_report_gives_verdict_score_per_watt_and_every_load_of_the_search() {
     let saved = act_results();
-    let report = build(&saved).unwrap();
+    let report = build(&saved);
     let text = export_text(Format::Text, &report).unwrap();
     assert!(text.contains("PASS at 9x"), "{text}");
     // The confirm (probe 4) drew 8 W: 9 / 8 = 1.125 N per watt.
@@ -345,7 +345,7 @@ fn the_act_report_gives_verdict_score_per_watt_and_every_load_of_the_search() {
 fn an_unfinished_search_says_so_instead_of_a_verdict() {
     let mut saved = act_results();
     saved.outcome = None;
-    let text = export_text(Format::Text, &build(&saved).unwrap()).unwrap();
+    let text = export_text(Format::Text, &build(&saved)).unwrap();
     assert!(text.contains("unknown: the run did not finish") && text.contains("warning: no outcome.json"), "{text}");
 }
 
@@ -358,7 +358,7 @@ fn a_run_directory_gets_its_figures_result_table_and_latency_chart() {
     let mut saved =
         results(Kind::Run, Setup::Plan(manifest("plan", &[p.clone()]).plan().unwrap().clone()), Vec::new(), None);
     saved.points = vec![p];
-    let report = build(&saved).unwrap();
+    let report = build(&saved);
     let text = export_text(Format::Text, &report).unwrap();
     assert!(text.contains("IOPS           25,600") && text.contains("p99 latency    100.0µs"), "{text}");
     let page = page(&report);
@@ -391,5 +391,36 @@ fn a_plan_pages_charts_are_exactly_its_chart_specs_drawn_so_png_never_reads_the_
         for (svg, spec) in drawn.iter().zip(&specs) {
             assert_eq!(*svg, crate::charts::draw(spec).trim_end(), "{kind}: '{}' is the spec drawn", spec.title());
         }
+    }
+}
+
+#[test]
+fn plan_and_suite_tables_go_through_the_exporters_in_their_own_form() {
+    let points: Vec<_> = (1..=3)
+        .map(|i| {
+            let qd = (1 << i).to_string();
+            let mut p = point(&format!("qd={qd}"), "", &[("qd", &qd), ("read", &qd)], &[("/dev/x", 50.0 * i as f64)]);
+            p.point.index = i;
+            p
+        })
+        .collect();
+    for kind in ["plan", "suite:mixed"] {
+        let m = manifest(kind, &points);
+        let saved = Results {
+            dir: PathBuf::from("/r"),
+            manifest: m.clone(),
+            points: points.clone(),
+            probes: vec![],
+            outcome: None,
+        };
+        let report = build(&saved);
+        let tables = crate::suite_tables::tables(m.kind, &points);
+        assert!(!tables.is_empty());
+        let csv = export_text(Format::Csv, &report).unwrap();
+        assert_eq!(csv, tables.iter().map(|t| t.csv()).collect::<Vec<_>>().join("\n"), "{kind}");
+        let text = export_text(Format::Text, &report).unwrap();
+        assert!(tables.iter().all(|t| text.contains(&t.text())), "{kind}: {text}");
+        let charts = report.charts().count();
+        assert_eq!(charts, super::plan::chart_specs(&m, &points).len(), "{kind}: the PNGs are the page's charts");
     }
 }
