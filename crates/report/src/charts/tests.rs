@@ -1,3 +1,4 @@
+use super::axes::fmt_linear_tick;
 use super::*;
 
 fn table(rows: usize, cols: usize) -> Table {
