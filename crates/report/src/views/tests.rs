@@ -124,7 +124,8 @@ fn the_qos_ladder_puts_every_probe_at_its_load_and_latency_with_the_objective_da
     let y = LogAxis::fit(&chart.y_ticks());
     let x = LogAxis::fit(&chart.x_ticks());
     // (statistic, its limit, its measured latency at a load)
-    let clauses: [(&str, f64, fn(f64) -> f64); 2] =
+    type Measured = fn(f64) -> f64;
+    let clauses: [(&str, f64, Measured); 2] =
         [("p99", 1e6, |l| p99_at(l) as f64), ("p99.9", 4e6, |l| p99_at(l) as f64 * 3.0)];
     for (stat, limit_ns, lat) in clauses {
         let color = chart.legend_color(&format!("{stat} limit {}", drivelab_engine::units::fmt_ns(limit_ns)));
@@ -355,8 +356,12 @@ fn an_unfinished_search_says_so_instead_of_a_verdict() {
 #[test]
 fn a_run_directory_gets_its_figures_result_table_and_latency_chart() {
     let p = point("randread 4k qd1 x1", "", &[], &[("/dev/x", 100.0)]);
-    let mut saved =
-        results(Kind::Run, Setup::Plan(manifest("plan", &[p.clone()]).plan().unwrap().clone()), Vec::new(), None);
+    let mut saved = results(
+        Kind::Run,
+        Setup::Plan(manifest("plan", std::slice::from_ref(&p)).plan().unwrap().clone()),
+        Vec::new(),
+        None,
+    );
     saved.points = vec![p];
     let report = build(&saved);
     let text = export_text(Format::Text, &report).unwrap();
