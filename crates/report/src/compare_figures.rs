@@ -172,7 +172,14 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
             }
         }
     }
-    let facts = runs.iter().map(|(n, r)| (n.clone(), r.dir.display().to_string())).collect();
+    let facts = runs
+        .iter()
+        .enumerate()
+        .map(|(i, (n, r))| {
+            let role = if i == 0 { "baseline".to_string() } else { format!("run {}", i + 1) };
+            (role, format!("{n} ({} on {})", r.manifest.kind, r.manifest.host.hostname))
+        })
+        .collect();
     Ok(Report {
         title: format!("drivelab compare ({})", first.manifest.kind),
         answer,

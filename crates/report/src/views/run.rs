@@ -67,8 +67,9 @@ pub fn report(r: &Results) -> Report {
         .collect();
     lat.charts.push(ChartSpec::Percentiles { title: "Latency percentiles".into(), series });
     sections.push(lat);
-    if !res.series.is_empty() {
-        let s = crate::html::downsample(&res.series, crate::html::MAX_SPARK_SAMPLES);
+    let s = crate::html::downsample(&res.series, crate::html::MAX_SPARK_SAMPLES);
+    // One second is a dot, not a series: the table says it all.
+    if s.len() >= 2 {
         let mut sec = Section::new("Per second");
         let line = |title: &str, y: &str, pts: Vec<(f64, f64)>| ChartSpec::Line {
             line: LineChart {
