@@ -101,14 +101,5 @@ pub fn run(args: &ActArgs) -> Result<Outcome, Error> {
         ),
         None => format!("act: no passing load — {}", o.reason),
     };
-    crate::output::stdout_line(&line);
-    crate::report_cmd::write_dir_report(end.dir.path())?;
-    crate::output::stdout_line(&format!("report: {}", end.dir.path().join("report.html").display()));
-    Ok(if o.interrupted {
-        Outcome::Interrupted
-    } else if o.errored {
-        Outcome::StoppedByError
-    } else {
-        Outcome::Done
-    })
+    crate::report_cmd::end_search(end.dir.path(), &line, o)
 }

@@ -13,13 +13,15 @@ use crate::suite_cmd;
 pub const SCRATCH: &str = "drivelab-scratch.dat";
 
 pub fn run() -> Result<Outcome, Error> {
-    println!("drivelab: no command given; running the quick suite on ./{SCRATCH} (see `drivelab --help`)");
+    crate::output::stdout_line(&format!(
+        "drivelab: no command given; running the quick suite on ./{SCRATCH} (see `drivelab --help`)"
+    ));
     let Some(Command::Suite(args)) = Cli::parse_from(["drivelab", "suite", "quick", SCRATCH, "--size", "1g"]).command
     else {
         unreachable!("static argv")
     };
     match suite_cmd::run(&args) {
-        Err(Error::Invalid(msg)) if msg.contains("refuses O_DIRECT") => buffered_fallback(),
+        Err(e) if matches!(e.root(), Error::DirectIoRefused { .. }) => buffered_fallback(),
         other => other,
     }
 }

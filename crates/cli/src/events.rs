@@ -2,6 +2,7 @@
 //! stdout, or to stderr when stdout carries JSON (`--json -`); the live line and file-creation
 //! progress go to stderr and only to a terminal.
 
+use drivelab_engine::hist::Pct;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 use drivelab_lab::act::THRESHOLDS_MS;
 use drivelab_lab::act_run::ActRun;
@@ -148,8 +149,8 @@ fn point_line(r: &PointResult) -> String {
         "      {} IOPS  {:.1} MB/s  p50 {}  p99 {}  cpu {:.0}%{}{flag}",
         fmt_count(t.iops),
         t.bw_mb_per_s,
-        fmt_ns(t.lat_ns.p("p50") as f64),
-        fmt_ns(t.lat_ns.p("p99") as f64),
+        fmt_ns(t.lat_ns.p(Pct::P50) as f64),
+        fmt_ns(t.lat_ns.p(Pct::P99) as f64),
         r.result.cpu.usr_pct + r.result.cpu.sys_pct,
         r.power_w.map(|w| format!("  {w:.2} W")).unwrap_or_default(),
     )
@@ -177,7 +178,12 @@ fn qos_line(p: &ProbeResult) -> Option<String> {
         "  {role}{load:>14}: {verdict} · achieved {} IOPS · {}{}",
         fmt_count(q.result.total.iops),
         measured.join(", "),
-        if !p.pass && !p.why.is_empty() && !p.interrupted { format!(" · {}", p.why) } else { String::new() }
+        // The clauses show a latency failure already; say why only when it was something else.
+        if !p.pass && !p.interrupted && q.evaluation.pass && !p.why.is_empty() {
+            format!(" · {}", p.why)
+        } else {
+            String::new()
+        }
     ))
 }
 

@@ -48,7 +48,7 @@ fn main() {
             130
         }
         Err(e) => {
-            eprintln!("drivelab: {e}");
+            eprintln!("drivelab: {}", e.cli_message());
             if e.is_invalid() {
                 2
             } else {

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use drivelab_engine::units::fmt_elapsed;
 use drivelab_engine::Error;
 use drivelab_lab::execute::{Event, Lab};
 use drivelab_lab::plan::{self, Plan};
@@ -13,31 +14,24 @@ use crate::args::{PlanArgs, SafetyArgs, SteadyArgs};
 use crate::events::{Printer, Style};
 use crate::run_cmd::{lab_setup, Outcome};
 
-fn secs(ns: u64) -> String {
-    let s = ns / 1_000_000_000;
-    if s >= 3600 {
-        format!("{}h{:02}m", s / 3600, s / 60 % 60)
-    } else if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{:.1}s", ns as f64 / 1e9)
-    }
-}
-
 /// Every point (and the precondition), in run order, with its estimated duration.
 pub fn dry_run(plan: &Plan) {
-    println!("plan {}: {} points", plan.name, plan.points.len());
+    crate::output::stdout_line(&format!("plan {}: {} points", plan.name, plan.points.len()));
     if let Some(p) = &plan.precondition {
-        let est = p.estimate_ns.map(secs).unwrap_or_else(|| "until its io_size is done".into());
-        println!("  precondition {} on each target: {est}", p.label);
+        let est = p.estimate_ns.map(fmt_elapsed).unwrap_or_else(|| "until its io_size is done".into());
+        crate::output::stdout_line(&format!("  precondition {} on each target: {est}", p.label));
     }
     for p in &plan.points {
-        let est = p.estimate_ns.map(secs).unwrap_or_else(|| "io_size-bound".into());
-        println!("  {:>4}  {:<40} {:>9}  {}", p.index, p.label, est, p.targets.join(" "));
+        let est = p.estimate_ns.map(fmt_elapsed).unwrap_or_else(|| "io_size-bound".into());
+        crate::output::stdout_line(&format!("  {:>4}  {:<40} {:>9}  {}", p.index, p.label, est, p.targets.join(" ")));
     }
     match plan.estimate_ns() {
-        Some(t) => println!("estimated total: {} (with {} pauses)", secs(t), secs(plan.pause_ns)),
-        None => println!("estimated total: unknown (some points end by io_size, not time)"),
+        Some(t) => crate::output::stdout_line(&format!(
+            "estimated total: {} (with {} pauses)",
+            fmt_elapsed(t),
+            fmt_elapsed(plan.pause_ns)
+        )),
+        None => crate::output::stdout_line("estimated total: unknown (some points end by io_size, not time)"),
     }
 }
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use drivelab_engine::run::Progress;
-use drivelab_engine::units::{fmt_count, fmt_ns};
+use drivelab_engine::units::{fmt_count, fmt_elapsed, fmt_ns};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 fn bar(show: bool) -> ProgressBar {
@@ -50,10 +50,10 @@ impl Live {
         Live { pb }
     }
     pub fn update(&mut self, p: &Progress) {
-        let el = p.elapsed_ns as f64 / 1e9;
+        let el = fmt_elapsed(p.elapsed_ns);
         let when = match p.remaining_ns {
-            Some(r) => format!("{el:.1}s elapsed, {:.1}s left", r as f64 / 1e9),
-            None => format!("{el:.1}s elapsed"),
+            Some(r) => format!("{el} elapsed, {} left", fmt_elapsed(r)),
+            None => format!("{el} elapsed"),
         };
         if p.ramping {
             self.pb.set_message(format!("{when} · ramping (not measured)"));

@@ -46,16 +46,7 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
         (Some(b), SearchBy::Qd) => format!("qos: highest queue depth meeting {objective}: qd {b} ({})", o.reason),
         (None, _) => format!("qos: no load meets {objective}: {}", o.reason),
     };
-    crate::output::stdout_line(&line);
-    crate::report_cmd::write_dir_report(end.dir.path())?;
-    crate::output::stdout_line(&format!("report: {}", end.dir.path().join("report.html").display()));
-    Ok(if o.interrupted {
-        Outcome::Interrupted
-    } else if o.errored {
-        Outcome::StoppedByError
-    } else {
-        Outcome::Done
-    })
+    crate::report_cmd::end_search(end.dir.path(), &line, o)
 }
 
 fn flag(field: QosField) -> &'static str {

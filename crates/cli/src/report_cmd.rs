@@ -36,6 +36,21 @@ pub fn write_dir_report(dir: &Path) -> Result<(), Error> {
         .map_err(|e| Error::io(format!("saving {}/report.html", dir.display()), e))
 }
 
+/// The end of a search (qos, act): its answer line, `DIR/report.html`, and how the process ends
+/// (an interrupted search exits 130, one stopped by an I/O error 1).
+pub fn end_search(dir: &Path, answer: &str, outcome: &drivelab_lab::results::Outcome) -> Result<Outcome, Error> {
+    stdout_text(&format!("{answer}\n"));
+    write_dir_report(dir)?;
+    stdout_text(&format!("report: {}\n", dir.join("report.html").display()));
+    Ok(if outcome.interrupted {
+        Outcome::Interrupted
+    } else if outcome.errored {
+        Outcome::StoppedByError
+    } else {
+        Outcome::Done
+    })
+}
+
 pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
     let all: Vec<Results> = args.dirs.iter().map(|d| results::load(Path::new(d))).collect::<Result<_, _>>()?;
     if let Some(png_dir) = &args.png {

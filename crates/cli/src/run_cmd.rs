@@ -64,7 +64,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     let point = Point {
         index: 1,
         label: spec.label(),
-        slug: drivelab_lab::plan::slug(&spec.label()),
+        slug: drivelab_lab::store::slug(&spec.label()),
         step: String::new(),
         targets: args.targets.clone(),
         fields: args.fields(),
@@ -90,6 +90,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     drop(lab);
     drop(sink);
     printer.finish();
+    crate::report_cmd::write_dir_report(dir.path())?;
     let saved = drivelab_lab::results::load(dir.path())?;
     let Some(mut record) = saved.points.into_iter().next().or_else(|| interrupted_point(dir.path())) else {
         return Ok(if stopped { Outcome::Interrupted } else { Outcome::Done });

@@ -1,34 +1,29 @@
 //! `drivelab suite NAME [TARGET...]`: a built-in methodology as a plan, run into a results
 //! directory, ending with the suite's tables.
 
-use drivelab_engine::target::{self, TargetKind};
 use drivelab_engine::Error;
 use drivelab_lab::results::Kind;
 use drivelab_lab::suites::{self, SuiteId, SuiteOptions, SUITES};
 
 use crate::args::SuiteArgs;
 use crate::default_job::SCRATCH;
+use crate::output::stdout_line;
 use crate::plan_cmd;
 use crate::run_cmd::Outcome;
 
 pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     let Some(name) = &args.name else {
-        println!("suites (drivelab suite NAME [TARGET...] [--time DUR | --scale F]):");
+        stdout_line("suites (drivelab suite NAME [TARGET...] [--time DUR | --scale F]):");
         for s in SUITES {
-            println!("  {:<8} {} [default {} per point]", s.name, s.about, s.default_time);
+            stdout_line(&format!("  {:<8} {} [default {} per point]", s.name, s.about, s.default_time));
         }
         return Ok(Outcome::Done);
     };
     let id: SuiteId = name.parse()?;
     let targets = if args.targets.is_empty() { vec![SCRATCH.to_string()] } else { args.targets.clone() };
     let new_size = args.safety.new_file_size()?;
-    let mut smallest = u64::MAX;
-    for t in &targets {
-        let info = target::probe(t)?;
-        let size = if info.kind == TargetKind::File && !info.exists { new_size } else { info.size_bytes };
-        smallest = smallest.min(size);
-    }
-    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale, dql: args.dql, target_bytes: smallest };
+    let target_bytes = suites::smallest_target_bytes(&targets, new_size)?;
+    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale, dql: args.dql, target_bytes };
     let plan = suites::plan(id, &targets, &opts)?;
     if args.dry_run {
         plan_cmd::dry_run(&plan);

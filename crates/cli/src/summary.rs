@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use drivelab_engine::hist::LatSummary;
+use drivelab_engine::hist::{LatSummary, Pct};
 use drivelab_engine::result::{DirStats, OpenLoopStats, RunResult};
 use drivelab_engine::spec::Arrivals;
 use drivelab_engine::target::TargetKind;
@@ -26,9 +26,9 @@ fn lat_row(out: &mut String, name: &str, ops: u64, rates: &[String; 3], l: &LatS
         rates[2],
         fmt_ns(l.min as f64),
         fmt_ns(l.mean),
-        fmt_ns(l.p("p50") as f64),
-        fmt_ns(l.p("p99") as f64),
-        fmt_ns(l.p("p99.9") as f64),
+        fmt_ns(l.p(Pct::P50) as f64),
+        fmt_ns(l.p(Pct::P99) as f64),
+        fmt_ns(l.p(Pct::P99_9) as f64),
         fmt_ns(l.max as f64),
     );
 }
@@ -51,7 +51,7 @@ fn open_loop_lines(out: &mut String, o: &OpenLoopStats) {
     let _ = writeln!(
         out,
         "  (resp: from each I/O's intended issue time; schedule lag p99 {}, max {}; {:.2}% of I/Os over {} late)",
-        fmt_ns(o.lag_ns.p("p99") as f64),
+        fmt_ns(o.lag_ns.p(Pct::P99) as f64),
         fmt_ns(o.lag_ns.max as f64),
         o.late_pct,
         fmt_ns(o.late_threshold_ns as f64)
@@ -140,7 +140,7 @@ pub fn render(r: &RunResult) -> String {
                 t.path,
                 fmt_count(t.total.iops),
                 t.total.bw_mb_per_s,
-                fmt_ns(t.total.lat_ns.p("p99") as f64)
+                fmt_ns(t.total.lat_ns.p(Pct::P99) as f64)
             );
         }
     }

@@ -63,7 +63,7 @@ fn results_dir(base: &str) -> PathBuf {
 #[test]
 fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
     let Some(bin) = chromium() else {
-        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        common::skip("chromium is not installed (apt-get install chromium)");
         return;
     };
     let s = Scratch::new("browser");

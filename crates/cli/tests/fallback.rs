@@ -22,11 +22,11 @@ impl Drop for Restore {
 #[test]
 fn without_io_uring_the_run_falls_back_to_psync_with_a_notice() {
     let Ok(old) = std::fs::read_to_string(KNOB) else {
-        eprintln!("skipped: this kernel has no {KNOB}");
+        common::skip(&format!("this kernel has no {KNOB}"));
         return;
     };
     if std::fs::write(KNOB, "2").is_err() {
-        eprintln!("skipped: cannot write {KNOB} (needs root)");
+        common::skip(&format!("cannot write {KNOB} (needs root)"));
         return;
     }
     let _restore = Restore(old.trim().to_string());

@@ -98,7 +98,7 @@ fn block_devices_need_destroy_and_force_for_risky_ones() {
     // A filesystem on it: refused even with --destroy, unless --force.
     let mk = std::process::Command::new("mkfs.ext4").args(["-q", "-F", &lo.dev]).output();
     let Ok(mk) = mk else {
-        eprintln!("skipped the ext4 part: mkfs.ext4 is missing");
+        common::skip_part("ext4", "mkfs.ext4 is missing");
         return;
     };
     assert!(mk.status.success());
@@ -120,7 +120,7 @@ fn a_filesystem_without_o_direct_gets_the_buffered_hint() {
         .map(|s| s.success())
         .unwrap_or(false)
     {
-        eprintln!("skipped: cannot mount ramfs");
+        common::skip("cannot mount ramfs");
         return;
     }
     struct Umount<'a>(&'a Path);
@@ -133,7 +133,7 @@ fn a_filesystem_without_o_direct_gets_the_buffered_hint() {
     let f = dir.join("f").to_string_lossy().into_owned();
     let o = drivelab(&["run", &f, "--size", "4m", "--time", "100ms"]);
     if o.status.success() {
-        eprintln!("skipped: this kernel's ramfs takes O_DIRECT");
+        common::skip("this kernel's ramfs takes O_DIRECT");
         return;
     }
     refused(&["run", &f, "--size", "4m", "--time", "100ms"], "--buffered", Some(&f));

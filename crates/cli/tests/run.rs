@@ -7,7 +7,7 @@ mod common;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch};
+use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Saved, Scratch};
 use drivelab_engine::gen::{Generator, Op};
 use drivelab_engine::pattern::{read_stamp, WRITE_TAG};
 use drivelab_engine::spec::AccessSpec;
@@ -68,7 +68,7 @@ fn random_reads_on_a_new_file_with_both_backends() {
     for engine in ["psync", "uring"] {
         if engine == "uring" {
             if let Some(why) = uring_unavailable() {
-                eprintln!("skipped uring: {why}");
+                common::skip_part("uring", &why);
                 continue;
             }
         }
@@ -80,7 +80,7 @@ fn random_reads_on_a_new_file_with_both_backends() {
         assert_eq!(v["write"]["ops"], 0);
         assert_eq!(v["engine"]["backend"], engine);
         assert_eq!(v["targets"][0]["size_bytes"], 32 << 20);
-        assert!(v["series"].as_array().unwrap().len() >= 1);
+        assert!(!v["series"].as_array().unwrap().is_empty());
         let qd_mean = v["qd_mean"].as_f64().unwrap();
         assert!(qd_mean > 0.0 && qd_mean <= qd.parse::<f64>().unwrap() + 0.01, "qd_mean {qd_mean}");
     }
@@ -252,7 +252,7 @@ fn interrupt_stops_within_a_second_and_keeps_the_partial_result() {
     let s = Scratch::new("sigint");
     let out = s.path("i.json");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
-        .args(["run", "null", "--time", "60s", "--quiet", "--json", &out])
+        .args(["run", "null", "--time", "60s", "--quiet", "--json", &out, "--results", &s.path("results")])
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
@@ -267,6 +267,10 @@ fn interrupt_stops_within_a_second_and_keeps_the_partial_result() {
     assert!(v["total"]["ops"].as_u64().unwrap() > 0);
     let rt = v["runtime_ns"].as_u64().unwrap();
     assert!(rt > 1_000_000_000 && rt < 3_000_000_000, "runtime {rt}");
+    // The interrupted point is kept in the results directory too, marked as such.
+    let dir = std::fs::read_dir(s.path("results")).unwrap().next().unwrap().unwrap().path();
+    let kept: Vec<_> = std::fs::read_dir(dir.join("points")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(kept.len() == 1 && kept[0].to_str().unwrap().ends_with(".interrupted.json"), "{kept:?}");
 }
 
 #[test]
@@ -275,7 +279,7 @@ fn io_errors_are_counted_with_their_offset() {
     let s = Scratch::new("eio");
     // A loop device over a sparse 64 MiB file on a 1 MiB tmpfs: writes past 1 MiB fail for real.
     let Some(fs) = common::TinyTmpfs::new(&s.0.join("tiny"), "1m") else {
-        eprintln!("skipped: cannot mount a tmpfs");
+        common::skip("cannot mount a tmpfs");
         return;
     };
     let lo = LoopDev::new(&fs.0.join("sparse"), 64 << 20, None);
@@ -298,7 +302,7 @@ fn io_errors_are_counted_with_their_offset() {
     // With --continue-on-error the run goes on to its end and keeps counting.
     let out = s.path("e2.json");
     let o = write_run("1s", &out, &["--continue-on-error"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "errors are never reported as success: {}", stderr(&o));
     let v = json(Path::new(&out));
     assert_eq!(v["stopped_by_error"], false);
     assert!(v["errors"][0]["count"].as_u64().unwrap() > 10, "{}", v["errors"]);
@@ -324,4 +328,52 @@ fn buffered_runs_are_labelled() {
     let o = drivelab(&["run", "null", "--buffered", "--time", "200ms"]);
     assert!(o.status.success());
     assert!(stdout(&o).contains("buffered"), "{}", stdout(&o));
+}
+
+#[test]
+fn every_run_leaves_a_results_directory_that_report_and_compare_read() {
+    let s = Scratch::new("run-results");
+    let f = s.path("r.dat");
+    let results = s.path("results");
+    let json_out = s.path("r.json");
+    let args = ["run", &f, "--size", "16m", "--rw", "randread", "--qd", "4", "--time", "300ms"];
+    let mut first = args.to_vec();
+    first.extend(["--results", &results, "--json", &json_out, "-q"]);
+    let o = drivelab(&first);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = drivelab(&[&args[..], &["--results", &results][..]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&format!("results: {results}/run-")), "the path is printed: {}", stdout(&o));
+    let mut dirs: Vec<_> = std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 2);
+    let saved = Saved::load(&dirs[0]);
+    assert_eq!((saved.run["schema"].as_u64(), saved.run["kind"].as_str()), (Some(2), Some("run")));
+    assert_eq!(saved.points.len(), 1);
+    let point = &saved.points[0];
+    // The point records the flags as fields, and its result is the one --json wrote.
+    assert!(point["point"]["fields"].as_array().unwrap().iter().any(|kv| kv[0] == "qd" && kv[1] == "4"));
+    let from_json = json(Path::new(&json_out));
+    assert_eq!(point["result"]["total"]["ops"], from_json["total"]["ops"]);
+    assert!(dirs[0].join("report.html").is_file());
+    // report reads it in every format; compare puts two runs side by side.
+    for fmt in ["text", "md", "csv", "json"] {
+        let o = drivelab(&["report", dirs[0].to_str().unwrap(), "--format", fmt]);
+        assert!(o.status.success(), "{fmt}: {}", stderr(&o));
+        assert!(!stdout(&o).trim().is_empty(), "{fmt}");
+    }
+    let o = drivelab(&["compare", dirs[0].to_str().unwrap(), dirs[1].to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Δ"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_power_command_that_hangs_is_refused_before_anything_runs() {
+    let s = Scratch::new("power-hang");
+    let t = std::time::Instant::now();
+    let o = drivelab(&["run", "null", "--time", "200ms", "--power-cmd", "sleep 60", "--results", &s.path("results")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("printed no reading within 5 s"), "{}", stderr(&o));
+    assert!(t.elapsed() < std::time::Duration::from_secs(15), "gave up after {:?}", t.elapsed());
+    assert!(!Path::new(&s.path("results")).exists(), "nothing was created");
 }

@@ -1,16 +1,49 @@
-//! The engine's errors, split the way the CLI must treat them: the user's input was wrong
-//! (`Invalid`, exit code 2, nothing was written) or the system failed us (`Io`, exit code 1).
+//! The engine's errors, split the way the CLI must treat them: the user's input was wrong or
+//! refused (exit code 2, nothing was written: [`Error::is_invalid`]) or the system failed us
+//! (`Io`, exit code 1).
+//!
+//! Errors about an access-spec field carry the [`Field`], so they name it the way the reader
+//! wrote it: `Display` uses the plan-file key (`qd 0: ...`), [`Error::cli_message`] the CLI flag
+//! (`--qd 0: ...`). Nothing needs to look inside a message to know what went wrong.
 
 use std::io;
+
+pub use crate::fields::Field;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Bad input or a refusal: the message names the value and the fix.
     #[error("{0}")]
     Invalid(String),
+    /// An access-spec field (or the size of a new file) has a value that cannot run. `value`
+    /// and `fix` may name other fields as `{key}` (e.g. `{jobs}`), rendered like `field`.
+    #[error("{}", render_spec(*field, value, fix, false))]
+    Spec { field: Field, value: String, fix: String },
+    /// The filesystem holding `path` refuses O_DIRECT: the run can only go buffered.
+    #[error("{}", render_direct(path, false))]
+    DirectIoRefused { path: String },
     /// The system failed an operation we had every right to expect to work.
     #[error("{context}: {source}")]
     Io { context: String, source: io::Error },
+    /// `inner` happened while doing `what` ("point 3 (random read)"); its kind is kept.
+    #[error("{what}: {inner}")]
+    Within { what: String, inner: Box<Error> },
+}
+
+fn render_spec(field: Field, value: &str, fix: &str, cli: bool) -> String {
+    let name = if cli { field.flag() } else { field.name().to_string() };
+    let fix = Field::render_refs(fix, cli);
+    let value = Field::render_refs(value, cli);
+    if value.is_empty() {
+        format!("{name} {fix}")
+    } else {
+        format!("{name} {value}: {fix}")
+    }
+}
+
+fn render_direct(path: &str, cli: bool) -> String {
+    let fix = Field::render_refs("use {buffered} (results will go through the page cache)", cli);
+    format!("{path}: the filesystem refuses O_DIRECT; {fix}")
 }
 
 impl Error {
@@ -20,19 +53,60 @@ impl Error {
     pub fn io(context: impl Into<String>, source: io::Error) -> Error {
         Error::Io { context: context.into(), source }
     }
+    /// A refused field value: `fix` says what to give instead (see [`Error::Spec`]).
+    pub fn spec(field: Field, value: impl Into<String>, fix: impl Into<String>) -> Error {
+        Error::Spec { field, value: value.into(), fix: fix.into() }
+    }
     /// True when the user can fix it by changing the command (exit code 2).
     pub fn is_invalid(&self) -> bool {
-        matches!(self, Error::Invalid(_))
+        match self {
+            Error::Io { .. } => false,
+            Error::Within { inner, .. } => inner.is_invalid(),
+            _ => true,
+        }
+    }
+
+    /// The error itself, under any [`Error::Within`] context.
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::Within { inner, .. } => inner.root(),
+            other => other,
+        }
+    }
+    /// The message for the command line: fields named by their flags (`--qd 0: ...`,
+    /// `use --buffered`). `Display` names them as plan files do (`qd 0: ...`).
+    pub fn cli_message(&self) -> String {
+        match self {
+            Error::Spec { field, value, fix } => render_spec(*field, value, fix, true),
+            Error::DirectIoRefused { path } => render_direct(path, true),
+            Error::Within { what, inner } => format!("{what}: {}", inner.cli_message()),
+            other => other.to_string(),
+        }
     }
 }
 
 impl Error {
     /// The same error, said to happen while doing `what` ("point 3 (random read)"): the kind,
-    /// and so the exit code, is kept.
+    /// and so the exit code, is kept, and a typed error stays typed.
     pub fn context(self, what: impl std::fmt::Display) -> Error {
-        match self {
-            Error::Invalid(m) => Error::Invalid(format!("{what}: {m}")),
-            Error::Io { context, source } => Error::Io { context: format!("{what}: {context}"), source },
-        }
+        Error::Within { what: what.to_string(), inner: Box::new(self) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_errors_name_the_field_as_a_plan_key_or_as_a_flag() {
+        let e = Error::spec(Field::IoSize, "0", "give a size such as 1g, or set {time}");
+        assert_eq!(e.to_string(), "io_size 0: give a size such as 1g, or set time");
+        assert_eq!(e.cli_message(), "--io-size 0: give a size such as 1g, or set --time");
+        assert!(e.is_invalid());
+        let e = Error::DirectIoRefused { path: "/mnt/f".into() };
+        assert!(e.to_string().contains("refuses O_DIRECT; use buffered"), "{e}");
+        assert!(e.cli_message().contains("use --buffered"), "{}", e.cli_message());
+        assert!(e.is_invalid());
+        assert!(!Error::io("x", io::Error::other("y")).is_invalid());
     }
 }

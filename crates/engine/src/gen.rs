@@ -43,15 +43,18 @@ pub struct Generator {
 }
 
 impl Generator {
-    pub const MAX_SIZES: usize = 16;
+    pub const MAX_SIZES: usize = crate::spec::MAX_BLOCK_SIZES;
 
     /// A generator for job `job` over `[start, start + span)`; seeded from the spec's seed and the
-    /// job number so runs repeat exactly.
+    /// job number so runs repeat exactly. The spec must have passed [`AccessSpec::validate`]
+    /// (which refuses splits of more than [`Self::MAX_SIZES`] sizes; this panics on one rather
+    /// than silently dropping sizes).
     pub fn new(spec: &AccessSpec, start: u64, span: u64, job: u64) -> Generator {
+        assert!(spec.bs.len() <= Self::MAX_SIZES, "a split of {} block sizes was not validated", spec.bs.len());
         let align = spec.align();
         let mut sizes = [SizeChoice { len: 0, below: 0, positions: 0 }; Self::MAX_SIZES];
         let mut below = 0u32;
-        for (i, b) in spec.bs.iter().take(Self::MAX_SIZES).enumerate() {
+        for (i, b) in spec.bs.iter().enumerate() {
             below += b.pct as u32;
             sizes[i] = SizeChoice { len: b.bytes as u32, below, positions: (span - b.bytes) / align + 1 };
         }
@@ -64,7 +67,7 @@ impl Generator {
             end: start + span,
             align,
             sizes,
-            n_sizes: spec.bs.len().min(Self::MAX_SIZES),
+            n_sizes: spec.bs.len(),
             next_seq: start,
         }
     }
@@ -168,6 +171,24 @@ mod tests {
         check(30, 50, &[(4096, 70), (65536, 30)], None, 0, 1 << 30);
         check(0, 100, &[(4096, 100)], Some(512), 0, 8 << 30); // 512-byte aligned 4k writes
         check(100, 100, &[(1536, 100)], Some(512), 0, 1 << 24);
+    }
+
+    #[test]
+    fn every_size_the_validation_accepts_is_generated() {
+        // 16 sizes (the most a split may have), 6% or 7% each: all of them show up.
+        let bs: Vec<(u64, u8)> = (0..16u64).map(|i| (512 * (i + 1), if i < 4 { 7 } else { 6 })).collect();
+        let s = spec(100, 100, &bs, Some(512));
+        s.validate().unwrap();
+        check(100, 100, &bs, Some(512), 0, 1 << 30);
+    }
+
+    #[test]
+    #[should_panic(expected = "not validated")]
+    fn a_split_the_validation_refuses_is_not_silently_truncated() {
+        let bs: Vec<(u64, u8)> = (0..17u64).map(|i| (512 * (i + 1), if i < 15 { 6 } else { 5 })).collect();
+        let s = spec(100, 100, &bs, Some(512));
+        assert!(s.validate().is_err());
+        Generator::new(&s, 0, 1 << 30, 0);
     }
 
     #[test]

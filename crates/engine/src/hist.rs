@@ -21,7 +21,59 @@ const SUB: u64 = 1 << SUB_BITS;
 /// Number of buckets needed for the whole u64 range.
 pub const BUCKETS: usize = (2 * SUB + (63 - SUB_BITS as u64) * SUB) as usize;
 
-/// The percentiles every result reports.
+/// A percentile every result reports: typed, so a misspelt one does not compile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Pct {
+    P1,
+    P5,
+    P10,
+    P25,
+    P50,
+    P75,
+    P90,
+    P95,
+    P99,
+    P99_9,
+    P99_99,
+    P99_999,
+    P99_9999,
+}
+
+impl Pct {
+    /// Every reported percentile, ascending.
+    pub const ALL: [Pct; 13] = [
+        Pct::P1,
+        Pct::P5,
+        Pct::P10,
+        Pct::P25,
+        Pct::P50,
+        Pct::P75,
+        Pct::P90,
+        Pct::P95,
+        Pct::P99,
+        Pct::P99_9,
+        Pct::P99_99,
+        Pct::P99_999,
+        Pct::P99_9999,
+    ];
+
+    /// The percentile, 0..100 (99.9 for `P99_9`).
+    pub fn value(self) -> f64 {
+        PERCENTILES[self as usize].0
+    }
+
+    /// Its key in saved results: `p99.9`.
+    pub fn name(self) -> &'static str {
+        PERCENTILES[self as usize].1
+    }
+
+    /// The percentile saved under `name` (`p99.9`), if it is one.
+    pub fn from_name(name: &str) -> Option<Pct> {
+        Pct::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// The percentiles every result reports, as (value, key in saved results), in [`Pct`] order.
 pub const PERCENTILES: [(f64, &str); 13] = [
     (1.0, "p1"),
     (5.0, "p5"),
@@ -292,14 +344,33 @@ pub struct LatSummary {
 }
 
 impl LatSummary {
-    pub fn p(&self, name: &str) -> u64 {
-        self.percentiles.get(name).copied().unwrap_or(0)
+    /// The value of percentile `p` (0 only if the saved data lacks it, e.g. foreign results).
+    pub fn p(&self, p: Pct) -> u64 {
+        self.percentiles.get(p.name()).copied().unwrap_or(0)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_percentiles_read_the_saved_keys() {
+        for (i, p) in Pct::ALL.into_iter().enumerate() {
+            assert_eq!((p.value(), p.name()), PERCENTILES[i]);
+            assert_eq!(Pct::from_name(p.name()), Some(p));
+        }
+        assert_eq!(Pct::from_name("p99.99x"), None);
+        let mut h = Histogram::new();
+        for v in 1..=200u64 {
+            h.record(v); // exact buckets below 256
+        }
+        let s = h.summary();
+        assert_eq!((s.p(Pct::P50), s.p(Pct::P99), s.p(Pct::P99_9)), (100, 198, 200));
+        // The JSON shape is unchanged: percentiles flattened under their names.
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!((json["p99"].as_u64(), json["p99.9"].as_u64()), (Some(198), Some(200)));
+    }
 
     #[test]
     fn buckets_tile_the_value_range_without_gaps() {

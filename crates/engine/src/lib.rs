@@ -1,23 +1,36 @@
 //! drivelab's I/O engine: everything needed to run one access specification against targets
 //! and measure it exactly — and nothing else (no CLI, no result files, no formatting for humans).
 //!
-//! Data flows one way: [`spec::AccessSpec`] -> [`target`] -> [`run::run`] (threads running
-//! [`worker::run_job`] on a [`backend::Backend`]) -> [`result::RunResult`].
+//! Data flows one way: [`spec::AccessSpec`] -> [`target`] -> [`run::run`] (threads running the
+//! worker loop on a backend) -> [`result::RunResult`].
+//!
+//! # Public API
+//! What lab, report and cli use: [`spec`] and [`fields`] (what to run, parsed and validated),
+//! [`units`], [`target`] (probe, create, open), [`run`] (run one spec or several streams, with
+//! progress), [`result`] and [`hist`] (what a run produced, as saved), [`error`], and for
+//! verifying written data, [`gen`] (the I/O sequence) and [`pattern`]'s stamps.
+//! [`backend::uring::available`] tells whether io_uring can be used here.
+//!
+//! Everything else — the worker loop, the backends and their unsafe trait, the buffer pool,
+//! the pacing schedule, the clock and CPU pinning — is the engine's own (`pub(crate)`).
 
-pub mod affinity;
+pub(crate) mod affinity;
 pub mod backend;
-pub mod clock;
+pub(crate) mod clock;
 pub mod error;
 pub mod fields;
 pub mod gen;
 pub mod hist;
-pub mod pace;
+pub(crate) mod pace;
 pub mod pattern;
 pub mod result;
 pub mod run;
 pub mod spec;
+pub mod sysfs;
 pub mod target;
+#[cfg(test)]
+pub(crate) mod test_skip;
 pub mod units;
-pub mod worker;
+pub(crate) mod worker;
 
 pub use error::Error;

@@ -53,11 +53,6 @@ impl Pace {
         let gap = if self.gaps.is_empty() { self.interval_fp } else { self.gaps[self.rng.usize(..TABLE)] };
         self.next_fp += gap as u128;
     }
-
-    /// The mean gap between intended times, in ns.
-    pub fn interval_ns(&self) -> f64 {
-        self.interval_fp as f64 / (1u64 << FP_SHIFT) as f64
-    }
 }
 
 #[cfg(test)]

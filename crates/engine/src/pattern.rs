@@ -18,7 +18,7 @@ pub const WRITE_TAG: u64 = 0xD1AB_0000_57A1_1EE5;
 pub const FILL_TAG: u64 = 0xD1AB_0000_F111_F111;
 
 /// Page-aligned, zeroed memory cut into equal slots.
-pub struct BufferPool {
+pub(crate) struct BufferPool {
     ptr: *mut u8,
     layout: Layout,
     slot_bytes: usize,
@@ -41,9 +41,6 @@ impl BufferPool {
         BufferPool { ptr, layout, slot_bytes, slots }
     }
 
-    pub fn slots(&self) -> usize {
-        self.slots
-    }
     pub fn slot_bytes(&self) -> usize {
         self.slot_bytes
     }
@@ -53,6 +50,13 @@ impl BufferPool {
         assert!(i < self.slots);
         // SAFETY: i < slots, so the offset stays inside the allocation.
         unsafe { self.ptr.add(i * self.slot_bytes) }
+    }
+
+    /// Where an I/O of `len` bytes in slot `slot` goes: checked to lie inside that slot.
+    #[inline]
+    pub fn io_ptr(&self, slot: u32, len: u32) -> *mut u8 {
+        assert!(len as usize <= self.slot_bytes(), "an I/O of {len} bytes in a {}-byte slot", self.slot_bytes);
+        self.slot_ptr(slot as usize)
     }
 
     /// Slot `i` as a slice; the caller must not hold it while the slot's I/O is in flight.
@@ -79,14 +83,14 @@ impl BufferPool {
 
 impl Drop for BufferPool {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout. Workers drain every in-flight I/O before
-        // the pool is dropped, so the kernel no longer references it.
+        // SAFETY: allocated in `new` with this layout. A pool used for I/O is owned by its
+        // backend, whose Drop drains every in-flight I/O first (or leaks the pool).
         unsafe { dealloc(self.ptr, self.layout) }
     }
 }
 
 /// Fill `buf` with the pattern's bytes.
-pub fn fill(buf: &mut [u8], pattern: DataPattern, rng: &mut fastrand::Rng) {
+pub(crate) fn fill(buf: &mut [u8], pattern: DataPattern, rng: &mut fastrand::Rng) {
     match pattern {
         DataPattern::Zero => buf.fill(0),
         DataPattern::Random => rng.fill(buf),
@@ -101,7 +105,7 @@ pub fn fill(buf: &mut [u8], pattern: DataPattern, rng: &mut fastrand::Rng) {
 }
 
 /// Whether a pattern carries stamps (zeros stay zeros).
-pub fn stamps(pattern: DataPattern) -> bool {
+pub(crate) fn stamps(pattern: DataPattern) -> bool {
     match pattern {
         DataPattern::Zero => false,
         DataPattern::Compress { pct } => pct < 100,

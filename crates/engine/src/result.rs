@@ -60,8 +60,17 @@ pub struct SeriesPoint {
     /// Open loop: the largest submission lag in this second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_max_ns: Option<u64>,
-    /// Open loop: response-time counts in ACT's power-of-two millisecond buckets (bucket 0:
-    /// under 1 ms; bucket b: [2^(b-1), 2^b) ms; the last: everything above).
+    /// Completed I/Os in this second.
+    #[serde(default)]
+    pub ops: u64,
+    /// With `spec.thresholds_ns`: for each threshold, the I/Os of this second whose response
+    /// time was at or over it (so the counts never increase along the list; the I/Os between two
+    /// thresholds are the difference of their counts). Empty without thresholds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub over_threshold_counts: Vec<u64>,
+    /// Schema-1 results of open-loop runs only: response-time counts in ACT's power-of-two
+    /// millisecond buckets. Still read so old results load; no longer written (see
+    /// `over_threshold_counts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resp_pow2_ms: Option<Vec<u64>>,
 }

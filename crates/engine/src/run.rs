@@ -7,10 +7,11 @@
 //! each stream gets its own result.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::backend::{null::Null, psync::Psync, uring::Uring};
+use crate::backend::{with_backend, Backend, WithBackend};
 use crate::clock::now_ns;
 use crate::error::Error;
 use crate::hist::Histogram;
@@ -60,12 +61,83 @@ pub fn run(
     Ok(results.remove(0))
 }
 
+/// Where every job thread waits after its setup until all are ready, so that all start
+/// together. Unlike a `Barrier` it can be cancelled: a start that fails half way (a thread that
+/// cannot be spawned, an fd that cannot be duplicated) releases the threads already waiting —
+/// they return without running — instead of leaving them blocked forever.
+struct StartGate {
+    state: Mutex<GateState>,
+    cv: Condvar,
+}
+
+struct GateState {
+    arrived: usize,
+    /// A job's setup failed: nobody runs.
+    failed: bool,
+    /// Some(true): run; Some(false): cancelled.
+    open: Option<bool>,
+}
+
+impl StartGate {
+    fn new() -> StartGate {
+        StartGate { state: Mutex::new(GateState { arrived: 0, failed: false, open: None }), cv: Condvar::new() }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A job thread whose setup succeeded (`ok`) or not waits for the start: true to run.
+    fn arrive(&self, ok: bool) -> bool {
+        let mut g = self.lock();
+        g.arrived += 1;
+        g.failed |= !ok;
+        self.cv.notify_all();
+        while g.open.is_none() {
+            g = self.cv.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+        g.open == Some(true)
+    }
+
+    /// The starter: once `jobs` threads have arrived, open the gate (unless a setup failed).
+    fn start(&self, jobs: usize) -> bool {
+        let mut g = self.lock();
+        while g.arrived < jobs && g.open.is_none() {
+            g = self.cv.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+        let go = g.open.unwrap_or(!g.failed);
+        g.open = Some(go);
+        self.cv.notify_all();
+        go
+    }
+
+    /// Release every waiting (and later arriving) thread without running.
+    fn cancel(&self) {
+        self.lock().open = Some(false);
+        self.cv.notify_all();
+    }
+}
+
+/// Starts a job thread (a test can make it fail).
+type Spawner<'s> = dyn FnMut(std::thread::Builder, Box<dyn FnOnce() -> JobReport + Send>) -> std::io::Result<JoinHandle<JobReport>>
+    + 's;
+
 /// Run every stream at once, all jobs started together; one result per stream, in order.
 pub fn run_streams(
     streams: &[Stream],
     engine: EngineKind,
     stop: Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Vec<RunResult>, Error> {
+    run_streams_with(streams, engine, stop, on_progress, &mut |b, f| b.spawn(f))
+}
+
+fn run_streams_with(
+    streams: &[Stream],
+    engine: EngineKind,
+    stop: Arc<AtomicBool>,
+    on_progress: &mut dyn FnMut(&Progress),
+    spawn: &mut Spawner,
 ) -> Result<Vec<RunResult>, Error> {
     for st in streams {
         st.spec.validate()?;
@@ -74,14 +146,21 @@ pub fn run_streams(
         }
     }
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
-    let barrier = Arc::new(Barrier::new(n_jobs + 1));
-    let setup_failed = Arc::new(AtomicBool::new(false));
+    let gate = Arc::new(StartGate::new());
     let started_unix_ms =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let allowed = crate::affinity::allowed_cpus();
     let mut job_cpus = vec![Vec::new(); streams.len()];
     let mut lives = Vec::new();
-    let mut handles = Vec::new();
+    let mut handles: Vec<JoinHandle<JobReport>> = Vec::new();
+    // A failed start releases the jobs already started and waits for them before returning.
+    let abort = |handles: Vec<JoinHandle<JobReport>>, e: Error| {
+        gate.cancel();
+        for h in handles {
+            let _ = h.join();
+        }
+        Err(e)
+    };
 
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
@@ -105,24 +184,26 @@ pub fn run_streams(
                     live,
                     pace: job_iops.map(|iops| (iops, index as f64 / stream_jobs as f64)),
                 };
-                let file =
-                    t.file.as_ref().map(|f| f.try_clone()).transpose().map_err(|e| Error::io("duplicating fd", e))?;
+                let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
+                    Ok(f) => f,
+                    Err(e) => return abort(handles, Error::io("duplicating fd", e)),
+                };
                 let kind = t.info.kind;
-                let barrier = barrier.clone();
-                let setup_failed = setup_failed.clone();
-                let h = std::thread::Builder::new()
-                    .name(format!("drivelab-s{si}t{ti}j{j}"))
-                    .spawn(move || {
-                        let (output, ring) = job_thread(&ctx, kind, file, engine, cpu, &barrier, &setup_failed);
-                        JobReport { stream: si, target: ti, output, ring }
-                    })
-                    .map_err(|e| Error::io("starting a job thread", e))?;
-                handles.push(h);
+                let gate = gate.clone();
+                let builder = std::thread::Builder::new().name(format!("drivelab-s{si}t{ti}j{j}"));
+                let job = Box::new(move || {
+                    let (output, ring) = job_thread(&ctx, kind, file, engine, cpu, &gate);
+                    JobReport { stream: si, target: ti, output, ring }
+                });
+                match spawn(builder, job) {
+                    Ok(h) => handles.push(h),
+                    Err(e) => return abort(handles, Error::io("starting a job thread", e)),
+                }
             }
         }
     }
 
-    barrier.wait();
+    gate.start(n_jobs);
     let begin = now_ns();
     let mut last = (begin, 0u64, 0u64);
     let limit = streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns)).max();
@@ -163,15 +244,14 @@ pub fn run_streams(
     Ok(results)
 }
 
-/// One job thread: pin, build its backend, wait at the barrier with everyone, run.
+/// One job thread: pin, build its backend, wait at the start gate with everyone, run.
 fn job_thread(
     ctx: &JobCtx,
     kind: TargetKind,
     file: Option<std::fs::File>,
     engine: EngineKind,
     cpu: Option<u32>,
-    barrier: &Barrier,
-    setup_failed: &AtomicBool,
+    gate: &StartGate,
 ) -> (JobOutput, Option<crate::backend::uring::RingFacts>) {
     if let Some(c) = cpu {
         crate::affinity::pin_current_thread(c);
@@ -179,49 +259,25 @@ fn job_thread(
     let spec = ctx.spec.clone();
     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
     pool.fill(spec.data, spec.seed ^ ctx.job);
-    let go = |failed: bool| {
-        if failed {
-            setup_failed.store(true, Ordering::SeqCst);
-        }
-        barrier.wait();
-        !setup_failed.load(Ordering::SeqCst)
-    };
-    match (kind, engine) {
-        (TargetKind::Null, _) => {
-            let mut b = Null::new(spec.qd);
-            if !go(false) {
+    /// Wait at the gate with everyone, then run the job loop on the backend.
+    struct Job<'a> {
+        ctx: &'a JobCtx,
+        gate: &'a StartGate,
+    }
+    impl WithBackend for Job<'_> {
+        type Out = (JobOutput, Option<crate::backend::uring::RingFacts>);
+        fn run<B: Backend>(self, b: &mut B) -> Self::Out {
+            if !self.gate.arrive(true) {
                 return (JobOutput::default(), None);
             }
-            (run_job(ctx, &mut b, &mut pool), None)
+            (run_job(self.ctx, b), b.ring_facts())
         }
-        (_, EngineKind::Psync) => {
-            let f = file.expect("file target has a file");
-            let mut b = Psync::new(&f);
-            if !go(false) {
-                return (JobOutput::default(), None);
-            }
-            (run_job(ctx, &mut b, &mut pool), None)
-        }
-        (_, EngineKind::Uring) => {
-            use std::os::fd::AsRawFd;
-            let f = file.expect("file target has a file");
-            match Uring::new(f.as_raw_fd(), spec.qd, &pool.iovecs()) {
-                Ok(mut b) => {
-                    if !go(false) {
-                        return (JobOutput::default(), None);
-                    }
-                    let facts = b.facts.clone();
-                    let out = run_job(ctx, &mut b, &mut pool);
-                    drop(b); // the ring goes before the buffers it registered
-                    (out, Some(facts))
-                }
-                Err(e) => {
-                    go(true);
-                    (JobOutput { failure: Some(format!("io_uring setup failed: {e}")), ..Default::default() }, None)
-                }
-            }
+        fn failed(self, why: String) -> Self::Out {
+            self.gate.arrive(false);
+            (JobOutput { failure: Some(why), ..Default::default() }, None)
         }
     }
+    with_backend(engine, kind, file, spec.qd, pool, Job { ctx, gate })
 }
 
 fn aggregate(
@@ -314,15 +370,15 @@ fn aggregate(
         let ops = ro + wo;
         let open = spec.rate.is_some().then(|| {
             let mut resp = Histogram::new();
-            let mut pow2 = vec![0u64; crate::worker::POW2_MS_BUCKETS];
             for p in &pts {
                 resp.add_sparse_idx(&p.resp_buckets);
-                for (a, b) in pow2.iter_mut().zip(p.resp_pow2_ms) {
-                    *a += b as u64;
-                }
             }
-            (resp.percentile(99.0), pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0), pow2)
+            (resp.percentile(99.0), pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0))
         });
+        let mut over_threshold_counts = vec![0u64; spec.thresholds_ns.len()];
+        for p in &pts {
+            crate::worker::over_counts(&p.over_threshold, spec.thresholds_ns.len(), &mut over_threshold_counts);
+        }
         series.push(SeriesPoint {
             t_s: (t_s * 1000.0).round() / 1000.0,
             dur_ns: dur,
@@ -332,9 +388,11 @@ fn aggregate(
             bw_bytes_per_s: by as f64 / secs,
             lat_mean_ns: if ops > 0 { lat as f64 / ops as f64 } else { 0.0 },
             lat_p99_ns: h.percentile(99.0),
-            resp_p99_ns: open.as_ref().map(|o| o.0),
-            lag_max_ns: open.as_ref().map(|o| o.1),
-            resp_pow2_ms: open.map(|o| o.2),
+            resp_p99_ns: open.map(|o| o.0),
+            lag_max_ns: open.map(|o| o.1),
+            ops,
+            over_threshold_counts,
+            resp_pow2_ms: None,
         });
     }
 
@@ -414,5 +472,99 @@ fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window:
         max_lag_ns: rate.max_lag_ns,
         gave_up,
         kept_up: !gave_up && final_lag <= LATE_NS,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::TargetInfo;
+
+    fn null_target() -> OpenTarget {
+        OpenTarget { info: TargetInfo::null(), file: None, start: 0, span: 1 << 30 }
+    }
+
+    #[test]
+    fn a_failed_thread_start_releases_the_jobs_already_started_and_returns_the_error() {
+        // Four jobs; the third cannot be spawned. Before the start gate, the two started ones
+        // waited on a barrier for four forever and this never returned.
+        let spec = AccessSpec { jobs: 4, time_ns: Some(200_000_000), ..Default::default() };
+        let targets = [null_target()];
+        let (tx, rx) = std::sync::mpsc::channel();
+        let runner = std::thread::spawn(move || {
+            let mut n = 0;
+            let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let s2 = started.clone();
+            let r = run_streams_with(
+                &[Stream { spec: &spec, targets: &targets }],
+                EngineKind::Uring,
+                Arc::new(AtomicBool::new(false)),
+                &mut |_| {},
+                &mut |b, f| {
+                    n += 1;
+                    if n == 3 {
+                        return Err(std::io::Error::from_raw_os_error(libc::EAGAIN));
+                    }
+                    s2.fetch_add(1, Ordering::SeqCst);
+                    b.spawn(f)
+                },
+            );
+            tx.send((r.map(|_| ()).map_err(|e| e.to_string()), started.load(Ordering::SeqCst))).unwrap();
+        });
+        let (r, started) = rx.recv_timeout(Duration::from_secs(10)).expect("run_streams hung after a failed spawn");
+        runner.join().unwrap();
+        let e = r.unwrap_err();
+        assert!(e.contains("starting a job thread"), "{e}");
+        assert_eq!(started, 2);
+    }
+
+    #[test]
+    fn every_measured_io_is_counted_against_the_thresholds_in_its_second() {
+        // An open-loop null run at 2000/s: at or over 0 ns is every I/O, second by second.
+        let spec = AccessSpec {
+            time_ns: Some(1_500_000_000),
+            thresholds_ns: vec![0, 3_600_000_000_000],
+            rate: Some(Rate { per_s: 2000.0, ..Default::default() }),
+            ..Default::default()
+        };
+        let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+        assert_eq!(r.series.len(), 2);
+        for p in &r.series {
+            assert_eq!(p.over_threshold_counts.len(), 2);
+            assert_eq!(p.over_threshold_counts[0], p.ops, "every I/O is at or over 0 ns");
+            assert_eq!(p.over_threshold_counts[1], 0);
+            assert!(p.resp_pow2_ms.is_none());
+        }
+        assert_eq!(r.series.iter().map(|p| p.ops).sum::<u64>(), r.total.ops);
+        let json = serde_json::to_string(&r.series[0]).unwrap();
+        assert!(json.contains("\"over_threshold_counts\":[") && !json.contains("resp_pow2_ms"), "{json}");
+    }
+
+    #[test]
+    fn schema_1_series_with_act_buckets_still_load() {
+        let old = r#"{"t_s":1.0,"dur_ns":1000000000,"iops":2.0,"read_iops":2.0,"write_iops":0.0,
+            "bw_bytes_per_s":8192.0,"lat_mean_ns":100.0,"lat_p99_ns":120,"resp_p99_ns":130,
+            "lag_max_ns":5,"resp_pow2_ms":[2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}"#;
+        let p: SeriesPoint = serde_json::from_str(old).unwrap();
+        assert_eq!(p.resp_pow2_ms.as_ref().map(|v| v[0]), Some(2));
+        assert!(p.over_threshold_counts.is_empty() && p.ops == 0);
+    }
+
+    #[test]
+    fn the_start_gate_starts_everyone_or_no_one() {
+        let gate = Arc::new(StartGate::new());
+        let hs: Vec<_> = (0..3)
+            .map(|i| {
+                let g = gate.clone();
+                std::thread::spawn(move || g.arrive(i != 1))
+            })
+            .collect();
+        assert!(!gate.start(3), "one setup failed: nobody runs");
+        assert!(hs.into_iter().all(|h| !h.join().unwrap()));
+        let gate = Arc::new(StartGate::new());
+        let g = gate.clone();
+        let h = std::thread::spawn(move || g.arrive(true));
+        assert!(gate.start(1));
+        assert!(h.join().unwrap());
     }
 }

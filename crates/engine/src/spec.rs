@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::{Error, Field};
 use crate::units::fmt_size;
 
 /// One entry of a block size split: `4k:70` is 4096 bytes for 70% of the I/Os.
@@ -125,11 +125,20 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
+    /// Every engine, in the order `--engine`'s help lists them.
+    pub const ALL: [EngineKind; 2] = [EngineKind::Uring, EngineKind::Psync];
+
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Uring => "uring",
             EngineKind::Psync => "psync",
         }
+    }
+
+    /// The engine `name` names (also `io_uring`).
+    pub fn from_name(name: &str) -> Option<EngineKind> {
+        let name = if name == "io_uring" { "uring" } else { name };
+        Self::ALL.into_iter().find(|e| e.name() == name)
     }
 }
 
@@ -155,7 +164,7 @@ pub struct AccessSpec {
     /// call that submits 3 or more and dispatches them together at its end, which helps NVMe but
     /// delays the first I/Os of the batch (10% fewer IOPS on virtio and loop devices here); 2
     /// halves the submit calls of 1 while every I/O still reaches the device at once.
-    #[serde(default = "one")]
+    #[serde(default = "default_submit_batch")]
     pub submit_batch: u32,
     /// Measured duration; the run ends at whichever of time and io_size comes first.
     pub time_ns: Option<u64>,
@@ -176,6 +185,11 @@ pub struct AccessSpec {
     /// Fixed-rate (open-loop) load; None: closed loop, `qd` I/Os always in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// Response-time thresholds, ascending, at most [`MAX_THRESHOLDS`]: each second of the series
+    /// counts the I/Os whose response time was at or over each (`over_threshold_counts`).
+    /// Response time is from the intended issue time in open loop, the service time otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds_ns: Vec<u64>,
 }
 
 impl Default for AccessSpec {
@@ -201,13 +215,21 @@ impl Default for AccessSpec {
             continue_on_error: false,
             cpus: CpuPlacement::None,
             rate: None,
+            thresholds_ns: Vec::new(),
         }
     }
 }
 
-fn one() -> u32 {
-    1
+/// What a saved spec without `submit_batch` gets: the same as [`AccessSpec::default`].
+fn default_submit_batch() -> u32 {
+    AccessSpec::default().submit_batch
 }
+
+/// Most response-time thresholds a spec may have (the worker keeps their counts in a fixed array).
+pub const MAX_THRESHOLDS: usize = 16;
+
+/// Most block sizes one split may have (the generator keeps them in a fixed array).
+pub const MAX_BLOCK_SIZES: usize = 16;
 
 impl AccessSpec {
     /// Set read/random shares from fio's `rw` words.
@@ -220,9 +242,11 @@ impl AccessSpec {
             "randrw" => (50, 100),
             "rw" | "readwrite" => (50, 0),
             other => {
-                return Err(Error::invalid(format!(
-                    "--rw '{other}' is not a workload: use read, write, randread, randwrite, randrw or rw"
-                )))
+                return Err(Error::spec(
+                    Field::Rw,
+                    format!("'{other}'"),
+                    "not a workload: use read, write, randread, randwrite, randrw or rw",
+                ))
             }
         };
         self.read_pct = read;
@@ -234,16 +258,16 @@ impl AccessSpec {
     pub fn parse_bs(text: &str) -> Result<Vec<BlockSize>, Error> {
         let parts: Vec<&str> = text.split(',').map(str::trim).collect();
         if parts.len() == 1 && !parts[0].contains(':') {
-            let bytes = crate::units::parse_size(parts[0]).map_err(|e| Error::invalid(format!("--bs {e}")))?;
+            let bytes = crate::units::parse_size(parts[0]).map_err(|e| Error::spec(Field::Bs, "", e))?;
             return Ok(vec![BlockSize { bytes, pct: 100 }]);
         }
         let mut out = Vec::new();
         for p in parts {
             let (size, pct) = p.split_once(':').ok_or_else(|| {
-                Error::invalid(format!("--bs '{text}': in a split every entry needs a share, like 4k:70,64k:30"))
+                Error::spec(Field::Bs, format!("'{text}'"), "in a split every entry needs a share, like 4k:70,64k:30")
             })?;
-            let bytes = crate::units::parse_size(size).map_err(|e| Error::invalid(format!("--bs {e}")))?;
-            let pct = crate::units::parse_pct(pct, "--bs share").map_err(Error::invalid)?;
+            let bytes = crate::units::parse_size(size).map_err(|e| Error::spec(Field::Bs, "", e))?;
+            let pct = crate::units::parse_pct(pct, "share").map_err(|e| Error::spec(Field::Bs, "", e))?;
             out.push(BlockSize { bytes, pct });
         }
         Ok(out)
@@ -303,140 +327,168 @@ impl AccessSpec {
         format!("{rw} {} qd{} x{}", bs.join(","), self.qd, self.jobs)
     }
 
-    /// Checks that need no target. Every message names the value and the fix.
+    /// Checks that need no target. Every error names the field, the value and the fix.
     pub fn validate(&self) -> Result<(), Error> {
-        let bad = |m: String| Err(Error::invalid(m));
+        let bad = |field: Field, value: String, fix: &str| Err(Error::spec(field, value, fix));
         if self.read_pct > 100 {
-            return bad(format!("read share {}% is outside 0..100", self.read_pct));
+            return bad(Field::Read, format!("{}%", self.read_pct), "outside 0..100: give a percentage from 0 to 100");
         }
         if self.random_pct > 100 {
-            return bad(format!("random share {}% is outside 0..100", self.random_pct));
+            return bad(
+                Field::Random,
+                format!("{}%", self.random_pct),
+                "outside 0..100: give a percentage from 0 to 100",
+            );
         }
         if self.qd == 0 {
-            return bad("--qd 0: the queue depth must be at least 1".into());
+            return bad(Field::Qd, "0".into(), "the queue depth must be at least 1");
         }
         if self.qd > 65536 {
-            return bad(format!("--qd {}: at most 65536 outstanding I/Os per job", self.qd));
+            return bad(Field::Qd, self.qd.to_string(), "at most 65536 outstanding I/Os per job");
         }
         if self.jobs == 0 {
-            return bad("--jobs 0: at least one job per target is needed".into());
+            return bad(Field::Jobs, "0".into(), "at least one job per target is needed");
         }
         if self.jobs > 4096 {
-            return bad(format!("--jobs {}: at most 4096 jobs per target", self.jobs));
+            return bad(Field::Jobs, self.jobs.to_string(), "at most 4096 jobs per target");
         }
         if let CpuPlacement::List(l) = &self.cpus {
             let allowed = crate::affinity::allowed_cpus();
             if l.is_empty() {
-                return bad("--cpus: give CPU numbers such as 0,1 (or spread, or none)".into());
+                return bad(Field::Cpus, String::new(), "give CPU numbers such as 0,1 (or spread, or none)");
             }
             if let Some(c) = l.iter().find(|c| !allowed.contains(c)) {
-                return bad(format!("--cpus: CPU {c} is not one this process may use (allowed: {allowed:?})"));
+                let fix = format!("CPU {c} is not one this process may use (allowed: {allowed:?})");
+                return bad(Field::Cpus, c.to_string(), &fix);
             }
         }
         if self.submit_batch == 0 {
-            return bad("--batch 0: at least one I/O per submit call".into());
+            return bad(Field::Batch, "0".into(), "at least one I/O per submit call");
         }
         if self.bs.is_empty() {
-            return bad("--bs is empty: give a block size such as 4k".into());
+            return bad(Field::Bs, String::new(), "is empty: give a block size such as 4k");
+        }
+        if self.bs.len() > MAX_BLOCK_SIZES {
+            let fix = format!(
+                "a split of {} sizes: at most {MAX_BLOCK_SIZES}; merge sizes or drop the rarest",
+                self.bs.len()
+            );
+            return bad(Field::Bs, self.bs_text(), &fix);
         }
         for b in &self.bs {
             if b.bytes == 0 {
-                return bad("--bs 0: a block size must be at least 1 byte (512 for O_DIRECT)".into());
+                return bad(Field::Bs, "0".into(), "a block size must be at least 1 byte (512 for O_DIRECT)");
             }
             if b.bytes > 1 << 30 {
-                return bad(format!("--bs {}: at most 1g per I/O", fmt_size(b.bytes)));
+                return bad(Field::Bs, fmt_size(b.bytes), "at most 1g per I/O");
             }
         }
         let total: u32 = self.bs.iter().map(|b| b.pct as u32).sum();
         if total != 100 {
-            return bad(format!("--bs split shares add up to {total}%, not 100%: adjust them so they sum to 100"));
+            let fix = format!("the split's shares add up to {total}%, not 100%: adjust them so they sum to 100");
+            return bad(Field::Bs, self.bs_text(), &fix);
         }
         if let Some(0) = self.align_bytes {
-            return bad("--align 0: alignment must be at least 1 byte".into());
+            return bad(Field::Align, "0".into(), "alignment must be at least 1 byte");
         }
         if self.time_ns.is_none() && self.io_size_bytes.is_none() {
-            return bad("the run has no end: give --time or --io-size".into());
+            return bad(
+                Field::Time,
+                String::new(),
+                "and {io_size} are both unset: the run has no end; give one of them",
+            );
         }
         if self.time_ns == Some(0) {
-            return bad("--time 0: give a duration such as 10s".into());
+            return bad(Field::Time, "0".into(), "give a duration such as 10s");
         }
         if self.io_size_bytes == Some(0) {
-            return bad("--io-size 0: give a size such as 1g".into());
+            return bad(Field::IoSize, "0".into(), "give a size such as 1g");
         }
         if let SyncMode::Fsync { every: 0 } = self.sync {
-            return bad("--sync fsync:0: fsync after every N writes needs N >= 1".into());
+            return bad(Field::Sync, "fsync:0".into(), "fsync after every N writes needs N >= 1");
         }
         if let DataPattern::Compress { pct } = self.data {
             if pct > 100 {
-                return bad(format!("--data compress:{pct}: the compressible share must be 0..100"));
+                return bad(Field::Data, format!("compress:{pct}"), "the compressible share must be 0..100");
             }
         }
         if self.engine == EngineKind::Psync && self.qd > 1 {
-            return bad(format!(
-                "--qd {} with --engine psync: psync does one I/O at a time; use --jobs {} --qd 1, or --engine uring",
-                self.qd, self.qd
-            ));
+            let fix = format!("psync does one I/O at a time; use {{jobs}} {} {{qd}} 1, or {{engine}} uring", self.qd);
+            return bad(Field::Qd, format!("{} with {{engine}} psync", self.qd), &fix);
+        }
+        if self.thresholds_ns.len() > MAX_THRESHOLDS {
+            let fix = format!("{} latency thresholds, at most {MAX_THRESHOLDS}", self.thresholds_ns.len());
+            return bad(Field::Thresholds, String::new(), &fix);
+        }
+        if self.thresholds_ns.windows(2).any(|w| w[0] >= w[1]) {
+            return bad(
+                Field::Thresholds,
+                format!("{:?}", self.thresholds_ns),
+                "give them in ascending order, each once",
+            );
         }
         if let Some(r) = self.rate {
             if !(r.per_s.is_finite() && r.per_s > 0.0) {
-                return bad(format!("--rate {}: give a positive rate such as 5000 (IOPS) or 200MiB/s", r.per_s));
+                return bad(Field::Rate, r.per_s.to_string(), "give a positive rate such as 5000 (IOPS) or 200MiB/s");
             }
             if r.per_s > 1e9 {
-                return bad(format!("--rate {}: at most 10^9 per second", r.per_s));
+                return bad(Field::Rate, r.per_s.to_string(), "at most 10^9 per second");
             }
             if r.max_lag_ns == Some(0) {
-                return bad("--max-lag 0: give a duration such as 10s".into());
+                return bad(Field::MaxLag, "0".into(), "give a duration such as 10s");
             }
         }
         Ok(())
     }
 
+    /// The block sizes as written: `4k` or `4k:70,64k:30`.
+    fn bs_text(&self) -> String {
+        if self.bs.len() == 1 {
+            return fmt_size(self.bs[0].bytes);
+        }
+        self.bs.iter().map(|b| format!("{}:{}", fmt_size(b.bytes), b.pct)).collect::<Vec<_>>().join(",")
+    }
+
     /// Checks against a target of `size` bytes with O_DIRECT alignment `dio_align` bytes.
     pub fn check_against(&self, target: &str, size: u64, dio_align: u64) -> Result<(u64, u64), Error> {
-        let bad = |m: String| Err(Error::invalid(m));
+        let bad = |field: Field, value: String, fix: String| Err(Error::spec(field, value, fix));
         if self.offset_bytes >= size {
-            return bad(format!(
-                "--offset {} is beyond the end of {target} ({} bytes): give an offset below its size",
-                self.offset_bytes, size
-            ));
+            let fix = format!("beyond the end of {target} ({size} bytes): give an offset below its size");
+            return bad(Field::Offset, self.offset_bytes.to_string(), fix);
         }
         let span = self.span_bytes.unwrap_or(size - self.offset_bytes);
         if self.offset_bytes.checked_add(span).is_none_or(|end| end > size) {
-            return bad(format!(
-                "--offset {} + --span {} reaches past the end of {target} ({} bytes): shrink the span to at most {}",
+            let fix = format!(
+                "with {{offset}} {} reaches past the end of {target} ({size} bytes): shrink the span to at most {}",
                 self.offset_bytes,
-                span,
-                size,
                 size - self.offset_bytes
-            ));
+            );
+            return bad(Field::Span, span.to_string(), fix);
         }
         if span < self.max_bs() {
-            return bad(format!(
-                "the region on {target} ({span} bytes) is smaller than one {}-byte block: enlarge --span or the target",
+            let fix = format!(
+                "the region on {target} is smaller than one {}-byte block: enlarge {{span}} or the target",
                 self.max_bs()
-            ));
+            );
+            return bad(Field::Span, format!("{span} bytes"), fix);
         }
         if self.direct {
-            let hint = "or use --buffered";
+            let not_multiple = |field: Field, v: u64| {
+                let fix = format!(
+                    "not a multiple of {target}'s O_DIRECT alignment ({dio_align} bytes): use a multiple of {dio_align}, or use {{buffered}}"
+                );
+                bad(field, v.to_string(), fix)
+            };
             for b in &self.bs {
                 if b.bytes % dio_align != 0 {
-                    return bad(format!(
-                        "--bs {} is not a multiple of {target}'s O_DIRECT alignment ({dio_align} bytes): use a multiple of {dio_align}, {hint}",
-                        b.bytes
-                    ));
+                    return not_multiple(Field::Bs, b.bytes);
                 }
             }
             if self.align() % dio_align != 0 {
-                return bad(format!(
-                    "--align {} is not a multiple of {target}'s O_DIRECT alignment ({dio_align} bytes): use a multiple of {dio_align}, {hint}",
-                    self.align()
-                ));
+                return not_multiple(Field::Align, self.align());
             }
             if self.offset_bytes % dio_align != 0 {
-                return bad(format!(
-                    "--offset {} is not a multiple of {target}'s O_DIRECT alignment ({dio_align} bytes): use a multiple of {dio_align}, {hint}",
-                    self.offset_bytes
-                ));
+                return not_multiple(Field::Offset, self.offset_bytes);
             }
         }
         Ok((self.offset_bytes, span))
@@ -458,7 +510,8 @@ mod tests {
             s.set_rw(rw).unwrap();
             assert_eq!((s.read_pct, s.random_pct), (r, x), "{rw}");
         }
-        assert!(s.set_rw("randomread").unwrap_err().to_string().contains("randread"));
+        let e = s.set_rw("randomread").unwrap_err();
+        assert!(matches!(e, Error::Spec { field: Field::Rw, .. }) && e.to_string().contains("randread"), "{e}");
     }
 
     #[test]
@@ -466,37 +519,80 @@ mod tests {
         let bs = AccessSpec::parse_bs("4k:70,64k:30").unwrap();
         assert_eq!(bs, vec![BlockSize { bytes: 4096, pct: 70 }, BlockSize { bytes: 65536, pct: 30 }]);
         let s = AccessSpec { bs: AccessSpec::parse_bs("4k:70,64k:20").unwrap(), ..Default::default() };
-        assert!(err(&s).contains("add up to 90%"));
+        assert!(err(&s).contains("add up to 90%") && err(&s).starts_with("bs 4k:70,64k:20:"), "{}", err(&s));
         assert!(AccessSpec::parse_bs("4k:70,64k").is_err());
     }
 
     #[test]
-    fn zero_depth_jobs_and_sizes_are_refused() {
-        assert!(err(&AccessSpec { qd: 0, ..Default::default() }).contains("--qd 0"));
-        assert!(err(&AccessSpec { jobs: 0, ..Default::default() }).contains("--jobs 0"));
+    fn zero_depth_jobs_and_sizes_are_refused_naming_the_field() {
+        let field = |s: AccessSpec| match s.validate().unwrap_err() {
+            Error::Spec { field, .. } => field,
+            e => panic!("{e:?}"),
+        };
+        assert!(err(&AccessSpec { qd: 0, ..Default::default() }).starts_with("qd 0:"));
+        assert_eq!(field(AccessSpec { qd: 0, ..Default::default() }), Field::Qd);
+        assert!(err(&AccessSpec { jobs: 0, ..Default::default() }).starts_with("jobs 0:"));
         assert!(
-            err(&AccessSpec { bs: vec![BlockSize { bytes: 0, pct: 100 }], ..Default::default() }).contains("--bs 0")
+            err(&AccessSpec { bs: vec![BlockSize { bytes: 0, pct: 100 }], ..Default::default() }).starts_with("bs 0:")
         );
         assert!(err(&AccessSpec { read_pct: 101, ..Default::default() }).contains("outside 0..100"));
-        assert!(err(&AccessSpec { engine: EngineKind::Psync, qd: 8, ..Default::default() }).contains("--jobs 8"));
+        let psync = AccessSpec { engine: EngineKind::Psync, qd: 8, ..Default::default() }.validate().unwrap_err();
+        assert!(psync.to_string().contains("use jobs 8 qd 1, or engine uring"), "{psync}");
+        assert!(psync.cli_message().starts_with("--qd 8 with --engine psync: psync"), "{}", psync.cli_message());
+        assert!(psync.cli_message().contains("--jobs 8 --qd 1"), "{}", psync.cli_message());
         assert!(err(&AccessSpec { time_ns: None, io_size_bytes: None, ..Default::default() }).contains("no end"));
+        assert!(!err(&AccessSpec { submit_batch: batch_zero(), ..Default::default() }).contains("--"));
+    }
+
+    fn batch_zero() -> u32 {
+        0
     }
 
     #[test]
-    fn specs_saved_before_submit_batch_existed_still_load() {
+    fn a_saved_spec_without_submit_batch_gets_the_default_batch() {
         let mut v = serde_json::to_value(AccessSpec::default()).unwrap();
         v.as_object_mut().unwrap().remove("submit_batch");
-        let s: AccessSpec = serde_json::from_value(v).unwrap();
-        assert_eq!(s.submit_batch, 1);
+        let json = serde_json::to_string(&v).unwrap();
+        assert!(!json.contains("submit_batch"));
+        let s: AccessSpec = serde_json::from_str(&json).unwrap();
+        assert_eq!(s.submit_batch, AccessSpec::default().submit_batch);
+        assert_eq!(s.submit_batch, 2);
+    }
+
+    #[test]
+    fn a_split_of_more_sizes_than_the_generator_keeps_is_refused() {
+        let split = |n: u64| -> Vec<BlockSize> {
+            // n sizes whose shares add up to 100.
+            (0..n).map(|i| BlockSize { bytes: 4096 * (i + 1), pct: (100 / n + (i < 100 % n) as u64) as u8 }).collect()
+        };
+        let ok = AccessSpec { bs: split(MAX_BLOCK_SIZES as u64), ..Default::default() };
+        assert!(ok.validate().is_ok());
+        let s = AccessSpec { bs: split(MAX_BLOCK_SIZES as u64 + 1), ..Default::default() };
+        let e = err(&s);
+        assert!(e.contains("17 sizes") && e.contains("at most 16"), "{e}");
+    }
+
+    #[test]
+    fn latency_thresholds_are_ascending_and_at_most_16() {
+        let ok = AccessSpec { thresholds_ns: (1..=16).map(|i| i * 1_000_000).collect(), ..Default::default() };
+        assert!(ok.validate().is_ok());
+        let many = AccessSpec { thresholds_ns: (1..=17).collect(), ..Default::default() };
+        assert!(err(&many).contains("at most 16"));
+        let unsorted = AccessSpec { thresholds_ns: vec![2_000_000, 1_000_000], ..Default::default() };
+        assert!(err(&unsorted).contains("ascending"));
+        // Not written when empty, so saved specs stay as they were.
+        assert!(!serde_json::to_string(&AccessSpec::default()).unwrap().contains("thresholds"));
     }
 
     #[test]
     fn target_checks_name_the_alignment_and_the_fix() {
         let s = AccessSpec { bs: vec![BlockSize { bytes: 1000, pct: 100 }], ..Default::default() };
-        let e = s.check_against("/dev/loop0", 1 << 30, 512).unwrap_err().to_string();
-        assert!(e.contains("--bs 1000") && e.contains("512") && e.contains("--buffered"), "{e}");
+        let e = s.check_against("/dev/loop0", 1 << 30, 512).unwrap_err();
+        let (plan, cli) = (e.to_string(), e.cli_message());
+        assert!(plan.starts_with("bs 1000:") && plan.contains("512") && plan.contains("use buffered"), "{plan}");
+        assert!(cli.starts_with("--bs 1000:") && cli.contains("use --buffered"), "{cli}");
         let s = AccessSpec { offset_bytes: 100, ..Default::default() };
-        assert!(s.check_against("f", 1 << 30, 512).unwrap_err().to_string().contains("--offset 100"));
+        assert!(s.check_against("f", 1 << 30, 512).unwrap_err().cli_message().contains("--offset 100"));
         let s = AccessSpec { span_bytes: Some(2 << 30), ..Default::default() };
         assert!(s.check_against("f", 1 << 30, 512).unwrap_err().to_string().contains("past the end"));
         let s = AccessSpec { align_bytes: Some(512), ..Default::default() };

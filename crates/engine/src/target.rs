@@ -14,9 +14,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::{Error, Field};
 use crate::pattern::{self, BufferPool, FILL_TAG};
 use crate::spec::{AccessSpec, DataPattern, SyncMode};
+use crate::sysfs::{self, DiskFacts};
 
 /// The size of the virtual `null` target.
 pub const NULL_SIZE: u64 = 1 << 40;
@@ -69,43 +70,18 @@ impl TargetInfo {
     }
 }
 
-/// Read a sysfs attribute as a trimmed string.
-pub fn sysfs(path: impl AsRef<Path>) -> Option<String> {
-    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
-}
-
-/// The disk (not partition) behind a device number, by its kernel name.
-pub fn disk_of_devno(major: u32, minor: u32) -> Option<String> {
-    let link = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
-    if link.join("partition").exists() {
-        link.parent()?.file_name()?.to_str().map(str::to_string)
-    } else {
-        link.file_name()?.to_str().map(str::to_string)
-    }
-}
-
 fn devno(rdev: u64) -> (u32, u32) {
     (libc::major(rdev), libc::minor(rdev))
 }
 
-struct DiskFacts {
-    logical: Option<u64>,
-    physical: Option<u64>,
-    rotational: Option<bool>,
-    model: Option<String>,
+/// The disk behind a device number, from the one sysfs reader.
+fn disk_of_devno(major: u32, minor: u32) -> Option<String> {
+    sysfs::disk_of_devno(Path::new(sysfs::SYS), major, minor)
 }
 
-fn disk_facts(disk: &str) -> DiskFacts {
-    let q = |a: &str| sysfs(format!("/sys/block/{disk}/queue/{a}"));
-    let model = sysfs(format!("/sys/block/{disk}/device/model"))
-        .or_else(|| sysfs(format!("/sys/block/{disk}/loop/backing_file")).map(|f| format!("loop on {f}")))
-        .or_else(|| disk.starts_with("vd").then(|| "virtio disk".to_string()));
-    DiskFacts {
-        logical: q("logical_block_size").and_then(|s| s.parse().ok()),
-        physical: q("physical_block_size").and_then(|s| s.parse().ok()),
-        rotational: q("rotational").map(|s| s == "1"),
-        model,
-    }
+/// The disk's facts, from the one sysfs reader (so `run.json` and every result agree).
+fn disk_facts(disk: &str) -> Option<DiskFacts> {
+    DiskFacts::read(Path::new(sysfs::SYS), disk)
 }
 
 /// O_DIRECT alignment of a file from statx (STATX_DIOALIGN), when the kernel and fs report it.
@@ -170,7 +146,7 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
             let physical = rustix::fs::ioctl_blkpbszget(&file).map(|v| v as u64).unwrap_or(logical);
             let (maj, min) = devno(m.rdev());
             let disk = disk_of_devno(maj, min);
-            let facts = disk.as_deref().map(disk_facts);
+            let facts = disk.as_deref().and_then(disk_facts);
             Ok(TargetInfo {
                 path: path.into(),
                 kind: TargetKind::Block,
@@ -196,15 +172,15 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
 /// the O_DIRECT alignment is asked of `dio_from` (the file, or for a new file its directory).
 fn file_info(path: &str, dev: u64, size: u64, exists: bool, dio_from: &Path) -> TargetInfo {
     let disk = disk_of_devno(libc::major(dev), libc::minor(dev));
-    let facts = disk.as_deref().map(disk_facts);
-    let logical = facts.as_ref().and_then(|f| f.logical);
+    let facts = disk.as_deref().and_then(disk_facts);
+    let logical = facts.as_ref().and_then(|f| f.logical_block_bytes);
     TargetInfo {
         path: path.into(),
         kind: TargetKind::File,
         exists,
         size_bytes: size,
         logical_block_bytes: logical.unwrap_or(512),
-        physical_block_bytes: facts.as_ref().and_then(|f| f.physical).unwrap_or(4096),
+        physical_block_bytes: facts.as_ref().and_then(|f| f.physical_block_bytes).unwrap_or(4096),
         dio_align_bytes: statx_dio_align(dio_from).or(logical).unwrap_or(512),
         rotational: facts.as_ref().and_then(|f| f.rotational),
         model: facts.and_then(|f| f.model),
@@ -241,9 +217,11 @@ pub fn create_file(
 ) -> Result<(), Error> {
     const CHUNK: usize = 1 << 20;
     if size == 0 || size % 4096 != 0 {
-        return Err(Error::invalid(format!(
-            "--size {size}: a new file's size must be a non-zero multiple of 4096 bytes"
-        )));
+        return Err(Error::spec(
+            Field::Size,
+            size.to_string(),
+            "a new file's size must be a non-zero multiple of 4096 bytes",
+        ));
     }
     let p = Path::new(path);
     let file = OpenOptions::new().write(true).create_new(true).open(p).map_err(|e| {
@@ -321,10 +299,7 @@ pub fn open(info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
     };
     let file = opened.map_err(|e| {
         if e.raw_os_error() == Some(libc::EINVAL) && spec.direct {
-            Error::invalid(format!(
-                "{}: the filesystem refuses O_DIRECT; use --buffered (results will go through the page cache)",
-                info.path
-            ))
+            Error::DirectIoRefused { path: info.path.clone() }
         } else if e.raw_os_error() == Some(libc::EBUSY) {
             Error::invalid(format!("{} is busy (opened exclusively by someone else): stop that user first", info.path))
         } else {

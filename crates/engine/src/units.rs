@@ -93,29 +93,141 @@ pub fn fmt_size(bytes: u64) -> String {
     bytes.to_string()
 }
 
-/// Format a latency in nanoseconds with a unit that keeps three significant digits.
-pub fn fmt_ns(ns: f64) -> String {
-    if ns < 1e3 {
-        format!("{ns:.0}ns")
-    } else if ns < 1e6 {
-        format!("{:.1}µs", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2}ms", ns / 1e6)
+/// How a number is written. One formatter per concept ([`fmt_number`], [`fmt_latency`]) with
+/// the place it is printed as a parameter, so the terminal, tables and charts scale and round
+/// the same way and differ only where they mean to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// A terminal line or summary: fixed decimals for each magnitude and no space before a
+    /// unit (`245.3k`, `1.50ms`), so a line that updates in place keeps its width.
+    Terminal,
+    /// A table cell: no suffixes, whole numbers from 100, one decimal from 10, else two, never
+    /// trimmed, so a column's figures line up (`329`, `96.0`, `5.68`).
+    Cell,
+    /// A chart label, tooltip or sentence of a report: about three significant digits,
+    /// trailing zeros dropped, k/M suffixes, a space before a unit (`245k`, `1.5 ms`).
+    Label,
+}
+
+/// A magnitude's scale: (from, divisor, suffix, decimals on a terminal), largest first.
+type Step = (f64, f64, &'static str, usize);
+const COUNT_STEPS: [Step; 4] = [(1e9, 1e9, "G", 2), (1e6, 1e6, "M", 2), (1e4, 1e3, "k", 1), (0.0, 1.0, "", 0)];
+const TIME_STEPS: [Step; 4] = [(1e9, 1e9, "s", 2), (1e6, 1e6, "ms", 2), (1e3, 1e3, "µs", 1), (0.0, 1.0, "ns", 0)];
+
+/// The first step whose `from` the magnitude `a` reaches (the last one below all).
+fn step(a: f64, steps: &[Step]) -> Step {
+    *steps.iter().find(|s| a >= s.0).unwrap_or(&steps[steps.len() - 1])
+}
+
+/// `v` with at most `max_decimals` decimals, trailing zeros (and a bare point) dropped:
+/// `(2.50, 2)` -> `2.5`, `(3.0, 2)` -> `3`.
+pub fn fmt_trimmed(v: f64, max_decimals: usize) -> String {
+    let s = format!("{v:.max_decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
-        format!("{:.2}s", ns / 1e9)
+        s
     }
 }
 
-/// Format a count with k/M suffix, 3 significant digits: 245312 -> "245k".
-pub fn fmt_count(v: f64) -> String {
-    if v >= 1e9 {
-        format!("{:.2}G", v / 1e9)
-    } else if v >= 1e6 {
-        format!("{:.2}M", v / 1e6)
-    } else if v >= 1e4 {
-        format!("{:.1}k", v / 1e3)
+/// About three significant digits: none from 100, one from 10, else two; trimmed or not.
+fn three_digits(v: f64, trim: bool) -> String {
+    let a = v.abs();
+    let decimals = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
     } else {
-        format!("{v:.0}")
+        2
+    };
+    if trim {
+        fmt_trimmed(v, decimals)
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
+
+/// A count, rate or other figure written for `style`: `245312.4` is `245.3k` on a terminal,
+/// `245312` in a table cell and `245k` on a chart. Not a number (NaN, infinite): `—`.
+pub fn fmt_number(v: f64, style: Style) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    let a = v.abs();
+    match style {
+        Style::Terminal => {
+            let (_, div, suffix, decimals) = step(a, &COUNT_STEPS);
+            format!("{:.decimals$}{suffix}", v / div)
+        }
+        Style::Cell => three_digits(v, false),
+        Style::Label if a == 0.0 => "0".into(),
+        Style::Label if a >= 1e6 => format!("{}M", fmt_trimmed(v / 1e6, 2)),
+        Style::Label if a >= 1e4 => format!("{:.0}k", v / 1e3),
+        Style::Label if a >= 0.01 => three_digits(v, true),
+        Style::Label => format!("{v:.1e}"),
+    }
+}
+
+/// A latency (or any short duration) in nanoseconds in the unit that keeps it short (ns, µs,
+/// ms, s): `1.50ms` on a terminal (fixed decimals: 0 for ns, 1 for µs, 2 for ms and s),
+/// `1.5 ms` in tables and charts (three significant digits, trimmed). Not a number: `—`.
+pub fn fmt_latency(ns: f64, style: Style) -> String {
+    if !ns.is_finite() {
+        return "—".into();
+    }
+    let (_, div, unit, fixed) = step(ns.abs(), &TIME_STEPS);
+    let v = ns / div;
+    match style {
+        Style::Terminal => format!("{v:.fixed$}{unit}"),
+        Style::Cell | Style::Label => format!("{} {unit}", three_digits(v, true)),
+    }
+}
+
+/// [`fmt_latency`] for a terminal: `1.5µs`, `1.25ms`.
+pub fn fmt_ns(ns: f64) -> String {
+    fmt_latency(ns, Style::Terminal)
+}
+
+/// [`fmt_number`] for a terminal: `245.3k`, `1.23M`.
+pub fn fmt_count(v: f64) -> String {
+    fmt_number(v, Style::Terminal)
+}
+
+/// A duration written the way a user writes one, so that [`parse_duration`] reads it back
+/// exactly: the largest of s, ms and us in which it needs at most `max_decimals` decimals, else
+/// ns. Plan values use 0 (`1500ms`, `10s`), latency limits 3 (`1.5ms`, `200us`). 0 is `0s`.
+pub fn fmt_duration(ns: u64, max_decimals: u32) -> String {
+    if ns == 0 {
+        return "0s".into();
+    }
+    let ns = u128::from(ns);
+    let width = max_decimals.min(9) as usize;
+    let scale = 10u128.pow(width as u32);
+    for (unit, suffix) in [(1_000_000_000u128, "s"), (1_000_000, "ms"), (1_000, "us")] {
+        // The value in units of 10^-width of `unit`, if that is exact.
+        let scaled = ns * scale / unit;
+        if ns >= unit && scaled * unit == ns * scale {
+            let (whole, frac) = (scaled / scale, scaled % scale);
+            if frac == 0 {
+                return format!("{whole}{suffix}");
+            }
+            let frac = format!("{frac:0width$}");
+            return format!("{whole}.{}{suffix}", frac.trim_end_matches('0'));
+        }
+    }
+    format!("{ns}ns")
+}
+
+/// A length of time as a clock reads, for estimates and elapsed times: `12.3s`, `3m05s`,
+/// `1h02m`.
+pub fn fmt_elapsed(ns: u64) -> String {
+    let s = ns / 1_000_000_000;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, s / 60 % 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{:.1}s", ns as f64 / 1e9)
     }
 }
 
@@ -170,5 +282,58 @@ mod tests {
         assert_eq!(fmt_size(1 << 20), "1m");
         assert_eq!(fmt_ns(1500.0), "1.5µs");
         assert_eq!(fmt_count(245_312.0), "245.3k");
+    }
+
+    #[test]
+    fn one_number_formatter_three_places() {
+        let all = |v: f64| [Style::Terminal, Style::Cell, Style::Label].map(|s| fmt_number(v, s));
+        assert_eq!(all(245_312.4), ["245.3k", "245312", "245k"]);
+        assert_eq!(all(1_234_567.0), ["1.23M", "1234567", "1.23M"]);
+        assert_eq!(all(2_500_000_000.0), ["2.50G", "2500000000", "2500M"]);
+        assert_eq!(all(329.4), ["329", "329", "329"]);
+        assert_eq!(all(96.04), ["96", "96.0", "96"]);
+        assert_eq!(all(5.678), ["6", "5.68", "5.68"]);
+        assert_eq!(all(2.0), ["2", "2.00", "2"]);
+        assert_eq!(all(0.0), ["0", "0.00", "0"]);
+        assert_eq!(all(0.001), ["0", "0.00", "1.0e-3"]);
+        assert_eq!(all(f64::NAN), ["—", "—", "—"]);
+        assert_eq!(fmt_number(-12_345.0, Style::Label), "-12k");
+    }
+
+    #[test]
+    fn one_latency_formatter() {
+        let t = |ns: f64| fmt_latency(ns, Style::Terminal);
+        let l = |ns: f64| fmt_latency(ns, Style::Label);
+        assert_eq!([t(850.0), l(850.0)], ["850ns", "850 ns"]);
+        assert_eq!([t(42_500.0), l(42_500.0)], ["42.5µs", "42.5 µs"]);
+        assert_eq!([t(150_000.0), l(150_000.0)], ["150.0µs", "150 µs"]);
+        assert_eq!([t(1_250_000.0), l(1_250_000.0)], ["1.25ms", "1.25 ms"]);
+        assert_eq!([t(1_500_000.0), l(1_500_000.0)], ["1.50ms", "1.5 ms"]);
+        assert_eq!([t(2_100_000_000.0), l(2_100_000_000.0)], ["2.10s", "2.1 s"]);
+        assert_eq!(fmt_latency(f64::INFINITY, Style::Label), "—");
+    }
+
+    #[test]
+    fn exact_durations_read_back() {
+        assert_eq!(fmt_duration(10_000_000_000, 0), "10s");
+        assert_eq!(fmt_duration(1_500_000_000, 0), "1500ms");
+        assert_eq!(fmt_duration(1_500_000_000, 3), "1.5s");
+        assert_eq!(fmt_duration(250_000, 0), "250us");
+        assert_eq!(fmt_duration(1_234_500, 3), "1234.5us");
+        assert_eq!(fmt_duration(3, 3), "3ns");
+        assert_eq!(fmt_duration(0, 0), "0s");
+        for ns in [1, 999, 1_000, 1_500, 200_000, 1_000_000, 1_500_000, 2_345_678, 1_000_000_000, 90_000_000_000] {
+            for d in [0, 3] {
+                let text = fmt_duration(ns, d);
+                assert_eq!(parse_duration(&text).unwrap(), Duration::from_nanos(ns), "{ns} -> {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn elapsed_reads_like_a_clock() {
+        assert_eq!(fmt_elapsed(12_340_000_000), "12.3s");
+        assert_eq!(fmt_elapsed(185_000_000_000), "3m05s");
+        assert_eq!(fmt_elapsed(3_720_000_000_000), "1h02m");
     }
 }

@@ -128,6 +128,8 @@ impl Cert<'_, '_, '_> {
             max_probes: 40,
         };
         let mut search = HighestPassing::new(space).map_err(Error::invalid)?;
+        // Each load sets `opts.time_ns` to its own length: keep the full length for confirming.
+        let (full_ns, probe_ns) = (self.opts.time_ns, self.opts.probe_time_ns);
         let mut index = 0;
         let mut best_power = None;
         loop {
@@ -135,11 +137,8 @@ impl Cert<'_, '_, '_> {
                 Step::Done(o) => return Ok(outcome(o.best, o.reason, false, false, best_power)),
                 Step::Probe { value, confirm } => {
                     index += 1;
-                    let (role, time) = if confirm {
-                        (ProbeRole::Confirm, self.opts.time_ns)
-                    } else {
-                        (ProbeRole::Probe, self.opts.probe_time_ns)
-                    };
+                    let (role, time) =
+                        if confirm { (ProbeRole::Confirm, full_ns) } else { (ProbeRole::Probe, probe_ns) };
                     let (p, run) = self.load(role, value, time, index)?;
                     if p.interrupted {
                         return Ok(outcome(None, "interrupted".into(), true, false, best_power));

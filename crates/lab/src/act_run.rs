@@ -7,14 +7,16 @@
 //! with O_DIRECT and O_DSYNC, as ACT opens them. Every latency counts from the I/O's intended
 //! issue time, so a drive that stalls is charged for every request that waited on it (ACT 6
 //! measures its synchronous service threads from the call instead, which under-counts stalls).
-//! The per-second response times in ACT's power-of-two millisecond buckets are what the slices,
-//! the verdict and the ACT-format log are built from.
+//! Each stream asks the engine to count, per second, the responses at or over ACT's thresholds
+//! (1, 2, 4, ... 32768 ms: [`act_thresholds_ns`]); ACT's power-of-two millisecond buckets are the
+//! differences of those counts, and the slices, the verdict and the ACT-format log are built
+//! from them.
 
-use drivelab_engine::result::RunResult;
+use drivelab_engine::result::{RunResult, SeriesPoint};
 use drivelab_engine::spec::{AccessSpec, BlockSize, DataPattern, EngineKind, Rate, RateScope, SyncMode};
 use drivelab_engine::Error;
 
-use crate::act::{self, ActConfig, ActCriteria, ActHist, ActLogSecond, ActRates, ActVerdict, SliceRow};
+use crate::act::{self, ActConfig, ActCriteria, ActHist, ActLogSecond, ActRates, ActVerdict, SliceRow, ACT_BUCKETS};
 
 /// How an ACT certification runs: what ACT's config file says, plus drivelab's queue depths,
 /// the pass criteria and the search. Saved as the setup of an `act` results directory.
@@ -82,6 +84,27 @@ pub struct ActRun {
     pub streams: Vec<StreamResult>,
 }
 
+/// The latency thresholds whose per-second counts give ACT's buckets: 2^i ms for i in 0..16 (ACT
+/// bucket b >= 1 holds [2^(b-1), 2^b) ms, bucket 0 under 1 ms, the last everything from 2^15 ms).
+pub fn act_thresholds_ns() -> Vec<u64> {
+    (0..ACT_BUCKETS as u32 - 1).map(|i| (1u64 << i) * 1_000_000).collect()
+}
+
+/// One second's ACT histogram from the engine's counts at or over [`act_thresholds_ns`].
+pub fn act_hist(p: &SeriesPoint) -> ActHist {
+    let over = &p.over_threshold_counts;
+    let mut h = ActHist::default();
+    if over.len() != ACT_BUCKETS - 1 {
+        return h;
+    }
+    h.counts[0] = p.ops.saturating_sub(over[0]);
+    for b in 1..ACT_BUCKETS - 1 {
+        h.counts[b] = over[b - 1].saturating_sub(over[b]);
+    }
+    h.counts[ACT_BUCKETS - 1] = over[ACT_BUCKETS - 2];
+    h
+}
+
 fn stream_spec(opts: &ActOptions, bytes: u64, align: u64, write: bool, iops: f64, qd: u32, seed: u64) -> AccessSpec {
     AccessSpec {
         read_pct: if write { 0 } else { 100 },
@@ -102,6 +125,7 @@ fn stream_spec(opts: &ActOptions, bytes: u64, align: u64, write: bool, iops: f64
             max_lag_ns: Some(opts.max_lag_ns),
             ..Default::default()
         }),
+        thresholds_ns: act_thresholds_ns(),
         ..Default::default()
     }
 }
@@ -136,8 +160,11 @@ pub fn min_op_bytes(names: &[String]) -> Result<u64, Error> {
     Ok(infos.iter().map(|i| i.dio_align_bytes.max(512)).max().unwrap_or(512))
 }
 
+/// One stream of a load: what it does, the index of its target, its spec.
+pub type StreamPlan = (Role, usize, AccessSpec);
+
 /// The load's rates on its targets and its streams, after checking the config.
-pub fn plan(opts: &ActOptions) -> Result<(ActRates, Vec<(Role, usize, AccessSpec)>), Error> {
+pub fn plan(opts: &ActOptions) -> Result<(ActRates, Vec<StreamPlan>), Error> {
     opts.config.validate().map_err(Error::invalid)?;
     opts.criteria.validate().map_err(Error::invalid)?;
     let min_op = min_op_bytes(&opts.targets)?;
@@ -148,19 +175,7 @@ pub fn plan(opts: &ActOptions) -> Result<(ActRates, Vec<(Role, usize, AccessSpec
 
 /// Slices, verdict and ACT log seconds from the streams' per-second response times.
 pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, names: &[String]) -> ActRun {
-    let seconds_of = |s: &StreamResult| -> Vec<ActHist> {
-        s.result
-            .series
-            .iter()
-            .map(|p| {
-                let mut h = ActHist::default();
-                for (i, c) in p.resp_pow2_ms.iter().flatten().enumerate() {
-                    h.counts[i.min(h.counts.len() - 1)] += c;
-                }
-                h
-            })
-            .collect()
-    };
+    let seconds_of = |s: &StreamResult| -> Vec<ActHist> { s.result.series.iter().map(act_hist).collect() };
     let n = streams.iter().map(|s| s.result.series.len()).min().unwrap_or(0);
     let mut seconds: Vec<ActLogSecond> = (0..n)
         .map(|_| ActLogSecond {
@@ -244,6 +259,35 @@ pub fn role_name(r: Role) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn act_buckets_are_the_differences_of_the_threshold_counts() {
+        // Latencies 0.5, 1, 3, 3.9, 8, 100 ms and 40 s, counted the way the engine counts them.
+        let lat_ns = [500_000u64, 1_000_000, 3_000_000, 3_900_000, 8_000_000, 100_000_000, 40_000_000_000];
+        let th = act_thresholds_ns();
+        let over: Vec<u64> = th.iter().map(|&t| lat_ns.iter().filter(|&&l| l >= t).count() as u64).collect();
+        let p = SeriesPoint {
+            t_s: 1.0,
+            dur_ns: 1_000_000_000,
+            iops: 7.0,
+            read_iops: 7.0,
+            write_iops: 0.0,
+            bw_bytes_per_s: 0.0,
+            lat_mean_ns: 0.0,
+            lat_p99_ns: 0,
+            resp_p99_ns: None,
+            lag_max_ns: None,
+            ops: lat_ns.len() as u64,
+            over_threshold_counts: over,
+            resp_pow2_ms: None,
+        };
+        let mut expected = ActHist::default();
+        for l in lat_ns {
+            expected.insert(l);
+        }
+        assert_eq!(act_hist(&p), expected);
+        assert_eq!(expected.counts[16], 1, "40 s lands in ACT's last bucket");
+    }
 
     #[test]
     fn a_backlog_that_keeps_growing_is_noticed_and_jitter_is_not() {

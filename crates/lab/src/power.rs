@@ -9,18 +9,50 @@ use std::time::{Duration, Instant};
 
 use drivelab_engine::Error;
 
-/// Run `cmd` with `sh -c` and read the first number it prints, in watts.
+/// How long a power command may take to print its reading before it is killed (a meter that
+/// hangs must not hang the run).
+pub const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Run `cmd` with `sh -c` and read the first number it prints, in watts; give up after
+/// [`TIMEOUT`].
 pub fn read_watts(cmd: &str) -> Result<f64, Error> {
-    let out = std::process::Command::new("sh")
+    read_watts_within(cmd, TIMEOUT)
+}
+
+/// [`read_watts`] with its own time limit. The command runs in a process group of its own, so
+/// on a timeout everything it started is killed and nothing is left holding its output.
+pub fn read_watts_within(cmd: &str, limit: Duration) -> Result<f64, Error> {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let mut child = std::process::Command::new("sh")
         .args(["-c", cmd])
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
         .map_err(|e| Error::invalid(format!("--power-cmd '{cmd}' could not be run: {e}")))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        return Err(Error::invalid(format!(
-            "--power-cmd '{cmd}' failed ({}): give a command that prints watts",
-            out.status
-        )));
+    let end = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                // SAFETY: kill(2) on the process group this child leads (made by process_group(0)).
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                let _ = child.wait();
+                return Err(Error::invalid(format!(
+                    "--power-cmd '{cmd}' printed no reading within {} s: give a command that prints watts and exits",
+                    limit.as_secs_f64()
+                )));
+            }
+        }
+    };
+    let mut text = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        let _ = out.read_to_string(&mut text);
+    }
+    if !status.success() {
+        return Err(Error::invalid(format!("--power-cmd '{cmd}' failed ({status}): give a command that prints watts")));
     }
     text.split_whitespace()
         .find_map(|w| w.trim_end_matches('W').parse::<f64>().ok())
@@ -72,6 +104,17 @@ mod tests {
         assert_eq!(read_watts("echo 'power: 7.25W'").unwrap(), 7.25);
         assert!(read_watts("echo none").unwrap_err().to_string().contains("not a number"));
         assert!(read_watts("exit 3").unwrap_err().to_string().contains("failed"));
+    }
+
+    #[test]
+    fn a_power_command_that_hangs_is_killed_and_refused() {
+        let t = Instant::now();
+        let e = read_watts_within("sleep 30; echo 5", Duration::from_millis(300)).unwrap_err();
+        assert!(e.is_invalid() && e.to_string().contains("no reading within 0.3 s"), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(3), "gave up in {:?}", t.elapsed());
+        // A command that backgrounds a child holding the pipe does not hang the read either.
+        let e = read_watts_within("(sleep 30 &); sleep 30", Duration::from_millis(300)).unwrap_err();
+        assert!(e.to_string().contains("no reading"), "{e}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use std::sync::atomic::AtomicBool;
 
 use drivelab_engine::backend::uring;
+use drivelab_engine::error::Field;
 use drivelab_engine::spec::{AccessSpec, EngineKind};
 use drivelab_engine::target::{self, OpenTarget, TargetInfo, TargetKind};
 use drivelab_engine::units::fmt_size;
@@ -147,15 +148,15 @@ fn check_buffer_memory(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
     // SAFETY: sysconf has no preconditions.
     let ram = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) as u128 * libc::sysconf(libc::_SC_PAGESIZE) as u128 };
     if ram > 0 && need > ram / 2 {
-        return Err(Error::invalid(format!(
-            "--qd {} x --bs {} x --jobs {} on {targets} target(s) needs {} MiB of I/O buffers, more than half of this \
-             machine's {} MiB: lower --qd, --bs or --jobs",
-            spec.qd,
-            fmt_size(spec.max_bs()),
-            spec.jobs,
-            need >> 20,
-            ram >> 20
-        )));
+        return Err(Error::spec(
+            Field::Qd,
+            format!("{} x {{bs}} {} x {{jobs}} {} on {targets} target(s)", spec.qd, fmt_size(spec.max_bs()), spec.jobs),
+            format!(
+                "needs {} MiB of I/O buffers, more than half of this machine's {} MiB: lower {{qd}}, {{bs}} or {{jobs}}",
+                need >> 20,
+                ram >> 20
+            ),
+        ));
     }
     Ok(())
 }

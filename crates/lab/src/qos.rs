@@ -10,7 +10,7 @@
 //! A probe whose I/O failed is never a pass, and it ends the search with an error: an I/O error
 //! is not a latency, and a load that errors has not been carried.
 
-use drivelab_engine::hist::Histogram;
+use drivelab_engine::hist::{Histogram, Pct};
 use drivelab_engine::result::RunResult;
 use drivelab_engine::spec::Rate;
 use drivelab_engine::units::{fmt_count, fmt_ns};
@@ -175,7 +175,7 @@ impl Search<'_, '_, '_> {
                     "closed loop at qd {}: {} IOPS, p99 {} — the most it can do; searching fixed rates below",
                     self.setup.spec.qd,
                     fmt_count(max),
-                    fmt_ns(r.total.lat_ns.p("p99") as f64)
+                    fmt_ns(r.total.lat_ns.p(Pct::P99) as f64)
                 )));
                 if max <= 0.0 {
                     return Err(Error::io(
@@ -280,7 +280,7 @@ impl Search<'_, '_, '_> {
         };
         let slug = match role {
             ProbeRole::Saturation => "saturation".to_string(),
-            _ => crate::plan::slug(&format!("{} {value:.0} {}", role_word(role), self.setup.by.unit())),
+            _ => crate::store::slug(&format!("{} {value:.0} {}", role_word(role), self.setup.by.unit())),
         };
         let rec = ProbeResult {
             schema: SCHEMA,

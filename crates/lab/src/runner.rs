@@ -43,8 +43,16 @@ pub struct Outcome {
 /// a bad point is found now, not an hour into the run.
 pub fn check(lab: &Lab, plan: &Plan, opts: &PlanOptions) -> Result<(), Error> {
     lab.check_power()?;
+    // Which point is wrong matters when there are several; a single `run` needs no such prefix.
+    let several = plan.points.len() + plan.precondition.iter().count() > 1;
     for p in plan.precondition.iter().chain(plan.points.iter()) {
-        lab.check(&p.spec, &p.targets).map_err(|e| e.context(format!("point {} ({})", p.index, p.label)))?;
+        lab.check(&p.spec, &p.targets).map_err(|e| {
+            if several {
+                e.context(format!("point {} ({})", p.index, p.label))
+            } else {
+                e
+            }
+        })?;
     }
     if opts.precondition_passes > 0 {
         let spec = precondition::pass_spec(plan.points.first().map(|p| p.spec.engine).unwrap_or_default(), 0);

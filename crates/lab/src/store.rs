@@ -58,9 +58,12 @@ pub fn utc_stamp(unix_s: u64) -> String {
     format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
-/// A new, empty directory `base/<name>-<stamp>` (with `-2`, `-3`... if that exists).
+/// A new, empty directory `base/<slug of name>-<stamp>` (with `-2`, `-3`... if that exists;
+/// `results` when the name has nothing a slug keeps).
 pub fn new_dir(base: &Path, name: &str, unix_s: u64) -> Result<PathBuf, Error> {
     std::fs::create_dir_all(base).map_err(|e| Error::io(format!("creating {}", base.display()), e))?;
+    let name = slug(name);
+    let name = if name.is_empty() { "results" } else { name.as_str() };
     let stem = format!("{name}-{}", utc_stamp(unix_s));
     for n in 1..1000 {
         let p = if n == 1 { base.join(&stem) } else { base.join(format!("{stem}-{n}")) };
@@ -73,9 +76,50 @@ pub fn new_dir(base: &Path, name: &str, unix_s: u64) -> Result<PathBuf, Error> {
     Err(Error::invalid(format!("too many results directories named {stem} in {}", base.display())))
 }
 
+/// The one slug rule, for every name drivelab makes from text (point files, results
+/// directories, chart PNGs): lower case, ASCII letters, digits and `.` kept, `=` dropped
+/// (`qd=4` -> `qd4`), any other run of characters one `-`, no `-` or `.` at either end.
+/// Empty when nothing is left: the caller names its own fallback.
+pub fn slug(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().flat_map(char::to_lowercase) {
+        match c {
+            'a'..='z' | '0'..='9' | '.' => out.push(c),
+            '=' => {}
+            _ => {
+                if !out.ends_with('-') {
+                    out.push('-');
+                }
+            }
+        }
+    }
+    out.trim_matches(['-', '.']).to_string()
+}
+
+/// [`slug`] cut to at most `max` characters (still without a `-` or `.` at the end).
+pub fn short_slug(text: &str, max: usize) -> String {
+    let s: String = slug(text).chars().take(max).collect();
+    s.trim_end_matches(['-', '.']).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slugs_are_file_name_safe() {
+        assert_eq!(slug("random read qd=4 read=70"), "random-read-qd4-read70");
+        assert_eq!(slug("Mixed 4k:70,64k:30 #2"), "mixed-4k-70-64k-30-2");
+        assert_eq!(slug("randread 4k qd1 x1 on /mnt/b/t.dat"), "randread-4k-qd1-x1-on-mnt-b-t.dat");
+        assert_eq!(slug("../etc"), "etc");
+        assert_eq!(slug("  --Latency (µs) p99.9 -- "), "latency-s-p99.9");
+        assert_eq!(slug("NVMe qd sweep"), "nvme-qd-sweep");
+        assert_eq!(slug("%%"), "");
+        assert_eq!(slug("///"), "");
+        assert_eq!(short_slug("ab cd ef", 3), "ab");
+        assert_eq!(short_slug(&"a ".repeat(100), 60).len(), 59);
+        assert!(short_slug("x.y", 2) == "x");
+    }
 
     #[test]
     fn stamps_are_utc_calendar_dates() {

@@ -286,6 +286,18 @@ pub fn find(name: &str) -> Result<&'static Suite, Error> {
     })
 }
 
+/// The size of the smallest of `targets` (what `span` scales to): a file that does not exist
+/// yet counts at `new_file_size`, the size it will be created with.
+pub fn smallest_target_bytes(targets: &[String], new_file_size: u64) -> Result<u64, Error> {
+    let mut smallest = u64::MAX;
+    for t in targets {
+        let info = drivelab_engine::target::probe(t)?;
+        let new_file = info.kind == drivelab_engine::target::TargetKind::File && !info.exists;
+        smallest = smallest.min(if new_file { new_file_size } else { info.size_bytes });
+    }
+    Ok(smallest)
+}
+
 /// The per-point time as a duration string the plan parser takes.
 fn point_time(suite: &Suite, opts: &SuiteOptions) -> Result<String, Error> {
     if let Some(t) = &opts.time {

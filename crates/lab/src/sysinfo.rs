@@ -14,12 +14,14 @@
 //! and nothing here panics on unexpected input. The parsers are small pure functions over the
 //! text of the kernel's files so they can be tested on literal inputs.
 
-use std::ffi::OsString;
 use std::fs;
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use drivelab_engine::sysfs::{self, attr, read_text, trimmed};
+
+use crate::mounts::{self, Mount};
 
 /// The machine a run happened on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,33 +46,9 @@ pub struct HostFacts {
     pub virtualization: Option<String>,
 }
 
-/// One block device (a whole disk as listed in `/sys/block`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeviceFacts {
-    /// Kernel name, e.g. `vda`, `loop0`, `nvme0n1`, `sda`.
-    pub disk: String,
-    pub model: Option<String>,
-    pub vendor: Option<String>,
-    pub serial: Option<String>,
-    pub firmware: Option<String>,
-    /// How the disk is attached: `nvme`, `ata`, `scsi`, `usb`, `virtio`, `virtio-scsi`, `mmc`,
-    /// `loop`, `zram`, `device-mapper`, `md`, ... (`None` when not recognised).
-    pub transport: Option<String>,
-    /// `queue/rotational`: true for spinning disks (virtual disks often claim true as well).
-    pub rotational: Option<bool>,
-    /// The active I/O scheduler: the `[bracketed]` word of `queue/scheduler`.
-    pub scheduler: Option<String>,
-    pub nr_requests: Option<u32>,
-    pub max_sectors_kb: Option<u32>,
-    pub logical_block_bytes: Option<u64>,
-    pub physical_block_bytes: Option<u64>,
-    /// `size` (always in 512-byte sectors) * 512.
-    pub capacity_bytes: Option<u64>,
-    /// `queue/write_cache`: "write back" or "write through".
-    pub write_cache: Option<String>,
-    /// For a loop device, the file behind it.
-    pub loop_backing_file: Option<String>,
-}
+/// One block device: the engine's [`DiskFacts`], read by the same sysfs reader `probe` uses,
+/// so a drive has one model string in `run.json` and in every result.
+pub use drivelab_engine::sysfs::DiskFacts as DeviceFacts;
 
 /// The filesystem a file target lives on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,24 +66,24 @@ pub struct FileFacts {
 /// Facts about the machine this process runs on.
 pub fn host() -> HostFacts {
     let cpuinfo = read_text("/proc/cpuinfo").unwrap_or_default();
-    let dmi = |name: &str| read_trimmed(Path::new("/sys/class/dmi/id").join(name));
+    let dmi = |name: &str| attr(Path::new("/sys/class/dmi/id").join(name));
     let virtualization = detect_virtualization(&VirtSigns {
         hypervisor_flag: cpuinfo_has_hypervisor_flag(&cpuinfo),
-        xen_type: read_trimmed("/sys/hypervisor/type"),
+        xen_type: attr("/sys/hypervisor/type"),
         sys_vendor: dmi("sys_vendor"),
         product_name: dmi("product_name"),
-        available_clocksources: read_trimmed("/sys/devices/system/clocksource/clocksource0/available_clocksource"),
+        available_clocksources: attr("/sys/devices/system/clocksource/clocksource0/available_clocksource"),
     });
     HostFacts {
-        hostname: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
-        kernel: read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
+        hostname: attr("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
+        kernel: attr("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
         os: read_text("/etc/os-release")
             .or_else(|| read_text("/usr/lib/os-release"))
             .and_then(|t| parse_os_release(&t)),
         cpu_model: parse_cpu_model(&cpuinfo),
         cores_online: cores_online(),
         memory_bytes: read_text("/proc/meminfo").and_then(|t| parse_meminfo(&t)).unwrap_or(0),
-        clocksource: read_trimmed("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+        clocksource: attr("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
         virtualization,
     }
 }
@@ -113,37 +91,7 @@ pub fn host() -> HostFacts {
 /// Facts about the whole disk `disk` (a kernel name such as `vda` or `nvme0n1`, not a path and
 /// not a partition). `None` when `/sys/block/<disk>` does not exist.
 pub fn device(disk: &str) -> Option<DeviceFacts> {
-    if disk.is_empty() || disk == "." || disk == ".." || disk.contains('/') || disk.contains('\0') {
-        return None;
-    }
-    let sys = Path::new("/sys/block").join(disk);
-    if !sys.exists() {
-        return None;
-    }
-    let dev = sys.join("device");
-    let queue = sys.join("queue");
-    let canonical = fs::canonicalize(&sys).ok();
-    Some(DeviceFacts {
-        disk: disk.to_string(),
-        model: read_trimmed(dev.join("model")),
-        vendor: read_trimmed(dev.join("vendor")),
-        serial: read_trimmed(dev.join("serial"))
-            .or_else(|| read_trimmed(sys.join("serial")))
-            .or_else(|| fs::read(dev.join("vpd_pg80")).ok().and_then(|b| parse_vpd_pg80(&b))),
-        firmware: read_trimmed(dev.join("firmware_rev")).or_else(|| read_trimmed(dev.join("rev"))),
-        transport: canonical.as_deref().and_then(|p| transport_from_sysfs_path(&p.to_string_lossy())),
-        rotational: read_trimmed(queue.join("rotational")).and_then(|s| parse_bool01(&s)),
-        scheduler: read_text(queue.join("scheduler")).and_then(|s| parse_scheduler(&s)),
-        nr_requests: read_num(queue.join("nr_requests")),
-        max_sectors_kb: read_num(queue.join("max_sectors_kb")),
-        logical_block_bytes: read_num(queue.join("logical_block_size")),
-        physical_block_bytes: read_num(queue.join("physical_block_size")),
-        capacity_bytes: read_num::<u64>(sys.join("size")).and_then(|sectors| sectors.checked_mul(512)),
-        write_cache: read_trimmed(queue.join("write_cache")),
-        loop_backing_file: read_text(sys.join("loop/backing_file"))
-            .map(|s| s.trim_end_matches(['\n', '\0']).to_string())
-            .filter(|s| !s.is_empty()),
-    })
+    DeviceFacts::read(Path::new(sysfs::SYS), disk)
 }
 
 /// The mount that contains `path`: the longest mount point of `/proc/self/mountinfo` that is a
@@ -151,38 +99,11 @@ pub fn device(disk: &str) -> Option<DeviceFacts> {
 /// point). A path that does not exist yet is looked up through its nearest existing ancestor.
 pub fn file_facts(path: &Path) -> Option<FileFacts> {
     let resolved = resolve_existing(path)?;
-    let mountinfo = fs::read(Path::new("/proc/self/mountinfo")).ok()?;
-    find_mount(&String::from_utf8_lossy(&mountinfo), &resolved)
+    find_mount(&mounts::read(), &resolved)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading helpers.
-
-fn read_text(path: impl AsRef<Path>) -> Option<String> {
-    fs::read(path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
-}
-
-/// The file's contents without surrounding whitespace and NULs; `None` if unreadable or empty.
-fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
-    read_text(path).and_then(|s| clean(&s))
-}
-
-fn read_num<T: std::str::FromStr>(path: impl AsRef<Path>) -> Option<T> {
-    read_trimmed(path)?.parse().ok()
-}
-
-fn clean(s: &str) -> Option<String> {
-    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\0');
-    (!t.is_empty()).then(|| t.to_string())
-}
-
-fn parse_bool01(s: &str) -> Option<bool> {
-    match s.trim() {
-        "0" => Some(false),
-        "1" => Some(true),
-        _ => None,
-    }
-}
 
 fn cores_online() -> u32 {
     // SAFETY: sysconf only reads a system parameter; it takes no pointers and has no
@@ -207,21 +128,6 @@ fn resolve_existing(path: &Path) -> Option<PathBuf> {
 
 // ---------------------------------------------------------------------------------------------
 // Pure parsers.
-
-/// The active scheduler of `queue/scheduler`: "none [mq-deadline] kyber" -> "mq-deadline". A
-/// file with a single unbracketed word (older kernels: "none") names that word.
-fn parse_scheduler(text: &str) -> Option<String> {
-    if let Some(start) = text.find('[') {
-        let rest = &text[start + 1..];
-        let end = rest.find(']')?;
-        return clean(&rest[..end]);
-    }
-    let mut words = text.split_whitespace();
-    match (words.next(), words.next()) {
-        (Some(only), None) => Some(only.to_string()),
-        _ => None,
-    }
-}
 
 /// `PRETTY_NAME` of an os-release file, else `NAME` and `VERSION` joined.
 fn parse_os_release(text: &str) -> Option<String> {
@@ -249,7 +155,7 @@ fn os_release_field(text: &str, key: &str) -> Option<String> {
             found = Some(unquote_shell(v.trim()));
         }
     }
-    found.and_then(|v| clean(&v))
+    found.and_then(|v| trimmed(&v))
 }
 
 fn unquote_shell(v: &str) -> String {
@@ -299,7 +205,7 @@ fn cpuinfo_fields(text: &str) -> impl Iterator<Item = (&str, &str)> {
 /// architectures provide.
 fn parse_cpu_model(text: &str) -> Option<String> {
     for key in ["model name", "cpu model", "Processor", "cpu", "Model"] {
-        if let Some(v) = cpuinfo_fields(text).find(|(k, _)| *k == key).and_then(|(_, v)| clean(v)) {
+        if let Some(v) = cpuinfo_fields(text).find(|(k, _)| *k == key).and_then(|(_, v)| trimmed(v)) {
             return Some(v);
         }
     }
@@ -379,154 +285,46 @@ fn detect_virtualization(s: &VirtSigns) -> Option<String> {
     }
 }
 
-/// The unit serial number of a SCSI VPD page 0x80 (`device/vpd_pg80`).
-fn parse_vpd_pg80(bytes: &[u8]) -> Option<String> {
-    if bytes.len() < 4 || bytes[1] != 0x80 {
-        return None;
-    }
-    let len = usize::from(u16::from_be_bytes([bytes[2], bytes[3]]));
-    let body = &bytes[4..bytes.len().min(4 + len)];
-    let text: String = body.iter().filter(|b| b.is_ascii_graphic() || **b == b' ').map(|&b| char::from(b)).collect();
-    clean(&text)
-}
-
-/// How a disk is attached, from the canonical path of `/sys/block/<disk>`, e.g.
-/// `/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda` -> "virtio".
-fn transport_from_sysfs_path(path: &str) -> Option<String> {
-    if let Some(idx) = path.find("/virtual/block/") {
-        let name = &path[idx + "/virtual/block/".len()..];
-        let kind = [
-            ("loop", "loop"),
-            ("zram", "zram"),
-            ("dm-", "device-mapper"),
-            ("md", "md"),
-            ("nbd", "nbd"),
-            ("ram", "ram"),
-            ("ublk", "ublk"),
-            ("rbd", "rbd"),
-        ]
-        .iter()
-        .find(|(prefix, _)| name.starts_with(prefix))
-        .map_or("virtual", |(_, kind)| kind);
-        return Some(kind.to_string());
-    }
-    let has = |s: &str| path.contains(s);
-    let kind = if has("/usb") {
-        "usb"
-    } else if has("/nvme") {
-        "nvme"
-    } else if has("/virtio") {
-        if has("/host") {
-            "virtio-scsi"
-        } else {
-            "virtio"
-        }
-    } else if has("/ata") {
-        "ata"
-    } else if has("/mmc") {
-        "mmc"
-    } else if has("/session") {
-        "iscsi"
-    } else if has("/vbd-") {
-        "xen"
-    } else if has("/VMBUS") || has("/vmbus") {
-        "hyperv-storvsc"
-    } else if has("/host") && has("/target") {
-        "scsi"
-    } else {
-        return None;
-    };
-    Some(kind.to_string())
-}
-
-/// Undo mountinfo's octal escapes (`\040` space, `\011` tab, `\012` newline, `\134` backslash).
-fn unescape_octal(field: &str) -> Vec<u8> {
-    let b = field.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            let v = (u32::from(b[i + 1] - b'0') << 6) | (u32::from(b[i + 2] - b'0') << 3) | u32::from(b[i + 3] - b'0');
-            if let Ok(byte) = u8::try_from(v) {
-                out.push(byte);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    out
-}
-
-fn unescape_string(field: &str) -> String {
-    String::from_utf8_lossy(&unescape_octal(field)).into_owned()
-}
-
-/// One parsed line of /proc/self/mountinfo.
-#[derive(Debug)]
-struct MountEntry {
-    mount_point: PathBuf,
-    facts: FileFacts,
-}
-
-/// `id parent major:minor root mount_point options [optional...] - fstype source super_options`.
-fn parse_mountinfo_line(line: &str) -> Option<MountEntry> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let sep = fields.iter().position(|f| *f == "-")?;
-    if sep < 6 || fields.len() < sep + 3 {
-        return None;
-    }
-    let mount_point = PathBuf::from(OsString::from_vec(unescape_octal(fields[4])));
-    let mut options: Vec<String> = fields[5].split(',').filter(|o| !o.is_empty()).map(unescape_string).collect();
-    if let Some(super_options) = fields.get(sep + 3) {
-        for o in super_options.split(',').filter(|o| !o.is_empty()).map(unescape_string) {
-            if o != "rw" && o != "ro" && !options.contains(&o) {
-                options.push(o);
-            }
-        }
-    }
-    Some(MountEntry {
-        facts: FileFacts {
-            filesystem: unescape_string(fields[sep + 1]),
-            mount_point: mount_point.to_string_lossy().into_owned(),
-            source: unescape_string(fields[sep + 2]),
-            mount_options: options.join(","),
-        },
-        mount_point,
-    })
-}
-
-/// The mount of `mountinfo` containing the absolute `path`: the longest mount point that is a
+/// The mount of `mounts` containing the absolute `path`: the longest mount point that is a
 /// component-wise prefix; among equal ones the last (it is the one stacked on top).
-fn find_mount(mountinfo: &str, path: &Path) -> Option<FileFacts> {
-    let mut best: Option<MountEntry> = None;
-    for entry in mountinfo.lines().filter_map(parse_mountinfo_line) {
-        if !path.starts_with(&entry.mount_point) {
+fn find_mount(mounts: &[Mount], path: &Path) -> Option<FileFacts> {
+    let mut best: Option<&Mount> = None;
+    for m in mounts {
+        if !path.starts_with(&m.mount_point) {
             continue;
         }
-        let depth = entry.mount_point.components().count();
-        if best.as_ref().map_or(true, |b| depth >= b.mount_point.components().count()) {
-            best = Some(entry);
+        let depth = m.mount_point.components().count();
+        let on_top = match best {
+            Some(b) => depth >= b.mount_point.components().count(),
+            None => true,
+        };
+        if on_top {
+            best = Some(m);
         }
     }
-    best.map(|b| b.facts)
+    best.map(file_facts_of)
+}
+
+/// A mount as [`FileFacts`]: the per-mount options followed by the super block options that
+/// add something (not `rw`/`ro`, not already there).
+fn file_facts_of(m: &Mount) -> FileFacts {
+    let mut options = m.options.clone();
+    for o in &m.super_options {
+        if o != "rw" && o != "ro" && !options.contains(o) {
+            options.push(o.clone());
+        }
+    }
+    FileFacts {
+        filesystem: m.fstype.clone(),
+        mount_point: m.mount_point.to_string_lossy().into_owned(),
+        source: m.source.to_string_lossy().into_owned(),
+        mount_options: options.join(","),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn scheduler_is_the_bracketed_word() {
-        assert_eq!(parse_scheduler("none [mq-deadline] kyber\n").as_deref(), Some("mq-deadline"));
-        assert_eq!(parse_scheduler("[none] mq-deadline kyber bfq \n").as_deref(), Some("none"));
-        assert_eq!(parse_scheduler("none\n").as_deref(), Some("none"));
-        assert_eq!(parse_scheduler("none kyber"), None);
-        assert_eq!(parse_scheduler(""), None);
-        assert_eq!(parse_scheduler("[]"), None);
-        assert_eq!(parse_scheduler("none [mq-deadline"), None);
-    }
 
     #[test]
     fn os_release_pretty_name_and_fallbacks() {
@@ -576,9 +374,9 @@ mod tests {
         let s = |flag: bool, vendor: &str, product: &str, clocks: &str| VirtSigns {
             hypervisor_flag: flag,
             xen_type: None,
-            sys_vendor: clean(vendor),
-            product_name: clean(product),
-            available_clocksources: clean(clocks),
+            sys_vendor: trimmed(vendor),
+            product_name: trimmed(product),
+            available_clocksources: trimmed(clocks),
         };
         assert_eq!(detect_virtualization(&s(true, "", "", "tsc kvm-clock ")).as_deref(), Some("KVM"));
         assert_eq!(
@@ -605,64 +403,7 @@ mod tests {
         assert_eq!(detect_virtualization(&xen).as_deref(), Some("Xen"));
     }
 
-    #[test]
-    fn vpd_page_80_serial() {
-        let mut page = vec![0x00, 0x80, 0x00, 0x0c];
-        page.extend_from_slice(b"  WD-ABC123 ");
-        assert_eq!(parse_vpd_pg80(&page).as_deref(), Some("WD-ABC123"));
-        // Length beyond the buffer is clamped; wrong page code and short input give nothing.
-        assert_eq!(parse_vpd_pg80(&[0, 0x80, 0xff, 0xff, b'X']).as_deref(), Some("X"));
-        assert_eq!(parse_vpd_pg80(&[0, 0x83, 0, 1, b'X']), None);
-        assert_eq!(parse_vpd_pg80(&[0, 0x80]), None);
-        assert_eq!(parse_vpd_pg80(&[0, 0x80, 0, 0]), None);
-    }
-
-    #[test]
-    fn transport_from_paths() {
-        let t = |p: &str| transport_from_sysfs_path(p);
-        assert_eq!(t("/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda").as_deref(), Some("virtio"));
-        assert_eq!(t("/sys/devices/virtual/block/loop0").as_deref(), Some("loop"));
-        assert_eq!(t("/sys/devices/virtual/block/zram0").as_deref(), Some("zram"));
-        assert_eq!(t("/sys/devices/virtual/block/dm-3").as_deref(), Some("device-mapper"));
-        assert_eq!(t("/sys/devices/virtual/block/md127").as_deref(), Some("md"));
-        assert_eq!(t("/sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1").as_deref(), Some("nvme"));
-        assert_eq!(t("/sys/devices/virtual/nvme-subsystem/nvme-subsys0/nvme0n1").as_deref(), Some("nvme"));
-        assert_eq!(
-            t("/sys/devices/pci0000:00/0000:00:17.0/ata3/host2/target2:0:0/2:0:0:0/block/sda").as_deref(),
-            Some("ata")
-        );
-        assert_eq!(
-            t("/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host4/target4:0:0/4:0:0:0/block/sdb").as_deref(),
-            Some("usb")
-        );
-        assert_eq!(
-            t("/sys/devices/pci0000:00/0000:00:03.0/virtio0/host0/target0:0:0/0:0:0:0/block/sda").as_deref(),
-            Some("virtio-scsi")
-        );
-        assert_eq!(
-            t("/sys/devices/pci0000:00/0000:00:1f.0/0000:03:00.0/host0/target0:2:0/0:2:0:0/block/sda").as_deref(),
-            Some("scsi")
-        );
-        assert_eq!(
-            t("/sys/devices/platform/soc/fe340000.mmc/mmc_host/mmc0/mmc0:aaaa/block/mmcblk0").as_deref(),
-            Some("mmc")
-        );
-        assert_eq!(t("/sys/devices/somewhere/else"), None);
-        assert_eq!(t(""), None);
-    }
-
-    #[test]
-    fn octal_escapes() {
-        assert_eq!(unescape_string(r"/mnt/my\040disk"), "/mnt/my disk");
-        assert_eq!(unescape_string(r"a\011b\012c\134d"), "a\tb\nc\\d");
-        assert_eq!(unescape_string(r"trailing\04"), r"trailing\04");
-        assert_eq!(unescape_string(r"not\089octal"), r"not\089octal");
-        assert_eq!(unescape_string(r"\777"), r"\777");
-        assert_eq!(unescape_string("\\"), "\\");
-        assert_eq!(unescape_string(""), "");
-    }
-
-    const MOUNTINFO: &str = "\
+    const MOUNTINFO: &[u8] = b"\
 22 27 0:21 / /proc rw,relatime - proc proc rw
 24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,size=123k,mode=755
 25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=1000k
@@ -676,31 +417,32 @@ malformed line here
 
     #[test]
     fn mount_lookup() {
-        let root = find_mount(MOUNTINFO, Path::new("/home/user/file")).unwrap();
+        let m = mounts::parse(MOUNTINFO);
+        let root = find_mount(&m, Path::new("/home/user/file")).unwrap();
         assert_eq!(root.filesystem, "ext4");
         assert_eq!(root.mount_point, "/");
         assert_eq!(root.source, "/dev/vda");
         assert_eq!(root.mount_options, "rw,relatime,discard,errors=remount-ro");
 
         // Stacked mounts: the last one on the same point wins.
-        let shm = find_mount(MOUNTINFO, Path::new("/dev/shm/x")).unwrap();
+        let shm = find_mount(&m, Path::new("/dev/shm/x")).unwrap();
         assert_eq!((shm.filesystem.as_str(), shm.mount_point.as_str()), ("tmpfs", "/dev/shm"));
         assert_eq!(shm.mount_options, "rw,nosuid,size=2000k");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/dev/shm")).unwrap().mount_point, "/dev/shm");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/dev/shmem")).unwrap().mount_point, "/dev");
+        assert_eq!(find_mount(&m, Path::new("/dev/shm")).unwrap().mount_point, "/dev/shm");
+        assert_eq!(find_mount(&m, Path::new("/dev/shmem")).unwrap().mount_point, "/dev");
 
         // Escaped spaces, optional fields, and component-wise (not string) prefixes.
-        let disk = find_mount(MOUNTINFO, Path::new("/mnt/my disk/data")).unwrap();
+        let disk = find_mount(&m, Path::new("/mnt/my disk/data")).unwrap();
         assert_eq!(disk.mount_point, "/mnt/my disk");
         assert_eq!(disk.source, "/dev/sdb 1");
         assert_eq!(disk.filesystem, "xfs");
         assert_eq!(disk.mount_options, "ro,noatime,attr2,noquota");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/mnt/my/data")).unwrap().source, "/dev/sdc1");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/mnt/mydisk")).unwrap().mount_point, "/");
-        assert_eq!(find_mount(MOUNTINFO, Path::new("/short/x")).unwrap().mount_point, "/");
+        assert_eq!(find_mount(&m, Path::new("/mnt/my/data")).unwrap().source, "/dev/sdc1");
+        assert_eq!(find_mount(&m, Path::new("/mnt/mydisk")).unwrap().mount_point, "/");
+        assert_eq!(find_mount(&m, Path::new("/short/x")).unwrap().mount_point, "/");
 
-        assert!(find_mount("", Path::new("/")).is_none());
-        assert!(find_mount("garbage\n- - -\n", Path::new("/")).is_none());
+        assert!(find_mount(&[], Path::new("/")).is_none());
+        assert!(find_mount(&mounts::parse(b"garbage\n- - -\n"), Path::new("/")).is_none());
     }
 
     #[test]
@@ -714,37 +456,17 @@ malformed line here
     }
 
     #[test]
-    fn real_vda() {
-        if !Path::new("/sys/block/vda").exists() {
-            println!("skipped: /sys/block/vda does not exist on this machine");
-            return;
+    fn the_engine_probe_and_run_json_name_a_drive_alike() {
+        // A file's target facts come from the disk under its filesystem: the engine's probe
+        // saves them with every result, `device` writes them into run.json.
+        for path in [std::env::temp_dir().join("drivelab-sysinfo-probe"), "/dev/vda".into(), "/dev/loop0".into()] {
+            let Ok(info) = drivelab_engine::target::probe(&path.to_string_lossy()) else { continue };
+            let Some(disk) = info.disk.as_deref() else { continue };
+            let d = device(disk).expect("the probed disk is in sysfs");
+            assert_eq!(d.model, info.model, "{path:?}");
+            assert_eq!(d.rotational, info.rotational, "{path:?}");
+            assert_eq!(d.logical_block_bytes, Some(info.logical_block_bytes), "{path:?}");
         }
-        let d = device("vda").expect("vda exists");
-        println!("{d:?}");
-        assert_eq!(d.disk, "vda");
-        assert!(d.capacity_bytes.is_some_and(|c| c > 0));
-        assert!(d.scheduler.is_some());
-        assert!(d.logical_block_bytes.is_some());
-        assert_eq!(d.transport.as_deref(), Some("virtio"));
-    }
-
-    #[test]
-    fn real_loop_device() {
-        if !Path::new("/sys/block/loop0").exists() {
-            println!("skipped: /sys/block/loop0 does not exist on this machine");
-            return;
-        }
-        let d = device("loop0").expect("loop0 exists");
-        println!("{d:?}");
-        assert_eq!(d.transport.as_deref(), Some("loop"));
-    }
-
-    #[test]
-    fn missing_or_bad_disk_names() {
-        assert_eq!(device("no-such-disk"), None);
-        assert_eq!(device(""), None);
-        assert_eq!(device(".."), None);
-        assert_eq!(device("../block/vda"), None);
     }
 
     #[test]

@@ -38,6 +38,7 @@
 //! middle. Reference lines (JBOD's ideal scaling) are dashed in the colour of their series.
 
 use drivelab_engine::hist::{bucket_of, bucket_width, HistogramData, SUB_BITS};
+use drivelab_engine::units::{fmt_number, fmt_trimmed, Style};
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -112,8 +113,7 @@ pub struct LineChart {
 
 #[path = "charts/axes.rs"]
 mod axes;
-pub use axes::fmt_num;
-use axes::{trim_zeros, Axis, Kind, Ticked};
+use axes::{Axis, Kind, Ticked};
 
 #[path = "charts/frame.rs"]
 mod frame;
@@ -297,7 +297,7 @@ pub fn heatmap_with(t: &Table, x_label: &str, y_label: &str, size: Size) -> Stri
                     Some(v) => {
                         let c: RGBColor = ViridisRGB.get_color_normalized(v, vmin, vmax);
                         let lum = 0.299 * c.0 as f64 + 0.587 * c.1 as f64 + 0.114 * c.2 as f64;
-                        (c, if lum < 140.0 { WHITE } else { BLACK }, fmt_num(v))
+                        (c, if lum < 140.0 { WHITE } else { BLACK }, fmt_number(v, Style::Label))
                     }
                     None => (RGBColor(235, 235, 235), BLACK, "—".to_string()),
                 };
@@ -347,7 +347,7 @@ pub fn heatmap_with(t: &Table, x_label: &str, y_label: &str, size: Size) -> Stri
 }
 
 fn pct_label(p: f64) -> String {
-    format!("p{}", trim_zeros(format!("{p:.6}")))
+    format!("p{}", fmt_trimmed(p, 6))
 }
 
 /// Latency percentiles at [`DEFAULT_SIZE`]: `(name, [(percentile, ns)])` per series.
@@ -449,28 +449,7 @@ pub struct Sparkline<'a> {
 
 /// A value with its unit for labels: "12.3k IOPS" for `unit` "IOPS".
 pub fn fmt_with_unit(v: f64, unit: &str) -> String {
-    format!("{} {unit}", fmt_num(v))
-}
-
-/// A latency in nanoseconds with a unit that keeps it short: "850 ns", "42.5 µs", "1.25 ms", "2.1 s".
-pub fn fmt_latency_ns(ns: f64) -> String {
-    let (v, unit) = if ns.abs() >= 1e9 {
-        (ns / 1e9, "s")
-    } else if ns.abs() >= 1e6 {
-        (ns / 1e6, "ms")
-    } else if ns.abs() >= 1e3 {
-        (ns / 1e3, "µs")
-    } else {
-        (ns, "ns")
-    };
-    let digits = if v.abs() >= 100.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        trim_zeros(format!("{v:.1}"))
-    } else {
-        trim_zeros(format!("{v:.2}"))
-    };
-    format!("{digits} {unit}")
+    format!("{} {unit}", fmt_number(v, Style::Label))
 }
 
 /// `svg`'s root tag with `class` added and a `<title>` (a tooltip for readers, and a stable
@@ -508,9 +487,15 @@ pub fn sparkline(s: &Sparkline) -> String {
     } else {
         let (first, last) = (pts[0].0, pts[pts.len() - 1].0);
         if pts.len() == 1 {
-            format!("{}, 1 sample at {} s: {}", s.title, fmt_num(first), (s.fmt)(hi))
+            format!("{}, 1 sample at {} s: {}", s.title, fmt_number(first, Style::Label), (s.fmt)(hi))
         } else {
-            let span = format!("{}, {} samples from {} s to {} s", s.title, pts.len(), fmt_num(first), fmt_num(last));
+            let span = format!(
+                "{}, {} samples from {} s to {} s",
+                s.title,
+                pts.len(),
+                fmt_number(first, Style::Label),
+                fmt_number(last, Style::Label)
+            );
             if lo == hi {
                 format!("{span}: {} each", (s.fmt)(hi))
             } else {

@@ -6,6 +6,7 @@
 //! exporter writes it. Runs of different kinds (or qos searches by rate and by qd) are refused:
 //! their figures do not measure the same thing.
 
+use drivelab_engine::hist::Pct;
 use drivelab_engine::Error;
 use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 
@@ -61,9 +62,8 @@ fn run_figures(r: &Results) -> Vec<Figure> {
         ("MB/s".into(), Unit::MBps, t.map(|t| t.bw_mb_per_s)),
         ("mean latency".into(), Unit::Us, t.map(|t| ns_to_us(t.lat_ns.mean))),
     ];
-    for q in ["p50", "p99", "p99.9", "p99.99"] {
-        let v = t.and_then(|t| t.lat_ns.percentiles.get(q)).map(|v| ns_to_us(*v as f64));
-        f.push((format!("{q} latency"), Unit::Us, v));
+    for q in [Pct::P50, Pct::P99, Pct::P99_9, Pct::P99_99] {
+        f.push((format!("{} latency", q.name()), Unit::Us, t.map(|t| ns_to_us(t.lat_ns.p(q) as f64))));
     }
     f.push(("CPU, busiest job thread (% of a core)".into(), Unit::Pct, p.map(|p| p.result.cpu.busiest_job_pct)));
     f.push(("average power".into(), Unit::Watts, p.and_then(|p| p.power_w)));

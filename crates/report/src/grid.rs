@@ -1,6 +1,8 @@
 //! Rendering a grid of display strings (a header row, then rows; the first column is labels)
 //! for a terminal, Markdown and CSV. Shared by plain tables and comparisons, so both read alike.
 
+use drivelab_engine::units::{fmt_number, Style};
+
 /// A title with its unit in parentheses: "Reads (MB/s)"; just the title when it names the unit
 /// already as a word of its own ("Aggregate IOPS by number of drives", not "... (IOPS)"; but
 /// "Drop from 100% to 95% ... (%)").
@@ -18,14 +20,7 @@ pub(crate) fn heading(title: &str, unit: &str) -> String {
 /// A number the way tables show it: no decimals from 100 (or for a whole number of drives),
 /// one from 10, else two; IOPS with thousands separators (245,312).
 pub(crate) fn human(v: f64, unit: &str) -> String {
-    let a = v.abs();
-    let s = if a >= 100.0 || (unit == "drives" && v.fract() == 0.0) {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    };
+    let s = if unit == "drives" && v.fract() == 0.0 { format!("{v:.0}") } else { fmt_number(v, Style::Cell) };
     if unit == "IOPS" {
         group_thousands(&s)
     } else {

@@ -20,6 +20,7 @@
 use std::fmt::Write;
 
 use drivelab_engine::result::SeriesPoint;
+use drivelab_engine::units::{fmt_latency, fmt_number, Style};
 use drivelab_lab::results::{Kind, Manifest, PointResult, SteadyRecord};
 use drivelab_lab::suites::SuiteId;
 
@@ -400,10 +401,10 @@ fn series_section(points: &[PointResult]) -> String {
         let spark_p99 = charts::sparkline(&charts::Sparkline {
             title: &format!("{name}: p99 latency per second"),
             points: &p99,
-            fmt: &charts::fmt_latency_ns,
+            fmt: &|ns| fmt_latency(ns, Style::Label),
             color: 3,
         });
-        let secs = p.result.series.last().map_or_else(|| "—".to_string(), |x| charts::fmt_num(x.t_s));
+        let secs = p.result.series.last().map_or_else(|| "—".to_string(), |x| fmt_number(x.t_s, Style::Label));
         let _ = write!(
             h,
             "<tr><td>{} {}</td><td>{secs}</td><td>{spark_iops}</td><td>{spark_p99}</td></tr>",

@@ -153,26 +153,6 @@ pub fn write_all_new(dir: &Path, files: Vec<(String, Vec<u8>)>) -> Result<Vec<Pa
     Ok(written)
 }
 
-/// A file-name-safe slug: lower-case ASCII letters and digits, other runs become one `-`,
-/// at most 60 characters, no leading or trailing `-`. `"4 KiB random read: IOPS"` ->
-/// `"4-kib-random-read-iops"`.
-pub(crate) fn slug(title: &str) -> String {
-    let mut s = String::new();
-    for c in title.chars() {
-        if c.is_ascii_alphanumeric() {
-            s.push(c.to_ascii_lowercase());
-        } else if !s.is_empty() && !s.ends_with('-') {
-            s.push('-');
-        }
-    }
-    let mut s = s.trim_end_matches('-').to_string();
-    if s.len() > 60 {
-        s.truncate(60);
-        s = s.trim_end_matches('-').to_string();
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,14 +242,6 @@ mod tests {
         let svg = r#"<svg width="10" height="10"><rect width="10" height="10" fill="black"/></svg>"#;
         let p = tiny_skia::Pixmap::decode_png(&svg_to_png(svg, 1.0).unwrap()).unwrap();
         assert_eq!(non_white(&p, 0, 0, 10, 10), 100);
-    }
-
-    #[test]
-    fn slugs_and_titles() {
-        assert_eq!(slug("4 KiB random read: IOPS"), "4-kib-random-read-iops");
-        assert_eq!(slug("  --Latency (µs) p99.9 -- "), "latency-s-p99-9");
-        assert_eq!(slug("///"), "");
-        assert!(slug(&"a ".repeat(100)).len() <= 60);
     }
 
     #[test]

@@ -35,6 +35,7 @@
 
 use std::collections::HashMap;
 
+use drivelab_engine::hist::Pct;
 use drivelab_engine::result::{DirStats, TargetResult};
 use drivelab_lab::results::PointResult;
 use serde::{Deserialize, Serialize};
@@ -220,9 +221,9 @@ impl Metric {
             Metric::MiBps => Some(s.bw_mib_per_s),
             Metric::Iops => Some(s.iops),
             Metric::LatMeanUs => lat(s.lat_ns.mean),
-            Metric::LatP50Us => lat(s.lat_ns.p("p50") as f64),
-            Metric::LatP99Us => lat(s.lat_ns.p("p99") as f64),
-            Metric::LatP999Us => lat(s.lat_ns.p("p99.9") as f64),
+            Metric::LatP50Us => lat(s.lat_ns.p(Pct::P50) as f64),
+            Metric::LatP99Us => lat(s.lat_ns.p(Pct::P99) as f64),
+            Metric::LatP999Us => lat(s.lat_ns.p(Pct::P99_9) as f64),
             Metric::CpuPct | Metric::PowerW | Metric::MBpsPerW => None,
         }
     }

@@ -6,8 +6,16 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Run drivelab in a scratch working directory of this test process (in /dev/shm), so the
+/// results directories every command leaves (`./results/...`) never land in the source tree.
 pub fn drivelab(args: &[&str]) -> Output {
-    drivelab_in(Path::new("."), args)
+    static CWD: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let cwd = CWD.get_or_init(|| {
+        let d = PathBuf::from(format!("/dev/shm/drivelab-test-cwd-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("scratch working directory");
+        d
+    });
+    drivelab_in(cwd, args)
 }
 
 pub fn drivelab_in(dir: &Path, args: &[&str]) -> Output {
@@ -23,6 +31,36 @@ pub fn stdout(o: &Output) -> String {
 
 pub fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid json")
+}
+
+/// A results directory as saved: `run.json`, the probes (qos, act) in order, `outcome.json`.
+#[allow(dead_code)]
+pub struct Saved {
+    pub run: serde_json::Value,
+    pub points: Vec<serde_json::Value>,
+    pub probes: Vec<serde_json::Value>,
+    pub outcome: serde_json::Value,
+}
+
+#[allow(dead_code)]
+impl Saved {
+    pub fn load(dir: &Path) -> Saved {
+        let records = |sub: &str| -> Vec<serde_json::Value> {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
+                .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+                .unwrap_or_default();
+            files.retain(|f| f.extension().is_some_and(|e| e == "json"));
+            files.sort();
+            files.iter().map(|f| json(f)).collect()
+        };
+        let outcome = dir.join("outcome.json");
+        Saved {
+            run: json(&dir.join("run.json")),
+            points: records("points"),
+            probes: records("probes"),
+            outcome: if outcome.is_file() { json(&outcome) } else { serde_json::Value::Null },
+        }
+    }
 }
 
 /// A fresh directory in /dev/shm (tmpfs: takes O_DIRECT, never touches a disk), removed on drop.
@@ -61,11 +99,50 @@ pub fn loop_unavailable() -> Option<String> {
     None
 }
 
+/// Says why the running test skips: on stderr, and, when `DRIVELAB_SKIP_LOG` names a file, as one
+/// line `TEST: WHY` appended to it, so `scripts/test` counts the test as skipped rather than passed.
+/// The caller then returns.
+pub fn skip(why: &str) {
+    log_skip(None, why)
+}
+
+/// Says why one part of the running test skips while the rest ran: on stderr, and as a line
+/// `part of TEST (PART): WHY` in `DRIVELAB_SKIP_LOG`, which `scripts/test` lists but does not count.
+pub fn skip_part(part: &str, why: &str) {
+    log_skip(Some(part), why)
+}
+
+fn log_skip(part: Option<&str>, why: &str) {
+    // libtest runs each test on a thread named after it.
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let why = why.replace('\n', " ");
+    let line = match part {
+        None => {
+            eprintln!("{test}: skipped: {why}");
+            format!("{test}: {why}\n")
+        }
+        Some(part) => {
+            eprintln!("{test}: {part} skipped: {why}");
+            format!("part of {test} ({part}): {why}\n")
+        }
+    };
+    if let Some(path) = std::env::var_os("DRIVELAB_SKIP_LOG") {
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+            .expect("append to DRIVELAB_SKIP_LOG");
+    }
+}
+
 #[allow(unused_macros)]
 macro_rules! need_loop {
     () => {
         if let Some(why) = common::loop_unavailable() {
-            eprintln!("skipped: {why}");
+            common::skip(&why);
             return;
         }
     };

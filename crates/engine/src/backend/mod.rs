@@ -2,30 +2,88 @@
 //! reap what completed. The worker loop is generic over the backend, so the
 //! hot path is monomorphized: no dynamic dispatch, no allocation per I/O.
 //!
+//! Each backend owns the [`BufferPool`] its I/Os use (slot i is the buffer of the I/O with
+//! `slot == i`) and the file it runs on, so neither can go away while the kernel may still use
+//! them: an io_uring ring drains what is in flight in its `Drop` before its buffers are freed.
+//! Only [`uring::available`] and [`uring::RingFacts`] are public; the rest is the engine's own.
+//!
 //! Results follow io_uring's convention everywhere: bytes transferred, or `-errno`.
 
-pub mod null;
-pub mod psync;
+pub(crate) mod null;
+pub(crate) mod psync;
 pub mod uring;
 
-use crate::gen::Op;
+use std::fs::File;
 
-/// One I/O handed to a backend. `slot` identifies the I/O and its buffer until it completes.
+use crate::gen::Op;
+use crate::pattern::BufferPool;
+use crate::spec::EngineKind;
+use crate::target::TargetKind;
+
+/// What to do with a backend once it is built: generic over the backend, so the job loop it runs
+/// is monomorphized for each (no dynamic dispatch on the hot path).
+pub(crate) trait WithBackend {
+    type Out;
+    fn run<B: Backend>(self, backend: &mut B) -> Self::Out;
+    /// The backend could not be set up (e.g. io_uring refused the ring).
+    fn failed(self, why: String) -> Self::Out;
+}
+
+/// THE registry of backends: build the one `engine` names for a target of `kind` (the null
+/// target always gets the null backend) and hand it to `job`. A new backend is one file in this
+/// folder, its `mod` line and one arm here, and its [`EngineKind`] variant and name in spec.rs.
+pub(crate) fn with_backend<J: WithBackend>(
+    engine: EngineKind,
+    kind: TargetKind,
+    file: Option<File>,
+    qd: u32,
+    pool: BufferPool,
+    job: J,
+) -> J::Out {
+    let Some(file) = file.filter(|_| kind != TargetKind::Null) else {
+        return job.run(&mut null::Null::new(qd, pool));
+    };
+    match engine {
+        EngineKind::Psync => job.run(&mut psync::Psync::new(file, pool)),
+        // Dropping the ring drains what is still in flight before its buffers go.
+        EngineKind::Uring => match uring::Uring::new(file, qd, pool) {
+            Ok(mut b) => job.run(&mut b),
+            Err(e) => job.failed(format!("io_uring setup failed: {e}")),
+        },
+    }
+}
+
+/// One I/O handed to a backend. `slot` identifies the I/O and its buffer (slot `slot` of the
+/// backend's pool) until it completes.
 #[derive(Clone, Copy, Debug)]
-pub struct Pending {
+pub(crate) struct Pending {
     pub slot: u32,
     pub op: Op,
     pub offset: u64,
     pub len: u32,
-    pub buf: *mut u8,
 }
 
-pub trait Backend {
+/// # Safety
+///
+/// Implementors give the kernel (or a system call) pointers into the buffers of the
+/// [`BufferPool`] they own, for I/Os that may complete after `submit` returns. They must:
+/// - only touch `p.len` bytes of the buffer of slot `p.slot` for an I/O `p` (use
+///   [`BufferPool::io_ptr`], which checks both);
+/// - keep the pool allocated and in place while any I/O they accepted may still access it:
+///   their `Drop` must wait for everything in flight (or leak the pool) before freeing it;
+/// - report each accepted I/O exactly once through `reap`.
+///
+/// The worker, for its part, writes only the buffers of slots whose I/O is not in flight (the
+/// free list owns them) through [`Backend::pool_mut`].
+pub(crate) unsafe trait Backend {
     /// True when `submit` performs the I/O itself (psync, null): latency is then stamped before
     /// `submit`. Otherwise (io_uring) it is stamped when `submit` returns, as fio does, so the
     /// submission system call is not counted as device latency (fio's clat).
     const SUBMIT_COMPLETES: bool;
-    /// Hand `batch` to the kernel (or perform it).
+    /// The buffers, for filling write data into free slots.
+    fn pool_mut(&mut self) -> &mut BufferPool;
+    /// Hand `batch` to the kernel (or perform it). On `Ok` every I/O of the batch is in flight
+    /// (or done); on `Err` the job stops.
     fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()>;
     /// Return once at least `n` I/Os have completed and not been reaped (at once if they have).
     fn wait(&mut self, n: u32) -> std::io::Result<()>;
@@ -40,4 +98,8 @@ pub trait Backend {
     fn reap(&mut self, f: &mut impl FnMut(u32, i32));
     /// Make written data durable (fsync); `Ok` at once where that means nothing.
     fn fsync(&mut self) -> std::io::Result<()>;
+    /// How the io_uring ring was set up, for the result (None for other backends).
+    fn ring_facts(&self) -> Option<uring::RingFacts> {
+        None
+    }
 }

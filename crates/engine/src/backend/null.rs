@@ -2,19 +2,26 @@
 //! itself (generator, histogram, bookkeeping) with no kernel in the way, like fio's null engine.
 
 use super::{Backend, Pending};
+use crate::pattern::BufferPool;
 
-pub struct Null {
+pub(crate) struct Null {
     done: Vec<(u32, i32)>,
+    pool: BufferPool,
 }
 
 impl Null {
-    pub fn new(qd: u32) -> Null {
-        Null { done: Vec::with_capacity(qd as usize) }
+    pub fn new(qd: u32, pool: BufferPool) -> Null {
+        Null { done: Vec::with_capacity(qd as usize), pool }
     }
 }
 
-impl Backend for Null {
+// SAFETY: no pointer into the pool is ever handed out; nothing is in flight after `submit`.
+unsafe impl Backend for Null {
     const SUBMIT_COMPLETES: bool = true;
+
+    fn pool_mut(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
 
     #[inline]
     fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {

@@ -2,35 +2,46 @@
 //! where io_uring is missing or forbidden. `submit` performs the call; `reap` hands back
 //! its result.
 
-use std::os::fd::{AsRawFd, RawFd};
+use std::fs::File;
+use std::os::fd::AsRawFd;
 
 use super::{Backend, Pending};
 use crate::gen::Op;
+use crate::pattern::BufferPool;
 
-pub struct Psync {
-    fd: RawFd,
+pub(crate) struct Psync {
+    file: File,
+    pool: BufferPool,
     done: Option<(u32, i32)>,
 }
 
 impl Psync {
-    pub fn new(file: &std::fs::File) -> Psync {
-        Psync { fd: file.as_raw_fd(), done: None }
+    pub fn new(file: File, pool: BufferPool) -> Psync {
+        Psync { file, pool, done: None }
     }
 }
 
-impl Backend for Psync {
+// SAFETY: the only pointer into the pool is passed to a pread/pwrite that has returned before
+// `submit` does; nothing is in flight afterwards.
+unsafe impl Backend for Psync {
     const SUBMIT_COMPLETES: bool = true;
+
+    fn pool_mut(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
 
     #[inline]
     fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
         debug_assert!(batch.len() <= 1, "psync runs one I/O at a time");
         if let Some(p) = batch.first() {
-            // SAFETY: `p.buf` points at the slot's buffer of at least `p.len` bytes, owned by the
-            // worker and not used elsewhere until this call returns; `fd` outlives the backend.
+            let buf = self.pool.io_ptr(p.slot, p.len);
+            let fd = self.file.as_raw_fd();
+            // SAFETY: `buf` points at `p.len` bytes of slot `p.slot` of our own pool (io_ptr
+            // checks both), which nothing else uses during the call; `fd` is our open file.
             let r = unsafe {
                 match p.op {
-                    Op::Read => libc::pread(self.fd, p.buf as *mut libc::c_void, p.len as usize, p.offset as i64),
-                    Op::Write => libc::pwrite(self.fd, p.buf as *const libc::c_void, p.len as usize, p.offset as i64),
+                    Op::Read => libc::pread(fd, buf as *mut libc::c_void, p.len as usize, p.offset as i64),
+                    Op::Write => libc::pwrite(fd, buf as *const libc::c_void, p.len as usize, p.offset as i64),
                 }
             };
             let res =
@@ -53,11 +64,6 @@ impl Backend for Psync {
     }
 
     fn fsync(&mut self) -> std::io::Result<()> {
-        // SAFETY: plain syscall on an fd we keep open.
-        if unsafe { libc::fsync(self.fd) } == 0 {
-            Ok(())
-        } else {
-            Err(std::io::Error::last_os_error())
-        }
+        self.file.sync_all()
     }
 }

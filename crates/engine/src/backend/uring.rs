@@ -1,18 +1,22 @@
 //! io_uring: one ring per job thread, the target registered as a fixed file and every slot's
 //! buffer registered once, a whole batch of SQEs pushed at once and submitted with one
-//! `io_uring_enter`, a second one to wait only when no completion is ready yet, and the completion queue drained in one
-//! pass. The slot index is the SQE's user_data, and each buffer stays owned by its slot until its
+//! `io_uring_enter` (its return checked: a short submit resubmits the rest; EAGAIN/EBUSY reap
+//! completions into a stash and retry), a second one to wait only when no completion is ready
+//! yet, and the completion queue drained in one pass. The slot index is the SQE's user_data, and each buffer stays owned by its slot until its
 //! completion arrives (the worker drains all in-flight I/O before dropping the ring).
 //!
 //! Ring flags that cut kernel overhead (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN) are asked for
 //! and dropped one by one where the kernel refuses them; what was accepted is reported.
 
+use std::fs::File;
 use std::io;
+use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, RawFd};
 
 use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{Backend, Pending};
+use crate::pattern::BufferPool;
 
 // Kernel ABI values the io-uring crate keeps private.
 const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
@@ -57,8 +61,15 @@ pub struct RingFacts {
     pub registered_ring: bool,
 }
 
-pub struct Uring {
-    ring: IoUring,
+pub(crate) struct Uring {
+    /// Closed in `Drop`, after everything in flight has completed.
+    ring: ManuallyDrop<IoUring>,
+    /// The buffers registered with the ring; freed in `Drop` after the ring is closed, or
+    /// leaked when in-flight I/O could not be drained.
+    pool: ManuallyDrop<BufferPool>,
+    /// I/Os the kernel took whose completion we have not taken off the ring yet.
+    inflight: usize,
+    file: File,
     fd: RawFd,
     fixed_file: bool,
     fixed_buffers: bool,
@@ -66,7 +77,51 @@ pub struct Uring {
     /// IORING_ENTER_REGISTERED_RING, and the kernel skips the fd lookup) or the ring fd.
     enter_fd: i32,
     enter_flags: u32,
+    /// Completions taken off the ring while making room for a submit that the kernel refused
+    /// with EAGAIN/EBUSY; `reap` hands them out first. Sized once (qd), never grows past it.
+    stash: Vec<(u32, i32)>,
     pub facts: RingFacts,
+}
+
+/// How often a submit refused with EAGAIN/EBUSY is retried before giving up (each retry first
+/// waits for a completion, or 50 us when none is in flight).
+const SUBMIT_RETRIES: u32 = 10_000;
+
+/// Submit `to_submit` queued SQEs through `enter` (one `io_uring_enter`, returning how many the
+/// kernel consumed) until all are consumed. A short count resubmits the rest; EAGAIN and EBUSY
+/// (the kernel is short of memory or its completion queue is backed up) call `make_room`
+/// (reap completions) and retry; EINTR retries at once. Any other error is returned — only
+/// when nothing more of the batch was consumed, so the caller knows the rest is not in flight.
+fn submit_all<S>(
+    state: &mut S,
+    mut to_submit: u32,
+    enter: impl Fn(&mut S, u32) -> io::Result<u32>,
+    make_room: impl Fn(&mut S) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut retries = 0u32;
+    while to_submit > 0 {
+        match enter(state, to_submit) {
+            Ok(n) if n > 0 => to_submit -= n.min(to_submit),
+            // Nothing consumed without an error: treat as busy.
+            Ok(_) => {
+                retries += 1;
+                if retries > SUBMIT_RETRIES {
+                    return Err(io::Error::other(format!("the kernel took none of {to_submit} queued I/Os")));
+                }
+                make_room(state)?;
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EBUSY)) => {
+                retries += 1;
+                if retries > SUBMIT_RETRIES {
+                    return Err(e);
+                }
+                make_room(state)?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Register the ring's own fd for the calling thread; its index, or None where unsupported.
@@ -119,78 +174,135 @@ fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<String>)> {
 }
 
 impl Uring {
-    /// A ring for `qd` outstanding I/Os on `fd`, with `bufs` registered (slot i = buffer i).
-    /// Must be called on the thread that will submit (SINGLE_ISSUER).
-    pub fn new(fd: RawFd, qd: u32, bufs: &[libc::iovec]) -> io::Result<Uring> {
+    /// A ring for `qd` outstanding I/Os on `file`, with every slot of `pool` registered (slot i
+    /// = buffer i). Must be called on the thread that will submit (SINGLE_ISSUER).
+    pub fn new(file: File, qd: u32, pool: BufferPool) -> io::Result<Uring> {
+        let fd = file.as_raw_fd();
         let entries = qd.next_power_of_two().max(2);
         let (ring, flags) = build_ring(entries)?;
         let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
-        // SAFETY: the iovecs describe the worker's BufferPool, which outlives this ring (the
-        // worker drops the ring first) and is not freed or moved while registered.
+        let bufs = pool.iovecs();
+        // SAFETY: the iovecs describe `pool`, which moves into the returned Uring (its heap
+        // allocation does not move) and is freed only in Uring's Drop after the ring is drained
+        // and closed.
         let fixed_buffers =
-            bufs.len() <= u16::MAX as usize + 1 && unsafe { ring.submitter().register_buffers(bufs) }.is_ok();
+            bufs.len() <= u16::MAX as usize + 1 && unsafe { ring.submitter().register_buffers(&bufs) }.is_ok();
         let (enter_fd, enter_flags) = match register_ring_fd(ring.as_raw_fd()) {
             Some(i) => (i, IORING_ENTER_REGISTERED_RING),
             None => (ring.as_raw_fd(), 0),
         };
         let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0 };
-        Ok(Uring { ring, fd, fixed_file, fixed_buffers, enter_fd, enter_flags, facts })
+        let stash = Vec::with_capacity(qd as usize);
+        Ok(Uring {
+            ring: ManuallyDrop::new(ring),
+            pool: ManuallyDrop::new(pool),
+            inflight: 0,
+            file,
+            fd,
+            fixed_file,
+            fixed_buffers,
+            enter_fd,
+            enter_flags,
+            stash,
+            facts,
+        })
+    }
+
+    /// One io_uring_enter without an argument struct: what it returned (SQEs consumed), or the
+    /// error (EINTR included).
+    #[inline]
+    fn enter_once(&self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<u32> {
+        // SAFETY: `enter_fd` is this ring (registered index with the matching flag, or its
+        // fd); no argument struct is passed. The SQ tail was published by the submission
+        // queue's drop before this call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                to_submit,
+                min_complete,
+                flags | self.enter_flags,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if r >= 0 {
+            Ok(r as u32)
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    /// Make room for a refused submit: wait for one completion (or 50 us when there is none to
+    /// wait for) and move what completed into the stash, freeing completion-queue entries.
+    fn make_room(&mut self) -> io::Result<()> {
+        if self.ring.completion().is_empty() {
+            // Whether anything is in flight is the worker's business; a bounded wait works
+            // either way.
+            self.wait_timeout_raw(1, 50_000)?;
+        }
+        for cqe in self.ring.completion() {
+            self.inflight -= 1;
+            self.stash.push((cqe.user_data() as u32, cqe.result()));
+        }
+        Ok(())
     }
 
     /// io_uring_enter without an argument struct, retried on EINTR.
     #[inline]
     fn enter(&self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<()> {
         loop {
-            // SAFETY: `enter_fd` is this ring (registered index with the matching flag, or its
-            // fd); no argument struct is passed. The SQ tail was published by the submission
-            // queue's drop before this call.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_uring_enter,
-                    self.enter_fd,
-                    to_submit,
-                    min_complete,
-                    flags | self.enter_flags,
-                    std::ptr::null::<libc::c_void>(),
-                    0usize,
-                )
-            };
-            if r >= 0 {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EINTR) {
-                return Err(e);
+            match self.enter_once(to_submit, min_complete, flags) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(e),
             }
         }
     }
 }
 
 #[inline]
-fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending) -> squeue::Entry {
+fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut u8) -> squeue::Entry {
     let e = match (fixed_file, fixed_buffers, p.op) {
         (true, true, Op::Read) => {
-            opcode::ReadFixed::new(types::Fixed(0), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::ReadFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).build()
         }
         (true, true, Op::Write) => {
-            opcode::WriteFixed::new(types::Fixed(0), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::WriteFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).build()
         }
-        (true, false, Op::Read) => opcode::Read::new(types::Fixed(0), p.buf, p.len).offset(p.offset).build(),
-        (true, false, Op::Write) => opcode::Write::new(types::Fixed(0), p.buf, p.len).offset(p.offset).build(),
+        (true, false, Op::Read) => opcode::Read::new(types::Fixed(0), buf, p.len).offset(p.offset).build(),
+        (true, false, Op::Write) => opcode::Write::new(types::Fixed(0), buf, p.len).offset(p.offset).build(),
         (false, true, Op::Read) => {
-            opcode::ReadFixed::new(types::Fd(fd), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::ReadFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).build()
         }
         (false, true, Op::Write) => {
-            opcode::WriteFixed::new(types::Fd(fd), p.buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::WriteFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).build()
         }
-        (false, false, Op::Read) => opcode::Read::new(types::Fd(fd), p.buf, p.len).offset(p.offset).build(),
-        (false, false, Op::Write) => opcode::Write::new(types::Fd(fd), p.buf, p.len).offset(p.offset).build(),
+        (false, false, Op::Read) => opcode::Read::new(types::Fd(fd), buf, p.len).offset(p.offset).build(),
+        (false, false, Op::Write) => opcode::Write::new(types::Fd(fd), buf, p.len).offset(p.offset).build(),
     };
     e.user_data(p.slot as u64)
 }
 
+impl Uring {
+    /// Wait for every I/O still in flight; false if the ring failed first.
+    fn drain(&mut self) -> bool {
+        self.stash.clear();
+        while self.inflight > 0 {
+            for _ in self.ring.completion() {
+                self.inflight -= 1;
+            }
+            if self.inflight > 0 && self.enter(0, 1, IORING_ENTER_GETEVENTS).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+}
+
 impl Drop for Uring {
     fn drop(&mut self) {
+        let drained = self.drain();
         if self.enter_flags != 0 {
             let mut up = RsrcUpdate { offset: self.enter_fd as u32, resv: 0, data: 0 };
             // SAFETY: unregisters the index registered in `new`, on the same thread (the worker
@@ -205,11 +317,25 @@ impl Drop for Uring {
                 )
             };
         }
+        // SAFETY: `ring` is dropped once, here, and not used afterwards.
+        unsafe { ManuallyDrop::drop(&mut self.ring) };
+        if drained {
+            // SAFETY: nothing is in flight and the ring that registered the buffers is closed,
+            // so the kernel no longer uses them; `pool` is dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.pool) };
+        }
+        // Otherwise the pool is leaked: the kernel may still write into it.
     }
 }
 
-impl Backend for Uring {
+// SAFETY: SQEs point into our own pool (io_ptr checks slot and length); the pool lives until
+// Drop has drained every accepted I/O and closed the ring; each CQE is handed out once.
+unsafe impl Backend for Uring {
     const SUBMIT_COMPLETES: bool = false;
+
+    fn pool_mut(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
 
     #[inline]
     fn submit(&mut self, batch: &[Pending]) -> io::Result<()> {
@@ -219,27 +345,65 @@ impl Backend for Uring {
         {
             let mut sq = self.ring.submission();
             for p in batch {
-                let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p);
-                // SAFETY: the SQE's buffer belongs to slot `p.slot` and stays untouched by the
-                // worker until this slot's completion is reaped; the fd/fixed file stays open.
+                let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p, self.pool.io_ptr(p.slot, p.len));
+                // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
+                // lives until Drop has drained the ring, and which the worker leaves alone until
+                // this slot's completion is reaped; the file is ours and stays open.
                 unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
             }
         }
-        self.enter(batch.len() as u32, 0, 0)
+        // A short submit leaves the rest queued in the SQ ring: submit it too, so every I/O of
+        // the batch is in flight when this returns (the worker counts them so).
+        submit_all(
+            self,
+            batch.len() as u32,
+            |u, n| {
+                let taken = u.enter_once(n, 0, 0)?;
+                u.inflight += taken as usize;
+                Ok(taken)
+            },
+            Uring::make_room,
+        )
     }
 
     #[inline]
     fn wait(&mut self, n: u32) -> io::Result<()> {
-        if self.ring.completion().len() >= n as usize {
+        if self.ring.completion().len() + self.stash.len() >= n as usize {
             return Ok(());
         }
         self.enter(0, n, IORING_ENTER_GETEVENTS)
     }
 
     fn wait_timeout(&mut self, n: u32, timeout_ns: u64) -> io::Result<()> {
-        if self.ring.completion().len() >= n as usize {
+        if self.ring.completion().len() + self.stash.len() >= n as usize {
             return Ok(());
         }
+        self.wait_timeout_raw(n, timeout_ns)
+    }
+
+    #[inline]
+    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
+        for (slot, res) in self.stash.drain(..) {
+            f(slot, res);
+        }
+        for cqe in self.ring.completion() {
+            self.inflight -= 1;
+            f(cqe.user_data() as u32, cqe.result());
+        }
+    }
+
+    fn ring_facts(&self) -> Option<RingFacts> {
+        Some(self.facts.clone())
+    }
+
+    fn fsync(&mut self) -> io::Result<()> {
+        self.file.sync_all()
+    }
+}
+
+impl Uring {
+    /// Wait up to `timeout_ns` for `n` completions (EXT_ARG), without looking at the stash.
+    fn wait_timeout_raw(&mut self, n: u32, timeout_ns: u64) -> io::Result<()> {
         let ts = KernelTimespec {
             tv_sec: (timeout_ns / 1_000_000_000) as i64,
             tv_nsec: (timeout_ns % 1_000_000_000) as i64,
@@ -273,20 +437,97 @@ impl Backend for Uring {
             _ => Err(e),
         }
     }
+}
 
-    #[inline]
-    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
-        for cqe in self.ring.completion() {
-            f(cqe.user_data() as u32, cqe.result());
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(code: i32) -> io::Error {
+        io::Error::from_raw_os_error(code)
     }
 
-    fn fsync(&mut self) -> io::Result<()> {
-        // SAFETY: plain syscall on the fd the worker keeps open.
-        if unsafe { libc::fsync(self.fd) } == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
+    #[test]
+    fn a_short_submit_resubmits_the_rest() {
+        // The kernel takes 3 of 8, then 0 with EAGAIN, then EINTR, then 4, then EBUSY, then 1.
+        let mut answers =
+            vec![Ok(3), Err(err(libc::EAGAIN)), Err(err(libc::EINTR)), Ok(4), Err(err(libc::EBUSY)), Ok(1)];
+        answers.reverse();
+        // (calls asked for, rooms made, answers left)
+        let mut st = (Vec::new(), 0, answers);
+        submit_all(
+            &mut st,
+            8,
+            |st, n| {
+                st.0.push(n);
+                st.2.pop().expect("no more calls than answers")
+            },
+            |st| {
+                st.1 += 1;
+                Ok(())
+            },
+        )
+        .unwrap();
+        let (asked, rooms, _) = st;
+        assert_eq!(asked, vec![8, 5, 5, 5, 1, 1], "each call asks for what is still queued");
+        assert_eq!(rooms, 2, "EAGAIN and EBUSY reap completions first, then retry");
+    }
+
+    #[test]
+    fn other_submit_errors_are_returned_and_endless_refusal_gives_up() {
+        let e = submit_all(&mut (), 2, |_, _| Err(err(libc::EBADF)), |_| Ok(())).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EBADF));
+        let mut rooms = 0u32;
+        let e = submit_all(
+            &mut rooms,
+            2,
+            |_, _| Err(err(libc::EAGAIN)),
+            |r| {
+                *r += 1;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert_eq!((e.raw_os_error(), rooms), (Some(libc::EAGAIN), SUBMIT_RETRIES));
+    }
+
+    #[test]
+    fn a_real_ring_submits_and_completes_a_whole_batch() {
+        if available().is_err() {
+            crate::test_skip::skip("no io_uring here");
+            return;
         }
+        let f = std::fs::File::open("/proc/self/exe").unwrap();
+        let mut u = Uring::new(f, 4, BufferPool::new(4, 4096)).unwrap();
+        let batch: Vec<Pending> =
+            (0..4u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+        u.submit(&batch).unwrap();
+        assert_eq!(u.inflight, 4);
+        let mut done = 0;
+        while done < 4 {
+            u.wait(1).unwrap();
+            u.reap(&mut |_, res| {
+                assert_eq!(res, 4096);
+                done += 1;
+            });
+        }
+        assert_eq!(u.inflight, 0);
+    }
+
+    #[test]
+    fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
+        if available().is_err() {
+            crate::test_skip::skip("no io_uring here");
+            return;
+        }
+        let f = std::fs::File::open("/proc/self/exe").unwrap();
+        let mut u = Uring::new(f, 8, BufferPool::new(8, 4096)).unwrap();
+        let batch: Vec<Pending> =
+            (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+        u.submit(&batch).unwrap();
+        assert!(u.drain(), "every submitted read completes");
+        assert_eq!(u.inflight, 0);
+        u.submit(&batch).unwrap();
+        drop(u); // drains before the pool goes: nothing reaped, nothing left in the kernel
     }
 }

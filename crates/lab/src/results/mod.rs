@@ -313,11 +313,13 @@ pub struct ResultsDir {
     path: PathBuf,
 }
 
-/// The name a results directory starts with, for a kind.
+/// The name a results directory starts with (`store::new_dir` makes it a slug): the plan's
+/// name, else the kind (`run`, `suite-iometer`, `qos`, `act`).
 fn dir_name(kind: Kind, manifest: &Manifest) -> String {
     match kind {
-        Kind::Plan => crate::plan::slug(&manifest.name()),
-        other => crate::plan::slug(&other.to_string()),
+        Kind::Plan => manifest.name(),
+        Kind::Suite(s) => s.name().to_string(),
+        other => other.to_string(),
     }
 }
 
@@ -325,7 +327,6 @@ impl ResultsDir {
     /// A new directory under `base` with `run.json` written.
     pub fn create(base: &Path, manifest: &Manifest) -> Result<ResultsDir, Error> {
         let name = dir_name(manifest.kind, manifest);
-        let name = if name.is_empty() { "results".to_string() } else { name };
         let path = store::new_dir(base, &name, manifest.started_unix_ms / 1000)?;
         let sub = if manifest.kind.is_search() { "probes" } else { "points" };
         std::fs::create_dir(path.join(sub)).map_err(|e| Error::io(format!("creating {}", path.display()), e))?;

@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use drivelab_engine::units::{fmt_number, fmt_trimmed, Style};
+
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -184,37 +186,6 @@ pub(super) fn nice_step(raw: f64) -> f64 {
     m * mag
 }
 
-pub(super) fn trim_zeros(s: String) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// A value as printed in a cell or above a point: 3 significant-ish digits, k/M for big ones.
-pub fn fmt_num(v: f64) -> String {
-    if !v.is_finite() {
-        return "—".into();
-    }
-    let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if a >= 1e6 {
-        format!("{}M", trim_zeros(format!("{:.2}", v / 1e6)))
-    } else if a >= 1e4 {
-        format!("{:.0}k", v / 1e3)
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        trim_zeros(format!("{v:.1}"))
-    } else if a >= 0.01 {
-        trim_zeros(format!("{v:.2}"))
-    } else {
-        format!("{v:.1e}")
-    }
-}
-
 /// A tick of a linear axis with ticks `step` apart: as many decimals as the step needs (2.5 ->
 /// one), in thousands ("12.5k") from 10 000 and millions ("1.5M") from 1 000 000.
 pub(super) fn fmt_linear_tick(v: f64, step: f64) -> String {
@@ -228,13 +199,13 @@ pub(super) fn fmt_linear_tick(v: f64, step: f64) -> String {
     };
     let s = step / div;
     let decimals = (0..9).find(|&d| (s * 10f64.powi(d)).fract().abs() < 1e-6).unwrap_or(9) as usize;
-    format!("{}{suffix}", trim_zeros(format!("{:.decimals$}", v / div)))
+    format!("{}{suffix}", fmt_trimmed(v / div, decimals))
 }
 
 pub(super) fn fmt_pow2(k: i32) -> String {
     let x = 2f64.powi(k);
     if k < 0 {
-        trim_zeros(format!("{x:.6}"))
+        fmt_trimmed(x, 6)
     } else if x < 1e5 {
         format!("{x:.0}")
     } else {
@@ -252,11 +223,11 @@ pub(super) fn fmt_pow2(k: i32) -> String {
 pub(super) fn fmt_log10_tick(v: f64) -> String {
     let x = 10f64.powf(v);
     if x >= 1e4 {
-        fmt_num(x)
+        fmt_number(x, Style::Label)
     } else if x >= 1.0 {
         format!("{x:.0}")
     } else {
         let d = ((-x.log10()).ceil() as usize).clamp(1, 9);
-        trim_zeros(format!("{x:.d$}"))
+        fmt_trimmed(x, d)
     }
 }

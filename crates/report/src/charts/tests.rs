@@ -1,5 +1,6 @@
 use super::axes::fmt_linear_tick;
 use super::*;
+use drivelab_engine::units::fmt_latency;
 
 fn table(rows: usize, cols: usize) -> Table {
     Table {
@@ -161,7 +162,7 @@ fn heatmap_cells_values_and_size() {
         doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).map(str::trim).collect();
     for (_, vals) in &t.rows {
         for v in vals.iter().flatten() {
-            let s = fmt_num(*v);
+            let s = fmt_number(*v, Style::Label);
             assert!(shown.contains(&s.as_str()), "value {s} not printed");
         }
     }
@@ -366,8 +367,8 @@ fn sparklines_label_min_and_max_or_the_one_value() {
     assert!(svg.contains("<title>p, 1 sample at 1 s: 5 IOPS</title>") && !svg.contains("max"), "{svg}");
     let svg = sparkline(&Sparkline { title: "p", points: &[(1.0, f64::NAN)], fmt: &fmt, color: 0 });
     check(&svg, &["no data"]);
-    assert_eq!(fmt_latency_ns(850.0), "850 ns");
-    assert_eq!(fmt_latency_ns(42_500.0), "42.5 µs");
-    assert_eq!(fmt_latency_ns(1_250_000.0), "1.25 ms");
-    assert_eq!(fmt_latency_ns(2_100_000_000.0), "2.1 s");
+    assert_eq!(fmt_latency(850.0, Style::Label), "850 ns");
+    assert_eq!(fmt_latency(42_500.0, Style::Label), "42.5 µs");
+    assert_eq!(fmt_latency(1_250_000.0, Style::Label), "1.25 ms");
+    assert_eq!(fmt_latency(2_100_000_000.0, Style::Label), "2.1 s");
 }

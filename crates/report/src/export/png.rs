@@ -19,7 +19,7 @@ impl Exporter for Png {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let name = format!("{:0width$}-{}.png", i + 1, crate::png::slug(&c.title()));
+                let name = format!("{:0width$}-{}.png", i + 1, drivelab_lab::store::short_slug(&c.title(), 60));
                 let bytes = crate::png::svg_to_png(&charts::draw(c), self.scale).map_err(|e| format!("{name}: {e}"))?;
                 Ok(Artifact { name, bytes })
             })

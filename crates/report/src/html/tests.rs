@@ -209,7 +209,7 @@ fn every_points_sparklines_draw_its_saved_series() {
                 &(|v| charts::fmt_with_unit(v, "IOPS")) as &dyn Fn(f64) -> String,
             ),
             (&pair[1], "p99 latency per second", s.iter().map(|x| (x.t_s, x.lat_p99_ns as f64)).collect(), &|v| {
-                charts::fmt_latency_ns(v)
+                fmt_latency(v, Style::Label)
             }),
         ] {
             assert!(spark.title.starts_with(&format!("{name}: {what}")), "{} is not {name}'s {what}", spark.title);

@@ -1,6 +1,6 @@
 //! Pieces every view shares: the run's facts and one engine result as a table.
 
-use drivelab_engine::hist::LatSummary;
+use drivelab_engine::hist::{LatSummary, Pct};
 use drivelab_engine::result::RunResult;
 use drivelab_lab::results::Results;
 
@@ -16,12 +16,12 @@ pub fn facts(r: &Results, asked: Vec<(String, String)>) -> Vec<(String, String)>
 }
 
 /// Latency percentiles a results table shows.
-pub const PERCENTILES: [&str; 5] = ["p50", "p99", "p99.9", "p99.99", "p99.9999"];
+pub const PERCENTILES: [Pct; 5] = [Pct::P50, Pct::P99, Pct::P99_9, Pct::P99_99, Pct::P99_9999];
 
 /// mean, the percentiles and max, in ns.
 pub fn latency_cells(l: &LatSummary) -> Vec<Cell> {
     let mut v = vec![Cell::Num(l.mean)];
-    v.extend(PERCENTILES.iter().map(|p| Cell::num(l.percentiles.get(*p).map(|v| *v as f64))));
+    v.extend(PERCENTILES.iter().map(|p| Cell::Num(l.p(*p) as f64)));
     v.push(Cell::Num(l.max as f64));
     v
 }
@@ -37,7 +37,7 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
         Column::new("MB/s", Unit::MBps),
         Column::new("mean", Unit::Ns),
     ];
-    columns.extend(PERCENTILES.iter().map(|p| Column::new(*p, Unit::Ns)));
+    columns.extend(PERCENTILES.iter().map(|p| Column::new(p.name(), Unit::Ns)));
     columns.push(Column::new("max", Unit::Ns));
     let mut rows = Vec::new();
     let ol = r.open_loop.as_ref();

@@ -18,10 +18,7 @@ pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
         .iter()
         .map(|p| {
             let l = &p.result.total.lat_ns;
-            let v = drivelab_engine::hist::PERCENTILES
-                .iter()
-                .filter_map(|&(q, name)| Some((q, *l.percentiles.get(name)? as f64)))
-                .collect();
+            let v = drivelab_engine::hist::Pct::ALL.iter().map(|&q| (q.value(), l.p(q) as f64)).collect();
             (p.point.label.clone(), v)
         })
         .collect();

@@ -1,7 +1,7 @@
 //! A `drivelab run` directory's report: one point, so the answer is its headline figures, then
 //! its reads/writes table, latency percentiles and its seconds (IOPS and p99) as charts.
 
-use drivelab_engine::hist::PERCENTILES;
+use drivelab_engine::hist::Pct;
 use drivelab_lab::results::Results;
 
 use super::common::{facts, result_table, result_warnings};
@@ -37,10 +37,8 @@ pub fn report(r: &Results) -> Report {
     answer.push(("workload".into(), p.point.label.clone()));
     answer.push(("IOPS".into(), Unit::Iops.fmt(t.iops)));
     answer.push(("MB/s".into(), Unit::MBps.fmt(t.bw_mb_per_s)));
-    for q in ["p50", "p99", "p99.9"] {
-        if let Some(v) = t.lat_ns.percentiles.get(q) {
-            answer.push((format!("{q} latency"), Unit::Ns.fmt(*v as f64)));
-        }
+    for q in [Pct::P50, Pct::P99, Pct::P99_9] {
+        answer.push((format!("{} latency", q.name()), Unit::Ns.fmt(t.lat_ns.p(q) as f64)));
     }
     if let Some(w) = p.power_w {
         answer.push(("average power".into(), format!("{w:.1} W")));
@@ -58,10 +56,7 @@ pub fn report(r: &Results) -> Report {
         .iter()
         .filter(|(_, d)| d.ops > 0)
         .map(|(name, d)| {
-            let pts = PERCENTILES
-                .iter()
-                .filter_map(|(q, name)| Some((*q, *d.lat_ns.percentiles.get(*name)? as f64)))
-                .collect();
+            let pts = Pct::ALL.iter().map(|&q| (q.value(), d.lat_ns.p(q) as f64)).collect();
             (name.to_string(), pts)
         })
         .collect();

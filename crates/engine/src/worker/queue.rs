@@ -1,0 +1,126 @@
+//! Queue: the slots (one per queue entry), the free list, the batch being built, what is in flight.
+
+use super::recorder::Recorder;
+use super::schedule::Schedule;
+use super::stamps::{stamp_after_submit, stamp_before_submit, Slot};
+use super::window::Window;
+use super::JobCtx;
+use crate::backend::{Backend, Pending};
+use crate::clock::now_ns;
+use crate::gen::{Generator, Op};
+use crate::pattern::{self, BufferPool, WRITE_TAG};
+
+pub(super) struct Queue {
+    pub(super) gen: Generator,
+    /// Writes carry stamps (offset, tag) per 4 KiB.
+    pub(super) stamp_writes: bool,
+    pub(super) slots: Vec<Slot>,
+    pub(super) free: Vec<u32>,
+    pub(super) batch: Vec<Pending>,
+    pub(super) inflight: usize,
+    /// I/Os per submit call (synchronous backends take the batch whole).
+    pub(super) chunk: usize,
+}
+
+impl Queue {
+    pub(super) fn new<B: Backend>(ctx: &JobCtx) -> Queue {
+        let spec = &*ctx.spec;
+        let qd = spec.qd as usize;
+        Queue {
+            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job),
+            stamp_writes: spec.has_writes() && pattern::stamps(spec.data),
+            slots: vec![Slot { op: Op::Read, len: 0, offset: 0, t_submit: 0, t_intended: 0 }; qd],
+            free: (0..qd as u32).rev().collect(),
+            batch: Vec::with_capacity(qd),
+            inflight: 0,
+            chunk: if B::SUBMIT_COMPLETES { qd.max(1) } else { spec.submit_batch.max(1) as usize },
+        }
+    }
+
+    /// Nothing queued and nothing in flight.
+    pub(super) fn idle(&self) -> bool {
+        self.batch.is_empty() && self.inflight == 0
+    }
+
+    /// Fill free slots with the I/Os the schedule allows now. False when the window's byte
+    /// budget is spent (the job stops issuing).
+    #[inline]
+    pub(super) fn fill(&mut self, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
+        let now = if sched.paced() { now_ns() } else { 0 };
+        while let Some(&slot) = self.free.last() {
+            if sched.sync_due() {
+                break;
+            }
+            if window.budget_spent() {
+                return false;
+            }
+            let Some(t_intended) = sched.take(now) else { break };
+            self.free.pop();
+            let io = self.gen.next_io();
+            if io.op == Op::Write {
+                if self.stamp_writes {
+                    // The slot came off the free list: its buffer is ours until it is submitted.
+                    pattern::stamp(&mut pool.slot_mut(slot as usize)[..io.len as usize], io.offset, WRITE_TAG);
+                }
+                sched.wrote();
+            }
+            window.issued(io.len);
+            self.slots[slot as usize] = Slot { op: io.op, len: io.len, offset: io.offset, t_submit: 0, t_intended };
+            self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len });
+        }
+        true
+    }
+
+    /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),
+    /// stamping each chunk's I/Os as issued when its call returns.
+    #[inline]
+    pub(super) fn submit<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        rec: &mut Recorder,
+        measuring: bool,
+    ) -> std::io::Result<()> {
+        for part in self.batch.chunks(self.chunk) {
+            let before = stamp_before_submit::<B>();
+            backend.submit(part)?;
+            let t_submit = stamp_after_submit::<B>(before);
+            for p in part {
+                let s = &mut self.slots[p.slot as usize];
+                s.t_submit = t_submit;
+                if rec.paced && measuring {
+                    rec.issued_late(s.lag_ns());
+                }
+            }
+        }
+        self.inflight += self.batch.len();
+        self.batch.clear();
+        Ok(())
+    }
+
+    /// Take every completion at `done`; true when an error stops the job.
+    #[inline]
+    pub(super) fn reap<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        done: u64,
+        rec: &mut Recorder,
+        measuring: bool,
+        continue_on_error: bool,
+    ) -> bool {
+        let mut err_stop = false;
+        let (slots, free, inflight) = (&self.slots, &mut self.free, &mut self.inflight);
+        backend.reap(&mut |slot, res| {
+            let s = &slots[slot as usize];
+            if res == s.len as i32 {
+                if measuring {
+                    rec.completed(s, done);
+                }
+            } else {
+                err_stop |= rec.failed(s.op, s.offset, res, continue_on_error);
+            }
+            free.push(slot);
+            *inflight -= 1;
+        });
+        err_stop
+    }
+}

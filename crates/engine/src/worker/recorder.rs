@@ -1,0 +1,282 @@
+//! Recorder: per-second intervals and the totals.
+
+use std::sync::atomic::Ordering;
+
+use super::stamps::Slot;
+use super::window::{Tick, Window};
+use super::{JobOutput, Live, SecondStats, LATE_NS};
+use crate::gen::Op;
+use crate::hist::Histogram;
+use crate::result::ErrorStat;
+use crate::spec::MAX_THRESHOLDS;
+
+/// Per-second counters of response times against the spec's thresholds: bucket k counts the
+/// I/Os at or over exactly k thresholds (integer compares only, exact at every boundary).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Thresholds {
+    pub(super) ns: [u64; MAX_THRESHOLDS],
+    pub(super) n: usize,
+}
+
+impl Thresholds {
+    pub(super) fn new(list: &[u64]) -> Thresholds {
+        let mut t = Thresholds::default();
+        for (slot, &v) in t.ns.iter_mut().zip(list) {
+            *slot = v;
+        }
+        t.n = list.len().min(MAX_THRESHOLDS);
+        t
+    }
+
+    /// How many thresholds `ns` is at or over (thresholds ascend).
+    #[inline(always)]
+    pub(super) fn bucket(&self, ns: u64) -> usize {
+        let mut k = 0;
+        while k < self.n && ns >= self.ns[k] {
+            k += 1;
+        }
+        k
+    }
+}
+
+/// Counts at or over each threshold from per-bucket counts (`buckets[k]`: at or over exactly k).
+pub(crate) fn over_counts(buckets: &[u32; MAX_THRESHOLDS + 1], n: usize, into: &mut [u64]) {
+    let mut above = 0u64;
+    for k in (1..=n).rev() {
+        above += buckets[k] as u64;
+        into[k - 1] += above;
+    }
+}
+
+/// Per-direction counts of the current second.
+pub(super) struct Interval {
+    pub(super) read: Histogram,
+    pub(super) write: Histogram,
+    pub(super) read_bytes: u64,
+    pub(super) write_bytes: u64,
+    /// Open loop only (left empty otherwise).
+    pub(super) resp_read: Histogram,
+    pub(super) resp_write: Histogram,
+    pub(super) over_threshold: [u32; MAX_THRESHOLDS + 1],
+    pub(super) lag_max: u64,
+}
+
+impl Interval {
+    pub(super) fn new() -> Interval {
+        Interval {
+            read: Histogram::new(),
+            write: Histogram::new(),
+            read_bytes: 0,
+            write_bytes: 0,
+            resp_read: Histogram::new(),
+            resp_write: Histogram::new(),
+            over_threshold: [0; MAX_THRESHOLDS + 1],
+            lag_max: 0,
+        }
+    }
+    pub(super) fn clear(&mut self) {
+        // Histogram::clear is cheap on an empty histogram, so the open-loop ones cost nothing
+        // in closed loop.
+        self.read.clear();
+        self.write.clear();
+        self.read_bytes = 0;
+        self.write_bytes = 0;
+        self.resp_read.clear();
+        self.resp_write.clear();
+        self.over_threshold = [0; MAX_THRESHOLDS + 1];
+        self.lag_max = 0;
+    }
+    pub(super) fn is_empty(&self) -> bool {
+        self.read.count() + self.write.count() == 0
+    }
+}
+
+pub(super) struct Recorder {
+    pub(super) paced: bool,
+    pub(super) thresholds: Thresholds,
+    pub(super) iv: Interval,
+    /// Scratch for the per-second roll (both directions), reused: the roll clones nothing.
+    pub(super) both: Histogram,
+    pub(super) out: JobOutput,
+    /// Measured ops and bytes so far, published for the progress display.
+    pub(super) ops: u64,
+    pub(super) bytes: u64,
+}
+
+impl Recorder {
+    pub(super) fn new(paced: bool, thresholds: &[u64], seconds_hint: u64) -> Recorder {
+        let out = JobOutput { series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1), ..Default::default() };
+        let thresholds = Thresholds::new(thresholds);
+        Recorder { paced, thresholds, iv: Interval::new(), both: Histogram::new(), out, ops: 0, bytes: 0 }
+    }
+
+    /// Measurement starts: forget what the ramp recorded.
+    pub(super) fn restart(&mut self) {
+        self.iv.clear();
+    }
+
+    /// Open loop: an I/O of the measured part was issued `lag` ns after its intended time.
+    #[inline]
+    pub(super) fn issued_late(&mut self, lag: u64) {
+        self.out.lag.record(lag);
+        self.iv.lag_max = self.iv.lag_max.max(lag);
+        self.out.late_ops += (lag > LATE_NS) as u64;
+    }
+
+    /// A measured I/O completed in full at `done`.
+    #[inline]
+    pub(super) fn completed(&mut self, s: &Slot, done: u64) {
+        let iv = &mut self.iv;
+        let service = s.service_ns(done);
+        let resp = match s.op {
+            Op::Read => {
+                iv.read.record(service);
+                iv.read_bytes += s.len as u64;
+                &mut iv.resp_read
+            }
+            Op::Write => {
+                iv.write.record(service);
+                iv.write_bytes += s.len as u64;
+                &mut iv.resp_write
+            }
+        };
+        let response = if self.paced {
+            let r = s.response_ns(done);
+            resp.record(r);
+            r
+        } else {
+            service
+        };
+        if self.thresholds.n > 0 {
+            iv.over_threshold[self.thresholds.bucket(response)] += 1;
+        }
+        self.ops += 1;
+        self.bytes += s.len as u64;
+    }
+
+    /// A failed or short I/O (or fsync): counted; true when it stops the job.
+    pub(super) fn failed(&mut self, op: Op, offset: u64, res: i32, continue_on_error: bool) -> bool {
+        note_error(&mut self.out.errors, op, offset, res);
+        !continue_on_error
+    }
+
+    #[inline]
+    pub(super) fn publish(&self, live: &Live) {
+        live.ops.store(self.ops, Ordering::Relaxed);
+        live.bytes.store(self.bytes, Ordering::Relaxed);
+    }
+
+    /// Close the current second: save it (sparse: the one allocation per second) to the series
+    /// and fold it into the totals.
+    pub(super) fn roll(&mut self, dur_ns: u64, live: &Live) {
+        let iv = &mut self.iv;
+        let out = &mut self.out;
+        self.both.clear();
+        self.both.merge(&iv.read);
+        self.both.merge(&iv.write);
+        live.p99_ns.store(self.both.percentile(99.0), Ordering::Relaxed);
+        let lat_sum_ns = self.both.sum();
+        let buckets = self.both.sparse_idx();
+        let resp_buckets = if self.paced {
+            out.resp_read.merge(&iv.resp_read);
+            out.resp_write.merge(&iv.resp_write);
+            // Both directions' response times, through the same scratch histogram.
+            self.both.clear();
+            self.both.merge(&iv.resp_read);
+            self.both.merge(&iv.resp_write);
+            self.both.sparse_idx()
+        } else {
+            Vec::new()
+        };
+        out.series.push(SecondStats {
+            dur_ns,
+            read_ops: iv.read.count(),
+            write_ops: iv.write.count(),
+            read_bytes: iv.read_bytes,
+            write_bytes: iv.write_bytes,
+            lat_sum_ns,
+            buckets,
+            resp_buckets,
+            over_threshold: iv.over_threshold,
+            lag_max_ns: iv.lag_max,
+        });
+        out.read.merge(&iv.read);
+        out.write.merge(&iv.write);
+        out.read_bytes += iv.read_bytes;
+        out.write_bytes += iv.write_bytes;
+        iv.clear();
+    }
+
+    /// Follow the window: start over when measurement starts, roll each second. True when the
+    /// measured time is up.
+    pub(super) fn tick(&mut self, tick: Tick, live: &Live) -> bool {
+        match tick {
+            Tick::Ramping => false,
+            Tick::Started => {
+                self.restart();
+                live.measuring.store(true, Ordering::Relaxed);
+                self.publish(live);
+                false
+            }
+            Tick::Measuring { rolled, over } => {
+                if let Some(dur) = rolled {
+                    self.roll(dur, live);
+                }
+                self.publish(live);
+                over
+            }
+        }
+    }
+
+    /// Open loop (`behind` is Some): give up past `max_lag_ns` (true: stop), and note how far
+    /// behind the job was when it stopped.
+    pub(super) fn check_schedule(&mut self, behind: Option<u64>, max_lag_ns: u64, stopping: bool) -> bool {
+        let Some(behind) = behind else { return false };
+        let give_up = !stopping && behind > max_lag_ns;
+        self.out.gave_up |= give_up;
+        if (stopping || give_up) && self.out.final_lag_ns == 0 {
+            self.out.final_lag_ns = behind;
+        }
+        give_up
+    }
+
+    /// The job ended at `last_t`: close the last partial second and the window's figures.
+    pub(super) fn finish(mut self, window: &Window, last_t: u64, live: &Live) -> JobOutput {
+        if window.measuring {
+            (self.out.cpu_usr_ns, self.out.cpu_sys_ns, self.out.runq_wait_ns) = window.cpu();
+            self.out.window_ns = last_t.saturating_sub(window.start);
+            if !self.iv.is_empty() {
+                self.roll(last_t - window.tick_start, live);
+            }
+        }
+        self.out
+    }
+}
+
+pub(super) fn note_error(errors: &mut Vec<ErrorStat>, op: Op, offset: u64, res: i32) {
+    let errno = if res < 0 { -res } else { 0 };
+    if let Some(e) = errors.iter_mut().find(|e| e.errno == errno && e.op == op_name(op)) {
+        e.count += 1;
+        return;
+    }
+    let error = if errno == 0 {
+        format!("short {} ({} bytes)", op_name(op), res)
+    } else {
+        std::io::Error::from_raw_os_error(errno).to_string()
+    };
+    errors.push(ErrorStat {
+        target: String::new(),
+        op: op_name(op).into(),
+        errno,
+        error,
+        count: 1,
+        first_offset_bytes: offset,
+    });
+}
+
+pub(super) fn op_name(op: Op) -> &'static str {
+    match op {
+        Op::Read => "read",
+        Op::Write => "write",
+    }
+}

@@ -1,0 +1,59 @@
+//! Where a plan's refusals point: `FILE:LINE:COLUMN` positions in the TOML text, and the
+//! wording shared by every message ("a string", "an array").
+
+use std::fmt::Display;
+use std::ops::Range;
+
+use drivelab_engine::Error;
+use toml_edit::{Item, TableLike, Value};
+
+pub(super) type Span = Option<Range<usize>>;
+
+/// The text being parsed, for locations in messages.
+pub(super) struct Src<'a> {
+    pub(super) text: &'a str,
+    pub(super) file: &'a str,
+}
+
+impl Src<'_> {
+    /// `FILE:LINE:COLUMN` (1-based, columns in characters) of the start of `span`.
+    pub(super) fn at(&self, span: &Span) -> String {
+        let mut off = span.as_ref().map_or(0, |r| r.start).min(self.text.len());
+        while !self.text.is_char_boundary(off) {
+            off -= 1;
+        }
+        let before = &self.text[..off];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before[line_start..].chars().count() + 1;
+        format!("{}:{line}:{col}", self.file)
+    }
+
+    pub(super) fn err(&self, span: Span, msg: impl Display) -> Error {
+        Error::invalid(format!("{}: {msg}", self.at(&span)))
+    }
+}
+
+/// The TOML parser's message as drivelab says it. The parser's wording is its own and may
+/// change between versions, so nothing here looks inside it: it is passed on whole, with what
+/// drivelab expects after it.
+pub(super) fn syntax_message(message: &str) -> String {
+    let m = message.trim().replace('\n', "; ");
+    format!("invalid TOML: {m}; expected TOML syntax (see toml.io), each key at most once in a table")
+}
+
+pub(super) fn key_span(table: &dyn TableLike, key: &str) -> Span {
+    table.key(key).and_then(|k| k.span())
+}
+
+pub(super) fn a_type(item: &Item) -> String {
+    let t = item.type_name();
+    let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} {t}")
+}
+
+pub(super) fn a_value_type(v: &Value) -> String {
+    let t = v.type_name();
+    let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} {t}")
+}

@@ -1,0 +1,362 @@
+//! Test plans: `drivelab plan FILE.toml` reads a TOML file and expands it into the points to run.
+//!
+//! This module only reads and expands; running the points is the runner's job. Access-spec
+//! values go through [`fields::from_pairs`], the parser behind `drivelab run`'s flags, so a plan
+//! accepts exactly the spellings of the command line (`bs = "4k:70,64k:30"` is `--bs
+//! 4k:70,64k:30`) and refuses what it refuses.
+//!
+//! # Format
+//!
+//! ```toml
+//! name = "nvme qd sweep"      # optional, default: the file name without .toml
+//! targets = ["/dev/nvme0n1"]  # optional if targets are given on the command line (those win)
+//! together = false            # false: targets one after another; true: every point on all at once
+//! repeat = 1                  # run each point this many times (labels get "#2", "#3" ...)
+//! pause = "5s"                # idle time between two runs (precondition runs included)
+//!
+//! [defaults]                  # access-spec fields for every point (not for the precondition)
+//! bs = "4k"                   # values: strings, whole numbers or true/false
+//! time = "30s"
+//!
+//! [precondition]              # optional: run once per target before the points, taken as written
+//! rw = "write"
+//! bs = "128k"
+//! io_size = "2g"
+//!
+//! [matrix]                    # axes of a cartesian product, first axis outermost
+//! qd = "1..64 x2"             # geometric range, inclusive: 1 2 4 8 16 32 64
+//! read = "0..100 +50"         # arithmetic range, inclusive when hit: 0 50 100
+//! bs = ["4k", "64k"]          # a list of values (strings, whole numbers or true/false)
+//!
+//! [[step]]                    # optional named steps, run in file order
+//! name = "random read"
+//! rw = "randread"             # step fields override [defaults]
+//! [step.matrix]               # a step's own axes replace the top-level [matrix] for that step
+//! qd = [1, 32]
+//!
+//! [[step]]
+//! name = "mixed"              # default name: "step N"
+//! rw = "randrw"               # no [step.matrix]: the top-level [matrix] applies
+//! ```
+//!
+//! Without any `[[step]]` there is one implicit, unnamed step made of `[defaults]` and
+//! `[matrix]`. The keys of a point's spec are applied in this order: `[defaults]` (in the order
+//! written), the step's fields, the matrix values in axis order; a later key replaces an earlier
+//! one ([`Point::fields`] records the result).
+//!
+//! Ranges are `A..B xF` (geometric, F a whole number >= 2, A >= 1) or `A..B +S` (arithmetic,
+//! S > 0), at most [`MAX_AXIS_VALUES`] values, in the unit of their field: sizes for `bs`,
+//! `align`, `offset`, `span`, `io_size` (`"512..1m x2"` is 512, 1k, 2k ... 1m), durations for
+//! `time`, `ramp` (`"10s..30s +10s"`), whole numbers for `qd`, `jobs`, `read`, `random`,
+//! `batch`, `seed`. The other fields (`rw`, `sync`, `data`, `engine`, `cpus`, `direct`, ...)
+//! take lists only.
+//!
+//! # Expansion
+//!
+//! Points are numbered from 1 in run order. When `together = false` each target gets every
+//! point of every step in turn (steps in file order, matrix product, repeats innermost), and with
+//! more than one target the labels end in `on NAME` (the target's file name, or its full path
+//! when file names clash). When `together = true` there is one sequence of points, each run on
+//! all targets at once. A label is the step name, then `key=value` for each axis, then the
+//! target and the repeat: `random read qd=32 on nvme0n1 #2`; a point with neither step name nor
+//! axes is labelled by its spec (`randread 4k qd1 x1`). Labels are unique; slugs are the labels
+//! made file-name safe (`random-read-qd32-on-nvme0n1-2`).
+//!
+//! # Errors
+//!
+//! Every refusal is [`Error::Invalid`] and reads `FILE:LINE:COLUMN: what is wrong; what was
+//! expected`, pointing at the offending key or value, or, for a refusal that comes from a
+//! combination of fields, at the `[[step]]` header or the `[defaults]` table.
+
+mod errors;
+mod expand;
+mod matrix;
+mod tables;
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+use drivelab_engine::fields;
+use drivelab_engine::spec::AccessSpec;
+use drivelab_engine::units::parse_duration;
+use drivelab_engine::Error;
+use toml_edit::{Document, Item};
+
+use errors::{a_type, key_span, syntax_message, Src};
+use expand::{estimate, first_duplicate, pairs};
+use matrix::matrix;
+use tables::{non_empty_string, spec_fields, steps, string_list, Step};
+#[cfg(test)]
+use {
+    expand::unique_slug,
+    matrix::{expand_range, Unit},
+};
+
+/// At most this many values in one range.
+pub const MAX_AXIS_VALUES: usize = 10_000;
+/// At most this many points in one plan (targets and repeats included).
+pub const MAX_POINTS: usize = 100_000;
+
+const PLAN_KEYS: &[&str] =
+    &["name", "targets", "together", "repeat", "pause", "defaults", "precondition", "matrix", "step"];
+const RANGE_EXPECTED: &str = r#"expected a range like "1..64 x2" or "0..100 +10", or a list"#;
+
+/// A plan, expanded. Saved whole in a results directory's `run.json`, so `--resume` runs exactly
+/// the points it would have run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Plan {
+    pub name: String,
+    /// The command line's targets if it gave any, else the file's.
+    pub targets: Vec<String>,
+    /// Every point runs on all targets at once (JBOD).
+    pub together: bool,
+    pub repeat: u32,
+    /// Idle time between two runs.
+    pub pause_ns: u64,
+    /// Runs once per target before the points (index 0, label and step `precondition`).
+    pub precondition: Option<Point>,
+    /// In run order; repeats are separate points.
+    pub points: Vec<Point>,
+}
+
+/// One run of one access spec: the one point type, planned, saved in `run.json` and with every
+/// point result.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Point {
+    /// 1-based, in run order.
+    pub index: usize,
+    /// E.g. `random read qd=4 read=70`; unique within the plan.
+    pub label: String,
+    /// The label for file names: `[a-z0-9.-]` only, e.g. `random-read-qd4-read70`; unique.
+    pub slug: String,
+    /// The step's name; empty for the implicit step of a plan without `[[step]]`.
+    pub step: String,
+    /// The targets this point runs on: one, or all when the plan runs them together.
+    pub targets: Vec<String>,
+    /// The access-spec fields as given (defaults, then step, then matrix; a later key replaces an
+    /// earlier one), for the record.
+    pub fields: Vec<(String, String)>,
+    /// `fields::from_pairs(fields)` (for `drivelab run`, whose point has no fields, the spec
+    /// built from its flags).
+    #[serde(default)]
+    pub spec: AccessSpec,
+    /// Ramp plus time; None when only `io_size` bounds the run.
+    pub estimate_ns: Option<u64>,
+}
+
+impl Plan {
+    /// How long the plan takes: every point, the precondition once per target (once when the
+    /// targets run together) and the pauses between runs. None when a run (the precondition
+    /// included) is bounded only by `io_size`.
+    pub fn estimate_ns(&self) -> Option<u64> {
+        let mut total = 0u64;
+        for p in &self.points {
+            total = total.saturating_add(p.estimate_ns?);
+        }
+        let mut runs = self.points.len() as u64;
+        if let Some(pre) = &self.precondition {
+            let times = if self.together { 1 } else { self.targets.len() as u64 };
+            total = total.saturating_add(pre.estimate_ns?.saturating_mul(times));
+            runs += times;
+        }
+        Some(total.saturating_add(self.pause_ns.saturating_mul(runs.saturating_sub(1))))
+    }
+}
+
+/// Which targets a plan runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Targets<'a> {
+    /// The command line's, when not empty, else the file's; none at all is an error.
+    Given(&'a [String]),
+    /// For listing a plan (`--dry-run`) before its targets are known: the file's, or a
+    /// placeholder `TARGET` when it names none.
+    ForListing(&'a [String]),
+}
+
+/// Read, parse and expand the plan at `path`. `cli_targets`, when not empty, replace the file's.
+pub fn load(path: &Path, cli_targets: &[String]) -> Result<Plan, Error> {
+    load_with(path, Targets::Given(cli_targets))
+}
+
+/// [`load`], choosing what happens when no target is named.
+pub fn load_with(path: &Path, targets: Targets) -> Result<Plan, Error> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            Error::invalid(format!("{file}: no such file; expected the path of a plan file such as sweep.toml"))
+        }
+        _ => Error::io(format!("reading the plan {file}"), e),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let valid = std::str::from_utf8(valid).unwrap_or_default();
+        let src = Src { text: valid, file: &file };
+        src.err(Some(valid.len()..valid.len()), "this byte is not UTF-8; expected a TOML file in UTF-8")
+    })?;
+    parse_with(&text, &file, targets)
+}
+
+/// Parse and expand plan `text`; `file_name` is used in messages and for the default name.
+pub fn parse(text: &str, file_name: &str, cli_targets: &[String]) -> Result<Plan, Error> {
+    parse_with(text, file_name, Targets::Given(cli_targets))
+}
+
+fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<Plan, Error> {
+    let (cli_targets, listing) = match given {
+        Targets::Given(t) => (t, false),
+        Targets::ForListing(t) => (t, true),
+    };
+    let src = Src { text, file: file_name };
+    let doc = Document::parse(text).map_err(|e| src.err(e.span(), syntax_message(e.message())))?;
+    let root = doc.as_table();
+
+    for (k, _) in root.iter() {
+        if !PLAN_KEYS.contains(&k) {
+            let hint =
+                if fields::KEYS.contains(&k) { "; access-spec fields go under [defaults] or a [[step]]" } else { "" };
+            return Err(src.err(
+                key_span(root, k),
+                format!("'{k}' is not a plan key; expected one of {}{hint}", PLAN_KEYS.join(", ")),
+            ));
+        }
+    }
+
+    let name = match root.get("name") {
+        Some(item) => non_empty_string(&src, "name", item, "\"nvme qd sweep\"")?,
+        None => Path::new(file_name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+    };
+    let name = if name.is_empty() { "plan".to_string() } else { name };
+
+    let file_targets = match root.get("targets") {
+        Some(item) => string_list(&src, "targets", item)?,
+        None => Vec::new(),
+    };
+
+    let together = match root.get("together") {
+        Some(item) => item
+            .as_bool()
+            .ok_or_else(|| src.err(item.span(), format!("together is {}; expected true or false", a_type(item))))?,
+        None => false,
+    };
+
+    let repeat_span = root.get("repeat").and_then(Item::span);
+    let repeat = match root.get("repeat") {
+        Some(item) => {
+            let expected = "expected a whole number of 1 or more";
+            match item.as_integer() {
+                Some(n) if n < 0 => {
+                    return Err(
+                        src.err(item.span(), format!("repeat = {n}: negative numbers are not allowed; {expected}"))
+                    )
+                }
+                Some(0) => return Err(src.err(item.span(), format!("repeat = 0 would run nothing; {expected}"))),
+                Some(n) => u32::try_from(n).map_err(|_| {
+                    src.err(item.span(), format!("repeat = {n} is too large; {expected}, at most {}", u32::MAX))
+                })?,
+                None => return Err(src.err(item.span(), format!("repeat is {}; {expected}", a_type(item)))),
+            }
+        }
+        None => 1,
+    };
+
+    let pause_ns = match root.get("pause") {
+        Some(item) => {
+            let text = item.as_str().ok_or_else(|| {
+                src.err(item.span(), format!("pause is {}; expected a duration such as \"5s\"", a_type(item)))
+            })?;
+            parse_duration(text).map_err(|e| src.err(item.span(), format!("pause {e}")))?.as_nanos() as u64
+        }
+        None => 0,
+    };
+
+    let defaults_item = root.get("defaults");
+    let defaults = match defaults_item {
+        Some(item) => {
+            let fields = spec_fields(&src, "defaults", item)?;
+            if let Err(e) = fields::from_pairs(pairs(&fields)) {
+                return Err(src.err(item.span(), format!("[defaults]: {e}")));
+            }
+            fields
+        }
+        None => Vec::new(),
+    };
+
+    let precondition = match root.get("precondition") {
+        Some(item) => {
+            let fields = spec_fields(&src, "precondition", item)?;
+            let spec =
+                fields::from_pairs(pairs(&fields)).map_err(|e| src.err(item.span(), format!("[precondition]: {e}")))?;
+            Some(Point {
+                index: 0,
+                label: "precondition".into(),
+                slug: "precondition".into(),
+                step: "precondition".into(),
+                targets: Vec::new(), // filled in below, once the targets are known
+                estimate_ns: estimate(&spec),
+                fields,
+                spec,
+            })
+        }
+        None => None,
+    };
+
+    let top_matrix = root.get("matrix").map(|item| matrix(&src, item)).transpose()?;
+
+    let mut steps = match root.get("step") {
+        Some(item) => steps(&src, item)?,
+        None => Vec::new(),
+    };
+    if steps.is_empty() {
+        let anchor = defaults_item.and_then(Item::span).or_else(|| top_matrix.as_ref().and_then(|m| m.span.clone()));
+        steps.push(Step { name: String::new(), anchor, fields: Vec::new(), matrix: None });
+    }
+
+    let mut targets = if cli_targets.is_empty() { file_targets } else { cli_targets.to_vec() };
+    if targets.is_empty() && listing {
+        targets.push("TARGET".to_string());
+    }
+    if targets.is_empty() {
+        let span = root.get("targets").and_then(Item::span);
+        return Err(src.err(
+            span,
+            concat!(
+                "the plan names no targets: add targets = [...] or give them on the command line; ",
+                "expected at least one target"
+            ),
+        ));
+    }
+    if !cli_targets.is_empty() {
+        if let Some(t) = first_duplicate(cli_targets) {
+            return Err(Error::invalid(format!(
+                "target {t} is given twice on the command line; expected each target once"
+            )));
+        }
+    }
+
+    let protos = expand::protos(&src, &steps, top_matrix.as_ref(), &defaults)?;
+
+    let groups = expand::groups(&targets, together);
+    let total = protos
+        .len()
+        .checked_mul(repeat as usize)
+        .and_then(|n| n.checked_mul(groups.len()))
+        .filter(|&n| n <= MAX_POINTS);
+    if total.is_none() {
+        let span = repeat_span.filter(|_| repeat > 1).or_else(|| top_matrix.as_ref().and_then(|m| m.span.clone()));
+        return Err(src.err(
+            span,
+            format!(
+                "the plan expands to more than {MAX_POINTS} points ({} per target, {repeat} repeats, {} targets); \
+                 expected fewer points, repeats or targets",
+                protos.len(),
+                targets.len()
+            ),
+        ));
+    }
+
+    let points = expand::points(&src, &protos, &groups, repeat, total.unwrap_or(0))?;
+
+    let precondition = precondition.map(|p| Point { targets: targets.clone(), ..p });
+    Ok(Plan { name, targets, together, repeat, pause_ns, precondition, points })
+}
