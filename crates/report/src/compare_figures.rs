@@ -10,7 +10,7 @@ use drivelab_engine::hist::Pct;
 use drivelab_engine::Error;
 use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 
-use crate::model::{Cell, Column, Grid, Report, Section, TableBlock, Unit};
+use crate::model::{Cell, ChartSpec, Column, Grid, Report, Section, SliceBars, TableBlock, Unit};
 use crate::views::{act, qos};
 
 /// One figure of a run: name, unit, value (None: not measured, e.g. no load passed).
@@ -103,6 +103,22 @@ fn search_by(r: &Results) -> Option<SearchBy> {
     }
 }
 
+/// ACT runs: each run's worst slice over 1..64 ms as a group of bars, the baseline's limits
+/// dashed.
+fn act_chart(runs: &[(String, Results)]) -> Option<SliceBars> {
+    let Setup::Act(o) = &runs.first()?.1.manifest.setup else { return None };
+    let slices =
+        runs.iter().filter_map(|(n, r)| Some((n.clone(), act::deciding(r)?.act()?.verdict.worst.to_vec()))).collect();
+    let c = &o.criteria;
+    Some(SliceBars {
+        title: "Worst slice of each run's deciding load: reads over 1..64 ms".into(),
+        x_label: "run".into(),
+        thresholds_ms: act::THRESHOLDS_MS.to_vec(),
+        slices,
+        limits: vec![(1, c.over_1ms_pct), (8, c.over_8ms_pct), (64, c.over_64ms_pct)],
+    })
+}
+
 /// `runs` (name, results; the first is the baseline) side by side. Refuses runs of different
 /// kinds, plans and suites (see [`crate::compare`]), and qos searches by rate next to ones by qd.
 pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
@@ -157,6 +173,9 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         columns,
         rows,
     }));
+    if let Some(chart) = act_chart(runs) {
+        section.charts.push(ChartSpec::SliceBars(chart));
+    }
     let mut answer = Vec::new();
     if first.manifest.kind == Kind::Act {
         for (n, r) in runs {
@@ -233,6 +252,10 @@ mod tests {
         let over = row(&report, "worst slice, reads > 1 ms");
         assert_eq!(over[1], Cell::text("%"));
         assert_eq!(over[5], Cell::Quantity { value: worst_b - worst_a, unit: Unit::DeltaPp }, "percentage points");
+        let ChartSpec::SliceBars(chart) = &report.sections[0].charts[0] else { panic!("a chart") };
+        let worst: Vec<f64> = chart.slices.iter().map(|(_, v)| v[0]).collect();
+        assert_eq!(worst, [worst_a, worst_b], "each run's worst slice over 1 ms, baseline first");
+        assert_eq!(chart.limits[0], (1, 6.5), "the baseline's saved limit");
         let text = export_text(Format::Text, &report).unwrap();
         assert!(text.contains("+33.3%") && text.contains(&format!("{:+.2} pp", worst_b - worst_a)), "{text}");
     }

@@ -254,6 +254,8 @@ pub struct LadderPoint {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SliceBars {
     pub title: String,
+    /// What a group is: a slice in time order, or a run in a comparison.
+    pub x_label: String,
     pub thresholds_ms: Vec<u32>,
     /// (slice label, % over each threshold).
     pub slices: Vec<(String, Vec<f64>)>,

@@ -66,7 +66,7 @@ pub fn slice_bars(b: &SliceBars) -> String {
     let vals = b.slices.iter().flat_map(|(_, v)| v.iter().copied()).chain(b.limits.iter().map(|l| l.1));
     let y = Axis::fit(Kind::Linear, vals, true, 0.05);
     let f = Frame {
-        x_label: "slice (in time order)",
+        x_label: &b.x_label,
         y_label: "reads over the threshold (%)",
         x: &x,
         y: &y,

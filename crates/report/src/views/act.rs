@@ -96,6 +96,7 @@ pub fn slice_bars(run: &ActRun, o: &ActOptions) -> SliceBars {
     let c = &o.criteria;
     SliceBars {
         title: format!("Reads over 1..64 ms per slice at {}x", Unit::ActN.fmt(run.scale)),
+        x_label: "slice (in time order)".into(),
         thresholds_ms: THRESHOLDS_MS.to_vec(),
         slices: run
             .slices
