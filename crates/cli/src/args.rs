@@ -32,7 +32,7 @@ pub enum Command {
     Suite(SuiteArgs),
     /// Print the tables of saved results (text, Markdown or CSV).
     Report(ReportArgs),
-    /// Results of the same suite or plan from different devices or runs, side by side with deltas.
+    /// Results of the same kind from different devices or runs, side by side with deltas.
     Compare(CompareArgs),
     /// The Aerospike ACT storage certification: small reads plus large-block reads and writes at
     /// N x (2000 reads/s + 1000 writes/s) per drive; pass/fail per time slice; --search finds the highest N.
@@ -221,7 +221,7 @@ pub struct SuiteArgs {
 /// `drivelab compare`.
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
-    /// Two or more results directories of the same suite or plan; the first is the baseline.
+    /// Two or more results directories of the same kind (run, plan, suite, qos or act); the first is the baseline.
     #[arg(required = true, num_args = 2.., value_name = "DIR")]
     pub dirs: Vec<String>,
     /// text (terminal), md (Markdown), csv or json.

@@ -1,29 +1,57 @@
 //! `drivelab compare A B [C...]`: results of the same kind from different devices or runs, side
-//! by side, with deltas against the first, and points present in one but not another called
-//! out. It reads results directories only.
+//! by side, with deltas against the first. Plans and suites are compared table by table (points
+//! present in one but not another called out); qos, act and run results by their headline
+//! figures. It reads results directories only.
 
 use std::path::Path;
 
 use drivelab_engine::Error;
-use drivelab_lab::{results, store};
+use drivelab_lab::results::{self, Kind, Results};
+use drivelab_lab::store;
 use drivelab_report::compare::{self, Run};
+use drivelab_report::{compare_figures, export, Format};
 
 use crate::args::CompareArgs;
 use crate::output::stdout_text;
 use crate::run_cmd::Outcome;
 
-pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
-    let mut runs = Vec::new();
-    for d in &args.dirs {
-        let saved = results::load(Path::new(d))?;
-        runs.push(Run { name: d.clone(), manifest: saved.manifest, points: saved.points });
+fn check_output(out: &str) -> Result<(), Error> {
+    if Path::new(out).exists() {
+        return Err(Error::invalid(format!(
+            "-o {out} exists: drivelab never overwrites files; remove it or choose another name"
+        )));
     }
-    if let Some(out) = &args.output {
-        if Path::new(out).exists() {
-            return Err(Error::invalid(format!(
-                "-o {out} exists: drivelab never overwrites files; remove it or choose another name"
-            )));
+    Ok(())
+}
+
+pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
+    let mut saved: Vec<(String, Results)> = Vec::new();
+    for d in &args.dirs {
+        saved.push((d.clone(), results::load(Path::new(d))?));
+    }
+    if matches!(saved[0].1.manifest.kind, Kind::Qos | Kind::Act | Kind::Run) {
+        let report = compare_figures::compare(&saved)?;
+        let (format, out) = match &args.output {
+            Some(out) => (Format::Html, Some(out)),
+            None => (args.format.into(), None),
+        };
+        if let Some(out) = out {
+            check_output(out)?;
         }
+        let text = export::export_text(format, &report).map_err(Error::invalid)?;
+        match out {
+            Some(out) => {
+                store::write_new(Path::new(out), text.as_bytes())?;
+                stdout_text(&format!("wrote {out}\n"));
+            }
+            None => stdout_text(&text),
+        }
+        return Ok(Outcome::Done);
+    }
+    let runs: Vec<Run> =
+        saved.into_iter().map(|(name, r)| Run { name, manifest: r.manifest, points: r.points }).collect();
+    if let Some(out) = &args.output {
+        check_output(out)?;
         let page = drivelab_report::html::compare_report(&compare::compare(&runs)?);
         store::write_new(Path::new(out), page.as_bytes())?;
         stdout_text(&format!("wrote {out}\n"));

@@ -6,33 +6,15 @@ use std::path::Path;
 use drivelab_engine::Error;
 use drivelab_lab::results::{self, Results};
 use drivelab_lab::store;
-use drivelab_report::{suite_tables, Format};
+use drivelab_report::Format;
 
 use crate::args::ReportArgs;
 use crate::output::stdout_text;
 use crate::run_cmd::Outcome;
 
-/// The tables of one results directory, as text.
+/// One results directory in a single-document format.
 pub fn render(saved: &Results, format: Format) -> Result<String, Error> {
-    let tables = suite_tables::tables(saved.manifest.kind, &saved.points);
-    if format == Format::Json {
-        let mut text = serde_json::to_string_pretty(&tables).map_err(|e| Error::io("encoding JSON", e.into()))?;
-        text.push('\n');
-        return Ok(text);
-    }
-    let mut out = String::new();
-    for t in tables {
-        out += &match format {
-            Format::Markdown => t.markdown(),
-            Format::Csv => t.csv(),
-            _ => t.text(),
-        };
-        out.push('\n');
-    }
-    if out.is_empty() {
-        out = format!("{}: no finished points yet\n", saved.dir.display());
-    }
-    Ok(out)
+    drivelab_report::render(saved, format).map_err(|e| Error::io("writing the report", std::io::Error::other(e)))
 }
 
 pub fn print_tables(dir: &Path) -> Result<(), Error> {
@@ -42,7 +24,7 @@ pub fn print_tables(dir: &Path) -> Result<(), Error> {
 
 /// The HTML report of one results directory.
 pub fn html(saved: &Results) -> String {
-    drivelab_report::html::report(&saved.manifest, &saved.points)
+    drivelab_report::html_page(saved)
 }
 
 /// Write (or refresh) `DIR/report.html`: a view derived from the saved records, replaced whole.
@@ -75,8 +57,8 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         if all.len() != 1 {
             return Err(Error::invalid("--png writes the charts of one results directory: give exactly one DIR"));
         }
-        let page = html(&all[0]);
-        let written = drivelab_report::png::write_chart_pngs(&page, Path::new(png_dir), 2.0).map_err(Error::invalid)?;
+        let pngs = drivelab_report::chart_pngs(&all[0], 2.0).map_err(Error::invalid)?;
+        let written = drivelab_report::png::write_all_new(Path::new(png_dir), pngs).map_err(Error::invalid)?;
         stdout_text(&format!("wrote {} chart(s) to {png_dir}\n", written.len()));
         if args.output.is_none() {
             return Ok(Outcome::Done);

@@ -28,6 +28,34 @@ fn browser(bin: &str, profile: &Path, extra: &[&str], page: &Path) -> std::proce
         .expect("run chromium")
 }
 
+/// The page in headless Chromium: `charts` SVGs survive loading, each with drawn content (a
+/// sparkline: its line and tooltip), and the console shows no errors.
+fn loads_cleanly(bin: &str, profile: &Path, report: &Path, charts: usize) {
+    let o = browser(bin, profile, &["--enable-logging=stderr", "--v=0", "--dump-dom"], report);
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let log = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "chromium failed: {log}");
+    assert_eq!(dom.matches("<svg").count(), charts, "every chart survives loading");
+    for svg in dom.split("<svg").skip(1) {
+        let body = &svg[..svg.find("</svg>").expect("closed svg")];
+        let marks = body.matches("<path").count()
+            + body.matches("<rect").count()
+            + body.matches("<polyline").count()
+            + body.matches("<circle").count()
+            + body.matches("<line").count();
+        // A sparkline is its zero line and its series (or "no data"), with a tooltip.
+        let spark = body[..body.find('>').unwrap_or(0)].contains(r#"class="spark""#);
+        if spark {
+            assert!(marks >= 1 && body.contains("<title>") && body.contains("<text"), "an empty sparkline: {body}");
+        } else {
+            assert!(marks >= 3, "an empty chart: {}", &body[..body.len().min(200)]);
+        }
+    }
+    let console_errors: Vec<&str> =
+        log.lines().filter(|l| l.contains("CONSOLE") && (l.contains("rror") || l.contains("Uncaught"))).collect();
+    assert!(console_errors.is_empty(), "console errors: {console_errors:?}");
+}
+
 fn results_dir(base: &str) -> PathBuf {
     std::fs::read_dir(base).unwrap().next().unwrap().unwrap().path()
 }
@@ -54,30 +82,7 @@ fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
     assert!(charts >= 4 + 2 + sparks, "one chart per table, latency charts, sparklines: {charts}");
 
     // The DOM after load: every chart is still an SVG with drawn content; no console errors.
-    let profile = s.0.join("profile");
-    let o = browser(&bin, &profile, &["--enable-logging=stderr", "--v=0", "--dump-dom"], &report);
-    let dom = String::from_utf8_lossy(&o.stdout);
-    let log = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "chromium failed: {log}");
-    assert_eq!(dom.matches("<svg").count(), charts, "every chart survives loading");
-    for svg in dom.split("<svg").skip(1) {
-        let body = &svg[..svg.find("</svg>").expect("closed svg")];
-        let marks = body.matches("<path").count()
-            + body.matches("<rect").count()
-            + body.matches("<polyline").count()
-            + body.matches("<circle").count()
-            + body.matches("<line").count();
-        // A sparkline is its zero line and its series (or "no data"), with a tooltip.
-        let spark = body[..body.find('>').unwrap_or(0)].contains(r#"class="spark""#);
-        if spark {
-            assert!(marks >= 1 && body.contains("<title>") && body.contains("<text"), "an empty sparkline: {body}");
-        } else {
-            assert!(marks >= 3, "an empty chart: {}", &body[..body.len().min(200)]);
-        }
-    }
-    let console_errors: Vec<&str> =
-        log.lines().filter(|l| l.contains("CONSOLE") && (l.contains("rror") || l.contains("Uncaught"))).collect();
-    assert!(console_errors.is_empty(), "console errors: {console_errors:?}");
+    loads_cleanly(&bin, &s.0.join("profile"), &report, charts);
 
     // A screenshot (the same command anyone can run) that is not blank.
     let png = s.0.join("shot.png");
@@ -96,4 +101,62 @@ fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
     let non_white = px.chunks(channels).filter(|c| c.iter().take(3).any(|&v| v < 200)).count();
     let total = px.len() / channels;
     assert!(non_white * 100 > total, "the screenshot is (almost) blank: {non_white} of {total} pixels drawn");
+}
+
+#[test]
+fn qos_and_act_reports_render_in_a_real_browser_with_their_charts_drawn() {
+    let Some(bin) = chromium() else {
+        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let s = Scratch::new("browser-search");
+    let (qos_results, act_results) = (s.path("qos"), s.path("act"));
+    let target = s.path("t.dat");
+    let o = drivelab(&[
+        "qos",
+        &target,
+        "--size",
+        "32m",
+        "--objective",
+        "p99<2ms,p99.9<10ms",
+        "--time",
+        "300ms",
+        "--by",
+        "qd",
+        "--max-qd",
+        "4",
+        "--results",
+        &qos_results,
+        "-q",
+    ]);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    let o = drivelab(&[
+        "act",
+        &target,
+        "--size",
+        "32m",
+        "--time",
+        "2s",
+        "--slice",
+        "1s",
+        "--no-prep",
+        "--overwrite",
+        "--power-cmd",
+        "echo 5",
+        "--results",
+        &act_results,
+        "-q",
+    ]);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    for (base, title) in [(&qos_results, "Probe ladder"), (&act_results, "per slice")] {
+        let report = results_dir(base).join("report.html");
+        let html = std::fs::read_to_string(&report).unwrap();
+        assert!(html.contains(title), "{title} in {}", report.display());
+        for external in ["<script", "<link", "src=\"http", "href=\"http", "url(http"] {
+            assert!(!html.contains(external), "the report must be self-contained: found {external}");
+        }
+        let charts = html.matches("<svg").count();
+        assert!(charts >= 1, "a chart in {}", report.display());
+        loads_cleanly(&bin, &s.0.join(format!("profile-{charts}-{}", title.len())), &report, charts);
+    }
 }

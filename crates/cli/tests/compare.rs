@@ -48,7 +48,7 @@ fn compare_shows_deltas_and_points_missing_from_a_run() {
     let q = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
     let o = drivelab(&["compare", a, q.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("same suite or plan"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("same kind"), "{}", stderr(&o));
 }
 
 #[test]

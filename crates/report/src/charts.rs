@@ -37,22 +37,16 @@
 //! elements in a drawing area of its own. Names longer than 44 characters are shortened in the
 //! middle. Reference lines (JBOD's ideal scaling) are dashed in the colour of their series.
 
-use std::error::Error;
-
 use drivelab_engine::hist::{bucket_of, bucket_width, HistogramData, SUB_BITS};
 use drivelab_engine::units::{fmt_number, fmt_trimmed, Style};
-use std::ops::Range;
 
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
-use plotters::coord::types::RangedCoordf64;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::tables::Table;
 
 /// A chart's size in pixels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Size {
     pub w: u32,
     pub h: u32,
@@ -77,7 +71,7 @@ impl Default for Size {
 
 /// One line of a [`LineChart`]: `(x, y)` points in data units (for [`XScale::Category`], x is
 /// the category's index).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
@@ -94,7 +88,7 @@ impl Series {
 }
 
 /// How the x axis of a [`LineChart`] maps values.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum XScale {
     Linear,
     /// Powers of two equally spaced: queue depth, block size, job count.
@@ -104,7 +98,7 @@ pub enum XScale {
 }
 
 /// A line chart: one line with markers per series.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LineChart {
     pub title: String,
     /// With its unit, e.g. "queue depth (I/Os per job)".
@@ -117,515 +111,16 @@ pub struct LineChart {
     pub series: Vec<Series>,
 }
 
-// ---------------------------------------------------------------------------------------------
-// Axes
+#[path = "charts/axes.rs"]
+mod axes;
+use axes::{Axis, Kind, Ticked};
 
-#[derive(Clone, Debug, PartialEq)]
-enum Kind {
-    Linear,
-    Log2,
-    Log10,
-    Category(Vec<String>),
-}
-
-/// An axis in plot coordinates (after the transform), with its tick positions.
-#[derive(Clone, Debug)]
-struct Axis {
-    kind: Kind,
-    lo: f64,
-    hi: f64,
-    ticks: Vec<f64>,
-    /// Tick step of a linear axis (for label precision).
-    step: f64,
-}
-
-impl Kind {
-    /// Data value -> plot coordinate, None when it cannot be shown on this axis.
-    fn fwd(&self, v: f64) -> Option<f64> {
-        if !v.is_finite() {
-            return None;
-        }
-        match self {
-            Kind::Linear => Some(v),
-            Kind::Log2 => (v > 0.0).then(|| v.log2()),
-            Kind::Log10 => (v > 0.0).then(|| v.log10()),
-            Kind::Category(c) => (v >= 0.0 && v <= c.len() as f64 - 1.0).then_some(v),
-        }
-    }
-}
-
-impl Axis {
-    /// An axis covering `vals` (plot coordinates). `zero`: a linear axis includes 0. `headroom`:
-    /// extra fraction of the range above the data (room for a legend).
-    fn fit(kind: Kind, vals: impl IntoIterator<Item = f64>, zero: bool, headroom: f64) -> Axis {
-        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-        // Counts (drives, seconds, queue depths) get whole-number ticks only.
-        let mut whole = true;
-        for v in vals.into_iter().filter(|v| v.is_finite()) {
-            min = min.min(v);
-            max = max.max(v);
-            whole &= v.fract() == 0.0;
-        }
-        let empty = min > max;
-        match kind {
-            Kind::Category(ref c) => {
-                let n = c.len();
-                Axis { lo: -0.5, hi: n.max(1) as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect(), kind, step: 1.0 }
-            }
-            Kind::Log2 | Kind::Log10 => {
-                let (mut lo, mut hi) = if empty { (0.0, 2.0) } else { (min.floor(), max.ceil()) };
-                if hi <= lo {
-                    hi = lo + 1.0;
-                }
-                hi += (hi - lo) * headroom;
-                let mut ticks = Vec::new();
-                let every = ((hi - lo) / 14.0).ceil().max(1.0) as i64;
-                let mut k = lo as i64;
-                while k as f64 <= hi + 1e-9 {
-                    ticks.push(k as f64);
-                    if kind == Kind::Log10 && hi - lo <= 2.5 {
-                        for m in [2.0f64, 5.0] {
-                            let t = k as f64 + m.log10();
-                            if t <= hi {
-                                ticks.push(t);
-                            }
-                        }
-                    }
-                    k += every;
-                }
-                if kind == Kind::Log2 {
-                    // Markers at the first and last power of two stay off the frame.
-                    lo -= 0.3;
-                    hi += 0.3;
-                }
-                Axis { kind, lo, hi, ticks, step: 1.0 }
-            }
-            Kind::Linear => {
-                let (mut min, mut max) = if empty { (0.0, 1.0) } else { (min, max) };
-                if zero {
-                    min = min.min(0.0);
-                    max = max.max(0.0);
-                }
-                if max <= min {
-                    max = min + if min == 0.0 { 1.0 } else { min.abs() };
-                }
-                max += (max - min) * headroom;
-                let step = nice_step((max - min) / 6.0);
-                let step = if whole && !empty { step.max(1.0) } else { step };
-                let lo = (min / step).floor() * step;
-                let hi = (max / step).ceil() * step;
-                let n = ((hi - lo) / step).round() as i64;
-                let ticks = (0..=n).map(|i| lo + i as f64 * step).collect();
-                Axis { kind, lo, hi, ticks, step }
-            }
-        }
-    }
-
-    fn coord(&self) -> Ticked {
-        Ticked { inner: (self.lo..self.hi).into(), ticks: self.ticks.clone() }
-    }
-
-    fn label(&self, v: f64) -> String {
-        match &self.kind {
-            Kind::Linear => fmt_linear_tick(v, self.step),
-            Kind::Log2 => fmt_pow2(v.round() as i32),
-            Kind::Log10 => fmt_log10_tick(v),
-            Kind::Category(c) => {
-                let i = v.round();
-                if i >= 0.0 && (i as usize) < c.len() {
-                    c[i as usize].clone()
-                } else {
-                    String::new()
-                }
-            }
-        }
-    }
-
-    fn mid(&self) -> f64 {
-        (self.lo + self.hi) / 2.0
-    }
-}
-
-/// A linear f64 coordinate with the tick positions given (plotters' `WithKeyPoints` does the
-/// same but cannot be used with custom label formatters on f64).
-#[derive(Clone)]
-struct Ticked {
-    inner: RangedCoordf64,
-    ticks: Vec<f64>,
-}
-
-impl Ranged for Ticked {
-    type ValueType = f64;
-    type FormatOption = DefaultFormatting;
-
-    fn range(&self) -> Range<f64> {
-        self.inner.range()
-    }
-
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.inner.map(value, limit)
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            self.ticks.clone()
-        }
-    }
-}
-
-/// 1, 2, 2.5 or 5 times a power of ten, at least `raw`.
-fn nice_step(raw: f64) -> f64 {
-    if raw.is_nan() || raw <= 0.0 || !raw.is_finite() {
-        return 1.0;
-    }
-    let mag = 10f64.powf(raw.log10().floor());
-    let f = raw / mag;
-    let m = if f <= 1.0 {
-        1.0
-    } else if f <= 2.0 {
-        2.0
-    } else if f <= 2.5 {
-        2.5
-    } else if f <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    m * mag
-}
-
-/// A tick of a linear axis with ticks `step` apart: as many decimals as the step needs (2.5 ->
-/// one), in thousands ("12.5k") from 10 000 and millions ("1.5M") from 1 000 000.
-fn fmt_linear_tick(v: f64, step: f64) -> String {
-    let v = if v.abs() < step * 1e-9 { 0.0 } else { v };
-    let (div, suffix) = if v.abs() >= 1e6 {
-        (1e6, "M")
-    } else if v.abs() >= 1e4 {
-        (1e3, "k")
-    } else {
-        (1.0, "")
-    };
-    let s = step / div;
-    let decimals = (0..9).find(|&d| (s * 10f64.powi(d)).fract().abs() < 1e-6).unwrap_or(9) as usize;
-    format!("{}{suffix}", fmt_trimmed(v / div, decimals))
-}
-
-fn fmt_pow2(k: i32) -> String {
-    let x = 2f64.powi(k);
-    if k < 0 {
-        fmt_trimmed(x, 6)
-    } else if x < 1e5 {
-        format!("{x:.0}")
-    } else {
-        let (div, suf) = if k >= 30 {
-            (2f64.powi(30), "Gi")
-        } else if k >= 20 {
-            (2f64.powi(20), "Mi")
-        } else {
-            (1024.0, "Ki")
-        };
-        format!("{:.0}{suf}", x / div)
-    }
-}
-
-fn fmt_log10_tick(v: f64) -> String {
-    let x = 10f64.powf(v);
-    if x >= 1e4 {
-        fmt_number(x, Style::Label)
-    } else if x >= 1.0 {
-        format!("{x:.0}")
-    } else {
-        let d = ((-x.log10()).ceil() as usize).clamp(1, 9);
-        fmt_trimmed(x, d)
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rendering
-
-type Res<T = ()> = Result<T, Box<dyn Error>>;
-type Coord2 = Cartesian2d<Ticked, Ticked>;
-type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Coord2>;
-
-/// Ten distinct colours (Tableau 10), then plotters' 99-colour palette.
-fn color(i: usize) -> RGBColor {
-    const T10: [(u8, u8, u8); 10] = [
-        (31, 119, 180),
-        (255, 127, 14),
-        (44, 160, 44),
-        (214, 39, 40),
-        (148, 103, 189),
-        (140, 86, 75),
-        (227, 119, 194),
-        (127, 127, 127),
-        (188, 189, 34),
-        (23, 190, 207),
-    ];
-    match T10.get(i) {
-        Some(&(r, g, b)) => RGBColor(r, g, b),
-        None => {
-            let c = Palette99::pick(i - T10.len()).to_rgba();
-            RGBColor(c.0, c.1, c.2)
-        }
-    }
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-/// Runs `draw` on an SVG drawing area of `size` and returns the SVG. Should plotters fail, the
-/// chart is a frame with its title and the error, so a report still renders.
-fn render(title: &str, size: Size, draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Res) -> String {
-    let (w, h) = (size.w.max(40), size.h.max(20));
-    let mut out = String::new();
-    let result = {
-        let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
-        let r = draw(&root);
-        r.and_then(|()| root.present().map_err(Into::into))
-    };
-    match result {
-        Ok(()) => out,
-        Err(e) => format!(
-            concat!(
-                r#"<svg width="{w}" height="{h}" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg">"#,
-                r#"<text x="10" y="24" font-family="sans-serif" font-size="16">{t}</text>"#,
-                r#"<text x="10" y="48" font-family="sans-serif" font-size="12">chart error: {e}</text></svg>"#
-            ),
-            w = w,
-            h = h,
-            t = xml_escape(title),
-            e = xml_escape(&e.to_string())
-        ),
-    }
-}
-
-struct Frame<'s> {
-    x_label: &'s str,
-    y_label: &'s str,
-    x: &'s Axis,
-    y: &'s Axis,
-    x_mesh: bool,
-    y_mesh: bool,
-}
-
-/// Background, plot area, mesh, tick labels and axis descriptions.
-fn cartesian<'a, 'b>(
-    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
-    title: Option<&str>,
-    f: &Frame,
-) -> Res<Chart<'a, 'b>> {
-    let mut b = ChartBuilder::on(area);
-    if let Some(t) = title {
-        b.caption(t, ("sans-serif", TITLE_FONT));
-    }
-    let mut chart =
-        b.margin(12).x_label_area_size(56).y_label_area_size(84).build_cartesian_2d(f.x.coord(), f.y.coord())?;
-    let (x, y) = (f.x, f.y);
-    let xf = |v: &f64| x.label(*v);
-    let yf = |v: &f64| y.label(*v);
-    let mut mesh = chart.configure_mesh();
-    mesh.x_desc(f.x_label)
-        .y_desc(f.y_label)
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .label_style(("sans-serif", TICK_FONT))
-        .axis_desc_style(("sans-serif", DESC_FONT))
-        .bold_line_style(BLACK.mix(0.12))
-        .light_line_style(TRANSPARENT);
-    if !f.x_mesh {
-        mesh.disable_x_mesh();
-    }
-    if !f.y_mesh {
-        mesh.disable_y_mesh();
-    }
-    mesh.draw()?;
-    Ok(chart)
-}
-
-fn no_data<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, x: &Axis, y: &Axis) -> Res {
-    let style = ("sans-serif", 16).into_font().color(&BLACK.mix(0.6)).pos(Pos::new(HPos::Center, VPos::Center));
-    chart.plotting_area().draw(&Text::new("no data", (x.mid(), y.mid()), style))?;
-    Ok(())
-}
-
-/// How a legend entry shows its series.
-#[derive(Clone, Copy, PartialEq)]
-enum Swatch {
-    Line,
-    Dashed,
-    Box,
-}
-
-/// One entry of a legend.
-struct Entry {
-    name: String,
-    color: RGBColor,
-    swatch: Swatch,
-}
-
-/// Characters a legend entry may have before it is shortened in the middle.
-const LEGEND_CHARS: usize = 44;
-
-/// The legend column's width for `entries`: the longest name at about 7 px a character (the
-/// browser's font decides; this is plotters' kind of estimate), plus the swatch; 0 without
-/// entries.
-fn legend_width(entries: &[Entry]) -> u32 {
-    match entries.iter().map(|e| e.name.chars().count().min(LEGEND_CHARS)).max() {
-        None => 0,
-        Some(chars) => (chars as u32 * 7 + 44).clamp(110, 352),
-    }
-}
-
-/// `name`, shortened in the middle to `LEGEND_CHARS` characters: both the start (what was run)
-/// and the end (where) stay readable.
-fn shorten(name: &str) -> String {
-    let n = name.chars().count();
-    if n <= LEGEND_CHARS {
-        return name.to_string();
-    }
-    let keep = (LEGEND_CHARS - 1) / 2;
-    let head: String = name.chars().take(keep).collect();
-    let tail: String = name.chars().skip(n - keep).collect();
-    format!("{head}…{tail}")
-}
-
-/// Height of a legend row.
-const LEGEND_ROW: i32 = 22;
-
-/// Where a chart's legend goes: a column right of the plot, or (for charts whose x axis needs
-/// the whole width, like the latency percentiles) two columns under it.
-#[derive(Clone, Copy, PartialEq)]
-enum LegendAt {
-    Right,
-    Below,
-}
-
-/// Extra height a legend below the plot needs.
-fn legend_below_height(entries: &[Entry]) -> u32 {
-    if entries.is_empty() {
-        0
-    } else {
-        (entries.len().div_ceil(2) as i32 * LEGEND_ROW + 8) as u32
-    }
-}
-
-/// A legend never drawn over the data: entries in `columns` columns (filled top to bottom)
-/// from (`left`, `top`) of `area`, each a swatch and the name.
-fn draw_legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry], left: i32, top: i32, columns: usize) -> Res {
-    let (w, h) = area.dim_in_pixel();
-    let rows = entries.len().div_ceil(columns.max(1)).max(1) as i32;
-    let step = ((h as i32 - top - 8) / rows).clamp(11, LEGEND_ROW);
-    let col_w = (w as i32 - left) / columns.max(1) as i32;
-    let font = ("sans-serif", if step < 16 { TICK_FONT - 3 } else { LEGEND_FONT }).into_font();
-    for (i, e) in entries.iter().enumerate() {
-        let (col, row) = (i as i32 / rows, i as i32 % rows);
-        let (x, y) = (left + col * col_w, top + step * row + step / 2);
-        match e.swatch {
-            Swatch::Box => area.draw(&Rectangle::new([(x + 10, y - 6), (x + 22, y + 6)], e.color.filled()))?,
-            Swatch::Line => area.draw(&PathElement::new(vec![(x + 4, y), (x + 26, y)], e.color.stroke_width(2)))?,
-            Swatch::Dashed => {
-                for d in [4, 13, 22] {
-                    area.draw(&PathElement::new(vec![(x + d, y), (x + d + 5, y)], e.color.stroke_width(2)))?;
-                }
-            }
-        }
-        let style = font.clone().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw(&Text::new(shorten(&e.name), (x + 32, y), style))?;
-    }
-    Ok(())
-}
-
-/// The chart's title across the top, then the plot area, and the legend (if any entries) right
-/// of it, level with the plot's top, or under it. Returns the plot's area.
-fn layout<'a>(
-    root: &DrawingArea<SVGBackend<'a>, Shift>,
-    title: &str,
-    entries: &[Entry],
-    at: LegendAt,
-) -> Res<DrawingArea<SVGBackend<'a>, Shift>> {
-    root.fill(&WHITE)?;
-    let body = root.titled(title, ("sans-serif", TITLE_FONT))?;
-    let (w, h) = body.dim_in_pixel();
-    match at {
-        LegendAt::Right => {
-            let (main, side) = body.split_horizontally(w.saturating_sub(legend_width(entries)));
-            draw_legend(&side, entries, 0, 12, 1)?;
-            Ok(main)
-        }
-        LegendAt::Below => {
-            let (main, bottom) = body.split_vertically(h.saturating_sub(legend_below_height(entries)));
-            draw_legend(&bottom, entries, 84, 0, 2)?;
-            Ok(main)
-        }
-    }
-}
-
-/// A series ready to draw: name, points in plot coordinates, and the index of the series it
-/// is a reference line for.
-type Drawn = (String, Vec<(f64, f64)>, Option<usize>);
-
-/// Lines (with markers when `markers`) for already transformed series; reference lines dashed
-/// in their series' colour. A legend below makes the chart taller by its height.
-fn draw_lines(title: &str, size: Size, f: &Frame, series: &[Drawn], markers: bool, at: LegendAt) -> String {
-    // Colours go to the series that are not reference lines, in order.
-    let own: Vec<usize> = series.iter().enumerate().filter(|(_, s)| s.2.is_none()).map(|(i, _)| i).collect();
-    let color_of = |i: usize| -> RGBColor {
-        let of = series[i].2.unwrap_or(i);
-        own.iter().position(|&o| o == of).map_or(RGBColor(127, 127, 127), color)
-    };
-    let entries: Vec<Entry> = series
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !s.0.is_empty())
-        .map(|(i, s)| Entry {
-            name: if s.1.is_empty() { format!("{} (no data)", s.0) } else { s.0.clone() },
-            color: color_of(i),
-            swatch: if s.2.is_some() { Swatch::Dashed } else { Swatch::Line },
-        })
-        .collect();
-    let size = match at {
-        LegendAt::Below => Size { h: size.h + legend_below_height(&entries), ..size },
-        LegendAt::Right => size,
-    };
-    render(title, size, |root| {
-        let main = layout(root, title, &entries, at)?;
-        let mut chart = cartesian(&main, None, f)?;
-        for (i, (_, pts, reference)) in series.iter().enumerate() {
-            let c = color_of(i);
-            if reference.is_some() {
-                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 5, c.stroke_width(2)))?;
-                continue;
-            }
-            chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
-            if markers {
-                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
-            }
-        }
-        if series.iter().all(|s| s.1.is_empty()) {
-            no_data(&mut chart, f.x, f.y)?;
-        }
-        Ok(())
-    })
-}
-
-fn transform(points: &[(f64, f64)], xk: &Kind, yk: &Kind, sort: bool) -> Vec<(f64, f64)> {
-    let mut v: Vec<(f64, f64)> = points.iter().filter_map(|&(x, y)| Some((xk.fwd(x)?, yk.fwd(y)?))).collect();
-    if sort {
-        v.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
-    v
-}
-
-fn x_kind(s: &XScale) -> Kind {
-    match s {
-        XScale::Linear => Kind::Linear,
-        XScale::Log2 => Kind::Log2,
-        XScale::Category(c) => Kind::Category(c.clone()),
-    }
-}
+#[path = "charts/frame.rs"]
+mod frame;
+use frame::{
+    cartesian, color, draw_lines, layout, no_data, render, transform, x_kind, xml_escape, Drawn, Entry, Frame,
+    LegendAt, Swatch,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Public charts
@@ -863,6 +358,11 @@ pub fn latency_percentiles(series: &[(String, Vec<(f64, f64)>)]) -> String {
 /// Latency (µs, log axis) at each percentile (categories p50 ... p99.9999, the union of the
 /// series' percentiles in ascending order), one line per series.
 pub fn latency_percentiles_sized(series: &[(String, Vec<(f64, f64)>)], size: Size) -> String {
+    latency_percentiles_titled("Latency percentiles", series, size)
+}
+
+/// [`latency_percentiles_sized`] under another title.
+pub fn latency_percentiles_titled(title: &str, series: &[(String, Vec<(f64, f64)>)], size: Size) -> String {
     let mut ps: Vec<f64> = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).filter(|p| p.is_finite()).collect();
     ps.sort_by(f64::total_cmp);
     ps.dedup_by(|a, b| pct_label(*a) == pct_label(*b));
@@ -886,7 +386,7 @@ pub fn latency_percentiles_sized(series: &[(String, Vec<(f64, f64)>)], size: Siz
     let x = Axis::fit(xk, [], false, 0.0);
     let y = Axis::fit(yk, t.iter().flat_map(|s| s.1.iter().map(|p| p.1)), false, 0.0);
     let f = Frame { x_label: "percentile", y_label: "latency (µs)", x: &x, y: &y, x_mesh: true, y_mesh: true };
-    draw_lines("Latency percentiles", size, &f, &t, true, LegendAt::Below)
+    draw_lines(title, size, &f, &t, true, LegendAt::Below)
 }
 
 /// The CDF of a histogram: `(latency µs, % of I/Os completed by then)`, starting at 0 % at the
@@ -1047,3 +547,22 @@ pub fn sparkline(s: &Sparkline) -> String {
 #[cfg(test)]
 #[path = "charts/tests.rs"]
 mod tests;
+
+/// Draw a chart spec of the report model (HTML and PNG exporters alike).
+pub fn draw(spec: &crate::model::ChartSpec) -> String {
+    use crate::model::ChartSpec;
+    match spec {
+        ChartSpec::Ladder(l) => search::ladder(l),
+        ChartSpec::SliceBars(b) => search::slice_bars(b),
+        ChartSpec::Percentiles { title, series } => latency_percentiles_titled(title, series, DEFAULT_SIZE),
+        ChartSpec::Cdf { series } => {
+            let s: Vec<(String, &HistogramData)> = series.iter().map(|(n, h)| (n.clone(), h)).collect();
+            latency_cdf(&s)
+        }
+        ChartSpec::Line { line, size } => line_chart_sized(line, *size),
+        ChartSpec::Table { kind, table } => crate::html::chart_for(*kind, table),
+    }
+}
+
+#[path = "charts/search.rs"]
+mod search;

@@ -111,6 +111,7 @@ pub fn render(runs: &[Run], format: crate::Format) -> Result<String, Error> {
         crate::Format::Markdown => Ok(cmp.markdown()),
         crate::Format::Csv => Ok(cmp.csv()),
         crate::Format::Json => Err(Error::invalid("--format json: compare prints text, md or csv")),
+        crate::Format::Html | crate::Format::Png => Err(Error::invalid("compare writes HTML with -o FILE")),
     }
 }
 
@@ -207,7 +208,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     for r in &runs[1..] {
         if r.manifest.kind != first.manifest.kind {
             return Err(Error::invalid(format!(
-                "{} is {} but {} is {}: compare results of the same suite or plan",
+                "{} is {} but {} is {}: compare results of the same kind (run, plan, the same suite, qos or act)",
                 first.name, first.manifest.kind, r.name, r.manifest.kind
             )));
         }

@@ -26,24 +26,26 @@ use drivelab_lab::suites::SuiteId;
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
 use crate::grid;
-use crate::suite_tables;
+use crate::model::ChartSpec;
+use crate::suite_tables::{self, ChartStyle};
 use crate::tables::Table;
+use crate::views;
 
 /// Samples per sparkline at most (longer series are averaged into this many): a 384-point bsqd
 /// run with minute-long points stays well under 2 MB.
 pub(crate) const MAX_SPARK_SAMPLES: usize = 120;
 /// Runs with at most this many points also get each point's series as full charts with axes.
-const MAX_FULL_SERIES: usize = 12;
+pub(crate) const MAX_FULL_SERIES: usize = 12;
 /// Samples per full time-series chart at most.
-const MAX_SERIES_POINTS: usize = 120;
+pub(crate) const MAX_SERIES_POINTS: usize = 120;
 /// Points in the latency charts at most.
-const MAX_LATENCY_SERIES: usize = 8;
+pub(crate) const MAX_LATENCY_SERIES: usize = 8;
 
 pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1000px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 h3 { font-size: 1em; margin-top: 1.4em; }
@@ -67,7 +69,7 @@ details { margin: .3em 0; } summary { cursor: pointer; }
 }
 "#;
 
-fn table_html(t: &Table) -> String {
+pub(crate) fn table_html(t: &Table) -> String {
     let mut h = String::from("<table><thead><tr>");
     let _ = write!(h, "<th>{}</th>", esc(&t.row_header));
     for c in &t.cols {
@@ -93,9 +95,11 @@ fn table_html(t: &Table) -> String {
 /// What a table's rows or columns are keyed by (`Table::col_header`, `row_header`), as an axis
 /// description with its unit.
 pub(crate) fn axis_label(kind: Kind, key: &str) -> String {
+    let own = kind.suite().and_then(|id| suite_tables::views(id).axes.iter().find(|(k, _)| *k == key));
+    if let Some((_, label)) = own {
+        return label.to_string();
+    }
     match key {
-        "qd" if kind == Kind::Suite(SuiteId::Iometer) => "outstanding I/Os per disk (DQL)",
-        "qd" if kind == Kind::Suite(SuiteId::Bsqd) => "queue depth (I/Os)",
         "qd" => "queue depth (I/Os per job)",
         "bs" => "block size (bytes, k = 1024)",
         "read" => "reads (% of I/Os)",
@@ -112,16 +116,17 @@ pub(crate) fn axis_label(kind: Kind, key: &str) -> String {
 
 /// The chart that fits a table of `kind`; its title carries the unit (charts are also saved
 /// on their own as PNGs).
-fn chart_for(kind: Kind, t: &Table) -> String {
+pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
     let titled = Table { title: t.heading(), ..t.clone() };
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
     let numbers: Option<Vec<f64>> = t.cols.iter().map(|c| charts::parse_header(c)).collect();
-    match kind.suite() {
-        Some(SuiteId::Bsqd) => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
-        Some(SuiteId::Iometer) => charts::grouped_bars_with(t, &x, Size::default()),
-        Some(SuiteId::Mixed) => charts::line_from_table(t, &x, XScale::Linear),
-        Some(SuiteId::Jbod)
+    let style = kind.suite().map_or(ChartStyle::Auto, |id| suite_tables::views(id).chart);
+    match style {
+        ChartStyle::Heatmap => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
+        ChartStyle::Bars => charts::grouped_bars_with(t, &x, Size::default()),
+        ChartStyle::Curve => charts::line_from_table(t, &x, XScale::Linear),
+        ChartStyle::Scaling
             if (t.row_header == "targets" || t.row_header == "drives")
                 && t.rows.iter().all(|(k, _)| k.parse::<f64>().is_ok()) =>
         {
@@ -170,7 +175,7 @@ fn jbod_chart(t: &Table) -> String {
 
 /// Warnings grouped by kind: (one-line summary, the points it concerns). A sweep where every
 /// point is CPU-bound gets one line, not hundreds.
-fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
+pub(crate) fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
     let mut cpu = Vec::new();
     let (mut lo, mut hi) = (f64::MAX, 0f64);
     let (mut buffered, mut interrupted, mut errors) = (Vec::new(), Vec::new(), Vec::new());
@@ -239,11 +244,10 @@ fn readable_stamp(stamp: &str) -> String {
     }
 }
 
-fn facts(m: &Manifest) -> String {
-    let mut h = String::from("<table class=\"facts\">");
-    let row = |h: &mut String, k: &str, v: &str| {
-        let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
-    };
+/// The run's facts as (name, value) rows: run, start, tool, command line, host, each target.
+pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
+    let mut h = Vec::new();
+    let row = |h: &mut Vec<(String, String)>, k: &str, v: &str| h.push((k.to_string(), v.to_string()));
     row(&mut h, "run", &format!("{} ({})", m.name(), m.kind));
     row(&mut h, "started", &readable_stamp(&drivelab_lab::store::utc_stamp(m.started_unix_ms / 1000)));
     row(&mut h, "tool", &format!("{} {}", m.tool.name, m.tool.version));
@@ -288,12 +292,25 @@ fn facts(m: &Manifest) -> String {
         }
         row(&mut h, &format!("target {}", t.path), &parts.join(" · "));
     }
+    h
+}
+
+/// Facts as the report's first table.
+pub(crate) fn facts_table(rows: &[(String, String)]) -> String {
+    let mut h = String::from("<table class=\"facts\">");
+    for (k, v) in rows {
+        let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
     h += "</table>";
     h
 }
 
+fn facts(m: &Manifest) -> String {
+    facts_table(&fact_rows(m))
+}
+
 /// Evenly spaced subset of at most `n` items.
-fn pick<T>(items: &[T], n: usize) -> Vec<&T> {
+pub(crate) fn pick<T>(items: &[T], n: usize) -> Vec<&T> {
     if items.len() <= n {
         return items.iter().collect();
     }
@@ -302,26 +319,16 @@ fn pick<T>(items: &[T], n: usize) -> Vec<&T> {
 
 fn latency_section(points: &[PointResult]) -> String {
     let chosen = pick(points, MAX_LATENCY_SERIES);
-    let pct: Vec<(String, Vec<(f64, f64)>)> = chosen
-        .iter()
-        .map(|p| {
-            let l = &p.result.total.lat_ns;
-            let v = drivelab_engine::hist::Pct::ALL.iter().map(|&q| (q.value(), l.p(q) as f64)).collect();
-            (p.point.label.clone(), v)
-        })
-        .collect();
-    let cdf: Vec<(String, &drivelab_engine::hist::HistogramData)> =
-        chosen.iter().map(|p| (p.point.label.clone(), &p.result.total.lat_ns.histogram)).collect();
     let note = if points.len() > chosen.len() {
         format!("<p>{} of {} points shown, evenly spaced through the run.</p>", chosen.len(), points.len())
     } else {
         String::new()
     };
-    format!(
-        "<h2>Latency</h2>{note}<div class=\"chart\">{}</div><div class=\"chart\">{}</div>",
-        charts::latency_percentiles(&pct),
-        charts::latency_cdf(&cdf)
-    )
+    let mut h = format!("<h2>Latency</h2>{note}");
+    for spec in views::plan::latency_specs(points) {
+        let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(&spec));
+    }
+    h
 }
 
 /// A point's per-second series reduced to at most `max` samples: `(seconds at the sample's
@@ -408,23 +415,7 @@ fn series_section(points: &[PointResult]) -> String {
     h += "</tbody></table>";
     if points.len() <= MAX_FULL_SERIES {
         for p in points.iter().filter(|p| !p.result.series.is_empty()) {
-            let s = downsample(&p.result.series, MAX_SERIES_POINTS);
-            let chart = |what: &str, unit: &str, pts: Vec<(f64, f64)>| {
-                charts::line_chart_sized(
-                    &LineChart {
-                        title: format!("{} — {what}", p.point.label),
-                        x_label: "time since measurement started (s)".into(),
-                        y_label: unit.into(),
-                        x_scale: XScale::Linear,
-                        y_log: false,
-                        series: vec![Series::new(String::new(), pts)],
-                    },
-                    Size { w: 480, h: 260 },
-                )
-            };
-            let iops = chart("IOPS per second", "IOPS", s.iter().map(|x| (x.0, x.1)).collect());
-            let p99 =
-                chart("p99 latency per second", "p99 latency (µs)", s.iter().map(|x| (x.0, x.2 / 1000.0)).collect());
+            let [iops, p99] = views::plan::series_specs(p).map(|c| charts::draw(&c));
             let _ = write!(
                 h,
                 "<details><summary>{} with axes</summary><div class=\"pair\"><div class=\"chart\">{iops}</div>\
@@ -438,7 +429,7 @@ fn series_section(points: &[PointResult]) -> String {
 
 /// Points run with `--steady`: per point its rounds' IOPS as a sparkline, the verdict and the
 /// window's figures; for small runs a convergence chart per point (IOPS by round, the steady
-/// window's average and its ±10% band, and the best-fit line across the window).
+/// window's average and the band its rule allows, and the best-fit line across the window).
 fn steady_section(points: &[PointResult]) -> String {
     let steady: Vec<(&PointResult, &SteadyRecord)> =
         points.iter().filter_map(|p| p.steady.as_ref().map(|s| (p, s))).collect();
@@ -447,8 +438,9 @@ fn steady_section(points: &[PointResult]) -> String {
     }
     let mut h = String::from(
         "<h2>Steady state</h2><p>Each point ran in rounds until SNIA PTS steady state: over the last rounds \
-         (the window), max − min of IOPS within 20% of their average and the best-fit line's change across the \
-         window within 10% of it. The point's result is its last round.</p>\
+         (the window), max − min of IOPS within a share of their average and the best-fit line's change across \
+         the window within another (each point's rule, as it was run, is in its verdict). The point's result is \
+         its last round.</p>\
          <table class=\"series\"><thead><tr><th>point</th><th>rounds</th><th>verdict</th><th>window average</th>\
          <th>range</th><th>fit change</th><th>IOPS per round</th></tr></thead><tbody>",
     );
@@ -461,10 +453,15 @@ fn steady_section(points: &[PointResult]) -> String {
             fmt: &iops_fmt,
             color: 0,
         });
+        let r = &st.rule;
+        let rule = format!(
+            "window {} rounds, range ≤ {}%, fit change ≤ {}%, at most {} rounds",
+            r.window, r.max_range_pct, r.max_slope_pct, r.max_rounds
+        );
         let verdict = if st.steady {
-            format!("steady after {} rounds", st.rounds_iops.len())
+            format!("steady after {} rounds ({rule})", st.rounds_iops.len())
         } else {
-            format!("<b>not steady</b>: gave up after {} rounds", st.rounds_iops.len())
+            format!("<b>not steady</b>: gave up after {} rounds ({rule})", st.rounds_iops.len())
         };
         let (avg, range, fit) = match &st.window {
             Some(w) => (
@@ -485,38 +482,7 @@ fn steady_section(points: &[PointResult]) -> String {
     h += "</tbody></table>";
     if steady.len() <= MAX_FULL_SERIES {
         for (p, st) in &steady {
-            let rounds: Vec<(f64, f64)> =
-                st.rounds_iops.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)).collect();
-            let mut series = vec![Series::new("IOPS per round", rounds)];
-            if let Some(w) = &st.window {
-                let (a, b) = ((w.first_round + 1) as f64, (w.first_round + st.rule.window) as f64);
-                let flat = |name: &str, v: f64| Series {
-                    name: name.into(),
-                    points: vec![(a, v), (b, v)],
-                    reference_for: Some(0),
-                };
-                series.push(flat("window average", w.avg));
-                series.push(flat("average +10%", w.avg * 1.1));
-                series.push(flat("average −10%", w.avg * 0.9));
-                // The fit uses 0-based rounds: value = intercept + slope x round.
-                let fit = |r: f64| w.intercept + w.slope_per_round * (r - 1.0);
-                series.push(Series {
-                    name: "best-fit line".into(),
-                    points: vec![(a, fit(a)), (b, fit(b))],
-                    reference_for: Some(0),
-                });
-            }
-            let chart = charts::line_chart_sized(
-                &LineChart {
-                    title: format!("{} — steady-state convergence", p.point.label),
-                    x_label: "round (each one run of the point)".into(),
-                    y_label: "IOPS".into(),
-                    x_scale: XScale::Linear,
-                    y_log: false,
-                    series,
-                },
-                Size { w: 900, h: 320 },
-            );
+            let chart = charts::draw(&views::plan::steady_spec(p, st));
             let _ = write!(h, "<div class=\"chart\">{chart}</div>");
         }
     }
@@ -553,7 +519,7 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
             h,
             "<h2>{}</h2><div class=\"chart\">{}</div>{}",
             esc(&t.heading()),
-            chart_for(manifest.kind, &t),
+            charts::draw(&ChartSpec::Table { kind: manifest.kind, table: t.clone() }),
             table_html(&t)
         );
     }

@@ -1,17 +1,26 @@
 //! drivelab's report layer: what saved results look like to a reader.
 //!
-//! Measuring and reporting meet only at the results directory (`run.json` and
-//! `points/NNNN-<slug>.json`, see `drivelab_lab::runner`): this crate reads saved points and
-//! turns them into tables. It never runs an I/O, so a report can be made, remade or reshaped
-//! long after the drive is gone.
+//! Measuring and reporting meet only at the results directory (`drivelab_lab::results`): this
+//! crate reads saved points and probes and turns them into tables, charts and pages. It never
+//! runs an I/O, so a report can be made, remade or reshaped long after the drive is gone.
+//!
+//! Every results directory is described as a typed [`model::Report`] by [`views`] and written
+//! by an [`export::Exporter`] (text, Markdown, CSV, JSON, HTML, PNG); the HTML page of a plan or
+//! suite is [`html::report`], which draws the same chart specs and adds a sparkline row per point.
 
 pub mod charts;
 pub mod compare;
+pub mod compare_figures;
+pub mod export;
 mod grid;
 pub mod html;
+pub mod model;
 pub mod png;
 pub mod suite_tables;
 pub mod tables;
+pub mod views;
+
+use drivelab_lab::results::{Kind, Results};
 
 /// What `report` and `compare` print: one format enum for every exporter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,11 +29,43 @@ pub enum Format {
     Text,
     Markdown,
     Csv,
-    /// The tables as data.
+    /// The tables (plan, suite) or the whole report model (qos, act, run) as data.
     Json,
+    /// The self-contained page.
+    Html,
+    /// Every chart as a PNG file.
+    Png,
 }
 
 pub use tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};
 
+/// A results directory in a single-document format (text, md, csv, json, html).
+pub fn render(saved: &Results, format: Format) -> Result<String, String> {
+    if format == Format::Html {
+        return Ok(html_page(saved));
+    }
+    export::export_text(format, &views::build(saved))
+}
+
+/// The HTML report of a results directory of any kind: the Html exporter's page, or for plans
+/// and suites the page with a sparkline row per point ([`html::report`]).
+pub fn html_page(saved: &Results) -> String {
+    match saved.manifest.kind {
+        Kind::Plan | Kind::Suite(_) => html::report(&saved.manifest, &saved.points),
+        _ => export::html::page(&views::build(saved)),
+    }
+}
+
+/// Every chart of a results directory as (file name, PNG bytes), drawn from its chart specs
+/// (never from the HTML page).
+pub fn chart_pngs(saved: &Results, scale: f32) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let docs = export::Png { scale }.export(&views::build(saved))?;
+    Ok(docs.into_iter().map(|d| (d.name, d.bytes)).collect())
+}
+
+use export::Exporter;
+
+#[cfg(test)]
+mod svg_read;
 #[cfg(test)]
 mod test_support;

@@ -1,7 +1,7 @@
 //! Charts as PNG files (`--png DIR`), for articles and anything else that wants a bitmap.
 //!
-//! The charts are SVG strings (see [`crate::charts`]); this module rasterizes them in pure Rust
-//! with `resvg`, offline. Text is drawn with the system's fonts (found through fontconfig's
+//! The charts are drawn from the report's chart specs to SVG (see [`crate::charts::draw`]),
+//! never scraped from the HTML page, and rasterized here in pure Rust with `resvg`, offline. Text is drawn with the system's fonts (found through fontconfig's
 //! configuration, loaded once per process); the SVG's generic families (`sans-serif`, `serif`,
 //! `monospace`) are pointed at fonts that are actually installed, so titles and labels come out
 //! whatever the machine's fontconfig aliases say. With no font at all, the shapes are still drawn
@@ -16,8 +16,6 @@ use std::sync::{Arc, OnceLock};
 use resvg::tiny_skia;
 use resvg::usvg;
 use resvg::usvg::fontdb;
-
-use drivelab_lab::store;
 
 /// The largest side, in pixels, a rendered PNG may have (a typo'd scale should fail, not
 /// allocate gigabytes).
@@ -128,33 +126,20 @@ fn with_namespace(svg: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Write every chart (`<svg>...</svg>` element) found in `html` (the HTML report) into `dir` as
-/// `01-<slug>.png`, `02-...`, where the slug comes from the SVG's first `<text>` (the chart
-/// title) made file-name safe; returns the paths written. Sparklines (`class="spark"`, a
-/// table row's worth of line each, hundreds in a big sweep) are not charts to publish on their
-/// own and are left out. The directory is created if missing;
-/// existing files are never overwritten (the error names the file). Every chart is rendered
-/// before anything is written, so a chart that fails to render leaves the directory untouched.
-pub fn write_chart_pngs(html: &str, dir: &Path, scale: f32) -> Result<Vec<PathBuf>, String> {
-    let svgs: Vec<&str> = find_svgs(html).into_iter().filter(|s| !is_sparkline(s)).collect();
-    let width = svgs.len().to_string().len().max(2);
-    let mut out = Vec::with_capacity(svgs.len());
-    for (i, svg) in svgs.iter().enumerate() {
-        let slug = first_text(svg)
-            .map(|t| store::short_slug(&t, 60))
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "chart".into());
-        let path = dir.join(format!("{:0width$}-{slug}.png", i + 1));
+/// Write `files` (name, bytes) into `dir` (created if missing), never over an existing file:
+/// every name is checked before the first is written, and the error names the file.
+pub fn write_all_new(dir: &Path, files: Vec<(String, Vec<u8>)>) -> Result<Vec<PathBuf>, String> {
+    for (name, _) in &files {
+        let path = dir.join(name);
         if path.exists() {
             return Err(format!("{} already exists (not overwriting it)", path.display()));
         }
-        let png = svg_to_png(svg, scale).map_err(|e| format!("{}: {e}", path.display()))?;
-        out.push((path, png));
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut written = Vec::with_capacity(out.len());
-    for (path, png) in out {
+    let mut written = Vec::with_capacity(files.len());
+    for (name, png) in files {
         use std::io::Write;
+        let path = dir.join(name);
         let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {
                 format!("{} already exists (not overwriting it)", path.display())
@@ -166,125 +151,6 @@ pub fn write_chart_pngs(html: &str, dir: &Path, scale: f32) -> Result<Vec<PathBu
         written.push(path);
     }
     Ok(written)
-}
-
-/// Is the root tag of `svg` marked `class="spark"`?
-fn is_sparkline(svg: &str) -> bool {
-    svg.find('>').is_some_and(|end| svg[..end].contains(r#"class="spark""#))
-}
-
-/// Is `s[i..]` an `<svg` start tag (not `<svgfoo`)?
-fn svg_open_at(s: &str, i: usize) -> bool {
-    s[i..].starts_with("<svg") && s[i + 4..].starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
-}
-
-/// The outermost `<svg ...>...</svg>` elements of `html`, in order (nested ones stay inside
-/// their parent; an unclosed one runs to the end).
-fn find_svgs(html: &str) -> Vec<&str> {
-    let mut found = Vec::new();
-    let mut pos = 0;
-    while let Some(off) = html[pos..].match_indices("<svg").map(|(i, _)| pos + i).find(|&i| svg_open_at(html, i)) {
-        let start = off;
-        let mut depth = 0usize;
-        let mut i = start;
-        let mut end = html.len();
-        while let Some(rel) = html[i..].find('<') {
-            let j = i + rel;
-            if svg_open_at(html, j) {
-                // A self-closing `<svg .../>` opens nothing.
-                let tag_end = html[j..].find('>').map(|k| j + k).unwrap_or(html.len());
-                if !html[j..tag_end].ends_with('/') {
-                    depth += 1;
-                }
-                if depth == 0 {
-                    end = (tag_end + 1).min(html.len());
-                    break;
-                }
-                i = tag_end.min(html.len() - 1) + 1;
-                if i >= html.len() {
-                    break;
-                }
-            } else if html[j..].starts_with("</svg>") {
-                depth = depth.saturating_sub(1);
-                i = j + "</svg>".len();
-                if depth == 0 {
-                    end = i;
-                    break;
-                }
-            } else {
-                i = j + 1;
-            }
-        }
-        found.push(&html[start..end]);
-        pos = end;
-        if pos >= html.len() {
-            break;
-        }
-    }
-    found
-}
-
-/// The text content of the first `<text>` element of `svg` (tags inside it dropped, the common
-/// entities decoded), if it has one.
-fn first_text(svg: &str) -> Option<String> {
-    let open = svg
-        .match_indices("<text")
-        .map(|(i, _)| i)
-        .find(|&i| svg[i + 5..].starts_with(|c: char| c.is_ascii_whitespace() || c == '>'))?;
-    let body_start = open + svg[open..].find('>')? + 1;
-    let body_end = body_start + svg[body_start..].find("</text>")?;
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in svg[body_start..body_end].chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    Some(decode_entities(&text))
-}
-
-fn decode_entities(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        rest = &rest[amp..];
-        let Some(semi) = rest.find(';').filter(|&k| k <= 10) else {
-            out.push('&');
-            rest = &rest[1..];
-            continue;
-        };
-        let name = &rest[1..semi];
-        let c = match name {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            "nbsp" => Some(' '),
-            _ => name
-                .strip_prefix("#x")
-                .or_else(|| name.strip_prefix("#X"))
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .or_else(|| name.strip_prefix('#').and_then(|d| d.parse().ok()))
-                .and_then(char::from_u32),
-        };
-        match c {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[semi + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]
@@ -379,48 +245,39 @@ mod tests {
     }
 
     #[test]
-    fn slugs_and_titles() {
-        let svg = r#"<svg><text x="1">R&amp;W <tspan>mix</tspan></text><text>other</text></svg>"#;
-        assert_eq!(first_text(svg).as_deref(), Some("R&W mix"));
-        assert_eq!(first_text("<svg><textPath/></svg>"), None);
-    }
-
-    #[test]
-    fn finds_outer_svgs_only() {
-        let html = r#"<p>a</p><svg width="1"><svg x="1"></svg><svg/></svg><svgx></svgx><svg>b</svg><svg>open"#;
-        let found = find_svgs(html);
-        assert_eq!(found, vec![r#"<svg width="1"><svg x="1"></svg><svg/></svg>"#, "<svg>b</svg>", "<svg>open"]);
-    }
-
-    #[test]
-    fn writes_each_chart_once() {
+    fn each_chart_spec_is_written_once_and_never_over_a_file() {
+        use crate::export::{Exporter, Png};
+        use crate::model::{ChartSpec, Report, Section};
         let dir = std::env::temp_dir().join(format!("drivelab-png-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let spark = crate::charts::sparkline(&crate::charts::Sparkline {
-            title: "point 1: IOPS per second",
-            points: &[(1.0, 5.0), (2.0, 7.0)],
-            fmt: &|v| v.to_string(),
-            color: 0,
-        });
-        let html = format!(
-            "<html><body><h2>Read</h2><div class=\"chart\">{}</div><h2>Write</h2><div class=\"chart\">{}</div>\
-             <table><tr><td>{spark}</td></tr></table></body></html>",
-            chart("Random read: IOPS"),
-            chart("Sequential write: MB/s")
-        );
+        let line = |title: &str| ChartSpec::Line {
+            line: crate::charts::LineChart {
+                title: title.into(),
+                x_label: "x".into(),
+                y_label: "y".into(),
+                x_scale: crate::charts::XScale::Linear,
+                y_log: false,
+                series: vec![crate::charts::Series::new("s", vec![(1.0, 2.0), (2.0, 3.0)])],
+            },
+            size: DEFAULT_SIZE,
+        };
+        let mut section = Section::new("charts");
+        section.charts = vec![line("Random read: IOPS"), line("Sequential write: MB/s")];
+        let report =
+            Report { title: String::new(), answer: vec![], facts: vec![], warnings: vec![], sections: vec![section] };
+        let files = |scale| Png { scale }.export(&report).unwrap().into_iter().map(|d| (d.name, d.bytes)).collect();
         let out = dir.join("charts"); // created on demand
-        let paths = write_chart_pngs(&html, &out, 1.0).unwrap();
+        let paths = write_all_new(&out, files(1.0)).unwrap();
         let names: Vec<String> = paths.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
-        assert_eq!(names, ["01-random-read-iops.png", "02-sequential-write-mb-s.png"], "sparklines left out");
+        assert_eq!(names, ["01-random-read-iops.png", "02-sequential-write-mb-s.png"]);
         for p in &paths {
             let img = tiny_skia::Pixmap::decode_png(&std::fs::read(p).unwrap()).unwrap();
             assert_eq!((img.width(), img.height()), (DEFAULT_SIZE.w, DEFAULT_SIZE.h));
         }
         let before = std::fs::read(&paths[0]).unwrap();
-        let err = write_chart_pngs(&html, &out, 2.0).unwrap_err();
+        let err = write_all_new(&out, files(2.0)).unwrap_err();
         assert!(err.contains("01-random-read-iops.png") && err.contains("already exists"), "{err}");
         assert_eq!(std::fs::read(&paths[0]).unwrap(), before);
-        assert!(write_chart_pngs("<p>no charts</p>", &dir.join("none"), 1.0).unwrap().is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,7 +1,8 @@
 //! The tables each built-in suite prints, in the shape its seed review published them
 //! (device x DQL for Iometer, drives x workload for JBOD, block size x queue depth for fio
 //! sweeps...), plus the derived ones: Iometer's drop from 100% to 95% sequential, and JBOD's
-//! scaling efficiency and the drive count where the aggregate stops scaling.
+//! scaling efficiency and the drive count where the aggregate stops scaling. [`views`] is the
+//! one registry, keyed by [`SuiteId`], that the tables, the HTML charts and compare all read.
 
 use drivelab_lab::results::{Kind, PointResult};
 use drivelab_lab::suites::SuiteId;
@@ -25,82 +26,151 @@ fn f(name: &str) -> Key {
     Key::Field(name.to_string())
 }
 
+/// How a suite's tables are charted in the HTML report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartStyle {
+    /// Three or more numeric columns as a curve (powers of two equally spaced), else bars.
+    Auto,
+    /// Rows x columns as coloured cells (block size x queue depth).
+    Heatmap,
+    /// A group of bars per column (Iometer's device x DQL).
+    Bars,
+    /// Each row as a curve over its numeric columns (the read/write mix).
+    Curve,
+    /// Aggregate against drives at once, with each workload's ideal scaling dashed.
+    Scaling,
+}
+
+/// What one suite shows: its tables in its seed's shape, the tables derived from them, how they
+/// are charted, and the axis descriptions it words its own way.
+pub struct SuiteViews {
+    pub specs: fn(&[PointResult]) -> Vec<TableSpec>,
+    pub derived: fn(&[PointResult]) -> Vec<Table>,
+    pub chart: ChartStyle,
+    /// (table key, axis description) where the suite's differs from the default.
+    pub axes: &'static [(&'static str, &'static str)],
+}
+
+fn no_derived(_: &[PointResult]) -> Vec<Table> {
+    Vec::new()
+}
+
+/// THE suite registry: every [`SuiteId`] lab can run has its views here (the match is
+/// exhaustive, so a new suite does not compile without them).
+pub fn views(id: SuiteId) -> SuiteViews {
+    let plain = |specs| SuiteViews { specs, derived: no_derived, chart: ChartStyle::Auto, axes: &[] };
+    match id {
+        SuiteId::Quick => plain(quick),
+        SuiteId::Iometer => SuiteViews {
+            specs: iometer,
+            derived: iometer_drop,
+            chart: ChartStyle::Bars,
+            axes: &[("qd", "outstanding I/Os per disk (DQL)")],
+        },
+        SuiteId::Jbod => SuiteViews { specs: jbod, derived: jbod_scaling, chart: ChartStyle::Scaling, axes: &[] },
+        SuiteId::Span => plain(span),
+        SuiteId::Mixed => SuiteViews { chart: ChartStyle::Curve, ..plain(mixed) },
+        SuiteId::Bsqd => {
+            SuiteViews { chart: ChartStyle::Heatmap, axes: &[("qd", "queue depth (I/Os)")], ..plain(bsqd) }
+        }
+        SuiteId::Hdparm => plain(hdparm),
+        SuiteId::Sync => plain(sync),
+    }
+}
+
+fn quick(_: &[PointResult]) -> Vec<TableSpec> {
+    vec![
+        spec("Reads", Key::Target, Key::Step, Metric::MBps, &[("read", "100")]),
+        spec("Writes", Key::Target, Key::Step, Metric::MBps, &[("read", "0")]),
+        spec("Reads", Key::Target, Key::Step, Metric::Iops, &[("read", "100")]),
+        spec("Writes", Key::Target, Key::Step, Metric::Iops, &[("read", "0")]),
+    ]
+}
+
+fn iometer(_: &[PointResult]) -> Vec<TableSpec> {
+    let mut v = Vec::new();
+    for read in ["100", "0"] {
+        for random in ["0", "5", "20", "100"] {
+            let dir = if read == "100" { "Reads" } else { "Writes" };
+            let seq = 100 - random.parse::<u32>().unwrap_or(0);
+            let mut s = spec(
+                &format!("64K {seq}% Sequential {dir}"),
+                Key::Target,
+                f("qd"),
+                Metric::MBps,
+                &[("read", read), ("random", random)],
+            );
+            s.col_format = Some("{} DQL/Disk".into());
+            v.push(s);
+        }
+    }
+    v
+}
+
+fn jbod(_: &[PointResult]) -> Vec<TableSpec> {
+    vec![
+        spec("Aggregate MB/s by number of drives", Key::TargetCount, f("rw"), Metric::MBps, &[]),
+        spec("Aggregate IOPS by number of drives", Key::TargetCount, f("rw"), Metric::Iops, &[]),
+        spec("drivelab CPU (% of one core) by number of drives", Key::TargetCount, f("rw"), Metric::CpuPct, &[]),
+        spec("128K sequential read MB/s per drive", Key::Target, Key::TargetCount, Metric::MBps, &[("rw", "read")]),
+        spec("4K random read IOPS per drive", Key::Target, Key::TargetCount, Metric::Iops, &[("rw", "randread")]),
+    ]
+}
+
+fn span(_: &[PointResult]) -> Vec<TableSpec> {
+    vec![
+        spec("4K random over the span, QD3", Key::Step, f("data"), Metric::MBps, &[]),
+        spec("4K random over the span, QD3, p99 latency", Key::Step, f("data"), Metric::LatP99Us, &[]),
+    ]
+}
+
+fn mixed(points: &[PointResult]) -> Vec<TableSpec> {
+    let mut iops = spec("4K mixed random, QD32 — 70/30 is the 70% column", Key::Target, f("read"), Metric::Iops, &[]);
+    iops.col_format = Some("{}% reads".into());
+    let mut mb = spec("4K mixed random, QD32", Key::Target, f("read"), Metric::MBps, &[]);
+    mb.col_format = Some("{}% reads".into());
+    let mut v = vec![iops, mb];
+    if points.iter().any(|p| p.power_w.is_some()) {
+        for (m, t) in [
+            (Metric::PowerW, "4K mixed random, QD32, average power"),
+            (Metric::MBpsPerW, "4K mixed random, QD32, power efficiency"),
+        ] {
+            let mut s = spec(t, Key::Target, f("read"), m, &[]);
+            s.col_format = Some("{}% reads".into());
+            v.push(s);
+        }
+    }
+    v
+}
+
+fn bsqd(_: &[PointResult]) -> Vec<TableSpec> {
+    let mut v = Vec::new();
+    for rw in ["randread", "randwrite"] {
+        for (m, unit) in [(Metric::Iops, "IOPS"), (Metric::MBps, "MB/s")] {
+            let mut s = spec(&format!("{rw}: block size x queue depth, {unit}"), f("bs"), f("qd"), m, &[("rw", rw)]);
+            s.col_format = Some("QD{}".into());
+            v.push(s);
+        }
+    }
+    v
+}
+
+fn hdparm(_: &[PointResult]) -> Vec<TableSpec> {
+    vec![spec("hdparm -tT style reads", Key::Target, Key::Step, Metric::MBps, &[])]
+}
+
+fn sync(_: &[PointResult]) -> Vec<TableSpec> {
+    vec![
+        spec("4K writes at QD1", Key::Target, Key::Step, Metric::Iops, &[]),
+        spec("4K writes at QD1, p99 latency", Key::Target, Key::Step, Metric::LatP99Us, &[]),
+    ]
+}
+
 /// Table specs for a results directory of `kind` (a suite's own; for any other kind the default tables).
 pub fn specs(kind: Kind, points: &[PointResult]) -> Vec<TableSpec> {
     match kind.suite() {
-        Some(SuiteId::Quick) => vec![
-            spec("Reads", Key::Target, Key::Step, Metric::MBps, &[("read", "100")]),
-            spec("Writes", Key::Target, Key::Step, Metric::MBps, &[("read", "0")]),
-            spec("Reads", Key::Target, Key::Step, Metric::Iops, &[("read", "100")]),
-            spec("Writes", Key::Target, Key::Step, Metric::Iops, &[("read", "0")]),
-        ],
-        Some(SuiteId::Iometer) => {
-            let mut v = Vec::new();
-            for read in ["100", "0"] {
-                for random in ["0", "5", "20", "100"] {
-                    let dir = if read == "100" { "Reads" } else { "Writes" };
-                    let seq = 100 - random.parse::<u32>().unwrap_or(0);
-                    let mut s = spec(
-                        &format!("64K {seq}% Sequential {dir}"),
-                        Key::Target,
-                        f("qd"),
-                        Metric::MBps,
-                        &[("read", read), ("random", random)],
-                    );
-                    s.col_format = Some("{} DQL/Disk".into());
-                    v.push(s);
-                }
-            }
-            v
-        }
-        Some(SuiteId::Jbod) => vec![
-            spec("Aggregate MB/s by number of drives", Key::TargetCount, f("rw"), Metric::MBps, &[]),
-            spec("Aggregate IOPS by number of drives", Key::TargetCount, f("rw"), Metric::Iops, &[]),
-            spec("drivelab CPU (% of one core) by number of drives", Key::TargetCount, f("rw"), Metric::CpuPct, &[]),
-            spec("128K sequential read MB/s per drive", Key::Target, Key::TargetCount, Metric::MBps, &[("rw", "read")]),
-            spec("4K random read IOPS per drive", Key::Target, Key::TargetCount, Metric::Iops, &[("rw", "randread")]),
-        ],
-        Some(SuiteId::Span) => vec![
-            spec("4K random over the span, QD3", Key::Step, f("data"), Metric::MBps, &[]),
-            spec("4K random over the span, QD3, p99 latency", Key::Step, f("data"), Metric::LatP99Us, &[]),
-        ],
-        Some(SuiteId::Mixed) => {
-            let mut iops =
-                spec("4K mixed random, QD32 — 70/30 is the 70% column", Key::Target, f("read"), Metric::Iops, &[]);
-            iops.col_format = Some("{}% reads".into());
-            let mut mb = spec("4K mixed random, QD32", Key::Target, f("read"), Metric::MBps, &[]);
-            mb.col_format = Some("{}% reads".into());
-            let mut v = vec![iops, mb];
-            if points.iter().any(|p| p.power_w.is_some()) {
-                for (m, t) in [
-                    (Metric::PowerW, "4K mixed random, QD32, average power"),
-                    (Metric::MBpsPerW, "4K mixed random, QD32, power efficiency"),
-                ] {
-                    let mut s = spec(t, Key::Target, f("read"), m, &[]);
-                    s.col_format = Some("{}% reads".into());
-                    v.push(s);
-                }
-            }
-            v
-        }
-        Some(SuiteId::Bsqd) => {
-            let mut v = Vec::new();
-            for rw in ["randread", "randwrite"] {
-                for (m, unit) in [(Metric::Iops, "IOPS"), (Metric::MBps, "MB/s")] {
-                    let mut s =
-                        spec(&format!("{rw}: block size x queue depth, {unit}"), f("bs"), f("qd"), m, &[("rw", rw)]);
-                    s.col_format = Some("QD{}".into());
-                    v.push(s);
-                }
-            }
-            v
-        }
-        Some(SuiteId::Hdparm) => vec![spec("hdparm -tT style reads", Key::Target, Key::Step, Metric::MBps, &[])],
-        Some(SuiteId::Sync) => vec![
-            spec("4K writes at QD1", Key::Target, Key::Step, Metric::Iops, &[]),
-            spec("4K writes at QD1, p99 latency", Key::Target, Key::Step, Metric::LatP99Us, &[]),
-        ],
-        _ => default_tables(points),
+        Some(id) => (views(id).specs)(points),
+        None => default_tables(points),
     }
 }
 
@@ -117,9 +187,8 @@ pub fn tables(kind: Kind, points: &[PointResult]) -> Vec<Table> {
 /// titles do not depend on the numbers, so the same table of two runs can be matched by title.
 pub fn derived(kind: Kind, points: &[PointResult]) -> Vec<Table> {
     match kind.suite() {
-        Some(SuiteId::Iometer) => iometer_drop(points),
-        Some(SuiteId::Jbod) => jbod_scaling(points),
-        _ => Vec::new(),
+        Some(id) => (views(id).derived)(points),
+        None => Vec::new(),
     }
 }
 
@@ -226,4 +295,59 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             rows: vec![("scales up to".into(), scales_to), ("most tested".into(), tested)],
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{manifest, point};
+    use drivelab_lab::suites::{self, SuiteOptions};
+
+    /// Made-up results of a suite's own plan: every point moved 100 MB/s on each of its targets.
+    fn suite_points(id: SuiteId) -> Vec<PointResult> {
+        let targets = vec!["/dev/a".to_string(), "/dev/b".to_string(), "/dev/c".to_string()];
+        let opts = SuiteOptions { time: Some("1s".into()), scale: 1.0, dql: 2, target_bytes: 1 << 30 };
+        let plan = suites::plan(id, &targets, &opts).expect("the suite's plan");
+        plan.points
+            .iter()
+            .map(|p| {
+                let on: Vec<(&str, f64)> = p.targets.iter().map(|t| (t.as_str(), 100.0)).collect();
+                let mut r = point(&p.label, &p.step, &[], &on);
+                r.point = p.clone();
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_suite_lab_can_run_has_views_that_fill_tables_and_charts_from_its_own_plan() {
+        for id in SuiteId::ALL {
+            let points = suite_points(id);
+            let kind = Kind::Suite(id);
+            let specs = specs(kind, &points);
+            assert!(!specs.is_empty(), "{id:?} has no tables");
+            for s in &specs {
+                assert!(!build(s, &points).rows.is_empty(), "{id:?}: '{}' is empty on the suite's own points", s.title);
+            }
+            let page = crate::html::report(&manifest(&kind.to_string(), &points), &points);
+            for t in tables(kind, &points) {
+                let heading = crate::html::esc(&t.heading());
+                let at =
+                    page.find(&format!("<h2>{heading}</h2>")).unwrap_or_else(|| panic!("{id:?}: no section {heading}"));
+                assert!(
+                    page[at..].starts_with(&format!("<h2>{heading}</h2><div class=\"chart\"><svg")),
+                    "{id:?}: {heading} has no chart"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn suites_with_derived_tables_compute_them_from_their_own_plan() {
+        for (id, n) in [(SuiteId::Iometer, 2), (SuiteId::Jbod, 2)] {
+            let d = derived(Kind::Suite(id), &suite_points(id));
+            assert_eq!(d.len(), n, "{id:?}: {:?}", d.iter().map(|t| &t.title).collect::<Vec<_>>());
+            assert!(d.iter().all(|t| t.rows.iter().any(|r| r.1.iter().any(Option::is_some))), "{id:?}: values");
+        }
+    }
 }

@@ -1,3 +1,4 @@
+use super::axes::fmt_linear_tick;
 use super::*;
 use drivelab_engine::units::fmt_latency;
 

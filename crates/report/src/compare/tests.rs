@@ -171,7 +171,7 @@ fn rows_not_keyed_by_target_get_a_row_per_run_and_a_delta_row() {
 fn different_kinds_are_refused() {
     let runs = [quick_run("A", "/dev/sda", 1.0, 1.0), plan_run("B", "/dev/sdb", [1.0, 1.0, 1.0], true)];
     let err = render(&runs, Format::Text).unwrap_err().to_string();
-    assert!(err.contains("A is suite:quick but B is plan: compare results of the same suite or plan"), "{err}");
+    assert!(err.contains("A is suite:quick but B is plan: compare results of the same kind"), "{err}");
     assert!(render(&[], Format::Text).is_err());
     assert!(render(&[quick_run("A", "/a", 1.0, 1.0), quick_run("B", "/b", 1.0, 1.0)], Format::Json).is_err());
 }

@@ -5,194 +5,8 @@
 use std::time::Instant;
 
 use super::*;
+use crate::svg_read::*;
 use crate::test_support::{bsqd_points, manifest, point, series};
-
-// ---------------------------------------------------------------------------------------------
-// Reading charts back
-
-/// The outermost `<svg>...</svg>` elements of a page, in order (the report never nests them).
-fn svgs(page: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = page;
-    while let Some(start) = rest.find("<svg ") {
-        let end = start + rest[start..].find("</svg>").expect("closed svg") + "</svg>".len();
-        out.push(&rest[start..end]);
-        rest = &rest[end..];
-    }
-    out
-}
-
-fn num(n: roxmltree::Node, attr: &str) -> f64 {
-    n.attribute(attr).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no numeric {attr} on {n:?}"))
-}
-
-/// A tick label as a number: "250", "1.5", "10k", "2M".
-fn tick_value(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let (digits, mul) = match s.strip_suffix('k') {
-        Some(d) => (d, 1e3),
-        None => s.strip_suffix('M').map_or((s, 1.0), |d| (d, 1e6)),
-    };
-    digits.parse::<f64>().ok().map(|v| v * mul)
-}
-
-/// A text's content without the whitespace plotters puts around it.
-fn text_of(n: roxmltree::Node) -> String {
-    n.text().unwrap_or("").trim().to_string()
-}
-
-/// value -> pixel of a linear axis, fitted through its tick labels by least squares (every tick
-/// must lie on the line within a pixel's rounding, so a label that lies about its position
-/// fails here).
-#[derive(Debug)]
-struct AxisMap {
-    px0: f64,
-    px_per_unit: f64,
-}
-
-impl AxisMap {
-    fn fit(ticks: &[(f64, f64)]) -> AxisMap {
-        assert!(ticks.len() >= 2, "an axis needs two tick labels: {ticks:?}");
-        let n = ticks.len() as f64;
-        let (mv, mp) = (ticks.iter().map(|t| t.0).sum::<f64>() / n, ticks.iter().map(|t| t.1).sum::<f64>() / n);
-        let cov: f64 = ticks.iter().map(|t| (t.0 - mv) * (t.1 - mp)).sum();
-        let var: f64 = ticks.iter().map(|t| (t.0 - mv).powi(2)).sum();
-        let px_per_unit = cov / var;
-        let m = AxisMap { px0: mp - mv * px_per_unit, px_per_unit };
-        for &(v, px) in ticks {
-            assert!((m.px(v) - px).abs() <= 1.0, "tick {v} at {px}, expected {}: {ticks:?}", m.px(v));
-        }
-        m
-    }
-
-    fn px(&self, v: f64) -> f64 {
-        self.px0 + v * self.px_per_unit
-    }
-
-    fn value(&self, px: f64) -> f64 {
-        (px - self.px0) / self.px_per_unit
-    }
-
-    /// How far apart two values may be and still be one pixel apart (plotters rounds to pixels).
-    fn tolerance(&self, pixels: f64) -> f64 {
-        pixels / self.px_per_unit.abs()
-    }
-}
-
-/// A chart parsed: its title, axes and the marks of each legend entry.
-struct Chart<'a> {
-    doc: roxmltree::Document<'a>,
-}
-
-impl<'a> Chart<'a> {
-    fn parse(svg: &'a str) -> Chart<'a> {
-        Chart { doc: roxmltree::Document::parse(svg).expect("well-formed SVG") }
-    }
-
-    fn texts(&self) -> impl Iterator<Item = roxmltree::Node<'_, 'a>> {
-        self.doc.descendants().filter(|n| n.has_tag_name("text"))
-    }
-
-    fn title(&self) -> String {
-        self.texts().next().map(text_of).unwrap_or_default()
-    }
-
-    /// The value axis: right-aligned numeric labels left of the plot (plotters centres them on
-    /// their tick: `y` is the tick's pixel).
-    fn y_axis(&self) -> AxisMap {
-        let mut ticks: Vec<(f64, f64)> = self
-            .texts()
-            .filter(|n| n.attribute("text-anchor") == Some("end") && n.attribute("transform").is_none())
-            .filter_map(|n| Some((tick_value(&text_of(n))?, num(n, "y"))))
-            .collect();
-        ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
-        AxisMap::fit(&ticks)
-    }
-
-    /// The x axis labels (centred under their tick, below the plot): (text, pixel).
-    fn x_labels(&self) -> Vec<(String, f64)> {
-        let bottom = self.y_axis().px(0.0);
-        self.texts()
-            .filter(|n| n.attribute("text-anchor") == Some("middle") && n.attribute("transform").is_none())
-            .filter(|n| num(*n, "y") > bottom)
-            .map(|n| (text_of(n), num(n, "x")))
-            .collect()
-    }
-
-    /// A numeric x axis fitted through its labels.
-    fn x_axis(&self) -> AxisMap {
-        let mut ticks: Vec<(f64, f64)> =
-            self.x_labels().iter().filter_map(|(t, x)| Some((tick_value(t)?, *x))).collect();
-        ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
-        AxisMap::fit(&ticks)
-    }
-
-    /// The colour of legend entry `name`: its swatch (rect or line) just left of the label.
-    fn legend_color(&self, name: &str) -> String {
-        let label = self
-            .texts()
-            .find(|n| text_of(*n) == name && n.attribute("text-anchor") == Some("start"))
-            .unwrap_or_else(|| panic!("no legend entry {name:?}"));
-        let (lx, ly) = (num(label, "x"), num(label, "y"));
-        self.doc
-            .descendants()
-            .filter_map(|n| {
-                let (x, y, color) = match n.tag_name().name() {
-                    "rect" => (num(n, "x"), num(n, "y") + num(n, "height") / 2.0, n.attribute("fill")?),
-                    "polyline" => {
-                        let pts = vertices(n);
-                        (pts.last()?.0, pts.last()?.1, n.attribute("stroke")?)
-                    }
-                    _ => return None,
-                };
-                (x < lx && lx - x < 40.0 && (y - ly).abs() <= 6.0).then(|| (lx - x, color.to_string()))
-            })
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .unwrap_or_else(|| panic!("no swatch next to legend entry {name:?}"))
-            .1
-    }
-
-    /// Filled rectangles of `color` in the plot (not the legend swatch): (x0, x1, top, bottom).
-    fn bars(&self, color: &str) -> Vec<(f64, f64, f64, f64)> {
-        self.doc
-            .descendants()
-            .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(color))
-            .map(|n| {
-                let (x, y) = (num(n, "x"), num(n, "y"));
-                (x, x + num(n, "width"), y, y + num(n, "height"))
-            })
-            .collect()
-    }
-
-    /// Marker centres of `color`.
-    fn markers(&self, color: &str) -> Vec<(f64, f64)> {
-        self.doc
-            .descendants()
-            .filter(|n| n.has_tag_name("circle") && n.attribute("fill") == Some(color))
-            .map(|n| (num(n, "cx"), num(n, "cy")))
-            .collect()
-    }
-}
-
-/// A polyline's points.
-fn vertices(n: roxmltree::Node) -> Vec<(f64, f64)> {
-    n.attribute("points")
-        .unwrap_or("")
-        .split_whitespace()
-        .map(|p| {
-            let (x, y) = p.split_once(',').expect("x,y");
-            (x.parse().unwrap(), y.parse().unwrap())
-        })
-        .collect()
-}
-
-/// The chart of the report whose title is `title`.
-fn chart_titled<'a>(page: &'a str, title: &str) -> &'a str {
-    svgs(page)
-        .into_iter()
-        .find(|s| Chart::parse(s).title() == title)
-        .unwrap_or_else(|| panic!("no chart titled {title:?}"))
-}
 
 // ---------------------------------------------------------------------------------------------
 // Made-up runs
@@ -567,4 +381,33 @@ fn steady_state_rounds_are_drawn_with_their_verdict_and_window() {
     assert!(lines >= 5, "the rounds, the average, two band lines and the fit: {lines} polylines");
     let w = window_stats(&settled, 5).unwrap();
     assert!(w.range_pct <= 20.0 && page.contains(&format!("{:.1}%", w.range_pct)), "the window's range is shown");
+}
+
+#[test]
+fn the_steady_section_shows_the_rule_each_point_was_run_with_not_the_default() {
+    use drivelab_lab::steady::{window_stats, SteadyRule};
+    let mut p = point("randwrite", "", &[], &[("/dev/sdb", 100.0)]);
+    p.point.index = 1;
+    let rule = SteadyRule { window: 3, max_range_pct: 30.0, max_slope_pct: 15.0, max_rounds: 9 };
+    let rounds = vec![90_000.0, 60_000.0, 50_000.0, 55_000.0, 52_000.0];
+    let w = window_stats(&rounds, rule.window).unwrap();
+    p.steady = Some(SteadyRecord { rule: rule.clone(), rounds_iops: rounds, steady: true, window: Some(w.clone()) });
+    let points = vec![p];
+    let page = report(&manifest("plan", &points), &points);
+    assert!(page.contains("window 3 rounds, range ≤ 30%, fit change ≤ 15%, at most 9 rounds"), "the saved rule");
+    // The band is the saved range rule's: ±15% of the window average, across the 3-round window.
+    let chart = Chart::parse(chart_titled(&page, "randwrite — steady-state convergence"));
+    let y = chart.y_axis();
+    let band = chart.legend_color("average +15%");
+    assert_eq!(band, chart.legend_color("average −15%"));
+    let levels: Vec<f64> = chart
+        .doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(band.as_str()))
+        .flat_map(vertices)
+        .map(|(_, py)| y.value(py))
+        .collect();
+    for want in [w.avg * 1.15, w.avg * 0.85] {
+        assert!(levels.iter().any(|v| (v - want).abs() <= y.tolerance(1.0)), "band at {want}: {levels:?}");
+    }
 }

@@ -1,0 +1,159 @@
+//! `report` and `compare` on what qos, act and run leave behind: each command run on a small
+//! /dev/shm file, then its directory reported in every format (figures checked against the
+//! saved probes and outcome) and two directories of a kind compared.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{drivelab, json, stderr, stdout, Scratch};
+
+/// The results directories under `base`, oldest first.
+fn dirs(base: &str) -> Vec<PathBuf> {
+    let mut d: Vec<PathBuf> = std::fs::read_dir(base).unwrap().map(|e| e.unwrap().path()).collect();
+    d.sort();
+    d
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = drivelab(args);
+    assert!(o.status.success(), "drivelab {args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+fn act(s: &Scratch, results: &str, extra: &[&str]) -> PathBuf {
+    let before = if Path::new(results).exists() { dirs(results).len() } else { 0 };
+    let target = s.path("a.dat");
+    let mut args = vec!["act", &target, "--size", "32m", "--time", "2s", "--slice", "1s", "--no-prep", "--overwrite"];
+    args.extend(["--results", results, "-q"]);
+    args.extend(extra);
+    let o = drivelab(&args);
+    // A load may fail on a busy machine (exit 1): the report is made either way.
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    let d = dirs(results);
+    assert_eq!(d.len(), before + 1);
+    d.last().unwrap().clone()
+}
+
+fn qos(s: &Scratch, results: &str, extra: &[&str]) -> PathBuf {
+    let before = if Path::new(results).exists() { dirs(results).len() } else { 0 };
+    let target = s.path("q.dat");
+    let mut args = vec!["qos", &target, "--size", "32m", "--objective", "p99<2ms,p99.9<10ms", "--time", "300ms"];
+    args.extend(["--overwrite", "--results", results, "-q"]);
+    args.extend(extra);
+    let o = drivelab(&args);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    let d = dirs(results);
+    assert_eq!(d.len(), before + 1);
+    d.last().unwrap().clone()
+}
+
+/// `report DIR` in every format; returns (text, csv, json).
+fn every_format(dir: &Path) -> (String, String, serde_json::Value) {
+    let d = dir.to_str().unwrap();
+    let text = ok(&["report", d]);
+    let md = ok(&["report", d, "--format", "md"]);
+    assert!(md.starts_with("# drivelab") && md.contains("| "), "{md}");
+    let csv = ok(&["report", d, "--format", "csv"]);
+    let js: serde_json::Value = serde_json::from_str(&ok(&["report", d, "--format", "json"])).expect("JSON");
+    let html = dir.with_extension("html");
+    ok(&["report", d, "-o", html.to_str().unwrap()]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!doctype html>") && page.contains("<svg"), "an HTML page with charts");
+    let png = dir.with_extension("png.d");
+    let out = ok(&["report", d, "--png", png.to_str().unwrap()]);
+    let n = std::fs::read_dir(&png).unwrap().count();
+    assert!(n >= 1 && out.contains(&format!("wrote {n} chart(s)")), "{out}");
+    (text, csv, js)
+}
+
+#[test]
+fn act_directories_report_in_every_format_with_score_per_watt_and_compare() {
+    let s = Scratch::new("report-act");
+    let results = s.path("results");
+    let a = act(&s, &results, &["--power-cmd", "echo 5"]);
+    let probe = json(&a.join("probes").read_dir().unwrap().next().unwrap().unwrap().path());
+    let outcome = json(&a.join("outcome.json"));
+    let (text, csv, js) = every_format(&a);
+    assert!(text.contains("average power   5.0 W"), "{text}");
+    match outcome["best"].as_f64() {
+        Some(n) => assert!(text.contains(&format!("score per watt  {:.3} N/W", n / 5.0)), "{text}"),
+        None => assert!(text.contains("FAIL: no load passed"), "{text}"),
+    }
+    // The slice table's > 1 ms column is the saved slices' over_pct[0] at full precision.
+    let slices = probe["data"]["act"]["slices"].as_array().unwrap();
+    let rows: Vec<&str> =
+        csv.lines().filter(|l| l.starts_with("\"Reads over each threshold") && !l.contains(",max,")).collect();
+    assert_eq!(rows.len(), slices.len(), "{csv}");
+    for (row, s) in rows.iter().zip(slices) {
+        let cells: Vec<&str> = row.rsplitn(9, ',').collect();
+        // rsplitn from the right: reads/s, > 64 ms ... > 1 ms
+        assert_eq!(cells[7].parse::<f64>().unwrap(), s["over_pct"][0].as_f64().unwrap(), "{row}");
+    }
+    assert_eq!(js["sections"][0]["charts"][0]["chart"], "slice_bars");
+    assert_eq!(js["sections"][0]["charts"][0]["limits"][0][1], 5.0, "ACT's default limit, as saved");
+
+    // A second drive (the same file, searched): side by side with deltas.
+    let b = act(&s, &results, &["--search", "--search-start", "2", "--probe-time", "1s"]);
+    let cmp = ok(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(cmp.contains("score (N)") && cmp.contains("worst slice, reads > 1 ms") && cmp.contains(" pp"), "{cmp}");
+    let cmp_csv = ok(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--format", "csv"]);
+    assert!(cmp_csv.lines().any(|l| l.contains(",\"worst slice, reads > 1 ms\",%,pp,")), "{cmp_csv}");
+    let page = s.path("cmp.html");
+    ok(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "-o", &page]);
+    assert!(std::fs::read_to_string(&page).unwrap().contains("act results compared"));
+}
+
+#[test]
+fn qos_and_run_directories_report_in_every_format_and_compare_and_mixed_kinds_are_refused() {
+    let s = Scratch::new("report-qos");
+    let results = s.path("results");
+    let a = qos(&s, &results, &["--by", "qd", "--max-qd", "4"]);
+    let b = qos(&s, &results, &["--by", "qd", "--max-qd", "4"]);
+    let outcome = json(&a.join("outcome.json"));
+    let (text, csv, js) = every_format(&a);
+    match outcome["best"].as_f64() {
+        Some(q) => assert!(text.contains(&format!("highest queue depth meeting p99<2ms,p99.9<10ms  {q} qd")), "{text}"),
+        None => assert!(text.contains("none: no load met the objective"), "{text}"),
+    }
+    let probes = a.join("probes").read_dir().unwrap().count();
+    assert_eq!(csv.lines().filter(|l| l.starts_with("Probe ladder,")).count(), probes, "{csv}");
+    let ladder = &js["sections"][0]["charts"][0];
+    assert_eq!(ladder["chart"], "ladder");
+    assert_eq!(ladder["clauses"][0]["limit_ns"], 2e6);
+    assert_eq!(ladder["clauses"][1]["limit_ns"], 1e7);
+    let cmp = ok(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--format", "md"]);
+    assert!(cmp.contains("highest load meeting p99<2ms,p99.9<10ms") && cmp.contains("p99 at the answer"), "{cmp}");
+
+    // run leaves a directory too: a one-point report and a side-by-side of two runs.
+    let target = s.path("r.dat");
+    for _ in 0..2 {
+        ok(&["run", &target, "--size", "32m", "--time", "300ms", "--overwrite", "--results", &results, "-q"]);
+    }
+    let runs: Vec<PathBuf> =
+        dirs(&results).into_iter().filter(|d| d.file_name().unwrap().to_str().unwrap().starts_with("run-")).collect();
+    assert_eq!(runs.len(), 2);
+    let point = json(&runs[0].join("points").read_dir().unwrap().next().unwrap().unwrap().path());
+    let (text, _, js) = every_format(&runs[0]);
+    let iops = point["result"]["total"]["iops"].as_f64().unwrap();
+    assert!(text.contains("IOPS") && js["answer"][1][1] == serde_json::json!(grid_iops(iops)), "{text}");
+    let cmp = ok(&["compare", runs[0].to_str().unwrap(), runs[1].to_str().unwrap()]);
+    assert!(cmp.contains("p99 latency") && cmp.contains('%'), "{cmp}");
+
+    let o = drivelab(&["compare", a.to_str().unwrap(), runs[0].to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "mixed kinds: {}", stderr(&o));
+    assert!(stderr(&o).contains("is qos but") && stderr(&o).contains("same kind"), "{}", stderr(&o));
+}
+
+/// IOPS as the report shows them: whole, with thousands separators.
+fn grid_iops(v: f64) -> String {
+    let s = format!("{v:.0}");
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

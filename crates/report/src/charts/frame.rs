@@ -1,0 +1,309 @@
+//! Drawing a chart's frame: the SVG backend, colours, the plot area with its mesh, tick labels
+//! and axis descriptions, legends beside or under the plot (never over the data), and lines
+//! with markers and dashed reference lines. See [`super`] for the rules they follow.
+
+use std::error::Error;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::axes::{Axis, Kind, Ticked};
+use super::{Size, XScale, DESC_FONT, LEGEND_FONT, TICK_FONT, TITLE_FONT};
+
+pub(super) type Res<T = ()> = Result<T, Box<dyn Error>>;
+pub(super) type Coord2 = Cartesian2d<Ticked, Ticked>;
+pub(super) type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Coord2>;
+
+/// Ten distinct colours (Tableau 10), then plotters' 99-colour palette.
+pub(super) fn color(i: usize) -> RGBColor {
+    const T10: [(u8, u8, u8); 10] = [
+        (31, 119, 180),
+        (255, 127, 14),
+        (44, 160, 44),
+        (214, 39, 40),
+        (148, 103, 189),
+        (140, 86, 75),
+        (227, 119, 194),
+        (127, 127, 127),
+        (188, 189, 34),
+        (23, 190, 207),
+    ];
+    match T10.get(i) {
+        Some(&(r, g, b)) => RGBColor(r, g, b),
+        None => {
+            let c = Palette99::pick(i - T10.len()).to_rgba();
+            RGBColor(c.0, c.1, c.2)
+        }
+    }
+}
+
+pub(super) fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Runs `draw` on an SVG drawing area of `size` and returns the SVG. Should plotters fail, the
+/// chart is a frame with its title and the error, so a report still renders.
+pub(super) fn render(title: &str, size: Size, draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Res) -> String {
+    let (w, h) = (size.w.max(40), size.h.max(20));
+    let mut out = String::new();
+    let result = {
+        let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+        let r = draw(&root);
+        r.and_then(|()| root.present().map_err(Into::into))
+    };
+    match result {
+        Ok(()) => out,
+        Err(e) => format!(
+            concat!(
+                r#"<svg width="{w}" height="{h}" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg">"#,
+                r#"<text x="10" y="24" font-family="sans-serif" font-size="16">{t}</text>"#,
+                r#"<text x="10" y="48" font-family="sans-serif" font-size="12">chart error: {e}</text></svg>"#
+            ),
+            w = w,
+            h = h,
+            t = xml_escape(title),
+            e = xml_escape(&e.to_string())
+        ),
+    }
+}
+
+pub(super) struct Frame<'s> {
+    pub(super) x_label: &'s str,
+    pub(super) y_label: &'s str,
+    pub(super) x: &'s Axis,
+    pub(super) y: &'s Axis,
+    pub(super) x_mesh: bool,
+    pub(super) y_mesh: bool,
+}
+
+/// Background, plot area, mesh, tick labels and axis descriptions.
+pub(super) fn cartesian<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: Option<&str>,
+    f: &Frame,
+) -> Res<Chart<'a, 'b>> {
+    let mut b = ChartBuilder::on(area);
+    if let Some(t) = title {
+        b.caption(t, ("sans-serif", TITLE_FONT));
+    }
+    let mut chart =
+        b.margin(12).x_label_area_size(56).y_label_area_size(84).build_cartesian_2d(f.x.coord(), f.y.coord())?;
+    let (x, y) = (f.x, f.y);
+    let xf = |v: &f64| x.label(*v);
+    let yf = |v: &f64| y.label(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(f.x_label)
+        .y_desc(f.y_label)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", DESC_FONT))
+        .bold_line_style(BLACK.mix(0.12))
+        .light_line_style(TRANSPARENT);
+    if !f.x_mesh {
+        mesh.disable_x_mesh();
+    }
+    if !f.y_mesh {
+        mesh.disable_y_mesh();
+    }
+    mesh.draw()?;
+    Ok(chart)
+}
+
+pub(super) fn no_data<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, x: &Axis, y: &Axis) -> Res {
+    let style = ("sans-serif", 16).into_font().color(&BLACK.mix(0.6)).pos(Pos::new(HPos::Center, VPos::Center));
+    chart.plotting_area().draw(&Text::new("no data", (x.mid(), y.mid()), style))?;
+    Ok(())
+}
+
+/// How a legend entry shows its series.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Swatch {
+    Line,
+    Dashed,
+    Box,
+    /// A filled marker (a passing probe).
+    Dot,
+    /// A hollow marker (a failing probe).
+    Hollow,
+    /// A ring around a marker (the confirming run).
+    Ring,
+}
+
+/// One entry of a legend.
+pub(super) struct Entry {
+    pub(super) name: String,
+    pub(super) color: RGBColor,
+    pub(super) swatch: Swatch,
+}
+
+/// Characters a legend entry may have before it is shortened in the middle.
+pub(super) const LEGEND_CHARS: usize = 44;
+
+/// The legend column's width for `entries`: the longest name at about 7 px a character (the
+/// browser's font decides; this is plotters' kind of estimate), plus the swatch; 0 without
+/// entries.
+pub(super) fn legend_width(entries: &[Entry]) -> u32 {
+    match entries.iter().map(|e| e.name.chars().count().min(LEGEND_CHARS)).max() {
+        None => 0,
+        Some(chars) => (chars as u32 * 7 + 44).clamp(110, 352),
+    }
+}
+
+/// `name`, shortened in the middle to `LEGEND_CHARS` characters: both the start (what was run)
+/// and the end (where) stay readable.
+pub(super) fn shorten(name: &str) -> String {
+    let n = name.chars().count();
+    if n <= LEGEND_CHARS {
+        return name.to_string();
+    }
+    let keep = (LEGEND_CHARS - 1) / 2;
+    let head: String = name.chars().take(keep).collect();
+    let tail: String = name.chars().skip(n - keep).collect();
+    format!("{head}…{tail}")
+}
+
+/// Height of a legend row.
+pub(super) const LEGEND_ROW: i32 = 22;
+
+/// Where a chart's legend goes: a column right of the plot, or (for charts whose x axis needs
+/// the whole width, like the latency percentiles) two columns under it.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum LegendAt {
+    Right,
+    Below,
+}
+
+/// Extra height a legend below the plot needs.
+pub(super) fn legend_below_height(entries: &[Entry]) -> u32 {
+    if entries.is_empty() {
+        0
+    } else {
+        (entries.len().div_ceil(2) as i32 * LEGEND_ROW + 8) as u32
+    }
+}
+
+/// A legend never drawn over the data: entries in `columns` columns (filled top to bottom)
+/// from (`left`, `top`) of `area`, each a swatch and the name.
+pub(super) fn draw_legend(
+    area: &DrawingArea<SVGBackend, Shift>,
+    entries: &[Entry],
+    left: i32,
+    top: i32,
+    columns: usize,
+) -> Res {
+    let (w, h) = area.dim_in_pixel();
+    let rows = entries.len().div_ceil(columns.max(1)).max(1) as i32;
+    let step = ((h as i32 - top - 8) / rows).clamp(11, LEGEND_ROW);
+    let col_w = (w as i32 - left) / columns.max(1) as i32;
+    let font = ("sans-serif", if step < 16 { TICK_FONT - 3 } else { LEGEND_FONT }).into_font();
+    for (i, e) in entries.iter().enumerate() {
+        let (col, row) = (i as i32 / rows, i as i32 % rows);
+        let (x, y) = (left + col * col_w, top + step * row + step / 2);
+        match e.swatch {
+            Swatch::Box => area.draw(&Rectangle::new([(x + 10, y - 6), (x + 22, y + 6)], e.color.filled()))?,
+            Swatch::Line => area.draw(&PathElement::new(vec![(x + 4, y), (x + 26, y)], e.color.stroke_width(2)))?,
+            Swatch::Dashed => {
+                for d in [4, 13, 22] {
+                    area.draw(&PathElement::new(vec![(x + d, y), (x + d + 5, y)], e.color.stroke_width(2)))?;
+                }
+            }
+            Swatch::Dot => area.draw(&Circle::new((x + 16, y), 4, e.color.filled()))?,
+            Swatch::Hollow => area.draw(&Circle::new((x + 16, y), 4, e.color.stroke_width(2)))?,
+            Swatch::Ring => area.draw(&Circle::new((x + 16, y), 8, e.color.stroke_width(2)))?,
+        }
+        let style = font.clone().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(shorten(&e.name), (x + 32, y), style))?;
+    }
+    Ok(())
+}
+
+/// The chart's title across the top, then the plot area, and the legend (if any entries) right
+/// of it, level with the plot's top, or under it. Returns the plot's area.
+pub(super) fn layout<'a>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+    title: &str,
+    entries: &[Entry],
+    at: LegendAt,
+) -> Res<DrawingArea<SVGBackend<'a>, Shift>> {
+    root.fill(&WHITE)?;
+    let body = root.titled(title, ("sans-serif", TITLE_FONT))?;
+    let (w, h) = body.dim_in_pixel();
+    match at {
+        LegendAt::Right => {
+            let (main, side) = body.split_horizontally(w.saturating_sub(legend_width(entries)));
+            draw_legend(&side, entries, 0, 12, 1)?;
+            Ok(main)
+        }
+        LegendAt::Below => {
+            let (main, bottom) = body.split_vertically(h.saturating_sub(legend_below_height(entries)));
+            draw_legend(&bottom, entries, 84, 0, 2)?;
+            Ok(main)
+        }
+    }
+}
+
+/// A series ready to draw: name, points in plot coordinates, and the index of the series it
+/// is a reference line for.
+pub(super) type Drawn = (String, Vec<(f64, f64)>, Option<usize>);
+
+/// Lines (with markers when `markers`) for already transformed series; reference lines dashed
+/// in their series' colour. A legend below makes the chart taller by its height.
+pub(super) fn draw_lines(title: &str, size: Size, f: &Frame, series: &[Drawn], markers: bool, at: LegendAt) -> String {
+    // Colours go to the series that are not reference lines, in order.
+    let own: Vec<usize> = series.iter().enumerate().filter(|(_, s)| s.2.is_none()).map(|(i, _)| i).collect();
+    let color_of = |i: usize| -> RGBColor {
+        let of = series[i].2.unwrap_or(i);
+        own.iter().position(|&o| o == of).map_or(RGBColor(127, 127, 127), color)
+    };
+    let entries: Vec<Entry> = series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.0.is_empty())
+        .map(|(i, s)| Entry {
+            name: if s.1.is_empty() { format!("{} (no data)", s.0) } else { s.0.clone() },
+            color: color_of(i),
+            swatch: if s.2.is_some() { Swatch::Dashed } else { Swatch::Line },
+        })
+        .collect();
+    let size = match at {
+        LegendAt::Below => Size { h: size.h + legend_below_height(&entries), ..size },
+        LegendAt::Right => size,
+    };
+    render(title, size, |root| {
+        let main = layout(root, title, &entries, at)?;
+        let mut chart = cartesian(&main, None, f)?;
+        for (i, (_, pts, reference)) in series.iter().enumerate() {
+            let c = color_of(i);
+            if reference.is_some() {
+                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 5, c.stroke_width(2)))?;
+                continue;
+            }
+            chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
+            if markers {
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+            }
+        }
+        if series.iter().all(|s| s.1.is_empty()) {
+            no_data(&mut chart, f.x, f.y)?;
+        }
+        Ok(())
+    })
+}
+
+pub(super) fn transform(points: &[(f64, f64)], xk: &Kind, yk: &Kind, sort: bool) -> Vec<(f64, f64)> {
+    let mut v: Vec<(f64, f64)> = points.iter().filter_map(|&(x, y)| Some((xk.fwd(x)?, yk.fwd(y)?))).collect();
+    if sort {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    v
+}
+
+pub(super) fn x_kind(s: &XScale) -> Kind {
+    match s {
+        XScale::Linear => Kind::Linear,
+        XScale::Log2 => Kind::Log2,
+        XScale::Category(c) => Kind::Category(c.clone()),
+    }
+}

@@ -1,0 +1,154 @@
+//! One exporter trait for every output of `report`: a [`Report`] in, documents out. Text,
+//! Markdown, CSV and JSON are written here (they are a few lines each); HTML and PNG, which
+//! draw the report's [`ChartSpec`]s, have modules of their own. A new format is one exporter
+//! and one arm of [`exporter`].
+
+pub mod html;
+mod png;
+
+pub use html::Html;
+pub use png::Png;
+
+use crate::grid;
+use crate::model::{Grid, Report, TableBlock};
+use crate::Format;
+
+/// One document an exporter made: a suggested file name and its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Artifact {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+impl Artifact {
+    fn text(name: &str, s: String) -> Artifact {
+        Artifact { name: name.to_string(), bytes: s.into_bytes() }
+    }
+}
+
+/// Turns a report into documents (one, or one per chart for PNG).
+pub trait Exporter {
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, String>;
+}
+
+/// The exporter of a format (PNG at twice the charts' size, for articles).
+pub fn exporter(format: Format) -> Box<dyn Exporter> {
+    match format {
+        Format::Text => Box::new(Text),
+        Format::Markdown => Box::new(Markdown),
+        Format::Csv => Box::new(Csv),
+        Format::Json => Box::new(Json),
+        Format::Html => Box::new(Html),
+        Format::Png => Box::new(Png { scale: 2.0 }),
+    }
+}
+
+/// A single-document format's output as text.
+pub fn export_text(format: Format, report: &Report) -> Result<String, String> {
+    let docs = exporter(format).export(report)?;
+    Ok(docs.into_iter().map(|d| String::from_utf8_lossy(&d.bytes).into_owned()).collect())
+}
+
+/// Aligned text for a terminal: the answer, warnings, then every table.
+pub struct Text;
+
+impl Exporter for Text {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+        let mut out = format!("{}\n", r.title);
+        let width = r.answer.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+        for (k, v) in &r.answer {
+            out += &format!("  {k:<width$}  {v}\n");
+        }
+        for w in &r.warnings {
+            out += &format!("warning: {w}\n");
+        }
+        for t in r.sections.iter().flat_map(|s| &s.tables) {
+            out.push('\n');
+            out += &match t {
+                TableBlock::Grid(g) => grid::text(&g.title, &g.display()),
+                TableBlock::Table(t) => t.text(),
+            };
+        }
+        Ok(vec![Artifact::text("report.txt", out)])
+    }
+}
+
+/// GitHub Markdown: a heading, the answer as a list, warnings as quotes, a subheading per section.
+pub struct Markdown;
+
+impl Exporter for Markdown {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+        let mut out = format!("# {}\n\n", r.title);
+        for (k, v) in &r.answer {
+            out += &format!("- **{k}**: {v}\n");
+        }
+        for w in &r.warnings {
+            out += &format!("\n> warning: {w}\n");
+        }
+        for s in r.sections.iter().filter(|s| !s.tables.is_empty()) {
+            out += &format!("\n## {}\n", s.title);
+            if let Some(n) = &s.note {
+                out += &format!("\n{n}\n");
+            }
+            for t in &s.tables {
+                out.push('\n');
+                out += &match t {
+                    TableBlock::Grid(g) => grid::markdown(&g.title, &g.display()),
+                    TableBlock::Table(t) => t.markdown(),
+                };
+            }
+        }
+        Ok(vec![Artifact::text("report.md", out)])
+    }
+}
+
+/// CSV: one block per table (a `table` column naming it, then the table's columns with units
+/// in their headings; numbers at full precision, latencies in ns; a plan or suite table in its
+/// own CSV form), blocks separated by an empty line; first a block of the answer
+/// (`answer,value`) when there is one.
+pub struct Csv;
+
+fn csv_block(t: &Grid) -> String {
+    let mut header = vec!["table".to_string()];
+    header.extend(t.columns.iter().map(|c| match c.unit {
+        crate::model::Unit::Ns => format!("{} (ns)", c.name),
+        _ => c.heading(),
+    }));
+    let mut out = header.iter().map(|h| grid::csv_field(h)).collect::<Vec<_>>().join(",") + "\n";
+    for r in &t.rows {
+        let mut line = vec![grid::csv_field(&t.title)];
+        line.extend(r.iter().map(|c| grid::csv_field(&c.raw())));
+        out += &(line.join(",") + "\n");
+    }
+    out
+}
+
+impl Exporter for Csv {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+        let mut blocks = Vec::new();
+        if !r.answer.is_empty() {
+            let mut b = String::from("answer,value\n");
+            for (k, v) in &r.answer {
+                b += &format!("{},{}\n", grid::csv_field(k), grid::csv_field(v));
+            }
+            blocks.push(b);
+        }
+        blocks.extend(r.sections.iter().flat_map(|s| &s.tables).map(|t| match t {
+            TableBlock::Grid(g) => csv_block(g),
+            TableBlock::Table(t) => t.csv(),
+        }));
+        Ok(vec![Artifact::text("report.csv", blocks.join("\n"))])
+    }
+}
+
+/// The whole model as JSON: answer, facts, warnings, sections with tables (cells as numbers in
+/// the column's unit: latencies in ns) and chart specs.
+pub struct Json;
+
+impl Exporter for Json {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+        let mut s = serde_json::to_string_pretty(r).map_err(|e| format!("encoding JSON: {e}"))?;
+        s.push('\n');
+        Ok(vec![Artifact::text("report.json", s)])
+    }
+}

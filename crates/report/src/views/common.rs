@@ -1,0 +1,81 @@
+//! Pieces every view shares: the run's facts and one engine result as a table.
+
+use drivelab_engine::hist::{LatSummary, Pct};
+use drivelab_engine::result::RunResult;
+use drivelab_lab::results::Results;
+
+use crate::model::{Cell, Column, Grid, Unit};
+
+/// The run's facts (run, start, tool, command line, host, targets) and the extra ones a view
+/// adds (what was asked).
+pub fn facts(r: &Results, asked: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut f = crate::html::fact_rows(&r.manifest);
+    f.extend(asked);
+    f.push(("results".into(), r.dir.display().to_string()));
+    f
+}
+
+/// Latency percentiles a results table shows.
+pub const PERCENTILES: [Pct; 5] = [Pct::P50, Pct::P99, Pct::P99_9, Pct::P99_99, Pct::P99_9999];
+
+/// mean, the percentiles and max, in ns.
+pub fn latency_cells(l: &LatSummary) -> Vec<Cell> {
+    let mut v = vec![Cell::Num(l.mean)];
+    v.extend(PERCENTILES.iter().map(|p| Cell::Num(l.p(*p) as f64)));
+    v.push(Cell::Num(l.max as f64));
+    v
+}
+
+/// Reads, writes and total of a result: IOPS, MB/s and latency (reads or writes left out
+/// when the workload had none). At a fixed rate, each direction has two rows: service time
+/// (from submission, fio's clat) and response time (from the intended issue time: what a
+/// client waits, and what qos judges).
+pub fn result_table(title: &str, r: &RunResult) -> Grid {
+    let mut columns = vec![
+        Column::new("direction", Unit::Count),
+        Column::new("IOPS", Unit::Iops),
+        Column::new("MB/s", Unit::MBps),
+        Column::new("mean", Unit::Ns),
+    ];
+    columns.extend(PERCENTILES.iter().map(|p| Column::new(p.name(), Unit::Ns)));
+    columns.push(Column::new("max", Unit::Ns));
+    let mut rows = Vec::new();
+    let ol = r.open_loop.as_ref();
+    let resp = [ol.map(|o| &o.read_resp_lat_ns), ol.map(|o| &o.write_resp_lat_ns), ol.map(|o| &o.total_resp_lat_ns)];
+    for ((name, d), resp) in [("read", &r.read), ("write", &r.write), ("total", &r.total)].into_iter().zip(resp) {
+        if d.ops == 0 && name != "total" {
+            continue;
+        }
+        let lats = match resp {
+            Some(rl) => vec![(format!("{name} service"), &d.lat_ns), (format!("{name} response"), rl)],
+            None => vec![(name.to_string(), &d.lat_ns)],
+        };
+        for (label, l) in lats {
+            let mut row = vec![Cell::Text(label), Cell::Num(d.iops), Cell::Num(d.bw_mb_per_s)];
+            row.extend(latency_cells(l));
+            rows.push(row);
+        }
+    }
+    Grid { title: title.to_string(), columns, rows }
+}
+
+/// Warnings about one engine result: CPU-bound, buffered, interrupted, I/O errors.
+pub fn result_warnings(what: &str, r: &RunResult) -> Vec<String> {
+    let mut w = Vec::new();
+    if r.cpu.cpu_bound {
+        w.push(format!(
+            "{what}: CPU-bound (drivelab's busiest job thread used {:.0}% of a core): the CPU, not the target, was the limit",
+            r.cpu.busiest_job_pct
+        ));
+    }
+    if !r.spec.direct {
+        w.push(format!("{what}: buffered I/O (page cache), not the device alone"));
+    }
+    if r.interrupted {
+        w.push(format!("{what}: interrupted (Ctrl-C) before its end"));
+    }
+    for e in &r.errors {
+        w.push(format!("{what}: {} {} error(s) on {}: {}", e.count, e.op, e.target, e.error));
+    }
+    w
+}

@@ -1,0 +1,26 @@
+//! Which tables and charts each kind of results gets, built as a typed [`Report`] for the
+//! exporters: [`qos`], [`act`], [`run`], and [`plan`] for plans and suites (whose tables come
+//! from the suite registry, `suite_tables::views`).
+
+pub(crate) mod act;
+mod common;
+pub mod plan;
+pub(crate) mod qos;
+mod run;
+
+use drivelab_lab::results::{Kind, Results};
+
+use crate::model::Report;
+
+/// The report model of a results directory of any kind.
+pub fn build(r: &Results) -> Report {
+    match r.manifest.kind {
+        Kind::Qos => qos::report(r),
+        Kind::Act => act::report(r),
+        Kind::Run => run::report(r),
+        Kind::Plan | Kind::Suite(_) => plan::report(r),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,95 @@
+//! A `drivelab run` directory's report: one point, so the answer is its headline figures, then
+//! its reads/writes table, latency percentiles and its seconds (IOPS and p99) as charts.
+
+use drivelab_engine::hist::Pct;
+use drivelab_lab::results::Results;
+
+use super::common::{facts, result_table, result_warnings};
+use crate::charts::{LineChart, Series, Size, XScale};
+use crate::model::{ChartSpec, Report, Section, Unit};
+
+/// A report saying the directory's setup does not fit its kind (a hand-edited run.json).
+pub fn not_this_kind(r: &Results, kind: &str) -> Report {
+    Report {
+        title: format!("drivelab {kind}"),
+        answer: Vec::new(),
+        facts: facts(r, Vec::new()),
+        warnings: vec![format!("run.json says kind {kind} but holds another kind's setup: nothing to show")],
+        sections: Vec::new(),
+    }
+}
+
+pub fn report(r: &Results) -> Report {
+    let mut answer = Vec::new();
+    let mut warnings = Vec::new();
+    let mut sections = Vec::new();
+    let Some(p) = r.points.first() else {
+        return Report {
+            title: "drivelab run".into(),
+            answer,
+            facts: facts(r, Vec::new()),
+            warnings: vec!["no finished point: the run is going on, was interrupted or failed".into()],
+            sections,
+        };
+    };
+    let res = &p.result;
+    let t = &res.total;
+    answer.push(("workload".into(), p.point.label.clone()));
+    answer.push(("IOPS".into(), Unit::Iops.fmt(t.iops)));
+    answer.push(("MB/s".into(), Unit::MBps.fmt(t.bw_mb_per_s)));
+    for q in [Pct::P50, Pct::P99, Pct::P99_9] {
+        answer.push((format!("{} latency", q.name()), Unit::Ns.fmt(t.lat_ns.p(q) as f64)));
+    }
+    if let Some(w) = p.power_w {
+        answer.push(("average power".into(), format!("{w:.1} W")));
+        if w > 0.0 {
+            answer.push(("IOPS per watt".into(), Unit::IopsPerWatt.fmt(t.iops / w)));
+        }
+    }
+    warnings.extend(result_warnings("the run", res));
+    let mut s = Section::new("Result");
+    s.tables.push(result_table("Throughput and latency", res).into());
+    sections.push(s);
+    let mut lat = Section::new("Latency");
+    let dirs = [("read", &res.read), ("write", &res.write)];
+    let series: Vec<(String, Vec<(f64, f64)>)> = dirs
+        .iter()
+        .filter(|(_, d)| d.ops > 0)
+        .map(|(name, d)| {
+            let pts = Pct::ALL.iter().map(|&q| (q.value(), d.lat_ns.p(q) as f64)).collect();
+            (name.to_string(), pts)
+        })
+        .collect();
+    lat.charts.push(ChartSpec::Percentiles { title: "Latency percentiles".into(), series });
+    sections.push(lat);
+    let s = crate::html::downsample(&res.series, crate::html::MAX_SPARK_SAMPLES);
+    // One second is a dot, not a series: the table says it all.
+    if s.len() >= 2 {
+        let mut sec = Section::new("Per second");
+        let line = |title: &str, y: &str, pts: Vec<(f64, f64)>| ChartSpec::Line {
+            line: LineChart {
+                title: title.into(),
+                x_label: "time since measurement started (s)".into(),
+                y_label: y.into(),
+                x_scale: XScale::Linear,
+                y_log: false,
+                series: vec![Series::new(String::new(), pts)],
+            },
+            size: Size { w: 900, h: 300 },
+        };
+        sec.charts.push(line("IOPS per second", "IOPS", s.iter().map(|x| (x.0, x.1)).collect()));
+        sec.charts.push(line(
+            "p99 latency per second",
+            "p99 latency (µs)",
+            s.iter().map(|x| (x.0, x.2 / 1e3)).collect(),
+        ));
+        sections.push(sec);
+    }
+    Report {
+        title: format!("drivelab run: {}", p.point.label),
+        answer,
+        facts: facts(r, Vec::new()),
+        warnings,
+        sections,
+    }
+}

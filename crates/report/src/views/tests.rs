@@ -1,0 +1,431 @@
+//! The qos, act and run views checked against the saved probes they are made from: chart marks
+//! read back from the SVG (axes fitted through their tick labels), tables and every exporter.
+
+use std::path::PathBuf;
+
+use drivelab_engine::spec::AccessSpec;
+use drivelab_lab::act::{self, ActConfig, ActCriteria, SliceRow};
+use drivelab_lab::act_run::{ActOptions, ActRun};
+use drivelab_lab::results::{
+    Kind, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, QosSetup, Results, SearchBy, Setup,
+};
+use drivelab_lab::search::{parse_objective, ClauseResult, Evaluation};
+
+use super::build;
+use crate::export::{export_text, html::page};
+use crate::model::{ChartSpec, Report};
+use crate::svg_read::{svgs, Chart, LogAxis};
+use crate::test_support::{manifest, point};
+use crate::Format;
+
+fn results(kind: Kind, setup: Setup, probes: Vec<ProbeResult>, outcome: Option<Outcome>) -> Results {
+    let mut m = manifest("plan", &[]);
+    m.kind = kind;
+    m.setup = setup;
+    Results { dir: PathBuf::from("/results/x"), manifest: m, points: Vec::new(), probes, outcome }
+}
+
+fn probe(index: usize, role: ProbeRole, value: f64, pass: bool, why: &str, data: ProbeData) -> ProbeResult {
+    ProbeResult {
+        schema: 2,
+        index,
+        role,
+        value,
+        pass,
+        why: why.into(),
+        duration_ns: 2_000_000_000,
+        interrupted: false,
+        power_w: Some(4.0 + index as f64),
+        data,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// qos
+
+/// p99 at a load in the made-up search (ns): grows with the load, crosses 1 ms at 12 500.
+fn p99_at(load: f64) -> u64 {
+    (load * 80.0) as u64
+}
+
+/// A rate search by halving and bisection: (role, offered IOPS).
+pub(crate) const QOS_LADDER: [(ProbeRole, f64); 7] = [
+    (ProbeRole::Saturation, 50_000.0),
+    (ProbeRole::Probe, 50_000.0),
+    (ProbeRole::Probe, 25_000.0),
+    (ProbeRole::Probe, 6_250.0),
+    (ProbeRole::Probe, 12_000.0),
+    (ProbeRole::Probe, 9_000.0),
+    (ProbeRole::Confirm, 12_000.0),
+];
+
+pub(crate) fn qos_results(by: SearchBy, ladder: &[(ProbeRole, f64)]) -> Results {
+    let objective = parse_objective("p99<1ms,p99.9<4ms").unwrap();
+    let setup = QosSetup {
+        by,
+        objective: objective.clone(),
+        spec: AccessSpec::default(),
+        targets: vec!["/dev/x".into()],
+        tolerance_pct: 5.0,
+        max_qd: 64,
+    };
+    let probes = ladder
+        .iter()
+        .enumerate()
+        .map(|(i, &(role, load))| {
+            let measured = [p99_at(load), p99_at(load) * 3];
+            let clauses: Vec<ClauseResult> = objective
+                .clauses
+                .iter()
+                .zip(measured)
+                .map(|(c, m)| ClauseResult {
+                    label: c.to_string(),
+                    measured_ns: m,
+                    limit_ns: c.limit_ns,
+                    pass: m < c.limit_ns,
+                })
+                .collect();
+            let pass = clauses.iter().all(|c| c.pass);
+            let mut result = point("p", "", &[], &[("/dev/x", load / 256.0)]).result;
+            result.total.iops = load;
+            let data = ProbeData::Qos(Box::new(QosProbe {
+                evaluation: Evaluation { pass, clauses },
+                fell_behind: false,
+                result,
+            }));
+            probe(i + 1, role, load, pass, if pass { "" } else { "p99 over 1ms" }, data)
+        })
+        .collect();
+    let outcome = Outcome {
+        schema: 2,
+        best: Some(12_000.0),
+        reason: "converged within 5%".into(),
+        interrupted: false,
+        errored: false,
+        saturation_iops: Some(50_000.0),
+        power_w: Some(7.5),
+    };
+    results(Kind::Qos, Setup::Qos(setup), probes, Some(outcome))
+}
+
+fn only_chart(r: &Report) -> String {
+    let page = page(r);
+    let charts: Vec<&str> = svgs(&page);
+    assert_eq!(charts.len(), r.charts().count(), "one SVG per chart spec");
+    charts[0].to_string()
+}
+
+#[test]
+fn the_qos_ladder_puts_every_probe_at_its_load_and_latency_with_the_objective_dashed_at_its_limit() {
+    let saved = qos_results(SearchBy::Rate, &QOS_LADDER);
+    let report = build(&saved);
+    let svg = only_chart(&report);
+    let chart = Chart::parse(&svg);
+    let y = LogAxis::fit(&chart.y_ticks());
+    let x = LogAxis::fit(&chart.x_ticks());
+    // (statistic, its limit, its measured latency at a load)
+    type Measured = fn(f64) -> f64;
+    let clauses: [(&str, f64, Measured); 2] =
+        [("p99", 1e6, |l| p99_at(l) as f64), ("p99.9", 4e6, |l| p99_at(l) as f64 * 3.0)];
+    for (stat, limit_ns, lat) in clauses {
+        let color = chart.legend_color(&format!("{stat} limit {}", drivelab_engine::units::fmt_ns(limit_ns)));
+        let levels = chart.dashed_levels(&color);
+        assert_eq!(levels.len(), 1, "{stat}: one limit line");
+        let limit_us = y.value(levels[0]);
+        assert!((y.px(limit_ns / 1e3) - levels[0]).abs() <= 1.0, "{stat} limit drawn at {limit_us} µs");
+        let (filled, hollow) = (chart.markers(&color), chart.hollow(&color, 4.0));
+        for p in saved.probes.iter().filter(|p| p.role != ProbeRole::Saturation) {
+            let want = (p.value, lat(p.value) / 1e3);
+            let marks = if p.pass { &filled } else { &hollow };
+            // Within a pixel (plotters rounds to pixels).
+            let found =
+                marks.iter().any(|&(mx, my)| (x.px(want.0) - mx).abs() <= 1.0 && (y.px(want.1) - my).abs() <= 1.0);
+            let seen: Vec<(f64, f64)> = marks.iter().map(|&(mx, my)| (x.value(mx), y.value(my))).collect();
+            assert!(
+                found,
+                "{stat}: probe {} at {want:?} ({}) not drawn: {seen:?}",
+                p.index,
+                if p.pass { "filled" } else { "hollow" }
+            );
+        }
+        let judged = saved.probes.iter().filter(|p| p.role != ProbeRole::Saturation).count();
+        assert_eq!(filled.len() + hollow.len(), judged + 1, "{stat}: a mark per judged probe (+ the legend's)");
+    }
+    let rings = chart.hollow("#000000", 8.0);
+    assert_eq!(rings.len(), 2 + 1, "the confirm ringed for each clause, and the legend's ring");
+    assert!(rings.iter().any(|&(rx, _)| (x.px(12_000.0) - rx).abs() <= 1.0), "ring at the confirmed load");
+}
+
+#[test]
+fn a_qd_ladder_spaces_queue_depths_as_powers_of_two() {
+    let ladder =
+        [(ProbeRole::Probe, 64.0), (ProbeRole::Probe, 16.0), (ProbeRole::Probe, 4.0), (ProbeRole::Confirm, 16.0)];
+    let saved = qos_results(SearchBy::Qd, &ladder);
+    let report = build(&saved);
+    let ChartSpec::Ladder(l) = report.charts().next().unwrap() else { panic!("a ladder") };
+    assert_eq!(l.clauses[0].points.iter().map(|p| p.load).collect::<Vec<_>>(), vec![64.0, 16.0, 4.0, 16.0]);
+    let svg = only_chart(&report);
+    let chart = Chart::parse(&svg);
+    let x = LogAxis::fit(&chart.x_ticks());
+    assert!((x.px(16.0) - x.px(4.0) - (x.px(64.0) - x.px(16.0))).abs() <= 1.0, "equal steps per x4");
+}
+
+#[test]
+fn the_qos_answer_and_ladder_table_read_the_same_in_every_format() {
+    let saved = qos_results(SearchBy::Rate, &QOS_LADDER);
+    let report = build(&saved);
+    let text = export_text(Format::Text, &report).unwrap();
+    assert!(text.contains("highest rate meeting p99<1ms,p99.9<4ms  12,000 IOPS"), "{text}");
+    assert!(text.contains("closed-loop maximum") && text.contains("50,000 IOPS"), "{text}");
+    assert!(text.contains("best as share of the maximum") && text.contains("24.0%"), "{text}");
+    let md = export_text(Format::Markdown, &report).unwrap();
+    assert!(md.contains("| probe |") && md.contains("**highest rate meeting"), "{md}");
+    // CSV: each probe's offered load and measured p99 at full precision, in ns.
+    let csv = export_text(Format::Csv, &report).unwrap();
+    let header = csv.lines().find(|l| l.starts_with("table,probe,")).expect("ladder block");
+    let cols: Vec<&str> = header.split(',').collect();
+    let at = |name: &str| cols.iter().position(|c| *c == name).unwrap_or_else(|| panic!("{name} in {header}"));
+    let (offered, p99, verdict) = (at("offered (IOPS)"), at("p99 (ns)"), at("verdict"));
+    let rows: Vec<Vec<&str>> =
+        csv.lines().filter(|l| l.starts_with("Probe ladder,")).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), saved.probes.len());
+    for (row, p) in rows.iter().zip(&saved.probes) {
+        assert_eq!(row[offered].parse::<f64>().unwrap(), p.value);
+        assert_eq!(row[p99].parse::<u64>().unwrap(), p99_at(p.value));
+        let want = match p.role {
+            ProbeRole::Saturation => "not judged",
+            _ if p.pass => "PASS",
+            _ => "FAIL",
+        };
+        assert_eq!(row[verdict], want);
+    }
+    let json: serde_json::Value = serde_json::from_str(&export_text(Format::Json, &report).unwrap()).unwrap();
+    assert_eq!(json["sections"][0]["charts"][0]["chart"], "ladder");
+    assert_eq!(json["sections"][0]["charts"][0]["clauses"][0]["limit_ns"], 1e6);
+}
+
+// ---------------------------------------------------------------------------------------------
+// act
+
+/// % over each threshold in slice `s` at load `n`: distinct for every bar.
+fn over(n: f64, s: usize) -> [f64; 7] {
+    let base = 0.6 * n + 0.2 * s as f64;
+    [base, base * 0.7, base * 0.5, base * 0.3, base * 0.2, base * 0.1, base * 0.05]
+}
+
+fn act_run(n: f64, slices: usize, c: &ActCriteria) -> ActRun {
+    let rows: Vec<SliceRow> = (0..slices)
+        .map(|s| SliceRow {
+            index: s + 1,
+            start_s: 10 * s as u64,
+            end_s: 10 * (s as u64 + 1),
+            ops: 20_000,
+            rate_per_s: 2000.0 * n,
+            over_pct: over(n, s),
+            partial: false,
+        })
+        .collect();
+    let verdict = act::verdict(&rows, c);
+    ActRun {
+        scale: n,
+        rates: ActConfig { scale: n, ..Default::default() }.derive(4096),
+        seconds: Vec::new(),
+        passed: verdict.pass,
+        slices: rows,
+        verdict,
+        fell_behind: None,
+        interrupted: false,
+        streams: Vec::new(),
+    }
+}
+
+/// Not ACT's default limits: the report must draw these.
+fn criteria() -> ActCriteria {
+    ActCriteria { over_1ms_pct: 6.5, over_8ms_pct: 2.5, over_64ms_pct: 0.75 }
+}
+
+pub(crate) fn act_results() -> Results {
+    let c = criteria();
+    let opts = ActOptions {
+        config: ActConfig::default(),
+        criteria: c.clone(),
+        targets: vec!["/dev/x".into()],
+        time_ns: 40_000_000_000,
+        slice_secs: 10,
+        read_qd: 32,
+        large_block_qd: 4,
+        dsync: true,
+        max_lag_ns: 10_000_000_000,
+        engine: Default::default(),
+        seed: 1,
+        prep: false,
+        search: true,
+        probe_time_ns: 20_000_000_000,
+        search_start: Some(12),
+    };
+    let loads = [(ProbeRole::Probe, 12.0), (ProbeRole::Probe, 6.0), (ProbeRole::Probe, 9.0), (ProbeRole::Confirm, 9.0)];
+    let probes = loads
+        .iter()
+        .enumerate()
+        .map(|(i, &(role, n))| {
+            let run = act_run(n, if role == ProbeRole::Confirm { 4 } else { 2 }, &c);
+            let why = run.verdict.failing_slices.first().map(|f| f.1.clone()).unwrap_or_default();
+            probe(i + 1, role, n, run.passed, &why, ProbeData::Act(Box::new(run)))
+        })
+        .collect();
+    let outcome = Outcome {
+        schema: 2,
+        best: Some(9.0),
+        reason: "converged".into(),
+        interrupted: false,
+        errored: false,
+        saturation_iops: None,
+        power_w: None,
+    };
+    results(Kind::Act, Setup::Act(opts), probes, Some(outcome))
+}
+
+#[test]
+fn act_slice_bars_have_each_saved_percentage_and_the_limits_are_the_runs_own_criteria() {
+    let saved = act_results();
+    assert!(saved.probes[3].pass && !saved.probes[0].pass, "12x fails, the 9x confirm passes");
+    let report = build(&saved);
+    let svg = only_chart(&report);
+    let chart = Chart::parse(&svg);
+    let y = chart.y_axis();
+    let confirm = saved.probes[3].act().unwrap();
+    for (k, ms) in [1, 2, 4, 8, 16, 32, 64].into_iter().enumerate() {
+        let color = chart.legend_color(&format!("> {ms} ms"));
+        let mut bars = chart.bars(&color);
+        bars.retain(|b| b.1 - b.0 > 13.0); // not the legend's 12-pixel swatch
+        bars.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert_eq!(bars.len(), confirm.slices.len(), "> {ms} ms: a bar per slice");
+        for (bar, s) in bars.iter().zip(&confirm.slices) {
+            let (top, bottom) = (y.value(bar.2), y.value(bar.3));
+            assert!(bottom.abs() <= y.tolerance(1.0), "bars stand on 0");
+            assert!(
+                (top - s.over_pct[k]).abs() <= y.tolerance(1.0),
+                "slice {} > {ms} ms: {top} vs {}",
+                s.index,
+                s.over_pct[k]
+            );
+        }
+    }
+    let c = criteria();
+    for (ms, pct) in [(1, c.over_1ms_pct), (8, c.over_8ms_pct), (64, c.over_64ms_pct)] {
+        let color = chart.legend_color(&format!("limit > {ms} ms: {pct}%"));
+        let levels = chart.dashed_levels(&color);
+        assert_eq!(levels.len(), 1, "limit > {ms} ms: one line");
+        assert!((y.value(levels[0]) - pct).abs() <= y.tolerance(1.0), "limit > {ms} ms at {}", y.value(levels[0]));
+    }
+}
+
+#[test]
+fn the_act_report_gives_verdict_score_per_watt_and_every_load_of_the_search() {
+    let saved = act_results();
+    let report = build(&saved);
+    let text = export_text(Format::Text, &report).unwrap();
+    assert!(text.contains("PASS at 9x"), "{text}");
+    // The confirm (probe 4) drew 8 W: 9 / 8 = 1.125 N per watt.
+    assert!(text.contains("average power   8.0 W") && text.contains("score per watt  1.125 N/W"), "{text}");
+    assert!(text.contains("< 6.5% over 1 ms, < 2.5% over 8 ms, < 0.75% over 64 ms"), "{text}");
+    let csv = export_text(Format::Csv, &report).unwrap();
+    let loads: Vec<Vec<&str>> =
+        csv.lines().filter(|l| l.starts_with("Loads run,")).map(|l| l.split(',').collect()).collect();
+    assert_eq!(loads.len(), 4);
+    for (row, p) in loads.iter().zip(&saved.probes) {
+        assert_eq!(row[3].parse::<f64>().unwrap(), p.value, "N");
+        assert_eq!(row[6].parse::<f64>().unwrap(), p.act().unwrap().verdict.worst[0], "worst > 1 ms");
+        assert_eq!(row[9], if p.pass { "PASS" } else { "FAIL" });
+    }
+    let slices = csv.lines().filter(|l| l.starts_with("\"Reads over each threshold")).count();
+    assert_eq!(slices, 4 + 1, "the confirm's 4 slices and the max row");
+}
+
+#[test]
+fn an_unfinished_search_says_so_instead_of_a_verdict() {
+    let mut saved = act_results();
+    saved.outcome = None;
+    let text = export_text(Format::Text, &build(&saved)).unwrap();
+    assert!(text.contains("unknown: the run did not finish") && text.contains("warning: no outcome.json"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// run
+
+#[test]
+fn a_run_directory_gets_its_figures_result_table_and_latency_chart() {
+    let p = point("randread 4k qd1 x1", "", &[], &[("/dev/x", 100.0)]);
+    let mut saved = results(
+        Kind::Run,
+        Setup::Plan(manifest("plan", std::slice::from_ref(&p)).plan().unwrap().clone()),
+        Vec::new(),
+        None,
+    );
+    saved.points = vec![p];
+    let report = build(&saved);
+    let text = export_text(Format::Text, &report).unwrap();
+    assert!(text.contains("IOPS           25,600") && text.contains("p99 latency    100.0µs"), "{text}");
+    let page = page(&report);
+    assert_eq!(svgs(&page).len(), 1, "latency percentiles (no series saved)");
+    assert!(page.contains("Throughput and latency"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// plans and suites: PNG from the specs
+
+#[test]
+fn a_plan_pages_charts_are_exactly_its_chart_specs_drawn_so_png_never_reads_the_html() {
+    let mut points: Vec<_> = (1..=3)
+        .map(|i| {
+            let qd = (1 << i).to_string();
+            let mut p = point(&format!("qd={qd}"), "", &[("qd", qd.as_str())], &[("/dev/x", 50.0 * i as f64)]);
+            p.point.index = i;
+            p.result.series = crate::test_support::series(5, |s| 1000.0 + s as f64, |s| 100_000 + s as u64);
+            p
+        })
+        .collect();
+    points[0].power_w = None;
+    for kind in ["plan", "suite:bsqd", "suite:iometer"] {
+        let m = manifest(kind, &points);
+        let page = crate::html::report(&m, &points);
+        let drawn: Vec<&str> =
+            svgs(&page).into_iter().filter(|s| !s[..s.find('>').unwrap()].contains("class=\"spark\"")).collect();
+        let specs = super::plan::chart_specs(&m, &points);
+        assert_eq!(drawn.len(), specs.len(), "{kind}: every chart of the page has a spec");
+        for (svg, spec) in drawn.iter().zip(&specs) {
+            assert_eq!(*svg, crate::charts::draw(spec).trim_end(), "{kind}: '{}' is the spec drawn", spec.title());
+        }
+    }
+}
+
+#[test]
+fn plan_and_suite_tables_go_through_the_exporters_in_their_own_form() {
+    let points: Vec<_> = (1..=3)
+        .map(|i| {
+            let qd = (1 << i).to_string();
+            let mut p = point(&format!("qd={qd}"), "", &[("qd", &qd), ("read", &qd)], &[("/dev/x", 50.0 * i as f64)]);
+            p.point.index = i;
+            p
+        })
+        .collect();
+    for kind in ["plan", "suite:mixed"] {
+        let m = manifest(kind, &points);
+        let saved = Results {
+            dir: PathBuf::from("/r"),
+            manifest: m.clone(),
+            points: points.clone(),
+            probes: vec![],
+            outcome: None,
+        };
+        let report = build(&saved);
+        let tables = crate::suite_tables::tables(m.kind, &points);
+        assert!(!tables.is_empty());
+        let csv = export_text(Format::Csv, &report).unwrap();
+        assert_eq!(csv, tables.iter().map(|t| t.csv()).collect::<Vec<_>>().join("\n"), "{kind}");
+        let text = export_text(Format::Text, &report).unwrap();
+        assert!(tables.iter().all(|t| text.contains(&t.text())), "{kind}: {text}");
+        let charts = report.charts().count();
+        assert_eq!(charts, super::plan::chart_specs(&m, &points).len(), "{kind}: the PNGs are the page's charts");
+    }
+}
