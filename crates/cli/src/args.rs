@@ -59,25 +59,14 @@ impl From<ByArg> for drivelab_lab::results::SearchBy {
     }
 }
 
-/// Output formats of `report` and `compare`.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FormatArg {
-    Text,
-    #[value(alias = "markdown")]
-    Md,
-    Csv,
-    Json,
-}
-
-impl From<FormatArg> for drivelab_report::Format {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Text => drivelab_report::Format::Text,
-            FormatArg::Md => drivelab_report::Format::Markdown,
-            FormatArg::Csv => drivelab_report::Format::Csv,
-            FormatArg::Json => drivelab_report::Format::Json,
-        }
-    }
+/// `--format`: the report crate's document formats, by their names (a new format there is a
+/// new value here without a change to the CLI).
+fn format_value() -> impl clap::builder::TypedValueParser<Value = drivelab_report::Format> {
+    use clap::builder::TypedValueParser;
+    let mut names = drivelab_report::Format::document_names();
+    names.push("markdown");
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|name: String| drivelab_report::Format::from_name(&name).expect("a listed format"))
 }
 
 /// Target creation and permission to write: the same for `run` and `plan`.
@@ -224,9 +213,9 @@ pub struct CompareArgs {
     /// Two or more results directories of the same kind (run, plan, suite, qos or act); the first is the baseline.
     #[arg(required = true, num_args = 2.., value_name = "DIR")]
     pub dirs: Vec<String>,
-    /// text (terminal), md (Markdown), csv or json.
-    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
-    pub format: FormatArg,
+    /// text (terminal), md (Markdown), csv, json or html.
+    #[arg(long, default_value = "text", value_parser = format_value())]
+    pub format: drivelab_report::Format,
     /// Write the comparison as an HTML page with overlaid charts here; must not exist.
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<String>,
@@ -339,12 +328,12 @@ pub struct QosArgs {
 /// `drivelab report`.
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
-    /// Results directories (made by `drivelab plan` or `drivelab suite`).
+    /// Results directories (made by any command: run, plan, suite, qos, act).
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<String>,
-    /// text (terminal), md (Markdown), csv or json (the tables as data).
-    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
-    pub format: FormatArg,
+    /// text (terminal), md (Markdown), csv, json (the report as data) or html.
+    #[arg(long, default_value = "text", value_parser = format_value())]
+    pub format: drivelab_report::Format,
     /// Write the HTML report (charts and tables, one self-contained file) here; must not exist.
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<String>,

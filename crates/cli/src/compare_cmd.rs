@@ -33,7 +33,7 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
         let report = compare_figures::compare(&saved)?;
         let (format, out) = match &args.output {
             Some(out) => (Format::Html, Some(out)),
-            None => (args.format.into(), None),
+            None => (args.format, None),
         };
         if let Some(out) = out {
             check_output(out)?;
@@ -57,6 +57,6 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
         stdout_text(&format!("wrote {out}\n"));
         return Ok(Outcome::Done);
     }
-    stdout_text(&compare::render(&runs, args.format.into())?);
+    stdout_text(&compare::render(&runs, args.format)?);
     Ok(Outcome::Done)
 }

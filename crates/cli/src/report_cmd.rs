@@ -77,7 +77,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         stdout_text(&format!("wrote {out}\n"));
         return Ok(Outcome::Done);
     }
-    let format: Format = args.format.into();
+    let format: Format = args.format;
     for (d, saved) in args.dirs.iter().zip(&all) {
         if all.len() > 1 && format != Format::Csv {
             stdout_text(&format!("# {d}\n\n"));

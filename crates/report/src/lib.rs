@@ -37,6 +37,39 @@ pub enum Format {
     Png,
 }
 
+impl Format {
+    pub const ALL: [Format; 6] = [Format::Text, Format::Markdown, Format::Csv, Format::Json, Format::Html, Format::Png];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Markdown => "md",
+            Format::Csv => "csv",
+            Format::Json => "json",
+            Format::Html => "html",
+            Format::Png => "png",
+        }
+    }
+
+    /// The format `name` names (`markdown` too).
+    pub fn from_name(name: &str) -> Option<Format> {
+        let name = if name == "markdown" { "md" } else { name };
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// One document that can go to standard output (every format but PNG, which is a file per
+    /// chart: `report --png DIR`).
+    pub fn is_document(self) -> bool {
+        self != Format::Png
+    }
+
+    /// The names of the document formats, for `--format`.
+    pub fn document_names() -> Vec<&'static str> {
+        Self::ALL.into_iter().filter(|f| f.is_document()).map(Format::name).collect()
+    }
+}
+
 pub use tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};
 
 /// A results directory in a single-document format (text, md, csv, json, html).
