@@ -25,6 +25,24 @@ fn write_plan(s: &Scratch, text: &str) -> String {
     p
 }
 
+/// Four 1-second points on the null target.
+fn four_second_plan(s: &Scratch) -> String {
+    write_plan(s, "[defaults]\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4, 8]\n")
+}
+
+/// Start drivelab with `args`, send it `signal` after `ms`, and wait for it to end.
+fn signal_after(args: &[&str], ms: u64, signal: i32) -> std::process::ExitStatus {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    child.wait().unwrap()
+}
+
 fn result_dirs(base: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> =
         std::fs::read_dir(base).map(|r| r.filter_map(|e| Some(e.ok()?.path())).collect()).unwrap_or_default();
@@ -121,17 +139,11 @@ fn a_plan_run_saves_run_facts_and_one_file_per_point() {
 #[test]
 fn an_interrupted_plan_resumes_without_running_a_point_twice() {
     let s = Scratch::new("plan-resume");
-    let plan = write_plan(&s, "[defaults]\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4, 8]\n");
-    let results = s.path("results");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
-        .args(["plan", &plan, "null", "--results", &results, "-q"])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1600));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let (plan, results) = (four_second_plan(&s), s.path("results"));
+    assert_eq!(
+        signal_after(&["plan", &plan, "null", "--results", &results, "-q"], 1600, libc::SIGINT).code(),
+        Some(130)
+    );
     let dir = result_dirs(Path::new(&results)).pop().unwrap();
     let before = point_files(&dir);
     assert_eq!(before.len(), 2, "point 1 done, point 2 kept as interrupted: {before:?}");
@@ -154,17 +166,8 @@ fn an_interrupted_plan_resumes_without_running_a_point_twice() {
 #[test]
 fn sigterm_stops_a_plan_like_ctrl_c_and_keeps_finished_points_and_the_report() {
     let s = Scratch::new("plan-term");
-    let plan = write_plan(&s, "[defaults]\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4, 8]\n");
-    let results = s.path("results");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
-        .args(["plan", &plan, "null", "--results", &results, "-q"])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1600));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let status = child.wait().unwrap();
+    let (plan, results) = (four_second_plan(&s), s.path("results"));
+    let status = signal_after(&["plan", &plan, "null", "--results", &results, "-q"], 1600, libc::SIGTERM);
     assert_eq!(status.code(), Some(130), "a stop, not a kill: {status:?}");
     let dir = &result_dirs(Path::new(&results))[0];
     let files = point_files(dir);

@@ -28,8 +28,8 @@ pub mod run;
 pub mod spec;
 pub mod sysfs;
 pub mod target;
-#[cfg(test)]
-pub(crate) mod test_skip;
+#[doc(hidden)]
+pub mod test_skip;
 pub mod units;
 pub(crate) mod worker;
 

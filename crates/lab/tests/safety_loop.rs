@@ -44,40 +44,14 @@ fn is_root() -> bool {
     fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
-/// Says why the running test skips: on stderr, and, when `DRIVELAB_SKIP_LOG` names a file, as one
-/// line `TEST: WHY` appended to it, so `scripts/test` counts the test as skipped rather than passed.
-/// The caller then returns.
+/// Says why `test` skips (see `drivelab_engine::test_skip`); the caller then returns.
 pub fn skip(test: &str, why: &str) {
-    log_skip(test, None, why)
+    drivelab_engine::test_skip::log(test, None, why)
 }
 
-/// Says why one part of the running test skips while the rest ran: on stderr, and as a line
-/// `part of TEST (PART): WHY` in `DRIVELAB_SKIP_LOG`, which `scripts/test` lists but does not count.
+/// Says why one part of `test` skips while the rest ran.
 pub fn skip_part(test: &str, part: &str, why: &str) {
-    log_skip(test, Some(part), why)
-}
-
-fn log_skip(test: &str, part: Option<&str>, why: &str) {
-    let why = why.replace('\n', " ");
-    let line = match part {
-        None => {
-            eprintln!("{test}: skipped: {why}");
-            format!("{test}: {why}\n")
-        }
-        Some(part) => {
-            eprintln!("{test}: {part} skipped: {why}");
-            format!("part of {test} ({part}): {why}\n")
-        }
-    };
-    if let Some(path) = std::env::var_os("DRIVELAB_SKIP_LOG") {
-        use std::io::Write;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| f.write_all(line.as_bytes()))
-            .expect("append to DRIVELAB_SKIP_LOG");
-    }
+    drivelab_engine::test_skip::log(test, Some(part), why)
 }
 
 /// Paths of `tools` when running as root with all of them; otherwise says why and gives None.

@@ -99,43 +99,14 @@ pub fn loop_unavailable() -> Option<String> {
     None
 }
 
-/// Says why the running test skips: on stderr, and, when `DRIVELAB_SKIP_LOG` names a file, as one
-/// line `TEST: WHY` appended to it, so `scripts/test` counts the test as skipped rather than passed.
-/// The caller then returns.
+/// Says why the running test skips (see `drivelab_engine::test_skip`); the caller then returns.
 pub fn skip(why: &str) {
-    log_skip(None, why)
+    drivelab_engine::test_skip::skip(why)
 }
 
-/// Says why one part of the running test skips while the rest ran: on stderr, and as a line
-/// `part of TEST (PART): WHY` in `DRIVELAB_SKIP_LOG`, which `scripts/test` lists but does not count.
+/// Says why one part of the running test skips while the rest ran.
 pub fn skip_part(part: &str, why: &str) {
-    log_skip(Some(part), why)
-}
-
-fn log_skip(part: Option<&str>, why: &str) {
-    // libtest runs each test on a thread named after it.
-    let thread = std::thread::current();
-    let test = thread.name().unwrap_or("a test");
-    let why = why.replace('\n', " ");
-    let line = match part {
-        None => {
-            eprintln!("{test}: skipped: {why}");
-            format!("{test}: {why}\n")
-        }
-        Some(part) => {
-            eprintln!("{test}: {part} skipped: {why}");
-            format!("part of {test} ({part}): {why}\n")
-        }
-    };
-    if let Some(path) = std::env::var_os("DRIVELAB_SKIP_LOG") {
-        use std::io::Write;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| f.write_all(line.as_bytes()))
-            .expect("append to DRIVELAB_SKIP_LOG");
-    }
+    drivelab_engine::test_skip::skip_part(part, why)
 }
 
 #[allow(unused_macros)]
