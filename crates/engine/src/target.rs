@@ -50,6 +50,25 @@ pub struct TargetInfo {
     pub disk: Option<String>,
     /// For a file: whether drivelab created it (it carries drivelab's mark).
     pub created_by_drivelab: bool,
+    /// What the path named when it was probed and checked: [`open`] refuses a descriptor that
+    /// is not this same file or device (a symlink swapped in between). Not saved.
+    #[serde(skip)]
+    pub identity: Option<Identity>,
+}
+
+/// The object a path named: filesystem device and inode, and for a block device its device
+/// number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub dev: u64,
+    pub ino: u64,
+    pub rdev: u64,
+}
+
+impl Identity {
+    fn of(m: &std::fs::Metadata) -> Identity {
+        Identity { dev: m.dev(), ino: m.ino(), rdev: if m.file_type().is_block_device() { m.rdev() } else { 0 } }
+    }
 }
 
 impl TargetInfo {
@@ -66,6 +85,7 @@ impl TargetInfo {
             model: Some("null (I/Os complete at once)".into()),
             disk: None,
             created_by_drivelab: false,
+            identity: None,
         }
     }
 }
@@ -183,9 +203,12 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
                 model: facts.and_then(|f| f.model),
                 disk,
                 created_by_drivelab: false,
+                identity: Some(Identity::of(&m)),
             })
         }
-        Some(m) if m.file_type().is_file() => Ok(file_info(path, m.dev(), m.len(), true, p)),
+        Some(m) if m.file_type().is_file() => {
+            Ok(TargetInfo { identity: Some(Identity::of(&m)), ..file_info(path, m.dev(), m.len(), true, p) })
+        }
         Some(_) => Err(Error::invalid(format!(
             "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
         ))),
@@ -210,6 +233,7 @@ fn file_info(path: &str, dev: u64, size: u64, exists: bool, dio_from: &Path) -> 
         model: facts.and_then(|f| f.model),
         disk,
         created_by_drivelab: exists && has_created_mark(Path::new(path)),
+        identity: None,
     }
 }
 
@@ -336,6 +360,18 @@ pub fn open(info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
             Error::io(format!("cannot open {}", info.path), e)
         }
     })?;
+    // The checks were made on what the path named when probed; the descriptor written through
+    // must be that same object, not whatever the path names now.
+    if let Some(id) = info.identity {
+        let now = file.metadata().map_err(|e| Error::io(format!("cannot look at the opened {}", info.path), e))?;
+        if Identity::of(&now) != id {
+            return Err(Error::invalid(format!(
+                "{} changed between its checks and its opening (it now names another file or device): \
+                 nothing was done through it; run again to check what it names now",
+                info.path
+            )));
+        }
+    }
     Ok(OpenTarget { info: info.clone(), file: Some(file), start, span })
 }
 
@@ -353,4 +389,32 @@ fn shorten(path: &str) -> String {
 /// Canonical path of a target, for comparing names the user gave (`--destroy`).
 pub fn canonical(path: &str) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The attack of issue #10, item 1: the path is checked while it names one file, then made
+    /// to name another before it is opened. The descriptor must not be the other file.
+    #[test]
+    fn a_path_swapped_between_its_checks_and_its_opening_is_refused() {
+        let dir = std::env::temp_dir().join(format!("drivelab-swap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (checked, other, link) = (dir.join("checked"), dir.join("other"), dir.join("target"));
+        std::fs::write(&checked, vec![1u8; 1 << 16]).unwrap();
+        std::fs::write(&other, vec![2u8; 1 << 16]).unwrap();
+        std::os::unix::fs::symlink(&checked, &link).unwrap();
+        let spec = AccessSpec { read_pct: 0, direct: false, ..Default::default() };
+        let info = probe(link.to_str().unwrap()).unwrap();
+        // Unchanged: it opens.
+        assert!(open(&info, &spec).is_ok());
+        // Swapped after the checks: refused, and nothing is written to either file.
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&other, &link).unwrap();
+        let e = open(&info, &spec).err().expect("a swapped path is refused");
+        assert!(e.is_invalid() && e.to_string().contains("changed between its checks and its opening"), "{e}");
+        assert!(std::fs::read(&other).unwrap().iter().all(|&b| b == 2));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
