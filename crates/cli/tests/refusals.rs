@@ -27,6 +27,10 @@ fn invalid_values_are_refused_before_anything_is_created() {
     refused(&["run", &f, "--qd", "0"], "--qd 0", n);
     // Deeper than io_uring's largest ring: refused now, not when the ring is set up mid-run.
     refused(&["run", &f, "--qd", "40000"], "io_uring's ring limit", n);
+    // More job threads than the CPUs can run together: refused at once, not 81 s of start-up.
+    let t = std::time::Instant::now();
+    refused(&["run", &f, "--jobs", "4096", "--time", "500ms"], "cannot share one measured window", n);
+    assert!(t.elapsed() < std::time::Duration::from_secs(5), "refused in {:?}", t.elapsed());
     // An output that cannot be written is found before measuring, not after.
     // (/proc takes no new files, even from root.)
     refused(&["run", "null", "--time", "100ms", "--json", "/proc/drivelab-r.json"], "cannot be written", None);

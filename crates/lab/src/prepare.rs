@@ -39,6 +39,7 @@ pub fn check(
     let mut infos = probe_all(names)?;
     choose_engine(&mut spec, &infos, &mut notices)?;
     check_buffer_memory(&spec, infos.len())?;
+    check_threads(&spec, infos.len())?;
     for info in &mut infos {
         if info.kind == TargetKind::File && !info.exists {
             info.size_bytes = new_file_size;
@@ -159,6 +160,29 @@ fn check_access(info: &TargetInfo, write: bool) -> Result<(), Error> {
             info.path,
             if write { "for writing" } else { "for reading" }
         )));
+    }
+    Ok(())
+}
+
+/// Job threads a CPU can carry before the jobs no longer share one measured window.
+pub const MAX_JOBS_PER_CPU: u64 = 64;
+
+/// Every job is a thread, started behind one gate and measured over the same window: far more
+/// threads than CPUs start late, finish late and measure the scheduler (4096 jobs took 81 s to
+/// run a 500 ms point on 2 CPUs). Refuse what cannot run well.
+fn check_threads(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
+    let cpus = std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1);
+    let threads = spec.jobs as u64 * targets as u64;
+    if threads > MAX_JOBS_PER_CPU * cpus {
+        return Err(Error::spec(
+            Field::Jobs,
+            format!("{} x {targets} target(s)", spec.jobs),
+            format!(
+                "{threads} job threads on {cpus} CPU(s) cannot share one measured window (at most {} here): \
+                 use fewer {{jobs}} or a deeper {{qd}} per job",
+                MAX_JOBS_PER_CPU * cpus
+            ),
+        ));
     }
     Ok(())
 }
