@@ -23,16 +23,25 @@ pub enum Outcome {
     StoppedByError,
 }
 
-/// Install the Ctrl-C handler once; the flag it sets stops file creation and the run.
+/// Install the Ctrl-C (and SIGTERM) handler once; the flag it sets stops file creation and the
+/// run, which then saves what it has. A second signal within a second of the first is the same
+/// request delivered twice (a shell and `timeout -s INT` can both send one) and is ignored; one
+/// later than that means "stop now" and exits at once (finished results are on disk already).
 pub fn stop_flag() -> Arc<AtomicBool> {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     FLAG.get_or_init(|| {
         let f = Arc::new(AtomicBool::new(false));
         let g = f.clone();
+        let first = std::sync::Mutex::new(None::<std::time::Instant>);
         let _ = ctrlc::set_handler(move || {
-            if g.swap(true, Ordering::SeqCst) {
-                // A second Ctrl-C: the user means it.
-                std::process::exit(130);
+            let mut first = first.lock().unwrap_or_else(|e| e.into_inner());
+            match *first {
+                None => {
+                    *first = Some(std::time::Instant::now());
+                    g.store(true, Ordering::SeqCst);
+                }
+                Some(t) if t.elapsed() >= std::time::Duration::from_secs(1) => std::process::exit(130),
+                Some(_) => {}
             }
         });
         f

@@ -32,14 +32,22 @@ fn four_second_plan(s: &Scratch) -> String {
 
 /// Start drivelab with `args`, send it `signal` after `ms`, and wait for it to end.
 fn signal_after(args: &[&str], ms: u64, signal: i32) -> std::process::ExitStatus {
+    signals_after(args, ms, &[signal])
+}
+
+/// Start drivelab with `args`, after `ms` send it each of `signals` 20 ms apart, and wait.
+fn signals_after(args: &[&str], ms: u64, signals: &[i32]) -> std::process::ExitStatus {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
         .args(args)
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(ms));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, signal) };
+    for &signal in signals {
+        // SAFETY: sending a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     child.wait().unwrap()
 }
 
@@ -256,4 +264,17 @@ fn a_resume_runs_on_the_same_targets_from_anywhere_and_refuses_a_target_that_is_
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("no longer exists"), "{}", stderr(&o));
     assert!(!Path::new(&target).exists(), "nothing was created");
+}
+
+#[test]
+fn a_stop_signal_delivered_twice_at_once_still_keeps_the_interrupted_point_and_the_report() {
+    let s = Scratch::new("plan-int-twice");
+    let (plan, results) = (four_second_plan(&s), s.path("results"));
+    let status =
+        signals_after(&["plan", &plan, "null", "--results", &results, "-q"], 1600, &[libc::SIGINT, libc::SIGINT]);
+    assert_eq!(status.code(), Some(130));
+    let dir = &result_dirs(Path::new(&results))[0];
+    let files = point_files(dir);
+    assert!(files.iter().any(|f| f.ends_with(".interrupted.json")), "the point in progress was kept: {files:?}");
+    assert!(dir.join("report.html").is_file(), "and the report written");
 }
