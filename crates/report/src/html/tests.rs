@@ -7,6 +7,8 @@ use std::time::Instant;
 use super::*;
 use crate::svg_read::*;
 use crate::test_support::{bsqd_points, manifest, point, series};
+use drivelab_engine::units::{fmt_latency, Style};
+use drivelab_lab::results::SteadyRecord;
 
 // ---------------------------------------------------------------------------------------------
 // Made-up runs
