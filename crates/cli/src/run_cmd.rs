@@ -93,15 +93,14 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref())?, &mut sink);
     let base = Path::new(&args.results);
-    let (dir, _) =
+    let (dir, outcome) =
         runner::start(&mut lab, base, Kind::Run, std::env::args().collect(), &plan, &PlanOptions::default())?;
     let stopped = lab.stopped();
     drop(lab);
     drop(sink);
     printer.finish();
     crate::report_cmd::write_dir_report(dir.path())?;
-    let saved = drivelab_lab::results::load(dir.path())?;
-    let Some(mut record) = saved.points.into_iter().next().or_else(|| interrupted_point(dir.path())) else {
+    let Some(mut record) = outcome.last else {
         return Ok(if stopped { Outcome::Interrupted } else { Outcome::Done });
     };
     record.result.notices.extend(extra_notices.iter().map(|n| n.to_string()));
@@ -133,13 +132,4 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     } else {
         Outcome::Done
     })
-}
-
-/// A point cut short by Ctrl-C is saved as `.interrupted.json`; `run` still summarizes it.
-fn interrupted_point(dir: &Path) -> Option<drivelab_lab::results::PointResult> {
-    let entries = std::fs::read_dir(dir.join("points")).ok()?;
-    let file = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.to_str().is_some_and(|s| s.ends_with(".interrupted.json")))?;
-    drivelab_lab::store::read_json(&file).ok()
 }

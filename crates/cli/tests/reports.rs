@@ -21,13 +21,13 @@ fn ok(args: &[&str]) -> String {
     stdout(&o)
 }
 
-fn act(s: &Scratch, results: &str, extra: &[&str]) -> PathBuf {
+/// Run `args` with `--results RESULTS -q` and `extra`; the results directory it made.
+fn new_results(results: &str, args: &[&str], extra: &[&str]) -> PathBuf {
     let before = if Path::new(results).exists() { dirs(results).len() } else { 0 };
-    let target = s.path("a.dat");
-    let mut args = vec!["act", &target, "--size", "32m", "--time", "2s", "--slice", "1s", "--no-prep", "--overwrite"];
-    args.extend(["--results", results, "-q"]);
-    args.extend(extra);
-    let o = drivelab(&args);
+    let mut all = args.to_vec();
+    all.extend(["--results", results, "-q"]);
+    all.extend(extra);
+    let o = drivelab(&all);
     // A load may fail on a busy machine (exit 1): the report is made either way.
     assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
     let d = dirs(results);
@@ -35,17 +35,16 @@ fn act(s: &Scratch, results: &str, extra: &[&str]) -> PathBuf {
     d.last().unwrap().clone()
 }
 
+fn act(s: &Scratch, results: &str, extra: &[&str]) -> PathBuf {
+    let target = s.path("a.dat");
+    let args = ["act", &target, "--size", "32m", "--time", "2s", "--slice", "1s", "--no-prep", "--overwrite"];
+    new_results(results, &args, extra)
+}
+
 fn qos(s: &Scratch, results: &str, extra: &[&str]) -> PathBuf {
-    let before = if Path::new(results).exists() { dirs(results).len() } else { 0 };
     let target = s.path("q.dat");
-    let mut args = vec!["qos", &target, "--size", "32m", "--objective", "p99<2ms,p99.9<10ms", "--time", "300ms"];
-    args.extend(["--overwrite", "--results", results, "-q"]);
-    args.extend(extra);
-    let o = drivelab(&args);
-    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
-    let d = dirs(results);
-    assert_eq!(d.len(), before + 1);
-    d.last().unwrap().clone()
+    let args = ["qos", &target, "--size", "32m", "--objective", "p99<2ms,p99.9<10ms", "--time", "300ms", "--overwrite"];
+    new_results(results, &args, extra)
 }
 
 /// `report DIR` in every format; returns (text, csv, json).

@@ -60,10 +60,10 @@ pub fn run(
     let manifest = Manifest::new(Kind::Act, command_line, &opts.targets, Setup::Act(opts.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));
-    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, probes: Vec::new() };
+    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, last: None };
     let outcome = cert.run()?;
     dir.save_outcome(&outcome)?;
-    if let (Some(log), Some(last)) = (act_log, cert.probes.last()) {
+    if let (Some(log), Some(last)) = (act_log, cert.last.as_ref().and_then(ProbeResult::act)) {
         write_log(log, &cert.opts, last)?;
         cert.lab.emit(Event::Info(&format!(
             "ACT log: {} (analysis/act_latency.py -l {})",
@@ -78,12 +78,24 @@ struct Cert<'l, 'a, 'd> {
     lab: &'l mut Lab<'a>,
     opts: ActOptions,
     dir: &'d ResultsDir,
-    /// Every finished load, in order.
-    probes: Vec<ActRun>,
+    /// The last finished load (for the ACT log).
+    last: Option<ProbeResult>,
 }
 
 fn outcome(best: Option<f64>, reason: String, interrupted: bool, errored: bool, power_w: Option<f64>) -> Outcome {
     Outcome { schema: SCHEMA, best, reason, interrupted, errored, saturation_iops: None, power_w }
+}
+
+/// How a single load (act without --search) ended.
+fn end_of_one(p: &ProbeResult, n: f64) -> Outcome {
+    if p.interrupted {
+        return outcome(None, "interrupted".into(), true, false, p.power_w);
+    }
+    if p.act().is_some_and(|run| errored_stream(&run.streams).is_some()) {
+        return outcome(None, p.why.clone(), false, true, p.power_w);
+    }
+    let reason = if p.pass { "passed".to_string() } else { format!("failed: {}", p.why) };
+    outcome(p.pass.then_some(n), reason, false, false, p.power_w)
 }
 
 /// A stream whose I/O failed.
@@ -104,8 +116,8 @@ impl Cert<'_, '_, '_> {
         }
         if !self.opts.search {
             let n = self.opts.config.scale;
-            let (p, run) = self.load(ProbeRole::Load, n, self.opts.time_ns, 1)?;
-            return Ok(self.end_of_one(&p, &run, n));
+            let p = self.load(ProbeRole::Load, n, self.opts.time_ns, 1)?;
+            return Ok(end_of_one(p, n));
         }
         let start = match self.opts.search_start {
             Some(n) => n.max(1),
@@ -139,11 +151,11 @@ impl Cert<'_, '_, '_> {
                     index += 1;
                     let (role, time) =
                         if confirm { (ProbeRole::Confirm, full_ns) } else { (ProbeRole::Probe, probe_ns) };
-                    let (p, run) = self.load(role, value, time, index)?;
+                    let p = self.load(role, value, time, index)?;
                     if p.interrupted {
                         return Ok(outcome(None, "interrupted".into(), true, false, best_power));
                     }
-                    if let Some(s) = errored_stream(&run.streams) {
+                    if let Some(s) = p.act().and_then(|run| errored_stream(&run.streams)) {
                         let why = format!("{}x: {} stopped by an I/O error: {}", value, s.target, p.why);
                         return Ok(outcome(None, why, false, true, best_power));
                     }
@@ -156,19 +168,8 @@ impl Cert<'_, '_, '_> {
         }
     }
 
-    fn end_of_one(&self, p: &ProbeResult, run: &ActRun, n: f64) -> Outcome {
-        if p.interrupted {
-            return outcome(None, "interrupted".into(), true, false, p.power_w);
-        }
-        if errored_stream(&run.streams).is_some() {
-            return outcome(None, p.why.clone(), false, true, p.power_w);
-        }
-        let reason = if p.pass { "passed".to_string() } else { format!("failed: {}", p.why) };
-        outcome(p.pass.then_some(n), reason, false, false, p.power_w)
-    }
-
     /// Run one load at scale `n` for `time_ns`, judge it, save it as probe `index`.
-    fn load(&mut self, role: ProbeRole, n: f64, time_ns: u64, index: usize) -> Result<(ProbeResult, ActRun), Error> {
+    fn load(&mut self, role: ProbeRole, n: f64, time_ns: u64, index: usize) -> Result<&ProbeResult, Error> {
         self.opts.config.scale = n;
         self.opts.time_ns = time_ns;
         let (rates, plan) = act_run::plan(&self.opts)?;
@@ -206,14 +207,13 @@ impl Cert<'_, '_, '_> {
             duration_ns: time_ns,
             interrupted: run.interrupted,
             power_w,
-            data: ProbeData::Act(Box::new(run.clone())),
+            data: ProbeData::Act(Box::new(run)),
         };
         if !rec.interrupted {
             self.dir.save_probe(&rec, &format!("{}-{n}x", role_slug(role)))?;
         }
         self.lab.emit(Event::ProbeDone { record: &rec });
-        self.probes.push(run.clone());
-        Ok((rec, run))
+        Ok(self.last.insert(rec))
     }
 
     /// A short closed-loop read probe: N where the small reads alone would use the measured

@@ -29,7 +29,7 @@ pub struct PlanOptions {
 }
 
 /// What a plan run ended with.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
     /// Points that ran to their end and were saved.
     pub finished: usize,
@@ -42,6 +42,8 @@ pub struct Outcome {
     pub errored: usize,
     /// The plan stopped at an errored point (without `continue_on_error`).
     pub stopped_by_error: bool,
+    /// The last point run, as saved (what `drivelab run` summarizes).
+    pub last: Option<PointResult>,
 }
 
 /// Every check that can refuse, for every point and the precondition, before anything runs:
@@ -180,19 +182,22 @@ pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> 
         let saved = PointResult { schema: SCHEMA, point: p.clone(), result: m.result, power_w: m.power_w, steady };
         dir.save_point(&saved)?;
         lab.emit(Event::PointDone { record: &saved });
-        if saved.result.interrupted {
+        let (interrupted, errored) =
+            (saved.result.interrupted, !saved.result.errors.is_empty() || saved.result.stopped_by_error);
+        out.last = Some(saved);
+        if interrupted {
             out.interrupted_points += 1;
         } else {
             out.finished += 1;
         }
-        if !saved.result.errors.is_empty() || saved.result.stopped_by_error {
+        if errored {
             out.errored += 1;
             if !opts.continue_on_error {
                 out.stopped_by_error = true;
                 break;
             }
         }
-        if saved.result.interrupted || lab.stopped() {
+        if interrupted || lab.stopped() {
             out.interrupted = true;
             break;
         }
