@@ -117,8 +117,8 @@ pub fn check_resume(saved: &crate::results::Results) -> Result<(), Error> {
         }
         let info = drivelab_engine::target::probe(t)?;
         let gone = info.kind == drivelab_engine::target::TargetKind::File && !info.exists;
-        let now = crate::results::TargetFacts::of(t);
-        let other_drive = match (&facts.device, &now.device) {
+        let now = info.disk.as_deref().and_then(crate::sysinfo::device);
+        let other_drive = match (&facts.device, &now) {
             (Some(a), Some(b)) => (&a.model, &a.serial, a.capacity_bytes) != (&b.model, &b.serial, b.capacity_bytes),
             _ => false,
         };
