@@ -68,7 +68,14 @@ pub fn block_concerns(path: &str) -> Vec<String> {
     if out.is_empty() {
         out.extend(busy_concern(path));
     }
-    out.extend(signature_concerns(path));
+    match fs::File::open(path) {
+        Ok(f) => {
+            let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+            let size = if size == 0 { block_len(&f) } else { size };
+            out.extend(signature_concerns(&f, size, path));
+        }
+        Err(e) => out.push(format!("cannot read {path} to look for signatures: {e}")),
+    }
     out
 }
 
@@ -145,6 +152,12 @@ fn concern_message(concerns: &[String]) -> String {
         msg += &format!(" (and {} more)", concerns.len() - SHOWN);
     }
     msg + "; refusing to write (add --force as well to write anyway)"
+}
+
+fn block_len(f: &fs::File) -> u64 {
+    use std::io::Seek;
+    let mut f = f;
+    f.seek(io::SeekFrom::End(0)).unwrap_or(0)
 }
 
 /// The device number of the block device `path` names (following symlinks).
