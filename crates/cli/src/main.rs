@@ -49,7 +49,9 @@ fn main() {
         }
         Err(e) => {
             eprintln!("drivelab: {}", e.cli_message());
-            if e.is_invalid() {
+            if e.is_interrupted() {
+                130
+            } else if e.is_invalid() {
                 2
             } else {
                 1

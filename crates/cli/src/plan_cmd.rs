@@ -109,7 +109,7 @@ pub fn execute(
     let (dir, outcome) = match resume {
         Some(d) => {
             runner::check(&lab, plan, &opts)?;
-            let dir = ResultsDir::open(&d);
+            let dir = ResultsDir::open(&d)?;
             lab.emit(Event::ResultsDir(dir.path()));
             let o = runner::run(&mut lab, plan, &dir, &opts)?;
             (dir, o)

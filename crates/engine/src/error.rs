@@ -25,6 +25,9 @@ pub enum Error {
     /// The system failed an operation we had every right to expect to work.
     #[error("{context}: {source}")]
     Io { context: String, source: io::Error },
+    /// Ctrl-C (or SIGTERM) stopped what was being done (exit code 130; finished results kept).
+    #[error("{0}")]
+    Interrupted(String),
     /// `inner` happened while doing `what` ("point 3 (random read)"); its kind is kept.
     #[error("{what}: {inner}")]
     Within { what: String, inner: Box<Error> },
@@ -60,10 +63,15 @@ impl Error {
     /// True when the user can fix it by changing the command (exit code 2).
     pub fn is_invalid(&self) -> bool {
         match self {
-            Error::Io { .. } => false,
+            Error::Io { .. } | Error::Interrupted(_) => false,
             Error::Within { inner, .. } => inner.is_invalid(),
             _ => true,
         }
+    }
+
+    /// True when Ctrl-C or SIGTERM stopped the work (exit code 130).
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self.root(), Error::Interrupted(_))
     }
 
     /// The error itself, under any [`Error::Within`] context.

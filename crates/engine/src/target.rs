@@ -66,7 +66,7 @@ pub struct Identity {
 }
 
 impl Identity {
-    fn of(m: &std::fs::Metadata) -> Identity {
+    pub fn of(m: &std::fs::Metadata) -> Identity {
         Identity { dev: m.dev(), ino: m.ino(), rdev: if m.file_type().is_block_device() { m.rdev() } else { 0 } }
     }
 }
@@ -112,22 +112,89 @@ fn statx_dio_align(path: &Path) -> Option<u64> {
     (off > 0).then_some(off)
 }
 
-fn has_created_mark(path: &Path) -> bool {
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else { return false };
-    let name = std::ffi::CString::new(CREATED_XATTR).unwrap();
-    let mut buf = [0u8; 8];
-    // SAFETY: both strings are NUL-terminated; buf is valid for buf.len() bytes.
-    let n = unsafe { libc::getxattr(c.as_ptr(), name.as_ptr(), buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
-    n > 0
+/// drivelab's mark on a file it created, as read back.
+///
+/// The mark is what lets a later run write the file without `--overwrite`, so it must not
+/// outlive what it vouches for: it is set only once the file is completely filled and synced,
+/// and it records the file's size and inode. A copy of the file (new inode), a file grown or cut
+/// (new size), or a file left half-filled by a kill (mark still `Filling`) is not vouched for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    None,
+    /// Creation began and never finished (or is under way in another process).
+    Filling,
+    Filled {
+        size: u64,
+        ino: u64,
+    },
+    /// A mark from an older drivelab, without size and inode: proves nothing.
+    Unverifiable,
 }
 
-fn set_created_mark(file: &File) {
-    use std::os::fd::AsRawFd;
-    let name = std::ffi::CString::new(CREATED_XATTR).unwrap();
-    let value = b"1";
-    // SAFETY: valid fd, NUL-terminated name, value valid for its length. Failure (a filesystem
-    // without user xattrs) only means a later run will need --overwrite to write it.
-    unsafe { libc::fsetxattr(file.as_raw_fd(), name.as_ptr(), value.as_ptr() as *const libc::c_void, value.len(), 0) };
+impl Mark {
+    fn parse(value: &[u8]) -> Mark {
+        let text = String::from_utf8_lossy(value);
+        if text == "filling" {
+            return Mark::Filling;
+        }
+        let field = |key: &str| {
+            text.split_whitespace().find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse::<u64>().ok())
+        };
+        match (text.starts_with("filled "), field("size"), field("ino")) {
+            (true, Some(size), Some(ino)) => Mark::Filled { size, ino },
+            _ => Mark::Unverifiable,
+        }
+    }
+
+    /// Does this mark vouch for the file `meta` describes (same inode, same size)?
+    pub fn vouches_for(&self, meta: &std::fs::Metadata) -> bool {
+        matches!(*self, Mark::Filled { size, ino } if size == meta.len() && ino == meta.ino())
+    }
+
+    /// The mark on the open file `file`.
+    pub fn of_file(file: &File) -> Mark {
+        use std::os::fd::AsRawFd;
+        let name = std::ffi::CString::new(CREATED_XATTR).unwrap();
+        let mut buf = [0u8; 128];
+        // SAFETY: valid fd; NUL-terminated name; buf is valid for buf.len() bytes.
+        let n = unsafe {
+            libc::fgetxattr(file.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr() as *mut libc::c_void, buf.len())
+        };
+        Mark::from_len(&buf, n)
+    }
+
+    fn of_path(path: &Path) -> Mark {
+        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else { return Mark::None };
+        let name = std::ffi::CString::new(CREATED_XATTR).unwrap();
+        let mut buf = [0u8; 128];
+        // SAFETY: both strings are NUL-terminated; buf is valid for buf.len() bytes.
+        let n = unsafe { libc::getxattr(c.as_ptr(), name.as_ptr(), buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
+        Mark::from_len(&buf, n)
+    }
+
+    fn from_len(buf: &[u8], n: isize) -> Mark {
+        if n <= 0 {
+            Mark::None
+        } else {
+            Mark::parse(&buf[..n as usize])
+        }
+    }
+
+    /// Set this mark on `file`. Failure (a filesystem without user xattrs) only means a later
+    /// run will need `--overwrite` to write the file.
+    fn set(&self, file: &File) {
+        use std::os::fd::AsRawFd;
+        let value = match *self {
+            Mark::Filling => "filling".to_string(),
+            Mark::Filled { size, ino } => format!("filled size={size} ino={ino}"),
+            Mark::None | Mark::Unverifiable => return,
+        };
+        let name = std::ffi::CString::new(CREATED_XATTR).unwrap();
+        // SAFETY: valid fd, NUL-terminated name, value valid for its length.
+        unsafe {
+            libc::fsetxattr(file.as_raw_fd(), name.as_ptr(), value.as_ptr() as *const libc::c_void, value.len(), 0)
+        };
+    }
 }
 
 /// Look at a target without changing anything.
@@ -232,7 +299,8 @@ fn file_info(path: &str, dev: u64, size: u64, exists: bool, dio_from: &Path) -> 
         rotational: facts.as_ref().and_then(|f| f.rotational),
         model: facts.and_then(|f| f.model),
         disk,
-        created_by_drivelab: exists && has_created_mark(Path::new(path)),
+        created_by_drivelab: exists
+            && std::fs::metadata(path).is_ok_and(|m| Mark::of_path(Path::new(path)).vouches_for(&m)),
         identity: None,
     }
 }
@@ -243,18 +311,32 @@ fn block_size_bytes(file: &File) -> io::Result<u64> {
     f.seek(io::SeekFrom::End(0))
 }
 
-/// Removes a half-made file unless disarmed.
-struct RemoveOnDrop<'a>(Option<&'a Path>);
+/// Removes a half-made file unless disarmed — only if the path still names that file.
+struct RemoveOnDrop<'a>(Option<(&'a Path, &'a File)>);
 impl Drop for RemoveOnDrop<'_> {
     fn drop(&mut self) {
-        if let Some(p) = self.0 {
-            let _ = std::fs::remove_file(p);
+        if let Some((p, f)) = self.0 {
+            remove_if_same(p, f);
         }
     }
 }
 
-/// Create `path` with `size` bytes of incompressible, stamped data, fully written and synced.
-/// A failure or `stop` removes the file again: no half-made targets are left behind.
+/// Remove `path` if it still names the open `file` (never a file swapped in under its name).
+pub fn remove_if_same(path: &Path, file: &File) {
+    let same = match (std::fs::symlink_metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    };
+    if same {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Create `path` with `size` bytes of incompressible, stamped data, fully written and synced,
+/// and return it open (read-write) and locked (`flock`, exclusive) so that no other drivelab
+/// uses it while this one does. It is marked as drivelab's ([`Mark`]) only once whole.
+/// A failure or `stop` removes the file again: no half-made targets are left behind (a kill
+/// leaves one marked `Filling`, which no later run takes for a whole file).
 /// `progress(bytes_written)` is called after each chunk.
 pub fn create_file(
     path: &str,
@@ -262,7 +344,7 @@ pub fn create_file(
     direct: bool,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
-) -> Result<(), Error> {
+) -> Result<File, Error> {
     const CHUNK: usize = 1 << 20;
     if size == 0 || size % 4096 != 0 {
         return Err(Error::spec(
@@ -272,24 +354,27 @@ pub fn create_file(
         ));
     }
     let p = Path::new(path);
-    let file = OpenOptions::new().write(true).create_new(true).open(p).map_err(|e| {
+    let file = OpenOptions::new().read(true).write(true).create_new(true).open(p).map_err(|e| {
         if e.kind() == io::ErrorKind::AlreadyExists {
             Error::invalid(format!("{path} appeared while drivelab was preparing it; run again"))
         } else {
             Error::io(format!("cannot create {path}"), e)
         }
     })?;
-    let mut guard = RemoveOnDrop(Some(p));
-    set_created_mark(&file);
-    // Prefer O_DIRECT so filling does not flood the page cache; fall back where refused.
-    let writer =
-        if direct { OpenOptions::new().write(true).custom_flags(libc::O_DIRECT).open(p).unwrap_or(file) } else { file };
+    let mut guard = RemoveOnDrop(Some((p, &file)));
+    // Nobody else can have it yet (it is new), so this cannot fail for a reason worth stopping.
+    let _ = rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive);
+    Mark::Filling.set(&file);
+    // Prefer O_DIRECT so filling does not flood the page cache; fall back where refused. The
+    // second descriptor is opened through the first, never through the path again.
+    let direct_writer = direct.then(|| reopen(&file, true, libc::O_DIRECT).ok()).flatten();
+    let writer = direct_writer.as_ref().unwrap_or(&file);
     let mut pool = BufferPool::new(1, CHUNK);
     let mut rng = fastrand::Rng::with_seed(size ^ 0xF111_F111);
     let mut off = 0u64;
     while off < size {
         if stop.load(Ordering::Relaxed) {
-            return Err(Error::invalid(format!("interrupted while creating {path}; the partial file was removed")));
+            return Err(Error::Interrupted(format!("interrupted while creating {path}; the partial file was removed")));
         }
         let n = CHUNK.min((size - off) as usize);
         let buf = &mut pool.slot_mut(0)[..n];
@@ -309,8 +394,18 @@ pub fn create_file(
         progress(off);
     }
     writer.sync_all().map_err(|e| Error::io(format!("syncing {path}"), e))?;
+    let meta = file.metadata().map_err(|e| Error::io(format!("cannot look at the new {path}"), e))?;
+    Mark::Filled { size: meta.len(), ino: meta.ino() }.set(&file);
     guard.0 = None;
-    Ok(())
+    drop(guard);
+    Ok(file)
+}
+
+/// Open again the very object `file` is (through `/proc/self/fd`, never through its path), for
+/// reading, and for writing if `write`, with extra open flags.
+pub fn reopen(file: &File, write: bool, flags: i32) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
+    OpenOptions::new().read(true).write(write).custom_flags(flags).open(format!("/proc/self/fd/{}", file.as_raw_fd()))
 }
 
 /// An open target shared by the jobs that run on it.
@@ -323,8 +418,19 @@ pub struct OpenTarget {
 }
 
 /// Open `info` for `spec` (read-only unless the spec writes; O_DIRECT / O_DSYNC as asked;
-/// O_NOATIME where allowed).
+/// O_NOATIME where allowed) through its path, refusing a path that no longer names what was
+/// probed. Writes go through [`open_via`] instead: the descriptor their checks were made on.
 pub fn open(info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
+    open_with(info, spec, None)
+}
+
+/// Open `info` for `spec` through `held`, a descriptor of the same target that drivelab opened
+/// once and checked (`/proc/self/fd/N`: the path is never resolved again).
+pub fn open_via(held: &File, info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
+    open_with(info, spec, Some(held))
+}
+
+fn open_with(info: &TargetInfo, spec: &AccessSpec, held: Option<&File>) -> Result<OpenTarget, Error> {
     let (start, span) = spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?;
     if info.kind == TargetKind::Null {
         return Ok(OpenTarget { info: info.clone(), file: None, start, span });
@@ -338,8 +444,9 @@ pub fn open(info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
     }
     // O_NOATIME: a benchmark has no business updating access times (it cost ~2% of the
     // submitting thread's CPU on reads). Only the owner or CAP_FOWNER may ask; else go without.
-    let open = |extra: i32| {
-        OpenOptions::new().read(true).write(spec.has_writes()).custom_flags(flags | extra).open(&info.path)
+    let open = |extra: i32| match held {
+        Some(f) => reopen(f, spec.has_writes(), flags | extra),
+        None => OpenOptions::new().read(true).write(spec.has_writes()).custom_flags(flags | extra).open(&info.path),
     };
     let opened = match open(libc::O_NOATIME) {
         Err(e) if e.raw_os_error() == Some(libc::EPERM) => open(0),
@@ -365,14 +472,18 @@ pub fn open(info: &TargetInfo, spec: &AccessSpec) -> Result<OpenTarget, Error> {
     if let Some(id) = info.identity {
         let now = file.metadata().map_err(|e| Error::io(format!("cannot look at the opened {}", info.path), e))?;
         if Identity::of(&now) != id {
-            return Err(Error::invalid(format!(
-                "{} changed between its checks and its opening (it now names another file or device): \
-                 nothing was done through it; run again to check what it names now",
-                info.path
-            )));
+            return Err(changed(&info.path));
         }
     }
     Ok(OpenTarget { info: info.clone(), file: Some(file), start, span })
+}
+
+/// The refusal for a path that names another object than the one probed and checked.
+pub fn changed(path: &str) -> Error {
+    Error::invalid(format!(
+        "{path} changed between its checks and its opening (it now names another file or device): \
+         nothing was done through it; run again to check what it names now"
+    ))
 }
 
 /// A path as a message shows it: whole up to 120 characters, else its start and end.

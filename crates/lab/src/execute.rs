@@ -20,7 +20,7 @@ use crate::plan::Point;
 use crate::power;
 use crate::prepare::{self, Prepared};
 use crate::results::{PointResult, ProbeResult};
-use crate::safety::Permission;
+use crate::safety::{Claims, Permission};
 use crate::steady::WindowStats;
 
 /// What a driver tells its caller as it goes.
@@ -77,11 +77,13 @@ pub struct Measured {
 pub struct Lab<'a> {
     pub setup: Setup<'a>,
     sink: &'a mut dyn FnMut(Event),
+    /// Targets opened, checked and held for writing until the lab ends (see `safety`).
+    claims: Claims,
 }
 
 impl<'a> Lab<'a> {
     pub fn new(setup: Setup<'a>, sink: &'a mut dyn FnMut(Event)) -> Lab<'a> {
-        Lab { setup, sink }
+        Lab { setup, sink, claims: Claims::new() }
     }
 
     pub fn emit(&mut self, e: Event) {
@@ -95,7 +97,7 @@ impl<'a> Lab<'a> {
 
     /// Every check `measure(spec, targets)` would make that can refuse, with no side effects.
     pub fn check(&self, spec: &AccessSpec, targets: &[String]) -> Result<AccessSpec, Error> {
-        prepare::check(spec, targets, self.setup.new_file_size, &self.setup.perm).map(|(s, _, _)| s)
+        prepare::check(spec, targets, self.setup.new_file_size, &self.setup.perm, &self.claims).map(|(s, _, _)| s)
     }
 
     /// Every check of the power command: it runs and prints watts.
@@ -110,9 +112,15 @@ impl<'a> Lab<'a> {
     fn prepare(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<Prepared, Error> {
         let (size, stop) = (self.setup.new_file_size, self.setup.stop.clone());
         let sink = &mut *self.sink;
-        let prepared = prepare::prepare(spec, targets, size, &self.setup.perm, &stop, &mut |path, done, total| {
-            sink(Event::Fill { path, done_bytes: done, total_bytes: total })
-        })?;
+        let prepared = prepare::prepare(
+            spec,
+            targets,
+            size,
+            &self.setup.perm,
+            &mut self.claims,
+            &stop,
+            &mut |path, done, total| sink(Event::Fill { path, done_bytes: done, total_bytes: total }),
+        )?;
         for n in &prepared.notices {
             self.emit(Event::Notice(n));
         }

@@ -13,7 +13,7 @@ use drivelab_engine::target::{self, OpenTarget, TargetInfo, TargetKind};
 use drivelab_engine::units::fmt_size;
 use drivelab_engine::Error;
 
-use crate::safety::{check_write, Permission};
+use crate::safety::{Claims, Permission};
 
 /// Targets ready to run, and what the user should be told about how.
 pub struct Prepared {
@@ -27,12 +27,14 @@ pub struct Prepared {
 }
 
 /// Every check `prepare` makes, with no side effects: the spec as it would run, the probed
-/// targets (new files sized as they would be created) and the notices.
+/// targets (new files sized as they would be created) and the notices. `claims`: what this
+/// lab already holds (checked through what is held).
 pub fn check(
     spec: &AccessSpec,
     names: &[String],
     new_file_size: u64,
     perm: &Permission,
+    claims: &Claims,
 ) -> Result<(AccessSpec, Vec<TargetInfo>, Vec<String>), Error> {
     let mut spec = spec.clone();
     let mut notices = Vec::new();
@@ -46,7 +48,7 @@ pub fn check(
         }
         spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?;
         if spec.has_writes() {
-            check_write(info, perm)?;
+            claims.check_write(info, perm)?;
         }
         check_access(info, spec.has_writes())?;
         if info.kind == TargetKind::Block && !spec.direct {
@@ -58,25 +60,31 @@ pub fn check(
 
 /// Probe, check and open `names` for `spec`. A file that does not exist is created with
 /// `new_file_size` bytes (`on_fill(path, done, total)` reports progress); `stop` interrupts that.
-/// On a refusal, files created here are removed again.
+/// Targets written are opened through what `claims` holds for them (claimed here if need be),
+/// so every check was made on the descriptor the I/O goes through. On a refusal, files created
+/// here are removed again.
 pub fn prepare(
     spec: &AccessSpec,
     names: &[String],
     new_file_size: u64,
     perm: &Permission,
+    claims: &mut Claims,
     stop: &AtomicBool,
     on_fill: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<Prepared, Error> {
-    let (spec, mut infos, notices) = check(spec, names, new_file_size, perm)?;
+    let (spec, mut infos, mut notices) = check(spec, names, new_file_size, perm, claims)?;
     let mut created = Vec::new();
-    let opened = open_all(&spec, &mut infos, new_file_size, stop, on_fill, &mut created);
+    let mut ctx = OpenCtx { spec: &spec, perm, claims, new_file_size, stop, on_fill, notices: &mut notices };
+    let opened = open_all(&mut ctx, &mut infos, &mut created);
     match opened {
         Ok(targets) => Ok(Prepared { spec, targets, notices, created }),
         Err(e) => {
             // A file made for a run that cannot happen is not left behind.
             if e.is_invalid() {
                 for p in &created {
-                    let _ = std::fs::remove_file(p);
+                    if let Some(file) = claims.held_file(p) {
+                        target::remove_if_same(std::path::Path::new(p), file);
+                    }
                 }
             }
             Err(e)
@@ -102,25 +110,49 @@ pub fn probe_all(names: &[String]) -> Result<Vec<TargetInfo>, Error> {
     Ok(infos)
 }
 
-fn open_all(
-    spec: &AccessSpec,
-    infos: &mut [TargetInfo],
+struct OpenCtx<'a, 'b> {
+    spec: &'a AccessSpec,
+    perm: &'a Permission<'b>,
+    claims: &'a mut Claims,
     new_file_size: u64,
-    stop: &AtomicBool,
-    on_fill: &mut dyn FnMut(&str, u64, u64),
-    created: &mut Vec<String>,
-) -> Result<Vec<OpenTarget>, Error> {
+    stop: &'a AtomicBool,
+    on_fill: &'a mut dyn FnMut(&str, u64, u64),
+    notices: &'a mut Vec<String>,
+}
+
+fn open_all(ctx: &mut OpenCtx, infos: &mut [TargetInfo], created: &mut Vec<String>) -> Result<Vec<OpenTarget>, Error> {
     let mut opened = Vec::new();
     for info in infos {
-        if info.kind == TargetKind::File && !info.exists {
-            let path = info.path.clone();
-            target::create_file(&path, new_file_size, spec.direct, stop, &mut |n| on_fill(&path, n, new_file_size))?;
-            created.push(path.clone());
-            *info = target::probe(&path)?;
-        }
-        opened.push(target::open(info, spec)?);
+        opened.push(open_one(ctx, info, created)?);
     }
     Ok(opened)
+}
+
+/// A target opened for the run: reads through its path (refused if it no longer names what was
+/// probed); writes through the descriptor its checks were made on, created and filled first
+/// if it is a new file.
+fn open_one(ctx: &mut OpenCtx, info: &mut TargetInfo, created: &mut Vec<String>) -> Result<OpenTarget, Error> {
+    if info.kind == TargetKind::Null || (!ctx.spec.has_writes() && info.exists) {
+        return target::open(info, ctx.spec);
+    }
+    if info.kind == TargetKind::File && !info.exists {
+        let (path, size) = (info.path.clone(), ctx.new_file_size);
+        let on_fill = &mut *ctx.on_fill;
+        let file = target::create_file(&path, size, ctx.spec.direct, ctx.stop, &mut |n| on_fill(&path, n, size))?;
+        let meta = file.metadata().map_err(|e| Error::io(format!("cannot look at the new {path}"), e))?;
+        *info = TargetInfo {
+            exists: true,
+            size_bytes: meta.len(),
+            created_by_drivelab: true,
+            identity: Some(target::Identity::of(&meta)),
+            ..info.clone()
+        };
+        created.push(path);
+        let held = ctx.claims.adopt(file)?;
+        return target::open_via(held, info, ctx.spec);
+    }
+    let held = ctx.claims.claim(info, ctx.perm, ctx.notices)?;
+    target::open_via(held, info, ctx.spec)
 }
 
 /// io_uring where it works, else psync with a notice (a queue depth then runs as that many jobs).

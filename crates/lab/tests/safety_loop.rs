@@ -459,7 +459,20 @@ fn files_need_overwrite_unless_new_or_ours() {
     assert!(msg.contains("drivelab did not create it") && msg.contains("--overwrite"), "{msg}");
     refusal(&t, &Permission { destroy: &[path.to_string()], force: true, overwrite: false });
     allowed(&t, &Permission { overwrite: true, ..Permission::default() });
-    allowed(&TargetInfo { created_by_drivelab: true, ..t }, &Permission::default());
+    // The mark is read from the file itself: claiming it in the probed facts proves nothing.
+    refusal(&TargetInfo { created_by_drivelab: true, ..t }, &Permission::default());
+
+    // A file drivelab made is its own, until it is no longer that file.
+    let made = RemoveFile(unique_path("made"));
+    let made_path = made.0.to_str().expect("utf-8").to_string();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    drop(drivelab_engine::target::create_file(&made_path, 1 << 20, false, &stop, &mut |_| {}).expect("create"));
+    let t = probe(&made_path).expect("probe made file");
+    assert!(t.created_by_drivelab);
+    allowed(&t, &Permission::default());
+    fs::OpenOptions::new().append(true).open(&made.0).expect("open").write_all(b"grown").expect("grow");
+    let msg = refusal(&probe(&made_path).expect("probe grown file"), &Permission::default());
+    assert!(msg.contains("no longer the file drivelab made"), "{msg}");
 
     let new = unique_path("new");
     let t = probe(new.to_str().expect("utf-8")).expect("probe new file");

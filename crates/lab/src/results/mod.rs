@@ -308,9 +308,21 @@ pub struct Outcome {
     pub power_w: Option<f64>,
 }
 
-/// A results directory being written.
+/// A results directory being written. It is locked (`flock` on the directory) while this
+/// exists, so a second drivelab resuming the same directory is refused by name instead of
+/// interleaving its points with this one's.
 pub struct ResultsDir {
     path: PathBuf,
+    _lock: std::fs::File,
+}
+
+/// Open and lock the directory `path` for as long as the returned descriptor lives.
+fn lock_dir(path: &Path) -> Result<std::fs::File, Error> {
+    let dir = std::fs::File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+    let consequence =
+        "two drivelab runs writing one results directory mix their points; wait for it to finish or stop it";
+    crate::safety::locks::lock_exclusive(&dir, &path.display().to_string(), consequence).map_err(Error::invalid)?;
+    Ok(dir)
 }
 
 /// The name a results directory starts with (`store::new_dir` makes it a slug): the plan's
@@ -331,12 +343,14 @@ impl ResultsDir {
         let sub = if manifest.kind.is_search() { "probes" } else { "points" };
         std::fs::create_dir(path.join(sub)).map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
         store::write_json(&path.join("run.json"), manifest)?;
-        Ok(ResultsDir { path })
+        let lock = lock_dir(&path)?;
+        Ok(ResultsDir { path, _lock: lock })
     }
 
-    /// An existing directory (to resume).
-    pub fn open(path: &Path) -> ResultsDir {
-        ResultsDir { path: path.to_path_buf() }
+    /// An existing directory (to resume); refused while another drivelab writes it.
+    pub fn open(path: &Path) -> Result<ResultsDir, Error> {
+        let lock = lock_dir(path)?;
+        Ok(ResultsDir { path: path.to_path_buf(), _lock: lock })
     }
 
     pub fn path(&self) -> &Path {

@@ -1,7 +1,7 @@
 //! Whether a device or file is in use right now: mounted, active swap, or held open exclusively.
 
 use std::fs::{self, Metadata};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use super::device::{devno, Device};
@@ -71,9 +71,164 @@ pub(super) fn is_active_swap_file(meta: &Metadata) -> bool {
 
 /// The kernel refuses an exclusive open of a device someone holds (a mount, md, dm, or a
 /// program that opened it with O_EXCL): a last catch-all for users the other checks miss.
-pub(super) fn busy_concern(path: &str) -> Option<String> {
-    let err = fs::OpenOptions::new().read(true).custom_flags(libc::O_EXCL).open(path).err()?;
-    (err.raw_os_error() == Some(libc::EBUSY)).then(|| {
-        format!("{path} is busy: something holds it open exclusively (a mount, RAID, LVM, or another program)")
+/// Asked of the very device `file` is (through `/proc/self/fd`), and names who has it open.
+pub(super) fn busy_concern(file: &fs::File, subject: &str) -> Option<String> {
+    let err = drivelab_engine::target::reopen(file, false, libc::O_EXCL).err()?;
+    (err.raw_os_error() == Some(libc::EBUSY)).then(|| busy_message(file, subject))
+}
+
+/// Why an exclusive open of `file`'s device failed, naming the processes that have it open.
+pub(super) fn busy_message(file: &fs::File, subject: &str) -> String {
+    let rdev = file.metadata().map(|m| m.rdev()).unwrap_or(0);
+    let users: Vec<String> =
+        super::locks::processes_with_device(rdev).into_iter().map(super::locks::describe_process).collect();
+    let who = if users.is_empty() { String::new() } else { format!("; open in {}", users.join(", ")) };
+    format!("{subject} is busy: something holds it open exclusively (a mount, RAID, LVM, or another program){who}")
+}
+
+/// What a loop device is backed by, as the kernel reports it (`LOOP_GET_STATUS64`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct LoopUse {
+    /// `loop5`.
+    pub(super) name: String,
+    pub(super) devno: Option<DevNo>,
+    /// The backing file's filesystem device and inode, and its device number when the backing
+    /// file is itself a block device.
+    pub(super) backing_dev: u64,
+    pub(super) backing_ino: u64,
+    pub(super) backing_rdev: u64,
+    pub(super) offset: u64,
+}
+
+/// The kernel's `struct loop_info64` (linux/loop.h).
+#[repr(C)]
+struct LoopInfo64 {
+    lo_device: u64,
+    lo_inode: u64,
+    lo_rdevice: u64,
+    lo_offset: u64,
+    lo_sizelimit: u64,
+    lo_number: u32,
+    lo_encrypt_type: u32,
+    lo_encrypt_key_size: u32,
+    lo_flags: u32,
+    lo_file_name: [u8; 64],
+    lo_crypt_name: [u8; 64],
+    lo_encrypt_key: [u8; 32],
+    lo_init: [u64; 2],
+}
+
+const LOOP_GET_STATUS64: libc::c_ulong = 0x4C05;
+
+/// Every bound loop device and what backs it. A loop device sysfs lists but whose node cannot
+/// be asked is described from sysfs's `backing_file` (stat'ed) instead.
+pub(super) fn loop_devices() -> Vec<LoopUse> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir("/sys/block") else { return out };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let loopdir = e.path().join("loop");
+        if !name.starts_with("loop") || !loopdir.is_dir() {
+            continue;
+        }
+        let devno = super::device::read_devno(&e.path().join("dev"));
+        if let Some(mut u) = loop_status(&format!("/dev/{name}")) {
+            u.name = name;
+            u.devno = devno;
+            out.push(u);
+            continue;
+        }
+        let backing = fs::read_to_string(loopdir.join("backing_file")).unwrap_or_default();
+        let offset = fs::read_to_string(loopdir.join("offset")).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0);
+        if let Ok(m) = fs::metadata(backing.trim()) {
+            let rdev = if m.file_type().is_block_device() { m.rdev() } else { 0 };
+            out.push(LoopUse { name, devno, backing_dev: m.dev(), backing_ino: m.ino(), backing_rdev: rdev, offset });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+fn loop_status(node: &str) -> Option<LoopUse> {
+    let file = fs::File::open(node).ok()?;
+    // SAFETY: an all-zero loop_info64 is a valid value of this plain-data struct.
+    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
+    use std::os::fd::AsRawFd;
+    // SAFETY: LOOP_GET_STATUS64 writes one loop_info64 into `info`, which is valid and large
+    // enough; the ioctl only reads the device's state.
+    let r = unsafe { libc::ioctl(file.as_raw_fd(), LOOP_GET_STATUS64 as _, &mut info as *mut LoopInfo64) };
+    (r == 0).then(|| LoopUse {
+        name: String::new(),
+        devno: None,
+        backing_dev: huge_decode(info.lo_device),
+        backing_ino: info.lo_inode,
+        backing_rdev: huge_decode(info.lo_rdevice),
+        offset: info.lo_offset,
     })
+}
+
+/// The kernel's 64-bit device encoding, as a `dev_t` of this system (libc's `makedev`).
+fn huge_decode(v: u64) -> u64 {
+    let major = ((v & 0xfff00) >> 8) as u32;
+    let minor = ((v & 0xff) | ((v >> 12) & 0xfff00)) as u32;
+    libc::makedev(major, minor)
+}
+
+/// A sentence for each loop device backed by `subject`, saying where it starts and who uses it
+/// (its mounts, its holders): a filesystem mounted through a loop device with an offset is a
+/// user of the target that neither its mounts nor its signatures show.
+pub(super) fn loop_concerns(subject: &str, loops: &[LoopUse]) -> Vec<String> {
+    let mounts = mounts::read();
+    loops
+        .iter()
+        .map(|u| {
+            let mut s = format!("{subject} backs /dev/{}", u.name);
+            if u.offset > 0 {
+                s += &format!(" (from byte {})", u.offset);
+            }
+            let points: Vec<String> = mounts
+                .iter()
+                .filter(|m| {
+                    Some(m.devno) == u.devno
+                        || (source_devno(&m.source).is_some() && source_devno(&m.source) == u.devno)
+                })
+                .map(|m| m.mount_point.to_string_lossy().into_owned())
+                .collect();
+            if !points.is_empty() {
+                s += &format!(", which is mounted on {}", points.join(", "));
+            }
+            s
+        })
+        .collect()
+}
+
+/// Loop devices backed by the block device `rdev` (or by one of `members`, its partitions).
+pub(super) fn loops_over_devices(members: &[DevNo]) -> Vec<LoopUse> {
+    loop_devices().into_iter().filter(|u| u.backing_rdev != 0 && members.contains(&devno(u.backing_rdev))).collect()
+}
+
+/// Loop devices backed by the regular file `meta` describes.
+pub(super) fn loops_over_file(meta: &Metadata) -> Vec<LoopUse> {
+    loop_devices()
+        .into_iter()
+        .filter(|u| u.backing_rdev == 0 && u.backing_dev == meta.dev() && u.backing_ino == meta.ino())
+        .collect()
+}
+
+/// Mounts whose source is the regular file `meta` describes (FUSE images such as fuse2fs, or
+/// any filesystem that mounts a file directly).
+pub(super) fn file_mount_concerns(subject: &str, meta: &Metadata) -> Vec<String> {
+    let points: Vec<String> = mounts::read()
+        .into_iter()
+        .filter(|m| Path::new(&m.source).is_absolute())
+        .filter(|m| {
+            fs::metadata(&m.source).is_ok_and(|s| s.is_file() && s.dev() == meta.dev() && s.ino() == meta.ino())
+        })
+        .map(|m| m.mount_point.to_string_lossy().into_owned())
+        .collect();
+    if points.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!("{subject} is mounted on {}", points.join(", "))]
+    }
 }

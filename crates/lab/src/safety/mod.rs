@@ -12,23 +12,34 @@
 //!   partitioned, held by LVM/md/dm-crypt, active swap, or carrying a filesystem, RAID, LVM,
 //!   LUKS, swap or partition-table signature — unless `--force` is given as well.
 //!
-//! Everything here only looks: devices are opened read-only and never written.
+//! Every check is made on the descriptor drivelab will write through, never on a path that
+//! could be made to name something else in between: [`Claims::claim`] opens a target once
+//! (read-only; a block device `O_EXCL`, so no mount, mkfs or second writer can take it while
+//! drivelab runs), locks it (`flock`, so a second drivelab is refused by name), checks that it
+//! is still what was probed, and examines it through that descriptor (its device number, its
+//! mark, its bytes, blkid on `/proc/<pid>/fd/<n>`, loop devices backed by it). The I/O is then
+//! opened through the same descriptor, and the claim is held until the lab ends. Nothing here
+//! writes.
 
 mod device;
 mod in_use;
+pub(crate) mod locks;
 mod signatures;
 #[cfg(test)]
 mod tests;
 
-use std::fs;
+use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 
-use drivelab_engine::target::{self, TargetInfo, TargetKind};
+use drivelab_engine::target::{self, Identity, Mark, TargetInfo, TargetKind};
 use drivelab_engine::Error;
 
 use device::{holder_concerns, layout_concerns, Device};
-use in_use::{busy_concern, is_active_swap_file, mount_concerns, swap_concerns};
+use in_use::{
+    busy_concern, busy_message, file_mount_concerns, is_active_swap_file, loop_concerns, loops_over_devices,
+    loops_over_file, mount_concerns, swap_concerns,
+};
 use signatures::signature_concerns;
 
 /// What the user allowed on the command line.
@@ -36,83 +47,202 @@ use signatures::signature_concerns;
 pub struct Permission<'a> {
     /// Block devices named with `--destroy` (matched by device number).
     pub destroy: &'a [String],
-    /// `--force`: write a named device even when it looks in use or holds data.
+    /// `--force`: write a named device (or a file) even when it looks in use or holds data.
     pub force: bool,
     /// `--overwrite`: write an existing file drivelab did not create.
     pub overwrite: bool,
 }
 
-/// May drivelab write to `target`? `Ok(())`, or `Err(Error::Invalid)` naming the reason and the
-/// flag that would allow it.
-pub fn check_write(target: &TargetInfo, perm: &Permission) -> Result<(), Error> {
-    match target.kind {
-        TargetKind::Null => Ok(()),
-        TargetKind::File => check_file(target, perm),
-        TargetKind::Block => check_block(&target.path, perm),
+/// Targets drivelab has opened, checked and holds for writing, for as long as the lab runs.
+#[derive(Default)]
+pub struct Claims {
+    held: Vec<Held>,
+}
+
+struct Held {
+    file: File,
+    identity: Identity,
+}
+
+/// How a descriptor being examined is held.
+#[derive(Clone, Copy, PartialEq)]
+enum Hold {
+    /// Opened only to look (a dry check): ask the kernel whether someone holds the device and
+    /// /proc/locks whether someone locks it.
+    Looking,
+    /// Held by this drivelab: exclusively (`exclusive`), or not, because someone else had it.
+    Claimed { exclusive: bool },
+}
+
+impl Claims {
+    pub fn new() -> Claims {
+        Claims::default()
     }
+
+    /// May drivelab write `info`? Looks only (nothing is held afterwards): every refusal
+    /// [`Claims::claim`] would make, found before anything is created.
+    pub fn check_write(&self, info: &TargetInfo, perm: &Permission) -> Result<(), Error> {
+        if info.kind == TargetKind::Null || !info.exists {
+            return Ok(());
+        }
+        if let Some(h) = self.find(info) {
+            return examine(&h.file, &info.path, perm, Hold::Claimed { exclusive: true });
+        }
+        let file = open_to_look(info, false)?;
+        examine(&file, &info.path, perm, Hold::Looking)
+    }
+
+    /// Open `info` once, hold it (block devices `O_EXCL`, everything `flock`ed) and check it
+    /// through that descriptor; the descriptor to open the I/O through. A target already held
+    /// is checked again through what is held. `notices` gets what `--force` let through.
+    pub fn claim(&mut self, info: &TargetInfo, perm: &Permission, notices: &mut Vec<String>) -> Result<&File, Error> {
+        if let Some(i) = self.held.iter().position(|h| Some(h.identity) == info.identity) {
+            examine(&self.held[i].file, &info.path, perm, Hold::Claimed { exclusive: true })?;
+            return Ok(&self.held[i].file);
+        }
+        let (file, exclusive) = match open_to_look(info, info.kind == TargetKind::Block) {
+            Ok(f) => (f, true),
+            Err(e) if info.kind == TargetKind::Block && busy(&e) => (open_to_look(info, false)?, false),
+            Err(e) => return Err(e),
+        };
+        locks::lock_exclusive(&file, &info.path, locks::TARGET_IN_USE).map_err(Error::invalid)?;
+        examine(&file, &info.path, perm, Hold::Claimed { exclusive })?;
+        if !exclusive {
+            notices.push(format!(
+                "{}: in use by someone else and written anyway (--force); not held exclusively",
+                info.path
+            ));
+        }
+        let identity =
+            Identity::of(&file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?);
+        self.held.push(Held { file, identity });
+        Ok(&self.held.last().expect("just pushed").file)
+    }
+
+    /// Hold a file this run has just created and filled (it is drivelab's, locked since its
+    /// creation): the descriptor to open the I/O through.
+    pub fn adopt(&mut self, file: File) -> Result<&File, Error> {
+        let identity = Identity::of(&file.metadata().map_err(|e| Error::io("cannot look at a new file", e))?);
+        self.held.push(Held { file, identity });
+        Ok(&self.held.last().expect("just pushed").file)
+    }
+
+    /// The held descriptor of the file created at `path` (to remove it again, only if the path
+    /// still names it).
+    pub fn held_file(&self, path: &str) -> Option<&File> {
+        let meta = fs::symlink_metadata(path).ok()?;
+        self.held.iter().find(|h| h.identity == Identity::of(&meta)).map(|h| &h.file)
+    }
+
+    fn find(&self, info: &TargetInfo) -> Option<&Held> {
+        self.held.iter().find(|h| Some(h.identity) == info.identity)
+    }
+}
+
+/// May drivelab write `target`? `Ok(())`, or `Err(Error::Invalid)` naming the reason and the
+/// flag that would allow it. Looks only.
+pub fn check_write(target: &TargetInfo, perm: &Permission) -> Result<(), Error> {
+    Claims::new().check_write(target, perm)
 }
 
 /// Every reason writing to the block device at `path` would be dangerous (empty: none found).
 /// Looks only; the device is opened read-only.
 pub fn block_concerns(path: &str) -> Vec<String> {
-    let rdev = match block_rdev(path) {
-        Ok(rdev) => rdev,
+    let file = match File::open(path) {
+        Ok(f) => f,
         Err(e) => return vec![format!("cannot examine {path}: {e}")],
     };
-    let dev = Device::find(path, rdev);
-    let mut out = Vec::new();
-    out.extend(mount_concerns(&dev));
-    out.extend(swap_concerns(&dev));
-    out.extend(holder_concerns(&dev));
-    out.extend(layout_concerns(&dev));
-    if out.is_empty() {
-        out.extend(busy_concern(path));
+    match file.metadata() {
+        Ok(m) if m.file_type().is_block_device() => device_concerns(&file, m.rdev(), path, Hold::Looking),
+        Ok(_) => vec![format!("{path} is not a block device")],
+        Err(e) => vec![format!("cannot examine {path}: {e}")],
     }
-    match fs::File::open(path) {
-        Ok(f) => {
-            let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-            let size = if size == 0 { block_len(&f) } else { size };
-            out.extend(signature_concerns(&f, size, path));
+}
+
+// ---- opening to look ------------------------------------------------------------------------
+
+/// Open `info`'s path read-only (exclusively if `exclusive`), once, and refuse it if it no
+/// longer names what was probed.
+fn open_to_look(info: &TargetInfo, exclusive: bool) -> Result<File, Error> {
+    let flags = libc::O_CLOEXEC | libc::O_NONBLOCK | if exclusive { libc::O_EXCL } else { 0 };
+    let file = OpenOptions::new().read(true).custom_flags(flags).open(&info.path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::EBUSY) {
+            Error::io(format!("{} is busy", info.path), e)
+        } else if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)) {
+            Error::invalid(format!("{} cannot be opened ({e}): give a target this user may use", info.path))
+        } else if e.kind() == io::ErrorKind::NotFound {
+            target::changed(&info.path)
+        } else {
+            Error::io(format!("cannot open {} to examine it", info.path), e)
         }
-        Err(e) => out.push(format!("cannot read {path} to look for signatures: {e}")),
+    })?;
+    let meta = file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?;
+    if info.identity.is_some_and(|id| id != Identity::of(&meta)) {
+        return Err(target::changed(&info.path));
     }
-    out
+    Ok(file)
+}
+
+fn busy(e: &Error) -> bool {
+    matches!(e.root(), Error::Io { source, .. } if source.raw_os_error() == Some(libc::EBUSY))
 }
 
 // ---- the decision ---------------------------------------------------------------------------
 
-fn check_file(t: &TargetInfo, perm: &Permission) -> Result<(), Error> {
-    let path = &t.path;
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()), // drivelab creates it
-        Err(e) => return Err(Error::io(format!("cannot look at {path}"), e)),
-    };
+/// Every check, made on `file` (what will be written through): what it is, whether the user
+/// allowed writing it, and what it holds or who uses it.
+fn examine(file: &File, path: &str, perm: &Permission, hold: Hold) -> Result<(), Error> {
+    let meta = file.metadata().map_err(|e| Error::io(format!("cannot look at {path}"), e))?;
+    if hold == Hold::Looking {
+        if let Some(c) = locks::lock_concern(file, path) {
+            return Err(Error::invalid(c));
+        }
+    }
     if meta.file_type().is_block_device() {
-        return check_block(path, perm);
-    }
-    if !meta.is_file() {
-        return Err(Error::invalid(format!(
+        examine_block(file, meta.rdev(), path, perm, hold)
+    } else if meta.is_file() {
+        examine_file(file, &meta, path, perm)
+    } else {
+        Err(Error::invalid(format!(
             "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
-        )));
+        )))
     }
-    if !t.created_by_drivelab && !perm.overwrite {
-        return Err(Error::invalid(format!(
-            "{path} exists and drivelab did not create it; writing would overwrite its data: \
-             add --overwrite if that is what you want"
-        )));
-    }
-    if !perm.force && is_active_swap_file(&meta) {
-        return Err(Error::invalid(format!(
-            "{path} is an active swap file (listed in /proc/swaps); refusing to write \
-             (swapoff it first, or add --force to write anyway)"
-        )));
-    }
-    Ok(())
 }
 
-fn check_block(path: &str, perm: &Permission) -> Result<(), Error> {
-    let rdev = block_rdev(path)?;
+fn examine_file(file: &File, meta: &fs::Metadata, path: &str, perm: &Permission) -> Result<(), Error> {
+    let mark = Mark::of_file(file);
+    if !mark.vouches_for(meta) && !perm.overwrite {
+        return Err(Error::invalid(not_ours_message(path, mark)));
+    }
+    if perm.force {
+        return Ok(());
+    }
+    let mut concerns = Vec::new();
+    if is_active_swap_file(meta) {
+        concerns.push(format!("{path} is an active swap file (listed in /proc/swaps)"));
+    }
+    concerns.extend(loop_concerns(path, &loops_over_file(meta)));
+    concerns.extend(file_mount_concerns(path, meta));
+    if meta.len() > 0 {
+        concerns.extend(signature_concerns(file, meta.len(), path));
+    }
+    refuse_if_any(&concerns)
+}
+
+/// Why an existing file may not be written without `--overwrite`, according to its mark.
+fn not_ours_message(path: &str, mark: Mark) -> String {
+    let why = match mark {
+        Mark::Filling => "drivelab began to create it and never finished (interrupted, or another drivelab is creating it now)",
+        Mark::Unverifiable => "it carries an older drivelab mark that does not record the file's size and inode, so it cannot prove the file is still drivelab's",
+        Mark::Filled { .. } => "it carries drivelab's mark, but it is no longer the file drivelab made (copied, grown or cut since)",
+        Mark::None => "drivelab did not create it",
+    };
+    format!(
+        "{path} exists and {why}; writing would overwrite its data: delete it, or add --overwrite if that is what you want"
+    )
+}
+
+fn examine_block(file: &File, rdev: u64, path: &str, perm: &Permission, hold: Hold) -> Result<(), Error> {
     let named = perm.destroy.iter().any(|d| block_rdev(d).ok() == Some(rdev));
     if !named {
         return Err(Error::invalid(not_named_message(path, perm.destroy)));
@@ -120,11 +250,35 @@ fn check_block(path: &str, perm: &Permission) -> Result<(), Error> {
     if perm.force {
         return Ok(());
     }
-    let concerns = block_concerns(path);
+    refuse_if_any(&device_concerns(file, rdev, path, hold))
+}
+
+/// Every reason writing the block device `file` (device number `rdev`) would be dangerous.
+fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold) -> Vec<String> {
+    let dev = Device::find(path, rdev);
+    let mut out = Vec::new();
+    out.extend(mount_concerns(&dev));
+    out.extend(swap_concerns(&dev));
+    out.extend(holder_concerns(&dev));
+    out.extend(layout_concerns(&dev));
+    let members: Vec<_> = dev.members().iter().filter_map(|m| m.devno).collect();
+    out.extend(loop_concerns(path, &loops_over_devices(&members)));
+    if out.is_empty() {
+        match hold {
+            Hold::Looking => out.extend(busy_concern(file, path)),
+            Hold::Claimed { exclusive: false } => out.push(busy_message(file, path)),
+            Hold::Claimed { exclusive: true } => {}
+        }
+    }
+    out.extend(signature_concerns(file, block_len(file), path));
+    out
+}
+
+fn refuse_if_any(concerns: &[String]) -> Result<(), Error> {
     if concerns.is_empty() {
         Ok(())
     } else {
-        Err(Error::invalid(concern_message(&concerns)))
+        Err(Error::invalid(concern_message(concerns)))
     }
 }
 
@@ -154,16 +308,16 @@ fn concern_message(concerns: &[String]) -> String {
     msg + "; refusing to write (add --force as well to write anyway)"
 }
 
-fn block_len(f: &fs::File) -> u64 {
+fn block_len(f: &File) -> u64 {
     use std::io::Seek;
     let mut f = f;
     f.seek(io::SeekFrom::End(0)).unwrap_or(0)
 }
 
-/// The device number of the block device `path` names (following symlinks).
+/// The device number of the block device `path` names (following symlinks): how the names
+/// given to `--destroy` are compared with the device being examined.
 fn block_rdev(path: &str) -> Result<u64, Error> {
-    let canon = target::canonical(path);
-    let meta = fs::metadata(&canon).map_err(|e| Error::io(format!("cannot look at {path}"), e))?;
+    let meta = fs::metadata(path).map_err(|e| Error::io(format!("cannot look at {path}"), e))?;
     if meta.file_type().is_block_device() {
         Ok(meta.rdev())
     } else {

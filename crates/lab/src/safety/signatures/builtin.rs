@@ -50,7 +50,10 @@ pub(crate) fn offset_words(off: u64) -> String {
 fn scan_tail(r: &Regions) -> Vec<Signature> {
     let mut out = Vec::new();
     let at_end = |back: u64, magic: &[u8]| {
-        r.size.checked_sub(back).and_then(|abs| abs.checked_sub(r.tail_start)).is_some_and(|i| bytes_at(&r.tail, i as usize, magic))
+        r.size
+            .checked_sub(back)
+            .and_then(|abs| abs.checked_sub(r.tail_start))
+            .is_some_and(|i| bytes_at(&r.tail, i as usize, magic))
     };
     if at_end(512, b"EFI PART") || at_end(4096, b"EFI PART") {
         out.push(sig("pt", "a partition table (gpt, its backup header at the end)"));

@@ -12,7 +12,9 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-pub(super) use builtin::{scan, scan_signatures, Regions, HEAD_BYTES, PARTITION_OFFSETS, TAIL_BYTES};
+#[cfg(test)]
+pub(super) use builtin::{scan, scan_signatures};
+pub(super) use builtin::{Regions, HEAD_BYTES, PARTITION_OFFSETS, TAIL_BYTES};
 
 /// Something found on a device. `family` deduplicates blkid's and our own findings; a `weak`
 /// finding (a bare MBR signature) is dropped when anything else was found.
@@ -43,7 +45,9 @@ pub(super) fn signature_concerns(file: &File, size: u64, subject: &str) -> Vec<S
     let builtin = match read_regions(file, size) {
         Ok(r) => builtin::scan(&r),
         Err(e) => {
-            out.push(format!("cannot read {subject} to look for signatures ({e}), so it cannot be known to hold no data"));
+            out.push(format!(
+                "cannot read {subject} to look for signatures ({e}), so it cannot be known to hold no data"
+            ));
             Vec::new()
         }
     };
@@ -103,11 +107,8 @@ pub(super) fn merge(blkid: Vec<Signature>, builtin: Vec<Signature>) -> Vec<Signa
 /// when blkid is missing or fails otherwise (the built-in scan still runs).
 pub(super) fn blkid_signatures(path: &str) -> Vec<Signature> {
     let Some(program) = blkid_program() else { return Vec::new() };
-    let run = Command::new(program)
-        .args(["-p", "-o", "export", path])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output();
+    let run =
+        Command::new(program).args(["-p", "-o", "export", path]).stdin(Stdio::null()).stderr(Stdio::null()).output();
     let Ok(out) = run else { return Vec::new() };
     match out.status.code() {
         Some(0) => parse_blkid_export(&String::from_utf8_lossy(&out.stdout)),
@@ -124,7 +125,8 @@ pub(super) fn blkid_program() -> Option<String> {
         Ok(p) if !p.is_empty() => return Some(p),
         _ => {}
     }
-    let found = ["/usr/sbin/blkid", "/sbin/blkid", "/usr/bin/blkid", "/bin/blkid"].into_iter().find(|p| Path::new(p).exists());
+    let found =
+        ["/usr/sbin/blkid", "/sbin/blkid", "/usr/bin/blkid", "/bin/blkid"].into_iter().find(|p| Path::new(p).exists());
     Some(found.unwrap_or("blkid").to_string())
 }
 
@@ -165,4 +167,3 @@ pub(super) fn blkid_type(ty: &str, usage: &str) -> Signature {
 pub(super) fn lvm_what() -> String {
     "an LVM2_member signature (an LVM physical volume)".to_string()
 }
-
