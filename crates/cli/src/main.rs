@@ -7,6 +7,7 @@ mod args;
 mod compare_cmd;
 mod default_job;
 mod events;
+mod negative;
 mod output;
 mod plan_cmd;
 mod progress;
@@ -22,7 +23,7 @@ use args::{Cli, Command};
 use run_cmd::Outcome;
 
 fn main() {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(negative::join_negative_values(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

@@ -35,6 +35,11 @@ fn invalid_values_are_refused_before_anything_is_created() {
     // (/proc takes no new files, even from root.)
     refused(&["run", "null", "--time", "100ms", "--json", "/proc/drivelab-r.json"], "cannot be written", None);
     refused(&["run", &f, "--jobs", "0"], "--jobs 0", n);
+    // Negative numbers reach the option's own check, not clap's "use '-- -4'".
+    refused(&["run", &f, "--qd", "-4"], "'-4' for '--qd", n);
+    refused(&["run", &f, "--time", "-1s"], "--time '-1s' is not a duration", n);
+    refused(&["run", &f, "--random", "-5"], "--random", n);
+    refused(&["act", &f, "--scale", "-2"], "must be above 0", n);
     refused(&["run", &f, "--read", "101"], "outside 0..100", n);
     refused(&["run", &f, "--random=-5"], "--random", n);
     refused(&["run", &f, "--bs", "4KB"], "ambiguous", n);
