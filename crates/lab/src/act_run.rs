@@ -204,7 +204,13 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
     }
     let reads: Vec<ActHist> = seconds.iter().map(|s| s.reads.clone()).collect();
     let slices = act::slices(&reads, opts.slice_secs);
-    let verdict = act::verdict(&slices, &opts.criteria);
+    let mut verdict = act::verdict(&slices, &opts.criteria);
+    // A load cut short leaves slices that were never run, or run in part: never a pass.
+    let ran = streams.iter().map(|s| (format!("{} {}", s.target, role_name(s.role)), s.result.runtime_ns, s.result.spec.time_ns));
+    if let Some(why) = cut_short(ran) {
+        verdict.pass = false;
+        verdict.failing_slices.push((0, why));
+    }
     let fell_behind = fell_behind(&streams, opts.max_lag_ns);
     let interrupted = streams.iter().any(|s| s.result.interrupted);
     // An I/O error is never a pass, whatever the latency of the I/Os that did complete.
@@ -216,6 +222,21 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
 /// A stream that gave up (lag past max-lag), or whose lag grew through each of its last five
 /// seconds to over 100 ms (a backlog that keeps growing: the drive is not keeping up, it is only
 /// not yet max-lag behind).
+/// The first stream (`name`, measured ns, planned ns) that ran less than its planned time
+/// (1% tolerance for the window's edges), said as a reason the load fails.
+pub fn cut_short(streams: impl IntoIterator<Item = (String, u64, Option<u64>)>) -> Option<String> {
+    streams.into_iter().find_map(|(name, ran_ns, planned_ns)| {
+        let planned = planned_ns?;
+        (ran_ns < planned - planned / 100).then(|| {
+            format!(
+                "{name} ran {:.1} s of its {:.1} s: slices not fully run are never a pass",
+                ran_ns as f64 / 1e9,
+                planned as f64 / 1e9
+            )
+        })
+    })
+}
+
 fn fell_behind(streams: &[StreamResult], max_lag_ns: u64) -> Option<String> {
     for s in streams {
         let name = format!("{} {}", s.target, role_name(s.role));
@@ -296,5 +317,15 @@ mod tests {
         assert!(!growing_backlog(&ms(&[1, 2, 50, 90, 130, 120, 210])), "not rising every second");
         assert!(!growing_backlog(&ms(&[1, 2, 3, 4, 5])), "rising but tiny: timer jitter");
         assert!(!growing_backlog(&ms(&[300, 400, 500])), "too short to tell");
+    }
+
+    #[test]
+    fn a_load_cut_short_is_never_a_pass() {
+        let s = |ran: u64, planned: Option<u64>| ("t reads".to_string(), ran, planned);
+        let planned = Some(30_000_000_000);
+        assert_eq!(cut_short([s(30_000_000_000, planned), s(29_900_000_000, planned)]), None, "within the window's edges");
+        let why = cut_short([s(30_000_000_000, planned), s(20_000_000_000, planned)]).expect("cut short");
+        assert!(why.contains("ran 20.0 s of its 30.0 s") && why.contains("never a pass"), "{why}");
+        assert_eq!(cut_short([s(1, None)]), None, "a load bound by size has no planned time");
     }
 }
