@@ -206,7 +206,9 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
     let slices = act::slices(&reads, opts.slice_secs);
     let mut verdict = act::verdict(&slices, &opts.criteria);
     // A load cut short leaves slices that were never run, or run in part: never a pass.
-    let ran = streams.iter().map(|s| (format!("{} {}", s.target, role_name(s.role)), s.result.runtime_ns, s.result.spec.time_ns));
+    let ran = streams
+        .iter()
+        .map(|s| (format!("{} {}", s.target, role_name(s.role)), s.result.runtime_ns, s.result.spec.time_ns));
     if let Some(why) = cut_short(ran) {
         verdict.pass = false;
         verdict.failing_slices.push((0, why));
@@ -323,7 +325,11 @@ mod tests {
     fn a_load_cut_short_is_never_a_pass() {
         let s = |ran: u64, planned: Option<u64>| ("t reads".to_string(), ran, planned);
         let planned = Some(30_000_000_000);
-        assert_eq!(cut_short([s(30_000_000_000, planned), s(29_900_000_000, planned)]), None, "within the window's edges");
+        assert_eq!(
+            cut_short([s(30_000_000_000, planned), s(29_900_000_000, planned)]),
+            None,
+            "within the window's edges"
+        );
         let why = cut_short([s(30_000_000_000, planned), s(20_000_000_000, planned)]).expect("cut short");
         assert!(why.contains("ran 20.0 s of its 30.0 s") && why.contains("never a pass"), "{why}");
         assert_eq!(cut_short([s(1, None)]), None, "a load bound by size has no planned time");

@@ -100,7 +100,14 @@ pub fn probe_all(names: &[String]) -> Result<Vec<TargetInfo>, Error> {
     let mut infos: Vec<TargetInfo> = Vec::new();
     for t in names {
         let info = target::probe(t)?;
-        if info.kind != TargetKind::Null && infos.iter().any(|i| target::canonical(&i.path) == target::canonical(t)) {
+        // The same object under two names (a symlink, another device node, a hard link) would be
+        // written by two workers that each think they own it.
+        let same = |i: &TargetInfo| {
+            target::canonical(&i.path) == target::canonical(t)
+                || (info.identity.is_some() && i.identity == info.identity)
+                || (info.kind == TargetKind::Block && i.identity.map(|d| d.rdev) == info.identity.map(|d| d.rdev))
+        };
+        if info.kind != TargetKind::Null && infos.iter().any(same) {
             return Err(Error::invalid(format!(
                 "{t} is given twice: name each target once (use --jobs for more workers)"
             )));

@@ -167,3 +167,32 @@ pub(super) fn blkid_type(ty: &str, usage: &str) -> Signature {
 pub(super) fn lvm_what() -> String {
     "an LVM2_member signature (an LVM physical volume)".to_string()
 }
+
+#[cfg(test)]
+mod read_tests {
+    use super::*;
+
+    /// A target whose bytes cannot be read has not been examined, and that is a concern of
+    /// its own: nothing is written that could not be looked at (here a directory, which no
+    /// read succeeds on; on a drive, a read error at its start or end).
+    #[test]
+    fn a_target_that_cannot_be_read_is_a_concern_not_a_clean_bill() {
+        let dir = File::open(std::env::temp_dir()).unwrap();
+        let concerns = signature_concerns(&dir, 1 << 20, "the target");
+        assert!(
+            concerns
+                .iter()
+                .any(|c| c.contains("cannot read the target") && c.contains("cannot be known to hold no data")),
+            "{concerns:?}"
+        );
+    }
+
+    /// blkid is asked about the open file through /proc, not through a path that could change.
+    #[test]
+    fn blkid_looks_at_the_open_file_through_proc() {
+        let f = File::open("/proc/self/status").unwrap();
+        let p = fd_path(&f);
+        assert!(p.starts_with(&format!("/proc/{}/fd/", std::process::id())), "{p}");
+        assert!(std::fs::metadata(&p).is_ok(), "{p} names the open file");
+    }
+}
