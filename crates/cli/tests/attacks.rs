@@ -320,7 +320,7 @@ fn a_copied_file_and_a_half_filled_one_are_not_taken_for_drivelabs_own() {
 fn without_blkid_the_builtin_scan_still_finds_what_mkfs_made() {
     need_loop!();
     let s = Scratch::new("attack-noblkid");
-    let lo = LoopDev::new(&s.0.join("d.img"), 160 << 20, None);
+    let lo = LoopDev::new(&s.0.join("d.img"), 320 << 20, None); // mkfs.xfs needs 300 MiB
     let cases: [(&str, &str, &str); 7] = [
         ("mkfs.vfat", "mkfs.vfat", "vfat"),
         ("mkfs.ntfs", "mkfs.ntfs -Q -F", "ntfs"),
