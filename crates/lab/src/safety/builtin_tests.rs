@@ -1,0 +1,344 @@
+//! The built-in signature scan (`signatures/builtin`) on crafted buffers: every magic at the
+//! offset it lives at is found with blkid's family, and look-alikes are not.
+
+use super::signatures::*;
+
+fn zeros() -> Vec<u8> {
+    vec![0u8; HEAD_BYTES as usize]
+}
+
+fn put(buf: &mut [u8], off: usize, bytes: &[u8]) {
+    buf[off..off + bytes.len()].copy_from_slice(bytes);
+}
+
+fn families(buf: &[u8]) -> Vec<String> {
+    scan_signatures(buf).into_iter().map(|s| s.family).collect()
+}
+
+/// The families found in a head of zeros with `bytes` at `off`.
+fn found_with(off: usize, bytes: &[u8]) -> Vec<String> {
+    let mut buf = zeros();
+    put(&mut buf, off, bytes);
+    families(&buf)
+}
+
+// ---- magics alone ------------------------------------------------------------------------
+
+#[test]
+fn each_magic_at_each_of_its_offsets() {
+    let le = |v: u32| v.to_le_bytes().to_vec();
+    let bcache = b"\xc6\x85\x73\xf6\x4e\x1a\x45\xca\x82\x65\xf5\x7f\x48\xba\x6d\x81";
+    let bcachefs = b"\xc6\x85\x73\xf6\x66\xce\x90\xa9\xd9\x6a\x60\xcf\x80\x3d\xf7\xef";
+    let mut cases: Vec<(usize, Vec<u8>, &str)> = vec![
+        (1024, le(0xF2F5_2010), "f2fs"),
+        (1024, le(0xE0F5_E1E2), "erofs"),
+        (32, b"NXSB".to_vec(), "apfs"),
+        (32768, b"JFS1".to_vec(), "jfs"),
+        (65588, b"ReIsEr2Fs".to_vec(), "reiserfs"),
+        (65588, b"ReIsEr3Fs".to_vec(), "reiserfs"),
+        (65536, b"ReIsEr4".to_vec(), "reiser4"),
+        (4120, bcache.to_vec(), "bcache"),
+        (4120, bcachefs.to_vec(), "bcachefs"),
+        (0, b"bluestore block device".to_vec(), "ceph_bluestore"),
+        (4640, le(0x5a78_16f0), "hpt37x_raid_member"),
+        (4640, le(0x5a78_16fd), "hpt37x_raid_member"),
+        (0, b"LUKS\xba\xbe".to_vec(), "crypto_luks"),
+    ];
+    for off in [8212, 8244, 65588] {
+        cases.push((off, b"ReIsErFs".to_vec(), "reiserfs"));
+    }
+    for off in [1024, 2048, 4096, 8192] {
+        cases.push((off, b"OCFSV2".to_vec(), "ocfs2"));
+    }
+    for page in [4096, 8192, 16384, 32768, 65536] {
+        cases.push((page - 10, b"SWAPSPACE2".to_vec(), "swap"));
+        cases.push((page - 10, b"SWAP-SPACE".to_vec(), "swap"));
+    }
+    for (off, magic, family) in cases {
+        assert_eq!(found_with(off, &magic), [family], "magic {magic:?} at {off}");
+        assert!(found_with(off + 1, &magic).is_empty(), "magic {magic:?} at {} is nothing", off + 1);
+    }
+}
+
+#[test]
+fn names_are_blkids() {
+    let mut swap = zeros();
+    put(&mut swap, 4086, b"SWAPSPACE2");
+    assert_eq!(scan_signatures(&swap), vec![sig("swap", "a swap signature")]);
+    let mut f2fs = zeros();
+    put(&mut f2fs, 1024, &0xF2F5_2010_u32.to_le_bytes());
+    assert_eq!(scan_signatures(&f2fs), vec![sig("f2fs", "a f2fs filesystem")]);
+    assert_eq!(scan_signatures(&f2fs), parse_blkid_export("TYPE=f2fs\nUSAGE=filesystem\n"));
+}
+
+#[test]
+fn a_magic_at_two_of_its_offsets_is_one_finding() {
+    let mut buf = zeros();
+    put(&mut buf, 4086, b"SWAPSPACE2");
+    put(&mut buf, 65526, b"SWAPSPACE2");
+    assert_eq!(families(&buf), ["swap"]);
+}
+
+#[test]
+fn ext_needs_a_block_size_the_kernel_accepts() {
+    let mut buf = zeros();
+    put(&mut buf, 1080, &[0x53, 0xEF]);
+    put(&mut buf, 1024 + 24, &6u32.to_le_bytes()); // 64 KiB blocks
+    assert_eq!(families(&buf), ["ext"]);
+    put(&mut buf, 1024 + 24, &7u32.to_le_bytes());
+    assert!(families(&buf).is_empty());
+}
+
+// ---- boot sectors: FAT, NTFS, exFAT, BitLocker and the dos MBR ----------------------------
+
+/// A FAT boot sector as mkfs.fat writes it: FAT12/16 (`fat32` false) or FAT32.
+fn fat_boot_sector(fat32: bool, fs_type: &[u8]) -> Vec<u8> {
+    let mut buf = zeros();
+    put(&mut buf, 0, &[0xEB, 0x3C, 0x90]);
+    put(&mut buf, 3, b"mkfs.fat");
+    put(&mut buf, 11, &512u16.to_le_bytes()); // bytes per sector
+    buf[13] = 4; // sectors per cluster
+    put(&mut buf, 14, &(if fat32 { 32u16 } else { 4 }).to_le_bytes()); // reserved sectors
+    buf[16] = 2; // FATs
+    buf[21] = 0xF8; // media
+    if fat32 {
+        put(&mut buf, 36, &1009u32.to_le_bytes()); // sectors per FAT (32-bit)
+        buf[66] = 0x29;
+        put(&mut buf, 82, fs_type);
+    } else {
+        put(&mut buf, 17, &512u16.to_le_bytes()); // root directory entries
+        put(&mut buf, 22, &64u16.to_le_bytes()); // sectors per FAT
+        buf[38] = 0x29;
+        put(&mut buf, 54, fs_type);
+    }
+    // Boot code may put anything where an MBR has its partition entries.
+    put(&mut buf, 446, &[0x0E, 0x1F, 0xBE, 0x5B, 0x7C, 0xAC, 0x22, 0xC0]);
+    put(&mut buf, 510, &[0x55, 0xAA]);
+    buf
+}
+
+#[test]
+fn fat12_16_and_32_boot_sectors_are_vfat() {
+    for fs_type in [&b"FAT12   "[..], b"FAT16   ", b"FAT     ", b"MSDOS   "] {
+        let found = scan_signatures(&fat_boot_sector(false, fs_type));
+        assert_eq!(found, vec![sig("vfat", "a vfat filesystem")], "{fs_type:?}");
+    }
+    for fs_type in [&b"FAT32   "[..], b"MSWIN4.1"] {
+        assert_eq!(families(&fat_boot_sector(true, fs_type)), ["vfat"], "{fs_type:?}");
+    }
+}
+
+#[test]
+fn a_floppy_without_a_fat_type_is_vfat_by_its_jump_and_parameters() {
+    let buf = fat_boot_sector(false, b"        ");
+    assert_eq!(families(&buf), ["vfat"]);
+    let mut no_jump = buf.clone();
+    no_jump[0] = 0x33;
+    assert!(families(&no_jump).is_empty());
+}
+
+#[test]
+fn a_fat_type_without_sane_parameters_is_not_vfat() {
+    let good = fat_boot_sector(false, b"FAT16   ");
+    let breakages: [(usize, &[u8]); 6] = [
+        (11, &[0x00, 0x01]), // 256-byte sectors
+        (11, &[0x00, 0x20]), // 8 KiB sectors
+        (13, &[3]),          // 3 sectors per cluster
+        (14, &[0, 0]),       // no reserved sectors
+        (16, &[0]),          // no FAT
+        (21, &[0x12]),       // no such media byte
+    ];
+    for (off, bytes) in breakages {
+        let mut buf = good.clone();
+        put(&mut buf, off, bytes);
+        assert!(!families(&buf).contains(&"vfat".to_string()), "{bytes:?} at {off}");
+    }
+    let mut typed_only = zeros();
+    put(&mut typed_only, 54, b"FAT16   ");
+    put(&mut typed_only, 510, &[0x55, 0xAA]);
+    assert!(families(&typed_only).is_empty());
+}
+
+#[test]
+fn os2s_pseudo_boot_sector_on_jfs_is_jfs_not_vfat() {
+    let mut buf = fat_boot_sector(false, b"JFS     ");
+    put(&mut buf, 32768, b"JFS1");
+    assert_eq!(families(&buf), ["jfs"]);
+}
+
+/// A dos MBR: `code` at the start (boot code, or zeros as sfdisk leaves it), a disk signature
+/// and one Linux partition from sector 2048.
+fn dos_mbr(code: &[u8]) -> Vec<u8> {
+    let mut buf = zeros();
+    put(&mut buf, 0, code);
+    put(&mut buf, 440, &0x1234_5678_u32.to_le_bytes());
+    buf[446] = 0x80;
+    buf[446 + 4] = 0x83;
+    put(&mut buf, 446 + 8, &2048u32.to_le_bytes());
+    put(&mut buf, 446 + 12, &32768u32.to_le_bytes());
+    put(&mut buf, 510, &[0x55, 0xAA]);
+    buf
+}
+
+#[test]
+fn a_dos_partition_table_is_not_vfat() {
+    let grub = [0xEB, 0x63, 0x90]; // GRUB's boot.img jumps over a (zeroed) parameter block
+    let windows = [0x33, 0xC0, 0x8E, 0xD0, 0xBC, 0x00, 0x7C, 0x8E, 0xC0, 0x8E, 0xD8, 0xBE, 0x00, 0x7C];
+    for code in [&[][..], &grub, &windows] {
+        let mut mbr = dos_mbr(code);
+        let found = scan_signatures(&mbr);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].family.as_str(), found[0].weak), ("pt", true));
+        mbr[446 + 4] = 0x0C; // a FAT32 partition is still a partition
+        assert_eq!(families(&mbr), ["pt"]);
+    }
+}
+
+#[test]
+fn a_bad_boot_flag_is_no_dos_partition_table() {
+    let mut mbr = dos_mbr(&[]);
+    mbr[446 + 16] = 0x12;
+    assert!(scan_signatures(&mbr).is_empty());
+}
+
+#[test]
+fn ntfs_exfat_and_bitlocker_boot_sectors() {
+    let cases: [(&[u8], &str, &str); 3] = [
+        (b"NTFS    ", "ntfs", "a ntfs filesystem"),
+        (b"EXFAT   ", "exfat", "an exfat filesystem"),
+        (b"-FVE-FS-", "bitlocker", "a BitLocker encrypted volume"),
+    ];
+    for (name, family, what) in cases {
+        // Boot code and 0x55AA, as each of them has: not a dos partition table as well.
+        let mut buf = fat_boot_sector(false, b"FAT16   ");
+        put(&mut buf, 3, name);
+        assert_eq!(scan_signatures(&buf), vec![sig(family, what)], "{family}");
+    }
+}
+
+// ---- superblocks checked beyond their magic ----------------------------------------------
+
+#[test]
+fn hfs_plus_hfsx_and_hfs() {
+    let volume_header = |magic: &[u8], version: u16, block: u32| {
+        let mut buf = zeros();
+        put(&mut buf, 1024, magic);
+        put(&mut buf, 1026, &version.to_be_bytes());
+        put(&mut buf, 1024 + 40, &block.to_be_bytes());
+        families(&buf)
+    };
+    assert_eq!(volume_header(b"H+", 4, 4096), ["hfsplus"]);
+    assert_eq!(volume_header(b"HX", 5, 512), ["hfsplus"]);
+    assert!(volume_header(b"H+", 5, 4096).is_empty());
+    assert!(volume_header(b"H+", 4, 0).is_empty());
+    assert!(volume_header(b"H+", 4, 1536).is_empty());
+
+    let mdb = |alloc: u32, embedded: &[u8]| {
+        let mut buf = zeros();
+        put(&mut buf, 1024, b"BD");
+        put(&mut buf, 1024 + 20, &alloc.to_be_bytes());
+        put(&mut buf, 1024 + 124, embedded);
+        families(&buf)
+    };
+    assert_eq!(mdb(1024, b"\0\0"), ["hfs"]);
+    assert_eq!(mdb(4096, b"H+"), ["hfsplus"]);
+    assert!(mdb(0, b"\0\0").is_empty());
+    assert!(mdb(1000, b"\0\0").is_empty());
+}
+
+#[test]
+fn iso9660_and_udf() {
+    let mut iso = zeros();
+    put(&mut iso, 32768, b"\x01CD001\x01");
+    put(&mut iso, 32768 + 2048, b"\xffCD001\x01");
+    assert_eq!(scan_signatures(&iso), vec![sig("iso9660", "an iso9660 filesystem")]);
+
+    let mut bridge = iso.clone();
+    put(&mut bridge, 32768 + 4096, b"\x00BEA01\x01");
+    put(&mut bridge, 32768 + 6144, b"\x00NSR03\x01");
+    put(&mut bridge, 32768 + 8192, b"\x00TEA01\x01");
+    assert_eq!(families(&bridge), ["udf"]);
+
+    let mut udf = zeros();
+    put(&mut udf, 32768, b"\x00BEA01\x01");
+    put(&mut udf, 32768 + 2048, b"\x00NSR02\x01");
+    assert_eq!(families(&udf), ["udf"]);
+
+    // 4 KiB blocks: each descriptor takes a block.
+    let mut udf4k = zeros();
+    put(&mut udf4k, 32768, b"\x00BEA01\x01");
+    put(&mut udf4k, 32768 + 4096, b"\x00NSR02\x01");
+    assert_eq!(families(&udf4k), ["udf"]);
+
+    // The sequence ends at an unknown descriptor: an NSR after it is not UDF's.
+    let mut broken = zeros();
+    put(&mut broken, 32768, b"\x00BEA01\x01");
+    put(&mut broken, 32768 + 2048, b"\x00XXXXX\x01");
+    put(&mut broken, 32768 + 6144, b"\x00NSR02\x01");
+    assert!(families(&broken).is_empty());
+}
+
+#[test]
+fn squashfs_and_its_old_versions() {
+    let squash = |magic: &[u8], major: u16| {
+        let mut buf = zeros();
+        put(&mut buf, 0, magic);
+        put(&mut buf, 28, &major.to_le_bytes());
+        families(&buf)
+    };
+    assert_eq!(squash(b"hsqs", 4), ["squashfs"]);
+    assert_eq!(squash(b"hsqs", 3), ["squashfs3"]);
+    assert_eq!(squash(b"sqsh", 0x0300), ["squashfs3"]);
+}
+
+/// CRC-32 as the kernel's crc32_le computes it (no inversions), written out independently of
+/// the scan's own.
+fn crc32_le(seed: u32, data: &[u8]) -> u32 {
+    let table: Vec<u32> =
+        (0..256u32).map(|n| (0..8).fold(n, |c, _| if c & 1 == 1 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 })).collect();
+    data.iter().fold(seed, |c, &b| table[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8))
+}
+
+#[test]
+fn crc32_le_is_crc32_without_inversions() {
+    assert_eq!(!crc32_le(!0, b"123456789"), 0xCBF4_3926); // zlib's check value
+}
+
+/// A NILFS2 superblock with a correct checksum.
+fn nilfs2_superblock() -> Vec<u8> {
+    let mut sb = vec![0u8; 1024];
+    put(&mut sb, 0, &2u32.to_le_bytes()); // revision
+    put(&mut sb, 6, &0x3434u16.to_le_bytes());
+    put(&mut sb, 8, &1024u16.to_le_bytes()); // s_bytes
+    put(&mut sb, 12, &0x1234_5678_u32.to_le_bytes()); // CRC seed
+    put(&mut sb, 168, b"lab volume");
+    let sum = crc32_le(0x1234_5678, &sb);
+    put(&mut sb, 16, &sum.to_le_bytes());
+    sb
+}
+
+#[test]
+fn nilfs2_needs_its_checksum() {
+    let mut buf = zeros();
+    put(&mut buf, 1024, &nilfs2_superblock());
+    assert_eq!(families(&buf), ["nilfs2"]);
+    buf[1024 + 170] ^= 1;
+    assert!(families(&buf).is_empty());
+    let mut magic_only = zeros();
+    put(&mut magic_only, 1024 + 6, &0x3434u16.to_le_bytes());
+    assert!(families(&magic_only).is_empty());
+}
+
+#[test]
+fn gfs_and_gfs2_by_their_formats() {
+    let gfs = |format: u32, multihost: u32| {
+        let mut buf = zeros();
+        put(&mut buf, 65536, &0x0116_1970_u32.to_be_bytes());
+        put(&mut buf, 65536 + 24, &format.to_be_bytes());
+        put(&mut buf, 65536 + 28, &multihost.to_be_bytes());
+        families(&buf)
+    };
+    assert_eq!(gfs(1309, 1401), ["gfs"]);
+    assert_eq!(gfs(1801, 1900), ["gfs2"]);
+    assert!(gfs(0, 0).is_empty());
+}
