@@ -342,3 +342,193 @@ fn gfs_and_gfs2_by_their_formats() {
     assert_eq!(gfs(1801, 1900), ["gfs2"]);
     assert!(gfs(0, 0).is_empty());
 }
+
+// ---- structures at the end ---------------------------------------------------------------
+
+/// A target of `size` bytes of zeros, read as `read_regions` reads it.
+fn zero_target(size: u64) -> Regions {
+    let len = |from: u64| HEAD_BYTES.min(size - from) as usize;
+    let at = PARTITION_OFFSETS.into_iter().filter(|&o| o < size).map(|o| (o, vec![0u8; len(o)])).collect();
+    let tail_start = size.saturating_sub(TAIL_BYTES) / 4096 * 4096;
+    Regions { size, head: vec![0u8; len(0)], at, tail_start, tail: vec![0u8; (size - tail_start) as usize] }
+}
+
+/// Writes `bytes` at byte `abs` of the target into every region that read that byte.
+fn place(r: &mut Regions, abs: u64, bytes: &[u8]) {
+    let regions = std::iter::once((0, &mut r.head))
+        .chain(r.at.iter_mut().map(|(o, b)| (*o, b)))
+        .chain(std::iter::once((r.tail_start, &mut r.tail)));
+    for (start, buf) in regions {
+        for (i, &b) in bytes.iter().enumerate() {
+            let at = abs + i as u64;
+            if let Some(slot) = at.checked_sub(start).and_then(|j| buf.get_mut(j as usize)) {
+                *slot = b;
+            }
+        }
+    }
+}
+
+/// A size no larger unit divides: 100 MiB, 3 sectors and 5 pages.
+const ODD_SIZE: u64 = (100 << 20) + 3 * 512 + 5 * 4096;
+
+/// What the scan finds in a zeroed target of `size` bytes with `bytes` at `abs`.
+fn found_at(size: u64, abs: u64, bytes: &[u8]) -> Vec<Signature> {
+    let mut r = zero_target(size);
+    place(&mut r, abs, bytes);
+    scan(&r)
+}
+
+/// `(family, what)` of each finding.
+fn named(found: &[Signature]) -> Vec<(String, String)> {
+    found.iter().map(|s| (s.family.clone(), s.what.clone())).collect()
+}
+
+#[test]
+fn zeroed_targets_hold_nothing() {
+    for size in [0, 1, 511, 4096, 65536, 1 << 20, ODD_SIZE] {
+        assert!(scan(&zero_target(size)).is_empty(), "{size}");
+    }
+}
+
+#[test]
+fn md_0_90_and_1_0_at_the_end() {
+    let magic = 0xa92b_4efc_u32;
+    for size in [64 << 20, ODD_SIZE] {
+        let v090 = (size & !(64 * 1024 - 1)) - 64 * 1024;
+        let v10 = ((size / 512 - 16) & !7) * 512;
+        let le = [magic.to_le_bytes(), 0u32.to_le_bytes()].concat();
+        let be = [magic.to_be_bytes(), 0u32.to_be_bytes()].concat();
+        let what090 = "a linux_raid_member RAID signature (md 0.90, at the end)";
+        for sb in [&le, &be] {
+            let found = found_at(size, v090, sb);
+            assert_eq!(named(&found), [("linux_raid_member".into(), what090.into())], "{size}");
+            assert!(found_at(size, v090 + 512, sb).is_empty());
+        }
+        let sb10 = [magic.to_le_bytes(), 1u32.to_le_bytes()].concat();
+        let found = found_at(size, v10, &sb10);
+        let what10 = "a linux_raid_member RAID signature (md 1.0, at the end)";
+        assert_eq!(named(&found), [("linux_raid_member".into(), what10.into())], "{size}");
+        assert!(found_at(size, v10 - 4096, &sb10).is_empty());
+        assert!(found_at(size, v10, &magic.to_le_bytes()).is_empty(), "major version 0 is no 1.0 superblock");
+    }
+}
+
+#[test]
+fn backup_gpt_at_the_end() {
+    for sector in [512, 4096] {
+        let found = found_at(ODD_SIZE, ODD_SIZE / sector * sector - sector, b"EFI PART");
+        assert_eq!(named(&found), [("pt".into(), "a partition table (gpt, its backup header at the end)".into())]);
+    }
+}
+
+/// The sum-to-zero checksums of firmware RAID metadata, filled in by the tests as the formats
+/// define them.
+fn sum_u16(md: &[u8]) -> u16 {
+    md.chunks(2).fold(0u16, |s, w| s.wrapping_add(u16::from_le_bytes([w[0], w[1]])))
+}
+
+fn sum_u32(md: &[u8]) -> u32 {
+    md.chunks(4).fold(0u32, |s, w| s.wrapping_add(u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+}
+
+fn nvidia_metadata() -> Vec<u8> {
+    let mut md = vec![0u8; 120];
+    put(&mut md, 0, b"NVIDIA  ");
+    put(&mut md, 8, &30u32.to_le_bytes());
+    put(&mut md, 16, &100u16.to_le_bytes()); // version
+    let checksum = 0u32.wrapping_sub(sum_u32(&md));
+    put(&mut md, 12, &checksum.to_le_bytes());
+    md
+}
+
+fn silicon_metadata() -> Vec<u8> {
+    let mut md = vec![0u8; 512];
+    put(&mut md, 0x60, &0x2F00_0000_u32.to_le_bytes());
+    put(&mut md, 0x104, &[0x95, 0x06, 0x95, 0x10, 0x01, 0x00, 0x02, 0x00]); // ids, version 2.1
+    md[0x116] = 1;
+    let checksum = 0u16.wrapping_sub(sum_u16(&md[..0x13E]));
+    put(&mut md, 0x13E, &checksum.to_le_bytes());
+    md
+}
+
+fn via_metadata() -> Vec<u8> {
+    let mut md = vec![0u8; 512];
+    put(&mut md, 0, &[0x55, 0xAA, 2, 0x03, 0x00, 0x01]);
+    md[50] = md[..50].iter().fold(0u8, |s, &b| s.wrapping_add(b));
+    md
+}
+
+fn jmicron_metadata() -> Vec<u8> {
+    let mut md = vec![0u8; 512];
+    put(&mut md, 0, b"JM");
+    put(&mut md, 2, &0x0001_u16.to_le_bytes());
+    put(&mut md, 0x20, b"lab array");
+    md[0x30] = 1; // RAID 1
+    let checksum = 0u16.wrapping_sub(sum_u16(&md[..128]));
+    put(&mut md, 4, &checksum.to_le_bytes());
+    md
+}
+
+fn adaptec_metadata() -> Vec<u8> {
+    let mut md = vec![0u8; 512];
+    put(&mut md, 0, &0x37FC_4D1E_u32.to_be_bytes());
+    put(&mut md, 256, b"DPTM");
+    md
+}
+
+#[test]
+fn firmware_raid_at_the_end() {
+    let sectors_back = |n: u64, sector: u64| (ODD_SIZE / sector - n) * sector;
+    let cases: Vec<(u64, Vec<u8>, &str, &str)> = vec![
+        (sectors_back(2, 512), b"Intel Raid ISM Cfg Sig. 1.3.00".to_vec(), "isw_raid_member", "Intel IMSM"),
+        (sectors_back(2, 4096), b"Intel Raid ISM Cfg Sig. 1.3.00".to_vec(), "isw_raid_member", "Intel IMSM"),
+        (sectors_back(1, 512), 0xDE11_DE11_u32.to_be_bytes().to_vec(), "ddf_raid_member", "SNIA DDF"),
+        (sectors_back(257, 512), 0xDE11_DE11_u32.to_be_bytes().to_vec(), "ddf_raid_member", "SNIA DDF"),
+        (sectors_back(1, 512), b"$XIDE$".to_vec(), "lsi_mega_raid_member", "LSI MegaRAID"),
+        (sectors_back(2, 512), nvidia_metadata(), "nvidia_raid_member", "NVIDIA MediaShield"),
+        (sectors_back(63, 512), b"Promise Technology, Inc.".to_vec(), "promise_fasttrack_raid_member", ""),
+        (sectors_back(951, 512), b"Promise Technology, Inc.".to_vec(), "promise_fasttrack_raid_member", ""),
+        (sectors_back(1, 512), silicon_metadata(), "silicon_medley_raid_member", "Silicon Image Medley"),
+        (sectors_back(1, 512), via_metadata(), "via_raid_member", "VIA VT-RAID"),
+        (sectors_back(1, 512), jmicron_metadata(), "jmicron_raid_member", "JMicron"),
+        (sectors_back(1, 512), adaptec_metadata(), "adaptec_raid_member", "Adaptec"),
+        (sectors_back(11, 512), 0x5a78_16f3_u32.to_le_bytes().to_vec(), "hpt45x_raid_member", "HighPoint 45x"),
+        (sectors_back(11, 512), 0x5a78_16fd_u32.to_le_bytes().to_vec(), "hpt45x_raid_member", "HighPoint 45x"),
+    ];
+    for (abs, md, family, detail) in cases {
+        let found = found_at(ODD_SIZE, abs, &md);
+        assert_eq!(found.len(), 1, "{family}: {found:?}");
+        assert_eq!(found[0].family, family);
+        assert!(found[0].what.contains(detail) && found[0].what.ends_with(", at the end)"), "{found:?}");
+        assert!(found_at(ODD_SIZE, abs - 512, &md).is_empty(), "{family} a sector early");
+    }
+}
+
+#[test]
+fn firmware_raid_checksums_must_match() {
+    let last = ODD_SIZE / 512 * 512 - 512;
+    for (abs, mut md, byte) in [
+        (last - 512, nvidia_metadata(), 20),
+        (last, silicon_metadata(), 0x20),
+        (last, via_metadata(), 10),
+        (last, jmicron_metadata(), 0x22),
+    ] {
+        md[byte] ^= 0x40;
+        assert!(found_at(ODD_SIZE, abs, &md).is_empty(), "{:?}", &md[..8]);
+    }
+}
+
+#[test]
+fn nilfs2_backup_superblock_at_the_end() {
+    let found = found_at(ODD_SIZE, (ODD_SIZE / 512 - 8) * 512, &nilfs2_superblock());
+    assert_eq!(named(&found), [("nilfs2".into(), "a nilfs2 filesystem (its backup superblock, at the end)".into())]);
+}
+
+#[test]
+fn structures_at_the_end_of_tiny_targets_do_not_panic() {
+    for size in [0, 1, 511, 512, 1024, 4095, 8192, 65535, 65536] {
+        let mut r = zero_target(size);
+        r.tail.iter_mut().for_each(|b| *b = 0xA5);
+        assert!(scan(&r).iter().all(|s| s.weak), "{size}");
+    }
+}

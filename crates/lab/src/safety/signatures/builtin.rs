@@ -8,9 +8,10 @@
 //! Offsets and magics are those of libblkid's probers (util-linux, `libblkid/src/superblocks`).
 
 mod boot_sector;
+mod end;
 mod superblocks;
 
-use super::{blkid_type, sig, Signature};
+use super::{blkid_type, Signature};
 
 /// Bytes read from the start of a device: enough for btrfs's superblock at 64 KiB.
 pub(crate) const HEAD_BYTES: u64 = 68 * 1024;
@@ -54,7 +55,7 @@ pub(crate) fn scan(r: &Regions) -> Vec<Signature> {
             out.push(Signature { what: format!("{} at offset {}", s.what, offset_words(*off)), ..s });
         }
     }
-    out.extend(scan_tail(r));
+    out.extend(end::scan_end(r));
     out
 }
 
@@ -65,18 +66,6 @@ pub(crate) fn offset_words(off: u64) -> String {
     } else {
         format!("{off} bytes")
     }
-}
-
-/// Structures kept at the end of a device.
-fn scan_tail(r: &Regions) -> Vec<Signature> {
-    let mut out = Vec::new();
-    let at_end = |back: u64, magic: &[u8]| {
-        r.size.checked_sub(back).and_then(|abs| r.slice(abs, magic.len())).is_some_and(|b| b == magic)
-    };
-    if at_end(512, b"EFI PART") || at_end(4096, b"EFI PART") {
-        out.push(sig("pt", "a partition table (gpt, its backup header at the end)"));
-    }
-    out
 }
 
 /// Whether `magic` is at `off` in `buf` (false when `buf` is too short).
