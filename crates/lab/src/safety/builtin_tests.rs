@@ -532,3 +532,49 @@ fn structures_at_the_end_of_tiny_targets_do_not_panic() {
         assert!(scan(&r).iter().all(|s| s.weak), "{size}");
     }
 }
+
+// ---- ZFS ---------------------------------------------------------------------------------
+
+const KIB: u64 = 1024;
+
+/// An uberblock's first fields: the magic and pool version 5000, in either byte order.
+fn uberblock(little_endian: bool) -> Vec<u8> {
+    let field = |v: u64| if little_endian { v.to_le_bytes() } else { v.to_be_bytes() };
+    [field(0x00ba_b10c), field(5000), field(42)].concat()
+}
+
+#[test]
+fn zfs_uberblocks_in_the_first_label() {
+    for little_endian in [true, false] {
+        for slot in [0, 5, 127] {
+            let found = found_with(128 * 1024 + slot * 1024, &uberblock(little_endian));
+            assert_eq!(found, ["zfs_member"], "slot {slot}");
+        }
+    }
+    let mut buf = zeros();
+    put(&mut buf, 128 * 1024, &uberblock(true));
+    assert_eq!(scan_signatures(&buf), vec![sig("zfs_member", "a zfs_member signature")]);
+
+    assert!(found_with(128 * 1024 + 512, &uberblock(true)).is_empty(), "not a slot's start");
+    assert!(found_with(64 * 1024, &uberblock(true)).is_empty(), "not in the uberblock array");
+    assert!(found_with(128 * 1024, &0x00ba_b10c_u64.to_le_bytes()).is_empty(), "no pool version");
+}
+
+#[test]
+fn zfs_uberblocks_in_the_last_labels() {
+    for size in [64 << 20, ODD_SIZE] {
+        let end = size / (256 * KIB) * (256 * KIB);
+        for label in [end - 512 * KIB, end - 256 * KIB] {
+            let found = found_at(size, label + 128 * KIB + 3 * KIB, &uberblock(false));
+            let what = "a zfs_member signature (its last labels, at the end)";
+            assert_eq!(named(&found), [("zfs_member".into(), what.into())], "{size} {label}");
+            assert!(found_at(size, label + 16 * KIB, &uberblock(false)).is_empty(), "in the nvlist half");
+        }
+    }
+}
+
+#[test]
+fn zfs_on_a_partition_at_1_mib() {
+    let found = found_at(ODD_SIZE, (1 << 20) + 128 * KIB, &uberblock(true));
+    assert_eq!(named(&found), [("zfs_member".into(), "a zfs_member signature at offset 1 MiB".into())]);
+}

@@ -13,8 +13,9 @@ mod superblocks;
 
 use super::{blkid_type, Signature};
 
-/// Bytes read from the start of a device: enough for btrfs's superblock at 64 KiB.
-pub(crate) const HEAD_BYTES: u64 = 68 * 1024;
+/// Bytes read from the start of a device (and at each partition offset): enough for btrfs's
+/// superblock at 64 KiB and for the uberblocks in the second half of ZFS's first 256 KiB label.
+pub(crate) const HEAD_BYTES: u64 = 256 * 1024;
 /// Bytes read from the end of a device.
 pub(crate) const TAIL_BYTES: u64 = 1 << 20;
 /// Where partitions commonly start (63 sectors, then 1, 2, 4 and 8 MiB): a partition table
@@ -93,6 +94,14 @@ pub(crate) fn u32_le(buf: &[u8], off: usize) -> u32 {
 
 pub(crate) fn u32_be(buf: &[u8], off: usize) -> u32 {
     array(buf, off).map_or(0, u32::from_be_bytes)
+}
+
+pub(crate) fn u64_le(buf: &[u8], off: usize) -> u64 {
+    array(buf, off).map_or(0, u64::from_le_bytes)
+}
+
+pub(crate) fn u64_be(buf: &[u8], off: usize) -> u64 {
+    array(buf, off).map_or(0, u64::from_be_bytes)
 }
 
 /// blkid's USAGE values, which decide the sentence a TYPE is reported with.

@@ -1,17 +1,17 @@
 //! Structures kept at the end of a device: the backup GPT header, md RAID superblocks 0.90 and
-//! 1.0, firmware RAID metadata (Intel IMSM, SNIA DDF and the older vendors' formats) and
-//! NILFS2's backup superblock. Each lies at an offset computed from the device's size as
+//! 1.0, firmware RAID metadata (Intel IMSM, SNIA DDF and the older vendors' formats), ZFS's last
+//! two labels and NILFS2's backup superblock. Each lies at an offset computed from the device's size as
 //! libblkid computes it, and is read through [`Regions::slice`]: the 1 MiB read from the end
 //! holds all of them but Promise's farthest copy (3087 sectors back), which is not looked for.
 
-use super::superblocks::nilfs2_superblock;
+use super::superblocks::{has_uberblock, nilfs2_superblock, zfs_member, UBERBLOCKS_AT, UBERBLOCKS_LEN, ZFS_LABEL};
 use super::{blkid_type, bytes_at, u16_le, u32_be, u32_le, Regions, FS, RAID};
 use crate::safety::signatures::{sig, Signature};
 
 /// A look at a target's end for one kind of structure.
 type Check = fn(&Regions) -> Option<Signature>;
 
-const CHECKS: [Check; 14] = [
+const CHECKS: [Check; 15] = [
     backup_gpt,
     md_0_90,
     md_1_0,
@@ -25,6 +25,7 @@ const CHECKS: [Check; 14] = [
     jmicron,
     adaptec,
     hpt45x,
+    zfs,
     nilfs2_backup,
 ];
 
@@ -155,6 +156,18 @@ fn adaptec(r: &Regions) -> Option<Signature> {
 fn hpt45x(r: &Regions) -> Option<Signature> {
     let magic = u32_le(sector_back(r, 11, 512, 4)?, 0);
     matches!(magic, 0x5a78_16f3 | 0x5a78_16fd).then(|| raid_at_end("hpt45x_raid_member", "HighPoint 45x"))
+}
+
+/// ZFS's last two vdev labels, L2 and L3: the last 512 KiB of the device's size rounded down to
+/// 256 KiB, each with its uberblock array in its second half.
+fn zfs(r: &Regions) -> Option<Signature> {
+    let end = r.size / ZFS_LABEL * ZFS_LABEL;
+    let label = |n: u64| end.checked_sub(n * ZFS_LABEL);
+    let array = |start: u64| r.slice(start + UBERBLOCKS_AT as u64, UBERBLOCKS_LEN);
+    [2, 1]
+        .into_iter()
+        .any(|n| label(n).and_then(array).is_some_and(has_uberblock))
+        .then(|| at_end(zfs_member(), "its last labels"))
 }
 
 /// NILFS2's backup superblock, 8 sectors before the end.
