@@ -578,3 +578,19 @@ fn zfs_on_a_partition_at_1_mib() {
     let found = found_at(ODD_SIZE, (1 << 20) + 128 * KIB, &uberblock(true));
     assert_eq!(named(&found), [("zfs_member".into(), "a zfs_member signature at offset 1 MiB".into())]);
 }
+
+// ---- VMFS, beyond the bytes read from any one start --------------------------------------
+
+#[test]
+fn vmfs_volume_and_filesystem_headers() {
+    let volume = 0xc001_d00d_u32.to_le_bytes();
+    let fs = 0x2fab_f15e_u32.to_le_bytes();
+    let found = found_at(ODD_SIZE, 1 << 20, &volume);
+    assert_eq!(named(&found), [("vmfs_volume_member".into(), "a VMFS_volume_member RAID signature".into())]);
+    let found = found_at(ODD_SIZE, 2 << 20, &fs);
+    assert_eq!(named(&found), [("vmfs".into(), "a VMFS filesystem".into())]);
+    // A VMFS partition at 2 MiB: its filesystem header is at 4 MiB.
+    let found = found_at(ODD_SIZE, 4 << 20, &fs);
+    assert_eq!(named(&found), [("vmfs".into(), "a VMFS filesystem at offset 2 MiB".into())]);
+    assert!(found_at(ODD_SIZE, (1 << 20) + 512, &volume).is_empty());
+}

@@ -52,11 +52,36 @@ impl Regions {
 pub(crate) fn scan(r: &Regions) -> Vec<Signature> {
     let mut out = scan_signatures(&r.head);
     for (off, buf) in &r.at {
-        for s in scan_signatures(buf).into_iter().filter(|s| !s.weak) {
-            out.push(Signature { what: format!("{} at offset {}", s.what, offset_words(*off)), ..s });
+        out.extend(scan_signatures(buf).into_iter().filter(|s| !s.weak).map(|s| at_offset(s, *off)));
+    }
+    out.extend(vmfs(r));
+    out.extend(end::scan_end(r));
+    out
+}
+
+/// `found`, said to be at byte `off` of the target when that is not its start.
+fn at_offset(found: Signature, off: u64) -> Signature {
+    if off == 0 {
+        return found;
+    }
+    Signature { what: format!("{} at offset {}", found.what, offset_words(off)), ..found }
+}
+
+/// VMware VMFS keeps its volume header 1 MiB into the volume (magic 0xc001d00d) and its
+/// filesystem header 2 MiB in (0x2fabf15e), both little-endian: past the bytes read from any one
+/// start, so looked up in whichever region read them, from the start of the target and from
+/// each partition offset.
+fn vmfs(r: &Regions) -> Vec<Signature> {
+    const HEADERS: [(u64, u32, &str, &str); 2] =
+        [(1 << 20, 0xc001_d00d, "VMFS_volume_member", RAID), (2 << 20, 0x2fab_f15e, "VMFS", FS)];
+    let mut out = Vec::new();
+    for start in std::iter::once(0).chain(PARTITION_OFFSETS) {
+        for (rel, magic, ty, usage) in HEADERS {
+            if r.slice(start + rel, 4) == Some(&magic.to_le_bytes()[..]) {
+                out.push(at_offset(blkid_type(ty, usage), start));
+            }
         }
     }
-    out.extend(end::scan_end(r));
     out
 }
 
