@@ -594,3 +594,36 @@ fn vmfs_volume_and_filesystem_headers() {
     assert_eq!(named(&found), [("vmfs".into(), "a VMFS filesystem at offset 2 MiB".into())]);
     assert!(found_at(ODD_SIZE, (1 << 20) + 512, &volume).is_empty());
 }
+
+// ---- random bytes ------------------------------------------------------------------------
+
+/// Random bytes in every region of a zeroed target of `size` bytes.
+fn random_target(rng: &mut fastrand::Rng, size: u64) -> Regions {
+    let mut r = zero_target(size);
+    rng.fill(&mut r.head);
+    r.at.iter_mut().for_each(|(_, buf)| rng.fill(buf));
+    rng.fill(&mut r.tail);
+    r
+}
+
+#[test]
+fn random_bytes_hold_nothing_but_weak_guesses() {
+    let mut rng = fastrand::Rng::with_seed(0x5EED_D15C);
+    for i in 0..200 {
+        let size = rng.u64(16 << 20..1 << 40) / 512 * 512;
+        let strong: Vec<Signature> = scan(&random_target(&mut rng, size)).into_iter().filter(|s| !s.weak).collect();
+        assert!(strong.is_empty(), "target {i} of {size} bytes: {strong:?}");
+    }
+}
+
+#[test]
+fn short_random_buffers_and_targets_do_not_panic() {
+    let mut rng = fastrand::Rng::with_seed(7);
+    for _ in 0..500 {
+        let mut buf = vec![0u8; rng.usize(0..HEAD_BYTES as usize)];
+        rng.fill(&mut buf);
+        scan_signatures(&buf);
+        let size = rng.u64(0..3 << 20);
+        scan(&random_target(&mut rng, size));
+    }
+}
