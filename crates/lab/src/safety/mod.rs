@@ -26,6 +26,8 @@ mod builtin_tests;
 mod device;
 mod in_use;
 pub(crate) mod locks;
+#[cfg(test)]
+mod mkfs_tests;
 mod signatures;
 #[cfg(test)]
 mod tests;
