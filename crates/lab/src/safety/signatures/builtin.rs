@@ -104,7 +104,12 @@ fn array<const N: usize>(buf: &[u8], off: usize) -> Option<[u8; N]> {
     buf.get(off..off.checked_add(N)?)?.try_into().ok()
 }
 
-/// Little- and big-endian fields; a field past the end of `buf` reads as zero.
+/// Fields: one byte, or little- or big-endian integers; a field past the end of `buf` reads as
+/// zero.
+pub(crate) fn byte(buf: &[u8], off: usize) -> u8 {
+    buf.get(off).copied().unwrap_or(0)
+}
+
 pub(crate) fn u16_le(buf: &[u8], off: usize) -> u16 {
     array(buf, off).map_or(0, u16::from_le_bytes)
 }

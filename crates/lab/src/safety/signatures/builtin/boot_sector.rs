@@ -4,7 +4,7 @@
 //! sector that is a filesystem's boot record is not also guessed to be a dos partition table,
 //! and a dos MBR's boot code is not taken for FAT unless its BIOS parameter block makes sense.
 
-use super::{blkid_type, bytes_at, u16_le, CRYPTO, FS};
+use super::{blkid_type, byte, bytes_at, u16_le, CRYPTO, FS};
 use crate::safety::signatures::{sig, Signature};
 
 /// What the first sectors of `buf` hold: a filesystem's boot record, a partition table, both
@@ -49,14 +49,14 @@ fn is_fat(buf: &[u8]) -> bool {
 /// at least one FAT (16) and a media byte of 0xF0 or 0xF8 to 0xFF (21). An MBR's boot code
 /// (zeros there, or x86 instructions) fails this.
 fn plausible_bpb(buf: &[u8]) -> bool {
-    let byte = |i: usize| buf.get(i).copied().unwrap_or(0);
     let sector = u16_le(buf, 11);
+    let media = byte(buf, 21);
     sector.is_power_of_two()
         && (512..=4096).contains(&sector)
-        && byte(13).is_power_of_two()
+        && byte(buf, 13).is_power_of_two()
         && u16_le(buf, 14) != 0
-        && byte(16) != 0
-        && (byte(21) == 0xF0 || byte(21) >= 0xF8)
+        && byte(buf, 16) != 0
+        && (media == 0xF0 || media >= 0xF8)
 }
 
 /// GPT, else an MBR with at least one used entry and every boot flag 0 or 0x80 (weak: a boot
@@ -65,7 +65,7 @@ fn partition_table(buf: &[u8]) -> Option<Signature> {
     if bytes_at(buf, 512, b"EFI PART") {
         return Some(sig("pt", "a partition table (gpt)"));
     }
-    let entry = |i: usize, field: usize| buf.get(446 + 16 * i + field).copied().unwrap_or(0);
+    let entry = |i: usize, field: usize| byte(buf, 446 + 16 * i + field);
     let used = (0..4).any(|i| entry(i, 4) != 0);
     let flags_valid = (0..4).all(|i| matches!(entry(i, 0), 0 | 0x80));
     (bytes_at(buf, 510, &[0x55, 0xAA]) && used && flags_valid)

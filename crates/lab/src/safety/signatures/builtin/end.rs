@@ -1,11 +1,12 @@
 //! Structures kept at the end of a device: the backup GPT header, md RAID superblocks 0.90 and
 //! 1.0, firmware RAID metadata (Intel IMSM, SNIA DDF and the older vendors' formats), ZFS's last
-//! two labels and NILFS2's backup superblock. Each lies at an offset computed from the device's size as
-//! libblkid computes it, and is read through [`Regions::slice`]: the 1 MiB read from the end
-//! holds all of them but Promise's farthest copy (3087 sectors back), which is not looked for.
+//! two labels and NILFS2's backup superblock. Each lies at an offset computed from the device's
+//! size as libblkid computes it, and is read through [`Regions::slice`]: the 1 MiB read from the
+//! end holds all of them but Promise's farthest copy (3087 sectors back), which is not looked
+//! for.
 
 use super::superblocks::{has_uberblock, nilfs2_superblock, zfs_member, UBERBLOCKS_AT, UBERBLOCKS_LEN, ZFS_LABEL};
-use super::{blkid_type, bytes_at, u16_le, u32_be, u32_le, Regions, FS, RAID};
+use super::{blkid_type, byte, bytes_at, u16_le, u32_be, u32_le, Regions, FS, RAID};
 use crate::safety::signatures::{sig, Signature};
 
 /// A look at a target's end for one kind of structure.
@@ -46,7 +47,7 @@ fn at_end(found: Signature, detail: &str) -> Signature {
     Signature { what: format!("{} ({detail}, at the end)", found.what), ..found }
 }
 
-/// A firmware RAID format blkid names `ty`, found at the end.
+/// A RAID signature blkid names `ty`, found at the end.
 fn raid_at_end(ty: &str, detail: &str) -> Signature {
     at_end(blkid_type(ty, RAID), detail)
 }
@@ -125,7 +126,7 @@ fn promise(r: &Regions) -> Option<Signature> {
 fn silicon(r: &Regions) -> Option<Signature> {
     let md = sector_back(r, 1, 512, 512)?;
     let sum = (0..0x13E / 2).fold(0u16, |s, i| s.wrapping_add(u16_le(md, i * 2)));
-    (u32_le(md, 0x60) == 0x2F00_0000 && md[0x116] < 8 && sum.wrapping_add(u16_le(md, 0x13E)) == 0)
+    (u32_le(md, 0x60) == 0x2F00_0000 && byte(md, 0x116) < 8 && sum.wrapping_add(u16_le(md, 0x13E)) == 0)
         .then(|| raid_at_end("silicon_medley_raid_member", "Silicon Image Medley"))
 }
 
@@ -133,8 +134,9 @@ fn silicon(r: &Regions) -> Option<Signature> {
 /// byte 50 is the sum of the 50 bytes before it.
 fn via(r: &Regions) -> Option<Signature> {
     let md = sector_back(r, 1, 512, 51)?;
-    let sum = md[..50].iter().fold(0u8, |s, &b| s.wrapping_add(b));
-    (u16_le(md, 0) == 0xAA55 && md[2] <= 2 && md[50] == sum).then(|| raid_at_end("via_raid_member", "VIA VT-RAID"))
+    let sum = (0..50).fold(0u8, |s, i| s.wrapping_add(byte(md, i)));
+    (u16_le(md, 0) == 0xAA55 && byte(md, 2) <= 2 && byte(md, 50) == sum)
+        .then(|| raid_at_end("via_raid_member", "VIA VT-RAID"))
 }
 
 /// JMicron: "JM" starts the last sector; its 128 bytes of metadata sum (as 16-bit words) to 0
@@ -142,10 +144,10 @@ fn via(r: &Regions) -> Option<Signature> {
 fn jmicron(r: &Regions) -> Option<Signature> {
     let md = sector_back(r, 1, 512, 128)?;
     let sum = (0..64).fold(0u16, |s, i| s.wrapping_add(u16_le(md, i * 2)));
-    (bytes_at(md, 0, b"JM") && sum <= 1 && md[0x30] <= 5).then(|| raid_at_end("jmicron_raid_member", "JMicron"))
+    (bytes_at(md, 0, b"JM") && sum <= 1 && byte(md, 0x30) <= 5).then(|| raid_at_end("jmicron_raid_member", "JMicron"))
 }
 
-/// Adaptec: the last sector starts with 0x37FC4D1E and has "DPTM" at 256 (both big-endian).
+/// Adaptec: the last sector starts with 0x37FC4D1E (big-endian) and has "DPTM" at 256.
 fn adaptec(r: &Regions) -> Option<Signature> {
     let md = sector_back(r, 1, 512, 260)?;
     (u32_be(md, 0) == 0x37FC_4D1E && bytes_at(md, 256, b"DPTM")).then(|| raid_at_end("adaptec_raid_member", "Adaptec"))

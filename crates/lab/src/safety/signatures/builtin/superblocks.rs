@@ -1,6 +1,7 @@
 //! Superblocks near the start of a filesystem whose magic alone is too short or too shared to
 //! tell what they are: each is checked further the way libblkid checks it, or told apart from
-//! its relatives by a version or format field.
+//! its relatives by a version or format field. NILFS2's and ZFS's checks serve the look at the
+//! end too, where their backups are.
 
 use super::{blkid_type, bytes_at, u16_be, u16_le, u32_be, u32_le, u64_be, u64_le, FS, OTHER};
 use crate::safety::signatures::{sig, Signature};
