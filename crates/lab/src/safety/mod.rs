@@ -21,9 +21,13 @@
 //! opened through the same descriptor, and the claim is held until the lab ends. Nothing here
 //! writes.
 
+#[cfg(test)]
+mod builtin_tests;
 mod device;
 mod in_use;
 pub(crate) mod locks;
+#[cfg(test)]
+mod mkfs_tests;
 mod signatures;
 #[cfg(test)]
 mod tests;
