@@ -380,3 +380,69 @@ fn act_judges_with_the_limits_the_user_chose_and_saves_them() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--max-over"), "{}", stderr(&o));
 }
+
+/// Issue #10, items 6 and 8: a device that runs out of space under ACT's large-block writes,
+/// or under a qos search, is never a PASS and never a rate: the I/O error is the answer, said
+/// as such (not "fell behind"), and the process exits 1.
+#[test]
+fn an_io_error_is_never_a_pass_or_a_rate_in_act_and_qos() {
+    need_loop!();
+    let s = Scratch::new("enospc-search");
+    // A loop device over a sparse 64 MiB file on a 1 MiB tmpfs: writes past 1 MiB fail for real.
+    let Some(fs) = common::TinyTmpfs::new(&s.0.join("tiny"), "1m") else {
+        common::skip("cannot mount a tmpfs");
+        return;
+    };
+    let lo = LoopDev::new(&fs.0.join("sparse"), 64 << 20, None);
+    let results = s.path("results");
+    let act = drivelab(&[
+        "act",
+        &lo.dev,
+        "--destroy",
+        &lo.dev,
+        "--scale",
+        "1",
+        "--time",
+        "3s",
+        "--slice",
+        "1s",
+        "--no-prep",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert_eq!(act.status.code(), Some(1), "{}", stderr(&act));
+    let out = stdout(&act);
+    assert!(out.contains("act: FAIL, an I/O error") && out.contains("No space left on device"), "{out}");
+    assert!(!out.contains("PASS"), "{out}");
+    let saved = Saved::load(&only_dir(&results));
+    assert_eq!(saved.outcome["errored"], true);
+    assert!(saved.probes.iter().all(|p| p["pass"] == false), "{:?}", saved.probes);
+    std::fs::remove_dir_all(&results).unwrap();
+
+    let qos = drivelab(&[
+        "qos",
+        &lo.dev,
+        "--destroy",
+        &lo.dev,
+        "--rw",
+        "randwrite",
+        "--bs",
+        "64k",
+        "--by",
+        "rate",
+        "--objective",
+        "p99<50ms",
+        "--time",
+        "500ms",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert_eq!(qos.status.code(), Some(1), "{}", stderr(&qos));
+    let out = stdout(&qos);
+    assert!(out.contains("qos: no answer: I/O error: No space left on device"), "{out}");
+    assert!(!out.contains("fell behind") && !out.contains("highest rate"), "{out}");
+    let saved = Saved::load(&only_dir(&results));
+    assert_eq!((saved.outcome["errored"].as_bool(), saved.outcome["best"].as_f64()), (Some(true), None));
+}
