@@ -182,9 +182,10 @@ pub struct SuiteArgs {
     /// Measured time per point, replacing the suite's default.
     #[arg(long, value_name = "DUR")]
     pub time: Option<String>,
-    /// Multiply the suite's default time per point (0.1 runs it ten times shorter).
-    #[arg(long, default_value_t = 1.0, value_name = "F")]
-    pub scale: f64,
+    /// Multiply the suite's default time per point (0.1 runs it ten times shorter). Not with
+    /// --time, which replaces that time outright.
+    #[arg(long, value_name = "F", conflicts_with = "time")]
+    pub scale: Option<f64>,
     /// A command that prints the power draw in watts, run every second during each point
     /// (average W and MB/s per watt are tabulated).
     #[arg(long, value_name = "CMD")]

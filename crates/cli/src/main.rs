@@ -1,6 +1,7 @@
 //! `drivelab`: the command line. Parses flags, runs the command, maps outcomes to exit codes:
 //! 0 done, 1 the system failed (or an I/O error stopped the run), 2 bad input or a refusal
-//! (nothing was written), 130 interrupted (finished results kept).
+//! (nothing was written), 3 the objective was not met (`act`: no passing load; `qos`: no load
+//! meets the objective), 130 interrupted (finished results kept).
 
 mod act_cmd;
 mod args;
@@ -44,6 +45,7 @@ fn main() {
     let code = match outcome {
         Ok(Outcome::Done) => 0,
         Ok(Outcome::StoppedByError) => 1,
+        Ok(Outcome::NotMet) => 3,
         Ok(Outcome::Interrupted) => {
             eprintln!("drivelab: interrupted; finished results were kept");
             130

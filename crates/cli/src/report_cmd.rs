@@ -37,7 +37,7 @@ pub fn write_dir_report(dir: &Path) -> Result<(), Error> {
 }
 
 /// The end of a search (qos, act): its answer line, `DIR/report.html`, and how the process ends
-/// (an interrupted search exits 130, one stopped by an I/O error 1).
+/// (an interrupted search exits 130, one stopped by an I/O error 1, one with no passing load 3).
 pub fn end_search(dir: &Path, answer: &str, outcome: &drivelab_lab::results::Outcome) -> Result<Outcome, Error> {
     stdout_text(&format!("{answer}\n"));
     write_dir_report(dir)?;
@@ -46,6 +46,8 @@ pub fn end_search(dir: &Path, answer: &str, outcome: &drivelab_lab::results::Out
         Outcome::Interrupted
     } else if outcome.errored {
         Outcome::StoppedByError
+    } else if outcome.best.is_none() {
+        Outcome::NotMet
     } else {
         Outcome::Done
     })

@@ -21,6 +21,9 @@ pub enum Outcome {
     Done,
     Interrupted,
     StoppedByError,
+    /// The run finished and found no load that meets the objective (act: no passing load;
+    /// qos: no load meets it): exit 3, so a CI job can gate on a certification.
+    NotMet,
 }
 
 /// Install the Ctrl-C (and SIGTERM) handler once; the flag it sets stops file creation and the

@@ -23,7 +23,7 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     let targets = if args.targets.is_empty() { vec![SCRATCH.to_string()] } else { args.targets.clone() };
     let new_size = args.safety.new_file_size()?;
     let target_bytes = suites::smallest_target_bytes(&targets, new_size)?;
-    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale, dql: args.dql, target_bytes };
+    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale.unwrap_or(1.0), dql: args.dql, target_bytes };
     let plan = suites::plan(id, &targets, &opts)?;
     if args.dry_run {
         plan_cmd::dry_run(&plan);

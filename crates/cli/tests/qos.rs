@@ -230,7 +230,8 @@ fn qos_by_queue_depth_and_by_rate_find_the_highest_load_meeting_the_objective() 
         &results,
         "-q",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    // No load meets the objective: a documented exit code a CI job can gate on.
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stdout(&o).contains("no load meets"), "{}", stdout(&o));
     assert!(Saved::load(&only_dir(&results)).outcome["best"].is_null());
     std::fs::remove_dir_all(&results).unwrap();
@@ -445,4 +446,37 @@ fn an_io_error_is_never_a_pass_or_a_rate_in_act_and_qos() {
     assert!(!out.contains("fell behind") && !out.contains("highest rate"), "{out}");
     let saved = Saved::load(&only_dir(&results));
     assert_eq!((saved.outcome["errored"].as_bool(), saved.outcome["best"].as_f64()), (Some(true), None));
+}
+
+/// Issue #11, item 15: a certification that fails, or an objective no load meets, ends with a
+/// documented non-zero exit code (3), so a CI job can gate on it; a pass exits 0.
+#[test]
+fn a_failed_certification_exits_3_and_a_pass_exits_0() {
+    let s = Scratch::new("act-exit");
+    let results = s.path("results");
+    // 200 million reads a second on the null target: the schedule cannot be kept, the load fails.
+    let fail = drivelab(&[
+        "act",
+        "null",
+        "--scale",
+        "100000",
+        "--time",
+        "2s",
+        "--slice",
+        "1s",
+        "--max-lag",
+        "10ms",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert_eq!(fail.status.code(), Some(3), "{}", stderr(&fail));
+    assert!(
+        stdout(&fail).contains("act: no passing load") && stdout(&fail).contains("fell more than 10ms"),
+        "{}",
+        stdout(&fail)
+    );
+    let pass = drivelab(&["act", "null", "--scale", "1", "--time", "2s", "--slice", "1s", "--results", &results, "-q"]);
+    assert_eq!(pass.status.code(), Some(0), "{}", stderr(&pass));
+    assert!(stdout(&pass).contains("act: PASS at 1x"), "{}", stdout(&pass));
 }

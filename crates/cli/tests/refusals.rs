@@ -216,3 +216,37 @@ fn a_precondition_without_permission_is_refused_before_a_results_directory_exist
     refused(&["plan", &plan, &d.dev, "--precondition", "1", "--results", &results], "--destroy", Some(&results));
     assert!(std::fs::read(s.0.join("d.img")).unwrap().iter().all(|&b| b == 0x44), "nothing was written");
 }
+
+/// Issue #11, item 9: in a directory that cannot be written, every target and the results
+/// location are checked before anything is created: the message names the directory and the
+/// way out, and `--results` elsewhere is not left holding a half-made results directory.
+#[test]
+fn a_directory_that_cannot_be_written_is_named_before_anything_is_created() {
+    need_loop!();
+    let s = Scratch::new("ro-cwd");
+    let Some(fs) = common::TinyTmpfs::new(&s.0.join("ro"), "1m") else {
+        common::skip("cannot mount a tmpfs");
+        return;
+    };
+    let remount = std::process::Command::new("mount").args(["-o", "remount,ro"]).arg(&fs.0).status().unwrap();
+    assert!(remount.success());
+    let in_ro = |args: &[&str]| common::drivelab_in(&fs.0, args);
+    // No arguments: the default job's scratch file cannot be made here.
+    let o = in_ro(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("drivelab-scratch.dat: its directory") && stderr(&o).contains("is not writable"),
+        "{}",
+        stderr(&o)
+    );
+    // Results elsewhere: still refused for the scratch file, and nothing is left there.
+    let elsewhere = s.path("elsewhere");
+    let o = in_ro(&["suite", "quick", "--results", &elsewhere]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!Path::new(&elsewhere).exists(), "a results directory was made for a run that cannot happen");
+    // A run that needs no file here: the results location is named, with --results.
+    let o = in_ro(&["run", "null", "--time", "100ms"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("cannot make the results directory under results") && err.contains("--results"), "{err}");
+}

@@ -28,8 +28,8 @@ fn new_results(results: &str, args: &[&str], extra: &[&str]) -> PathBuf {
     all.extend(["--results", results, "-q"]);
     all.extend(extra);
     let o = drivelab(&all);
-    // A load may fail on a busy machine (exit 1): the report is made either way.
-    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    // A load may fail on a busy machine (exit 3: no passing load): the report is made either way.
+    assert!(o.status.code().is_some_and(|c| c == 0 || c == 3), "{}", stderr(&o));
     let d = dirs(results);
     assert_eq!(d.len(), before + 1);
     d.last().unwrap().clone()

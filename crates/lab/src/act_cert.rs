@@ -57,6 +57,7 @@ pub fn run(
     act_log: Option<&Path>,
 ) -> Result<ActEnd, Error> {
     check(lab, opts, act_log)?;
+    crate::store::check_results_base(base)?;
     let manifest = Manifest::new(Kind::Act, command_line, &opts.targets, Setup::Act(opts.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));

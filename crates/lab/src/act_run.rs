@@ -245,8 +245,8 @@ fn fell_behind(streams: &[StreamResult], max_lag_ns: u64) -> Option<String> {
         if let Some(o) = &s.result.open_loop {
             if o.gave_up {
                 return Some(format!(
-                    "{name} fell more than {:.1} s behind schedule (max-lag): the drive can't keep up",
-                    max_lag_ns as f64 / 1e9
+                    "{name} fell more than {} behind schedule (max-lag): the drive can't keep up",
+                    drivelab_engine::units::fmt_duration(max_lag_ns, 1)
                 ));
             }
         }

@@ -184,8 +184,11 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
 /// The target can be opened as the run will open it (this user's permissions, a read-only
 /// mount): found now, before anything is created, rather than when it is opened.
 fn check_access(info: &TargetInfo, write: bool) -> Result<(), Error> {
-    if info.kind == TargetKind::Null || !info.exists {
+    if info.kind == TargetKind::Null {
         return Ok(());
+    }
+    if !info.exists {
+        return check_creatable(&info.path);
     }
     let Ok(c) = std::ffi::CString::new(info.path.as_str()) else {
         return Err(Error::invalid(format!("{}: a path cannot hold a NUL byte", info.path.escape_debug())));
@@ -198,6 +201,27 @@ fn check_access(info: &TargetInfo, write: bool) -> Result<(), Error> {
             "{} cannot be opened {} ({e}): give a target this user may use, or run as its owner",
             info.path,
             if write { "for writing" } else { "for reading" }
+        )));
+    }
+    Ok(())
+}
+
+/// A new file can be made at `path`: its directory is writable (found now, not after a
+/// results directory was made).
+fn check_creatable(path: &str) -> Result<(), Error> {
+    let p = std::path::Path::new(path);
+    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return Err(Error::invalid(format!("{}: a path cannot hold a NUL byte", path.escape_debug())));
+    };
+    // SAFETY: access(2) reads the NUL-terminated path only.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+        let e = std::io::Error::last_os_error();
+        let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        return Err(Error::invalid(format!(
+            "cannot create {path}: its directory {} is not writable ({e}): \
+             give a target in a writable directory",
+            full.display()
         )));
     }
     Ok(())

@@ -122,6 +122,7 @@ pub fn run(
     setup: &QosSetup,
 ) -> Result<QosEnd, Error> {
     check(lab, setup)?;
+    crate::store::check_results_base(base)?;
     let manifest = Manifest::new(Kind::Qos, command_line, &setup.targets, Setup::Qos(setup.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));

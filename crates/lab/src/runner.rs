@@ -81,6 +81,7 @@ pub fn start(
     // checked as they will run.
     let plan = &absolute_targets(plan)?;
     check(lab, plan, opts)?;
+    crate::store::check_results_base(base)?;
     let manifest = Manifest::new(kind, command_line, &plan.targets, Setup::Plan(plan.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));

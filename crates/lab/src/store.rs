@@ -58,6 +58,43 @@ pub fn utc_stamp(unix_s: u64) -> String {
     format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
+/// Can a results directory be made under `base`? Checked before anything is measured or
+/// created: the nearest existing ancestor must be a directory this user may write.
+pub fn check_results_base(base: &Path) -> Result<(), Error> {
+    let shown = base.display();
+    let mut at = base;
+    let existing = loop {
+        match std::fs::metadata(if at.as_os_str().is_empty() { Path::new(".") } else { at }) {
+            Ok(m) if m.is_dir() => break at,
+            Ok(_) => {
+                return Err(Error::invalid(format!(
+                    "--results {shown}: {} is not a directory: give --results a directory",
+                    at.display()
+                )))
+            }
+            Err(_) => match at.parent() {
+                Some(p) => at = p,
+                None => break at,
+            },
+        }
+    };
+    let dir = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return Err(Error::invalid(format!("--results {shown}: a path cannot hold a NUL byte")));
+    };
+    // SAFETY: access(2) reads the NUL-terminated path only.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+        let e = std::io::Error::last_os_error();
+        let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        return Err(Error::invalid(format!(
+            "cannot make the results directory under {shown}: {} is not writable ({e}): \
+             give --results DIR somewhere writable",
+            full.display()
+        )));
+    }
+    Ok(())
+}
+
 /// A new, empty directory `base/<slug of name>-<stamp>` (with `-2`, `-3`... if that exists;
 /// `results` when the name has nothing a slug keeps).
 pub fn new_dir(base: &Path, name: &str, unix_s: u64) -> Result<PathBuf, Error> {
