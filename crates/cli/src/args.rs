@@ -69,12 +69,16 @@ fn format_value() -> impl clap::builder::TypedValueParser<Value = drivelab_repor
         .map(|name: String| drivelab_report::Format::from_name(&name).expect("a listed format"))
 }
 
+/// The size of a new file target when `--size` is not given.
+pub const DEFAULT_FILE_SIZE: &str = "1g";
+
 /// Target creation and permission to write: the same for `run` and `plan`.
 #[derive(Args, Debug, Clone)]
 pub struct SafetyArgs {
-    /// Size of a file target that does not exist yet (it is created and fully written first).
-    #[arg(long, default_value = "1g", value_name = "SIZE", help_heading = "Targets and safety")]
-    pub size: String,
+    /// Size of a file target that does not exist yet (it is created and fully written first)
+    /// [default: 1g]. An existing file keeps its size (a notice says so).
+    #[arg(long, value_name = "SIZE", help_heading = "Targets and safety")]
+    pub size: Option<String>,
     /// Allow writes to this block device (destroys its data). Repeat for several devices.
     #[arg(long, value_name = "DEV", help_heading = "Targets and safety")]
     pub destroy: Vec<String>,
@@ -92,11 +96,11 @@ impl SafetyArgs {
     }
 
     pub fn new_file_size(&self) -> Result<u64, Error> {
-        let size = parse_size(&self.size).map_err(|e| Error::invalid(format!("--size {e}")))?;
+        let text = self.size.as_deref().unwrap_or(DEFAULT_FILE_SIZE);
+        let size = parse_size(text).map_err(|e| Error::invalid(format!("--size {e}")))?;
         if size == 0 || size % 4096 != 0 {
             return Err(Error::invalid(format!(
-                "--size {}: a new file's size must be a non-zero multiple of 4096 bytes",
-                self.size
+                "--size {text}: a new file's size must be a non-zero multiple of 4096 bytes"
             )));
         }
         Ok(size)

@@ -56,6 +56,7 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 pub fn lab_setup<'a>(safety: &'a SafetyArgs, power_cmd: Option<&String>) -> Result<Setup<'a>, Error> {
     Ok(Setup {
         new_file_size: safety.new_file_size()?,
+        size_asked: safety.size.is_some(),
         perm: safety.permission(),
         power_cmd: power_cmd.cloned(),
         stop: stop_flag(),

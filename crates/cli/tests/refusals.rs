@@ -35,6 +35,8 @@ fn invalid_values_are_refused_before_anything_is_created() {
     // (/proc takes no new files, even from root.)
     refused(&["run", "null", "--time", "100ms", "--json", "/proc/drivelab-r.json"], "cannot be written", None);
     refused(&["run", &f, "--jobs", "0"], "--jobs 0", n);
+    // Two ways to set a suite's time at once: refused, not one silently ignored.
+    refused(&["suite", "quick", &f, "--time", "300ms", "--scale", "0.1"], "cannot be used with", n);
     // Negative numbers reach the option's own check, not clap's "use '-- -4'".
     refused(&["run", &f, "--qd", "-4"], "'-4' for '--qd", n);
     refused(&["run", &f, "--time", "-1s"], "--time '-1s' is not a duration", n);

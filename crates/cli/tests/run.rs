@@ -378,3 +378,20 @@ fn a_power_command_that_hangs_is_refused_before_anything_runs() {
     assert!(t.elapsed() < std::time::Duration::from_secs(15), "gave up after {:?}", t.elapsed());
     assert!(!Path::new(&s.path("results")).exists(), "nothing was created");
 }
+
+/// Issue #11, item 12: `--size` on a file that already exists with another size is said, not
+/// silently ignored; without `--size` nothing is said.
+#[test]
+fn size_on_an_existing_file_of_another_size_is_noticed() {
+    let s = Scratch::new("size-notice");
+    let f = s.path("f.dat");
+    let made = drivelab(&["run", &f, "--size", "8m", "--time", "100ms", "-q"]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let o = drivelab(&["run", &f, "--size", "64m", "--time", "100ms", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("already exists with 8m; --size 64m applies only to files drivelab creates"), "{err}");
+    assert_eq!(std::fs::metadata(&f).unwrap().len(), 8 << 20, "the file is used as it is");
+    let o = drivelab(&["run", &f, "--time", "100ms", "-q"]);
+    assert!(!stderr(&o).contains("--size"), "{}", stderr(&o));
+}

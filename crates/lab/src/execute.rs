@@ -55,10 +55,34 @@ pub enum Event<'a> {
     MeasureEnd,
 }
 
+/// `--size` applies to files drivelab creates: say so for each target that already existed with
+/// another size (or is a device), rather than measure it silently.
+fn size_notices(p: &Prepared, asked: u64) -> Vec<String> {
+    use drivelab_engine::target::TargetKind;
+    use drivelab_engine::units::fmt_size;
+    p.targets
+        .iter()
+        .map(|t| &t.info)
+        .filter(|i| i.kind != TargetKind::Null && !p.created.contains(&i.path) && i.size_bytes != asked)
+        .map(|i| {
+            format!(
+                "{} already exists with {}; --size {} applies only to files drivelab creates, so its {} are used \
+                 (delete it to have it made at --size, or use --span to use less of it)",
+                i.path,
+                fmt_size(i.size_bytes),
+                fmt_size(asked),
+                fmt_size(i.size_bytes)
+            )
+        })
+        .collect()
+}
+
 /// What every command shares about how to run.
 pub struct Setup<'a> {
     /// Size of a file target that does not exist yet (created and filled first).
     pub new_file_size: u64,
+    /// `new_file_size` was asked for (`--size`): an existing file of another size is noticed.
+    pub size_asked: bool,
     pub perm: Permission<'a>,
     /// A command printing watts, sampled every second during each measurement.
     pub power_cmd: Option<String>,
@@ -112,7 +136,7 @@ impl<'a> Lab<'a> {
     fn prepare(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<Prepared, Error> {
         let (size, stop) = (self.setup.new_file_size, self.setup.stop.clone());
         let sink = &mut *self.sink;
-        let prepared = prepare::prepare(
+        let mut prepared = prepare::prepare(
             spec,
             targets,
             size,
@@ -121,6 +145,10 @@ impl<'a> Lab<'a> {
             &stop,
             &mut |path, done, total| sink(Event::Fill { path, done_bytes: done, total_bytes: total }),
         )?;
+        if self.setup.size_asked {
+            let notes = size_notices(&prepared, self.setup.new_file_size);
+            prepared.notices.extend(notes);
+        }
         for n in &prepared.notices {
             self.emit(Event::Notice(n));
         }
