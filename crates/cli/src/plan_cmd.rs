@@ -72,7 +72,7 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
     }
     let kind = resume.as_ref().map(|r| r.manifest.kind).unwrap_or(Kind::Plan);
     let resume_dir = resume.map(|r| r.dir);
-    let (outcome, _) = execute(
+    let (outcome, dir) = execute(
         &plan,
         kind,
         resume_dir,
@@ -82,6 +82,10 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
         args.power_cmd.as_ref(),
         &args.steady,
     )?;
+    // A resumed suite ends as the suite itself does: with its tables.
+    if kind.suite().is_some() {
+        crate::report_cmd::print_tables(&dir)?;
+    }
     Ok(outcome)
 }
 

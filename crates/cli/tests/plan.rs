@@ -278,3 +278,18 @@ fn a_stop_signal_delivered_twice_at_once_still_keeps_the_interrupted_point_and_t
     assert!(files.iter().any(|f| f.ends_with(".interrupted.json")), "the point in progress was kept: {files:?}");
     assert!(dir.join("report.html").is_file(), "and the report written");
 }
+
+/// Issue #11, item 13: a suite resumed with `plan --resume` ends as the suite does, with its
+/// tables.
+#[test]
+fn a_resumed_suite_ends_with_the_suites_tables() {
+    let s = Scratch::new("suite-resume");
+    let results = s.path("results");
+    let args = ["suite", "sync", "null", "--time", "1s", "--results", &results, "-q"];
+    assert_eq!(signal_after(&args, 1600, libc::SIGINT).code(), Some(130));
+    let dir = result_dirs(Path::new(&results)).pop().unwrap();
+    let o = drivelab(&["plan", "--resume", dir.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("4K writes at QD1 (IOPS)") && out.contains("fsync each write"), "{out}");
+}
