@@ -52,6 +52,9 @@ fn main() {
         }
         Err(e) => {
             eprintln!("drivelab: {}", e.cli_message());
+            if let drivelab_engine::Error::NeedsDestroy { devices, .. } = e.root() {
+                eprintln!("to run it so: {}", with_destroy(devices));
+            }
             if e.is_interrupted() {
                 130
             } else if e.is_invalid() {
@@ -62,4 +65,39 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// This very command line with `--destroy DEV` added for each of `devices`, quoted for a shell.
+fn with_destroy(devices: &[String]) -> String {
+    let mut words: Vec<String> = std::env::args().collect();
+    if let Some(first) = words.first_mut() {
+        *first = "drivelab".to_string();
+    }
+    for d in devices {
+        words.push("--destroy".into());
+        words.push(d.clone());
+    }
+    words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
+}
+
+/// `word` as a POSIX shell reads it back: bare when it holds only safe characters, else in
+/// single quotes.
+fn shell_quote(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=,@%+".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn words_are_quoted_only_when_a_shell_needs_it() {
+        assert_eq!(super::shell_quote("/dev/loop0"), "/dev/loop0");
+        assert_eq!(super::shell_quote("p99<1ms"), "'p99<1ms'");
+        assert_eq!(super::shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(super::shell_quote(""), "''");
+    }
 }

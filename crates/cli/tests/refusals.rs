@@ -252,3 +252,27 @@ fn a_directory_that_cannot_be_written_is_named_before_anything_is_created() {
     let err = stderr(&o);
     assert!(err.contains("cannot make the results directory under results") && err.contains("--results"), "{err}");
 }
+
+/// Issue #11, item 19: every device that needs `--destroy` is named in one refusal, with the
+/// whole command to run — a JBOD suite on three drives takes one try, not three.
+#[test]
+fn every_device_that_needs_destroy_is_named_at_once_with_the_command() {
+    need_loop!();
+    let s = Scratch::new("destroy-all");
+    let devs: Vec<LoopDev> = (0..3).map(|i| LoopDev::new(&s.0.join(format!("d{i}.img")), 32 << 20, None)).collect();
+    let names: Vec<&str> = devs.iter().map(|d| d.dev.as_str()).collect();
+    let results = s.path("results");
+    let mut args = vec!["suite", "jbod"];
+    args.extend(&names);
+    args.extend(["--time", "100ms", "--results", &results]);
+    let o = drivelab(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    let flags: Vec<String> = names.iter().map(|n| format!("--destroy {n}")).collect();
+    assert!(err.contains(&format!("add {}", flags.join(" "))), "{err}");
+    let command = err.lines().find_map(|l| l.strip_prefix("to run it so: ")).expect("the whole command");
+    // The command it gives runs.
+    let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let o = drivelab(&words);
+    assert!(o.status.success(), "{command}: {}", stderr(&o));
+}

@@ -25,6 +25,11 @@ pub enum Error {
     /// The system failed an operation we had every right to expect to work.
     #[error("{context}: {source}")]
     Io { context: String, source: io::Error },
+    /// Block devices to be written that the user did not name with `--destroy` (all of them,
+    /// so one message gives the whole fix).
+    /// `notes` say what each `--destroy` given named instead (a typo, another device).
+    #[error("{}", render_needs_destroy(devices, notes))]
+    NeedsDestroy { devices: Vec<String>, notes: Vec<String> },
     /// Ctrl-C (or SIGTERM) stopped what was being done (exit code 130; finished results kept).
     #[error("{0}")]
     Interrupted(String),
@@ -42,6 +47,21 @@ fn render_spec(field: Field, value: &str, fix: &str, cli: bool) -> String {
     } else {
         format!("{name} {value}: {fix}")
     }
+}
+
+fn render_needs_destroy(devices: &[String], notes: &[String]) -> String {
+    let names = match devices {
+        [one] => format!("{one} is a block device"),
+        [init @ .., last] => format!("{} and {last} are block devices", init.join(", ")),
+        [] => "no device".to_string(),
+    };
+    let flags: Vec<String> = devices.iter().map(|d| format!("--destroy {d}")).collect();
+    let its = if devices.len() == 1 { "its" } else { "their" };
+    let mut msg = format!("{names}: writing destroys {its} data; to allow that, add {}", flags.join(" "));
+    if !notes.is_empty() {
+        msg += &format!(" ({})", notes.join("; "));
+    }
+    msg
 }
 
 fn render_direct(path: &str, cli: bool) -> String {
@@ -66,6 +86,19 @@ impl Error {
             Error::Io { .. } | Error::Interrupted(_) => false,
             Error::Within { inner, .. } => inner.is_invalid(),
             _ => true,
+        }
+    }
+
+    /// The same refusal with `other`'s devices too, when both are [`Error::NeedsDestroy`]
+    /// (under any context): every device that needs naming, in one message.
+    pub fn merge_needs_destroy(self, other: Error) -> Result<Error, (Error, Error)> {
+        match (self.root(), other.root()) {
+            (Error::NeedsDestroy { devices: a, notes }, Error::NeedsDestroy { devices: b, .. }) => {
+                let mut devices = a.clone();
+                devices.extend(b.iter().filter(|d| !a.contains(d)).cloned());
+                Ok(Error::NeedsDestroy { devices, notes: notes.clone() })
+            }
+            _ => Err((self, other)),
         }
     }
 

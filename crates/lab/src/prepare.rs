@@ -42,20 +42,37 @@ pub fn check(
     choose_engine(&mut spec, &infos, &mut notices)?;
     check_buffer_memory(&spec, infos.len())?;
     check_threads(&spec, infos.len())?;
+    // Every device that needs --destroy is named in one refusal, not one per try.
+    let mut unnamed: Option<Error> = None;
     for info in &mut infos {
         if info.kind == TargetKind::File && !info.exists {
             info.size_bytes = new_file_size;
         }
         spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?;
         if spec.has_writes() {
-            claims.check_write(info, perm)?;
+            match claims.check_write(info, perm) {
+                Ok(()) => {}
+                Err(e @ Error::NeedsDestroy { .. }) => unnamed = Some(merge_unnamed(unnamed, e)?),
+                Err(e) => return Err(e),
+            }
         }
         check_access(info, spec.has_writes())?;
         if info.kind == TargetKind::Block && !spec.direct {
             notices.push(format!("{}: buffered I/O on a block device measures the page cache too", info.path));
         }
     }
+    if let Some(e) = unnamed {
+        return Err(e);
+    }
     Ok((spec, infos, notices))
+}
+
+/// `e` added to the devices already found unnamed (`Err` only if `e` is another refusal).
+pub fn merge_unnamed(found: Option<Error>, e: Error) -> Result<Error, Error> {
+    match found {
+        None => Ok(e),
+        Some(f) => f.merge_needs_destroy(e).map_err(|(_, e)| e),
+    }
 }
 
 /// Probe, check and open `names` for `spec`. A file that does not exist is created with

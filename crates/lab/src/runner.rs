@@ -13,6 +13,7 @@ use drivelab_engine::Error;
 use crate::execute::{Event, Lab, Measured};
 use crate::plan::{Plan, Point};
 use crate::precondition;
+use crate::prepare;
 use crate::results::{Kind, Manifest, PointResult, ResultsDir, Setup, SteadyRecord, SCHEMA};
 use crate::steady::{SteadyDetector, SteadyRule, SteadyVerdict, WindowStats};
 
@@ -52,20 +53,26 @@ pub fn check(lab: &Lab, plan: &Plan, opts: &PlanOptions) -> Result<(), Error> {
     lab.check_power()?;
     // Which point is wrong matters when there are several; a single `run` needs no such prefix.
     let several = plan.points.len() + plan.precondition.iter().count() > 1;
+    // Devices that need --destroy are gathered over every point (a JBOD suite adds one drive
+    // per point) and named in one refusal; any other refusal stops the check at once.
+    let mut unnamed = None;
     for p in plan.precondition.iter().chain(plan.points.iter()) {
-        lab.check(&p.spec, &p.targets).map_err(|e| {
-            if several {
-                e.context(format!("point {} ({})", p.index, p.label))
-            } else {
-                e
-            }
-        })?;
+        match lab.check(&p.spec, &p.targets) {
+            Ok(_) => {}
+            Err(e @ Error::NeedsDestroy { .. }) => unnamed = Some(prepare::merge_unnamed(unnamed, e)?),
+            Err(e) if several => return Err(e.context(format!("point {} ({})", p.index, p.label))),
+            Err(e) => return Err(e),
+        }
     }
     if opts.precondition_passes > 0 {
         let spec = precondition::pass_spec(plan.points.first().map(|p| p.spec.engine).unwrap_or_default(), 0);
-        lab.check(&spec, &plan.targets).map_err(|e| e.context("--precondition"))?;
+        match lab.check(&spec, &plan.targets) {
+            Ok(_) => {}
+            Err(e @ Error::NeedsDestroy { .. }) => unnamed = Some(prepare::merge_unnamed(unnamed, e)?),
+            Err(e) => return Err(e.context("--precondition")),
+        }
     }
-    Ok(())
+    unnamed.map_or(Ok(()), Err)
 }
 
 /// Check `plan`, then create its results directory under `base` and run it.

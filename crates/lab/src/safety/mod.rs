@@ -249,7 +249,7 @@ fn not_ours_message(path: &str, mark: Mark) -> String {
 fn examine_block(file: &File, rdev: u64, path: &str, perm: &Permission, hold: Hold) -> Result<(), Error> {
     let named = perm.destroy.iter().any(|d| block_rdev(d).ok() == Some(rdev));
     if !named {
-        return Err(Error::invalid(not_named_message(path, perm.destroy)));
+        return Err(not_named(path, perm.destroy));
     }
     if perm.force {
         return Ok(());
@@ -286,20 +286,16 @@ fn refuse_if_any(concerns: &[String]) -> Result<(), Error> {
     }
 }
 
-fn not_named_message(path: &str, destroy: &[String]) -> String {
-    let mut msg =
-        format!("{path} is a block device: writing destroys its data; name it with --destroy {path} to allow that");
-    let notes: Vec<String> = destroy
+/// The refusal for a device not named with `--destroy`, saying what each name given was.
+fn not_named(path: &str, destroy: &[String]) -> Error {
+    let notes = destroy
         .iter()
         .map(|d| match block_rdev(d) {
             Ok(_) => format!("--destroy {d} is a different device"),
             Err(e) => format!("--destroy {d}: {e}"),
         })
         .collect();
-    if !notes.is_empty() {
-        msg += &format!(" ({})", notes.join("; "));
-    }
-    msg
+    Error::NeedsDestroy { devices: vec![path.to_string()], notes }
 }
 
 /// The first few concerns, then the way out.

@@ -152,14 +152,24 @@ fn concern_message_shows_three_and_the_way_out() {
 }
 
 #[test]
-fn not_named_message_explains_each_destroy() {
+fn not_named_explains_each_destroy() {
     let destroy = vec!["/nonexistent/drivelab-dev".to_string()];
-    let msg = not_named_message("/dev/loop3", &destroy);
-    assert!(msg.starts_with(
-        "/dev/loop3 is a block device: writing destroys its data; name it with --destroy /dev/loop3 to allow that"
-    ));
+    let msg = not_named("/dev/loop3", &destroy).to_string();
+    assert!(
+        msg.starts_with(
+            "/dev/loop3 is a block device: writing destroys its data; to allow that, add --destroy /dev/loop3"
+        ),
+        "{msg}"
+    );
     assert!(msg.contains("--destroy /nonexistent/drivelab-dev: cannot look at /nonexistent/drivelab-dev"), "{msg}");
-    assert!(!not_named_message("/dev/loop3", &[]).contains('('));
+    assert!(!not_named("/dev/loop3", &[]).to_string().contains('('));
+    // Several devices, merged into one refusal naming them all.
+    let both = not_named("/dev/loop3", &[]).merge_needs_destroy(not_named("/dev/loop4", &[])).ok().unwrap();
+    assert_eq!(
+        both.to_string(),
+        "/dev/loop3 and /dev/loop4 are block devices: writing destroys their data; to allow that, add \
+         --destroy /dev/loop3 --destroy /dev/loop4"
+    );
 }
 
 #[test]
