@@ -128,9 +128,23 @@ pub struct PointsArgs {
     /// way); without it the first errored point stops the run with exit code 1.
     #[arg(long)]
     pub continue_on_error: bool,
+    /// Run every point N times and keep one run (CrystalDiskMark shows the best of 5); every
+    /// run's IOPS and MB/s are saved with the point. Not with --steady.
+    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "steady")]
+    pub repeat: u32,
+    /// With --repeat: keep the best run (highest IOPS) or the median one.
+    #[arg(long, value_name = "best|median", default_value = "best")]
+    pub pick: String,
 }
 
 impl PointsArgs {
+    pub fn repeat(&self) -> Result<drivelab_lab::repeat::Repeat, Error> {
+        let pick = self.pick.parse().map_err(|e| Error::invalid(format!("--pick {e}")))?;
+        let r = drivelab_lab::repeat::Repeat { runs: self.repeat, pick };
+        r.validate().map_err(|e| Error::invalid(format!("--repeat {e}")))?;
+        Ok(r)
+    }
+
     pub fn rule(&self) -> Result<Option<drivelab_lab::steady::SteadyRule>, Error> {
         if !self.steady {
             return Ok(None);

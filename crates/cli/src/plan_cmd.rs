@@ -106,6 +106,7 @@ pub fn execute(
         precondition_passes: steady.precondition,
         steady: steady.rule()?,
         continue_on_error: steady.continue_on_error,
+        repeat: steady.repeat()?,
     };
     let mut printer = Printer::new(Style::Points, quiet, false);
     let mut sink = printer.sink();

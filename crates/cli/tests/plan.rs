@@ -293,3 +293,47 @@ fn a_resumed_suite_ends_with_the_suites_tables() {
     let out = stdout(&o);
     assert!(out.contains("4K writes at QD1 (IOPS)") && out.contains("fsync each write"), "{out}");
 }
+
+/// `--repeat N --pick best|median` (CrystalDiskMark's best of 5): each point runs N times, the
+/// kept run is a real run chosen as asked, and every run's figures are saved with the point.
+#[test]
+fn repeated_points_keep_the_best_or_the_median_run_and_save_every_run() {
+    let s = Scratch::new("repeat");
+    for (pick, runs) in [("best", 3usize), ("median", 4)] {
+        let results = s.path(&format!("results-{pick}"));
+        let n = runs.to_string();
+        let o = drivelab(&[
+            "suite",
+            "sync",
+            "null",
+            "--time",
+            "100ms",
+            "--repeat",
+            &n,
+            "--pick",
+            pick,
+            "--results",
+            &results,
+            "-q",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let dir = result_dirs(Path::new(&results)).pop().unwrap();
+        for f in point_files(&dir) {
+            let v = json(&dir.join("points").join(&f));
+            let r = &v["repeats"];
+            let iops: Vec<f64> = r["runs_iops"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+            assert_eq!((r["pick"].as_str(), iops.len()), (Some(pick), runs), "{f}: {r}");
+            let kept = r["kept"].as_u64().unwrap() as usize;
+            assert_eq!(v["result"]["total"]["iops"].as_f64().unwrap(), iops[kept], "the kept run is the result");
+            let mut sorted = iops.clone();
+            sorted.sort_by(f64::total_cmp);
+            let want = if pick == "best" { sorted[runs - 1] } else { sorted[(runs - 1) / 2] };
+            assert_eq!(iops[kept], want, "{pick} of {iops:?}");
+        }
+    }
+    let o = drivelab(&["suite", "sync", "null", "--repeat", "3", "--steady"]);
+    assert_eq!(o.status.code(), Some(2), "--repeat with --steady: {}", stderr(&o));
+    let o = drivelab(&["suite", "sync", "null", "--repeat", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--repeat 0 runs: give 1..100"), "{}", stderr(&o));
+}

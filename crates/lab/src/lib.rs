@@ -15,6 +15,7 @@ pub mod power;
 pub mod precondition;
 pub mod prepare;
 pub mod qos;
+pub mod repeat;
 pub mod results;
 pub mod runner;
 pub mod safety;

@@ -14,6 +14,7 @@ use crate::execute::{Event, Lab, Measured};
 use crate::plan::{Plan, Point};
 use crate::precondition;
 use crate::prepare;
+use crate::repeat::{self, Repeat, RepeatRecord};
 use crate::results::{Kind, Manifest, PointResult, ResultsDir, Setup, SteadyRecord, SCHEMA};
 use crate::steady::{SteadyDetector, SteadyRule, SteadyVerdict, WindowStats};
 
@@ -27,6 +28,8 @@ pub struct PlanOptions {
     /// Go on to the next point after one whose I/O failed (it is saved and marked either way).
     /// Without it an errored point stops the plan: its figures describe a failing drive.
     pub continue_on_error: bool,
+    /// Run each point this many times and keep the best or median run (CrystalDiskMark).
+    pub repeat: Repeat,
 }
 
 /// What a plan run ended with.
@@ -180,14 +183,19 @@ pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> 
             break;
         }
         lab.emit(Event::PointStart { point: p, total });
-        let (m, steady) = match &opts.steady {
-            None => (lab.measure(&p.spec, &p.targets)?, None),
+        let (m, steady, repeats) = match &opts.steady {
+            None if opts.repeat.runs > 1 => {
+                let (m, r) = run_repeated(lab, p, opts.repeat, plan.pause_ns)?;
+                (m, None, Some(r))
+            }
+            None => (lab.measure(&p.spec, &p.targets)?, None, None),
             Some(rule) => {
                 let (m, s) = run_steady(lab, p, rule)?;
-                (m, Some(s))
+                (m, Some(s), None)
             }
         };
-        let saved = PointResult { schema: SCHEMA, point: p.clone(), result: m.result, power_w: m.power_w, steady };
+        let saved =
+            PointResult { schema: SCHEMA, point: p.clone(), result: m.result, power_w: m.power_w, steady, repeats };
         dir.save_point(&saved)?;
         lab.emit(Event::PointDone { record: &saved });
         let (interrupted, errored) =
@@ -232,6 +240,35 @@ fn pause(ns: u64, lab: &Lab) -> bool {
         std::thread::sleep(Duration::from_millis(50).min(end - std::time::Instant::now()));
     }
     false
+}
+
+/// Run `p` `repeat.runs` times (pausing `pause_ns` between runs, as between points) and keep
+/// the run `repeat.pick` chooses. A run that is interrupted or fails ends the repeats and is
+/// kept, so the point says so.
+fn run_repeated(lab: &mut Lab, p: &Point, repeat: Repeat, pause_ns: u64) -> Result<(Measured, RepeatRecord), Error> {
+    let mut runs: Vec<Measured> = Vec::with_capacity(repeat.runs as usize);
+    for k in 1..=repeat.runs {
+        if k > 1 && pause_ns > 0 && pause(pause_ns, lab) {
+            break;
+        }
+        let m = lab.measure(&p.spec, &p.targets)?;
+        let cut = m.result.interrupted || !m.result.errors.is_empty() || m.result.stopped_by_error;
+        let iops = m.result.total.iops;
+        let verdict = format!("repeat {k} of {}; the {} run is kept", repeat.runs, repeat.pick);
+        lab.emit(Event::Round { round: k as usize, iops, window: None, verdict: &verdict });
+        runs.push(m);
+        if cut || lab.stopped() {
+            break;
+        }
+    }
+    let iops: Vec<f64> = runs.iter().map(|m| m.result.total.iops).collect();
+    let bw: Vec<f64> = runs.iter().map(|m| m.result.total.bw_bytes_per_s).collect();
+    let last_cut = runs.last().is_some_and(|m| m.result.interrupted || !m.result.errors.is_empty());
+    // A cut run is the point's result (it carries the interruption or the error); else the pick.
+    let kept = if last_cut { runs.len() - 1 } else { repeat::pick_index(&iops, repeat.pick).unwrap_or(0) };
+    let record = RepeatRecord { pick: repeat.pick, runs: repeat.runs, runs_iops: iops, runs_bw_bytes_per_s: bw, kept };
+    let m = runs.swap_remove(kept);
+    Ok((m, record))
 }
 
 /// Run `p` in rounds until the last `rule.window` rounds' IOPS are steady (SNIA PTS) or

@@ -35,6 +35,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
         schema: 1,
         power_w: None,
         steady: None,
+        repeats: None,
         point: Point {
             index: 0,
             spec: AccessSpec::default(),

@@ -198,6 +198,9 @@ pub struct PointResult {
     /// the last round).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyRecord>,
+    /// With `--repeat N`: every run's IOPS and MB/s and which one `result` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<crate::repeat::RepeatRecord>,
 }
 
 /// The rounds of a point run to steady state (SNIA PTS), for the report's convergence chart.

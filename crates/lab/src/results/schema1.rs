@@ -94,6 +94,7 @@ pub fn load(dir: &Path, value: serde_json::Value) -> Result<Results, Error> {
             result: p.result,
             power_w: p.power_w,
             steady: p.steady,
+            repeats: None,
         });
     }
     let manifest = Manifest {
