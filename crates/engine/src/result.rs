@@ -9,7 +9,9 @@ use crate::hist::{Histogram, LatSummary};
 use crate::spec::{AccessSpec, Arrivals};
 use crate::target::TargetInfo;
 
-pub const SCHEMA: u32 = 1;
+/// 2: `lat_ns` runs from just before the submit call (fio's lat); `clat_ns` and `slat_ns`
+/// added. In schema 1, `lat_ns` ran from the submit call's return (what is now `clat_ns`).
+pub const SCHEMA: u32 = 2;
 
 /// Totals of one direction (read, write, both, or fsync).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -22,7 +24,12 @@ pub struct DirStats {
     pub bw_mb_per_s: f64,
     /// 2^20 bytes per second.
     pub bw_mib_per_s: f64,
+    /// Latency from just before the submit call to completion (fio's `lat`): the primary figure.
     pub lat_ns: LatSummary,
+    /// Completion latency from the submit call's return (fio's `clat`), for asynchronous
+    /// backends (io_uring); absent where the submit call completes the I/O (psync, null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clat_ns: Option<LatSummary>,
 }
 
 impl DirStats {
@@ -38,7 +45,14 @@ impl DirStats {
             bw_mb_per_s: bw / 1e6,
             bw_mib_per_s: bw / 1048576.0,
             lat_ns: h.summary(),
+            clat_ns: None,
         }
+    }
+
+    /// The same, with the completion latencies `clat` beside (None when nothing was recorded).
+    pub fn with_clat(mut self, clat: &Histogram) -> DirStats {
+        self.clat_ns = (clat.count() > 0).then(|| clat.summary());
+        self
     }
 }
 
@@ -190,4 +204,8 @@ pub struct RunResult {
     /// Fixed-rate runs only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoopStats>,
+    /// Asynchronous backends: the duration of each measured submit call (fio's `slat`, here per
+    /// call: every I/O of a batch shares its call). `lat` = `slat` + `clat` for each I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slat_ns: Option<LatSummary>,
 }

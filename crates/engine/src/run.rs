@@ -319,6 +319,14 @@ fn aggregate(
     }
     let mut all = all_r.clone();
     all.merge(&all_w);
+    let (mut clat_r, mut clat_w, mut slat) = (Histogram::new(), Histogram::new(), Histogram::new());
+    for r in &reports {
+        clat_r.merge(&r.output.clat_read);
+        clat_w.merge(&r.output.clat_write);
+        slat.merge(&r.output.slat);
+    }
+    let mut clat_all = clat_r.clone();
+    clat_all.merge(&clat_w);
 
     // CPU of the job threads over their measured windows.
     let usr: u64 = reports.iter().map(|r| r.output.cpu_usr_ns).sum();
@@ -426,9 +434,9 @@ fn aggregate(
         },
         targets: targets.iter().map(|t| t.info.clone()).collect(),
         runtime_ns: window,
-        read: DirStats::from_hist(&all_r, rb, window),
-        write: DirStats::from_hist(&all_w, wb, window),
-        total: DirStats::from_hist(&all, rb + wb, window),
+        read: DirStats::from_hist(&all_r, rb, window).with_clat(&clat_r),
+        write: DirStats::from_hist(&all_w, wb, window).with_clat(&clat_w),
+        total: DirStats::from_hist(&all, rb + wb, window).with_clat(&clat_all),
         sync: (all_s.count() > 0).then(|| DirStats::from_hist(&all_s, 0, window)),
         per_target,
         cpu,
@@ -439,6 +447,7 @@ fn aggregate(
         stopped_by_error: reports.iter().any(|r| r.output.stopped_by_error),
         notices: Vec::new(),
         open_loop: spec.rate.map(|rate| open_loop_stats(spec, rate, &reports, window, all.count())),
+        slat_ns: (slat.count() > 0).then(|| slat.summary()),
     }
 }
 

@@ -21,6 +21,7 @@ pub(crate) fn stats(mb: f64) -> DirStats {
         bw_mb_per_s: mb,
         bw_mib_per_s: mb * 1e6 / 1048576.0,
         lat_ns: lat,
+        clat_ns: None,
     }
 }
 
@@ -76,6 +77,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             stopped_by_error: false,
             notices: Vec::new(),
             open_loop: None,
+            slat_ns: None,
         },
     }
 }

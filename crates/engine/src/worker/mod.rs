@@ -4,9 +4,9 @@
 //!
 //! Hot path rules: no allocation, no lock, no formatting, no floating point per I/O. The clock is
 //! read around each submit batch and once after each wait; every I/O of a batch shares the
-//! submit stamp and every completion of a reap pass shares the completion stamp. Like fio, an
-//! async I/O's latency starts when the submit call returns (fio's clat); a synchronous one's
-//! when the call starts.
+//! submit stamps and every completion of a reap pass shares the completion stamp. As fio's
+//! `lat`, an I/O's latency starts just before its submit call; for asynchronous backends its
+//! `clat` (from the call's return) and the call's `slat` are recorded beside it (`stamps.rs`).
 //!
 //! With a fixed rate (`spec.rate`) the loop is open: a slot is filled only when the next
 //! intended issue time from [`Pace`](crate::pace::Pace) has come, the thread sleeps (in the ring's wait, with a
@@ -99,6 +99,11 @@ pub struct JobOutput {
     pub read: Histogram,
     pub write: Histogram,
     pub sync: Histogram,
+    /// Asynchronous backends: completion latency from the submit call's return (fio's clat).
+    pub clat_read: Histogram,
+    pub clat_write: Histogram,
+    /// Asynchronous backends: each measured submit call's duration (fio's slat, per call).
+    pub slat: Histogram,
     pub read_bytes: u64,
     pub write_bytes: u64,
     /// From the start of measurement to the last completion.
@@ -133,7 +138,7 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B) -> JobOutput {
     let begin = now_ns();
     let mut sched = Schedule::new(ctx, begin);
     let mut window = Window::new(spec, begin);
-    let mut rec = Recorder::new(sched.paced(), &spec.thresholds_ns, window.run_ns / SECOND);
+    let mut rec = Recorder::new(sched.paced(), !B::SUBMIT_COMPLETES, &spec.thresholds_ns, window.run_ns / SECOND);
     let mut q = Queue::new::<B>(ctx);
     let mut stopping = false;
     let mut last_t = begin;
@@ -337,6 +342,73 @@ mod tests {
         let out = run_job(&ctx(spec, Some(2000.0)), &mut b);
         assert!(out.gave_up && out.final_lag_ns > 50_000_000, "{}", out.final_lag_ns);
         assert!(now_ns() - t0 < 1_000_000_000, "it stopped early instead of running 2 s");
+    }
+
+    /// An asynchronous backend whose submit call takes `submit_ns` and whose I/Os complete
+    /// `service_ns` after the call returns (the wait spins until then).
+    struct SlowSubmit {
+        pool: BufferPool,
+        inflight: Vec<(u32, i32, u64)>,
+        submit_ns: u64,
+        service_ns: u64,
+    }
+
+    // SAFETY: never touches the buffers; completions are reported only after their time.
+    unsafe impl Backend for SlowSubmit {
+        const SUBMIT_COMPLETES: bool = false;
+        fn pool_mut(&mut self) -> &mut BufferPool {
+            &mut self.pool
+        }
+        fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
+            sleep_until(now_ns() + self.submit_ns);
+            let due = now_ns() + self.service_ns;
+            self.inflight.extend(batch.iter().map(|p| (p.slot, p.len as i32, due)));
+            Ok(())
+        }
+        fn wait(&mut self, _n: u32) -> std::io::Result<()> {
+            if let Some(due) = self.inflight.iter().map(|i| i.2).min() {
+                sleep_until(due);
+            }
+            Ok(())
+        }
+        fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
+            let now = now_ns();
+            self.inflight.retain(|&(slot, res, due)| {
+                let ready = due <= now;
+                if ready {
+                    f(slot, res);
+                }
+                !ready
+            });
+        }
+        fn fsync(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn lat_starts_before_the_submit_call_clat_after_it_and_slat_is_the_call() {
+        // Each submit call takes 300 µs and each I/O then 200 µs more: lat must hold both
+        // (≥ 500 µs), clat only the second (≥ 200 µs, well under lat), slat the first.
+        let spec = AccessSpec { time_ns: Some(200_000_000), qd: 1, ..Default::default() };
+        let mut b = SlowSubmit {
+            pool: BufferPool::new(1, 4096),
+            inflight: Vec::new(),
+            submit_ns: 300_000,
+            service_ns: 200_000,
+        };
+        let out = run_job(&ctx(spec, None), &mut b);
+        let n = out.read.count();
+        assert!(n > 50, "{n} I/Os");
+        assert_eq!(out.clat_read.count(), n, "a clat for every lat");
+        assert!(out.slat.count() >= n - 1, "a slat for every measured call");
+        assert!(out.read.min() >= 500_000, "lat holds the call and the service: {}", out.read.min());
+        assert!(out.clat_read.min() >= 200_000, "clat holds the service: {}", out.clat_read.min());
+        assert!(out.slat.min() >= 300_000, "slat is the call: {}", out.slat.min());
+        // Per I/O, lat = slat + clat (shared stamps): the means add up, within the histogram's
+        // bucket error.
+        let (lat, clat, slat) = (out.read.mean(), out.clat_read.mean(), out.slat.mean());
+        assert!((lat - (clat + slat)).abs() / lat < 0.02, "lat {lat} clat {clat} slat {slat}");
     }
 
     /// Completes every I/O at once and counts writes and fsyncs.

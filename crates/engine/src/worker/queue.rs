@@ -29,7 +29,7 @@ impl Queue {
         Queue {
             gen: Generator::new(spec, ctx.start, ctx.span, ctx.job),
             stamp_writes: spec.has_writes() && pattern::stamps(spec.data),
-            slots: vec![Slot { op: Op::Read, len: 0, offset: 0, t_submit: 0, t_intended: 0 }; qd],
+            slots: vec![Slot { op: Op::Read, len: 0, offset: 0, t_before: 0, t_submit: 0, t_intended: 0 }; qd],
             free: (0..qd as u32).rev().collect(),
             batch: Vec::with_capacity(qd),
             inflight: 0,
@@ -65,14 +65,16 @@ impl Queue {
                 sched.wrote();
             }
             window.issued(io.len);
-            self.slots[slot as usize] = Slot { op: io.op, len: io.len, offset: io.offset, t_submit: 0, t_intended };
+            self.slots[slot as usize] =
+                Slot { op: io.op, len: io.len, offset: io.offset, t_before: 0, t_submit: 0, t_intended };
             self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len });
         }
         true
     }
 
     /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),
-    /// stamping each chunk's I/Os as issued when its call returns.
+    /// stamping each chunk's I/Os just before its call (lat) and when it returns (clat), and
+    /// recording the call's own cost (slat) when measuring.
     #[inline]
     pub(super) fn submit<B: Backend>(
         &mut self,
@@ -81,11 +83,15 @@ impl Queue {
         measuring: bool,
     ) -> std::io::Result<()> {
         for part in self.batch.chunks(self.chunk) {
-            let before = stamp_before_submit::<B>();
+            let before = stamp_before_submit();
             backend.submit(part)?;
             let t_submit = stamp_after_submit::<B>(before);
+            if measuring && !B::SUBMIT_COMPLETES {
+                rec.submitted(t_submit - before);
+            }
             for p in part {
                 let s = &mut self.slots[p.slot as usize];
+                s.t_before = before;
                 s.t_submit = t_submit;
                 if rec.paced && measuring {
                     rec.issued_late(s.lag_ns());

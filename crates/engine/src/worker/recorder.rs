@@ -93,6 +93,8 @@ impl Interval {
 
 pub(super) struct Recorder {
     pub(super) paced: bool,
+    /// Record clat beside lat (an asynchronous backend: the two differ by the submit call).
+    pub(super) clat: bool,
     pub(super) thresholds: Thresholds,
     pub(super) iv: Interval,
     /// Scratch for the per-second roll (both directions), reused: the roll clones nothing.
@@ -104,10 +106,10 @@ pub(super) struct Recorder {
 }
 
 impl Recorder {
-    pub(super) fn new(paced: bool, thresholds: &[u64], seconds_hint: u64) -> Recorder {
+    pub(super) fn new(paced: bool, clat: bool, thresholds: &[u64], seconds_hint: u64) -> Recorder {
         let out = JobOutput { series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1), ..Default::default() };
         let thresholds = Thresholds::new(thresholds);
-        Recorder { paced, thresholds, iv: Interval::new(), both: Histogram::new(), out, ops: 0, bytes: 0 }
+        Recorder { paced, clat, thresholds, iv: Interval::new(), both: Histogram::new(), out, ops: 0, bytes: 0 }
     }
 
     /// Measurement starts: forget what the ramp recorded.
@@ -123,20 +125,34 @@ impl Recorder {
         self.out.late_ops += (lag > LATE_NS) as u64;
     }
 
-    /// A measured I/O completed in full at `done`.
+    /// A measured submit call took `ns` (slat; asynchronous backends only).
+    #[inline]
+    pub(super) fn submitted(&mut self, ns: u64) {
+        self.out.slat.record(ns);
+    }
+
+    /// A measured I/O completed in full at `done`: its lat in the second's histograms, its clat
+    /// (asynchronous backends) in the totals.
     #[inline]
     pub(super) fn completed(&mut self, s: &Slot, done: u64) {
         let iv = &mut self.iv;
-        let service = s.service_ns(done);
+        let service = s.lat_ns(done);
+        let clat = s.clat_ns(done);
         let resp = match s.op {
             Op::Read => {
                 iv.read.record(service);
                 iv.read_bytes += s.len as u64;
+                if self.clat {
+                    self.out.clat_read.record(clat);
+                }
                 &mut iv.resp_read
             }
             Op::Write => {
                 iv.write.record(service);
                 iv.write_bytes += s.len as u64;
+                if self.clat {
+                    self.out.clat_write.record(clat);
+                }
                 &mut iv.resp_write
             }
         };

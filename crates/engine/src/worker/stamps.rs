@@ -1,5 +1,13 @@
-//! Latency stamps: where an I/O's service time and response time start and end. Every clock read
-//! that feeds a latency is here, so moving where latency starts is a change in this one place.
+//! Latency stamps: where an I/O's latencies start and end. Every clock read that feeds a latency
+//! is here, so moving where latency starts is a change in this one place.
+//!
+//! Three figures, fio's names and definitions:
+//! - `lat`: from just before the submit call to the completion stamp — the primary latency, what
+//!   the I/O cost its issuer. An I/O that completes inside the submit call (a page-cache hit,
+//!   the null target) still shows the time the call took, not tens of nanoseconds.
+//! - `clat`: from the return of the submit call to the completion stamp (asynchronous backends
+//!   only; a synchronous call's I/O is complete when it returns, so its clat would be its lat).
+//! - `slat`: the submit call itself, once per call (every I/O of a batch shares it).
 
 use crate::backend::Backend;
 use crate::clock::now_ns;
@@ -11,24 +19,23 @@ pub(super) struct Slot {
     pub(super) op: Op,
     pub(super) len: u32,
     pub(super) offset: u64,
-    /// When it counts as issued (see [`stamp_before_submit`]).
+    /// Just before its submit call (where `lat` starts).
+    pub(super) t_before: u64,
+    /// When its submit call returned (where `clat` starts; for a synchronous backend, the same
+    /// as `t_before`).
     pub(super) t_submit: u64,
     /// Open loop: when it was meant to be issued (0 in closed loop).
     pub(super) t_intended: u64,
 }
 
-/// Read before a submit call: a synchronous backend's I/O starts when its call starts.
+/// Read just before a submit call: where every I/O of the call starts its `lat`.
 #[inline(always)]
-pub(super) fn stamp_before_submit<B: Backend>() -> u64 {
-    if B::SUBMIT_COMPLETES {
-        now_ns()
-    } else {
-        0
-    }
+pub(super) fn stamp_before_submit() -> u64 {
+    now_ns()
 }
 
-/// The issue stamp shared by every I/O of one submit call: for an asynchronous backend, when
-/// the call returns (fio's clat); for a synchronous one, when it started.
+/// Read when a submit call returns: where an asynchronous I/O starts its `clat`. A synchronous
+/// backend's I/O is complete by then, so its clat is its lat: `before`, with no clock read.
 #[inline(always)]
 pub(super) fn stamp_after_submit<B: Backend>(before: u64) -> u64 {
     if B::SUBMIT_COMPLETES {
@@ -45,19 +52,24 @@ pub(super) fn stamp_completion() -> u64 {
 }
 
 impl Slot {
-    /// Service time: from the issue stamp to the completion stamp.
+    /// `lat`: from just before the submit call to the completion stamp.
     #[inline(always)]
-    pub(super) fn service_ns(&self, done: u64) -> u64 {
-        done - self.t_submit
+    pub(super) fn lat_ns(&self, done: u64) -> u64 {
+        done - self.t_before
+    }
+    /// `clat`: from the submit call's return to the completion stamp.
+    #[inline(always)]
+    pub(super) fn clat_ns(&self, done: u64) -> u64 {
+        done.saturating_sub(self.t_submit)
     }
     /// Response time: from the intended issue time (open loop) to the completion stamp.
     #[inline(always)]
     pub(super) fn response_ns(&self, done: u64) -> u64 {
         done.saturating_sub(self.t_intended)
     }
-    /// Open loop: how late the I/O was issued.
+    /// Open loop: how late the I/O was issued (its submit call began).
     #[inline(always)]
     pub(super) fn lag_ns(&self) -> u64 {
-        self.t_submit.saturating_sub(self.t_intended)
+        self.t_before.saturating_sub(self.t_intended)
     }
 }
