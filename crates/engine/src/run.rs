@@ -118,6 +118,41 @@ impl StartGate {
     }
 }
 
+/// Counts job threads that have ended, so the main thread learns of the last one at once
+/// instead of at its next progress tick (a sleep of 250 ms cost every point of a plan about
+/// 150 ms of idle on average).
+struct Finished {
+    count: Mutex<usize>,
+    cv: Condvar,
+}
+
+impl Finished {
+    fn new() -> Finished {
+        Finished { count: Mutex::new(0), cv: Condvar::new() }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, usize> {
+        self.count.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wait until `jobs` threads have ended (true) or `timeout` has passed (false).
+    fn wait(&self, jobs: usize, timeout: Duration) -> bool {
+        let g = self.lock();
+        let (g, _) = self.cv.wait_timeout_while(g, timeout, |n| *n < jobs).unwrap_or_else(|p| p.into_inner());
+        *g >= jobs
+    }
+}
+
+/// Tells [`Finished`] when its job thread ends, however it ends (a panic included).
+struct EndsJob(Arc<Finished>);
+
+impl Drop for EndsJob {
+    fn drop(&mut self) {
+        *self.0.lock() += 1;
+        self.0.cv.notify_all();
+    }
+}
+
 /// Starts a job thread (a test can make it fail).
 type Spawner<'s> = dyn FnMut(std::thread::Builder, Box<dyn FnOnce() -> JobReport + Send>) -> std::io::Result<JoinHandle<JobReport>>
     + 's;
@@ -147,6 +182,7 @@ fn run_streams_with(
     }
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
     let gate = Arc::new(StartGate::new());
+    let finished = Arc::new(Finished::new());
     let started_unix_ms =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let allowed = crate::affinity::allowed_cpus();
@@ -190,8 +226,10 @@ fn run_streams_with(
                 };
                 let kind = t.info.kind;
                 let gate = gate.clone();
+                let ends = EndsJob(finished.clone());
                 let builder = std::thread::Builder::new().name(format!("drivelab-s{si}t{ti}j{j}"));
                 let job = Box::new(move || {
+                    let _ends = ends;
                     let (output, ring) = job_thread(&ctx, kind, file, engine, cpu, &gate);
                     JobReport { stream: si, target: ti, output, ring }
                 });
@@ -207,8 +245,10 @@ fn run_streams_with(
     let begin = now_ns();
     let mut last = (begin, 0u64, 0u64);
     let limit = streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns)).max();
-    while !handles.iter().all(|h| h.is_finished()) {
-        std::thread::sleep(Duration::from_millis(250));
+    loop {
+        if finished.wait(handles.len(), Duration::from_millis(250)) {
+            break;
+        }
         let now = now_ns();
         let ops: u64 = lives.iter().map(|l| l.ops.load(Ordering::Relaxed)).sum();
         let bytes: u64 = lives.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
@@ -562,6 +602,7 @@ mod tests {
     #[test]
     fn the_start_gate_starts_everyone_or_no_one() {
         let gate = Arc::new(StartGate::new());
+    let finished = Arc::new(Finished::new());
         let hs: Vec<_> = (0..3)
             .map(|i| {
                 let g = gate.clone();
@@ -571,6 +612,7 @@ mod tests {
         assert!(!gate.start(3), "one setup failed: nobody runs");
         assert!(hs.into_iter().all(|h| !h.join().unwrap()));
         let gate = Arc::new(StartGate::new());
+    let finished = Arc::new(Finished::new());
         let g = gate.clone();
         let h = std::thread::spawn(move || g.arrive(true));
         assert!(gate.start(1));
