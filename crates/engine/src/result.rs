@@ -117,6 +117,13 @@ pub struct OpenLoopStats {
     /// The run ended on schedule (within `late_threshold_ns`) without giving up: the target
     /// carried the load.
     pub kept_up: bool,
+    /// How the jobs waited for their intended times.
+    #[serde(default)]
+    pub pace: crate::spec::PaceMode,
+    /// Time the job threads spent spinning towards intended times, in % of their measured
+    /// windows (averaged over the jobs: 100 = one core per job). Part of `cpu`.
+    #[serde(default)]
+    pub spin_pct: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

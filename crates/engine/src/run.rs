@@ -517,6 +517,16 @@ fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window:
         late_threshold_ns: LATE_NS,
         late_ops: late,
         late_pct: if lag.count() > 0 { late as f64 * 100.0 / lag.count() as f64 } else { 0.0 },
+        pace: rate.pace,
+        spin_pct: {
+            let spun: u64 = reports.iter().map(|r| r.output.spin_ns).sum();
+            let windows: u64 = reports.iter().map(|r| r.output.window_ns).sum();
+            if windows > 0 {
+                spun as f64 * 100.0 / windows as f64
+            } else {
+                0.0
+            }
+        },
         final_lag_ns: final_lag,
         max_lag_ns: rate.max_lag_ns,
         gave_up,
@@ -602,7 +612,6 @@ mod tests {
     #[test]
     fn the_start_gate_starts_everyone_or_no_one() {
         let gate = Arc::new(StartGate::new());
-    let finished = Arc::new(Finished::new());
         let hs: Vec<_> = (0..3)
             .map(|i| {
                 let g = gate.clone();
@@ -612,7 +621,6 @@ mod tests {
         assert!(!gate.start(3), "one setup failed: nobody runs");
         assert!(hs.into_iter().all(|h| !h.join().unwrap()));
         let gate = Arc::new(StartGate::new());
-    let finished = Arc::new(Finished::new());
         let g = gate.clone();
         let h = std::thread::spawn(move || g.arrive(true));
         assert!(gate.start(1));

@@ -94,6 +94,12 @@ pub(crate) unsafe trait Backend {
         let _ = (n, timeout_ns);
         Ok(())
     }
+    /// Whether a completion can be taken now, without blocking (a ring that defers completion
+    /// work is asked to run it). Used while spinning towards an open-loop job's next intended
+    /// time, so a completion is stamped when it arrives, not when the spin ends.
+    fn poll(&mut self) -> std::io::Result<bool> {
+        Ok(true)
+    }
     /// Hand every available completion to `f(slot, result)`.
     fn reap(&mut self, f: &mut impl FnMut(u32, i32));
     /// Make written data durable (fsync); `Ok` at once where that means nothing.

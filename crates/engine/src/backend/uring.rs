@@ -382,6 +382,19 @@ unsafe impl Backend for Uring {
     }
 
     #[inline]
+    fn poll(&mut self) -> io::Result<bool> {
+        if !self.ring.completion().is_empty() || !self.stash.is_empty() {
+            return Ok(true);
+        }
+        match self.enter_once(0, 0, IORING_ENTER_GETEVENTS) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(!self.ring.completion().is_empty())
+    }
+
+    #[inline]
     fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
         for (slot, res) in self.stash.drain(..) {
             f(slot, res);

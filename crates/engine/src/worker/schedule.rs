@@ -2,13 +2,15 @@
 
 use super::JobCtx;
 use crate::pace::Pace;
-use crate::spec::{Arrivals, SyncMode};
+use crate::spec::{Arrivals, PaceMode, SyncMode};
 
 pub(super) struct Schedule {
     /// Open loop: the intended issue times; None: closed loop (issue whenever a slot is free).
     pub(super) pace: Option<Pace>,
     /// Open loop: give up when this far behind.
     pub(super) max_lag_ns: u64,
+    /// Open loop: how to wait for the next intended time.
+    pub(super) mode: PaceMode,
     /// An fsync after every this many writes (0: never).
     pub(super) fsync_every: u32,
     pub(super) writes_since_sync: u32,
@@ -27,7 +29,8 @@ impl Schedule {
             _ => 0,
         };
         let max_lag_ns = spec.rate.and_then(|r| r.max_lag_ns).unwrap_or(u64::MAX);
-        Schedule { pace, max_lag_ns, fsync_every, writes_since_sync: 0 }
+        let mode = spec.rate.map(|r| r.pace).unwrap_or_default();
+        Schedule { pace, max_lag_ns, mode, fsync_every, writes_since_sync: 0 }
     }
 
     pub(super) fn paced(&self) -> bool {
