@@ -17,6 +17,7 @@ mod report_cmd;
 mod run_cmd;
 mod suite_cmd;
 mod summary;
+mod term;
 
 use clap::Parser;
 

@@ -14,6 +14,7 @@ use drivelab_lab::runner::{self, PlanOptions};
 
 use crate::args::{RunArgs, SafetyArgs};
 use crate::events::{Printer, Style};
+use crate::term::{self, Stream};
 use crate::{output, summary};
 
 /// How a finished command ends the process.
@@ -105,16 +106,12 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     };
     record.result.notices.extend(extra_notices.iter().map(|n| n.to_string()));
     let r = &record.result;
+    // Its I/O errors were said on stderr as they came.
     if !args.quiet {
-        let text = summary::render(r);
         if json_to_stdout {
-            eprint!("{text}");
+            eprint!("{}", summary::render(r, term::width(Stream::Stderr)));
         } else {
-            output::stdout_text(&text);
-        }
-    } else if !r.errors.is_empty() {
-        for e in &r.errors {
-            eprintln!("drivelab: I/O error on {}: {} ({} times)", e.target, e.error, e.count);
+            output::stdout_text(&summary::render(r, term::width(Stream::Stdout)));
         }
     }
     if let Some(j) = args.json.as_deref() {
