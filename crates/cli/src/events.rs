@@ -1,7 +1,12 @@
 //! The printer of the lab's events: every command's progress lines come from here. Lines for
 //! people go to stdout, or to stderr when stdout carries JSON (`--json -`); the live line and
 //! file-creation progress go to stderr and only to a terminal. Every line fits the screen it goes
-//! to ([`crate::term`]). Warnings (notices) and I/O errors go to stderr, always, as they happen.
+//! to ([`crate::term`]).
+//!
+//! `-q` keeps what a script or a reader of the end needs and drops the telling of how it goes:
+//! no live line, no `results:` line, no point, round, probe or slice lines. Warnings (notices) and
+//! I/O errors are never dropped: they go to stderr, always, as they happen; each command prints
+//! its answer (summary, closing line, tables, qos or act answer) itself, quiet or not.
 
 use drivelab_engine::hist::Pct;
 use drivelab_engine::result::RunResult;
@@ -49,8 +54,11 @@ impl Printer {
         }
     }
 
-    /// A line (or several) for people.
+    /// A line (or several) telling how the run goes; `-q` drops it.
     pub fn say(&mut self, text: &str) {
+        if self.quiet {
+            return;
+        }
         self.clear();
         let text = term::wrap(text, term::width(self.stream()));
         match self.stream() {

@@ -1,6 +1,7 @@
 //! `drivelab run` (and the no-argument default's fallback): one point, run by the lab's plan
 //! driver like any plan, so it leaves a results directory that `report` and `compare` read; then
-//! the human summary, and with `--json` the result itself.
+//! the human summary (with `-q` too: it is the answer) and where the report is, and with `--json`
+//! the result itself.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -106,13 +107,12 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     };
     record.result.notices.extend(extra_notices.iter().map(|n| n.to_string()));
     let r = &record.result;
-    // Its I/O errors were said on stderr as they came.
-    if !args.quiet {
-        if json_to_stdout {
-            eprint!("{}", summary::render(r, term::width(Stream::Stderr)));
-        } else {
-            output::stdout_text(&summary::render(r, term::width(Stream::Stdout)));
-        }
+    // The summary is the answer, quiet or not (its I/O errors were said on stderr as they came).
+    let report = format!("report: {}", dir.path().join("report.html").display());
+    if json_to_stdout {
+        eprintln!("{}{report}", summary::render(r, term::width(Stream::Stderr)));
+    } else {
+        output::stdout_text(&format!("{}{report}\n", summary::render(r, term::width(Stream::Stdout))));
     }
     if let Some(j) = args.json.as_deref() {
         if let Err(e) = output::write_json(j, r) {

@@ -204,7 +204,9 @@ fn a_point_whose_io_fails_stops_the_plan_unless_told_to_go_on() {
     let results = s.path("results");
     let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results, "-q"]);
     assert_eq!(o.status.code(), Some(1), "an I/O error is never a success: {}", stderr(&o));
-    assert!(stdout(&o).contains("I/O ERRORS") && stdout(&o).contains("stopped at the point"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("stopped at the point"), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.contains("point 1 (") && err.contains("I/O error on"), "-q never hides an I/O error: {err}");
     let dir = &result_dirs(Path::new(&results))[0];
     assert_eq!(point_files(dir).len(), 1, "the plan stopped at the first errored point");
     let v = json(&dir.join("points").join(&point_files(dir)[0]));

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{drivelab, stderr, Scratch};
+use common::{drivelab, stderr, stdout, Scratch};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_drivelab"))
@@ -84,4 +84,60 @@ fn a_reader_that_stops_reading_ends_drivelab_quietly_and_the_run_goes_on() {
     let points = std::fs::read_dir(dir.join("points")).unwrap().count();
     assert_eq!(points, 2, "the suite ran to its end");
     assert!(dir.join("report.html").is_file());
+}
+
+/// `-q`: only the answer on stdout; the lines that tell how a run goes are gone.
+#[test]
+fn quiet_leaves_only_the_answer_on_stdout_for_every_command() {
+    let s = Scratch::new("quiet");
+    let results = s.path("results");
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, "[defaults]\ntime = \"200ms\"\n[matrix]\nqd = [1, 2]\n").unwrap();
+    let f = s.path("f.dat");
+    let r = results.as_str();
+    // The answer each command ends with, and a line that only tells how it goes.
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (vec!["run", "null", "--time", "200ms", "--results", r], "IOPS", "results: "),
+        (vec!["plan", &plan, "null", "--results", r], "2 points: 2 finished", "[1/2]"),
+        (vec!["suite", "hdparm", "null", "--time", "100ms", "--results", r], "cached reads", "[1/2]"),
+        (
+            vec![
+                "qos",
+                "null",
+                "--by",
+                "qd",
+                "--max-qd",
+                "2",
+                "--objective",
+                "p99<10s",
+                "--time",
+                "100ms",
+                "--results",
+                r,
+            ],
+            "qos: highest queue depth meeting",
+            "probe",
+        ),
+        (
+            vec!["act", &f, "--size", "16m", "--time", "1s", "--slice", "1s", "--no-prep", "--results", r],
+            "act: ",
+            "reads %>(ms)",
+        ),
+    ];
+    // act may fail its certification (a verdict, not an error of drivelab's).
+    let ended = |o: &Output| matches!(o.status.code(), Some(c) if c != 1 && c != 2 && c != 130);
+    for (args, answer, progress) in cases {
+        let loud = drivelab(&args);
+        assert!(ended(&loud), "{args:?}: {}", stderr(&loud));
+        assert!(stdout(&loud).contains(progress), "without -q: {args:?}:\n{}", stdout(&loud));
+        let mut q = args.clone();
+        q.push("-q");
+        let quiet = drivelab(&q);
+        assert!(ended(&quiet), "{q:?}: {}", stderr(&quiet));
+        let out = stdout(&quiet);
+        assert!(out.contains(answer), "-q keeps the answer: {q:?}:\n{out}");
+        assert!(!out.contains(progress), "-q drops {progress:?}: {q:?}:\n{out}");
+        assert!(!out.contains("results: "), "-q drops the opening line: {q:?}:\n{out}");
+        assert!(out.contains("report.html"), "-q still says where the results are: {q:?}:\n{out}");
+    }
 }
