@@ -37,7 +37,7 @@ impl Layout {
 
     /// The table's heading.
     fn heading(self, out: &mut String) {
-        let lat: &[&str] = if self.wide { &["min", "mean", "p50", "p99", "p99.9", "max"] } else { &LAT_NARROW };
+        let lat = if self.wide { &LAT[..] } else { &LAT[1..] };
         self.row(out, "", "ops", "IOPS", "MB/s", &lat.iter().map(|s| s.to_string()).collect::<Vec<_>>());
     }
 
@@ -79,7 +79,8 @@ impl Layout {
     }
 }
 
-const LAT_NARROW: [&str; 5] = ["mean", "p50", "p99", "p99.9", "max"];
+/// The latency columns; the narrow table leaves out the first (min).
+const LAT: [&str; 6] = ["min", "mean", "p50", "p99", "p99.9", "max"];
 
 /// The summary of `r` for a screen `width` columns wide.
 pub fn render(r: &RunResult, width: usize) -> String {
