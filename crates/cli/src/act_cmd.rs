@@ -15,6 +15,7 @@ use drivelab_lab::execute::Lab;
 use crate::args::ActArgs;
 use crate::events::{Printer, Style};
 use crate::run_cmd::{lab_setup, Outcome};
+use crate::term::{self, Stream};
 
 fn dur_ns(flag: &str, v: &str) -> Result<u64, Error> {
     let d = parse_duration(v).map_err(|e| Error::invalid(format!("{flag} {e}")))?;
@@ -101,5 +102,5 @@ pub fn run(args: &ActArgs) -> Result<Outcome, Error> {
         ),
         None => format!("act: no passing load — {}", o.reason),
     };
-    crate::report_cmd::end_search(end.dir.path(), &line, o)
+    crate::report_cmd::end_search(end.dir.path(), &term::wrap(&line, term::width(Stream::Stdout)), o)
 }

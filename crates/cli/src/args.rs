@@ -184,7 +184,8 @@ pub struct PlanArgs {
     pub safety: SafetyArgs,
     #[command(flatten)]
     pub steady: PointsArgs,
-    /// No progress line (point lines and errors still print).
+    /// Only the answer on stdout (the closing line and tables); no live line, no point lines.
+    /// Warnings and errors still go to stderr.
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -221,7 +222,8 @@ pub struct SuiteArgs {
     pub safety: SafetyArgs,
     #[command(flatten)]
     pub steady: PointsArgs,
-    /// No progress line.
+    /// Only the answer on stdout (the closing line and tables); no live line, no point lines.
+    /// Warnings and errors still go to stderr.
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -318,7 +320,8 @@ pub struct ActArgs {
     pub results: String,
     #[command(flatten)]
     pub safety: SafetyArgs,
-    /// No progress line.
+    /// Only the answer on stdout (the score); no live line, no slice tables. Warnings and errors
+    /// still go to stderr.
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -460,7 +463,8 @@ pub struct RunArgs {
     /// Save the full result as JSON here (must not exist yet; `-` for standard output).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<String>,
-    /// No progress line and no summary (errors still go to stderr).
+    /// Only the answer on stdout (run: the summary; qos: the highest load); no live line, no
+    /// probe lines. Warnings and errors still go to stderr.
     #[arg(long, short, help_heading = "Output")]
     pub quiet: bool,
 }

@@ -9,13 +9,13 @@ use drivelab_engine::Error;
 use crate::args::{Cli, Command};
 use crate::run_cmd::{self, Outcome};
 use crate::suite_cmd;
+use crate::term::{self, Stream};
 
 pub const SCRATCH: &str = "drivelab-scratch.dat";
 
 pub fn run() -> Result<Outcome, Error> {
-    crate::output::stdout_line(&format!(
-        "drivelab: no command given; running the quick suite on ./{SCRATCH} (see `drivelab --help`)"
-    ));
+    let line = format!("drivelab: no command given; running the quick suite on ./{SCRATCH} (see `drivelab --help`)");
+    crate::output::stdout_line(&term::wrap(&line, term::width(Stream::Stdout)));
     let Some(Command::Suite(args)) = Cli::parse_from(["drivelab", "suite", "quick", SCRATCH, "--size", "1g"]).command
     else {
         unreachable!("static argv")

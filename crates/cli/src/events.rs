@@ -1,15 +1,23 @@
-//! The printer of the lab's events: every command's lines come from here. Lines for people go to
-//! stdout, or to stderr when stdout carries JSON (`--json -`); the live line and file-creation
-//! progress go to stderr and only to a terminal.
+//! The printer of the lab's events: every command's progress lines come from here. Lines for
+//! people go to stdout, or to stderr when stdout carries JSON (`--json -`); the live line and
+//! file-creation progress go to stderr and only to a terminal. Every line fits the screen it goes
+//! to ([`crate::term`]).
+//!
+//! `-q` keeps what a script or a reader of the end needs and drops the telling of how it goes:
+//! no live line, no `results:` line, no point, round, probe or slice lines. Warnings (notices) and
+//! I/O errors are never dropped: they go to stderr, always, as they happen; each command prints
+//! its answer (summary, closing line, tables, qos or act answer) itself, quiet or not.
 
 use drivelab_engine::hist::Pct;
+use drivelab_engine::result::RunResult;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 use drivelab_lab::act::THRESHOLDS_MS;
 use drivelab_lab::act_run::ActRun;
 use drivelab_lab::execute::Event;
-use drivelab_lab::results::{PointResult, ProbeResult, ProbeRole};
+use drivelab_lab::results::{PointResult, ProbeResult, ProbeRole, QosProbe};
 
 use crate::progress;
+use crate::term::{self, Stream};
 
 /// What the printer shows of points.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -37,13 +45,46 @@ impl Printer {
         Printer { style, quiet, to_stderr, live: None, filling: None, probe: String::new() }
     }
 
-    /// A line for people.
-    pub fn say(&mut self, line: &str) {
-        self.clear();
+    /// Where lines for people go.
+    fn stream(&self) -> Stream {
         if self.to_stderr {
-            eprintln!("{line}");
+            Stream::Stderr
         } else {
-            crate::output::stdout_line(line);
+            Stream::Stdout
+        }
+    }
+
+    /// A line (or several) telling how the run goes; `-q` drops it.
+    pub fn say(&mut self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        self.clear();
+        let text = term::wrap(text, term::width(self.stream()));
+        match self.stream() {
+            Stream::Stderr => eprintln!("{text}"),
+            Stream::Stdout => crate::output::stdout_line(&text),
+        }
+    }
+
+    /// A warning or an error: on stderr, quiet or not; wrapped on a terminal, one line in a log.
+    fn warn(&mut self, text: &str) {
+        self.clear();
+        let line = format!("drivelab: {text}");
+        match term::terminal_width(Stream::Stderr) {
+            Some(w) => eprintln!("{}", term::wrap(&line, w)),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    /// Every I/O error of `r`, on stderr (`what`: which point or probe it was, if several run).
+    fn errors(&mut self, what: &str, r: &RunResult) {
+        for e in &r.errors {
+            let times = if e.count == 1 { "once".to_string() } else { format!("{} times", e.count) };
+            self.warn(&format!(
+                "{what}I/O error on {} ({}): {}, {times}, the first at offset {}",
+                e.target, e.op, e.error, e.first_offset_bytes
+            ));
         }
     }
 
@@ -60,10 +101,7 @@ impl Printer {
     pub fn event(&mut self, e: Event) {
         match e {
             Event::ResultsDir(d) => self.say(&format!("results: {}", d.display())),
-            Event::Notice(n) => {
-                self.clear();
-                eprintln!("drivelab: {n}");
-            }
+            Event::Notice(n) => self.warn(n),
             Event::Fill { path, done_bytes, total_bytes } => {
                 let show = !self.quiet;
                 self.filling.get_or_insert_with(|| progress::Filling::new(path, total_bytes, show)).update(done_bytes)
@@ -81,20 +119,15 @@ impl Printer {
             }
             Event::Round { round, iops, window, verdict } => {
                 let w = window
-                    .map(|w| format!(" · window range {:.1}%, fit change {:.1}%", w.range_pct, w.fit_change_pct))
+                    .map(|w| format!(" · range {:.1}% · slope {:.1}%", w.range_pct, w.fit_change_pct))
                     .unwrap_or_default();
                 self.say(&format!("      round {round}: {} IOPS{w} · {verdict}", fmt_count(iops)))
             }
-            Event::PointDone { record } => {
-                if self.style == Style::Points {
-                    let line = point_line(record);
-                    self.say(&line)
-                }
-            }
+            Event::PointDone { record } => self.point_done(record),
             Event::ProbeStart { what, .. } => self.probe = what.to_string(),
             Event::ActRates { scale: _, rates } => {
                 let line = format!(
-                    "\n{}: {} reads/s of {} bytes, {:.2} large-block reads/s and {:.2} writes/s of {} KiB per target",
+                    "\n{}: per target {} reads/s of {} bytes, {:.2} large-block reads/s and {:.2} writes/s of {} KiB",
                     self.probe,
                     fmt_count(rates.read_iops),
                     rates.read_bytes,
@@ -104,15 +137,7 @@ impl Printer {
                 );
                 self.say(&line)
             }
-            Event::ProbeDone { record } => {
-                let text = match record.act() {
-                    Some(run) => act_slices(record, run),
-                    None => qos_line(record),
-                };
-                if let Some(t) = text {
-                    self.say(&t)
-                }
-            }
+            Event::ProbeDone { record } => self.probe_done(record),
             Event::Info(line) => self.say(line),
             Event::Progress(p) => {
                 if let Some(f) = self.filling.take() {
@@ -122,6 +147,31 @@ impl Printer {
                 self.live.get_or_insert_with(|| progress::Live::new(show)).update(p)
             }
             Event::MeasureEnd => self.clear(),
+        }
+    }
+
+    fn point_done(&mut self, record: &PointResult) {
+        if self.style == Style::Points {
+            self.say(&point_line(record));
+            let what = format!("point {} ({}): ", record.point.index, record.point.label);
+            self.errors(&what, &record.result);
+        } else {
+            self.errors("", &record.result);
+        }
+    }
+
+    fn probe_done(&mut self, record: &ProbeResult) {
+        let text = match (record.act(), record.qos()) {
+            (Some(run), _) => Some(act_slices(record, run)),
+            (None, Some(q)) => qos_line(record, q, self.stream()),
+            (None, None) => None,
+        };
+        if let Some(t) = text {
+            self.say(&t)
+        }
+        let what = format!("{}: ", self.probe);
+        for r in record.results() {
+            self.errors(&what, r);
         }
     }
 
@@ -135,7 +185,7 @@ impl Printer {
     }
 }
 
-/// "      12.3k IOPS  48.1 MB/s  p50 80µs  p99 1.2ms  cpu 14%  4.10 W".
+/// "      12.3k IOPS  48.1 MB/s  p50 80.0µs  p99 1.20ms  cpu 14%  4.10 W".
 fn point_line(r: &PointResult) -> String {
     let t = &r.result.total;
     let flag = if r.result.interrupted {
@@ -146,9 +196,9 @@ fn point_line(r: &PointResult) -> String {
         ""
     };
     format!(
-        "      {} IOPS  {:.1} MB/s  p50 {}  p99 {}  cpu {:.0}%{}{flag}",
+        "      {} IOPS  {}  p50 {}  p99 {}  cpu {:.0}%{}{flag}",
         fmt_count(t.iops),
-        t.bw_mb_per_s,
+        progress::fmt_rate(t.bw_mb_per_s * 1e6),
         fmt_ns(t.lat_ns.p(Pct::P50) as f64),
         fmt_ns(t.lat_ns.p(Pct::P99) as f64),
         r.result.cpu.usr_pct + r.result.cpu.sys_pct,
@@ -156,40 +206,39 @@ fn point_line(r: &PointResult) -> String {
     )
 }
 
-/// "  probe      12.3k IOPS: PASS · achieved 12.3k IOPS · p99 310µs".
-fn qos_line(p: &ProbeResult) -> Option<String> {
-    let q = p.qos()?;
+/// A qos probe in a line, saying which way it went:
+/// `  probe     12.3k IOPS  met    p99 310.0µs < 500µs, p99.9 1.20ms < 5.00ms`,
+/// `  probe     50.0k IOPS  missed p99 191.37ms > 500µs`, or `not judged: ` and why (drivelab
+/// fell behind its schedule, an I/O error, Ctrl-C). A failed probe's words are the lab's own
+/// ([`ProbeResult::why`], which the report shows too); the closed-loop maximum has a line of its
+/// own from the driver.
+fn qos_line(p: &ProbeResult, q: &QosProbe, stream: Stream) -> Option<String> {
     if p.role == ProbeRole::Saturation {
         return None;
     }
-    let measured: Vec<String> =
-        q.evaluation.clauses.iter().map(|c| format!("{} {}", c.label, fmt_ns(c.measured_ns as f64))).collect();
-    let verdict = if p.interrupted {
-        "INTERRUPTED"
-    } else if p.pass {
-        "PASS"
-    } else {
-        "FAIL"
-    };
-    let role = if p.role == ProbeRole::Confirm { "confirm " } else { "probe   " };
+    let role = if p.role == ProbeRole::Confirm { "confirm" } else { "probe" };
     let load =
         if q.result.open_loop.is_some() { format!("{} IOPS", fmt_count(p.value)) } else { format!("qd {}", p.value) };
-    Some(format!(
-        "  {role}{load:>14}: {verdict} · achieved {} IOPS · {}{}",
-        fmt_count(q.result.total.iops),
-        measured.join(", "),
-        // The clauses show a latency failure already; say why only when it was something else.
-        if !p.pass && !p.interrupted && q.evaluation.pass && !p.why.is_empty() {
-            format!(" · {}", p.why)
-        } else {
-            String::new()
-        }
-    ))
+    let verdict = if p.interrupted {
+        "not judged: interrupted".to_string()
+    } else if p.pass {
+        let met: Vec<String> = q.evaluation.clauses.iter().map(|c| c.compared()).collect();
+        format!("met    {}", met.join(", "))
+    } else {
+        p.why.clone()
+    };
+    let power = p.power_w.map(|w| format!(" · {w:.2} W")).unwrap_or_default();
+    let line = format!("  {role:<7} {load:>12}  {verdict}{power}");
+    // Continued under the verdict, so the probes read as a table.
+    Some(term::wrap_under(&line, term::width(stream), Some(VERDICT_COLUMN)))
 }
+
+/// Where a qos probe line's verdict starts: after `  probe   ` and the load.
+const VERDICT_COLUMN: usize = 24;
 
 /// act_latency.py's table: per slice, the percent of reads over 1, 2, 4 ... 64 ms, then the
 /// verdict.
-fn act_slices(p: &ProbeResult, run: &ActRun) -> Option<String> {
+fn act_slices(p: &ProbeResult, run: &ActRun) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let head: String = THRESHOLDS_MS.iter().map(|t| format!("{t:>7}")).collect();
@@ -197,8 +246,10 @@ fn act_slices(p: &ProbeResult, run: &ActRun) -> Option<String> {
     let _ = writeln!(s, "slice {head}      reads/s");
     for sl in &run.slices {
         let cells: String = sl.over_pct.iter().map(|p| format!("{p:>7.2}")).collect();
-        let note = if sl.partial { "  (partial slice: the run was shorter than --slice)" } else { "" };
-        let _ = writeln!(s, "{:>5} {cells} {:>12.1}{note}", sl.index, sl.rate_per_s);
+        let _ = writeln!(s, "{:>5} {cells} {:>12.1}", sl.index, sl.rate_per_s);
+        if sl.partial {
+            let _ = writeln!(s, "      (partial slice: the run was shorter than --slice)");
+        }
     }
     let worst: String = run.verdict.worst.iter().map(|p| format!("{p:>7.2}")).collect();
     let _ = writeln!(s, "  max {worst}");
@@ -215,5 +266,5 @@ fn act_slices(p: &ProbeResult, run: &ActRun) -> Option<String> {
         "FAIL"
     };
     let _ = write!(s, "  {verdict}{}", p.power_w.map(|w| format!(" · {w:.2} W")).unwrap_or_default());
-    Some(s)
+    s
 }

@@ -1,7 +1,7 @@
 //! `drivelab`: the command line. Parses flags, runs the command, maps outcomes to exit codes:
-//! 0 done, 1 the system failed (or an I/O error stopped the run), 2 bad input or a refusal
-//! (nothing was written), 3 the objective was not met (`act`: no passing load; `qos`: no load
-//! meets the objective), 130 interrupted (finished results kept).
+//! 0 done, 1 the system failed (or an I/O error stopped the run, or standard output could not be
+//! written), 2 bad input or a refusal (nothing was written), 3 the objective was not met (`act`:
+//! no passing load; `qos`: no load meets the objective), 130 interrupted (finished results kept).
 
 mod act_cmd;
 mod args;
@@ -17,6 +17,7 @@ mod report_cmd;
 mod run_cmd;
 mod suite_cmd;
 mod summary;
+mod term;
 
 use clap::Parser;
 
@@ -27,9 +28,15 @@ fn main() {
     let cli = match Cli::try_parse_from(negative::join_negative_values(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            std::process::exit(code);
+            // --help and --version go to stdout: a full disk there is a failure like any other.
+            let printed = e.print().and_then(|_| std::io::Write::flush(&mut std::io::stdout()));
+            if e.use_stderr() {
+                std::process::exit(2);
+            }
+            if let Err(err) = printed {
+                output::stdout_error(&err);
+            }
+            std::process::exit(if output::stdout_failed() { 1 } else { 0 });
         }
     };
     let outcome = match &cli.command {
@@ -43,6 +50,7 @@ fn main() {
         Some(Command::Qos(a)) => qos_cmd::run(a),
     };
     let code = match outcome {
+        Ok(Outcome::Done) if output::stdout_failed() => 1,
         Ok(Outcome::Done) => 0,
         Ok(Outcome::StoppedByError) => 1,
         Ok(Outcome::NotMet) => 3,

@@ -1,7 +1,10 @@
 //! Where results and lines go: `--json` files (written whole or not at all through `lab::store`,
 //! never over an existing file, checked before the run so nothing is measured in vain), and
 //! standard output, where a closed pipe (`| head`) silences drivelab instead of killing it or
-//! stopping a run, and a full disk is said once on stderr.
+//! stopping a run (the reader chose to stop reading: exit 0), while any other failure (a full
+//! disk, an I/O error) is said once on stderr and makes the process exit 1 ([`stdout_failed`]):
+//! output that was lost is never a success. The run itself goes on either way, so its results
+//! directory is complete.
 
 use std::io::Write;
 use std::path::Path;
@@ -12,19 +15,35 @@ use drivelab_engine::Error;
 
 /// Standard output stopped accepting lines (closed pipe or a write error already reported).
 static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+/// Writing standard output failed for a reason other than a closed pipe.
+static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// True when some output was lost for a reason other than a closed pipe (the exit code says so).
+pub fn stdout_failed() -> bool {
+    STDOUT_FAILED.load(Ordering::Relaxed)
+}
+
+/// Note how a write to standard output failed: a closed pipe quietly, anything else on stderr
+/// and in the exit code.
+pub fn stdout_error(e: &std::io::Error) {
+    STDOUT_GONE.store(true, Ordering::Relaxed);
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        STDOUT_FAILED.store(true, Ordering::Relaxed);
+        // Not eprintln!: with stderr full as well, saying so must not panic.
+        let _ = writeln!(std::io::stderr(), "drivelab: writing to standard output: {e}");
+    }
+}
 
 /// Write `text` to standard output as it is. A closed pipe makes every later write a no-op (the
-/// run goes on and its results are saved); any other failure is reported once on stderr.
+/// run goes on and its results are saved); any other failure is reported once on stderr and
+/// ends the process with exit code 1.
 pub fn stdout_text(text: &str) {
     if STDOUT_GONE.load(Ordering::Relaxed) {
         return;
     }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        STDOUT_GONE.store(true, Ordering::Relaxed);
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("drivelab: writing to standard output: {e}");
-        }
+        stdout_error(&e);
     }
 }
 

@@ -1,5 +1,7 @@
 //! `drivelab plan`: load a plan (or the plan of a run to resume), check every point against its
-//! targets before anything runs, then run the points into a results directory, one line each.
+//! targets before anything runs, then run the points into a results directory, one line each
+//! (none with `-q`), ending with a line that counts every point once: finished, with I/O errors,
+//! interrupted, done earlier (resume), not run.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,7 @@ use drivelab_lab::runner::{self, PlanOptions};
 use crate::args::{PlanArgs, PointsArgs, SafetyArgs};
 use crate::events::{Printer, Style};
 use crate::run_cmd::{lab_setup, Outcome};
+use crate::term::{self, Stream};
 
 /// Every point (and the precondition), in run order, with its estimated duration.
 pub fn dry_run(plan: &Plan) {
@@ -126,24 +129,8 @@ pub fn execute(
     drop(sink);
     printer.finish();
     let dir = dir.path().to_path_buf();
-    let mut line = format!("{} point(s) finished", outcome.finished);
-    if outcome.interrupted_points > 0 {
-        line += &format!(", {} interrupted", outcome.interrupted_points);
-    }
-    if outcome.skipped > 0 {
-        line += &format!(", {} skipped (done earlier)", outcome.skipped);
-    }
-    if outcome.errored > 0 {
-        line += &format!(", {} with I/O errors", outcome.errored);
-    }
-    if outcome.stopped_by_error {
-        line += " — stopped at the point whose I/O failed (--continue-on-error goes on)";
-    }
-    line += &format!("; results in {}", dir.display());
-    if outcome.interrupted {
-        line += &format!(" — interrupted: `drivelab plan --resume {}` runs the rest", dir.display());
-    }
-    crate::output::stdout_line(&line);
+    let line = closing_line(&outcome, plan.points.len(), &dir);
+    crate::output::stdout_line(&term::wrap(&line, term::width(Stream::Stdout)));
     crate::report_cmd::write_dir_report(&dir)?;
     crate::output::stdout_line(&format!("report: {}", dir.join("report.html").display()));
     let ended = if outcome.interrupted || stopped {
@@ -154,4 +141,28 @@ pub fn execute(
         Outcome::Done
     };
     Ok((ended, dir))
+}
+
+/// How the plan ended, every point counted once: `8 points: 2 finished, 1 interrupted, 5 not run;
+/// results in DIR`, and what to do next when it was cut short.
+fn closing_line(outcome: &runner::Outcome, total: usize, dir: &Path) -> String {
+    let mut counts = vec![format!("{} finished", outcome.finished)];
+    let mut count = |n: usize, what: &str| {
+        if n > 0 {
+            counts.push(format!("{n} {what}"));
+        }
+    };
+    count(outcome.errored, "with I/O errors");
+    count(outcome.interrupted_points, "interrupted");
+    count(outcome.skipped, "done earlier");
+    count(outcome.not_run(total), "not run");
+    let mut line = format!("{total} point{}: {}", if total == 1 { "" } else { "s" }, counts.join(", "));
+    if outcome.stopped_by_error {
+        line += " — stopped at the point whose I/O failed (--continue-on-error goes on)";
+    }
+    line += &format!("; results in {}", dir.display());
+    if outcome.interrupted {
+        line += &format!(" — interrupted: `drivelab plan --resume {}` runs the rest", dir.display());
+    }
+    line
 }

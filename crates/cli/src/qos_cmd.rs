@@ -12,6 +12,7 @@ use drivelab_lab::search::parse_objective;
 use crate::args::QosArgs;
 use crate::events::{Printer, Style};
 use crate::run_cmd::{lab_setup, Outcome};
+use crate::term::{self, Stream};
 
 pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
     let objective = parse_objective(&args.objective).map_err(|e| Error::invalid(format!("--objective {e}")))?;
@@ -46,7 +47,7 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
         (Some(b), SearchBy::Qd) => format!("qos: highest queue depth meeting {objective}: qd {b} ({})", o.reason),
         (None, _) => format!("qos: no load meets {objective}: {}", o.reason),
     };
-    crate::report_cmd::end_search(end.dir.path(), &line, o)
+    crate::report_cmd::end_search(end.dir.path(), &term::wrap(&line, term::width(Stream::Stdout)), o)
 }
 
 fn flag(field: QosField) -> &'static str {

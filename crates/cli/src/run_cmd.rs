@@ -1,6 +1,7 @@
 //! `drivelab run` (and the no-argument default's fallback): one point, run by the lab's plan
 //! driver like any plan, so it leaves a results directory that `report` and `compare` read; then
-//! the human summary, and with `--json` the result itself.
+//! the human summary (with `-q` too: it is the answer) and where the report is, and with `--json`
+//! the result itself.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,6 +15,7 @@ use drivelab_lab::runner::{self, PlanOptions};
 
 use crate::args::{RunArgs, SafetyArgs};
 use crate::events::{Printer, Style};
+use crate::term::{self, Stream};
 use crate::{output, summary};
 
 /// How a finished command ends the process.
@@ -109,17 +111,12 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     };
     record.result.notices.extend(extra_notices.iter().map(|n| n.to_string()));
     let r = &record.result;
-    if !args.quiet {
-        let text = summary::render(r);
-        if json_to_stdout {
-            eprint!("{text}");
-        } else {
-            output::stdout_text(&text);
-        }
-    } else if !r.errors.is_empty() {
-        for e in &r.errors {
-            eprintln!("drivelab: I/O error on {}: {} ({} times)", e.target, e.error, e.count);
-        }
+    // The summary is the answer, quiet or not (its I/O errors were said on stderr as they came).
+    let report = format!("report: {}", dir.path().join("report.html").display());
+    if json_to_stdout {
+        eprintln!("{}{report}", summary::render(r, term::width(Stream::Stderr)));
+    } else {
+        output::stdout_text(&format!("{}{report}\n", summary::render(r, term::width(Stream::Stdout))));
     }
     if let Some(j) = args.json.as_deref() {
         if let Err(e) = output::write_json(j, r) {

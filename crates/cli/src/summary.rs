@@ -1,4 +1,14 @@
-//! The human summary of a result: what ran, on what, and the numbers, in a few lines.
+//! The human summary of a result: what ran, on what, and the numbers, in a few lines that fit
+//! the screen (see [`crate::term`]). At the default 80 columns the table keeps the figures a
+//! reader compares (IOPS, MB/s, mean, p50, p99, p99.9, max: 71 columns); a terminal of at least
+//! [`WIDE`] columns adds the I/O count and the minimum (91 columns). Prose lines (the engine's
+//! flags, the schedule, CPU-bound, notes) are wrapped to the width rather than cut, so nothing
+//! is lost on a narrow screen.
+//!
+//! Rates are MB/s (10^6 bytes per second) and sizes binary (KiB, MiB, GiB, as `--size` reads
+//! them), everywhere drivelab prints; the JSON keeps both `bw_mb_per_s` and `bw_mib_per_s`.
+//! I/O errors are listed on stderr as they happen ([`crate::events`]); the summary counts them,
+//! so it never reads as a clean measurement.
 
 use std::fmt::Write;
 
@@ -8,97 +18,116 @@ use drivelab_engine::spec::Arrivals;
 use drivelab_engine::target::TargetKind;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 
-fn dir_line(out: &mut String, name: &str, d: &DirStats) {
-    if d.ops == 0 {
-        return;
+use crate::term;
+
+/// From this width on, the table has its wide form.
+pub const WIDE: usize = 100;
+
+/// Which columns the latency table has.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// The I/O count and the minimum latency.
+    wide: bool,
+}
+
+impl Layout {
+    fn for_width(width: usize) -> Layout {
+        Layout { wide: width >= WIDE }
     }
-    let rates = [fmt_count(d.iops), format!("{:.1}", d.bw_mb_per_s), format!("{:.1}", d.bw_mib_per_s)];
-    lat_row(out, name, d.ops, &rates, &d.lat_ns);
-}
 
-/// One row of the table: name, ops, three rate cells, then the latency columns.
-fn lat_row(out: &mut String, name: &str, ops: u64, rates: &[String; 3], l: &LatSummary) {
-    let _ = writeln!(
-        out,
-        "  {name:<6} {ops:>9} {:>9} {:>9} {:>9} │ {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        rates[0],
-        rates[1],
-        rates[2],
-        fmt_ns(l.min as f64),
-        fmt_ns(l.mean),
-        fmt_ns(l.p(Pct::P50) as f64),
-        fmt_ns(l.p(Pct::P99) as f64),
-        fmt_ns(l.p(Pct::P99_9) as f64),
-        fmt_ns(l.max as f64),
-    );
-}
+    /// The table's heading.
+    fn heading(self, out: &mut String) {
+        let lat = if self.wide { &LAT[..] } else { &LAT[1..] };
+        self.row(out, "", "ops", "IOPS", "MB/s", &lat.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    }
 
-/// Response times and how the schedule held, for a fixed-rate run.
-fn open_loop_lines(out: &mut String, o: &OpenLoopStats) {
-    let l = &o.total_resp_lat_ns;
-    let arrivals = match o.arrivals {
-        Arrivals::Uniform => "uniform",
-        Arrivals::Poisson => "poisson",
-    };
-    let _ = writeln!(
-        out,
-        "\n  fixed rate {} IOPS ({arrivals}), achieved {} IOPS; above: service time from submission",
-        fmt_count(o.target_iops),
-        fmt_count(o.achieved_iops)
-    );
-    let ops = l.histogram.buckets.iter().map(|b| b[1]).sum::<u64>();
-    lat_row(out, "resp", ops, &Default::default(), l);
-    let _ = writeln!(
-        out,
-        "  (resp: from each I/O's intended issue time; schedule lag p99 {}, max {}; {:.2}% of I/Os over {} late)",
-        fmt_ns(o.lag_ns.p(Pct::P99) as f64),
-        fmt_ns(o.lag_ns.max as f64),
-        o.late_pct,
-        fmt_ns(o.late_threshold_ns as f64)
-    );
-    if o.gave_up {
-        let _ = writeln!(
-            out,
-            "  GAVE UP: the schedule fell {} behind (limit {}): the target could not carry this rate",
-            fmt_ns(o.final_lag_ns as f64),
-            fmt_ns(o.max_lag_ns.unwrap_or(0) as f64)
-        );
-    } else if !o.kept_up {
-        let _ = writeln!(
-            out,
-            "  BEHIND: the schedule was {} behind at the end: the target could not keep up with this rate",
-            fmt_ns(o.final_lag_ns as f64)
-        );
+    /// One row: name, ops (wide), IOPS, MB/s, then the latency cells.
+    fn row(self, out: &mut String, name: &str, ops: &str, iops: &str, mbs: &str, lat: &[String]) {
+        let _ = write!(out, "  {name:<5}");
+        if self.wide {
+            let _ = write!(out, " {ops:>10}");
+        }
+        let _ = write!(out, " {iops:>7} {mbs:>8} │");
+        for cell in lat {
+            let _ = write!(out, " {cell:>8}");
+        }
+        out.push('\n');
+    }
+
+    /// A row of figures: `rates` is `None` for response times (their rates are the run's).
+    fn lat_row(self, out: &mut String, name: &str, ops: u64, rates: Option<(f64, f64)>, l: &LatSummary) {
+        let mut lat = Vec::with_capacity(6);
+        if self.wide {
+            lat.push(fmt_ns(l.min as f64));
+        }
+        lat.push(fmt_ns(l.mean));
+        for p in [Pct::P50, Pct::P99, Pct::P99_9] {
+            lat.push(fmt_ns(l.p(p) as f64));
+        }
+        lat.push(fmt_ns(l.max as f64));
+        let (iops, mbs) = match rates {
+            Some((iops, mb)) => (fmt_count(iops), format!("{mb:.1}")),
+            None => (String::new(), String::new()),
+        };
+        self.row(out, name, &ops.to_string(), &iops, &mbs, &lat);
+    }
+
+    fn dir_row(self, out: &mut String, name: &str, d: &DirStats) {
+        if d.ops > 0 {
+            self.lat_row(out, name, d.ops, Some((d.iops, d.bw_mb_per_s)), &d.lat_ns);
+        }
     }
 }
 
-pub fn render(r: &RunResult) -> String {
+/// The latency columns; the narrow table leaves out the first (min).
+const LAT: [&str; 6] = ["min", "mean", "p50", "p99", "p99.9", "max"];
+
+/// The summary of `r` for a screen `width` columns wide.
+pub fn render(r: &RunResult, width: usize) -> String {
+    let layout = Layout::for_width(width);
     let mut out = String::new();
+    header(&mut out, r);
+    out.push('\n');
+    layout.heading(&mut out);
+    layout.dir_row(&mut out, "read", &r.read);
+    layout.dir_row(&mut out, "write", &r.write);
+    if r.read.ops > 0 && r.write.ops > 0 {
+        layout.dir_row(&mut out, "total", &r.total);
+    }
+    if let Some(sync) = &r.sync {
+        layout.dir_row(&mut out, "fsync", sync);
+    }
+    if let Some(o) = &r.open_loop {
+        open_loop_lines(&mut out, o, layout);
+    }
+    per_target(&mut out, r);
+    cpu_lines(&mut out, r);
+    problems(&mut out, r);
+    term::wrap(&out, width)
+}
+
+/// What ran (the engine's flags on a line of their own), on what, for how long.
+fn header(out: &mut String, r: &RunResult) {
     let s = &r.spec;
     let mode = if s.direct { "O_DIRECT" } else { "buffered" };
-    let ring = r
-        .engine
-        .ring
-        .as_ref()
-        .map(|f| {
-            let mut parts = f.flags.clone();
-            if f.fixed_file {
-                parts.push("fixed file".into());
-            }
-            if f.fixed_buffers {
-                parts.push("fixed buffers".into());
-            }
-            format!(" ({})", parts.join(", "))
-        })
-        .unwrap_or_default();
-    let _ = writeln!(out, "drivelab {} · {} · {}{} · {}", r.tool.version, s.label(), r.engine.backend, ring, mode);
+    let _ = writeln!(out, "drivelab {} · {} · {} · {}", r.tool.version, s.label(), r.engine.backend, mode);
+    if let Some(f) = &r.engine.ring {
+        let mut parts = f.flags.clone();
+        if f.fixed_file {
+            parts.push("fixed file".into());
+        }
+        if f.fixed_buffers {
+            parts.push("fixed buffers".into());
+        }
+        let _ = writeln!(out, "  {}: {}", r.engine.backend, parts.join(", "));
+    }
     for t in &r.targets {
         let kind = match t.kind {
             TargetKind::File => "file",
             TargetKind::Block => "block device",
             TargetKind::Null => "null",
         };
-        let mut facts = vec![kind.to_string(), format!("{} bytes", t.size_bytes)];
+        let mut facts = vec![kind.to_string(), fmt_bytes(t.size_bytes)];
         if let Some(m) = &t.model {
             facts.push(m.clone());
         }
@@ -115,46 +144,88 @@ pub fn render(r: &RunResult) -> String {
         if s.ramp_ns > 0 { format!(" after {:.1}s ramp", s.ramp_ns as f64 / 1e9) } else { String::new() },
         if r.interrupted { " — INTERRUPTED, partial result" } else { "" }
     );
-    let _ = writeln!(
-        out,
-        "\n  {:<6} {:>9} {:>9} {:>9} {:>9} │ {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "", "ops", "IOPS", "MB/s", "MiB/s", "min", "mean", "p50", "p99", "p99.9", "max"
-    );
-    dir_line(&mut out, "read", &r.read);
-    dir_line(&mut out, "write", &r.write);
-    if r.read.ops > 0 && r.write.ops > 0 {
-        dir_line(&mut out, "total", &r.total);
-    }
-    if let Some(sync) = &r.sync {
-        dir_line(&mut out, "fsync", sync);
-    }
-    if let Some(o) = &r.open_loop {
-        open_loop_lines(&mut out, o);
-    }
-    if r.per_target.len() > 1 {
-        let _ = writeln!(out, "\n  per target:");
-        for t in &r.per_target {
-            let _ = writeln!(
-                out,
-                "  {:<24} {:>9} IOPS {:>9.1} MB/s  p99 {}",
-                t.path,
-                fmt_count(t.total.iops),
-                t.total.bw_mb_per_s,
-                fmt_ns(t.total.lat_ns.p(Pct::P99) as f64)
-            );
+}
+
+/// A size in binary units, exact when whole (`64 MiB`), else to a tenth (`931.5 GiB`).
+fn fmt_bytes(b: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if b >= 1 << shift {
+            let v = b as f64 / (1u64 << shift) as f64;
+            return if b % (1 << shift) == 0 { format!("{v:.0} {unit}") } else { format!("{v:.1} {unit}") };
         }
     }
+    format!("{b} bytes")
+}
+
+/// Response times and how the schedule held, for a fixed-rate run.
+fn open_loop_lines(out: &mut String, o: &OpenLoopStats, layout: Layout) {
+    let l = &o.total_resp_lat_ns;
+    let arrivals = match o.arrivals {
+        Arrivals::Uniform => "uniform",
+        Arrivals::Poisson => "poisson",
+    };
+    let ops = l.histogram.buckets.iter().map(|b| b[1]).sum::<u64>();
+    layout.lat_row(out, "resp", ops, None, l);
+    let _ = writeln!(out, "  resp: from each I/O's intended issue time; the rows above from submission");
+    let _ = writeln!(
+        out,
+        "\n  fixed rate {} IOPS ({arrivals}), achieved {} IOPS",
+        fmt_count(o.target_iops),
+        fmt_count(o.achieved_iops)
+    );
+    let _ = writeln!(
+        out,
+        "  schedule lag p99 {}, max {}; {:.2}% of I/Os over {} late",
+        fmt_ns(o.lag_ns.p(Pct::P99) as f64),
+        fmt_ns(o.lag_ns.max as f64),
+        o.late_pct,
+        fmt_ns(o.late_threshold_ns as f64)
+    );
+    if o.gave_up {
+        let _ = writeln!(
+            out,
+            "  GAVE UP: {} behind schedule (limit {}): the target could not carry this rate",
+            fmt_ns(o.final_lag_ns as f64),
+            fmt_ns(o.max_lag_ns.unwrap_or(0) as f64)
+        );
+    } else if !o.kept_up {
+        let _ = writeln!(
+            out,
+            "  BEHIND: {} behind schedule at the end: the target could not keep up",
+            fmt_ns(o.final_lag_ns as f64)
+        );
+    }
+}
+
+fn per_target(out: &mut String, r: &RunResult) {
+    if r.per_target.len() < 2 {
+        return;
+    }
+    let _ = writeln!(out, "\n  per target:");
+    for t in &r.per_target {
+        let _ = writeln!(
+            out,
+            "  {:<24} {:>7} IOPS {:>8.1} MB/s  p99 {}",
+            t.path,
+            fmt_count(t.total.iops),
+            t.total.bw_mb_per_s,
+            fmt_ns(t.total.lat_ns.p(Pct::P99) as f64)
+        );
+    }
+}
+
+fn cpu_lines(out: &mut String, r: &RunResult) {
     let c = &r.cpu;
     let _ = writeln!(
         out,
-        "\n  cpu    usr {:.1}% sys {:.1}% of a core ({:.1}% of {} cores), {} per I/O; achieved qd {:.1} per job",
+        "\n  cpu    usr {:.1}% sys {:.1}% of a core ({:.1}% of {} cores), {} per I/O",
         c.usr_pct,
         c.sys_pct,
         c.machine_pct,
         c.cores,
-        fmt_ns(c.ns_per_io),
-        r.qd_mean
+        fmt_ns(c.ns_per_io)
     );
+    let _ = writeln!(out, "  qd     {:.1} in flight on average per job (of {})", r.qd_mean, r.spec.qd);
     if c.cpu_bound {
         let _ = writeln!(
             out,
@@ -163,18 +234,31 @@ pub fn render(r: &RunResult) -> String {
             (c.runnable_pct - c.busiest_job_pct).max(0.0)
         );
     }
-    for e in &r.errors {
+}
+
+/// I/O errors (counted here; each is on stderr) and the run's notices.
+fn problems(out: &mut String, r: &RunResult) {
+    if !r.errors.is_empty() {
+        let failed: u64 = r.errors.iter().map(|e| e.count).sum();
         let _ = writeln!(
             out,
-            "  ERROR  {} {}: {} × {} (first at offset {})",
-            e.target, e.op, e.count, e.error, e.first_offset_bytes
+            "  I/O ERRORS: {failed} I/O(s) failed (on standard error); the figures describe a failing target{}",
+            if r.stopped_by_error { "; the run stopped at the first (--continue-on-error goes on)" } else { "" }
         );
-    }
-    if r.stopped_by_error {
-        let _ = writeln!(out, "  the run stopped at the first I/O error (use --continue-on-error to keep going)");
     }
     for n in &r.notices {
         let _ = writeln!(out, "  note: {n}");
     }
-    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_binary_and_exact_when_whole() {
+        assert_eq!(fmt_bytes(64 << 20), "64 MiB");
+        assert_eq!(fmt_bytes(1_000_204_886_016), "931.5 GiB");
+        assert_eq!(fmt_bytes(512), "512 bytes");
+    }
 }

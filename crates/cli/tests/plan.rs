@@ -160,7 +160,7 @@ fn an_interrupted_plan_resumes_without_running_a_point_twice() {
 
     let o = drivelab(&["plan", "--resume", dir.to_str().unwrap(), "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("skipped"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("4 points: 3 finished, 1 done earlier"), "{}", stdout(&o));
     let after: Vec<String> = point_files(&dir).into_iter().filter(|f| !f.ends_with(".interrupted.json")).collect();
     assert_eq!(after.len(), 4, "{after:?}");
     assert_eq!(std::fs::read(dir.join("points").join(&before[0])).unwrap(), first, "point 1 was not run again");
@@ -204,7 +204,9 @@ fn a_point_whose_io_fails_stops_the_plan_unless_told_to_go_on() {
     let results = s.path("results");
     let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results, "-q"]);
     assert_eq!(o.status.code(), Some(1), "an I/O error is never a success: {}", stderr(&o));
-    assert!(stdout(&o).contains("I/O ERRORS") && stdout(&o).contains("stopped at the point"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("stopped at the point"), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.contains("point 1 (") && err.contains("I/O error on"), "-q never hides an I/O error: {err}");
     let dir = &result_dirs(Path::new(&results))[0];
     assert_eq!(point_files(dir).len(), 1, "the plan stopped at the first errored point");
     let v = json(&dir.join("points").join(&point_files(dir)[0]));
@@ -336,4 +338,85 @@ fn repeated_points_keep_the_best_or_the_median_run_and_save_every_run() {
     let o = drivelab(&["suite", "sync", "null", "--repeat", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--repeat 0 runs: give 1..100"), "{}", stderr(&o));
+}
+
+/// The closing line's counts: `N points: F finished, I interrupted, R not run`.
+fn closing_counts(out: &str) -> (usize, Vec<(usize, String)>) {
+    let line = out.lines().find(|l| l.contains(" points: ")).unwrap_or_else(|| panic!("no closing line:\n{out}"));
+    let (total, rest) = line.split_once(" points: ").unwrap();
+    let counts = rest.split(';').next().unwrap();
+    let counts = counts
+        .split(", ")
+        .map(|c| {
+            let (n, what) = c.split_once(' ').unwrap();
+            (n.parse().unwrap(), what.to_string())
+        })
+        .collect();
+    (total.parse().unwrap(), counts)
+}
+
+fn count_of(counts: &[(usize, String)], what: &str) -> usize {
+    counts.iter().find(|(_, w)| w == what).map_or(0, |(n, _)| *n)
+}
+
+#[test]
+fn after_ctrl_c_the_closing_line_counts_finished_interrupted_and_unrun_points_apart() {
+    let s = Scratch::new("plan-count");
+    let (plan, results) = (four_second_plan(&s), s.path("results"));
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .args(["plan", &plan, "null", "--results", &results])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1600));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let dir = &result_dirs(Path::new(&results))[0];
+    let files = point_files(dir);
+    let cut = files.iter().filter(|f| f.ends_with(".interrupted.json")).count();
+    let (total, counts) = closing_counts(&stdout(&o));
+    assert_eq!(total, 4, "{counts:?}");
+    assert_eq!(count_of(&counts, "finished"), files.len() - cut, "{counts:?} vs {files:?}");
+    assert_eq!(count_of(&counts, "interrupted"), cut, "{counts:?} vs {files:?}");
+    assert_eq!(count_of(&counts, "not run"), 4 - files.len(), "{counts:?} vs {files:?}");
+    assert!(cut == 1 && files.len() < 4, "the point in progress was cut: {files:?}");
+}
+
+/// Ctrl-C while a later point's new target is being written: the plan still ends with its
+/// closing line and report, the point counted as interrupted (nothing of it saved), the partial
+/// file removed.
+#[test]
+fn ctrl_c_while_a_later_points_file_is_created_still_counts_every_point() {
+    let s = Scratch::new("plan-count-fill");
+    let (results, new) = (s.path("results"), s.path("second.dat"));
+    // jbod on null and a new 1 GiB file: points 1-4 run on null alone, point 5 creates the file.
+    let args = ["suite", "jbod", "null", &new, "--size", "1g", "--time", "100ms", "--results", &results];
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !Path::new(&new).exists() {
+        assert!(start.elapsed().as_secs() < 60, "the file was never created");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let dir = &result_dirs(Path::new(&results))[0];
+    let files = point_files(dir);
+    let (total, counts) = closing_counts(&stdout(&o));
+    assert_eq!(total, 8, "{}", stdout(&o));
+    let (finished, cut, unrun) =
+        (count_of(&counts, "finished"), count_of(&counts, "interrupted"), count_of(&counts, "not run"));
+    assert_eq!(finished, files.iter().filter(|f| !f.ends_with(".interrupted.json")).count(), "{counts:?} {files:?}");
+    assert_eq!(finished + cut + unrun, 8, "every point counted once: {counts:?}");
+    assert_eq!((finished, cut), (4, 1), "the four points on null finished, the fifth was cut: {counts:?}");
+    assert!(dir.join("report.html").is_file(), "the report is written for what finished");
+    assert!(!Path::new(&new).exists(), "the half-written file was removed");
 }

@@ -160,7 +160,6 @@ fn act_refuses_a_device_not_named_for_destruction_and_searches_on_loop_devices()
         "1s",
         "--results",
         &results,
-        "-q",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("filling"), "ACT's prep ran first: {}", stdout(&o));
@@ -290,7 +289,6 @@ fn steady_state_rounds_are_saved_with_the_point_after_preconditioning() {
         "7",
         "--results",
         &results,
-        "-q",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).matches("preconditioning").count(), 2, "{}", stdout(&o));
@@ -329,7 +327,6 @@ fn qos_runs_on_a_loop_device_and_reads_need_no_permission() {
         "20",
         "--results",
         &results,
-        "-q",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(Saved::load(&only_dir(&results)).outcome["best"].as_f64().unwrap() > 0.0);

@@ -11,7 +11,7 @@
 //! is not a latency, and a load that errors has not been carried.
 
 use drivelab_engine::hist::{Histogram, Pct};
-use drivelab_engine::result::RunResult;
+use drivelab_engine::result::{OpenLoopStats, RunResult};
 use drivelab_engine::spec::Rate;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 use drivelab_engine::Error;
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::execute::{Event, Lab};
 use crate::results::{Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, ResultsDir, Setup, SCHEMA};
-use crate::search::{HighestPassing, Objective, SearchSpace, Step};
+use crate::search::{Evaluation, HighestPassing, Objective, SearchSpace, Step};
 
 /// What a qos search was asked.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -266,19 +266,7 @@ impl Search<'_, '_, '_> {
         let evaluation = self.setup.objective.evaluate(&hist);
         let failed_io = errored(&r);
         let pass = role != ProbeRole::Saturation && evaluation.pass && !fell_behind && !failed_io && !r.interrupted;
-        let why = if failed_io {
-            error_reason(&r)
-        } else if fell_behind {
-            "fell behind the schedule".into()
-        } else {
-            let over: Vec<String> = evaluation
-                .clauses
-                .iter()
-                .filter(|c| !c.pass)
-                .map(|c| format!("{} {} over {}", c.label, fmt_ns(c.measured_ns as f64), fmt_ns(c.limit_ns as f64)))
-                .collect();
-            over.join(", ")
-        };
+        let why = why_not(&r, &evaluation, fell_behind);
         let slug = match role {
             ProbeRole::Saturation => "saturation".to_string(),
             _ => crate::store::slug(&format!("{} {value:.0} {}", role_word(role), self.setup.by.unit())),
@@ -309,6 +297,37 @@ fn role_word(role: ProbeRole) -> &'static str {
         ProbeRole::Probe | ProbeRole::Load => "probe",
         ProbeRole::Confirm => "confirm",
     }
+}
+
+/// Why a probe is not a pass, in a line: not judged for an I/O error; the objective missed, each clause that
+/// failed with its figure against its limit (`missed p99 191.37ms > 500µs`), and whether the
+/// schedule fell behind as well; or, with the objective met, that the schedule fell behind.
+/// Response times already hold every wait the target caused, so a probe that met the objective
+/// while its schedule slipped was let down by drivelab's own issuing (CPU, timer wake-ups), not
+/// by the target: it is not judged, and counts as a miss, since the I/Os still queued at the end
+/// were never timed. Empty when nothing stands against a pass.
+fn why_not(r: &RunResult, evaluation: &Evaluation, fell_behind: bool) -> String {
+    if errored(r) {
+        return format!("not judged: {}", error_reason(r));
+    }
+    let late = || r.open_loop.as_ref().map(|o| format!(" ({})", lateness(o))).unwrap_or_default();
+    if r.total.ops == 0 {
+        return "not judged: no I/O completed".into();
+    }
+    if !evaluation.pass {
+        let over: Vec<String> = evaluation.clauses.iter().filter(|c| !c.pass).map(|c| c.compared()).collect();
+        let also = if fell_behind { format!("; behind schedule{}", late()) } else { String::new() };
+        return format!("missed {}{also}", over.join(", "));
+    }
+    if fell_behind {
+        return format!("not judged: drivelab fell behind its schedule{}", late());
+    }
+    String::new()
+}
+
+/// How late a fixed-rate run's I/Os went out: `10.2% of I/Os over 1.0ms late`.
+fn lateness(o: &OpenLoopStats) -> String {
+    format!("{:.1}% of I/Os over {} late", o.late_pct, fmt_ns(o.late_threshold_ns as f64))
 }
 
 /// An I/O error stopped or marred the run.

@@ -32,22 +32,37 @@ pub struct PlanOptions {
     pub repeat: Repeat,
 }
 
-/// What a plan run ended with.
+/// What a plan run ended with. Every point of the plan is in exactly one of `finished`,
+/// `errored`, `interrupted_points`, `skipped` or [`Outcome::not_run`], so a closing line built
+/// from them adds up.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
-    /// Points that ran to their end and were saved.
+    /// Points that ran to their end without an I/O error and were saved.
     pub finished: usize,
-    /// Points cut short by Ctrl-C (saved as `.interrupted.json`, not counted as done).
+    /// Points cut short by Ctrl-C: saved as `.interrupted.json` (not counted as done) when they
+    /// had begun measuring; not saved when the stop came while their target was being created.
     pub interrupted_points: usize,
     /// Points skipped because an earlier run finished them (resume).
     pub skipped: usize,
     pub interrupted: bool,
-    /// Points whose I/O failed (saved, marked in every table).
+    /// Points that ran to their end, or stopped, with I/O errors (saved, marked in every table).
     pub errored: usize,
     /// The plan stopped at an errored point (without `continue_on_error`).
     pub stopped_by_error: bool,
     /// The last point run, as saved (what `drivelab run` summarizes).
     pub last: Option<PointResult>,
+}
+
+impl Outcome {
+    /// Points this run started (finished, errored or interrupted).
+    pub fn ran(&self) -> usize {
+        self.finished + self.errored + self.interrupted_points
+    }
+
+    /// Points of a plan of `total` that neither ran nor had run before.
+    pub fn not_run(&self, total: usize) -> usize {
+        total.saturating_sub(self.ran() + self.skipped)
+    }
 }
 
 /// Every check that can refuse, for every point and the precondition, before anything runs:
@@ -145,11 +160,30 @@ pub fn check_resume(saved: &crate::results::Results) -> Result<(), Error> {
     Ok(())
 }
 
-/// Run every point of `plan` that has no result in `dir` yet, saving each as it finishes.
+/// Run every point of `plan` that has no result in `dir` yet, saving each as it finishes. Ctrl-C
+/// at any moment (a point's target or the precondition being created included) ends it with what
+/// finished counted, never with an error.
 pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> Result<Outcome, Error> {
+    let mut out = Outcome::default();
+    match run_points(lab, plan, dir, opts, &mut out) {
+        Err(e) if e.is_interrupted() => {
+            out.interrupted = true;
+            Ok(out)
+        }
+        Err(e) => Err(e),
+        Ok(()) => Ok(out),
+    }
+}
+
+fn run_points(
+    lab: &mut Lab,
+    plan: &Plan,
+    dir: &ResultsDir,
+    opts: &PlanOptions,
+    out: &mut Outcome,
+) -> Result<(), Error> {
     let done = dir.finished_points();
     let total = plan.points.len();
-    let mut out = Outcome::default();
     let anything_to_run = plan.points.iter().any(|p| !done.contains(&p.index));
 
     // The precondition runs when any point still has to run (a resumed run preconditions again:
@@ -160,7 +194,7 @@ pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> 
                 let m = lab.measure(&pre.spec, std::slice::from_ref(t))?;
                 if failed(&m.result, lab, &format!("preconditioning {t}"))? {
                     out.interrupted = true;
-                    return Ok(out);
+                    return Ok(());
                 }
             }
         }
@@ -168,7 +202,7 @@ pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> 
             let engine = plan.points.first().map(|p| p.spec.engine).unwrap_or_default();
             if !precondition::sequential(lab, &plan.targets, opts.precondition_passes, engine)? {
                 out.interrupted = true;
-                return Ok(out);
+                return Ok(());
             }
         }
     }
@@ -178,21 +212,26 @@ pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> 
             out.skipped += 1;
             continue;
         }
-        if i > 0 && out.finished > 0 && plan.pause_ns > 0 && pause(plan.pause_ns, lab) {
+        if i > 0 && out.ran() > 0 && plan.pause_ns > 0 && pause(plan.pause_ns, lab) {
             out.interrupted = true;
             break;
         }
         lab.emit(Event::PointStart { point: p, total });
-        let (m, steady, repeats) = match &opts.steady {
+        let measured = match &opts.steady {
             None if opts.repeat.runs > 1 => {
-                let (m, r) = run_repeated(lab, p, opts.repeat, plan.pause_ns)?;
-                (m, None, Some(r))
+                run_repeated(lab, p, opts.repeat, plan.pause_ns).map(|(m, r)| (m, None, Some(r)))
             }
-            None => (lab.measure(&p.spec, &p.targets)?, None, None),
-            Some(rule) => {
-                let (m, s) = run_steady(lab, p, rule)?;
-                (m, Some(s), None)
+            None => lab.measure(&p.spec, &p.targets).map(|m| (m, None, None)),
+            Some(rule) => run_steady(lab, p, rule).map(|(m, s)| (m, Some(s), None)),
+        };
+        let (m, steady, repeats) = match measured {
+            // Stopped while the point's target was being created: nothing to save, but the point
+            // was started and did not finish.
+            Err(e) if e.is_interrupted() => {
+                out.interrupted_points += 1;
+                return Err(e);
             }
+            other => other?,
         };
         let saved =
             PointResult { schema: SCHEMA, point: p.clone(), result: m.result, power_w: m.power_w, steady, repeats };
@@ -201,24 +240,21 @@ pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> 
         let (interrupted, errored) =
             (saved.result.interrupted, !saved.result.errors.is_empty() || saved.result.stopped_by_error);
         out.last = Some(saved);
-        if interrupted {
-            out.interrupted_points += 1;
-        } else {
-            out.finished += 1;
+        match (interrupted, errored) {
+            (true, _) => out.interrupted_points += 1,
+            (false, true) => out.errored += 1,
+            (false, false) => out.finished += 1,
         }
-        if errored {
-            out.errored += 1;
-            if !opts.continue_on_error {
-                out.stopped_by_error = true;
-                break;
-            }
+        if errored && !interrupted && !opts.continue_on_error {
+            out.stopped_by_error = true;
+            break;
         }
         if interrupted || lab.stopped() {
             out.interrupted = true;
             break;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// True when a run that had to finish (preconditioning) was interrupted; an I/O error in it is

@@ -171,6 +171,25 @@ impl Objective {
     }
 }
 
+impl ClauseResult {
+    /// The statistic's name: `p99`, `mean`, `max`.
+    pub fn stat(&self) -> &str {
+        self.label.split('<').next().unwrap_or(&self.label)
+    }
+
+    /// The measured figure against the limit, the comparison saying how it went:
+    /// `p99 310.0µs < 500µs` (met), `p99 191.37ms > 500µs` (missed), `max 5ms = 5ms` (missed,
+    /// or met when the clause was written with `<=`).
+    pub fn compared(&self) -> String {
+        let op = match self.measured_ns.cmp(&self.limit_ns) {
+            std::cmp::Ordering::Less => "<",
+            std::cmp::Ordering::Equal => "=",
+            std::cmp::Ordering::Greater => ">",
+        };
+        format!("{} {} {op} {}", self.stat(), fmt_ns(self.measured_ns as f64), fmt_ns(self.limit_ns as f64))
+    }
+}
+
 /// One line per probe: `p99 812.3µs < 1ms ok, p99.9 6.10ms >= 5ms FAIL`.
 impl fmt::Display for Evaluation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -178,7 +197,7 @@ impl fmt::Display for Evaluation {
             .clauses
             .iter()
             .map(|c| {
-                let stat = c.label.split('<').next().unwrap_or(&c.label);
+                let stat = c.stat();
                 let verdict = if c.pass { "ok" } else { "FAIL" };
                 format!("{stat} {} (limit {}) {verdict}", fmt_ns(c.measured_ns as f64), fmt_duration(c.limit_ns, 3))
             })

@@ -254,3 +254,16 @@ fn rate_search_on_synthetic_histograms_finds_where_p99_crosses_the_limit() {
     assert!(fail - best <= 0.05 * best && best >= crossing_lo / 1.05, "best {best} fail {fail}");
     assert!(o.confirmed, "{o:?}");
 }
+
+#[test]
+fn a_clause_reads_as_its_figure_against_its_limit() {
+    let o = parse_objective("p99<500us,max<1ms").unwrap();
+    let judged = |ns: u64| {
+        let mut h = Histogram::new();
+        h.record_n(ns, 1000);
+        o.evaluate(&h).clauses.iter().map(|c| c.compared()).collect::<Vec<_>>()
+    };
+    assert_eq!(judged(100), ["p99 100ns < 500.0µs", "max 100ns < 1.00ms"]);
+    assert_eq!(judged(2_000_000)[1], "max 2.00ms > 1.00ms");
+    assert_eq!(o.evaluate(&Histogram::new()).clauses[0].stat(), "p99");
+}
