@@ -97,6 +97,7 @@ pub fn render(r: &RunResult, width: usize) -> String {
     if let Some(sync) = &r.sync {
         layout.dir_row(&mut out, "fsync", sync);
     }
+    lat_definition(&mut out, r);
     if let Some(o) = &r.open_loop {
         open_loop_lines(&mut out, o, layout);
     }
@@ -193,6 +194,20 @@ fn open_loop_lines(out: &mut String, o: &OpenLoopStats, layout: Layout) {
             out,
             "  BEHIND: {} behind schedule at the end: the target could not keep up",
             fmt_ns(o.final_lag_ns as f64)
+        );
+    }
+}
+
+/// Which latency the table shows, and (io_uring) fio's clat and slat beside it.
+fn lat_definition(out: &mut String, r: &RunResult) {
+    let _ = writeln!(out, "  latency: from just before the submit call (fio's lat)");
+    if let Some(clat) = &r.total.clat_ns {
+        let slat = r.slat_ns.as_ref().map(|s| format!(", slat {} per call", fmt_ns(s.mean))).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  clat (after submit) p50 {} p99 {}{slat}",
+            fmt_ns(clat.p(Pct::P50) as f64),
+            fmt_ns(clat.p(Pct::P99) as f64)
         );
     }
 }

@@ -397,3 +397,32 @@ fn size_on_an_existing_file_of_another_size_is_noticed() {
     let o = drivelab(&["run", &f, "--time", "100ms", "-q"]);
     assert!(!stderr(&o).contains("--size"), "{}", stderr(&o));
 }
+
+/// Issue #12: latency starts just before the submit call (fio's lat); with io_uring, clat (from
+/// the call's return) and slat (the call) are saved beside it and named on screen, and for every
+/// I/O lat = slat + clat, so lat's mean is at least clat's.
+#[test]
+fn lat_clat_and_slat_are_saved_and_named() {
+    if let Err(why) = drivelab_engine::backend::uring::available() {
+        common::skip(&why);
+        return;
+    }
+    let s = Scratch::new("lat-clat");
+    let (f, out) = (s.path("f.dat"), s.path("r.json"));
+    let o = drivelab(&["run", &f, "--size", "16m", "--rw", "randread", "--qd", "4", "--time", "500ms", "--json", &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let screen = stdout(&o);
+    assert!(screen.contains("latency: from just before the submit call (fio's lat)"), "{screen}");
+    assert!(screen.contains("clat (after submit) p50") && screen.contains("per call"), "{screen}");
+    let v = json(Path::new(&out));
+    assert_eq!(v["schema"], 2);
+    let lat = v["read"]["lat_ns"]["mean"].as_f64().unwrap();
+    let clat = v["read"]["clat_ns"]["mean"].as_f64().unwrap();
+    let slat = v["slat_ns"]["mean"].as_f64().unwrap();
+    assert!(lat >= clat && slat > 0.0, "lat {lat} clat {clat} slat {slat}");
+    // psync: the call is the I/O, so there is no clat or slat to save.
+    let o = drivelab(&["run", &f, "--engine", "psync", "--time", "200ms", "--json", &s.path("p.json"), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = json(Path::new(&s.path("p.json")));
+    assert!(p["read"].get("clat_ns").is_none() && p.get("slat_ns").is_none(), "{}", p["read"]);
+}
