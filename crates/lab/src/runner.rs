@@ -140,6 +140,9 @@ pub fn run(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> 
     let total = plan.points.len();
     let mut out = Outcome::default();
     let anything_to_run = plan.points.iter().any(|p| !done.contains(&p.index));
+    for n in plan.notices() {
+        lab.emit(Event::Notice(&n));
+    }
 
     // The precondition runs when any point still has to run (a resumed run preconditions again:
     // the drive's state after an interruption is unknown).
