@@ -6,7 +6,6 @@
 use clap::{Args, Parser, Subcommand};
 use drivelab_engine::fields;
 use drivelab_engine::spec::AccessSpec;
-use drivelab_engine::units::parse_size;
 use drivelab_engine::Error;
 
 #[derive(Parser, Debug)]
@@ -69,12 +68,46 @@ fn format_value() -> impl clap::builder::TypedValueParser<Value = drivelab_repor
         .map(|name: String| drivelab_report::Format::from_name(&name).expect("a listed format"))
 }
 
+/// The size of a new file target when neither `--size` nor a plan gives one.
+pub const DEFAULT_FILE_SIZE: &str = "1g";
+
+/// The heading of fio's spellings in `--help`.
+const FIO: &str = "fio's spellings (the same as drivelab's own flags)";
+
+const FILENAME_HELP: &str =
+    "fio's --filename: the targets, separated by ':' (a:b is two targets; \\: is a colon inside a name)";
+
+impl Cli {
+    /// Move fio's `--filename a:b` into the command's targets; naming targets both ways is
+    /// refused (which would count?).
+    pub fn take_filenames(&mut self) -> Result<(), Error> {
+        let (targets, filename) = match &mut self.command {
+            Some(Command::Run(a)) => (&mut a.targets, &mut a.filename),
+            Some(Command::Qos(a)) => (&mut a.run.targets, &mut a.run.filename),
+            Some(Command::Plan(a)) => (&mut a.targets, &mut a.filename),
+            Some(Command::Suite(a)) => (&mut a.targets, &mut a.filename),
+            Some(Command::Act(a)) => (&mut a.targets, &mut a.filename),
+            _ => return Ok(()),
+        };
+        let Some(text) = filename.take() else { return Ok(()) };
+        if !targets.is_empty() {
+            return Err(Error::invalid(format!(
+                "--filename {text} and the targets {} both name targets: give them one way",
+                targets.join(" ")
+            )));
+        }
+        *targets = fields::split_filename(&text).map_err(|e| Error::invalid(format!("--{e}")))?;
+        Ok(())
+    }
+}
+
 /// Target creation and permission to write: the same for `run` and `plan`.
 #[derive(Args, Debug, Clone)]
 pub struct SafetyArgs {
-    /// Size of a file target that does not exist yet (it is created and fully written first).
-    #[arg(long, default_value = "1g", value_name = "SIZE", help_heading = "Targets and safety")]
-    pub size: String,
+    /// Size of a file target that does not exist yet (it is created and fully written first);
+    /// default 1g, or a plan's own size.
+    #[arg(long, value_name = "SIZE", help_heading = "Targets and safety")]
+    pub size: Option<String>,
     /// Allow writes to this block device (destroys its data). Repeat for several devices.
     #[arg(long, value_name = "DEV", help_heading = "Targets and safety")]
     pub destroy: Vec<String>,
@@ -91,15 +124,9 @@ impl SafetyArgs {
         drivelab_lab::safety::Permission { destroy: &self.destroy, force: self.force, overwrite: self.overwrite }
     }
 
+    /// `--size`, else 1 GiB.
     pub fn new_file_size(&self) -> Result<u64, Error> {
-        let size = parse_size(&self.size).map_err(|e| Error::invalid(format!("--size {e}")))?;
-        if size == 0 || size % 4096 != 0 {
-            return Err(Error::invalid(format!(
-                "--size {}: a new file's size must be a non-zero multiple of 4096 bytes",
-                self.size
-            )));
-        }
-        Ok(size)
+        fields::parse_new_file_size(self.size.as_deref().unwrap_or(DEFAULT_FILE_SIZE))
     }
 }
 
@@ -150,6 +177,8 @@ pub struct PlanArgs {
     /// Targets; replace the plan's own `targets`.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    #[arg(long, value_name = "A:B", help = FILENAME_HELP)]
+    pub filename: Option<String>,
     /// List every point in order with its estimated duration; run nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -179,6 +208,8 @@ pub struct SuiteArgs {
     /// Targets (default: ./drivelab-scratch.dat, created at --size).
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    #[arg(long, value_name = "A:B", help = FILENAME_HELP)]
+    pub filename: Option<String>,
     /// Measured time per point, replacing the suite's default.
     #[arg(long, value_name = "DUR")]
     pub time: Option<String>,
@@ -225,8 +256,10 @@ pub struct CompareArgs {
 #[derive(Args, Debug, Clone)]
 pub struct ActArgs {
     /// Block devices (or files) to certify; each gets the full per-drive load.
-    #[arg(required = true, value_name = "TARGET")]
+    #[arg(required_unless_present = "filename", value_name = "TARGET")]
     pub targets: Vec<String>,
+    #[arg(long, value_name = "A:B", help = FILENAME_HELP)]
+    pub filename: Option<String>,
     /// The load: N x (2000 reads/s + 1000 writes/s) per target (ACT's "Nx"). Default 1.
     #[arg(long, value_name = "N", conflicts_with = "search")]
     pub scale: Option<f64>,
@@ -345,10 +378,10 @@ pub struct ReportArgs {
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Files, block devices (/dev/...), or `null`. Several targets run at once, one worker each.
-    #[arg(required = true, value_name = "TARGET")]
+    #[arg(required_unless_present = "filename", value_name = "TARGET")]
     pub targets: Vec<String>,
 
-    /// fio's workload words: read, write, randread, randwrite, randrw, rw.
+    /// fio's workload words: read, write, randread, randwrite, randrw, rw (or readwrite).
     #[arg(long, value_name = "WORDS", help_heading = "Access specification")]
     pub rw: Option<String>,
     /// Percent of I/Os that are reads (Iometer), 0..100. Overrides the mix of --rw.
@@ -384,9 +417,20 @@ pub struct RunArgs {
     /// Run this long before measuring (not counted).
     #[arg(long, value_name = "DUR", help_heading = "Access specification")]
     pub ramp: Option<String>,
-    /// Bypass the page cache with O_DIRECT (the default).
-    #[arg(long, overrides_with = "buffered", help_heading = "Access specification")]
-    pub direct: bool,
+    /// Bypass the page cache with O_DIRECT (the default). fio's --direct=1 and --direct=0 (that
+    /// is --buffered) work too; the last of --direct and --buffered counts.
+    #[arg(
+        long,
+        value_name = "1|0",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "1",
+        value_parser = ["1", "0"],
+        hide_possible_values = true,
+        overrides_with = "buffered",
+        help_heading = "Access specification"
+    )]
+    pub direct: Option<String>,
     /// Go through the page cache instead of O_DIRECT (results are labelled buffered).
     #[arg(long, help_heading = "Access specification")]
     pub buffered: bool,
@@ -429,6 +473,35 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Engine")]
     pub continue_on_error: bool,
 
+    #[arg(long, value_name = "A:B", help = FILENAME_HELP, help_heading = FIO)]
+    pub filename: Option<String>,
+    /// fio's --iodepth: --qd, outstanding I/Os per job.
+    #[arg(long, value_name = "N", conflicts_with = "qd", help_heading = FIO)]
+    pub iodepth: Option<String>,
+    /// fio's --numjobs: --jobs, jobs per target (fio's one job shares its files; drivelab runs
+    /// this many per target).
+    #[arg(long, value_name = "N", conflicts_with = "jobs", help_heading = FIO)]
+    pub numjobs: Option<String>,
+    /// fio's --blocksize: --bs (fio's --bs is drivelab's too).
+    #[arg(long, value_name = "SIZE", conflicts_with = "bs", help_heading = FIO)]
+    pub blocksize: Option<String>,
+    /// fio's --runtime: --time. A bare number is seconds, as in fio (60 = 60s); units work too.
+    #[arg(long, value_name = "SECONDS", conflicts_with = "time", help_heading = FIO)]
+    pub runtime: Option<String>,
+    /// fio's --ioengine: io_uring, psync, sync (runs psync) or libaio (runs io_uring, and says so).
+    #[arg(long, value_name = "ENGINE", conflicts_with = "engine", help_heading = FIO)]
+    pub ioengine: Option<String>,
+    /// fio's --readwrite: --rw.
+    #[arg(long, value_name = "WORDS", conflicts_with = "rw", help_heading = FIO)]
+    pub readwrite: Option<String>,
+    /// fio's --rwmixread: percent reads of a mixed --rw (randrw, rw, readwrite); with any other
+    /// --rw it is refused, since fio ignores it there. --read sets the share for any --rw.
+    #[arg(long, value_name = "PCT", conflicts_with = "read_pct", help_heading = FIO)]
+    pub rwmixread: Option<String>,
+    /// fio's --rwmixwrite: percent writes of a mixed --rw (--read is 100 minus it).
+    #[arg(long, value_name = "PCT", conflicts_with = "read_pct", help_heading = FIO)]
+    pub rwmixwrite: Option<String>,
+
     #[command(flatten)]
     pub safety: SafetyArgs,
 
@@ -455,28 +528,43 @@ impl RunArgs {
 
     /// The flags as access-spec fields (the names plan files use), in the order they apply: the
     /// record of a `run` point, from which its spec is derived.
+    /// fio's spellings are recorded as written (plan files take them too); each replaces the
+    /// default of the field it stands for.
     pub fn fields(&self) -> Vec<(String, String)> {
         let (qd, jobs, batch, seed) =
             (self.qd.to_string(), self.jobs.to_string(), self.batch.to_string(), self.seed.to_string());
+        fn either<'b>(
+            own: (&'static str, &'b String),
+            fio: (&'static str, &'b Option<String>),
+        ) -> (&'static str, &'b str) {
+            match fio.1 {
+                Some(v) => (fio.0, v.as_str()),
+                None => (own.0, own.1.as_str()),
+            }
+        }
         let mut pairs: Vec<(&str, &str)> = vec![
-            ("bs", &self.bs),
+            either(("bs", &self.bs), ("blocksize", &self.blocksize)),
             ("offset", &self.offset),
-            ("qd", &qd),
-            ("jobs", &jobs),
+            either(("qd", &qd), ("iodepth", &self.iodepth)),
+            either(("jobs", &jobs), ("numjobs", &self.numjobs)),
             ("batch", &batch),
             ("sync", &self.sync),
             ("data", &self.data),
             ("seed", &seed),
-            ("engine", &self.engine),
+            either(("engine", &self.engine), ("ioengine", &self.ioengine)),
             ("cpus", &self.cpus),
         ];
         let optional = [
             ("rw", &self.rw),
+            ("readwrite", &self.readwrite),
             ("read", &self.read_pct),
+            ("rwmixread", &self.rwmixread),
+            ("rwmixwrite", &self.rwmixwrite),
             ("random", &self.random_pct),
             ("align", &self.align),
             ("span", &self.span),
             ("time", &self.time),
+            ("runtime", &self.runtime),
             ("io_size", &self.io_size),
             ("ramp", &self.ramp),
             ("rate", &self.rate),
@@ -490,7 +578,8 @@ impl RunArgs {
                 pairs.push((k, v));
             }
         }
-        if self.buffered {
+        // --direct=0 is --buffered (the last of the two given counts: clap keeps only that one).
+        if self.buffered || self.direct.as_deref() == Some("0") {
             pairs.push(("buffered", "true"));
         }
         if self.continue_on_error {

@@ -23,7 +23,7 @@ use args::{Cli, Command};
 use run_cmd::Outcome;
 
 fn main() {
-    let cli = match Cli::try_parse_from(negative::join_negative_values(std::env::args_os().collect())) {
+    let mut cli = match Cli::try_parse_from(negative::join_negative_values(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -31,6 +31,10 @@ fn main() {
             std::process::exit(code);
         }
     };
+    if let Err(e) = cli.take_filenames() {
+        eprintln!("drivelab: {}", e.cli_message());
+        std::process::exit(2);
+    }
     let outcome = match &cli.command {
         None => default_job::run(),
         Some(Command::Run(a)) => run_cmd::run(a),
