@@ -13,31 +13,89 @@ use drivelab_engine::Error;
     name = "drivelab",
     version,
     about = "A storage performance lab in one binary: fio-grade load, Iometer-style specs, exact latency.",
-    long_about = "A storage performance lab in one binary.\n\nWith no command, drivelab runs a short default workload on a scratch file \
-                  (./drivelab-scratch.dat) and prints its summary."
+    long_about = crate::default_job::about()
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 }
 
+/// A README section a help text points to, by its heading (a test checks that it exists).
+macro_rules! readme {
+    ($heading:literal) => {
+        concat!("See README \"", $heading, "\".")
+    };
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run one workload on one or more targets (files, block devices, or `null`).
+    #[command(long_about = concat!(
+        "Run one workload on one or more targets (files, block devices, or `null`): the access spec \
+         in fio's words or Iometer's, measured with exact latency histograms. Leaves a results \
+         directory (for report and compare) and prints a summary.\n\n",
+        readme!("drivelab run — one workload, measured exactly")
+    ))]
     Run(Box<RunArgs>),
     /// Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point.
+    #[command(long_about = concat!(
+        "Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point. Every point \
+         is checked against its targets before the first one runs; --resume continues an interrupted run.\n\n",
+        readme!("drivelab plan — your own test plan")
+    ))]
     Plan(PlanArgs),
-    /// Run a built-in suite (the seeds' methodologies) and print its tables.
+    /// Run a built-in suite that reproduces a known benchmark (CrystalDiskMark, Iometer, AnandTech,
+    /// fio sweeps, hdparm...) and print its tables.
+    #[command(long_about = suites_about())]
     Suite(SuiteArgs),
-    /// Print the tables of saved results (text, Markdown or CSV).
+    #[command(about = report_about(), long_about = format!("{}.\n\n{}", report_about(), readme!("drivelab report and drivelab compare — from saved results")))]
     Report(ReportArgs),
     /// Results of the same kind from different devices or runs, side by side with deltas.
     Compare(CompareArgs),
     /// The Aerospike ACT storage certification: small reads plus large-block reads and writes at
     /// N x (2000 reads/s + 1000 writes/s) per drive; pass/fail per time slice; --search finds the highest N.
+    #[command(long_about = concat!(
+        "The Aerospike ACT storage certification: small reads plus large-block reads and writes at \
+         N x (2000 reads/s + 1000 writes/s) per drive, open loop from fixed schedules; pass/fail per \
+         time slice (by default under 5% of reads over 1 ms, 1% over 8 ms, 0.1% over 64 ms); \
+         --search finds the highest N that passes. Writes need --destroy for block devices.\n\n",
+        readme!("drivelab act — the Aerospike ACT storage certification")
+    ))]
     Act(Box<ActArgs>),
     /// The highest load that meets a latency objective: by fixed rate (open loop) or by queue depth.
+    #[command(long_about = concat!(
+        "The highest load that meets a latency objective: by fixed rate (open loop: latency from each \
+         I/O's intended time) or by queue depth (closed loop, as fio). The workload takes every access \
+         spec flag of `run`; --time is the duration of each probe.\n\n",
+        readme!("drivelab qos — the highest load that meets a latency objective")
+    ))]
     Qos(Box<QosArgs>),
+}
+
+/// `suite --help`: every suite, what it reproduces and what it measures.
+fn suites_about() -> String {
+    use drivelab_lab::suites::SUITES;
+    let mut text = String::from(
+        "Run a built-in suite and print its tables in the shape of the benchmark it reproduces. The suites:\n",
+    );
+    for s in SUITES {
+        text += &format!("\n  {:<8} {}, {} per point", s.name, s.reproduces, s.default_time);
+    }
+    text += "\n\n`drivelab suite` lists what each measures. Without targets a suite runs on \
+             ./drivelab-scratch.dat (created at --size). ";
+    text += readme!("drivelab suite — well-known benchmarks, built in");
+    text
+}
+
+/// `report`'s one line: every format of the report crate, by name.
+fn report_about() -> String {
+    let names = drivelab_report::Format::document_names();
+    let (last, rest) = names.split_last().expect("formats");
+    format!(
+        "Report saved results (a results directory of any command) as {} or {last} (--format), \
+         as an HTML page (-o) or as PNG charts (--png)",
+        rest.join(", ")
+    )
 }
 
 /// What `qos` raises.
@@ -171,7 +229,7 @@ impl PointsArgs {
 /// `drivelab plan`.
 #[derive(Args, Debug, Clone)]
 pub struct PlanArgs {
-    /// The plan file (TOML; see README "Plans").
+    /// The plan file (TOML; see README "drivelab plan — your own test plan").
     #[arg(value_name = "PLAN.toml", required_unless_present = "resume")]
     pub file: Option<String>,
     /// Targets; replace the plan's own `targets`.
@@ -203,7 +261,8 @@ pub struct PlanArgs {
 /// `drivelab suite`.
 #[derive(Args, Debug, Clone)]
 pub struct SuiteArgs {
-    /// The suite: quick, iometer, jbod, span, mixed, bsqd, hdparm, sync (none: list them).
+    /// The suite: quick, iometer, jbod, span, mixed, bsqd, hdparm, sync (none: list them; --help
+    /// says what each reproduces).
     pub name: Option<String>,
     /// Targets (default: ./drivelab-scratch.dat, created at --size).
     #[arg(value_name = "TARGET")]
@@ -324,7 +383,8 @@ pub struct ActArgs {
     /// report gives average W and score per watt.
     #[arg(long, value_name = "CMD")]
     pub power_cmd: Option<String>,
-    /// Also write the final load's log in ACT's own output format (for analysis/act_latency.py).
+    /// Also write the final load's log in ACT's own output format (ACT's analysis/act_latency.py
+    /// reads it).
     #[arg(long, value_name = "FILE")]
     pub act_log: Option<String>,
     /// Where the results directory is made.
@@ -391,7 +451,7 @@ pub struct RunArgs {
     #[arg(long = "random", value_name = "PCT", help_heading = "Access specification")]
     pub random_pct: Option<String>,
     /// Block size, or a split such as 4k:70,64k:30.
-    #[arg(long, default_value = "4k", help_heading = "Access specification")]
+    #[arg(long, default_value = "4k", value_name = "SIZE", help_heading = "Access specification")]
     pub bs: String,
     /// Offsets are multiples of this (default: the smallest block size); 512 allowed.
     #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
@@ -403,10 +463,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
     pub span: Option<String>,
     /// Outstanding I/Os per job.
-    #[arg(long, default_value_t = 1, help_heading = "Access specification")]
+    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
     pub qd: u32,
     /// Jobs (threads) per target.
-    #[arg(long, default_value_t = 1, help_heading = "Access specification")]
+    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
     pub jobs: u32,
     /// Measured duration (500ms, 10s, 3m). Default 10s unless --io-size is given.
     #[arg(long, value_name = "DUR", help_heading = "Access specification")]
@@ -435,13 +495,13 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Access specification")]
     pub buffered: bool,
     /// none, dsync (O_DSYNC), or fsync:N (fsync after every N writes).
-    #[arg(long, default_value = "none", help_heading = "Access specification")]
+    #[arg(long, default_value = "none", value_name = "MODE", help_heading = "Access specification")]
     pub sync: String,
     /// Write data: random (incompressible), zero, or compress:PCT (PCT% zeros per 4 KiB).
-    #[arg(long, default_value = "random", help_heading = "Access specification")]
+    #[arg(long, default_value = "random", value_name = "KIND", help_heading = "Access specification")]
     pub data: String,
     /// Seed for offsets and data; the same seed repeats the same I/O sequence.
-    #[arg(long, default_value_t = 0x5eed, help_heading = "Access specification")]
+    #[arg(long, default_value_t = 0x5eed, value_name = "N", help_heading = "Access specification")]
     pub seed: u64,
 
     /// Fixed-rate (open-loop) load: I/Os per second (5000, 5k) or bytes per second (200MiB/s).
@@ -458,8 +518,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "DUR", requires = "rate", help_heading = "Fixed rate (open loop)")]
     pub max_lag: Option<String>,
 
-    /// I/O engine: uring (default; falls back to psync where io_uring is unavailable) or psync.
-    #[arg(long, default_value = "uring", help_heading = "Engine")]
+    /// I/O engine: uring (io_uring; falls back to psync where io_uring is unavailable) or psync
+    /// (pread/pwrite, one I/O at a time).
+    #[arg(long, default_value = "uring", value_name = "ENGINE", help_heading = "Engine")]
     pub engine: String,
     /// At most N I/Os per submit call (fio's iodepth_batch_submit). Up to 2, each I/O reaches the
     /// device at once; 3 or more are plugged and dispatched together (can help NVMe).
