@@ -11,7 +11,7 @@ use drivelab_engine::Error;
 #[derive(Parser, Debug)]
 #[command(
     name = "drivelab",
-    version,
+    version = crate::version::VERSION,
     about = "A storage performance lab in one binary: fio-grade load, Iometer-style specs, exact latency.",
     long_about = crate::default_job::about()
 )]

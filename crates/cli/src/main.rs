@@ -16,6 +16,7 @@ mod report_cmd;
 mod run_cmd;
 mod suite_cmd;
 mod summary;
+mod version;
 
 use clap::Parser;
 
