@@ -70,6 +70,28 @@ pub enum Command {
         readme!("drivelab qos — the highest load that meets a latency objective")
     ))]
     Qos(Box<QosArgs>),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell), made from these
+    /// flags: e.g. `drivelab completions bash > /etc/bash_completion.d/drivelab`.
+    Completions(CompletionsArgs),
+    /// Print drivelab's man page (roff), or a command's, made from these flags: e.g.
+    /// `drivelab man | man -l -`, `drivelab man run > drivelab-run.1`.
+    Man(ManArgs),
+}
+
+/// `drivelab completions`.
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `drivelab man`.
+#[derive(Args, Debug, Clone)]
+pub struct ManArgs {
+    /// The command whose page to print (run, plan, suite...); none: drivelab's own page.
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 /// `suite --help`: every suite, what it reproduces and what it measures.

@@ -6,6 +6,7 @@ mod act_cmd;
 mod args;
 mod compare_cmd;
 mod default_job;
+mod docs_cmd;
 mod events;
 mod negative;
 mod output;
@@ -45,6 +46,8 @@ fn main() {
         Some(Command::Compare(a)) => compare_cmd::run(a),
         Some(Command::Act(a)) => act_cmd::run(a),
         Some(Command::Qos(a)) => qos_cmd::run(a),
+        Some(Command::Completions(a)) => docs_cmd::completions(a),
+        Some(Command::Man(a)) => docs_cmd::man(a),
     };
     let code = match outcome {
         Ok(Outcome::Done) => 0,
