@@ -70,12 +70,34 @@ pub enum Command {
         readme!("drivelab qos — the highest load that meets a latency objective")
     ))]
     Qos(Box<QosArgs>),
+    /// What a target is, the drive behind it, and whether drivelab would write it (which flags
+    /// that takes). Reads only.
+    #[command(long_about = concat!(
+        "What each target is (file, block device, null), the drive behind it (model, serial, firmware, \
+         transport, capacity, block sizes, queue limits, scheduler, write cache, rotational, temperature \
+         where the kernel reports one) and whether drivelab would write it: as named, with which flags \
+         (--overwrite, --destroy DEV, --force), or not at all, and why. Reads only; needs no root \
+         beyond what opening the target needs.\n\n",
+        readme!("drivelab info — a target's facts and whether drivelab would write it")
+    ))]
+    Info(InfoArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell), made from these
     /// flags: e.g. `drivelab completions bash > /etc/bash_completion.d/drivelab`.
     Completions(CompletionsArgs),
     /// Print drivelab's man page (roff), or a command's, made from these flags: e.g.
     /// `drivelab man | man -l -`, `drivelab man run > drivelab-run.1`.
     Man(ManArgs),
+}
+
+/// `drivelab info`.
+#[derive(Args, Debug, Clone)]
+pub struct InfoArgs {
+    /// Files, block devices (/dev/...), or `null`.
+    #[arg(required = true, value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// Print the facts as JSON (a list, one entry per target) on standard output.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `drivelab completions`.

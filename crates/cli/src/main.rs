@@ -8,6 +8,7 @@ mod compare_cmd;
 mod default_job;
 mod docs_cmd;
 mod events;
+mod info_cmd;
 mod negative;
 mod output;
 mod plan_cmd;
@@ -46,6 +47,7 @@ fn main() {
         Some(Command::Compare(a)) => compare_cmd::run(a),
         Some(Command::Act(a)) => act_cmd::run(a),
         Some(Command::Qos(a)) => qos_cmd::run(a),
+        Some(Command::Info(a)) => info_cmd::run(a),
         Some(Command::Completions(a)) => docs_cmd::completions(a),
         Some(Command::Man(a)) => docs_cmd::man(a),
     };
