@@ -6,39 +6,140 @@
 use clap::{Args, Parser, Subcommand};
 use drivelab_engine::fields;
 use drivelab_engine::spec::AccessSpec;
-use drivelab_engine::units::parse_size;
 use drivelab_engine::Error;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "drivelab",
-    version,
+    version = crate::version::VERSION,
     about = "A storage performance lab in one binary: fio-grade load, Iometer-style specs, exact latency.",
-    long_about = "A storage performance lab in one binary.\n\nWith no command, drivelab runs a short default workload on a scratch file \
-                  (./drivelab-scratch.dat) and prints its summary."
+    long_about = crate::default_job::about()
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 }
 
+/// A README section a help text points to, by its heading (a test checks that it exists).
+macro_rules! readme {
+    ($heading:literal) => {
+        concat!("See README \"", $heading, "\".")
+    };
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run one workload on one or more targets (files, block devices, or `null`).
+    #[command(long_about = concat!(
+        "Run one workload on one or more targets (files, block devices, or `null`): the access spec \
+         in fio's words or Iometer's, measured with exact latency histograms. Leaves a results \
+         directory (for report and compare) and prints a summary.\n\n",
+        readme!("drivelab run — one workload, measured exactly")
+    ))]
     Run(Box<RunArgs>),
     /// Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point.
+    #[command(long_about = concat!(
+        "Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point. Every point \
+         is checked against its targets before the first one runs; --resume continues an interrupted run.\n\n",
+        readme!("drivelab plan — your own test plan")
+    ))]
     Plan(PlanArgs),
-    /// Run a built-in suite (the seeds' methodologies) and print its tables.
+    /// Run a built-in suite that reproduces a known benchmark (CrystalDiskMark, Iometer, AnandTech,
+    /// fio sweeps, hdparm...) and print its tables.
+    #[command(long_about = suites_about())]
     Suite(SuiteArgs),
-    /// Print the tables of saved results (text, Markdown or CSV).
+    #[command(about = report_about(), long_about = format!("{}.\n\n{}", report_about(), readme!("drivelab report and drivelab compare — from saved results")))]
     Report(ReportArgs),
     /// Results of the same kind from different devices or runs, side by side with deltas.
     Compare(CompareArgs),
     /// The Aerospike ACT storage certification: small reads plus large-block reads and writes at
     /// N x (2000 reads/s + 1000 writes/s) per drive; pass/fail per time slice; --search finds the highest N.
+    #[command(long_about = concat!(
+        "The Aerospike ACT storage certification: small reads plus large-block reads and writes at \
+         N x (2000 reads/s + 1000 writes/s) per drive, open loop from fixed schedules; pass/fail per \
+         time slice (by default under 5% of reads over 1 ms, 1% over 8 ms, 0.1% over 64 ms); \
+         --search finds the highest N that passes. Writes need --destroy for block devices.\n\n",
+        readme!("drivelab act — the Aerospike ACT storage certification")
+    ))]
     Act(Box<ActArgs>),
     /// The highest load that meets a latency objective: by fixed rate (open loop) or by queue depth.
+    #[command(long_about = concat!(
+        "The highest load that meets a latency objective: by fixed rate (open loop: latency from each \
+         I/O's intended time) or by queue depth (closed loop, as fio). The workload takes every access \
+         spec flag of `run`; --time is the duration of each probe.\n\n",
+        readme!("drivelab qos — the highest load that meets a latency objective")
+    ))]
     Qos(Box<QosArgs>),
+    /// What a target is, the drive behind it, and whether drivelab would write it (which flags
+    /// that takes). Reads only.
+    #[command(long_about = concat!(
+        "What each target is (file, block device, null), the drive behind it (model, serial, firmware, \
+         transport, capacity, block sizes, queue limits, scheduler, write cache, rotational, temperature \
+         where the kernel reports one) and whether drivelab would write it: as named, with which flags \
+         (--overwrite, --destroy DEV, --force), or not at all, and why. Reads only; needs no root \
+         beyond what opening the target needs.\n\n",
+        readme!("drivelab info — a target's facts and whether drivelab would write it")
+    ))]
+    Info(InfoArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell), made from these
+    /// flags: e.g. `drivelab completions bash > /etc/bash_completion.d/drivelab`.
+    Completions(CompletionsArgs),
+    /// Print drivelab's man page (roff), or a command's, made from these flags: e.g.
+    /// `drivelab man | man -l -`, `drivelab man run > drivelab-run.1`.
+    Man(ManArgs),
+}
+
+/// `drivelab info`.
+#[derive(Args, Debug, Clone)]
+pub struct InfoArgs {
+    /// Files, block devices (/dev/...), or `null`.
+    #[arg(required = true, value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// Print the facts as JSON (a list, one entry per target) on standard output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `drivelab completions`.
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `drivelab man`.
+#[derive(Args, Debug, Clone)]
+pub struct ManArgs {
+    /// The command whose page to print (run, plan, suite...); none: drivelab's own page.
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+}
+
+/// `suite --help`: every suite, what it reproduces and what it measures.
+fn suites_about() -> String {
+    use drivelab_lab::suites::SUITES;
+    let mut text = String::from(
+        "Run a built-in suite and print its tables in the shape of the benchmark it reproduces. The suites:\n",
+    );
+    for s in SUITES {
+        text += &format!("\n  {:<8} {}, {} per point", s.name, s.reproduces, s.default_time);
+    }
+    text += "\n\n`drivelab suite` lists what each measures. Without targets a suite runs on \
+             ./drivelab-scratch.dat (created at --size). ";
+    text += readme!("drivelab suite — well-known benchmarks, built in");
+    text
+}
+
+/// `report`'s one line: every format of the report crate, by name.
+fn report_about() -> String {
+    let names = drivelab_report::Format::document_names();
+    let (last, rest) = names.split_last().expect("formats");
+    format!(
+        "Report saved results (a results directory of any command) as {} or {last} (--format), \
+         as an HTML page (-o) or as PNG charts (--png)",
+        rest.join(", ")
+    )
 }
 
 /// What `qos` raises.
@@ -69,14 +170,44 @@ fn format_value() -> impl clap::builder::TypedValueParser<Value = drivelab_repor
         .map(|name: String| drivelab_report::Format::from_name(&name).expect("a listed format"))
 }
 
-/// The size of a new file target when `--size` is not given.
+/// The size of a new file target when neither `--size` nor a plan gives one.
 pub const DEFAULT_FILE_SIZE: &str = "1g";
+
+/// The heading of fio's spellings in `--help`.
+const FIO: &str = "fio's spellings (the same as drivelab's own flags)";
+
+const FILENAME_HELP: &str =
+    "fio's --filename: the targets, separated by ':' (a:b is two targets; \\: is a colon inside a name)";
+
+impl Cli {
+    /// Move fio's `--filename a:b` into the command's targets; naming targets both ways is
+    /// refused (which would count?).
+    pub fn take_filenames(&mut self) -> Result<(), Error> {
+        let (targets, filename) = match &mut self.command {
+            Some(Command::Run(a)) => (&mut a.targets, &mut a.filename),
+            Some(Command::Qos(a)) => (&mut a.run.targets, &mut a.run.filename),
+            Some(Command::Plan(a)) => (&mut a.targets, &mut a.filename),
+            Some(Command::Suite(a)) => (&mut a.targets, &mut a.filename),
+            Some(Command::Act(a)) => (&mut a.targets, &mut a.filename),
+            _ => return Ok(()),
+        };
+        let Some(text) = filename.take() else { return Ok(()) };
+        if !targets.is_empty() {
+            return Err(Error::invalid(format!(
+                "--filename {text} and the targets {} both name targets: give them one way",
+                targets.join(" ")
+            )));
+        }
+        *targets = fields::split_filename(&text).map_err(|e| Error::invalid(format!("--{e}")))?;
+        Ok(())
+    }
+}
 
 /// Target creation and permission to write: the same for `run` and `plan`.
 #[derive(Args, Debug, Clone)]
 pub struct SafetyArgs {
-    /// Size of a file target that does not exist yet (it is created and fully written first)
-    /// [default: 1g]. An existing file keeps its size (a notice says so).
+    /// Size of a file target that does not exist yet (it is created and fully written first);
+    /// default 1g, or a plan's own size. An existing file keeps its size (a notice says so).
     #[arg(long, value_name = "SIZE", help_heading = "Targets and safety")]
     pub size: Option<String>,
     /// Allow writes to this block device (destroys its data). Repeat for several devices.
@@ -95,15 +226,9 @@ impl SafetyArgs {
         drivelab_lab::safety::Permission { destroy: &self.destroy, force: self.force, overwrite: self.overwrite }
     }
 
+    /// `--size`, else 1 GiB.
     pub fn new_file_size(&self) -> Result<u64, Error> {
-        let text = self.size.as_deref().unwrap_or(DEFAULT_FILE_SIZE);
-        let size = parse_size(text).map_err(|e| Error::invalid(format!("--size {e}")))?;
-        if size == 0 || size % 4096 != 0 {
-            return Err(Error::invalid(format!(
-                "--size {text}: a new file's size must be a non-zero multiple of 4096 bytes"
-            )));
-        }
-        Ok(size)
+        fields::parse_new_file_size(self.size.as_deref().unwrap_or(DEFAULT_FILE_SIZE))
     }
 }
 
@@ -162,12 +287,14 @@ impl PointsArgs {
 /// `drivelab plan`.
 #[derive(Args, Debug, Clone)]
 pub struct PlanArgs {
-    /// The plan file (TOML; see README "Plans").
+    /// The plan file (TOML; see README "drivelab plan — your own test plan").
     #[arg(value_name = "PLAN.toml", required_unless_present = "resume")]
     pub file: Option<String>,
     /// Targets; replace the plan's own `targets`.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    #[arg(long, value_name = "A:B", help = FILENAME_HELP)]
+    pub filename: Option<String>,
     /// List every point in order with its estimated duration; run nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -193,11 +320,14 @@ pub struct PlanArgs {
 /// `drivelab suite`.
 #[derive(Args, Debug, Clone)]
 pub struct SuiteArgs {
-    /// The suite: quick, iometer, jbod, span, mixed, bsqd, hdparm, sync (none: list them).
+    /// The suite: quick, iometer, jbod, span, mixed, bsqd, hdparm, sync (none: list them; --help
+    /// says what each reproduces).
     pub name: Option<String>,
     /// Targets (default: ./drivelab-scratch.dat, created at --size).
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    #[arg(long, value_name = "A:B", help = FILENAME_HELP)]
+    pub filename: Option<String>,
     /// Measured time per point, replacing the suite's default.
     #[arg(long, value_name = "DUR")]
     pub time: Option<String>,
@@ -246,8 +376,10 @@ pub struct CompareArgs {
 #[derive(Args, Debug, Clone)]
 pub struct ActArgs {
     /// Block devices (or files) to certify; each gets the full per-drive load.
-    #[arg(required = true, value_name = "TARGET")]
+    #[arg(required_unless_present = "filename", value_name = "TARGET")]
     pub targets: Vec<String>,
+    #[arg(long, value_name = "A:B", help = FILENAME_HELP)]
+    pub filename: Option<String>,
     /// The load: N x (2000 reads/s + 1000 writes/s) per target (ACT's "Nx"). Default 1.
     #[arg(long, value_name = "N", conflicts_with = "search")]
     pub scale: Option<f64>,
@@ -312,7 +444,8 @@ pub struct ActArgs {
     /// report gives average W and score per watt.
     #[arg(long, value_name = "CMD")]
     pub power_cmd: Option<String>,
-    /// Also write the final load's log in ACT's own output format (for analysis/act_latency.py).
+    /// Also write the final load's log in ACT's own output format (ACT's analysis/act_latency.py
+    /// reads it).
     #[arg(long, value_name = "FILE")]
     pub act_log: Option<String>,
     /// Where the results directory is made.
@@ -367,10 +500,10 @@ pub struct ReportArgs {
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Files, block devices (/dev/...), or `null`. Several targets run at once, one worker each.
-    #[arg(required = true, value_name = "TARGET")]
+    #[arg(required_unless_present = "filename", value_name = "TARGET")]
     pub targets: Vec<String>,
 
-    /// fio's workload words: read, write, randread, randwrite, randrw, rw.
+    /// fio's workload words: read, write, randread, randwrite, randrw, rw (or readwrite).
     #[arg(long, value_name = "WORDS", help_heading = "Access specification")]
     pub rw: Option<String>,
     /// Percent of I/Os that are reads (Iometer), 0..100. Overrides the mix of --rw.
@@ -380,7 +513,7 @@ pub struct RunArgs {
     #[arg(long = "random", value_name = "PCT", help_heading = "Access specification")]
     pub random_pct: Option<String>,
     /// Block size, or a split such as 4k:70,64k:30.
-    #[arg(long, default_value = "4k", help_heading = "Access specification")]
+    #[arg(long, default_value = "4k", value_name = "SIZE", help_heading = "Access specification")]
     pub bs: String,
     /// Offsets are multiples of this (default: the smallest block size); 512 allowed.
     #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
@@ -392,10 +525,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
     pub span: Option<String>,
     /// Outstanding I/Os per job.
-    #[arg(long, default_value_t = 1, help_heading = "Access specification")]
+    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
     pub qd: u32,
     /// Jobs (threads) per target.
-    #[arg(long, default_value_t = 1, help_heading = "Access specification")]
+    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
     pub jobs: u32,
     /// Measured duration (500ms, 10s, 3m). Default 10s unless --io-size is given.
     #[arg(long, value_name = "DUR", help_heading = "Access specification")]
@@ -406,20 +539,31 @@ pub struct RunArgs {
     /// Run this long before measuring (not counted).
     #[arg(long, value_name = "DUR", help_heading = "Access specification")]
     pub ramp: Option<String>,
-    /// Bypass the page cache with O_DIRECT (the default).
-    #[arg(long, overrides_with = "buffered", help_heading = "Access specification")]
-    pub direct: bool,
+    /// Bypass the page cache with O_DIRECT (the default). fio's --direct=1 and --direct=0 (that
+    /// is --buffered) work too; the last of --direct and --buffered counts.
+    #[arg(
+        long,
+        value_name = "1|0",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "1",
+        value_parser = ["1", "0"],
+        hide_possible_values = true,
+        overrides_with = "buffered",
+        help_heading = "Access specification"
+    )]
+    pub direct: Option<String>,
     /// Go through the page cache instead of O_DIRECT (results are labelled buffered).
     #[arg(long, help_heading = "Access specification")]
     pub buffered: bool,
     /// none, dsync (O_DSYNC), or fsync:N (fsync after every N writes).
-    #[arg(long, default_value = "none", help_heading = "Access specification")]
+    #[arg(long, default_value = "none", value_name = "MODE", help_heading = "Access specification")]
     pub sync: String,
     /// Write data: random (incompressible), zero, or compress:PCT (PCT% zeros per 4 KiB).
-    #[arg(long, default_value = "random", help_heading = "Access specification")]
+    #[arg(long, default_value = "random", value_name = "KIND", help_heading = "Access specification")]
     pub data: String,
     /// Seed for offsets and data; the same seed repeats the same I/O sequence.
-    #[arg(long, default_value_t = 0x5eed, help_heading = "Access specification")]
+    #[arg(long, default_value_t = 0x5eed, value_name = "N", help_heading = "Access specification")]
     pub seed: u64,
 
     /// Fixed-rate (open-loop) load: I/Os per second (5000, 5k) or bytes per second (200MiB/s).
@@ -436,8 +580,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "DUR", requires = "rate", help_heading = "Fixed rate (open loop)")]
     pub max_lag: Option<String>,
 
-    /// I/O engine: uring (default; falls back to psync where io_uring is unavailable) or psync.
-    #[arg(long, default_value = "uring", help_heading = "Engine")]
+    /// I/O engine: uring (io_uring; falls back to psync where io_uring is unavailable) or psync
+    /// (pread/pwrite, one I/O at a time).
+    #[arg(long, default_value = "uring", value_name = "ENGINE", help_heading = "Engine")]
     pub engine: String,
     /// At most N I/Os per submit call (fio's iodepth_batch_submit). Up to 2, each I/O reaches the
     /// device at once; 3 or more are plugged and dispatched together (can help NVMe).
@@ -450,6 +595,35 @@ pub struct RunArgs {
     /// Keep going after I/O errors (they are counted either way).
     #[arg(long, help_heading = "Engine")]
     pub continue_on_error: bool,
+
+    #[arg(long, value_name = "A:B", help = FILENAME_HELP, help_heading = FIO)]
+    pub filename: Option<String>,
+    /// fio's --iodepth: --qd, outstanding I/Os per job.
+    #[arg(long, value_name = "N", conflicts_with = "qd", help_heading = FIO)]
+    pub iodepth: Option<String>,
+    /// fio's --numjobs: --jobs, jobs per target (fio's one job shares its files; drivelab runs
+    /// this many per target).
+    #[arg(long, value_name = "N", conflicts_with = "jobs", help_heading = FIO)]
+    pub numjobs: Option<String>,
+    /// fio's --blocksize: --bs (fio's --bs is drivelab's too).
+    #[arg(long, value_name = "SIZE", conflicts_with = "bs", help_heading = FIO)]
+    pub blocksize: Option<String>,
+    /// fio's --runtime: --time. A bare number is seconds, as in fio (60 = 60s); units work too.
+    #[arg(long, value_name = "SECONDS", conflicts_with = "time", help_heading = FIO)]
+    pub runtime: Option<String>,
+    /// fio's --ioengine: io_uring, psync, sync (runs psync) or libaio (runs io_uring, and says so).
+    #[arg(long, value_name = "ENGINE", conflicts_with = "engine", help_heading = FIO)]
+    pub ioengine: Option<String>,
+    /// fio's --readwrite: --rw.
+    #[arg(long, value_name = "WORDS", conflicts_with = "rw", help_heading = FIO)]
+    pub readwrite: Option<String>,
+    /// fio's --rwmixread: percent reads of a mixed --rw (randrw, rw, readwrite); with any other
+    /// --rw it is refused, since fio ignores it there. --read sets the share for any --rw.
+    #[arg(long, value_name = "PCT", conflicts_with = "read_pct", help_heading = FIO)]
+    pub rwmixread: Option<String>,
+    /// fio's --rwmixwrite: percent writes of a mixed --rw (--read is 100 minus it).
+    #[arg(long, value_name = "PCT", conflicts_with = "read_pct", help_heading = FIO)]
+    pub rwmixwrite: Option<String>,
 
     #[command(flatten)]
     pub safety: SafetyArgs,
@@ -478,28 +652,43 @@ impl RunArgs {
 
     /// The flags as access-spec fields (the names plan files use), in the order they apply: the
     /// record of a `run` point, from which its spec is derived.
+    /// fio's spellings are recorded as written (plan files take them too); each replaces the
+    /// default of the field it stands for.
     pub fn fields(&self) -> Vec<(String, String)> {
         let (qd, jobs, batch, seed) =
             (self.qd.to_string(), self.jobs.to_string(), self.batch.to_string(), self.seed.to_string());
+        fn either<'b>(
+            own: (&'static str, &'b String),
+            fio: (&'static str, &'b Option<String>),
+        ) -> (&'static str, &'b str) {
+            match fio.1 {
+                Some(v) => (fio.0, v.as_str()),
+                None => (own.0, own.1.as_str()),
+            }
+        }
         let mut pairs: Vec<(&str, &str)> = vec![
-            ("bs", &self.bs),
+            either(("bs", &self.bs), ("blocksize", &self.blocksize)),
             ("offset", &self.offset),
-            ("qd", &qd),
-            ("jobs", &jobs),
+            either(("qd", &qd), ("iodepth", &self.iodepth)),
+            either(("jobs", &jobs), ("numjobs", &self.numjobs)),
             ("batch", &batch),
             ("sync", &self.sync),
             ("data", &self.data),
             ("seed", &seed),
-            ("engine", &self.engine),
+            either(("engine", &self.engine), ("ioengine", &self.ioengine)),
             ("cpus", &self.cpus),
         ];
         let optional = [
             ("rw", &self.rw),
+            ("readwrite", &self.readwrite),
             ("read", &self.read_pct),
+            ("rwmixread", &self.rwmixread),
+            ("rwmixwrite", &self.rwmixwrite),
             ("random", &self.random_pct),
             ("align", &self.align),
             ("span", &self.span),
             ("time", &self.time),
+            ("runtime", &self.runtime),
             ("io_size", &self.io_size),
             ("ramp", &self.ramp),
             ("rate", &self.rate),
@@ -513,7 +702,8 @@ impl RunArgs {
                 pairs.push((k, v));
             }
         }
-        if self.buffered {
+        // --direct=0 is --buffered (the last of the two given counts: clap keeps only that one).
+        if self.buffered || self.direct.as_deref() == Some("0") {
             pairs.push(("buffered", "true"));
         }
         if self.continue_on_error {

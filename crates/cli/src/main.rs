@@ -7,7 +7,9 @@ mod act_cmd;
 mod args;
 mod compare_cmd;
 mod default_job;
+mod docs_cmd;
 mod events;
+mod info_cmd;
 mod negative;
 mod output;
 mod plan_cmd;
@@ -18,6 +20,7 @@ mod run_cmd;
 mod suite_cmd;
 mod summary;
 mod term;
+mod version;
 
 use clap::Parser;
 
@@ -25,7 +28,7 @@ use args::{Cli, Command};
 use run_cmd::Outcome;
 
 fn main() {
-    let cli = match Cli::try_parse_from(negative::join_negative_values(std::env::args_os().collect())) {
+    let mut cli = match Cli::try_parse_from(negative::join_negative_values(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) => {
             // --help and --version go to stdout: a full disk there is a failure like any other.
@@ -39,6 +42,10 @@ fn main() {
             std::process::exit(if output::stdout_failed() { 1 } else { 0 });
         }
     };
+    if let Err(e) = cli.take_filenames() {
+        eprintln!("drivelab: {}", e.cli_message());
+        std::process::exit(2);
+    }
     let outcome = match &cli.command {
         None => default_job::run(),
         Some(Command::Run(a)) => run_cmd::run(a),
@@ -48,6 +55,9 @@ fn main() {
         Some(Command::Compare(a)) => compare_cmd::run(a),
         Some(Command::Act(a)) => act_cmd::run(a),
         Some(Command::Qos(a)) => qos_cmd::run(a),
+        Some(Command::Info(a)) => info_cmd::run(a),
+        Some(Command::Completions(a)) => docs_cmd::completions(a),
+        Some(Command::Man(a)) => docs_cmd::man(a),
     };
     let code = match outcome {
         Ok(Outcome::Done) if output::stdout_failed() => 1,

@@ -1,6 +1,10 @@
 //! Negative values for options (`--qd -4`, `--time -1s`): clap takes a word that starts with
 //! `-` for another flag and answers "use '-- -4'", which is no help. Such a value is joined to
 //! its option (`--qd=-4`) before parsing, so the option's own check names the value and the fix.
+//!
+//! Likewise fio's `--direct 0`: `--direct` alone means O_DIRECT, so its value must be joined
+//! (`--direct=0`), or the 0 would be taken for a target named `0`. A flag whose value is
+//! optional takes a following word that is one of its values.
 
 use std::ffi::OsString;
 
@@ -34,7 +38,16 @@ pub fn join_negative_values(args: Vec<OsString>) -> Vec<OsString> {
             cmd.get_arguments().any(|a| a.get_long() == Some(name) && a.get_action().takes_values())
         });
         let negative = words.peek().is_some_and(|next| looks_negative(&next.to_string_lossy()));
-        if takes_value && negative {
+        let optional_value = text.strip_prefix("--").filter(|n| !n.contains('=')).is_some_and(|name| {
+            cmd.get_arguments().any(|a| {
+                a.get_long() == Some(name)
+                    && a.is_require_equals_set()
+                    && words.peek().is_some_and(|next| {
+                        a.get_possible_values().iter().any(|v| v.matches(&next.to_string_lossy(), false))
+                    })
+            })
+        });
+        if (takes_value && negative) || optional_value {
             let value = words.next().expect("peeked");
             let mut joined = word;
             joined.push("=");
@@ -78,5 +91,14 @@ mod tests {
         );
         assert_eq!(join(&["drivelab", "run", "--", "--qd", "-4"]), ["drivelab", "run", "--", "--qd", "-4"]);
         assert_eq!(join(&["drivelab", "act", "null", "--scale", "-2"]), ["drivelab", "act", "null", "--scale=-2"]);
+    }
+
+    #[test]
+    fn fio_direct_takes_a_following_0_or_1_as_its_value() {
+        assert_eq!(join(&["drivelab", "run", "--direct", "0", "null"]), ["drivelab", "run", "--direct=0", "null"]);
+        assert_eq!(join(&["drivelab", "run", "null", "--direct", "1"]), ["drivelab", "run", "null", "--direct=1"]);
+        // Alone, or before a target, --direct stays a flag.
+        assert_eq!(join(&["drivelab", "run", "--direct", "f.dat"]), ["drivelab", "run", "--direct", "f.dat"]);
+        assert_eq!(join(&["drivelab", "run", "null", "--direct"]), ["drivelab", "run", "null", "--direct"]);
     }
 }

@@ -47,6 +47,8 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
         }
         None => None,
     };
+    // A plan file's own `size` (fio's), unless --size is given.
+    let mut file_size = None;
     let plan = match &resume {
         Some(saved) => match saved.manifest.plan() {
             Some(p) => p.clone(),
@@ -66,25 +68,23 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
             } else {
                 plan::Targets::Given(&args.targets)
             };
-            plan::load_with(file, targets)?
+            let loaded = plan::load_file(file, targets)?;
+            file_size = loaded.new_file_bytes;
+            loaded.plan
         }
     };
+    let mut safety = args.safety.clone();
+    if let (None, Some(bytes)) = (&safety.size, file_size) {
+        safety.size = Some(bytes.to_string());
+    }
     if args.dry_run {
         dry_run(&plan);
         return Ok(Outcome::Done);
     }
     let kind = resume.as_ref().map(|r| r.manifest.kind).unwrap_or(Kind::Plan);
     let resume_dir = resume.map(|r| r.dir);
-    let (outcome, dir) = execute(
-        &plan,
-        kind,
-        resume_dir,
-        &args.safety,
-        &args.results,
-        args.quiet,
-        args.power_cmd.as_ref(),
-        &args.steady,
-    )?;
+    let (outcome, dir) =
+        execute(&plan, kind, resume_dir, &safety, &args.results, args.quiet, args.power_cmd.as_ref(), &args.steady)?;
     // A resumed suite ends as the suite itself does: with its tables.
     if kind.suite().is_some() {
         crate::report_cmd::print_tables(&dir)?;

@@ -15,7 +15,10 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     let Some(name) = &args.name else {
         stdout_line("suites (drivelab suite NAME [TARGET...] [--time DUR | --scale F]):");
         for s in SUITES {
-            stdout_line(&format!("  {:<8} {} [default {} per point]", s.name, s.about, s.default_time));
+            stdout_line(&format!(
+                "  {:<8} {}: {} [default {} per point]",
+                s.name, s.reproduces, s.about, s.default_time
+            ));
         }
         return Ok(Outcome::Done);
     };

@@ -1,6 +1,11 @@
 //! Access-spec fields by name: one parser for `drivelab run`'s flags and for plan files, so both
 //! accept exactly the same keys and spellings (`bs = "4k:70,64k:30"` in a plan is `--bs
 //! 4k:70,64k:30` on the command line) and give the same errors.
+//!
+//! fio's spellings of the same fields ([`Fio`]: `iodepth` for `qd`, `runtime` for `time`, ...)
+//! are keys too, in plan files and (with dashes) as flags: each translates its value into
+//! drivelab's ([`Fio::translate`]), where fio's meaning differs in a detail it is honoured (a
+//! bare `runtime` number is seconds), and what has no drivelab equivalent is refused by name.
 
 use crate::error::Error;
 use crate::spec::{AccessSpec, Arrivals, CpuPlacement, DataPattern, EngineKind, Rate, RateScope, RateUnit, SyncMode};
@@ -38,6 +43,116 @@ pub enum Field {
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
     Size,
+    /// fio's spelling of one of the fields above, as the reader wrote it.
+    Fio(Fio),
+}
+
+/// fio's spellings of drivelab's access-spec fields, accepted where the meaning is the same.
+/// (`bs`, `direct` and `size` are spelt alike in both; `filename` names targets, see
+/// [`split_filename`].)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fio {
+    /// `iodepth`: `qd`.
+    Iodepth,
+    /// `numjobs`: `jobs` (per target in drivelab; fio's one job shares its files).
+    Numjobs,
+    /// `blocksize`: `bs`.
+    Blocksize,
+    /// `runtime`: `time`; a bare number is seconds, as in fio.
+    Runtime,
+    /// `ioengine`: `engine` (io_uring, psync, sync as psync, libaio as io_uring with a notice).
+    Ioengine,
+    /// `readwrite`: `rw`.
+    Readwrite,
+    /// `rwmixread`: `read`, for a mixed `rw` only (fio ignores it otherwise).
+    Rwmixread,
+    /// `rwmixwrite`: `read` = 100 - it, for a mixed `rw` only.
+    Rwmixwrite,
+}
+
+impl Fio {
+    pub const ALL: [Fio; 8] = [
+        Fio::Iodepth,
+        Fio::Numjobs,
+        Fio::Blocksize,
+        Fio::Runtime,
+        Fio::Ioengine,
+        Fio::Readwrite,
+        Fio::Rwmixread,
+        Fio::Rwmixwrite,
+    ];
+
+    /// fio's name: the plan key and (with dashes) the flag.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Fio::Iodepth => "iodepth",
+            Fio::Numjobs => "numjobs",
+            Fio::Blocksize => "blocksize",
+            Fio::Runtime => "runtime",
+            Fio::Ioengine => "ioengine",
+            Fio::Readwrite => "readwrite",
+            Fio::Rwmixread => "rwmixread",
+            Fio::Rwmixwrite => "rwmixwrite",
+        }
+    }
+
+    /// The drivelab field it sets.
+    pub const fn field(self) -> Field {
+        match self {
+            Fio::Iodepth => Field::Qd,
+            Fio::Numjobs => Field::Jobs,
+            Fio::Blocksize => Field::Bs,
+            Fio::Runtime => Field::Time,
+            Fio::Ioengine => Field::Engine,
+            Fio::Readwrite => Field::Rw,
+            Fio::Rwmixread | Fio::Rwmixwrite => Field::Read,
+        }
+    }
+
+    pub fn from_name(key: &str) -> Option<Fio> {
+        Fio::ALL.into_iter().find(|f| f.name() == key)
+    }
+
+    /// `value` (as fio takes it) as the text drivelab's [`Fio::field`] takes; refusals name
+    /// fio's key.
+    pub fn translate(self, value: &str) -> Result<String, Error> {
+        let v = value.trim();
+        let bad = |fix: &str| Error::spec(Field::Fio(self), format!("'{v}'"), fix);
+        match self {
+            Fio::Iodepth | Fio::Numjobs | Fio::Readwrite => Ok(v.to_string()),
+            Fio::Blocksize => Ok(v.to_string()),
+            Fio::Runtime => {
+                if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+                    Ok(format!("{v}s"))
+                } else if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+                    Err(bad("a bare number is whole seconds, as in fio; write 1.5s or 1500ms for a fraction"))
+                } else {
+                    Ok(v.to_string())
+                }
+            }
+            Fio::Ioengine => match v {
+                "io_uring" | "uring" | "libaio" => Ok("uring".into()),
+                "psync" | "sync" => Ok("psync".into()),
+                "null" => Err(bad("drivelab has no null engine: give the target null (I/Os complete at once)")),
+                _ => Err(bad("drivelab runs io_uring, psync, sync (as psync) and libaio (as io_uring)")),
+            },
+            Fio::Rwmixread | Fio::Rwmixwrite => {
+                let pct =
+                    parse_pct(v, "").map_err(|e| Error::spec(Field::Fio(self), "", e.trim_start().to_string()))?;
+                Ok(if self == Fio::Rwmixread { pct } else { 100 - pct }.to_string())
+            }
+        }
+    }
+
+    /// What the user should be told when `value` runs as something close to but not exactly
+    /// what fio would run.
+    pub fn notice(self, value: &str) -> Option<String> {
+        (self == Fio::Ioengine && value.trim() == "libaio").then(|| {
+            "ioengine libaio: drivelab has no libaio engine; it runs io_uring (uring), Linux's asynchronous \
+             I/O interface that supersedes libaio"
+                .to_string()
+        })
+    }
 }
 
 impl Field {
@@ -110,6 +225,7 @@ impl Field {
             Field::MaxLag => "max_lag",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
+            Field::Fio(f) => f.name(),
         }
     }
 
@@ -118,9 +234,22 @@ impl Field {
         format!("--{}", self.name().replace('_', "-"))
     }
 
-    /// The settable field with this key.
+    /// The settable field with this key (drivelab's own spelling).
     pub fn from_name(key: &str) -> Option<Field> {
         Field::SETTABLE.into_iter().find(|f| f.name() == key)
+    }
+
+    /// The field with this key, drivelab's or fio's spelling ([`is_key`]).
+    pub fn from_key(key: &str) -> Option<Field> {
+        Field::from_name(key).or_else(|| Fio::from_name(key).map(Field::Fio))
+    }
+
+    /// The drivelab field this one sets: itself, or for a fio spelling the field it stands for.
+    pub const fn canonical(self) -> Field {
+        match self {
+            Field::Fio(f) => f.field(),
+            other => other,
+        }
     }
 
     /// Replace every `{key}` in `text` by the field's name, or with `cli` its flag.
@@ -129,7 +258,7 @@ impl Field {
             return text.to_string();
         }
         let mut out = text.to_string();
-        for f in Field::ALL {
+        for f in Field::ALL.into_iter().chain(Fio::ALL.map(Field::Fio)) {
             let marker = format!("{{{}}}", f.name());
             if out.contains(&marker) {
                 out = out.replace(&marker, &if cli { f.flag() } else { f.name().to_string() });
@@ -156,6 +285,17 @@ pub const KEYS: &[&str] = &{
     keys
 };
 
+/// Is `key` a field key: drivelab's ([`KEYS`]) or fio's spelling of one ([`Fio`])?
+pub fn is_key(key: &str) -> bool {
+    Field::from_key(key).is_some()
+}
+
+/// The sentence listing every key, for refusals of an unknown one.
+pub fn known_keys() -> String {
+    let fio: Vec<&str> = Fio::ALL.iter().map(|f| f.name()).collect();
+    format!("{} (or fio's {})", KEYS.join(", "), fio.join(", "))
+}
+
 fn inv(field: Field, e: String) -> Error {
     Error::spec(field, "", e)
 }
@@ -172,10 +312,11 @@ fn boolean(field: Field, value: &str) -> Result<bool, Error> {
     }
 }
 
-/// Set one field from its text. Unknown keys are refused with the list of known ones.
+/// Set one field from its text (drivelab's key or fio's). Unknown keys are refused with the
+/// list of known ones.
 pub fn apply(spec: &mut AccessSpec, key: &str, value: &str) -> Result<(), Error> {
-    let Some(field) = Field::from_name(key) else {
-        return Err(Error::invalid(format!("'{key}' is not an access-spec field: use one of {}", KEYS.join(", "))));
+    let Some(field) = Field::from_key(key) else {
+        return Err(Error::invalid(format!("'{key}' is not an access-spec field: use one of {}", known_keys())));
     };
     set(spec, field, value)
 }
@@ -187,6 +328,16 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
     let duration_ns = |v: &str| parse_duration(v).map(|d| d.as_nanos() as u64).map_err(|e| inv(field, e));
     let pct = |v: &str| parse_pct(v, "").map_err(|e| inv(field, e.trim_start().to_string()));
     match field {
+        Field::Fio(fio) => {
+            let canonical = fio.field();
+            // A refusal of the translated value names what the reader wrote.
+            return set(spec, canonical, &fio.translate(v)?).map_err(|e| match e {
+                Error::Spec { field, value, fix } if field == canonical => {
+                    Error::Spec { field: Field::Fio(fio), value, fix }
+                }
+                other => other,
+            });
+        }
         Field::Rw => spec.set_rw(v)?,
         Field::Read => spec.read_pct = pct(v)?,
         Field::Random => spec.random_pct = pct(v)?,
@@ -229,29 +380,143 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         }
         Field::MaxLag => spec.rate.get_or_insert_with(Rate::default).max_lag_ns = Some(duration_ns(v)?),
         Field::Thresholds | Field::Size => {
-            return Err(Error::invalid(format!(
-                "'{field}' is not an access-spec field: use one of {}",
-                KEYS.join(", ")
-            )))
+            return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
     }
     Ok(())
 }
 
 /// A validated spec from defaults plus `pairs` applied in order. As on the command line, a spec
-/// with `io_size` and no `time` runs until the bytes are done; with neither it runs 10 s.
+/// with `io_size` and no `time` runs until the bytes are done; with neither it runs 10 s. fio's
+/// `rwmixread`/`rwmixwrite` need a mixed `rw` among the pairs (see [`check_fio_mix`]).
 pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<AccessSpec, Error> {
+    let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+    let spec = partial_from_pairs(pairs.iter().copied())?;
+    check_fio_mix(&pairs)?;
+    Ok(spec)
+}
+
+/// [`from_pairs`] for some of a spec's fields (a plan's `[defaults]`, one value of an axis):
+/// every value and their combination checked, except what needs the rest of the spec (fio's
+/// `rwmixread` with the `rw` it applies to).
+pub fn partial_from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<AccessSpec, Error> {
+    let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
     let mut spec = AccessSpec::default();
     let mut timed = false;
-    for (k, v) in pairs {
+    for &(k, v) in &pairs {
         apply(&mut spec, k, v)?;
-        timed |= k == "time";
+        timed |= Field::from_key(k).map(Field::canonical) == Some(Field::Time);
     }
     if !timed && spec.io_size_bytes.is_some() {
         spec.time_ns = None;
     }
-    spec.validate()?;
+    spec.validate().map_err(|e| match e {
+        // A refused value named as the reader wrote it: fio's spelling when that set it last.
+        Error::Spec { field, value, fix } => {
+            let last = pairs.iter().rev().filter_map(|(k, _)| Field::from_key(k)).find(|f| f.canonical() == field);
+            Error::Spec { field: last.unwrap_or(field), value, fix }
+        }
+        other => other,
+    })?;
     Ok(spec)
+}
+
+/// fio's `rwmixread`/`rwmixwrite` among `pairs` mean what they mean in fio, or are refused: fio
+/// applies them only to a mixed workload (`rw`, `readwrite`, `randrw`) and ignores them for
+/// `randread` and the like, where drivelab's `read` would change the mix; and both at once must
+/// add up to 100 (fio would quietly let the later one win).
+pub fn check_fio_mix(pairs: &[(&str, &str)]) -> Result<(), Error> {
+    let field = |k: &str| Field::from_key(k);
+    let mix: Vec<(Fio, &str)> = pairs
+        .iter()
+        .filter_map(|(k, v)| match field(k) {
+            Some(Field::Fio(f @ (Fio::Rwmixread | Fio::Rwmixwrite))) => Some((f, *v)),
+            _ => None,
+        })
+        .collect();
+    let Some(&(last, value)) = mix.last() else { return Ok(()) };
+    check_fio_shares(pairs)?;
+    let rw = pairs.iter().rev().find(|(k, _)| field(k).map(Field::canonical) == Some(Field::Rw)).map(|(_, v)| v.trim());
+    if !matches!(rw, Some("rw" | "readwrite" | "randrw")) {
+        let now = match rw {
+            Some(w) => format!("{{rw}} is {w}"),
+            None => "no {rw} is given (drivelab's default is randread, fio's read)".to_string(),
+        };
+        return Err(Error::spec(
+            Field::Fio(last),
+            value.trim(),
+            format!(
+                "fio applies it only to a mixed workload and {now}; give {{rw}} randrw (or rw, readwrite), \
+                 or {{read}} PCT for the share of reads in any workload"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// fio's `rwmixread` and `rwmixwrite` both among `pairs` must add up to 100.
+pub fn check_fio_shares(pairs: &[(&str, &str)]) -> Result<(), Error> {
+    let find = |f: Fio| pairs.iter().rev().find(|(k, _)| *k == f.name()).map(|(_, v)| v.trim());
+    let (Some(r), Some(w)) = (find(Fio::Rwmixread), find(Fio::Rwmixwrite)) else { return Ok(()) };
+    let read_of = |f: Fio, v: &str| f.translate(v).ok().and_then(|t| t.parse::<u32>().ok());
+    if read_of(Fio::Rwmixread, r) != read_of(Fio::Rwmixwrite, w) {
+        return Err(Error::spec(
+            Field::Fio(Fio::Rwmixwrite),
+            w,
+            format!("with {{rwmixread}} {r} the shares do not add up to 100; give only one of them"),
+        ));
+    }
+    Ok(())
+}
+
+/// fio's `filename`: targets separated by `:` (`\:` for a colon inside a name).
+pub fn split_filename(text: &str) -> Result<Vec<String>, Error> {
+    let mut out = vec![String::new()];
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                chars.next();
+                out.last_mut().expect("never empty").push(':');
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    if out.iter().any(|t| t.trim().is_empty()) {
+        return Err(Error::invalid(format!(
+            "filename '{text}' names an empty target: separate targets with single colons, e.g. /dev/sdb:/dev/sdc \
+             (write \\: for a colon inside a name)"
+        )));
+    }
+    Ok(out)
+}
+
+/// The size of a new file target (`--size`, a plan's `size`): a non-zero multiple of 4096 bytes.
+pub fn parse_new_file_size(text: &str) -> Result<u64, Error> {
+    let size = parse_size(text).map_err(|e| Error::spec(Field::Size, "", e))?;
+    if size == 0 || size % 4096 != 0 {
+        return Err(Error::spec(
+            Field::Size,
+            text.trim(),
+            "a new file's size must be a non-zero multiple of 4096 bytes",
+        ));
+    }
+    Ok(size)
+}
+
+/// What the user should be told about `pairs` (fio spellings that run as something close to
+/// what fio would run), once each.
+pub fn notices<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (k, v) in pairs {
+        if let Some(n) = Fio::from_name(k).and_then(|f| f.notice(v)) {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
 }
 
 /// `5000`, `5000iops` or `5k` (I/Os per second), or a size per second: `200MiB/s`, `1g/s`.
@@ -416,5 +681,86 @@ mod tests {
         let e = from_pairs([("qd", "0")]).unwrap_err();
         assert!(matches!(e, Error::Spec { field: Field::Qd, .. }), "{e:?}");
         assert!(e.to_string().starts_with("qd 0:") && e.cli_message().starts_with("--qd 0:"), "{e}");
+    }
+
+    #[test]
+    fn fio_spellings_give_the_spec_of_drivelabs_own() {
+        let same = |fio: &[(&str, &str)], own: &[(&str, &str)]| {
+            let (a, b) = (from_pairs(fio.iter().copied()).unwrap(), from_pairs(own.iter().copied()).unwrap());
+            assert_eq!(a, b, "{fio:?} vs {own:?}");
+        };
+        same(
+            &[("iodepth", "16"), ("numjobs", "2"), ("blocksize", "64k")],
+            &[("qd", "16"), ("jobs", "2"), ("bs", "64k")],
+        );
+        same(&[("runtime", "60")], &[("time", "60s")]);
+        same(&[("runtime", "1m")], &[("time", "60s")]);
+        same(&[("runtime", "250ms"), ("io_size", "1g")], &[("time", "250ms"), ("io_size", "1g")]);
+        same(&[("ioengine", "io_uring")], &[("engine", "uring")]);
+        same(&[("ioengine", "libaio")], &[("engine", "uring")]);
+        same(&[("ioengine", "sync")], &[("engine", "psync")]);
+        same(&[("readwrite", "randrw"), ("rwmixread", "70")], &[("rw", "randrw"), ("read", "70")]);
+        same(&[("rw", "readwrite"), ("rwmixwrite", "30")], &[("rw", "rw"), ("read", "70")]);
+        same(&[("rw", "rw"), ("rwmixread", "70"), ("rwmixwrite", "30")], &[("rw", "rw"), ("read", "70")]);
+        same(&[("direct", "0")], &[("buffered", "true")]);
+        // io_size alone still ends the run by bytes; runtime counts as time.
+        assert_eq!(from_pairs([("io_size", "1m"), ("runtime", "2")]).unwrap().time_ns, Some(2_000_000_000));
+    }
+
+    #[test]
+    fn fio_spellings_refuse_what_fio_would_mean_otherwise() {
+        let err = |pairs: &[(&str, &str)]| from_pairs(pairs.iter().copied()).unwrap_err();
+        let e = err(&[("runtime", "1.5")]);
+        assert!(matches!(e, Error::Spec { field: Field::Fio(Fio::Runtime), .. }), "{e:?}");
+        assert!(e.cli_message().starts_with("--runtime '1.5': a bare number is whole seconds"), "{}", e.cli_message());
+        let e = err(&[("iodepth", "0")]);
+        assert!(e.cli_message().starts_with("--iodepth 0:"), "{}", e.cli_message());
+        let e = err(&[("runtime", "abc")]);
+        assert!(e.cli_message().starts_with("--runtime"), "{}", e.cli_message());
+        let e = err(&[("ioengine", "posixaio")]).cli_message();
+        assert!(e.contains("'posixaio'") && e.contains("io_uring, psync"), "{e}");
+        assert!(err(&[("ioengine", "null")]).to_string().contains("give the target null"));
+        // rwmixread with a workload that is not mixed: fio ignores it, drivelab's read would not.
+        let e = err(&[("rw", "randread"), ("rwmixread", "70")]).cli_message();
+        assert!(e.starts_with("--rwmixread 70: fio applies it only to a mixed workload and --rw is randread"), "{e}");
+        let e = err(&[("rwmixwrite", "30")]).cli_message();
+        assert!(e.contains("no --rw is given") && e.contains("--read PCT"), "{e}");
+        let e = err(&[("rw", "randrw"), ("rwmixread", "70"), ("rwmixwrite", "40")]).cli_message();
+        assert!(e.contains("--rwmixwrite 40") && e.contains("--rwmixread 70") && e.contains("add up to 100"), "{e}");
+        let e = err(&[("rw", "randrw"), ("rwmixread", "170")]).cli_message();
+        assert!(e.starts_with("--rwmixread") && e.contains("outside 0..100"), "{e}");
+        // fio's forms drivelab has no equivalent for.
+        assert!(err(&[("blocksize", "4k,64k")]).to_string().contains("fio's READ,WRITE block sizes"));
+        assert!(err(&[("rw", "randread:8")]).to_string().contains("fio's WORD:N"));
+        assert!(err(&[("rw", "trim")]).to_string().contains("does not trim"));
+        // Alone (a plan's [defaults]), rwmixread waits for the rw of its point.
+        assert!(partial_from_pairs([("rwmixread", "70")]).is_ok());
+    }
+
+    #[test]
+    fn fio_keys_are_keys_with_flags_and_notices() {
+        for f in Fio::ALL {
+            assert!(is_key(f.name()) && !KEYS.contains(&f.name()));
+            assert_eq!(Field::Fio(f).flag(), format!("--{}", f.name()));
+            assert_eq!(Field::Fio(f).canonical(), f.field());
+        }
+        assert_eq!(Field::render_refs("{iodepth} or {qd}", true), "--iodepth or --qd");
+        assert_eq!(notices([("ioengine", "libaio"), ("qd", "4"), ("ioengine", "libaio")]).len(), 1);
+        assert!(notices([("ioengine", "io_uring")]).is_empty());
+        let e = apply(&mut AccessSpec::default(), "depth", "4").unwrap_err().to_string();
+        assert!(e.contains("fio's iodepth"), "{e}");
+    }
+
+    #[test]
+    fn fio_filename_lists_targets_with_colons() {
+        assert_eq!(split_filename("a:b").unwrap(), ["a", "b"]);
+        assert_eq!(split_filename("/dev/sdb").unwrap(), ["/dev/sdb"]);
+        assert_eq!(split_filename(r"x\:y:z").unwrap(), ["x:y", "z"]);
+        for bad in ["a::b", ":a", "a:", ""] {
+            assert!(split_filename(bad).unwrap_err().to_string().contains("empty target"), "{bad}");
+        }
+        assert_eq!(parse_new_file_size("1g").unwrap(), 1 << 30);
+        let e = parse_new_file_size("1000").unwrap_err();
+        assert!(e.cli_message().starts_with("--size 1000: a new file's size must be"), "{}", e.cli_message());
     }
 }

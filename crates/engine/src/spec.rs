@@ -281,11 +281,15 @@ impl AccessSpec {
             "randrw" => (50, 100),
             "rw" | "readwrite" => (50, 0),
             other => {
-                return Err(Error::spec(
-                    Field::Rw,
-                    format!("'{other}'"),
-                    "not a workload: use read, write, randread, randwrite, randrw or rw",
-                ))
+                let why = if other.contains(':') {
+                    "fio's WORD:N (skip N bytes after each I/O) has no equivalent here: give the word alone, or \
+                     {random} PCT for a mix of random and sequential I/Os"
+                } else if other.contains("trim") {
+                    "drivelab reads and writes, it does not trim: use read, write, randread, randwrite, randrw or rw"
+                } else {
+                    "not a workload: use read, write, randread, randwrite, randrw or rw (readwrite)"
+                };
+                return Err(Error::spec(Field::Rw, format!("'{other}'"), why));
             }
         };
         self.read_pct = read;
@@ -301,6 +305,14 @@ impl AccessSpec {
             return Ok(vec![BlockSize { bytes, pct: 100 }]);
         }
         let mut out = Vec::new();
+        if !text.contains(':') {
+            return Err(Error::spec(
+                Field::Bs,
+                format!("'{text}'"),
+                "fio's READ,WRITE block sizes have no equivalent here: give one size, or a split with shares \
+                 such as 4k:70,64k:30",
+            ));
+        }
         for p in parts {
             let (size, pct) = p.split_once(':').ok_or_else(|| {
                 Error::spec(Field::Bs, format!("'{text}'"), "in a split every entry needs a share, like 4k:70,64k:30")

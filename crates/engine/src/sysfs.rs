@@ -45,6 +45,27 @@ pub struct DiskFacts {
     pub write_cache: Option<String>,
     /// For a loop device, the file behind it.
     pub loop_backing_file: Option<String>,
+    /// `queue/minimum_io_size` and `queue/optimal_io_size` (0: not reported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_io_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimal_io_bytes: Option<u64>,
+    /// `queue/max_hw_sectors_kb`: the largest I/O the hardware takes (`max_sectors_kb` is the
+    /// kernel's current cap, at most this).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_hw_sectors_kb: Option<u32>,
+    /// `queue/discard_max_bytes`: the largest discard (TRIM, UNMAP) it takes; 0 when it takes none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard_max_bytes: Option<u64>,
+    /// `queue/zoned`: `none`, `host-aware` or `host-managed` (SMR disks, ZNS namespaces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<String>,
+    /// `removable`: the medium can be taken out (USB sticks, card readers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removable: Option<bool>,
+    /// `ro`: the kernel holds the disk read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
 }
 
 impl DiskFacts {
@@ -83,8 +104,53 @@ impl DiskFacts {
             capacity_bytes: attr_num::<u64>(dir.join("size")).and_then(|sectors| sectors.checked_mul(512)),
             write_cache: attr(queue.join("write_cache")),
             loop_backing_file,
+            min_io_bytes: attr_num(queue.join("minimum_io_size")),
+            optimal_io_bytes: attr_num(queue.join("optimal_io_size")),
+            max_hw_sectors_kb: attr_num(queue.join("max_hw_sectors_kb")),
+            discard_max_bytes: attr_num(queue.join("discard_max_bytes")),
+            zoned: attr(queue.join("zoned")),
+            removable: attr(dir.join("removable")).and_then(|s| parse_bool01(&s)),
+            read_only: attr(dir.join("ro")).and_then(|s| parse_bool01(&s)),
         })
     }
+}
+
+/// The temperature of disk `disk` in millidegrees Celsius, where the kernel reports one through
+/// hwmon without root: NVMe controllers (`device/hwmonN`, or `device/nvmeN/hwmonN` behind a
+/// multipath namespace) and SATA/SAS disks with the `drivetemp` driver
+/// (`device/hwmon/hwmonN`). Read on demand only: asking may send the drive a command.
+pub fn temperature_mc(sys: &Path, disk: &str) -> Option<i64> {
+    if disk.is_empty() || disk == "." || disk == ".." || disk.contains('/') {
+        return None;
+    }
+    let device = sys.join("block").join(disk).join("device");
+    let hwmons = |dir: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> =
+            fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+        v.retain(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("hwmon")));
+        v.sort();
+        v
+    };
+    let mut candidates = hwmons(&device);
+    candidates.extend(hwmons(&device.join("hwmon")));
+    let mut controllers: Vec<PathBuf> =
+        fs::read_dir(&device).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+    controllers.retain(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("nvme")));
+    controllers.sort();
+    for c in controllers {
+        candidates.extend(hwmons(&c));
+    }
+    candidates.iter().find_map(|h| attr_num::<i64>(h.join("temp1_input")))
+}
+
+/// The kernel name of the partition with this device number (`vda1`), or `None` when it is a
+/// whole disk or unknown.
+pub fn partition_of_devno(sys: &Path, major: u32, minor: u32) -> Option<String> {
+    let link: PathBuf = fs::canonicalize(sys.join(format!("dev/block/{major}:{minor}"))).ok()?;
+    if !link.join("partition").exists() {
+        return None;
+    }
+    link.file_name()?.to_str().map(str::to_string)
 }
 
 /// The model string of a disk: its `device/model` attribute, else `loop on FILE` for a loop
@@ -323,6 +389,14 @@ mod tests {
                 ("queue/write_cache", b"write back\n"),
                 ("size", b"1953525168\n"),
                 ("serial", b"  S5Y1NX0R123  \n"),
+                ("queue/minimum_io_size", b"4096\n"),
+                ("queue/optimal_io_size", b"0\n"),
+                ("queue/max_hw_sectors_kb", b"32767\n"),
+                ("queue/discard_max_bytes", b"2147450880\n"),
+                ("queue/zoned", b"none\n"),
+                ("removable", b"0\n"),
+                ("ro", b"0\n"),
+                ("device/hwmon/hwmon3/temp1_input", b"38000\n"),
             ],
         );
         let d = DiskFacts::read(&sys.0, "sda").unwrap();
@@ -338,6 +412,27 @@ mod tests {
         assert_eq!(d.capacity_bytes, Some(1953525168 * 512));
         assert_eq!(d.write_cache.as_deref(), Some("write back"));
         assert_eq!(d.loop_backing_file, None);
+        assert_eq!((d.min_io_bytes, d.optimal_io_bytes, d.max_hw_sectors_kb), (Some(4096), Some(0), Some(32767)));
+        assert_eq!((d.discard_max_bytes, d.zoned.as_deref()), (Some(2147450880), Some("none")));
+        assert_eq!((d.removable, d.read_only), (Some(false), Some(false)));
+        assert_eq!(temperature_mc(&sys.0, "sda"), Some(38000), "drivetemp's hwmon");
+    }
+
+    #[test]
+    fn nvme_temperature_is_read_from_the_controllers_hwmon() {
+        let sys = FakeSys::new("nvme-temp");
+        sys.disk("pci0000:00/0000:00:04.0/nvme/nvme0", "nvme0n1", &[("device/hwmon2/temp1_input", b"41850\n")]);
+        sys.disk(
+            "virtual/nvme-subsystem/nvme-subsys1",
+            "nvme1n1",
+            &[("device/nvme1/hwmon4/temp1_input", b"-5000\n"), ("device/nvme1/hwmon4/name", b"nvme\n")],
+        );
+        sys.disk("pci0000:00/0000:00:02.0/virtio1", "vda", &[("queue/rotational", b"1\n")]);
+        assert_eq!(temperature_mc(&sys.0, "nvme0n1"), Some(41850));
+        assert_eq!(temperature_mc(&sys.0, "nvme1n1"), Some(-5000), "behind a multipath namespace");
+        assert_eq!(temperature_mc(&sys.0, "vda"), None, "no hwmon: not readable");
+        assert_eq!(temperature_mc(&sys.0, "../vda"), None);
+        assert_eq!(temperature_mc(&sys.0, "nope"), None);
     }
 
     #[test]

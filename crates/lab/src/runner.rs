@@ -185,6 +185,9 @@ fn run_points(
     let done = dir.finished_points();
     let total = plan.points.len();
     let anything_to_run = plan.points.iter().any(|p| !done.contains(&p.index));
+    for n in plan.notices() {
+        lab.emit(Event::Notice(&n));
+    }
 
     // The precondition runs when any point still has to run (a resumed run preconditions again:
     // the drive's state after an interruption is unknown).

@@ -1,4 +1,6 @@
-//! Built-in suites: the methodologies of the reviews in shared/seeds, as plans.
+//! Built-in suites: the methods of well-known benchmarks and reviews (CrystalDiskMark, Iometer
+//! access specs, JBOD scaling, AnandTech's 4K random and mixed tests, fio sweeps, hdparm), as
+//! plans. Each says what it reproduces ([`Suite::reproduces`]).
 //!
 //! Each suite is a plan file embedded here (so it reads like one a user would write), with
 //! `{time}` standing for the per-point duration; `jbod` is built in code because its points run
@@ -64,7 +66,9 @@ impl std::str::FromStr for SuiteId {
 pub struct Suite {
     pub id: SuiteId,
     pub name: &'static str,
-    /// One line: what it measures and where the method comes from.
+    /// What it reproduces, in words a reader knows ("CrystalDiskMark", "Iometer access specs").
+    pub reproduces: &'static str,
+    /// One line: what it measures.
     pub about: &'static str,
     /// Default measured time per point.
     pub default_time: &'static str,
@@ -74,49 +78,58 @@ pub const SUITES: &[Suite] = &[
     Suite {
         id: SuiteId::Quick,
         name: "quick",
-        about: "CrystalDiskMark-style first impression: SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T1, RND4K Q1T1, reads and writes",
+        reproduces: "CrystalDiskMark's default test",
+        about: "SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T1, RND4K Q1T1, reads and writes; MB/s and IOPS",
         default_time: "5s",
     },
     Suite {
         id: SuiteId::Iometer,
         name: "iometer",
-        about: "Iometer access specs (seed 000): 64K at 100/95/80/0% sequential, reads and writes, 1..N outstanding I/Os per disk, all disks at once",
+        reproduces: "Iometer access specs (a SAS vs SATA vs SCSI review)",
+        about: "64K at 100/95/80/0% sequential, reads and writes, 1..N outstanding I/Os per disk, all disks at once",
         default_time: "10s",
     },
     Suite {
         id: SuiteId::Jbod,
         name: "jbod",
-        about: "JBOD scaling (seed 001): 1..N drives at once, one worker each; 128K sequential and 4K random QD32, reads and writes",
+        reproduces: "JBOD scaling (drives added one by one)",
+        about: "1..N drives at once, one worker each; 128K sequential and 4K random QD32, reads and writes",
         default_time: "10s",
     },
     Suite {
         id: SuiteId::Span,
         name: "span",
-        about: "4K random over an 8 GiB span at QD3 (seed 002): reads; writes 4K- vs 512-byte aligned; random, 50%-compressible and zero data",
+        reproduces: "AnandTech's 4K random read and write tests",
+        about: "4K random at QD3 over an 8 GiB span: reads; writes 4K- vs 512-byte aligned; random, \
+                50%-compressible and zero data",
         default_time: "3m",
     },
     Suite {
         id: SuiteId::Mixed,
         name: "mixed",
-        about: "4K random mixed read/write curve 0..100% reads at QD32 as 32 jobs x QD1 (seed 003)",
+        reproduces: "AnandTech's mixed random read/write curve",
+        about: "4K random, 0..100% reads in 10% steps at QD32 as 32 jobs x QD1; 70/30 called out",
         default_time: "10s",
     },
     Suite {
         id: SuiteId::Bsqd,
         name: "bsqd",
-        about: "fio sweep (seed 004): random read and write, block size 512 B..1 MiB x queue depth 1..128",
+        reproduces: "fio block size x iodepth sweeps",
+        about: "random read and write, block size 512 B..1 MiB x queue depth 1..128",
         default_time: "5s",
     },
     Suite {
         id: SuiteId::Hdparm,
         name: "hdparm",
-        about: "hdparm -tT (seed 004): cached reads (page cache, 2 MiB) and sequential disk reads (2 MiB, O_DIRECT)",
+        reproduces: "hdparm -tT",
+        about: "cached reads (page cache, 2 MiB) and sequential disk reads (2 MiB, O_DIRECT)",
         default_time: "3s",
     },
     Suite {
         id: SuiteId::Sync,
         name: "sync",
-        about: "4K writes at QD1 plain, with O_DSYNC and with fsync after each write: is the write cache protected? (seed 003)",
+        reproduces: "the fsync test of power-loss protection",
+        about: "4K writes at QD1 plain, with O_DSYNC and with fsync after each write",
         default_time: "10s",
     },
 ];

@@ -44,7 +44,7 @@ pub(super) fn protos(
                 )
             })?;
         let base: Vec<(String, String)> = defaults.iter().chain(&step.fields).cloned().collect();
-        if let Err(e) = fields::from_pairs(pairs(&base)) {
+        if let Err(e) = fields::partial_from_pairs(pairs(&base)) {
             return Err(src.err(step.anchor.clone(), format!("step '{}': {e}", step.name)));
         }
         for n in 0..count {
@@ -142,12 +142,15 @@ pub(super) fn estimate(spec: &AccessSpec) -> Option<u64> {
     spec.time_ns.map(|t| t.saturating_add(spec.ramp_ns))
 }
 
-/// Keep the last occurrence of every key, in the order of those last occurrences: applying the
-/// result gives the same spec as applying all of `all` in order.
+/// Keep the last occurrence of every field (however spelt: fio's `iodepth` in a step replaces
+/// `qd` of `[defaults]`), in the order of those last occurrences: applying the result gives the
+/// same spec as applying all of `all` in order.
 pub(super) fn resolve(all: Vec<(String, String)>) -> Vec<(String, String)> {
+    let field = |k: &str| fields::Field::from_key(k).map(fields::Field::canonical);
+    let same = |a: &str, b: &str| a == b || field(a).is_some_and(|f| Some(f) == field(b));
     let mut out = Vec::with_capacity(all.len());
     for (i, (k, v)) in all.iter().enumerate() {
-        if !all[i + 1..].iter().any(|(later, _)| later == k) {
+        if !all[i + 1..].iter().any(|(later, _)| same(later, k)) {
             out.push((k.clone(), v.clone()));
         }
     }

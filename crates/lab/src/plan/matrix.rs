@@ -1,13 +1,13 @@
 //! A plan's `[matrix]`: its axes, and the ranges (`1..64 x2`, `0..100 +50`) that expand into
 //! an axis's values in the unit of their field.
 
-use drivelab_engine::fields;
+use drivelab_engine::fields::{self, Field, Fio};
 use drivelab_engine::units::{fmt_duration, fmt_size, parse_duration, parse_size};
 use drivelab_engine::Error;
 use toml_edit::{Item, Value};
 
 use super::errors::{a_type, Span, Src};
-use super::tables::{check_field_name, check_value, scalar};
+use super::tables::{check_field_name, check_one_spelling, check_value, scalar};
 use super::{MAX_AXIS_VALUES, RANGE_EXPECTED};
 
 pub(super) struct Axis {
@@ -28,8 +28,11 @@ pub(super) fn matrix(src: &Src, item: &Item) -> Result<Matrix, Error> {
         ));
     };
     let mut axes = Vec::new();
-    for (key, value) in table.iter() {
+    for (key, _) in table.iter() {
         check_field_name(src, table, key, &[])?;
+    }
+    check_one_spelling(src, table, &[])?;
+    for (key, value) in table.iter() {
         axes.push(axis(src, key, value)?);
     }
     Ok(Matrix { axes, span: item.span() })
@@ -61,7 +64,7 @@ pub(super) fn axis(src: &Src, key: &str, item: &Item) -> Result<Axis, Error> {
             let values = expand_range(unit.unwrap_or(Unit::Count), text)
                 .map_err(|p| src.err(item.span(), format!("{key} = \"{text}\": {p}; {RANGE_EXPECTED}")))?;
             for v in &values {
-                fields::from_pairs([(key, v.as_str())])
+                fields::partial_from_pairs([(key, v.as_str())])
                     .map_err(|e| src.err(item.span(), format!("{key} = \"{text}\" gives {v}: {e}")))?;
             }
             values
@@ -85,10 +88,11 @@ pub(super) fn axis(src: &Src, key: &str, item: &Item) -> Result<Axis, Error> {
 
 pub(super) fn list_example(key: &str) -> &'static str {
     match key {
-        "rw" => "\"randread\", \"randwrite\"",
+        "rw" | "readwrite" => "\"randread\", \"randwrite\"",
         "sync" => "\"none\", \"dsync\"",
         "data" => "\"random\", \"zero\"",
         "engine" => "\"uring\", \"psync\"",
+        "ioengine" => "\"io_uring\", \"psync\"",
         "cpus" => "\"none\", \"spread\"",
         _ => "true, false",
     }
@@ -99,11 +103,18 @@ pub(super) fn list_example(key: &str) -> &'static str {
 pub(super) enum Unit {
     Size,
     Duration,
+    /// A duration where a bare number is seconds (fio's `runtime`).
+    Seconds,
     Count,
 }
 
+/// The unit of `key`'s ranges: drivelab's field's, or for fio's spelling its field's.
 pub(super) fn unit_of(key: &str) -> Option<Unit> {
-    match key {
+    let field = Field::from_key(key)?;
+    if field == Field::Fio(Fio::Runtime) {
+        return Some(Unit::Seconds);
+    }
+    match field.canonical().name() {
         "bs" | "align" | "offset" | "span" | "io_size" => Some(Unit::Size),
         "time" | "ramp" => Some(Unit::Duration),
         "qd" | "jobs" | "read" | "random" | "batch" | "seed" => Some(Unit::Count),
@@ -112,9 +123,14 @@ pub(super) fn unit_of(key: &str) -> Option<Unit> {
 }
 
 pub(super) fn parse_in(unit: Unit, text: &str) -> Result<u64, String> {
+    let nanos = |d: std::time::Duration| d.as_nanos().min(u64::MAX as u128) as u64;
     match unit {
         Unit::Size => parse_size(text),
-        Unit::Duration => parse_duration(text).map(|d| d.as_nanos().min(u64::MAX as u128) as u64),
+        Unit::Duration => parse_duration(text).map(nanos),
+        Unit::Seconds => match text.trim().parse::<u64>() {
+            Ok(s) => s.checked_mul(1_000_000_000).ok_or_else(|| format!("'{text}' is too long a duration")),
+            Err(_) => parse_duration(text).map(nanos),
+        },
         Unit::Count => text.parse().map_err(|_| format!("'{text}' is not a whole number")),
     }
 }
@@ -122,7 +138,7 @@ pub(super) fn parse_in(unit: Unit, text: &str) -> Result<u64, String> {
 pub(super) fn render(unit: Unit, v: u64) -> String {
     match unit {
         Unit::Size => fmt_size(v),
-        Unit::Duration => fmt_duration(v, 0),
+        Unit::Duration | Unit::Seconds => fmt_duration(v, 0),
         Unit::Count => v.to_string(),
     }
 }

@@ -9,7 +9,10 @@
 //!
 //! ```toml
 //! name = "nvme qd sweep"      # optional, default: the file name without .toml
-//! targets = ["/dev/nvme0n1"]  # optional if targets are given on the command line (those win)
+//! targets = ["/dev/nvme0n1"]  # optional if targets are given on the command line (those win);
+//!                             # or fio's filename = "/dev/nvme0n1:/dev/nvme1n1"
+//! size = "8g"                 # optional: the size of file targets that do not exist yet (fio's
+//!                             # size; the command line's --size wins)
 //! together = false            # false: targets one after another; true: every point on all at once
 //! repeat = 1                  # run each point this many times (labels get "#2", "#3" ...)
 //! pause = "5s"                # idle time between two runs (precondition runs included)
@@ -38,6 +41,10 @@
 //! name = "mixed"              # default name: "step N"
 //! rw = "randrw"               # no [step.matrix]: the top-level [matrix] applies
 //! ```
+//!
+//! Field keys may also be fio's spellings ([`fields::Fio`]: `iodepth`, `numjobs`, `blocksize`,
+//! `runtime` (a bare number is seconds), `ioengine`, `readwrite`, `rwmixread`, `rwmixwrite`);
+//! one table may not set a field twice under two names.
 //!
 //! Without any `[[step]]` there is one implicit, unnamed step made of `[defaults]` and
 //! `[matrix]`. The keys of a point's spec are applied in this order: `[defaults]` (in the order
@@ -86,7 +93,7 @@ use toml_edit::{Document, Item};
 use errors::{a_type, key_span, syntax_message, Src};
 use expand::{estimate, first_duplicate, pairs};
 use matrix::matrix;
-use tables::{non_empty_string, spec_fields, steps, string_list, Step};
+use tables::{non_empty_string, scalar, spec_fields, steps, string_list, Step};
 #[cfg(test)]
 use {
     expand::unique_slug,
@@ -98,8 +105,19 @@ pub const MAX_AXIS_VALUES: usize = 10_000;
 /// At most this many points in one plan (targets and repeats included).
 pub const MAX_POINTS: usize = 100_000;
 
-const PLAN_KEYS: &[&str] =
-    &["name", "targets", "together", "repeat", "pause", "defaults", "precondition", "matrix", "step"];
+const PLAN_KEYS: &[&str] = &[
+    "name",
+    "targets",
+    "filename",
+    "size",
+    "together",
+    "repeat",
+    "pause",
+    "defaults",
+    "precondition",
+    "matrix",
+    "step",
+];
 const RANGE_EXPECTED: &str = r#"expected a range like "1..64 x2" or "0..100 +10", or a list"#;
 
 /// A plan, expanded. Saved whole in a results directory's `run.json`, so `--resume` runs exactly
@@ -174,6 +192,15 @@ pub enum Targets<'a> {
     ForListing(&'a [String]),
 }
 
+/// A plan file read whole: its plan, and its settings for the command that runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanFile {
+    pub plan: Plan,
+    /// `size`: the size of file targets that do not exist yet (fio's `size`); the command
+    /// line's `--size` wins.
+    pub new_file_bytes: Option<u64>,
+}
+
 /// Read, parse and expand the plan at `path`. `cli_targets`, when not empty, replace the file's.
 pub fn load(path: &Path, cli_targets: &[String]) -> Result<Plan, Error> {
     load_with(path, Targets::Given(cli_targets))
@@ -181,6 +208,11 @@ pub fn load(path: &Path, cli_targets: &[String]) -> Result<Plan, Error> {
 
 /// [`load`], choosing what happens when no target is named.
 pub fn load_with(path: &Path, targets: Targets) -> Result<Plan, Error> {
+    load_file(path, targets).map(|f| f.plan)
+}
+
+/// [`load_with`], with the file's settings for the command that runs it.
+pub fn load_file(path: &Path, targets: Targets) -> Result<PlanFile, Error> {
     let file = path.display().to_string();
     if path.is_dir() {
         return Err(Error::invalid(format!("{file} is a directory: give the path of a plan file such as sweep.toml")));
@@ -202,10 +234,15 @@ pub fn load_with(path: &Path, targets: Targets) -> Result<Plan, Error> {
 
 /// Parse and expand plan `text`; `file_name` is used in messages and for the default name.
 pub fn parse(text: &str, file_name: &str, cli_targets: &[String]) -> Result<Plan, Error> {
+    parse_file(text, file_name, cli_targets).map(|f| f.plan)
+}
+
+/// [`parse`], with the file's settings for the command that runs it.
+pub fn parse_file(text: &str, file_name: &str, cli_targets: &[String]) -> Result<PlanFile, Error> {
     parse_with(text, file_name, Targets::Given(cli_targets))
 }
 
-fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<Plan, Error> {
+fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, Error> {
     let (cli_targets, listing) = match given {
         Targets::Given(t) => (t, false),
         Targets::ForListing(t) => (t, true),
@@ -216,8 +253,7 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<Plan, Error
 
     for (k, _) in root.iter() {
         if !PLAN_KEYS.contains(&k) {
-            let hint =
-                if fields::KEYS.contains(&k) { "; access-spec fields go under [defaults] or a [[step]]" } else { "" };
+            let hint = if fields::is_key(k) { "; access-spec fields go under [defaults] or a [[step]]" } else { "" };
             return Err(src.err(
                 key_span(root, k),
                 format!("'{k}' is not a plan key; expected one of {}{hint}", PLAN_KEYS.join(", ")),
@@ -231,9 +267,43 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<Plan, Error
     };
     let name = if name.is_empty() { "plan".to_string() } else { name };
 
-    let file_targets = match root.get("targets") {
-        Some(item) => string_list(&src, "targets", item)?,
-        None => Vec::new(),
+    let file_targets = match (root.get("targets"), root.get("filename")) {
+        (Some(_), Some(_)) => {
+            return Err(src.err(
+                key_span(root, "filename"),
+                "filename (fio's spelling) and targets both name the targets; expected only one of them",
+            ))
+        }
+        (Some(item), None) => string_list(&src, "targets", item)?,
+        (None, Some(item)) => {
+            let text = item.as_str().ok_or_else(|| {
+                src.err(
+                    item.span(),
+                    format!("filename is {}; expected a string such as \"/dev/sdb:/dev/sdc\"", a_type(item)),
+                )
+            })?;
+            let list = fields::split_filename(text).map_err(|e| src.err(item.span(), e))?;
+            if let Some(t) = first_duplicate(&list) {
+                return Err(src.err(item.span(), format!("{t} is listed twice in filename; expected each target once")));
+            }
+            list
+        }
+        (None, None) => Vec::new(),
+    };
+
+    let new_file_bytes = match root.get("size") {
+        Some(item) => {
+            let text = match item.as_value() {
+                Some(v) => scalar(&src, "size", v)?,
+                None => {
+                    return Err(
+                        src.err(item.span(), format!("size is {}; expected a size such as \"8g\"", a_type(item)))
+                    )
+                }
+            };
+            Some(fields::parse_new_file_size(&text).map_err(|e| src.err(item.span(), e))?)
+        }
+        None => None,
     };
 
     let together = match root.get("together") {
@@ -277,7 +347,7 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<Plan, Error
     let defaults = match defaults_item {
         Some(item) => {
             let fields = spec_fields(&src, "defaults", item)?;
-            if let Err(e) = fields::from_pairs(pairs(&fields)) {
+            if let Err(e) = fields::partial_from_pairs(pairs(&fields)) {
                 return Err(src.err(item.span(), format!("[defaults]: {e}")));
             }
             fields
@@ -361,5 +431,18 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<Plan, Error
     let points = expand::points(&src, &protos, &groups, repeat, total.unwrap_or(0))?;
 
     let precondition = precondition.map(|p| Point { targets: targets.clone(), ..p });
-    Ok(Plan { name, targets, together, repeat, pause_ns, precondition, points })
+    let plan = Plan { name, targets, together, repeat, pause_ns, precondition, points };
+    Ok(PlanFile { plan, new_file_bytes })
+}
+
+impl Plan {
+    /// What the user should be told about how the points' fio spellings run (once each).
+    pub fn notices(&self) -> Vec<String> {
+        fields::notices(
+            self.precondition
+                .iter()
+                .chain(&self.points)
+                .flat_map(|p| p.fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+        )
+    }
 }

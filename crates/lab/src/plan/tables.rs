@@ -1,7 +1,7 @@
 //! Reading a plan's tables: names, target lists, access-spec fields (`[defaults]`,
 //! `[precondition]`, a step's own keys) and `[[step]]`, each value checked as it is read.
 
-use drivelab_engine::fields;
+use drivelab_engine::fields::{self, Field, Fio};
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 use toml_edit::{Item, TableLike, Value};
@@ -51,7 +51,7 @@ pub(super) fn string_list(src: &Src, key: &str, item: &Item) -> Result<Vec<Strin
 /// Refuse a key that is not an access-spec field with `fields::apply`'s message (which lists
 /// the fields).
 pub(super) fn check_field_name(src: &Src, table: &dyn TableLike, key: &str, also: &[&str]) -> Result<(), Error> {
-    if fields::KEYS.contains(&key) {
+    if fields::is_key(key) {
         return Ok(());
     }
     let msg = match fields::apply(&mut AccessSpec::default(), key, "") {
@@ -87,7 +87,28 @@ pub(super) fn scalar(src: &Src, key: &str, v: &Value) -> Result<String, Error> {
 
 /// Check that `key = value` alone is acceptable (apply and validate), pointing at `span`.
 pub(super) fn check_value(src: &Src, key: &str, value: &str, span: Span) -> Result<(), Error> {
-    fields::from_pairs([(key, value)]).map(|_| ()).map_err(|e| src.err(span, e))
+    fields::partial_from_pairs([(key, value)]).map(|_| ()).map_err(|e| src.err(span, e))
+}
+
+/// Two keys of one table that set the same field (fio's and drivelab's spelling: `iodepth` and
+/// `qd`) would leave which one counts to their order: refused, pointing at the second. fio's
+/// `rwmixread` with `rwmixwrite` is allowed when they agree (checked with the point's `rw`).
+pub(super) fn check_one_spelling(src: &Src, table: &dyn TableLike, also: &[&str]) -> Result<(), Error> {
+    let keys: Vec<&str> = table.iter().map(|(k, _)| k).filter(|k| !also.contains(k)).collect();
+    for (i, key) in keys.iter().enumerate() {
+        let Some(field) = Field::from_key(key) else { continue };
+        let mix = |k: &str| matches!(Field::from_key(k), Some(Field::Fio(Fio::Rwmixread | Fio::Rwmixwrite)));
+        if let Some(first) = keys[..i]
+            .iter()
+            .find(|k| Field::from_key(k).map(Field::canonical) == Some(field.canonical()) && !(mix(k) && mix(key)))
+        {
+            return Err(src.err(
+                key_span(table, key),
+                format!("{key} and {first} both set {}; expected only one of them", field.canonical()),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The access-spec fields of a table, each value checked on its own.
@@ -105,11 +126,16 @@ pub(super) fn spec_fields(src: &Src, what: &str, item: &Item) -> Result<Vec<(Str
 /// table may hold (skipped here).
 pub(super) fn table_fields(src: &Src, table: &dyn TableLike, also: &[&str]) -> Result<Vec<(String, String)>, Error> {
     let mut out = Vec::new();
+    for (key, _) in table.iter() {
+        if !also.contains(&key) {
+            check_field_name(src, table, key, also)?;
+        }
+    }
+    check_one_spelling(src, table, also)?;
     for (key, value) in table.iter() {
         if also.contains(&key) {
             continue;
         }
-        check_field_name(src, table, key, also)?;
         let Some(v) = value.as_value() else {
             return Err(src.err(
                 value.span(),
@@ -120,6 +146,8 @@ pub(super) fn table_fields(src: &Src, table: &dyn TableLike, also: &[&str]) -> R
         check_value(src, key, &text, v.span())?;
         out.push((key.to_string(), text));
     }
+    let written: Vec<(&str, &str)> = out.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    fields::check_fio_shares(&written).map_err(|e| src.err(key_span(table, Fio::Rwmixwrite.name()), e))?;
     Ok(out)
 }
 

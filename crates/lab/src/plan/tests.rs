@@ -364,3 +364,82 @@ fn load_reads_the_file_and_names_the_plan_after_it() {
     assert!(e.is_invalid() && e.to_string().contains("no such file"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn fio_spellings_give_the_points_of_drivelabs_own() {
+    let fio = parse_file(
+        r#"
+filename = "/dev/sdb:/dev/sdc"
+size = "2g"
+[defaults]
+blocksize = "64k"
+runtime = 30
+ioengine = "libaio"
+direct = 0
+numjobs = 2
+[[step]]
+name = "mixed"
+readwrite = "randrw"
+rwmixwrite = 30
+[step.matrix]
+iodepth = "1..4 x2"
+"#,
+        "p.toml",
+        &[],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let own = plan(
+        r#"
+targets = ["/dev/sdb", "/dev/sdc"]
+[defaults]
+bs = "64k"
+time = "30s"
+engine = "uring"
+buffered = true
+jobs = 2
+[[step]]
+name = "mixed"
+rw = "randrw"
+read = 70
+[step.matrix]
+qd = [1, 2, 4]
+"#,
+    );
+    assert_eq!(fio.new_file_bytes, Some(2 << 30));
+    assert_eq!(fio.plan.targets, own.targets);
+    let specs = |p: &Plan| p.points.iter().map(|p| (p.spec.clone(), p.targets.clone())).collect::<Vec<_>>();
+    assert_eq!(specs(&fio.plan), specs(&own));
+    assert_eq!(fio.plan.points[0].label, "mixed iodepth=1 on sdb");
+    assert_eq!(fio.plan.notices().len(), 1, "libaio runs as io_uring, said once");
+    assert!(own.notices().is_empty());
+    // A step's fio spelling replaces the defaults' own (and the record keeps one of them).
+    let p = plan("targets = [\"t\"]\n[defaults]\nqd = 4\n[[step]]\niodepth = 8\n");
+    assert_eq!(p.points[0].spec.qd, 8);
+    assert_eq!(p.points[0].fields, [("iodepth".to_string(), "8".to_string())]);
+    // runtime ranges are in seconds when bare.
+    let p = plan("targets = [\"t\"]\n[matrix]\nruntime = \"10..30 +10\"\n");
+    let times: Vec<_> = p.points.iter().map(|p| p.spec.time_ns).collect();
+    assert_eq!(times, [Some(10_000_000_000), Some(20_000_000_000), Some(30_000_000_000)]);
+}
+
+#[test]
+fn fio_spellings_that_would_be_ambiguous_are_refused_where_written() {
+    assert_err("targets = [\"t\"]\n[defaults]\nqd = 4\niodepth = 8\n", "4:1", &["iodepth and qd both set qd"]);
+    assert_err("targets = [\"t\"]\nfilename = \"t\"\n", "2:1", &["filename", "targets", "only one"]);
+    assert_err("filename = \"a::b\"\n", "1:12", &["empty target"]);
+    assert_err("targets = [\"t\"]\nsize = \"1000\"\n", "2:8", &["size 1000", "multiple of 4096"]);
+    assert_err(
+        "targets = [\"t\"]\n[defaults]\nrwmixread = 70\nrwmixwrite = 40\nrw = \"randrw\"\n",
+        "4:1",
+        &["rwmixwrite 40", "add up to 100"],
+    );
+    // rwmixread without a mixed rw at the point: fio would ignore it.
+    assert_err(
+        "targets = [\"t\"]\n[defaults]\nrwmixread = 70\n[[step]]\nrw = \"randread\"\n",
+        "4:1",
+        &["rwmixread 70", "only to a mixed workload"],
+    );
+    assert_err("targets = [\"t\"]\n[defaults]\nruntime = \"1.5\"\n", "3:11", &["runtime '1.5'", "whole seconds"]);
+    assert_err("targets = [\"t\"]\n[defaults]\nioengine = \"posixaio\"\n", "3:12", &["ioengine 'posixaio'"]);
+    assert_err("targets = [\"t\"]\n[defaults]\nsize = \"1g\"\n", "3:1", &["before the first [table]"]);
+}
