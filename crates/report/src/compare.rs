@@ -80,6 +80,8 @@ pub struct SideBySide {
     pub col_header: String,
     pub cols: Vec<String>,
     pub rows: Vec<CompareRow>,
+    /// What the figures are, as the runs' own table says ([`Table::note`]).
+    pub note: Option<String>,
 }
 
 /// A run's values of one row, or (`delta`) its change against the baseline in percent.
@@ -257,6 +259,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
                     col_header: String::new(),
                     cols: Vec::new(),
                     rows: Vec::new(),
+                    note: None,
                 })
             })
             .collect();
@@ -392,6 +395,7 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
         row_header,
         cols: col_keys.iter().map(|c| show(c, |i| names.col_target(i))).collect(),
         rows,
+        note: built.iter().find_map(|t| t.note.clone()),
     }
 }
 
@@ -423,12 +427,12 @@ impl SideBySide {
 
     /// For a terminal: aligned like [`Table::text`].
     pub fn text(&self) -> String {
-        grid::text(&self.heading(), &self.grid())
+        grid::with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref(), "")
     }
 
     /// A GitHub Markdown table preceded by the heading in bold, like [`Table::markdown`].
     pub fn markdown(&self) -> String {
-        grid::markdown(&self.heading(), &self.grid())
+        grid::with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref(), "\n")
     }
 
     /// One CSV block: see the module docs.

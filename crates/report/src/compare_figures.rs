@@ -10,6 +10,7 @@ use drivelab_engine::hist::Pct;
 use drivelab_engine::Error;
 use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 
+use crate::durable;
 use crate::model::{Cell, ChartSpec, Column, Grid, Report, Section, SliceBars, TableBlock, Unit};
 use crate::views::{act, qos};
 
@@ -64,6 +65,11 @@ fn run_figures(r: &Results) -> Vec<Figure> {
     ];
     for q in [Pct::P50, Pct::P99, Pct::P99_9, Pct::P99_99] {
         f.push((format!("{} latency", q.name()), Unit::Us, t.map(|t| ns_to_us(t.lat_ns.p(q) as f64))));
+    }
+    if let Some(r) = p.map(|p| &p.result).filter(|r| durable::uses_fsync(r)) {
+        let until = durable::until_durable_mean_ns(r, None).map(ns_to_us);
+        f.push(("until durable (write + fsync), mean per write".into(), Unit::Us, until));
+        f.push(("fsync call alone, p99".into(), Unit::Us, durable::fsync_ns(r, None, Pct::P99).map(ns_to_us)));
     }
     f.push(("CPU, busiest job thread (% of a core)".into(), Unit::Pct, p.map(|p| p.result.cpu.busiest_job_pct)));
     f.push(("average power".into(), Unit::Watts, p.and_then(|p| p.power_w)));

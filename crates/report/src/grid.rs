@@ -98,6 +98,39 @@ pub(crate) fn markdown(heading: &str, grid: &[Vec<String>]) -> String {
     out
 }
 
+/// A rendered table followed by its note, if any: for a terminal (`gap` "") wrapped at 80
+/// columns; for Markdown (`gap` a blank line) in italics.
+pub(crate) fn with_note(table: String, note: Option<&str>, gap: &str) -> String {
+    match note {
+        None => table,
+        Some(n) if gap.is_empty() => format!("{table}{}", wrap(n, 80)),
+        Some(n) => format!("{table}{gap}*{}*\n", n.replace('*', "\\*")),
+    }
+}
+
+/// `text` in lines of at most `cols` characters (a longer word on a line of its own), each
+/// ending in "\n".
+pub(crate) fn wrap(text: &str, cols: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && width(&line) + 1 + width(word) > cols {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 /// One CSV field, quoted per RFC 4180 where needed.
 pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\r', '\n']) {

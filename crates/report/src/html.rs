@@ -52,6 +52,7 @@ td, th { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
 .facts td, .facts th { text-align: left; }
+.note { color: #555; font-size: .85em; margin-top: -.8em; }
 .warn { background: #fff4e0; border-left: 4px solid #e69500; padding: .4em .8em; margin: .3em 0; }
 .chart svg { max-width: 100%; height: auto; }
 .pair { display: flex; flex-wrap: wrap; gap: 0 1em; }
@@ -87,6 +88,9 @@ pub(crate) fn table_html(t: &Table) -> String {
         h += "</tr>";
     }
     h += "</tbody></table>";
+    if let Some(n) = &t.note {
+        let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
+    }
     h
 }
 
@@ -410,6 +414,7 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
             col_header: t.col_header.clone(),
             cols: t.cols.clone(),
             rows: values,
+            note: None,
         };
         let _ = write!(
             h,
@@ -436,6 +441,9 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
             h += "</tr>";
         }
         h += "</tbody></table>";
+        if let Some(n) = &t.note {
+            let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
+        }
     }
     h += "</body></html>\n";
     h

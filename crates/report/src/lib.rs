@@ -11,6 +11,7 @@
 pub mod charts;
 pub mod compare;
 pub mod compare_figures;
+pub mod durable;
 pub mod export;
 mod grid;
 pub mod html;
