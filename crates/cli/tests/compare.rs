@@ -75,3 +75,28 @@ fn report_writes_html_once_and_never_over_a_file() {
     let o = drivelab(&["report", d, "--format", "md"]);
     assert!(stdout(&o).contains("| "), "{}", stdout(&o));
 }
+
+#[test]
+fn plan_charts_say_what_each_legend_entry_and_axis_is() {
+    let s = Scratch::new("legend");
+    let plan = s.path("p.toml");
+    std::fs::write(
+        &plan,
+        "name = \"legend\"\n[defaults]\ntime = \"100ms\"\n[matrix]\nbs = [\"4k\", \"64k\"]\nqd = [1, 2, 4]\n",
+    )
+    .unwrap();
+    let results = s.path("r");
+    let o = drivelab(&["plan", &plan, "null", "--results", &results, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    // SVG text as plotters writes it: the words on a line of their own.
+    let svg_text = |t: &str| format!(">\n{t}\n</text>");
+    for words in ["bs 4 KiB", "bs 64 KiB", "queue depth (I/Os per job)", "throughput (MB/s)", "I/Os per second (IOPS)"]
+    {
+        assert!(page.contains(&svg_text(words)), "no {words:?} on a chart");
+    }
+    for bare in ["4k", "64k"] {
+        assert!(!page.contains(&svg_text(bare)), "a bare {bare:?} on a chart");
+    }
+}
