@@ -219,6 +219,10 @@ pub struct CompareArgs {
     /// Write the comparison as an HTML page with overlaid charts here; must not exist.
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<String>,
+    /// Name a run in rows and columns: one --label per directory, in the same order (default
+    /// A, B, C...). Each run's targets and their models are listed either way.
+    #[arg(long = "label", value_name = "NAME")]
+    pub labels: Vec<String>,
 }
 
 /// `drivelab act`.

@@ -371,14 +371,11 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
     );
     let _ = write!(
         h,
-        "<h1>drivelab compare ({})</h1><p>Baseline: <b>{}</b>; Δ rows are the change against it in percent.</p><ul>",
+        "<h1>drivelab compare ({})</h1><p>Baseline: <b>{}</b>; Δ rows are the change against it in percent.</p>",
         esc(&c.kind.to_string()),
         esc(&c.runs[0])
     );
-    for r in &c.runs {
-        let _ = write!(h, "<li>{}</li>", esc(r));
-    }
-    h += "</ul>";
+    h += &crate::export::html::grid_html(&crate::compare_runs::runs_grid(&c.run_info));
     if !c.missing.is_empty() {
         h += "<h2>Points missing from a run</h2>";
         for m in &c.missing {

@@ -12,6 +12,7 @@ mod axis_words;
 pub mod charts;
 pub mod compare;
 pub mod compare_figures;
+pub mod compare_runs;
 pub mod durable;
 pub mod export;
 mod grid;
