@@ -344,6 +344,10 @@ pub struct ReportArgs {
     /// Also write every chart of the report as a PNG (2x scale, for articles) into this directory.
     #[arg(long, value_name = "DIR")]
     pub png: Option<String>,
+    /// With --format csv: every second of every point, probe or stream instead of the tables
+    /// (time_s, iops, mb_per_s, lat_p99_ns...: units in the column names).
+    #[arg(long, conflicts_with_all = ["output", "png"])]
+    pub series: bool,
 }
 
 #[derive(Args, Debug, Clone)]

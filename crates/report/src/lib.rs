@@ -19,6 +19,7 @@ mod grid;
 pub mod html;
 pub mod model;
 pub mod png;
+pub mod series_csv;
 pub mod suite_tables;
 pub mod tables;
 pub mod views;
