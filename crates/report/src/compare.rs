@@ -443,12 +443,12 @@ impl SideBySide {
 
     /// For a terminal: aligned like [`Table::text`].
     pub fn text(&self) -> String {
-        grid::with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref(), "")
+        grid::text_with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref())
     }
 
     /// A GitHub Markdown table preceded by the heading in bold, like [`Table::markdown`].
     pub fn markdown(&self) -> String {
-        grid::with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref(), "\n")
+        grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref())
     }
 
     /// One CSV block: see the module docs.

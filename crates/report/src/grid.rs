@@ -113,13 +113,19 @@ pub(crate) fn markdown_aligned(heading: &str, grid: &[Vec<String>], words: &[boo
     out
 }
 
-/// A rendered table followed by its note, if any: for a terminal (`gap` "") wrapped at 80
-/// columns; for Markdown (`gap` a blank line) in italics.
-pub(crate) fn with_note(table: String, note: Option<&str>, gap: &str) -> String {
+/// A table rendered for a terminal, then its note (if any) wrapped at 80 columns.
+pub(crate) fn text_with_note(table: String, note: Option<&str>) -> String {
     match note {
         None => table,
-        Some(n) if gap.is_empty() => format!("{table}{}", wrap(n, 80)),
-        Some(n) => format!("{table}{gap}*{}*\n", n.replace('*', "\\*")),
+        Some(n) => table + &wrap(n, 80),
+    }
+}
+
+/// A Markdown table, then its note (if any) in italics after a blank line.
+pub(crate) fn markdown_with_note(table: String, note: Option<&str>) -> String {
+    match note {
+        None => table,
+        Some(n) => format!("{table}\n*{}*\n", n.replace('*', "\\*")),
     }
 }
 
@@ -166,6 +172,17 @@ mod tests {
         assert_eq!(heading("drivelab CPU (% of one core)", "%"), "drivelab CPU (% of one core)");
         assert_eq!(heading("Drop from 100% to 95% sequential", "%"), "Drop from 100% to 95% sequential (%)");
         assert_eq!(heading("", "µs"), "(µs)");
+    }
+
+    #[test]
+    fn notes_wrap_at_80_columns_for_a_terminal_and_keep_every_word() {
+        let note = "the I/O calls alone: a write made durable by fsync also waits for its fsync (see the tables until durable and of the fsync alone)";
+        let text = text_with_note("T\n".into(), Some(note));
+        let lines: Vec<&str> = text.lines().skip(1).collect();
+        assert!(lines.len() == 2 && lines.iter().all(|l| l.chars().count() <= 80), "{text}");
+        assert_eq!(lines.join(" "), note);
+        assert_eq!(markdown_with_note("T\n".into(), Some("a*b")), "T\n\n*a\\*b*\n");
+        assert_eq!(text_with_note("T\n".into(), None), "T\n");
     }
 
     #[test]

@@ -515,13 +515,13 @@ impl Table {
     /// For a terminal: the heading, then the header and rows in aligned columns (labels left,
     /// numbers right, two spaces apart).
     pub fn text(&self) -> String {
-        grid::with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref(), "")
+        grid::text_with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref())
     }
 
     /// A GitHub Markdown table, preceded by the heading in bold; numbers right-aligned; the note
     /// in italics under it.
     pub fn markdown(&self) -> String {
-        grid::with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref(), "\n")
+        grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref())
     }
 
     /// CSV: a header row (row header, then the columns), then one line per row with the numbers
