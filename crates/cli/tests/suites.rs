@@ -71,7 +71,7 @@ fn quick_prints_reads_and_writes_and_its_tables_match_the_points() {
 }
 
 #[test]
-fn span_mixed_hdparm_and_sync_run_and_tabulate() {
+fn span_mixed_and_hdparm_run_and_tabulate() {
     let s = Scratch::new("suite-misc");
     let t = s.path("t");
     let (dir, out) = suite(&s, &["span", &t, "--size", "16m", "--time", "150ms"]);
