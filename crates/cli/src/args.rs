@@ -370,6 +370,10 @@ pub struct CompareArgs {
     /// Write the comparison as an HTML page with overlaid charts here; must not exist.
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<String>,
+    /// Name a run in rows and columns: one --label per directory, in the same order (default
+    /// A, B, C...). Each run's targets and their models are listed either way.
+    #[arg(long = "label", value_name = "NAME")]
+    pub labels: Vec<String>,
 }
 
 /// `drivelab act`.
@@ -495,6 +499,10 @@ pub struct ReportArgs {
     /// Also write every chart of the report as a PNG (2x scale, for articles) into this directory.
     #[arg(long, value_name = "DIR")]
     pub png: Option<String>,
+    /// With --format csv: every second of every point, probe or stream instead of the tables
+    /// (time_s, iops, mb_per_s, lat_p99_ns...: units in the column names).
+    #[arg(long, conflicts_with_all = ["output", "png"])]
+    pub series: bool,
 }
 
 #[derive(Args, Debug, Clone)]

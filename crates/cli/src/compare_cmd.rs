@@ -1,7 +1,8 @@
 //! `drivelab compare A B [C...]`: results of the same kind from different devices or runs, side
 //! by side, with deltas against the first. Plans and suites are compared table by table (points
 //! present in one but not another called out); qos, act and run results by their headline
-//! figures. It reads results directories only.
+//! figures. Runs are named by `--label` (else A, B, C...) and listed first with their
+//! directories, targets and device models. It reads results directories only.
 
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use drivelab_engine::Error;
 use drivelab_lab::results::{self, Kind, Results};
 use drivelab_lab::store;
 use drivelab_report::compare::{self, Run};
+use drivelab_report::compare_runs;
 use drivelab_report::{compare_figures, export, Format};
 
 use crate::args::CompareArgs;
@@ -25,9 +27,11 @@ fn check_output(out: &str) -> Result<(), Error> {
 }
 
 pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
+    // Labels first: a wrong count is refused before any directory is read.
+    let labels = compare_runs::labels(&args.labels, args.dirs.len())?;
     let mut saved: Vec<(String, Results)> = Vec::new();
-    for d in &args.dirs {
-        saved.push((d.clone(), results::load(Path::new(d))?));
+    for (d, label) in args.dirs.iter().zip(labels) {
+        saved.push((label, results::load(Path::new(d))?));
     }
     if matches!(saved[0].1.manifest.kind, Kind::Qos | Kind::Act | Kind::Run) {
         let report = compare_figures::compare(&saved)?;
@@ -48,8 +52,11 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
         }
         return Ok(Outcome::Done);
     }
-    let runs: Vec<Run> =
-        saved.into_iter().map(|(name, r)| Run { name, manifest: r.manifest, points: r.points }).collect();
+    let runs: Vec<Run> = saved
+        .into_iter()
+        .zip(&args.dirs)
+        .map(|((label, r), dir)| Run { label, dir: dir.clone(), manifest: r.manifest, points: r.points })
+        .collect();
     if let Some(out) = &args.output {
         check_output(out)?;
         let page = drivelab_report::html::compare_report(&compare::compare(&runs)?);

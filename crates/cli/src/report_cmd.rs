@@ -1,5 +1,6 @@
 //! `drivelab report DIR...`: saved results of any kind, for the terminal, Markdown, CSV, JSON,
-//! HTML or PNG. It reads results directories only; it never measures.
+//! HTML or PNG, or (`--format csv --series`) every second of every point, probe or stream as
+//! CSV. It reads results directories only; it never measures.
 
 use std::path::Path;
 
@@ -54,7 +55,19 @@ pub fn end_search(dir: &Path, answer: &str, outcome: &drivelab_lab::results::Out
 }
 
 pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
+    if args.series && args.format != Format::Csv {
+        return Err(Error::invalid(format!(
+            "--series writes every second as CSV: add --format csv (not --format {})",
+            args.format.name()
+        )));
+    }
     let all: Vec<Results> = args.dirs.iter().map(|d| results::load(Path::new(d))).collect::<Result<_, _>>()?;
+    if args.series {
+        // One CSV block per directory (a header each), separated by an empty line.
+        let blocks: Vec<String> = all.iter().map(drivelab_report::series_csv::csv).collect();
+        stdout_text(&blocks.join("\n"));
+        return Ok(Outcome::Done);
+    }
     if let Some(png_dir) = &args.png {
         if all.len() != 1 {
             return Err(Error::invalid("--png writes the charts of one results directory: give exactly one DIR"));

@@ -94,6 +94,12 @@ fn act_directories_report_in_every_format_with_score_per_watt_and_compare() {
     }
     assert_eq!(js["sections"][0]["charts"][0]["chart"], "slice_bars");
     assert_eq!(js["sections"][0]["charts"][0]["limits"][0][1], 5.0, "ACT's default limit, as saved");
+    // Every second of every stream of every load as CSV.
+    let series = ok(&["report", a.to_str().unwrap(), "--format", "csv", "--series"]);
+    let streams = probe["data"]["act"]["streams"].as_array().unwrap();
+    let seconds: usize = streams.iter().map(|s| s["result"]["series"].as_array().unwrap().len()).sum();
+    assert_eq!(series.lines().count(), 1 + seconds, "{series}");
+    assert!(series.lines().nth(1).unwrap().contains(&format!("reads on {}", s.path("a.dat"))), "{series}");
 
     // A second drive (the same file, searched): side by side with deltas.
     let b = act(&s, &results, &["--search", "--search-start", "2", "--probe-time", "1s"]);
@@ -125,6 +131,13 @@ fn qos_and_run_directories_report_in_every_format_and_compare_and_mixed_kinds_ar
     }
     let probes = a.join("probes").read_dir().unwrap().count();
     assert_eq!(csv.lines().filter(|l| l.starts_with("Probe ladder,")).count(), probes, "{csv}");
+    let series = ok(&["report", a.to_str().unwrap(), "--format", "csv", "--series"]);
+    let seconds: usize = common::Saved::load(&a)
+        .probes
+        .iter()
+        .map(|p| p["data"]["qos"]["result"]["series"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(series.lines().filter(|l| l.starts_with("probe,")).count(), seconds, "{series}");
     let ladder = &js["sections"][0]["charts"][0];
     assert_eq!(ladder["chart"], "ladder");
     assert_eq!(ladder["clauses"][0]["limit_ns"], 2e6);
@@ -163,4 +176,40 @@ fn grid_iops(v: f64) -> String {
         out.push(c);
     }
     out
+}
+
+#[test]
+fn report_series_gives_every_second_of_a_result_as_csv_with_units_in_its_columns() {
+    let s = Scratch::new("report-series");
+    let results = s.path("results");
+    ok(&["run", "null", "--time", "2500ms", "--results", &results, "-q"]);
+    let dir = dirs(&results).pop().unwrap();
+    let d = dir.to_str().unwrap();
+    let point = json(&dir.join("points").read_dir().unwrap().next().unwrap().unwrap().path());
+    let saved = point["result"]["series"].as_array().unwrap();
+    let out = ok(&["report", d, "--format", "csv", "--series"]);
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for unit_named in ["time_s", "dur_ns", "iops", "mb_per_s", "lat_mean_ns", "lat_p99_ns"] {
+        assert!(header.contains(&unit_named), "{unit_named} in {header:?}");
+    }
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), saved.len(), "a row per saved second: {out}");
+    for (r, sec) in rows.iter().zip(saved) {
+        assert_eq!(r[col("record")], "point");
+        assert_eq!(r[col("time_s")].parse::<f64>().unwrap(), sec["t_s"].as_f64().unwrap());
+        assert_eq!(r[col("iops")].parse::<f64>().unwrap(), sec["iops"].as_f64().unwrap());
+        assert_eq!(r[col("lat_p99_ns")].parse::<u64>().unwrap(), sec["lat_p99_ns"].as_u64().unwrap());
+        let mb = sec["bw_bytes_per_s"].as_f64().unwrap() / 1e6;
+        assert_eq!(r[col("mb_per_s")].parse::<f64>().unwrap(), mb);
+    }
+
+    // --series is CSV only, and neither a page nor charts.
+    let o = drivelab(&["report", d, "--series"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--series writes every second as CSV: add --format csv"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    let o = drivelab(&["report", d, "--format", "csv", "--series", "-o", &s.path("x.html")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

@@ -71,7 +71,7 @@ fn quick_prints_reads_and_writes_and_its_tables_match_the_points() {
 }
 
 #[test]
-fn span_mixed_hdparm_and_sync_run_and_tabulate() {
+fn span_mixed_and_hdparm_run_and_tabulate() {
     let s = Scratch::new("suite-misc");
     let t = s.path("t");
     let (dir, out) = suite(&s, &["span", &t, "--size", "16m", "--time", "150ms"]);
@@ -95,15 +95,76 @@ fn span_mixed_hdparm_and_sync_run_and_tabulate() {
     assert_eq!(pts[0]["result"]["spec"]["direct"], false, "cached reads go through the page cache");
     assert_eq!(pts[1]["result"]["spec"]["direct"], true);
     assert!(out.contains("cached reads") && out.contains("disk reads"), "{out}");
+}
 
-    let (dir, out) = suite(&s, &["sync", &t, "--time", "150ms"]);
+#[test]
+fn sync_tables_show_each_write_until_durable_and_the_fsync_alone() {
+    let s = Scratch::new("suite-sync");
+    let t = s.path("t");
+    let (dir, out) = suite(&s, &["sync", &t, "--size", "16m", "--time", "150ms"]);
     let pts = points(&dir);
-    assert_eq!(
-        pts[2]["result"]["sync"]["ops"].as_u64(),
-        pts[2]["result"]["write"]["ops"].as_u64(),
-        "one fsync per write"
+    let r = |i: usize| &pts[i]["result"];
+    assert_eq!(r(2)["sync"]["ops"].as_u64(), r(2)["write"]["ops"].as_u64(), "one fsync per write");
+    // The terminal's tables name what each figure is.
+    for heading in [
+        "4K writes at QD1, until durable (write + fsync), mean per write (µs)",
+        "4K writes at QD1, fsync call alone, p99 (µs)",
+        "4K writes at QD1, write call alone, p99 (µs)",
+    ] {
+        assert!(out.contains(heading), "{heading}: {out}");
+    }
+    assert!(out.contains("until durable: with fsync, each write's latency plus its share"), "{out}");
+
+    // Every figure from the saved points: write + fsync per write for fsync, the write for
+    // O_DSYNC, nothing for plain writes; the fsync's own p99; the write call's own p99.
+    // CSV tables in the suite's order: IOPS, until durable, the fsync alone, the write call alone.
+    let tables = csv_tables(&dir);
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let (w, sync) = (&r(2)["write"], &r(2)["sync"]);
+    let until_fsync =
+        (f(&w["lat_ns"]["mean"]) * f(&w["ops"]) + f(&sync["lat_ns"]["mean"]) * f(&sync["ops"])) / f(&w["ops"]) / 1000.0;
+    let until = &tables[1];
+    assert_eq!(until[0], ["target", "plain", "O_DSYNC", "fsync each write"]);
+    assert_eq!(until[1][1], "", "plain writes are not made durable");
+    assert!(close(until[1][2].parse().unwrap(), f(&r(1)["write"]["lat_ns"]["mean"]) / 1000.0), "{until:?}");
+    assert!(close(until[1][3].parse().unwrap(), until_fsync), "{until:?} vs {until_fsync}");
+    let fsync_only = &tables[2];
+    assert_eq!(fsync_only[0], ["target", "fsync each write"]);
+    assert!(close(fsync_only[1][1].parse().unwrap(), f(&sync["lat_ns"]["p99"]) / 1000.0), "{fsync_only:?}");
+    let calls = &tables[3];
+    for i in 0..3 {
+        assert!(close(calls[1][i + 1].parse().unwrap(), f(&r(i)["write"]["lat_ns"]["p99"]) / 1000.0), "{calls:?}");
+    }
+
+    // `run --sync fsync:1` reports the same figures: its answer and a row each.
+    let results = s.path("runs");
+    let o = drivelab(&[
+        "run",
+        &t,
+        "--rw",
+        "randwrite",
+        "--sync",
+        "fsync:1",
+        "--time",
+        "150ms",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
+    let p = &points(&run)[0]["result"];
+    let (w, sync) = (&p["write"], &p["sync"]);
+    let until = (f(&w["lat_ns"]["mean"]) * f(&w["ops"]) + f(&sync["lat_ns"]["mean"]) * f(&sync["ops"])) / f(&w["ops"]);
+    let o = drivelab(&["report", run.to_str().unwrap()]);
+    let text = stdout(&o);
+    let want = drivelab_engine::units::fmt_ns(until);
+    let answer = |l: &str| l.trim().starts_with("until durable (write + fsync), mean per write") && l.ends_with(&want);
+    assert!(text.lines().any(answer), "{want}: {text}");
+    assert!(
+        text.contains("\nfsync (call alone) ") && text.contains("\nwrite until durable (write + fsync) "),
+        "{text}"
     );
-    assert!(out.contains("O_DSYNC") && out.contains("fsync each write"), "{out}");
 }
 
 #[test]

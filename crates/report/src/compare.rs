@@ -14,8 +14,10 @@
 //!   label or target: the same plan on another device has other targets, and telling the
 //!   devices apart is the point of comparing them. Where the number of targets a point ran on
 //!   at once varies within a run (JBOD's 1..N drives), that number is part of the match too.
+//! - Runs are named by their labels (`--label NAME`, else A, B, C...: [`crate::compare_runs`]),
+//!   and every form lists them first with their directories, targets and device models.
 //! - Targets become runs: in a table whose rows are keyed by target, a run's row is labelled
-//!   by the run's name ("<run>", or "<run>: <target>" when the run has several targets), and
+//!   by the run's label ("<run>", or "<run>: <target>" when the run has several targets), and
 //!   the n-th target of a run is compared with the n-th target of the baseline (targets in the
 //!   order they first appear in the run's points).
 //!
@@ -33,45 +35,56 @@
 //! ```
 //!
 //! one row per run, "R [run]", then one row per run after the first, "R Δ run vs baseline",
-//! holding (value / baseline − 1) × 100. Rows keyed by target read "A", "B", "Δ B vs A". A
-//! delta is "—" where either side is missing (or the baseline is 0 and the value is not).
+//! holding (value / baseline − 1) × 100. Rows keyed by target read "A", "B", "Δ B vs A" (with
+//! several targets "A: /dev/sda", "B: /dev/sdc", "Δ B vs A": the Δ row under the pair it
+//! compares). A delta is "—" where either side is missing (or the baseline is 0 and the value
+//! is not).
 //!
-//! The text and Markdown forms end with the points that are in one run but not in another (per
-//! pair with the baseline); the CSV form has one block per table (columns `table`, `unit`, the
-//! row key, `run`, `measure` = `value` | `delta_pct`, `vs` = the baseline for a delta, then the
-//! table's columns; numbers at full precision, deltas in percent without the sign) and a last
-//! block `missing_point,in,not_in`. Blocks are separated by an empty line.
+//! The text and Markdown forms start with the runs (label, directory, targets, models) and end
+//! with the points that are in one run but not in another (per pair with the baseline); the CSV
+//! form has a first block `run,results directory,target,model`, then one block per table
+//! (columns `table`, `unit`, the row key, `run`, `measure` = `value` | `delta_pct`, `vs` = the
+//! baseline for a delta, then the table's columns; numbers at full precision, deltas in percent
+//! without the sign) and a last block `missing_point,in,not_in`. Blocks are separated by an
+//! empty line. The JSON form is the [`Comparison`] itself.
 
 use std::collections::HashMap;
 
 use drivelab_engine::Error;
 use drivelab_lab::results::{Kind, Manifest, PointResult};
 
+use serde::Serialize;
+
+use crate::compare_runs::{runs_grid, RunInfo};
 use crate::grid;
 use crate::suite_tables;
 use crate::tables::{build, Key, Table};
 
 /// One results directory.
 pub struct Run {
-    /// The directory as given on the command line: how the run is named in the output.
-    pub name: String,
+    /// How the run is named in rows and columns (`--label`, else A, B, C...).
+    pub label: String,
+    /// The directory as given on the command line.
+    pub dir: String,
     pub manifest: Manifest,
     pub points: Vec<PointResult>,
 }
 
 /// The runs compared, as numbers: see the module docs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     /// The runs' kind ("plan", "suite:quick", ...).
     pub kind: Kind,
-    /// The runs' names; the first is the baseline.
+    /// The runs' labels; the first is the baseline.
     pub runs: Vec<String>,
+    /// Each run's label, directory, targets and their models, in the same order.
+    pub run_info: Vec<RunInfo>,
     pub tables: Vec<SideBySide>,
     pub missing: Vec<Missing>,
 }
 
 /// One table of every run, side by side.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SideBySide {
     pub title: String,
     pub unit: String,
@@ -80,10 +93,12 @@ pub struct SideBySide {
     pub col_header: String,
     pub cols: Vec<String>,
     pub rows: Vec<CompareRow>,
+    /// What the figures are, as the runs' own table says ([`Table::note`]).
+    pub note: Option<String>,
 }
 
 /// A run's values of one row, or (`delta`) its change against the baseline in percent.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CompareRow {
     pub label: String,
     /// The row key as this run names it (the run for a row keyed by target): CSV's row column.
@@ -94,8 +109,8 @@ pub struct CompareRow {
     pub cells: Vec<Option<f64>>,
 }
 
-/// A point of run `present` that run `absent` lacks.
-#[derive(Clone, Debug, PartialEq)]
+/// A point of run `present` that run `absent` lacks (indices into [`Comparison::runs`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Missing {
     /// The point's label without its target (and repeat number).
     pub point: String,
@@ -110,7 +125,7 @@ pub fn render(runs: &[Run], format: crate::Format) -> Result<String, Error> {
         crate::Format::Text => Ok(cmp.text()),
         crate::Format::Markdown => Ok(cmp.markdown()),
         crate::Format::Csv => Ok(cmp.csv()),
-        crate::Format::Json => Err(Error::invalid("--format json: compare prints text, md or csv")),
+        crate::Format::Json => Ok(cmp.json()),
         crate::Format::Html | crate::Format::Png => Err(Error::invalid("compare writes HTML with -o FILE")),
     }
 }
@@ -209,11 +224,12 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         if r.manifest.kind != first.manifest.kind {
             return Err(Error::invalid(format!(
                 "{} is {} but {} is {}: compare results of the same kind (run, plan, the same suite, qos or act)",
-                first.name, first.manifest.kind, r.name, r.manifest.kind
+                first.label, first.manifest.kind, r.label, r.manifest.kind
             )));
         }
     }
-    let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
+    let names: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+    let run_info: Vec<RunInfo> = runs.iter().map(|r| RunInfo::new(&r.label, &r.dir, &r.manifest)).collect();
 
     // Each run's targets, in order of first appearance, and its points with every target
     // path replaced by the placeholder of its position.
@@ -257,6 +273,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
                     col_header: String::new(),
                     cols: Vec::new(),
                     rows: Vec::new(),
+                    note: None,
                 })
             })
             .collect();
@@ -294,7 +311,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         }
     }
 
-    Ok(Comparison { kind: first.manifest.kind, runs: names, tables, missing })
+    Ok(Comparison { kind: first.manifest.kind, runs: names, run_info, tables, missing })
 }
 
 /// How runs and their targets are named in rows and columns.
@@ -370,8 +387,10 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
         }
         let base = values(0, r);
         for run in 1..built.len() {
+            // Short: the runs' labels only; with several targets the Δ row sits under the pair
+            // it compares.
             let delta_label = if has_placeholder(r) {
-                format!("Δ {} vs {}", label(run), label(0))
+                format!("Δ {} vs {}", names.runs[run], names.runs[0])
             } else {
                 format!("{r} Δ {} vs {}", names.runs[run], names.runs[0])
             };
@@ -392,6 +411,7 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
         row_header,
         cols: col_keys.iter().map(|c| show(c, |i| names.col_target(i))).collect(),
         rows,
+        note: built.iter().find_map(|t| t.note.clone()),
     }
 }
 
@@ -423,12 +443,12 @@ impl SideBySide {
 
     /// For a terminal: aligned like [`Table::text`].
     pub fn text(&self) -> String {
-        grid::text(&self.heading(), &self.grid())
+        grid::text_with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref())
     }
 
     /// A GitHub Markdown table preceded by the heading in bold, like [`Table::markdown`].
     pub fn markdown(&self) -> String {
-        grid::markdown(&self.heading(), &self.grid())
+        grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref())
     }
 
     /// One CSV block: see the module docs.
@@ -474,9 +494,11 @@ impl Comparison {
 
     const DELTA_NOTE: &'static str = "Δ rows: (run / baseline − 1) × 100, in percent; — where either side is missing.";
 
-    /// For a terminal.
+    /// For a terminal: the runs, then the tables, then the points missing from a run.
     pub fn text(&self) -> String {
-        let mut out = format!("{}\n{}\n", self.intro(), Self::DELTA_NOTE);
+        let runs = runs_grid(&self.run_info);
+        let mut out = format!("{}\n{}\n\n", self.intro(), Self::DELTA_NOTE);
+        out.push_str(&runs.text());
         for t in &self.tables {
             out.push('\n');
             out.push_str(&t.text());
@@ -496,9 +518,11 @@ impl Comparison {
         out
     }
 
-    /// GitHub Markdown, with a "Missing points" section at the end.
+    /// GitHub Markdown: the runs, the tables, and a "Missing points" section at the end.
     pub fn markdown(&self) -> String {
-        let mut out = format!("{}.\n{}\n", self.intro(), Self::DELTA_NOTE);
+        let runs = runs_grid(&self.run_info);
+        let mut out = format!("{}.\n{}\n\n", self.intro(), Self::DELTA_NOTE);
+        out.push_str(&runs.markdown());
         for t in &self.tables {
             out.push('\n');
             out.push_str(&t.markdown());
@@ -513,9 +537,15 @@ impl Comparison {
         out
     }
 
-    /// CSV blocks, one per table, then the missing points; see the module docs.
+    /// CSV blocks: the runs, one per table, then the missing points; see the module docs.
     pub fn csv(&self) -> String {
-        let mut blocks: Vec<String> = self.tables.iter().map(|t| t.csv(&self.runs)).collect();
+        let runs = runs_grid(&self.run_info);
+        let mut block = runs.columns.iter().map(|c| grid::csv_field(&c.name)).collect::<Vec<_>>().join(",") + "\n";
+        for r in &runs.rows {
+            block += &(r.iter().map(|c| grid::csv_field(&c.raw())).collect::<Vec<_>>().join(",") + "\n");
+        }
+        let mut blocks = vec![block];
+        blocks.extend(self.tables.iter().map(|t| t.csv(&self.runs)));
         let mut missing = String::from("missing_point,in,not_in\n");
         for m in &self.missing {
             let line = [&m.point, &self.runs[m.present], &self.runs[m.absent]].map(|s| grid::csv_field(s)).join(",");
@@ -524,6 +554,14 @@ impl Comparison {
         }
         blocks.push(missing);
         blocks.join("\n")
+    }
+
+    /// The comparison as data: kind, runs (label, directory, targets with models), tables with
+    /// their rows (values, and deltas in percent), and missing points (indices into `runs`).
+    pub fn json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a comparison is plain data");
+        s.push('\n');
+        s
     }
 }
 

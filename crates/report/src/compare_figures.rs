@@ -10,6 +10,8 @@ use drivelab_engine::hist::Pct;
 use drivelab_engine::Error;
 use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 
+use crate::compare_runs::{runs_grid, RunInfo};
+use crate::durable;
 use crate::model::{Cell, ChartSpec, Column, Grid, Report, Section, SliceBars, TableBlock, Unit};
 use crate::views::{act, qos};
 
@@ -65,6 +67,11 @@ fn run_figures(r: &Results) -> Vec<Figure> {
     for q in [Pct::P50, Pct::P99, Pct::P99_9, Pct::P99_99] {
         f.push((format!("{} latency", q.name()), Unit::Us, t.map(|t| ns_to_us(t.lat_ns.p(q) as f64))));
     }
+    if let Some(r) = p.map(|p| &p.result).filter(|r| durable::uses_fsync(r)) {
+        let until = durable::until_durable_mean_ns(r, None).map(ns_to_us);
+        f.push(("until durable (write + fsync), mean per write".into(), Unit::Us, until));
+        f.push(("fsync call alone, p99".into(), Unit::Us, durable::fsync_ns(r, None, Pct::P99).map(ns_to_us)));
+    }
     f.push(("CPU, busiest job thread (% of a core)".into(), Unit::Pct, p.map(|p| p.result.cpu.busiest_job_pct)));
     f.push(("average power".into(), Unit::Watts, p.and_then(|p| p.power_w)));
     f
@@ -119,8 +126,10 @@ fn act_chart(runs: &[(String, Results)]) -> Option<SliceBars> {
     })
 }
 
-/// `runs` (name, results; the first is the baseline) side by side. Refuses runs of different
-/// kinds, plans and suites (see [`crate::compare`]), and qos searches by rate next to ones by qd.
+/// `runs` (label, results; the first is the baseline) side by side, after the runs themselves
+/// (label, directory, targets and their models: [`crate::compare_runs`]). Refuses runs of
+/// different kinds, plans and suites (see [`crate::compare`]), and qos searches by rate next to
+/// ones by qd.
 pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
     let (first_name, first) = runs.first().ok_or_else(|| Error::invalid("compare needs results directories"))?;
     for (name, r) in &runs[1..] {
@@ -164,6 +173,10 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
             row
         })
         .collect();
+    let info: Vec<RunInfo> =
+        runs.iter().map(|(n, r)| RunInfo::new(n, &r.dir.display().to_string(), &r.manifest)).collect();
+    let mut who = Section::new("Runs");
+    who.tables.push(TableBlock::Grid(runs_grid(&info)));
     let mut section = Section::new("Side by side");
     section.note = Some(format!(
         "Baseline: {first_name}. Δ: change against it, in percentage points (pp) where the figure is a percent, else in percent of the baseline."
@@ -195,8 +208,8 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         .iter()
         .enumerate()
         .map(|(i, (n, r))| {
-            let role = if i == 0 { "baseline".to_string() } else { format!("run {}", i + 1) };
-            (role, format!("{n} ({} on {})", r.manifest.kind, r.manifest.host.hostname))
+            let role = if i == 0 { format!("{n} (baseline)") } else { n.clone() };
+            (role, format!("{} ({} on {})", r.dir.display(), r.manifest.kind, r.manifest.host.hostname))
         })
         .collect();
     Ok(Report {
@@ -204,7 +217,7 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         answer,
         facts,
         warnings: Vec::new(),
-        sections: vec![section],
+        sections: vec![who, section],
     })
 }
 
@@ -216,7 +229,7 @@ mod tests {
     use crate::Format;
 
     fn row<'a>(r: &'a Report, figure: &str) -> &'a Vec<Cell> {
-        let TableBlock::Grid(t) = &r.sections[0].tables[0] else { panic!("a grid") };
+        let TableBlock::Grid(t) = &r.sections[1].tables[0] else { panic!("a grid") };
         t.rows.iter().find(|r| r[0] == Cell::text(figure)).unwrap_or_else(|| panic!("no row {figure}"))
     }
 
@@ -252,7 +265,7 @@ mod tests {
         let over = row(&report, "worst slice, reads > 1 ms");
         assert_eq!(over[1], Cell::text("%"));
         assert_eq!(over[5], Cell::Quantity { value: worst_b - worst_a, unit: Unit::DeltaPp }, "percentage points");
-        let ChartSpec::SliceBars(chart) = &report.sections[0].charts[0] else { panic!("a chart") };
+        let ChartSpec::SliceBars(chart) = &report.sections[1].charts[0] else { panic!("a chart") };
         let worst: Vec<f64> = chart.slices.iter().map(|(_, v)| v[0]).collect();
         assert_eq!(worst, [worst_a, worst_b], "each run's worst slice over 1 ms, baseline first");
         assert_eq!(chart.limits[0], (1, 6.5), "the baseline's saved limit");
@@ -264,6 +277,10 @@ mod tests {
     fn qos_maxima_compare_and_mixed_kinds_or_searches_are_refused() {
         let a = qos_results(SearchBy::Rate, &QOS_LADDER);
         let report = compare(&[("A".into(), a.clone()), ("B".into(), a.clone())]).unwrap();
+        let TableBlock::Grid(runs) = &report.sections[0].tables[0] else { panic!("the runs first") };
+        assert_eq!(runs.title, "Runs compared");
+        let labels: Vec<&Cell> = runs.rows.iter().map(|r| &r[0]).collect();
+        assert_eq!(labels, [&Cell::text("A"), &Cell::text("B")]);
         let best = row(&report, "highest load meeting p99<1ms,p99.9<4ms");
         assert_eq!(best[3], Cell::Quantity { value: 12_000.0, unit: Unit::Iops });
         assert_eq!(best[5], Cell::Quantity { value: 0.0, unit: Unit::DeltaPct });

@@ -48,7 +48,7 @@ fn width(s: &str) -> usize {
     s.chars().count()
 }
 
-/// Labels (column 0) left-aligned, numbers right-aligned.
+/// Left-aligned (labels, words) or right-aligned (numbers).
 fn pad(s: &str, w: usize, left: bool) -> String {
     let fill = " ".repeat(w.saturating_sub(width(s)));
     if left {
@@ -63,16 +63,26 @@ fn widths(grid: &[Vec<String>], min: usize) -> Vec<usize> {
     (0..n).map(|i| grid.iter().map(|r| width(&r[i])).max().unwrap_or(0).max(min)).collect()
 }
 
-fn cells(row: &[String], widths: &[usize]) -> Vec<String> {
-    row.iter().zip(widths).enumerate().map(|(i, (c, &w))| pad(c, w, i == 0)).collect()
+/// Column `i` is left-aligned: the first (labels), and those `words` marks.
+fn is_left(i: usize, words: &[bool]) -> bool {
+    i == 0 || words.get(i).copied().unwrap_or(false)
 }
 
-/// The heading line, then aligned columns two spaces apart.
+fn cells(row: &[String], widths: &[usize], words: &[bool]) -> Vec<String> {
+    row.iter().zip(widths).enumerate().map(|(i, (c, &w))| pad(c, w, is_left(i, words))).collect()
+}
+
+/// The heading line, then aligned columns two spaces apart: labels left, numbers right.
 pub(crate) fn text(heading: &str, grid: &[Vec<String>]) -> String {
+    text_aligned(heading, grid, &[])
+}
+
+/// [`text`] with the columns `words` marks left-aligned too (paths, names, reasons).
+pub(crate) fn text_aligned(heading: &str, grid: &[Vec<String>], words: &[bool]) -> String {
     let w = widths(grid, 0);
     let mut out = format!("{heading}\n");
     for row in grid {
-        out.push_str(cells(row, &w).join("  ").trim_end());
+        out.push_str(cells(row, &w, words).join("  ").trim_end());
         out.push('\n');
     }
     out
@@ -80,20 +90,64 @@ pub(crate) fn text(heading: &str, grid: &[Vec<String>]) -> String {
 
 /// A GitHub Markdown table preceded by the heading in bold; numbers right-aligned.
 pub(crate) fn markdown(heading: &str, grid: &[Vec<String>]) -> String {
+    markdown_aligned(heading, grid, &[])
+}
+
+/// [`markdown`] with the columns `words` marks left-aligned too.
+pub(crate) fn markdown_aligned(heading: &str, grid: &[Vec<String>], words: &[bool]) -> String {
     let grid: Vec<Vec<String>> =
         grid.iter().map(|r| r.iter().map(|c| c.replace('|', "\\|").replace(['\r', '\n'], " ")).collect()).collect();
     let w = widths(&grid, 3);
     let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
     let mut out = format!("**{heading}**\n\n");
-    out.push_str(&line(cells(&grid[0], &w)));
+    out.push_str(&line(cells(&grid[0], &w, words)));
     out.push_str(&line(
         w.iter()
             .enumerate()
-            .map(|(i, &w)| if i == 0 { "-".repeat(w) } else { format!("{}:", "-".repeat(w - 1)) })
+            .map(|(i, &w)| if is_left(i, words) { "-".repeat(w) } else { format!("{}:", "-".repeat(w - 1)) })
             .collect(),
     ));
     for row in &grid[1..] {
-        out.push_str(&line(cells(row, &w)));
+        out.push_str(&line(cells(row, &w, words)));
+    }
+    out
+}
+
+/// A table rendered for a terminal, then its note (if any) wrapped at 80 columns.
+pub(crate) fn text_with_note(table: String, note: Option<&str>) -> String {
+    match note {
+        None => table,
+        Some(n) => table + &wrap(n, 80),
+    }
+}
+
+/// A Markdown table, then its note (if any) in italics after a blank line.
+pub(crate) fn markdown_with_note(table: String, note: Option<&str>) -> String {
+    match note {
+        None => table,
+        Some(n) => format!("{table}\n*{}*\n", n.replace('*', "\\*")),
+    }
+}
+
+/// `text` in lines of at most `cols` characters (a longer word on a line of its own), each
+/// ending in "\n".
+pub(crate) fn wrap(text: &str, cols: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && width(&line) + 1 + width(word) > cols {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
     }
     out
 }
@@ -118,6 +172,17 @@ mod tests {
         assert_eq!(heading("drivelab CPU (% of one core)", "%"), "drivelab CPU (% of one core)");
         assert_eq!(heading("Drop from 100% to 95% sequential", "%"), "Drop from 100% to 95% sequential (%)");
         assert_eq!(heading("", "µs"), "(µs)");
+    }
+
+    #[test]
+    fn notes_wrap_at_80_columns_for_a_terminal_and_keep_every_word() {
+        let note = "the I/O calls alone: a write made durable by fsync also waits for its fsync (see the tables until durable and of the fsync alone)";
+        let text = text_with_note("T\n".into(), Some(note));
+        let lines: Vec<&str> = text.lines().skip(1).collect();
+        assert!(lines.len() == 2 && lines.iter().all(|l| l.chars().count() <= 80), "{text}");
+        assert_eq!(lines.join(" "), note);
+        assert_eq!(markdown_with_note("T\n".into(), Some("a*b")), "T\n\n*a\\*b*\n");
+        assert_eq!(text_with_note("T\n".into(), None), "T\n");
     }
 
     #[test]

@@ -29,6 +29,9 @@ use crate::suite_tables::{self, ChartStyle};
 use crate::tables::Table;
 use crate::views;
 
+pub(crate) use crate::axis_words::axis_label;
+use crate::axis_words::{legend_entry, legend_rows, value_axis};
+
 /// Samples per sparkline at most (longer series are averaged into this many): a 384-point bsqd
 /// run with minute-long points stays well under 2 MB.
 pub(crate) const MAX_SPARK_SAMPLES: usize = 120;
@@ -52,6 +55,7 @@ td, th { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
 .facts td, .facts th { text-align: left; }
+.note { color: #555; font-size: .85em; margin-top: -.8em; }
 .warn { background: #fff4e0; border-left: 4px solid #e69500; padding: .4em .8em; margin: .3em 0; }
 .chart svg { max-width: 100%; height: auto; }
 .pair { display: flex; flex-wrap: wrap; gap: 0 1em; }
@@ -87,43 +91,30 @@ pub(crate) fn table_html(t: &Table) -> String {
         h += "</tr>";
     }
     h += "</tbody></table>";
+    if let Some(n) = &t.note {
+        let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
+    }
     h
-}
-
-/// What a table's rows or columns are keyed by (`Table::col_header`, `row_header`), as an axis
-/// description with its unit.
-pub(crate) fn axis_label(kind: Kind, key: &str) -> String {
-    let own = kind.suite().and_then(|id| suite_tables::views(id).axes.iter().find(|(k, _)| *k == key));
-    if let Some((_, label)) = own {
-        return label.to_string();
-    }
-    match key {
-        "qd" => "queue depth (I/Os per job)",
-        "bs" => "block size (bytes, k = 1024)",
-        "read" => "reads (% of I/Os)",
-        "random" => "random (% of I/Os)",
-        "jobs" => "jobs (threads per target)",
-        "targets" | "drives" => "drives at once (count)",
-        "rw" => "workload",
-        "step" => "test",
-        "data" => "data written",
-        other => other,
-    }
-    .to_string()
 }
 
 /// The chart that fits a table of `kind`; its title carries the unit (charts are also saved
 /// on their own as PNGs).
+///
+/// Every axis and legend names what it shows ([`axis_words`]): the x axis its key with a unit,
+/// the value axis its quantity and unit, each legend entry its key ("qd 8", "bs 4 KiB").
 pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
     let titled = Table { title: t.heading(), ..t.clone() };
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
     let numbers: Option<Vec<f64>> = t.cols.iter().map(|c| charts::parse_header(c)).collect();
     let style = kind.suite().map_or(ChartStyle::Auto, |id| suite_tables::views(id).chart);
+    // Rows become legend entries (bars, curves) with the value axis in the table's unit.
+    let legend = Table { unit: value_axis(&t.unit), ..legend_rows(t) };
+    let t_legend = &legend;
     match style {
         ChartStyle::Heatmap => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
-        ChartStyle::Bars => charts::grouped_bars_with(t, &x, Size::default()),
-        ChartStyle::Curve => charts::line_from_table(t, &x, XScale::Linear),
+        ChartStyle::Bars => charts::grouped_bars_with(t_legend, &x, Size::default()),
+        ChartStyle::Curve => charts::line_from_table(t_legend, &x, XScale::Linear),
         ChartStyle::Scaling
             if (t.row_header == "targets" || t.row_header == "drives")
                 && t.rows.iter().all(|(k, _)| k.parse::<f64>().is_ok()) =>
@@ -135,9 +126,9 @@ pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
             // powers of two equally spaced.
             Some(xs) if xs.len() >= 3 => {
                 let pow2 = xs.iter().all(|v| *v >= 1.0 && v.log2().fract() == 0.0);
-                charts::line_from_table(t, &x, if pow2 { XScale::Log2 } else { XScale::Linear })
+                charts::line_from_table(t_legend, &x, if pow2 { XScale::Log2 } else { XScale::Linear })
             }
-            _ => charts::grouped_bars_with(t, &x, Size::default()),
+            _ => charts::grouped_bars_with(t_legend, &x, Size::default()),
         },
     }
 }
@@ -152,10 +143,10 @@ fn jbod_chart(t: &Table) -> String {
             t.rows.iter().zip(&ks).filter_map(|((_, v), k)| Some((*k, v.get(ci).copied().flatten()?))).collect();
         let first = pts.first().copied();
         let own = series.len();
-        series.push(Series::new(col.clone(), pts));
+        series.push(Series::new(legend_entry(&t.col_header, col), pts));
         if let Some((k1, one)) = first.filter(|_| t.unit != "%") {
             series.push(Series {
-                name: format!("{col}: ideal"),
+                name: format!("{}: ideal", legend_entry(&t.col_header, col)),
                 points: ks.iter().map(|k| (*k, one / k1.max(1.0) * k)).collect(),
                 reference_for: Some(own),
             });
@@ -164,7 +155,7 @@ fn jbod_chart(t: &Table) -> String {
     charts::line_chart(&LineChart {
         title: t.title.clone(),
         x_label: axis_label(Kind::Suite(SuiteId::Jbod), "targets"),
-        y_label: t.unit.clone(),
+        y_label: value_axis(&t.unit),
         x_scale: XScale::Linear,
         y_log: false,
         series,
@@ -380,14 +371,11 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
     );
     let _ = write!(
         h,
-        "<h1>drivelab compare ({})</h1><p>Baseline: <b>{}</b>; Δ rows are the change against it in percent.</p><ul>",
+        "<h1>drivelab compare ({})</h1><p>Baseline: <b>{}</b>; Δ rows are the change against it in percent.</p>",
         esc(&c.kind.to_string()),
         esc(&c.runs[0])
     );
-    for r in &c.runs {
-        let _ = write!(h, "<li>{}</li>", esc(r));
-    }
-    h += "</ul>";
+    h += &crate::export::html::grid_html(&crate::compare_runs::runs_grid(&c.run_info));
     if !c.missing.is_empty() {
         h += "<h2>Points missing from a run</h2>";
         for m in &c.missing {
@@ -401,15 +389,21 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
         }
     }
     for t in &c.tables {
+        // A bar per run and row; rows keyed by a plan field say which ("qd 8 [B]").
+        let legend = |r: &crate::compare::CompareRow| match t.row_header.as_str() {
+            "run" => r.label.clone(),
+            key => format!("{} [{}]", legend_entry(key, &r.row), c.runs[r.run]),
+        };
         let values: Vec<(String, Vec<Option<f64>>)> =
-            t.rows.iter().filter(|r| !r.delta).map(|r| (r.label.clone(), r.cells.clone())).collect();
+            t.rows.iter().filter(|r| !r.delta).map(|r| (legend(r), r.cells.clone())).collect();
         let overlay = Table {
             title: t.heading(),
-            unit: t.unit.clone(),
+            unit: value_axis(&t.unit),
             row_header: t.row_header.clone(),
             col_header: t.col_header.clone(),
             cols: t.cols.clone(),
             rows: values,
+            note: None,
         };
         let _ = write!(
             h,
@@ -436,6 +430,9 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
             h += "</tr>";
         }
         h += "</tbody></table>";
+        if let Some(n) = &t.note {
+            let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
+        }
     }
     h += "</body></html>\n";
     h

@@ -8,14 +8,18 @@
 //! by an [`export::Exporter`] (text, Markdown, CSV, JSON, HTML, PNG); the HTML page of a plan or
 //! suite is [`html::report`], which draws the same chart specs and adds a sparkline row per point.
 
+mod axis_words;
 pub mod charts;
 pub mod compare;
 pub mod compare_figures;
+pub mod compare_runs;
+pub mod durable;
 pub mod export;
 mod grid;
 pub mod html;
 pub mod model;
 pub mod png;
+pub mod series_csv;
 pub mod suite_tables;
 pub mod tables;
 pub mod views;

@@ -171,6 +171,27 @@ pub struct Grid {
 }
 
 impl Grid {
+    /// The columns that hold words only (paths, names, reasons): read left to right, as the
+    /// HTML page sets them.
+    pub fn word_columns(&self) -> Vec<bool> {
+        (0..self.columns.len())
+            .map(|i| {
+                let mut cells = self.rows.iter().filter_map(|r| r.get(i)).filter(|c| **c != Cell::Empty).peekable();
+                cells.peek().is_some() && cells.all(|c| matches!(c, Cell::Text(_)))
+            })
+            .collect()
+    }
+
+    /// For a terminal: the title, then aligned columns (words left, numbers right).
+    pub fn text(&self) -> String {
+        grid::text_aligned(&self.title, &self.display(), &self.word_columns())
+    }
+
+    /// A GitHub Markdown table under the title in bold (words left, numbers right).
+    pub fn markdown(&self) -> String {
+        grid::markdown_aligned(&self.title, &self.display(), &self.word_columns())
+    }
+
     /// Header row then rows, as people read them.
     pub fn display(&self) -> Vec<Vec<String>> {
         let mut g = vec![self.columns.iter().map(Column::heading).collect::<Vec<_>>()];

@@ -159,10 +159,27 @@ fn hdparm(_: &[PointResult]) -> Vec<TableSpec> {
     vec![spec("hdparm -tT style reads", Key::Target, Key::Step, Metric::MBps, &[])]
 }
 
+/// IOPS (a write with fsync counts once, its fsync's time included), then what a reader means
+/// by a write's latency here: its time until durable (write + fsync; O_DSYNC: the write), and
+/// the fsync and the write call each alone, so fsync never looks fast for its write's p99.
 fn sync(_: &[PointResult]) -> Vec<TableSpec> {
     vec![
         spec("4K writes at QD1", Key::Target, Key::Step, Metric::Iops, &[]),
-        spec("4K writes at QD1, p99 latency", Key::Target, Key::Step, Metric::LatP99Us, &[]),
+        spec(
+            "4K writes at QD1, until durable (write + fsync), mean per write",
+            Key::Target,
+            Key::Step,
+            Metric::UntilDurableMeanUs,
+            &[],
+        ),
+        spec(
+            "4K writes at QD1, fsync call alone, p99",
+            Key::Target,
+            Key::Step,
+            Metric::FsyncP99Us,
+            &[("sync", "fsync:1")],
+        ),
+        spec("4K writes at QD1, write call alone, p99", Key::Target, Key::Step, Metric::LatP99Us, &[]),
     ]
 }
 
@@ -226,6 +243,7 @@ fn iometer_drop(points: &[PointResult]) -> Vec<Table> {
             col_header: "qd".into(),
             cols: seq.cols.iter().map(|c| format!("{c} DQL/Disk")).collect(),
             rows,
+            note: None,
         });
     }
     out
@@ -285,6 +303,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             col_header: "rw".into(),
             cols: mb.cols.clone(),
             rows: efficiency,
+            note: None,
         },
         Table {
             title: "Where scaling stops (each added drive adds ≥ half a drive's worth)".into(),
@@ -293,6 +312,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             col_header: "rw".into(),
             cols: mb.cols.clone(),
             rows: vec![("scales up to".into(), scales_to), ("most tested".into(), tested)],
+            note: None,
         },
     ]
 }
@@ -301,6 +321,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
 mod tests {
     use super::*;
     use crate::test_support::{manifest, point};
+    use drivelab_engine::spec::SyncMode;
     use drivelab_lab::suites::{self, SuiteOptions};
 
     /// Made-up results of a suite's own plan: every point moved 100 MB/s on each of its targets.
@@ -340,6 +361,90 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The sync suite's three points on one target as saved: plain writes of 50 µs; O_DSYNC
+    /// writes of 3 ms; fsync after each write, writes of 20 µs (p99 40 µs) each followed by an
+    /// fsync of 1.5 ms (p99 5 ms) — 100 of each.
+    fn sync_points() -> Vec<PointResult> {
+        let steps = [
+            ("plain", "none", SyncMode::None, 50_000.0),
+            ("O_DSYNC", "dsync", SyncMode::Dsync, 3_000_000.0),
+            ("fsync each write", "fsync:1", SyncMode::Fsync { every: 1 }, 20_000.0),
+        ];
+        steps
+            .iter()
+            .map(|&(step, sync, mode, write_mean)| {
+                let mut p = point(step, step, &[("rw", "randwrite"), ("sync", sync)], &[("/dev/x", 1.0)]);
+                let r = &mut p.result;
+                r.spec.sync = mode;
+                r.write.ops = 100;
+                r.write.lat_ns.mean = write_mean;
+                r.write.lat_ns.percentiles.insert("p99".into(), 2 * write_mean as u64);
+                r.total = r.write.clone();
+                r.per_target[0].write = r.write.clone();
+                r.per_target[0].total = r.write.clone();
+                if sync == "fsync:1" {
+                    let mut s = r.write.clone();
+                    s.lat_ns.mean = 1_500_000.0;
+                    s.lat_ns.percentiles.insert("p99".into(), 5_000_000);
+                    r.sync = Some(s);
+                }
+                p
+            })
+            .collect()
+    }
+
+    fn titled<'a>(tables: &'a [Table], title: &str) -> &'a Table {
+        tables.iter().find(|t| t.title == title).unwrap_or_else(|| {
+            panic!("no table {title:?} in {:?}", tables.iter().map(|t| &t.title).collect::<Vec<_>>())
+        })
+    }
+
+    #[test]
+    fn the_sync_suite_shows_each_write_until_durable_and_the_fsync_alone_not_just_the_write_call() {
+        let points = sync_points();
+        let tables = tables(Kind::Suite(SuiteId::Sync), &points);
+        let until = titled(&tables, "4K writes at QD1, until durable (write + fsync), mean per write");
+        assert_eq!(until.unit, "µs");
+        assert_eq!(until.cols, ["plain", "O_DSYNC", "fsync each write"]);
+        // Plain writes are never made durable; an O_DSYNC write is durable on return; with fsync
+        // a write is durable after its fsync: 20 µs + 1500 µs.
+        assert_eq!(until.rows, [("/dev/x".to_string(), vec![None, Some(3000.0), Some(1520.0)])]);
+        assert!(until.note.as_deref().is_some_and(|n| n.contains("share of the fsync")), "{until:?}");
+        let fsync = titled(&tables, "4K writes at QD1, fsync call alone, p99");
+        assert_eq!(fsync.cols, ["fsync each write"]);
+        assert_eq!(fsync.rows[0].1, [Some(5000.0)]);
+        let call = titled(&tables, "4K writes at QD1, write call alone, p99");
+        assert_eq!(call.rows[0].1, [Some(100.0), Some(6000.0), Some(40.0)], "the write calls as measured");
+        assert!(call.note.as_deref().is_some_and(|n| n.contains("fsync")), "says the fsync is left out: {call:?}");
+        // The terminal's tables say so under each one, and each table gets a chart.
+        let text = until.text();
+        assert!(text.starts_with("4K writes at QD1, until durable (write + fsync), mean per write (µs)\n"), "{text}");
+        assert!(text.contains("\n/dev/x      —     3000              1520\n"), "{text}");
+        let page = crate::html::report(&manifest("suite:sync", &points), &points);
+        for t in [until, fsync, call] {
+            let at = page.find(&format!("<h2>{}</h2><div class=\"chart\"><svg", crate::html::esc(&t.heading())));
+            assert!(at.is_some(), "{} has a chart", t.title);
+        }
+        assert!(page.contains("<p class=\"note\">until durable: with fsync"), "the note under the table");
+    }
+
+    #[test]
+    fn plan_tables_add_the_time_until_durable_and_the_fsync_where_points_use_fsync() {
+        // A plan over `sync = ["none", "dsync", "fsync:1"]`: one step, columns by sync.
+        let mut points = sync_points();
+        points.iter_mut().for_each(|p| p.point.step.clear());
+        let plan = tables(Kind::Plan, &points);
+        let until = titled(&plan, "Until durable (write + fsync), mean per write, rw=randwrite");
+        assert_eq!(until.cols, ["none", "dsync", "fsync:1"]);
+        assert_eq!(until.rows[0].1, [None, Some(3000.0), Some(1520.0)]);
+        let fsync = titled(&plan, "fsync alone, p99, rw=randwrite");
+        assert_eq!(fsync.rows[0].1, [None, None, Some(5000.0)]);
+        // Without fsync, a plan's tables are as they were.
+        let plain = tables(Kind::Plan, &points[..2]);
+        assert!(plain.iter().all(|t| !t.title.contains("durable") && !t.title.contains("fsync")), "{plain:?}");
+        assert!(plain.iter().all(|t| t.note.is_none()));
     }
 
     #[test]

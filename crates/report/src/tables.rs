@@ -36,10 +36,11 @@
 use std::collections::HashMap;
 
 use drivelab_engine::hist::Pct;
-use drivelab_engine::result::{DirStats, TargetResult};
+use drivelab_engine::result::{DirStats, RunResult, TargetResult};
 use drivelab_lab::results::PointResult;
 use serde::{Deserialize, Serialize};
 
+use crate::durable;
 use crate::grid;
 
 /// What a row or column is keyed by.
@@ -99,6 +100,15 @@ pub enum Metric {
     /// The point's total MB/s per average watt (point-level).
     #[serde(rename = "mb_per_s_per_w")]
     MBpsPerW,
+    /// Writes: mean time per write until it is durable — the write and its share of the fsync
+    /// calls with `sync = "fsync:N"`, the write alone with O_DSYNC, nothing for plain writes
+    /// ([`crate::durable`]). The direction does not matter.
+    #[serde(rename = "until_durable_mean_us")]
+    UntilDurableMeanUs,
+    /// The fsync calls alone (`sync = "fsync:N"`), p99. Point-level like CPU: in a table keyed
+    /// by target a cell has it only when the point ran on that target alone.
+    #[serde(rename = "fsync_p99_us")]
+    FsyncP99Us,
 }
 
 /// Which table to make from which points.
@@ -133,6 +143,10 @@ pub struct Table {
     pub col_header: String,
     pub cols: Vec<String>,
     pub rows: Vec<(String, Vec<Option<f64>>)>,
+    /// What the figures are, where the title alone could mislead (a write's latency next to
+    /// fsync); shown under the table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Key {
@@ -193,6 +207,7 @@ impl Metric {
             Metric::MiBps => "MiB/s",
             Metric::Iops => "IOPS",
             Metric::LatMeanUs | Metric::LatP50Us | Metric::LatP99Us | Metric::LatP999Us => "µs",
+            Metric::UntilDurableMeanUs | Metric::FsyncP99Us => "µs",
             Metric::CpuPct => "%",
             Metric::PowerW => "W",
             Metric::MBpsPerW => "MB/s/W",
@@ -211,6 +226,30 @@ impl Metric {
             Metric::CpuPct => "CPU",
             Metric::PowerW => "Average power",
             Metric::MBpsPerW => "Power efficiency",
+            Metric::UntilDurableMeanUs => "Until durable (write + fsync), mean per write",
+            Metric::FsyncP99Us => "fsync alone, p99",
+        }
+    }
+
+    /// What a table of this metric over `points` needs said under it: how a write's time until
+    /// durable is made up, or that a latency leaves the fsync out.
+    fn note(self, points: &[&PointResult]) -> Option<String> {
+        let fsync = points.iter().any(|p| durable::uses_fsync(&p.result));
+        match self {
+            Metric::UntilDurableMeanUs => Some(
+                "until durable: with fsync, each write's latency plus its share of the fsync calls \
+                 (its whole fsync with fsync:1); with O_DSYNC, the write itself; — where writes are \
+                 not made durable (no O_DSYNC, no fsync). A mean: write and fsync latencies are saved \
+                 apart, so no percentile of their sum can be given"
+                    .into(),
+            ),
+            Metric::FsyncP99Us => Some("the fsync call alone, without the write before it".into()),
+            Metric::LatMeanUs | Metric::LatP50Us | Metric::LatP99Us | Metric::LatP999Us if fsync => Some(
+                "the I/O calls alone: a write made durable by fsync also waits for its fsync (see the \
+                 tables until durable and of the fsync alone)"
+                    .into(),
+            ),
+            _ => None,
         }
     }
 
@@ -225,8 +264,18 @@ impl Metric {
             Metric::LatP99Us => lat(s.lat_ns.p(Pct::P99) as f64),
             Metric::LatP999Us => lat(s.lat_ns.p(Pct::P99_9) as f64),
             Metric::CpuPct | Metric::PowerW | Metric::MBpsPerW => None,
+            Metric::UntilDurableMeanUs | Metric::FsyncP99Us => None,
         }
     }
+}
+
+/// A write's time until durable or the fsync alone, in µs, of a point or one of its targets.
+fn durable_us(metric: Metric, r: &RunResult, target: Option<&TargetResult>) -> Option<f64> {
+    let ns = match metric {
+        Metric::UntilDurableMeanUs => durable::until_durable_mean_ns(r, target),
+        _ => durable::fsync_ns(r, target, Pct::P99),
+    };
+    ns.map(|ns| ns / 1000.0)
 }
 
 /// Watts, or MB/s per watt, of a point measured with `--power-cmd`.
@@ -273,10 +322,14 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
     // (row, col) -> (sum, count)
     let mut cells: HashMap<(usize, usize), (f64, usize)> = HashMap::new();
 
-    let selected = points.iter().filter(|p| {
-        spec.step.iter().all(|s| p.point.step == *s) && spec.filter.iter().all(|(k, v)| field(p, k) == Some(v.as_str()))
-    });
-    for p in selected {
+    let selected: Vec<&PointResult> = points
+        .iter()
+        .filter(|p| {
+            spec.step.iter().all(|s| p.point.step == *s)
+                && spec.filter.iter().all(|(k, v)| field(p, k) == Some(v.as_str()))
+        })
+        .collect();
+    for &p in &selected {
         let mut place = |target: Option<&TargetResult>, value: Option<f64>| {
             let path = target.map(|t| t.path.as_str());
             let (Some(r), Some(c)) = (spec.rows.value(p, path), spec.cols.value(p, path)) else { return };
@@ -294,6 +347,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
                     Metric::PowerW | Metric::MBpsPerW => {
                         (p.result.per_target.len() == 1).then(|| power(spec.metric, p)).flatten()
                     }
+                    Metric::UntilDurableMeanUs | Metric::FsyncP99Us => durable_us(spec.metric, &p.result, Some(t)),
                     m => m.of(spec.dir.of(&t.read, &t.write, &t.total)),
                 };
                 place(Some(t), value);
@@ -303,6 +357,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
             let value = match spec.metric {
                 Metric::CpuPct => Some(cpu_pct(p)),
                 Metric::PowerW | Metric::MBpsPerW => power(spec.metric, p),
+                Metric::UntilDurableMeanUs | Metric::FsyncP99Us => durable_us(spec.metric, r, None),
                 m => m.of(spec.dir.of(&r.read, &r.write, &r.total)),
             };
             place(None, value);
@@ -335,6 +390,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
                 (r, values)
             })
             .collect(),
+        note: spec.metric.note(&selected),
     }
 }
 
@@ -342,7 +398,8 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
 const TITLE_FIELDS: [&str; 6] = ["rw", "read", "random", "bs", "qd", "jobs"];
 
 /// Default tables for a plan's results: Throughput (MB/s), IOPS and p99 latency (µs), of both
-/// directions together ([`Dir::Total`]).
+/// directions together ([`Dir::Total`]); where points make writes durable with fsync, also the
+/// writes' mean time until durable and the fsync's p99 ([`crate::durable`]).
 ///
 /// Within the points of one step (a plan with several steps gets tables per step, since each
 /// step may vary other fields), the fields whose value is not the same for every point (a
@@ -410,7 +467,12 @@ pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
             .filter(|k| !varies(k))
             .filter_map(|k| field(first, k).map(|v| format!("{k}={v}")))
             .collect();
-        for metric in [Metric::MBps, Metric::Iops, Metric::LatP99Us] {
+        // Writes made durable by fsync: their time until durable and the fsync alone too.
+        let fsync = pts.iter().any(|p| durable::uses_fsync(&p.result));
+        let durable = [Metric::UntilDurableMeanUs, Metric::FsyncP99Us];
+        let metrics =
+            [Metric::MBps, Metric::Iops, Metric::LatP99Us].into_iter().chain(durable.into_iter().filter(|_| fsync));
+        for metric in metrics {
             let mut title = String::new();
             if let Some(s) = step.filter(|s| !s.is_empty()) {
                 title.push_str(&format!("{s}: "));
@@ -453,12 +515,13 @@ impl Table {
     /// For a terminal: the heading, then the header and rows in aligned columns (labels left,
     /// numbers right, two spaces apart).
     pub fn text(&self) -> String {
-        grid::text(&self.heading(), &self.grid())
+        grid::text_with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref())
     }
 
-    /// A GitHub Markdown table, preceded by the heading in bold; numbers right-aligned.
+    /// A GitHub Markdown table, preceded by the heading in bold; numbers right-aligned; the note
+    /// in italics under it.
     pub fn markdown(&self) -> String {
-        grid::markdown(&self.heading(), &self.grid())
+        grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref())
     }
 
     /// CSV: a header row (row header, then the columns), then one line per row with the numbers

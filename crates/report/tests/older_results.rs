@@ -6,11 +6,15 @@ use std::path::Path;
 
 use drivelab_lab::results::{self, Kind, Manifest, PointResult};
 use drivelab_lab::suites::SuiteId;
-use drivelab_report::{html, suite_tables};
+use drivelab_report::{html, series_csv, suite_tables};
+
+fn saved() -> results::Results {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema1-hdparm");
+    results::load(&dir).expect("a schema-1 results directory still loads")
+}
 
 fn fixture() -> (Manifest, Vec<PointResult>) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema1-hdparm");
-    let saved = results::load(&dir).expect("a schema-1 results directory still loads");
+    let saved = saved();
     (saved.manifest, saved.points)
 }
 
@@ -43,4 +47,29 @@ fn the_html_report_renders_from_schema_1_results() {
     assert!(page.contains("cached reads") && page.contains("disk reads"));
     assert!(page.matches("<svg").count() >= 3, "a chart per table plus latency charts");
     assert!(page.contains(&m.host.kernel), "run facts at the top");
+}
+
+#[test]
+fn the_per_second_series_of_schema_1_results_export_as_csv_with_their_saved_figures() {
+    let saved = saved();
+    let text = series_csv::csv(&saved);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(series_csv::COLUMNS.join(",").as_str()));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let seconds: usize = saved.points.iter().map(|p| p.result.series.len()).sum();
+    assert_eq!(rows.len(), seconds, "a row per saved second");
+    let col = |name: &str| series_csv::COLUMNS.iter().position(|c| *c == name).unwrap();
+    let mut i = 0;
+    for p in &saved.points {
+        for s in &p.result.series {
+            let r = &rows[i];
+            assert_eq!((r[col("record")], r[col("label")]), ("point", p.point.label.as_str()));
+            assert_eq!(r[col("time_s")].parse::<f64>().unwrap(), s.t_s);
+            assert_eq!(r[col("iops")].parse::<f64>().unwrap(), s.iops);
+            assert_eq!(r[col("mb_per_s")].parse::<f64>().unwrap(), s.bw_bytes_per_s / 1e6);
+            assert_eq!(r[col("lat_p99_ns")].parse::<u64>().unwrap(), s.lat_p99_ns);
+            assert_eq!(r[col("resp_p99_ns")], "", "closed loop: no response time");
+            i += 1;
+        }
+    }
 }

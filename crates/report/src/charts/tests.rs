@@ -17,6 +17,7 @@ fn table(rows: usize, cols: usize) -> Table {
                 (format!("{}k", 4 << r), vals)
             })
             .collect(),
+        note: None,
     }
 }
 
@@ -180,6 +181,7 @@ fn empty_tables_render() {
             col_header: "qd".into(),
             cols: vec![],
             rows: vec![],
+            note: None,
         },
         Table {
             title: "All missing".into(),
@@ -188,6 +190,7 @@ fn empty_tables_render() {
             col_header: "qd".into(),
             cols: vec!["1".into(), "2".into()],
             rows: vec![("sda".into(), vec![None, Some(f64::NAN)])],
+            note: None,
         },
     ] {
         check(&grouped_bars(&t), &[&t.title, "MB/s", "no data"]);
@@ -202,6 +205,7 @@ fn empty_tables_render() {
         col_header: "qd".into(),
         cols: vec!["4k".into()],
         rows: vec![("x".into(), vec![Some(42.0)])],
+        note: None,
     };
     check(&heatmap(&one), &["42", "µs"]);
 }

@@ -3,7 +3,7 @@ use crate::test_support::{manifest, point};
 use crate::Format;
 
 fn run(name: &str, kind: &str, points: Vec<PointResult>) -> Run {
-    Run { name: name.into(), manifest: manifest(kind, &points), points }
+    Run { label: name.into(), dir: format!("results/{name}"), manifest: manifest(kind, &points), points }
 }
 
 /// A plan over qd 1, 2, 4 (the last only when `with_qd4`) on one target, `mb[i]` MB/s at qd i.
@@ -134,14 +134,8 @@ fn runs_with_several_targets_name_them_and_compare_by_position() {
     let labels: Vec<&str> = cmp.tables[0].rows.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(
         labels,
-        [
-            "A: /dev/sda",
-            "B: /dev/sdc",
-            "Δ B: /dev/sdc vs A: /dev/sda",
-            "A: /dev/sdb",
-            "B: /dev/sdd",
-            "Δ B: /dev/sdd vs A: /dev/sdb"
-        ]
+        ["A: /dev/sda", "B: /dev/sdc", "Δ B vs A", "A: /dev/sdb", "B: /dev/sdd", "Δ B vs A"],
+        "Δ rows name the runs only, under the pair of targets they compare"
     );
     assert!(close(cmp.tables[0].rows[2].cells[0], 50.0));
     assert!(close(cmp.tables[0].rows[5].cells[0], -50.0));
@@ -173,7 +167,7 @@ fn different_kinds_are_refused() {
     let err = render(&runs, Format::Text).unwrap_err().to_string();
     assert!(err.contains("A is suite:quick but B is plan: compare results of the same kind"), "{err}");
     assert!(render(&[], Format::Text).is_err());
-    assert!(render(&[quick_run("A", "/a", 1.0, 1.0), quick_run("B", "/b", 1.0, 1.0)], Format::Json).is_err());
+    assert!(render(&[quick_run("A", "/a", 1.0, 1.0), quick_run("B", "/b", 1.0, 1.0)], Format::Html).is_err(), "-o");
 }
 
 #[test]
@@ -182,15 +176,16 @@ fn csv_has_a_block_per_table_with_delta_pct_rows_and_a_missing_block() {
         [plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true), plan_run("B", "/dev/sdb", [110.0, 150.0, 0.0], false)];
     let csv = render(&runs, Format::Csv).unwrap();
     let blocks: Vec<&str> = csv.split("\n\n").collect();
-    assert_eq!(blocks.len(), 4, "three tables and the missing points: {csv}");
+    assert_eq!(blocks.len(), 5, "the runs, three tables and the missing points: {csv}");
+    assert_eq!(blocks[0], "run,results directory,target,model\nA,results/A,/dev/sda,—\nB,results/B,/dev/sdb,—");
     assert_eq!(
-        blocks[0],
+        blocks[1],
         "table,unit,run,run,measure,vs,1,2,4\n\
          \"Throughput, rw=read\",MB/s,A,A,value,,100,200,400\n\
          \"Throughput, rw=read\",MB/s,B,B,value,,110,150,\n\
          \"Throughput, rw=read\",MB/s,B,B,delta_pct,A,10.000000000000009,-25,"
     );
-    assert_eq!(blocks[3], "missing_point,in,not_in\nseq qd=4,A,B\n");
+    assert_eq!(blocks[4], "missing_point,in,not_in\nseq qd=4,A,B\n");
     assert!(!csv.contains('%'), "{csv}");
 }
 
@@ -211,7 +206,7 @@ fn markdown_has_a_table_per_spec_and_a_missing_section() {
         ),
         "{md}"
     );
-    assert_eq!(md.matches("**").count(), 8, "four tables: {md}");
+    assert_eq!(md.matches("**").count(), 10, "the runs and four tables: {md}");
     assert!(md.ends_with("### Missing points\n\nNone: every point is in every run.\n"), "{md}");
 }
 
@@ -367,5 +362,56 @@ fn the_single_run_jbod_tables_say_where_scaling_stops() {
     assert_eq!(
         stops.rows,
         [("scales up to".into(), vec![Some(2.0), Some(3.0)]), ("most tested".into(), vec![Some(3.0), Some(3.0)])]
+    );
+}
+
+/// A quick suite run labelled `label` on `target`, whose manifest knows the device's model.
+fn quick_on_model(label: &str, target: &str, model: &str, read: f64) -> Run {
+    let mut r = quick_run(label, target, read, 50.0);
+    r.dir = format!("/srv/results/quick-2026112{}-101010", r.label.len());
+    let mut device: drivelab_lab::sysinfo::DeviceFacts =
+        serde_json::from_str(r#"{"disk": "sdb"}"#).expect("device facts");
+    device.model = Some(model.into());
+    r.manifest.targets =
+        vec![drivelab_lab::results::TargetFacts { path: target.into(), device: Some(device), file: None }];
+    r
+}
+
+#[test]
+fn runs_are_named_by_label_with_their_targets_and_models_in_every_format() {
+    let runs = [
+        quick_on_model("evo", "/dev/sdb", "Samsung SSD 870 EVO", 100.0),
+        quick_on_model("mx", "/dev/sdc", "CT500MX500", 120.0),
+    ];
+    let cmp = compare(&runs).unwrap();
+    assert_eq!(cmp.runs, ["evo", "mx"]);
+    let reads = &cmp.tables[0];
+    let labels: Vec<&str> = reads.rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels, ["evo", "mx", "Δ mx vs evo"], "short Δ labels, never directories");
+
+    let text = render(&runs, Format::Text).unwrap();
+    assert!(text.starts_with("Comparing suite:quick results: evo (baseline) with mx\n"), "{text}");
+    assert!(text.contains("\nevo  /srv/results/quick-20261123-101010  /dev/sdb  Samsung SSD 870 EVO\n"), "{text}");
+    assert!(text.contains("\nmx   /srv/results/quick-20261122-101010  /dev/sdc  CT500MX500\n"), "{text}");
+    assert!(!text.contains("Δ /srv"), "{text}");
+    let md = render(&runs, Format::Markdown).unwrap();
+    assert!(md.contains("| evo | /srv/results/quick-20261123-101010 | /dev/sdb | Samsung SSD 870 EVO |"), "{md}");
+    let csv = render(&runs, Format::Csv).unwrap();
+    assert!(
+        csv.starts_with(
+            "run,results directory,target,model\nevo,/srv/results/quick-20261123-101010,/dev/sdb,Samsung SSD 870 EVO\n"
+        ),
+        "{csv}"
+    );
+    assert!(csv.contains("\nReads,MB/s,mx,mx,delta_pct,evo,"), "{csv}");
+    let json: serde_json::Value = serde_json::from_str(&render(&runs, Format::Json).unwrap()).expect("JSON");
+    assert_eq!(json["runs"], serde_json::json!(["evo", "mx"]));
+    assert_eq!(json["run_info"][1]["targets"][0], serde_json::json!({"path": "/dev/sdc", "model": "CT500MX500"}));
+    assert_eq!(json["run_info"][1]["dir"], "/srv/results/quick-20261122-101010");
+    assert_eq!(json["tables"][0]["rows"][2]["label"], "Δ mx vs evo");
+    let page = crate::html::compare_report(&cmp);
+    assert!(
+        page.contains("<td class=\"t\">CT500MX500</td>") && page.contains("<td class=\"t\">/dev/sdc</td>"),
+        "{page}"
     );
 }

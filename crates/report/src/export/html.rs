@@ -11,7 +11,8 @@ use crate::model::{Cell, Grid, Report, TableBlock};
 
 pub struct Html;
 
-fn grid_html(t: &Grid) -> String {
+/// A grid as an HTML table under its title (words left-aligned, numbers right).
+pub(crate) fn grid_html(t: &Grid) -> String {
     let d = t.display();
     let mut h = format!("<h3>{}</h3><table><thead><tr>", esc(&t.title));
     for c in &d[0] {

@@ -65,7 +65,7 @@ impl Exporter for Text {
         for t in r.sections.iter().flat_map(|s| &s.tables) {
             out.push('\n');
             out += &match t {
-                TableBlock::Grid(g) => grid::text(&g.title, &g.display()),
+                TableBlock::Grid(g) => g.text(),
                 TableBlock::Table(t) => t.text(),
             };
         }
@@ -93,7 +93,7 @@ impl Exporter for Markdown {
             for t in &s.tables {
                 out.push('\n');
                 out += &match t {
-                    TableBlock::Grid(g) => grid::markdown(&g.title, &g.display()),
+                    TableBlock::Grid(g) => g.markdown(),
                     TableBlock::Table(t) => t.markdown(),
                 };
             }

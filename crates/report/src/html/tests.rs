@@ -334,14 +334,62 @@ fn run_facts_give_the_start_as_a_date() {
 fn every_chart_axis_is_described() {
     // Per suite, the x axis descriptions its charts must carry (units where there are any).
     let cases: [(&str, Vec<PointResult>, &[&str]); 3] = [
-        ("suite:iometer", iometer_points(), &["outstanding I/Os per disk (DQL)", "MB/s"]),
-        ("suite:mixed", mixed_points(), &["reads (% of I/Os)", "IOPS", "MB/s"]),
+        ("suite:iometer", iometer_points(), &["outstanding I/Os per disk (DQL)", "throughput (MB/s)"]),
+        ("suite:mixed", mixed_points(), &["reads (% of I/Os)", "I/Os per second (IOPS)", "throughput (MB/s)"]),
         ("suite:bsqd", bsqd_points(&["/dev/sda"], 2), &["queue depth (I/Os)", "block size (bytes, k = 1024)"]),
     ];
     for (kind, points, want) in cases {
         let page = report(&manifest(kind, &points), &points);
         for w in want {
             assert!(page.contains(&format!(">\n{w}\n</text>")), "{kind}: no axis {w:?}");
+        }
+    }
+}
+
+/// A plan over `outer` (its values) x qd 1, 2, 4, 8 on one target: point (i, q) moved
+/// 10 x (i + 1) + q MB/s.
+fn two_axis_plan(outer: &str, values: &[&str]) -> Vec<PointResult> {
+    let mut out = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        for q in [1, 2, 4, 8] {
+            let qd = q.to_string();
+            let mb = 10.0 * (i + 1) as f64 + q as f64;
+            let mut p = point(&format!("{outer}={v} qd={qd}"), "", &[(outer, v), ("qd", &qd)], &[("/dev/sda", mb)]);
+            p.point.index = out.len() + 1;
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn plan_chart_legends_name_their_key_and_unit_and_axes_their_quantity() {
+    for (outer, values, legend) in [
+        ("bs", ["4k", "64k"], ["bs 4 KiB", "bs 64 KiB"]),
+        ("jobs", ["1", "2"], ["jobs 1", "jobs 2"]),
+        ("read", ["0", "70"], ["read 0%", "read 70%"]),
+    ] {
+        let points = two_axis_plan(outer, &values);
+        let page = report(&manifest("plan", &points), &points);
+        let chart = Chart::parse(chart_titled(&page, "Throughput (MB/s)"));
+        let y = chart.y_axis();
+        // Each legend entry names its key; its line's markers are its points, qd 1 to 8.
+        for (i, entry) in legend.iter().enumerate() {
+            let mut markers = chart.markers(&chart.legend_color(entry));
+            markers.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let shown: Vec<f64> = markers.iter().map(|m| y.value(m.1)).collect();
+            let saved = [1.0, 2.0, 4.0, 8.0].map(|q| 10.0 * (i + 1) as f64 + q);
+            assert_eq!(shown.len(), 4, "{outer}: {entry}");
+            for (s, w) in shown.iter().zip(saved) {
+                assert!((s - w).abs() <= y.tolerance(1.5), "{entry}: drawn {s}, saved {w}");
+            }
+        }
+        let words: Vec<String> = chart.texts().map(text_of).collect();
+        let legend_words: Vec<String> =
+            chart.texts().filter(|n| n.attribute("text-anchor") == Some("start")).map(text_of).collect();
+        assert_eq!(legend_words, legend, "{outer}: the legend, and no bare value");
+        for axis in ["queue depth (I/Os per job)", "throughput (MB/s)"] {
+            assert!(words.iter().any(|w| w == axis), "{outer}: no axis {axis:?} in {words:?}");
         }
     }
 }

@@ -49,6 +49,7 @@ fn iometer_expected() -> Table {
             row("/dev/sas", &[Some(329.0), Some(333.0), Some(333.5)]),
             row("/dev/sata2", &[Some(242.0), Some(245.0), Some(245.25)]),
         ],
+        note: None,
     }
 }
 
@@ -200,6 +201,7 @@ fn small() -> Table {
         col_header: "qd".into(),
         cols: vec!["1 DQL".into(), "32 DQL".into()],
         rows: vec![row("sda", &[Some(12.345), Some(245312.4)]), row("nvme0n1", &[Some(1.5), None])],
+        note: None,
     }
 }
 

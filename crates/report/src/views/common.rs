@@ -4,6 +4,7 @@ use drivelab_engine::hist::{LatSummary, Pct};
 use drivelab_engine::result::RunResult;
 use drivelab_lab::results::Results;
 
+use crate::durable;
 use crate::model::{Cell, Column, Grid, Unit};
 
 /// The run's facts (run, start, tool, command line, host, targets) and the extra ones a view
@@ -29,7 +30,8 @@ pub fn latency_cells(l: &LatSummary) -> Vec<Cell> {
 /// Reads, writes and total of a result: IOPS, MB/s and latency (reads or writes left out
 /// when the workload had none). At a fixed rate, each direction has two rows: service time
 /// (from submission, fio's clat) and response time (from the intended issue time: what a
-/// client waits, and what qos judges).
+/// client waits, and what qos judges). With fsync, two more: the fsync alone and the writes'
+/// mean time until durable.
 pub fn result_table(title: &str, r: &RunResult) -> Grid {
     let mut columns = vec![
         Column::new("direction", Unit::Count),
@@ -56,7 +58,25 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
             rows.push(row);
         }
     }
+    rows.extend(durable_rows(r));
     Grid { title: title.to_string(), columns, rows }
+}
+
+/// With fsync: the fsync calls alone (fsyncs per second, their latency), and each write until
+/// durable (writes per second, the mean of write + its share of fsync: the only figure a result
+/// can give of that sum, see [`crate::durable`]).
+fn durable_rows(r: &RunResult) -> Vec<Vec<Cell>> {
+    let Some(s) = r.sync.as_ref().filter(|s| s.ops > 0 && durable::uses_fsync(r)) else { return Vec::new() };
+    let mut fsync = vec![Cell::text("fsync (call alone)"), Cell::Num(s.iops), Cell::Empty];
+    fsync.extend(latency_cells(&s.lat_ns));
+    let mut until = vec![
+        Cell::text("write until durable (write + fsync)"),
+        Cell::Num(r.write.iops),
+        Cell::Num(r.write.bw_mb_per_s),
+        Cell::num(durable::until_durable_mean_ns(r, None)),
+    ];
+    until.extend((0..=PERCENTILES.len()).map(|_| Cell::Empty));
+    vec![fsync, until]
 }
 
 /// Warnings about one engine result: CPU-bound, buffered, interrupted, I/O errors.

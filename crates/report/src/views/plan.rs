@@ -41,7 +41,7 @@ pub fn series_specs(p: &PointResult) -> [ChartSpec; 2] {
         size: Size { w: 480, h: 260 },
     };
     [
-        chart("IOPS per second", "IOPS", s.iter().map(|x| (x.0, x.1)).collect()),
+        chart("IOPS per second", "I/Os per second (IOPS)", s.iter().map(|x| (x.0, x.1)).collect()),
         chart("p99 latency per second", "p99 latency (µs)", s.iter().map(|x| (x.0, x.2 / 1000.0)).collect()),
     ]
 }
@@ -72,7 +72,7 @@ pub fn steady_spec(p: &PointResult, st: &SteadyRecord) -> ChartSpec {
         line: LineChart {
             title: format!("{} — steady-state convergence", p.point.label),
             x_label: "round (each one run of the point)".into(),
-            y_label: "IOPS".into(),
+            y_label: "I/Os per second (IOPS)".into(),
             x_scale: XScale::Linear,
             y_log: false,
             series,

@@ -40,6 +40,14 @@ pub fn report(r: &Results) -> Report {
     for q in [Pct::P50, Pct::P99, Pct::P99_9] {
         answer.push((format!("{} latency", q.name()), Unit::Ns.fmt(t.lat_ns.p(q) as f64)));
     }
+    if crate::durable::uses_fsync(res) {
+        if let Some(ns) = crate::durable::until_durable_mean_ns(res, None) {
+            answer.push(("until durable (write + fsync), mean per write".into(), Unit::Ns.fmt(ns)));
+        }
+        if let Some(ns) = crate::durable::fsync_ns(res, None, Pct::P99) {
+            answer.push(("fsync call alone, p99".into(), Unit::Ns.fmt(ns)));
+        }
+    }
     if let Some(w) = p.power_w {
         answer.push(("average power".into(), format!("{w:.1} W")));
         if w > 0.0 {
@@ -77,7 +85,7 @@ pub fn report(r: &Results) -> Report {
             },
             size: Size { w: 900, h: 300 },
         };
-        sec.charts.push(line("IOPS per second", "IOPS", s.iter().map(|x| (x.0, x.1)).collect()));
+        sec.charts.push(line("IOPS per second", "I/Os per second (IOPS)", s.iter().map(|x| (x.0, x.1)).collect()));
         sec.charts.push(line(
             "p99 latency per second",
             "p99 latency (µs)",
