@@ -195,12 +195,20 @@ fn point_line(r: &PointResult) -> String {
     } else {
         ""
     };
+    // With fsync, the write call's latency alone would make fsync look fastest: show the fsync's
+    // p99 beside the write's (the report adds each write's time until durable).
+    let lat = match &r.result.sync {
+        Some(sync) => format!(
+            "write p99 {}  fsync p99 {}",
+            fmt_ns(t.lat_ns.p(Pct::P99) as f64),
+            fmt_ns(sync.lat_ns.p(Pct::P99) as f64)
+        ),
+        None => format!("p50 {}  p99 {}", fmt_ns(t.lat_ns.p(Pct::P50) as f64), fmt_ns(t.lat_ns.p(Pct::P99) as f64)),
+    };
     format!(
-        "      {} IOPS  {}  p50 {}  p99 {}  cpu {:.0}%{}{flag}",
+        "      {} IOPS  {}  {lat}  cpu {:.0}%{}{flag}",
         fmt_count(t.iops),
         progress::fmt_rate(t.bw_mb_per_s * 1e6),
-        fmt_ns(t.lat_ns.p(Pct::P50) as f64),
-        fmt_ns(t.lat_ns.p(Pct::P99) as f64),
         r.result.cpu.usr_pct + r.result.cpu.sys_pct,
         r.power_w.map(|w| format!("  {w:.2} W")).unwrap_or_default(),
     )

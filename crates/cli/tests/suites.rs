@@ -99,6 +99,14 @@ fn span_mixed_and_hdparm_run_and_tabulate() {
 
 #[test]
 fn sync_tables_show_each_write_until_durable_and_the_fsync_alone() {
+    // The point lines as it runs: the fsync point names its write and fsync p99 apart.
+    let o = drivelab(&["suite", "sync", "null", "--time", "100ms", "--results", &Scratch::new("sync-lines").path("r")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains(" IOPS ")).map(str::trim).collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(lines[0].contains("p50") && !lines[0].contains("fsync"), "{lines:?}");
+    assert!(lines[2].contains("write p99") && lines[2].contains("fsync p99"), "{lines:?}");
     let s = Scratch::new("suite-sync");
     let t = s.path("t");
     let (dir, out) = suite(&s, &["sync", &t, "--size", "16m", "--time", "150ms"]);
