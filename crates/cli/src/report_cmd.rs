@@ -19,8 +19,27 @@ pub fn render(saved: &Results, format: Format) -> Result<String, Error> {
 }
 
 pub fn print_tables(dir: &Path) -> Result<(), Error> {
-    stdout_text(&format!("\n{}", render(&results::load(dir)?, Format::Text)?));
+    let text = render(&results::load(dir)?, Format::Text)?;
+    stdout_text(&format!("\n{}", fit_prose(&text, crate::term::width(crate::term::Stream::Stdout))));
     Ok(())
+}
+
+/// The report's prose lines (its warnings) wrapped to the screen; table rows are left whole,
+/// since a wrapped row reads as two rows.
+fn fit_prose(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.starts_with("warning: ") {
+            out.push_str(&crate::term::wrap(line, width));
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// The HTML report of one results directory.
