@@ -587,6 +587,11 @@ pub struct RunArgs {
     /// Give up when the schedule falls this far behind (ACT's max-lag), e.g. 10s.
     #[arg(long, value_name = "DUR", requires = "rate", help_heading = "Fixed rate (open loop)")]
     pub max_lag: Option<String>,
+    /// How each job waits for its next intended time: hybrid (default: sleep, then spin the last
+    /// 100 µs; on time at the cost of CPU, reported as spin %), sleep (least CPU; late by a
+    /// timer's wake-up), or spin.
+    #[arg(long, value_name = "MODE", requires = "rate", help_heading = "Fixed rate (open loop)")]
+    pub pace: Option<String>,
 
     /// I/O engine: uring (io_uring; falls back to psync where io_uring is unavailable) or psync
     /// (pread/pwrite, one I/O at a time).
@@ -703,6 +708,7 @@ impl RunArgs {
             ("rate_scope", &self.rate_scope),
             ("arrivals", &self.arrivals),
             ("max_lag", &self.max_lag),
+            ("pace", &self.pace),
         ];
         // --rw first: --read / --random override its mix.
         for (k, v) in optional {

@@ -167,7 +167,7 @@ fn open_loop_lines(out: &mut String, o: &OpenLoopStats, layout: Layout) {
     };
     let ops = l.histogram.buckets.iter().map(|b| b[1]).sum::<u64>();
     layout.lat_row(out, "resp", ops, None, l);
-    let _ = writeln!(out, "  resp: from each I/O's intended issue time; the rows above from submission");
+    let _ = writeln!(out, "  resp: from each I/O's intended issue time; the rows above from the submit call");
     let _ = writeln!(
         out,
         "\n  fixed rate {} IOPS ({arrivals}), achieved {} IOPS",
@@ -182,6 +182,7 @@ fn open_loop_lines(out: &mut String, o: &OpenLoopStats, layout: Layout) {
         o.late_pct,
         fmt_ns(o.late_threshold_ns as f64)
     );
+    let _ = writeln!(out, "  pace {}: spinning {:.0}% of the jobs' time", o.pace.name(), o.spin_pct);
     if o.gave_up {
         let _ = writeln!(
             out,

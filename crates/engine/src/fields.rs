@@ -8,7 +8,9 @@
 //! bare `runtime` number is seconds), and what has no drivelab equivalent is refused by name.
 
 use crate::error::Error;
-use crate::spec::{AccessSpec, Arrivals, CpuPlacement, DataPattern, EngineKind, Rate, RateScope, RateUnit, SyncMode};
+use crate::spec::{
+    AccessSpec, Arrivals, CpuPlacement, DataPattern, EngineKind, PaceMode, Rate, RateScope, RateUnit, SyncMode,
+};
 use crate::units::{parse_duration, parse_pct, parse_size};
 
 /// A field of an access spec (plus the size of a new file), as errors name it.
@@ -39,6 +41,7 @@ pub enum Field {
     RateScope,
     Arrivals,
     MaxLag,
+    Pace,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -157,7 +160,7 @@ impl Fio {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 25] = [
+    pub const SETTABLE: [Field; 26] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -183,15 +186,16 @@ impl Field {
         Field::RateScope,
         Field::Arrivals,
         Field::MaxLag,
+        Field::Pace,
     ];
-    const ALL: [Field; 27] = {
-        let mut all = [Field::Thresholds; 27];
+    const ALL: [Field; 28] = {
+        let mut all = [Field::Thresholds; 28];
         let mut i = 0;
-        while i < 25 {
+        while i < 26 {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[26] = Field::Size;
+        all[27] = Field::Size;
         all
     };
 
@@ -223,6 +227,7 @@ impl Field {
             Field::RateScope => "rate_scope",
             Field::Arrivals => "arrivals",
             Field::MaxLag => "max_lag",
+            Field::Pace => "pace",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -276,9 +281,9 @@ impl std::fmt::Display for Field {
 
 /// Every key `apply` accepts: the flag names of `drivelab run` without the dashes.
 pub const KEYS: &[&str] = &{
-    let mut keys = [""; 25];
+    let mut keys = [""; 26];
     let mut i = 0;
-    while i < 25 {
+    while i < 26 {
         keys[i] = Field::SETTABLE[i].name();
         i += 1;
     }
@@ -379,6 +384,10 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
             }
         }
         Field::MaxLag => spec.rate.get_or_insert_with(Rate::default).max_lag_ns = Some(duration_ns(v)?),
+        Field::Pace => {
+            spec.rate.get_or_insert_with(Rate::default).pace = PaceMode::from_name(v)
+                .ok_or_else(|| Error::spec(field, format!("'{v}'"), "use sleep, hybrid or spin"))?
+        }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -623,6 +632,7 @@ mod tests {
             ("rate_scope", "job"),
             ("arrivals", "poisson"),
             ("max_lag", "10s"),
+            ("pace", "hybrid"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -636,6 +646,7 @@ mod tests {
         let r = s.rate.unwrap();
         assert_eq!((r.per_s, r.unit, r.scope, r.arrivals), (2000.0, RateUnit::Iops, RateScope::Job, Arrivals::Poisson));
         assert_eq!(r.max_lag_ns, Some(10_000_000_000));
+        assert_eq!(r.pace, PaceMode::Hybrid);
     }
 
     #[test]
