@@ -66,6 +66,8 @@ fn options(args: &ActArgs) -> Result<ActOptions, Error> {
         large_block_qd: args.large_block_qd,
         dsync: !args.no_dsync,
         max_lag_ns,
+        pace: drivelab_engine::spec::PaceMode::from_name(&args.pace)
+            .ok_or_else(|| Error::invalid(format!("--pace {}: use auto, hybrid, sleep or spin", args.pace)))?,
         engine: EngineKind::Uring,
         seed: 0xac7,
         prep: !args.no_prep,

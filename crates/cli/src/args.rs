@@ -426,6 +426,10 @@ pub struct ActArgs {
     /// Fail the load when a stream falls this far behind its schedule (ACT's max-lag-sec).
     #[arg(long, default_value = "10s", value_name = "DUR")]
     pub max_lag: String,
+    /// How each stream waits for its next intended time: auto, hybrid, sleep or spin (see
+    /// `run --pace`; auto is sleep when the streams outnumber the CPUs).
+    #[arg(long, default_value = "auto", value_name = "MODE")]
+    pub pace: String,
     /// Concurrent small reads per target (ACT's service threads).
     #[arg(long, default_value_t = 32, value_name = "N")]
     pub read_qd: u32,
@@ -587,9 +591,10 @@ pub struct RunArgs {
     /// Give up when the schedule falls this far behind (ACT's max-lag), e.g. 10s.
     #[arg(long, value_name = "DUR", requires = "rate", help_heading = "Fixed rate (open loop)")]
     pub max_lag: Option<String>,
-    /// How each job waits for its next intended time: hybrid (default: sleep, then spin the last
-    /// 100 µs; on time at the cost of CPU, reported as spin %), sleep (least CPU; late by a
-    /// timer's wake-up), or spin.
+    /// How each job waits for its next intended time: auto (default: hybrid when every job has a
+    /// CPU to itself with one to spare, else sleep), hybrid (sleep, then spin the last 100 µs; on
+    /// time at the cost of CPU, reported as spin %), sleep (least CPU; late by a timer's
+    /// wake-up), or spin.
     #[arg(long, value_name = "MODE", requires = "rate", help_heading = "Fixed rate (open loop)")]
     pub pace: Option<String>,
 

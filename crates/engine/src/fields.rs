@@ -386,7 +386,7 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::MaxLag => spec.rate.get_or_insert_with(Rate::default).max_lag_ns = Some(duration_ns(v)?),
         Field::Pace => {
             spec.rate.get_or_insert_with(Rate::default).pace = PaceMode::from_name(v)
-                .ok_or_else(|| Error::spec(field, format!("'{v}'"), "use sleep, hybrid or spin"))?
+                .ok_or_else(|| Error::spec(field, format!("'{v}'"), "use auto, hybrid, sleep or spin"))?
         }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))

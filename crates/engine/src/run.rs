@@ -181,6 +181,18 @@ fn run_streams_with(
         }
     }
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
+    // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
+    let cpus = crate::affinity::allowed_cpus().len().max(1);
+    let resolved: Vec<AccessSpec> = streams
+        .iter()
+        .map(|st| {
+            let mut s = st.spec.clone();
+            if let Some(r) = s.rate.as_mut() {
+                r.pace = r.pace.resolve(n_jobs, cpus);
+            }
+            s
+        })
+        .collect();
     let gate = Arc::new(StartGate::new());
     let finished = Arc::new(Finished::new());
     let started_unix_ms =
@@ -200,7 +212,7 @@ fn run_streams_with(
 
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
-        let spec_arc = Arc::new(spec.clone());
+        let spec_arc = Arc::new(resolved[si].clone());
         let stream_jobs = st.targets.len() as u64 * spec.jobs as u64;
         let job_iops = spec.job_iops(stream_jobs);
         for (ti, t) in st.targets.iter().enumerate() {
@@ -277,7 +289,7 @@ fn run_streams_with(
     }
     let mut results = Vec::new();
     for ((st, reports), cpus) in streams.iter().zip(by_stream).zip(job_cpus) {
-        let mut result = aggregate(st.spec, st.targets, engine, reports, started_unix_ms);
+        let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
         result.engine.job_cpus = cpus;
         results.push(result);
     }

@@ -92,26 +92,39 @@ pub enum Arrivals {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum PaceMode {
+    /// `hybrid` when every job of the run has a CPU to itself with one to spare, else `sleep`
+    /// (resolved when the run starts; the result names what ran).
+    #[default]
+    Auto,
     /// Sleep until it (a timer's wake-up is late by tens of µs on a busy or virtual machine).
     Sleep,
     /// Sleep until shortly before it, then spin (on time, at the cost of the spin's CPU). On this
-    /// 2-core VM at 20k IOPS on null: lag p99 3.6 µs against sleep's 13 µs. On a machine whose
-    /// CPUs are all busy with other work a spinning job loses its CPU sooner than a sleeping
-    /// one: there, `sleep` keeps time better.
-    #[default]
+    /// 2-core VM at 20k IOPS on null: lag p99 3.6 µs against sleep's 13 µs. But a spinning job
+    /// takes a CPU from the others: ACT's three streams on 2 CPUs at 10x had a read-stream lag
+    /// p99 of 9.7 ms with hybrid and 35 µs with sleep — hence `auto`.
     Hybrid,
     /// Spin all the way (on time, one core per job).
     Spin,
 }
 
 impl PaceMode {
-    pub const ALL: [PaceMode; 3] = [PaceMode::Sleep, PaceMode::Hybrid, PaceMode::Spin];
+    pub const ALL: [PaceMode; 4] = [PaceMode::Auto, PaceMode::Sleep, PaceMode::Hybrid, PaceMode::Spin];
 
     pub fn name(self) -> &'static str {
         match self {
+            PaceMode::Auto => "auto",
             PaceMode::Sleep => "sleep",
             PaceMode::Hybrid => "hybrid",
             PaceMode::Spin => "spin",
+        }
+    }
+
+    /// What `Auto` means for a run of `jobs` threads on `cpus` CPUs; other modes as they are.
+    pub fn resolve(self, jobs: usize, cpus: usize) -> PaceMode {
+        match self {
+            PaceMode::Auto if jobs < cpus => PaceMode::Hybrid,
+            PaceMode::Auto => PaceMode::Sleep,
+            other => other,
         }
     }
 
@@ -144,7 +157,7 @@ impl Default for Rate {
             scope: RateScope::Total,
             arrivals: Arrivals::Uniform,
             max_lag_ns: None,
-            pace: PaceMode::Hybrid,
+            pace: PaceMode::Auto,
         }
     }
 }

@@ -38,6 +38,9 @@ pub struct ActOptions {
     pub dsync: bool,
     /// ACT's max-lag: a stream that falls this far behind its schedule fails the load.
     pub max_lag_ns: u64,
+    /// How each stream waits for its next intended time (see `PaceMode`).
+    #[serde(default)]
+    pub pace: drivelab_engine::spec::PaceMode,
     pub engine: EngineKind,
     pub seed: u64,
     /// Fill every target with random data before the first load (ACT's act_prep).
@@ -123,6 +126,7 @@ fn stream_spec(opts: &ActOptions, bytes: u64, align: u64, write: bool, iops: f64
             per_s: iops,
             scope: RateScope::Job,
             max_lag_ns: Some(opts.max_lag_ns),
+            pace: opts.pace,
             ..Default::default()
         }),
         thresholds_ns: act_thresholds_ns(),

@@ -205,7 +205,7 @@ fn exchange<B: Backend>(
             let now = now_ns();
             match sched.mode {
                 _ if due <= now => Ok(()),
-                PaceMode::Sleep => backend.wait_timeout(1, due - now),
+                PaceMode::Sleep | PaceMode::Auto => backend.wait_timeout(1, due - now),
                 PaceMode::Hybrid if due - now > SPIN_NS => backend.wait_timeout(1, due - now - SPIN_NS),
                 PaceMode::Hybrid | PaceMode::Spin => spin_poll(backend, due, rec),
             }
@@ -225,7 +225,7 @@ const SPIN_NS: u64 = 100_000;
 /// Open loop, nothing in flight: wait until `due` as `mode` says; the time after.
 fn wait_idle(mode: PaceMode, due: u64, rec: &mut Recorder) -> u64 {
     match mode {
-        PaceMode::Sleep => sleep_until(due),
+        PaceMode::Sleep | PaceMode::Auto => sleep_until(due),
         PaceMode::Hybrid => {
             if due > now_ns() + SPIN_NS {
                 sleep_until(due - SPIN_NS);

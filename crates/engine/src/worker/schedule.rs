@@ -29,7 +29,10 @@ impl Schedule {
             _ => 0,
         };
         let max_lag_ns = spec.rate.and_then(|r| r.max_lag_ns).unwrap_or(u64::MAX);
-        let mode = spec.rate.map(|r| r.pace).unwrap_or_default();
+        // `auto` is resolved when a run starts (`run_streams`); a job started alone counts as one
+        // job on the CPUs this thread may use.
+        let cpus = crate::affinity::allowed_cpus().len().max(1);
+        let mode = spec.rate.map(|r| r.pace).unwrap_or_default().resolve(1, cpus);
         Schedule { pace, max_lag_ns, mode, fsync_every, writes_since_sync: 0 }
     }
 

@@ -256,6 +256,7 @@ pub(crate) fn act_results() -> Results {
         large_block_qd: 4,
         dsync: true,
         max_lag_ns: 10_000_000_000,
+        pace: Default::default(),
         engine: Default::default(),
         seed: 1,
         prep: false,
