@@ -12,8 +12,33 @@ use crate::model::{Cell, Column, Grid, Unit};
 pub fn facts(r: &Results, asked: Vec<(String, String)>) -> Vec<(String, String)> {
     let mut f = crate::html::fact_rows(&r.manifest);
     f.extend(asked);
+    if let Some(def) = latency_definition(r) {
+        f.push(("latency".into(), def));
+    }
     f.push(("results".into(), r.dir.display().to_string()));
     f
+}
+
+/// Which latency every latency figure of these results is: result schema 2 starts it just before
+/// the submit call (fio's lat), schema 1 at the call's return (fio's clat). Both may be present
+/// in results resumed across versions.
+pub fn latency_definition(r: &Results) -> Option<String> {
+    let schemas: Vec<u32> = r
+        .points
+        .iter()
+        .map(|p| p.result.schema)
+        .chain(r.probes.iter().flat_map(|p| p.results().into_iter().map(|x| x.schema)))
+        .collect();
+    let new = schemas.iter().any(|&s| s >= 2);
+    let old = schemas.iter().any(|&s| s < 2);
+    match (new, old) {
+        (true, false) => Some("from just before the submit call (fio's lat)".into()),
+        (false, true) => Some("from the submit call's return (fio's clat; results of schema 1)".into()),
+        (true, true) => Some(
+            "from just before the submit call (fio's lat); points of result schema 1 from its return (clat)".into(),
+        ),
+        (false, false) => None,
+    }
 }
 
 /// Latency percentiles a results table shows.

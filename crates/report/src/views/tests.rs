@@ -430,3 +430,28 @@ fn plan_and_suite_tables_go_through_the_exporters_in_their_own_form() {
         assert_eq!(charts, super::plan::chart_specs(&m, &points).len(), "{kind}: the PNGs are the page's charts");
     }
 }
+
+/// Issue #12: every report says which latency its figures are — fio's lat for results of schema
+/// 2, fio's clat for schema 1 (whose `lat_ns` started at the submit call's return), both named
+/// when a resumed plan mixes them.
+#[test]
+fn the_facts_name_which_latency_the_figures_are() {
+    use crate::test_support::{manifest, point};
+    let old = point("a", "s", &[], &[("t", 1.0)]);
+    let mut new = point("b", "s", &[], &[("t", 1.0)]);
+    new.result.schema = 2;
+    let of = |points: Vec<drivelab_lab::results::PointResult>| {
+        let r = Results {
+            dir: PathBuf::from("/results/x"),
+            manifest: manifest("plan", &points),
+            points,
+            probes: Vec::new(),
+            outcome: None,
+        };
+        super::common::latency_definition(&r).expect("a definition")
+    };
+    assert_eq!(of(vec![new.clone()]), "from just before the submit call (fio's lat)");
+    assert!(of(vec![old.clone()]).contains("fio's clat; results of schema 1"));
+    let both = of(vec![new, old]);
+    assert!(both.contains("fio's lat") && both.contains("schema 1"), "{both}");
+}
