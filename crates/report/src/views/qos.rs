@@ -112,15 +112,9 @@ fn ladder_table(r: &Results, setup: &QosSetup) -> Grid {
             if power {
                 row.push(Cell::num(p.power_w));
             }
-            let mut why = p.why.clone();
-            if q.fell_behind && !why.contains("behind") {
-                why = [why, "fell behind the schedule".into()]
-                    .iter()
-                    .filter(|s| !s.is_empty())
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join("; ");
-            }
+            // The lab's `why` names a schedule that fell behind; a probe saved with nothing said
+            // (a pass or an older result) still shows it.
+            let why = if q.fell_behind && p.why.is_empty() { "fell behind the schedule".into() } else { p.why.clone() };
             row.push(Cell::Text(why));
             Some(row)
         })
