@@ -1,12 +1,16 @@
-//! Command-line flags, and their translation into an engine `AccessSpec`.
+//! Command-line flags: the commands and their options (`run`'s access-spec flags and their
+//! translation into an engine `AccessSpec` are in `run.rs`).
 //!
 //! clap parses strings; every value with a unit is parsed by the engine's `units` so the CLI and
 //! (later) plan files accept exactly the same spellings and give the same errors.
 
+mod run;
+
 use clap::{Args, Parser, Subcommand};
 use drivelab_engine::fields;
-use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
+
+pub use run::RunArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -509,233 +513,10 @@ pub struct ReportArgs {
     pub series: bool,
 }
 
-#[derive(Args, Debug, Clone)]
-pub struct RunArgs {
-    /// Files, block devices (/dev/...), or `null`. Several targets run at once, one worker each.
-    #[arg(required_unless_present = "filename", value_name = "TARGET")]
-    pub targets: Vec<String>,
-
-    /// fio's workload words: read, write, randread, randwrite, randrw, rw (or readwrite).
-    #[arg(long, value_name = "WORDS", help_heading = "Access specification")]
-    pub rw: Option<String>,
-    /// Percent of I/Os that are reads (Iometer), 0..100. Overrides the mix of --rw.
-    #[arg(long = "read", value_name = "PCT", help_heading = "Access specification")]
-    pub read_pct: Option<String>,
-    /// Percent of I/Os at random offsets (Iometer); the rest continue sequentially. 5 = "95% sequential".
-    #[arg(long = "random", value_name = "PCT", help_heading = "Access specification")]
-    pub random_pct: Option<String>,
-    /// Block size, or a split such as 4k:70,64k:30.
-    #[arg(long, default_value = "4k", value_name = "SIZE", help_heading = "Access specification")]
-    pub bs: String,
-    /// Offsets are multiples of this (default: the smallest block size); 512 allowed.
-    #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
-    pub align: Option<String>,
-    /// Start of the region used.
-    #[arg(long, default_value = "0", value_name = "SIZE", help_heading = "Access specification")]
-    pub offset: String,
-    /// Length of the region used (default: to the end of the target).
-    #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
-    pub span: Option<String>,
-    /// Outstanding I/Os per job.
-    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
-    pub qd: u32,
-    /// Jobs (threads) per target.
-    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
-    pub jobs: u32,
-    /// Measured duration (500ms, 10s, 3m). Default 10s unless --io-size is given.
-    #[arg(long, value_name = "DUR", help_heading = "Access specification")]
-    pub time: Option<String>,
-    /// Bytes to transfer per job; the run ends at whichever of --time and --io-size comes first.
-    #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
-    pub io_size: Option<String>,
-    /// Run this long before measuring (not counted).
-    #[arg(long, value_name = "DUR", help_heading = "Access specification")]
-    pub ramp: Option<String>,
-    /// Bypass the page cache with O_DIRECT (the default). fio's --direct=1 and --direct=0 (that
-    /// is --buffered) work too; the last of --direct and --buffered counts.
-    #[arg(
-        long,
-        value_name = "1|0",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "1",
-        value_parser = ["1", "0"],
-        hide_possible_values = true,
-        overrides_with = "buffered",
-        help_heading = "Access specification"
-    )]
-    pub direct: Option<String>,
-    /// Go through the page cache instead of O_DIRECT (results are labelled buffered).
-    #[arg(long, help_heading = "Access specification")]
-    pub buffered: bool,
-    /// none, dsync (O_DSYNC), or fsync:N (fsync after every N writes).
-    #[arg(long, default_value = "none", value_name = "MODE", help_heading = "Access specification")]
-    pub sync: String,
-    /// Write data: random (incompressible), zero, or compress:PCT (PCT% zeros per 4 KiB).
-    #[arg(long, default_value = "random", value_name = "KIND", help_heading = "Access specification")]
-    pub data: String,
-    /// Seed for offsets and data; the same seed repeats the same I/O sequence.
-    #[arg(long, default_value_t = 0x5eed, value_name = "N", help_heading = "Access specification")]
-    pub seed: u64,
-
-    /// Fixed-rate (open-loop) load: I/Os per second (5000, 5k) or bytes per second (200MiB/s).
-    /// Latency is measured from each I/O's intended time (response) as well as from submission.
-    #[arg(long, value_name = "RATE", help_heading = "Fixed rate (open loop)")]
-    pub rate: Option<String>,
-    /// Whom --rate is for: total (shared by every job on every target) or job.
-    #[arg(long, value_name = "SCOPE", requires = "rate", help_heading = "Fixed rate (open loop)")]
-    pub rate_scope: Option<String>,
-    /// Intended issue times: uniform (evenly spaced) or poisson (exponential gaps).
-    #[arg(long, value_name = "KIND", requires = "rate", help_heading = "Fixed rate (open loop)")]
-    pub arrivals: Option<String>,
-    /// Give up when the schedule falls this far behind (ACT's max-lag), e.g. 10s.
-    #[arg(long, value_name = "DUR", requires = "rate", help_heading = "Fixed rate (open loop)")]
-    pub max_lag: Option<String>,
-    /// How each job waits for its next intended time: auto (default: hybrid when every job has a
-    /// CPU to itself with one to spare, else sleep), hybrid (sleep, then spin the last 100 µs; on
-    /// time at the cost of CPU, reported as spin %), sleep (least CPU; late by a timer's
-    /// wake-up), or spin.
-    #[arg(long, value_name = "MODE", requires = "rate", help_heading = "Fixed rate (open loop)")]
-    pub pace: Option<String>,
-
-    /// I/O engine: uring (io_uring; falls back to psync where io_uring is unavailable) or psync
-    /// (pread/pwrite, one I/O at a time).
-    #[arg(long, default_value = "uring", value_name = "ENGINE", help_heading = "Engine")]
-    pub engine: String,
-    /// At most N I/Os per submit call (fio's iodepth_batch_submit). Up to 2, each I/O reaches the
-    /// device at once; 3 or more are plugged and dispatched together (can help NVMe).
-    #[arg(long, default_value_t = 2, value_name = "N", help_heading = "Engine")]
-    pub batch: u32,
-    /// Job threads' CPUs: none (the scheduler decides, like fio), spread (job i pinned to the i-th
-    /// allowed CPU), or a list such as 0,2.
-    #[arg(long, default_value = "none", value_name = "CPUS", help_heading = "Engine")]
-    pub cpus: String,
-    /// Keep going after I/O errors (they are counted either way).
-    #[arg(long, help_heading = "Engine")]
-    pub continue_on_error: bool,
-
-    #[arg(long, value_name = "A:B", help = FILENAME_HELP, help_heading = FIO)]
-    pub filename: Option<String>,
-    /// fio's --iodepth: --qd, outstanding I/Os per job.
-    #[arg(long, value_name = "N", conflicts_with = "qd", help_heading = FIO)]
-    pub iodepth: Option<String>,
-    /// fio's --numjobs: --jobs, jobs per target (fio's one job shares its files; drivelab runs
-    /// this many per target).
-    #[arg(long, value_name = "N", conflicts_with = "jobs", help_heading = FIO)]
-    pub numjobs: Option<String>,
-    /// fio's --blocksize: --bs (fio's --bs is drivelab's too).
-    #[arg(long, value_name = "SIZE", conflicts_with = "bs", help_heading = FIO)]
-    pub blocksize: Option<String>,
-    /// fio's --runtime: --time. A bare number is seconds, as in fio (60 = 60s); units work too.
-    #[arg(long, value_name = "SECONDS", conflicts_with = "time", help_heading = FIO)]
-    pub runtime: Option<String>,
-    /// fio's --ioengine: io_uring, psync, sync (runs psync) or libaio (runs io_uring, and says so).
-    #[arg(long, value_name = "ENGINE", conflicts_with = "engine", help_heading = FIO)]
-    pub ioengine: Option<String>,
-    /// fio's --readwrite: --rw.
-    #[arg(long, value_name = "WORDS", conflicts_with = "rw", help_heading = FIO)]
-    pub readwrite: Option<String>,
-    /// fio's --rwmixread: percent reads of a mixed --rw (randrw, rw, readwrite); with any other
-    /// --rw it is refused, since fio ignores it there. --read sets the share for any --rw.
-    #[arg(long, value_name = "PCT", conflicts_with = "read_pct", help_heading = FIO)]
-    pub rwmixread: Option<String>,
-    /// fio's --rwmixwrite: percent writes of a mixed --rw (--read is 100 minus it).
-    #[arg(long, value_name = "PCT", conflicts_with = "read_pct", help_heading = FIO)]
-    pub rwmixwrite: Option<String>,
-
-    #[command(flatten)]
-    pub safety: SafetyArgs,
-
-    /// A command that prints the power draw in watts, run every second while measuring.
-    #[arg(long, value_name = "CMD", help_heading = "Output")]
-    pub power_cmd: Option<String>,
-    /// Where the results directory is made (every run leaves one, to report and compare).
-    #[arg(long, default_value = "results", value_name = "DIR", help_heading = "Output")]
-    pub results: String,
-    /// Save the full result as JSON here (must not exist yet; `-` for standard output).
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub json: Option<String>,
-    /// Only the answer on stdout (run: the summary; qos: the highest load); no live line, no
-    /// probe lines. Warnings and errors still go to stderr.
-    #[arg(long, short, help_heading = "Output")]
-    pub quiet: bool,
-}
-
-impl RunArgs {
-    /// Build and validate the access spec these flags describe.
-    pub fn spec(&self) -> Result<AccessSpec, Error> {
-        let pairs = self.fields();
-        fields::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-    }
-
-    /// The flags as access-spec fields (the names plan files use), in the order they apply: the
-    /// record of a `run` point, from which its spec is derived.
-    /// fio's spellings are recorded as written (plan files take them too); each replaces the
-    /// default of the field it stands for.
-    pub fn fields(&self) -> Vec<(String, String)> {
-        let (qd, jobs, batch, seed) =
-            (self.qd.to_string(), self.jobs.to_string(), self.batch.to_string(), self.seed.to_string());
-        fn either<'b>(
-            own: (&'static str, &'b String),
-            fio: (&'static str, &'b Option<String>),
-        ) -> (&'static str, &'b str) {
-            match fio.1 {
-                Some(v) => (fio.0, v.as_str()),
-                None => (own.0, own.1.as_str()),
-            }
-        }
-        let mut pairs: Vec<(&str, &str)> = vec![
-            either(("bs", &self.bs), ("blocksize", &self.blocksize)),
-            ("offset", &self.offset),
-            either(("qd", &qd), ("iodepth", &self.iodepth)),
-            either(("jobs", &jobs), ("numjobs", &self.numjobs)),
-            ("batch", &batch),
-            ("sync", &self.sync),
-            ("data", &self.data),
-            ("seed", &seed),
-            either(("engine", &self.engine), ("ioengine", &self.ioengine)),
-            ("cpus", &self.cpus),
-        ];
-        let optional = [
-            ("rw", &self.rw),
-            ("readwrite", &self.readwrite),
-            ("read", &self.read_pct),
-            ("rwmixread", &self.rwmixread),
-            ("rwmixwrite", &self.rwmixwrite),
-            ("random", &self.random_pct),
-            ("align", &self.align),
-            ("span", &self.span),
-            ("time", &self.time),
-            ("runtime", &self.runtime),
-            ("io_size", &self.io_size),
-            ("ramp", &self.ramp),
-            ("rate", &self.rate),
-            ("rate_scope", &self.rate_scope),
-            ("arrivals", &self.arrivals),
-            ("max_lag", &self.max_lag),
-            ("pace", &self.pace),
-        ];
-        // --rw first: --read / --random override its mix.
-        for (k, v) in optional {
-            if let Some(v) = v {
-                pairs.push((k, v));
-            }
-        }
-        // --direct=0 is --buffered (the last of the two given counts: clap keeps only that one).
-        if self.buffered || self.direct.as_deref() == Some("0") {
-            pairs.push(("buffered", "true"));
-        }
-        if self.continue_on_error {
-            pairs.push(("continue_on_error", "true"));
-        }
-        pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drivelab_engine::spec::{DataPattern, SyncMode};
+    use drivelab_engine::spec::{AccessSpec, DataPattern, SyncMode};
 
     fn args(extra: &[&str]) -> Result<AccessSpec, Error> {
         let mut v = vec!["drivelab", "run", "null"];
