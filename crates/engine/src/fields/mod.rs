@@ -7,6 +7,10 @@
 //! drivelab's ([`Fio::translate`]), where fio's meaning differs in a detail it is honoured (a
 //! bare `runtime` number is seconds), and what has no drivelab equivalent is refused by name.
 
+mod fio;
+
+pub use fio::{check_fio_mix, check_fio_shares, notices, split_filename, Fio};
+
 use crate::error::Error;
 use crate::spec::{
     AccessSpec, Arrivals, CpuPlacement, DataPattern, EngineKind, PaceMode, Rate, RateScope, RateUnit, SyncMode,
@@ -48,114 +52,6 @@ pub enum Field {
     Size,
     /// fio's spelling of one of the fields above, as the reader wrote it.
     Fio(Fio),
-}
-
-/// fio's spellings of drivelab's access-spec fields, accepted where the meaning is the same.
-/// (`bs`, `direct` and `size` are spelt alike in both; `filename` names targets, see
-/// [`split_filename`].)
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Fio {
-    /// `iodepth`: `qd`.
-    Iodepth,
-    /// `numjobs`: `jobs` (per target in drivelab; fio's one job shares its files).
-    Numjobs,
-    /// `blocksize`: `bs`.
-    Blocksize,
-    /// `runtime`: `time`; a bare number is seconds, as in fio.
-    Runtime,
-    /// `ioengine`: `engine` (io_uring, psync, sync as psync, libaio as io_uring with a notice).
-    Ioengine,
-    /// `readwrite`: `rw`.
-    Readwrite,
-    /// `rwmixread`: `read`, for a mixed `rw` only (fio ignores it otherwise).
-    Rwmixread,
-    /// `rwmixwrite`: `read` = 100 - it, for a mixed `rw` only.
-    Rwmixwrite,
-}
-
-impl Fio {
-    pub const ALL: [Fio; 8] = [
-        Fio::Iodepth,
-        Fio::Numjobs,
-        Fio::Blocksize,
-        Fio::Runtime,
-        Fio::Ioengine,
-        Fio::Readwrite,
-        Fio::Rwmixread,
-        Fio::Rwmixwrite,
-    ];
-
-    /// fio's name: the plan key and (with dashes) the flag.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Fio::Iodepth => "iodepth",
-            Fio::Numjobs => "numjobs",
-            Fio::Blocksize => "blocksize",
-            Fio::Runtime => "runtime",
-            Fio::Ioengine => "ioengine",
-            Fio::Readwrite => "readwrite",
-            Fio::Rwmixread => "rwmixread",
-            Fio::Rwmixwrite => "rwmixwrite",
-        }
-    }
-
-    /// The drivelab field it sets.
-    pub const fn field(self) -> Field {
-        match self {
-            Fio::Iodepth => Field::Qd,
-            Fio::Numjobs => Field::Jobs,
-            Fio::Blocksize => Field::Bs,
-            Fio::Runtime => Field::Time,
-            Fio::Ioengine => Field::Engine,
-            Fio::Readwrite => Field::Rw,
-            Fio::Rwmixread | Fio::Rwmixwrite => Field::Read,
-        }
-    }
-
-    pub fn from_name(key: &str) -> Option<Fio> {
-        Fio::ALL.into_iter().find(|f| f.name() == key)
-    }
-
-    /// `value` (as fio takes it) as the text drivelab's [`Fio::field`] takes; refusals name
-    /// fio's key.
-    pub fn translate(self, value: &str) -> Result<String, Error> {
-        let v = value.trim();
-        let bad = |fix: &str| Error::spec(Field::Fio(self), format!("'{v}'"), fix);
-        match self {
-            Fio::Iodepth | Fio::Numjobs | Fio::Readwrite => Ok(v.to_string()),
-            Fio::Blocksize => Ok(v.to_string()),
-            Fio::Runtime => {
-                if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-                    Ok(format!("{v}s"))
-                } else if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-                    Err(bad("a bare number is whole seconds, as in fio; write 1.5s or 1500ms for a fraction"))
-                } else {
-                    Ok(v.to_string())
-                }
-            }
-            Fio::Ioengine => match v {
-                "io_uring" | "uring" | "libaio" => Ok("uring".into()),
-                "psync" | "sync" => Ok("psync".into()),
-                "null" => Err(bad("drivelab has no null engine: give the target null (I/Os complete at once)")),
-                _ => Err(bad("drivelab runs io_uring, psync, sync (as psync) and libaio (as io_uring)")),
-            },
-            Fio::Rwmixread | Fio::Rwmixwrite => {
-                let pct =
-                    parse_pct(v, "").map_err(|e| Error::spec(Field::Fio(self), "", e.trim_start().to_string()))?;
-                Ok(if self == Fio::Rwmixread { pct } else { 100 - pct }.to_string())
-            }
-        }
-    }
-
-    /// What the user should be told when `value` runs as something close to but not exactly
-    /// what fio would run.
-    pub fn notice(self, value: &str) -> Option<String> {
-        (self == Fio::Ioengine && value.trim() == "libaio").then(|| {
-            "ioengine libaio: drivelab has no libaio engine; it runs io_uring (uring), Linux's asynchronous \
-             I/O interface that supersedes libaio"
-                .to_string()
-        })
-    }
 }
 
 impl Field {
@@ -430,77 +326,6 @@ pub fn partial_from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)
     Ok(spec)
 }
 
-/// fio's `rwmixread`/`rwmixwrite` among `pairs` mean what they mean in fio, or are refused: fio
-/// applies them only to a mixed workload (`rw`, `readwrite`, `randrw`) and ignores them for
-/// `randread` and the like, where drivelab's `read` would change the mix; and both at once must
-/// add up to 100 (fio would quietly let the later one win).
-pub fn check_fio_mix(pairs: &[(&str, &str)]) -> Result<(), Error> {
-    let field = |k: &str| Field::from_key(k);
-    let mix: Vec<(Fio, &str)> = pairs
-        .iter()
-        .filter_map(|(k, v)| match field(k) {
-            Some(Field::Fio(f @ (Fio::Rwmixread | Fio::Rwmixwrite))) => Some((f, *v)),
-            _ => None,
-        })
-        .collect();
-    let Some(&(last, value)) = mix.last() else { return Ok(()) };
-    check_fio_shares(pairs)?;
-    let rw = pairs.iter().rev().find(|(k, _)| field(k).map(Field::canonical) == Some(Field::Rw)).map(|(_, v)| v.trim());
-    if !matches!(rw, Some("rw" | "readwrite" | "randrw")) {
-        let now = match rw {
-            Some(w) => format!("{{rw}} is {w}"),
-            None => "no {rw} is given (drivelab's default is randread, fio's read)".to_string(),
-        };
-        return Err(Error::spec(
-            Field::Fio(last),
-            value.trim(),
-            format!(
-                "fio applies it only to a mixed workload and {now}; give {{rw}} randrw (or rw, readwrite), \
-                 or {{read}} PCT for the share of reads in any workload"
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// fio's `rwmixread` and `rwmixwrite` both among `pairs` must add up to 100.
-pub fn check_fio_shares(pairs: &[(&str, &str)]) -> Result<(), Error> {
-    let find = |f: Fio| pairs.iter().rev().find(|(k, _)| *k == f.name()).map(|(_, v)| v.trim());
-    let (Some(r), Some(w)) = (find(Fio::Rwmixread), find(Fio::Rwmixwrite)) else { return Ok(()) };
-    let read_of = |f: Fio, v: &str| f.translate(v).ok().and_then(|t| t.parse::<u32>().ok());
-    if read_of(Fio::Rwmixread, r) != read_of(Fio::Rwmixwrite, w) {
-        return Err(Error::spec(
-            Field::Fio(Fio::Rwmixwrite),
-            w,
-            format!("with {{rwmixread}} {r} the shares do not add up to 100; give only one of them"),
-        ));
-    }
-    Ok(())
-}
-
-/// fio's `filename`: targets separated by `:` (`\:` for a colon inside a name).
-pub fn split_filename(text: &str) -> Result<Vec<String>, Error> {
-    let mut out = vec![String::new()];
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&':') => {
-                chars.next();
-                out.last_mut().expect("never empty").push(':');
-            }
-            ':' => out.push(String::new()),
-            c => out.last_mut().expect("never empty").push(c),
-        }
-    }
-    if out.iter().any(|t| t.trim().is_empty()) {
-        return Err(Error::invalid(format!(
-            "filename '{text}' names an empty target: separate targets with single colons, e.g. /dev/sdb:/dev/sdc \
-             (write \\: for a colon inside a name)"
-        )));
-    }
-    Ok(out)
-}
-
 /// The size of a new file target (`--size`, a plan's `size`): a non-zero multiple of 4096 bytes.
 pub fn parse_new_file_size(text: &str) -> Result<u64, Error> {
     let size = parse_size(text).map_err(|e| Error::spec(Field::Size, "", e))?;
@@ -512,20 +337,6 @@ pub fn parse_new_file_size(text: &str) -> Result<u64, Error> {
         ));
     }
     Ok(size)
-}
-
-/// What the user should be told about `pairs` (fio spellings that run as something close to
-/// what fio would run), once each.
-pub fn notices<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (k, v) in pairs {
-        if let Some(n) = Fio::from_name(k).and_then(|f| f.notice(v)) {
-            if !out.contains(&n) {
-                out.push(n);
-            }
-        }
-    }
-    out
 }
 
 /// `5000`, `5000iops` or `5k` (I/Os per second), or a size per second: `200MiB/s`, `1g/s`.
