@@ -15,15 +15,7 @@ fn help(args: &[&str]) -> String {
 
 /// The commands `drivelab --help` lists.
 fn commands() -> Vec<String> {
-    let o = drivelab(&["--help"]);
-    let text = stdout(&o);
-    let list = text.split("Commands:").nth(1).expect("a command list").split("\n\n").next().unwrap();
-    let names: Vec<String> = list
-        .lines()
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|n| n != "help")
-        .collect();
+    let names = common::commands();
     assert!(names.len() >= 7, "{names:?}");
     names
 }

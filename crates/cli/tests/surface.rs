@@ -26,16 +26,9 @@ fn version_names_the_commit_it_was_built_from() {
     }
 }
 
-/// The commands `drivelab --help` lists.
+/// The commands `drivelab --help` lists, `completions` and `man` among them.
 fn commands() -> Vec<String> {
-    let text = stdout(&drivelab(&["--help"]));
-    let list = text.split("Commands:").nth(1).expect("a command list").split("\n\n").next().unwrap().to_string();
-    let names: Vec<String> = list
-        .lines()
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|n| n != "help")
-        .collect();
+    let names = common::commands();
     assert!(names.iter().any(|n| n == "completions") && names.iter().any(|n| n == "man"), "{names:?}");
     names
 }

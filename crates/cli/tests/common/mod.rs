@@ -22,6 +22,17 @@ pub fn drivelab_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_drivelab")).current_dir(dir).args(args).output().expect("run drivelab")
 }
 
+/// The commands `drivelab --help` lists (without `help`).
+pub fn commands() -> Vec<String> {
+    let text = stdout(&drivelab(&["--help"]));
+    let list = text.split("Commands:").nth(1).expect("a command list").split("\n\n").next().unwrap().to_string();
+    list.lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|n| n != "help")
+        .collect()
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -2,18 +2,7 @@
 //! offset it lives at is found with blkid's family, and look-alikes are not.
 
 use super::signatures::*;
-
-fn zeros() -> Vec<u8> {
-    vec![0u8; HEAD_BYTES as usize]
-}
-
-fn put(buf: &mut [u8], off: usize, bytes: &[u8]) {
-    buf[off..off + bytes.len()].copy_from_slice(bytes);
-}
-
-fn families(buf: &[u8]) -> Vec<String> {
-    scan_signatures(buf).into_iter().map(|s| s.family).collect()
-}
+use super::tests::{families, put, zeros};
 
 /// The families found in a head of zeros with `bytes` at `off`.
 fn found_with(off: usize, bytes: &[u8]) -> Vec<String> {

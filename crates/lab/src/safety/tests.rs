@@ -2,15 +2,16 @@ use super::in_use::*;
 use super::signatures::*;
 use super::*;
 
-fn zeros() -> Vec<u8> {
+/// A zeroed head, as read from an empty device (shared with `builtin_tests`).
+pub(super) fn zeros() -> Vec<u8> {
     vec![0u8; HEAD_BYTES as usize]
 }
 
-fn put(buf: &mut [u8], off: usize, bytes: &[u8]) {
+pub(super) fn put(buf: &mut [u8], off: usize, bytes: &[u8]) {
     buf[off..off + bytes.len()].copy_from_slice(bytes);
 }
 
-fn families(buf: &[u8]) -> Vec<String> {
+pub(super) fn families(buf: &[u8]) -> Vec<String> {
     scan_signatures(buf).into_iter().map(|s| s.family).collect()
 }
 
