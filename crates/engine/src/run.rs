@@ -182,7 +182,8 @@ fn run_streams_with(
     }
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
     // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
-    let cpus = crate::affinity::allowed_cpus().len().max(1);
+    let allowed = crate::affinity::allowed_cpus();
+    let cpus = allowed.len().max(1);
     let resolved: Vec<AccessSpec> = streams
         .iter()
         .map(|st| {
@@ -197,7 +198,6 @@ fn run_streams_with(
     let finished = Arc::new(Finished::new());
     let started_unix_ms =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-    let allowed = crate::affinity::allowed_cpus();
     let mut job_cpus = vec![Vec::new(); streams.len()];
     let mut lives = Vec::new();
     let mut handles: Vec<JoinHandle<JobReport>> = Vec::new();

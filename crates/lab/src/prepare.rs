@@ -36,6 +36,19 @@ pub fn check(
     perm: &Permission,
     claims: &Claims,
 ) -> Result<(AccessSpec, Vec<TargetInfo>, Vec<String>), Error> {
+    check_with(spec, names, new_file_size, perm, Some(claims))
+}
+
+/// [`check`], with the permission to write looked at only when `claims` is given: `prepare`
+/// leaves it to [`Claims::claim`], which examines the same target again through the descriptor
+/// it holds (drivers check every point with [`check`] before the first runs).
+fn check_with(
+    spec: &AccessSpec,
+    names: &[String],
+    new_file_size: u64,
+    perm: &Permission,
+    claims: Option<&Claims>,
+) -> Result<(AccessSpec, Vec<TargetInfo>, Vec<String>), Error> {
     let mut spec = spec.clone();
     let mut notices = Vec::new();
     let mut infos = probe_all(names)?;
@@ -49,7 +62,7 @@ pub fn check(
             info.size_bytes = new_file_size;
         }
         spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?;
-        if spec.has_writes() {
+        if let Some(claims) = claims.filter(|_| spec.has_writes()) {
             match claims.check_write(info, perm) {
                 Ok(()) => {}
                 Err(e @ Error::NeedsDestroy { .. }) => unnamed = Some(merge_unnamed(unnamed, e)?),
@@ -89,7 +102,7 @@ pub fn prepare(
     stop: &AtomicBool,
     on_fill: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<Prepared, Error> {
-    let (spec, mut infos, mut notices) = check(spec, names, new_file_size, perm, claims)?;
+    let (spec, mut infos, mut notices) = check_with(spec, names, new_file_size, perm, None)?;
     let mut created = Vec::new();
     let mut ctx = OpenCtx { spec: &spec, perm, claims, new_file_size, stop, on_fill, notices: &mut notices };
     let opened = open_all(&mut ctx, &mut infos, &mut created);
