@@ -12,7 +12,7 @@ use drivelab_engine::hist::Pct;
 use drivelab_engine::result::RunResult;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 use drivelab_lab::act::THRESHOLDS_MS;
-use drivelab_lab::act_run::ActRun;
+use drivelab_lab::act_run::{ActRun, Timing};
 use drivelab_lab::execute::Event;
 use drivelab_lab::results::{PointResult, ProbeResult, ProbeRole, QosProbe};
 
@@ -244,13 +244,17 @@ fn qos_line(p: &ProbeResult, q: &QosProbe, stream: Stream) -> Option<String> {
 /// Where a qos probe line's verdict starts: after `  probe   ` and the load.
 const VERDICT_COLUMN: usize = 24;
 
-/// act_latency.py's table: per slice, the percent of reads over 1, 2, 4 ... 64 ms, then the
-/// verdict.
+/// act_latency.py's table: per slice, the percent of reads over 1, 2, 4 ... 64 ms by ACT's
+/// service time, then its verdict, and the worst slice and verdict by response time beside.
 fn act_slices(p: &ProbeResult, run: &ActRun) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let head: String = THRESHOLDS_MS.iter().map(|t| format!("{t:>7}")).collect();
-    let _ = writeln!(s, "        reads %>(ms)");
+    let timing = match run.timing {
+        Timing::Service => "service time, as ACT measures it",
+        Timing::Response => "response time from intended issue times",
+    };
+    let _ = writeln!(s, "        reads %>(ms), {timing}");
     let _ = writeln!(s, "slice {head}      reads/s");
     for sl in &run.slices {
         let cells: String = sl.over_pct.iter().map(|p| format!("{p:>7.2}")).collect();
@@ -266,13 +270,20 @@ fn act_slices(p: &ProbeResult, run: &ActRun) -> String {
             let _ = writeln!(s, "  FAIL {why}");
         }
     }
-    let verdict = if p.interrupted {
-        "INTERRUPTED (not judged)"
-    } else if p.pass {
-        "PASS"
-    } else {
-        "FAIL"
+    let verdict = |interrupted: bool, pass: bool| match (interrupted, pass) {
+        (true, _) => "INTERRUPTED (not judged)",
+        (false, true) => "PASS",
+        (false, false) => "FAIL",
     };
-    let _ = write!(s, "  {verdict}{}", p.power_w.map(|w| format!(" · {w:.2} W")).unwrap_or_default());
+    let power = p.power_w.map(|w| format!(" · {w:.2} W")).unwrap_or_default();
+    let Some(r) = run.response.as_ref() else {
+        let _ = write!(s, "  {}{power}", verdict(p.interrupted, p.pass));
+        return s;
+    };
+    let _ = writeln!(s, "  ACT's verdict: {}{power}", verdict(p.interrupted, p.pass));
+    let worst: String = r.verdict.worst.iter().map(|p| format!("{p:>7.2}")).collect();
+    let _ = writeln!(s, "  max {worst}   by response time (from each read's intended issue time)");
+    let why = if r.passed || p.interrupted { String::new() } else { format!(": {}", r.why) };
+    let _ = write!(s, "  response-time verdict: {}{why}", verdict(p.interrupted, r.passed));
     s
 }

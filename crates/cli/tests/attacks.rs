@@ -101,7 +101,7 @@ impl Mounted {
 }
 impl Drop for Mounted {
     fn drop(&mut self) {
-        let _ = sh(&format!("umount {}", self.0));
+        common::unmount(Path::new(&self.0));
     }
 }
 

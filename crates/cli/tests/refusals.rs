@@ -142,7 +142,7 @@ fn a_filesystem_without_o_direct_gets_the_buffered_hint() {
     struct Umount<'a>(&'a Path);
     impl Drop for Umount<'_> {
         fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(self.0).status();
+            common::unmount(self.0);
         }
     }
     let _u = Umount(&dir);

@@ -82,6 +82,11 @@ pub struct SeriesPoint {
     /// thresholds are the difference of their counts). Empty without thresholds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub over_threshold_counts: Vec<u64>,
+    /// Open loop with thresholds: the same counts for lat (from just before each I/O's submit
+    /// call to its completion: the service time ACT judges), while `over_threshold_counts`
+    /// holds response times (from each I/O's intended time). Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lat_over_threshold_counts: Vec<u64>,
     /// Schema-1 results of open-loop runs only: response-time counts in ACT's power-of-two
     /// millisecond buckets. Still read so old results load; no longer written (see
     /// `over_threshold_counts`).

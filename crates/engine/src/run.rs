@@ -65,6 +65,12 @@ pub fn run(
 /// together. Unlike a `Barrier` it can be cancelled: a start that fails half way (a thread that
 /// cannot be spawned, an fd that cannot be duplicated) releases the threads already waiting —
 /// they return without running — instead of leaving them blocked forever.
+///
+/// Opening the gate sets one start time for every job, a little in the future ([`start_margin`]):
+/// threads wake from the gate one after another, so a schedule that began at each thread's own
+/// wake-up would put the streams out of step by however long the wake-ups took, and a job's first
+/// I/Os would be charged for the others' set-up. Every job's schedule, ramp and measured seconds
+/// count from the shared start instead.
 struct StartGate {
     state: Mutex<GateState>,
     cv: Condvar,
@@ -74,8 +80,14 @@ struct GateState {
     arrived: usize,
     /// A job's setup failed: nobody runs.
     failed: bool,
-    /// Some(true): run; Some(false): cancelled.
-    open: Option<bool>,
+    /// Some(start time): run from then; Some(None): cancelled.
+    open: Option<Option<u64>>,
+}
+
+/// How far ahead of the gate's opening the shared start lies: long enough for every job thread
+/// to wake from the gate (about 1 ms plus 100 µs a job on a small VM), at most 50 ms.
+fn start_margin(jobs: usize) -> u64 {
+    (1_000_000 + 100_000 * jobs as u64).min(50_000_000)
 }
 
 impl StartGate {
@@ -87,8 +99,9 @@ impl StartGate {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A job thread whose setup succeeded (`ok`) or not waits for the start: true to run.
-    fn arrive(&self, ok: bool) -> bool {
+    /// A job thread whose setup succeeded (`ok`) or not waits for the start: the shared start
+    /// time to run from, or None.
+    fn arrive(&self, ok: bool) -> Option<u64> {
         let mut g = self.lock();
         g.arrived += 1;
         g.failed |= !ok;
@@ -96,16 +109,17 @@ impl StartGate {
         while g.open.is_none() {
             g = self.cv.wait(g).unwrap_or_else(|p| p.into_inner());
         }
-        g.open == Some(true)
+        g.open.flatten()
     }
 
-    /// The starter: once `jobs` threads have arrived, open the gate (unless a setup failed).
-    fn start(&self, jobs: usize) -> bool {
+    /// The starter: once `jobs` threads have arrived, open the gate (unless a setup failed):
+    /// the shared start time, or None.
+    fn start(&self, jobs: usize) -> Option<u64> {
         let mut g = self.lock();
         while g.arrived < jobs && g.open.is_none() {
             g = self.cv.wait(g).unwrap_or_else(|p| p.into_inner());
         }
-        let go = g.open.unwrap_or(!g.failed);
+        let go = g.open.unwrap_or_else(|| (!g.failed).then(|| now_ns() + start_margin(jobs)));
         g.open = Some(go);
         self.cv.notify_all();
         go
@@ -113,7 +127,7 @@ impl StartGate {
 
     /// Release every waiting (and later arriving) thread without running.
     fn cancel(&self) {
-        self.lock().open = Some(false);
+        self.lock().open = Some(None);
         self.cv.notify_all();
     }
 }
@@ -215,13 +229,15 @@ fn run_streams_with(
         let spec_arc = Arc::new(resolved[si].clone());
         let stream_jobs = st.targets.len() as u64 * spec.jobs as u64;
         let job_iops = spec.job_iops(stream_jobs);
+        // ACT's service threads all count their schedules from the same instant.
+        let aligned = spec.rate.is_some_and(|r| r.aligned);
         for (ti, t) in st.targets.iter().enumerate() {
             for j in 0..spec.jobs as u64 {
                 let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, handles.len());
                 job_cpus[si].push(cpu);
                 let live = Arc::new(Live::default());
                 lives.push(live.clone());
-                // Jobs sharing a rate are spread evenly over one interval.
+                // Jobs sharing a rate are spread evenly over one interval (unless aligned).
                 let index = ti as u64 * spec.jobs as u64 + j;
                 let ctx = JobCtx {
                     spec: spec_arc.clone(),
@@ -230,7 +246,7 @@ fn run_streams_with(
                     span: t.span,
                     stop: stop.clone(),
                     live,
-                    pace: job_iops.map(|iops| (iops, index as f64 / stream_jobs as f64)),
+                    pace: job_iops.map(|iops| (iops, job_phase(aligned, index, stream_jobs))),
                 };
                 let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
                     Ok(f) => f,
@@ -253,8 +269,7 @@ fn run_streams_with(
         }
     }
 
-    gate.start(n_jobs);
-    let begin = now_ns();
+    let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
     let mut last = (begin, 0u64, 0u64);
     let limit = streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns)).max();
     loop {
@@ -266,8 +281,8 @@ fn run_streams_with(
         let bytes: u64 = lives.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
         let dt = (now - last.0) as f64 / 1e9;
         let p = Progress {
-            elapsed_ns: now - begin,
-            remaining_ns: limit.map(|l| l.saturating_sub(now - begin)),
+            elapsed_ns: now.saturating_sub(begin),
+            remaining_ns: limit.map(|l| l.saturating_sub(now.saturating_sub(begin))),
             iops: ops.saturating_sub(last.1) as f64 / dt,
             bw_bytes_per_s: bytes.saturating_sub(last.2) as f64 / dt,
             p99_ns: lives.iter().map(|l| l.p99_ns.load(Ordering::Relaxed)).max().unwrap_or(0),
@@ -296,6 +311,16 @@ fn run_streams_with(
     Ok(results)
 }
 
+/// Where in the first interval job `index` of `jobs` sharing a rate starts its schedule: spread
+/// evenly, or all at the start when `aligned` (ACT's service threads).
+fn job_phase(aligned: bool, index: u64, jobs: u64) -> f64 {
+    if aligned {
+        0.0
+    } else {
+        index as f64 / jobs as f64
+    }
+}
+
 /// One job thread: pin, build its backend, wait at the start gate with everyone, run.
 fn job_thread(
     ctx: &JobCtx,
@@ -319,10 +344,10 @@ fn job_thread(
     impl WithBackend for Job<'_> {
         type Out = (JobOutput, Option<crate::backend::uring::RingFacts>);
         fn run<B: Backend>(self, b: &mut B) -> Self::Out {
-            if !self.gate.arrive(true) {
+            let Some(t0) = self.gate.arrive(true) else {
                 return (JobOutput::default(), None);
-            }
-            (run_job(self.ctx, b), b.ring_facts())
+            };
+            (run_job(self.ctx, b, t0), b.ring_facts())
         }
         fn failed(self, why: String) -> Self::Out {
             self.gate.arrive(false);
@@ -435,9 +460,14 @@ fn aggregate(
             }
             (resp.percentile(99.0), pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0))
         });
-        let mut over_threshold_counts = vec![0u64; spec.thresholds_ns.len()];
+        let n_th = spec.thresholds_ns.len();
+        let mut over_threshold_counts = vec![0u64; n_th];
+        let mut lat_over_threshold_counts = vec![0u64; if open.is_some() { n_th } else { 0 }];
         for p in &pts {
-            crate::worker::over_counts(&p.over_threshold, spec.thresholds_ns.len(), &mut over_threshold_counts);
+            crate::worker::over_counts(&p.over_threshold, n_th, &mut over_threshold_counts);
+            if open.is_some() {
+                crate::worker::over_counts(&p.lat_over_threshold, n_th, &mut lat_over_threshold_counts);
+            }
         }
         series.push(SeriesPoint {
             t_s: (t_s * 1000.0).round() / 1000.0,
@@ -452,6 +482,7 @@ fn aggregate(
             lag_max_ns: open.map(|o| o.1),
             ops,
             over_threshold_counts,
+            lat_over_threshold_counts,
             resp_pow2_ms: None,
         });
     }
@@ -630,12 +661,37 @@ mod tests {
                 std::thread::spawn(move || g.arrive(i != 1))
             })
             .collect();
-        assert!(!gate.start(3), "one setup failed: nobody runs");
-        assert!(hs.into_iter().all(|h| !h.join().unwrap()));
+        assert_eq!(gate.start(3), None, "one setup failed: nobody runs");
+        assert!(hs.into_iter().all(|h| h.join().unwrap().is_none()));
+    }
+
+    #[test]
+    fn every_job_gets_the_same_start_time_after_the_gate_opens() {
+        // Five jobs arrive at different times; all are handed one start, a little after the gate
+        // opened, so their schedules start together however late each thread wakes.
         let gate = Arc::new(StartGate::new());
-        let g = gate.clone();
-        let h = std::thread::spawn(move || g.arrive(true));
-        assert!(gate.start(1));
-        assert!(h.join().unwrap());
+        let hs: Vec<_> = (0..5u64)
+            .map(|i| {
+                let g = gate.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(3 * i));
+                    g.arrive(true)
+                })
+            })
+            .collect();
+        let opened = now_ns();
+        let t0 = gate.start(5).expect("every setup succeeded");
+        let starts: Vec<Option<u64>> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+        assert!(starts.iter().all(|s| *s == Some(t0)), "{starts:?} vs {t0}");
+        assert!(t0 >= opened + start_margin(5), "the start lies beyond the gate's opening");
+        assert!(t0 <= now_ns() + start_margin(5));
+    }
+
+    #[test]
+    fn aligned_jobs_start_their_schedules_together_and_spread_ones_do_not() {
+        // ACT's service threads all issue at the start; jobs sharing a rate otherwise take turns.
+        assert_eq!((0..3).map(|i| job_phase(true, i, 3)).collect::<Vec<_>>(), vec![0.0; 3]);
+        let spread: Vec<f64> = (0..4).map(|i| job_phase(false, i, 4)).collect();
+        assert_eq!(spread, vec![0.0, 0.25, 0.5, 0.75]);
     }
 }

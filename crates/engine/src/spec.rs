@@ -147,6 +147,10 @@ pub struct Rate {
     /// How each job waits for its next intended time.
     #[serde(default)]
     pub pace: PaceMode,
+    /// Every job's schedule starts at the shared start (ACT's service threads), instead of the
+    /// jobs sharing a rate taking turns over one interval.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub aligned: bool,
 }
 
 impl Default for Rate {
@@ -158,6 +162,7 @@ impl Default for Rate {
             arrivals: Arrivals::Uniform,
             max_lag_ns: None,
             pace: PaceMode::Auto,
+            aligned: false,
         }
     }
 }

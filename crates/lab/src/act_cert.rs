@@ -4,6 +4,12 @@
 //! the [`Lab`] and saved as a probe the moment it ends; `outcome.json` holds the score. With
 //! `--act-log`, the final load's log in ACT's own format.
 //!
+//! Every load is judged both ways ([`act_run`]): ACT's verdict (service time) gives the score, as
+//! ACT's would; the response-time verdict gives the stricter score beside it. A search finds
+//! ACT's score first, then the response-time score from there down, reusing every load already
+//! run (a load that passes by response time passes ACT's verdict, so it is never above ACT's
+//! score); when the load that set ACT's score also passes by response time, that costs nothing.
+//!
 //! The load itself (streams, judging) is [`crate::act_run`]; the arithmetic is [`crate::act`].
 
 use std::path::Path;
@@ -13,10 +19,10 @@ use drivelab_engine::units::fmt_count;
 use drivelab_engine::Error;
 
 use crate::act::{self, ActConfig, ActLogHeader, ActLogTarget};
-use crate::act_run::{self, ActOptions, ActRun, StreamResult};
+use crate::act_run::{self, ActOptions, ActRun, StreamResult, Timing};
 use crate::execute::{Event, Lab};
 use crate::precondition;
-use crate::results::{Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, ResultsDir, Setup, SCHEMA};
+use crate::results::{Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, ResponseScore, ResultsDir, Setup, SCHEMA};
 use crate::search::{HighestPassing, SearchSpace, Step};
 
 /// How the certification ended.
@@ -35,8 +41,8 @@ pub fn check(lab: &Lab, opts: &ActOptions, act_log: Option<&Path>) -> Result<(),
             )));
         }
     }
-    if opts.read_qd == 0 || opts.large_block_qd == 0 {
-        return Err(Error::invalid("read-qd and large-block-qd must be at least 1"));
+    if opts.service_threads == 0 || opts.large_block_threads == 0 {
+        return Err(Error::invalid("--service-threads and --large-block-threads must be at least 1"));
     }
     lab.check_power()?;
     for (_, t, spec) in act_run::plan(opts)?.1 {
@@ -61,7 +67,7 @@ pub fn run(
     let manifest = Manifest::new(Kind::Act, command_line, &opts.targets, Setup::Act(opts.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));
-    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, last: None };
+    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, last: None, judged: Vec::new(), index: 0 };
     let outcome = cert.run()?;
     dir.save_outcome(&outcome)?;
     if let (Some(log), Some(last)) = (act_log, cert.last.as_ref().and_then(ProbeResult::act)) {
@@ -81,10 +87,15 @@ struct Cert<'l, 'a, 'd> {
     dir: &'d ResultsDir,
     /// The last finished load (for the ACT log).
     last: Option<ProbeResult>,
+    /// Every load judged so far. The response-time search reuses them instead of running a
+    /// load twice.
+    judged: Vec<Judged>,
+    /// Loads run so far (each probe's number in the results directory).
+    index: usize,
 }
 
 fn outcome(best: Option<f64>, reason: String, interrupted: bool, errored: bool, power_w: Option<f64>) -> Outcome {
-    Outcome { schema: SCHEMA, best, reason, interrupted, errored, saturation_iops: None, power_w }
+    Outcome { schema: SCHEMA, best, reason, interrupted, errored, saturation_iops: None, power_w, response: None }
 }
 
 /// How a single load (act without --search) ended.
@@ -96,12 +107,42 @@ fn end_of_one(p: &ProbeResult, n: f64) -> Outcome {
         return outcome(None, p.why.clone(), false, true, p.power_w);
     }
     let reason = if p.pass { "passed".to_string() } else { format!("failed: {}", p.why) };
-    outcome(p.pass.then_some(n), reason, false, false, p.power_w)
+    let response = p.act().and_then(|run| run.response.as_ref()).map(|r| ResponseScore {
+        best: r.passed.then_some(n),
+        reason: if r.passed { "passed".into() } else { format!("failed: {}", r.why) },
+    });
+    Outcome { response, ..outcome(p.pass.then_some(n), reason, false, false, p.power_w) }
 }
 
 /// A stream whose I/O failed.
 fn errored_stream(streams: &[StreamResult]) -> Option<&StreamResult> {
     streams.iter().find(|s| s.result.stopped_by_error || !s.result.errors.is_empty())
+}
+
+/// A load run during a search, as both searches need it.
+struct Judged {
+    n: f64,
+    /// Run for the full length (a confirmation, or probes as long as it).
+    full: bool,
+    act: bool,
+    response: bool,
+    power_w: Option<f64>,
+}
+
+impl Judged {
+    fn passed(&self, timing: Timing) -> bool {
+        match timing {
+            Timing::Service => self.act,
+            Timing::Response => self.response,
+        }
+    }
+}
+
+/// How one search ended: its outcome, or the outcome that stops everything (an interruption or
+/// an I/O error).
+enum Searched {
+    Done(crate::search::SearchOutcome),
+    Stopped(Outcome),
 }
 
 impl Cert<'_, '_, '_> {
@@ -117,7 +158,7 @@ impl Cert<'_, '_, '_> {
         }
         if !self.opts.search {
             let n = self.opts.config.scale;
-            let p = self.load(ProbeRole::Load, n, self.opts.time_ns, 1)?;
+            let p = self.load(ProbeRole::Load, n, self.opts.time_ns)?;
             return Ok(end_of_one(p, n));
         }
         let start = match self.opts.search_start {
@@ -131,6 +172,28 @@ impl Cert<'_, '_, '_> {
             "act: searching the highest passing N from {start} down ({:.0} s per probe)",
             self.opts.probe_time_ns as f64 / 1e9
         )));
+        let act = match self.search(start, Timing::Service)? {
+            Searched::Stopped(o) => return Ok(o),
+            Searched::Done(o) => o,
+        };
+        let power = self.power_at(act.best);
+        let Some(best) = act.best else {
+            let response = ResponseScore { best: None, reason: "no load passed ACT's verdict".into() };
+            return Ok(Outcome { response: Some(response), ..outcome(None, act.reason, false, false, power) });
+        };
+        self.lab.emit(Event::Info(&format!(
+            "act: ACT's score is {best}x; now the highest N that passes by response time (from {best}x down)"
+        )));
+        let response = match self.search(best as u32, Timing::Response)? {
+            Searched::Stopped(o) => return Ok(Outcome { best: Some(best), ..o }),
+            Searched::Done(o) => ResponseScore { best: o.best, reason: o.reason },
+        };
+        Ok(Outcome { response: Some(response), ..outcome(Some(best), act.reason, false, false, power) })
+    }
+
+    /// The highest N from `start` down that passes when judged by `timing`; loads already run
+    /// at the same N and length are not run again.
+    fn search(&mut self, start: u32, timing: Timing) -> Result<Searched, Error> {
         let space = SearchSpace {
             min: 1.0,
             max: start as f64,
@@ -141,36 +204,53 @@ impl Cert<'_, '_, '_> {
             max_probes: 40,
         };
         let mut search = HighestPassing::new(space).map_err(Error::invalid)?;
-        // Each load sets `opts.time_ns` to its own length: keep the full length for confirming.
         let (full_ns, probe_ns) = (self.opts.time_ns, self.opts.probe_time_ns);
-        let mut index = 0;
-        let mut best_power = None;
         loop {
-            match search.next() {
-                Step::Done(o) => return Ok(outcome(o.best, o.reason, false, false, best_power)),
-                Step::Probe { value, confirm } => {
-                    index += 1;
-                    let (role, time) =
-                        if confirm { (ProbeRole::Confirm, full_ns) } else { (ProbeRole::Probe, probe_ns) };
-                    let p = self.load(role, value, time, index)?;
+            let (value, confirm) = match search.next() {
+                Step::Done(o) => return Ok(Searched::Done(o)),
+                Step::Probe { value, confirm } => (value, confirm),
+            };
+            let full = confirm || probe_ns >= full_ns;
+            let known = self.judged.iter().find(|j| j.n == value && (j.full || !full));
+            let passed = match known {
+                Some(j) => j.passed(timing),
+                None => {
+                    let (role, time) = if confirm { (ProbeRole::Confirm, full_ns) } else { (ProbeRole::Probe, probe_ns) };
+                    let p = self.load(role, value, time)?;
                     if p.interrupted {
-                        return Ok(outcome(None, "interrupted".into(), true, false, best_power));
+                        return Ok(Searched::Stopped(outcome(None, "interrupted".into(), true, false, None)));
                     }
                     if let Some(s) = p.act().and_then(|run| errored_stream(&run.streams)) {
                         let why = format!("{}x: {} stopped by an I/O error: {}", value, s.target, p.why);
-                        return Ok(outcome(None, why, false, true, best_power));
+                        return Ok(Searched::Stopped(outcome(None, why, false, true, None)));
                     }
-                    if p.pass && confirm {
-                        best_power = p.power_w;
-                    }
-                    search.record(value, p.pass);
+                    let by = |t| p.act().and_then(|run| run.passed_by(t)).unwrap_or(false);
+                    let j = Judged {
+                        n: value,
+                        full,
+                        act: by(Timing::Service),
+                        response: by(Timing::Response),
+                        power_w: p.power_w,
+                    };
+                    let passed = j.passed(timing);
+                    self.judged.push(j);
+                    passed
                 }
-            }
+            };
+            search.record(value, passed);
         }
     }
 
-    /// Run one load at scale `n` for `time_ns`, judge it, save it as probe `index`.
-    fn load(&mut self, role: ProbeRole, n: f64, time_ns: u64, index: usize) -> Result<&ProbeResult, Error> {
+    /// The power measured over the full-length load at `n`, if any.
+    fn power_at(&self, n: Option<f64>) -> Option<f64> {
+        let n = n?;
+        self.judged.iter().find(|j| j.n == n && j.full).and_then(|j| j.power_w)
+    }
+
+    /// Run one load at scale `n` for `time_ns`, judge it, save it as the next probe.
+    fn load(&mut self, role: ProbeRole, n: f64, time_ns: u64) -> Result<&ProbeResult, Error> {
+        self.index += 1;
+        let index = self.index;
         self.opts.config.scale = n;
         self.opts.time_ns = time_ns;
         let (rates, plan) = act_run::plan(&self.opts)?;
@@ -190,21 +270,13 @@ impl Cert<'_, '_, '_> {
             .map(|((role, t, _), result)| StreamResult { role: *role, target: self.opts.targets[*t].clone(), result })
             .collect();
         let run = act_run::judge(&self.opts, rates, streams, &self.opts.targets);
-        let why = match (errored_stream(&run.streams), &run.fell_behind) {
-            (Some(s), _) => {
-                let e = s.result.errors.first().map(|e| e.error.clone()).unwrap_or_else(|| "an I/O error".into());
-                format!("{} {}: {e}", s.target, act_run::role_name(s.role))
-            }
-            (None, Some(f)) => f.clone(),
-            (None, None) => run.verdict.failing_slices.iter().map(|(_, w)| w.clone()).collect::<Vec<_>>().join("; "),
-        };
         let rec = ProbeResult {
             schema: SCHEMA,
             index,
             role,
             value: n,
             pass: run.passed,
-            why: if run.passed { String::new() } else { why },
+            why: run.why.clone(),
             duration_ns: time_ns,
             interrupted: run.interrupted,
             power_w,
@@ -222,9 +294,12 @@ impl Cert<'_, '_, '_> {
     /// limits only lower it).
     fn estimate_start(&mut self) -> Result<u32, Error> {
         let rates = self.opts.config.derive(act_run::min_op_bytes(&self.opts.targets)?);
+        // ACT's service threads, one read at a time each, as fast as they can.
+        let threads = act_run::share(self.opts.service_threads, self.opts.targets.len(), 0);
         let spec = AccessSpec {
             bs: vec![BlockSize { bytes: rates.read_bytes, pct: 100 }],
-            qd: self.opts.read_qd,
+            qd: 1,
+            jobs: threads,
             time_ns: Some(3_000_000_000),
             engine: self.opts.engine,
             ..Default::default()
@@ -234,9 +309,8 @@ impl Cert<'_, '_, '_> {
         let per_target = r.total.iops / targets.len() as f64;
         let n = (per_target / act::READS_PER_N).floor().max(1.0) as u32;
         self.lab.emit(Event::Info(&format!(
-            "act: {} small reads/s per target at qd {} closed loop: start at {n}x",
+            "act: {} small reads/s per target from {threads} threads in closed loop: start at {n}x",
             fmt_count(per_target),
-            self.opts.read_qd
         )));
         Ok(n)
     }
@@ -262,7 +336,7 @@ fn write_log(path: &Path, opts: &ActOptions, run: &ActRun) -> Result<(), Error> 
             .collect(),
         config: ActConfig { scale: run.scale, ..opts.config.clone() },
         rates: run.rates.clone(),
-        service_threads: opts.read_qd,
+        service_threads: opts.service_threads,
         duration_secs: (opts.time_ns / 1_000_000_000).max(1),
         // ACT sets the scheduler; drivelab reports the one it found.
         scheduler: infos

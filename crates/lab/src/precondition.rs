@@ -15,7 +15,8 @@ pub fn pass_spec(engine: EngineKind, seed: u64) -> AccessSpec {
         read_pct: 0,
         random_pct: 0,
         bs: vec![BlockSize { bytes: 128 << 10, pct: 100 }],
-        qd: 16,
+        // psync does one I/O at a time (ACT's own prep writes synchronously too).
+        qd: if engine == EngineKind::Psync { 1 } else { 16 },
         time_ns: None,
         io_size_bytes: Some(u64::MAX),
         engine,

@@ -155,6 +155,7 @@ fn ended(reason: &str, interrupted: bool, errored: bool, saturation: Option<f64>
         errored,
         saturation_iops: saturation,
         power_w: power,
+        response: None,
     }
 }
 

@@ -135,6 +135,7 @@ pub(crate) fn series(secs: usize, iops: impl Fn(usize) -> f64, p99_ns: impl Fn(u
             lag_max_ns: None,
             ops: iops(i).round() as u64,
             over_threshold_counts: Vec::new(),
+            lat_over_threshold_counts: Vec::new(),
             resp_pow2_ms: None,
         })
         .collect()

@@ -434,12 +434,16 @@ pub struct ActArgs {
     /// `run --pace`; auto is sleep when the streams outnumber the CPUs).
     #[arg(long, default_value = "auto", value_name = "MODE")]
     pub pace: String,
-    /// Concurrent small reads per target (ACT's service threads).
-    #[arg(long, default_value_t = 32, value_name = "N")]
-    pub read_qd: u32,
-    /// Concurrent large-block reads, and writes, per target.
-    #[arg(long, default_value_t = 4, value_name = "N")]
-    pub large_block_qd: u32,
+    /// ACT's service threads over all targets, each doing one small read at a time on its own
+    /// schedule (default: ACT's, 5 per online CPU).
+    #[arg(long, alias = "read-qd", value_name = "N")]
+    pub service_threads: Option<u32>,
+    /// Large-block reader threads, and writer threads, per target (ACT: 1).
+    #[arg(long, alias = "large-block-qd", default_value_t = 1, value_name = "N")]
+    pub large_block_threads: u32,
+    /// I/O engine of every thread: psync (pread/pwrite, as ACT) or uring.
+    #[arg(long, default_value = "psync", value_name = "ENGINE")]
+    pub engine: String,
     /// Skip filling the targets with random data first (ACT's act_prep).
     #[arg(long)]
     pub no_prep: bool,

@@ -11,11 +11,25 @@ use std::process::{Command, Output};
 pub fn drivelab(args: &[&str]) -> Output {
     static CWD: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let cwd = CWD.get_or_init(|| {
+        remove_dead_scratch_cwds();
         let d = PathBuf::from(format!("/dev/shm/drivelab-test-cwd-{}", std::process::id()));
         std::fs::create_dir_all(&d).expect("scratch working directory");
         d
     });
     drivelab_in(cwd, args)
+}
+
+/// A test process cannot remove its working directory at exit (statics are not dropped): the
+/// next one removes those of processes that are gone, so runs never pile them up in /dev/shm.
+fn remove_dead_scratch_cwds() {
+    let Ok(entries) = std::fs::read_dir("/dev/shm") else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("drivelab-test-cwd-").and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 pub fn drivelab_in(dir: &Path, args: &[&str]) -> Output {
@@ -174,14 +188,19 @@ impl TinyTmpfs {
 
 impl Drop for TinyTmpfs {
     fn drop(&mut self) {
-        // A loop device detached a moment ago may still hold its backing file: retry, then
-        // detach the mount lazily so no test leaves a mount behind.
-        for _ in 0..20 {
-            if Command::new("umount").arg(&self.0).status().is_ok_and(|s| s.success()) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        unmount(&self.0);
     }
+}
+
+/// Unmount `dir` so no test leaves a mount behind: a loop device detached a moment ago may
+/// still hold a file in it, so retry for a second, then detach the mount lazily.
+pub fn unmount(dir: &Path) {
+    for _ in 0..20 {
+        let quiet = Command::new("umount").arg(dir).stderr(std::process::Stdio::null()).status();
+        if quiet.is_ok_and(|s| s.success()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = Command::new("umount").arg("-l").arg(dir).status();
 }

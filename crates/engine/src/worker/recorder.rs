@@ -10,8 +10,9 @@ use crate::hist::Histogram;
 use crate::result::ErrorStat;
 use crate::spec::MAX_THRESHOLDS;
 
-/// Per-second counters of response times against the spec's thresholds: bucket k counts the
-/// I/Os at or over exactly k thresholds (integer compares only, exact at every boundary).
+/// Per-second counters of response times (and, in open loop, of lat beside them) against the
+/// spec's thresholds: bucket k counts the I/Os at or over exactly k thresholds (integer compares
+/// only, exact at every boundary).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Thresholds {
     pub(super) ns: [u64; MAX_THRESHOLDS],
@@ -58,6 +59,8 @@ pub(super) struct Interval {
     pub(super) resp_read: Histogram,
     pub(super) resp_write: Histogram,
     pub(super) over_threshold: [u32; MAX_THRESHOLDS + 1],
+    /// Open loop only: lat against the thresholds (`over_threshold` holds response times).
+    pub(super) lat_over_threshold: [u32; MAX_THRESHOLDS + 1],
     pub(super) lag_max: u64,
 }
 
@@ -71,6 +74,7 @@ impl Interval {
             resp_read: Histogram::new(),
             resp_write: Histogram::new(),
             over_threshold: [0; MAX_THRESHOLDS + 1],
+            lat_over_threshold: [0; MAX_THRESHOLDS + 1],
             lag_max: 0,
         }
     }
@@ -84,6 +88,7 @@ impl Interval {
         self.resp_read.clear();
         self.resp_write.clear();
         self.over_threshold = [0; MAX_THRESHOLDS + 1];
+        self.lat_over_threshold = [0; MAX_THRESHOLDS + 1];
         self.lag_max = 0;
     }
     pub(super) fn is_empty(&self) -> bool {
@@ -165,6 +170,9 @@ impl Recorder {
         };
         if self.thresholds.n > 0 {
             iv.over_threshold[self.thresholds.bucket(response)] += 1;
+            if self.paced {
+                iv.lat_over_threshold[self.thresholds.bucket(service)] += 1;
+            }
         }
         self.ops += 1;
         self.bytes += s.len as u64;
@@ -214,6 +222,7 @@ impl Recorder {
             buckets,
             resp_buckets,
             over_threshold: iv.over_threshold,
+            lat_over_threshold: iv.lat_over_threshold,
             lag_max_ns: iv.lag_max,
         });
         out.read.merge(&iv.read);

@@ -98,7 +98,10 @@ impl Window {
         let rolled = (t >= self.next_tick).then(|| {
             let dur = t - self.tick_start;
             self.tick_start = t;
-            self.next_tick = t + SECOND;
+            // Seconds stay on the grid counted from the start (a quiet gap skips grid points):
+            // jobs that started together keep their k-th seconds over the same wall-clock second,
+            // however their I/Os fall.
+            self.next_tick += SECOND * ((t - self.next_tick) / SECOND + 1);
             dur
         });
         Tick::Measuring { rolled, over: t >= self.end }

@@ -309,6 +309,18 @@ pub struct Outcome {
     /// Average power over the probe that set `best` (or the last probe), in watts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_w: Option<f64>,
+    /// act: the stricter score beside ACT's, judged by response time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<ResponseScore>,
+}
+
+/// act: the score judged by response time (from each I/O's intended issue time, so a service
+/// thread's lateness counts), beside ACT's own score in [`Outcome::best`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResponseScore {
+    /// The highest load that passed by response time; None when none did.
+    pub best: Option<f64>,
+    pub reason: String,
 }
 
 /// A results directory being written. It is locked (`flock` on the directory) while this

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use drivelab_engine::spec::AccessSpec;
 use drivelab_lab::act::{self, ActConfig, ActCriteria, SliceRow};
-use drivelab_lab::act_run::{ActOptions, ActRun};
+use drivelab_lab::act_run::{ActOptions, ActRun, Judged, Timing};
 use drivelab_lab::results::{
-    Kind, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, QosSetup, Results, SearchBy, Setup,
+    Kind, Outcome, ProbeData, ProbeResult, ResponseScore, ProbeRole, QosProbe, QosSetup, Results, SearchBy, Setup,
 };
 use drivelab_lab::search::{parse_objective, ClauseResult, Evaluation};
 
@@ -104,6 +104,7 @@ pub(crate) fn qos_results(by: SearchBy, ladder: &[(ProbeRole, f64)]) -> Results 
         errored: false,
         saturation_iops: Some(50_000.0),
         power_w: Some(7.5),
+        response: None,
     };
     results(Kind::Qos, Setup::Qos(setup), probes, Some(outcome))
 }
@@ -226,15 +227,28 @@ fn act_run(n: f64, slices: usize, c: &ActCriteria) -> ActRun {
         })
         .collect();
     let verdict = act::verdict(&rows, c);
+    // Response times are never below service times: more reads over each threshold.
+    let resp_rows: Vec<SliceRow> =
+        rows.iter().map(|r| SliceRow { over_pct: r.over_pct.map(|p| p * 1.5), ..r.clone() }).collect();
+    let resp_verdict = act::verdict(&resp_rows, c);
     ActRun {
         scale: n,
         rates: ActConfig { scale: n, ..Default::default() }.derive(4096),
+        timing: Timing::Service,
         seconds: Vec::new(),
         passed: verdict.pass,
+        why: String::new(),
         slices: rows,
         verdict,
         fell_behind: None,
         interrupted: false,
+        response: Some(Judged {
+            timing: Timing::Response,
+            passed: resp_verdict.pass,
+            slices: resp_rows,
+            verdict: resp_verdict,
+            why: String::new(),
+        }),
         streams: Vec::new(),
     }
 }
@@ -252,8 +266,8 @@ pub(crate) fn act_results() -> Results {
         targets: vec!["/dev/x".into()],
         time_ns: 40_000_000_000,
         slice_secs: 10,
-        read_qd: 32,
-        large_block_qd: 4,
+        service_threads: 10,
+        large_block_threads: 1,
         dsync: true,
         max_lag_ns: 10_000_000_000,
         pace: Default::default(),
@@ -282,6 +296,7 @@ pub(crate) fn act_results() -> Results {
         errored: false,
         saturation_iops: None,
         power_w: None,
+        response: Some(ResponseScore { best: Some(6.0), reason: "converged: 6 passes, 9 fails".into() }),
     };
     results(Kind::Act, Setup::Act(opts), probes, Some(outcome))
 }
@@ -328,7 +343,11 @@ fn the_act_report_gives_verdict_score_per_watt_and_every_load_of_the_search() {
     let text = export_text(Format::Text, &report).unwrap();
     assert!(text.contains("PASS at 9x"), "{text}");
     // The confirm (probe 4) drew 8 W: 9 / 8 = 1.125 N per watt.
-    assert!(text.contains("average power   8.0 W") && text.contains("score per watt  1.125 N/W"), "{text}");
+    let line = |key: &str| text.lines().find(|l| l.trim_start().starts_with(key)).unwrap_or_default().to_string();
+    assert!(line("average power").ends_with(" 8.0 W") && line("score per watt").ends_with(" 1.125 N/W"), "{text}");
+    // ACT's score says what it judged; the response-time score stands beside it.
+    assert!(line("judged by").contains("service time, as ACT measures it"), "{text}");
+    assert!(line("response-time score").contains("6x (converged: 6 passes, 9 fails)"), "{text}");
     assert!(text.contains("< 6.5% over 1 ms, < 2.5% over 8 ms, < 0.75% over 64 ms"), "{text}");
     let csv = export_text(Format::Csv, &report).unwrap();
     let loads: Vec<Vec<&str>> =
@@ -338,9 +357,14 @@ fn the_act_report_gives_verdict_score_per_watt_and_every_load_of_the_search() {
         assert_eq!(row[3].parse::<f64>().unwrap(), p.value, "N");
         assert_eq!(row[6].parse::<f64>().unwrap(), p.act().unwrap().verdict.worst[0], "worst > 1 ms");
         assert_eq!(row[9], if p.pass { "PASS" } else { "FAIL" });
+        let by_response = p.act().unwrap().response.as_ref().unwrap().passed;
+        assert_eq!(row[10], if by_response { "PASS" } else { "FAIL" }, "the response-time verdict beside");
     }
-    let slices = csv.lines().filter(|l| l.starts_with("\"Reads over each threshold")).count();
-    assert_eq!(slices, 4 + 1, "the confirm's 4 slices and the max row");
+    // The confirm's 4 slices and the max row, by service time and by response time, each titled so.
+    for timing in ["service time (ACT's) — PASS", "response time — FAIL"] {
+        let rows = csv.lines().filter(|l| l.starts_with("\"Reads over each threshold") && l.contains(timing)).count();
+        assert_eq!(rows, 4 + 1, "{timing}: {csv}");
+    }
 }
 
 #[test]
