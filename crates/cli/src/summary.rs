@@ -182,6 +182,15 @@ fn open_loop_lines(out: &mut String, o: &OpenLoopStats, layout: Layout) {
         o.late_pct,
         fmt_ns(o.late_threshold_ns as f64)
     );
+    if let Some(t) = &o.tool_lag_ns {
+        let _ = writeln!(
+            out,
+            "  drivelab's own lateness (from a free slot) p99 {}, p99.9 {}, max {}",
+            fmt_ns(t.p(Pct::P99) as f64),
+            fmt_ns(t.p(Pct::P99_9) as f64),
+            fmt_ns(t.max as f64)
+        );
+    }
     let _ = writeln!(out, "  pace {}: spinning {:.0}% of the jobs' time", o.pace.name(), o.spin_pct);
     if o.gave_up {
         let _ = writeln!(

@@ -74,6 +74,10 @@ pub struct SeriesPoint {
     /// Open loop: the largest submission lag in this second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_max_ns: Option<u64>,
+    /// Open loop: the largest of drivelab's own lateness in this second (see
+    /// `OpenLoopStats::tool_lag_ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_lag_max_ns: Option<u64>,
     /// Completed I/Os in this second.
     #[serde(default)]
     pub ops: u64,
@@ -104,12 +108,17 @@ pub struct OpenLoopStats {
     /// Completed I/Os per second over the measured window.
     pub achieved_iops: f64,
     /// Response time: from the intended issue time to completion (what a client waits). The
-    /// top-level `lat_ns` fields stay service time, from submission (fio's clat).
+    /// top-level `lat_ns` fields stay service time, from just before the submit call (fio's lat).
     pub read_resp_lat_ns: LatSummary,
     pub write_resp_lat_ns: LatSummary,
     pub total_resp_lat_ns: LatSummary,
-    /// How late I/Os were submitted after their intended time.
+    /// How late I/Os were submitted after their intended time, for whatever reason.
     pub lag_ns: LatSummary,
+    /// How late drivelab itself submitted them: from the later of the intended time and the
+    /// moment a queue slot was free. `lag_ns` minus this is the target holding every slot (with
+    /// one I/O per job, as in ACT's threads, a slow I/O delays the job's next one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_lag_ns: Option<LatSummary>,
     pub late_threshold_ns: u64,
     /// I/Os submitted more than `late_threshold_ns` late, and their share of all submitted.
     pub late_ops: u64,

@@ -198,12 +198,19 @@ fn run_streams_with(
     // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
     let allowed = crate::affinity::allowed_cpus();
     let cpus = allowed.len().max(1);
+    let spin_cpus: f64 = streams
+        .iter()
+        .map(|st| {
+            let jobs = st.targets.len() as u64 * st.spec.jobs as u64;
+            st.spec.hybrid_spin_cpus(jobs, jobs)
+        })
+        .sum();
     let resolved: Vec<AccessSpec> = streams
         .iter()
         .map(|st| {
             let mut s = st.spec.clone();
             if let Some(r) = s.rate.as_mut() {
-                r.pace = r.pace.resolve(n_jobs, cpus);
+                r.pace = r.pace.resolve(spin_cpus, cpus);
             }
             s
         })
@@ -458,7 +465,8 @@ fn aggregate(
             for p in &pts {
                 resp.add_sparse_idx(&p.resp_buckets);
             }
-            (resp.percentile(99.0), pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0))
+            let lag_max = pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0);
+            (resp.percentile(99.0), lag_max, pts.iter().map(|p| p.tool_lag_max_ns).max().unwrap_or(0))
         });
         let n_th = spec.thresholds_ns.len();
         let mut over_threshold_counts = vec![0u64; n_th];
@@ -480,6 +488,7 @@ fn aggregate(
             lat_p99_ns: h.percentile(99.0),
             resp_p99_ns: open.map(|o| o.0),
             lag_max_ns: open.map(|o| o.1),
+            tool_lag_max_ns: open.map(|o| o.2),
             ops,
             over_threshold_counts,
             lat_over_threshold_counts,
@@ -536,11 +545,12 @@ fn aggregate(
 
 /// What an open-loop run adds: response times, how late the schedule ran, whether it kept up.
 fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window: u64, ops: u64) -> OpenLoopStats {
-    let (mut rr, mut rw, mut lag) = (Histogram::new(), Histogram::new(), Histogram::new());
+    let (mut rr, mut rw, mut lag, mut tool_lag) = (Histogram::new(), Histogram::new(), Histogram::new(), Histogram::new());
     for r in reports {
         rr.merge(&r.output.resp_read);
         rw.merge(&r.output.resp_write);
         lag.merge(&r.output.lag);
+        tool_lag.merge(&r.output.tool_lag);
     }
     let mut all = rr.clone();
     all.merge(&rw);
@@ -557,6 +567,7 @@ fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window:
         write_resp_lat_ns: rw.summary(),
         total_resp_lat_ns: all.summary(),
         lag_ns: lag.summary(),
+        tool_lag_ns: Some(tool_lag.summary()),
         late_threshold_ns: LATE_NS,
         late_ops: late,
         late_pct: if lag.count() > 0 { late as f64 * 100.0 / lag.count() as f64 } else { 0.0 },

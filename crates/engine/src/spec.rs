@@ -92,8 +92,8 @@ pub enum Arrivals {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum PaceMode {
-    /// `hybrid` when every job of the run has a CPU to itself with one to spare, else `sleep`
-    /// (resolved when the run starts; the result names what ran).
+    /// `hybrid` while its spinning (100 µs before each wake-up, over every job of the run) leaves
+    /// a whole CPU free, else `sleep` (resolved when the run starts; the result names what ran).
     #[default]
     Auto,
     /// Sleep until it (a timer's wake-up is late by tens of µs on a busy or virtual machine).
@@ -119,10 +119,13 @@ impl PaceMode {
         }
     }
 
-    /// What `Auto` means for a run of `jobs` threads on `cpus` CPUs; other modes as they are.
-    pub fn resolve(self, jobs: usize, cpus: usize) -> PaceMode {
+    /// What `Auto` means for a run whose hybrid pacing would keep `spin_cpus` CPUs spinning
+    /// (see [`AccessSpec::hybrid_spin_cpus`]) on `cpus` CPUs: hybrid while that leaves a whole
+    /// CPU for everything else, else sleep (a spinning job would take a CPU the others need).
+    /// Other modes as they are.
+    pub fn resolve(self, spin_cpus: f64, cpus: usize) -> PaceMode {
         match self {
-            PaceMode::Auto if jobs < cpus => PaceMode::Hybrid,
+            PaceMode::Auto if spin_cpus <= cpus.saturating_sub(1) as f64 => PaceMode::Hybrid,
             PaceMode::Auto => PaceMode::Sleep,
             other => other,
         }
@@ -151,6 +154,11 @@ pub struct Rate {
     /// jobs sharing a rate taking turns over one interval.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub aligned: bool,
+    /// Every queue slot keeps its own schedule at the job's rate / qd and issues only once its
+    /// previous I/O is done (ACT's service threads, one I/O at a time each), instead of the
+    /// job's I/Os sharing one schedule that any free slot takes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_slot: bool,
 }
 
 impl Default for Rate {
@@ -163,9 +171,14 @@ impl Default for Rate {
             max_lag_ns: None,
             pace: PaceMode::Auto,
             aligned: false,
+            per_slot: false,
         }
     }
 }
+
+/// Hybrid pacing spins for the last this-many ns before an intended time: longer than a timer's
+/// usual wake-up delay on a busy or virtual machine, short enough to cost little CPU at low rates.
+pub const HYBRID_SPIN_NS: u64 = 100_000;
 
 /// The deepest queue a job may have: io_uring's largest ring (IORING_MAX_ENTRIES).
 pub const MAX_QD: u32 = 32768;
@@ -365,6 +378,16 @@ impl AccessSpec {
     }
 
     /// I/Os per second each of `jobs_total` jobs must issue under `rate`, or None (closed loop).
+    /// How many CPUs `jobs` jobs of this spec would keep spinning with hybrid pacing: each
+    /// spins up to [`HYBRID_SPIN_NS`] before each of its wake-ups (one per I/O, or one per
+    /// slot interval when aligned per-slot schedules issue together), at most one CPU a job.
+    pub fn hybrid_spin_cpus(&self, jobs: u64, jobs_sharing_rate: u64) -> f64 {
+        let Some(iops) = self.job_iops(jobs_sharing_rate) else { return 0.0 };
+        let r = self.rate.unwrap_or_default();
+        let wakeups = if r.per_slot && r.aligned { iops / self.qd.max(1) as f64 } else { iops };
+        (wakeups * HYBRID_SPIN_NS as f64 / 1e9).min(1.0) * jobs as f64
+    }
+
     pub fn job_iops(&self, jobs_total: u64) -> Option<f64> {
         let r = self.rate?;
         let iops = match r.unit {
@@ -676,5 +699,32 @@ mod tests {
         assert_eq!(s.check_against("f", 1 << 30, 512).unwrap(), (0, 1 << 30));
         let s = AccessSpec { bs: vec![BlockSize { bytes: 1000, pct: 100 }], direct: false, ..Default::default() };
         assert!(s.check_against("f", 1 << 20, 4096).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod pace_tests {
+    use super::*;
+
+    fn paced(per_s: f64, qd: u32, per_slot: bool) -> AccessSpec {
+        AccessSpec { qd, rate: Some(Rate { per_s, per_slot, aligned: per_slot, ..Default::default() }), ..Default::default() }
+    }
+
+    #[test]
+    fn auto_pacing_spins_only_while_a_whole_cpu_stays_free() {
+        // 20k IOPS: a wake-up every 50 µs, a 100 µs spin each: a whole CPU.
+        let fast = paced(20_000.0, 1, false).hybrid_spin_cpus(1, 1);
+        assert_eq!(fast, 1.0);
+        assert_eq!(PaceMode::Auto.resolve(fast, 2), PaceMode::Hybrid);
+        assert_eq!(PaceMode::Auto.resolve(2.0 * fast, 2), PaceMode::Sleep, "two such jobs on 2 CPUs");
+        // ACT at 10x: ten aligned slots at 20000/s wake 2000 times a second (0.2 CPU), plus two
+        // large-block streams at 235/s (0.024 each): hybrid on 2 CPUs, sleep on 1.
+        let act = paced(20_000.0, 10, true).hybrid_spin_cpus(1, 1) + 2.0 * paced(235.3, 1, true).hybrid_spin_cpus(1, 1);
+        assert!((act - 0.247).abs() < 0.001, "{act}");
+        assert_eq!(PaceMode::Auto.resolve(act, 2), PaceMode::Hybrid);
+        assert_eq!(PaceMode::Auto.resolve(act, 1), PaceMode::Sleep);
+        assert_eq!(PaceMode::Spin.resolve(5.0, 1), PaceMode::Spin, "a mode asked for is kept");
+        assert_eq!(paced(0.0, 1, false).hybrid_spin_cpus(4, 4), 0.0);
+        assert_eq!(AccessSpec::default().hybrid_spin_cpus(4, 4), 0.0, "closed loop does not spin");
     }
 }

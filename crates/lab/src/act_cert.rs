@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use drivelab_engine::spec::{AccessSpec, BlockSize};
+use drivelab_engine::spec::{AccessSpec, BlockSize, EngineKind};
 use drivelab_engine::units::fmt_count;
 use drivelab_engine::Error;
 
@@ -296,10 +296,11 @@ impl Cert<'_, '_, '_> {
         let rates = self.opts.config.derive(act_run::min_op_bytes(&self.opts.targets)?);
         // ACT's service threads, one read at a time each, as fast as they can.
         let threads = act_run::share(self.opts.service_threads, self.opts.targets.len(), 0);
+        let (jobs, qd) = if self.opts.engine == EngineKind::Psync { (threads, 1) } else { (1, threads) };
         let spec = AccessSpec {
             bs: vec![BlockSize { bytes: rates.read_bytes, pct: 100 }],
-            qd: 1,
-            jobs: threads,
+            qd,
+            jobs,
             time_ns: Some(3_000_000_000),
             engine: self.opts.engine,
             ..Default::default()

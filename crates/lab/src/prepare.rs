@@ -201,6 +201,10 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
         let mut note = format!("{why}; falling back to psync");
         if spec.qd > 1 {
             note += &format!(": qd {} runs as {} jobs x qd 1", spec.qd, spec.qd * spec.jobs);
+            // A rate per job was the whole queue's: each new job takes its slot's share.
+            if let Some(r) = spec.rate.as_mut().filter(|r| r.scope == drivelab_engine::spec::RateScope::Job) {
+                r.per_s /= spec.qd as f64;
+            }
             spec.jobs *= spec.qd;
             spec.qd = 1;
         }

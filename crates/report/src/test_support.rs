@@ -133,6 +133,7 @@ pub(crate) fn series(secs: usize, iops: impl Fn(usize) -> f64, p99_ns: impl Fn(u
             lat_p99_ns: p99_ns(i),
             resp_p99_ns: None,
             lag_max_ns: None,
+            tool_lag_max_ns: None,
             ops: iops(i).round() as u64,
             over_threshold_counts: Vec::new(),
             lat_over_threshold_counts: Vec::new(),

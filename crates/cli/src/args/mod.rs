@@ -431,7 +431,7 @@ pub struct ActArgs {
     #[arg(long, default_value = "10s", value_name = "DUR")]
     pub max_lag: String,
     /// How each stream waits for its next intended time: auto, hybrid, sleep or spin (see
-    /// `run --pace`; auto is sleep when the streams outnumber the CPUs).
+    /// `run --pace`; auto is hybrid while its spinning leaves a whole CPU free).
     #[arg(long, default_value = "auto", value_name = "MODE")]
     pub pace: String,
     /// ACT's service threads over all targets, each doing one small read at a time on its own
@@ -441,8 +441,9 @@ pub struct ActArgs {
     /// Large-block reader threads, and writer threads, per target (ACT: 1).
     #[arg(long, alias = "large-block-qd", default_value_t = 1, value_name = "N")]
     pub large_block_threads: u32,
-    /// I/O engine of every thread: psync (pread/pwrite, as ACT) or uring.
-    #[arg(long, default_value = "psync", value_name = "ENGINE")]
+    /// How the service threads are run: uring (each thread a slot of one io_uring queue per
+    /// stream, on its own schedule) or psync (a thread each, pread/pwrite, as ACT).
+    #[arg(long, default_value = "uring", value_name = "ENGINE")]
     pub engine: String,
     /// Skip filling the targets with random data first (ACT's act_prep).
     #[arg(long)]

@@ -92,8 +92,8 @@ pub struct RunArgs {
     /// Give up when the schedule falls this far behind (ACT's max-lag), e.g. 10s.
     #[arg(long, value_name = "DUR", requires = "rate", help_heading = "Fixed rate (open loop)")]
     pub max_lag: Option<String>,
-    /// How each job waits for its next intended time: auto (default: hybrid when every job has a
-    /// CPU to itself with one to spare, else sleep), hybrid (sleep, then spin the last 100 µs; on
+    /// How each job waits for its next intended time: auto (default: hybrid while its spinning
+    /// leaves a whole CPU free, else sleep), hybrid (sleep, then spin the last 100 µs; on
     /// time at the cost of CPU, reported as spin %), sleep (least CPU; late by a timer's
     /// wake-up), or spin.
     #[arg(long, value_name = "MODE", requires = "rate", help_heading = "Fixed rate (open loop)")]

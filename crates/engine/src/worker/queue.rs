@@ -18,6 +18,9 @@ pub(super) struct Queue {
     pub(super) free: Vec<u32>,
     pub(super) batch: Vec<Pending>,
     pub(super) inflight: usize,
+    /// Since when at least one slot has been free (valid while `free` is not empty): an I/O due
+    /// earlier could not have been issued before then.
+    pub(super) free_since: u64,
     /// I/Os per submit call (synchronous backends take the batch whole).
     pub(super) chunk: usize,
 }
@@ -29,10 +32,11 @@ impl Queue {
         Queue {
             gen: Generator::new(spec, ctx.start, ctx.span, ctx.job),
             stamp_writes: spec.has_writes() && pattern::stamps(spec.data),
-            slots: vec![Slot { op: Op::Read, len: 0, offset: 0, t_before: 0, t_submit: 0, t_intended: 0 }; qd],
+            slots: vec![Slot { op: Op::Read, len: 0, offset: 0, t_before: 0, t_submit: 0, t_intended: 0, t_ready: 0, t_freed: 0 }; qd],
             free: (0..qd as u32).rev().collect(),
             batch: Vec::with_capacity(qd),
             inflight: 0,
+            free_since: 0,
             chunk: if B::SUBMIT_COMPLETES { qd.max(1) } else { spec.submit_batch.max(1) as usize },
         }
     }
@@ -47,6 +51,9 @@ impl Queue {
     #[inline]
     pub(super) fn fill(&mut self, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
         let now = if sched.paced() { now_ns() } else { 0 };
+        if sched.per_slot() {
+            return self.fill_per_slot(now, sched, window, pool);
+        }
         while let Some(&slot) = self.free.last() {
             if sched.sync_due() {
                 break;
@@ -54,22 +61,60 @@ impl Queue {
             if window.budget_spent() {
                 return false;
             }
-            let Some(t_intended) = sched.take(now) else { break };
+            let Some(t_intended) = sched.take(slot, now) else { break };
             self.free.pop();
-            let io = self.gen.next_io();
-            if io.op == Op::Write {
-                if self.stamp_writes {
-                    // The slot came off the free list: its buffer is ours until it is submitted.
-                    pattern::stamp(&mut pool.slot_mut(slot as usize)[..io.len as usize], io.offset, WRITE_TAG);
-                }
-                sched.wrote();
-            }
-            window.issued(io.len);
-            self.slots[slot as usize] =
-                Slot { op: io.op, len: io.len, offset: io.offset, t_before: 0, t_submit: 0, t_intended };
-            self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len });
+            // Any free slot could have taken it since one was free.
+            self.start(slot, t_intended, t_intended.max(self.free_since), sched, window, pool);
         }
         true
+    }
+
+    /// `fill` with one schedule per slot: each free slot whose own next I/O is due issues it.
+    fn fill_per_slot(&mut self, now: u64, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
+        let mut i = 0;
+        while i < self.free.len() {
+            if sched.sync_due() {
+                break;
+            }
+            if window.budget_spent() {
+                return false;
+            }
+            let slot = self.free[i];
+            let Some(t_intended) = sched.take(slot, now) else {
+                i += 1;
+                continue;
+            };
+            self.free.swap_remove(i);
+            // Only this slot could take it, once its previous I/O was done.
+            let t_ready = t_intended.max(self.slots[slot as usize].t_freed);
+            self.start(slot, t_intended, t_ready, sched, window, pool);
+        }
+        true
+    }
+
+    /// Put the job's next I/O into `slot` (off the free list) and the batch.
+    #[inline]
+    fn start(
+        &mut self,
+        slot: u32,
+        t_intended: u64,
+        t_ready: u64,
+        sched: &mut Schedule,
+        window: &mut Window,
+        pool: &mut BufferPool,
+    ) {
+        let io = self.gen.next_io();
+        if io.op == Op::Write {
+            if self.stamp_writes {
+                // The slot came off the free list: its buffer is ours until it is submitted.
+                pattern::stamp(&mut pool.slot_mut(slot as usize)[..io.len as usize], io.offset, WRITE_TAG);
+            }
+            sched.wrote();
+        }
+        window.issued(io.len);
+        let s = &mut self.slots[slot as usize];
+        *s = Slot { op: io.op, len: io.len, offset: io.offset, t_before: 0, t_submit: 0, t_intended, t_ready, t_freed: s.t_freed };
+        self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len });
     }
 
     /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),
@@ -94,7 +139,7 @@ impl Queue {
                 s.t_before = before;
                 s.t_submit = t_submit;
                 if rec.paced && measuring {
-                    rec.issued_late(s.lag_ns());
+                    rec.issued_late(s.lag_ns(), s.tool_lag_ns());
                 }
             }
         }
@@ -114,15 +159,19 @@ impl Queue {
         continue_on_error: bool,
     ) -> bool {
         let mut err_stop = false;
-        let (slots, free, inflight) = (&self.slots, &mut self.free, &mut self.inflight);
+        let (slots, free, inflight, free_since) = (&mut self.slots, &mut self.free, &mut self.inflight, &mut self.free_since);
         backend.reap(&mut |slot, res| {
-            let s = &slots[slot as usize];
+            let s = &mut slots[slot as usize];
+            s.t_freed = done;
             if res == s.len as i32 {
                 if measuring {
                     rec.completed(s, done);
                 }
             } else {
                 err_stop |= rec.failed(s.op, s.offset, res, continue_on_error);
+            }
+            if free.is_empty() {
+                *free_since = done;
             }
             free.push(slot);
             *inflight -= 1;

@@ -62,6 +62,7 @@ pub(super) struct Interval {
     /// Open loop only: lat against the thresholds (`over_threshold` holds response times).
     pub(super) lat_over_threshold: [u32; MAX_THRESHOLDS + 1],
     pub(super) lag_max: u64,
+    pub(super) tool_lag_max: u64,
 }
 
 impl Interval {
@@ -76,6 +77,7 @@ impl Interval {
             over_threshold: [0; MAX_THRESHOLDS + 1],
             lat_over_threshold: [0; MAX_THRESHOLDS + 1],
             lag_max: 0,
+            tool_lag_max: 0,
         }
     }
     pub(super) fn clear(&mut self) {
@@ -90,6 +92,7 @@ impl Interval {
         self.over_threshold = [0; MAX_THRESHOLDS + 1];
         self.lat_over_threshold = [0; MAX_THRESHOLDS + 1];
         self.lag_max = 0;
+        self.tool_lag_max = 0;
     }
     pub(super) fn is_empty(&self) -> bool {
         self.read.count() + self.write.count() == 0
@@ -122,11 +125,14 @@ impl Recorder {
         self.iv.clear();
     }
 
-    /// Open loop: an I/O of the measured part was issued `lag` ns after its intended time.
+    /// Open loop: an I/O of the measured part was issued `lag` ns after its intended time,
+    /// `tool_lag` of them after it could first have been issued (a slot free).
     #[inline]
-    pub(super) fn issued_late(&mut self, lag: u64) {
+    pub(super) fn issued_late(&mut self, lag: u64, tool_lag: u64) {
         self.out.lag.record(lag);
+        self.out.tool_lag.record(tool_lag);
         self.iv.lag_max = self.iv.lag_max.max(lag);
+        self.iv.tool_lag_max = self.iv.tool_lag_max.max(tool_lag);
         self.out.late_ops += (lag > LATE_NS) as u64;
     }
 
@@ -224,6 +230,7 @@ impl Recorder {
             over_threshold: iv.over_threshold,
             lat_over_threshold: iv.lat_over_threshold,
             lag_max_ns: iv.lag_max,
+            tool_lag_max_ns: iv.tool_lag_max,
         });
         out.read.merge(&iv.read);
         out.write.merge(&iv.write);

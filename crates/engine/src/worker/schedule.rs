@@ -1,12 +1,24 @@
 //! Schedule: what may be issued when (closed or open loop) and the fsync cadence.
+//!
+//! An open loop has one schedule per job, whose I/Os any free slot takes, or (`Rate::per_slot`,
+//! ACT's service threads) one per slot at the job's rate / qd: a slot's next I/O is due at its own
+//! next intended time, and goes out only once the slot's previous I/O is done.
 
 use super::JobCtx;
 use crate::pace::Pace;
 use crate::spec::{Arrivals, PaceMode, SyncMode};
 
+/// When the I/Os of an open loop are due.
+pub(super) enum Pacing {
+    /// One schedule for the job.
+    Shared(Pace),
+    /// One schedule per slot.
+    PerSlot(Vec<Pace>),
+}
+
 pub(super) struct Schedule {
     /// Open loop: the intended issue times; None: closed loop (issue whenever a slot is free).
-    pub(super) pace: Option<Pace>,
+    pub(super) pace: Option<Pacing>,
     /// Open loop: give up when this far behind.
     pub(super) max_lag_ns: u64,
     /// Open loop: how to wait for the next intended time.
@@ -21,8 +33,19 @@ impl Schedule {
         let spec = &*ctx.spec;
         let pace = ctx.pace.map(|(iops, phase)| {
             crate::clock::precise_timers();
-            let arrivals = spec.rate.map(|r| r.arrivals).unwrap_or_default();
-            Pace::new(iops, arrivals == Arrivals::Poisson, begin, phase, spec.seed ^ ctx.job ^ 0x9ace)
+            let rate = spec.rate.unwrap_or_default();
+            let poisson = rate.arrivals == Arrivals::Poisson;
+            let seed = spec.seed ^ ctx.job ^ 0x9ace;
+            if !rate.per_slot {
+                return Pacing::Shared(Pace::new(iops, poisson, begin, phase, seed));
+            }
+            // Slot k at iops / qd; aligned slots all start at once (ACT), others take turns.
+            let qd = spec.qd.max(1) as f64;
+            let slots = (0..spec.qd.max(1) as u64).map(|k| {
+                let slot_phase = if rate.aligned { 0.0 } else { (k as f64 + phase) / qd };
+                Pace::new(iops / qd, poisson, begin, slot_phase, seed ^ (k << 32))
+            });
+            Pacing::PerSlot(slots.collect())
         });
         let fsync_every = match spec.sync {
             SyncMode::Fsync { every } => every,
@@ -32,7 +55,8 @@ impl Schedule {
         // `auto` is resolved when a run starts (`run_streams`); a job started alone counts as one
         // job on the CPUs this thread may use.
         let cpus = crate::affinity::allowed_cpus().len().max(1);
-        let mode = spec.rate.map(|r| r.pace).unwrap_or_default().resolve(1, cpus);
+        let spin = spec.hybrid_spin_cpus(1, 1);
+        let mode = spec.rate.map(|r| r.pace).unwrap_or_default().resolve(spin, cpus);
         Schedule { pace, max_lag_ns, mode, fsync_every, writes_since_sync: 0 }
     }
 
@@ -46,20 +70,26 @@ impl Schedule {
         self.fsync_every > 0 && self.writes_since_sync >= self.fsync_every
     }
 
-    /// The next I/O, if it may be issued at `now`: its intended time (0 in closed loop).
+    /// One schedule per slot: `take` only for the slot it names.
+    pub(super) fn per_slot(&self) -> bool {
+        matches!(self.pace, Some(Pacing::PerSlot(_)))
+    }
+
+    /// The next I/O (of `slot`, with one schedule per slot), if it may be issued at `now`: its
+    /// intended time (0 in closed loop).
     #[inline]
-    pub(super) fn take(&mut self, now: u64) -> Option<u64> {
-        match self.pace.as_mut() {
-            None => Some(0),
-            Some(p) => {
-                let due = p.due();
-                if due > now {
-                    return None;
-                }
-                p.advance();
-                Some(due)
-            }
+    pub(super) fn take(&mut self, slot: u32, now: u64) -> Option<u64> {
+        let p = match self.pace.as_mut() {
+            None => return Some(0),
+            Some(Pacing::Shared(p)) => p,
+            Some(Pacing::PerSlot(ps)) => &mut ps[slot as usize],
+        };
+        let due = p.due();
+        if due > now {
+            return None;
         }
+        p.advance();
+        Some(due)
     }
 
     #[inline]
@@ -71,15 +101,73 @@ impl Schedule {
         self.writes_since_sync = 0;
     }
 
-    /// Open loop: when the next I/O is due.
+    /// Open loop: when the next I/O that one of the `free` slots may issue is due.
     #[inline]
-    pub(super) fn next_due(&self) -> Option<u64> {
-        self.pace.as_ref().map(Pace::due)
+    pub(super) fn next_due(&self, free: &[u32]) -> Option<u64> {
+        match self.pace.as_ref()? {
+            Pacing::Shared(p) => Some(p.due()),
+            Pacing::PerSlot(ps) => free.iter().map(|&s| ps[s as usize].due()).min(),
+        }
     }
 
-    /// Open loop: how far behind its schedule the job is at `t`.
+    /// Open loop: how far behind its schedule the job (its furthest-behind slot) is at `t`.
     #[inline]
     pub(super) fn behind(&self, t: u64) -> Option<u64> {
-        self.next_due().map(|due| t.saturating_sub(due))
+        let due = match self.pace.as_ref()? {
+            Pacing::Shared(p) => p.due(),
+            Pacing::PerSlot(ps) => ps.iter().map(Pace::due).min().unwrap_or(u64::MAX),
+        };
+        Some(t.saturating_sub(due))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{AccessSpec, Rate};
+    use crate::worker::Live;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn schedule(per_slot: bool, aligned: bool) -> Schedule {
+        let spec = AccessSpec {
+            qd: 4,
+            rate: Some(Rate { per_s: 4000.0, per_slot, aligned, ..Default::default() }),
+            ..Default::default()
+        };
+        let ctx = JobCtx {
+            spec: Arc::new(spec),
+            job: 0,
+            start: 0,
+            span: 1 << 30,
+            stop: Arc::new(AtomicBool::new(false)),
+            live: Arc::new(Live::default()),
+            pace: Some((4000.0, 0.0)),
+        };
+        Schedule::new(&ctx, 1_000_000)
+    }
+
+    #[test]
+    fn aligned_slots_are_all_due_at_the_start_and_then_every_qd_intervals() {
+        // 4000/s over 4 slots: each slot every 1 ms, all four first due at the start.
+        let mut s = schedule(true, true);
+        let t0 = 1_000_000;
+        assert_eq!((0..4).map(|k| s.take(k, t0)).collect::<Vec<_>>(), vec![Some(t0); 4]);
+        assert_eq!(s.take(0, t0), None, "slot 0's next is 1 ms later");
+        assert_eq!(s.next_due(&[0, 1]), Some(t0 + 1_000_000));
+        assert_eq!(s.take(2, t0 + 1_000_000), Some(t0 + 1_000_000));
+        // The furthest-behind slot sets how far behind the job is.
+        assert_eq!(s.behind(t0 + 1_500_000), Some(500_000));
+    }
+
+    #[test]
+    fn spread_slots_take_turns_and_a_shared_schedule_serves_any_slot() {
+        let t0 = 1_000_000;
+        let s = schedule(true, false);
+        let firsts: Vec<u64> = (0..4).map(|k| s.next_due(&[k]).unwrap() - t0).collect();
+        assert_eq!(firsts, vec![0, 250_000, 500_000, 750_000]);
+        let mut s = schedule(false, false);
+        assert_eq!(s.take(3, t0), Some(t0));
+        assert_eq!(s.take(0, t0 + 250_000), Some(t0 + 250_000), "the next I/O of the job, whichever slot");
     }
 }

@@ -26,6 +26,11 @@ pub(super) struct Slot {
     pub(super) t_submit: u64,
     /// Open loop: when it was meant to be issued (0 in closed loop).
     pub(super) t_intended: u64,
+    /// Open loop: when it could first have been issued: its intended time, or later, when a
+    /// queue slot was first free (before that the target held every slot).
+    pub(super) t_ready: u64,
+    /// When the slot's previous I/O completed (its completion stamp; 0 before any).
+    pub(super) t_freed: u64,
 }
 
 /// Read just before a submit call: where every I/O of the call starts its `lat`.
@@ -67,9 +72,16 @@ impl Slot {
     pub(super) fn response_ns(&self, done: u64) -> u64 {
         done.saturating_sub(self.t_intended)
     }
-    /// Open loop: how late the I/O was issued (its submit call began).
+    /// Open loop: how late the I/O was issued (its submit call began), for whatever reason.
     #[inline(always)]
     pub(super) fn lag_ns(&self) -> u64 {
         self.t_before.saturating_sub(self.t_intended)
+    }
+    /// Open loop: how late drivelab itself was: from when the I/O could first have been issued
+    /// (intended time and a free slot) to its submit call. The rest of the lag is the target's:
+    /// every slot was busy.
+    #[inline(always)]
+    pub(super) fn tool_lag_ns(&self) -> u64 {
+        self.t_before.saturating_sub(self.t_ready)
     }
 }

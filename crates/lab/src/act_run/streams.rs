@@ -11,12 +11,15 @@
 //! - **One large-block read thread and one large-block write thread per device**, each at the
 //!   derived large-block rate divided by the number of devices, paced the same way.
 //!
-//! drivelab builds exactly that from its engine: one job per thread, each with queue depth 1 and
-//! its own schedule at the thread's rate, all schedules aligned at the shared start
-//! ([`Rate::aligned`]), on the `psync` engine (`pread`/`pwrite`, as ACT) unless told otherwise.
-//! Each I/O is measured both ways: from just before its submit call (the service time ACT
-//! judges: fio's `lat`) and from its intended time (the response time, which also charges a
-//! thread's lateness).
+//! drivelab builds exactly that from its engine. With io_uring (the default), a target's service
+//! threads are the slots of one job's queue, each slot keeping its own schedule at the thread's
+//! rate and issuing only once its previous I/O is done ([`Rate::per_slot`]), all schedules
+//! aligned at the shared start ([`Rate::aligned`]): the same I/Os at the same times, issued by
+//! one thread per stream that wakes once for the ten reads ACT's ten threads issue together, so
+//! drivelab's own lateness stays in microseconds on a small machine. With `--engine psync` they
+//! are threads, one job each with one `pread` at a time, exactly as ACT's. Each I/O is measured
+//! both ways: from just before its submit call (the service time ACT judges: fio's `lat`) and
+//! from its intended time (the response time, which also charges a thread's lateness).
 //!
 //! Where the two still differ, and why (also in docs/ACT.md):
 //! - ACT's service threads pick a device at random for each request; drivelab gives each target
@@ -26,7 +29,7 @@
 //!   reads and writes their share of the threads in proportion to their rates, at the same
 //!   per-thread rate.
 
-use drivelab_engine::spec::{AccessSpec, BlockSize, DataPattern, Rate, RateScope, SyncMode};
+use drivelab_engine::spec::{AccessSpec, BlockSize, DataPattern, EngineKind, Rate, RateScope, SyncMode};
 use drivelab_engine::Error;
 
 use super::{act_thresholds_ns, ActOptions, Role};
@@ -99,24 +102,26 @@ pub fn share(threads: u32, targets: usize, t: usize) -> u32 {
     (threads / targets + extra as u32).max(1)
 }
 
-/// One stream: `jobs` threads of one I/O at a time, each at `per_job_per_s`.
+/// One stream: `threads` of one I/O at a time, each at `per_thread_per_s`.
 struct StreamShape {
     bytes: u64,
     align: u64,
     write: bool,
-    jobs: u32,
-    per_job_per_s: f64,
+    threads: u32,
+    per_thread_per_s: f64,
     seed: u64,
 }
 
 fn stream_spec(opts: &ActOptions, s: StreamShape) -> AccessSpec {
+    // psync: a job per thread; io_uring: a slot per thread, each on its own schedule.
+    let (jobs, qd) = if opts.engine == EngineKind::Psync { (s.threads, 1) } else { (1, s.threads) };
     AccessSpec {
         read_pct: if s.write { 0 } else { 100 },
         random_pct: 100,
         bs: vec![BlockSize { bytes: s.bytes, pct: 100 }],
         align_bytes: Some(s.align),
-        qd: 1,
-        jobs: s.jobs,
+        qd,
+        jobs,
         time_ns: Some(opts.time_ns),
         direct: true,
         sync: if opts.dsync { SyncMode::Dsync } else { SyncMode::None },
@@ -124,11 +129,12 @@ fn stream_spec(opts: &ActOptions, s: StreamShape) -> AccessSpec {
         seed: s.seed,
         engine: opts.engine,
         rate: Some(Rate {
-            per_s: s.per_job_per_s,
+            per_s: s.per_thread_per_s * qd as f64,
             scope: RateScope::Job,
             max_lag_ns: Some(opts.max_lag_ns),
             pace: opts.pace,
             aligned: true,
+            per_slot: true,
             ..Default::default()
         }),
         thresholds_ns: act_thresholds_ns(),
@@ -145,12 +151,12 @@ pub fn streams(opts: &ActOptions, rates: &ActRates, min_op: u64, targets: usize)
     let mut out = Vec::new();
     for t in 0..targets {
         let seed = opts.seed ^ (t as u64) << 20;
-        let shape = |bytes, align, write, jobs, per_job_per_s, k: u64| StreamShape {
+        let shape = |bytes, align, write, threads, per_thread_per_s, k: u64| StreamShape {
             bytes,
             align,
             write,
-            jobs,
-            per_job_per_s,
+            threads,
+            per_thread_per_s,
             seed: seed ^ k,
         };
         let readers = share(svc.readers, targets, t);
@@ -237,7 +243,8 @@ mod tests {
 
     #[test]
     fn the_streams_are_acts_threads() {
-        let opts = ActOptions { service_threads: 10, ..ActOptions::for_tests() };
+        // psync: ten jobs of one pread at a time, 2000/s each, aligned.
+        let opts = ActOptions { service_threads: 10, engine: EngineKind::Psync, ..ActOptions::for_tests() };
         let r = rates(10.0, 1, false);
         let s = streams(&opts, &r, 512, 1).unwrap();
         let reads = &s[0].2;
@@ -248,5 +255,10 @@ mod tests {
         let lb: Vec<_> = s[1..].iter().map(|(role, _, spec)| (*role, spec.jobs, spec.qd)).collect();
         assert_eq!(lb, vec![(Role::LargeBlockReads, 1, 1), (Role::LargeBlockWrites, 1, 1)]);
         assert!((s[1].2.rate.unwrap().per_s - 10000.0 / 85.0 * 2.0).abs() < 1e-9);
+        // io_uring: the same ten threads as ten slots of one job, each on its own schedule.
+        let opts = ActOptions { engine: EngineKind::Uring, ..opts };
+        let s = streams(&opts, &r, 512, 1).unwrap();
+        let (reads, rate) = (&s[0].2, s[0].2.rate.unwrap());
+        assert_eq!((reads.jobs, reads.qd, rate.per_s, rate.per_slot, rate.aligned), (1, 10, 20000.0, true, true));
     }
 }
