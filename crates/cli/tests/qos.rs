@@ -106,8 +106,30 @@ fn act_on_a_file_runs_the_three_streams_at_acts_rates_and_writes_an_act_log() {
         assert_eq!(st["result"]["spec"]["sync"]["mode"], "dsync", "ACT opens with O_DSYNC");
         assert_eq!(st["result"]["spec"]["direct"], true);
     }
+    // ACT's issue model: 5 service threads per online CPU, here the slots of one io_uring queue,
+    // each on its own schedule, all starting together; one large-block reader and writer.
+    let cpus = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+    let online: u64 = cpus
+        .trim()
+        .split(',')
+        .map(|r| match r.split_once('-') {
+            Some((a, b)) => b.parse::<u64>().unwrap() - a.parse::<u64>().unwrap() + 1,
+            None => 1,
+        })
+        .sum();
+    let reads = &run["streams"][0]["result"]["spec"];
+    assert_eq!((reads["qd"].as_u64(), reads["jobs"].as_u64()), (Some(5 * online), Some(1)));
+    assert_eq!((reads["rate"]["per_slot"].as_bool(), reads["rate"]["aligned"].as_bool()), (Some(true), Some(true)));
+    assert_eq!(run["streams"][1]["result"]["spec"]["qd"], 1);
+    // Judged both ways: ACT's service time scores, the response time beside it.
+    assert_eq!((run["timing"].as_str(), run["response"]["timing"].as_str()), (Some("service"), Some("response")));
     let passed = saved.probes[0]["pass"].as_bool().unwrap();
     assert_eq!(stdout(&o).contains("act: PASS at 1x"), passed);
+    let by_response = run["response"]["passed"].as_bool().unwrap();
+    assert!(!by_response || passed, "a pass by response time is a pass by service time");
+    let answer = stdout(&o);
+    assert!(answer.contains("act: by response time") && answer.contains(if by_response { "PASS at 1x" } else { "no passing load" }), "{answer}");
+    assert_eq!(saved.outcome["response"]["best"].as_f64(), by_response.then_some(1.0));
     assert_eq!(saved.outcome["best"].as_f64(), passed.then_some(1.0), "the score is the load when it passed");
     assert!(only_dir(&results).join("report.html").is_file(), "act leaves a report like every command");
 
@@ -176,14 +198,28 @@ fn act_refuses_a_device_not_named_for_destruction_and_searches_on_loop_devices()
     match saved.outcome["best"].as_f64() {
         // A score is a load that passed its confirming run at full length.
         Some(n) => {
-            let last = probes.last().unwrap();
-            assert_eq!(
-                (last["value"].as_f64(), last["role"].as_str(), last["pass"].as_bool()),
-                (Some(n), Some("confirm"), Some(true))
-            );
-            assert_eq!(last["duration_ns"].as_u64(), Some(2_000_000_000));
+            let full = |p: &serde_json::Value, n: f64| {
+                p["value"].as_f64() == Some(n) && p["duration_ns"].as_u64() == Some(2_000_000_000)
+            };
+            let confirm = probes.iter().find(|p| full(p, n) && p["role"] == "confirm" && p["pass"] == true);
+            let confirm = confirm.expect("a passing confirmation at the score");
             // Two targets: the reads stream runs 2000 x N per target.
-            assert_eq!(last["data"]["act"]["rates"]["read_iops"].as_f64(), Some(2000.0 * n));
+            assert_eq!(confirm["data"]["act"]["rates"]["read_iops"].as_f64(), Some(2000.0 * n));
+            // The response-time score is never above ACT's, and is a full-length load that passed
+            // by response time; no load was run twice.
+            let response = &saved.outcome["response"];
+            if let Some(r) = response["best"].as_f64() {
+                assert!(r <= n, "response-time score {r} above ACT's {n}");
+                assert!(probes.iter().any(|p| full(p, r) && p["data"]["act"]["response"]["passed"] == true));
+            } else {
+                assert!(response["reason"].is_string(), "{response}");
+            }
+            let mut loads: Vec<(u64, u64)> =
+                probes.iter().map(|p| (p["value"].as_f64().unwrap() as u64, p["duration_ns"].as_u64().unwrap())).collect();
+            let all = loads.len();
+            loads.sort();
+            loads.dedup();
+            assert_eq!(loads.len(), all, "a load of the same N and length ran twice: {loads:?}");
         }
         None => assert!(probes.iter().any(|p| p["value"].as_f64() == Some(1.0) && p["pass"] == false)),
     }

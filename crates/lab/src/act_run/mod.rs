@@ -386,6 +386,50 @@ mod tests {
         assert_eq!(expected.counts[16], 1, "40 s lands in ACT's last bucket");
     }
 
+    /// A read stream's result with `seconds` synthetic seconds of 1000 reads each: `service`
+    /// of them at or over 1 ms by service time, `response` by response time (none over 2 ms).
+    fn read_stream(seconds: usize, service: u64, response: u64) -> StreamResult {
+        use drivelab_engine::target::{OpenTarget, TargetInfo};
+        let opts = ActOptions { time_ns: 100_000_000, ..ActOptions::for_tests() };
+        let rates = opts.config.derive(512);
+        let spec = streams::plan_for_tests(&opts, &rates).remove(0).2;
+        let t = OpenTarget { info: TargetInfo::null(), file: None, start: 0, span: 1 << 30 };
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut result = drivelab_engine::run::run(&spec, &[t], EngineKind::Uring, stop, &mut |_| {}).unwrap();
+        let counts = |over_1ms: u64| {
+            let mut v = vec![0u64; ACT_BUCKETS - 1];
+            v[0] = over_1ms;
+            v
+        };
+        let second = SeriesPoint {
+            ops: 1000,
+            over_threshold_counts: counts(response),
+            lat_over_threshold_counts: counts(service),
+            ..result.series[0].clone()
+        };
+        result.series = vec![second; seconds];
+        StreamResult { role: Role::Reads, target: "t".into(), result }
+    }
+
+    #[test]
+    fn one_load_is_judged_by_acts_service_time_and_by_response_time_beside_it() {
+        // 1% of reads over 1 ms by service time (ACT's measure: under its 5%), 10% by response
+        // time (a late thread's wait counted): ACT's verdict passes, the response-time one fails.
+        let opts = ActOptions { time_ns: 100_000_000, slice_secs: 1, ..ActOptions::for_tests() };
+        let rates = opts.config.derive(512);
+        let run = judge(&opts, rates, vec![read_stream(3, 10, 100)], &["t".to_string()]);
+        assert_eq!(run.timing, Timing::Service);
+        assert_eq!(run.slices.len(), 3, "a slice a second");
+        assert!(run.slices.iter().all(|s| s.over_pct[0] == 1.0 && s.over_pct[1] == 0.0), "{:?}", run.slices);
+        assert!(run.passed && run.why.is_empty(), "{}", run.why);
+        let resp = run.response.as_ref().expect("the response-time verdict beside");
+        assert!(resp.slices.iter().all(|s| s.over_pct[0] == 10.0));
+        assert!(!resp.passed && resp.why.contains("10.00% > 1 ms"), "{}", resp.why);
+        assert_eq!((run.passed_by(Timing::Service), run.passed_by(Timing::Response)), (Some(true), Some(false)));
+        // ACT's log carries ACT's measure: 10 reads a second in bucket 1 (1..2 ms).
+        assert!(run.seconds.iter().all(|s| s.reads.counts[0] == 990 && s.reads.counts[1] == 10));
+    }
+
     #[test]
     fn a_backlog_that_keeps_growing_is_noticed_and_jitter_is_not() {
         let ms = |v: &[u64]| v.iter().map(|x| x * 1_000_000).collect::<Vec<_>>();

@@ -198,6 +198,12 @@ pub fn plan(opts: &ActOptions) -> Result<(ActRates, Vec<StreamPlan>), Error> {
     Ok((rates, streams))
 }
 
+/// The streams of a load on one target, for tests elsewhere.
+#[cfg(test)]
+pub fn plan_for_tests(opts: &ActOptions, rates: &ActRates) -> Vec<StreamPlan> {
+    streams(opts, rates, 512, 1).expect("a valid load")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
