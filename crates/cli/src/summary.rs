@@ -250,6 +250,9 @@ fn cpu_lines(out: &mut String, r: &RunResult) {
         c.cores,
         fmt_ns(c.ns_per_io)
     );
+    if let Some(sq) = c.sqpoll_pct {
+        let _ = writeln!(out, "         sys includes the SQPOLL kernel threads: {sq:.1}% of a core");
+    }
     let _ = writeln!(out, "  qd     {:.1} in flight on average per job (of {})", r.qd_mean, r.spec.qd);
     if c.cpu_bound {
         let _ = writeln!(

@@ -426,3 +426,46 @@ fn lat_clat_and_slat_are_saved_and_named() {
     let p = json(Path::new(&s.path("p.json")));
     assert!(p["read"].get("clat_ns").is_none() && p.get("slat_ns").is_none(), "{}", p["read"]);
 }
+
+#[test]
+fn polled_and_offloaded_io_uring_as_fio_offers_them() {
+    need_loop!();
+    if let Some(why) = uring_unavailable() {
+        common::skip(&format!("--hipri and --sqpoll need io_uring: {why}"));
+        return;
+    }
+    let s = Scratch::new("sqpoll");
+    let lo = LoopDev::new(&s.0.join("backing"), 32 << 20, Some(0xA5));
+    // SQPOLL: a kernel thread submits; the writes land where they should, the ring says so, and
+    // the thread's CPU is in the figures.
+    let out = s.path("sq.json");
+    let args = [&lo.dev, "--rw", "randrw", "--read", "30", "--qd", "8", "--sqpoll", "--io-size", "2m"];
+    let v = run_json(&[&args[..], &["--destroy", &lo.dev, "--seed", "5"]].concat(), &out);
+    check_result(&v, "write");
+    verify_writes(&lo.dev, &v, v["total"]["ops"].as_u64().unwrap() as usize);
+    let flags: Vec<&str> = v["engine"]["ring"]["flags"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    assert!(flags.contains(&"sqpoll"), "{flags:?}");
+    assert_eq!(v["spec"]["sqpoll"], true);
+    let (sq, sys) = (v["cpu"]["sqpoll_pct"].as_f64().unwrap(), v["cpu"]["sys_pct"].as_f64().unwrap());
+    assert!(sq > 0.0 && sys >= sq, "SQPOLL thread {sq}% within sys {sys}%");
+    // IOPOLL on a loop device, which cannot poll: interrupts, and the result says why.
+    let out = s.path("hipri.json");
+    let v = run_json(&[&lo.dev, "--qd", "4", "--hipri", "--time", "300ms"], &out);
+    check_result(&v, "read");
+    let notices = v["notices"].to_string();
+    assert!(notices.contains("--hipri") && notices.contains("cannot poll"), "{notices}");
+    assert_eq!(v["spec"].get("hipri"), None, "what ran: no polling");
+    // Asked wrongly: exit 2, naming the fix.
+    for (args, want) in [
+        (vec!["--hipri", "--buffered"], "O_DIRECT"),
+        (vec!["--sqpoll", "--engine", "psync"], "--engine uring"),
+        (vec!["--sqpoll", "--sqpoll-cpu", "4095"], "CPU 4095"),
+        (vec!["--sqpoll-cpu", "0"], "--sqpoll"),
+    ] {
+        let mut a = vec!["run", lo.dev.as_str(), "--time", "100ms"];
+        a.extend(args.iter().copied());
+        let o = drivelab(&a);
+        assert_eq!(o.status.code(), Some(2), "{a:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{a:?}: {}", stderr(&o));
+    }
+}

@@ -144,8 +144,12 @@ pub struct OpenLoopStats {
 pub struct CpuStats {
     /// User CPU of drivelab's job threads, in % of one core.
     pub usr_pct: f64,
-    /// System CPU of drivelab's job threads, in % of one core.
+    /// System CPU of drivelab's job threads (and io_uring SQPOLL threads), in % of one core.
     pub sys_pct: f64,
+    /// With `--sqpoll`: the SQPOLL kernel threads' share of `sys_pct` (measured over each job,
+    /// ramp included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll_pct: Option<f64>,
     /// usr + sys as % of the whole machine (all cores).
     pub machine_pct: f64,
     /// The busiest job thread's usr + sys, in % of one core.

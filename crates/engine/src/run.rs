@@ -354,14 +354,18 @@ fn job_thread(
             let Some(t0) = self.gate.arrive(true) else {
                 return (JobOutput::default(), None);
             };
-            (run_job(self.ctx, b, t0), b.ring_facts())
+            let helper0 = b.helper_cpu_ns();
+            let mut out = run_job(self.ctx, b, t0);
+            out.helper_cpu_ns = helper0.zip(b.helper_cpu_ns()).map(|(a, z)| z.saturating_sub(a));
+            (out, b.ring_facts())
         }
         fn failed(self, why: String) -> Self::Out {
             self.gate.arrive(false);
             (JobOutput { failure: Some(why), ..Default::default() }, None)
         }
     }
-    with_backend(engine, kind, file, spec.qd, pool, Job { ctx, gate })
+    let ring = crate::backend::uring::RingOptions { iopoll: spec.hipri, sqpoll: spec.sqpoll, sqpoll_cpu: spec.sqpoll_cpu };
+    with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate })
 }
 
 fn aggregate(
@@ -412,9 +416,11 @@ fn aggregate(
     let mut clat_all = clat_r.clone();
     clat_all.merge(&clat_w);
 
-    // CPU of the job threads over their measured windows.
+    // CPU of the job threads over their measured windows, and of io_uring's SQPOLL threads (the
+    // kernel's work of submitting, moved off the job threads: system time).
     let usr: u64 = reports.iter().map(|r| r.output.cpu_usr_ns).sum();
-    let sys: u64 = reports.iter().map(|r| r.output.cpu_sys_ns).sum();
+    let helpers: Option<u64> = reports.iter().filter_map(|r| r.output.helper_cpu_ns).reduce(|a, b| a + b);
+    let sys: u64 = reports.iter().map(|r| r.output.cpu_sys_ns).sum::<u64>() + helpers.unwrap_or(0);
     let pct = |ns: u64| if window > 0 { ns as f64 / window as f64 * 100.0 } else { 0.0 };
     let share = |r: &JobReport, ns: u64| {
         let w = r.output.window_ns;
@@ -433,6 +439,7 @@ fn aggregate(
     let cpu = CpuStats {
         usr_pct: pct(usr),
         sys_pct: pct(sys),
+        sqpoll_pct: helpers.map(pct),
         machine_pct: pct(usr + sys) / cores as f64,
         busiest_job_pct: busiest,
         ns_per_io: if all.count() > 0 { (usr + sys) as f64 / all.count() as f64 } else { 0.0 },
@@ -514,6 +521,12 @@ fn aggregate(
     let qd_mean = if window > 0 { all.sum() as f64 / window as f64 / n_jobs } else { 0.0 };
     let uses_null = targets.iter().all(|t| t.info.kind == TargetKind::Null);
     let ring = reports.iter().find_map(|r| r.ring.clone());
+    // What the ring was asked for and the kernel refused: said, never silently dropped.
+    let notices: Vec<String> = ring
+        .iter()
+        .flat_map(|r| r.refused.iter())
+        .map(|why| format!("io_uring refused {why}; running without it"))
+        .collect();
     RunResult {
         schema: SCHEMA,
         tool: ToolInfo { name: "drivelab".into(), version: env!("CARGO_PKG_VERSION").into() },
@@ -537,7 +550,7 @@ fn aggregate(
         errors,
         interrupted: reports.iter().any(|r| r.output.interrupted),
         stopped_by_error: reports.iter().any(|r| r.output.stopped_by_error),
-        notices: Vec::new(),
+        notices,
         open_loop: spec.rate.map(|rate| open_loop_stats(spec, rate, &reports, window, all.count())),
         slat_ns: (slat.count() > 0).then(|| slat.summary()),
     }

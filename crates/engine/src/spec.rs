@@ -260,6 +260,18 @@ pub struct AccessSpec {
     /// Response time is from the intended issue time in open loop, the service time otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds_ns: Vec<u64>,
+    /// io_uring: poll for completions instead of taking interrupts (IORING_SETUP_IOPOLL, fio's
+    /// `hipri`). Needs O_DIRECT and a device with poll queues; without them the run uses
+    /// interrupts and says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
+    /// io_uring: a kernel thread takes submissions off the ring (IORING_SETUP_SQPOLL, fio's
+    /// `sqthread_poll`), so submitting needs no system call; its CPU is counted in the result.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sqpoll: bool,
+    /// With `sqpoll`: the CPU its kernel thread is bound to (fio's `sqthread_poll_cpu`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll_cpu: Option<u32>,
 }
 
 impl Default for AccessSpec {
@@ -286,6 +298,9 @@ impl Default for AccessSpec {
             cpus: CpuPlacement::None,
             rate: None,
             thresholds_ns: Vec::new(),
+            hipri: false,
+            sqpoll: false,
+            sqpoll_cpu: None,
         }
     }
 }
@@ -462,6 +477,23 @@ impl AccessSpec {
         }
         if self.submit_batch == 0 {
             return bad(Field::Batch, "0".into(), "at least one I/O per submit call");
+        }
+        if (self.hipri || self.sqpoll) && self.engine != EngineKind::Uring {
+            let field = if self.hipri { Field::Hipri } else { Field::Sqpoll };
+            return bad(field, "on".into(), "is io_uring's: use --engine uring, or drop it");
+        }
+        if self.hipri && !self.direct {
+            return bad(Field::Hipri, "on".into(), "polls O_DIRECT I/O only: drop --buffered, or drop --hipri");
+        }
+        if let Some(cpu) = self.sqpoll_cpu {
+            if !self.sqpoll {
+                return bad(Field::SqpollCpu, cpu.to_string(), "places the --sqpoll thread: add --sqpoll");
+            }
+            let allowed = crate::affinity::allowed_cpus();
+            if !allowed.contains(&cpu) {
+                let fix = format!("CPU {cpu} is not one this process may use (allowed: {allowed:?})");
+                return bad(Field::SqpollCpu, cpu.to_string(), &fix);
+            }
         }
         if self.bs.is_empty() {
             return bad(Field::Bs, String::new(), "is empty: give a block size such as 4k");

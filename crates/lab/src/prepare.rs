@@ -192,13 +192,33 @@ fn open_one(ctx: &mut OpenCtx, info: &mut TargetInfo, created: &mut Vec<String>)
     target::open_via(held, info, ctx.spec)
 }
 
-/// io_uring where it works, else psync with a notice (a queue depth then runs as that many jobs).
+/// io_uring where it works, else psync with a notice (a queue depth then runs as that many jobs);
+/// `--hipri` only where every target's disk can poll, else interrupts with a notice.
 fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<String>) -> Result<(), Error> {
     if spec.engine != EngineKind::Uring || infos.iter().all(|i| i.kind == TargetKind::Null) {
         return Ok(());
     }
+    if spec.hipri {
+        let cannot: Vec<&str> = infos
+            .iter()
+            .filter(|i| i.kind != TargetKind::Null && !can_poll(i))
+            .map(|i| i.path.as_str())
+            .collect();
+        if !cannot.is_empty() {
+            notices.push(format!(
+                "--hipri: {} cannot poll for completions (its disk's queue/io_poll is not 1: the driver has \
+                 no poll queues, e.g. nvme.poll_queues=0); completions by interrupt",
+                cannot.join(", ")
+            ));
+            spec.hipri = false;
+        }
+    }
     if let Err(why) = uring::available() {
         let mut note = format!("{why}; falling back to psync");
+        if spec.hipri || spec.sqpoll {
+            note += " (without --hipri and --sqpoll, which are io_uring's)";
+            (spec.hipri, spec.sqpoll, spec.sqpoll_cpu) = (false, false, None);
+        }
         if spec.qd > 1 {
             note += &format!(": qd {} runs as {} jobs x qd 1", spec.qd, spec.qd * spec.jobs);
             // A rate per job was the whole queue's: each new job takes its slot's share.
@@ -213,6 +233,12 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
         spec.validate()?;
     }
     Ok(())
+}
+
+/// Whether the disk behind a target polls for completions (`queue/io_poll` is 1).
+fn can_poll(info: &TargetInfo) -> bool {
+    let Some(disk) = info.disk.as_deref() else { return false };
+    std::fs::read_to_string(format!("/sys/block/{disk}/queue/io_poll")).is_ok_and(|v| v.trim() == "1")
 }
 
 /// The target can be opened as the run will open it (this user's permissions, a read-only

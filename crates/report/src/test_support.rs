@@ -63,6 +63,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             cpu: CpuStats {
                 usr_pct: 10.0,
                 sys_pct: 5.0,
+                sqpoll_pct: None,
                 machine_pct: 7.5,
                 busiest_job_pct: 15.0,
                 ns_per_io: 0.0,

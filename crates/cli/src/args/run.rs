@@ -111,6 +111,17 @@ pub struct RunArgs {
     /// allowed CPU), or a list such as 0,2.
     #[arg(long, default_value = "none", value_name = "CPUS", help_heading = "Engine")]
     pub cpus: String,
+    /// io_uring: poll for completions instead of interrupts (fio's --hipri; IOPOLL). Needs a
+    /// device with poll queues (queue/io_poll = 1); elsewhere the run uses interrupts and says so.
+    #[arg(long, help_heading = "Engine")]
+    pub hipri: bool,
+    /// io_uring: a kernel thread submits from the ring, no system call per submit (fio's
+    /// --sqthread_poll; SQPOLL). Its CPU is counted in the result's sys CPU.
+    #[arg(long, alias = "sqthread_poll", help_heading = "Engine")]
+    pub sqpoll: bool,
+    /// The CPU the --sqpoll kernel thread is bound to (fio's --sqthread_poll_cpu).
+    #[arg(long, alias = "sqthread_poll_cpu", value_name = "CPU", requires = "sqpoll", help_heading = "Engine")]
+    pub sqpoll_cpu: Option<String>,
     /// Keep going after I/O errors (they are counted either way).
     #[arg(long, help_heading = "Engine")]
     pub continue_on_error: bool,
@@ -215,6 +226,7 @@ impl RunArgs {
             ("arrivals", &self.arrivals),
             ("max_lag", &self.max_lag),
             ("pace", &self.pace),
+            ("sqpoll_cpu", &self.sqpoll_cpu),
         ];
         // --rw first: --read / --random override its mix.
         for (k, v) in optional {
@@ -228,6 +240,12 @@ impl RunArgs {
         }
         if self.continue_on_error {
             pairs.push(("continue_on_error", "true"));
+        }
+        if self.hipri {
+            pairs.push(("hipri", "true"));
+        }
+        if self.sqpoll {
+            pairs.push(("sqpoll", "true"));
         }
         pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }

@@ -37,6 +37,7 @@ pub(crate) fn with_backend<J: WithBackend>(
     kind: TargetKind,
     file: Option<File>,
     qd: u32,
+    ring: uring::RingOptions,
     pool: BufferPool,
     job: J,
 ) -> J::Out {
@@ -46,7 +47,7 @@ pub(crate) fn with_backend<J: WithBackend>(
     match engine {
         EngineKind::Psync => job.run(&mut psync::Psync::new(file, pool)),
         // Dropping the ring drains what is still in flight before its buffers go.
-        EngineKind::Uring => match uring::Uring::new(file, qd, pool) {
+        EngineKind::Uring => match uring::Uring::new(file, qd, pool, ring) {
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("io_uring setup failed: {e}")),
         },
@@ -106,6 +107,11 @@ pub(crate) unsafe trait Backend {
     fn fsync(&mut self) -> std::io::Result<()>;
     /// How the io_uring ring was set up, for the result (None for other backends).
     fn ring_facts(&self) -> Option<uring::RingFacts> {
+        None
+    }
+    /// CPU time a kernel helper thread of this backend (io_uring's SQPOLL thread) has used so
+    /// far, in ns; None when there is none.
+    fn helper_cpu_ns(&self) -> Option<u64> {
         None
     }
 }

@@ -7,6 +7,13 @@
 //!
 //! Ring flags that cut kernel overhead (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN) are asked for
 //! and dropped one by one where the kernel refuses them; what was accepted is reported.
+//!
+//! Asked for (`RingOptions`, fio's `hipri` and `sqthread_poll`): IOPOLL polls for completions
+//! instead of taking interrupts (waiting then polls in the kernel, and a wait with a timeout
+//! polls until the timeout); SQPOLL has a kernel thread take submissions off the ring (a submit is
+//! a system call only when that thread has gone to sleep), and that thread's CPU time is read
+//! from its schedstat so the result can count it. Either, refused by the kernel, is dropped with a
+//! note in `RingFacts::refused`.
 
 use std::fs::File;
 use std::io;
@@ -59,7 +66,22 @@ pub struct RingFacts {
     /// The ring's own fd is registered (io_uring_enter skips the fd lookup).
     #[serde(default)]
     pub registered_ring: bool,
+    /// What was asked for and refused by the kernel, and why ("sqpoll: Operation not permitted").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
 }
+
+/// Ring features a spec asks for (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RingOptions {
+    pub iopoll: bool,
+    pub sqpoll: bool,
+    pub sqpoll_cpu: Option<u32>,
+}
+
+/// How long an idle SQPOLL thread keeps polling before it sleeps: 1 s keeps it awake across an
+/// open loop's gaps (fio leaves the kernel's default).
+const SQPOLL_IDLE_MS: u32 = 1000;
 
 pub(crate) struct Uring {
     /// Closed in `Drop`, after everything in flight has completed.
@@ -80,6 +102,10 @@ pub(crate) struct Uring {
     /// Completions taken off the ring while making room for a submit that the kernel refused
     /// with EAGAIN/EBUSY; `reap` hands them out first. Sized once (qd), never grows past it.
     stash: Vec<(u32, i32)>,
+    /// IOPOLL: completions are polled for, never signalled.
+    iopoll: bool,
+    /// SQPOLL: the kernel thread's task id (for its CPU time), when it could be found.
+    sqpoll: Option<Option<u32>>,
     pub facts: RingFacts,
 }
 
@@ -134,6 +160,12 @@ fn register_ring_fd(ring_fd: RawFd) -> Option<i32> {
     (r == 1).then_some(up.offset as i32)
 }
 
+/// The task id of a SQPOLL ring's kernel thread, from the ring's fdinfo (`SqThread:`).
+fn sq_thread_of(ring_fd: RawFd) -> Option<u32> {
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{ring_fd}")).ok()?;
+    info.lines().find_map(|l| l.strip_prefix("SqThread:")).and_then(|v| v.trim().parse().ok()).filter(|&t: &u32| t > 0)
+}
+
 /// Whether this kernel (and its seccomp policy) lets us create a ring at all.
 pub fn available() -> Result<(), String> {
     IoUring::new(2).map(|_| ()).map_err(|e| match e.raw_os_error() {
@@ -143,7 +175,40 @@ pub fn available() -> Result<(), String> {
     })
 }
 
-fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<String>)> {
+/// A ring with what `opts` asks for, each of IOPOLL and SQPOLL dropped (with a note) where the
+/// kernel refuses it: the ring, the flags it has, and the notes.
+fn build_ring(entries: u32, opts: RingOptions) -> io::Result<(IoUring, Vec<String>, Vec<String>)> {
+    let mut refused = Vec::new();
+    let mut tries = vec![(opts.iopoll, opts.sqpoll)];
+    for t in [(false, opts.sqpoll), (opts.iopoll, false), (false, false)] {
+        if !tries.contains(&t) {
+            tries.push(t);
+        }
+    }
+    let mut first_err = None;
+    for (iopoll, sqpoll) in tries {
+        match build_ring_with(entries, iopoll, sqpoll.then_some(opts.sqpoll_cpu)) {
+            Ok((ring, mut names)) => {
+                for (asked, got, name) in [(opts.iopoll, iopoll, "iopoll"), (opts.sqpoll, sqpoll, "sqpoll")] {
+                    if asked && !got {
+                        let why = first_err.as_ref().map(|e: &io::Error| e.to_string()).unwrap_or_default();
+                        refused.push(format!("{name}: {why}"));
+                    }
+                    if got {
+                        names.push(name.to_string());
+                    }
+                }
+                return Ok((ring, names, refused));
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_err.unwrap_or_else(|| io::Error::other("no ring")))
+}
+
+fn build_ring_with(entries: u32, iopoll: bool, sqpoll: Option<Option<u32>>) -> io::Result<(IoUring, Vec<String>)> {
     const COOP: u8 = 1;
     const SINGLE: u8 = 2;
     const DEFER: u8 = 4;
@@ -152,6 +217,15 @@ fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<String>)> {
     for a in attempts {
         let mut b = IoUring::builder();
         b.setup_cqsize(entries * 2);
+        if iopoll {
+            b.setup_iopoll();
+        }
+        if let Some(cpu) = sqpoll {
+            b.setup_sqpoll(SQPOLL_IDLE_MS);
+            if let Some(c) = cpu {
+                b.setup_sqpoll_cpu(c);
+            }
+        }
         let mut names = Vec::new();
         if a & COOP != 0 {
             b.setup_coop_taskrun();
@@ -176,10 +250,12 @@ fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<String>)> {
 impl Uring {
     /// A ring for `qd` outstanding I/Os on `file`, with every slot of `pool` registered (slot i
     /// = buffer i). Must be called on the thread that will submit (SINGLE_ISSUER).
-    pub fn new(file: File, qd: u32, pool: BufferPool) -> io::Result<Uring> {
+    pub fn new(file: File, qd: u32, pool: BufferPool, opts: RingOptions) -> io::Result<Uring> {
         let fd = file.as_raw_fd();
         let entries = qd.next_power_of_two().max(2);
-        let (ring, flags) = build_ring(entries)?;
+        let (ring, flags, refused) = build_ring(entries, opts)?;
+        let iopoll = flags.iter().any(|f| f == "iopoll");
+        let sqpoll = flags.iter().any(|f| f == "sqpoll").then(|| sq_thread_of(ring.as_raw_fd()));
         let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
         let bufs = pool.iovecs();
         // SAFETY: the iovecs describe `pool`, which moves into the returned Uring (its heap
@@ -191,7 +267,7 @@ impl Uring {
             Some(i) => (i, IORING_ENTER_REGISTERED_RING),
             None => (ring.as_raw_fd(), 0),
         };
-        let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0 };
+        let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0, refused };
         let stash = Vec::with_capacity(qd as usize);
         Ok(Uring {
             ring: ManuallyDrop::new(ring),
@@ -204,8 +280,18 @@ impl Uring {
             enter_fd,
             enter_flags,
             stash,
+            iopoll,
+            sqpoll,
             facts,
         })
+    }
+
+    /// SQPOLL: CPU time its kernel thread has used so far, in ns (None without SQPOLL, or when
+    /// the thread could not be found).
+    pub fn sq_thread_cpu_ns(&self) -> Option<u64> {
+        let tid = self.sqpoll??;
+        let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+        text.split_whitespace().next()?.parse().ok()
     }
 
     /// One io_uring_enter without an argument struct: what it returned (SQEs consumed), or the
@@ -349,8 +435,23 @@ unsafe impl Backend for Uring {
                 // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
                 // lives until Drop has drained the ring, and which the worker leaves alone until
                 // this slot's completion is reaped; the file is ours and stays open.
+                if sq.is_full() && self.sqpoll.is_some() {
+                    // A SQPOLL thread posts an inline completion before it moves the ring's head
+                    // past the entries of its batch: the room is there a moment later.
+                    let deadline = crate::clock::now_ns() + 1_000_000_000;
+                    while sq.is_full() && crate::clock::now_ns() < deadline {
+                        std::hint::spin_loop();
+                        sq.sync();
+                    }
+                }
                 unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
             }
+        }
+        if self.sqpoll.is_some() {
+            // The kernel thread takes the entries; a system call only to wake it when it sleeps.
+            self.ring.submitter().submit()?;
+            self.inflight += batch.len();
+            return Ok(());
         }
         // A short submit leaves the rest queued in the SQ ring: submit it too, so every I/O of
         // the batch is in flight when this returns (the worker counts them so).
@@ -376,6 +477,12 @@ unsafe impl Backend for Uring {
 
     fn wait_timeout(&mut self, n: u32, timeout_ns: u64) -> io::Result<()> {
         if self.ring.completion().len() + self.stash.len() >= n as usize {
+            return Ok(());
+        }
+        if self.iopoll {
+            // A polled ring's wait ignores timeouts: poll until a completion or the time.
+            let deadline = crate::clock::now_ns().saturating_add(timeout_ns);
+            while !self.poll()? && crate::clock::now_ns() < deadline {}
             return Ok(());
         }
         self.wait_timeout_raw(n, timeout_ns)
@@ -407,6 +514,10 @@ unsafe impl Backend for Uring {
 
     fn ring_facts(&self) -> Option<RingFacts> {
         Some(self.facts.clone())
+    }
+
+    fn helper_cpu_ns(&self) -> Option<u64> {
+        self.sq_thread_cpu_ns()
     }
 
     fn fsync(&mut self) -> io::Result<()> {
@@ -511,7 +622,7 @@ mod tests {
             return;
         }
         let f = std::fs::File::open("/proc/self/exe").unwrap();
-        let mut u = Uring::new(f, 4, BufferPool::new(4, 4096)).unwrap();
+        let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), RingOptions::default()).unwrap();
         let batch: Vec<Pending> =
             (0..4u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
         u.submit(&batch).unwrap();
@@ -534,7 +645,7 @@ mod tests {
             return;
         }
         let f = std::fs::File::open("/proc/self/exe").unwrap();
-        let mut u = Uring::new(f, 8, BufferPool::new(8, 4096)).unwrap();
+        let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), RingOptions::default()).unwrap();
         let batch: Vec<Pending> =
             (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
         u.submit(&batch).unwrap();
@@ -542,5 +653,51 @@ mod tests {
         assert_eq!(u.inflight, 0);
         u.submit(&batch).unwrap();
         drop(u); // drains before the pool goes: nothing reaped, nothing left in the kernel
+    }
+}
+
+#[cfg(test)]
+mod sqpoll_tests {
+    use super::*;
+
+    #[test]
+    fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {
+        if available().is_err() {
+            crate::test_skip::skip("no io_uring here");
+            return;
+        }
+        let f = std::fs::File::open("/proc/self/exe").unwrap();
+        let opts = RingOptions { sqpoll: true, ..Default::default() };
+        let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts).unwrap();
+        assert!(u.facts.flags.contains(&"sqpoll".to_string()) && u.facts.refused.is_empty(), "{:?}", u.facts);
+        let cpu0 = u.sq_thread_cpu_ns().expect("the SQPOLL thread's CPU is readable");
+        for round in 0..100 {
+            let batch: Vec<Pending> =
+                (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+            u.submit(&batch).unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let mut done = 0;
+            while done < 8 {
+                u.wait(1).unwrap();
+                u.reap(&mut |_, res| {
+                    assert_eq!(res, 4096);
+                    done += 1;
+                });
+            }
+        }
+        assert!(u.sq_thread_cpu_ns().unwrap() > cpu0, "the kernel thread did the submitting");
+    }
+
+    #[test]
+    fn what_the_kernel_refuses_is_dropped_and_named() {
+        // Asking costs nothing where the kernel refuses: the ring is made without it, and says so.
+        if available().is_err() {
+            crate::test_skip::skip("no io_uring here");
+            return;
+        }
+        let f = std::fs::File::open("/proc/self/exe").unwrap();
+        let opts = RingOptions { iopoll: true, sqpoll: true, sqpoll_cpu: Some(u32::MAX) };
+        let u = Uring::new(f, 4, BufferPool::new(4, 4096), opts).unwrap();
+        assert!(!u.facts.flags.contains(&"sqpoll".to_string()), "no CPU u32::MAX: {:?}", u.facts);
+        assert!(u.facts.refused.iter().any(|r| r.starts_with("sqpoll: ")), "{:?}", u.facts);
     }
 }

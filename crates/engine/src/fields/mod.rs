@@ -46,6 +46,9 @@ pub enum Field {
     Arrivals,
     MaxLag,
     Pace,
+    Hipri,
+    Sqpoll,
+    SqpollCpu,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -56,7 +59,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 26] = [
+    pub const SETTABLE: [Field; 29] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -83,15 +86,18 @@ impl Field {
         Field::Arrivals,
         Field::MaxLag,
         Field::Pace,
+        Field::Hipri,
+        Field::Sqpoll,
+        Field::SqpollCpu,
     ];
-    const ALL: [Field; 28] = {
-        let mut all = [Field::Thresholds; 28];
+    const ALL: [Field; 31] = {
+        let mut all = [Field::Thresholds; 31];
         let mut i = 0;
-        while i < 26 {
+        while i < 29 {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[27] = Field::Size;
+        all[30] = Field::Size;
         all
     };
 
@@ -124,6 +130,9 @@ impl Field {
             Field::Arrivals => "arrivals",
             Field::MaxLag => "max_lag",
             Field::Pace => "pace",
+            Field::Hipri => "hipri",
+            Field::Sqpoll => "sqpoll",
+            Field::SqpollCpu => "sqpoll_cpu",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -283,6 +292,12 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::Pace => {
             spec.rate.get_or_insert_with(Rate::default).pace = PaceMode::from_name(v)
                 .ok_or_else(|| Error::spec(field, format!("'{v}'"), "use auto, hybrid, sleep or spin"))?
+        }
+        Field::Hipri => spec.hipri = boolean(field, v)?,
+        Field::Sqpoll => spec.sqpoll = boolean(field, v)?,
+        Field::SqpollCpu => {
+            spec.sqpoll_cpu = Some(number(field, v)?);
+            spec.sqpoll = true;
         }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))

@@ -140,6 +140,9 @@ pub struct JobOutput {
     pub final_lag_ns: u64,
     /// Open loop: time spent spinning towards intended times (hybrid and spin pacing).
     pub spin_ns: u64,
+    /// io_uring SQPOLL: CPU time of the ring's kernel submission thread over the job (ramp
+    /// included).
+    pub helper_cpu_ns: Option<u64>,
 }
 
 /// Run one job to its end on `backend`, using its buffer pool (one slot per queue entry), from
