@@ -53,13 +53,14 @@ pub fn latency_cells(l: &LatSummary) -> Vec<Cell> {
 }
 
 /// Reads, writes and total of a result: IOPS, MB/s and latency (reads or writes left out
-/// when the workload had none). At a fixed rate, each direction has two rows: service time
-/// (from submission, fio's clat) and response time (from the intended issue time: what a
-/// client waits, and what qos judges). With fsync, two more: the fsync alone and the writes'
-/// mean time until durable.
+/// when the workload had none). Each row says which latency it is: `lat` (from just before the
+/// submit call, fio's lat: the primary figure), `clat` beside it for io_uring (from the call's
+/// return, fio's clat), and at a fixed rate `response` (from the intended issue time: what a
+/// client waits, and what qos judges). Results of schema 1 held only clat, and say so. With
+/// fsync, two more rows: the fsync alone and the writes' mean time until durable.
 pub fn result_table(title: &str, r: &RunResult) -> Grid {
     let mut columns = vec![
-        Column::new("direction", Unit::Count),
+        Column::new("direction, latency", Unit::Count),
         Column::new("IOPS", Unit::Iops),
         Column::new("MB/s", Unit::MBps),
         Column::new("mean", Unit::Ns),
@@ -69,14 +70,14 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
     let mut rows = Vec::new();
     let ol = r.open_loop.as_ref();
     let resp = [ol.map(|o| &o.read_resp_lat_ns), ol.map(|o| &o.write_resp_lat_ns), ol.map(|o| &o.total_resp_lat_ns)];
+    let primary = if r.schema >= 2 { "lat" } else { "clat (schema 1)" };
     for ((name, d), resp) in [("read", &r.read), ("write", &r.write), ("total", &r.total)].into_iter().zip(resp) {
         if d.ops == 0 && name != "total" {
             continue;
         }
-        let lats = match resp {
-            Some(rl) => vec![(format!("{name} service"), &d.lat_ns), (format!("{name} response"), rl)],
-            None => vec![(name.to_string(), &d.lat_ns)],
-        };
+        let mut lats = vec![(format!("{name} {primary}"), &d.lat_ns)];
+        lats.extend(d.clat_ns.as_ref().map(|c| (format!("{name} clat"), c)));
+        lats.extend(resp.map(|rl| (format!("{name} response"), rl)));
         for (label, l) in lats {
             let mut row = vec![Cell::Text(label), Cell::Num(d.iops), Cell::Num(d.bw_mb_per_s)];
             row.extend(latency_cells(l));
@@ -84,7 +85,11 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
         }
     }
     rows.extend(durable_rows(r));
-    Grid { title: title.to_string(), columns, rows }
+    let title = format!(
+        "{title} (lat: from just before the submit call; clat: from its return{})",
+        if ol.is_some() { "; response: from the intended issue time" } else { "" }
+    );
+    Grid { title, columns, rows }
 }
 
 /// With fsync: the fsync calls alone (fsyncs per second, their latency), and each write until

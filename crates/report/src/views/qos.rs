@@ -149,11 +149,12 @@ pub fn ladder(r: &Results, setup: &QosSetup) -> Ladder {
                 .collect(),
         })
         .collect();
-    let what = match setup.by {
-        SearchBy::Rate => "offered load",
-        SearchBy::Qd => "queue depth",
+    // What the objective judged: response time at a fixed rate, lat in closed loop.
+    let (latency, what) = match setup.by {
+        SearchBy::Rate => ("response time (from the intended issue time)", "offered load"),
+        SearchBy::Qd => ("lat (from just before the submit call)", "queue depth"),
     };
-    Ladder { title: format!("Probe ladder: latency against {what}"), load_unit: load_unit(setup.by), clauses }
+    Ladder { title: format!("Probe ladder: {latency} against {what}"), load_unit: load_unit(setup.by), clauses }
 }
 
 pub fn report(r: &Results) -> Report {

@@ -380,17 +380,24 @@ fn an_unfinished_search_says_so_instead_of_a_verdict() {
 
 #[test]
 fn a_run_directory_gets_its_figures_result_table_and_latency_chart() {
-    let p = point("randread 4k qd1 x1", "", &[], &[("/dev/x", 100.0)]);
+    let mut p = point("randread 4k qd1 x1", "", &[], &[("/dev/x", 100.0)]);
     let mut saved = results(
         Kind::Run,
         Setup::Plan(manifest("plan", std::slice::from_ref(&p)).plan().unwrap().clone()),
         Vec::new(),
         None,
     );
+    // An io_uring result: clat beside lat, each row naming its latency.
+    p.result.read.clat_ns = Some(p.result.read.lat_ns.clone());
+    p.result.schema = 2;
     saved.points = vec![p];
     let report = build(&saved);
     let text = export_text(Format::Text, &report).unwrap();
     assert!(text.contains("IOPS           25,600") && text.contains("p99 latency    100.0µs"), "{text}");
+    let csv = export_text(Format::Csv, &report).unwrap();
+    let rows: Vec<&str> = csv.lines().filter(|l| l.starts_with("Throughput and latency (lat: from just before")).collect();
+    let labels: Vec<&str> = rows.iter().filter_map(|l| l.split(',').nth(1)).collect();
+    assert!(labels.starts_with(&["read lat", "read clat", "total lat"]), "{csv}");
     let page = page(&report);
     assert_eq!(svgs(&page).len(), 1, "latency percentiles (no series saved)");
     assert!(page.contains("Throughput and latency"));
