@@ -36,7 +36,7 @@ mod window;
 use queue::Queue;
 pub(crate) use recorder::over_counts;
 use recorder::Recorder;
-use schedule::Schedule;
+use schedule::{Schedule, SpinWindow};
 use stamps::stamp_completion;
 use window::Window;
 
@@ -175,11 +175,11 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64) -> 
             }
             match sched.next_due(&q.free) {
                 // Open loop: idle until the next intended issue time (or the end of the run).
-                Some(due) if !stopping => wait_idle(sched.mode, due.min(window.wake_limit()), &mut rec),
+                Some(due) if !stopping => wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec),
                 _ => break,
             }
         } else {
-            match exchange(&mut q, backend, &sched, &mut rec, window.measuring, stopping, spec.continue_on_error) {
+            match exchange(&mut q, backend, &mut sched, &mut rec, window.measuring, stopping, spec.continue_on_error) {
                 Ok((done, error_stops)) => {
                     if error_stops && !stopping {
                         rec.out.stopped_by_error = true;
@@ -210,7 +210,7 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64) -> 
 fn exchange<B: Backend>(
     q: &mut Queue,
     backend: &mut B,
-    sched: &Schedule,
+    sched: &mut Schedule,
     rec: &mut Recorder,
     measuring: bool,
     stopping: bool,
@@ -223,7 +223,12 @@ fn exchange<B: Backend>(
             match sched.mode {
                 _ if due <= now => Ok(()),
                 PaceMode::Sleep | PaceMode::Auto => backend.wait_timeout(1, due - now),
-                PaceMode::Hybrid if due - now > SPIN_NS => backend.wait_timeout(1, due - now - SPIN_NS),
+                PaceMode::Hybrid if due - now > sched.spin.ns() => {
+                    let wake = due - sched.spin.ns();
+                    let r = backend.wait_timeout(1, wake - now);
+                    sched.spin.woke(wake, now_ns());
+                    r
+                }
                 PaceMode::Hybrid | PaceMode::Spin => spin_poll(backend, due, rec),
             }
         }
@@ -235,15 +240,15 @@ fn exchange<B: Backend>(
     Ok((done, error_stops))
 }
 
-use crate::spec::HYBRID_SPIN_NS as SPIN_NS;
-
 /// Open loop, nothing in flight: wait until `due` as `mode` says; the time after.
-fn wait_idle(mode: PaceMode, due: u64, rec: &mut Recorder) -> u64 {
+fn wait_idle(mode: PaceMode, spin: &mut SpinWindow, due: u64, rec: &mut Recorder) -> u64 {
     match mode {
         PaceMode::Sleep | PaceMode::Auto => sleep_until(due),
         PaceMode::Hybrid => {
-            if due > now_ns() + SPIN_NS {
-                sleep_until(due - SPIN_NS);
+            if due > now_ns() + spin.ns() {
+                let wake = due - spin.ns();
+                sleep_until(wake);
+                spin.woke(wake, now_ns());
             }
             spin_until(due, rec);
         }

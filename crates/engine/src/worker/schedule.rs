@@ -6,7 +6,35 @@
 
 use super::JobCtx;
 use crate::pace::Pace;
-use crate::spec::{Arrivals, PaceMode, SyncMode};
+use crate::spec::{Arrivals, PaceMode, SyncMode, HYBRID_SPIN_NS};
+
+/// Hybrid pacing's spin: how long before an intended time the thread stops sleeping and spins.
+/// It follows how late this thread's timer wake-ups have been: twice the worst recent lateness
+/// plus 5 µs, between 10 µs and [`HYBRID_SPIN_NS`]. One late wake-up widens it at once; it
+/// narrows by 1/64 a wake-up, so a machine whose timers are punctual pays for little spinning
+/// (a fixed 100 µs spent half a core at 5000 I/Os per second).
+pub(super) struct SpinWindow {
+    worst_late_ns: u64,
+}
+
+impl SpinWindow {
+    fn new() -> SpinWindow {
+        SpinWindow { worst_late_ns: HYBRID_SPIN_NS / 2 }
+    }
+
+    /// How long before an intended time to start spinning.
+    #[inline]
+    pub(super) fn ns(&self) -> u64 {
+        (2 * self.worst_late_ns + 5_000).clamp(10_000, HYBRID_SPIN_NS)
+    }
+
+    /// A wake-up meant for `target` came at `now`.
+    #[inline]
+    pub(super) fn woke(&mut self, target: u64, now: u64) {
+        let late = now.saturating_sub(target);
+        self.worst_late_ns = late.max(self.worst_late_ns - self.worst_late_ns / 64);
+    }
+}
 
 /// When the I/Os of an open loop are due.
 pub(super) enum Pacing {
@@ -23,6 +51,8 @@ pub(super) struct Schedule {
     pub(super) max_lag_ns: u64,
     /// Open loop: how to wait for the next intended time.
     pub(super) mode: PaceMode,
+    /// Hybrid pacing: when to stop sleeping and spin.
+    pub(super) spin: SpinWindow,
     /// An fsync after every this many writes (0: never).
     pub(super) fsync_every: u32,
     pub(super) writes_since_sync: u32,
@@ -57,7 +87,7 @@ impl Schedule {
         let cpus = crate::affinity::allowed_cpus().len().max(1);
         let spin = spec.hybrid_spin_cpus(1, 1);
         let mode = spec.rate.map(|r| r.pace).unwrap_or_default().resolve(spin, cpus);
-        Schedule { pace, max_lag_ns, mode, fsync_every, writes_since_sync: 0 }
+        Schedule { pace, max_lag_ns, mode, spin: SpinWindow::new(), fsync_every, writes_since_sync: 0 }
     }
 
     pub(super) fn paced(&self) -> bool {
@@ -158,6 +188,26 @@ mod tests {
         assert_eq!(s.take(2, t0 + 1_000_000), Some(t0 + 1_000_000));
         // The furthest-behind slot sets how far behind the job is.
         assert_eq!(s.behind(t0 + 1_500_000), Some(500_000));
+    }
+
+    #[test]
+    fn the_spin_window_follows_how_late_wake_ups_are() {
+        let mut w = SpinWindow::new();
+        assert_eq!(w.ns(), HYBRID_SPIN_NS, "it starts wide");
+        // Punctual wake-ups (3 µs late): it narrows to 2 x 3 + 5 = 11 µs, slowly.
+        for _ in 0..2000 {
+            w.woke(1_000, 4_000);
+        }
+        assert_eq!(w.ns(), 11_000);
+        // One wake-up 40 µs late widens it at once to 85 µs.
+        w.woke(1_000, 41_000);
+        assert_eq!(w.ns(), 85_000);
+        // Never past the cap, never under 10 µs.
+        w.woke(0, 10_000_000);
+        assert_eq!(w.ns(), HYBRID_SPIN_NS);
+        let mut w = SpinWindow { worst_late_ns: 0 };
+        w.woke(5, 5);
+        assert_eq!(w.ns(), 10_000);
     }
 
     #[test]
