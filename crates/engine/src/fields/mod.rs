@@ -186,9 +186,9 @@ impl std::fmt::Display for Field {
 
 /// Every key `apply` accepts: the flag names of `drivelab run` without the dashes.
 pub const KEYS: &[&str] = &{
-    let mut keys = [""; 26];
+    let mut keys = [""; Field::SETTABLE.len()];
     let mut i = 0;
-    while i < 26 {
+    while i < Field::SETTABLE.len() {
         keys[i] = Field::SETTABLE[i].name();
         i += 1;
     }
@@ -459,6 +459,9 @@ mod tests {
             ("arrivals", "poisson"),
             ("max_lag", "10s"),
             ("pace", "hybrid"),
+            ("hipri", "true"),
+            ("sqpoll", "true"),
+            ("sqpoll_cpu", "0"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -468,6 +471,7 @@ mod tests {
         assert_eq!((s.read_pct, s.random_pct, s.qd, s.jobs, s.submit_batch), (70, 5, 32, 2, 4));
         assert_eq!((s.align_bytes, s.span_bytes, s.time_ns), (Some(512), Some(8 << 30), Some(180_000_000_000)));
         assert_eq!(s.sync, SyncMode::Fsync { every: 8 });
+        assert_eq!((s.hipri, s.sqpoll, s.sqpoll_cpu), (true, true, Some(0)));
         assert!(s.direct && s.continue_on_error);
         let r = s.rate.unwrap();
         assert_eq!((r.per_s, r.unit, r.scope, r.arrivals), (2000.0, RateUnit::Iops, RateScope::Job, Arrivals::Poisson));
