@@ -126,8 +126,14 @@ pub fn run(
     let manifest = Manifest::new(Kind::Qos, command_line, &setup.targets, Setup::Qos(setup.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));
+    // The objective judges response time at a fixed rate (a stall is charged to every I/O
+    // that waited), lat (from just before the submit call) in closed loop.
+    let judged = match setup.by {
+        SearchBy::Rate => "response time, from each I/O's intended issue time",
+        SearchBy::Qd => "lat, from just before each submit call",
+    };
     lab.emit(Event::Info(&format!(
-        "qos: {} on {} · objective {}",
+        "qos: {} on {} · objective {} on {judged}",
         setup.spec.label(),
         setup.targets.join(" "),
         setup.objective

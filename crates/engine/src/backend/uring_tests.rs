@@ -1,0 +1,133 @@
+//! io_uring backend tests: the submit loop's answers to the kernel, real rings, SQPOLL.
+
+use super::*;
+
+fn err(code: i32) -> io::Error {
+    io::Error::from_raw_os_error(code)
+}
+
+#[test]
+fn a_short_submit_resubmits_the_rest() {
+    // The kernel takes 3 of 8, then 0 with EAGAIN, then EINTR, then 4, then EBUSY, then 1.
+    let mut answers =
+        vec![Ok(3), Err(err(libc::EAGAIN)), Err(err(libc::EINTR)), Ok(4), Err(err(libc::EBUSY)), Ok(1)];
+    answers.reverse();
+    // (calls asked for, rooms made, answers left)
+    let mut st = (Vec::new(), 0, answers);
+    submit_all(
+        &mut st,
+        8,
+        |st, n| {
+            st.0.push(n);
+            st.2.pop().expect("no more calls than answers")
+        },
+        |st| {
+            st.1 += 1;
+            Ok(())
+        },
+    )
+    .unwrap();
+    let (asked, rooms, _) = st;
+    assert_eq!(asked, vec![8, 5, 5, 5, 1, 1], "each call asks for what is still queued");
+    assert_eq!(rooms, 2, "EAGAIN and EBUSY reap completions first, then retry");
+}
+
+#[test]
+fn other_submit_errors_are_returned_and_endless_refusal_gives_up() {
+    let e = submit_all(&mut (), 2, |_, _| Err(err(libc::EBADF)), |_| Ok(())).unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::EBADF));
+    let mut rooms = 0u32;
+    let e = submit_all(
+        &mut rooms,
+        2,
+        |_, _| Err(err(libc::EAGAIN)),
+        |r| {
+            *r += 1;
+            Ok(())
+        },
+    )
+    .unwrap_err();
+    assert_eq!((e.raw_os_error(), rooms), (Some(libc::EAGAIN), SUBMIT_RETRIES));
+}
+
+#[test]
+fn a_real_ring_submits_and_completes_a_whole_batch() {
+    if available().is_err() {
+        crate::test_skip::skip("no io_uring here");
+        return;
+    }
+    let f = std::fs::File::open("/proc/self/exe").unwrap();
+    let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), RingOptions::default()).unwrap();
+    let batch: Vec<Pending> =
+        (0..4u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+    u.submit(&batch).unwrap();
+    assert_eq!(u.inflight, 4);
+    let mut done = 0;
+    while done < 4 {
+        u.wait(1).unwrap();
+        u.reap(&mut |_, res| {
+            assert_eq!(res, 4096);
+            done += 1;
+        });
+    }
+    assert_eq!(u.inflight, 0);
+}
+
+#[test]
+fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
+    if available().is_err() {
+        crate::test_skip::skip("no io_uring here");
+        return;
+    }
+    let f = std::fs::File::open("/proc/self/exe").unwrap();
+    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), RingOptions::default()).unwrap();
+    let batch: Vec<Pending> =
+        (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+    u.submit(&batch).unwrap();
+    assert!(u.drain(), "every submitted read completes");
+    assert_eq!(u.inflight, 0);
+    u.submit(&batch).unwrap();
+    drop(u); // drains before the pool goes: nothing reaped, nothing left in the kernel
+}
+
+
+#[test]
+fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {
+    if available().is_err() {
+        crate::test_skip::skip("no io_uring here");
+        return;
+    }
+    let f = std::fs::File::open("/proc/self/exe").unwrap();
+    let opts = RingOptions { sqpoll: true, ..Default::default() };
+    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts).unwrap();
+    assert!(u.facts.flags.contains(&"sqpoll".to_string()) && u.facts.refused.is_empty(), "{:?}", u.facts);
+    let cpu0 = u.sq_thread_cpu_ns().expect("the SQPOLL thread's CPU is readable");
+    for round in 0..100 {
+        let batch: Vec<Pending> =
+            (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+        u.submit(&batch).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        let mut done = 0;
+        while done < 8 {
+            u.wait(1).unwrap();
+            u.reap(&mut |_, res| {
+                assert_eq!(res, 4096);
+                done += 1;
+            });
+        }
+    }
+    assert!(u.sq_thread_cpu_ns().unwrap() > cpu0, "the kernel thread did the submitting");
+}
+
+#[test]
+fn what_the_kernel_refuses_is_dropped_and_named() {
+    // Asking costs nothing where the kernel refuses: the ring is made without it, and says so.
+    if available().is_err() {
+        crate::test_skip::skip("no io_uring here");
+        return;
+    }
+    let f = std::fs::File::open("/proc/self/exe").unwrap();
+    let opts = RingOptions { iopoll: true, sqpoll: true, sqpoll_cpu: Some(u32::MAX) };
+    let u = Uring::new(f, 4, BufferPool::new(4, 4096), opts).unwrap();
+    assert!(!u.facts.flags.contains(&"sqpoll".to_string()), "no CPU u32::MAX: {:?}", u.facts);
+    assert!(u.facts.refused.iter().any(|r| r.starts_with("sqpoll: ")), "{:?}", u.facts);
+}
