@@ -31,6 +31,7 @@ pub mod target;
 #[doc(hidden)]
 pub mod test_skip;
 pub mod units;
+pub mod verify;
 pub(crate) mod worker;
 
 pub use error::Error;

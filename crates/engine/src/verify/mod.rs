@@ -1,0 +1,31 @@
+//! Data verification (issue #13), the block format and its checks, with no I/O.
+//!
+//! A drive that is fast but returns the wrong data is worse than a slow one, so every unit of
+//! data drivelab writes carries a [`Header`]: which target, which offset, which write generation,
+//! the seed that made its payload, and a CRC32C of the payload (hardware-accelerated where the
+//! CPU has it, via the `crc32c` crate), itself covered by a CRC. The payload is regenerated from
+//! (seed, target, offset, generation) instead of stored, so a check needs nothing but what the
+//! reader expects — and, when it fails, [`classify`] says *how* the data is wrong, because a
+//! lost write, a misdirected write, a torn write and a flipped bit have different causes:
+//!
+//! | kind | what was found |
+//! |---|---|
+//! | `NeverWritten` | no header and all zeros where a write was acknowledged |
+//! | `Foreign` | no header, not zeros: data drivelab did not write |
+//! | `Misdirected` | a valid header for another offset or target |
+//! | `Stale` | the right block, an older generation: a write that was lost |
+//! | `Ahead` | a newer generation than acknowledged (an in-flight write that landed) |
+//! | `Torn` | the expected header, but much of the payload is not the payload it describes |
+//! | `BitFlip` | the expected block with a few bits wrong (counted), in the header or the payload |
+//!
+//! Layout of a unit (little-endian; units are 512 bytes to 4 KiB, aligned):
+//! `magic u32 | version u16 | header_len u16 | target u32 | unit_len u32 | offset u64 |
+//! generation u64 | seed u64 | payload_crc u32 | header_crc u32` (48 bytes), then the payload.
+
+mod classify;
+mod header;
+#[cfg(test)]
+mod tests;
+
+pub use classify::{classify, first_difference, Difference, Expected, Mismatch, MismatchKind};
+pub use header::{fill_payload, stamp_unit, Header, HEADER_BYTES, MAGIC, VERSION};
