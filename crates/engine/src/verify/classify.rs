@@ -4,6 +4,7 @@
 //! inline on every read. Only a mismatch builds the expected unit to compare bit by bit.
 
 use super::header::{stamp_unit, Header, HEADER_BYTES, MAGIC};
+use super::map::compare_generations;
 
 /// At most this many differing bits (in header and payload together) is a bit flip; more is a
 /// torn write (the header is the expected one but much of the payload is not its payload) or,
@@ -80,8 +81,8 @@ fn mismatch(found: &[u8], header: Option<Header>, exp: &Expected) -> Mismatch {
     let kind = match header {
         Some(h) if h.target != exp.target || h.offset != exp.offset => MismatchKind::Misdirected,
         Some(h) if h.seed != exp.seed || h.unit_len as usize != found.len() => MismatchKind::Foreign,
-        Some(h) if h.generation < exp.generation => MismatchKind::Stale,
-        Some(h) if h.generation > exp.generation => MismatchKind::Ahead,
+        Some(h) if compare_generations(h.generation, exp.generation).is_lt() => MismatchKind::Stale,
+        Some(h) if compare_generations(h.generation, exp.generation).is_gt() => MismatchKind::Ahead,
         // The expected header over a payload that is not its own.
         Some(_) if bits <= BIT_FLIP_LIMIT => MismatchKind::BitFlip,
         Some(_) => MismatchKind::Torn,

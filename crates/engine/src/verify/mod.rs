@@ -18,14 +18,19 @@
 //! | `Torn` | the expected header, but much of the payload is not the payload it describes |
 //! | `BitFlip` | the expected block with a few bits wrong (counted), in the header or the payload |
 //!
+//! What was written is known from a [`GenerationMap`]: one byte per unit, the generation last
+//! written (`map.rs`).
+//!
 //! Layout of a unit (little-endian; units are 512 bytes to 4 KiB, aligned):
 //! `magic u32 | version u16 | header_len u16 | target u32 | unit_len u32 | offset u64 |
 //! generation u64 | seed u64 | payload_crc u32 | header_crc u32` (48 bytes), then the payload.
 
 mod classify;
 mod header;
+mod map;
 #[cfg(test)]
 mod tests;
 
 pub use classify::{classify, first_difference, Difference, Expected, Mismatch, MismatchKind};
 pub use header::{fill_payload, stamp_unit, Header, HEADER_BYTES, MAGIC, VERSION};
+pub use map::{compare_generations, GenerationMap};

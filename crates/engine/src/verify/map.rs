@@ -1,0 +1,172 @@
+//! What was written is known: the last generation written to each unit of a target region.
+//!
+//! One byte per unit (0: never written; else 1..=255, wrapping from 255 back to 1), so the map
+//! of a 1 TiB target costs 256 MiB at 4 KiB units and 2 GiB at 512-byte units
+//! ([`GenerationMap::bytes_per_tib`]). A unit's header carries the same generation, so a block
+//! read back is checked against the map without a second copy of the data. Generations compare
+//! on the ring 1..=255: a generation up to 127 ahead of the expected one is `Ahead`, the rest
+//! are older (`Stale`) — a unit would need 128 unacknowledged rewrites to be taken for stale.
+//!
+//! The map is saved with the results (`save`/`load`: a 32-byte header, then the bytes) so a
+//! later `drivelab verify` can re-check the device.
+
+use std::cmp::Ordering;
+use std::io::{self, Read, Write};
+
+const FILE_MAGIC: &[u8; 8] = b"dlgenmap";
+
+/// The last generation written to each unit of `[start, start + units * unit)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenerationMap {
+    unit: u64,
+    start: u64,
+    gens: Vec<u8>,
+}
+
+impl GenerationMap {
+    /// A map of the region `[start, start + span)` in units of `unit` bytes (a power of two from
+    /// 512 to 4096; `start` and `span` multiples of it), all never written.
+    pub fn new(start: u64, span: u64, unit: u64) -> Result<GenerationMap, String> {
+        if !unit.is_power_of_two() || !(512..=4096).contains(&unit) {
+            return Err(format!("verify unit {unit}: use a power of two from 512 to 4096 bytes"));
+        }
+        if start % unit != 0 || span % unit != 0 {
+            return Err(format!("region {start}+{span} is not a whole number of {unit}-byte units"));
+        }
+        let units = usize::try_from(span / unit).map_err(|_| format!("{span} bytes is too large a region to map"))?;
+        Ok(GenerationMap { unit, start, gens: vec![0; units] })
+    }
+
+    /// Bytes of map per TiB of target at `unit`-byte units.
+    pub fn bytes_per_tib(unit: u64) -> u64 {
+        (1u64 << 40) / unit
+    }
+
+    pub fn unit(&self) -> u64 {
+        self.unit
+    }
+
+    /// The unit holding byte `offset` (which must lie in the region).
+    #[inline]
+    pub fn index(&self, offset: u64) -> usize {
+        ((offset - self.start) / self.unit) as usize
+    }
+
+    /// The offset of unit `i`.
+    #[inline]
+    pub fn offset(&self, i: usize) -> u64 {
+        self.start + i as u64 * self.unit
+    }
+
+    pub fn len(&self) -> usize {
+        self.gens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.gens.is_empty()
+    }
+
+    /// The last generation written to unit `i` (0: never).
+    #[inline]
+    pub fn generation(&self, i: usize) -> u8 {
+        self.gens[i]
+    }
+
+    /// A new write of unit `i`: its generation (1..=255), recorded.
+    #[inline]
+    pub fn next_generation(&mut self, i: usize) -> u8 {
+        let g = match self.gens[i] {
+            255 => 1,
+            g => g + 1,
+        };
+        self.gens[i] = g;
+        g
+    }
+
+    /// Units ever written.
+    pub fn written(&self) -> usize {
+        self.gens.iter().filter(|&&g| g != 0).count()
+    }
+
+    pub fn save(&self, w: &mut impl Write) -> io::Result<()> {
+        w.write_all(FILE_MAGIC)?;
+        w.write_all(&self.unit.to_le_bytes())?;
+        w.write_all(&self.start.to_le_bytes())?;
+        w.write_all(&(self.gens.len() as u64).to_le_bytes())?;
+        w.write_all(&self.gens)
+    }
+
+    pub fn load(r: &mut impl Read) -> io::Result<GenerationMap> {
+        let mut head = [0u8; 32];
+        r.read_exact(&mut head)?;
+        let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, format!("not a generation map: {why}"));
+        if &head[..8] != FILE_MAGIC {
+            return Err(bad("wrong magic"));
+        }
+        let word = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().unwrap());
+        let (unit, start, units) = (word(8), word(16), word(24));
+        let mut map = GenerationMap::new(start, units.saturating_mul(unit), unit).map_err(|e| bad(&e))?;
+        r.read_exact(&mut map.gens)?;
+        Ok(map)
+    }
+}
+
+/// How a generation found compares with the one expected, on the ring 1..=255 (see the module
+/// docs); generations above 255 (never written by a map) compare as plain numbers.
+pub fn compare_generations(found: u64, expected: u64) -> Ordering {
+    if found == expected {
+        return Ordering::Equal;
+    }
+    if !(1..=255).contains(&found) || !(1..=255).contains(&expected) {
+        return found.cmp(&expected);
+    }
+    let ahead = (found + 255 - expected) % 255;
+    if ahead <= 127 {
+        Ordering::Greater
+    } else {
+        Ordering::Less
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generations_count_up_wrap_past_255_and_are_saved_whole() {
+        let mut m = GenerationMap::new(1 << 20, 64 << 10, 4096).unwrap();
+        assert_eq!((m.len(), m.written()), (16, 0));
+        let i = m.index((1 << 20) + 8192 + 100);
+        assert_eq!((i, m.offset(i)), (2, (1 << 20) + 8192));
+        assert_eq!(m.next_generation(i), 1);
+        for _ in 1..255 {
+            m.next_generation(i);
+        }
+        assert_eq!(m.generation(i), 255);
+        assert_eq!(m.next_generation(i), 1, "255 wraps to 1, never to 0 (never written)");
+        assert_eq!(m.written(), 1);
+        let mut bytes = Vec::new();
+        m.save(&mut bytes).unwrap();
+        assert_eq!(bytes.len(), 32 + 16);
+        assert_eq!(GenerationMap::load(&mut bytes.as_slice()).unwrap(), m);
+        assert!(GenerationMap::load(&mut &b"notamap!"[..]).is_err());
+    }
+
+    #[test]
+    fn a_map_costs_a_byte_per_unit() {
+        assert_eq!(GenerationMap::bytes_per_tib(4096), 256 << 20);
+        assert_eq!(GenerationMap::bytes_per_tib(512), 2 << 30);
+        assert!(GenerationMap::new(0, 4096, 1000).is_err());
+        assert!(GenerationMap::new(100, 4096, 4096).is_err());
+    }
+
+    #[test]
+    fn generations_compare_on_the_ring() {
+        assert_eq!(compare_generations(5, 5), Ordering::Equal);
+        assert_eq!(compare_generations(3, 5), Ordering::Less, "older: stale");
+        assert_eq!(compare_generations(6, 5), Ordering::Greater, "newer: ahead");
+        assert_eq!(compare_generations(250, 3), Ordering::Less, "250 is 8 writes before 3 after a wrap");
+        assert_eq!(compare_generations(2, 250), Ordering::Greater, "2 is 7 writes after 250");
+        assert_eq!(compare_generations(1000, 7), Ordering::Greater, "off the ring: plain numbers");
+    }
+}
