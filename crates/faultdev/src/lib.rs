@@ -1,0 +1,322 @@
+//! A faulty drive for tests. This machine's kernel has loop devices and FUSE but no
+//! device-mapper, null_blk or fault injection, so a drive whose "firmware" a test controls is
+//! built from the two: [`FaultDev`] serves one file, `disk`, from a FUSE filesystem in this
+//! process (its media held in memory), and a loop device over that file is an ordinary block
+//! device to drivelab. The test switches [`Fault`]s on and off while drivelab runs:
+//!
+//! - `FlipOnRead`: reads of a range return its bytes with some bits flipped (the media is fine);
+//! - `Eio`: reads (and writes) of a range fail with EIO;
+//! - `LoseWrites`: writes to a range are acknowledged and not stored;
+//! - `Misdirect`: writes to a range are stored `by` bytes further on;
+//! - `Tear`: writes to a range store only their first `keep` bytes;
+//! - a volatile write cache ([`FaultDev::set_cache`]): writes are held until a flush (fsync, or
+//!   the FUA / O_DSYNC writes a loop device turns into one) and [`FaultDev::power_cut`] drops
+//!   what was not flushed — or, for a drive that lies, flushes are acknowledged and do nothing,
+//!   so a power cut drops flushed writes too.
+//!
+//! The file is opened with FUSE's direct I/O, so no page cache between the loop device and
+//! these faults: every read and write of the loop device reaches this code.
+
+use std::ffi::OsStr;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, UNIX_EPOCH};
+
+use fuser::{
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, MountOption, OpenFlags,
+    ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyWrite, Request, WriteFlags,
+};
+
+/// A fault of the drive, active until removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Reads of `range` return each byte XORed with `mask`.
+    FlipOnRead { range: Range<u64>, mask: u8 },
+    /// Reads and writes touching `range` fail with EIO.
+    Eio { range: Range<u64> },
+    /// Writes starting in `range` are acknowledged and dropped.
+    LoseWrites { range: Range<u64> },
+    /// Writes starting in `range` are stored `by` bytes further on.
+    Misdirect { range: Range<u64>, by: u64 },
+    /// Writes starting in `range` store only their first `keep` bytes.
+    Tear { range: Range<u64>, keep: u64 },
+}
+
+/// How the drive's write cache behaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cache {
+    /// Every write is on the media when it is acknowledged.
+    #[default]
+    WriteThrough,
+    /// Writes are held until a flush; a power cut drops what was not flushed.
+    Volatile,
+    /// Writes are held; flushes are acknowledged and do nothing: a power cut drops everything
+    /// written since the cache was turned on (a drive that lies about its power-loss protection).
+    Lying,
+}
+
+struct State {
+    media: Vec<u8>,
+    /// Writes held in the cache, in order: (offset, bytes).
+    cached: Vec<(u64, Vec<u8>)>,
+    cache: Cache,
+    faults: Vec<Fault>,
+}
+
+impl State {
+    /// What a read sees: the media with the cached writes over it.
+    fn view(&self, offset: u64, len: usize) -> Vec<u8> {
+        let end = (offset as usize + len).min(self.media.len());
+        let start = (offset as usize).min(end);
+        let mut out = self.media[start..end].to_vec();
+        for (o, bytes) in &self.cached {
+            let (o, e) = (*o as usize, *o as usize + bytes.len());
+            let (from, to) = (o.max(start), e.min(end));
+            if from < to {
+                out[from - start..to - start].copy_from_slice(&bytes[from - o..to - o]);
+            }
+        }
+        out
+    }
+
+    fn store(&mut self, offset: u64, data: &[u8]) {
+        let end = (offset as usize + data.len()).min(self.media.len());
+        if (offset as usize) < end {
+            self.media[offset as usize..end].copy_from_slice(&data[..end - offset as usize]);
+        }
+    }
+
+    fn flush(&mut self) {
+        for (o, bytes) in std::mem::take(&mut self.cached) {
+            self.store(o, &bytes);
+        }
+    }
+}
+
+/// The faulty drive: a mounted FUSE filesystem holding `disk`. Unmounted when dropped.
+pub struct FaultDev {
+    state: Arc<Mutex<State>>,
+    dir: PathBuf,
+    session: Option<fuser::BackgroundSession>,
+}
+
+impl FaultDev {
+    /// Mount a drive of `size` bytes, all zeros, at the empty directory `dir`.
+    pub fn mount(dir: &Path, size: u64) -> std::io::Result<FaultDev> {
+        let state = Arc::new(Mutex::new(State {
+            media: vec![0; size as usize],
+            cached: Vec::new(),
+            cache: Cache::WriteThrough,
+            faults: Vec::new(),
+        }));
+        let fs = DiskFs { state: state.clone(), size };
+        let mut config = fuser::Config::default();
+        config.mount_options = vec![MountOption::FSName("drivelab-faultdev".into())];
+        let session = fuser::spawn_mount(fs, dir, &config)?;
+        Ok(FaultDev { state, dir: dir.to_path_buf(), session: Some(session) })
+    }
+
+    /// The file to put a loop device over.
+    pub fn file(&self) -> PathBuf {
+        self.dir.join("disk")
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn add(&self, fault: Fault) {
+        self.lock().faults.push(fault);
+    }
+
+    pub fn clear_faults(&self) {
+        self.lock().faults.clear();
+    }
+
+    /// Change the write cache (what it holds is flushed first).
+    pub fn set_cache(&self, cache: Cache) {
+        let mut s = self.lock();
+        s.flush();
+        s.cache = cache;
+    }
+
+    /// Power is cut: what the cache holds is lost. The drive comes back write-through.
+    pub fn power_cut(&self) {
+        let mut s = self.lock();
+        s.cached.clear();
+        s.cache = Cache::WriteThrough;
+    }
+
+    /// The media's bytes (what survives a power cut), for checks.
+    pub fn media(&self, range: Range<u64>) -> Vec<u8> {
+        self.lock().media[range.start as usize..range.end as usize].to_vec()
+    }
+}
+
+impl Drop for FaultDev {
+    fn drop(&mut self) {
+        let Some(session) = self.session.take() else { return };
+        // Still held (a loop device not yet gone): detach the mount lazily, so no test leaves
+        // one behind; closing the session then ends the connection.
+        if session.umount_and_join().is_err() || mounted(&self.dir) {
+            let _ = std::process::Command::new("umount").arg("-l").arg(&self.dir).status();
+        }
+    }
+}
+
+/// Whether a filesystem is mounted at `dir` (from /proc/self/mountinfo).
+fn mounted(dir: &Path) -> bool {
+    let dir = dir.to_string_lossy();
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .is_ok_and(|m| m.lines().any(|l| l.split_whitespace().nth(4) == Some(dir.as_ref())))
+}
+
+struct DiskFs {
+    state: Arc<Mutex<State>>,
+    size: u64,
+}
+
+const TTL: Duration = Duration::from_secs(1);
+const DISK: INodeNo = INodeNo(2);
+
+fn attr(ino: INodeNo, kind: FileType, size: u64, perm: u16) -> FileAttr {
+    FileAttr {
+        ino,
+        size,
+        blocks: size.div_ceil(512),
+        atime: UNIX_EPOCH,
+        mtime: UNIX_EPOCH,
+        ctime: UNIX_EPOCH,
+        crtime: UNIX_EPOCH,
+        kind,
+        perm,
+        nlink: 1,
+        uid: 0,
+        gid: 0,
+        rdev: 0,
+        flags: 0,
+        blksize: 4096,
+    }
+}
+
+fn touches(r: &Range<u64>, offset: u64, len: u64) -> bool {
+    offset < r.end && offset + len > r.start
+}
+
+impl DiskFs {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Filesystem for DiskFs {
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        if parent == INodeNo::ROOT && name == "disk" {
+            reply.entry(&TTL, &attr(DISK, FileType::RegularFile, self.size, 0o600), fuser::Generation(0));
+        } else {
+            reply.error(Errno::ENOENT);
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match ino {
+            INodeNo::ROOT => reply.attr(&TTL, &attr(ino, FileType::Directory, 0, 0o755)),
+            DISK => reply.attr(&TTL, &attr(ino, FileType::RegularFile, self.size, 0o600)),
+            _ => reply.error(Errno::ENOENT),
+        }
+    }
+
+    fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        // Direct I/O: no page cache between the loop device and the faults.
+        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let s = self.lock();
+        let mut data = s.view(offset, size as usize);
+        for f in &s.faults {
+            match f {
+                Fault::Eio { range } if touches(range, offset, size as u64) => return reply.error(Errno::EIO),
+                Fault::FlipOnRead { range, mask } => {
+                    for (i, b) in data.iter_mut().enumerate() {
+                        if range.contains(&(offset + i as u64)) {
+                            *b ^= mask;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        reply.data(&data);
+    }
+
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        let mut s = self.lock();
+        let (mut at, mut bytes) = (offset, data);
+        for f in &s.faults {
+            match f {
+                Fault::Eio { range } if touches(range, offset, data.len() as u64) => return reply.error(Errno::EIO),
+                Fault::LoseWrites { range } if range.contains(&offset) => return reply.written(data.len() as u32),
+                Fault::Misdirect { range, by } if range.contains(&offset) => at = offset + by,
+                Fault::Tear { range, keep } if range.contains(&offset) => bytes = &data[..(*keep as usize).min(data.len())],
+                _ => {}
+            }
+        }
+        match s.cache {
+            Cache::WriteThrough => s.store(at, bytes),
+            Cache::Volatile | Cache::Lying => s.cached.push((at, bytes.to_vec())),
+        }
+        reply.written(data.len() as u32);
+    }
+
+    fn flush(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _lock_owner: LockOwner, reply: ReplyEmpty) {
+        // close(): no promise of durability.
+        reply.ok();
+    }
+
+    fn fsync(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+        let mut s = self.lock();
+        if s.cache == Cache::Volatile {
+            s.flush();
+        }
+        reply.ok();
+    }
+
+    fn readdir(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+        if ino != INodeNo::ROOT {
+            return reply.error(Errno::ENOENT);
+        }
+        let entries = [(INodeNo::ROOT, FileType::Directory, "."), (INodeNo::ROOT, FileType::Directory, ".."), (DISK, FileType::RegularFile, "disk")];
+        for (i, (ino, kind, name)) in entries.into_iter().enumerate().skip(offset as usize) {
+            if reply.add(ino, (i + 1) as u64, kind, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+}
+
+#[cfg(test)]
+mod tests;
