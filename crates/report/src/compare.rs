@@ -14,6 +14,8 @@
 //!   label or target: the same plan on another device has other targets, and telling the
 //!   devices apart is the point of comparing them. Where the number of targets a point ran on
 //!   at once varies within a run (JBOD's 1..N drives), that number is part of the match too.
+//!   How long a point ran (`time`, fio's `runtime`, `ramp`) is not part of what it is: a 10 s
+//!   run and a 60 s run of the same workload are compared ([`DURATION_KEYS`]).
 //! - Runs are named by their labels (`--label NAME`, else A, B, C...: [`crate::compare_runs`]),
 //!   and every form lists them first with their directories, targets and device models.
 //! - Targets become runs: in a table whose rows are keyed by target, a run's row is labelled
@@ -134,8 +136,16 @@ pub fn render(runs: &[Run], format: crate::Format) -> Result<String, Error> {
 /// many targets at once it ran.
 type PointKey = (String, Vec<(String, String)>, Option<usize>);
 
+/// Field keys that say how long a point ran, not what it ran.
+pub const DURATION_KEYS: [&str; 3] = ["time", "runtime", "ramp"];
+
+/// A point's fields without those of [`DURATION_KEYS`].
+fn workload_fields(fields: &[(String, String)]) -> Vec<(String, String)> {
+    fields.iter().filter(|(k, _)| !DURATION_KEYS.contains(&k.as_str())).cloned().collect()
+}
+
 fn point_key(p: &PointResult, with_count: bool) -> PointKey {
-    let mut fields = p.point.fields.clone();
+    let mut fields = workload_fields(&p.point.fields);
     fields.sort();
     fields.dedup();
     (p.point.step.clone(), fields, with_count.then_some(p.point.targets.len()))
@@ -239,6 +249,8 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         let mut ts: Vec<String> = Vec::new();
         let mut pts = r.points.clone();
         for p in &mut pts {
+            // Tables group and label points by their fields: how long each ran is left out.
+            p.point.fields = workload_fields(&p.point.fields);
             for t in &mut p.result.per_target {
                 push_new(&mut ts, &t.path);
                 let i = ts.iter().position(|x| *x == t.path).expect("just pushed");

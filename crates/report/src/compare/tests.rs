@@ -103,6 +103,27 @@ fn a_point_missing_in_one_run_is_reported_and_its_delta_is_a_dash() {
 }
 
 #[test]
+fn runs_that_differ_only_in_how_long_they_ran_are_compared_point_for_point() {
+    // A 10 s run against a 60 s run with a ramp of the same plan: every point matches.
+    let timed = |name: &str, time: &str, ramp: Option<&str>| {
+        let mut r = plan_run(name, "/dev/sda", [100.0, 200.0, 400.0], true);
+        for p in &mut r.points {
+            p.point.fields.push(("time".into(), time.into()));
+            if let Some(ramp) = ramp {
+                p.point.fields.push(("ramp".into(), ramp.into()));
+            }
+        }
+        r
+    };
+    let runs = [timed("A", "10s", None), timed("B", "60s", Some("5s"))];
+    let cmp = compare(&runs).unwrap();
+    assert!(cmp.missing.is_empty(), "{:?}", cmp.missing);
+    let t = &cmp.tables[0];
+    assert_eq!(t.title, "Throughput, rw=read", "durations are not part of the title");
+    assert_eq!(find(t, "B").cells, [Some(100.0), Some(200.0), Some(400.0)]);
+}
+
+#[test]
 fn suite_quick_compares_steps_per_run() {
     let runs = [quick_run("A", "/dev/sda", 100.0, 50.0), quick_run("B", "/dev/sdb", 110.0, 48.0)];
     let cmp = compare(&runs).unwrap();
