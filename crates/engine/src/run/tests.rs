@@ -112,7 +112,7 @@ fn every_job_gets_the_same_start_time_after_the_gate_opens() {
 fn hybrid_pacing_keeps_the_null_target_on_time() {
     // 20k IOPS on the null target with hybrid pacing: drivelab's own lateness. Measured on
     // the 2-core VM with the release build: p99 a few µs (bench/vs-fio's null-rate row);
-    // the bounds here are 50x that, so a CI machine running other tests at once passes,
+    // the bounds here are far above that, so a CI machine running other tests at once passes,
     // while a pacing that sleeps through intended times (timer slack: 50 µs and more,
     // every I/O) does not.
     let spec = AccessSpec {
@@ -126,7 +126,7 @@ fn hybrid_pacing_keeps_the_null_target_on_time() {
     assert!((o.achieved_iops - 20_000.0).abs() < 1000.0, "achieved {}", o.achieved_iops);
     let own = o.tool_lag_ns.expect("drivelab's own lateness");
     let (p50, p99) = (own.p(crate::hist::Pct::P50), own.p(crate::hist::Pct::P99));
-    assert!(p50 <= 25_000 && p99 <= 500_000, "own lag p50 {p50} ns, p99 {p99} ns");
+    assert!(p50 <= 25_000 && p99 <= 2_000_000, "own lag p50 {p50} ns, p99 {p99} ns");
     assert_eq!(o.pace, crate::spec::PaceMode::Hybrid);
 }
 
