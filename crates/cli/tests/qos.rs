@@ -128,7 +128,11 @@ fn act_on_a_file_runs_the_three_streams_at_acts_rates_and_writes_an_act_log() {
     let by_response = run["response"]["passed"].as_bool().unwrap();
     assert!(!by_response || passed, "a pass by response time is a pass by service time");
     let answer = stdout(&o);
-    assert!(answer.contains("act: by response time") && answer.contains(if by_response { "PASS at 1x" } else { "no passing load" }), "{answer}");
+    assert!(
+        answer.contains("act: by response time")
+            && answer.contains(if by_response { "PASS at 1x" } else { "no passing load" }),
+        "{answer}"
+    );
     assert_eq!(saved.outcome["response"]["best"].as_f64(), by_response.then_some(1.0));
     assert_eq!(saved.outcome["best"].as_f64(), passed.then_some(1.0), "the score is the load when it passed");
     assert!(only_dir(&results).join("report.html").is_file(), "act leaves a report like every command");
@@ -214,8 +218,10 @@ fn act_refuses_a_device_not_named_for_destruction_and_searches_on_loop_devices()
             } else {
                 assert!(response["reason"].is_string(), "{response}");
             }
-            let mut loads: Vec<(u64, u64)> =
-                probes.iter().map(|p| (p["value"].as_f64().unwrap() as u64, p["duration_ns"].as_u64().unwrap())).collect();
+            let mut loads: Vec<(u64, u64)> = probes
+                .iter()
+                .map(|p| (p["value"].as_f64().unwrap() as u64, p["duration_ns"].as_u64().unwrap()))
+                .collect();
             let all = loads.len();
             loads.sort();
             loads.dedup();

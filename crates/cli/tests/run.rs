@@ -443,7 +443,8 @@ fn polled_and_offloaded_io_uring_as_fio_offers_them() {
     let v = run_json(&[&args[..], &["--destroy", &lo.dev, "--seed", "5"]].concat(), &out);
     check_result(&v, "write");
     verify_writes(&lo.dev, &v, v["total"]["ops"].as_u64().unwrap() as usize);
-    let flags: Vec<&str> = v["engine"]["ring"]["flags"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    let flags: Vec<&str> =
+        v["engine"]["ring"]["flags"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
     assert!(flags.contains(&"sqpoll"), "{flags:?}");
     assert_eq!(v["spec"]["sqpoll"], true);
     let (sq, sys) = (v["cpu"]["sqpoll_pct"].as_f64().unwrap(), v["cpu"]["sys_pct"].as_f64().unwrap());

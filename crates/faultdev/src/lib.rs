@@ -280,7 +280,9 @@ impl Filesystem for DiskFs {
                 Fault::Eio { range } if touches(range, offset, data.len() as u64) => return reply.error(Errno::EIO),
                 Fault::LoseWrites { range } if range.contains(&offset) => return reply.written(data.len() as u32),
                 Fault::Misdirect { range, by } if range.contains(&offset) => at = offset + by,
-                Fault::Tear { range, keep } if range.contains(&offset) => bytes = &data[..(*keep as usize).min(data.len())],
+                Fault::Tear { range, keep } if range.contains(&offset) => {
+                    bytes = &data[..(*keep as usize).min(data.len())]
+                }
                 _ => {}
             }
         }
@@ -308,7 +310,11 @@ impl Filesystem for DiskFs {
         if ino != INodeNo::ROOT {
             return reply.error(Errno::ENOENT);
         }
-        let entries = [(INodeNo::ROOT, FileType::Directory, "."), (INodeNo::ROOT, FileType::Directory, ".."), (DISK, FileType::RegularFile, "disk")];
+        let entries = [
+            (INodeNo::ROOT, FileType::Directory, "."),
+            (INodeNo::ROOT, FileType::Directory, ".."),
+            (DISK, FileType::RegularFile, "disk"),
+        ];
         for (i, (ino, kind, name)) in entries.into_iter().enumerate().skip(offset as usize) {
             if reply.add(ino, (i + 1) as u64, kind, name) {
                 break;

@@ -22,7 +22,9 @@ use crate::act::{self, ActConfig, ActLogHeader, ActLogTarget};
 use crate::act_run::{self, ActOptions, ActRun, StreamResult, Timing};
 use crate::execute::{Event, Lab};
 use crate::precondition;
-use crate::results::{Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, ResponseScore, ResultsDir, Setup, SCHEMA};
+use crate::results::{
+    Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, ResponseScore, ResultsDir, Setup, SCHEMA,
+};
 use crate::search::{HighestPassing, SearchSpace, Step};
 
 /// How the certification ended.
@@ -215,7 +217,8 @@ impl Cert<'_, '_, '_> {
             let passed = match known {
                 Some(j) => j.passed(timing),
                 None => {
-                    let (role, time) = if confirm { (ProbeRole::Confirm, full_ns) } else { (ProbeRole::Probe, probe_ns) };
+                    let (role, time) =
+                        if confirm { (ProbeRole::Confirm, full_ns) } else { (ProbeRole::Probe, probe_ns) };
                     let p = self.load(role, value, time)?;
                     if p.interrupted {
                         return Ok(Searched::Stopped(outcome(None, "interrupted".into(), true, false, None)));

@@ -199,11 +199,8 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
         return Ok(());
     }
     if spec.hipri {
-        let cannot: Vec<&str> = infos
-            .iter()
-            .filter(|i| i.kind != TargetKind::Null && !can_poll(i))
-            .map(|i| i.path.as_str())
-            .collect();
+        let cannot: Vec<&str> =
+            infos.iter().filter(|i| i.kind != TargetKind::Null && !can_poll(i)).map(|i| i.path.as_str()).collect();
         if !cannot.is_empty() {
             notices.push(format!(
                 "--hipri: {} cannot poll for completions (its disk's queue/io_poll is not 1: the driver has \

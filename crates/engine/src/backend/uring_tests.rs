@@ -9,8 +9,7 @@ fn err(code: i32) -> io::Error {
 #[test]
 fn a_short_submit_resubmits_the_rest() {
     // The kernel takes 3 of 8, then 0 with EAGAIN, then EINTR, then 4, then EBUSY, then 1.
-    let mut answers =
-        vec![Ok(3), Err(err(libc::EAGAIN)), Err(err(libc::EINTR)), Ok(4), Err(err(libc::EBUSY)), Ok(1)];
+    let mut answers = vec![Ok(3), Err(err(libc::EAGAIN)), Err(err(libc::EINTR)), Ok(4), Err(err(libc::EBUSY)), Ok(1)];
     answers.reverse();
     // (calls asked for, rooms made, answers left)
     let mut st = (Vec::new(), 0, answers);
@@ -89,7 +88,6 @@ fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
     u.submit(&batch).unwrap();
     drop(u); // drains before the pool goes: nothing reaped, nothing left in the kernel
 }
-
 
 #[test]
 fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {

@@ -364,7 +364,8 @@ fn job_thread(
             (JobOutput { failure: Some(why), ..Default::default() }, None)
         }
     }
-    let ring = crate::backend::uring::RingOptions { iopoll: spec.hipri, sqpoll: spec.sqpoll, sqpoll_cpu: spec.sqpoll_cpu };
+    let ring =
+        crate::backend::uring::RingOptions { iopoll: spec.hipri, sqpoll: spec.sqpoll, sqpoll_cpu: spec.sqpoll_cpu };
     with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate })
 }
 
@@ -558,7 +559,8 @@ fn aggregate(
 
 /// What an open-loop run adds: response times, how late the schedule ran, whether it kept up.
 fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window: u64, ops: u64) -> OpenLoopStats {
-    let (mut rr, mut rw, mut lag, mut tool_lag) = (Histogram::new(), Histogram::new(), Histogram::new(), Histogram::new());
+    let (mut rr, mut rw, mut lag, mut tool_lag) =
+        (Histogram::new(), Histogram::new(), Histogram::new(), Histogram::new());
     for r in reports {
         rr.merge(&r.output.resp_read);
         rw.merge(&r.output.resp_write);

@@ -37,9 +37,7 @@ fn zero_depth_jobs_and_sizes_are_refused_naming_the_field() {
     assert!(err(&AccessSpec { qd: MAX_QD + 1, ..Default::default() }).contains("io_uring's ring limit"));
     assert_eq!(field(AccessSpec { qd: 0, ..Default::default() }), Field::Qd);
     assert!(err(&AccessSpec { jobs: 0, ..Default::default() }).starts_with("jobs 0:"));
-    assert!(
-        err(&AccessSpec { bs: vec![BlockSize { bytes: 0, pct: 100 }], ..Default::default() }).starts_with("bs 0:")
-    );
+    assert!(err(&AccessSpec { bs: vec![BlockSize { bytes: 0, pct: 100 }], ..Default::default() }).starts_with("bs 0:"));
     assert!(err(&AccessSpec { read_pct: 101, ..Default::default() }).contains("outside 0..100"));
     let psync = AccessSpec { engine: EngineKind::Psync, qd: 8, ..Default::default() }.validate().unwrap_err();
     assert!(psync.to_string().contains("use jobs 8 qd 1, or engine uring"), "{psync}");
@@ -107,7 +105,11 @@ fn target_checks_name_the_alignment_and_the_fix() {
 }
 
 fn paced(per_s: f64, qd: u32, per_slot: bool) -> AccessSpec {
-    AccessSpec { qd, rate: Some(Rate { per_s, per_slot, aligned: per_slot, ..Default::default() }), ..Default::default() }
+    AccessSpec {
+        qd,
+        rate: Some(Rate { per_s, per_slot, aligned: per_slot, ..Default::default() }),
+        ..Default::default()
+    }
 }
 
 #[test]

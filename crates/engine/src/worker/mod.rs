@@ -175,7 +175,9 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64) -> 
             }
             match sched.next_due(&q.free) {
                 // Open loop: idle until the next intended issue time (or the end of the run).
-                Some(due) if !stopping => wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec),
+                Some(due) if !stopping => {
+                    wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec)
+                }
                 _ => break,
             }
         } else {

@@ -32,7 +32,19 @@ impl Queue {
         Queue {
             gen: Generator::new(spec, ctx.start, ctx.span, ctx.job),
             stamp_writes: spec.has_writes() && pattern::stamps(spec.data),
-            slots: vec![Slot { op: Op::Read, len: 0, offset: 0, t_before: 0, t_submit: 0, t_intended: 0, t_ready: 0, t_freed: 0 }; qd],
+            slots: vec![
+                Slot {
+                    op: Op::Read,
+                    len: 0,
+                    offset: 0,
+                    t_before: 0,
+                    t_submit: 0,
+                    t_intended: 0,
+                    t_ready: 0,
+                    t_freed: 0
+                };
+                qd
+            ],
             free: (0..qd as u32).rev().collect(),
             batch: Vec::with_capacity(qd),
             inflight: 0,
@@ -113,7 +125,16 @@ impl Queue {
         }
         window.issued(io.len);
         let s = &mut self.slots[slot as usize];
-        *s = Slot { op: io.op, len: io.len, offset: io.offset, t_before: 0, t_submit: 0, t_intended, t_ready, t_freed: s.t_freed };
+        *s = Slot {
+            op: io.op,
+            len: io.len,
+            offset: io.offset,
+            t_before: 0,
+            t_submit: 0,
+            t_intended,
+            t_ready,
+            t_freed: s.t_freed,
+        };
         self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len });
     }
 
@@ -159,7 +180,8 @@ impl Queue {
         continue_on_error: bool,
     ) -> bool {
         let mut err_stop = false;
-        let (slots, free, inflight, free_since) = (&mut self.slots, &mut self.free, &mut self.inflight, &mut self.free_since);
+        let (slots, free, inflight, free_since) =
+            (&mut self.slots, &mut self.free, &mut self.inflight, &mut self.free_since);
         backend.reap(&mut |slot, res| {
             let s = &mut slots[slot as usize];
             s.t_freed = done;

@@ -78,8 +78,7 @@ fn a_stall_counts_in_response_time_for_every_io_scheduled_during_it_but_once_in_
     // 100 ms, while each one's own service time stays tiny. A closed-loop tool (or service
     // time alone) would show one slow I/O: coordinated omission.
     let spec = paced_spec(1000);
-    let mut b =
-        Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 200, stall_ns: 100_000_000 };
+    let mut b = Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 200, stall_ns: 100_000_000 };
     let out = run_job_now(&ctx(spec, Some(2000.0)), &mut b);
     let ops = out.read.count();
     assert!((1900..=2010).contains(&ops), "the schedule is kept: {ops} I/Os in 1 s at 2000/s");
@@ -111,8 +110,7 @@ fn a_job_that_falls_too_far_behind_gives_up() {
     // A 300 ms stall with max_lag 50 ms: the job stops and says so.
     let mut spec = paced_spec(2000);
     spec.rate.as_mut().unwrap().max_lag_ns = Some(50_000_000);
-    let mut b =
-        Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 10, stall_ns: 300_000_000 };
+    let mut b = Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: 10, stall_ns: 300_000_000 };
     let t0 = now_ns();
     let out = run_job_now(&ctx(spec, Some(2000.0)), &mut b);
     assert!(out.gave_up && out.final_lag_ns > 50_000_000, "{}", out.final_lag_ns);
@@ -130,8 +128,7 @@ fn hybrid_and_spin_pacing_spin_and_keep_the_schedule_sleep_does_not_spin() {
     {
         let mut spec = paced_spec(500);
         spec.rate.as_mut().unwrap().pace = mode;
-        let mut b =
-            Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: u64::MAX, stall_ns: 0 };
+        let mut b = Stalling { pool: BufferPool::new(1, 4096), done: None, count: 0, stall_at: u64::MAX, stall_ns: 0 };
         let out = run_job_now(&ctx(spec, Some(2000.0)), &mut b);
         let ops = out.read.count();
         assert!((950..=1010).contains(&ops), "{mode:?}: {ops} I/Os in 0.5 s at 2000/s");
@@ -187,12 +184,8 @@ fn lat_starts_before_the_submit_call_clat_after_it_and_slat_is_the_call() {
     // Each submit call takes 300 µs and each I/O then 200 µs more: lat must hold both
     // (≥ 500 µs), clat only the second (≥ 200 µs, well under lat), slat the first.
     let spec = AccessSpec { time_ns: Some(200_000_000), qd: 1, ..Default::default() };
-    let mut b = SlowSubmit {
-        pool: BufferPool::new(1, 4096),
-        inflight: Vec::new(),
-        submit_ns: 300_000,
-        service_ns: 200_000,
-    };
+    let mut b =
+        SlowSubmit { pool: BufferPool::new(1, 4096), inflight: Vec::new(), submit_ns: 300_000, service_ns: 200_000 };
     let out = run_job_now(&ctx(spec, None), &mut b);
     let n = out.read.count();
     assert!(n > 50, "{n} I/Os");
@@ -308,8 +301,7 @@ fn threshold_counters_are_exact_at_the_boundaries() {
     // ACT's thresholds, 1, 2, 4, ... 32768 ms: a latency at a threshold counts as over it.
     let act: Vec<u64> = (0..16).map(|i| (1u64 << i) * 1_000_000).collect();
     let t = Thresholds::new(&act);
-    let cases =
-        [(0, 0), (999_999, 0), (1_000_000, 1), (1_999_999, 1), (2_000_000, 2), (7_999_999, 3), (8_000_000, 4)];
+    let cases = [(0, 0), (999_999, 0), (1_000_000, 1), (1_999_999, 1), (2_000_000, 2), (7_999_999, 3), (8_000_000, 4)];
     for (ns, k) in cases {
         assert_eq!(t.bucket(ns), k, "{ns} ns");
     }
@@ -326,8 +318,7 @@ fn threshold_counters_are_exact_at_the_boundaries() {
 #[test]
 fn closed_loop_counts_service_times_against_the_thresholds() {
     // Every null I/O takes well under 1 s and at least 0 ns: all at or over 0, none over 1 s.
-    let spec =
-        AccessSpec { time_ns: Some(50_000_000), thresholds_ns: vec![0, 1_000_000_000], ..Default::default() };
+    let spec = AccessSpec { time_ns: Some(50_000_000), thresholds_ns: vec![0, 1_000_000_000], ..Default::default() };
     let mut b = Counting::new(1);
     let out = run_job_now(&ctx(spec, None), &mut b);
     let at_or_over_0: u64 = out.series.iter().map(|s| s.over_threshold[1] as u64).sum();

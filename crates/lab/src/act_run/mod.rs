@@ -107,7 +107,7 @@ pub struct StreamResult {
     pub result: RunResult,
 }
 
-pub use streams::{default_service_threads, min_op_bytes, plan, service_threads, share, StreamPlan, ServiceThreads};
+pub use streams::{default_service_threads, min_op_bytes, plan, service_threads, share, ServiceThreads, StreamPlan};
 
 /// Which latency a set of slices and its verdict judge.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

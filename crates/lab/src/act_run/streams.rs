@@ -218,7 +218,10 @@ mod tests {
         // 10x on one drive: 20000 reads/s over 10 threads = 2000 each; over 7 threads ACT's
         // integer division gives 2857 each (19999 in all).
         let r = rates(10.0, 1, false);
-        assert_eq!(service_threads(&r, 10).unwrap(), ServiceThreads { per_thread_per_s: 2000, readers: 10, writers: 0 });
+        assert_eq!(
+            service_threads(&r, 10).unwrap(),
+            ServiceThreads { per_thread_per_s: 2000, readers: 10, writers: 0 }
+        );
         assert_eq!(service_threads(&r, 7).unwrap().per_thread_per_s, 2857);
         // ACT refuses a load under one request per thread and second.
         let e = service_threads(&rates(1.0, 1, false), 4000).unwrap_err().to_string();

@@ -23,7 +23,10 @@ pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
         })
         .collect();
     let cdf = chosen.iter().map(|p| (p.point.label.clone(), p.result.total.lat_ns.histogram.clone())).collect();
-    vec![ChartSpec::Percentiles { title: "Latency percentiles (lat: from just before the submit call)".into(), series }, ChartSpec::Cdf { series: cdf }]
+    vec![
+        ChartSpec::Percentiles { title: "Latency percentiles (lat: from just before the submit call)".into(), series },
+        ChartSpec::Cdf { series: cdf },
+    ]
 }
 
 /// A point's IOPS and p99 per second, with axes.

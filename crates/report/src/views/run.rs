@@ -68,7 +68,10 @@ pub fn report(r: &Results) -> Report {
             (name.to_string(), pts)
         })
         .collect();
-    lat.charts.push(ChartSpec::Percentiles { title: "Latency percentiles (lat: from just before the submit call)".into(), series });
+    lat.charts.push(ChartSpec::Percentiles {
+        title: "Latency percentiles (lat: from just before the submit call)".into(),
+        series,
+    });
     sections.push(lat);
     let s = crate::html::downsample(&res.series, crate::html::MAX_SPARK_SAMPLES);
     // One second is a dot, not a series: the table says it all.

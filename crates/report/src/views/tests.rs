@@ -7,7 +7,7 @@ use drivelab_engine::spec::AccessSpec;
 use drivelab_lab::act::{self, ActConfig, ActCriteria, SliceRow};
 use drivelab_lab::act_run::{ActOptions, ActRun, Judged, Timing};
 use drivelab_lab::results::{
-    Kind, Outcome, ProbeData, ProbeResult, ResponseScore, ProbeRole, QosProbe, QosSetup, Results, SearchBy, Setup,
+    Kind, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, QosSetup, ResponseScore, Results, SearchBy, Setup,
 };
 use drivelab_lab::search::{parse_objective, ClauseResult, Evaluation};
 
@@ -395,7 +395,8 @@ fn a_run_directory_gets_its_figures_result_table_and_latency_chart() {
     let text = export_text(Format::Text, &report).unwrap();
     assert!(text.contains("IOPS           25,600") && text.contains("p99 latency    100.0µs"), "{text}");
     let csv = export_text(Format::Csv, &report).unwrap();
-    let rows: Vec<&str> = csv.lines().filter(|l| l.starts_with("Throughput and latency (lat: from just before")).collect();
+    let rows: Vec<&str> =
+        csv.lines().filter(|l| l.starts_with("Throughput and latency (lat: from just before")).collect();
     let labels: Vec<&str> = rows.iter().filter_map(|l| l.split(',').nth(1)).collect();
     assert!(labels.starts_with(&["read lat", "read clat", "total lat"]), "{csv}");
     let page = page(&report);
