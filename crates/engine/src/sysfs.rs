@@ -66,6 +66,9 @@ pub struct DiskFacts {
     /// `ro`: the kernel holds the disk read-only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
+    /// `queue/io_poll`: the driver has poll queues, so io_uring's IOPOLL (`--hipri`) can poll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_poll: Option<bool>,
 }
 
 impl DiskFacts {
@@ -111,6 +114,7 @@ impl DiskFacts {
             zoned: attr(queue.join("zoned")),
             removable: attr(dir.join("removable")).and_then(|s| parse_bool01(&s)),
             read_only: attr(dir.join("ro")).and_then(|s| parse_bool01(&s)),
+            io_poll: attr(queue.join("io_poll")).and_then(|s| parse_bool01(&s)),
         })
     }
 }

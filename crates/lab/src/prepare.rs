@@ -11,6 +11,7 @@ use drivelab_engine::error::Field;
 use drivelab_engine::spec::{AccessSpec, EngineKind};
 use drivelab_engine::target::{self, OpenTarget, TargetInfo, TargetKind};
 use drivelab_engine::units::fmt_size;
+use drivelab_engine::sysfs::{self, DiskFacts};
 use drivelab_engine::Error;
 
 use crate::safety::{Claims, Permission};
@@ -234,8 +235,8 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
 
 /// Whether the disk behind a target polls for completions (`queue/io_poll` is 1).
 fn can_poll(info: &TargetInfo) -> bool {
-    let Some(disk) = info.disk.as_deref() else { return false };
-    std::fs::read_to_string(format!("/sys/block/{disk}/queue/io_poll")).is_ok_and(|v| v.trim() == "1")
+    let facts = info.disk.as_deref().and_then(|d| DiskFacts::read(std::path::Path::new(sysfs::SYS), d));
+    facts.and_then(|f| f.io_poll) == Some(true)
 }
 
 /// The target can be opened as the run will open it (this user's permissions, a read-only
