@@ -19,7 +19,7 @@ use drivelab_engine::units::fmt_count;
 use drivelab_engine::Error;
 
 use crate::act::{self, ActConfig, ActLogHeader, ActLogTarget};
-use crate::act_run::{self, ActOptions, ActRun, StreamResult, Timing};
+use crate::act_run::{self, errored_stream, ActOptions, ActRun, StreamResult, Timing};
 use crate::execute::{Event, Lab};
 use crate::precondition;
 use crate::results::{
@@ -114,11 +114,6 @@ fn end_of_one(p: &ProbeResult, n: f64) -> Outcome {
         reason: if r.passed { "passed".into() } else { format!("failed: {}", r.why) },
     });
     Outcome { response, ..outcome(p.pass.then_some(n), reason, false, false, p.power_w) }
-}
-
-/// A stream whose I/O failed.
-fn errored_stream(streams: &[StreamResult]) -> Option<&StreamResult> {
-    streams.iter().find(|s| s.result.stopped_by_error || !s.result.errors.is_empty())
 }
 
 /// A load run during a search, as both searches need it.

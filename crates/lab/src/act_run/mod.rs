@@ -257,9 +257,10 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
     let ran = streams
         .iter()
         .map(|s| (format!("{} {}", s.target, role_name(s.role)), s.result.runtime_ns, s.result.spec.time_ns));
+    let gave_up = gave_up(&streams, opts.max_lag_ns);
     let problem = errored(&streams)
         .or_else(|| interrupted.then(|| "interrupted".to_string()))
-        .or_else(|| gave_up(&streams, opts.max_lag_ns))
+        .or_else(|| gave_up.clone())
         .or_else(|| cut_short(ran));
     // A backlog that keeps growing is charged by the response time only.
     let backlog = growing(&streams);
@@ -274,7 +275,7 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
         seconds,
         slices: act.slices,
         verdict: act.verdict,
-        fell_behind: gave_up(&streams, opts.max_lag_ns).or(backlog),
+        fell_behind: gave_up.or(backlog),
         passed: act.passed,
         why: act.why,
         interrupted,
@@ -283,9 +284,14 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
     }
 }
 
-/// The first stream stopped by (or carrying) an I/O error, said with the error.
+/// The first stream stopped by (or carrying) an I/O error.
+pub fn errored_stream(streams: &[StreamResult]) -> Option<&StreamResult> {
+    streams.iter().find(|s| s.result.stopped_by_error || !s.result.errors.is_empty())
+}
+
+/// [`errored_stream`], said with its error.
 fn errored(streams: &[StreamResult]) -> Option<String> {
-    let s = streams.iter().find(|s| s.result.stopped_by_error || !s.result.errors.is_empty())?;
+    let s = errored_stream(streams)?;
     let e = s.result.errors.first().map(|e| e.error.clone()).unwrap_or_else(|| "an I/O error".into());
     Some(format!("{} {}: {e}", s.target, role_name(s.role)))
 }
