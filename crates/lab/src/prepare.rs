@@ -9,9 +9,9 @@ use std::sync::atomic::AtomicBool;
 use drivelab_engine::backend::uring;
 use drivelab_engine::error::Field;
 use drivelab_engine::spec::{AccessSpec, EngineKind};
+use drivelab_engine::sysfs::{self, DiskFacts};
 use drivelab_engine::target::{self, OpenTarget, TargetInfo, TargetKind};
 use drivelab_engine::units::fmt_size;
-use drivelab_engine::sysfs::{self, DiskFacts};
 use drivelab_engine::Error;
 
 use crate::safety::{Claims, Permission};

@@ -155,9 +155,6 @@ impl Schedule {
 mod tests {
     use super::*;
     use crate::spec::{AccessSpec, Rate};
-    use crate::worker::Live;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::Arc;
 
     fn schedule(per_slot: bool, aligned: bool) -> Schedule {
         let spec = AccessSpec {
@@ -165,15 +162,7 @@ mod tests {
             rate: Some(Rate { per_s: 4000.0, per_slot, aligned, ..Default::default() }),
             ..Default::default()
         };
-        let ctx = JobCtx {
-            spec: Arc::new(spec),
-            job: 0,
-            start: 0,
-            span: 1 << 30,
-            stop: Arc::new(AtomicBool::new(false)),
-            live: Arc::new(Live::default()),
-            pace: Some((4000.0, 0.0)),
-        };
+        let ctx = crate::worker::tests::ctx(spec, Some(4000.0));
         Schedule::new(&ctx, 1_000_000)
     }
 

@@ -45,7 +45,8 @@ unsafe impl Backend for Stalling {
     }
 }
 
-fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
+/// A job's context on its own: job 0 over 1 GiB, at `iops` when given.
+pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
     JobCtx {
         spec: Arc::new(spec),
         job: 0,
@@ -137,55 +138,12 @@ fn hybrid_and_spin_pacing_spin_and_keep_the_schedule_sleep_does_not_spin() {
     }
 }
 
-/// An asynchronous backend whose submit call takes `submit_ns` and whose I/Os complete
-/// `service_ns` after the call returns (the wait spins until then).
-struct SlowSubmit {
-    pool: BufferPool,
-    inflight: Vec<(u32, i32, u64)>,
-    submit_ns: u64,
-    service_ns: u64,
-}
-
-// SAFETY: never touches the buffers; completions are reported only after their time.
-unsafe impl Backend for SlowSubmit {
-    const SUBMIT_COMPLETES: bool = false;
-    fn pool_mut(&mut self) -> &mut BufferPool {
-        &mut self.pool
-    }
-    fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
-        sleep_until(now_ns() + self.submit_ns);
-        let due = now_ns() + self.service_ns;
-        self.inflight.extend(batch.iter().map(|p| (p.slot, p.len as i32, due)));
-        Ok(())
-    }
-    fn wait(&mut self, _n: u32) -> std::io::Result<()> {
-        if let Some(due) = self.inflight.iter().map(|i| i.2).min() {
-            sleep_until(due);
-        }
-        Ok(())
-    }
-    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
-        let now = now_ns();
-        self.inflight.retain(|&(slot, res, due)| {
-            let ready = due <= now;
-            if ready {
-                f(slot, res);
-            }
-            !ready
-        });
-    }
-    fn fsync(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn lat_starts_before_the_submit_call_clat_after_it_and_slat_is_the_call() {
     // Each submit call takes 300 µs and each I/O then 200 µs more: lat must hold both
     // (≥ 500 µs), clat only the second (≥ 200 µs, well under lat), slat the first.
     let spec = AccessSpec { time_ns: Some(200_000_000), qd: 1, ..Default::default() };
-    let mut b =
-        SlowSubmit { pool: BufferPool::new(1, 4096), inflight: Vec::new(), submit_ns: 300_000, service_ns: 200_000 };
+    let mut b = Delayed { submit_ns: 300_000, service_ns: 200_000, ..Delayed::new(1) };
     let out = run_job_now(&ctx(spec, None), &mut b);
     let n = out.read.count();
     assert!(n > 50, "{n} I/Os");
@@ -326,15 +284,32 @@ fn closed_loop_counts_service_times_against_the_thresholds() {
     assert!(out.series.iter().all(|s| s.over_threshold[2] == 0 && s.over_threshold[0] == 0));
 }
 
-/// An asynchronous target: I/O number `stall_at` (counted from 1) takes `stall_ns`, every other
-/// `service_ns`; completions are reported only after their time.
+/// An asynchronous target: each submit call takes `submit_ns`; I/O number `stall_at` (counted
+/// from 1) then takes `stall_ns`, every other `service_ns`; completions are reported only after
+/// their time.
 struct Delayed {
     pool: BufferPool,
     inflight: Vec<(u32, i32, u64)>,
     count: u64,
+    submit_ns: u64,
     stall_at: u64,
     stall_ns: u64,
     service_ns: u64,
+}
+
+impl Delayed {
+    /// `qd` slots of 4 KiB, no delays.
+    fn new(qd: usize) -> Delayed {
+        Delayed {
+            pool: BufferPool::new(qd, 4096),
+            inflight: Vec::new(),
+            count: 0,
+            submit_ns: 0,
+            stall_at: u64::MAX,
+            stall_ns: 0,
+            service_ns: 0,
+        }
+    }
 }
 
 // SAFETY: never touches the buffers; completions are reported only after their time.
@@ -344,6 +319,9 @@ unsafe impl Backend for Delayed {
         &mut self.pool
     }
     fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
+        if self.submit_ns > 0 {
+            sleep_until(now_ns() + self.submit_ns);
+        }
         let now = now_ns();
         for p in batch {
             self.count += 1;
@@ -384,14 +362,7 @@ fn four_slots_one_stall(per_slot: bool) -> JobOutput {
         rate: Some(Rate { per_s: 4000.0, per_slot, aligned: per_slot, ..Default::default() }),
         ..Default::default()
     };
-    let mut b = Delayed {
-        pool: BufferPool::new(4, 4096),
-        inflight: Vec::new(),
-        count: 0,
-        stall_at: 10,
-        stall_ns: 100_000_000,
-        service_ns: 50_000,
-    };
+    let mut b = Delayed { stall_at: 10, stall_ns: 100_000_000, service_ns: 50_000, ..Delayed::new(4) };
     run_job_now(&ctx(spec, Some(4000.0)), &mut b)
 }
 
