@@ -1,5 +1,6 @@
 //! Running streams: the start gate, the shared start, aggregation, pacing on the null target.
 
+use super::gate::start_margin;
 use super::*;
 use crate::target::TargetInfo;
 
