@@ -69,7 +69,7 @@ pub fn run(
     let manifest = Manifest::new(Kind::Act, command_line, &opts.targets, Setup::Act(opts.clone()));
     let dir = ResultsDir::create(base, &manifest)?;
     lab.emit(Event::ResultsDir(dir.path()));
-    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, last: None, judged: Vec::new(), index: 0 };
+    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, last: None, tried: Vec::new(), index: 0 };
     let outcome = cert.run()?;
     dir.save_outcome(&outcome)?;
     if let (Some(log), Some(last)) = (act_log, cert.last.as_ref().and_then(ProbeResult::act)) {
@@ -91,7 +91,7 @@ struct Cert<'l, 'a, 'd> {
     last: Option<ProbeResult>,
     /// Every load judged so far. The response-time search reuses them instead of running a
     /// load twice.
-    judged: Vec<Judged>,
+    tried: Vec<Tried>,
     /// Loads run so far (each probe's number in the results directory).
     index: usize,
 }
@@ -117,7 +117,7 @@ fn end_of_one(p: &ProbeResult, n: f64) -> Outcome {
 }
 
 /// A load run during a search, as both searches need it.
-struct Judged {
+struct Tried {
     n: f64,
     /// Run for the full length (a confirmation, or probes as long as it).
     full: bool,
@@ -126,7 +126,7 @@ struct Judged {
     power_w: Option<f64>,
 }
 
-impl Judged {
+impl Tried {
     fn passed(&self, timing: Timing) -> bool {
         match timing {
             Timing::Service => self.act,
@@ -208,7 +208,7 @@ impl Cert<'_, '_, '_> {
                 Step::Probe { value, confirm } => (value, confirm),
             };
             let full = confirm || probe_ns >= full_ns;
-            let known = self.judged.iter().find(|j| j.n == value && (j.full || !full));
+            let known = self.tried.iter().find(|j| j.n == value && (j.full || !full));
             let passed = match known {
                 Some(j) => j.passed(timing),
                 None => {
@@ -223,7 +223,7 @@ impl Cert<'_, '_, '_> {
                         return Ok(Searched::Stopped(outcome(None, why, false, true, None)));
                     }
                     let by = |t| p.act().and_then(|run| run.passed_by(t)).unwrap_or(false);
-                    let j = Judged {
+                    let j = Tried {
                         n: value,
                         full,
                         act: by(Timing::Service),
@@ -231,7 +231,7 @@ impl Cert<'_, '_, '_> {
                         power_w: p.power_w,
                     };
                     let passed = j.passed(timing);
-                    self.judged.push(j);
+                    self.tried.push(j);
                     passed
                 }
             };
@@ -242,7 +242,7 @@ impl Cert<'_, '_, '_> {
     /// The power measured over the full-length load at `n`, if any.
     fn power_at(&self, n: Option<f64>) -> Option<f64> {
         let n = n?;
-        self.judged.iter().find(|j| j.n == n && j.full).and_then(|j| j.power_w)
+        self.tried.iter().find(|j| j.n == n && j.full).and_then(|j| j.power_w)
     }
 
     /// Run one load at scale `n` for `time_ns`, judge it, save it as the next probe.

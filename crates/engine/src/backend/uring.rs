@@ -104,8 +104,10 @@ pub(crate) struct Uring {
     stash: Vec<(u32, i32)>,
     /// IOPOLL: completions are polled for, never signalled.
     iopoll: bool,
-    /// SQPOLL: the kernel thread's task id (for its CPU time), when it could be found.
-    sqpoll: Option<Option<u32>>,
+    /// SQPOLL: a kernel thread takes the submissions.
+    sqpoll: bool,
+    /// SQPOLL: that thread's task id (for its CPU time), when it could be found.
+    sq_thread: Option<u32>,
     pub facts: RingFacts,
 }
 
@@ -255,7 +257,8 @@ impl Uring {
         let entries = qd.next_power_of_two().max(2);
         let (ring, flags, refused) = build_ring(entries, opts)?;
         let iopoll = flags.iter().any(|f| f == "iopoll");
-        let sqpoll = flags.iter().any(|f| f == "sqpoll").then(|| sq_thread_of(ring.as_raw_fd()));
+        let sqpoll = flags.iter().any(|f| f == "sqpoll");
+        let sq_thread = if sqpoll { sq_thread_of(ring.as_raw_fd()) } else { None };
         let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
         let bufs = pool.iovecs();
         // SAFETY: the iovecs describe `pool`, which moves into the returned Uring (its heap
@@ -282,6 +285,7 @@ impl Uring {
             stash,
             iopoll,
             sqpoll,
+            sq_thread,
             facts,
         })
     }
@@ -289,7 +293,7 @@ impl Uring {
     /// SQPOLL: CPU time its kernel thread has used so far, in ns (None without SQPOLL, or when
     /// the thread could not be found).
     pub fn sq_thread_cpu_ns(&self) -> Option<u64> {
-        let tid = self.sqpoll??;
+        let tid = self.sq_thread?;
         let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
         text.split_whitespace().next()?.parse().ok()
     }
@@ -435,7 +439,7 @@ unsafe impl Backend for Uring {
                 // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
                 // lives until Drop has drained the ring, and which the worker leaves alone until
                 // this slot's completion is reaped; the file is ours and stays open.
-                if sq.is_full() && self.sqpoll.is_some() {
+                if sq.is_full() && self.sqpoll {
                     // A SQPOLL thread posts an inline completion before it moves the ring's head
                     // past the entries of its batch: the room is there a moment later.
                     let deadline = crate::clock::now_ns() + 1_000_000_000;
@@ -447,7 +451,7 @@ unsafe impl Backend for Uring {
                 unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
             }
         }
-        if self.sqpoll.is_some() {
+        if self.sqpoll {
             // The kernel thread takes the entries; a system call only to wake it when it sleeps.
             self.ring.submitter().submit()?;
             self.inflight += batch.len();
