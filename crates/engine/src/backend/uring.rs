@@ -12,7 +12,7 @@
 //! instead of taking interrupts (waiting then polls in the kernel, and a wait with a timeout
 //! polls until the timeout); SQPOLL has a kernel thread take submissions off the ring (a submit is
 //! a system call only when that thread has gone to sleep), and that thread's CPU time is read
-//! from its schedstat so the result can count it. Either, refused by the kernel, is dropped with a
+//! from its CPU clock (schedstat where that is refused) so the result can count it. Either, refused by the kernel, is dropped with a
 //! note in `RingFacts::refused`.
 
 use std::fs::File;
@@ -294,6 +294,14 @@ impl Uring {
     /// the thread could not be found).
     pub fn sq_thread_cpu_ns(&self) -> Option<u64> {
         let tid = self.sq_thread?;
+        // The thread's CPU clock (it is a thread of this process): exact up to now, where
+        // schedstat is brought up to date only at the scheduler's ticks while it runs.
+        let clock = ((!(tid as libc::clockid_t)) << 3) | 6; // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes one timespec we own; an invalid clock id is an error return.
+        if unsafe { libc::clock_gettime(clock, &mut ts) } == 0 {
+            return Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+        }
         let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
         text.split_whitespace().next()?.parse().ok()
     }
