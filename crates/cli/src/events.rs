@@ -190,7 +190,9 @@ fn point_line(r: &PointResult) -> String {
     let t = &r.result.total;
     let flag = if r.result.interrupted {
         "  INTERRUPTED"
-    } else if r.result.stopped_by_error || !r.result.errors.is_empty() {
+    } else if r.result.mismatches() > 0 {
+        "  WRONG DATA"
+    } else if r.result.errored() {
         "  I/O ERRORS"
     } else {
         ""

@@ -20,6 +20,7 @@ mod run_cmd;
 mod suite_cmd;
 mod summary;
 mod term;
+mod verify_cmd;
 mod version;
 
 use clap::Parser;
@@ -56,6 +57,7 @@ fn main() {
         Some(Command::Act(a)) => act_cmd::run(a),
         Some(Command::Qos(a)) => qos_cmd::run(a),
         Some(Command::Info(a)) => info_cmd::run(a),
+        Some(Command::Verify(a)) => verify_cmd::run(a),
         Some(Command::Completions(a)) => docs_cmd::completions(a),
         Some(Command::Man(a)) => docs_cmd::man(a),
     };

@@ -128,7 +128,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     }
     Ok(if r.interrupted {
         Outcome::Interrupted
-    } else if r.stopped_by_error || !r.errors.is_empty() {
+    } else if r.errored() {
         Outcome::StoppedByError
     } else {
         Outcome::Done

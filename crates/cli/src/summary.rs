@@ -103,6 +103,7 @@ pub fn render(r: &RunResult, width: usize) -> String {
     }
     per_target(&mut out, r);
     cpu_lines(&mut out, r);
+    verify_lines(&mut out, r);
     problems(&mut out, r);
     term::wrap(&out, width)
 }
@@ -260,6 +261,59 @@ fn cpu_lines(out: &mut String, r: &RunResult) {
             "  CPU-bound: a job thread was running {:.0}% and waiting for a CPU {:.0}% of the time — the CPU, not the target, was the limit",
             c.busiest_job_pct,
             (c.runnable_pct - c.busiest_job_pct).max(0.0)
+        );
+    }
+}
+
+/// With verify: what was stamped and checked, and every wrong unit counted by kind, with the
+/// first one in detail (the rest are in the result's `verify.inline.first` / `verify.after.first`).
+fn verify_lines(out: &mut String, r: &RunResult) {
+    let Some(v) = &r.verify else { return };
+    let unit = drivelab_engine::units::fmt_size(v.unit_bytes);
+    let mut line = format!(
+        "  verify {} units checked ({unit} units), {} wrong; {} written",
+        v.inline.checked_units, v.inline.mismatches, v.written_units
+    );
+    if v.unchecked_units > 0 {
+        let _ = write!(line, "; {} read but not checked (never written or a failed write)", v.unchecked_units);
+    }
+    if v.held_ios > 0 {
+        let _ = write!(line, "; {} I/Os held until an overlapping one completed", v.held_ios);
+    }
+    let _ = writeln!(out, "{line}");
+    if let Some(a) = &v.after {
+        let _ = writeln!(out, "         after the run: {} units re-read, {} wrong", a.checked_units, a.mismatches);
+    }
+    let wrong = v.mismatches();
+    if wrong == 0 {
+        return;
+    }
+    let mut kinds: std::collections::BTreeMap<_, u64> = Default::default();
+    for c in std::iter::once(&v.inline).chain(v.after.as_ref()) {
+        for (k, n) in &c.by_kind {
+            *kinds.entry(*k).or_default() += n;
+        }
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {}", k.name())).collect();
+    let _ = writeln!(out, "  WRONG DATA: {wrong} unit(s) not as written: {}", kinds.join(", "));
+    if let Some(m) = v.inline.first.first().or_else(|| v.after.as_ref().and_then(|a| a.first.first())) {
+        let found = match &m.found {
+            Some(h) if h.offset_bytes != m.offset_bytes || h.target != m.expected.target => {
+                format!("a unit written for offset {} of target {}", h.offset_bytes, h.target)
+            }
+            Some(h) => format!("generation {} (expected {})", h.generation, m.expected.generation),
+            None => "no valid header".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  first: {} offset {}: {}, {found}, {} bits differ{}",
+            m.target,
+            m.offset_bytes,
+            m.kind.name(),
+            m.bits,
+            m.differs_at_byte
+                .map(|at| format!(" from byte {at}: expected {} found {}", m.expected_hex, m.found_hex))
+                .unwrap_or_default()
         );
     }
 }

@@ -233,4 +233,139 @@ pub struct RunResult {
     /// call: every I/O of a batch shares its call). `lat` = `slat` + `clat` for each I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slat_ns: Option<LatSummary>,
+    /// With `verify`: what was stamped and checked, and every mismatch counted by kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyStats>,
+    /// With `verify`: the generation map of each target after the run (saved beside the result
+    /// in binary, not in the JSON).
+    #[serde(skip)]
+    pub verify_maps: Vec<crate::verify::GenerationMap>,
+}
+
+impl RunResult {
+    /// An I/O error, wrong data, or a stop for either: never a clean result.
+    pub fn errored(&self) -> bool {
+        self.stopped_by_error || !self.errors.is_empty() || self.mismatches() > 0
+    }
+
+    /// Units that were not what was written (inline checks and the re-read at the end).
+    pub fn mismatches(&self) -> u64 {
+        self.verify.as_ref().map_or(0, VerifyStats::mismatches)
+    }
+}
+
+/// Data verification of a run (`verify`): what was stamped, what was checked, what was wrong.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct VerifyStats {
+    /// Bytes per verified unit (every unit carries a header).
+    pub unit_bytes: u64,
+    pub seed: u64,
+    /// Units stamped and written (ramp included: data is checked whether measured or not).
+    pub written_units: u64,
+    /// Units read whose content is not known (never written since the lab began, or a write of
+    /// it failed): not checked.
+    pub unchecked_units: u64,
+    /// I/Os held back until an overlapping I/O in flight completed (verify serializes overlaps,
+    /// as fio's serialize_overlap, so what a read must find is always known).
+    pub held_ios: u64,
+    /// Reads checked as they completed.
+    pub inline: Checks,
+    /// The re-read of every written unit at the end (`verify_after`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Checks>,
+}
+
+impl VerifyStats {
+    pub fn mismatches(&self) -> u64 {
+        self.inline.mismatches + self.after.as_ref().map_or(0, |a| a.mismatches)
+    }
+}
+
+/// Units checked and the mismatches found, by kind; the first few in detail.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct Checks {
+    pub checked_units: u64,
+    pub mismatches: u64,
+    /// Mismatches by kind (`never_written`, `foreign`, `misdirected`, `stale`, `ahead`, `torn`,
+    /// `bit_flip`); kinds not seen are absent.
+    pub by_kind: std::collections::BTreeMap<crate::verify::MismatchKind, u64>,
+    /// The first mismatches, at most [`Checks::KEEP`] per job, in the order found.
+    pub first: Vec<MismatchRecord>,
+}
+
+impl Checks {
+    /// Mismatches kept in detail per job (and per target for a re-read).
+    pub const KEEP: usize = 16;
+    /// Mismatches a run keeps in detail, over all its jobs.
+    pub const KEEP_PER_RUN: usize = 64;
+
+    /// Add `other`'s counts and first mismatches (up to `keep` in all).
+    pub fn merge(&mut self, other: &Checks, keep: usize) {
+        self.checked_units += other.checked_units;
+        self.mismatches += other.mismatches;
+        for (k, n) in &other.by_kind {
+            *self.by_kind.entry(*k).or_default() += n;
+        }
+        let room = keep.saturating_sub(self.first.len());
+        self.first.extend(other.first.iter().take(room).cloned());
+    }
+}
+
+/// One unit that was not what was written: where, what kind, what was expected and found.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MismatchRecord {
+    /// The target's path (its index in the run's targets is `expected.target`).
+    pub target: String,
+    pub offset_bytes: u64,
+    pub kind: crate::verify::MismatchKind,
+    pub expected: UnitHeader,
+    /// The header found, when one was valid.
+    pub found: Option<UnitHeader>,
+    /// Bits that differ from the expected unit.
+    pub bits: u64,
+    /// Where the unit first differs from the expected one (byte within the unit), and 16 bytes
+    /// of each from there, in hex.
+    pub differs_at_byte: Option<u64>,
+    pub expected_hex: String,
+    pub found_hex: String,
+}
+
+/// A unit header as the results show it.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct UnitHeader {
+    pub target: u32,
+    pub offset_bytes: u64,
+    pub generation: u64,
+    pub seed: u64,
+    pub unit_bytes: u32,
+}
+
+impl MismatchRecord {
+    /// The record of `m`, found at `exp` on `target` (its path filled in by the caller).
+    pub fn new(m: &crate::verify::Mismatch, exp: &crate::verify::Expected, seed: u64, unit: usize) -> MismatchRecord {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        MismatchRecord {
+            target: String::new(),
+            offset_bytes: exp.offset,
+            kind: m.kind,
+            expected: UnitHeader {
+                target: exp.target,
+                offset_bytes: exp.offset,
+                generation: exp.generation,
+                seed,
+                unit_bytes: unit as u32,
+            },
+            found: m.found.map(|h| UnitHeader {
+                target: h.target,
+                offset_bytes: h.offset,
+                generation: h.generation,
+                seed: h.seed,
+                unit_bytes: h.unit_len,
+            }),
+            bits: m.bits,
+            differs_at_byte: m.first.map(|d| d.at as u64),
+            expected_hex: m.first.map(|d| hex(&d.expected)).unwrap_or_default(),
+            found_hex: m.first.map(|d| hex(&d.found)).unwrap_or_default(),
+        }
+    }
 }

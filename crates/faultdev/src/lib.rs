@@ -6,20 +6,23 @@
 //!
 //! - `FlipOnRead`: reads of a range return its bytes with some bits flipped (the media is fine);
 //! - `Eio`: reads (and writes) of a range fail with EIO;
-//! - `LoseWrites`: writes to a range are acknowledged and not stored;
-//! - `Misdirect`: writes to a range are stored `by` bytes further on;
-//! - `Tear`: writes to a range store only their first `keep` bytes;
+//! - `LoseWrites`: writes to a range are acknowledged and not stored (after the first `after`);
+//! - `Misdirect`: writes to a range are stored `by` bytes away;
+//! - `Tear`: writes to a range store only the range's first `keep` bytes;
 //! - a volatile write cache ([`FaultDev::set_cache`]): writes are held until a flush (fsync, or
 //!   the FUA / O_DSYNC writes a loop device turns into one) and [`FaultDev::power_cut`] drops
 //!   what was not flushed — or, for a drive that lies, flushes are acknowledged and do nothing,
 //!   so a power cut drops flushed writes too.
 //!
 //! The file is opened with FUSE's direct I/O, so no page cache between the loop device and
-//! these faults: every read and write of the loop device reaches this code.
+//! these faults: every read and write of the loop device reaches this code. The loop device
+//! may merge neighbouring writes into one, so a write fault applies to the bytes of a write
+//! that fall in its range, whatever else the write carries.
 
 use std::ffi::OsStr;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -35,11 +38,12 @@ pub enum Fault {
     FlipOnRead { range: Range<u64>, mask: u8 },
     /// Reads and writes touching `range` fail with EIO.
     Eio { range: Range<u64> },
-    /// Writes starting in `range` are acknowledged and dropped.
-    LoseWrites { range: Range<u64> },
-    /// Writes starting in `range` are stored `by` bytes further on.
-    Misdirect { range: Range<u64>, by: u64 },
-    /// Writes starting in `range` store only their first `keep` bytes.
+    /// Writes to `range` are acknowledged and their bytes there dropped, except the first
+    /// `after` writes that touch it (a drive that starts losing writes).
+    LoseWrites { range: Range<u64>, after: u32 },
+    /// The bytes of writes that fall in `range` are stored `by` bytes away (negative: before).
+    Misdirect { range: Range<u64>, by: i64 },
+    /// Of the bytes writes carry to `range`, only those in its first `keep` bytes are stored.
     Tear { range: Range<u64>, keep: u64 },
 }
 
@@ -62,6 +66,8 @@ struct State {
     cached: Vec<(u64, Vec<u8>)>,
     cache: Cache,
     faults: Vec<Fault>,
+    /// Writes that touched each fault's range so far (for `LoseWrites::after`).
+    touched: Vec<u32>,
 }
 
 impl State {
@@ -109,6 +115,7 @@ impl FaultDev {
             cached: Vec::new(),
             cache: Cache::WriteThrough,
             faults: Vec::new(),
+            touched: Vec::new(),
         }));
         let fs = DiskFs { state: state.clone(), size };
         let mut config = fuser::Config::default();
@@ -127,11 +134,15 @@ impl FaultDev {
     }
 
     pub fn add(&self, fault: Fault) {
-        self.lock().faults.push(fault);
+        let mut s = self.lock();
+        s.faults.push(fault);
+        s.touched.push(0);
     }
 
     pub fn clear_faults(&self) {
-        self.lock().faults.clear();
+        let mut s = self.lock();
+        s.faults.clear();
+        s.touched.clear();
     }
 
     /// Change the write cache (what it holds is flushed first).
@@ -274,21 +285,54 @@ impl Filesystem for DiskFs {
         reply: ReplyWrite,
     ) {
         let mut s = self.lock();
-        let (mut at, mut bytes) = (offset, data);
-        for f in &s.faults {
-            match f {
-                Fault::Eio { range } if touches(range, offset, data.len() as u64) => return reply.error(Errno::EIO),
-                Fault::LoseWrites { range } if range.contains(&offset) => return reply.written(data.len() as u32),
-                Fault::Misdirect { range, by } if range.contains(&offset) => at = offset + by,
-                Fault::Tear { range, keep } if range.contains(&offset) => {
-                    bytes = &data[..(*keep as usize).min(data.len())]
-                }
-                _ => {}
-            }
+        if s.faults.iter().any(|f| matches!(f, Fault::Eio { range } if touches(range, offset, data.len() as u64))) {
+            return reply.error(Errno::EIO);
         }
-        match s.cache {
-            Cache::WriteThrough => s.store(at, bytes),
-            Cache::Volatile | Cache::Lying => s.cached.push((at, bytes.to_vec())),
+        // What is stored where: the write in pieces, each fault applied to the bytes in its range.
+        let mut pieces = vec![(offset, data.to_vec())];
+        let State { faults, touched, .. } = &mut *s;
+        for (f, n) in faults.iter().zip(touched.iter_mut()) {
+            let range = match f {
+                Fault::LoseWrites { range, .. } | Fault::Misdirect { range, .. } | Fault::Tear { range, .. } => range,
+                _ => continue,
+            };
+            if !touches(range, offset, data.len() as u64) {
+                continue;
+            }
+            *n += 1;
+            let mut out = Vec::new();
+            for (at, bytes) in pieces {
+                let end = at + bytes.len() as u64;
+                let (a, b) = (range.start.clamp(at, end), range.end.clamp(at, end));
+                let part = |x: u64, y: u64| bytes[(x - at) as usize..(y - at) as usize].to_vec();
+                if a > at {
+                    out.push((at, part(at, a)));
+                }
+                if b > a {
+                    match f {
+                        Fault::LoseWrites { after, .. } if *n <= *after => out.push((a, part(a, b))),
+                        Fault::LoseWrites { .. } => {}
+                        Fault::Misdirect { by, .. } => out.push((a.wrapping_add_signed(*by), part(a, b))),
+                        Fault::Tear { keep, .. } => {
+                            let kept = b.min(range.start + keep).max(a);
+                            if kept > a {
+                                out.push((a, part(a, kept)));
+                            }
+                        }
+                        _ => unreachable!(),
+                    }
+                }
+                if end > b {
+                    out.push((b, part(b, end)));
+                }
+            }
+            pieces = out;
+        }
+        for (at, bytes) in pieces {
+            match s.cache {
+                Cache::WriteThrough => s.store(at, &bytes),
+                Cache::Volatile | Cache::Lying => s.cached.push((at, bytes)),
+            }
         }
         reply.written(data.len() as u32);
     }
@@ -321,6 +365,61 @@ impl Filesystem for DiskFs {
             }
         }
         reply.ok();
+    }
+}
+
+/// A faulty drive as a block device: the drive mounted under /dev/shm and a loop device over
+/// its file; the loop device is detached and the drive unmounted on drop.
+/// A mounted drive with a loop device over it; both undone on drop.
+pub struct Rig {
+    dev: Option<FaultDev>,
+    /// The loop device over the drive's file (`/dev/loopN`).
+    pub loop_dev: String,
+    dir: PathBuf,
+}
+
+impl Rig {
+    /// A drive of `size` bytes with a loop device over it; None (the reason said as a skip)
+    /// without root or /dev/fuse.
+    pub fn new(size: u64, name: &str) -> Option<Rig> {
+        let skip = drivelab_engine::test_skip::skip;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            skip("needs root (FUSE mount and loop devices)");
+            return None;
+        }
+        if !Path::new("/dev/fuse").exists() {
+            skip("no /dev/fuse");
+            return None;
+        }
+        let dir = PathBuf::from(format!("/dev/shm/drivelab-faultdev-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dev = FaultDev::mount(&dir, size).expect("mount the faulty drive");
+        let out = Command::new("losetup").args(["--find", "--show"]).arg(dev.file()).output().unwrap();
+        assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
+        let loop_dev = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        Some(Rig { dev: Some(dev), loop_dev, dir })
+    }
+
+    pub fn drive(&self) -> &FaultDev {
+        self.dev.as_ref().unwrap()
+    }
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.loop_dev).status();
+        // The loop device lets go of the file a moment after it is detached; the drive cannot be
+        // unmounted before.
+        let backing = format!("/sys/block/{}/loop/backing_file", self.loop_dev.trim_start_matches("/dev/"));
+        for _ in 0..200 {
+            if !Path::new(&backing).exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        drop(self.dev.take());
+        let _ = std::fs::remove_dir(&self.dir);
     }
 }
 

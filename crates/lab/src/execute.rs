@@ -22,6 +22,7 @@ use crate::prepare::{self, Prepared};
 use crate::results::{PointResult, ProbeResult};
 use crate::safety::{Claims, Permission};
 use crate::steady::WindowStats;
+use crate::verify::{self, Known};
 
 /// What a driver tells its caller as it goes.
 pub enum Event<'a> {
@@ -103,11 +104,13 @@ pub struct Lab<'a> {
     sink: &'a mut dyn FnMut(Event),
     /// Targets opened, checked and held for writing until the lab ends (see `safety`).
     claims: Claims,
+    /// With verify: what is known to be written on each target (see [`crate::verify`]).
+    known: Known,
 }
 
 impl<'a> Lab<'a> {
     pub fn new(setup: Setup<'a>, sink: &'a mut dyn FnMut(Event)) -> Lab<'a> {
-        Lab { setup, sink, claims: Claims::new() }
+        Lab { setup, sink, claims: Claims::new(), known: Known::default() }
     }
 
     pub fn emit(&mut self, e: Event) {
@@ -171,9 +174,18 @@ impl<'a> Lab<'a> {
         for (spec, targets) in streams {
             prepared.push(self.prepare(spec, targets)?);
         }
+        for p in &prepared {
+            self.fill_for_verify(p)?;
+        }
+        let maps: Vec<Vec<_>> =
+            prepared.iter().map(|p| self.known.maps_for(&p.spec, &p.targets)).collect::<Result<_, _>>()?;
         // Ctrl-C during preparation: the engine sees the stop flag and returns an interrupted
         // result at once, so the driver keeps what finished and ends as interrupted.
-        let list: Vec<Stream> = prepared.iter().map(|p| Stream { spec: &p.spec, targets: &p.targets }).collect();
+        let list: Vec<Stream> = prepared
+            .iter()
+            .zip(&maps)
+            .map(|(p, maps)| Stream { spec: &p.spec, targets: &p.targets, maps })
+            .collect();
         let engine = prepared[0].spec.engine;
         let sampler = self.setup.power_cmd.as_deref().map(power::Sampler::start);
         let stop = self.setup.stop.clone();
@@ -183,11 +195,56 @@ impl<'a> Lab<'a> {
         self.emit(Event::MeasureEnd);
         let mut results = ran?;
         for (r, p) in results.iter_mut().zip(&prepared) {
+            self.known.keep(r);
+            if p.spec.verify_after && !r.interrupted {
+                let total: usize = r.verify_maps.iter().map(|m| m.written()).sum();
+                self.emit(Event::Info(&format!("verify: re-reading the {total} units written")));
+                let checks = verify::after(r, &p.targets, &self.setup.stop)?;
+                if let Some(v) = r.verify.as_mut() {
+                    v.after = Some(checks);
+                }
+            }
             r.notices.extend(p.notices.iter().cloned());
             if !p.spec.direct {
                 r.notices.push("buffered I/O: results include the page cache".into());
             }
         }
         Ok((results, power_w))
+    }
+
+    /// A verifying run that reads, on targets where nothing is known to be written in its
+    /// region: write the region first (stamped, sequential), so its reads can be checked.
+    fn fill_for_verify(&mut self, p: &Prepared) -> Result<(), Error> {
+        if !p.spec.verify || !p.spec.has_reads() {
+            return Ok(());
+        }
+        for t in &p.targets {
+            if !self.known.region_unknown(&p.spec, t) {
+                continue;
+            }
+            let spec = verify::fill_spec(&p.spec, t.span);
+            let note = format!(
+                "verify: nothing is known to be written in the region of {} that this run reads, so it is written \
+                 first ({} in {} blocks, stamped) and every read is checked",
+                t.info.path,
+                drivelab_engine::units::fmt_size(t.span),
+                drivelab_engine::units::fmt_size(spec.bs[0].bytes)
+            );
+            self.emit(Event::Notice(&note));
+            let m = self
+                .measure(&spec, std::slice::from_ref(&t.info.path))
+                .map_err(|e| e.context("verify: writing the region before reading it"))?;
+            if let Some(e) = m.result.errors.first() {
+                let why = format!("verify: writing the region of {} before reading it", t.info.path);
+                return Err(Error::io(why, std::io::Error::other(e.error.clone())));
+            }
+            if m.result.mismatches() > 0 {
+                return Err(Error::io(
+                    format!("verify: writing the region of {}", t.info.path),
+                    std::io::Error::other("its data did not read back as written"),
+                ));
+            }
+        }
+        Ok(())
     }
 }

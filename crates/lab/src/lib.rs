@@ -25,3 +25,4 @@ pub mod steady;
 pub mod store;
 pub mod suites;
 pub mod sysinfo;
+pub mod verify;

@@ -339,7 +339,7 @@ fn lateness(o: &OpenLoopStats) -> String {
 
 /// An I/O error stopped or marred the run.
 fn errored(r: &RunResult) -> bool {
-    r.stopped_by_error || !r.errors.is_empty()
+    r.errored()
 }
 
 fn error_reason(r: &RunResult) -> String {

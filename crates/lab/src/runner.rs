@@ -241,7 +241,7 @@ fn run_points(
         dir.save_point(&saved)?;
         lab.emit(Event::PointDone { record: &saved });
         let (interrupted, errored) =
-            (saved.result.interrupted, !saved.result.errors.is_empty() || saved.result.stopped_by_error);
+            (saved.result.interrupted, saved.result.errored());
         out.last = Some(saved);
         match (interrupted, errored) {
             (true, _) => out.interrupted_points += 1,
@@ -291,7 +291,7 @@ fn run_repeated(lab: &mut Lab, p: &Point, repeat: Repeat, pause_ns: u64) -> Resu
             break;
         }
         let m = lab.measure(&p.spec, &p.targets)?;
-        let cut = m.result.interrupted || !m.result.errors.is_empty() || m.result.stopped_by_error;
+        let cut = m.result.interrupted || m.result.errored();
         let iops = m.result.total.iops;
         let verdict = format!("repeat {k} of {}; the {} run is kept", repeat.runs, repeat.pick);
         lab.emit(Event::Round { round: k as usize, iops, window: None, verdict: &verdict });
@@ -302,7 +302,7 @@ fn run_repeated(lab: &mut Lab, p: &Point, repeat: Repeat, pause_ns: u64) -> Resu
     }
     let iops: Vec<f64> = runs.iter().map(|m| m.result.total.iops).collect();
     let bw: Vec<f64> = runs.iter().map(|m| m.result.total.bw_bytes_per_s).collect();
-    let last_cut = runs.last().is_some_and(|m| m.result.interrupted || !m.result.errors.is_empty());
+    let last_cut = runs.last().is_some_and(|m| m.result.interrupted || m.result.errored());
     // A cut run is the point's result (it carries the interruption or the error); else the pick.
     let kept = if last_cut { runs.len() - 1 } else { repeat::pick_index(&iops, repeat.pick).unwrap_or(0) };
     let record = RepeatRecord { pick: repeat.pick, runs: repeat.runs, runs_iops: iops, runs_bw_bytes_per_s: bw, kept };
@@ -322,7 +322,7 @@ fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, 
     };
     loop {
         let m = lab.measure(&p.spec, &p.targets)?;
-        if m.result.interrupted || !m.result.errors.is_empty() {
+        if m.result.interrupted || m.result.errored() {
             let rec = record(false, detector.last_window(), &detector);
             return Ok((m, rec));
         }

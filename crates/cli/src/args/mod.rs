@@ -85,6 +85,16 @@ pub enum Command {
         readme!("drivelab info — a target's facts and whether drivelab would write it")
     ))]
     Info(InfoArgs),
+    /// Re-check a device against what a run with --verify wrote: every unit its saved map says
+    /// was written is read back and checked. Reads only; exit 1 when any unit is wrong.
+    #[command(long_about = concat!(
+        "Re-check a device against what a run with --verify wrote: every unit the results directory's \
+         saved map says was written (by its last verifying point) is read back and checked, and each \
+         wrong unit is named by kind (never_written, foreign, misdirected, stale, ahead, torn, bit_flip) \
+         with its offset. Reads only; exit 0 when every unit is as written, 1 when any is not.\n\n",
+        readme!("Data verification")
+    ))]
+    Verify(VerifyArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell), made from these
     /// flags: e.g. `drivelab completions bash > /etc/bash_completion.d/drivelab`.
     Completions(CompletionsArgs),
@@ -100,6 +110,17 @@ pub struct InfoArgs {
     #[arg(required = true, value_name = "TARGET")]
     pub targets: Vec<String>,
     /// Print the facts as JSON (a list, one entry per target) on standard output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `drivelab verify`.
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// A results directory of a run, plan or suite made with --verify.
+    #[arg(value_name = "DIR")]
+    pub dir: String,
+    /// Print the checks as JSON (a list, one entry per target) on standard output.
     #[arg(long)]
     pub json: bool,
 }

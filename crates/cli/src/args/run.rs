@@ -122,9 +122,22 @@ pub struct RunArgs {
     /// The CPU the --sqpoll kernel thread is bound to (fio's --sqthread_poll_cpu).
     #[arg(long, alias = "sqthread_poll_cpu", value_name = "CPU", requires = "sqpoll", help_heading = "Engine")]
     pub sqpoll_cpu: Option<String>,
-    /// Keep going after I/O errors (they are counted either way).
+    /// Keep going after I/O errors and wrong data (they are counted either way, and the exit
+    /// code is still 1).
     #[arg(long, help_heading = "Engine")]
     pub continue_on_error: bool,
+
+    /// Stamp every written unit with a header (target, offset, generation, CRC32C) and check
+    /// every read of a written unit as it completes; a wrong unit stops the run (exit 1).
+    #[arg(long, help_heading = "Verification")]
+    pub verify: bool,
+    /// With --verify: re-read and check every written unit when the run ends (implies --verify).
+    #[arg(long, help_heading = "Verification")]
+    pub verify_after: bool,
+    /// Bytes per stamped unit, 512 to 4k (default: the largest that divides every block size,
+    /// the alignment and the offset, at most 4k). Implies --verify.
+    #[arg(long, value_name = "SIZE", help_heading = "Verification")]
+    pub verify_unit: Option<String>,
 
     #[arg(long, value_name = "A:B", help = FILENAME_HELP, help_heading = FIO)]
     pub filename: Option<String>,
@@ -227,6 +240,7 @@ impl RunArgs {
             ("max_lag", &self.max_lag),
             ("pace", &self.pace),
             ("sqpoll_cpu", &self.sqpoll_cpu),
+            ("verify_unit", &self.verify_unit),
         ];
         // --rw first: --read / --random override its mix.
         for (k, v) in optional {
@@ -246,6 +260,12 @@ impl RunArgs {
         }
         if self.sqpoll {
             pairs.push(("sqpoll", "true"));
+        }
+        if self.verify {
+            pairs.push(("verify", "true"));
+        }
+        if self.verify_after {
+            pairs.push(("verify_after", "true"));
         }
         pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }

@@ -49,6 +49,9 @@ pub enum Field {
     Hipri,
     Sqpoll,
     SqpollCpu,
+    Verify,
+    VerifyAfter,
+    VerifyUnit,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -59,7 +62,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 29] = [
+    pub const SETTABLE: [Field; 32] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -89,15 +92,18 @@ impl Field {
         Field::Hipri,
         Field::Sqpoll,
         Field::SqpollCpu,
+        Field::Verify,
+        Field::VerifyAfter,
+        Field::VerifyUnit,
     ];
-    const ALL: [Field; 31] = {
-        let mut all = [Field::Thresholds; 31];
+    const ALL: [Field; 34] = {
+        let mut all = [Field::Thresholds; 34];
         let mut i = 0;
-        while i < 29 {
+        while i < 32 {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[30] = Field::Size;
+        all[33] = Field::Size;
         all
     };
 
@@ -133,6 +139,9 @@ impl Field {
             Field::Hipri => "hipri",
             Field::Sqpoll => "sqpoll",
             Field::SqpollCpu => "sqpoll_cpu",
+            Field::Verify => "verify",
+            Field::VerifyAfter => "verify_after",
+            Field::VerifyUnit => "verify_unit",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -298,6 +307,15 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::SqpollCpu => {
             spec.sqpoll_cpu = Some(number(field, v)?);
             spec.sqpoll = true;
+        }
+        Field::Verify => spec.verify = boolean(field, v)?,
+        Field::VerifyAfter => {
+            spec.verify_after = boolean(field, v)?;
+            spec.verify |= spec.verify_after;
+        }
+        Field::VerifyUnit => {
+            spec.verify_unit_bytes = Some(size(v)?);
+            spec.verify = true;
         }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))

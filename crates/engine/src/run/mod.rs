@@ -18,8 +18,10 @@ use crate::hist::Histogram;
 use crate::pattern::BufferPool;
 use crate::result::*;
 use crate::spec::{AccessSpec, EngineKind, Rate};
+use crate::verify::UnitFormat;
 use crate::target::{OpenTarget, TargetKind};
-use crate::worker::{run_job, JobCtx, JobOutput, Live, LATE_NS};
+use crate::verify::GenerationMap;
+use crate::worker::{run_job, JobCtx, JobOutput, JobVerify, Live, LATE_NS};
 
 /// What the progress callback sees, about every 250 ms.
 #[derive(Clone, Debug, Default)]
@@ -39,11 +41,17 @@ pub struct Progress {
 pub struct Stream<'a> {
     pub spec: &'a AccessSpec,
     pub targets: &'a [OpenTarget],
+    /// With `verify`: what is known to be written on each target (one map per target, in
+    /// order), from earlier runs of the same lab; empty: nothing is known (fresh maps). The
+    /// maps after the run are in the result's `verify_maps`.
+    pub maps: &'a [GenerationMap],
 }
 
 struct JobReport {
     stream: usize,
     target: usize,
+    /// Where the job's region starts (its slice, with verify).
+    job_start: u64,
     output: JobOutput,
     ring: Option<crate::backend::uring::RingFacts>,
 }
@@ -57,7 +65,7 @@ pub fn run(
     stop: Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<RunResult, Error> {
-    let mut results = run_streams(&[Stream { spec, targets }], engine, stop, on_progress)?;
+    let mut results = run_streams(&[Stream { spec, targets, maps: &[] }], engine, stop, on_progress)?;
     Ok(results.remove(0))
 }
 
@@ -88,6 +96,7 @@ fn run_streams_with(
             return Err(Error::invalid("no target: give a file, a block device or null"));
         }
     }
+    let maps = verify_maps(streams)?;
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
     // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
     let allowed = crate::affinity::allowed_cpus();
@@ -132,8 +141,25 @@ fn run_streams_with(
         let job_iops = spec.job_iops(stream_jobs);
         // ACT's service threads all count their schedules from the same instant.
         let aligned = spec.rate.is_some_and(|r| r.aligned);
+        let format = spec.verify_unit().map(|u| Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct())));
         for (ti, t) in st.targets.iter().enumerate() {
             for j in 0..spec.jobs as u64 {
+                // With verify, each job owns its slice of the region: every unit has one writer.
+                let (start, span) = match &format {
+                    Some(_) => job_slice(t.start, t.span, spec, j),
+                    None => (t.start, t.span),
+                };
+                let verify = format.as_ref().map(|f| {
+                    let map = &maps[si][ti];
+                    let (first, n) = (map.index(start), (span / map.unit()) as usize);
+                    JobVerify {
+                        format: f.clone(),
+                        target: ti as u32,
+                        region_start: start,
+                        gens: map.slice(first, n),
+                        serve_reads: t.info.kind == TargetKind::Null,
+                    }
+                });
                 let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, handles.len());
                 job_cpus[si].push(cpu);
                 let live = Arc::new(Live::default());
@@ -143,8 +169,8 @@ fn run_streams_with(
                 let ctx = JobCtx {
                     spec: spec_arc.clone(),
                     job: ((si as u64) << 40) | (ti as u64 * 1_000_003 + j),
-                    start: t.start,
-                    span: t.span,
+                    start,
+                    span,
                     stop: stop.clone(),
                     live,
                     pace: job_iops.map(|iops| (iops, job_phase(aligned, index, stream_jobs))),
@@ -159,8 +185,8 @@ fn run_streams_with(
                 let builder = std::thread::Builder::new().name(format!("drivelab-s{si}t{ti}j{j}"));
                 let job = Box::new(move || {
                     let _ends = ends;
-                    let (output, ring) = job_thread(&ctx, kind, file, engine, cpu, &gate);
-                    JobReport { stream: si, target: ti, output, ring }
+                    let (output, ring) = job_thread(&ctx, kind, file, engine, cpu, &gate, verify);
+                    JobReport { stream: si, target: ti, job_start: start, output, ring }
                 });
                 match spawn(builder, job) {
                     Ok(h) => handles.push(h),
@@ -204,12 +230,122 @@ fn run_streams_with(
         by_stream[r.stream].push(r);
     }
     let mut results = Vec::new();
-    for ((st, reports), cpus) in streams.iter().zip(by_stream).zip(job_cpus) {
+    for (((st, mut reports), cpus), maps) in streams.iter().zip(by_stream).zip(job_cpus).zip(maps) {
+        let verify = st.spec.verify_unit().map(|unit| verify_stats(st, &mut reports, maps, unit));
         let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
         result.engine.job_cpus = cpus;
+        if let Some((stats, maps)) = verify {
+            result.verify = Some(stats);
+            result.verify_maps = maps;
+        }
         results.push(result);
     }
     Ok(results)
+}
+
+/// The generation maps each verifying stream starts from: the stream's own (checked against
+/// its targets and unit), or fresh ones over each whole target. Empty for a stream that does
+/// not verify. Two streams verifying the same target are refused: each unit needs one writer.
+fn verify_maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for st in streams {
+        let Some(unit) = st.spec.verify_unit() else {
+            out.push(Vec::new());
+            continue;
+        };
+        for t in st.targets {
+            if st.spec.jobs > 1 && slice_share(t.span, st.spec) < st.spec.max_bs() {
+                return Err(Error::invalid(format!(
+                    "with verify each of the {} jobs on {} owns a slice of its {}-byte region, too small for a {}-byte \
+                     block: use fewer jobs or a larger region",
+                    st.spec.jobs,
+                    t.info.path,
+                    t.span,
+                    st.spec.max_bs()
+                )));
+            }
+            if !seen.insert(t.info.path.clone()) {
+                return Err(Error::invalid(format!(
+                    "{} is verified by two streams at once: verify needs one writer per unit; verify one of them",
+                    t.info.path
+                )));
+            }
+        }
+        if st.maps.is_empty() {
+            let fresh: Result<Vec<_>, _> = st
+                .targets
+                .iter()
+                .map(|t| GenerationMap::new(0, (t.start + t.span) / unit * unit, unit))
+                .collect();
+            out.push(fresh.map_err(Error::invalid)?);
+            continue;
+        }
+        if st.maps.len() != st.targets.len() {
+            return Err(Error::invalid(format!("{} generation maps for {} targets", st.maps.len(), st.targets.len())));
+        }
+        for (m, t) in st.maps.iter().zip(st.targets) {
+            if m.unit() != unit || m.start() != 0 || (m.len() as u64) * unit < t.start + t.span {
+                return Err(Error::invalid(format!(
+                    "{}: what is known to be written there was mapped in {}-byte units over {} bytes, and this run \
+                     verifies {unit}-byte units up to byte {}: give {{verify_unit}} {} (the unit of the first \
+                     verifying run)",
+                    t.info.path,
+                    m.unit(),
+                    m.len() as u64 * m.unit(),
+                    t.start + t.span,
+                    m.unit()
+                )));
+            }
+        }
+        out.push(st.maps.to_vec());
+    }
+    Ok(out)
+}
+
+/// Job `j`'s slice of the region `[start, start + span)` with verify: an equal share, in
+/// whole blocks of the largest size (and the alignment), the last job taking the rest.
+fn job_slice(start: u64, span: u64, spec: &AccessSpec, j: u64) -> (u64, u64) {
+    let jobs = spec.jobs as u64;
+    if jobs <= 1 {
+        return (start, span);
+    }
+    let share = slice_share(span, spec);
+    let s = start + j * share;
+    let len = if j + 1 == jobs { start + span - s } else { share };
+    (s, len)
+}
+
+/// Each job's share of a region of `span` bytes with verify, in whole blocks of the largest
+/// size (and the alignment).
+fn slice_share(span: u64, spec: &AccessSpec) -> u64 {
+    let grain = spec.max_bs().max(spec.align());
+    span / spec.jobs.max(1) as u64 / grain * grain
+}
+
+/// What the stream's jobs verified, summed, and each target's map with the jobs' slices put
+/// back.
+fn verify_stats(
+    st: &Stream,
+    reports: &mut [JobReport],
+    mut maps: Vec<GenerationMap>,
+    unit: u64,
+) -> (crate::result::VerifyStats, Vec<GenerationMap>) {
+    let mut stats = crate::result::VerifyStats { unit_bytes: unit, seed: st.spec.seed, ..Default::default() };
+    for r in reports.iter_mut() {
+        let Some(v) = r.output.verify.take() else { continue };
+        let map = &mut maps[r.target];
+        map.put(map.index(r.job_start), &v.gens);
+        stats.written_units += v.written_units;
+        stats.unchecked_units += v.unchecked_units;
+        stats.held_ios += v.held_ios;
+        let mut inline = v.inline;
+        for m in &mut inline.first {
+            m.target = st.targets[r.target].info.path.clone();
+        }
+        stats.inline.merge(&inline, crate::result::Checks::KEEP_PER_RUN);
+    }
+    (stats, maps)
 }
 
 /// Where in the first interval job `index` of `jobs` sharing a rate starts its schedule: spread
@@ -230,6 +366,7 @@ fn job_thread(
     engine: EngineKind,
     cpu: Option<u32>,
     gate: &StartGate,
+    verify: Option<JobVerify>,
 ) -> (JobOutput, Option<crate::backend::uring::RingFacts>) {
     if let Some(c) = cpu {
         crate::affinity::pin_current_thread(c);
@@ -241,6 +378,7 @@ fn job_thread(
     struct Job<'a> {
         ctx: &'a JobCtx,
         gate: &'a StartGate,
+        verify: Option<JobVerify>,
     }
     impl WithBackend for Job<'_> {
         type Out = (JobOutput, Option<crate::backend::uring::RingFacts>);
@@ -249,7 +387,7 @@ fn job_thread(
                 return (JobOutput::default(), None);
             };
             let helper0 = b.helper_cpu_ns();
-            let mut out = run_job(self.ctx, b, t0);
+            let mut out = run_job(self.ctx, b, t0, self.verify);
             out.helper_cpu_ns = helper0.zip(b.helper_cpu_ns()).map(|(a, z)| z.saturating_sub(a));
             (out, b.ring_facts())
         }
@@ -260,7 +398,7 @@ fn job_thread(
     }
     let ring =
         crate::backend::uring::RingOptions { iopoll: spec.hipri, sqpoll: spec.sqpoll, sqpoll_cpu: spec.sqpoll_cpu };
-    with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate })
+    with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate, verify })
 }
 
 fn aggregate(
@@ -448,6 +586,8 @@ fn aggregate(
         notices,
         open_loop: spec.rate.map(|rate| open_loop_stats(spec, rate, &reports, window, all.count())),
         slat_ns: (slat.count() > 0).then(|| slat.summary()),
+        verify: None,
+        verify_maps: Vec::new(),
     }
 }
 

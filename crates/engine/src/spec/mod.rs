@@ -151,6 +151,17 @@ pub struct AccessSpec {
     /// With `sqpoll`: the CPU its kernel thread is bound to (fio's `sqthread_poll_cpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqpoll_cpu: Option<u32>,
+    /// Stamp every written unit with a header and check every read of a written unit as it
+    /// completes (see `verify`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify: bool,
+    /// With `verify`: re-read and check every written unit when the run ends.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify_after: bool,
+    /// With `verify`: bytes per stamped unit (512..4096, a power of two dividing every block
+    /// size, the alignment and the offset). None: the largest such, at most 4096.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_unit_bytes: Option<u64>,
 }
 
 impl Default for AccessSpec {
@@ -180,6 +191,9 @@ impl Default for AccessSpec {
             hipri: false,
             sqpoll: false,
             sqpoll_cpu: None,
+            verify: false,
+            verify_after: false,
+            verify_unit_bytes: None,
         }
     }
 }
@@ -264,6 +278,28 @@ impl AccessSpec {
     }
     pub fn has_reads(&self) -> bool {
         self.read_pct > 0
+    }
+
+    /// With `verify`: the unit every write is stamped in and every read checked in (see
+    /// `verify_unit_bytes`); None when the spec does not verify.
+    pub fn verify_unit(&self) -> Option<u64> {
+        if !self.verify {
+            return None;
+        }
+        if let Some(u) = self.verify_unit_bytes {
+            return Some(u);
+        }
+        let mut every = self.bs.iter().map(|b| b.bytes).fold(self.align(), |a, b| a | b) | self.offset_bytes;
+        every |= 4096;
+        Some(1 << every.trailing_zeros())
+    }
+
+    /// With `verify`: the share of each payload that is zeros (`data`'s compressible share).
+    pub fn verify_zero_pct(&self) -> u8 {
+        match self.data {
+            DataPattern::Compress { pct } => pct,
+            _ => 0,
+        }
     }
 
     /// Mean bytes per I/O over the block size split.
@@ -436,6 +472,7 @@ impl AccessSpec {
                 "give them in ascending order, each once",
             );
         }
+        self.validate_verify()?;
         if let Some(r) = self.rate {
             if !(r.per_s.is_finite() && r.per_s > 0.0) {
                 return bad(Field::Rate, r.per_s.to_string(), "give a positive rate such as 5000 (IOPS) or 200MiB/s");
@@ -445,6 +482,54 @@ impl AccessSpec {
             }
             if r.max_lag_ns == Some(0) {
                 return bad(Field::MaxLag, "0".into(), "give a duration such as 10s");
+            }
+        }
+        Ok(())
+    }
+
+    /// `verify`'s checks: data that can carry a header, a unit that divides every I/O.
+    fn validate_verify(&self) -> Result<(), Error> {
+        let bad = |field: Field, value: String, fix: String| Err(Error::spec(field, value, fix));
+        if !self.verify {
+            if self.verify_after {
+                return bad(Field::VerifyAfter, "on".into(), "re-reads what {verify} stamped: add {verify}".into());
+            }
+            if let Some(u) = self.verify_unit_bytes {
+                return bad(Field::VerifyUnit, fmt_size(u), "is the unit of {verify}: add {verify}, or drop it".into());
+            }
+            return Ok(());
+        }
+        if self.data == DataPattern::Zero || self.data == (DataPattern::Compress { pct: 100 }) {
+            return bad(
+                Field::Data,
+                "zero".into(),
+                "all-zero data has no room for verify's headers: use random, or compress:PCT below 100".into(),
+            );
+        }
+        if let Some(u) = self.verify_unit_bytes {
+            if !u.is_power_of_two() || !(512..=4096).contains(&u) {
+                return bad(Field::VerifyUnit, fmt_size(u), "give a power of two from 512 to 4k".into());
+            }
+        }
+        let unit = self.verify_unit().unwrap_or(4096);
+        if unit < 512 {
+            return bad(
+                Field::Bs,
+                self.bs_text(),
+                format!(
+                    "{{verify}} stamps units of at least 512 bytes, and these I/Os (with {{align}} {} and {{offset}} {})                      fall on {unit}-byte boundaries: use sizes and alignment that are multiples of 512",
+                    self.align(),
+                    self.offset_bytes
+                ),
+            );
+        }
+        for (field, v) in self.bs.iter().map(|b| (Field::Bs, b.bytes)).chain([(Field::Align, self.align()), (Field::Offset, self.offset_bytes)]) {
+            if v % unit != 0 {
+                return bad(
+                    field,
+                    v.to_string(),
+                    format!("is not a multiple of the {{verify_unit}} {unit}: every I/O must cover whole units"),
+                );
             }
         }
         Ok(())

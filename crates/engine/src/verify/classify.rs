@@ -1,9 +1,10 @@
 //! Checking a unit read back against what the reader expected, and saying how it is wrong.
 //!
-//! The check of a good unit allocates nothing and reads the payload once (its CRC32C): it can run
-//! inline on every read. Only a mismatch builds the expected unit to compare bit by bit.
+//! The check of a good unit ([`UnitFormat::matches`](super::UnitFormat::matches)) allocates
+//! nothing and reads the payload once: it runs inline on every read. Only a mismatch builds the
+//! expected unit, to compare bit by bit and name the kind here.
 
-use super::header::{stamp_unit, Header, HEADER_BYTES, MAGIC};
+use super::header::{Header, MAGIC};
 use super::map::compare_generations;
 
 /// At most this many differing bits (in header and payload together) is a bit flip; more is a
@@ -11,20 +12,17 @@ use super::map::compare_generations;
 /// with no valid header, foreign data. A torn 512-byte sector differs in about 2048 bits.
 const BIT_FLIP_LIMIT: u64 = 64;
 
-/// What the reader expects a unit to hold.
+/// What the reader expects a unit to hold (the format gives seed and compressibility).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Expected {
     pub target: u32,
     pub offset: u64,
-    /// The generation of the last write acknowledged for this unit (1 = its first write).
+    /// The generation of the last write of this unit (1 = its first write).
     pub generation: u64,
-    pub seed: u64,
-    /// The payload's zero share, as written.
-    pub zero_pct: u8,
 }
 
 /// How a unit is wrong (see the module docs of [`crate::verify`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MismatchKind {
     NeverWritten,
@@ -34,6 +32,31 @@ pub enum MismatchKind {
     Ahead,
     Torn,
     BitFlip,
+}
+
+impl MismatchKind {
+    pub const ALL: [MismatchKind; 7] = [
+        MismatchKind::NeverWritten,
+        MismatchKind::Foreign,
+        MismatchKind::Misdirected,
+        MismatchKind::Stale,
+        MismatchKind::Ahead,
+        MismatchKind::Torn,
+        MismatchKind::BitFlip,
+    ];
+
+    /// The name in results and reports: `never_written`, `bit_flip`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MismatchKind::NeverWritten => "never_written",
+            MismatchKind::Foreign => "foreign",
+            MismatchKind::Misdirected => "misdirected",
+            MismatchKind::Stale => "stale",
+            MismatchKind::Ahead => "ahead",
+            MismatchKind::Torn => "torn",
+            MismatchKind::BitFlip => "bit_flip",
+        }
+    }
 }
 
 /// The first 16 bytes from where two units first differ.
@@ -56,31 +79,15 @@ pub struct Mismatch {
     pub first: Option<Difference>,
 }
 
-/// Check `found` (one whole unit) against `exp`: Ok when it is exactly the unit that was written.
-pub fn classify(found: &[u8], exp: &Expected) -> Result<(), Mismatch> {
-    let header = Header::decode(found);
-    if let Some(h) = header {
-        let is_it = h.target == exp.target
-            && h.offset == exp.offset
-            && h.generation == exp.generation
-            && h.seed == exp.seed
-            && h.unit_len as usize == found.len();
-        if is_it && crc32c::crc32c(&found[HEADER_BYTES..]) == h.payload_crc {
-            return Ok(());
-        }
-    }
-    Err(mismatch(found, header, exp))
-}
-
-/// The slow path: what kind of wrong `found` is.
-fn mismatch(found: &[u8], header: Option<Header>, exp: &Expected) -> Mismatch {
-    let mut expected = vec![0u8; found.len()];
-    stamp_unit(&mut expected, exp.seed, exp.target, exp.offset, exp.generation, exp.zero_pct);
-    let bits = differing_bits(&expected, found);
-    let first = first_difference(&expected, found);
+/// The slow path of [`UnitFormat::check`](super::UnitFormat::check): what kind of wrong `found`
+/// is, given the unit that was `expected` (built whole) and the header found, if any was valid.
+pub(super) fn mismatch(found: &[u8], header: Option<Header>, expected: &[u8], exp: &Expected) -> Mismatch {
+    let bits = differing_bits(expected, found);
+    let first = first_difference(expected, found);
+    let seed = Header::decode(expected).map(|h| h.seed);
     let kind = match header {
         Some(h) if h.target != exp.target || h.offset != exp.offset => MismatchKind::Misdirected,
-        Some(h) if h.seed != exp.seed || h.unit_len as usize != found.len() => MismatchKind::Foreign,
+        Some(h) if Some(h.seed) != seed || h.unit_len as usize != found.len() => MismatchKind::Foreign,
         Some(h) if compare_generations(h.generation, exp.generation).is_lt() => MismatchKind::Stale,
         Some(h) if compare_generations(h.generation, exp.generation).is_gt() => MismatchKind::Ahead,
         // The expected header over a payload that is not its own.

@@ -1,11 +1,12 @@
 //! What was written is known: the last generation written to each unit of a target region.
 //!
-//! One byte per unit (0: never written; else 1..=255, wrapping from 255 back to 1), so the map
+//! One byte per unit (0: never written; [`UNKNOWN`]: a write of it failed, so it may hold
+//! anything; else the generation 1..=254, wrapping from 254 back to 1), so the map
 //! of a 1 TiB target costs 256 MiB at 4 KiB units and 2 GiB at 512-byte units
 //! ([`GenerationMap::bytes_per_tib`]). A unit's header carries the same generation, so a block
 //! read back is checked against the map without a second copy of the data. Generations compare
-//! on the ring 1..=255: a generation up to 127 ahead of the expected one is `Ahead`, the rest
-//! are older (`Stale`) — a unit would need 128 unacknowledged rewrites to be taken for stale.
+//! on the ring 1..=254: a generation up to 127 ahead of the expected one is `Ahead`, the rest
+//! are older (`Stale`) — a unit would need 127 unacknowledged rewrites to be taken for stale.
 //!
 //! The map is saved with the results (`save`/`load`: a 32-byte header, then the bytes) so a
 //! later `drivelab verify` can re-check the device.
@@ -14,6 +15,10 @@ use std::cmp::Ordering;
 use std::io::{self, Read, Write};
 
 const FILE_MAGIC: &[u8; 8] = b"dlgenmap";
+/// The generation of a unit whose last write failed: its content is not known.
+pub const UNKNOWN: u8 = 255;
+/// The highest generation before the ring wraps to 1.
+const RING: u64 = 254;
 
 /// The last generation written to each unit of `[start, start + units * unit)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,20 +77,37 @@ impl GenerationMap {
         self.gens[i]
     }
 
-    /// A new write of unit `i`: its generation (1..=255), recorded.
+    /// A new write of unit `i`: its generation (1..=254), recorded.
     #[inline]
     pub fn next_generation(&mut self, i: usize) -> u8 {
-        let g = match self.gens[i] {
-            255 => 1,
-            g => g + 1,
-        };
+        let g = next(self.gens[i]);
         self.gens[i] = g;
         g
+    }
+
+    /// The generations of units `[first, first + n)`, as a job's own copy.
+    pub fn slice(&self, first: usize, n: usize) -> Vec<u8> {
+        self.gens[first..first + n].to_vec()
+    }
+
+    /// Put a job's copy back at unit `first`.
+    pub fn put(&mut self, first: usize, gens: &[u8]) {
+        self.gens[first..first + gens.len()].copy_from_slice(gens);
+    }
+
+    /// Every unit's generation, in order.
+    pub fn generations(&self) -> &[u8] {
+        &self.gens
     }
 
     /// Units ever written.
     pub fn written(&self) -> usize {
         self.gens.iter().filter(|&&g| g != 0).count()
+    }
+
+    /// The start of the region mapped.
+    pub fn start(&self) -> u64 {
+        self.start
     }
 
     pub fn save(&self, w: &mut impl Write) -> io::Result<()> {
@@ -111,16 +133,26 @@ impl GenerationMap {
     }
 }
 
-/// How a generation found compares with the one expected, on the ring 1..=255 (see the module
-/// docs); generations above 255 (never written by a map) compare as plain numbers.
+/// The generation a unit at `g` gets when it is written: one more, 254 wrapping to 1; a unit
+/// never written or of unknown content starts at 1.
+#[inline(always)]
+pub fn next(g: u8) -> u8 {
+    match g {
+        0 | 254 | UNKNOWN => 1,
+        g => g + 1,
+    }
+}
+
+/// How a generation found compares with the one expected, on the ring 1..=254 (see the module
+/// docs); generations off the ring (never written by a map) compare as plain numbers.
 pub fn compare_generations(found: u64, expected: u64) -> Ordering {
     if found == expected {
         return Ordering::Equal;
     }
-    if !(1..=255).contains(&found) || !(1..=255).contains(&expected) {
+    if !(1..=RING).contains(&found) || !(1..=RING).contains(&expected) {
         return found.cmp(&expected);
     }
-    let ahead = (found + 255 - expected) % 255;
+    let ahead = (found + RING - expected) % RING;
     if ahead <= 127 {
         Ordering::Greater
     } else {
@@ -139,11 +171,11 @@ mod tests {
         let i = m.index((1 << 20) + 8192 + 100);
         assert_eq!((i, m.offset(i)), (2, (1 << 20) + 8192));
         assert_eq!(m.next_generation(i), 1);
-        for _ in 1..255 {
+        for _ in 1..254 {
             m.next_generation(i);
         }
-        assert_eq!(m.generation(i), 255);
-        assert_eq!(m.next_generation(i), 1, "255 wraps to 1, never to 0 (never written)");
+        assert_eq!(m.generation(i), 254);
+        assert_eq!(m.next_generation(i), 1, "254 wraps to 1, never to 0 (never written) or UNKNOWN");
         assert_eq!(m.written(), 1);
         let mut bytes = Vec::new();
         m.save(&mut bytes).unwrap();
@@ -165,8 +197,9 @@ mod tests {
         assert_eq!(compare_generations(5, 5), Ordering::Equal);
         assert_eq!(compare_generations(3, 5), Ordering::Less, "older: stale");
         assert_eq!(compare_generations(6, 5), Ordering::Greater, "newer: ahead");
-        assert_eq!(compare_generations(250, 3), Ordering::Less, "250 is 8 writes before 3 after a wrap");
-        assert_eq!(compare_generations(2, 250), Ordering::Greater, "2 is 7 writes after 250");
+        assert_eq!(compare_generations(250, 3), Ordering::Less, "250 is 7 writes before 3 after a wrap");
+        assert_eq!(compare_generations(2, 250), Ordering::Greater, "2 is 6 writes after 250");
+        assert_eq!((next(0), next(UNKNOWN), next(7)), (1, 1, 8));
         assert_eq!(compare_generations(1000, 7), Ordering::Greater, "off the ring: plain numbers");
     }
 }

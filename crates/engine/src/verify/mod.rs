@@ -1,17 +1,19 @@
-//! Data verification (issue #13), the block format and its checks, with no I/O.
+//! Data verification (issue #13): the unit format, its checks and the map of what was written,
+//! with no I/O (the worker stamps and checks inline; `sweep` re-reads a target).
 //!
 //! A drive that is fast but returns the wrong data is worse than a slow one, so every unit of
-//! data drivelab writes carries a [`Header`]: which target, which offset, which write generation,
-//! the seed that made its payload, and a CRC32C of the payload (hardware-accelerated where the
-//! CPU has it, via the `crc32c` crate), itself covered by a CRC. The payload is regenerated from
-//! (seed, target, offset, generation) instead of stored, so a check needs nothing but what the
-//! reader expects — and, when it fails, [`classify`] says *how* the data is wrong, because a
-//! lost write, a misdirected write, a torn write and a flipped bit have different causes:
+//! data drivelab writes with `verify` carries a [`Header`]: which target, which offset, which
+//! write generation, the seed that made its payload, and a CRC32C of the payload
+//! (hardware-accelerated where the CPU has it, via the `crc32c` crate), itself covered by a CRC.
+//! The payload is made from (seed, target, offset, generation) by the job's [`UnitFormat`]
+//! instead of stored, so a check needs nothing but what the reader expects — and, when it fails,
+//! the check says *how* the data is wrong, because a lost write, a misdirected write, a torn
+//! write and a flipped bit have different causes:
 //!
 //! | kind | what was found |
 //! |---|---|
 //! | `NeverWritten` | no header and all zeros where a write was acknowledged |
-//! | `Foreign` | no header, not zeros: data drivelab did not write |
+//! | `Foreign` | no header, not zeros: data drivelab did not write (or another run's) |
 //! | `Misdirected` | a valid header for another offset or target |
 //! | `Stale` | the right block, an older generation: a write that was lost |
 //! | `Ahead` | a newer generation than acknowledged (an in-flight write that landed) |
@@ -26,11 +28,15 @@
 //! generation u64 | seed u64 | payload_crc u32 | header_crc u32` (48 bytes), then the payload.
 
 mod classify;
+mod format;
 mod header;
 mod map;
+mod sweep;
 #[cfg(test)]
 mod tests;
 
-pub use classify::{classify, first_difference, Difference, Expected, Mismatch, MismatchKind};
-pub use header::{fill_payload, stamp_unit, Header, HEADER_BYTES, MAGIC, VERSION};
-pub use map::{compare_generations, GenerationMap};
+pub use classify::{first_difference, Difference, Expected, Mismatch, MismatchKind};
+pub use format::UnitFormat;
+pub use header::{Header, HEADER_BYTES, MAGIC, VERSION};
+pub use map::{compare_generations, next as next_generation, GenerationMap, UNKNOWN};
+pub use sweep::sweep;

@@ -31,6 +31,7 @@ mod queue;
 mod recorder;
 mod schedule;
 mod stamps;
+mod verify;
 mod window;
 
 use queue::Queue;
@@ -38,6 +39,7 @@ pub(crate) use recorder::over_counts;
 use recorder::Recorder;
 use schedule::{Schedule, SpinWindow};
 use stamps::stamp_completion;
+pub use verify::{JobVerify, VerifyOutput};
 use window::Window;
 
 use crate::backend::Backend;
@@ -143,13 +145,15 @@ pub struct JobOutput {
     /// io_uring SQPOLL: CPU time of the ring's kernel submission thread over the job (ramp
     /// included).
     pub helper_cpu_ns: Option<u64>,
+    /// With `verify`: what was stamped and checked, and the job's map back.
+    pub verify: Option<VerifyOutput>,
 }
 
 /// Run one job to its end on `backend`, using its buffer pool (one slot per queue entry), from
 /// `begin` (the start every job of the run shares; a job that is early waits for it, one that
 /// is late finds its first I/Os already due). What is still in flight after a failure of the
 /// machinery is the backend's to drain.
-pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64) -> JobOutput {
+pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, verify: Option<JobVerify>) -> JobOutput {
     let spec = &*ctx.spec;
     if ctx.pace.is_none() {
         // Open loop waits for its first intended time in the loop, as for every other.
@@ -158,7 +162,7 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64) -> 
     let mut sched = Schedule::new(ctx, begin);
     let mut window = Window::new(spec, begin);
     let mut rec = Recorder::new(sched.paced(), !B::SUBMIT_COMPLETES, &spec.thresholds_ns, window.run_ns / SECOND);
-    let mut q = Queue::new::<B>(ctx);
+    let mut q = Queue::new::<B>(ctx, verify);
     let mut stopping = false;
     let mut last_t = begin;
     ctx.live.measuring.store(window.measuring, Ordering::Relaxed);
@@ -203,7 +207,9 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64) -> 
             rec.out.interrupted = true;
         }
     }
-    rec.finish(&window, last_t, &ctx.live)
+    let mut out = rec.finish(&window, last_t, &ctx.live);
+    out.verify = q.verify.map(|v| v.finish());
+    out
 }
 
 /// Submit the batch, wait for a completion (open loop with a free slot: no later than the next
@@ -239,7 +245,8 @@ fn exchange<B: Backend>(
     waited.map_err(|e| format!("waiting for I/O failed: {e}"))?;
     let done = stamp_completion();
     let error_stops = q.reap(backend, done, rec, measuring, continue_on_error);
-    Ok((done, error_stops))
+    let wrong_data_stops = q.check_reads(backend.pool_mut(), continue_on_error);
+    Ok((done, error_stops || wrong_data_stops))
 }
 
 /// Open loop, nothing in flight: wait until `due` as `mode` says; the time after.

@@ -3,6 +3,7 @@
 use super::recorder::Recorder;
 use super::schedule::Schedule;
 use super::stamps::{stamp_after_submit, stamp_before_submit, Slot};
+use super::verify::{JobVerify, Verifier};
 use super::window::Window;
 use super::JobCtx;
 use crate::backend::{Backend, Pending};
@@ -23,15 +24,20 @@ pub(super) struct Queue {
     pub(super) free_since: u64,
     /// I/Os per submit call (synchronous backends take the batch whole).
     pub(super) chunk: usize,
+    /// With `verify`: stamps, checks and the map.
+    pub(super) verify: Option<Verifier>,
+    /// With `verify`: the slot of an I/O held until the in-flight I/O it overlaps completes;
+    /// nothing else is issued meanwhile.
+    held: Option<u32>,
 }
 
 impl Queue {
-    pub(super) fn new<B: Backend>(ctx: &JobCtx) -> Queue {
+    pub(super) fn new<B: Backend>(ctx: &JobCtx, verify: Option<JobVerify>) -> Queue {
         let spec = &*ctx.spec;
         let qd = spec.qd as usize;
         Queue {
             gen: Generator::new(spec, ctx.start, ctx.span, ctx.job),
-            stamp_writes: spec.has_writes() && pattern::stamps(spec.data),
+            stamp_writes: spec.has_writes() && pattern::stamps(spec.data) && verify.is_none(),
             slots: vec![
                 Slot {
                     op: Op::Read,
@@ -41,7 +47,8 @@ impl Queue {
                     t_submit: 0,
                     t_intended: 0,
                     t_ready: 0,
-                    t_freed: 0
+                    t_freed: 0,
+                    busy: false,
                 };
                 qd
             ],
@@ -50,6 +57,8 @@ impl Queue {
             inflight: 0,
             free_since: 0,
             chunk: if B::SUBMIT_COMPLETES { qd.max(1) } else { spec.submit_batch.max(1) as usize },
+            verify: verify.map(|v| Verifier::new(v, qd)),
+            held: None,
         }
     }
 
@@ -63,6 +72,13 @@ impl Queue {
     #[inline]
     pub(super) fn fill(&mut self, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
         let now = if sched.paced() { now_ns() } else { 0 };
+        if let Some(slot) = self.held {
+            if Verifier::conflicts(&self.slots, slot as usize) {
+                return true;
+            }
+            self.held = None;
+            self.issue(slot, pool);
+        }
         if sched.per_slot() {
             return self.fill_per_slot(now, sched, window, pool);
         }
@@ -76,7 +92,9 @@ impl Queue {
             let Some(t_intended) = sched.take(slot, now) else { break };
             self.free.pop();
             // Any free slot could have taken it since one was free.
-            self.start(slot, t_intended, t_intended.max(self.free_since), sched, window, pool);
+            if !self.start(slot, t_intended, t_intended.max(self.free_since), sched, window, pool) {
+                break;
+            }
         }
         true
     }
@@ -99,12 +117,15 @@ impl Queue {
             self.free.swap_remove(i);
             // Only this slot could take it, once its previous I/O was done.
             let t_ready = t_intended.max(self.slots[slot as usize].t_freed);
-            self.start(slot, t_intended, t_ready, sched, window, pool);
+            if !self.start(slot, t_intended, t_ready, sched, window, pool) {
+                break;
+            }
         }
         true
     }
 
-    /// Put the job's next I/O into `slot` (off the free list) and the batch.
+    /// Put the job's next I/O into `slot` (off the free list) and the batch; false when it is
+    /// held instead (it overlaps an I/O in flight: verify only).
     #[inline]
     fn start(
         &mut self,
@@ -114,13 +135,9 @@ impl Queue {
         sched: &mut Schedule,
         window: &mut Window,
         pool: &mut BufferPool,
-    ) {
+    ) -> bool {
         let io = self.gen.next_io();
         if io.op == Op::Write {
-            if self.stamp_writes {
-                // The slot came off the free list: its buffer is ours until it is submitted.
-                pattern::stamp(&mut pool.slot_mut(slot as usize)[..io.len as usize], io.offset, WRITE_TAG);
-            }
             sched.wrote();
         }
         window.issued(io.len);
@@ -134,8 +151,33 @@ impl Queue {
             t_intended,
             t_ready,
             t_freed: s.t_freed,
+            busy: true,
         };
-        self.batch.push(Pending { slot, op: io.op, offset: io.offset, len: io.len });
+        if let Some(v) = self.verify.as_mut() {
+            if Verifier::conflicts(&self.slots, slot as usize) {
+                v.held();
+                self.held = Some(slot);
+                return false;
+            }
+        }
+        self.issue(slot, pool);
+        true
+    }
+
+    /// Stamp a write's data and queue the I/O of `slot` for the next submit.
+    #[inline]
+    fn issue(&mut self, slot: u32, pool: &mut BufferPool) {
+        let s = &self.slots[slot as usize];
+        if s.op == Op::Write {
+            // The slot is off the free list: its buffer is ours until it is submitted.
+            let buf = &mut pool.slot_mut(slot as usize)[..s.len as usize];
+            if let Some(v) = self.verify.as_mut() {
+                v.stamp_write(buf, s.offset);
+            } else if self.stamp_writes {
+                pattern::stamp(buf, s.offset, WRITE_TAG);
+            }
+        }
+        self.batch.push(Pending { slot, op: s.op, offset: s.offset, len: s.len });
     }
 
     /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),
@@ -180,11 +222,15 @@ impl Queue {
         continue_on_error: bool,
     ) -> bool {
         let mut err_stop = false;
-        let (slots, free, inflight, free_since) =
-            (&mut self.slots, &mut self.free, &mut self.inflight, &mut self.free_since);
+        let (slots, free, inflight, free_since, verify) =
+            (&mut self.slots, &mut self.free, &mut self.inflight, &mut self.free_since, &mut self.verify);
         backend.reap(&mut |slot, res| {
             let s = &mut slots[slot as usize];
             s.t_freed = done;
+            s.busy = false;
+            if let Some(v) = verify.as_mut() {
+                v.completed(slot, s, res == s.len as i32);
+            }
             if res == s.len as i32 {
                 if measuring {
                     rec.completed(s, done);
@@ -199,5 +245,15 @@ impl Queue {
             *inflight -= 1;
         });
         err_stop
+    }
+
+    /// With `verify`: check the reads the last reap took (their slots are free but not yet
+    /// reused); true when a wrong unit stops the job.
+    #[inline]
+    pub(super) fn check_reads(&mut self, pool: &mut BufferPool, continue_on_error: bool) -> bool {
+        match self.verify.as_mut() {
+            Some(v) => v.check_reads(&self.slots, pool) > 0 && !continue_on_error,
+            None => false,
+        }
     }
 }

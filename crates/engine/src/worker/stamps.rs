@@ -31,6 +31,8 @@ pub(super) struct Slot {
     pub(super) t_ready: u64,
     /// When the slot's previous I/O completed (its completion stamp; 0 before any).
     pub(super) t_freed: u64,
+    /// Off the free list: queued, held or in flight (verify's overlap check looks at these).
+    pub(super) busy: bool,
 }
 
 /// Read just before a submit call: where every I/O of the call starts its `lat`.

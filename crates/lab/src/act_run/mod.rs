@@ -286,7 +286,7 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
 
 /// The first stream stopped by (or carrying) an I/O error.
 pub fn errored_stream(streams: &[StreamResult]) -> Option<&StreamResult> {
-    streams.iter().find(|s| s.result.stopped_by_error || !s.result.errors.is_empty())
+    streams.iter().find(|s| s.result.errored())
 }
 
 /// [`errored_stream`], said with its error.

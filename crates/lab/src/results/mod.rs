@@ -372,8 +372,16 @@ impl ResultsDir {
         &self.path
     }
 
-    /// Save a finished (or interrupted) point.
+    /// Save a finished (or interrupted) point; with verify, its targets' generation maps
+    /// beside it first ([`map_file`]), so a saved verifying point always has its maps.
     pub fn save_point(&self, r: &PointResult) -> Result<PathBuf, Error> {
+        if !r.result.verify_maps.is_empty() {
+            let mut bytes = Vec::new();
+            for m in &r.result.verify_maps {
+                m.save(&mut bytes).map_err(|e| Error::io("encoding a generation map", e))?;
+            }
+            store::write_new(&map_file(&self.path, &r.point, r.result.interrupted), &bytes)?;
+        }
         let suffix = if r.result.interrupted { ".interrupted.json" } else { ".json" };
         let file = self.path.join("points").join(format!("{:04}-{}{suffix}", r.point.index, r.point.slug));
         store::write_json(&file, r)?;
@@ -399,6 +407,27 @@ impl ResultsDir {
             .filter_map(|p| p.file_name()?.to_str()?.split('-').next()?.parse().ok())
             .collect()
     }
+}
+
+/// Where a verifying point's generation maps are saved: `points/0001-<slug>.genmap` (or
+/// `.interrupted.genmap`), one map per target in the result's target order (see
+/// `drivelab_engine::verify::GenerationMap::save`).
+pub fn map_file(dir: &Path, point: &Point, interrupted: bool) -> PathBuf {
+    let suffix = if interrupted { ".interrupted.genmap" } else { ".genmap" };
+    dir.join("points").join(format!("{:04}-{}{suffix}", point.index, point.slug))
+}
+
+/// The generation maps saved with `point` (one per target of its result).
+pub fn load_maps(dir: &Path, point: &PointResult) -> Result<Vec<drivelab_engine::verify::GenerationMap>, Error> {
+    let path = map_file(dir, &point.point, point.result.interrupted);
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+    let mut r = bytes.as_slice();
+    (0..point.result.targets.len())
+        .map(|_| {
+            drivelab_engine::verify::GenerationMap::load(&mut r)
+                .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))
+        })
+        .collect()
 }
 
 /// `*.json` files of `dir` that are complete records (not interrupted, not temporary), sorted.

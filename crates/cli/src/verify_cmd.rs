@@ -1,0 +1,58 @@
+//! `drivelab verify DIR`: re-check a device against what a verifying run wrote. Every unit the
+//! run's saved map says was written is read back and checked; each wrong unit is counted by
+//! kind and the first ones shown. Exit 0 when every unit is as written, 1 when any is not.
+
+use std::path::Path;
+
+use drivelab_engine::Error;
+use drivelab_lab::verify;
+
+use crate::args::VerifyArgs;
+use crate::output;
+use crate::run_cmd::{stop_flag, Outcome};
+
+pub fn run(args: &VerifyArgs) -> Result<Outcome, Error> {
+    let stop = stop_flag();
+    let r = verify::recheck(Path::new(&args.dir), &stop)?;
+    if stop.load(std::sync::atomic::Ordering::SeqCst) {
+        return Ok(Outcome::Interrupted);
+    }
+    if args.json {
+        let v: Vec<serde_json::Value> = r
+            .targets
+            .iter()
+            .map(|(path, c)| serde_json::json!({ "target": path, "unit_bytes": r.unit_bytes, "checks": c }))
+            .collect();
+        let mut text = serde_json::to_string_pretty(&v).map_err(|e| Error::io("encoding JSON", e.into()))?;
+        text.push('\n');
+        output::stdout_text(&text);
+    } else {
+        let mut text = format!("verify: what \"{}\" wrote, re-read\n", r.point);
+        for (path, c) in &r.targets {
+            text += &format!("  {path}: {} units checked, {} wrong", c.checked_units, c.mismatches);
+            if c.mismatches > 0 {
+                let kinds: Vec<String> = c.by_kind.iter().map(|(k, n)| format!("{n} {}", k.name())).collect();
+                text += &format!(" ({})", kinds.join(", "));
+            }
+            text += "\n";
+            for m in &c.first {
+                let found = match &m.found {
+                    Some(h) => format!("found target {} offset {} generation {}", h.target, h.offset_bytes, h.generation),
+                    None => "no valid header".into(),
+                };
+                text += &format!(
+                    "    offset {}: {} (expected generation {}; {found}; {} bits differ{})\n",
+                    m.offset_bytes,
+                    m.kind.name(),
+                    m.expected.generation,
+                    m.bits,
+                    m.differs_at_byte
+                        .map(|at| format!(" from byte {at}: expected {} found {}", m.expected_hex, m.found_hex))
+                        .unwrap_or_default()
+                );
+            }
+        }
+        output::stdout_text(&text);
+    }
+    Ok(if r.mismatches() > 0 { Outcome::StoppedByError } else { Outcome::Done })
+}
