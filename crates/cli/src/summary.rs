@@ -282,9 +282,18 @@ fn verify_lines(out: &mut String, r: &RunResult) {
     }
     let _ = writeln!(out, "{line}");
     if let Some(a) = &v.after {
-        let _ = writeln!(out, "         after the run: {} units re-read, {} wrong", a.checked_units, a.mismatches);
+        let mut line = format!("         after the run: {} units re-read, {} wrong", a.checked_units, a.mismatches);
+        if a.unreadable_units > 0 {
+            let _ = write!(
+                line,
+                ", {} unreadable (I/O error, first at offset {})",
+                a.unreadable_units,
+                a.first_unreadable_offsets_bytes.first().copied().unwrap_or(0)
+            );
+        }
+        let _ = writeln!(out, "{line}");
     }
-    let wrong = v.mismatches();
+    let wrong = v.inline.mismatches + v.after.as_ref().map_or(0, |a| a.mismatches);
     if wrong == 0 {
         return;
     }

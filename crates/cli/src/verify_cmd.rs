@@ -30,6 +30,11 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, Error> {
         let mut text = format!("verify: what \"{}\" wrote, re-read\n", r.point);
         for (path, c) in &r.targets {
             text += &format!("  {path}: {} units checked, {} wrong", c.checked_units, c.mismatches);
+            if c.unreadable_units > 0 {
+                let first: Vec<String> = c.first_unreadable_offsets_bytes.iter().map(|o| o.to_string()).collect();
+                text +=
+                    &format!(", {} unreadable (I/O error; first at offsets {})", c.unreadable_units, first.join(", "));
+            }
             if c.mismatches > 0 {
                 let kinds: Vec<String> = c.by_kind.iter().map(|(k, n)| format!("{n} {}", k.name())).collect();
                 text += &format!(" ({})", kinds.join(", "));
@@ -37,7 +42,9 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, Error> {
             text += "\n";
             for m in &c.first {
                 let found = match &m.found {
-                    Some(h) => format!("found target {} offset {} generation {}", h.target, h.offset_bytes, h.generation),
+                    Some(h) => {
+                        format!("found target {} offset {} generation {}", h.target, h.offset_bytes, h.generation)
+                    }
                     None => "no valid header".into(),
                 };
                 text += &format!(
@@ -54,5 +61,5 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, Error> {
         }
         output::stdout_text(&text);
     }
-    Ok(if r.mismatches() > 0 { Outcome::StoppedByError } else { Outcome::Done })
+    Ok(if r.failed() > 0 { Outcome::StoppedByError } else { Outcome::Done })
 }

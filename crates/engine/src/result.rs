@@ -276,8 +276,9 @@ pub struct VerifyStats {
 }
 
 impl VerifyStats {
+    /// Units wrong (inline and after), or unreadable when re-read.
     pub fn mismatches(&self) -> u64 {
-        self.inline.mismatches + self.after.as_ref().map_or(0, |a| a.mismatches)
+        self.inline.failed() + self.after.as_ref().map_or(0, Checks::failed)
     }
 }
 
@@ -291,6 +292,15 @@ pub struct Checks {
     pub by_kind: std::collections::BTreeMap<crate::verify::MismatchKind, u64>,
     /// The first mismatches, at most [`Checks::KEEP`] per job, in the order found.
     pub first: Vec<MismatchRecord>,
+    /// A re-read: units that could not be read (an I/O error), and the first of their offsets.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreadable_units: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_unreadable_offsets_bytes: Vec<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Checks {
@@ -308,6 +318,14 @@ impl Checks {
         }
         let room = keep.saturating_sub(self.first.len());
         self.first.extend(other.first.iter().take(room).cloned());
+        self.unreadable_units += other.unreadable_units;
+        let room = keep.saturating_sub(self.first_unreadable_offsets_bytes.len());
+        self.first_unreadable_offsets_bytes.extend(other.first_unreadable_offsets_bytes.iter().take(room));
+    }
+
+    /// Units wrong or unreadable.
+    pub fn failed(&self) -> u64 {
+        self.mismatches + self.unreadable_units
     }
 }
 

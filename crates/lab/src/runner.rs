@@ -240,8 +240,7 @@ fn run_points(
             PointResult { schema: SCHEMA, point: p.clone(), result: m.result, power_w: m.power_w, steady, repeats };
         dir.save_point(&saved)?;
         lab.emit(Event::PointDone { record: &saved });
-        let (interrupted, errored) =
-            (saved.result.interrupted, saved.result.errored());
+        let (interrupted, errored) = (saved.result.interrupted, saved.result.errored());
         out.last = Some(saved);
         match (interrupted, errored) {
             (true, _) => out.interrupted_points += 1,

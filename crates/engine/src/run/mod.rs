@@ -18,9 +18,9 @@ use crate::hist::Histogram;
 use crate::pattern::BufferPool;
 use crate::result::*;
 use crate::spec::{AccessSpec, EngineKind, Rate};
-use crate::verify::UnitFormat;
 use crate::target::{OpenTarget, TargetKind};
 use crate::verify::GenerationMap;
+use crate::verify::UnitFormat;
 use crate::worker::{run_job, JobCtx, JobOutput, JobVerify, Live, LATE_NS};
 
 /// What the progress callback sees, about every 250 ms.
@@ -141,7 +141,8 @@ fn run_streams_with(
         let job_iops = spec.job_iops(stream_jobs);
         // ACT's service threads all count their schedules from the same instant.
         let aligned = spec.rate.is_some_and(|r| r.aligned);
-        let format = spec.verify_unit().map(|u| Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct())));
+        let format =
+            spec.verify_unit().map(|u| Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct())));
         for (ti, t) in st.targets.iter().enumerate() {
             for j in 0..spec.jobs as u64 {
                 // With verify, each job owns its slice of the region: every unit has one writer.
@@ -273,11 +274,8 @@ fn verify_maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
             }
         }
         if st.maps.is_empty() {
-            let fresh: Result<Vec<_>, _> = st
-                .targets
-                .iter()
-                .map(|t| GenerationMap::new(0, (t.start + t.span) / unit * unit, unit))
-                .collect();
+            let fresh: Result<Vec<_>, _> =
+                st.targets.iter().map(|t| GenerationMap::new(0, (t.start + t.span) / unit * unit, unit)).collect();
             out.push(fresh.map_err(Error::invalid)?);
             continue;
         }

@@ -523,7 +523,12 @@ impl AccessSpec {
                 ),
             );
         }
-        for (field, v) in self.bs.iter().map(|b| (Field::Bs, b.bytes)).chain([(Field::Align, self.align()), (Field::Offset, self.offset_bytes)]) {
+        for (field, v) in self
+            .bs
+            .iter()
+            .map(|b| (Field::Bs, b.bytes))
+            .chain([(Field::Align, self.align()), (Field::Offset, self.offset_bytes)])
+        {
             if v % unit != 0 {
                 return bad(
                     field,

@@ -57,7 +57,10 @@ impl UnitFormat {
             })
             .collect();
         let payload = |key: u64| -> Vec<u8> {
-            base.iter().enumerate().flat_map(|(i, &w)| (if i < random_words { w ^ key } else { w }).to_le_bytes()).collect()
+            base.iter()
+                .enumerate()
+                .flat_map(|(i, &w)| (if i < random_words { w ^ key } else { w }).to_le_bytes())
+                .collect()
         };
         let crc_base = crc32c::crc32c(&payload(0));
         // The linear part of the CRC: what each key bit adds, then per byte of the key.
@@ -113,7 +116,14 @@ impl UnitFormat {
             let v = if w < self.random_words { base ^ key } else { base };
             out.copy_from_slice(&v.to_le_bytes());
         }
-        let h = Header { target, unit_len: self.unit as u32, offset, generation, seed: self.seed, payload_crc: self.crc_of(key) };
+        let h = Header {
+            target,
+            unit_len: self.unit as u32,
+            offset,
+            generation,
+            seed: self.seed,
+            payload_crc: self.crc_of(key),
+        };
         head.copy_from_slice(&h.encode());
         h
     }

@@ -1,5 +1,7 @@
 //! Re-reading every unit a map says was written, and checking each (`verify_after`, and
 //! `drivelab verify` of a saved map): sequential reads of up to 1 MiB over runs of written units.
+//! A read that fails is retried unit by unit, so each unreadable unit is counted with its offset
+//! and the rest of the chunk is still checked.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -16,8 +18,8 @@ const CHUNK: u64 = 1 << 20;
 
 /// Read back every unit of `map` written (not never-written, not unknown) from `file` (target
 /// index `target` of the run that wrote it) and check it against `format`; stops early when
-/// `stop` is set. An I/O error is returned as such (with how far the sweep got in its message).
-pub fn sweep(file: &File, map: &GenerationMap, format: &UnitFormat, target: u32, stop: &AtomicBool) -> std::io::Result<Checks> {
+/// `stop` is set. Units that cannot be read are counted (`unreadable_units`), not fatal.
+pub fn sweep(file: &File, map: &GenerationMap, format: &UnitFormat, target: u32, stop: &AtomicBool) -> Checks {
     let unit = map.unit();
     assert_eq!(unit as usize, format.unit(), "the map's unit and the format's");
     let per_chunk = (CHUNK / unit) as usize;
@@ -41,11 +43,17 @@ pub fn sweep(file: &File, map: &GenerationMap, format: &UnitFormat, target: u32,
         let len = (i - first) * unit as usize;
         let buf = &mut pool.slot_mut(0)[..len];
         let at = map.offset(first);
-        file.read_exact_at(buf, at).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("reading {len} bytes at offset {at} to verify them: {e}"))
-        })?;
-        for (k, found) in buf.chunks_exact(unit as usize).enumerate() {
-            let exp = Expected { target, offset: at + k as u64 * unit, generation: gens[first + k] as u64 };
+        let whole = file.read_exact_at(buf, at).is_ok();
+        for (k, found) in buf.chunks_exact_mut(unit as usize).enumerate() {
+            let offset = at + k as u64 * unit;
+            if !whole && file.read_exact_at(found, offset).is_err() {
+                checks.unreadable_units += 1;
+                if checks.first_unreadable_offsets_bytes.len() < Checks::KEEP {
+                    checks.first_unreadable_offsets_bytes.push(offset);
+                }
+                continue;
+            }
+            let exp = Expected { target, offset, generation: gens[first + k] as u64 };
             checks.checked_units += 1;
             if let Err(m) = format.check(found, &exp) {
                 checks.mismatches += 1;
@@ -56,5 +64,5 @@ pub fn sweep(file: &File, map: &GenerationMap, format: &UnitFormat, target: u32,
             }
         }
     }
-    Ok(checks)
+    checks
 }

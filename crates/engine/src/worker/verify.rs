@@ -55,7 +55,13 @@ pub(super) struct Verifier {
 impl Verifier {
     pub(super) fn new(v: JobVerify, qd: usize) -> Verifier {
         let unit = v.format.unit();
-        Verifier { shift: unit.trailing_zeros(), unit, v, out: VerifyOutput::default(), to_check: Vec::with_capacity(qd) }
+        Verifier {
+            shift: unit.trailing_zeros(),
+            unit,
+            v,
+            out: VerifyOutput::default(),
+            to_check: Vec::with_capacity(qd),
+        }
     }
 
     #[inline(always)]
@@ -70,7 +76,11 @@ impl Verifier {
         let io = &slots[me];
         let (a, b) = (io.offset, io.offset + io.len as u64);
         slots.iter().enumerate().any(|(i, s)| {
-            i != me && s.busy && (s.op == Op::Write || io.op == Op::Write) && s.offset < b && a < s.offset + s.len as u64
+            i != me
+                && s.busy
+                && (s.op == Op::Write || io.op == Op::Write)
+                && s.offset < b
+                && a < s.offset + s.len as u64
         })
     }
 
