@@ -129,3 +129,30 @@ fn auto_pacing_spins_only_while_a_whole_cpu_stays_free() {
     assert_eq!(paced(0.0, 1, false).hybrid_spin_cpus(4, 4), 0.0);
     assert_eq!(AccessSpec::default().hybrid_spin_cpus(4, 4), 0.0, "closed loop does not spin");
 }
+
+#[test]
+fn verify_units_divide_every_io_and_need_data_with_room_for_a_header() {
+    let v = |bs: &str, align: Option<u64>, offset: u64| AccessSpec {
+        verify: true,
+        bs: AccessSpec::parse_bs(bs).unwrap(),
+        align_bytes: align,
+        offset_bytes: offset,
+        ..Default::default()
+    };
+    assert_eq!(v("4k", None, 0).verify_unit(), Some(4096));
+    assert_eq!(v("64k:50,1m:50", None, 0).verify_unit(), Some(4096), "at most 4 KiB");
+    assert_eq!(v("4k", Some(512), 0).verify_unit(), Some(512), "512-byte aligned 4 KiB I/Os: 512-byte units");
+    assert_eq!(v("8k", None, 1024).verify_unit(), Some(1024));
+    assert_eq!(AccessSpec::default().verify_unit(), None, "no verify, no unit");
+    assert!(err(&v("4k", Some(256), 0)).contains("at least 512"), "{}", err(&v("4k", Some(256), 0)));
+    let zero = AccessSpec { data: DataPattern::Zero, ..v("4k", None, 0) };
+    assert!(err(&zero).starts_with("data zero") && err(&zero).contains("no room"), "{}", err(&zero));
+    let big = AccessSpec { verify_unit_bytes: Some(8192), ..v("8k", None, 0) };
+    assert!(err(&big).contains("power of two from 512 to 4k"), "{}", err(&big));
+    let odd = AccessSpec { verify_unit_bytes: Some(4096), ..v("4k", Some(512), 0) };
+    assert!(err(&odd).contains("not a multiple of the verify_unit 4096"), "{}", err(&odd));
+    let after = AccessSpec { verify_after: true, ..Default::default() };
+    assert!(err(&after).contains("add verify"), "{}", err(&after));
+    assert_eq!(v("4k", None, 0).verify_zero_pct(), 0);
+    assert_eq!(AccessSpec { data: DataPattern::Compress { pct: 30 }, ..v("4k", None, 0) }.verify_zero_pct(), 30);
+}

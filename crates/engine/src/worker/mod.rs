@@ -312,3 +312,5 @@ fn fsync<B: Backend>(backend: &mut B, rec: &mut Recorder, window: &Window, conti
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verify_tests;

@@ -60,7 +60,7 @@ pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
 
 /// A job started on its own, now.
 fn run_job_now<B: Backend>(ctx: &JobCtx, backend: &mut B) -> JobOutput {
-    run_job(ctx, backend, now_ns())
+    run_job(ctx, backend, now_ns(), None)
 }
 
 fn paced_spec(time_ms: u64) -> AccessSpec {
