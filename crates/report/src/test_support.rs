@@ -79,6 +79,8 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             notices: Vec::new(),
             open_loop: None,
             slat_ns: None,
+            verify: None,
+            verify_maps: Vec::new(),
         },
     }
 }
