@@ -480,6 +480,9 @@ mod tests {
             ("hipri", "true"),
             ("sqpoll", "true"),
             ("sqpoll_cpu", "0"),
+            ("verify", "true"),
+            ("verify_after", "true"),
+            ("verify_unit", "512"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -495,6 +498,7 @@ mod tests {
         assert_eq!((r.per_s, r.unit, r.scope, r.arrivals), (2000.0, RateUnit::Iops, RateScope::Job, Arrivals::Poisson));
         assert_eq!(r.max_lag_ns, Some(10_000_000_000));
         assert_eq!(r.pace, PaceMode::Hybrid);
+        assert_eq!((s.verify, s.verify_after, s.verify_unit_bytes), (true, true, Some(512)));
     }
 
     #[test]
