@@ -112,9 +112,21 @@ impl UnitFormat {
         debug_assert_eq!(unit.len(), self.unit);
         let key = self.key(target, offset, generation);
         let (head, payload) = unit.split_at_mut(HEADER_BYTES);
-        for (w, (out, &base)) in payload.chunks_exact_mut(8).zip(&self.base).enumerate() {
-            let v = if w < self.random_words { base ^ key } else { base };
-            out.copy_from_slice(&v.to_le_bytes());
+        // SAFETY: any bit pattern is a valid u64 and a valid u8; align_to_mut only reinterprets
+        // the aligned middle of the slice, and both views are of the same bytes.
+        let (pre, words, post) = unsafe { payload.align_to_mut::<u64>() };
+        if pre.is_empty() && post.is_empty() {
+            // The usual case (I/O buffers are page-aligned): a loop the compiler vectorizes.
+            let (random, zeros) = words.split_at_mut(self.random_words);
+            for (w, b) in random.iter_mut().zip(&self.base) {
+                *w = (b ^ key).to_le();
+            }
+            zeros.fill(0);
+        } else {
+            for (w, (out, &base)) in payload.chunks_exact_mut(8).zip(&self.base).enumerate() {
+                let v = if w < self.random_words { base ^ key } else { base };
+                out.copy_from_slice(&v.to_le_bytes());
+            }
         }
         let h = Header {
             target,
@@ -143,11 +155,22 @@ impl UnitFormat {
             return false;
         }
         let key = self.key(exp.target, exp.offset, exp.generation);
+        let payload = &found[HEADER_BYTES..];
+        // SAFETY: as in `stamp`: a reinterpretation of the aligned middle, any bits valid.
+        let (pre, words, post) = unsafe { payload.align_to::<u64>() };
         let mut diff = 0u64;
-        for (w, (word, &base)) in found[HEADER_BYTES..].chunks_exact(8).zip(&self.base).enumerate() {
-            let v = u64::from_le_bytes(word.try_into().unwrap());
-            let want = if w < self.random_words { base ^ key } else { base };
-            diff |= v ^ want;
+        if pre.is_empty() && post.is_empty() {
+            let (random, zeros) = words.split_at(self.random_words);
+            for (w, b) in random.iter().zip(&self.base) {
+                diff |= u64::from_le(*w) ^ b ^ key;
+            }
+            diff |= zeros.iter().fold(0, |a, w| a | w);
+        } else {
+            for (w, (word, &base)) in payload.chunks_exact(8).zip(&self.base).enumerate() {
+                let v = u64::from_le_bytes(word.try_into().unwrap());
+                let want = if w < self.random_words { base ^ key } else { base };
+                diff |= v ^ want;
+            }
         }
         diff == 0
     }
