@@ -306,24 +306,7 @@ fn verify_lines(out: &mut String, r: &RunResult) {
     let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {}", k.name())).collect();
     let _ = writeln!(out, "  WRONG DATA: {wrong} unit(s) not as written: {}", kinds.join(", "));
     if let Some(m) = v.inline.first.first().or_else(|| v.after.as_ref().and_then(|a| a.first.first())) {
-        let found = match &m.found {
-            Some(h) if h.offset_bytes != m.offset_bytes || h.target != m.expected.target => {
-                format!("a unit written for offset {} of target {}", h.offset_bytes, h.target)
-            }
-            Some(h) => format!("generation {} (expected {})", h.generation, m.expected.generation),
-            None => "no valid header".to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "  first: {} offset {}: {}, {found}, {} bits differ{}",
-            m.target,
-            m.offset_bytes,
-            m.kind.name(),
-            m.bits,
-            m.differs_at_byte
-                .map(|at| format!(" from byte {at}: expected {} found {}", m.expected_hex, m.found_hex))
-                .unwrap_or_default()
-        );
+        let _ = writeln!(out, "  first: {} {}", m.target, m.describe());
     }
 }
 

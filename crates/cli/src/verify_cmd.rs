@@ -41,22 +41,7 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, Error> {
             }
             text += "\n";
             for m in &c.first {
-                let found = match &m.found {
-                    Some(h) => {
-                        format!("found target {} offset {} generation {}", h.target, h.offset_bytes, h.generation)
-                    }
-                    None => "no valid header".into(),
-                };
-                text += &format!(
-                    "    offset {}: {} (expected generation {}; {found}; {} bits differ{})\n",
-                    m.offset_bytes,
-                    m.kind.name(),
-                    m.expected.generation,
-                    m.bits,
-                    m.differs_at_byte
-                        .map(|at| format!(" from byte {at}: expected {} found {}", m.expected_hex, m.found_hex))
-                        .unwrap_or_default()
-                );
+                text += &format!("    {}\n", m.describe());
             }
         }
         output::stdout_text(&text);

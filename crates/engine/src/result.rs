@@ -359,6 +359,23 @@ pub struct UnitHeader {
 }
 
 impl MismatchRecord {
+    /// One line: `offset 40960: stale, generation 1 (expected 2), 16301 bits differ from byte
+    /// 24: expected … found …`.
+    pub fn describe(&self) -> String {
+        let found = match &self.found {
+            Some(h) if h.offset_bytes != self.offset_bytes || h.target != self.expected.target => {
+                format!("a unit written for offset {} of target {}", h.offset_bytes, h.target)
+            }
+            Some(h) => format!("generation {} (expected {})", h.generation, self.expected.generation),
+            None => "no valid header".to_string(),
+        };
+        let from = self
+            .differs_at_byte
+            .map(|at| format!(" from byte {at}: expected {} found {}", self.expected_hex, self.found_hex))
+            .unwrap_or_default();
+        format!("offset {}: {}, {found}, {} bits differ{from}", self.offset_bytes, self.kind.name(), self.bits)
+    }
+
     /// The record of `m`, found at `exp` on `target` (its path filled in by the caller).
     pub fn new(m: &crate::verify::Mismatch, exp: &crate::verify::Expected, seed: u64, unit: usize) -> MismatchRecord {
         let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();

@@ -32,7 +32,7 @@ impl Known {
             .iter()
             .map(|t| match self.maps.get(&t.info.path) {
                 Some(m) => Ok(m.clone()),
-                None => GenerationMap::new(0, t.info.size_bytes / unit * unit, unit).map_err(Error::invalid),
+                None => GenerationMap::whole(t.info.size_bytes, unit).map_err(Error::invalid),
             })
             .collect()
     }
@@ -99,13 +99,25 @@ pub fn after(r: &RunResult, targets: &[OpenTarget], stop: &AtomicBool) -> Checks
     let mut all = Checks::default();
     for (ti, (t, map)) in targets.iter().zip(&r.verify_maps).enumerate() {
         let Some(file) = t.file.as_ref().filter(|_| t.info.kind != TargetKind::Null) else { continue };
-        let mut c = sweep(file, map, &format, ti as u32, stop);
-        for m in &mut c.first {
-            m.target = t.info.path.clone();
-        }
-        all.merge(&c, Checks::KEEP * targets.len());
+        all.merge(&sweep_target(file, &t.info.path, map, &format, ti, stop), Checks::KEEP * targets.len());
     }
     all
+}
+
+/// [`sweep`] of target `ti` (at `path`), its mismatches named by path.
+fn sweep_target(
+    file: &std::fs::File,
+    path: &str,
+    map: &GenerationMap,
+    format: &UnitFormat,
+    ti: usize,
+    stop: &AtomicBool,
+) -> Checks {
+    let mut c = sweep(file, map, format, ti as u32, stop);
+    for m in &mut c.first {
+        m.target = path.to_string();
+    }
+    c
 }
 
 /// What `drivelab verify DIR` found on each target of a saved verifying point.
@@ -147,11 +159,7 @@ pub fn recheck(dir: &std::path::Path, stop: &AtomicBool) -> Result<Recheck, Erro
         let info = drivelab_engine::target::probe(&t.path)?;
         let open = drivelab_engine::target::open(&info, &spec)?;
         let file = open.file.as_ref().expect("a file or device target has a file");
-        let mut c = sweep(file, map, &format, ti as u32, stop);
-        for m in &mut c.first {
-            m.target = t.path.clone();
-        }
-        out.targets.push((t.path.clone(), c));
+        out.targets.push((t.path.clone(), sweep_target(file, &t.path, map, &format, ti, stop)));
     }
     Ok(out)
 }

@@ -20,7 +20,6 @@ use crate::result::*;
 use crate::spec::{AccessSpec, EngineKind, Rate};
 use crate::target::{OpenTarget, TargetKind};
 use crate::verify::GenerationMap;
-use crate::verify::UnitFormat;
 use crate::worker::{run_job, JobCtx, JobOutput, JobVerify, Live, LATE_NS};
 
 /// What the progress callback sees, about every 250 ms.
@@ -96,7 +95,7 @@ fn run_streams_with(
             return Err(Error::invalid("no target: give a file, a block device or null"));
         }
     }
-    let maps = verify_maps(streams)?;
+    let maps = verify::maps(streams)?;
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
     // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
     let allowed = crate::affinity::allowed_cpus();
@@ -141,26 +140,11 @@ fn run_streams_with(
         let job_iops = spec.job_iops(stream_jobs);
         // ACT's service threads all count their schedules from the same instant.
         let aligned = spec.rate.is_some_and(|r| r.aligned);
-        let format =
-            spec.verify_unit().map(|u| Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct())));
+        let format = verify::format(spec);
         for (ti, t) in st.targets.iter().enumerate() {
             for j in 0..spec.jobs as u64 {
                 // With verify, each job owns its slice of the region: every unit has one writer.
-                let (start, span) = match &format {
-                    Some(_) => job_slice(t.start, t.span, spec, j),
-                    None => (t.start, t.span),
-                };
-                let verify = format.as_ref().map(|f| {
-                    let map = &maps[si][ti];
-                    let (first, n) = (map.index(start), (span / map.unit()) as usize);
-                    JobVerify {
-                        format: f.clone(),
-                        target: ti as u32,
-                        region_start: start,
-                        gens: map.slice(first, n),
-                        serve_reads: t.info.kind == TargetKind::Null,
-                    }
-                });
+                let (start, span, verify) = verify::job_region(format.as_ref(), &maps[si], t, ti, spec, j);
                 let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, handles.len());
                 job_cpus[si].push(cpu);
                 let live = Arc::new(Live::default());
@@ -232,7 +216,7 @@ fn run_streams_with(
     }
     let mut results = Vec::new();
     for (((st, mut reports), cpus), maps) in streams.iter().zip(by_stream).zip(job_cpus).zip(maps) {
-        let verify = st.spec.verify_unit().map(|unit| verify_stats(st, &mut reports, maps, unit));
+        let verify = st.spec.verify_unit().map(|unit| verify::stats(st, &mut reports, maps, unit));
         let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
         result.engine.job_cpus = cpus;
         if let Some((stats, maps)) = verify {
@@ -242,108 +226,6 @@ fn run_streams_with(
         results.push(result);
     }
     Ok(results)
-}
-
-/// The generation maps each verifying stream starts from: the stream's own (checked against
-/// its targets and unit), or fresh ones over each whole target. Empty for a stream that does
-/// not verify. Two streams verifying the same target are refused: each unit needs one writer.
-fn verify_maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for st in streams {
-        let Some(unit) = st.spec.verify_unit() else {
-            out.push(Vec::new());
-            continue;
-        };
-        for t in st.targets {
-            if st.spec.jobs > 1 && slice_share(t.span, st.spec) < st.spec.max_bs() {
-                return Err(Error::invalid(format!(
-                    "with verify each of the {} jobs on {} owns a slice of its {}-byte region, too small for a {}-byte \
-                     block: use fewer jobs or a larger region",
-                    st.spec.jobs,
-                    t.info.path,
-                    t.span,
-                    st.spec.max_bs()
-                )));
-            }
-            if !seen.insert(t.info.path.clone()) {
-                return Err(Error::invalid(format!(
-                    "{} is verified by two streams at once: verify needs one writer per unit; verify one of them",
-                    t.info.path
-                )));
-            }
-        }
-        if st.maps.is_empty() {
-            let fresh: Result<Vec<_>, _> =
-                st.targets.iter().map(|t| GenerationMap::new(0, (t.start + t.span) / unit * unit, unit)).collect();
-            out.push(fresh.map_err(Error::invalid)?);
-            continue;
-        }
-        if st.maps.len() != st.targets.len() {
-            return Err(Error::invalid(format!("{} generation maps for {} targets", st.maps.len(), st.targets.len())));
-        }
-        for (m, t) in st.maps.iter().zip(st.targets) {
-            if m.unit() != unit || m.start() != 0 || (m.len() as u64) * unit < t.start + t.span {
-                return Err(Error::invalid(format!(
-                    "{}: what is known to be written there was mapped in {}-byte units over {} bytes, and this run \
-                     verifies {unit}-byte units up to byte {}: give {{verify_unit}} {} (the unit of the first \
-                     verifying run)",
-                    t.info.path,
-                    m.unit(),
-                    m.len() as u64 * m.unit(),
-                    t.start + t.span,
-                    m.unit()
-                )));
-            }
-        }
-        out.push(st.maps.to_vec());
-    }
-    Ok(out)
-}
-
-/// Job `j`'s slice of the region `[start, start + span)` with verify: an equal share, in
-/// whole blocks of the largest size (and the alignment), the last job taking the rest.
-fn job_slice(start: u64, span: u64, spec: &AccessSpec, j: u64) -> (u64, u64) {
-    let jobs = spec.jobs as u64;
-    if jobs <= 1 {
-        return (start, span);
-    }
-    let share = slice_share(span, spec);
-    let s = start + j * share;
-    let len = if j + 1 == jobs { start + span - s } else { share };
-    (s, len)
-}
-
-/// Each job's share of a region of `span` bytes with verify, in whole blocks of the largest
-/// size (and the alignment).
-fn slice_share(span: u64, spec: &AccessSpec) -> u64 {
-    let grain = spec.max_bs().max(spec.align());
-    span / spec.jobs.max(1) as u64 / grain * grain
-}
-
-/// What the stream's jobs verified, summed, and each target's map with the jobs' slices put
-/// back.
-fn verify_stats(
-    st: &Stream,
-    reports: &mut [JobReport],
-    mut maps: Vec<GenerationMap>,
-    unit: u64,
-) -> (crate::result::VerifyStats, Vec<GenerationMap>) {
-    let mut stats = crate::result::VerifyStats { unit_bytes: unit, seed: st.spec.seed, ..Default::default() };
-    for r in reports.iter_mut() {
-        let Some(v) = r.output.verify.take() else { continue };
-        let map = &mut maps[r.target];
-        map.put(map.index(r.job_start), &v.gens);
-        stats.written_units += v.written_units;
-        stats.unchecked_units += v.unchecked_units;
-        stats.held_ios += v.held_ios;
-        let mut inline = v.inline;
-        for m in &mut inline.first {
-            m.target = st.targets[r.target].info.path.clone();
-        }
-        stats.inline.merge(&inline, crate::result::Checks::KEEP_PER_RUN);
-    }
-    (stats, maps)
 }
 
 /// Where in the first interval job `index` of `jobs` sharing a rate starts its schedule: spread
@@ -638,5 +520,6 @@ fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window:
 mod gate;
 #[cfg(test)]
 mod tests;
+mod verify;
 
 use gate::{EndsJob, Finished, StartGate};

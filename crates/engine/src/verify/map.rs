@@ -42,6 +42,11 @@ impl GenerationMap {
         Ok(GenerationMap { unit, start, gens: vec![0; units] })
     }
 
+    /// A map over the whole of a target of `size` bytes (its last partial unit left out).
+    pub fn whole(size: u64, unit: u64) -> Result<GenerationMap, String> {
+        GenerationMap::new(0, size / unit * unit, unit)
+    }
+
     /// Bytes of map per TiB of target at `unit`-byte units.
     pub fn bytes_per_tib(unit: u64) -> u64 {
         (1u64 << 40) / unit

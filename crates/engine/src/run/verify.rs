@@ -1,0 +1,142 @@
+//! Verification's part of a run: the maps each stream starts from, each job's slice of its
+//! target's region and map (one writer per unit), and the jobs' checks and map slices gathered
+//! back into the stream's result.
+
+use std::sync::Arc;
+
+use super::{JobReport, Stream};
+use crate::error::Error;
+use crate::result::{Checks, VerifyStats};
+use crate::spec::AccessSpec;
+use crate::target::{OpenTarget, TargetKind};
+use crate::verify::{GenerationMap, UnitFormat};
+use crate::worker::JobVerify;
+
+/// The unit format of a verifying stream (None: it does not verify).
+pub(super) fn format(spec: &AccessSpec) -> Option<Arc<UnitFormat>> {
+    spec.verify_unit().map(|u| Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct())))
+}
+
+/// Job `j`'s region on target `t` (index `ti`), and with verify its part of the target's map.
+pub(super) fn job_region(
+    format: Option<&Arc<UnitFormat>>,
+    maps: &[GenerationMap],
+    t: &OpenTarget,
+    ti: usize,
+    spec: &AccessSpec,
+    j: u64,
+) -> (u64, u64, Option<JobVerify>) {
+    let Some(f) = format else { return (t.start, t.span, None) };
+    let (start, span) = job_slice(t.start, t.span, spec, j);
+    let map = &maps[ti];
+    let v = JobVerify {
+        format: f.clone(),
+        target: ti as u32,
+        region_start: start,
+        gens: map.slice(map.index(start), (span / map.unit()) as usize),
+        serve_reads: t.info.kind == TargetKind::Null,
+    };
+    (start, span, Some(v))
+}
+
+/// The generation maps each verifying stream starts from: the stream's own (checked against
+/// its targets and unit), or fresh ones over each whole target. Empty for a stream that does
+/// not verify. Two streams verifying the same target are refused: each unit needs one writer.
+pub(super) fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for st in streams {
+        let Some(unit) = st.spec.verify_unit() else {
+            out.push(Vec::new());
+            continue;
+        };
+        for t in st.targets {
+            if st.spec.jobs > 1 && slice_share(t.span, st.spec) < st.spec.max_bs() {
+                return Err(Error::invalid(format!(
+                    "with verify each of the {} jobs on {} owns a slice of its {}-byte region, too small for a {}-byte \
+                     block: use fewer jobs or a larger region",
+                    st.spec.jobs,
+                    t.info.path,
+                    t.span,
+                    st.spec.max_bs()
+                )));
+            }
+            if !seen.insert(t.info.path.clone()) {
+                return Err(Error::invalid(format!(
+                    "{} is verified by two streams at once: verify needs one writer per unit; verify one of them",
+                    t.info.path
+                )));
+            }
+        }
+        if st.maps.is_empty() {
+            let fresh: Result<Vec<_>, _> =
+                st.targets.iter().map(|t| GenerationMap::new(0, (t.start + t.span) / unit * unit, unit)).collect();
+            out.push(fresh.map_err(Error::invalid)?);
+            continue;
+        }
+        if st.maps.len() != st.targets.len() {
+            return Err(Error::invalid(format!("{} generation maps for {} targets", st.maps.len(), st.targets.len())));
+        }
+        for (m, t) in st.maps.iter().zip(st.targets) {
+            if m.unit() != unit || m.start() != 0 || (m.len() as u64) * unit < t.start + t.span {
+                return Err(Error::invalid(format!(
+                    "{}: what is known to be written there was mapped in {}-byte units over {} bytes, and this run \
+                     verifies {unit}-byte units up to byte {}: give {{verify_unit}} {} (the unit of the first \
+                     verifying run)",
+                    t.info.path,
+                    m.unit(),
+                    m.len() as u64 * m.unit(),
+                    t.start + t.span,
+                    m.unit()
+                )));
+            }
+        }
+        out.push(st.maps.to_vec());
+    }
+    Ok(out)
+}
+
+/// Job `j`'s slice of the region `[start, start + span)` with verify: an equal share, in
+/// whole blocks of the largest size (and the alignment), the last job taking the rest.
+fn job_slice(start: u64, span: u64, spec: &AccessSpec, j: u64) -> (u64, u64) {
+    let jobs = spec.jobs as u64;
+    if jobs <= 1 {
+        return (start, span);
+    }
+    let share = slice_share(span, spec);
+    let s = start + j * share;
+    let len = if j + 1 == jobs { start + span - s } else { share };
+    (s, len)
+}
+
+/// Each job's share of a region of `span` bytes with verify, in whole blocks of the largest
+/// size (and the alignment).
+fn slice_share(span: u64, spec: &AccessSpec) -> u64 {
+    let grain = spec.max_bs().max(spec.align());
+    span / spec.jobs.max(1) as u64 / grain * grain
+}
+
+/// What the stream's jobs verified, summed, and each target's map with the jobs' slices put
+/// back.
+pub(super) fn stats(
+    st: &Stream,
+    reports: &mut [JobReport],
+    mut maps: Vec<GenerationMap>,
+    unit: u64,
+) -> (VerifyStats, Vec<GenerationMap>) {
+    let mut stats = VerifyStats { unit_bytes: unit, seed: st.spec.seed, ..Default::default() };
+    for r in reports.iter_mut() {
+        let Some(v) = r.output.verify.take() else { continue };
+        let map = &mut maps[r.target];
+        map.put(map.index(r.job_start), &v.gens);
+        stats.written_units += v.written_units;
+        stats.unchecked_units += v.unchecked_units;
+        stats.held_ios += v.held_ios;
+        let mut inline = v.inline;
+        for m in &mut inline.first {
+            m.target = st.targets[r.target].info.path.clone();
+        }
+        stats.inline.merge(&inline, Checks::KEEP_PER_RUN);
+    }
+    (stats, maps)
+}
