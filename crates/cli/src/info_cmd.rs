@@ -76,7 +76,7 @@ fn size(bytes: u64) -> String {
 
 /// A block size: `512 B`, `4 KiB`.
 fn block(bytes: u64) -> String {
-    if bytes >= 1024 && bytes % 1024 == 0 {
+    if bytes >= 1024 && bytes.is_multiple_of(1024) {
         format!("{} KiB", bytes / 1024)
     } else {
         format!("{bytes} B")

@@ -146,7 +146,7 @@ mod tests {
                 seq_continues += 1;
             }
             let e = io.offset + io.len as u64;
-            prev_end = Some(if (e - start) % a == 0 { e } else { e + a - (e - start) % a });
+            prev_end = Some(if (e - start).is_multiple_of(a) { e } else { e + a - (e - start) % a });
             size_counts[bs.iter().position(|&(b, _)| b == io.len as u64).unwrap()] += 1;
         }
         let tol = 0.01 * n as f64; // +-1 percentage point

@@ -346,7 +346,7 @@ pub fn create_file(
     progress: &mut dyn FnMut(u64),
 ) -> Result<File, Error> {
     const CHUNK: usize = 1 << 20;
-    if size == 0 || size % 4096 != 0 {
+    if size == 0 || !size.is_multiple_of(4096) {
         return Err(Error::spec(
             Field::Size,
             size.to_string(),

@@ -72,7 +72,7 @@ pub(crate) fn value_axis(unit: &str) -> String {
 /// A size in bytes as a legend reads it: "512 B", "4 KiB", "1 MiB".
 fn bytes(n: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);
         }
     }

@@ -583,10 +583,10 @@ impl AccessSpec {
                     return not_multiple(Field::Bs, b.bytes);
                 }
             }
-            if self.align() % dio_align != 0 {
+            if !self.align().is_multiple_of(dio_align) {
                 return not_multiple(Field::Align, self.align());
             }
-            if self.offset_bytes % dio_align != 0 {
+            if !self.offset_bytes.is_multiple_of(dio_align) {
                 return not_multiple(Field::Offset, self.offset_bytes);
             }
         }

@@ -42,7 +42,10 @@ impl UnitFormat {
     /// The format of `unit`-byte units (a multiple of 8 above the header) for `seed`, with
     /// `zero_pct`% of each payload zeros.
     pub fn new(unit: usize, seed: u64, zero_pct: u8) -> UnitFormat {
-        assert!(unit > HEADER_BYTES && unit % 8 == 0, "a {unit}-byte unit cannot hold a header and whole words");
+        assert!(
+            unit > HEADER_BYTES && unit.is_multiple_of(8),
+            "a {unit}-byte unit cannot hold a header and whole words"
+        );
         let words = (unit - HEADER_BYTES) / 8;
         let random_words = words - words * zero_pct.min(100) as usize / 100;
         let mut state = mix(seed ^ 0xba5e_ba5e_ba5e_ba5e);

@@ -35,7 +35,7 @@ impl GenerationMap {
         if !unit.is_power_of_two() || !(512..=4096).contains(&unit) {
             return Err(format!("verify unit {unit}: use a power of two from 512 to 4096 bytes"));
         }
-        if start % unit != 0 || span % unit != 0 {
+        if !start.is_multiple_of(unit) || !span.is_multiple_of(unit) {
             return Err(format!("region {start}+{span} is not a whole number of {unit}-byte units"));
         }
         let units = usize::try_from(span / unit).map_err(|_| format!("{span} bytes is too large a region to map"))?;

@@ -87,7 +87,7 @@ fn vmfs(r: &Regions) -> Vec<Signature> {
 
 /// An offset as a reader says it: `1 MiB`, or `32256 bytes`.
 pub(crate) fn offset_words(off: u64) -> String {
-    if off >= 1 << 20 && off % (1 << 20) == 0 {
+    if off >= 1 << 20 && off.is_multiple_of(1 << 20) {
         format!("{} MiB", off >> 20)
     } else {
         format!("{off} bytes")
