@@ -62,6 +62,7 @@ pub fn lab_setup<'a>(safety: &'a SafetyArgs, power_cmd: Option<&String>) -> Resu
         perm: safety.permission(),
         power_cmd: power_cmd.cloned(),
         stop: stop_flag(),
+        journal: safety.journal_path()?,
     })
 }
 

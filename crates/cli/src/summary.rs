@@ -153,7 +153,7 @@ fn fmt_bytes(b: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
         if b >= 1 << shift {
             let v = b as f64 / (1u64 << shift) as f64;
-            return if b % (1 << shift) == 0 { format!("{v:.0} {unit}") } else { format!("{v:.1} {unit}") };
+            return if b.is_multiple_of(1 << shift) { format!("{v:.0} {unit}") } else { format!("{v:.1} {unit}") };
         }
     }
     format!("{b} bytes")
@@ -281,6 +281,14 @@ fn verify_lines(out: &mut String, r: &RunResult) {
         let _ = write!(line, "; {} I/Os held until an overlapping one completed", v.held_ios);
     }
     let _ = writeln!(out, "{line}");
+    if let Some(j) = &v.journal {
+        let durable = match r.spec.sync {
+            drivelab_engine::spec::SyncMode::Dsync => "each acknowledged write durable (O_DSYNC)",
+            drivelab_engine::spec::SyncMode::Fsync { .. } => "acknowledged writes durable at each fsync",
+            drivelab_engine::spec::SyncMode::None => "no write promised durable (no O_DSYNC, no fsync)",
+        };
+        let _ = writeln!(out, "         journaled in {j}: {durable}");
+    }
     if let Some(a) = &v.after {
         let mut line = format!("         after the run: {} units re-read, {} wrong", a.checked_units, a.mismatches);
         if a.unreadable_units > 0 {

@@ -268,6 +268,13 @@ pub struct VerifyStats {
     /// I/Os held back until an overlapping I/O in flight completed (verify serializes overlaps,
     /// as fio's serialize_overlap, so what a read must find is always known).
     pub held_ios: u64,
+    /// The `target` each target's units carry in their headers, in the run's target order (a
+    /// lab gives each path one id for all its runs); absent in older results: the index.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_ids: Vec<u32>,
+    /// `--journal`: the journal every write of this run was recorded in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal: Option<String>,
     /// Reads checked as they completed.
     pub inline: Checks,
     /// The re-read of every written unit at the end (`verify_after`).
@@ -276,6 +283,11 @@ pub struct VerifyStats {
 }
 
 impl VerifyStats {
+    /// The header id of target `ti` of the run.
+    pub fn target_id(&self, ti: usize) -> u32 {
+        self.target_ids.get(ti).copied().unwrap_or(ti as u32)
+    }
+
     /// Units wrong (inline and after), or unreadable when re-read.
     pub fn mismatches(&self) -> u64 {
         self.inline.failed() + self.after.as_ref().map_or(0, Checks::failed)

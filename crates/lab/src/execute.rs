@@ -11,8 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use drivelab_engine::result::RunResult;
-use drivelab_engine::run::{run_streams, Progress, Stream};
+use drivelab_engine::run::{run_streams, Progress, Stream, VerifyFrom};
 use drivelab_engine::spec::AccessSpec;
+use drivelab_engine::verify::Journal;
 use drivelab_engine::Error;
 
 use crate::act::ActRates;
@@ -89,6 +90,20 @@ pub struct Setup<'a> {
     pub power_cmd: Option<String>,
     /// Set by Ctrl-C: stops file creation and runs (finished results are kept).
     pub stop: Arc<AtomicBool>,
+    /// `--journal`: the file (new) every verifying write is journaled in (see
+    /// `drivelab_engine::verify::Journal`); created at the first verifying run.
+    pub journal: Option<std::path::PathBuf>,
+}
+
+/// Why the journal at `path` could not be created, and what to do.
+pub fn journal_error(path: &std::path::Path, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::AlreadyExists {
+        return Error::invalid(format!(
+            "--journal {}: the file exists; a journal is never appended to or overwritten: give a new file name",
+            path.display()
+        ));
+    }
+    Error::io(format!("creating the journal {}", path.display()), e)
 }
 
 /// A measurement: the engine's result as run, and the power drawn meanwhile.
@@ -106,11 +121,13 @@ pub struct Lab<'a> {
     claims: Claims,
     /// With verify: what is known to be written on each target (see [`crate::verify`]).
     known: Known,
+    /// `--journal`, once created.
+    journal: Option<Arc<Journal>>,
 }
 
 impl<'a> Lab<'a> {
     pub fn new(setup: Setup<'a>, sink: &'a mut dyn FnMut(Event)) -> Lab<'a> {
-        Lab { setup, sink, claims: Claims::new(), known: Known::default() }
+        Lab { setup, sink, claims: Claims::new(), known: Known::default(), journal: None }
     }
 
     pub fn emit(&mut self, e: Event) {
@@ -179,10 +196,20 @@ impl<'a> Lab<'a> {
         }
         let maps: Vec<Vec<_>> =
             prepared.iter().map(|p| self.known.maps_for(&p.spec, &p.targets)).collect::<Result<_, _>>()?;
+        let ids: Vec<Vec<u32>> =
+            prepared.iter().map(|p| if p.spec.verify { self.known.ids_for(&p.targets) } else { Vec::new() }).collect();
+        let journal = self.journal_for(&prepared)?;
         // Ctrl-C during preparation: the engine sees the stop flag and returns an interrupted
         // result at once, so the driver keeps what finished and ends as interrupted.
-        let list: Vec<Stream> =
-            prepared.iter().zip(&maps).map(|(p, maps)| Stream { spec: &p.spec, targets: &p.targets, maps }).collect();
+        let list: Vec<Stream> = prepared
+            .iter()
+            .zip(maps.iter().zip(&ids))
+            .map(|(p, (maps, ids))| Stream {
+                spec: &p.spec,
+                targets: &p.targets,
+                verify: VerifyFrom { maps, ids, journal: journal.as_ref().filter(|_| p.spec.verify) },
+            })
+            .collect();
         let engine = prepared[0].spec.engine;
         let sampler = self.setup.power_cmd.as_deref().map(power::Sampler::start);
         let stop = self.setup.stop.clone();
@@ -192,7 +219,12 @@ impl<'a> Lab<'a> {
         self.emit(Event::MeasureEnd);
         let mut results = ran?;
         for (r, p) in results.iter_mut().zip(&prepared) {
-            self.known.keep(r);
+            if r.verify.is_some() {
+                self.known.keep(r);
+            } else if p.spec.has_writes() {
+                // Unverified writes: what those targets hold is no longer known.
+                self.known.forget(&p.targets);
+            }
             if p.spec.verify_after && !r.interrupted {
                 let total: usize = r.verify_maps.iter().map(|m| m.written()).sum();
                 self.emit(Event::Info(&format!("verify: re-reading the {total} units written")));
@@ -207,6 +239,26 @@ impl<'a> Lab<'a> {
             }
         }
         Ok((results, power_w))
+    }
+
+    /// With `--journal`: the journal (created at the first run), after checking that every
+    /// stream verifies (an unverified write would be missing from the journal, and the journal
+    /// could no longer tell what its units hold).
+    fn journal_for(&mut self, prepared: &[Prepared]) -> Result<Option<Arc<Journal>>, Error> {
+        let Some(path) = self.setup.journal.clone() else { return Ok(None) };
+        if let Some(p) = prepared.iter().find(|p| !p.spec.verify) {
+            return Err(Error::invalid(format!(
+                "--journal {}: \"{}\" runs without verify, so its writes could not be journaled: add --verify \
+                 (or `verify = true` to the point)",
+                path.display(),
+                p.spec.label()
+            )));
+        }
+        if self.journal.is_none() {
+            let j = Journal::create(&path).map_err(|e| journal_error(&path, e))?;
+            self.journal = Some(Arc::new(j));
+        }
+        Ok(self.journal.clone())
     }
 
     /// A verifying run that reads, on targets where nothing is known to be written in its

@@ -18,10 +18,13 @@ use drivelab_engine::target::{OpenTarget, TargetKind};
 use drivelab_engine::verify::{sweep, GenerationMap, UnitFormat};
 use drivelab_engine::Error;
 
-/// The generation map of every target verified so far, by path.
+/// The generation map of every target verified so far, by path, with the seed and
+/// compressibility its units were made with, and the id its units carry.
 #[derive(Default)]
 pub struct Known {
-    maps: HashMap<String, GenerationMap>,
+    maps: HashMap<String, (GenerationMap, u64, u8)>,
+    /// Paths by header id, in the order first verified.
+    ids: Vec<String>,
 }
 
 impl Known {
@@ -30,17 +33,50 @@ impl Known {
         let Some(unit) = spec.verify_unit() else { return Ok(Vec::new()) };
         targets
             .iter()
-            .map(|t| match self.maps.get(&t.info.path) {
+            .map(|t| match self.current(spec, &t.info.path) {
                 Some(m) => Ok(m.clone()),
                 None => GenerationMap::whole(t.info.size_bytes, unit).map_err(Error::invalid),
             })
             .collect()
     }
 
+    /// What is known of `path` for a run of `spec`: nothing when its units were made with another
+    /// seed or compressibility (they would all read as foreign; the run starts over, and a
+    /// reading run writes its region first).
+    fn current(&self, spec: &AccessSpec, path: &str) -> Option<&GenerationMap> {
+        match self.maps.get(path) {
+            Some((m, seed, zero)) if (*seed, *zero) == (spec.seed, spec.verify_zero_pct()) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The header id of each of `targets`: one per path for the lab's life.
+    pub fn ids_for(&mut self, targets: &[OpenTarget]) -> Vec<u32> {
+        targets
+            .iter()
+            .map(|t| match self.ids.iter().position(|p| *p == t.info.path) {
+                Some(i) => i as u32,
+                None => {
+                    self.ids.push(t.info.path.clone());
+                    (self.ids.len() - 1) as u32
+                }
+            })
+            .collect()
+    }
+
+    /// Unverified writes went to `targets`: nothing is known of them any more (a later verifying
+    /// read writes its region first).
+    pub fn forget(&mut self, targets: &[OpenTarget]) {
+        for t in targets {
+            self.maps.remove(&t.info.path);
+        }
+    }
+
     /// Keep the maps a run ended with.
     pub fn keep(&mut self, r: &RunResult) {
+        let format = (r.spec.seed, r.spec.verify_zero_pct());
         for (t, m) in r.targets.iter().zip(&r.verify_maps) {
-            self.maps.insert(t.path.clone(), m.clone());
+            self.maps.insert(t.path.clone(), (m.clone(), format.0, format.1));
         }
     }
 
@@ -50,7 +86,7 @@ impl Known {
         if t.info.kind == TargetKind::Null || spec.verify_unit().is_none() {
             return false;
         }
-        match self.maps.get(&t.info.path) {
+        match self.current(spec, &t.info.path) {
             None => true,
             Some(m) => {
                 let (a, b) = (m.index(t.start), m.index(t.start + t.span).min(m.len()));
@@ -66,7 +102,7 @@ impl Known {
 pub fn fill_spec(spec: &AccessSpec, span: u64) -> AccessSpec {
     let unit = spec.verify_unit().unwrap_or(4096);
     let mut bs = 1u64 << 20;
-    while bs > unit && (span % bs != 0 || spec.offset_bytes % bs != 0) {
+    while bs > unit && (!span.is_multiple_of(bs) || !spec.offset_bytes.is_multiple_of(bs)) {
         bs /= 2;
     }
     let mut s = AccessSpec {
@@ -97,9 +133,11 @@ pub fn after(r: &RunResult, targets: &[OpenTarget], stop: &AtomicBool) -> Checks
     let unit = spec.verify_unit().unwrap_or(4096);
     let format = UnitFormat::new(unit as usize, spec.seed, spec.verify_zero_pct());
     let mut all = Checks::default();
+    let Some(v) = &r.verify else { return all };
     for (ti, (t, map)) in targets.iter().zip(&r.verify_maps).enumerate() {
         let Some(file) = t.file.as_ref().filter(|_| t.info.kind != TargetKind::Null) else { continue };
-        all.merge(&sweep_target(file, &t.info.path, map, &format, ti, stop), Checks::KEEP * targets.len());
+        let c = sweep_target(file, &t.info.path, map, &format, v.target_id(ti), stop);
+        all.merge(&c, Checks::KEEP * targets.len());
     }
     all
 }
@@ -110,10 +148,10 @@ fn sweep_target(
     path: &str,
     map: &GenerationMap,
     format: &UnitFormat,
-    ti: usize,
+    id: u32,
     stop: &AtomicBool,
 ) -> Checks {
-    let mut c = sweep(file, map, format, ti as u32, stop);
+    let mut c = sweep(file, map, format, id, stop);
     for m in &mut c.first {
         m.target = path.to_string();
     }
@@ -159,7 +197,57 @@ pub fn recheck(dir: &std::path::Path, stop: &AtomicBool) -> Result<Recheck, Erro
         let info = drivelab_engine::target::probe(&t.path)?;
         let open = drivelab_engine::target::open(&info, &spec)?;
         let file = open.file.as_ref().expect("a file or device target has a file");
-        out.targets.push((t.path.clone(), sweep_target(file, &t.path, map, &format, ti, stop)));
+        let id = point.result.verify.as_ref().map_or(ti as u32, |v| v.target_id(ti));
+        out.targets.push((t.path.clone(), sweep_target(file, &t.path, map, &format, id, stop)));
     }
     Ok(out)
+}
+
+/// What `drivelab verify --journal FILE` found: the journal replayed, and each target judged.
+pub struct CrashRecheck {
+    pub replayed: drivelab_engine::verify::Replayed,
+    pub targets: Vec<drivelab_engine::verify::CrashChecks>,
+}
+
+impl CrashRecheck {
+    /// Durable writes lost or corrupt, and durable units unreadable, on all targets.
+    pub fn failed(&self) -> u64 {
+        self.targets.iter().map(|c| c.failed()).sum()
+    }
+}
+
+/// Replay the journal at `journal` and judge every unit it says was written on each of its
+/// targets — read from `paths` in its targets' order where given (a device may have another name
+/// after a reboot), else from the paths it recorded. Read-only; block devices are read with
+/// O_DIRECT, so nothing cached before the crash answers for the device.
+pub fn after_crash(journal: &std::path::Path, paths: &[String], stop: &AtomicBool) -> Result<CrashRecheck, Error> {
+    let replayed = drivelab_engine::verify::replay_file(journal).map_err(Error::invalid)?;
+    if paths.len() > replayed.targets.len() {
+        return Err(Error::invalid(format!(
+            "{} targets given, and the journal {} records {} ({}): give at most one path per journaled target, in \
+             its order",
+            paths.len(),
+            journal.display(),
+            replayed.targets.len(),
+            replayed.targets.iter().map(|t| t.path.as_str()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let mut targets = Vec::new();
+    for (i, t) in replayed.targets.iter().enumerate() {
+        let path = paths.get(i).unwrap_or(&t.path);
+        let info = drivelab_engine::target::probe(path)?;
+        let end = t.start + t.units.len() as u64 * t.unit;
+        if info.size_bytes < end {
+            return Err(Error::invalid(format!(
+                "{path} holds {} bytes, and the journal's {} was written up to byte {end}: give the target it \
+                 journaled",
+                info.size_bytes, t.path
+            )));
+        }
+        let spec = AccessSpec { read_pct: 100, direct: info.kind == TargetKind::Block, ..Default::default() };
+        let open = drivelab_engine::target::open(&info, &spec)?;
+        let Some(file) = open.file.as_ref() else { continue };
+        targets.push(drivelab_engine::verify::judge(file, path, t, stop));
+    }
+    Ok(CrashRecheck { replayed, targets })
 }

@@ -85,13 +85,16 @@ pub enum Command {
         readme!("drivelab info — a target's facts and whether drivelab would write it")
     ))]
     Info(InfoArgs),
-    /// Re-check a device against what a run with --verify wrote: every unit its saved map says
-    /// was written is read back and checked. Reads only; exit 1 when any unit is wrong.
+    /// Re-check a device against what a run with --verify wrote (its results directory), or
+    /// after a crash against its --journal. Reads only; exit 1 when any unit is wrong.
     #[command(long_about = concat!(
         "Re-check a device against what a run with --verify wrote: every unit the results directory's \
          saved map says was written (by its last verifying point) is read back and checked, and each \
          wrong unit is named by kind (never_written, foreign, misdirected, stale, ahead, torn, bit_flip) \
-         with its offset. Reads only; exit 0 when every unit is as written, 1 when any is not.\n\n",
+         with its offset. With --journal FILE (after a crash or power cut), every unit the journal says \
+         was written is judged: a write the drive acknowledged as durable that is not there is lost; \
+         writes that were in flight or not yet flushed are reported apart, never as lost. Reads only; \
+         exit 0 when every unit is as written (every durable write survived), 1 when any is not.\n\n",
         readme!("Data verification")
     ))]
     Verify(VerifyArgs),
@@ -117,9 +120,16 @@ pub struct InfoArgs {
 /// `drivelab verify`.
 #[derive(Args, Debug, Clone)]
 pub struct VerifyArgs {
-    /// A results directory of a run, plan or suite made with --verify.
-    #[arg(value_name = "DIR")]
-    pub dir: String,
+    /// A results directory of a run, plan or suite made with --verify; with --journal, the
+    /// targets to read in place of the paths the journal recorded (in its order; e.g. a device
+    /// renamed by a reboot).
+    #[arg(value_name = "DIR | TARGET")]
+    pub paths: Vec<String>,
+    /// After a crash or power cut: replay this journal (from `--journal` of a verifying run)
+    /// and report every write the drive acknowledged as durable that did not survive, and,
+    /// apart, the writes that were not yet durable (in flight, or not yet flushed).
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<String>,
     /// Print the checks as JSON (a list, one entry per target) on standard output.
     #[arg(long)]
     pub json: bool,
@@ -244,11 +254,27 @@ pub struct SafetyArgs {
     /// Allow writing into an existing file that drivelab did not create.
     #[arg(long, help_heading = "Targets and safety")]
     pub overwrite: bool,
+    /// With --verify: record every write (before it is submitted) and every acknowledgement
+    /// (after it completes) durably in FILE, a new file on another device, so that after a crash
+    /// or power cut `drivelab verify --journal FILE` finds the durable writes that were lost.
+    #[arg(long, value_name = "FILE", help_heading = "Verification")]
+    pub journal: Option<String>,
 }
 
 impl SafetyArgs {
     pub fn permission(&self) -> drivelab_lab::safety::Permission<'_> {
         drivelab_lab::safety::Permission { destroy: &self.destroy, force: self.force, overwrite: self.overwrite }
+    }
+
+    /// `--journal`, refused at once when the file exists (a journal is only ever a new file).
+    pub fn journal_path(&self) -> Result<Option<std::path::PathBuf>, Error> {
+        let Some(j) = &self.journal else { return Ok(None) };
+        let path = std::path::PathBuf::from(j);
+        if path.symlink_metadata().is_ok() {
+            let e = std::io::Error::from(std::io::ErrorKind::AlreadyExists);
+            return Err(drivelab_lab::execute::journal_error(&path, e));
+        }
+        Ok(Some(path))
     }
 
     /// `--size`, else 1 GiB.

@@ -19,7 +19,7 @@ use crate::pattern::BufferPool;
 use crate::result::*;
 use crate::spec::{AccessSpec, EngineKind, Rate};
 use crate::target::{OpenTarget, TargetKind};
-use crate::verify::GenerationMap;
+use crate::verify::{GenerationMap, Journal};
 use crate::worker::{run_job, JobCtx, JobOutput, JobVerify, Live, LATE_NS};
 
 /// What the progress callback sees, about every 250 ms.
@@ -40,10 +40,24 @@ pub struct Progress {
 pub struct Stream<'a> {
     pub spec: &'a AccessSpec,
     pub targets: &'a [OpenTarget],
-    /// With `verify`: what is known to be written on each target (one map per target, in
-    /// order), from earlier runs of the same lab; empty: nothing is known (fresh maps). The
-    /// maps after the run are in the result's `verify_maps`.
+    /// With `verify`: what the stream's checks start from.
+    pub verify: VerifyFrom<'a>,
+}
+
+/// With `verify`: what is known of a stream's targets before it runs, and where its writes are
+/// journaled. The default: nothing known, no journal.
+#[derive(Clone, Copy, Default)]
+pub struct VerifyFrom<'a> {
+    /// What is known to be written on each target (one map per target, in order), from earlier
+    /// runs of the same lab; empty: nothing is known (fresh maps). The maps after the run are in
+    /// the result's `verify_maps`.
     pub maps: &'a [GenerationMap],
+    /// The id each target's units carry in their headers (one per target); empty: its index in
+    /// the stream. A lab gives each path one id, so a unit written in one run reads back right
+    /// in another that names its targets in another order.
+    pub ids: &'a [u32],
+    /// `--journal`: every write's intent and ack, and every fsync, recorded durably.
+    pub journal: Option<&'a Arc<Journal>>,
 }
 
 struct JobReport {
@@ -64,7 +78,8 @@ pub fn run(
     stop: Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<RunResult, Error> {
-    let mut results = run_streams(&[Stream { spec, targets, maps: &[] }], engine, stop, on_progress)?;
+    let mut results =
+        run_streams(&[Stream { spec, targets, verify: VerifyFrom::default() }], engine, stop, on_progress)?;
     Ok(results.remove(0))
 }
 
@@ -96,6 +111,7 @@ fn run_streams_with(
         }
     }
     let maps = verify::maps(streams)?;
+    let journal_ids = verify::journal(streams, &maps)?;
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
     // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
     let allowed = crate::affinity::allowed_cpus();
@@ -144,7 +160,7 @@ fn run_streams_with(
         for (ti, t) in st.targets.iter().enumerate() {
             for j in 0..spec.jobs as u64 {
                 // With verify, each job owns its slice of the region: every unit has one writer.
-                let (start, span, verify) = verify::job_region(format.as_ref(), &maps[si], t, ti, spec, j);
+                let (start, span, verify) = verify::job_region(format.as_ref(), st, &maps[si], &journal_ids[si], ti, j);
                 let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, handles.len());
                 job_cpus[si].push(cpu);
                 let live = Arc::new(Live::default());

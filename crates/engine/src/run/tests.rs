@@ -20,7 +20,7 @@ fn a_failed_thread_start_releases_the_jobs_already_started_and_returns_the_error
         let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let s2 = started.clone();
         let r = run_streams_with(
-            &[Stream { spec: &spec, targets: &targets, maps: &[] }],
+            &[Stream { spec: &spec, targets: &targets, verify: VerifyFrom::default() }],
             EngineKind::Uring,
             Arc::new(AtomicBool::new(false)),
             &mut |_| {},

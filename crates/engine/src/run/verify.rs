@@ -7,9 +7,9 @@ use std::sync::Arc;
 use super::{JobReport, Stream};
 use crate::error::Error;
 use crate::result::{Checks, VerifyStats};
-use crate::spec::AccessSpec;
-use crate::target::{OpenTarget, TargetKind};
-use crate::verify::{GenerationMap, UnitFormat};
+use crate::spec::{AccessSpec, SyncMode};
+use crate::target::TargetKind;
+use crate::verify::{GenerationMap, JobJournal, Segment, SegmentTarget, UnitFormat};
 use crate::worker::JobVerify;
 
 /// The unit format of a verifying stream (None: it does not verify).
@@ -17,26 +17,73 @@ pub(super) fn format(spec: &AccessSpec) -> Option<Arc<UnitFormat>> {
     spec.verify_unit().map(|u| Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct())))
 }
 
-/// Job `j`'s region on target `t` (index `ti`), and with verify its part of the target's map.
+/// Job `j`'s region on target `ti` of stream `st`, and with verify its part of the target's map
+/// (and of the journal, with its journal id in `journal_ids`).
 pub(super) fn job_region(
     format: Option<&Arc<UnitFormat>>,
+    st: &Stream,
     maps: &[GenerationMap],
-    t: &OpenTarget,
+    journal_ids: &[Option<u32>],
     ti: usize,
-    spec: &AccessSpec,
     j: u64,
 ) -> (u64, u64, Option<JobVerify>) {
+    let t = &st.targets[ti];
     let Some(f) = format else { return (t.start, t.span, None) };
-    let (start, span) = job_slice(t.start, t.span, spec, j);
+    let (start, span) = job_slice(t.start, t.span, st.spec, j);
     let map = &maps[ti];
+    let journal = st
+        .verify
+        .journal
+        .zip(journal_ids.get(ti).copied().flatten())
+        .map(|(journal, id)| JobJournal::new(journal.clone(), id, start, span, st.spec.qd as usize));
     let v = JobVerify {
         format: f.clone(),
-        target: ti as u32,
+        target: target_id(st, ti),
         region_start: start,
         gens: map.slice(map.index(start), (span / map.unit()) as usize),
         serve_reads: t.info.kind == TargetKind::Null,
+        journal,
     };
     (start, span, Some(v))
+}
+
+/// The id target `ti`'s units carry in their headers: the lab's, or its index.
+fn target_id(st: &Stream, ti: usize) -> u32 {
+    st.verify.ids.get(ti).copied().unwrap_or(ti as u32)
+}
+
+/// With `--journal`: each verifying stream's segment in the journal (its seed, unit, targets and
+/// their maps at the start), and the journal id of each of its targets (None: a null target,
+/// which stores nothing, or a stream that does not verify or journal).
+pub(super) fn journal(streams: &[Stream], maps: &[Vec<GenerationMap>]) -> Result<Vec<Vec<Option<u32>>>, Error> {
+    let mut out = Vec::new();
+    for (st, maps) in streams.iter().zip(maps) {
+        let (Some(journal), Some(unit)) = (st.verify.journal, st.spec.verify_unit()) else {
+            out.push(Vec::new());
+            continue;
+        };
+        let stored: Vec<usize> =
+            (0..st.targets.len()).filter(|&i| st.targets[i].info.kind != TargetKind::Null).collect();
+        let seg = Segment {
+            seed: st.spec.seed,
+            zero_pct: st.spec.verify_zero_pct(),
+            unit,
+            durable_acks: st.spec.sync == SyncMode::Dsync,
+            targets: stored
+                .iter()
+                .map(|&i| SegmentTarget { path: &st.targets[i].info.path, run_index: target_id(st, i), map: &maps[i] })
+                .collect(),
+        };
+        let ids = journal
+            .begin(&seg)
+            .map_err(|e| Error::io(format!("writing the journal {}", journal.path().display()), e))?;
+        let mut by_target = vec![None; st.targets.len()];
+        for (&i, id) in stored.iter().zip(ids) {
+            by_target[i] = Some(id);
+        }
+        out.push(by_target);
+    }
+    Ok(out)
 }
 
 /// The generation maps each verifying stream starts from: the stream's own (checked against
@@ -68,16 +115,25 @@ pub(super) fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error>
                 )));
             }
         }
-        if st.maps.is_empty() {
+        if st.verify.ids.len() > st.targets.len()
+            || (!st.verify.ids.is_empty() && st.verify.ids.len() != st.targets.len())
+        {
+            return Err(Error::invalid(format!("{} target ids for {} targets", st.verify.ids.len(), st.targets.len())));
+        }
+        if st.verify.maps.is_empty() {
             let fresh: Result<Vec<_>, _> =
                 st.targets.iter().map(|t| GenerationMap::new(0, (t.start + t.span) / unit * unit, unit)).collect();
             out.push(fresh.map_err(Error::invalid)?);
             continue;
         }
-        if st.maps.len() != st.targets.len() {
-            return Err(Error::invalid(format!("{} generation maps for {} targets", st.maps.len(), st.targets.len())));
+        if st.verify.maps.len() != st.targets.len() {
+            return Err(Error::invalid(format!(
+                "{} generation maps for {} targets",
+                st.verify.maps.len(),
+                st.targets.len()
+            )));
         }
-        for (m, t) in st.maps.iter().zip(st.targets) {
+        for (m, t) in st.verify.maps.iter().zip(st.targets) {
             if m.unit() != unit || m.start() != 0 || (m.len() as u64) * unit < t.start + t.span {
                 return Err(Error::invalid(format!(
                     "{}: what is known to be written there was mapped in {}-byte units over {} bytes, and this run \
@@ -91,7 +147,7 @@ pub(super) fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error>
                 )));
             }
         }
-        out.push(st.maps.to_vec());
+        out.push(st.verify.maps.to_vec());
     }
     Ok(out)
 }
@@ -124,7 +180,13 @@ pub(super) fn stats(
     mut maps: Vec<GenerationMap>,
     unit: u64,
 ) -> (VerifyStats, Vec<GenerationMap>) {
-    let mut stats = VerifyStats { unit_bytes: unit, seed: st.spec.seed, ..Default::default() };
+    let mut stats = VerifyStats {
+        unit_bytes: unit,
+        seed: st.spec.seed,
+        target_ids: (0..st.targets.len()).map(|ti| target_id(st, ti)).collect(),
+        journal: st.verify.journal.map(|j| j.path().display().to_string()),
+        ..Default::default()
+    };
     for r in reports.iter_mut() {
         let Some(v) = r.output.verify.take() else { continue };
         let map = &mut maps[r.target];

@@ -21,22 +21,31 @@
 //! | `BitFlip` | the expected block with a few bits wrong (counted), in the header or the payload |
 //!
 //! What was written is known from a [`GenerationMap`]: one byte per unit, the generation last
-//! written (`map.rs`).
+//! written (`map.rs`). What was written *and promised durable* is known from a [`Journal`]
+//! (`journal.rs`), replayed after a crash (`replay.rs`) to judge what survived (`crash.rs`).
 //!
 //! Layout of a unit (little-endian; units are 512 bytes to 4 KiB, aligned):
 //! `magic u32 | version u16 | header_len u16 | target u32 | unit_len u32 | offset u64 |
 //! generation u64 | seed u64 | payload_crc u32 | header_crc u32` (48 bytes), then the payload.
 
 mod classify;
+mod crash;
 mod format;
 mod header;
+mod journal;
+#[cfg(test)]
+mod journal_tests;
 mod map;
+mod replay;
 mod sweep;
 #[cfg(test)]
 mod tests;
 
 pub use classify::{first_difference, Difference, Expected, Mismatch, MismatchKind};
+pub use crash::{judge, CrashChecks, NotDurable};
 pub use format::UnitFormat;
 pub use header::{Header, HEADER_BYTES, MAGIC, VERSION};
+pub use journal::{JobJournal, Journal, Segment, SegmentTarget, FILE_MAGIC as JOURNAL_MAGIC};
 pub use map::{compare_generations, next as next_generation, GenerationMap, UNKNOWN};
+pub use replay::{replay, replay_file, JournalTarget, Replayed, Units};
 pub use sweep::sweep;

@@ -173,8 +173,14 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
         }
         let t = if q.idle() {
             if sched.sync_due() && !rec.out.interrupted && !rec.out.stopped_by_error {
-                stopping |= fsync(backend, &mut rec, &window, spec.continue_on_error);
+                let (synced, stops) = fsync(backend, &mut rec, &window, spec.continue_on_error);
+                stopping |= stops;
                 sched.synced();
+                // With a journal: every write acknowledged before the fsync is now durable.
+                if let Err(failure) = if synced { q.journal_durable() } else { Ok(()) } {
+                    rec.out.failure = Some(failure);
+                    break;
+                }
                 continue;
             }
             match sched.next_due(&q.free) {
@@ -224,6 +230,7 @@ fn exchange<B: Backend>(
     stopping: bool,
     continue_on_error: bool,
 ) -> Result<(u64, bool), String> {
+    q.journal_intents()?;
     q.submit(backend, rec, measuring).map_err(|e| format!("submitting I/O failed: {e}"))?;
     let waited = match sched.next_due(&q.free) {
         Some(due) if !stopping && !q.free.is_empty() => {
@@ -245,7 +252,7 @@ fn exchange<B: Backend>(
     waited.map_err(|e| format!("waiting for I/O failed: {e}"))?;
     let done = stamp_completion();
     let error_stops = q.reap(backend, done, rec, measuring, continue_on_error);
-    let wrong_data_stops = q.check_reads(backend.pool_mut(), continue_on_error);
+    let wrong_data_stops = q.after_reap(backend.pool_mut(), continue_on_error)?;
     Ok((done, error_stops || wrong_data_stops))
 }
 
@@ -292,9 +299,9 @@ fn spin_poll<B: Backend>(backend: &mut B, due: u64, rec: &mut Recorder) -> std::
     Ok(())
 }
 
-/// The fsync that is due (nothing in flight): timed when measuring; true when its failure stops
-/// the job.
-fn fsync<B: Backend>(backend: &mut B, rec: &mut Recorder, window: &Window, continue_on_error: bool) -> bool {
+/// The fsync that is due (nothing in flight): timed when measuring; whether it succeeded, and
+/// whether its failure stops the job.
+fn fsync<B: Backend>(backend: &mut B, rec: &mut Recorder, window: &Window, continue_on_error: bool) -> (bool, bool) {
     let t0 = now_ns();
     let r = backend.fsync();
     let t1 = now_ns();
@@ -304,10 +311,11 @@ fn fsync<B: Backend>(backend: &mut B, rec: &mut Recorder, window: &Window, conti
     if let Err(e) = r {
         if rec.failed(Op::Write, 0, -e.raw_os_error().unwrap_or(libc::EIO), continue_on_error) {
             rec.out.stopped_by_error = true;
-            return true;
+            return (false, true);
         }
+        return (false, false);
     }
-    false
+    (true, false)
 }
 
 #[cfg(test)]

@@ -248,12 +248,33 @@ impl Queue {
     }
 
     /// With `verify`: check the reads the last reap took (their slots are free but not yet
-    /// reused); true when a wrong unit stops the job.
+    /// reused) and journal its writes' acks; true when a wrong unit stops the job, an error when
+    /// the journal cannot be written.
     #[inline]
-    pub(super) fn check_reads(&mut self, pool: &mut BufferPool, continue_on_error: bool) -> bool {
+    pub(super) fn after_reap(&mut self, pool: &mut BufferPool, continue_on_error: bool) -> Result<bool, String> {
         match self.verify.as_mut() {
-            Some(v) => v.check_reads(&self.slots, pool) > 0 && !continue_on_error,
-            None => false,
+            Some(v) => {
+                v.journal_acks().map_err(|e| format!("writing the journal failed: {e}"))?;
+                Ok(v.check_reads(&self.slots, pool) > 0 && !continue_on_error)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// With a journal: the batch's intents, durably, before it is submitted.
+    #[inline]
+    pub(super) fn journal_intents(&mut self) -> Result<(), String> {
+        match self.verify.as_mut() {
+            Some(v) => v.journal_intents().map_err(|e| format!("writing the journal failed: {e}")),
+            None => Ok(()),
+        }
+    }
+
+    /// With a journal: an fsync of the target completed (nothing in flight).
+    pub(super) fn journal_durable(&mut self) -> Result<(), String> {
+        match self.verify.as_mut() {
+            Some(v) => v.journal_durable().map_err(|e| format!("writing the journal failed: {e}")),
+            None => Ok(()),
         }
     }
 }

@@ -17,7 +17,7 @@ use super::stamps::Slot;
 use crate::gen::Op;
 use crate::pattern::BufferPool;
 use crate::result::{Checks, MismatchRecord};
-use crate::verify::{next_generation, Expected, MismatchKind, UnitFormat, UNKNOWN};
+use crate::verify::{next_generation, Expected, JobJournal, MismatchKind, UnitFormat, UNKNOWN};
 
 /// What a job verifies with: the format, which target it is, and its region's generations.
 pub struct JobVerify {
@@ -31,6 +31,8 @@ pub struct JobVerify {
     /// The target stores nothing (null): a read "returns" the unit a perfect drive would hold
     /// (the map's generation, 0 where never written), made here before it is checked.
     pub serve_reads: bool,
+    /// With `--journal`: every write's intent, ack or failure, and every completed fsync.
+    pub journal: Option<JobJournal>,
 }
 
 /// What a job's verification counted, and its map copy back.
@@ -88,6 +90,9 @@ impl Verifier {
     #[inline]
     pub(super) fn stamp_write(&mut self, buf: &mut [u8], offset: u64) {
         let first = self.index(offset);
+        if let Some(j) = self.v.journal.as_mut() {
+            j.intent(offset, buf.len() as u64, next_generation(self.v.gens[first]));
+        }
         for (k, unit) in buf.chunks_exact_mut(self.unit).enumerate() {
             let g = next_generation(self.v.gens[first + k]);
             self.v.gens[first + k] = g;
@@ -100,6 +105,9 @@ impl Verifier {
     /// write leaves its units unknown.
     #[inline]
     pub(super) fn completed(&mut self, slot: u32, s: &Slot, ok: bool) {
+        if let (Op::Write, Some(j)) = (s.op, self.v.journal.as_mut()) {
+            j.completed(s.offset, s.len as u64, ok);
+        }
         match (s.op, ok) {
             (Op::Read, true) => self.to_check.push(slot),
             (Op::Write, false) => {
@@ -109,6 +117,21 @@ impl Verifier {
             }
             _ => {}
         }
+    }
+
+    /// With a journal: the intents of the batch about to be submitted, durably.
+    pub(super) fn journal_intents(&mut self) -> std::io::Result<()> {
+        self.v.journal.as_mut().map_or(Ok(()), |j| j.flush_intents())
+    }
+
+    /// With a journal: the acks and failures of the last reap pass.
+    pub(super) fn journal_acks(&mut self) -> std::io::Result<()> {
+        self.v.journal.as_mut().map_or(Ok(()), |j| j.flush_acks())
+    }
+
+    /// With a journal: an fsync completed with nothing in flight.
+    pub(super) fn journal_durable(&mut self) -> std::io::Result<()> {
+        self.v.journal.as_mut().map_or(Ok(()), |j| j.durable())
     }
 
     /// An I/O was held for an overlap.

@@ -80,6 +80,7 @@ fn verifying(read_pct: u8, qd: u32) -> (JobCtx, JobVerify) {
         region_start: 0,
         gens: map.slice(0, map.len()),
         serve_reads: false,
+        journal: None,
     };
     (c, v)
 }

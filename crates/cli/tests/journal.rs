@@ -1,0 +1,160 @@
+//! Crash consistency end to end: `drivelab run --verify --journal` on the faulty drive (a FUSE
+//! file under a loop device, `drivelab-faultdev`) with a write cache, killed with SIGKILL in the
+//! middle of its writes, then a "power cut" of the drive; `drivelab verify --journal` must report
+//! the writes a lying drive acknowledged as durable and lost, none on an honest drive, and never
+//! call a write that was in flight lost.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{drivelab, need_loop, stderr, stdout, Scratch};
+use drivelab_faultdev::{Cache, Rig};
+
+/// Start `drivelab run DEV --verify --journal J ...` writing at random, wait until its journal
+/// holds `records` frames' worth of bytes, SIGKILL it, and cut the drive's power.
+fn crash(rig: &Rig, journal: &str, args: &[&str]) {
+    let dev = rig.loop_dev.as_str();
+    let mut a = vec!["run", dev, "--destroy", dev, "--span", "1m", "--rw", "randwrite", "--bs", "4k", "--qd", "8"];
+    a.extend_from_slice(&["--time", "60s", "--verify", "--journal", journal, "--quiet", "--json", "-"]);
+    a.extend_from_slice(args);
+    let dir = Scratch::new("journal-run");
+    // The last close of a block device writes its cache back (the kernel syncs it on release):
+    // held open here, the crash leaves the drive's cache as the kill found it.
+    let _held = std::fs::File::open(dev).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .current_dir(&dir.0)
+        .args(&a)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start drivelab");
+    let t0 = Instant::now();
+    // Enough writes to have some of every kind: 20 KB of journal is ~400 records.
+    while std::fs::metadata(journal).map_or(0, |m| m.len()) < 20_000 {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            panic!("drivelab ended before the crash ({status}): {}", stderr(&out));
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "the journal did not grow");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill has no memory-safety preconditions; the pid is our live child's.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    rig.drive().power_cut();
+}
+
+/// `drivelab verify --journal J DEV --json`: exit code and report.
+fn verify(journal: &str, dev: &str) -> (i32, serde_json::Value, String) {
+    let o = drivelab(&["verify", "--journal", journal, dev, "--json"]);
+    let text = format!("{}{}", stdout(&o), stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let t = &v["targets"][0];
+    eprintln!(
+        "durable {} checked, {} lost; not durable {}",
+        t["durable"]["checked_units"], t["durable"]["mismatches"], t["not_durable"]
+    );
+    (o.status.code().unwrap_or(-1), v, text)
+}
+
+#[test]
+fn a_lying_drive_loses_writes_it_acknowledged_as_durable_and_the_journal_names_them() {
+    need_loop!();
+    let Some(rig) = Rig::new(4 << 20, "lying") else { return };
+    let s = Scratch::new("journal-lying");
+    let j = s.path("journal");
+    rig.drive().set_cache(Cache::Lying);
+    crash(&rig, &j, &["--sync", "dsync"]);
+    let (code, v, text) = verify(&j, &rig.loop_dev);
+    assert_eq!(code, 1, "durable writes lost is exit 1: {text}");
+    let t = &v["targets"][0];
+    let lost = t["durable"]["mismatches"].as_u64().unwrap();
+    let checked = t["durable"]["checked_units"].as_u64().unwrap();
+    // Every write since the cache was turned on is gone, each one acknowledged with O_DSYNC.
+    assert!(lost > 50 && lost == checked, "{lost} lost of {checked}: {t}");
+    assert_eq!(t["durable"]["by_kind"]["never_written"], lost, "the media was all zeros: {t}");
+    assert!(v["records"].as_u64().unwrap() > 300, "{v}");
+    // The human report says so.
+    let o = drivelab(&["verify", "--journal", &j, &rig.loop_dev]);
+    assert!(stdout(&o).contains("LOST: the drive acknowledged these writes as durable"), "{}", stdout(&o));
+}
+
+#[test]
+fn an_honest_drive_with_o_dsync_loses_nothing_and_in_flight_writes_are_never_called_lost() {
+    need_loop!();
+    let Some(rig) = Rig::new(4 << 20, "honest") else { return };
+    let s = Scratch::new("journal-honest");
+    let j = s.path("journal");
+    rig.drive().set_cache(Cache::Volatile);
+    crash(&rig, &j, &["--sync", "dsync"]);
+    let (code, v, text) = verify(&j, &rig.loop_dev);
+    assert_eq!(code, 0, "{text}");
+    let t = &v["targets"][0];
+    assert_eq!(t["durable"]["mismatches"], 0, "{t}");
+    assert!(t["durable"]["checked_units"].as_u64().unwrap() > 50, "{t}");
+    // With O_DSYNC, an acknowledged write is durable: only writes in flight may be missing.
+    assert_eq!(t["not_durable"]["acked_lost_units"], 0, "{t}");
+}
+
+#[test]
+fn without_o_dsync_writes_since_the_last_fsync_may_be_lost_and_are_reported_apart() {
+    need_loop!();
+    let Some(rig) = Rig::new(4 << 20, "fsync") else { return };
+    let s = Scratch::new("journal-fsync");
+    let j = s.path("journal");
+    rig.drive().set_cache(Cache::Volatile);
+    crash(&rig, &j, &["--sync", "fsync:64"]);
+    let (code, v, text) = verify(&j, &rig.loop_dev);
+    assert_eq!(code, 0, "what an fsync covered survived: {text}");
+    let t = &v["targets"][0];
+    assert_eq!(t["durable"]["mismatches"], 0, "{t}");
+    assert!(t["durable"]["checked_units"].as_u64().unwrap() > 0, "{t}");
+    // Acknowledged after the last fsync, held in the volatile cache, dropped by the power cut:
+    // information, not a failure.
+    let n = &t["not_durable"];
+    let unflushed = n["acked_lost_units"].as_u64().unwrap() + n["in_flight_not_landed_units"].as_u64().unwrap();
+    assert!(unflushed > 0, "{t}");
+}
+
+#[test]
+fn a_journal_needs_verify_a_new_file_and_the_journals_own_targets() {
+    let s = Scratch::new("journal-input");
+    let f = s.path("f.dat");
+    let j = s.path("j");
+    // Without --verify: refused, nothing created.
+    let o = drivelab(&["run", &f, "--size", "1m", "--rw", "randwrite", "--time", "1s", "--journal", &j, "--quiet"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("add --verify"), "{}", stderr(&o));
+    assert!(!Path::new(&j).exists());
+    // A verifying run journals; a second run refuses to touch the journal.
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", &f, "--size", "1m", "--rw", "randwrite", "--time", "1s", "--verify", "--journal", &j];
+        a.extend_from_slice(extra);
+        a.push("--quiet");
+        drivelab(&a)
+    };
+    let o = run(&["--sync", "dsync"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let len = std::fs::metadata(&j).unwrap().len();
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("never appended to or overwritten"), "{}", stderr(&o));
+    assert_eq!(std::fs::metadata(&j).unwrap().len(), len, "the journal is untouched");
+    // A clean end: every durable write is there.
+    let o = drivelab(&["verify", "--journal", &j]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("every write acknowledged as durable survived"), "{}", stdout(&o));
+    // More targets than the journal has, and a target too small: exit 2, named.
+    let o = drivelab(&["verify", "--journal", &j, &f, &f]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let small = s.path("small");
+    std::fs::write(&small, [0u8; 4096]).unwrap();
+    let o = drivelab(&["verify", "--journal", &j, &small]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("give the target it journaled"), "{}", stderr(&o));
+    let o = drivelab(&["verify", "--journal", &f]);
+    assert_eq!(o.status.code(), Some(2), "not a journal: {}", stderr(&o));
+}
