@@ -230,3 +230,24 @@ fn a_plan_that_changes_compressibility_or_targets_between_points_gives_no_false_
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains("every write acknowledged as durable survived"), "{}", stdout(&o));
 }
+
+#[test]
+fn an_unverified_write_between_verified_points_makes_the_target_unknown_not_wrong() {
+    let s = Scratch::new("verify-unverified");
+    let plan = s.path("plan.toml");
+    let body = "[defaults]\ntime = \"1s\"\nqd = 4\n\
+                [[step]]\nname = \"stamped\"\nrw = \"randwrite\"\nverify = true\n\
+                [[step]]\nname = \"plain\"\nrw = \"randwrite\"\n\
+                [[step]]\nname = \"checked\"\nrw = \"randread\"\nverify = true\n";
+    std::fs::write(&plan, body).unwrap();
+    let (t, results) = (s.path("t.dat"), s.path("results"));
+    let o = drivelab(&["plan", &plan, &t, "--size", "4m", "--results", &results]);
+    let text = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    // The plain writes overwrote stamped units: the last step writes its region again first.
+    assert!(text.contains("nothing is known to be written in the region"), "{text}");
+    let dir = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
+    let last = &common::Saved::load(&dir).points[2]["result"]["verify"]["inline"];
+    assert_eq!(last["mismatches"], 0, "{last}");
+    assert!(last["checked_units"].as_u64().unwrap() > 100, "{last}");
+}
