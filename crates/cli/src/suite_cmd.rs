@@ -27,7 +27,17 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     let new_size = args.safety.new_file_size()?;
     let target_bytes = suites::smallest_target_bytes(&targets, new_size)?;
     let opts = SuiteOptions { time: args.time.clone(), scale: args.scale.unwrap_or(1.0), dql: args.dql, target_bytes };
-    let plan = suites::plan(id, &targets, &opts)?;
+    let mut plan = suites::plan(id, &targets, &opts)?;
+    if args.verify || args.verify_after {
+        let left_out = drivelab_lab::verify::verify_plan(&mut plan, args.verify_after);
+        if !left_out.is_empty() {
+            eprintln!(
+                "notice: --verify: {} point(s) write zeros, which cannot carry a header, and run unverified: {}",
+                left_out.len(),
+                left_out.join(", ")
+            );
+        }
+    }
     if args.dry_run {
         plan_cmd::dry_run(&plan);
         return Ok(Outcome::Done);

@@ -251,3 +251,22 @@ fn an_unverified_write_between_verified_points_makes_the_target_unknown_not_wron
     assert_eq!(last["mismatches"], 0, "{last}");
     assert!(last["checked_units"].as_u64().unwrap() > 100, "{last}");
 }
+
+#[test]
+fn a_suite_verifies_every_point_it_can() {
+    let s = Scratch::new("verify-suite");
+    let (t, results) = (s.path("t.dat"), s.path("results"));
+    let o =
+        drivelab(&["suite", "quick", &t, "--size", "8m", "--time", "300ms", "--verify", "--results", &results, "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let dir = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
+    let saved = common::Saved::load(&dir);
+    assert!(saved.points.len() >= 4, "{}", saved.points.len());
+    let mut checked = 0;
+    for p in &saved.points {
+        let v = &p["result"]["verify"];
+        assert_eq!(v["inline"]["mismatches"], 0, "{v}");
+        checked += v["inline"]["checked_units"].as_u64().unwrap();
+    }
+    assert!(checked > 1000, "reads were checked: {checked}");
+}

@@ -41,11 +41,15 @@ impl Known {
     }
 
     /// What is known of `path` for a run of `spec`: nothing when its units were made with another
-    /// seed or compressibility (they would all read as foreign; the run starts over, and a
-    /// reading run writes its region first).
+    /// seed, compressibility or unit size (they would all read as foreign; the run starts over,
+    /// and a reading run writes its region first).
     fn current(&self, spec: &AccessSpec, path: &str) -> Option<&GenerationMap> {
         match self.maps.get(path) {
-            Some((m, seed, zero)) if (*seed, *zero) == (spec.seed, spec.verify_zero_pct()) => Some(m),
+            Some((m, seed, zero))
+                if (*seed, *zero, Some(m.unit())) == (spec.seed, spec.verify_zero_pct(), spec.verify_unit()) =>
+            {
+                Some(m)
+            }
             _ => None,
         }
     }
@@ -250,4 +254,26 @@ pub fn after_crash(journal: &std::path::Path, paths: &[String], stop: &AtomicBoo
         targets.push(drivelab_engine::verify::judge(file, path, t, stop));
     }
     Ok(CrashRecheck { replayed, targets })
+}
+
+/// Turn on verify (and `verify_after`) in every point of `plan` that can be verified; the
+/// labels of those that cannot (their data is zeros: no room for a header), which run as they
+/// were.
+pub fn verify_plan(plan: &mut crate::plan::Plan, after: bool) -> Vec<String> {
+    let mut left_out = Vec::new();
+    for p in &mut plan.points {
+        let mut spec = p.spec.clone();
+        spec.verify = true;
+        spec.verify_after = after;
+        if spec.validate().is_err() {
+            left_out.push(p.label.clone());
+            continue;
+        }
+        p.spec = spec;
+        p.fields.push(("verify".into(), "true".into()));
+        if after {
+            p.fields.push(("verify_after".into(), "true".into()));
+        }
+    }
+    left_out
 }

@@ -393,6 +393,14 @@ pub struct SuiteArgs {
     /// iometer: outstanding I/Os per disk, 1..N.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub dql: u32,
+    /// Verify the data of every point that can be verified (all but those writing zeros): stamp
+    /// every write, check every read as it completes; a wrong unit stops the point (exit 1).
+    #[arg(long, help_heading = "Verification")]
+    pub verify: bool,
+    /// With --verify: re-read and check every written unit at the end of each point (implies
+    /// --verify).
+    #[arg(long, help_heading = "Verification")]
+    pub verify_after: bool,
     /// List every point with its estimated duration; run nothing.
     #[arg(long)]
     pub dry_run: bool,
