@@ -25,6 +25,11 @@ pub struct RunArgs {
     /// Percent of I/Os at random offsets (Iometer); the rest continue sequentially. 5 = "95% sequential".
     #[arg(long = "random", value_name = "PCT", help_heading = "Access specification")]
     pub random_pct: Option<String>,
+    /// Where random I/Os land: random (uniform), zipf:THETA, pareto:H, normal:DEV, zoned:P/S:...
+    /// (P% of I/Os to the next S% of the region), zoned_abs:P/SIZE:...; fio's
+    /// random_distribution, with its optional center (zipf:1.2:0.25).
+    #[arg(long, alias = "random_distribution", value_name = "DIST", help_heading = "Access specification")]
+    pub distribution: Option<String>,
     /// Block size, or a split such as 4k:70,64k:30.
     #[arg(long, default_value = "4k", value_name = "SIZE", help_heading = "Access specification")]
     pub bs: String,
@@ -228,6 +233,7 @@ impl RunArgs {
             ("rwmixread", &self.rwmixread),
             ("rwmixwrite", &self.rwmixwrite),
             ("random", &self.random_pct),
+            ("distribution", &self.distribution),
             ("align", &self.align),
             ("span", &self.span),
             ("time", &self.time),

@@ -27,10 +27,12 @@ pub enum Fio {
     Rwmixread,
     /// `rwmixwrite`: `read` = 100 - it, for a mixed `rw` only.
     Rwmixwrite,
+    /// `random_distribution`: `distribution` (the same syntax).
+    RandomDistribution,
 }
 
 impl Fio {
-    pub const ALL: [Fio; 8] = [
+    pub const ALL: [Fio; 9] = [
         Fio::Iodepth,
         Fio::Numjobs,
         Fio::Blocksize,
@@ -39,6 +41,7 @@ impl Fio {
         Fio::Readwrite,
         Fio::Rwmixread,
         Fio::Rwmixwrite,
+        Fio::RandomDistribution,
     ];
 
     /// fio's name: the plan key and (with dashes) the flag.
@@ -52,6 +55,7 @@ impl Fio {
             Fio::Readwrite => "readwrite",
             Fio::Rwmixread => "rwmixread",
             Fio::Rwmixwrite => "rwmixwrite",
+            Fio::RandomDistribution => "random_distribution",
         }
     }
 
@@ -65,6 +69,7 @@ impl Fio {
             Fio::Ioengine => Field::Engine,
             Fio::Readwrite => Field::Rw,
             Fio::Rwmixread | Fio::Rwmixwrite => Field::Read,
+            Fio::RandomDistribution => Field::Distribution,
         }
     }
 
@@ -78,7 +83,7 @@ impl Fio {
         let v = value.trim();
         let bad = |fix: &str| Error::spec(Field::Fio(self), format!("'{v}'"), fix);
         match self {
-            Fio::Iodepth | Fio::Numjobs | Fio::Readwrite => Ok(v.to_string()),
+            Fio::Iodepth | Fio::Numjobs | Fio::Readwrite | Fio::RandomDistribution => Ok(v.to_string()),
             Fio::Blocksize => Ok(v.to_string()),
             Fio::Runtime => {
                 if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {

@@ -13,7 +13,8 @@ pub use fio::{check_fio_mix, check_fio_shares, notices, split_filename, Fio};
 
 use crate::error::Error;
 use crate::spec::{
-    AccessSpec, Arrivals, CpuPlacement, DataPattern, EngineKind, PaceMode, Rate, RateScope, RateUnit, SyncMode,
+    AccessSpec, Arrivals, CpuPlacement, DataPattern, Distribution, EngineKind, PaceMode, Rate, RateScope, RateUnit,
+    SyncMode,
 };
 use crate::units::{parse_duration, parse_pct, parse_size};
 
@@ -23,6 +24,7 @@ pub enum Field {
     Rw,
     Read,
     Random,
+    Distribution,
     Bs,
     Align,
     Offset,
@@ -62,10 +64,11 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 32] = [
+    pub const SETTABLE: [Field; 33] = [
         Field::Rw,
         Field::Read,
         Field::Random,
+        Field::Distribution,
         Field::Bs,
         Field::Align,
         Field::Offset,
@@ -96,14 +99,14 @@ impl Field {
         Field::VerifyAfter,
         Field::VerifyUnit,
     ];
-    const ALL: [Field; 34] = {
-        let mut all = [Field::Thresholds; 34];
+    const ALL: [Field; 35] = {
+        let mut all = [Field::Thresholds; 35];
         let mut i = 0;
-        while i < 32 {
+        while i < 33 {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[33] = Field::Size;
+        all[34] = Field::Size;
         all
     };
 
@@ -113,6 +116,7 @@ impl Field {
             Field::Rw => "rw",
             Field::Read => "read",
             Field::Random => "random",
+            Field::Distribution => "distribution",
             Field::Bs => "bs",
             Field::Align => "align",
             Field::Offset => "offset",
@@ -150,7 +154,11 @@ impl Field {
 
     /// The flag of `drivelab run`: `--qd`, `--io-size`.
     pub fn flag(self) -> String {
-        format!("--{}", self.name().replace('_', "-"))
+        match self {
+            // fio's own flags keep its underscores (`--random_distribution`).
+            Field::Fio(f) => format!("--{}", f.name()),
+            _ => format!("--{}", self.name().replace('_', "-")),
+        }
     }
 
     /// The settable field with this key (drivelab's own spelling).
@@ -274,6 +282,7 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::Buffered => spec.direct = !boolean(field, v)?,
         Field::Sync => spec.sync = parse_sync(v)?,
         Field::Data => spec.data = parse_data(v)?,
+        Field::Distribution => spec.distribution = Distribution::parse(v).map_err(|e| inv(field, e))?,
         Field::Seed => spec.seed = number(field, v)?,
         Field::Engine => spec.engine = parse_engine(v)?,
         Field::Cpus => spec.cpus = parse_cpus(v)?,
@@ -483,6 +492,7 @@ mod tests {
             ("verify", "true"),
             ("verify_after", "true"),
             ("verify_unit", "512"),
+            ("distribution", "zipf:1.2:0.25"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -492,6 +502,24 @@ mod tests {
         assert_eq!((s.read_pct, s.random_pct, s.qd, s.jobs, s.submit_batch), (70, 5, 32, 2, 4));
         assert_eq!((s.align_bytes, s.span_bytes, s.time_ns), (Some(512), Some(8 << 30), Some(180_000_000_000)));
         assert_eq!(s.sync, SyncMode::Fsync { every: 8 });
+        assert_eq!(s.distribution, Distribution::Zipf { theta: 1.2, center: Some(0.25) });
+        assert_eq!(s.distribution.to_string(), "zipf:1.2:0.25");
+        let mut z = AccessSpec::default();
+        apply(&mut z, "random_distribution", "zoned_abs=60/20g:40/100g").unwrap();
+        assert_eq!(z.distribution.to_string(), "zoned_abs:60/20g:40/100g");
+        for (bad, says) in [
+            ("zipf:-1", "must be above 0"),
+            ("pareto:1.5", "between 0 and 1"),
+            ("normal", "needs its deviation"),
+            ("zoned:60/10:30/20", "add up to 90%"),
+            ("zoned:50/60:50/60", "more than 100%"),
+            ("zoned:60/10,40/90", "per-direction"),
+            ("zipf:1.2:3", "outside 0..1"),
+            ("lognormal:3", "not a distribution"),
+        ] {
+            let e = from_pairs([("distribution", bad)]).unwrap_err().cli_message();
+            assert!(e.starts_with("--distribution") && e.contains(says), "{bad}: {e}");
+        }
         assert_eq!((s.hipri, s.sqpoll, s.sqpoll_cpu), (true, true, Some(0)));
         assert!(s.direct && s.continue_on_error);
         let r = s.rate.unwrap();

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Field};
 use crate::units::fmt_size;
 
+mod distribution;
 mod rate;
+pub use distribution::{Distribution, Zone, ZoneSize};
 pub use rate::{Arrivals, PaceMode, Rate, RateScope, RateUnit, HYBRID_SPIN_NS};
 
 /// One entry of a block size split: `4k:70` is 4096 bytes for 70% of the I/Os.
@@ -97,6 +99,10 @@ pub struct AccessSpec {
     pub read_pct: u8,
     /// Share of I/Os that go to a random offset; the others continue sequentially from the last.
     pub random_pct: u8,
+    /// Where the random ones land: uniform, or skewed (zipf, pareto, normal, zoned; fio's
+    /// `random_distribution`).
+    #[serde(default, skip_serializing_if = "Distribution::is_uniform")]
+    pub distribution: Distribution,
     /// Block sizes and their shares (shares add up to 100).
     pub bs: Vec<BlockSize>,
     /// Offsets are multiples of this (from the start of the region). None: the smallest block size.
@@ -169,6 +175,7 @@ impl Default for AccessSpec {
         AccessSpec {
             read_pct: 100,
             random_pct: 100,
+            distribution: Distribution::Uniform,
             bs: vec![BlockSize { bytes: 4096, pct: 100 }],
             align_bytes: None,
             offset_bytes: 0,
@@ -346,7 +353,12 @@ impl AccessSpec {
         } else {
             self.bs.iter().map(|b| format!("{}:{}", fmt_size(b.bytes), b.pct)).collect()
         };
-        format!("{rw} {} qd{} x{}", bs.join(","), self.qd, self.jobs)
+        let skew = if self.random_pct > 0 && !self.distribution.is_uniform() {
+            format!(" {}", self.distribution)
+        } else {
+            String::new()
+        };
+        format!("{rw}{skew} {} qd{} x{}", bs.join(","), self.qd, self.jobs)
     }
 
     /// Checks that need no target. Every error names the field, the value and the fix.
@@ -570,6 +582,16 @@ impl AccessSpec {
                 self.max_bs()
             );
             return bad(Field::Span, format!("{span} bytes"), fix);
+        }
+        if let Distribution::Zoned(zones) = &self.distribution {
+            let bytes: u64 = zones.iter().map(|z| if let ZoneSize::Bytes(b) = z.size { b } else { 0 }).sum();
+            if bytes > span {
+                let fix = format!(
+                    "its zones cover {bytes} bytes and the region on {target} is {span}: shrink the zones or give a \
+                     larger region"
+                );
+                return bad(Field::Distribution, self.distribution.to_string(), fix);
+            }
         }
         if self.direct {
             let not_multiple = |field: Field, v: u64| {

@@ -6,6 +6,12 @@
 //! that square. Everything is precomputed in `new`; `next` does at most three RNG draws and no
 //! division, allocation or floating point.
 
+mod skew;
+#[cfg(test)]
+mod skew_tests;
+
+use skew::Skew;
+
 use crate::spec::AccessSpec;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +46,8 @@ pub struct Generator {
     sizes: [SizeChoice; Generator::MAX_SIZES],
     n_sizes: usize,
     next_seq: u64,
+    /// Where random I/Os land (`distribution`), over the aligned positions of the smallest size.
+    skew: Skew,
 }
 
 impl Generator {
@@ -59,6 +67,9 @@ impl Generator {
             sizes[i] = SizeChoice { len: b.bytes as u32, below, positions: (span - b.bytes) / align + 1 };
         }
         let seed = spec.seed ^ job.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let blocks = sizes[..spec.bs.len()].iter().map(|s| s.positions).max().unwrap_or(1);
+        // Every job of a spec places its hot blocks alike (the spec's seed, not the job's).
+        let skew = Skew::new(&spec.distribution, blocks, align, spec.seed);
         Generator {
             rng: fastrand::Rng::with_seed(seed),
             read_pct: spec.read_pct as u32,
@@ -69,6 +80,7 @@ impl Generator {
             sizes,
             n_sizes: spec.bs.len(),
             next_seq: start,
+            skew,
         }
     }
 
@@ -96,7 +108,17 @@ impl Generator {
         let op = if self.draw_pct(self.read_pct) { Op::Read } else { Op::Write };
         let len = size.len as u64;
         let offset = if self.draw_pct(self.random_pct) {
-            self.start + self.rng.u64(0..size.positions) * self.align
+            let block = match self.skew.block(&mut self.rng) {
+                // A block of the smallest size's grid where this size does not fit: wrap.
+                Some(mut b) => {
+                    while b >= size.positions {
+                        b -= size.positions;
+                    }
+                    b
+                }
+                None => self.rng.u64(0..size.positions),
+            };
+            self.start + block * self.align
         } else {
             if self.next_seq + len > self.end {
                 self.next_seq = self.start;

@@ -1,0 +1,210 @@
+//! Where random I/Os land (fio's `random_distribution`): uniform over the region, or skewed the
+//! way real applications are — a few blocks hot, most cold.
+//!
+//! The models and their parameters are fio's:
+//! - `zipf:θ` — block of popularity rank k is chosen with probability ∝ 1/k^θ (θ > 0, ≠ 1 in fio;
+//!   drivelab takes θ = 1 too);
+//! - `pareto:h` — fio's Pareto: rank = (n−1)·u^(ln h / ln(1−h)) for uniform u (0 < h < 1);
+//! - `normal:σ` — fio's "normal": the mean of 12 uniform draws over the region (a bell with a
+//!   standard deviation of 1/12 of the region), plus a uniform deviation of ±σ/2 percent of the
+//!   region (σ from 0 to 100; fio's σ is not the standard deviation);
+//! - `zoned:P/S:…` — P percent of the I/Os to the next S percent of the region, zone after zone
+//!   (percentages of I/O add up to 100, of the region to at most 100);
+//! - `zoned_abs:P/SIZE:…` — the same with zone sizes in bytes.
+//!
+//! An optional second number for zipf, pareto and normal (`zipf:1.2:0.25`) puts the most
+//! popular block at that fraction of the region (fio's center); otherwise it is placed by the
+//! seed. As in fio, ranks are scattered over the region by a multiplicative hash, so hot blocks
+//! are spread out, not packed at the start.
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::{fmt_size, parse_size};
+
+/// Where random I/Os land.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Distribution {
+    #[default]
+    Uniform,
+    Zipf {
+        theta: f64,
+        center: Option<f64>,
+    },
+    Pareto {
+        h: f64,
+        center: Option<f64>,
+    },
+    Normal {
+        dev_pct: f64,
+        center: Option<f64>,
+    },
+    Zoned(Vec<Zone>),
+}
+
+/// One zone of a zoned distribution: its share of the I/Os and of the region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Zone {
+    pub io_pct: u8,
+    pub size: ZoneSize,
+}
+
+/// A zone's size: a share of the region (`zoned`) or bytes (`zoned_abs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneSize {
+    Pct(u8),
+    Bytes(u64),
+}
+
+impl Distribution {
+    pub fn is_uniform(&self) -> bool {
+        *self == Distribution::Uniform
+    }
+
+    /// Parse fio's syntax: `random`, `zipf:1.2`, `pareto:0.9`, `normal:10`, `zipf:1.2:0.25`,
+    /// `zoned:60/10:30/20:10/70`, `zoned_abs:60/20g:40/100g` (also `zoned_abs=…`, as fio prints it).
+    pub fn parse(text: &str) -> Result<Distribution, String> {
+        let t = text.trim();
+        let (name, rest) = match t.find([':', '=']) {
+            Some(i) => (&t[..i], Some(&t[i + 1..])),
+            None => (t, None),
+        };
+        let number = |s: &str, what: &str| -> Result<f64, String> {
+            s.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| format!("{what} '{s}' is not a number"))
+        };
+        // `theta[:center]`, with the model's default when absent.
+        let params = |what: &str, default: Option<f64>| -> Result<(f64, Option<f64>), String> {
+            let mut it = rest.unwrap_or("").split(':');
+            let first = it.next().filter(|s| !s.is_empty());
+            let v = match (first, default) {
+                (Some(s), _) => number(s, what)?,
+                (None, Some(d)) => d,
+                (None, None) => return Err(format!("{name} needs its {what}: e.g. {name}:10")),
+            };
+            let center = it.next().map(|s| number(s, "center")).transpose()?;
+            if center.is_some_and(|c| !(0.0..=1.0).contains(&c)) {
+                return Err(format!("center {} is outside 0..1: give a fraction of the region", center.unwrap()));
+            }
+            if it.next().is_some() {
+                return Err(format!("{name} takes a value and at most a center: {name}:V[:CENTER]"));
+            }
+            Ok((v, center))
+        };
+        let d = match name {
+            "random" | "uniform" if rest.is_none() => Distribution::Uniform,
+            "zipf" => {
+                let (theta, center) = params("theta", Some(1.1))?;
+                if theta <= 0.0 {
+                    return Err(format!("zipf theta {theta} must be above 0 (1.2 is a common choice)"));
+                }
+                Distribution::Zipf { theta, center }
+            }
+            "pareto" => {
+                let (h, center) = params("power", Some(0.2))?;
+                if !(h > 0.0 && h < 1.0) {
+                    return Err(format!("pareto power {h} must be between 0 and 1, exclusive (fio's default is 0.2)"));
+                }
+                Distribution::Pareto { h, center }
+            }
+            "normal" | "gauss" => {
+                let (dev_pct, center) = params("deviation", None)?;
+                if !(0.0..=100.0).contains(&dev_pct) {
+                    return Err(format!("normal deviation {dev_pct} is outside 0..100 (percent of the region)"));
+                }
+                Distribution::Normal { dev_pct, center }
+            }
+            "zoned" | "zoned_abs" => Distribution::Zoned(zones(name == "zoned_abs", rest.unwrap_or(""))?),
+            _ => {
+                return Err(format!(
+                    "'{t}' is not a distribution: use random, zipf:THETA, pareto:H, normal:DEV, zoned:P/S:... or \
+                     zoned_abs:P/SIZE:..."
+                ))
+            }
+        };
+        Ok(d)
+    }
+}
+
+/// `60/10:30/20:10/70` (or with sizes, for `zoned_abs`).
+fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, String> {
+    let kind = if abs { "zoned_abs" } else { "zoned" };
+    if text.contains(',') {
+        return Err(format!(
+            "{kind}: one zone list for reads and writes alike (fio's per-direction lists are not supported)"
+        ));
+    }
+    let mut out = Vec::new();
+    for part in text.split(':').filter(|p| !p.trim().is_empty()) {
+        let Some((io, size)) = part.split_once('/') else {
+            return Err(format!(
+                "{kind} zone '{part}': write PERCENT_OF_IO/{}",
+                if abs { "SIZE" } else { "PERCENT_OF_REGION" }
+            ));
+        };
+        let pct = |s: &str| s.trim().trim_end_matches('%').parse::<u8>().ok().filter(|&p| p <= 100);
+        let io_pct = pct(io).ok_or_else(|| format!("{kind} zone '{part}': {io} is not a percentage 0..100"))?;
+        let size = if abs {
+            ZoneSize::Bytes(parse_size(size).map_err(|e| format!("{kind} zone '{part}': {e}"))?)
+        } else {
+            ZoneSize::Pct(pct(size).ok_or_else(|| format!("{kind} zone '{part}': {size} is not a percentage 0..100"))?)
+        };
+        out.push(Zone { io_pct, size });
+    }
+    if out.is_empty() {
+        return Err(format!("{kind} needs zones: e.g. {kind}:60/10:40/90"));
+    }
+    if out.len() > 256 {
+        return Err(format!("{kind}: {} zones; at most 256", out.len()));
+    }
+    let io: u32 = out.iter().map(|z| z.io_pct as u32).sum();
+    if io != 100 {
+        return Err(format!("{kind}: the zones' shares of I/O add up to {io}%, not 100%"));
+    }
+    if !abs {
+        let span: u32 = out.iter().map(|z| if let ZoneSize::Pct(p) = z.size { p as u32 } else { 0 }).sum();
+        if span > 100 {
+            return Err(format!("zoned: the zones cover {span}% of the region, more than 100%"));
+        }
+    }
+    Ok(out)
+}
+
+impl std::fmt::Display for Distribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let center = |c: &Option<f64>| c.map(|c| format!(":{c}")).unwrap_or_default();
+        match self {
+            Distribution::Uniform => write!(f, "random"),
+            Distribution::Zipf { theta, center: c } => write!(f, "zipf:{theta}{}", center(c)),
+            Distribution::Pareto { h, center: c } => write!(f, "pareto:{h}{}", center(c)),
+            Distribution::Normal { dev_pct, center: c } => write!(f, "normal:{dev_pct}{}", center(c)),
+            Distribution::Zoned(zones) => {
+                let abs = zones.iter().any(|z| matches!(z.size, ZoneSize::Bytes(_)));
+                let parts: Vec<String> = zones
+                    .iter()
+                    .map(|z| match z.size {
+                        ZoneSize::Pct(p) => format!("{}/{p}", z.io_pct),
+                        ZoneSize::Bytes(b) => format!("{}/{}", z.io_pct, fmt_size(b)),
+                    })
+                    .collect();
+                write!(f, "{}:{}", if abs { "zoned_abs" } else { "zoned" }, parts.join(":"))
+            }
+        }
+    }
+}
+
+impl From<Distribution> for String {
+    fn from(d: Distribution) -> String {
+        d.to_string()
+    }
+}
+
+impl TryFrom<String> for Distribution {
+    type Error = String;
+    fn try_from(s: String) -> Result<Distribution, String> {
+        Distribution::parse(&s)
+    }
+}
