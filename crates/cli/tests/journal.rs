@@ -44,6 +44,9 @@ fn crash(rig: &Rig, journal: &str, args: &[&str]) {
     // SAFETY: kill has no memory-safety preconditions; the pid is our live child's.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.wait().unwrap();
+    // What the kernel had under way when the process died (its ring is torn down after it is
+    // reaped; an fsync already issued still reaches the drive) settles before the power goes.
+    std::thread::sleep(Duration::from_millis(300));
     rig.drive().power_cut();
 }
 
@@ -112,11 +115,13 @@ fn without_o_dsync_writes_since_the_last_fsync_may_be_lost_and_are_reported_apar
     let t = &v["targets"][0];
     assert_eq!(t["durable"]["mismatches"], 0, "{t}");
     assert!(t["durable"]["checked_units"].as_u64().unwrap() > 0, "{t}");
-    // Acknowledged after the last fsync, held in the volatile cache, dropped by the power cut:
-    // information, not a failure.
+    // Written after the last fsync the journal recorded: reported apart, as information — lost
+    // from the volatile cache by the power cut, or landed when the kill caught an fsync under
+    // way (it still reached the drive, but its barrier never reached the journal).
     let n = &t["not_durable"];
-    let unflushed = n["acked_lost_units"].as_u64().unwrap() + n["in_flight_not_landed_units"].as_u64().unwrap();
-    assert!(unflushed > 0, "{t}");
+    let apart: u64 =
+        ["landed_units", "acked_lost_units", "in_flight_not_landed_units"].iter().map(|k| n[k].as_u64().unwrap()).sum();
+    assert!(apart > 0, "{t}");
 }
 
 #[test]
