@@ -56,3 +56,76 @@ fn absolute_zones_larger_than_the_region_are_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("zones cover 2147483648 bytes"), "{}", stderr(&o));
 }
+
+/// IOPS and p50 latency (ns) of `drivelab run null ... --time 1s`.
+fn iops_p50(s: &Scratch, args: &[&str]) -> (f64, u64) {
+    let out = s.path("t.json");
+    let _ = std::fs::remove_file(&out);
+    let mut a = vec!["run", "null", "--rw", "randread", "--time", "1s", "--json", &out, "-q"];
+    a.extend_from_slice(args);
+    let o = drivelab(&a);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    let v = json(Path::new(&out));
+    (v["total"]["iops"].as_f64().unwrap(), v["total"]["lat_ns"]["p50"].as_u64().unwrap())
+}
+
+#[test]
+fn think_time_stalls_after_every_n_ios_as_fio_does_and_is_never_latency() {
+    let s = Scratch::new("think");
+    // 1 ms after every I/O: at most 1000 per second, whatever the queue depth (fio: "no more
+    // than 1 I/O will be queued before we have to complete it and do our thinktime"; fio 3.33
+    // on null here: 993 at QD1, 997 at QD8, 9955 with blocks 10, 1991 by issue of 4 at 2 ms).
+    for qd in ["1", "8"] {
+        let (iops, p50) = iops_p50(&s, &["--qd", qd, "--thinktime", "1ms"]);
+        assert!((900.0..=1001.0).contains(&iops), "qd {qd}: {iops}");
+        assert!(p50 < 100_000, "think time is not in the latency: p50 {p50} ns");
+    }
+    // After every 10, counted by completion; a bare number is microseconds (fio's unit).
+    let (iops, _) = iops_p50(&s, &["--qd", "1", "--thinktime", "1000", "--thinktime-blocks", "10"]);
+    assert!((9000.0..=10_010.0).contains(&iops), "{iops}");
+    // By issue, with part of it spun.
+    let (iops, _) = iops_p50(
+        &s,
+        &[
+            "--qd",
+            "8",
+            "--thinktime",
+            "2ms",
+            "--thinktime_spin",
+            "500us",
+            "--thinktime_blocks",
+            "4",
+            "--thinktime_blocks_type",
+            "issue",
+        ],
+    );
+    assert!((1800.0..=2001.0).contains(&iops), "{iops}");
+    // On a file too (a block device takes the same path through the engine).
+    let f = s.path("think.dat");
+    let o = drivelab(&[
+        "run",
+        &f,
+        "--size",
+        "4m",
+        "--qd",
+        "4",
+        "--thinktime",
+        "2ms",
+        "--time",
+        "1s",
+        "--json",
+        &s.path("f.json"),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let iops = json(Path::new(&s.path("f.json")))["total"]["iops"].as_f64().unwrap();
+    assert!((300.0..=501.0).contains(&iops), "file: {iops}");
+    // Shaping without the time itself, or with a fixed rate: exit 2, named.
+    for bad in [&["--thinktime-blocks", "4"][..], &["--thinktime", "1ms", "--rate", "1000"][..]] {
+        let mut a = vec!["run", "null", "--time", "100ms"];
+        a.extend_from_slice(bad);
+        let o = drivelab(&a);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        assert!(stderr(&o).contains("--thinktime"), "{bad:?}: {}", stderr(&o));
+    }
+}

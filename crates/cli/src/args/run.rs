@@ -30,6 +30,19 @@ pub struct RunArgs {
     /// random_distribution, with its optional center (zipf:1.2:0.25).
     #[arg(long, alias = "random_distribution", value_name = "DIST", help_heading = "Access specification")]
     pub distribution: Option<String>,
+    /// Think time (fio's thinktime): after every --thinktime-blocks I/Os, wait for those in
+    /// flight, then stall this long before issuing more (a bare number is microseconds, as in fio).
+    #[arg(long, value_name = "DUR", help_heading = "Access specification")]
+    pub thinktime: Option<String>,
+    /// The first part of --thinktime spent spinning instead of asleep (fio's thinktime_spin).
+    #[arg(long, alias = "thinktime_spin", value_name = "DUR", help_heading = "Access specification")]
+    pub thinktime_spin: Option<String>,
+    /// Think after every N I/Os (default 1; fio's thinktime_blocks).
+    #[arg(long, alias = "thinktime_blocks", value_name = "N", help_heading = "Access specification")]
+    pub thinktime_blocks: Option<String>,
+    /// Count --thinktime-blocks by I/Os completed (default, as fio) or issued.
+    #[arg(long, alias = "thinktime_blocks_type", value_name = "complete|issue", help_heading = "Access specification")]
+    pub thinktime_blocks_type: Option<String>,
     /// Block size, or a split such as 4k:70,64k:30.
     #[arg(long, default_value = "4k", value_name = "SIZE", help_heading = "Access specification")]
     pub bs: String,
@@ -234,6 +247,10 @@ impl RunArgs {
             ("rwmixwrite", &self.rwmixwrite),
             ("random", &self.random_pct),
             ("distribution", &self.distribution),
+            ("thinktime", &self.thinktime),
+            ("thinktime_spin", &self.thinktime_spin),
+            ("thinktime_blocks", &self.thinktime_blocks),
+            ("thinktime_blocks_type", &self.thinktime_blocks_type),
             ("align", &self.align),
             ("span", &self.span),
             ("time", &self.time),

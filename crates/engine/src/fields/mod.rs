@@ -14,7 +14,7 @@ pub use fio::{check_fio_mix, check_fio_shares, notices, split_filename, Fio};
 use crate::error::Error;
 use crate::spec::{
     AccessSpec, Arrivals, CpuPlacement, DataPattern, Distribution, EngineKind, PaceMode, Rate, RateScope, RateUnit,
-    SyncMode,
+    SyncMode, Think,
 };
 use crate::units::{parse_duration, parse_pct, parse_size};
 
@@ -54,6 +54,10 @@ pub enum Field {
     Verify,
     VerifyAfter,
     VerifyUnit,
+    Thinktime,
+    ThinktimeSpin,
+    ThinktimeBlocks,
+    ThinktimeBlocksType,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -64,7 +68,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 33] = [
+    pub const SETTABLE: [Field; 37] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -98,15 +102,19 @@ impl Field {
         Field::Verify,
         Field::VerifyAfter,
         Field::VerifyUnit,
+        Field::Thinktime,
+        Field::ThinktimeSpin,
+        Field::ThinktimeBlocks,
+        Field::ThinktimeBlocksType,
     ];
-    const ALL: [Field; 35] = {
-        let mut all = [Field::Thresholds; 35];
+    const ALL: [Field; 39] = {
+        let mut all = [Field::Thresholds; 39];
         let mut i = 0;
-        while i < 33 {
+        while i < 37 {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[34] = Field::Size;
+        all[38] = Field::Size;
         all
     };
 
@@ -146,6 +154,10 @@ impl Field {
             Field::Verify => "verify",
             Field::VerifyAfter => "verify_after",
             Field::VerifyUnit => "verify_unit",
+            Field::Thinktime => "thinktime",
+            Field::ThinktimeSpin => "thinktime_spin",
+            Field::ThinktimeBlocks => "thinktime_blocks",
+            Field::ThinktimeBlocksType => "thinktime_blocks_type",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -229,6 +241,15 @@ fn inv(field: Field, e: String) -> Error {
 
 fn number<T: std::str::FromStr>(field: Field, value: &str) -> Result<T, Error> {
     value.trim().parse().map_err(|_| Error::spec(field, format!("'{value}'"), "not a whole number"))
+}
+
+/// A think time: a duration, or as in fio a bare number of microseconds.
+fn think_ns(field: Field, v: &str) -> Result<u64, Error> {
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        let us: u64 = number(field, v)?;
+        return Ok(us.saturating_mul(1000));
+    }
+    parse_duration(v).map(|d| d.as_nanos() as u64).map_err(|e| inv(field, e))
 }
 
 fn boolean(field: Field, value: &str) -> Result<bool, Error> {
@@ -325,6 +346,16 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::VerifyUnit => {
             spec.verify_unit_bytes = Some(size(v)?);
             spec.verify = true;
+        }
+        Field::Thinktime => spec.think.get_or_insert_with(Think::default).ns = think_ns(field, v)?,
+        Field::ThinktimeSpin => spec.think.get_or_insert_with(Think::default).spin_ns = think_ns(field, v)?,
+        Field::ThinktimeBlocks => spec.think.get_or_insert_with(Think::default).blocks = number(field, v)?,
+        Field::ThinktimeBlocksType => {
+            spec.think.get_or_insert_with(Think::default).by_issue = match v {
+                "complete" => false,
+                "issue" => true,
+                _ => return Err(Error::spec(field, format!("'{v}'"), "use complete (fio's default) or issue")),
+            }
         }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
@@ -493,6 +524,10 @@ mod tests {
             ("verify_after", "true"),
             ("verify_unit", "512"),
             ("distribution", "zipf:1.2:0.25"),
+            ("thinktime", "250"),
+            ("thinktime_spin", "50us"),
+            ("thinktime_blocks", "8"),
+            ("thinktime_blocks_type", "issue"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -504,6 +539,7 @@ mod tests {
         assert_eq!(s.sync, SyncMode::Fsync { every: 8 });
         assert_eq!(s.distribution, Distribution::Zipf { theta: 1.2, center: Some(0.25) });
         assert_eq!(s.distribution.to_string(), "zipf:1.2:0.25");
+        assert_eq!(s.think, Some(Think { ns: 250_000, spin_ns: 50_000, blocks: 8, by_issue: true }), "fio: µs");
         let mut z = AccessSpec::default();
         apply(&mut z, "random_distribution", "zoned_abs=60/20g:40/100g").unwrap();
         assert_eq!(z.distribution.to_string(), "zoned_abs:60/20g:40/100g");

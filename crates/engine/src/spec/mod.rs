@@ -11,6 +11,11 @@ use crate::units::fmt_size;
 
 mod distribution;
 mod rate;
+
+/// A duration as a refusal shows it.
+fn fmt_ns(ns: u64) -> String {
+    format!("{}us", ns / 1000)
+}
 pub use distribution::{Distribution, Zone, ZoneSize};
 pub use rate::{Arrivals, PaceMode, Rate, RateScope, RateUnit, HYBRID_SPIN_NS};
 
@@ -168,6 +173,31 @@ pub struct AccessSpec {
     /// size, the alignment and the offset). None: the largest such, at most 4096.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify_unit_bytes: Option<u64>,
+    /// Think time (fio's thinktime): an application's pauses between bursts of I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
+}
+
+/// fio's `thinktime`: after every `blocks` I/Os the job waits for every I/O in flight, then
+/// stalls `ns` (its first `spin_ns` spinning, the rest asleep) before issuing more — so at most
+/// `blocks` I/Os are in flight, whatever the queue depth, as fio runs it. Latency never includes
+/// it; IOPS and MB/s do. `by_issue` is fio's `thinktime_blocks_type=issue`, kept for the record:
+/// counting issued or completed I/Os comes to the same when no more than `blocks` are issued
+/// between thinks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Think {
+    pub ns: u64,
+    #[serde(default)]
+    pub spin_ns: u64,
+    pub blocks: u32,
+    #[serde(default)]
+    pub by_issue: bool,
+}
+
+impl Default for Think {
+    fn default() -> Think {
+        Think { ns: 0, spin_ns: 0, blocks: 1, by_issue: false }
+    }
 }
 
 impl Default for AccessSpec {
@@ -201,6 +231,7 @@ impl Default for AccessSpec {
             verify: false,
             verify_after: false,
             verify_unit_bytes: None,
+            think: None,
         }
     }
 }
@@ -485,6 +516,28 @@ impl AccessSpec {
             );
         }
         self.validate_verify()?;
+        if let Some(t) = self.think {
+            if t.ns == 0 {
+                return bad(Field::Thinktime, "0".into(), "{thinktime_spin}, {thinktime_blocks} and {thinktime_blocks_type} shape {thinktime}: give {thinktime} too, e.g. 1ms");
+            }
+            if t.blocks == 0 {
+                return bad(Field::ThinktimeBlocks, "0".into(), "think after every N I/Os needs N >= 1");
+            }
+            if t.spin_ns > t.ns {
+                return bad(
+                    Field::ThinktimeSpin,
+                    fmt_ns(t.spin_ns),
+                    "the spinning part of {thinktime} cannot be longer than it",
+                );
+            }
+            if self.rate.is_some() {
+                return bad(
+                    Field::Thinktime,
+                    fmt_ns(t.ns),
+                    "a fixed {rate} already decides when each I/O is issued: give one of them",
+                );
+            }
+        }
         if let Some(r) = self.rate {
             if !(r.per_s.is_finite() && r.per_s > 0.0) {
                 return bad(Field::Rate, r.per_s.to_string(), "give a positive rate such as 5000 (IOPS) or 200MiB/s");

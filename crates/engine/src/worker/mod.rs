@@ -183,12 +183,19 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
                 }
                 continue;
             }
-            match sched.next_due(&q.free) {
-                // Open loop: idle until the next intended issue time (or the end of the run).
-                Some(due) if !stopping => {
-                    wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec)
+            if !stopping && sched.think_due() {
+                // Think time: everything in flight has completed; stall before issuing more.
+                let t = think(sched.think.unwrap_or_default(), window.wake_limit(), &mut rec);
+                sched.thought();
+                t
+            } else {
+                match sched.next_due(&q.free) {
+                    // Open loop: idle until the next intended issue time (or the end of the run).
+                    Some(due) if !stopping => {
+                        wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec)
+                    }
+                    _ => break,
                 }
-                _ => break,
             }
         } else {
             match exchange(&mut q, backend, &mut sched, &mut rec, window.measuring, stopping, spec.continue_on_error) {
@@ -270,6 +277,16 @@ fn wait_idle(mode: PaceMode, spin: &mut SpinWindow, due: u64, rec: &mut Recorder
         }
         PaceMode::Spin => spin_until(due, rec),
     }
+    now_ns()
+}
+
+/// fio's thinktime: spin its first `spin_ns`, sleep the rest, never past `limit` (the end of the
+/// ramp or of the run); the time after.
+fn think(t: crate::spec::Think, limit: u64, rec: &mut Recorder) -> u64 {
+    let start = now_ns();
+    let end = (start + t.ns).min(limit.max(start));
+    spin_until((start + t.spin_ns).min(end), rec);
+    sleep_until(end);
     now_ns()
 }
 

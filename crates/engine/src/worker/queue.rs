@@ -83,7 +83,7 @@ impl Queue {
             return self.fill_per_slot(now, sched, window, pool);
         }
         while let Some(&slot) = self.free.last() {
-            if sched.sync_due() {
+            if sched.sync_due() || sched.think_due() {
                 break;
             }
             if window.budget_spent() {
@@ -103,7 +103,7 @@ impl Queue {
     fn fill_per_slot(&mut self, now: u64, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
         let mut i = 0;
         while i < self.free.len() {
-            if sched.sync_due() {
+            if sched.sync_due() || sched.think_due() {
                 break;
             }
             if window.budget_spent() {
@@ -140,6 +140,7 @@ impl Queue {
         if io.op == Op::Write {
             sched.wrote();
         }
+        sched.issued_one();
         window.issued(io.len);
         let s = &mut self.slots[slot as usize];
         *s = Slot {

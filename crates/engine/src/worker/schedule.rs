@@ -6,7 +6,7 @@
 
 use super::JobCtx;
 use crate::pace::Pace;
-use crate::spec::{Arrivals, PaceMode, SyncMode, HYBRID_SPIN_NS};
+use crate::spec::{Arrivals, PaceMode, SyncMode, Think, HYBRID_SPIN_NS};
 
 /// Hybrid pacing's spin: how long before an intended time the thread stops sleeping and spins.
 /// It follows how late this thread's timer wake-ups have been: twice the worst recent lateness
@@ -56,6 +56,10 @@ pub(super) struct Schedule {
     /// An fsync after every this many writes (0: never).
     pub(super) fsync_every: u32,
     pub(super) writes_since_sync: u32,
+    /// Think time, and the I/Os issued so far and counted at the last think.
+    pub(super) think: Option<Think>,
+    issued: u64,
+    think_from: u64,
 }
 
 impl Schedule {
@@ -77,6 +81,10 @@ impl Schedule {
             });
             Pacing::PerSlot(slots.collect())
         });
+        if spec.think.is_some() {
+            // Think times are short sleeps: the default 50 µs timer slack would lengthen each.
+            crate::clock::precise_timers();
+        }
         let fsync_every = match spec.sync {
             SyncMode::Fsync { every } => every,
             _ => 0,
@@ -87,7 +95,17 @@ impl Schedule {
         let cpus = crate::affinity::allowed_cpus().len().max(1);
         let spin = spec.hybrid_spin_cpus(1, 1);
         let mode = spec.rate.map(|r| r.pace).unwrap_or_default().resolve(spin, cpus);
-        Schedule { pace, max_lag_ns, mode, spin: SpinWindow::new(), fsync_every, writes_since_sync: 0 }
+        Schedule {
+            pace,
+            max_lag_ns,
+            mode,
+            spin: SpinWindow::new(),
+            fsync_every,
+            writes_since_sync: 0,
+            think: spec.think,
+            issued: 0,
+            think_from: 0,
+        }
     }
 
     pub(super) fn paced(&self) -> bool {
@@ -125,6 +143,24 @@ impl Schedule {
     #[inline]
     pub(super) fn wrote(&mut self) {
         self.writes_since_sync += 1;
+    }
+
+    /// An I/O was issued (think time counts them).
+    #[inline]
+    pub(super) fn issued_one(&mut self) {
+        self.issued += 1;
+    }
+
+    /// Think time is due: `blocks` I/Os issued since the last think (as fio does, whatever the
+    /// queue depth: no more are issued until the job has drained and stalled).
+    #[inline]
+    pub(super) fn think_due(&self) -> bool {
+        self.think.is_some_and(|t| self.issued - self.think_from >= t.blocks as u64)
+    }
+
+    /// The think was taken.
+    pub(super) fn thought(&mut self) {
+        self.think_from = self.issued;
     }
 
     pub(super) fn synced(&mut self) {
