@@ -79,6 +79,12 @@ fn options(args: &ActArgs) -> Result<ActOptions, Error> {
 
 pub fn run(args: &ActArgs) -> Result<Outcome, Error> {
     let opts = options(args)?;
+    if let Some(j) = &args.safety.journal {
+        return Err(Error::invalid(format!(
+            "--journal {j}: act's streams do not verify their data, so there is nothing to journal: journal a \
+             verifying run, plan, suite or qos (--verify --journal FILE)"
+        )));
+    }
     if let Some(log) = &args.act_log {
         if Path::new(log).exists() {
             return Err(Error::invalid(format!("--act-log {log} exists: give a new file name (nothing was run)")));

@@ -163,3 +163,13 @@ fn a_journal_needs_verify_a_new_file_and_the_journals_own_targets() {
     let o = drivelab(&["verify", "--journal", &f]);
     assert_eq!(o.status.code(), Some(2), "not a journal: {}", stderr(&o));
 }
+
+#[test]
+fn act_refuses_a_journal_it_could_not_keep() {
+    let s = Scratch::new("journal-act");
+    let j = s.path("j");
+    let o = drivelab(&["act", "null", "--journal", &j, "--time", "1s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("act's streams do not verify"), "{}", stderr(&o));
+    assert!(!Path::new(&j).exists());
+}
