@@ -2,7 +2,7 @@
 //! reap what completed. The worker loop is generic over the backend, so the
 //! hot path is monomorphized: no dynamic dispatch, no allocation per I/O.
 //!
-//! Each backend owns the [`BufferPool`] its I/Os use (slot i is the buffer of the I/O with
+//! Each backend owns the `BufferPool` (`pattern.rs`) its I/Os use (slot i is the buffer of the I/O with
 //! `slot == i`) and the file it runs on, so neither can go away while the kernel may still use
 //! them: an io_uring ring drains what is in flight in its `Drop` before its buffers are freed.
 //! Only [`uring::available`] and [`uring::RingFacts`] are public; the rest is the engine's own.
@@ -67,7 +67,7 @@ pub(crate) struct Pending {
 /// # Safety
 ///
 /// Implementors give the kernel (or a system call) pointers into the buffers of the
-/// [`BufferPool`] they own, for I/Os that may complete after `submit` returns. They must:
+/// `BufferPool` they own, for I/Os that may complete after `submit` returns. They must:
 /// - only touch `p.len` bytes of the buffer of slot `p.slot` for an I/O `p` (use
 ///   [`BufferPool::io_ptr`], which checks both);
 /// - keep the pool allocated and in place while any I/O they accepted may still access it:
