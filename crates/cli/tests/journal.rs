@@ -173,3 +173,28 @@ fn act_refuses_a_journal_it_could_not_keep() {
     assert!(stderr(&o).contains("act's streams do not verify"), "{}", stderr(&o));
     assert!(!Path::new(&j).exists());
 }
+
+#[test]
+fn preconditioning_a_verified_plan_is_stamped_known_and_journaled() {
+    // Both kinds of preconditioning write the target whole; with verify they stamp it as the
+    // points do, so the plan's first verifying read needs no write of its own and the journal
+    // holds every write (it refuses runs that do not verify).
+    let s = Scratch::new("journal-precondition");
+    let plan = s.path("plan.toml");
+    let body = "[defaults]\ntime = \"500ms\"\nqd = 4\nverify = true\n\
+                [precondition]\nrw = \"write\"\nbs = \"64k\"\nio_size = \"4m\"\n\
+                [matrix]\nrw = [\"randread\", \"randwrite\"]\n";
+    std::fs::write(&plan, body).unwrap();
+    let (t, results, j) = (s.path("t.dat"), s.path("results"), s.path("journal"));
+    let o =
+        drivelab(&["plan", &plan, &t, "--size", "4m", "--precondition", "1", "--results", &results, "--journal", &j]);
+    let text = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(!text.contains("nothing is known to be written"), "the precondition's data is known: {text}");
+    let o = drivelab(&["verify", "--journal", &j, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["segments"], 4, "the plan's [precondition], one --precondition pass, two points: {v}");
+    assert!(v["targets"][0]["durable"]["checked_units"].as_u64().unwrap() == 0, "no sync: nothing durable: {v}");
+    assert!(v["targets"][0]["not_durable"]["landed_units"].as_u64().unwrap() >= 1024, "{v}");
+}

@@ -149,7 +149,7 @@ impl Cert<'_, '_, '_> {
                 "act: filling {} with random data first (ACT's prep; --no-prep skips)",
                 self.opts.targets.join(" ")
             )));
-            if !precondition::sequential(self.lab, &self.opts.targets.clone(), 1, self.opts.engine)? {
+            if !precondition::sequential(self.lab, &self.opts.targets.clone(), 1, self.opts.engine, None)? {
                 return Ok(outcome(None, "interrupted during the fill".into(), true, false, None));
             }
         }

@@ -25,11 +25,30 @@ pub fn pass_spec(engine: EngineKind, seed: u64) -> AccessSpec {
     }
 }
 
-/// Write every target whole, `passes` times, through the lab. Returns false when interrupted;
-/// an I/O error is an error (a drive that cannot be preconditioned cannot be measured).
-pub fn sequential(lab: &mut Lab, names: &[String], passes: u32, engine: EngineKind) -> Result<bool, Error> {
+/// `spec` stamped for verification the way `like` (a verifying point of the plan) stamps: its
+/// seed and unit (the data stays `spec`'s), so what the passes write is known to the points
+/// after them that write the same data (and, with `--journal`, journaled). None when `spec`
+/// cannot carry headers (zero data) or the unit does not divide its blocks.
+pub fn verifying(spec: &AccessSpec, like: &AccessSpec) -> Option<AccessSpec> {
+    let mut s = AccessSpec { verify: true, seed: like.seed, verify_unit_bytes: like.verify_unit(), ..spec.clone() };
+    s.verify_after = false;
+    s.validate().ok().map(|()| s)
+}
+
+/// Write every target whole, `passes` times, through the lab; with `like` (a verifying point
+/// of the plan) every pass is stamped as it stamps (see [`verifying`]). Returns false when
+/// interrupted; an I/O error is an error (a drive that cannot be preconditioned cannot be
+/// measured).
+pub fn sequential(
+    lab: &mut Lab,
+    names: &[String],
+    passes: u32,
+    engine: EngineKind,
+    like: Option<&AccessSpec>,
+) -> Result<bool, Error> {
     for name in names {
-        let mut spec = pass_spec(engine, 0xf111);
+        let base = pass_spec(engine, 0xf111);
+        let mut spec = like.and_then(|l| verifying(&base, l)).unwrap_or(base);
         let info = target::probe(name)?;
         if info.kind == TargetKind::Null {
             continue;
@@ -40,7 +59,9 @@ pub fn sequential(lab: &mut Lab, names: &[String], passes: u32, engine: EngineKi
         spec.io_size_bytes = Some(size.max(1));
         for pass in 1..=passes {
             lab.emit(Event::Precondition { target: name, pass, passes });
-            spec.seed ^= pass as u64;
+            if !spec.verify {
+                spec.seed ^= pass as u64;
+            }
             let r = lab.measure(&spec, std::slice::from_ref(name))?.result;
             if let Some(e) = r.errors.first() {
                 return Err(Error::io(format!("preconditioning {name}"), std::io::Error::other(e.error.clone())));

@@ -192,9 +192,12 @@ fn run_points(
     // The precondition runs when any point still has to run (a resumed run preconditions again:
     // the drive's state after an interruption is unknown).
     if anything_to_run {
+        // With verify, what preconditioning writes is stamped too: known to the points after it.
+        let like = plan.points.iter().map(|p| &p.spec).find(|s| s.verify);
         if let Some(pre) = &plan.precondition {
+            let spec = like.and_then(|l| precondition::verifying(&pre.spec, l)).unwrap_or_else(|| pre.spec.clone());
             for t in &pre.targets {
-                let m = lab.measure(&pre.spec, std::slice::from_ref(t))?;
+                let m = lab.measure(&spec, std::slice::from_ref(t))?;
                 if failed(&m.result, lab, &format!("preconditioning {t}"))? {
                     out.interrupted = true;
                     return Ok(());
@@ -203,7 +206,7 @@ fn run_points(
         }
         if opts.precondition_passes > 0 {
             let engine = plan.points.first().map(|p| p.spec.engine).unwrap_or_default();
-            if !precondition::sequential(lab, &plan.targets, opts.precondition_passes, engine)? {
+            if !precondition::sequential(lab, &plan.targets, opts.precondition_passes, engine, like)? {
                 out.interrupted = true;
                 return Ok(());
             }
