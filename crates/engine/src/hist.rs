@@ -294,6 +294,14 @@ impl Histogram {
         }
     }
 
+    /// Set the exact extremes of samples whose buckets were added from saved data (which keeps
+    /// bucket values only), so percentiles are clamped to them as for the original histogram.
+    pub fn set_extremes(&mut self, min: u64, max: u64) {
+        if self.n > 0 {
+            (self.min, self.max) = (min, max);
+        }
+    }
+
     /// Rebuild from saved sparse buckets (bucket lows); exact stats are lost, bucket stats kept.
     pub fn from_sparse(buckets: &[[u64; 2]]) -> Histogram {
         let mut h = Histogram::new();
@@ -347,6 +355,12 @@ impl LatSummary {
     /// The value of percentile `p` (0 only if the saved data lacks it, e.g. foreign results).
     pub fn p(&self, p: Pct) -> u64 {
         self.percentiles.get(p.name()).copied().unwrap_or(0)
+    }
+
+    /// The value of percentile `p`, None where the saved data lacks it (fio's JSON gives some
+    /// percentiles and no histogram, or none for its `lat`): reports show it as missing, not 0.
+    pub fn get(&self, p: Pct) -> Option<u64> {
+        self.percentiles.get(p.name()).copied()
     }
 }
 

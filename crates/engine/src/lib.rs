@@ -21,6 +21,7 @@ pub mod error;
 pub mod fields;
 pub mod gen;
 pub mod hist;
+pub mod merge;
 pub(crate) mod pace;
 pub mod pattern;
 pub mod result;
