@@ -543,6 +543,11 @@ mod tests {
         let mut z = AccessSpec::default();
         apply(&mut z, "random_distribution", "zoned_abs=60/20g:40/100g").unwrap();
         assert_eq!(z.distribution.to_string(), "zoned_abs:60/20g:40/100g");
+        // fio's rand-zones example: a zone without its share of the region takes what is left.
+        apply(&mut z, "distribution", "zoned:50/5:30/15:20/").unwrap();
+        assert_eq!(z.distribution.to_string(), "zoned:50/5:30/15:20/80");
+        apply(&mut z, "distribution", "zoned:50/:50/").unwrap();
+        assert_eq!(z.distribution.to_string(), "zoned:50/50:50/50");
         for (bad, says) in [
             ("zipf:-1", "must be above 0"),
             ("pareto:1.5", "between 0 and 1"),

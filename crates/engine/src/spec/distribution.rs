@@ -138,6 +138,7 @@ fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, String> {
         ));
     }
     let mut out = Vec::new();
+    let mut missing = 0u32;
     for part in text.split(':').filter(|p| !p.trim().is_empty()) {
         let Some((io, size)) = part.split_once('/') else {
             return Err(format!(
@@ -149,6 +150,10 @@ fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, String> {
         let io_pct = pct(io).ok_or_else(|| format!("{kind} zone '{part}': {io} is not a percentage 0..100"))?;
         let size = if abs {
             ZoneSize::Bytes(parse_size(size).map_err(|e| format!("{kind} zone '{part}': {e}"))?)
+        } else if size.trim().is_empty() {
+            // fio: a zone without its share of the region shares what the others leave.
+            missing += 1;
+            ZoneSize::Pct(u8::MAX)
         } else {
             ZoneSize::Pct(pct(size).ok_or_else(|| format!("{kind} zone '{part}': {size} is not a percentage 0..100"))?)
         };
@@ -165,9 +170,19 @@ fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, String> {
         return Err(format!("{kind}: the zones' shares of I/O add up to {io}%, not 100%"));
     }
     if !abs {
-        let span: u32 = out.iter().map(|z| if let ZoneSize::Pct(p) = z.size { p as u32 } else { 0 }).sum();
+        let given = |z: &Zone| match z.size {
+            ZoneSize::Pct(p) if p != u8::MAX => p as u32,
+            _ => 0,
+        };
+        let span: u32 = out.iter().map(given).sum();
         if span > 100 {
             return Err(format!("zoned: the zones cover {span}% of the region, more than 100%"));
+        }
+        if let Some(each) = (100 - span).checked_div(missing) {
+            let each = each as u8;
+            for z in out.iter_mut().filter(|z| z.size == ZoneSize::Pct(u8::MAX)) {
+                z.size = ZoneSize::Pct(each);
+            }
         }
     }
     Ok(out)
