@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use drivelab_engine::units::fmt_elapsed;
 use drivelab_engine::Error;
 use drivelab_lab::execute::{Event, Lab};
+use drivelab_lab::fiojob;
 use drivelab_lab::plan::{self, Plan};
 use drivelab_lab::results::{Kind, ResultsDir};
 use drivelab_lab::runner::{self, PlanOptions};
@@ -17,8 +18,30 @@ use crate::events::{Printer, Style};
 use crate::run_cmd::{lab_setup, Outcome};
 use crate::term::{self, Stream};
 
-/// Every point (and the precondition), in run order, with its estimated duration.
-pub fn dry_run(plan: &Plan) {
+/// The plan in `file`: a fio job file (by its extension, `--var` sweeping its variables) or a
+/// TOML plan (where `--var` has no place).
+pub fn load(file: &Path, targets: plan::Targets, vars: &[String]) -> Result<plan::PlanFile, Error> {
+    if fiojob::is_job_file(file) {
+        let vars = vars.iter().map(|v| fiojob::parse_var(v)).collect::<Result<Vec<_>, _>>()?;
+        let targets = match targets {
+            plan::Targets::Given(t) | plan::Targets::ForListing(t) => t,
+        };
+        return fiojob::load(file, fiojob::Given { targets, vars: &vars });
+    }
+    if let Some(v) = vars.first() {
+        return Err(Error::invalid(format!(
+            "--var {v}: variables are for fio job files (.fio, .job, .ini); a TOML plan sweeps with [matrix]"
+        )));
+    }
+    plan::load_file(file, targets)
+}
+
+/// Every point (and the precondition), in run order, with its estimated duration; for points
+/// made from a fio job file, each job's drivelab fields and targets too.
+pub fn dry_run(plan: &Plan, jobs: bool) {
+    for n in &plan.source_notices {
+        crate::output::stdout_line(&format!("notice: {n}"));
+    }
     crate::output::stdout_line(&format!("plan {}: {} points", plan.name, plan.points.len()));
     if let Some(p) = &plan.precondition {
         let est = p.estimate_ns.map(fmt_elapsed).unwrap_or_else(|| "until its io_size is done".into());
@@ -27,6 +50,16 @@ pub fn dry_run(plan: &Plan) {
     for p in &plan.points {
         let est = p.estimate_ns.map(fmt_elapsed).unwrap_or_else(|| "io_size-bound".into());
         crate::output::stdout_line(&format!("  {:>4}  {:<40} {:>9}  {}", p.index, p.label, est, p.targets.join(" ")));
+        if jobs {
+            let job = |name: &str, fields: &[(String, String)], targets: &[String]| {
+                let f: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!("        {name}: {} on {}", f.join(" "), targets.join(" "))
+            };
+            crate::output::stdout_line(&job(&p.step, &p.fields, &p.targets));
+            for c in &p.concurrent {
+                crate::output::stdout_line(&job(&c.name, &c.fields, &c.targets));
+            }
+        }
     }
     match plan.estimate_ns() {
         Some(t) => crate::output::stdout_line(&format!(
@@ -68,7 +101,7 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
             } else {
                 plan::Targets::Given(&args.targets)
             };
-            let loaded = plan::load_file(file, targets)?;
+            let loaded = load(file, targets, &args.vars)?;
             file_size = loaded.new_file_bytes;
             loaded.plan
         }
@@ -78,7 +111,7 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
         safety.size = Some(bytes.to_string());
     }
     if args.dry_run {
-        dry_run(&plan);
+        dry_run(&plan, args.file.as_deref().is_some_and(|f| fiojob::is_job_file(Path::new(f))));
         return Ok(Outcome::Done);
     }
     let kind = resume.as_ref().map(|r| r.manifest.kind).unwrap_or(Kind::Plan);

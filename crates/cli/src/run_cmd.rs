@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use drivelab_engine::Error;
 use drivelab_lab::execute::{Lab, Setup};
+use drivelab_lab::fiojob;
 use drivelab_lab::plan::{Plan, Point};
 use drivelab_lab::results::Kind;
 use drivelab_lab::runner::{self, PlanOptions};
@@ -16,7 +17,7 @@ use drivelab_lab::runner::{self, PlanOptions};
 use crate::args::{RunArgs, SafetyArgs};
 use crate::events::{Printer, Style};
 use crate::term::{self, Stream};
-use crate::{output, summary};
+use crate::{output, plan_cmd, summary};
 
 /// How a finished command ends the process.
 pub enum Outcome {
@@ -67,7 +68,90 @@ pub fn lab_setup<'a>(safety: &'a SafetyArgs, power_cmd: Option<&String>) -> Resu
 }
 
 pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
+    if let Some(file) = args.targets.first().filter(|t| fiojob::is_job_file(Path::new(t)) && Path::new(t).is_file()) {
+        return run_job_file(args, Path::new(file));
+    }
+    if let Some(v) = args.vars.first() {
+        return Err(Error::invalid(format!(
+            "--var {v}: variables are for fio job files; give the job file (.fio) as the first target"
+        )));
+    }
     run_with_notices(args, &[])
+}
+
+/// `drivelab run JOB.fio [TARGET...]`: the job file's groups run as a plan (the targets given
+/// replace its files); a file of one group ends with that point's summary, as `run` does.
+fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
+    let given = spec_flags_given(args)?;
+    if let Some(flag) = given.first() {
+        return Err(Error::invalid(format!(
+            "{flag} with the job file {}: the job file sets the workload; change it there, or make it a \
+             variable (bs=${{BS}}) and give --var BS=...",
+            file.display()
+        )));
+    }
+    let targets = &args.targets[1..];
+    let loaded = plan_cmd::load(file, drivelab_lab::plan::Targets::Given(targets), &args.vars)?;
+    let plan = loaded.plan;
+    if args.json.is_some() && plan.points.len() != 1 {
+        return Err(Error::invalid(format!(
+            "--json: {} makes {} points and --json saves one result; use `drivelab report DIR --format json` \
+             on the results directory",
+            file.display(),
+            plan.points.len()
+        )));
+    }
+    if let Some(j) = args.json.as_deref() {
+        output::check_json_path(j)?;
+    }
+    let mut safety = args.safety.clone();
+    if let (None, Some(bytes)) = (&safety.size, loaded.new_file_bytes) {
+        safety.size = Some(bytes.to_string());
+    }
+    let (ended, dir) = plan_cmd::execute(
+        &plan,
+        Kind::Plan,
+        None,
+        &safety,
+        &args.results,
+        args.quiet,
+        args.power_cmd.as_ref(),
+        &crate::args::PointsArgs {
+            precondition: 0,
+            steady: false,
+            steady_rounds: 25,
+            steady_window: 5,
+            continue_on_error: false,
+            repeat: 1,
+            pick: "best".into(),
+        },
+    )?;
+    if plan.points.len() == 1 {
+        let saved = drivelab_lab::results::load(&dir)?;
+        if let Some(record) = saved.points.last() {
+            output::stdout_text(&summary::render(&record.result, term::width(Stream::Stdout)));
+            if let Some(j) = args.json.as_deref() {
+                output::write_json(j, &record.result)?;
+            }
+        }
+    }
+    Ok(ended)
+}
+
+/// The access-spec flags given on the command line (those whose fields differ from a bare
+/// `drivelab run TARGET`'s).
+fn spec_flags_given(args: &RunArgs) -> Result<Vec<String>, Error> {
+    use clap::Parser;
+    let bare = match crate::args::Cli::try_parse_from(["drivelab", "run", "x"]) {
+        Ok(crate::args::Cli { command: Some(crate::args::Command::Run(r)) }) => r.fields(),
+        _ => return Err(Error::invalid("internal: the default run flags could not be parsed")),
+    };
+    let mine = args.fields();
+    Ok(mine
+        .iter()
+        .filter(|f| !bare.contains(f))
+        .map(|(k, _)| drivelab_engine::fields::Field::from_key(k).map_or_else(|| format!("--{k}"), |f| f.flag()))
+        .collect())
 }
 
 /// `run`, with notices the caller adds to the result (the default job's buffered fallback).
@@ -86,6 +170,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
         fields: args.fields(),
         estimate_ns: spec.time_ns.map(|t| t + spec.ramp_ns),
         spec,
+        concurrent: Vec::new(),
     };
     let plan = Plan {
         name: "run".into(),
@@ -95,6 +180,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
         pause_ns: 0,
         precondition: None,
         points: vec![point],
+        source_notices: Vec::new(),
     };
     let mut printer = Printer::new(Style::Run, args.quiet, json_to_stdout);
     let mut sink = printer.sink();

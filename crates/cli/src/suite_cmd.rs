@@ -39,7 +39,7 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
         }
     }
     if args.dry_run {
-        plan_cmd::dry_run(&plan);
+        plan_cmd::dry_run(&plan, false);
         return Ok(Outcome::Done);
     }
     let power = args.power_cmd.as_ref();

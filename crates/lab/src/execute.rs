@@ -181,6 +181,26 @@ impl<'a> Lab<'a> {
         Ok(Measured { result: results.remove(0), power_w })
     }
 
+    /// Run a point: its own spec, and its concurrent jobs (a fio group) started together with it,
+    /// merged into one result (`drivelab_engine::merge`: histograms added, bytes over the
+    /// longest window, as fio's group reporting).
+    pub fn measure_point(&mut self, point: &Point) -> Result<Measured, Error> {
+        if point.concurrent.is_empty() {
+            return self.measure(&point.spec, &point.targets);
+        }
+        let (results, power_w) = self.measure_streams(&point.streams())?;
+        let mut result = drivelab_engine::merge::merge_results(&results);
+        let jobs: Vec<String> = std::iter::once(point.step.as_str())
+            .chain(point.concurrent.iter().map(|c| c.name.as_str()))
+            .zip(&results)
+            .map(|(name, r)| format!("{name}: {} ({:.0} IOPS)", r.spec.label(), r.total.iops))
+            .collect();
+        result
+            .notices
+            .insert(0, format!("{} jobs ran together, merged into this result: {}", jobs.len(), jobs.join("; ")));
+        Ok(Measured { result, power_w })
+    }
+
     /// Run several workloads at once (ACT's three streams per drive), all started together;
     /// one result per stream, and the power drawn meanwhile.
     pub fn measure_streams(

@@ -9,6 +9,7 @@ pub mod act;
 pub mod act_cert;
 pub mod act_run;
 pub mod execute;
+pub mod fiojob;
 pub mod info;
 pub mod mounts;
 pub mod plan;

@@ -74,8 +74,11 @@ pub fn check(lab: &Lab, plan: &Plan, opts: &PlanOptions) -> Result<(), Error> {
     // Devices that need --destroy are gathered over every point (a JBOD suite adds one drive
     // per point) and named in one refusal; any other refusal stops the check at once.
     let mut unnamed = None;
-    for p in plan.precondition.iter().chain(plan.points.iter()) {
-        match lab.check(&p.spec, &p.targets) {
+    let streams = plan.precondition.iter().chain(plan.points.iter()).flat_map(|p| {
+        std::iter::once((p, &p.spec, &p.targets)).chain(p.concurrent.iter().map(move |j| (p, &j.spec, &j.targets)))
+    });
+    for (p, spec, targets) in streams {
+        match lab.check(spec, targets) {
             Ok(_) => {}
             Err(e @ Error::NeedsDestroy { .. }) => unnamed = Some(prepare::merge_unnamed(unnamed, e)?),
             Err(e) if several => return Err(e.context(format!("point {} ({})", p.index, p.label))),
@@ -128,6 +131,9 @@ fn absolute_targets(plan: &Plan) -> Result<Plan, Error> {
     plan.targets = plan.targets.iter().map(abs).collect();
     for p in plan.points.iter_mut().chain(plan.precondition.iter_mut()) {
         p.targets = p.targets.iter().map(abs).collect();
+        for j in &mut p.concurrent {
+            j.targets = j.targets.iter().map(abs).collect();
+        }
     }
     Ok(plan)
 }
@@ -227,7 +233,7 @@ fn run_points(
             None if opts.repeat.runs > 1 => {
                 run_repeated(lab, p, opts.repeat, plan.pause_ns).map(|(m, r)| (m, None, Some(r)))
             }
-            None => lab.measure(&p.spec, &p.targets).map(|m| (m, None, None)),
+            None => lab.measure_point(p).map(|m| (m, None, None)),
             Some(rule) => run_steady(lab, p, rule).map(|(m, s)| (m, Some(s), None)),
         };
         let (m, steady, repeats) = match measured {
@@ -292,7 +298,7 @@ fn run_repeated(lab: &mut Lab, p: &Point, repeat: Repeat, pause_ns: u64) -> Resu
         if k > 1 && pause_ns > 0 && pause(pause_ns, lab) {
             break;
         }
-        let m = lab.measure(&p.spec, &p.targets)?;
+        let m = lab.measure_point(p)?;
         let cut = m.result.interrupted || m.result.errored();
         let iops = m.result.total.iops;
         let verdict = format!("repeat {k} of {}; the {} run is kept", repeat.runs, repeat.pick);
@@ -323,7 +329,7 @@ fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, 
         window,
     };
     loop {
-        let m = lab.measure(&p.spec, &p.targets)?;
+        let m = lab.measure_point(p)?;
         if m.result.interrupted || m.result.errored() {
             let rec = record(false, detector.last_window(), &detector);
             return Ok((m, rec));

@@ -46,6 +46,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             targets: targets.iter().map(|t| t.0.to_string()).collect(),
             fields: fields.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(),
             estimate_ns: None,
+            concurrent: Vec::new(),
         },
         result: RunResult {
             schema: 1,
@@ -118,6 +119,7 @@ pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> Manifest {
             pause_ns: 0,
             precondition: None,
             points: points.iter().map(|p| p.point.clone()).collect(),
+            source_notices: Vec::new(),
         }),
     }
 }

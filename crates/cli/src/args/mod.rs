@@ -338,8 +338,9 @@ impl PointsArgs {
 /// `drivelab plan`.
 #[derive(Args, Debug, Clone)]
 pub struct PlanArgs {
-    /// The plan file (TOML; see README "drivelab plan — your own test plan").
-    #[arg(value_name = "PLAN.toml", required_unless_present = "resume")]
+    /// The plan file: TOML (see README "drivelab plan — your own test plan"), or a fio job file
+    /// (.fio, .job, .ini; see README "fio job files").
+    #[arg(value_name = "PLAN.toml|JOB.fio", required_unless_present = "resume")]
     pub file: Option<String>,
     /// Targets; replace the plan's own `targets`.
     #[arg(value_name = "TARGET")]
@@ -349,6 +350,10 @@ pub struct PlanArgs {
     /// List every point in order with its estimated duration; run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// fio job files: give ${NAME} these values, one point per combination (NAME=4k,8k,64k or
+    /// NAME=1..64x2; first variable outermost). Repeatable.
+    #[arg(long = "var", value_name = "NAME=VALUES")]
+    pub vars: Vec<String>,
     /// Continue an interrupted run in this results directory, skipping finished points.
     #[arg(long, value_name = "DIR", conflicts_with = "file")]
     pub resume: Option<String>,

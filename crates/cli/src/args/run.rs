@@ -202,6 +202,10 @@ pub struct RunArgs {
     /// probe lines. Warnings and errors still go to stderr.
     #[arg(long, short, help_heading = "Output")]
     pub quiet: bool,
+    /// With a fio job file as the first target: give ${NAME} these values, one run per
+    /// combination (NAME=4k,8k,64k or NAME=1..64x2). Repeatable.
+    #[arg(long = "var", value_name = "NAME=VALUES", help_heading = "fio job files")]
+    pub vars: Vec<String>,
 }
 
 impl RunArgs {

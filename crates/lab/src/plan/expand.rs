@@ -127,6 +127,7 @@ pub(super) fn points(
                     fields: p.fields.clone(),
                     spec: p.spec.clone(),
                     estimate_ns: estimate(&p.spec),
+                    concurrent: Vec::new(),
                 });
             }
         }
@@ -134,7 +135,7 @@ pub(super) fn points(
     Ok(points)
 }
 
-pub(super) fn pairs(fields: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+pub(crate) fn pairs(fields: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
     fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))
 }
 
@@ -176,7 +177,7 @@ pub(super) fn target_names(targets: &[String]) -> Vec<String> {
 }
 
 /// The label's [`store::slug`] ("point" when nothing is left), with `-2`, `-3`... where taken.
-pub(super) fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
+pub(crate) fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
     let base = store::slug(label);
     let base = if base.is_empty() { "point".to_string() } else { base };
     let mut candidate = base.clone();

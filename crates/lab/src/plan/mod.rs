@@ -76,7 +76,7 @@
 //! combination of fields, at the `[[step]]` header or the `[defaults]` table.
 
 mod errors;
-mod expand;
+pub(crate) mod expand;
 mod matrix;
 mod tables;
 #[cfg(test)]
@@ -136,6 +136,10 @@ pub struct Plan {
     pub precondition: Option<Point>,
     /// In run order; repeats are separate points.
     pub points: Vec<Point>,
+    /// What the plan's source said about how it runs (a fio job file's options that run a
+    /// little differently, or had no effect), told when it runs; see [`Plan::notices`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_notices: Vec<String>,
 }
 
 /// One run of one access spec: the one point type, planned, saved in `run.json` and with every
@@ -161,6 +165,32 @@ pub struct Point {
     pub spec: AccessSpec,
     /// Ramp plus time; None when only `io_size` bounds the run.
     pub estimate_ns: Option<u64>,
+    /// Jobs that run at the same time as this point's own spec, started together with it (the
+    /// jobs of one group of a fio job file); the point's result is all of them merged
+    /// (`drivelab_engine::merge`). Empty for every other point.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub concurrent: Vec<ConcurrentJob>,
+}
+
+/// A job run beside a point's own spec (see [`Point::concurrent`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ConcurrentJob {
+    /// The job's name (a fio job section's).
+    pub name: String,
+    pub targets: Vec<String>,
+    /// The access-spec fields as given, for the record.
+    pub fields: Vec<(String, String)>,
+    pub spec: AccessSpec,
+}
+
+impl Point {
+    /// Every stream the point runs at once: its own spec on its targets, then its concurrent
+    /// jobs'.
+    pub fn streams(&self) -> Vec<(AccessSpec, Vec<String>)> {
+        std::iter::once((self.spec.clone(), self.targets.clone()))
+            .chain(self.concurrent.iter().map(|j| (j.spec.clone(), j.targets.clone())))
+            .collect()
+    }
 }
 
 impl Plan {
@@ -369,6 +399,7 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
                 estimate_ns: estimate(&spec),
                 fields,
                 spec,
+                concurrent: Vec::new(),
             })
         }
         None => None,
@@ -431,18 +462,24 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
     let points = expand::points(&src, &protos, &groups, repeat, total.unwrap_or(0))?;
 
     let precondition = precondition.map(|p| Point { targets: targets.clone(), ..p });
-    let plan = Plan { name, targets, together, repeat, pause_ns, precondition, points };
+    let plan = Plan { name, targets, together, repeat, pause_ns, precondition, points, source_notices: Vec::new() };
     Ok(PlanFile { plan, new_file_bytes })
 }
 
 impl Plan {
     /// What the user should be told about how the points' fio spellings run (once each).
     pub fn notices(&self) -> Vec<String> {
-        fields::notices(
+        let mut out = self.source_notices.clone();
+        for n in fields::notices(
             self.precondition
                 .iter()
                 .chain(&self.points)
                 .flat_map(|p| p.fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
-        )
+        ) {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        out
     }
 }

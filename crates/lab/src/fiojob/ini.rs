@@ -1,0 +1,182 @@
+//! fio's job-file syntax, read as fio reads it (`init.c`): `[section]` headers, `key=value` or a
+//! bare `key` per line, blanks around both trimmed, and everything from a `;` or `#` on a line
+//! ignored (so `numjobs=4 ; four threads` is `numjobs=4`). Each option keeps its line number, so
+//! a refusal names `FILE:LINE`.
+//!
+//! Before an option is read, `${NAME}` is replaced by the variable's value (fio takes the
+//! environment; drivelab also takes `--var NAME=...`, which wins) and fio's keywords `$ncpus`,
+//! `$pagesize` and `$mb_memory` by this machine's figures. Where fio puts nothing for a variable
+//! that is not set, drivelab refuses the file: a job that silently lost its block size is not
+//! the job that was written.
+
+use std::collections::BTreeMap;
+
+/// One option as written: `key`, its value (None for a bare `key`), its line (1-based).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opt {
+    pub key: String,
+    pub value: Option<String>,
+    pub line: usize,
+}
+
+/// A `[section]` and its options in file order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    pub name: String,
+    pub line: usize,
+    pub options: Vec<Opt>,
+}
+
+impl Section {
+    pub fn is_global(&self) -> bool {
+        self.name == "global"
+    }
+}
+
+/// Where a refusal points: the line, and what is wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineError {
+    pub line: usize,
+    pub message: String,
+}
+
+fn err(line: usize, message: impl Into<String>) -> LineError {
+    LineError { line, message: message.into() }
+}
+
+/// The sections of `text`, with `vars` (and then the environment) substituted.
+pub fn parse(text: &str, vars: &BTreeMap<String, String>) -> Result<Vec<Section>, LineError> {
+    let mut sections: Vec<Section> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let body = raw.split([';', '#']).next().unwrap_or_default().trim();
+        if body.is_empty() {
+            continue;
+        }
+        if let Some(rest) = body.strip_prefix('[') {
+            let Some(name) = rest.strip_suffix(']') else {
+                return Err(err(line, format!("'{body}' opens a section but does not close it; expected [name]")));
+            };
+            let name = name.trim();
+            if name.is_empty() {
+                return Err(err(line, "an empty section name; expected [global] or [jobname]"));
+            }
+            sections.push(Section { name: name.to_string(), line, options: Vec::new() });
+            continue;
+        }
+        let Some(section) = sections.last_mut() else {
+            return Err(err(
+                line,
+                format!("option '{body}' is outside of any [section]; put it under [global] or a job"),
+            ));
+        };
+        if body == "include" || body.starts_with("include ") {
+            return Err(err(
+                line,
+                "include is not supported; put the included options into this file (or give them with --var)",
+            ));
+        }
+        let substituted = substitute(body, vars).map_err(|m| err(line, m))?;
+        let (key, value) = match substituted.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), Some(v.trim().to_string())),
+            None => (substituted.trim().to_string(), None),
+        };
+        if key.is_empty() {
+            return Err(err(line, format!("'{body}' has no option name before '='")));
+        }
+        section.options.push(Opt { key, value, line });
+    }
+    Ok(sections)
+}
+
+/// `text` with `${NAME}` and fio's `$keywords` replaced.
+fn substitute(text: &str, vars: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("'{text}': '${{' without a closing '}}'"));
+        };
+        let name = &after[..end];
+        let value = match vars.get(name) {
+            Some(v) => v.clone(),
+            None => std::env::var(name).map_err(|_| {
+                format!(
+                    "${{{name}}} is not set (fio would put nothing there); set it in the environment or give \
+                     --var {name}=VALUE"
+                )
+            })?,
+        };
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    let mut text = out;
+    for (word, value) in keywords() {
+        if text.contains(word) {
+            text = text.replace(word, &value);
+        }
+    }
+    if text.contains("$(") {
+        return Err(format!("'{text}': fio's arithmetic expressions are not supported; write the value out"));
+    }
+    Ok(text)
+}
+
+/// fio's keywords and this machine's values for them.
+fn keywords() -> [(&'static str, String); 3] {
+    // SAFETY: sysconf has no preconditions; it only reads system configuration.
+    let (pagesize, pages, cpus) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PAGESIZE),
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_NPROCESSORS_ONLN),
+        )
+    };
+    let mb = (pages.max(0) as u64).saturating_mul(pagesize.max(0) as u64) >> 20;
+    [("$pagesize", pagesize.to_string()), ("$mb_memory", mb.to_string()), ("$ncpus", cpus.to_string())]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn sections_options_and_comments_as_fio_reads_them() {
+        let text = "; a comment\n[global]\nbs=4k\n  direct = 1 ; trailing\n\n[job one]\ntime_based\n# x\nnumjobs=4\t; 4 threads\n";
+        let s = parse(text, &vars(&[])).unwrap();
+        assert_eq!(s.len(), 2);
+        assert!(s[0].is_global());
+        assert_eq!(s[0].options[1], Opt { key: "direct".into(), value: Some("1".into()), line: 4 });
+        assert_eq!(s[1].name, "job one");
+        assert_eq!(s[1].options[0], Opt { key: "time_based".into(), value: None, line: 7 });
+        assert_eq!(s[1].options[1].value.as_deref(), Some("4"));
+        assert_eq!(s[1].options[1].line, 9);
+    }
+
+    #[test]
+    fn variables_come_from_vars_then_the_environment_and_a_missing_one_is_refused() {
+        let s = parse("[j]\nbs=${BS}\niodepth=${QD}\n", &vars(&[("BS", "64k"), ("QD", "8")])).unwrap();
+        assert_eq!(s[0].options[0].value.as_deref(), Some("64k"));
+        assert_eq!(s[0].options[1].value.as_deref(), Some("8"));
+        let e = parse("[j]\nbs=${DRIVELAB_SURELY_UNSET_VAR}\n", &vars(&[])).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("--var DRIVELAB_SURELY_UNSET_VAR=VALUE"), "{}", e.message);
+        let n = parse("[j]\nnumjobs=$ncpus\n", &vars(&[])).unwrap();
+        let cpus: u64 = n[0].options[0].value.as_deref().unwrap().parse().unwrap();
+        assert!(cpus >= 1);
+    }
+
+    #[test]
+    fn bad_lines_name_their_line() {
+        assert_eq!(parse("bs=4k\n", &vars(&[])).unwrap_err().line, 1);
+        assert_eq!(parse("[j]\n[broken\n", &vars(&[])).unwrap_err().line, 2);
+        assert!(parse("[j]\ninclude other.fio\n", &vars(&[])).unwrap_err().message.contains("include"));
+    }
+}

@@ -1,0 +1,714 @@
+//! fio's options, one by one, into drivelab's access-spec fields: each supported option has one
+//! arm here saying what it becomes; an option with no arm is refused by name and line, never
+//! ignored. Options that change nothing about the I/O (reporting, fio's own bookkeeping) are
+//! accepted and listed in a notice, so a reader sees they were read and had no effect.
+//!
+//! fio's defaults are the job's defaults, not drivelab's: a job without `rw` reads sequentially,
+//! without `ioengine` runs psync, without `direct` goes through the page cache, without `bs`
+//! moves 4 KiB.
+
+use drivelab_engine::units::fmt_duration;
+
+use super::ini::{LineError, Opt};
+use super::value::{boolean, size, time_ns, whole, BareTime, KbBase};
+
+/// A job section with the options that apply to it (the `[global]` ones before it, then its
+/// own), translated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub name: String,
+    /// The section's line.
+    pub line: usize,
+    /// drivelab's access-spec fields (keys as in plan files, values in drivelab's syntax).
+    pub fields: Vec<(String, String)>,
+    /// Files or devices from `filename`/`directory` (or fio's default `NAME.N.0` files); empty
+    /// for `ioengine=null` (the null target). Targets on the command line replace these.
+    pub targets: Vec<String>,
+    /// The job's clones (`numjobs`) each have their own file: one target per clone, one job
+    /// each. Otherwise the clones share the targets (drivelab's `jobs`).
+    pub file_per_clone: bool,
+    /// `ioengine=null`.
+    pub null: bool,
+    /// `size`: the region's length, a new file's size and (not time_based) the bytes to move.
+    pub size: Option<u64>,
+    /// fio would do one pass over the whole target (no size, no io_size, not time_based): the
+    /// bytes to move are the target's size, known once it is probed.
+    pub whole_target: bool,
+    /// `stonewall`/`wait_for_previous`: the job waits for the ones before it.
+    pub stonewall: bool,
+    /// What runs a little differently from fio, to tell the user.
+    pub notices: Vec<String>,
+    /// Options read that change nothing here (reporting, fio's bookkeeping).
+    pub no_effect: Vec<String>,
+}
+
+/// What each option set, before the fields are made.
+#[derive(Default)]
+struct Draft {
+    name: Option<String>,
+    rw: Option<String>,
+    mix: Vec<(String, String)>,
+    random_pct: Option<String>,
+    bs: Option<String>,
+    align: Option<u64>,
+    qd: Option<u64>,
+    batch: Option<u64>,
+    size: Option<u64>,
+    io_size: Option<u64>,
+    offset: Option<u64>,
+    runtime_ns: Option<u64>,
+    time_based: bool,
+    ramp_ns: Option<u64>,
+    direct: Option<bool>,
+    engine: Option<&'static str>,
+    engine_written: String,
+    rate: Option<String>,
+    arrivals: Option<&'static str>,
+    sync: Option<String>,
+    data: Option<String>,
+    distribution: Option<String>,
+    norandommap: bool,
+    seed: Option<u64>,
+    think: Vec<(String, String)>,
+    hipri: bool,
+    sqpoll: bool,
+    sqpoll_cpu: Option<u64>,
+    cpus: Option<String>,
+    verify: bool,
+    do_verify: bool,
+    continue_on_error: bool,
+    numjobs: Option<u64>,
+    filename: Option<String>,
+    directory: Option<String>,
+    stonewall: bool,
+    loops: Option<u64>,
+    notices: Vec<String>,
+    no_effect: Vec<String>,
+}
+
+/// Options that change nothing about the I/O drivelab does or what it records.
+const NO_EFFECT: &[(&str, &str)] = &[
+    ("description", "a description"),
+    ("group_reporting", "drivelab reports each group of jobs as one point"),
+    ("new_group", "drivelab reports each group of jobs as one point"),
+    ("gtod_reduce", "drivelab's clock reads cost ~20 ns and are always made"),
+    ("clat_percentiles", "every result has lat and clat percentiles"),
+    ("lat_percentiles", "every result has lat and clat percentiles"),
+    ("slat_percentiles", "every result has lat and clat percentiles"),
+    ("percentile_list", "every result has drivelab's percentiles and its histogram"),
+    ("disable_lat", "latency is always recorded"),
+    ("disable_clat", "latency is always recorded"),
+    ("disable_slat", "latency is always recorded"),
+    ("disable_bw_measurement", "throughput is always recorded"),
+    ("unified_rw_reporting", "results have read, write and total"),
+    ("stats", "results are always kept"),
+    ("refill_buffers", "drivelab stamps every block it writes afresh"),
+    ("scramble_buffers", "drivelab stamps every block it writes afresh"),
+    ("randrepeat", "drivelab's sequence is set by the seed"),
+    ("random_generator", "drivelab draws offsets with its own generator"),
+    ("fixedbufs", "drivelab always registers its buffers with io_uring"),
+    ("registerfiles", "drivelab always registers its files with io_uring"),
+    ("overwrite", "drivelab writes a new file whole before measuring"),
+    ("invalidate", "drivelab does not drop the page cache before a buffered job"),
+    ("thread", "drivelab's jobs are always threads"),
+    ("unit_base", "drivelab's units are in the field names"),
+    ("kb_base", "read before the other options"),
+    ("clocksource", "drivelab uses CLOCK_MONOTONIC"),
+    ("bwavgtime", "drivelab records every second"),
+    ("iopsavgtime", "drivelab records every second"),
+    ("cpus_allowed_policy", "with cpus_allowed every job may run on the CPUs listed"),
+    ("allrandrepeat", "drivelab's sequence is set by the seed"),
+    ("exitall_on_error", "an error stops the run"),
+];
+
+fn bad(o: &Opt, why: impl std::fmt::Display) -> LineError {
+    let written = match &o.value {
+        Some(v) => format!("{}={v}", o.key),
+        None => o.key.clone(),
+    };
+    LineError { line: o.line, message: format!("{written}: {why}") }
+}
+
+/// fio's `kb_base` among `opts` (fio reads it before the options it affects).
+fn kb_base(opts: &[Opt]) -> Result<KbBase, LineError> {
+    match opts.iter().rev().find(|o| o.key == "kb_base") {
+        None => Ok(KbBase::Binary),
+        Some(o) => match o.value.as_deref().map(str::trim) {
+            Some("1024") => Ok(KbBase::Binary),
+            Some("1000") => Ok(KbBase::Decimal),
+            _ => Err(bad(o, "kb_base is 1024 or 1000")),
+        },
+    }
+}
+
+/// Translate job `name`'s options (global ones first, then its own, in order).
+pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError> {
+    let kb = kb_base(opts)?;
+    let mut d = Draft { do_verify: true, ..Draft::default() };
+    for o in opts {
+        apply(&mut d, o, kb)?;
+    }
+    finish(name, line, d)
+}
+
+fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
+    let value = o.value.as_deref().map(str::trim);
+    let need = || value.filter(|v| !v.is_empty()).ok_or_else(|| bad(o, "needs a value (key=value)"));
+    let sz = |v: &str| size(v, kb).map_err(|e| bad(o, e));
+    let num = |v: &str| whole(v).map_err(|e| bad(o, e));
+    let flag = || boolean(value).map_err(|e| bad(o, e));
+    let one_direction = |v: &str| -> Result<(), LineError> {
+        if v.contains(',') {
+            return Err(bad(o, "separate read,write values are not supported; give one value for both"));
+        }
+        Ok(())
+    };
+    let key = o.key.as_str();
+    if let Some((_, why)) = NO_EFFECT.iter().find(|(k, _)| *k == key) {
+        let _ = why;
+        if !d.no_effect.iter().any(|k| k == key) {
+            d.no_effect.push(key.to_string());
+        }
+        return Ok(());
+    }
+    match key {
+        "name" => d.name = Some(need()?.to_string()),
+        "rw" | "readwrite" => {
+            let v = need()?;
+            let w = match v {
+                "read" | "write" | "randread" | "randwrite" | "randrw" => v,
+                "rw" | "readwrite" => "rw",
+                "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+                    return Err(bad(o, "trim workloads are not supported yet; use a read or write workload"))
+                }
+                w if w.contains(':') => {
+                    return Err(bad(
+                        o,
+                        "fio's WORD:N (skipping N bytes between I/Os) is not supported; give the plain word",
+                    ))
+                }
+                _ => return Err(bad(o, "expected read, write, randread, randwrite, rw, readwrite or randrw")),
+            };
+            d.rw = Some(w.to_string());
+        }
+        "rwmixread" | "rwmixwrite" => d.mix.push((key.to_string(), need()?.to_string())),
+        "percentage_random" => {
+            let v = need()?;
+            one_direction(v)?;
+            d.random_pct = Some(num(v)?.to_string());
+        }
+        "bs" | "blocksize" => {
+            let v = need()?;
+            let sizes: Vec<&str> = v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+            let first = sizes.first().ok_or_else(|| bad(o, "needs a block size"))?;
+            let b = sz(first)?;
+            if sizes.iter().any(|s| size(s, kb) != Ok(b)) {
+                return Err(bad(
+                    o,
+                    "different read and write block sizes are not supported; give one size, or bssplit for a mix",
+                ));
+            }
+            d.bs = Some(b.to_string());
+        }
+        "bsrange" | "blocksize_range" => {
+            let v = need()?;
+            one_direction(v)?;
+            let (a, b) = v.split_once('-').ok_or_else(|| bad(o, "expected MIN-MAX, e.g. 4k-4k"))?;
+            let (a, b) = (sz(a.trim())?, sz(b.trim())?);
+            if a != b {
+                return Err(bad(o, "a range of block sizes is not supported; give bs, or bssplit with shares"));
+            }
+            d.bs = Some(a.to_string());
+        }
+        "bssplit" => {
+            let v = need()?;
+            one_direction(v)?;
+            d.bs = Some(bssplit(v, kb).map_err(|e| bad(o, e))?);
+        }
+        "blockalign" | "ba" => {
+            let v = need()?;
+            one_direction(v)?;
+            d.align = Some(sz(v)?);
+        }
+        "iodepth" => d.qd = Some(num(need()?)?),
+        "iodepth_batch" | "iodepth_batch_submit" => d.batch = Some(num(need()?)?),
+        "size" | "filesize" => d.size = Some(sz(need()?)?),
+        "io_size" | "io_limit" => d.io_size = Some(sz(need()?)?),
+        "offset" => d.offset = Some(sz(need()?)?),
+        "runtime" | "timeout" => d.runtime_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
+        "time_based" => d.time_based = flag()?,
+        "ramp_time" => d.ramp_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
+        "loops" => d.loops = Some(num(need()?)?.max(1)),
+        "startdelay" => {
+            if time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))? != 0 {
+                return Err(bad(o, "a start delay is not supported: every job of a group starts together"));
+            }
+        }
+        "direct" => d.direct = Some(flag()?),
+        "buffered" => d.direct = Some(!flag()?),
+        "ioengine" => {
+            let v = need()?;
+            d.engine_written = v.to_string();
+            d.engine = Some(match v {
+                "io_uring" => "uring",
+                "libaio" => {
+                    d.notices.push(
+                        "ioengine libaio: drivelab has no libaio engine; it runs io_uring, Linux's asynchronous I/O \
+                         interface that supersedes libaio"
+                            .into(),
+                    );
+                    "uring"
+                }
+                "psync" | "sync" | "pvsync" => "psync",
+                "null" => "null",
+                _ => {
+                    return Err(bad(
+                        o,
+                        "drivelab runs io_uring, libaio (as io_uring), psync, sync, pvsync (as psync) and null",
+                    ))
+                }
+            });
+        }
+        "rate" => {
+            let v = need()?;
+            one_direction(v)?;
+            d.rate = Some(format!("{}/s", sz(v)?));
+        }
+        "rate_iops" => {
+            let v = need()?;
+            one_direction(v)?;
+            d.rate = Some(num(v)?.to_string());
+        }
+        "rate_process" => {
+            d.arrivals = Some(match need()? {
+                "linear" => "uniform",
+                "poisson" => "poisson",
+                _ => return Err(bad(o, "expected linear or poisson")),
+            })
+        }
+        "io_submit_mode" => {
+            if !matches!(need()?, "inline" | "offload") {
+                return Err(bad(o, "expected inline or offload"));
+            }
+            // drivelab's open loop always issues at the intended times, whatever completes:
+            // what fio's offload gives; inline changes nothing without a rate.
+        }
+        "sync" => match need()? {
+            "0" | "none" => {}
+            "1" | "sync" => {
+                d.sync = Some("dsync".into());
+                d.notices.push("sync=1 (O_SYNC) runs as O_DSYNC: the data is durable on return, as with O_SYNC".into());
+            }
+            "dsync" => d.sync = Some("dsync".into()),
+            _ => return Err(bad(o, "expected 0, 1, none, sync or dsync")),
+        },
+        "dsync" | "o_dsync" => {
+            if flag()? {
+                d.sync = Some("dsync".into());
+            }
+        }
+        "fsync" | "fdatasync" => {
+            let n = num(need()?)?;
+            if n > 0 {
+                d.sync = Some(format!("fsync:{n}"));
+                if key == "fdatasync" {
+                    d.notices.push(format!("fdatasync={n}: drivelab calls fsync after every {n} writes"));
+                }
+            }
+        }
+        "buffer_compress_percentage" => {
+            let n = num(need()?)?;
+            d.data = (n > 0).then(|| format!("compress:{n}"));
+        }
+        "buffer_compress_chunk" => {
+            d.notices.push("buffer_compress_chunk: drivelab makes each 4 KiB the given percent zeros".into());
+        }
+        "zero_buffers" => {
+            if flag()? {
+                d.data = Some("zero".into());
+            }
+        }
+        "random_distribution" => d.distribution = Some(need()?.to_string()),
+        "norandommap" => d.norandommap = flag()?,
+        "randseed" => d.seed = Some(num(need()?)?),
+        "thinktime" | "thinktime_spin" => {
+            let ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?;
+            d.think.retain(|(k, _)| k != key);
+            if ns > 0 {
+                d.think.push((key.to_string(), fmt_duration(ns, 9)));
+            }
+        }
+        "thinktime_blocks" | "thinktime_blocks_type" => d.think.push((key.to_string(), need()?.to_string())),
+        "hipri" => d.hipri = flag()?,
+        "sqthread_poll" => d.sqpoll = flag()?,
+        "sqthread_poll_cpu" => {
+            d.sqpoll = true;
+            d.sqpoll_cpu = Some(num(need()?)?);
+        }
+        "cpus_allowed" => d.cpus = Some(cpu_list(need()?).map_err(|e| bad(o, e))?),
+        "verify" => {
+            let v = need()?;
+            d.verify = !matches!(v, "0" | "none");
+            if d.verify {
+                d.notices.push(format!(
+                    "verify={v}: drivelab checks every block with its own header and CRC32C (data verification in \
+                     the README)"
+                ));
+            }
+        }
+        "do_verify" => d.do_verify = flag()?,
+        "verify_backlog" | "verify_async" | "verify_fatal" => {
+            // drivelab checks every read as it completes and stops at the first wrong block.
+        }
+        "continue_on_error" => d.continue_on_error = !matches!(need()?, "none" | "0"),
+        "numjobs" => d.numjobs = Some(num(need()?)?.max(1)),
+        "filename" => d.filename = Some(need()?.to_string()),
+        "directory" => {
+            let v = need()?;
+            if v.contains(':') {
+                return Err(bad(
+                    o,
+                    "several directories are not supported; give one (or name the files with filename)",
+                ));
+            }
+            d.directory = Some(v.to_string());
+        }
+        "nrfiles" => {
+            if num(need()?)? != 1 {
+                return Err(bad(o, "several files per job are not supported; list them in filename=a:b instead"));
+            }
+        }
+        "stonewall" | "wait_for_previous" => d.stonewall = flag()?,
+        _ => return Err(bad(o, unsupported(key))),
+    }
+    Ok(())
+}
+
+/// Why an option with no arm is refused, and what to do.
+fn unsupported(key: &str) -> String {
+    let what = if key.starts_with("write_") && key.ends_with("_log") || key == "log_avg_msec" {
+        "drivelab keeps its own per-second series and histograms in every result; remove it"
+    } else if key.starts_with("latency_") {
+        "for the highest load that meets a latency target use `drivelab qos`; remove it here"
+    } else {
+        "drivelab does not support it; remove it (or run this job with fio)"
+    };
+    format!("option '{key}' is not supported: {what}")
+}
+
+/// fio's `bssplit` (`4k/70:64k/30`, a share left empty takes what is left) as drivelab's split
+/// (`4096:70,65536:30`).
+fn bssplit(v: &str, kb: KbBase) -> Result<String, String> {
+    let mut parts: Vec<(u64, Option<u64>)> = Vec::new();
+    for item in v.split(':').filter(|s| !s.trim().is_empty()) {
+        let (b, pct) = match item.split_once('/') {
+            Some((b, p)) if p.trim().is_empty() => (b, None),
+            Some((b, p)) => (b, Some(whole(p)?)),
+            None => (item, None),
+        };
+        parts.push((size(b.trim(), kb)?, pct));
+    }
+    let given: u64 = parts.iter().filter_map(|p| p.1).sum();
+    let open = parts.iter().filter(|p| p.1.is_none()).count() as u64;
+    if given > 100 || (open == 0 && given != 100) {
+        return Err(format!("the shares add up to {given}; they must add up to 100"));
+    }
+    let left = 100 - given;
+    let (each, extra) = (left.checked_div(open).unwrap_or(0), left.checked_rem(open).unwrap_or(0));
+    let mut first_open = true;
+    let out: Vec<String> = parts
+        .iter()
+        .map(|&(b, p)| {
+            let pct = p.unwrap_or_else(|| {
+                let e = each + if first_open { extra } else { 0 };
+                first_open = false;
+                e
+            });
+            format!("{b}:{pct}")
+        })
+        .collect();
+    Ok(out.join(","))
+}
+
+/// fio's CPU list (`0-3,6`) as drivelab's (`0,1,2,3,6`).
+fn cpu_list(v: &str) -> Result<String, String> {
+    let mut cpus = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (whole(a)?, whole(b)?);
+                if b < a || b - a > 4096 {
+                    return Err(format!("'{part}' is not a range of CPUs"));
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(whole(part)?),
+        }
+    }
+    Ok(cpus.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
+}
+
+fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
+    let err = |m: String| LineError { line, message: format!("[{section}]: {m}") };
+    let name = d.name.clone().unwrap_or_else(|| section.to_string());
+    let null = d.engine == Some("null");
+    let engine = match d.engine {
+        Some("null") | None => "psync",
+        Some(e) => e,
+    };
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut put = |k: &str, v: String| fields.push((k.to_string(), v));
+    let mut notices = d.notices;
+    let rw = d.rw.clone().unwrap_or_else(|| "read".into());
+    put("rw", rw.clone());
+    for (k, v) in &d.mix {
+        put(k, v.clone());
+    }
+    if let Some(r) = d.random_pct {
+        if rw.starts_with("rand") || rw == "rw" {
+            put("random", r);
+        }
+    }
+    put("bs", d.bs.unwrap_or_else(|| "4096".into()));
+    if let Some(a) = d.align {
+        put("align", a.to_string());
+    }
+    let qd = d.qd.unwrap_or(1);
+    if engine == "psync" && qd > 1 {
+        notices.push(format!(
+            "ioengine {}: a synchronous engine runs one I/O at a time, so iodepth={qd} runs at depth 1, as in fio",
+            if d.engine.is_some() { d.engine_written.as_str() } else { "psync (fio's default)" }
+        ));
+        put("qd", "1".into());
+    } else {
+        put("qd", qd.to_string());
+    }
+    if let Some(b) = d.batch.filter(|&b| b > 0 && engine == "uring") {
+        put("batch", b.min(qd).to_string());
+    }
+    put("engine", engine.into());
+    put("direct", d.direct.unwrap_or(false).to_string());
+    if let Some(o) = d.offset {
+        put("offset", o.to_string());
+    }
+    if let Some(s) = d.size {
+        put("span", s.to_string());
+    }
+    let loops = d.loops.unwrap_or(1);
+    let mut whole_target = false;
+    if d.time_based {
+        let Some(t) = d.runtime_ns else {
+            return Err(err("time_based without runtime would run until stopped; give runtime=".into()));
+        };
+        put("time", fmt_duration(t, 9));
+    } else {
+        match d.io_size.or(d.size) {
+            Some(b) => put("io_size", b.saturating_mul(loops).to_string()),
+            None => whole_target = true,
+        }
+        if let Some(t) = d.runtime_ns {
+            put("time", fmt_duration(t, 9));
+        }
+    }
+    if let Some(r) = d.ramp_ns.filter(|&r| r > 0) {
+        put("ramp", fmt_duration(r, 9));
+    }
+    if let Some(r) = d.rate {
+        put("rate", r);
+        if let Some(a) = d.arrivals {
+            put("arrivals", a.into());
+        }
+    }
+    if let Some(s) = d.sync {
+        put("sync", s);
+    }
+    if let Some(data) = d.data {
+        put("data", data);
+    }
+    if let Some(dist) = d.distribution.filter(|x| x != "random") {
+        put("distribution", dist);
+    }
+    if let Some(s) = d.seed {
+        put("seed", s.to_string());
+    }
+    // fio thinks only with a thinktime above zero; its other think options shape that.
+    if d.think.iter().any(|(k, _)| k == "thinktime") {
+        for (k, v) in d.think {
+            put(&k, v);
+        }
+    }
+    if d.hipri {
+        put("hipri", "true".into());
+    }
+    if d.sqpoll {
+        put("sqpoll", "true".into());
+    }
+    if let Some(c) = d.sqpoll_cpu {
+        put("sqpoll_cpu", c.to_string());
+    }
+    if let Some(c) = d.cpus {
+        put("cpus", c);
+    }
+    let writes = rw != "read" && rw != "randread";
+    if d.verify {
+        put("verify", "true".into());
+        if writes && d.do_verify {
+            put("verify_after", "true".into());
+        }
+    }
+    if d.continue_on_error {
+        put("continue_on_error", "true".into());
+    }
+    if rw.starts_with("rand") && !d.norandommap {
+        notices.push(
+            "without norandommap fio visits every block once per pass; drivelab draws each random offset \
+             independently (as fio with norandommap)"
+                .into(),
+        );
+    }
+    let numjobs = d.numjobs.unwrap_or(1);
+    let (targets, file_per_clone) = match (&d.filename, null) {
+        (_, true) => (Vec::new(), false),
+        (Some(f), false) => {
+            let list = drivelab_engine::fields::split_filename(f).map_err(|e| err(e.to_string()))?;
+            (list.into_iter().map(|t| in_dir(d.directory.as_deref(), &t)).collect(), false)
+        }
+        (None, false) => {
+            let files = (0..numjobs).map(|k| in_dir(d.directory.as_deref(), &format!("{name}.{k}.0"))).collect();
+            (files, true)
+        }
+    };
+    if !file_per_clone {
+        put("jobs", numjobs.to_string());
+    }
+    Ok(Job {
+        name,
+        line,
+        fields,
+        targets,
+        file_per_clone,
+        null,
+        size: d.size,
+        whole_target,
+        stonewall: d.stonewall,
+        notices,
+        no_effect: d.no_effect,
+    })
+}
+
+/// `file` in fio's `directory`, unless it is a path of its own.
+fn in_dir(dir: Option<&str>, file: &str) -> String {
+    match dir {
+        Some(d) if !file.starts_with('/') => format!("{}/{file}", d.trim_end_matches('/')),
+        _ => file.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(text: &str) -> Vec<Opt> {
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| match l.split_once('=') {
+                Some((k, v)) => Opt { key: k.into(), value: Some(v.into()), line: i + 1 },
+                None => Opt { key: l.into(), value: None, line: i + 1 },
+            })
+            .collect()
+    }
+
+    fn field<'a>(j: &'a Job, k: &str) -> Option<&'a str> {
+        j.fields.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn fios_defaults_are_the_jobs_defaults() {
+        let j = translate("j", 1, &opts("size=1m")).unwrap();
+        assert_eq!(field(&j, "rw"), Some("read"));
+        assert_eq!(field(&j, "engine"), Some("psync"));
+        assert_eq!(field(&j, "direct"), Some("false"));
+        assert_eq!(field(&j, "bs"), Some("4096"));
+        assert_eq!(field(&j, "io_size"), Some("1048576"));
+        assert_eq!(field(&j, "span"), Some("1048576"));
+        assert_eq!(j.targets, vec!["j.0.0"]);
+    }
+
+    #[test]
+    fn a_time_based_job_runs_for_its_runtime_and_others_until_size_is_moved() {
+        let j = translate("j", 1, &opts("size=10G\ntime_based\nruntime=900\nramp_time=5")).unwrap();
+        assert_eq!(field(&j, "time"), Some("900s"));
+        assert_eq!(field(&j, "ramp"), Some("5s"));
+        assert_eq!(field(&j, "io_size"), None);
+        let j = translate("j", 1, &opts("size=64m\nruntime=2\nloops=3")).unwrap();
+        assert_eq!(field(&j, "io_size"), Some(&*(3u64 * 64 * 1048576).to_string()));
+        assert_eq!(field(&j, "time"), Some("2s"));
+        let j = translate("j", 1, &opts("filename=/dev/sdz")).unwrap();
+        assert!(j.whole_target);
+        let e = translate("j", 7, &opts("time_based")).unwrap_err();
+        assert!(e.message.contains("runtime"), "{}", e.message);
+    }
+
+    #[test]
+    fn block_sizes_splits_and_ranges() {
+        let j = translate("j", 1, &opts("bssplit=512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10")).unwrap();
+        assert_eq!(field(&j, "bs"), Some("512:10,1024:5,2048:5,4096:60,8192:2,16384:4,32768:4,65536:10"));
+        let j = translate("j", 1, &opts("bssplit=4k/50:64k/")).unwrap();
+        assert_eq!(field(&j, "bs"), Some("4096:50,65536:50"));
+        let j = translate("j", 1, &opts("bsrange=4k-4k")).unwrap();
+        assert_eq!(field(&j, "bs"), Some("4096"));
+        assert!(translate("j", 1, &opts("bs=4k,64k")).unwrap_err().message.contains("bssplit"));
+        assert!(translate("j", 1, &opts("bsrange=4k-64k")).is_err());
+        let j = translate("j", 1, &opts("kb_base=1000\nbs=4k")).unwrap();
+        assert_eq!(field(&j, "bs"), Some("4000"));
+    }
+
+    #[test]
+    fn engines_depths_and_files() {
+        let j = translate("j", 1, &opts("ioengine=libaio\niodepth=16\nnumjobs=4\nfilename=/a:/b")).unwrap();
+        assert_eq!(field(&j, "engine"), Some("uring"));
+        assert_eq!(field(&j, "qd"), Some("16"));
+        assert_eq!(field(&j, "jobs"), Some("4"));
+        assert_eq!(j.targets, vec!["/a", "/b"]);
+        assert!(j.notices.iter().any(|n| n.contains("libaio")));
+        let j = translate("j", 1, &opts("iodepth=8\nnumjobs=2\ndirectory=/data")).unwrap();
+        assert_eq!(field(&j, "qd"), Some("1"), "psync runs at depth 1");
+        assert_eq!(j.targets, vec!["/data/j.0.0", "/data/j.1.0"]);
+        assert!(j.file_per_clone);
+        let j = translate("j", 1, &opts("ioengine=null\nsize=1g")).unwrap();
+        assert!(j.null && j.targets.is_empty());
+    }
+
+    #[test]
+    fn rates_syncs_data_and_verify() {
+        let j = translate("j", 1, &opts("rate_iops=50\nrate_process=poisson\nsize=1m")).unwrap();
+        assert_eq!((field(&j, "rate"), field(&j, "arrivals")), (Some("50"), Some("poisson")));
+        let j = translate("j", 1, &opts("rate=1250\nsize=1m")).unwrap();
+        assert_eq!(field(&j, "rate"), Some("1250/s"));
+        let j = translate("j", 1, &opts("fsync=4\nbuffer_compress_percentage=50\nsize=1m")).unwrap();
+        assert_eq!((field(&j, "sync"), field(&j, "data")), (Some("fsync:4"), Some("compress:50")));
+        let j = translate("j", 1, &opts("rw=randwrite\nverify=crc32c\nsize=1m\nnorandommap")).unwrap();
+        assert_eq!((field(&j, "verify"), field(&j, "verify_after")), (Some("true"), Some("true")));
+        assert!(!j.notices.iter().any(|n| n.contains("norandommap")));
+    }
+
+    #[test]
+    fn what_drivelab_does_not_do_is_refused_by_name_and_line() {
+        let e = translate("j", 1, &opts("size=1m\nlatency_target=500000")).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("latency_target") && e.message.contains("qos"), "{}", e.message);
+        let e = translate("j", 1, &opts("rw=read:-8k")).unwrap_err();
+        assert!(e.message.contains("WORD:N"));
+        let e = translate("j", 1, &opts("size=1m\nexec_prerun=ls")).unwrap_err();
+        assert!(e.message.contains("exec_prerun") && e.message.contains("not supported"));
+        let j = translate("j", 1, &opts("size=1m\ngroup_reporting\ndescription=x")).unwrap();
+        assert_eq!(j.no_effect, vec!["group_reporting", "description"]);
+    }
+
+    #[test]
+    fn cpu_lists_expand_ranges() {
+        assert_eq!(cpu_list("0-3,6").unwrap(), "0,1,2,3,6");
+        assert!(cpu_list("3-1").is_err());
+    }
+}
