@@ -91,7 +91,11 @@ pub fn render(r: &RunResult, width: usize) -> String {
     layout.heading(&mut out);
     layout.dir_row(&mut out, "read", &r.read);
     layout.dir_row(&mut out, "write", &r.write);
-    if r.read.ops > 0 && r.write.ops > 0 {
+    if let Some(trim) = &r.trim {
+        layout.dir_row(&mut out, "trim", trim);
+    }
+    let directions = [r.read.ops, r.write.ops, r.trim.as_ref().map_or(0, |t| t.ops)];
+    if directions.iter().filter(|&&n| n > 0).count() > 1 {
         layout.dir_row(&mut out, "total", &r.total);
     }
     if let Some(sync) = &r.sync {

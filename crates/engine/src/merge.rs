@@ -24,6 +24,7 @@ pub fn merge_results(parts: &[RunResult]) -> RunResult {
     let window = parts.iter().map(|p| p.runtime_ns).max().unwrap_or(0);
     let dir = |pick: fn(&RunResult) -> &DirStats| merge_dir(parts.iter().map(pick), window);
     let sync: Vec<&DirStats> = parts.iter().filter_map(|p| p.sync.as_ref()).collect();
+    let trim: Vec<&DirStats> = parts.iter().filter_map(|p| p.trim.as_ref()).collect();
     let slat: Vec<&LatSummary> = parts.iter().filter_map(|p| p.slat_ns.as_ref()).collect();
     let total = dir(|p| &p.total);
     let mut notices: Vec<String> = Vec::new();
@@ -44,6 +45,7 @@ pub fn merge_results(parts: &[RunResult]) -> RunResult {
         read: dir(|p| &p.read),
         write: dir(|p| &p.write),
         sync: (!sync.is_empty()).then(|| merge_dir(sync.into_iter(), window)),
+        trim: (!trim.is_empty()).then(|| merge_dir(trim.into_iter(), window)),
         per_target: parts.iter().flat_map(|p| p.per_target.iter().cloned()).collect::<Vec<TargetResult>>(),
         cpu: merge_cpu(parts, window, total.ops),
         qd_mean: qd_mean(parts, window),
@@ -227,6 +229,7 @@ mod tests {
             read: none.clone(),
             write: none.clone(),
             total: none,
+            trim: None,
             sync: None,
             per_target: Vec::new(),
             cpu: CpuStats {

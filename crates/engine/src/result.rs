@@ -213,6 +213,10 @@ pub struct RunResult {
     pub read: DirStats,
     pub write: DirStats,
     pub total: DirStats,
+    /// Trims (discards, punched holes) of a trim workload, beside reads and writes; `total`
+    /// counts them too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirStats>,
     /// fsync latencies, when `--sync fsync:N` was used.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub sync: Option<DirStats>,

@@ -59,6 +59,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             read: stats(sum),
             write: stats(0.0),
             total: stats(sum),
+            trim: None,
             sync: None,
             per_target,
             cpu: CpuStats {

@@ -11,6 +11,7 @@
 
 pub(crate) mod null;
 pub(crate) mod psync;
+pub(crate) mod trim;
 pub mod uring;
 
 use std::fs::File;

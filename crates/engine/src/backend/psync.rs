@@ -11,13 +11,15 @@ use crate::pattern::BufferPool;
 
 pub(crate) struct Psync {
     file: File,
+    /// Trims are discards (a block device) or punched holes (a file).
+    block: bool,
     pool: BufferPool,
     done: Option<(u32, i32)>,
 }
 
 impl Psync {
     pub fn new(file: File, pool: BufferPool) -> Psync {
-        Psync { file, pool, done: None }
+        Psync { block: super::trim::is_block_device(&file), file, pool, done: None }
     }
 }
 
@@ -33,6 +35,10 @@ unsafe impl Backend for Psync {
     #[inline]
     fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
         debug_assert!(batch.len() <= 1, "psync runs one I/O at a time");
+        if let Some(p) = batch.first().filter(|p| p.op == Op::Trim) {
+            self.done = Some((p.slot, super::trim::trim_now(&self.file, self.block, p.offset, p.len)));
+            return Ok(());
+        }
         if let Some(p) = batch.first() {
             let buf = self.pool.io_ptr(p.slot, p.len);
             let fd = self.file.as_raw_fd();
@@ -42,6 +48,7 @@ unsafe impl Backend for Psync {
                 match p.op {
                     Op::Read => libc::pread(fd, buf as *mut libc::c_void, p.len as usize, p.offset as i64),
                     Op::Write => libc::pwrite(fd, buf as *const libc::c_void, p.len as usize, p.offset as i64),
+                    Op::Trim => unreachable!("trims are done above"),
                 }
             };
             let res =

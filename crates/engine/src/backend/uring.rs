@@ -108,6 +108,9 @@ pub(crate) struct Uring {
     sqpoll: bool,
     /// SQPOLL: that thread's task id (for its CPU time), when it could be found.
     sq_thread: Option<u32>,
+    /// The file is a block device: trims are discards, done by a system call in `submit` (the
+    /// ring's discard needs Linux 6.12); a file's trims punch holes through the ring.
+    block: bool,
     pub facts: RingFacts,
 }
 
@@ -272,6 +275,7 @@ impl Uring {
         };
         let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0, refused };
         let stash = Vec::with_capacity(qd as usize);
+        let block = super::trim::is_block_device(&file);
         Ok(Uring {
             ring: ManuallyDrop::new(ring),
             pool: ManuallyDrop::new(pool),
@@ -286,6 +290,7 @@ impl Uring {
             iopoll,
             sqpoll,
             sq_thread,
+            block,
             facts,
         })
     }
@@ -378,6 +383,13 @@ fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut 
         }
         (false, false, Op::Read) => opcode::Read::new(types::Fd(fd), buf, p.len).offset(p.offset).build(),
         (false, false, Op::Write) => opcode::Write::new(types::Fd(fd), buf, p.len).offset(p.offset).build(),
+        // A file's trim: its range punched out (a block device's is a discard, done in submit).
+        (true, _, Op::Trim) => {
+            opcode::Fallocate::new(types::Fixed(0), p.len as u64).offset(p.offset).mode(super::trim::PUNCH_HOLE).build()
+        }
+        (false, _, Op::Trim) => {
+            opcode::Fallocate::new(types::Fd(fd), p.len as u64).offset(p.offset).mode(super::trim::PUNCH_HOLE).build()
+        }
     };
     e.user_data(p.slot as u64)
 }
@@ -440,9 +452,17 @@ unsafe impl Backend for Uring {
         if batch.is_empty() {
             return Ok(());
         }
+        let mut queued = 0u32;
         {
             let mut sq = self.ring.submission();
             for p in batch {
+                if p.op == Op::Trim && self.block {
+                    // A discard now, reaped with the ring's completions (at most qd in the stash:
+                    // one per slot).
+                    self.stash.push((p.slot, super::trim::trim_now(&self.file, true, p.offset, p.len)));
+                    continue;
+                }
+                queued += 1;
                 let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p, self.pool.io_ptr(p.slot, p.len));
                 // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
                 // lives until Drop has drained the ring, and which the worker leaves alone until
@@ -459,17 +479,20 @@ unsafe impl Backend for Uring {
                 unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
             }
         }
+        if queued == 0 {
+            return Ok(());
+        }
         if self.sqpoll {
             // The kernel thread takes the entries; a system call only to wake it when it sleeps.
             self.ring.submitter().submit()?;
-            self.inflight += batch.len();
+            self.inflight += queued as usize;
             return Ok(());
         }
         // A short submit leaves the rest queued in the SQ ring: submit it too, so every I/O of
         // the batch is in flight when this returns (the worker counts them so).
         submit_all(
             self,
-            batch.len() as u32,
+            queued,
             |u, n| {
                 let taken = u.enter_once(n, 0, 0)?;
                 u.inflight += taken as usize;

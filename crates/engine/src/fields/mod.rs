@@ -664,7 +664,7 @@ mod tests {
         // fio's forms drivelab has no equivalent for.
         assert!(err(&[("blocksize", "4k,64k")]).to_string().contains("fio's READ,WRITE block sizes"));
         assert!(err(&[("rw", "randread:8")]).to_string().contains("fio's WORD:N"));
-        assert!(err(&[("rw", "trim")]).to_string().contains("does not trim"));
+        assert_eq!(from_pairs([("rw", "randtrim")]).unwrap().trim, crate::spec::Trim::Only, "fio's trim words run");
         // Alone (a plan's [defaults]), rwmixread waits for the rw of its point.
         assert!(partial_from_pairs([("rwmixread", "70")]).is_ok());
     }

@@ -12,12 +12,14 @@ mod skew_tests;
 
 use skew::Skew;
 
-use crate::spec::AccessSpec;
+use crate::spec::{AccessSpec, Trim};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Read,
     Write,
+    /// A discard (block device) or a punched hole (file) of the range.
+    Trim,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +50,10 @@ pub struct Generator {
     next_seq: u64,
     /// Where random I/Os land (`distribution`), over the aligned positions of the smallest size.
     skew: Skew,
+    /// Trims instead of reads and writes (`spec.trim`).
+    trim: Trim,
+    /// fio's trimwrite: the range just trimmed, written next.
+    write_after_trim: Option<IoDesc>,
 }
 
 impl Generator {
@@ -81,6 +87,8 @@ impl Generator {
             n_sizes: spec.bs.len(),
             next_seq: start,
             skew,
+            trim: spec.trim,
+            write_after_trim: None,
         }
     }
 
@@ -95,6 +103,9 @@ impl Generator {
 
     #[inline]
     pub fn next_io(&mut self) -> IoDesc {
+        if let Some(w) = self.write_after_trim.take() {
+            return w;
+        }
         let size = if self.n_sizes == 1 {
             self.sizes[0]
         } else {
@@ -105,7 +116,16 @@ impl Generator {
             }
             self.sizes[i]
         };
-        let op = if self.draw_pct(self.read_pct) { Op::Read } else { Op::Write };
+        let op = match self.trim {
+            Trim::None => {
+                if self.draw_pct(self.read_pct) {
+                    Op::Read
+                } else {
+                    Op::Write
+                }
+            }
+            Trim::Only | Trim::ThenWrite => Op::Trim,
+        };
         let len = size.len as u64;
         let offset = if self.draw_pct(self.random_pct) {
             let block = match self.skew.block(&mut self.rng) {
@@ -129,6 +149,9 @@ impl Generator {
         let after = offset + len;
         let rem = (after - self.start) % self.align;
         self.next_seq = if rem == 0 { after } else { after + (self.align - rem) };
+        if self.trim == Trim::ThenWrite {
+            self.write_after_trim = Some(IoDesc { op: Op::Write, offset, len: size.len });
+        }
         IoDesc { op, offset, len: size.len }
     }
 }
@@ -181,6 +204,22 @@ mod tests {
         );
         for (i, &(_, pct)) in bs.iter().enumerate() {
             assert!((size_counts[i] as f64 - pct as f64 / 100.0 * n as f64).abs() <= tol, "size share {i}");
+        }
+    }
+
+    #[test]
+    fn trims_and_fios_trimwrite_write_what_was_just_trimmed() {
+        let mut s = spec(0, 100, &[(4096, 100)], None);
+        s.set_rw("randtrim").unwrap();
+        let mut g = Generator::new(&s, 0, 1 << 30, 0);
+        assert!((0..1000).all(|_| g.next_io().op == Op::Trim));
+        s.set_rw("trimwrite").unwrap();
+        let mut g = Generator::new(&s, 0, 1 << 20, 0);
+        for k in 0..600u64 {
+            let (t, w) = (g.next_io(), g.next_io());
+            assert_eq!((t.op, w.op), (Op::Trim, Op::Write));
+            assert_eq!((t.offset, t.len), (w.offset, w.len), "the same range, trimmed then written");
+            assert_eq!(t.offset, (k * 4096) % (1 << 20), "sequential, wrapping");
         }
     }
 

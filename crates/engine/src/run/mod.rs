@@ -308,34 +308,41 @@ fn aggregate(
     let window = reports.iter().map(|r| r.output.window_ns).max().unwrap_or(0);
     let mut per_target = Vec::new();
     let (mut all_r, mut all_w, mut all_s) = (Histogram::new(), Histogram::new(), Histogram::new());
+    let (mut all_t, mut tb) = (Histogram::new(), 0u64);
     let (mut rb, mut wb) = (0u64, 0u64);
     for (ti, t) in targets.iter().enumerate() {
         let mine: Vec<&JobReport> = reports.iter().filter(|r| r.target == ti).collect();
         let tw = mine.iter().map(|r| r.output.window_ns).max().unwrap_or(0);
-        let (mut r, mut w) = (Histogram::new(), Histogram::new());
-        let (mut trb, mut twb) = (0, 0);
+        let (mut r, mut w, mut tr) = (Histogram::new(), Histogram::new(), Histogram::new());
+        let (mut trb, mut twb, mut ttb) = (0, 0, 0);
         for j in &mine {
             r.merge(&j.output.read);
             w.merge(&j.output.write);
+            tr.merge(&j.output.trim);
             all_s.merge(&j.output.sync);
             trb += j.output.read_bytes;
             twb += j.output.write_bytes;
+            ttb += j.output.trim_bytes;
         }
         let mut both = r.clone();
         both.merge(&w);
+        both.merge(&tr);
         per_target.push(TargetResult {
             path: t.info.path.clone(),
             read: DirStats::from_hist(&r, trb, tw),
             write: DirStats::from_hist(&w, twb, tw),
-            total: DirStats::from_hist(&both, trb + twb, tw),
+            total: DirStats::from_hist(&both, trb + twb + ttb, tw),
         });
         all_r.merge(&r);
         all_w.merge(&w);
+        all_t.merge(&tr);
         rb += trb;
         wb += twb;
+        tb += ttb;
     }
     let mut all = all_r.clone();
     all.merge(&all_w);
+    all.merge(&all_t);
     let (mut clat_r, mut clat_w, mut slat) = (Histogram::new(), Histogram::new(), Histogram::new());
     for r in &reports {
         clat_r.merge(&r.output.clat_read);
@@ -386,16 +393,17 @@ fn aggregate(
         let dur = pts.iter().map(|p| p.dur_ns).max().unwrap_or(1).max(1);
         let secs = dur as f64 / 1e9;
         let mut h = Histogram::new();
-        let (mut ro, mut wo, mut by, mut lat) = (0u64, 0u64, 0u64, 0u128);
+        let (mut ro, mut wo, mut to, mut by, mut lat) = (0u64, 0u64, 0u64, 0u64, 0u128);
         for p in &pts {
             h.add_sparse_idx(&p.buckets);
             ro += p.read_ops;
             wo += p.write_ops;
-            by += p.read_bytes + p.write_bytes;
+            to += p.trim_ops;
+            by += p.read_bytes + p.write_bytes + p.trim_bytes;
             lat += p.lat_sum_ns;
         }
         t_s += secs;
-        let ops = ro + wo;
+        let ops = ro + wo + to;
         let open = spec.rate.is_some().then(|| {
             let mut resp = Histogram::new();
             for p in &pts {
@@ -470,7 +478,8 @@ fn aggregate(
         runtime_ns: window,
         read: DirStats::from_hist(&all_r, rb, window).with_clat(&clat_r),
         write: DirStats::from_hist(&all_w, wb, window).with_clat(&clat_w),
-        total: DirStats::from_hist(&all, rb + wb, window).with_clat(&clat_all),
+        total: DirStats::from_hist(&all, rb + wb + tb, window).with_clat(&clat_all),
+        trim: (all_t.count() > 0).then(|| DirStats::from_hist(&all_t, tb, window)),
         sync: (all_s.count() > 0).then(|| DirStats::from_hist(&all_s, 0, window)),
         per_target,
         cpu,

@@ -176,6 +176,30 @@ pub struct AccessSpec {
     /// Think time (fio's thinktime): an application's pauses between bursts of I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<Think>,
+    /// Trims (discards) instead of reads and writes: fio's trim, randtrim, trimwrite.
+    #[serde(default, skip_serializing_if = "Trim::is_none")]
+    pub trim: Trim,
+}
+
+/// Trims (fio's `trim`, `randtrim`, `trimwrite`, `randtrimwrite`): a discard on a block device
+/// (BLKDISCARD), a punched hole in a file. They destroy data: a target is trimmed only where it
+/// may be written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trim {
+    /// Reads and writes.
+    #[default]
+    None,
+    /// Every I/O a trim.
+    Only,
+    /// A trim, then a write of the same blocks, and so on (fio's trimwrite).
+    ThenWrite,
+}
+
+impl Trim {
+    pub fn is_none(&self) -> bool {
+        *self == Trim::None
+    }
 }
 
 /// fio's `thinktime`: after every `blocks` I/Os the job waits for every I/O in flight, then
@@ -232,6 +256,7 @@ impl Default for AccessSpec {
             verify_after: false,
             verify_unit_bytes: None,
             think: None,
+            trim: Trim::None,
         }
     }
 }
@@ -250,27 +275,31 @@ pub const MAX_BLOCK_SIZES: usize = 16;
 impl AccessSpec {
     /// Set read/random shares from fio's `rw` words.
     pub fn set_rw(&mut self, rw: &str) -> Result<(), Error> {
-        let (read, random) = match rw {
-            "read" => (100, 0),
-            "write" => (0, 0),
-            "randread" => (100, 100),
-            "randwrite" => (0, 100),
-            "randrw" => (50, 100),
-            "rw" | "readwrite" => (50, 0),
+        let (read, random, trim) = match rw {
+            "read" => (100, 0, Trim::None),
+            "write" => (0, 0, Trim::None),
+            "randread" => (100, 100, Trim::None),
+            "randwrite" => (0, 100, Trim::None),
+            "randrw" => (50, 100, Trim::None),
+            "rw" | "readwrite" => (50, 0, Trim::None),
+            "trim" => (0, 0, Trim::Only),
+            "randtrim" => (0, 100, Trim::Only),
+            "trimwrite" => (0, 0, Trim::ThenWrite),
+            "randtrimwrite" => (0, 100, Trim::ThenWrite),
             other => {
                 let why = if other.contains(':') {
                     "fio's WORD:N (skip N bytes after each I/O) has no equivalent here: give the word alone, or \
                      {random} PCT for a mix of random and sequential I/Os"
-                } else if other.contains("trim") {
-                    "drivelab reads and writes, it does not trim: use read, write, randread, randwrite, randrw or rw"
                 } else {
-                    "not a workload: use read, write, randread, randwrite, randrw or rw (readwrite)"
+                    "not a workload: use read, write, randread, randwrite, randrw, rw (readwrite), trim, randtrim, \
+                     trimwrite or randtrimwrite"
                 };
                 return Err(Error::spec(Field::Rw, format!("'{other}'"), why));
             }
         };
         self.read_pct = read;
         self.random_pct = random;
+        self.trim = trim;
         Ok(())
     }
 
@@ -370,7 +399,15 @@ impl AccessSpec {
 
     /// A short name people know: `randread 4k`, `read 70% random 5% 64k`, `4k:70,64k:30`.
     pub fn label(&self) -> String {
+        let trim_word = match (self.trim, self.random_pct) {
+            (Trim::Only, 0) => Some("trim"),
+            (Trim::Only, _) => Some("randtrim"),
+            (Trim::ThenWrite, 0) => Some("trimwrite"),
+            (Trim::ThenWrite, _) => Some("randtrimwrite"),
+            (Trim::None, _) => None,
+        };
         let rw = match (self.read_pct, self.random_pct) {
+            _ if trim_word.is_some() => trim_word.unwrap_or_default().to_string(),
             (100, 0) => "read".to_string(),
             (0, 0) => "write".to_string(),
             (100, 100) => "randread".to_string(),
@@ -403,6 +440,28 @@ impl AccessSpec {
                 Field::Random,
                 format!("{}%", self.random_pct),
                 "outside 0..100: give a percentage from 0 to 100",
+            );
+        }
+        if !self.trim.is_none() && self.read_pct > 0 {
+            return bad(
+                Field::Read,
+                format!("{}%", self.read_pct),
+                "a trim workload has no reads: give {rw} trim, randtrim, trimwrite or randtrimwrite alone",
+            );
+        }
+        if !self.trim.is_none() && self.rate.is_some() {
+            return bad(
+                Field::Rate,
+                "with trims".into(),
+                "trims run closed loop (as many as --qd allows): drop the rate, or give a read or write workload",
+            );
+        }
+        if !self.trim.is_none() && self.verify {
+            return bad(
+                Field::Verify,
+                "with trims".into(),
+                "a trimmed block's content is not defined (zeros on some drives, the old data on others), so it \
+                 cannot be checked: verify a read or write workload",
             );
         }
         if self.qd == 0 {

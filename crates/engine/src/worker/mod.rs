@@ -84,6 +84,8 @@ pub struct SecondStats {
     pub write_ops: u64,
     pub read_bytes: u64,
     pub write_bytes: u64,
+    pub trim_ops: u64,
+    pub trim_bytes: u64,
     pub lat_sum_ns: u128,
     /// Latency buckets of all ops in this second (sparse index, count).
     pub buckets: Vec<(u16, u32)>,
@@ -113,6 +115,9 @@ pub struct JobOutput {
     pub slat: Histogram,
     pub read_bytes: u64,
     pub write_bytes: u64,
+    /// Trims: discards or punched holes.
+    pub trim: Histogram,
+    pub trim_bytes: u64,
     /// From the start of measurement to the last completion.
     pub window_ns: u64,
     pub cpu_usr_ns: u64,

@@ -55,6 +55,9 @@ pub(super) struct Interval {
     pub(super) write: Histogram,
     pub(super) read_bytes: u64,
     pub(super) write_bytes: u64,
+    /// Trims (discards, punched holes): their own direction.
+    pub(super) trim: Histogram,
+    pub(super) trim_bytes: u64,
     /// Open loop only (left empty otherwise).
     pub(super) resp_read: Histogram,
     pub(super) resp_write: Histogram,
@@ -72,6 +75,8 @@ impl Interval {
             write: Histogram::new(),
             read_bytes: 0,
             write_bytes: 0,
+            trim: Histogram::new(),
+            trim_bytes: 0,
             resp_read: Histogram::new(),
             resp_write: Histogram::new(),
             over_threshold: [0; MAX_THRESHOLDS + 1],
@@ -87,6 +92,8 @@ impl Interval {
         self.write.clear();
         self.read_bytes = 0;
         self.write_bytes = 0;
+        self.trim.clear();
+        self.trim_bytes = 0;
         self.resp_read.clear();
         self.resp_write.clear();
         self.over_threshold = [0; MAX_THRESHOLDS + 1];
@@ -95,7 +102,7 @@ impl Interval {
         self.tool_lag_max = 0;
     }
     pub(super) fn is_empty(&self) -> bool {
-        self.read.count() + self.write.count() == 0
+        self.read.count() + self.write.count() + self.trim.count() == 0
     }
 }
 
@@ -166,6 +173,12 @@ impl Recorder {
                 }
                 &mut iv.resp_write
             }
+            Op::Trim => {
+                // Trims run closed loop only (the spec refuses a rate with them).
+                iv.trim.record(service);
+                iv.trim_bytes += s.len as u64;
+                &mut iv.resp_write
+            }
         };
         let response = if self.paced {
             let r = s.response_ns(done);
@@ -204,6 +217,7 @@ impl Recorder {
         self.both.clear();
         self.both.merge(&iv.read);
         self.both.merge(&iv.write);
+        self.both.merge(&iv.trim);
         live.p99_ns.store(self.both.percentile(99.0), Ordering::Relaxed);
         let lat_sum_ns = self.both.sum();
         let buckets = self.both.sparse_idx();
@@ -224,6 +238,8 @@ impl Recorder {
             write_ops: iv.write.count(),
             read_bytes: iv.read_bytes,
             write_bytes: iv.write_bytes,
+            trim_ops: iv.trim.count(),
+            trim_bytes: iv.trim_bytes,
             lat_sum_ns,
             buckets,
             resp_buckets,
@@ -236,6 +252,8 @@ impl Recorder {
         out.write.merge(&iv.write);
         out.read_bytes += iv.read_bytes;
         out.write_bytes += iv.write_bytes;
+        out.trim.merge(&iv.trim);
+        out.trim_bytes += iv.trim_bytes;
         iv.clear();
     }
 
@@ -310,5 +328,6 @@ pub(super) fn op_name(op: Op) -> &'static str {
     match op {
         Op::Read => "read",
         Op::Write => "write",
+        Op::Trim => "trim",
     }
 }

@@ -33,6 +33,7 @@ unsafe impl Backend for RamDrive {
             let buf = &mut self.pool.slot_mut(p.slot as usize)[..n];
             match p.op {
                 Op::Write => self.media[o..o + n].copy_from_slice(buf),
+                Op::Trim => self.media[o..o + n].fill(0),
                 Op::Read => {
                     buf.copy_from_slice(&self.media[o..o + n]);
                     if let Some(f) = self.flip_at.filter(|f| (o as u64..(o + n) as u64).contains(f)) {

@@ -178,16 +178,20 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let w = match v {
                 "read" | "write" | "randread" | "randwrite" | "randrw" => v,
                 "rw" | "readwrite" => "rw",
-                "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-                    return Err(bad(o, "trim workloads are not supported yet; use a read or write workload"))
-                }
+                "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => v,
                 w if w.contains(':') => {
                     return Err(bad(
                         o,
                         "fio's WORD:N (skipping N bytes between I/Os) is not supported; give the plain word",
                     ))
                 }
-                _ => return Err(bad(o, "expected read, write, randread, randwrite, rw, readwrite or randrw")),
+                _ => {
+                    return Err(bad(
+                        o,
+                        "expected read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite \
+                         or randtrimwrite",
+                    ))
+                }
             };
             d.rw = Some(w.to_string());
         }
@@ -549,7 +553,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if let Some(c) = d.cpus {
         put("cpus", c);
     }
-    let writes = rw != "read" && rw != "randread";
+    let writes = rw != "read" && rw != "randread" && !rw.ends_with("trim");
     if d.verify {
         put("verify", "true".into());
         if writes && d.do_verify {
@@ -559,7 +563,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if d.continue_on_error {
         put("continue_on_error", "true".into());
     }
-    if rw.starts_with("rand") && !d.norandommap {
+    if rw.starts_with("rand") && !d.norandommap && !rw.contains("trim") {
         notices.push(
             "without norandommap fio visits every block once per pass; drivelab draws each random offset \
              independently (as fio with norandommap)"
