@@ -30,7 +30,8 @@ fn trims_punch_holes_in_a_file_drivelab_made_and_count_as_their_own_direction() 
     for engine in ["uring", "psync"] {
         let _ = std::fs::remove_file(&f);
         // Made whole first (every block allocated), then trimmed from start to end and around.
-        let (code, v, e) = run(&s, &[&f, "--size", "8m", "--rw", "trim", "--bs", "64k", "--time", "500ms", "--engine", engine]);
+        let (code, v, e) =
+            run(&s, &[&f, "--size", "8m", "--rw", "trim", "--bs", "64k", "--time", "500ms", "--engine", engine]);
         assert_eq!(code, Some(0), "{engine}: {e}");
         let v = v.unwrap();
         let trim = &v["trim"];
@@ -50,7 +51,10 @@ fn trims_punch_holes_in_a_file_drivelab_made_and_count_as_their_own_direction() 
     assert_eq!(code, Some(0), "{e}");
     let v = v.unwrap();
     assert_eq!(v["trim"]["ops"], v["write"]["ops"], "one write after every trim");
-    assert_eq!(v["trim"]["ops"].as_u64().unwrap() + v["write"]["ops"].as_u64().unwrap(), v["total"]["ops"].as_u64().unwrap());
+    assert_eq!(
+        v["trim"]["ops"].as_u64().unwrap() + v["write"]["ops"].as_u64().unwrap(),
+        v["total"]["ops"].as_u64().unwrap()
+    );
     let data = std::fs::read(&f).unwrap();
     assert!(data.chunks(4096).all(|c| c.iter().any(|&b| b != 0)), "every block written after its trim");
 }
@@ -77,8 +81,10 @@ fn a_block_device_is_discarded_only_when_named_for_destruction() {
     assert!(e.contains(&format!("--destroy {}", lo.dev)), "{e}");
     assert!(std::fs::read(&backing).unwrap().iter().all(|&b| b == 0xab), "refused: nothing discarded");
     for engine in ["uring", "psync"] {
-        let (code, v, e) =
-            run(&s, &[&lo.dev, "--destroy", &lo.dev, "--rw", "trim", "--bs", "1m", "--io-size", "16m", "--engine", engine]);
+        let (code, v, e) = run(
+            &s,
+            &[&lo.dev, "--destroy", &lo.dev, "--rw", "trim", "--bs", "1m", "--io-size", "16m", "--engine", engine],
+        );
         assert_eq!(code, Some(0), "{engine}: {e}");
         let v = v.unwrap();
         assert_eq!(v["trim"]["ops"], 16, "{engine}: 16 discards of 1 MiB");

@@ -24,6 +24,7 @@ pub mod hist;
 pub mod merge;
 pub(crate) mod pace;
 pub mod pattern;
+pub mod replay;
 pub mod result;
 pub mod run;
 pub mod spec;

@@ -16,6 +16,8 @@ const FP_SHIFT: u32 = 16;
 const TABLE: usize = 4096;
 
 pub struct Pace {
+    /// A replay's own times (ns from `start`) and the next one's index, instead of a rate.
+    trace: Option<(std::sync::Arc<crate::replay::FileTrace>, usize, u64)>,
     /// Intended time of the next I/O, fixed point.
     next_fp: u128,
     interval_fp: u64,
@@ -38,18 +40,33 @@ impl Pace {
             Vec::new()
         };
         let first = ((start_ns as u128) << FP_SHIFT) + (phase.clamp(0.0, 1.0) * interval_fp as f64) as u128;
-        Pace { next_fp: first, interval_fp, gaps, rng: fastrand::Rng::with_seed(seed) }
+        Pace { trace: None, next_fp: first, interval_fp, gaps, rng: fastrand::Rng::with_seed(seed) }
+    }
+
+    /// The intended times of a replay: each I/O of `trace` at its own time from `start_ns`.
+    pub fn trace(trace: std::sync::Arc<crate::replay::FileTrace>, start_ns: u64) -> Pace {
+        let mut p = Pace::new(1.0, false, start_ns, 0.0, 0);
+        p.trace = Some((trace, 0, start_ns));
+        p
     }
 
     /// When the next I/O is due, in ns.
     #[inline]
     pub fn due(&self) -> u64 {
+        if let Some((t, i, start)) = &self.trace {
+            // Past the trace's end (its bytes are done, the job is ending): never due.
+            return t.t_ns.get(*i).map_or(u64::MAX, |&x| start + x);
+        }
         (self.next_fp >> FP_SHIFT) as u64
     }
 
     /// Move on to the I/O after it.
     #[inline]
     pub fn advance(&mut self) {
+        if let Some((_, i, _)) = self.trace.as_mut() {
+            *i += 1;
+            return;
+        }
         let gap = if self.gaps.is_empty() { self.interval_fp } else { self.gaps[self.rng.usize(..TABLE)] };
         self.next_fp += gap as u128;
     }

@@ -30,6 +30,15 @@ pub struct RunArgs {
     /// random_distribution, with its optional center (zipf:1.2:0.25).
     #[arg(long, alias = "random_distribution", value_name = "DIST", help_heading = "Access specification")]
     pub distribution: Option<String>,
+    /// Replay a captured workload instead of generating one: a fio iolog (write_iolog, versions
+    /// 2 and 3) or blkparse's text output of a blktrace capture; one target per file or device
+    /// of the trace. See README "Replay".
+    #[arg(long, alias = "read_iolog", value_name = "TRACE", help_heading = "Access specification")]
+    pub replay: Option<String>,
+    /// With --replay: the trace's own times (original, default) or as fast as --qd allows (fast;
+    /// fio's replay_no_stall).
+    #[arg(long, value_name = "original|fast", requires = "replay", help_heading = "Access specification")]
+    pub replay_timing: Option<String>,
     /// Think time (fio's thinktime): after every --thinktime-blocks I/Os, wait for those in
     /// flight, then stall this long before issuing more (a bare number is microseconds, as in fio).
     #[arg(long, value_name = "DUR", help_heading = "Access specification")]
@@ -268,6 +277,8 @@ impl RunArgs {
             ("pace", &self.pace),
             ("sqpoll_cpu", &self.sqpoll_cpu),
             ("verify_unit", &self.verify_unit),
+            ("replay", &self.replay),
+            ("replay_timing", &self.replay_timing),
         ];
         // --rw first: --read / --random override its mix.
         for (k, v) in optional {

@@ -58,6 +58,8 @@ pub enum Field {
     ThinktimeSpin,
     ThinktimeBlocks,
     ThinktimeBlocksType,
+    Replay,
+    ReplayTiming,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -68,7 +70,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 37] = [
+    pub const SETTABLE: [Field; 39] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -106,15 +108,17 @@ impl Field {
         Field::ThinktimeSpin,
         Field::ThinktimeBlocks,
         Field::ThinktimeBlocksType,
+        Field::Replay,
+        Field::ReplayTiming,
     ];
-    const ALL: [Field; 39] = {
-        let mut all = [Field::Thresholds; 39];
+    const ALL: [Field; 41] = {
+        let mut all = [Field::Thresholds; 41];
         let mut i = 0;
-        while i < 37 {
+        while i < 39 {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[38] = Field::Size;
+        all[40] = Field::Size;
         all
     };
 
@@ -158,6 +162,8 @@ impl Field {
             Field::ThinktimeSpin => "thinktime_spin",
             Field::ThinktimeBlocks => "thinktime_blocks",
             Field::ThinktimeBlocksType => "thinktime_blocks_type",
+            Field::Replay => "replay",
+            Field::ReplayTiming => "replay_timing",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -357,6 +363,28 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
                 _ => return Err(Error::spec(field, format!("'{v}'"), "use complete (fio's default) or issue")),
             }
         }
+        Field::Replay => {
+            // Read now: what the trace does (writes? trims?) decides what the run may need
+            // (--destroy), and a bad trace is refused before anything runs.
+            let t = crate::replay::Trace::load(v).map_err(|e| Error::spec(field, "", e))?;
+            spec.read_pct = t.read_pct();
+            let longest = t.files.iter().map(|f| f.max_len()).max().unwrap_or(4096) as u64;
+            spec.bs = vec![crate::spec::BlockSize { bytes: longest, pct: 100 }];
+            spec.align_bytes = Some(512);
+            let fast = spec.replay.as_ref().is_some_and(|r| r.fast);
+            spec.replay = Some(crate::spec::Replay { path: v.to_string(), fast });
+        }
+        Field::ReplayTiming => {
+            let fast = match v {
+                "original" => false,
+                "fast" => true,
+                _ => return Err(Error::spec(field, format!("'{v}'"), "use original (the trace's times) or fast")),
+            };
+            match spec.replay.as_mut() {
+                Some(r) => r.fast = fast,
+                None => return Err(Error::spec(field, format!("'{v}'"), "give the trace with {replay} first")),
+            }
+        }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -385,7 +413,8 @@ pub fn partial_from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)
         apply(&mut spec, k, v)?;
         timed |= Field::from_key(k).map(Field::canonical) == Some(Field::Time);
     }
-    if !timed && spec.io_size_bytes.is_some() {
+    // io_size without a time, and a replay, run until their bytes are done.
+    if !timed && (spec.io_size_bytes.is_some() || spec.replay.is_some()) {
         spec.time_ns = None;
     }
     spec.validate().map_err(|e| match e {
@@ -528,12 +557,26 @@ mod tests {
             ("thinktime_spin", "50us"),
             ("thinktime_blocks", "8"),
             ("thinktime_blocks_type", "issue"),
+            ("replay", "TRACE"),
+            ("replay_timing", "fast"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
         for (k, v) in values {
+            if k.starts_with("replay") {
+                continue; // below: a replay sets the mix and sizes from its trace
+            }
             apply(&mut s, k, v).unwrap_or_else(|e| panic!("{k}={v}: {e}"));
         }
+        let trace = std::env::temp_dir().join(format!("drivelab-fields-{}.iolog", std::process::id()));
+        std::fs::write(&trace, "fio version 3 iolog\n0 /x read 0 4096\n5 /x write 8192 65536\n").unwrap();
+        let mut r = AccessSpec::default();
+        apply(&mut r, "replay", trace.to_str().unwrap()).unwrap();
+        apply(&mut r, "replay_timing", "fast").unwrap();
+        std::fs::remove_file(&trace).unwrap();
+        assert_eq!((r.read_pct, r.bs[0].bytes), (50, 65536), "the trace's mix and its longest I/O");
+        assert_eq!(r.replay.as_ref().map(|p| p.fast), Some(true));
+        assert!(apply(&mut AccessSpec::default(), "replay_timing", "fast").is_err(), "timing without a trace");
         assert_eq!((s.read_pct, s.random_pct, s.qd, s.jobs, s.submit_batch), (70, 5, 32, 2, 4));
         assert_eq!((s.align_bytes, s.span_bytes, s.time_ns), (Some(512), Some(8 << 30), Some(180_000_000_000)));
         assert_eq!(s.sync, SyncMode::Fsync { every: 8 });

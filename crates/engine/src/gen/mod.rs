@@ -54,6 +54,8 @@ pub struct Generator {
     trim: Trim,
     /// fio's trimwrite: the range just trimmed, written next.
     write_after_trim: Option<IoDesc>,
+    /// A replay: the trace's I/Os in order, and the next one's index.
+    trace: Option<(std::sync::Arc<crate::replay::FileTrace>, usize)>,
 }
 
 impl Generator {
@@ -89,7 +91,14 @@ impl Generator {
             skew,
             trim: spec.trim,
             write_after_trim: None,
+            trace: None,
         }
+    }
+
+    /// Take the I/Os of `trace` in order instead of generating them (a replay).
+    pub fn with_trace(mut self, trace: Option<std::sync::Arc<crate::replay::FileTrace>>) -> Generator {
+        self.trace = trace.filter(|t| !t.ios.is_empty()).map(|t| (t, 0));
+        self
     }
 
     #[inline]
@@ -105,6 +114,11 @@ impl Generator {
     pub fn next_io(&mut self) -> IoDesc {
         if let Some(w) = self.write_after_trim.take() {
             return w;
+        }
+        if let Some((t, i)) = self.trace.as_mut() {
+            let io = t.ios[*i];
+            *i = if *i + 1 == t.ios.len() { 0 } else { *i + 1 };
+            return io;
         }
         let size = if self.n_sizes == 1 {
             self.sizes[0]

@@ -179,6 +179,18 @@ pub struct AccessSpec {
     /// Trims (discards) instead of reads and writes: fio's trim, randtrim, trimwrite.
     #[serde(default, skip_serializing_if = "Trim::is_none")]
     pub trim: Trim,
+    /// Replay a captured workload (fio iolog, blkparse output) instead of generating I/Os.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Replay>,
+}
+
+/// A captured workload to replay (see `crate::replay`): its file and how fast.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Replay {
+    pub path: String,
+    /// As fast as the queue depth allows (fio's `replay_no_stall`); false: the original timing.
+    #[serde(default)]
+    pub fast: bool,
 }
 
 /// Trims (fio's `trim`, `randtrim`, `trimwrite`, `randtrimwrite`): a discard on a block device
@@ -257,6 +269,7 @@ impl Default for AccessSpec {
             verify_unit_bytes: None,
             think: None,
             trim: Trim::None,
+            replay: None,
         }
     }
 }
@@ -399,6 +412,11 @@ impl AccessSpec {
 
     /// A short name people know: `randread 4k`, `read 70% random 5% 64k`, `4k:70,64k:30`.
     pub fn label(&self) -> String {
+        if let Some(r) = &self.replay {
+            let name = std::path::Path::new(&r.path).file_name().map(|n| n.to_string_lossy().into_owned());
+            let timing = if r.fast { "as fast as possible" } else { "original timing" };
+            return format!("replay {} ({timing}) qd{}", name.unwrap_or_default(), self.qd);
+        }
         let trim_word = match (self.trim, self.random_pct) {
             (Trim::Only, 0) => Some("trim"),
             (Trim::Only, _) => Some("randtrim"),
@@ -448,6 +466,24 @@ impl AccessSpec {
                 format!("{}%", self.read_pct),
                 "a trim workload has no reads: give {rw} trim, randtrim, trimwrite or randtrimwrite alone",
             );
+        }
+        if let Some(r) = &self.replay {
+            let refuse = |field: Field, what: &str| Err(Error::spec(field, format!("with --replay {}", r.path), what));
+            if self.jobs > 1 {
+                return refuse(Field::Jobs, "a replay runs the trace once, in one job per target: drop {jobs}");
+            }
+            if self.verify {
+                return refuse(
+                    Field::Verify,
+                    "a trace's writes carry no headers to check: verify a generated workload",
+                );
+            }
+            if !self.trim.is_none() {
+                return refuse(Field::Rw, "the trace says what each I/O is: drop {rw}");
+            }
+            if self.rate.is_some() {
+                return refuse(Field::Rate, "the trace's own times pace it (or --replay-timing fast): drop {rate}");
+            }
         }
         if !self.trim.is_none() && self.rate.is_some() {
             return bad(
@@ -538,7 +574,7 @@ impl AccessSpec {
         if let Some(0) = self.align_bytes {
             return bad(Field::Align, "0".into(), "alignment must be at least 1 byte");
         }
-        if self.time_ns.is_none() && self.io_size_bytes.is_none() {
+        if self.time_ns.is_none() && self.io_size_bytes.is_none() && self.replay.is_none() {
             return bad(
                 Field::Time,
                 String::new(),

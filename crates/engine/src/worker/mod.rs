@@ -74,6 +74,8 @@ pub struct JobCtx {
     pub live: Arc<Live>,
     /// Open loop: this job's I/Os per second and its phase (0..1 of an interval).
     pub pace: Option<(f64, f64)>,
+    /// A replay: the trace of this job's target (its I/Os, and with `pace` their times).
+    pub trace: Option<Arc<crate::replay::FileTrace>>,
 }
 
 /// One second (or the last partial second) of one job.

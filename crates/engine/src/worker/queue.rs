@@ -36,7 +36,7 @@ impl Queue {
         let spec = &*ctx.spec;
         let qd = spec.qd as usize;
         Queue {
-            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job),
+            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job).with_trace(ctx.trace.clone()),
             stamp_writes: spec.has_writes() && pattern::stamps(spec.data) && verify.is_none(),
             slots: vec![
                 Slot {

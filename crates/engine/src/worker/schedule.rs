@@ -70,6 +70,9 @@ impl Schedule {
             let rate = spec.rate.unwrap_or_default();
             let poisson = rate.arrivals == Arrivals::Poisson;
             let seed = spec.seed ^ ctx.job ^ 0x9ace;
+            if let Some(t) = &ctx.trace {
+                return Pacing::Shared(Pace::trace(t.clone(), begin));
+            }
             if !rate.per_slot {
                 return Pacing::Shared(Pace::new(iops, poisson, begin, phase, seed));
             }

@@ -55,6 +55,7 @@ pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
         stop: Arc::new(AtomicBool::new(false)),
         live: Arc::new(Live::default()),
         pace: iops.map(|i| (i, 0.0)),
+        trace: None,
     }
 }
 

@@ -70,6 +70,8 @@ struct Draft {
     norandommap: bool,
     seed: Option<u64>,
     think: Vec<(String, String)>,
+    replay: Option<String>,
+    replay_fast: bool,
     hipri: bool,
     sqpoll: bool,
     sqpoll_cpu: Option<u64>,
@@ -175,24 +177,23 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "name" => d.name = Some(need()?.to_string()),
         "rw" | "readwrite" => {
             let v = need()?;
-            let w = match v {
-                "read" | "write" | "randread" | "randwrite" | "randrw" => v,
-                "rw" | "readwrite" => "rw",
-                "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => v,
-                w if w.contains(':') => {
-                    return Err(bad(
-                        o,
-                        "fio's WORD:N (skipping N bytes between I/Os) is not supported; give the plain word",
-                    ))
-                }
-                _ => {
-                    return Err(bad(
+            let w =
+                match v {
+                    "read" | "write" | "randread" | "randwrite" | "randrw" => v,
+                    "rw" | "readwrite" => "rw",
+                    "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => v,
+                    w if w.contains(':') => {
+                        return Err(bad(
+                            o,
+                            "fio's WORD:N (skipping N bytes between I/Os) is not supported; give the plain word",
+                        ))
+                    }
+                    _ => return Err(bad(
                         o,
                         "expected read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite \
                          or randtrimwrite",
-                    ))
-                }
-            };
+                    )),
+                };
             d.rw = Some(w.to_string());
         }
         "rwmixread" | "rwmixwrite" => d.mix.push((key.to_string(), need()?.to_string())),
@@ -335,6 +336,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "random_distribution" => d.distribution = Some(need()?.to_string()),
         "norandommap" => d.norandommap = flag()?,
         "randseed" => d.seed = Some(num(need()?)?),
+        "read_iolog" => d.replay = Some(need()?.to_string()),
+        "replay_no_stall" => d.replay_fast = flag()?,
         "thinktime" | "thinktime_spin" => {
             let ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?;
             d.think.retain(|(k, _)| k != key);
@@ -508,7 +511,8 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     } else {
         match d.io_size.or(d.size) {
             Some(b) => put("io_size", b.saturating_mul(loops).to_string()),
-            None => whole_target = true,
+            // A replay ends with its trace.
+            None => whole_target = d.replay.is_none(),
         }
         if let Some(t) = d.runtime_ns {
             put("time", fmt_duration(t, 9));
@@ -534,6 +538,10 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     if let Some(s) = d.seed {
         put("seed", s.to_string());
+    }
+    if let Some(r) = d.replay.clone() {
+        put("replay", r);
+        put("replay_timing", if d.replay_fast { "fast" } else { "original" }.into());
     }
     // fio thinks only with a thinktime above zero; its other think options shape that.
     if d.think.iter().any(|(k, _)| k == "thinktime") {

@@ -1,0 +1,289 @@
+//! Replay: the I/Os of a captured workload, issued again on a target — fio's iolog (versions 2
+//! and 3, what `write_iolog` writes) or a blktrace capture as `blkparse` prints it — with their
+//! original timing or as fast as the queue depth allows.
+//!
+//! The whole trace is read once before the run into per-file lists (time, op, offset, length),
+//! so the job's loop takes the next I/O from a list, as it takes one from the generator: no
+//! parsing, allocation or formatting per I/O. Each file (fio) or device (blkparse) of the trace
+//! is replayed on one target, in the order they first appear.
+//!
+//! - fio iolog v2: `fio version 2 iolog`, then `FILE add|open|close`, `FILE read|write|trim
+//!   OFFSET LENGTH`, `FILE sync|datasync`, `FILE wait MICROSECONDS` (a delay before the next I/O).
+//! - fio iolog v3: `fio version 3 iolog`, each line led by its time in µs since the start.
+//! - blkparse's default output: `MAJ,MIN CPU SEQ SECONDS PID ACTION RWBS SECTOR + COUNT [PROC]`;
+//!   the `Q` (queued) events are the I/Os the workload asked for; RWBS `D` is a discard (a trim),
+//!   `R` a read, `W` a write; flushes and other events are skipped.
+//!
+//! syncs, datasyncs and flushes are not replayed (counted in [`Trace::skipped`]).
+
+use crate::gen::{IoDesc, Op};
+
+/// The I/Os of one file (or device) of a trace, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileTrace {
+    pub name: String,
+    /// Intended time of each I/O, ns from the trace's first I/O.
+    pub t_ns: Vec<u64>,
+    pub ios: Vec<IoDesc>,
+}
+
+impl FileTrace {
+    pub fn bytes(&self) -> u64 {
+        self.ios.iter().map(|i| i.len as u64).sum()
+    }
+    pub fn max_len(&self) -> u32 {
+        self.ios.iter().map(|i| i.len).max().unwrap_or(0)
+    }
+    /// The end of the furthest I/O.
+    pub fn extent(&self) -> u64 {
+        self.ios.iter().map(|i| i.offset + i.len as u64).max().unwrap_or(0)
+    }
+}
+
+/// A trace: its files, and what was read but not replayed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    pub format: &'static str,
+    pub files: Vec<FileTrace>,
+    /// Syncs, flushes and other events that are not I/Os to replay.
+    pub skipped: u64,
+}
+
+/// Most I/Os one trace may hold (memory: 24 bytes each).
+pub const MAX_IOS: usize = 100_000_000;
+
+impl Trace {
+    /// Read the trace at `path`.
+    pub fn load(path: &str) -> Result<Trace, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        Trace::parse(&text).map_err(|e| format!("{path}:{e}"))
+    }
+
+    /// Parse a trace; errors read `LINE: what is wrong`.
+    pub fn parse(text: &str) -> Result<Trace, String> {
+        let first = text.lines().next().unwrap_or_default().trim();
+        let mut t = match first {
+            "fio version 2 iolog" => Trace { format: "fio iolog v2", ..Trace::default() },
+            "fio version 3 iolog" => Trace { format: "fio iolog v3", ..Trace::default() },
+            _ => Trace { format: "blkparse", ..Trace::default() },
+        };
+        if t.format == "blkparse" {
+            t.parse_blkparse(text)?;
+        } else {
+            t.parse_iolog(text, t.format.ends_with('3'))?;
+        }
+        if t.files.iter().all(|f| f.ios.is_empty()) {
+            return Err(
+                "1: no I/O to replay; expected a fio iolog (\"fio version 2 iolog\" or 3) or blkparse's text output"
+                    .to_string(),
+            );
+        }
+        t.files.retain(|f| !f.ios.is_empty());
+        let t0 = t.files.iter().filter_map(|f| f.t_ns.first()).min().copied().unwrap_or(0);
+        for f in &mut t.files {
+            for x in &mut f.t_ns {
+                *x -= t0;
+            }
+        }
+        Ok(t)
+    }
+
+    fn file(&mut self, name: &str) -> &mut FileTrace {
+        match self.files.iter().position(|f| f.name == name) {
+            Some(i) => &mut self.files[i],
+            None => {
+                self.files.push(FileTrace { name: name.to_string(), ..FileTrace::default() });
+                self.files.last_mut().expect("just pushed")
+            }
+        }
+    }
+
+    fn push(&mut self, file: &str, t_ns: u64, op: Op, offset: u64, len: u64, line: usize) -> Result<(), String> {
+        if len == 0 || len > 64 << 20 {
+            return Err(format!("{line}: a length of {len} bytes; expected 1 byte to 64 MiB"));
+        }
+        if self.files.iter().map(|f| f.ios.len()).sum::<usize>() >= MAX_IOS {
+            return Err(format!("{line}: more than {MAX_IOS} I/Os; replay a part of the trace"));
+        }
+        let f = self.file(file);
+        // Times never run backwards within a file (a trace merged from CPUs may: keep order).
+        let t = f.t_ns.last().map_or(t_ns, |&last| t_ns.max(last));
+        f.t_ns.push(t);
+        f.ios.push(IoDesc { op, offset, len: len as u32 });
+        Ok(())
+    }
+
+    fn parse_iolog(&mut self, text: &str, v3: bool) -> Result<(), String> {
+        let mut clock_us = 0u64;
+        for (i, raw) in text.lines().enumerate().skip(1) {
+            let line = i + 1;
+            let words: Vec<&str> = raw.split_whitespace().collect();
+            if words.is_empty() {
+                continue;
+            }
+            let num = |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("{line}: '{w}' is not {what}"));
+            let (t_us, rest) =
+                if v3 { (Some(num(words[0], "a time in µs")?), &words[1..]) } else { (None, &words[..]) };
+            let (file, act) = match rest {
+                [f, a, ..] => (*f, *a),
+                _ => return Err(format!("{line}: '{raw}'; expected FILE ACTION [OFFSET LENGTH]")),
+            };
+            if let Some(t) = t_us {
+                clock_us = t;
+            }
+            let op = match act {
+                "read" => Op::Read,
+                "write" => Op::Write,
+                "trim" => Op::Trim,
+                "wait" if !v3 => {
+                    let us = rest.get(2).ok_or_else(|| format!("{line}: wait needs its delay in µs"))?;
+                    clock_us = clock_us.saturating_add(num(us, "a delay in µs")?);
+                    continue;
+                }
+                "add" | "open" | "close" => {
+                    self.file(file);
+                    continue;
+                }
+                "sync" | "datasync" => {
+                    self.skipped += 1;
+                    continue;
+                }
+                other => return Err(format!("{line}: '{other}' is not an iolog action")),
+            };
+            let (Some(off), Some(len)) = (rest.get(2), rest.get(3)) else {
+                return Err(format!("{line}: {act} needs OFFSET LENGTH"));
+            };
+            let (off, len) = (num(off, "an offset")?, num(len, "a length")?);
+            self.push(file, clock_us.saturating_mul(1000), op, off, len, line)?;
+        }
+        Ok(())
+    }
+
+    fn parse_blkparse(&mut self, text: &str) -> Result<(), String> {
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let w: Vec<&str> = raw.split_whitespace().collect();
+            // DEV CPU SEQ TIME PID ACTION RWBS SECTOR + COUNT ...
+            if w.len() < 10 || !w[0].contains(',') || w[8] != "+" {
+                if w.len() >= 6 && w[0].contains(',') && w[3].contains('.') {
+                    self.skipped += 1; // an event without a sector range (a plug, a flush)
+                }
+                continue;
+            }
+            if w[5] != "Q" {
+                continue;
+            }
+            let op = if w[6].contains('D') {
+                Op::Trim
+            } else if w[6].contains('R') {
+                Op::Read
+            } else if w[6].contains('W') {
+                Op::Write
+            } else {
+                self.skipped += 1;
+                continue;
+            };
+            let secs = parse_seconds(w[3]).ok_or_else(|| format!("{line}: '{}' is not a time in seconds", w[3]))?;
+            let sector: u64 = w[7].parse().map_err(|_| format!("{line}: '{}' is not a sector", w[7]))?;
+            let count: u64 = w[9].parse().map_err(|_| format!("{line}: '{}' is not a sector count", w[9]))?;
+            if count == 0 {
+                self.skipped += 1; // a flush queued as an empty write
+                continue;
+            }
+            self.push(w[0], secs, op, sector * 512, count * 512, line)?;
+        }
+        Ok(())
+    }
+
+    /// Share of reads over every I/O, 0..=100, below 100 whenever anything writes or trims.
+    pub fn read_pct(&self) -> u8 {
+        let all: usize = self.files.iter().map(|f| f.ios.len()).sum();
+        let reads: usize = self.files.iter().flat_map(|f| &f.ios).filter(|i| i.op == Op::Read).count();
+        let pct = (reads * 100 / all.max(1)) as u8;
+        if reads < all {
+            pct.min(99)
+        } else {
+            100
+        }
+    }
+
+    /// Average I/Os per second over the trace's length (its first to its last I/O).
+    pub fn iops(&self) -> f64 {
+        let n: usize = self.files.iter().map(|f| f.ios.len()).sum();
+        let end = self.files.iter().filter_map(|f| f.t_ns.last()).max().copied().unwrap_or(0);
+        if end == 0 {
+            return n as f64;
+        }
+        n as f64 / (end as f64 / 1e9)
+    }
+}
+
+/// `SECONDS.NANOS` (blkparse's time) in ns, exactly.
+fn parse_seconds(s: &str) -> Option<u64> {
+    let (a, b) = s.split_once('.')?;
+    let secs: u64 = a.parse().ok()?;
+    let digits = &b[..b.len().min(9)];
+    let frac: u64 = digits.parse().ok()?;
+    Some(secs * 1_000_000_000 + frac * 10u64.pow(9 - digits.len() as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_iolog_v3_keeps_times_files_and_ops() {
+        let t = Trace::parse(
+            "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n10 /dev/sdb write 4096 4096\n\
+             250 /dev/sdb read 0 8192\n300 /dev/sdb sync 0 0\n1000 /dev/sdb trim 8192 4096\n2000 /dev/sdb close\n",
+        )
+        .unwrap();
+        assert_eq!(t.format, "fio iolog v3");
+        assert_eq!(t.files.len(), 1);
+        let f = &t.files[0];
+        assert_eq!(f.t_ns, [0, 240_000, 990_000], "µs from the first I/O");
+        assert_eq!(f.ios[0], IoDesc { op: Op::Write, offset: 4096, len: 4096 });
+        assert_eq!(f.ios[2].op, Op::Trim);
+        assert_eq!((t.skipped, f.bytes(), f.extent()), (1, 16384, 12288));
+        assert_eq!(t.read_pct(), 33);
+    }
+
+    #[test]
+    fn fio_iolog_v2_times_come_from_its_waits() {
+        let t = Trace::parse(
+            "fio version 2 iolog\na add\nb add\na open\nb open\na read 0 4096\na wait 500\nb write 512 512\n",
+        )
+        .unwrap();
+        assert_eq!(t.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(t.files[1].t_ns, [500_000]);
+        assert!(Trace::parse("fio version 2 iolog\na read 0\n").unwrap_err().starts_with("2: read needs"));
+    }
+
+    #[test]
+    fn blkparse_queue_events_are_the_ios() {
+        let text = "  8,0    1        1     0.000000000  1234  Q   R 2048 + 8 [fio]\n\
+                    8,0    1        2     0.000001000  1234  G   R 2048 + 8 [fio]\n\
+                    8,0    1        3     0.000500500  1234  Q  WS 4096 + 16 [fio]\n\
+                    8,0    1        4     0.001000000  1234  Q   D 0 + 2048 [fstrim]\n\
+                    8,0    1        5     0.001500000  1234  Q FWS 0 + 0 [jbd2]\n\
+                    8,0    1        6     0.002000000  1234  U   N [fio] 1\n\
+                    CPU1 (8,0):\n Reads Queued:           1,        4KiB\n";
+        let t = Trace::parse(text).unwrap();
+        assert_eq!(t.format, "blkparse");
+        let f = &t.files[0];
+        assert_eq!(f.name, "8,0");
+        assert_eq!(f.ios.len(), 3);
+        assert_eq!(f.ios[0], IoDesc { op: Op::Read, offset: 2048 * 512, len: 4096 });
+        assert_eq!(f.ios[1], IoDesc { op: Op::Write, offset: 4096 * 512, len: 8192 });
+        assert_eq!(f.ios[2], IoDesc { op: Op::Trim, offset: 0, len: 1 << 20 });
+        assert_eq!(f.t_ns, [0, 500_500, 1_000_000]);
+        assert!(t.skipped >= 2, "the flush and the unplug");
+    }
+
+    #[test]
+    fn what_is_not_a_trace_says_so() {
+        assert!(Trace::parse("hello\n").unwrap_err().contains("no I/O to replay"));
+        assert!(Trace::parse("fio version 3 iolog\nx /f read 0 1\n").unwrap_err().starts_with("2: 'x'"));
+        assert!(Trace::parse("fio version 3 iolog\n1 /f read 0 0\n").unwrap_err().contains("length of 0"));
+    }
+}
