@@ -46,6 +46,29 @@ pub struct HostFacts {
     pub virtualization: Option<String>,
 }
 
+impl HostFacts {
+    /// A host nothing is known of (results read from another tool's output, such as fio's JSON,
+    /// which records no host facts).
+    pub fn unknown() -> HostFacts {
+        HostFacts {
+            hostname: "unknown".into(),
+            kernel: "unknown".into(),
+            os: None,
+            cpu_model: None,
+            cores_online: 0,
+            memory_bytes: 0,
+            clocksource: None,
+            virtualization: None,
+        }
+    }
+
+    /// Nothing is known of the host ([`HostFacts::unknown`]): reports say so instead of listing
+    /// unknowns.
+    pub fn is_unknown(&self) -> bool {
+        *self == HostFacts::unknown()
+    }
+}
+
 /// One block device: the engine's [`DiskFacts`], read by the same sysfs reader `probe` uses,
 /// so a drive has one model string in `run.json` and in every result.
 pub use drivelab_engine::sysfs::DiskFacts as DeviceFacts;

@@ -14,9 +14,13 @@
 //! keeps everything that finished. Results on disk are the interface between measuring and
 //! reporting: [`load`] reads any results directory of schema 1 or 2 into one [`Results`].
 //!
+//! [`open`] reads a results directory or fio's JSON output ([`fio_json`]), telling them apart by
+//! what they are, so `report` and `compare` take either.
+//!
 //! Schema 1 (drivelab 0.1 before this model) had only plan and suite directories; its reader is
 //! [`schema1`]. A directory of a newer schema than this drivelab knows is refused, not guessed at.
 
+pub mod fio_json;
 pub mod schema1;
 
 use std::collections::BTreeSet;
@@ -133,6 +137,8 @@ impl TargetFacts {
 /// What was asked, by kind.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
+// One per results directory: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Setup {
     /// run, plan and suite: the points (a `run` is a plan of one point).
     Plan(Plan),
@@ -492,6 +498,30 @@ pub fn load(dir: &Path) -> Result<Results, Error> {
         ))),
         s => Err(Error::invalid(format!("{}: unknown results schema {s}", run_json.display()))),
     }
+}
+
+/// Read saved results from `path`: a results directory of any schema ([`load`]), or a file of
+/// fio's JSON output (`fio --output-format=json` or `json+`), recognised by its content
+/// ([`fio_json`]). Anything else is refused, naming the path and what to give instead.
+pub fn open(path: &Path) -> Result<Results, Error> {
+    if path.is_dir() {
+        return load(path);
+    }
+    if path.is_file() && fio_json::looks_like(path)? {
+        return fio_json::load(path);
+    }
+    let what = if path.is_file() {
+        "a file that is not fio's JSON output (no \"fio version\" at its start)"
+    } else if path.exists() {
+        "neither a directory nor a file"
+    } else {
+        "not there"
+    };
+    Err(Error::invalid(format!(
+        "{} is not a results directory: it is {what}; give a directory made by drivelab run, plan, suite, qos \
+         or act, or fio's JSON output (a file written by fio --output-format=json or json+)",
+        path.display()
+    )))
 }
 
 #[cfg(test)]
