@@ -17,8 +17,16 @@ fn every_distribution_runs_on_null_a_file_and_a_block_device_and_is_recorded() {
     let file = s.path("f.dat");
     let targets: [(&str, &[&str]); 3] =
         [("null", &[]), (&file, &["--size", "16m"]), (&lo.dev, &["--destroy", &lo.dev])];
-    for d in ["zipf:1.2", "pareto:0.2", "normal:10", "zoned:60/10:30/20:10/70", "zoned_abs:50/1m:50/8m", "zipf:0.9:0.5"]
-    {
+    for d in [
+        "zipf:1.2",
+        "pareto:0.2",
+        "normal:10",
+        "zoned:60/10:30/20:10/70",
+        "zoned_abs:50/1m:50/8m",
+        "zipf:0.9:0.5",
+        "hotband:40/60",
+        "hotband:90/110",
+    ] {
         for (t, extra) in &targets {
             let out = s.path("r.json");
             let _ = std::fs::remove_file(&out);

@@ -142,7 +142,7 @@ impl Generator {
         };
         let len = size.len as u64;
         let offset = if self.draw_pct(self.random_pct) {
-            let block = match self.skew.block(&mut self.rng) {
+            let block = match self.skew.block(&mut self.rng, op == Op::Write) {
                 // A block of the smallest size's grid where this size does not fit: wrap.
                 Some(mut b) => {
                     while b >= size.positions {

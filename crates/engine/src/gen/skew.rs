@@ -49,6 +49,88 @@ pub(crate) enum Skew {
         pick: [u8; 100],
         zones: Vec<(u64, u64)>,
     },
+    /// vdbench's hot band: the cache-hit curve in blocks, over a band of the region.
+    HotBand {
+        curve: Arc<Vec<Segment>>,
+        /// The band's first block and its length in blocks.
+        start: u64,
+        band: u64,
+        n: u64,
+    },
+}
+
+/// One piece of the hot band's curve: from probability `p` (2^32 = 1) at block position `x`
+/// (fixed point, 16 fractional bits), rising `slope` positions per unit of probability (fixed
+/// point, 32 fractional bits).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Segment {
+    p: u64,
+    x: u64,
+    slope: u128,
+}
+
+/// vdbench's HotBand cache-hit curve: the probability that an access lands below each offset
+/// (MB = 10^6 bytes) — 8.7% in the first 16 MB, a third in the first GB, two thirds in the first
+/// TB; the rest reaches 10 PB. Between the points the curve is linear (so, within a band, the
+/// hottest bytes are its first ones). Its points are vdbench's; its slopes are derived from them
+/// (vdbench's own table has a last slope that stops short of its last point).
+const HOTBAND_CURVE: [(f64, u64); 29] = [
+    (0.0, 0),
+    (0.087217, 16),
+    (0.10101, 32),
+    (0.132206, 64),
+    (0.159946, 128),
+    (0.201713, 256),
+    (0.262602, 512),
+    (0.32645, 1024),
+    (0.366902, 2048),
+    (0.386175, 4096),
+    (0.436941, 8192),
+    (0.482631, 16384),
+    (0.523752, 32768),
+    (0.56076, 65536),
+    (0.594068, 131072),
+    (0.624045, 262144),
+    (0.651024, 524288),
+    (0.675305, 1048576),
+    (0.697159, 2097152),
+    (0.716827, 4194304),
+    (0.734528, 8388608),
+    (0.750459, 16777216),
+    (0.764797, 33554432),
+    (0.777701, 67108864),
+    (0.789314, 134217728),
+    (0.799767, 268435456),
+    (0.809174, 536870912),
+    (0.81764, 1073741824),
+    (1.0, 10737418240),
+];
+
+/// The probability that a hot-band access lands below byte `b` of its curve (before the band
+/// wraps it), for tests.
+#[cfg(test)]
+pub(crate) fn hotband_cdf(b: f64) -> f64 {
+    let mb = b / 1e6;
+    for w in HOTBAND_CURVE.windows(2) {
+        let ((p0, x0), (p1, x1)) = (w[0], w[1]);
+        if mb < x1 as f64 {
+            return p0 + (p1 - p0) * (mb - x0 as f64) / (x1 - x0) as f64;
+        }
+    }
+    1.0
+}
+
+/// The curve in blocks of `block` bytes.
+fn hotband_curve(block: u64) -> Vec<Segment> {
+    let pos = |mb: u64| (((mb as u128 * 1_000_000) << FRAC) / block.max(1) as u128).min(u64::MAX as u128) as u64;
+    HOTBAND_CURVE
+        .windows(2)
+        .map(|w| {
+            let (p0, p1) = ((w[0].0 * 4294967296.0) as u64, (w[1].0 * 4294967296.0) as u64);
+            let (x0, x1) = (pos(w[0].1), pos(w[1].1));
+            Segment { p: p0, x: x0, slope: (((x1 - x0) as u128) << 32) / (p1 - p0).max(1) as u128 }
+        })
+        .collect()
 }
 
 impl Skew {
@@ -91,12 +173,20 @@ impl Skew {
                 }
                 Skew::Zoned { pick, zones }
             }
+            Distribution::HotBand { from, to } => {
+                let region = n * block.max(1);
+                let first = from.bytes(region) / block.max(1);
+                let band = (to.bytes(region) / block.max(1)).saturating_sub(first).clamp(1, n);
+                // 28 pieces, made per job: nothing worth sharing.
+                Skew::HotBand { curve: Arc::new(hotband_curve(block)), start: first % n, band, n }
+            }
         }
     }
 
-    /// A block in [0, n) (None: uniform, drawn by the caller as before).
+    /// A block in [0, n) (None: uniform, drawn by the caller as before); `write`: the I/O is a
+    /// write (a hot band moves writes 1% of the band on, as vdbench does, off the hottest blocks).
     #[inline]
-    pub(crate) fn block(&self, rng: &mut fastrand::Rng) -> Option<u64> {
+    pub(crate) fn block(&self, rng: &mut fastrand::Rng, write: bool) -> Option<u64> {
         match self {
             Skew::Uniform => None,
             Skew::Table { table, n, off } => {
@@ -125,6 +215,20 @@ impl Skew {
             Skew::Zoned { pick, zones } => {
                 let (start, len) = zones[pick[rng.usize(0..100)] as usize];
                 Some(start + mulhi(rng.u64(..), len))
+            }
+            Skew::HotBand { curve, start, band, n } => {
+                let u = rng.u32(..) as u64;
+                // The piece of the curve the draw falls in (28 pieces: 5 steps).
+                let i = curve.partition_point(|s| s.p <= u).saturating_sub(1);
+                let s = &curve[i];
+                let x = s.x as u128 + ((s.slope * (u - s.p) as u128) >> 32);
+                let mut rec = (x >> FRAC) as u64;
+                if write {
+                    rec += band / 100;
+                }
+                // The curve reaches far past any band: it wraps over the band (one division).
+                let b = start + rec % band;
+                Some(if b >= *n { b - n } else { b })
             }
         }
     }

@@ -16,7 +16,7 @@ fn hits(d: &str, n: u64) -> Vec<u32> {
     let mut rng = fastrand::Rng::with_seed(11);
     let mut hits = vec![0u32; n as usize];
     for _ in 0..DRAWS {
-        let b = skew.block(&mut rng).expect("a skewed distribution draws its own block");
+        let b = skew.block(&mut rng, false).expect("a skewed distribution draws its own block");
         assert!(b < n, "block {b} outside {n}");
         hits[b as usize] += 1;
     }
@@ -154,4 +154,51 @@ fn tables_rise_from_the_first_block_to_the_last() {
         }
     }
     assert!(checked >= 5);
+}
+
+/// vdbench's hot band: the share of draws in the first 1% and 10% of the band (and the band's
+/// confinement) against its curve, wrapped over the band as the sampler wraps it.
+#[test]
+fn a_hot_band_stays_in_its_band_and_follows_vdbenchs_curve() {
+    use super::skew::hotband_cdf;
+    // A 40..60% band of 2,000,000 4 KiB blocks (an 8.2 GB region, a 1.6 GB band).
+    let n = 2_000_000u64;
+    let s = skew("hotband:40/60", n);
+    let (first, band) = (800_000u64, 400_000u64);
+    let mut rng = fastrand::Rng::with_seed(5);
+    let mut in_1 = 0u64;
+    let mut in_10 = 0u64;
+    for _ in 0..DRAWS {
+        let b = s.block(&mut rng, false).unwrap();
+        assert!((first..first + band).contains(&b), "block {b} outside the band");
+        in_1 += (b < first + band / 100) as u64;
+        in_10 += (b < first + band / 10) as u64;
+    }
+    // Theory: the curve's probability of landing in [k·B, k·B + x) summed over the wraps k.
+    let band_bytes = band as f64 * 4096.0;
+    let share = |x: f64| -> f64 {
+        let mut p = 0.0;
+        let mut k = 0.0;
+        while k * band_bytes < 1.1e16 {
+            p += hotband_cdf(k * band_bytes + x) - hotband_cdf(k * band_bytes);
+            k += 1.0;
+        }
+        p
+    };
+    let (t1, t10) = (share(band_bytes / 100.0), share(band_bytes / 10.0));
+    let (m1, m10) = (in_1 as f64 / DRAWS as f64, in_10 as f64 / DRAWS as f64);
+    eprintln!(
+        "hotband:40/60 of 8.2 GB: first 1% of the band {m1:.4} (curve {t1:.4}), first 10% {m10:.4} (curve {t10:.4})"
+    );
+    assert!((m1 - t1).abs() < 0.003, "first 1%: measured {m1}, curve {t1}");
+    assert!((m10 - t10).abs() < 0.004, "first 10%: measured {m10}, curve {t10}");
+    // The curve puts 8.7% in its first 16 MB: here the band's first 1% gets ~9%.
+    assert!(t1 > 0.08 && t10 > 0.2, "the band's start is hot: {t1} {t10}");
+    // A band past the end wraps to the start; writes step 1% of the band on.
+    let w = skew("hotband:90/110", n);
+    let mut rng = fastrand::Rng::with_seed(6);
+    for _ in 0..10_000 {
+        let b = w.block(&mut rng, true).unwrap();
+        assert!(!(200_000..1_800_000).contains(&b), "block {b} outside the wrapped band");
+    }
 }

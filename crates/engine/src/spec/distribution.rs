@@ -40,6 +40,31 @@ pub enum Distribution {
         center: Option<f64>,
     },
     Zoned(Vec<Zone>),
+    /// vdbench's hot band: random I/Os confined to a band of the region, from `from` to `to`
+    /// (wrapping past the end when `to` is beyond it), and skewed toward the band's start by
+    /// vdbench's cache-hit curve (see `gen::skew`).
+    HotBand {
+        from: BandEdge,
+        to: BandEdge,
+    },
+}
+
+/// Where a hot band starts or ends: percent of the region (0..=200: past 100 wraps to the
+/// start), or bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BandEdge {
+    Pct(u16),
+    Bytes(u64),
+}
+
+impl BandEdge {
+    /// The edge in bytes of a region of `len` bytes.
+    pub fn bytes(self, len: u64) -> u64 {
+        match self {
+            BandEdge::Pct(p) => (len as u128 * p as u128 / 100) as u64,
+            BandEdge::Bytes(b) => b,
+        }
+    }
 }
 
 /// One zone of a zoned distribution: its share of the I/Os and of the region.
@@ -118,14 +143,45 @@ impl Distribution {
                 Distribution::Normal { dev_pct, center }
             }
             "zoned" | "zoned_abs" => Distribution::Zoned(zones(name == "zoned_abs", rest.unwrap_or(""))?),
+            "hotband" => hotband(rest.unwrap_or(""))?,
             _ => {
                 return Err(format!(
-                    "'{t}' is not a distribution: use random, zipf:THETA, pareto:H, normal:DEV, zoned:P/S:... or \
-                     zoned_abs:P/SIZE:..."
+                    "'{t}' is not a distribution: use random, zipf:THETA, pareto:H, normal:DEV, zoned:P/S:..., \
+                     zoned_abs:P/SIZE:... or hotband:FROM/TO"
                 ))
             }
         };
         Ok(d)
+    }
+}
+
+/// `FROM/TO`: percents of the region (`40/60`; up to 200, past 100 wrapping to the start, as
+/// vdbench's `hotband=(90,110)`) or sizes (`1g/2g`).
+fn hotband(text: &str) -> Result<Distribution, String> {
+    let expected =
+        "hotband:FROM/TO, in percent of the region (hotband:40/60, hotband:90/110 wraps) or sizes (hotband:1g/2g)";
+    let (a, b) = text.split_once('/').ok_or_else(|| format!("'{text}': write {expected}"))?;
+    let edge = |s: &str| -> Result<BandEdge, String> {
+        let s = s.trim();
+        if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) {
+            let p: u16 = s.parse().map_err(|_| format!("'{s}' is too large"))?;
+            if p > 200 {
+                return Err(format!("{p}% is past 200; give a size with its unit (e.g. 8g) for bytes"));
+            }
+            return Ok(BandEdge::Pct(p));
+        }
+        parse_size(s).map(BandEdge::Bytes).map_err(|e| format!("hotband edge {e}"))
+    };
+    let (from, to) = (edge(a)?, edge(b)?);
+    match (from, to) {
+        (BandEdge::Pct(f), BandEdge::Pct(t)) if t <= f || t - f > 100 || f >= 100 => {
+            Err(format!("hotband {f}/{t}: expected FROM below 100 and FROM < TO <= FROM + 100"))
+        }
+        (BandEdge::Bytes(f), BandEdge::Bytes(t)) if t <= f => Err(format!("hotband: {t} bytes is not past {f}")),
+        (BandEdge::Pct(_), BandEdge::Bytes(_)) | (BandEdge::Bytes(_), BandEdge::Pct(_)) => {
+            Err("hotband: give both edges in percent or both as sizes".into())
+        }
+        _ => Ok(Distribution::HotBand { from, to }),
     }
 }
 
@@ -206,6 +262,13 @@ impl std::fmt::Display for Distribution {
                     })
                     .collect();
                 write!(f, "{}:{}", if abs { "zoned_abs" } else { "zoned" }, parts.join(":"))
+            }
+            Distribution::HotBand { from, to } => {
+                let e = |x: &BandEdge| match x {
+                    BandEdge::Pct(p) => p.to_string(),
+                    BandEdge::Bytes(b) => fmt_size(*b),
+                };
+                write!(f, "hotband:{}/{}", e(from), e(to))
             }
         }
     }

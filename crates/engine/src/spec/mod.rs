@@ -16,7 +16,7 @@ mod rate;
 fn fmt_ns(ns: u64) -> String {
     format!("{}us", ns / 1000)
 }
-pub use distribution::{Distribution, Zone, ZoneSize};
+pub use distribution::{BandEdge, Distribution, Zone, ZoneSize};
 pub use rate::{Arrivals, PaceMode, Rate, RateScope, RateUnit, HYBRID_SPIN_NS};
 
 /// One entry of a block size split: `4k:70` is 4096 bytes for 70% of the I/Os.
