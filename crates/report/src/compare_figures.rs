@@ -65,7 +65,18 @@ fn run_figures(r: &Results) -> Vec<Figure> {
         ("mean latency".into(), Unit::Us, t.map(|t| ns_to_us(t.lat_ns.mean))),
     ];
     for q in [Pct::P50, Pct::P99, Pct::P99_9, Pct::P99_99] {
-        f.push((format!("{} latency", q.name()), Unit::Us, t.map(|t| ns_to_us(t.lat_ns.p(q) as f64))));
+        f.push((
+            format!("{} latency", q.name()),
+            Unit::Us,
+            t.and_then(|t| t.lat_ns.get(q)).map(|ns| ns_to_us(ns as f64)),
+        ));
+    }
+    // clat (from the submit call's return) where the run has it: io_uring's, and fio's, whose
+    // lat has no percentiles unless fio was asked for them.
+    if let Some(clat) = t.and_then(|t| t.clat_ns.as_ref()) {
+        for q in [Pct::P50, Pct::P99] {
+            f.push((format!("{} clat", q.name()), Unit::Us, clat.get(q).map(|ns| ns_to_us(ns as f64))));
+        }
     }
     if let Some(r) = p.map(|p| &p.result).filter(|r| durable::uses_fsync(r)) {
         let until = durable::until_durable_mean_ns(r, None).map(ns_to_us);
@@ -217,6 +228,7 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         answer,
         facts,
         warnings: Vec::new(),
+        notes: Vec::new(),
         sections: vec![who, section],
     })
 }

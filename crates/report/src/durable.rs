@@ -66,7 +66,7 @@ pub fn until_durable_mean_ns(r: &RunResult, target: Option<&TargetResult>) -> Op
 /// several).
 pub fn fsync_ns(r: &RunResult, target: Option<&TargetResult>, p: Pct) -> Option<f64> {
     let s = fsyncs(r, target).filter(|s| s.ops > 0)?;
-    Some(s.lat_ns.p(p) as f64)
+    s.lat_ns.get(p).map(|ns| ns as f64)
 }
 
 /// The fsync calls' mean, in ns.

@@ -57,6 +57,7 @@ th { background: #f3f3f3; }
 .facts td, .facts th { text-align: left; }
 .note { color: #555; font-size: .85em; margin-top: -.8em; }
 .warn { background: #fff4e0; border-left: 4px solid #e69500; padding: .4em .8em; margin: .3em 0; }
+.note { background: #eef3f8; border-left: 4px solid #6a8caf; padding: .4em .8em; margin: .3em 0; font-size: .92em; }
 .chart svg { max-width: 100%; height: auto; }
 .pair { display: flex; flex-wrap: wrap; gap: 0 1em; }
 table.series td { padding: 0 .5em; vertical-align: middle; }
@@ -65,7 +66,7 @@ table.series svg { display: block; }
 details { margin: .3em 0; } summary { cursor: pointer; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 11pt; }
-  .chart, tr, .warn { page-break-inside: avoid; }
+  .chart, tr, .warn, .note { page-break-inside: avoid; }
   h2 { page-break-after: avoid; }
   table.series svg { width: 220px; height: auto; }
 }
@@ -240,23 +241,30 @@ pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
     row(&mut h, "run", &format!("{} ({})", m.name(), m.kind));
     row(&mut h, "started", &readable_stamp(&drivelab_lab::store::utc_stamp(m.started_unix_ms / 1000)));
     row(&mut h, "tool", &format!("{} {}", m.tool.name, m.tool.version));
-    row(&mut h, "command line", &m.command_line.join(" "));
+    // Results read from another tool's output (fio's JSON) have no command line or host facts.
+    if !m.command_line.is_empty() {
+        row(&mut h, "command line", &m.command_line.join(" "));
+    }
     let host = &m.host;
-    row(
-        &mut h,
-        "host",
-        &format!(
-            "{} · kernel {} · {} · {} x {} · {} GiB RAM · clocksource {} · {}",
-            host.hostname,
-            host.kernel,
-            host.os.as_deref().unwrap_or("unknown OS"),
-            host.cores_online,
-            host.cpu_model.as_deref().unwrap_or("CPU"),
-            host.memory_bytes >> 30,
-            host.clocksource.as_deref().unwrap_or("?"),
-            host.virtualization.as_deref().unwrap_or("bare metal or unknown")
-        ),
-    );
+    if host.is_unknown() {
+        row(&mut h, "host", &format!("not recorded ({} records no host facts)", m.tool.name));
+    } else {
+        row(
+            &mut h,
+            "host",
+            &format!(
+                "{} · kernel {} · {} · {} x {} · {} GiB RAM · clocksource {} · {}",
+                host.hostname,
+                host.kernel,
+                host.os.as_deref().unwrap_or("unknown OS"),
+                host.cores_online,
+                host.cpu_model.as_deref().unwrap_or("CPU"),
+                host.memory_bytes >> 30,
+                host.clocksource.as_deref().unwrap_or("?"),
+                host.virtualization.as_deref().unwrap_or("bare metal or unknown")
+            ),
+        );
+    }
     for t in &m.targets {
         let mut parts = Vec::new();
         if let Some(d) = &t.device {
@@ -320,6 +328,18 @@ fn latency_section(points: &[PointResult]) -> String {
     h
 }
 
+/// The results' notes (how they were made) under a heading of their own; nothing without any.
+pub(crate) fn notes_html(notes: &[String]) -> String {
+    if notes.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from("<h2>Notes</h2>");
+    for n in notes {
+        let _ = write!(h, "<div class=\"note\">{}</div>", esc(n));
+    }
+    h
+}
+
 /// The whole report of one results directory.
 pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
     let mut h = String::new();
@@ -341,6 +361,7 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
             h += "</ul></details></div>";
         }
     }
+    h += &notes_html(&crate::views::notes(points));
     if points.is_empty() {
         h += "<p>No finished points yet.</p></body></html>";
         return h;

@@ -324,6 +324,9 @@ pub struct Report {
     /// Host, targets, tool, command line, what was asked.
     pub facts: Vec<(String, String)>,
     pub warnings: Vec<String>,
+    /// What the results say about how they were made (each point's notices, once each, with the
+    /// points they concern where not all): fio's results say where their figures came from.
+    pub notes: Vec<String>,
     pub sections: Vec<Section>,
 }
 

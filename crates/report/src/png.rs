@@ -263,8 +263,14 @@ mod tests {
         };
         let mut section = Section::new("charts");
         section.charts = vec![line("Random read: IOPS"), line("Sequential write: MB/s")];
-        let report =
-            Report { title: String::new(), answer: vec![], facts: vec![], warnings: vec![], sections: vec![section] };
+        let report = Report {
+            title: String::new(),
+            answer: vec![],
+            facts: vec![],
+            warnings: vec![],
+            notes: vec![],
+            sections: vec![section],
+        };
         let files = |scale| Png { scale }.export(&report).unwrap().into_iter().map(|d| (d.name, d.bytes)).collect();
         let out = dir.join("charts"); // created on demand
         let paths = write_all_new(&out, files(1.0)).unwrap();

@@ -260,9 +260,9 @@ impl Metric {
             Metric::MiBps => Some(s.bw_mib_per_s),
             Metric::Iops => Some(s.iops),
             Metric::LatMeanUs => lat(s.lat_ns.mean),
-            Metric::LatP50Us => lat(s.lat_ns.p(Pct::P50) as f64),
-            Metric::LatP99Us => lat(s.lat_ns.p(Pct::P99) as f64),
-            Metric::LatP999Us => lat(s.lat_ns.p(Pct::P99_9) as f64),
+            Metric::LatP50Us => lat(s.lat_ns.get(Pct::P50)? as f64),
+            Metric::LatP99Us => lat(s.lat_ns.get(Pct::P99)? as f64),
+            Metric::LatP999Us => lat(s.lat_ns.get(Pct::P99_9)? as f64),
             Metric::CpuPct | Metric::PowerW | Metric::MBpsPerW => None,
             Metric::UntilDurableMeanUs | Metric::FsyncP99Us => None,
         }

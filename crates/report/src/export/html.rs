@@ -52,6 +52,7 @@ pub fn page(r: &Report) -> String {
     }
     h += "<h2>Run</h2>";
     h += &facts_table(&r.facts);
+    h += &crate::html::notes_html(&r.notes);
     for s in &r.sections {
         let _ = write!(h, "<h2>{}</h2>", esc(&s.title));
         if let Some(n) = &s.note {

@@ -62,6 +62,9 @@ impl Exporter for Text {
         for w in &r.warnings {
             out += &format!("warning: {w}\n");
         }
+        for n in &r.notes {
+            out += &format!("note: {n}\n");
+        }
         for t in r.sections.iter().flat_map(|s| &s.tables) {
             out.push('\n');
             out += &match t {
@@ -84,6 +87,12 @@ impl Exporter for Markdown {
         }
         for w in &r.warnings {
             out += &format!("\n> warning: {w}\n");
+        }
+        if !r.notes.is_empty() {
+            out += "\n## Notes\n\n";
+            for n in &r.notes {
+                out += &format!("- {n}\n");
+            }
         }
         for s in r.sections.iter().filter(|s| !s.tables.is_empty()) {
             out += &format!("\n## {}\n", s.title);
@@ -130,6 +139,13 @@ impl Exporter for Csv {
             let mut b = String::from("answer,value\n");
             for (k, v) in &r.answer {
                 b += &format!("{},{}\n", grid::csv_field(k), grid::csv_field(v));
+            }
+            blocks.push(b);
+        }
+        if !r.notes.is_empty() {
+            let mut b = String::from("note\n");
+            for n in &r.notes {
+                b += &format!("{}\n", grid::csv_field(n));
             }
             blocks.push(b);
         }

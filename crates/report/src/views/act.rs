@@ -268,5 +268,12 @@ pub fn report(r: &Results) -> Report {
     let mut ladder = Section::new(if o.search { "Search ladder" } else { "Load" });
     ladder.tables.push(ladder_table(r).into());
     sections.push(ladder);
-    Report { title: "drivelab act".into(), answer: answer(r, o), facts: facts(r, asked), warnings, sections }
+    Report {
+        title: "drivelab act".into(),
+        answer: answer(r, o),
+        facts: facts(r, asked),
+        warnings,
+        notes: Vec::new(),
+        sections,
+    }
 }

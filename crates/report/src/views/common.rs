@@ -2,7 +2,7 @@
 
 use drivelab_engine::hist::{LatSummary, Pct};
 use drivelab_engine::result::RunResult;
-use drivelab_lab::results::Results;
+use drivelab_lab::results::{fio_json, PointResult, Results};
 
 use crate::durable;
 use crate::model::{Cell, Column, Grid, Unit};
@@ -19,10 +19,30 @@ pub fn facts(r: &Results, asked: Vec<(String, String)>) -> Vec<(String, String)>
     f
 }
 
+/// The notices of `points` (how their results were made: fio's say where their figures came
+/// from), each once, in order; one that not every point has names the points that have it.
+pub fn notes(points: &[PointResult]) -> Vec<String> {
+    let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();
+    for p in points {
+        for n in &p.result.notices {
+            match seen.iter_mut().find(|(s, _)| s == n) {
+                Some((_, on)) => on.push(&p.point.label),
+                None => seen.push((n, vec![&p.point.label])),
+            }
+        }
+    }
+    seen.into_iter()
+        .map(|(n, on)| if on.len() == points.len() { n.to_string() } else { format!("{n} ({})", on.join(", ")) })
+        .collect()
+}
+
 /// Which latency every latency figure of these results is: result schema 2 starts it just before
 /// the submit call (fio's lat), schema 1 at the call's return (fio's clat). Both may be present
-/// in results resumed across versions.
+/// in results resumed across versions. fio's results are fio's lat.
 pub fn latency_definition(r: &Results) -> Option<String> {
+    if !r.points.is_empty() && r.points.iter().all(|p| fio_json::is_fio(&p.result.tool)) {
+        return Some("fio's lat: from fio's setup of each I/O to its completion (slat + clat)".into());
+    }
     let schemas: Vec<u32> = r
         .points
         .iter()
@@ -41,13 +61,23 @@ pub fn latency_definition(r: &Results) -> Option<String> {
     }
 }
 
+/// Where a result's lat starts: drivelab's just before the submit call; fio's at fio's setup of
+/// each I/O (fio's results).
+pub fn lat_words(r: &RunResult) -> &'static str {
+    if fio_json::is_fio(&r.tool) {
+        "fio's lat, from fio's setup of each I/O"
+    } else {
+        "from just before the submit call"
+    }
+}
+
 /// Latency percentiles a results table shows.
 pub const PERCENTILES: [Pct; 5] = [Pct::P50, Pct::P99, Pct::P99_9, Pct::P99_99, Pct::P99_9999];
 
 /// mean, the percentiles and max, in ns.
 pub fn latency_cells(l: &LatSummary) -> Vec<Cell> {
     let mut v = vec![Cell::Num(l.mean)];
-    v.extend(PERCENTILES.iter().map(|p| Cell::Num(l.p(*p) as f64)));
+    v.extend(PERCENTILES.iter().map(|p| Cell::num(l.get(*p).map(|ns| ns as f64))));
     v.push(Cell::Num(l.max as f64));
     v
 }
@@ -85,8 +115,10 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
         }
     }
     rows.extend(durable_rows(r));
+    let lat = lat_words(r);
+    let clat = if fio_json::is_fio(&r.tool) { "from its submission" } else { "from its return" };
     let title = format!(
-        "{title} (lat: from just before the submit call; clat: from its return{})",
+        "{title} (lat: {lat}; clat: {clat}{})",
         if ol.is_some() { "; response: from the intended issue time" } else { "" }
     );
     Grid { title, columns, rows }

@@ -8,6 +8,7 @@ pub mod plan;
 pub(crate) mod qos;
 mod run;
 
+pub(crate) use common::notes;
 use drivelab_lab::results::{Kind, Results};
 
 use crate::model::Report;

@@ -11,6 +11,11 @@ use crate::html::{downsample, pick, MAX_FULL_SERIES, MAX_LATENCY_SERIES, MAX_SER
 use crate::model::{ChartSpec, Report, Section, TableBlock};
 use crate::suite_tables;
 
+/// What lat is in `points`: fio's (fio's results) or drivelab's.
+fn lat_of(points: &[PointResult]) -> &'static str {
+    points.first().map_or("from just before the submit call", |p| super::common::lat_words(&p.result))
+}
+
 /// Latency percentiles and CDFs of up to [`MAX_LATENCY_SERIES`] points, evenly spaced.
 pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
     let chosen = pick(points, MAX_LATENCY_SERIES);
@@ -18,15 +23,23 @@ pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
         .iter()
         .map(|p| {
             let l = &p.result.total.lat_ns;
-            let v = drivelab_engine::hist::Pct::ALL.iter().map(|&q| (q.value(), l.p(q) as f64)).collect();
+            let v =
+                drivelab_engine::hist::Pct::ALL.iter().filter_map(|&q| Some((q.value(), l.get(q)? as f64))).collect();
             (p.point.label.clone(), v)
         })
         .collect();
-    let cdf = chosen.iter().map(|p| (p.point.label.clone(), p.result.total.lat_ns.histogram.clone())).collect();
-    vec![
-        ChartSpec::Percentiles { title: "Latency percentiles (lat: from just before the submit call)".into(), series },
-        ChartSpec::Cdf { series: cdf },
-    ]
+    // Results without a histogram (fio's plain JSON) have no CDF to draw.
+    let cdf: Vec<_> = chosen
+        .iter()
+        .filter(|p| !p.result.total.lat_ns.histogram.buckets.is_empty())
+        .map(|p| (p.point.label.clone(), p.result.total.lat_ns.histogram.clone()))
+        .collect();
+    let mut specs =
+        vec![ChartSpec::Percentiles { title: format!("Latency percentiles (lat: {})", lat_of(points)), series }];
+    if !cdf.is_empty() {
+        specs.push(ChartSpec::Cdf { series: cdf });
+    }
+    specs
 }
 
 /// A point's IOPS and p99 per second, with axes.
@@ -137,6 +150,7 @@ pub fn report(r: &Results) -> Report {
         answer: Vec::new(),
         facts: super::common::facts(r, Vec::new()),
         warnings,
+        notes: super::common::notes(&r.points),
         sections: sections(m, &r.points),
     }
 }

@@ -209,6 +209,7 @@ pub fn report(r: &Results) -> Report {
         answer: answer(r, setup),
         facts: facts(r, asked),
         warnings,
+        notes: Vec::new(),
         sections,
     }
 }

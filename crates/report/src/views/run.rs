@@ -4,7 +4,9 @@
 use drivelab_engine::hist::Pct;
 use drivelab_lab::results::Results;
 
-use super::common::{facts, result_table, result_warnings};
+use drivelab_engine::hist::LatSummary;
+
+use super::common::{facts, lat_words, result_table, result_warnings};
 use crate::charts::{LineChart, Series, Size, XScale};
 use crate::model::{ChartSpec, Report, Section, Unit};
 
@@ -15,6 +17,7 @@ pub fn not_this_kind(r: &Results, kind: &str) -> Report {
         answer: Vec::new(),
         facts: facts(r, Vec::new()),
         warnings: vec![format!("run.json says kind {kind} but holds another kind's setup: nothing to show")],
+        notes: Vec::new(),
         sections: Vec::new(),
     }
 }
@@ -29,6 +32,7 @@ pub fn report(r: &Results) -> Report {
             answer,
             facts: facts(r, Vec::new()),
             warnings: vec!["no finished point: the run is going on, was interrupted or failed".into()],
+            notes: Vec::new(),
             sections,
         };
     };
@@ -38,7 +42,16 @@ pub fn report(r: &Results) -> Report {
     answer.push(("IOPS".into(), Unit::Iops.fmt(t.iops)));
     answer.push(("MB/s".into(), Unit::MBps.fmt(t.bw_mb_per_s)));
     for q in [Pct::P50, Pct::P99, Pct::P99_9] {
-        answer.push((format!("{} latency", q.name()), Unit::Ns.fmt(t.lat_ns.p(q) as f64)));
+        let v = t.lat_ns.get(q).map_or(f64::NAN, |ns| ns as f64);
+        answer.push((format!("{} latency", q.name()), Unit::Ns.fmt(v)));
+    }
+    // Where lat has no percentiles (fio's JSON gives clat's only, by default), clat's.
+    if let Some(clat) = t.clat_ns.as_ref().filter(|_| t.lat_ns.get(Pct::P99).is_none()) {
+        for q in [Pct::P50, Pct::P99, Pct::P99_9] {
+            if let Some(ns) = clat.get(q) {
+                answer.push((format!("{} clat", q.name()), Unit::Ns.fmt(ns as f64)));
+            }
+        }
     }
     if crate::durable::uses_fsync(res) {
         if let Some(ns) = crate::durable::until_durable_mean_ns(res, None) {
@@ -60,18 +73,19 @@ pub fn report(r: &Results) -> Report {
     sections.push(s);
     let mut lat = Section::new("Latency");
     let dirs = [("read", &res.read), ("write", &res.write)];
-    let series: Vec<(String, Vec<(f64, f64)>)> = dirs
-        .iter()
-        .filter(|(_, d)| d.ops > 0)
-        .map(|(name, d)| {
-            let pts = Pct::ALL.iter().map(|&q| (q.value(), d.lat_ns.p(q) as f64)).collect();
-            (name.to_string(), pts)
-        })
-        .collect();
-    lat.charts.push(ChartSpec::Percentiles {
-        title: "Latency percentiles (lat: from just before the submit call)".into(),
-        series,
-    });
+    let curve = |l: &LatSummary| -> Vec<(f64, f64)> {
+        Pct::ALL.iter().filter_map(|&q| Some((q.value(), l.get(q)? as f64))).collect()
+    };
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (name, d) in dirs.iter().filter(|(_, d)| d.ops > 0) {
+        series.push((name.to_string(), curve(&d.lat_ns)));
+        // lat without percentiles (fio's default JSON): clat's beside, named so.
+        if let Some(c) = d.clat_ns.as_ref().filter(|_| d.lat_ns.get(Pct::P50).is_none()) {
+            series.push((format!("{name} clat"), curve(c)));
+        }
+    }
+    series.retain(|(_, pts)| !pts.is_empty());
+    lat.charts.push(ChartSpec::Percentiles { title: format!("Latency percentiles (lat: {})", lat_words(res)), series });
     sections.push(lat);
     let s = crate::html::downsample(&res.series, crate::html::MAX_SPARK_SAMPLES);
     // One second is a dot, not a series: the table says it all.
@@ -97,10 +111,12 @@ pub fn report(r: &Results) -> Report {
         sections.push(sec);
     }
     Report {
-        title: format!("drivelab run: {}", p.point.label),
+        // The tool that measured it: drivelab, or fio for fio's results.
+        title: format!("{} run: {}", r.manifest.tool.name, p.point.label),
         answer,
         facts: facts(r, Vec::new()),
         warnings,
+        notes: super::common::notes(&r.points),
         sections,
     }
 }

@@ -487,3 +487,38 @@ fn the_facts_name_which_latency_the_figures_are() {
     let both = of(vec![new, old]);
     assert!(both.contains("fio's lat") && both.contains("schema 1"), "{both}");
 }
+
+#[test]
+fn notices_become_notes_once_each_naming_the_points_not_all_have() {
+    let mut a = point("a", "", &[("qd", "1")], &[("null", 1.0)]);
+    let mut b = point("b", "", &[("qd", "2")], &[("null", 2.0)]);
+    a.result.notices = vec!["made by fio".into(), "no histogram".into()];
+    b.result.notices = vec!["made by fio".into()];
+    // A percentile the saved data lacks is shown as missing, not as 0.
+    a.result.total.lat_ns.percentiles.clear();
+    a.result.per_target[0].total.lat_ns.percentiles.clear();
+    let points = vec![a, b];
+    assert_eq!(super::notes(&points), ["made by fio", "no histogram (a)"]);
+    let r = Results {
+        dir: PathBuf::from("/results/x"),
+        manifest: manifest("plan", &points),
+        points,
+        probes: Vec::new(),
+        outcome: None,
+    };
+    let report = build(&r);
+    let text = export_text(Format::Text, &report).unwrap();
+    assert!(text.contains("note: made by fio\nnote: no histogram (a)\n"), "{text}");
+    assert!(export_text(Format::Markdown, &report).unwrap().contains("## Notes\n\n- made by fio\n"));
+    assert!(export_text(Format::Csv, &report).unwrap().contains("note\nmade by fio\n"));
+    assert!(page(&report).contains("<div class=\"note\">made by fio</div>"));
+    let p99 = report.sections.iter().flat_map(|s| &s.tables).find_map(|t| match t {
+        crate::model::TableBlock::Table(t) if t.unit == "µs" => Some(t.clone()),
+        _ => None,
+    });
+    let p99 = p99.expect("a p99 table");
+    assert_eq!(p99.rows[0].1[0], None, "a's p99 is not known: missing, not 0");
+    assert!(p99.rows[0].1[1].is_some());
+    let html = crate::html::report(&r.manifest, &r.points);
+    assert!(html.contains("<h2>Notes</h2>") && html.contains("no histogram (a)"));
+}
