@@ -19,7 +19,7 @@ const SIZE_KEYS: [&str; 6] = ["bs", "align", "offset", "span", "io_size", "size"
 
 /// Keys whose values name themselves in a legend (a target's path, a step's name, `randread`,
 /// a run's label in a comparison).
-const SELF_NAMED: [&str; 4] = ["target", "step", "rw", "run"];
+const SELF_NAMED: [&str; 5] = ["target", "step", "rw", "run", crate::compare::LABEL_KEY];
 
 /// What a table's rows or columns are keyed by, as an axis description with its unit (a suite
 /// may word its own, e.g. Iometer's DQL).
@@ -49,6 +49,7 @@ pub(crate) fn axis_label(kind: Kind, key: &str) -> String {
         "data" => "data written",
         "sync" => "sync mode",
         "engine" => "I/O engine",
+        crate::compare::LABEL_KEY => "point (by label)",
         other => other,
     }
     .to_string()

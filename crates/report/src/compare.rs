@@ -4,16 +4,23 @@
 //!
 //! # How runs are compared
 //!
-//! - Every run must be of the same kind (`run.json`'s `kind`: "plan" or "suite:NAME").
+//! - Every run must be of the same kind (`run.json`'s `kind`: "plan" or "suite:NAME"); a run
+//!   (one point) and a plan are both points and compare with each other.
 //! - The tables are the first run's: [`suite_tables::specs`] of its kind and points. Each
 //!   table is built from each run's points, then the runs' tables are put side by side.
 //! - The suite's derived tables ([`suite_tables::derived`]: Iometer's drop from 100% to 95%
 //!   sequential, JBOD's scaling efficiency and where scaling stops) are computed from each
 //!   run's own points, matched by title and put side by side the same way, Δ rows included.
 //! - Points are matched by their step and fields (as a set of (key, value) pairs), never by
-//!   label or target: the same plan on another device has other targets, and telling the
-//!   devices apart is the point of comparing them. Where the number of targets a point ran on
-//!   at once varies within a run (JBOD's 1..N drives), that number is part of the match too.
+//!   target: the same plan on another device has other targets, and telling the devices apart
+//!   is the point of comparing them. Where the number of targets a point ran on at once varies
+//!   within a run (JBOD's 1..N drives), that number is part of the match too.
+//! - Points whose fields differ but whose labels are the same are matched by label
+//!   ([`Matching::Labels`]): fio's results (a job's options) beside drivelab's run of the same
+//!   job file (drivelab's fields), both labelled with the job's name. A plan or run comparison
+//!   is matched by label when that pairs more of the baseline's points with another run's than
+//!   the fields do; its tables then have a column per label and a row per run, and its
+//!   comparison says so. Suites are always matched by fields.
 //!   How long a point ran (`time`, fio's `runtime`, `ramp`) is not part of what it is: a 10 s
 //!   run and a 60 s run of the same workload are compared ([`DURATION_KEYS`]).
 //! - Runs are named by their labels (`--label NAME`, else A, B, C...: [`crate::compare_runs`]),
@@ -60,7 +67,7 @@ use serde::Serialize;
 use crate::compare_runs::{runs_grid, RunInfo};
 use crate::grid;
 use crate::suite_tables;
-use crate::tables::{build, Key, Table};
+use crate::tables::{build, point_name, Key, Table};
 
 /// One results directory.
 pub struct Run {
@@ -72,11 +79,26 @@ pub struct Run {
     pub points: Vec<PointResult>,
 }
 
+/// How the points of different runs were paired (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Matching {
+    /// By step and fields.
+    Fields,
+    /// By label (without repeat number and target), the fields differing.
+    Labels,
+}
+
+/// The key a point's label stands under when points are matched by label.
+pub const LABEL_KEY: &str = "point";
+
 /// The runs compared, as numbers: see the module docs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     /// The runs' kind ("plan", "suite:quick", ...).
     pub kind: Kind,
+    /// How their points were paired.
+    pub matched_by: Matching,
     /// The runs' labels; the first is the baseline.
     pub runs: Vec<String>,
     /// Each run's label, directory, targets and their models, in the same order.
@@ -151,30 +173,6 @@ fn point_key(p: &PointResult, with_count: bool) -> PointKey {
     (p.point.step.clone(), fields, with_count.then_some(p.point.targets.len()))
 }
 
-/// The point's label without " #N" (repeat) and " on TARGET".
-fn point_name(p: &PointResult) -> String {
-    let mut label = p.point.label.clone();
-    if let Some((head, n)) = label.rsplit_once(" #") {
-        if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
-            label = head.to_string();
-        }
-    }
-    for t in &p.point.targets {
-        let file = std::path::Path::new(t).file_name().map(|f| f.to_string_lossy().into_owned());
-        for name in file.iter().chain(std::iter::once(t)) {
-            if let Some(head) = label.strip_suffix(&format!(" on {name}")) {
-                return head.to_string();
-            }
-        }
-    }
-    if label.is_empty() {
-        let fields: Vec<String> = p.point.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        label =
-            std::iter::once(p.point.step.clone()).chain(fields).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ");
-    }
-    label
-}
-
 /// Stands for the run's `i`-th target in row and column labels until they are shown.
 fn placeholder(i: usize) -> String {
     format!("\u{1}{i}\u{2}")
@@ -225,13 +223,40 @@ fn delta(base: Option<f64>, v: Option<f64>) -> Option<f64> {
     }
 }
 
+/// Results of kinds `a` and `b` compare: the same kind, or a run (a plan of one point) and a
+/// plan.
+fn comparable(a: Kind, b: Kind) -> bool {
+    let points = |k: Kind| matches!(k, Kind::Run | Kind::Plan);
+    a == b || (points(a) && points(b))
+}
+
+/// How to pair the runs' points: by label where that pairs more of the baseline's points with
+/// some other run's than their fields do (never for suites, whose tables are keyed by fields).
+fn matching(runs: &[Run], count_varies: bool) -> Matching {
+    let Some((first, others)) = runs.split_first() else { return Matching::Fields };
+    if first.manifest.kind.suite().is_some() {
+        return Matching::Fields;
+    }
+    for r in others {
+        let paired = |same: &dyn Fn(&PointResult, &PointResult) -> bool| {
+            first.points.iter().filter(|p| r.points.iter().any(|q| same(p, q))).count()
+        };
+        let by_fields = paired(&|p, q| point_key(p, count_varies) == point_key(q, count_varies));
+        let by_label = paired(&|p, q| point_name(p) == point_name(q));
+        if by_label > by_fields {
+            return Matching::Labels;
+        }
+    }
+    Matching::Fields
+}
+
 /// The comparison `render` renders: see the module docs.
 pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     let Some(first) = runs.first() else {
         return Err(Error::invalid("compare needs results directories: give two or more"));
     };
     for r in &runs[1..] {
-        if r.manifest.kind != first.manifest.kind {
+        if !comparable(r.manifest.kind, first.manifest.kind) {
             return Err(Error::invalid(format!(
                 "{} is {} but {} is {}: compare results of the same kind (run, plan, the same suite, qos or act)",
                 first.label, first.manifest.kind, r.label, r.manifest.kind
@@ -241,13 +266,34 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     let names: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
     let run_info: Vec<RunInfo> = runs.iter().map(|r| RunInfo::new(&r.label, &r.dir, &r.manifest)).collect();
 
+    // The number of targets is part of a point when it varies within a run (JBOD's 1..N
+    // drives at once).
+    let count_varies =
+        runs.iter().any(|r| r.points.windows(2).any(|w| w[0].point.targets.len() != w[1].point.targets.len()));
+    // Matched by label, each point is its label alone (one field, no step), for tables and
+    // missing points alike.
+    let matched_by = matching(runs, count_varies);
+    let points: Vec<Vec<PointResult>> = runs
+        .iter()
+        .map(|r| {
+            let mut pts = r.points.clone();
+            if matched_by == Matching::Labels {
+                for p in &mut pts {
+                    p.point.fields = vec![(LABEL_KEY.to_string(), point_name(p))];
+                    p.point.step = String::new();
+                }
+            }
+            pts
+        })
+        .collect();
+
     // Each run's targets, in order of first appearance, and its points with every target
     // path replaced by the placeholder of its position.
     let mut targets: Vec<Vec<String>> = Vec::new();
     let mut renamed: Vec<Vec<PointResult>> = Vec::new();
-    for r in runs {
+    for run_points in &points {
         let mut ts: Vec<String> = Vec::new();
-        let mut pts = r.points.clone();
+        let mut pts = run_points.clone();
         for p in &mut pts {
             // Tables group and label points by their fields: how long each ran is left out.
             p.point.fields = workload_fields(&p.point.fields);
@@ -262,7 +308,13 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     }
     let ctx = Names { runs: &names, targets: &targets };
     let mut tables = Vec::new();
-    for spec in suite_tables::specs(first.manifest.kind, &renamed[0]) {
+    // The tables are the baseline's; matched by label, of every run's points, so a point the
+    // baseline lacks still gets its column.
+    let shape: Vec<PointResult> = match matched_by {
+        Matching::Fields => renamed[0].clone(),
+        Matching::Labels => renamed.iter().flatten().cloned().collect(),
+    };
+    for spec in suite_tables::specs(first.manifest.kind, &shape) {
         let built: Vec<Table> = renamed.iter().map(|pts| build(&spec, pts)).collect();
         if built.iter().all(|t| t.rows.is_empty()) {
             continue;
@@ -294,16 +346,12 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         tables.push(side_by_side(&ctx, &built, title, header));
     }
 
-    // Points of one run that another lacks, per pair with the baseline. The number of targets
-    // is part of a point when it varies within a run (JBOD's 1..N drives at once).
-    let count_varies =
-        runs.iter().any(|r| r.points.windows(2).any(|w| w[0].point.targets.len() != w[1].point.targets.len()));
     // Points of one run that another lacks, per pair with the baseline.
-    let keyed: Vec<Vec<(PointKey, String)>> = runs
+    let keyed: Vec<Vec<(PointKey, String)>> = points
         .iter()
-        .map(|r| {
+        .map(|pts| {
             let mut v: Vec<(PointKey, String)> = Vec::new();
-            for p in &r.points {
+            for p in pts {
                 let k = point_key(p, count_varies);
                 if !v.iter().any(|(x, _)| *x == k) {
                     v.push((k, point_name(p)));
@@ -323,7 +371,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         }
     }
 
-    Ok(Comparison { kind: first.manifest.kind, runs: names, run_info, tables, missing })
+    Ok(Comparison { kind: first.manifest.kind, matched_by, runs: names, run_info, tables, missing })
 }
 
 /// How runs and their targets are named in rows and columns.
@@ -506,10 +554,22 @@ impl Comparison {
 
     const DELTA_NOTE: &'static str = "Δ rows: (run / baseline − 1) × 100, in percent; — where either side is missing.";
 
+    /// How points were paired, where it is not by their fields.
+    pub fn matching_note(&self) -> Option<&'static str> {
+        (self.matched_by == Matching::Labels).then_some(
+            "Points are matched by label (a fio job's name), their recorded fields differing (fio's options and \
+             drivelab's): a column per point, a row per run.",
+        )
+    }
+
     /// For a terminal: the runs, then the tables, then the points missing from a run.
     pub fn text(&self) -> String {
         let runs = runs_grid(&self.run_info);
-        let mut out = format!("{}\n{}\n\n", self.intro(), Self::DELTA_NOTE);
+        let mut out = format!("{}\n{}\n", self.intro(), Self::DELTA_NOTE);
+        if let Some(n) = self.matching_note() {
+            out.push_str(&format!("{n}\n"));
+        }
+        out.push('\n');
         out.push_str(&runs.text());
         for t in &self.tables {
             out.push('\n');
@@ -534,6 +594,9 @@ impl Comparison {
     pub fn markdown(&self) -> String {
         let runs = runs_grid(&self.run_info);
         let mut out = format!("{}.\n{}\n\n", self.intro(), Self::DELTA_NOTE);
+        if let Some(n) = self.matching_note() {
+            out.push_str(&format!("{n}\n\n"));
+        }
         out.push_str(&runs.markdown());
         for t in &self.tables {
             out.push('\n');

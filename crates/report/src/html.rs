@@ -396,6 +396,9 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
         esc(&c.kind.to_string()),
         esc(&c.runs[0])
     );
+    if let Some(n) = c.matching_note() {
+        let _ = write!(h, "<p>{}</p>", esc(n));
+    }
     h += &crate::export::html::grid_html(&crate::compare_runs::runs_grid(&c.run_info));
     if !c.missing.is_empty() {
         h += "<h2>Points missing from a run</h2>";

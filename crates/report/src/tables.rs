@@ -56,6 +56,9 @@ pub enum Key {
     Step,
     /// The number of targets the point ran on at once.
     TargetCount,
+    /// The point's label, without its repeat number and target ([`point_name`]): a column per
+    /// point where the points' fields are not axes (fio's jobs, each with its own options).
+    Label,
     /// Several keys at once, labelled like "bs=4k rw=randread" (a target or step shows as its
     /// bare name, a field or the target count as `name=value`).
     Join(Vec<Key>),
@@ -158,6 +161,7 @@ impl Key {
             Key::Field(f) => f.clone(),
             Key::Step => "step".into(),
             Key::TargetCount => "targets".into(),
+            Key::Label => crate::compare::LABEL_KEY.into(),
             Key::Join(keys) => keys.iter().map(Key::name).collect::<Vec<_>>().join(" "),
         }
     }
@@ -177,13 +181,14 @@ impl Key {
             Key::Field(f) => field(p, f).map(str::to_string),
             Key::Step => Some(p.point.step.clone()),
             Key::TargetCount => Some(p.point.targets.len().to_string()),
+            Key::Label => Some(point_name(p)),
             Key::Join(keys) => {
                 let parts: Vec<String> = keys
                     .iter()
                     .filter_map(|k| {
                         let v = k.value(p, target)?;
                         match k {
-                            Key::Field(_) | Key::TargetCount => Some(format!("{}={v}", k.name())),
+                            Key::Field(_) | Key::TargetCount | Key::Label => Some(format!("{}={v}", k.name())),
                             _ => Some(v),
                         }
                     })
@@ -301,6 +306,30 @@ fn field<'a>(p: &'a PointResult, name: &str) -> Option<&'a str> {
 
 fn cpu_pct(p: &PointResult) -> f64 {
     p.result.cpu.usr_pct + p.result.cpu.sys_pct
+}
+
+/// The point's label without " #N" (repeat) and " on TARGET".
+pub(crate) fn point_name(p: &PointResult) -> String {
+    let mut label = p.point.label.clone();
+    if let Some((head, n)) = label.rsplit_once(" #") {
+        if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
+            label = head.to_string();
+        }
+    }
+    for t in &p.point.targets {
+        let file = std::path::Path::new(t).file_name().map(|f| f.to_string_lossy().into_owned());
+        for name in file.iter().chain(std::iter::once(t)) {
+            if let Some(head) = label.strip_suffix(&format!(" on {name}")) {
+                return head.to_string();
+            }
+        }
+    }
+    if label.is_empty() {
+        let fields: Vec<String> = p.point.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        label =
+            std::iter::once(p.point.step.clone()).chain(fields).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ");
+    }
+    label
 }
 
 /// Index of `v` in `order`, appending it when new.
@@ -440,6 +469,9 @@ pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
         let first = pts[0];
         let varies = |k: &str| pts.iter().any(|p| field(p, k) != field(first, k));
         let varying: Vec<&str> = names.iter().copied().filter(|k| varies(k)).collect();
+        // Fields that are not every point's are no axes (fio's jobs, each given its own
+        // options): a column per point instead.
+        let by_label = varying.iter().any(|k| pts.iter().any(|p| field(p, k).is_none()));
         let mut targets: Vec<&str> = Vec::new();
         for t in pts.iter().flat_map(|p| p.result.per_target.iter()) {
             if !targets.contains(&t.path.as_str()) {
@@ -450,6 +482,7 @@ pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
         // With nothing varying there is one column (the step), headed by the unit.
         let single = varying.is_empty();
         let (rows, cols) = match varying.split_last() {
+            _ if by_label => (Key::Target, Key::Label),
             None => (Key::Target, Key::Step),
             Some((last, [])) => (Key::Target, Key::Field(last.to_string())),
             Some((last, others)) => {

@@ -436,3 +436,64 @@ fn runs_are_named_by_label_with_their_targets_and_models_in_every_format() {
         "{page}"
     );
 }
+
+/// fio's jobs beside drivelab's run of the same job file: the same labels, other fields (fio's
+/// options as given, drivelab's fields as it records them).
+fn jobs_run(name: &str, kind: &str, fio: bool, mb: [f64; 2], with_mix: bool) -> Run {
+    type Fields<'a> = &'a [(&'a str, &'a str)];
+    let (seq, mix): (Fields, Fields) = if fio {
+        (&[("rw", "read"), ("iodepth", "4")], &[("rw", "randrw"), ("rwmixread", "70")])
+    } else {
+        (&[("rw", "read"), ("qd", "4"), ("engine", "psync")], &[("rw", "randrw"), ("read", "70"), ("qd", "1")])
+    };
+    let mut points = vec![point("seqread", if fio { "" } else { "seqread" }, seq, &[("null", mb[0])])];
+    if with_mix {
+        points.push(point("mix + randread", if fio { "" } else { "mix" }, mix, &[("null", mb[1])]));
+    }
+    run(name, kind, points)
+}
+
+#[test]
+fn points_with_the_same_labels_and_other_fields_are_matched_by_label() {
+    let runs =
+        [jobs_run("fio", "plan", true, [100.0, 50.0], true), jobs_run("drivelab", "plan", false, [120.0, 40.0], true)];
+    let cmp = compare(&runs).unwrap();
+    assert_eq!(cmp.matched_by, Matching::Labels);
+    let t = &cmp.tables[0];
+    assert_eq!((t.title.as_str(), t.unit.as_str()), ("Throughput", "MB/s"));
+    assert_eq!(t.cols, ["seqread", "mix + randread"], "a column per point, named by its label");
+    assert_eq!(find(t, "fio").cells, [Some(100.0), Some(50.0)]);
+    assert_eq!(find(t, "drivelab").cells, [Some(120.0), Some(40.0)]);
+    let d = find(t, "Δ drivelab vs fio");
+    assert!(close(d.cells[0], 20.0) && close(d.cells[1], -20.0), "{:?}", d.cells);
+    assert!(cmp.missing.is_empty(), "{:?}", cmp.missing);
+    assert!(cmp.text().contains("matched by label"), "{}", cmp.text());
+    assert!(cmp.json().contains("\"matched_by\": \"labels\""));
+
+    // A point of one that the other lacks is missing by its label.
+    let runs =
+        [jobs_run("fio", "plan", true, [100.0, 50.0], true), jobs_run("drivelab", "plan", false, [120.0, 0.0], false)];
+    let cmp = compare(&runs).unwrap();
+    assert_eq!(cmp.matched_by, Matching::Labels);
+    assert_eq!(cmp.missing, [Missing { point: "mix + randread".into(), present: 0, absent: 1 }]);
+
+    // The same fields still match by fields (the labels aside).
+    let cmp =
+        compare(&[plan_run("A", "/dev/sda", [1.0, 2.0, 3.0], true), plan_run("B", "/dev/sdb", [1.0, 2.0, 3.0], true)]);
+    assert_eq!(cmp.unwrap().matched_by, Matching::Fields);
+}
+
+#[test]
+fn a_run_of_one_point_compares_with_a_plan_and_not_with_a_suite() {
+    let runs =
+        [jobs_run("fio", "run", true, [100.0, 0.0], false), jobs_run("drivelab", "plan", false, [80.0, 0.0], true)];
+    let cmp = compare(&runs).unwrap();
+    assert_eq!(cmp.matched_by, Matching::Labels);
+    let t = &cmp.tables[0];
+    assert_eq!(t.cols, ["seqread", "mix + randread"], "every run's points have a column");
+    assert_eq!(find(t, "fio").cells, [Some(100.0), None]);
+    assert_eq!(find(t, "drivelab").cells, [Some(80.0), Some(0.0)]);
+    assert_eq!(cmp.missing, [Missing { point: "mix + randread".into(), present: 1, absent: 0 }]);
+    let e = compare(&[jobs_run("fio", "run", true, [1.0, 0.0], false), quick_run("Q", "/dev/sda", 1.0, 1.0)]);
+    assert!(e.unwrap_err().to_string().contains("same kind"));
+}

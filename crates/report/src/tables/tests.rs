@@ -378,3 +378,22 @@ fn specs_round_trip_through_json() {
         TableSpec { title: String::new(), dir: Dir::Total, ..spec(Key::TargetCount, Key::Step, Metric::MBps) };
     assert_eq!(short, expected);
 }
+
+#[test]
+fn points_whose_fields_are_not_axes_get_a_column_per_label() {
+    // fio's jobs: each gives its own options, so a key one point has and another lacks is no
+    // axis; each point is a column, named by its label.
+    let mk =
+        |label: &str, fields: &[(&str, &str)], mb: f64| crate::test_support::point(label, "", fields, &[("null", mb)]);
+    let points = vec![
+        mk("seqread", &[("rw", "read"), ("iodepth", "4")], 10.0),
+        mk("randwrite", &[("rw", "randwrite"), ("numjobs", "2")], 20.0),
+        mk("randwrite #2", &[("rw", "randwrite"), ("numjobs", "2")], 40.0),
+    ];
+    let specs = default_tables(&points);
+    assert_eq!((&specs[0].rows, &specs[0].cols), (&Key::Target, &Key::Label));
+    let t = build(&specs[0], &points);
+    assert_eq!(t.cols, ["seqread", "randwrite"], "a repeat shares its point's column");
+    assert_eq!(t.rows, [row("null", &[Some(10.0), Some(30.0)])]);
+    assert!(t.title.contains("mean of 1–2 runs"), "{}", t.title);
+}
