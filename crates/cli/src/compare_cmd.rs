@@ -2,7 +2,8 @@
 //! by side, with deltas against the first. Plans and suites are compared table by table (points
 //! present in one but not another called out); qos, act and run results by their headline
 //! figures. Runs are named by `--label` (else A, B, C...) and listed first with their
-//! directories, targets and device models. It reads results directories only.
+//! directories, targets and device models. It reads results directories, and fio's JSON output
+//! (`results::open`) as results of their own: a fio run beside a drivelab run of the same job.
 
 use std::path::Path;
 
@@ -31,9 +32,16 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
     let labels = compare_runs::labels(&args.labels, args.dirs.len())?;
     let mut saved: Vec<(String, Results)> = Vec::new();
     for (d, label) in args.dirs.iter().zip(labels) {
-        saved.push((label, results::load(Path::new(d))?));
+        saved.push((label, results::open(Path::new(d))?));
     }
-    if matches!(saved[0].1.manifest.kind, Kind::Qos | Kind::Act | Kind::Run) {
+    // Headline figures for searches and for runs of one point each; a run beside a plan (a fio
+    // output of one job beside a drivelab plan) is compared point by point, as plans are.
+    let figures = match saved[0].1.manifest.kind {
+        Kind::Qos | Kind::Act => true,
+        Kind::Run => saved.iter().all(|(_, r)| r.manifest.kind == Kind::Run),
+        Kind::Plan | Kind::Suite(_) => false,
+    };
+    if figures {
         let report = compare_figures::compare(&saved)?;
         let (format, out) = match &args.output {
             Some(out) => (Format::Html, Some(out)),

@@ -1,6 +1,7 @@
 //! `drivelab report DIR...`: saved results of any kind, for the terminal, Markdown, CSV, JSON,
 //! HTML or PNG, or (`--format csv --series`) every second of every point, probe or stream as
-//! CSV. It reads results directories only; it never measures.
+//! CSV. It reads results directories, and fio's JSON output (`results::open`) as results of
+//! their own; it never measures.
 
 use std::path::Path;
 
@@ -80,7 +81,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             args.format.name()
         )));
     }
-    let all: Vec<Results> = args.dirs.iter().map(|d| results::load(Path::new(d))).collect::<Result<_, _>>()?;
+    let all: Vec<Results> = args.dirs.iter().map(|d| results::open(Path::new(d))).collect::<Result<_, _>>()?;
     if args.series {
         // One CSV block per directory (a header each), separated by an empty line.
         let blocks: Vec<String> = all.iter().map(drivelab_report::series_csv::csv).collect();
