@@ -425,8 +425,9 @@ pub struct SuiteArgs {
 /// `drivelab compare`.
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
-    /// Two or more results directories of the same kind (run, plan, suite, qos or act); the first is the baseline.
-    #[arg(required = true, num_args = 2.., value_name = "DIR")]
+    /// Two or more results directories of the same kind (run, plan, suite, qos or act), or fio's
+    /// JSON output beside a run or plan; the first is the baseline.
+    #[arg(required = true, num_args = 2.., value_name = "DIR|FIO.json")]
     pub dirs: Vec<String>,
     /// text (terminal), md (Markdown), csv, json or html.
     #[arg(long, default_value = "text", value_parser = format_value())]
@@ -560,8 +561,9 @@ pub struct QosArgs {
 /// `drivelab report`.
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
-    /// Results directories (made by any command: run, plan, suite, qos, act).
-    #[arg(required = true, value_name = "DIR")]
+    /// Results directories (made by any command: run, plan, suite, qos, act), or fio's JSON
+    /// output (--output-format=json or json+; see README "fio's results").
+    #[arg(required = true, value_name = "DIR|FIO.json")]
     pub dirs: Vec<String>,
     /// text (terminal), md (Markdown), csv, json (the report as data) or html.
     #[arg(long, default_value = "text", value_parser = format_value())]
