@@ -339,7 +339,7 @@ impl PointsArgs {
 #[derive(Args, Debug, Clone)]
 pub struct PlanArgs {
     /// The plan file: TOML (see README "drivelab plan — your own test plan"), or a fio job file
-    /// (.fio, .job, .ini; see README "fio job files").
+    /// (.fio, .job, .ini; README "fio job files: drivelab run JOB.fio, drivelab plan JOB.fio").
     #[arg(value_name = "PLAN.toml|JOB.fio", required_unless_present = "resume")]
     pub file: Option<String>,
     /// Targets; replace the plan's own `targets`.
