@@ -57,6 +57,14 @@ fn trims_punch_holes_in_a_file_drivelab_made_and_count_as_their_own_direction() 
     );
     let data = std::fs::read(&f).unwrap();
     assert!(data.chunks(4096).all(|c| c.iter().any(|&b| b != 0)), "every block written after its trim");
+    // The report has a row of its own for the trims.
+    let res = s.path("res");
+    let o = drivelab(&["run", &f, "--rw", "randtrim", "--time", "200ms", "-q", "--results", &res]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let dir = std::fs::read_dir(&res).unwrap().next().unwrap().unwrap().path();
+    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
+    let csv = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(csv.lines().any(|l| l.contains(",trim lat,")), "{csv}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Pieces every view shares: the run's facts and one engine result as a table.
 
 use drivelab_engine::hist::{LatSummary, Pct};
-use drivelab_engine::result::RunResult;
+use drivelab_engine::result::{DirStats, RunResult};
 use drivelab_lab::results::{fio_json, PointResult, Results};
 
 use crate::durable;
@@ -99,9 +99,13 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
     columns.push(Column::new("max", Unit::Ns));
     let mut rows = Vec::new();
     let ol = r.open_loop.as_ref();
-    let resp = [ol.map(|o| &o.read_resp_lat_ns), ol.map(|o| &o.write_resp_lat_ns), ol.map(|o| &o.total_resp_lat_ns)];
+    let resp =
+        [ol.map(|o| &o.read_resp_lat_ns), ol.map(|o| &o.write_resp_lat_ns), None, ol.map(|o| &o.total_resp_lat_ns)];
     let primary = if r.schema >= 2 { "lat" } else { "clat (schema 1)" };
-    for ((name, d), resp) in [("read", &r.read), ("write", &r.write), ("total", &r.total)].into_iter().zip(resp) {
+    let none = DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
+    let trim = r.trim.as_ref().unwrap_or(&none);
+    let dirs = [("read", &r.read), ("write", &r.write), ("trim", trim), ("total", &r.total)];
+    for ((name, d), resp) in dirs.into_iter().zip(resp) {
         if d.ops == 0 && name != "total" {
             continue;
         }

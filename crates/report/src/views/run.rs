@@ -72,7 +72,8 @@ pub fn report(r: &Results) -> Report {
     s.tables.push(result_table("Throughput and latency", res).into());
     sections.push(s);
     let mut lat = Section::new("Latency");
-    let dirs = [("read", &res.read), ("write", &res.write)];
+    let none = drivelab_engine::result::DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
+    let dirs = [("read", &res.read), ("write", &res.write), ("trim", res.trim.as_ref().unwrap_or(&none))];
     let curve = |l: &LatSummary| -> Vec<(f64, f64)> {
         Pct::ALL.iter().filter_map(|&q| Some((q.value(), l.get(q)? as f64))).collect()
     };
