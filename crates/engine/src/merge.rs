@@ -96,12 +96,24 @@ pub fn merge_lat(parts: &[&LatSummary]) -> LatSummary {
     let with_data = || parts.iter().filter(|p| n_of(p) > 0);
     h.set_extremes(with_data().map(|p| p.min).min().unwrap_or(0), with_data().map(|p| p.max).max().unwrap_or(0));
     let mut out = h.summary();
-    let mean = with_data().map(|p| p.mean * n_of(p) as f64).sum::<f64>() / n as f64;
-    // Sum of squares of each part: n * (stdev^2 + mean^2) (population deviation, as Histogram's).
-    let sq = with_data().map(|p| n_of(p) as f64 * (p.stdev * p.stdev + p.mean * p.mean)).sum::<f64>();
-    out.mean = mean;
-    out.stdev = (sq / n as f64 - mean * mean).max(0.0).sqrt();
+    (out.mean, out.stdev) = combine_moments(with_data().map(|p| (n_of(p), p.mean, p.stdev)));
     out
+}
+
+/// The mean and (population) standard deviation of several parts' samples together, exactly,
+/// from each part's (count, mean, deviation): a part's sum of squares is n·(σ² + μ²).
+pub fn combine_moments(parts: impl IntoIterator<Item = (u64, f64, f64)>) -> (f64, f64) {
+    let (mut n, mut sum, mut sq) = (0u64, 0.0f64, 0.0f64);
+    for (k, mean, stdev) in parts.into_iter().filter(|p| p.0 > 0) {
+        n += k;
+        sum += k as f64 * mean;
+        sq += k as f64 * (stdev * stdev + mean * mean);
+    }
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let mean = sum / n as f64;
+    (mean, (sq / n as f64 - mean * mean).max(0.0).sqrt())
 }
 
 fn merge_dir<'a>(parts: impl Iterator<Item = &'a DirStats>, window_ns: u64) -> DirStats {

@@ -17,6 +17,7 @@
 //! syncs, datasyncs and flushes are not replayed (counted in [`Trace::skipped`]).
 
 use crate::gen::{IoDesc, Op};
+use crate::spec::{AccessSpec, BlockSize};
 
 /// The I/Os of one file (or device) of a trace, in order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -216,6 +217,15 @@ impl Trace {
         }
         n as f64 / (end as f64 / 1e9)
     }
+}
+
+/// A replaying spec's buffers: the trace's longest I/O, on the 512-byte grid every trace's
+/// offsets are on (set when the trace is named, and again when it runs, whatever `bs` was
+/// given since).
+pub fn fit_buffers<'a>(spec: &mut AccessSpec, files: impl IntoIterator<Item = &'a FileTrace>) {
+    let longest = files.into_iter().map(|f| f.max_len()).max().unwrap_or(4096) as u64;
+    spec.bs = vec![BlockSize { bytes: longest, pct: 100 }];
+    spec.align_bytes = Some(512);
 }
 
 /// `SECONDS.NANOS` (blkparse's time) in ns, exactly.

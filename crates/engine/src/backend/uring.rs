@@ -5,6 +5,9 @@
 //! yet, and the completion queue drained in one pass. The slot index is the SQE's user_data, and each buffer stays owned by its slot until its
 //! completion arrives (the worker drains all in-flight I/O before dropping the ring).
 //!
+//! How a job waits for completions (looking before sleeping on tmpfs files) is in
+//! `uring_wait.rs`; this file (~600 lines) is the ring's setup, submission and teardown, one job.
+//!
 //! Ring flags that cut kernel overhead (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN) are asked for
 //! and dropped one by one where the kernel refuses them; what was accepted is reported.
 //!
@@ -118,17 +121,6 @@ pub(crate) struct Uring {
     /// ring's discard needs Linux 6.12); a file's trims punch holes through the ring.
     block: bool,
     pub facts: RingFacts,
-}
-
-/// Completions that come this soon after the job starts waiting are looked for before it
-/// sleeps ([`Uring::wait`]).
-const SPIN_WAIT_MAX_NS: u64 = 20_000;
-
-/// Whether `fd` is a file on tmpfs (`TMPFS_MAGIC`).
-fn on_tmpfs(fd: RawFd) -> bool {
-    // SAFETY: fstatfs writes only into the zeroed struct it is given; `fd` is our open file.
-    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
-    unsafe { libc::fstatfs(fd, &mut s) == 0 && s.f_type == libc::TMPFS_MAGIC }
 }
 
 /// How often a submit refused with EAGAIN/EBUSY is retried before giving up (each retry first
@@ -308,7 +300,7 @@ impl Uring {
             sqpoll,
             sq_thread,
             wait_avg_ns: u64::MAX,
-            look_before_sleep: on_tmpfs(fd),
+            look_before_sleep: wait::on_tmpfs(fd),
             block,
             facts,
         })
@@ -414,13 +406,6 @@ fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut 
 }
 
 impl Uring {
-    /// A wait for a completion took `ns`: fold it into the recent average (1/8 weight; the first
-    /// one sets it).
-    #[inline]
-    fn waited(&mut self, ns: u64) {
-        self.wait_avg_ns = if self.wait_avg_ns == u64::MAX { ns } else { (7 * self.wait_avg_ns + ns) / 8 };
-    }
-
     /// Wait for every I/O still in flight; false if the ring failed first.
     fn drain(&mut self) -> bool {
         self.stash.clear();
@@ -528,42 +513,10 @@ unsafe impl Backend for Uring {
         )
     }
 
-    /// Wait for `n` completions. On a tmpfs file, whose I/Os the kernel hands to its io-wq
-    /// workers, a job thread that sleeps at once makes the worker wake it for every completion
-    /// and then run dry (4k randread QD8 on /dev/shm: 0.25M IOPS, fio 0.7M); so there, while
-    /// completions have lately come within [`SPIN_WAIT_MAX_NS`], the job first looks for them
-    /// without sleeping, for up to twice that recent wait (0.9M IOPS, less CPU per I/O). Not on
-    /// block devices: on a loop device over /dev/shm the looking took CPU from the loop
-    /// device's kernel worker on this 2-core machine (7% fewer IOPS at QD32).
+    /// Wait for `n` completions (on a tmpfs file looking for them first: `uring_wait.rs`).
     #[inline]
     fn wait(&mut self, n: u32) -> io::Result<()> {
-        let ready = |u: &mut Uring| u.ring.completion().len() + u.stash.len() >= n as usize;
-        if ready(self) {
-            return Ok(());
-        }
-        let start = crate::clock::now_ns();
-        if self.look_before_sleep && self.wait_avg_ns <= SPIN_WAIT_MAX_NS {
-            let until = start + 2 * self.wait_avg_ns;
-            loop {
-                // No minimum: runs the completion work that is due (deferred task work), never
-                // sleeps.
-                match self.enter_once(0, 0, IORING_ENTER_GETEVENTS) {
-                    Ok(_) => {}
-                    Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                    Err(e) => return Err(e),
-                }
-                if ready(self) {
-                    self.waited(crate::clock::now_ns() - start);
-                    return Ok(());
-                }
-                if crate::clock::now_ns() >= until {
-                    break;
-                }
-            }
-        }
-        self.enter(0, n, IORING_ENTER_GETEVENTS)?;
-        self.waited(crate::clock::now_ns() - start);
-        Ok(())
+        self.wait_for(n)
     }
 
     fn wait_timeout(&mut self, n: u32, timeout_ns: u64) -> io::Result<()> {
@@ -657,3 +610,5 @@ impl Uring {
 #[cfg(test)]
 #[path = "uring_tests.rs"]
 mod tests;
+#[path = "uring_wait.rs"]
+mod wait;

@@ -368,9 +368,7 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
             // (--destroy), and a bad trace is refused before anything runs.
             let t = crate::replay::Trace::load(v).map_err(|e| Error::spec(field, "", e))?;
             spec.read_pct = t.read_pct();
-            let longest = t.files.iter().map(|f| f.max_len()).max().unwrap_or(4096) as u64;
-            spec.bs = vec![crate::spec::BlockSize { bytes: longest, pct: 100 }];
-            spec.align_bytes = Some(512);
+            crate::replay::fit_buffers(spec, &t.files);
             let fast = spec.replay.as_ref().is_some_and(|r| r.fast);
             spec.replay = Some(crate::spec::Replay { path: v.to_string(), fast });
         }

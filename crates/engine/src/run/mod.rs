@@ -14,10 +14,9 @@ use std::time::Duration;
 use crate::backend::{with_backend, Backend, WithBackend};
 use crate::clock::now_ns;
 use crate::error::Error;
-use crate::fields::Field;
 use crate::hist::Histogram;
 use crate::pattern::BufferPool;
-use crate::replay::{FileTrace, Trace};
+use crate::replay::FileTrace;
 use crate::result::*;
 use crate::spec::{AccessSpec, EngineKind, Rate};
 use crate::target::{OpenTarget, TargetKind};
@@ -125,14 +124,14 @@ fn run_streams_with(
             st.spec.hybrid_spin_cpus(jobs, jobs)
         })
         .sum();
-    let traces: Vec<Option<Vec<Arc<FileTrace>>>> = streams.iter().map(load_trace).collect::<Result<_, _>>()?;
+    let traces: Vec<Option<Vec<Arc<FileTrace>>>> = streams.iter().map(replay::load_trace).collect::<Result<_, _>>()?;
     let resolved: Vec<AccessSpec> = streams
         .iter()
         .zip(&traces)
         .map(|(st, trace)| {
             let mut s = st.spec.clone();
             if let Some(files) = trace {
-                replay_spec(&mut s, files);
+                replay::replay_spec(&mut s, files);
             }
             if let Some(r) = s.rate.as_mut() {
                 r.pace = r.pace.resolve(spin_cpus, cpus);
@@ -256,51 +255,6 @@ fn run_streams_with(
         results.push(result);
     }
     Ok(results)
-}
-
-/// A replaying stream's trace, one file's I/Os per target, checked against the targets (one
-/// target per file of the trace, every I/O inside its target).
-fn load_trace(st: &Stream) -> Result<Option<Vec<Arc<FileTrace>>>, Error> {
-    let Some(r) = &st.spec.replay else { return Ok(None) };
-    let bad = |why: String| Error::spec(Field::Replay, r.path.clone(), why);
-    let trace = Trace::load(&r.path).map_err(|e| Error::spec(Field::Replay, "", e))?;
-    if trace.files.len() != st.targets.len() {
-        let names: Vec<&str> = trace.files.iter().map(|f| f.name.as_str()).collect();
-        return Err(bad(format!(
-            "the trace has I/Os for {} file(s) ({}) and the run {} target(s): give one target per file, in that \
-             order",
-            trace.files.len(),
-            names.join(", "),
-            st.targets.len()
-        )));
-    }
-    for (f, t) in trace.files.iter().zip(st.targets) {
-        let size = t.info.size_bytes;
-        if t.info.kind != TargetKind::Null && f.extent() > size {
-            return Err(bad(format!(
-                "its I/Os of {} reach byte {}, past the end of {} ({size} bytes): give a larger target",
-                f.name,
-                f.extent(),
-                t.info.path
-            )));
-        }
-    }
-    Ok(Some(trace.files.into_iter().map(Arc::new).collect()))
-}
-
-/// What a replaying spec runs as: buffers for the trace's longest I/O, and with the original
-/// timing an open loop at the trace's average rate (its own times pace it; response times and
-/// lateness are then measured as for any fixed-rate run).
-fn replay_spec(s: &mut AccessSpec, files: &[Arc<FileTrace>]) {
-    let longest = files.iter().map(|f| f.max_len()).max().unwrap_or(4096) as u64;
-    s.bs = vec![crate::spec::BlockSize { bytes: longest, pct: 100 }];
-    s.align_bytes = Some(512);
-    if !s.replay.as_ref().is_some_and(|r| r.fast) {
-        let n: usize = files.iter().map(|f| f.ios.len()).sum();
-        let end = files.iter().filter_map(|f| f.t_ns.last()).max().copied().unwrap_or(0);
-        let per_s = if end > 0 { n as f64 / (end as f64 / 1e9) } else { n as f64 };
-        s.rate = Some(crate::spec::Rate { per_s, ..Default::default() });
-    }
 }
 
 /// Where in the first interval job `index` of `jobs` sharing a rate starts its schedule: spread
@@ -602,6 +556,7 @@ fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window:
 }
 
 mod gate;
+mod replay;
 #[cfg(test)]
 mod tests;
 mod verify;

@@ -11,6 +11,8 @@
 //! - `N%` is a percentage, which drivelab refuses where fio would take it as a share of the
 //!   target.
 //!
+//! - fio's lists: `bssplit` (`4k/70:64k/`) and CPU lists (`0-3,6`) in drivelab's spelling.
+//!
 //! Anything fio would read differently from its face value (a fraction, trailing text) is
 //! refused here instead of guessed.
 
@@ -118,6 +120,58 @@ pub fn boolean(value: Option<&str>) -> Result<bool, String> {
     }
 }
 
+/// fio's `bssplit` (`4k/70:64k/30`, a share left empty takes what is left) as drivelab's split
+/// (`4096:70,65536:30`).
+pub fn bssplit(v: &str, kb: KbBase) -> Result<String, String> {
+    let mut parts: Vec<(u64, Option<u64>)> = Vec::new();
+    for item in v.split(':').filter(|s| !s.trim().is_empty()) {
+        let (b, pct) = match item.split_once('/') {
+            Some((b, p)) if p.trim().is_empty() => (b, None),
+            Some((b, p)) => (b, Some(whole(p)?)),
+            None => (item, None),
+        };
+        parts.push((size(b.trim(), kb)?, pct));
+    }
+    let given: u64 = parts.iter().filter_map(|p| p.1).sum();
+    let open = parts.iter().filter(|p| p.1.is_none()).count() as u64;
+    if given > 100 || (open == 0 && given != 100) {
+        return Err(format!("the shares add up to {given}; they must add up to 100"));
+    }
+    let left = 100 - given;
+    let (each, extra) = (left.checked_div(open).unwrap_or(0), left.checked_rem(open).unwrap_or(0));
+    let mut first_open = true;
+    let out: Vec<String> = parts
+        .iter()
+        .map(|&(b, p)| {
+            let pct = p.unwrap_or_else(|| {
+                let e = each + if first_open { extra } else { 0 };
+                first_open = false;
+                e
+            });
+            format!("{b}:{pct}")
+        })
+        .collect();
+    Ok(out.join(","))
+}
+
+/// fio's CPU list (`0-3,6`) as drivelab's (`0,1,2,3,6`).
+pub fn cpu_list(v: &str) -> Result<String, String> {
+    let mut cpus = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (whole(a)?, whole(b)?);
+                if b < a || b - a > 4096 {
+                    return Err(format!("'{part}' is not a range of CPUs"));
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(whole(part)?),
+        }
+    }
+    Ok(cpus.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +215,11 @@ mod tests {
         assert_eq!(boolean(Some("0")), Ok(false));
         assert_eq!(boolean(Some("1")), Ok(true));
         assert!(boolean(Some("maybe")).is_err());
+    }
+
+    #[test]
+    fn cpu_lists_expand_ranges() {
+        assert_eq!(cpu_list("0-3,6").unwrap(), "0,1,2,3,6");
+        assert!(cpu_list("3-1").is_err());
     }
 }

@@ -101,16 +101,12 @@ pub fn histogram(bins: &BTreeMap<String, u64>) -> Result<Histogram, String> {
 pub fn summary(parts: &[Part]) -> Result<(LatSummary, Shape), String> {
     let live: Vec<&Part> = parts.iter().filter(|p| p.stats.n > 0).collect();
     let Some(first) = live.first() else { return Ok((empty(), Shape::Empty)) };
-    let n: u64 = live.iter().map(|p| p.stats.n).sum();
     let min = live.iter().map(|p| p.stats.min).min().unwrap_or(0);
     let max = live.iter().map(|p| p.stats.max).max().unwrap_or(0);
     let (mean, stdev) = if live.len() == 1 {
         (first.stats.mean, first.stats.stddev)
     } else {
-        let mean = live.iter().map(|p| p.stats.n as f64 * p.stats.mean).sum::<f64>() / n as f64;
-        let square =
-            live.iter().map(|p| p.stats.n as f64 * (p.stats.stddev.powi(2) + p.stats.mean.powi(2))).sum::<f64>();
-        (mean, (square / n as f64 - mean * mean).max(0.0).sqrt())
+        drivelab_engine::merge::combine_moments(live.iter().map(|p| (p.stats.n, p.stats.mean, p.stats.stddev)))
     };
     let mut s = empty();
     (s.min, s.max, s.mean, s.stdev) = (min, max, mean, stdev);
