@@ -300,7 +300,8 @@ impl Uring {
             sqpoll,
             sq_thread,
             wait_avg_ns: u64::MAX,
-            look_before_sleep: wait::on_tmpfs(fd),
+            // A regular file only: a device node on /dev (devtmpfs) reports tmpfs too.
+            look_before_sleep: !block && wait::on_tmpfs(fd),
             block,
             facts,
         })

@@ -16,7 +16,8 @@ use crate::backend::Backend;
 /// sleeps.
 const SPIN_WAIT_MAX_NS: u64 = 20_000;
 
-/// Whether `fd` is a file on tmpfs (`TMPFS_MAGIC`).
+/// Whether `fd` is on tmpfs (`TMPFS_MAGIC`; a device node in devtmpfs is too: callers ask only
+/// for regular files).
 pub(super) fn on_tmpfs(fd: RawFd) -> bool {
     // SAFETY: all-zero bytes are a valid `statfs` (integers only).
     let mut s: libc::statfs = unsafe { std::mem::zeroed() };
