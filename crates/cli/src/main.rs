@@ -10,6 +10,7 @@ mod default_job;
 mod docs_cmd;
 mod events;
 mod info_cmd;
+mod mpi;
 mod negative;
 mod output;
 mod plan_cmd;
@@ -46,6 +47,20 @@ fn main() {
     if let Err(e) = cli.take_filenames() {
         eprintln!("drivelab: {}", e.cli_message());
         std::process::exit(2);
+    }
+    // Under mpirun: start MPI (commands that measure only), give this rank its own --destroy
+    // and --journal names, and let only rank 0 print.
+    if let Some(safety) = cli.safety_mut() {
+        if let Err(e) = mpi::start(safety.share()) {
+            eprintln!("drivelab: {}", e.cli_message());
+            std::process::exit(2);
+        }
+        if let Some(ranks) = mpi::ranks() {
+            safety.expand_for_rank(&ranks);
+            if !ranks.is_writer() {
+                output::silence();
+            }
+        }
     }
     let outcome = match &cli.command {
         None => default_job::run(),
@@ -84,6 +99,7 @@ fn main() {
             }
         }
     };
+    mpi::finish();
     std::process::exit(code);
 }
 

@@ -92,3 +92,20 @@ pub fn write_json(path: &str, result: &RunResult) -> Result<(), Error> {
     }
     drivelab_lab::store::write_json(Path::new(path), result)
 }
+
+/// An MPI rank other than 0: rank 0 prints for every rank (their refusals and errors are agreed
+/// and said there), so this one's standard output and error go to /dev/null. `DRIVELAB_RANK_LOG`
+/// keeps its standard error, to debug a rank.
+pub fn silence() {
+    let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else { return };
+    let keep_stderr = std::env::var_os("DRIVELAB_RANK_LOG").is_some();
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&null);
+    // SAFETY: dup2 onto the standard descriptors replaces what they refer to; no Rust object owns
+    // fds 1 and 2, and `null` stays open until dup2 has copied it.
+    unsafe {
+        libc::dup2(fd, 1);
+        if !keep_stderr {
+            libc::dup2(fd, 2);
+        }
+    }
+}

@@ -149,6 +149,13 @@ pub fn execute(
     let mut lab = Lab::new(lab_setup(safety, power_cmd)?, &mut sink);
     let (dir, outcome) = match resume {
         Some(d) => {
+            if crate::mpi::ranks().is_some() {
+                return Err(Error::invalid(format!(
+                    "--resume {}: resuming under mpirun is not supported (each rank would have to agree on the \
+                     points already done); resume it without mpirun, or start a new run",
+                    d.display()
+                )));
+            }
             runner::check(&lab, plan, &opts)?;
             let dir = ResultsDir::open(&d)?;
             lab.emit(Event::ResultsDir(dir.path()));

@@ -50,6 +50,9 @@ pub fn html(saved: &Results) -> String {
 
 /// Write (or refresh) `DIR/report.html`: a view derived from the saved records, replaced whole.
 pub fn write_dir_report(dir: &Path) -> Result<(), Error> {
+    if !crate::mpi::writes() {
+        return Ok(());
+    }
     let text = html(&results::load(dir)?);
     let tmp = dir.join(".report.html.tmp");
     std::fs::write(&tmp, text).map_err(|e| Error::io(format!("writing {}", tmp.display()), e))?;

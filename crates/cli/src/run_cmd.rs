@@ -10,7 +10,7 @@ use std::sync::Arc;
 use drivelab_engine::Error;
 use drivelab_lab::execute::{Lab, Setup};
 use drivelab_lab::fiojob;
-use drivelab_lab::plan::{Plan, Point};
+use drivelab_lab::plan::Plan;
 use drivelab_lab::results::Kind;
 use drivelab_lab::runner::{self, PlanOptions};
 
@@ -64,6 +64,7 @@ pub fn lab_setup<'a>(safety: &'a SafetyArgs, power_cmd: Option<&String>) -> Resu
         power_cmd: power_cmd.cloned(),
         stop: stop_flag(),
         journal: safety.journal_path()?,
+        ranks: crate::mpi::ranks(),
     })
 }
 
@@ -126,7 +127,7 @@ fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
             pick: "best".into(),
         },
     )?;
-    if plan.points.len() == 1 {
+    if plan.points.len() == 1 && crate::mpi::writes() {
         let saved = drivelab_lab::results::load(&dir)?;
         if let Some(record) = saved.points.last() {
             output::stdout_text(&summary::render(&record.result, term::width(Stream::Stdout)));
@@ -161,27 +162,8 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
         output::check_json_path(j)?;
     }
     let json_to_stdout = args.json.as_deref() == Some("-");
-    let point = Point {
-        index: 1,
-        label: spec.label(),
-        slug: drivelab_lab::store::slug(&spec.label()),
-        step: String::new(),
-        targets: args.targets.clone(),
-        fields: args.fields(),
-        estimate_ns: spec.time_ns.map(|t| t + spec.ramp_ns),
-        spec,
-        concurrent: Vec::new(),
-    };
-    let plan = Plan {
-        name: "run".into(),
-        targets: args.targets.clone(),
-        together: true,
-        repeat: 1,
-        pause_ns: 0,
-        precondition: None,
-        points: vec![point],
-        source_notices: Vec::new(),
-    };
+    let mut plan = Plan::single(spec, args.targets.clone());
+    plan.points[0].fields = args.fields();
     let mut printer = Printer::new(Style::Run, args.quiet, json_to_stdout);
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref())?, &mut sink);
@@ -205,7 +187,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     } else {
         output::stdout_text(&format!("{}{report}\n", summary::render(r, term::width(Stream::Stdout))));
     }
-    if let Some(j) = args.json.as_deref() {
+    if let Some(j) = args.json.as_deref().filter(|_| crate::mpi::writes()) {
         if let Err(e) = output::write_json(j, r) {
             // The measurement is not lost: it is in the results directory, and here.
             eprintln!("drivelab: {}; the result follows on standard output", e.cli_message());

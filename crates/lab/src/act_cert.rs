@@ -22,9 +22,7 @@ use crate::act::{self, ActConfig, ActLogHeader, ActLogTarget};
 use crate::act_run::{self, errored_stream, ActOptions, ActRun, StreamResult, Timing};
 use crate::execute::{Event, Lab};
 use crate::precondition;
-use crate::results::{
-    Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, ResponseScore, ResultsDir, Setup, SCHEMA,
-};
+use crate::results::{Kind, Outcome, ProbeData, ProbeResult, ProbeRole, ResponseScore, ResultsDir, Setup, SCHEMA};
 use crate::search::{HighestPassing, SearchSpace, Step};
 
 /// How the certification ended.
@@ -64,11 +62,9 @@ pub fn run(
     opts: &ActOptions,
     act_log: Option<&Path>,
 ) -> Result<ActEnd, Error> {
-    check(lab, opts, act_log)?;
-    crate::store::check_results_base(base)?;
-    let manifest = Manifest::new(Kind::Act, command_line, &opts.targets, Setup::Act(opts.clone()));
-    let dir = ResultsDir::create(base, &manifest)?;
-    lab.emit(Event::ResultsDir(dir.path()));
+    lab.agree(check(lab, opts, act_log))?;
+    let manifest = lab.manifest(Kind::Act, command_line, &opts.targets, Setup::Act(opts.clone()))?;
+    let dir = lab.results_dir(base, &manifest)?;
     let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, last: None, tried: Vec::new(), index: 0 };
     let outcome = cert.run()?;
     dir.save_outcome(&outcome)?;
@@ -261,10 +257,11 @@ impl Cert<'_, '_, '_> {
         self.lab.emit(Event::ActRates { scale: n, rates: &rates });
         let streams: Vec<(AccessSpec, Vec<String>)> =
             plan.iter().map(|(_, t, spec)| (spec.clone(), vec![self.opts.targets[*t].clone()])).collect();
-        let (results, power_w) = self.lab.measure_streams(&streams)?;
+        let measured = self.lab.measure_streams(&streams)?;
+        let power_w = measured.power_w;
         let streams: Vec<StreamResult> = plan
             .iter()
-            .zip(results)
+            .zip(measured.results)
             .map(|((role, t, _), result)| StreamResult { role: *role, target: self.opts.targets[*t].clone(), result })
             .collect();
         let run = act_run::judge(&self.opts, rates, streams, &self.opts.targets);
@@ -279,6 +276,7 @@ impl Cert<'_, '_, '_> {
             interrupted: run.interrupted,
             power_w,
             data: ProbeData::Act(Box::new(run)),
+            ranks: measured.ranks,
         };
         if !rec.interrupted {
             self.dir.save_probe(&rec, &format!("{}-{n}x", role_slug(role)))?;
@@ -305,7 +303,8 @@ impl Cert<'_, '_, '_> {
         };
         let targets = self.opts.targets.clone();
         let r = self.lab.measure(&spec, &targets)?.result;
-        let per_target = r.total.iops / targets.len() as f64;
+        // Under MPI `r` is every rank's: each runs `targets.len()` drives.
+        let per_target = r.total.iops / (targets.len() * self.lab.rank_count()) as f64;
         let n = (per_target / act::READS_PER_N).floor().max(1.0) as u32;
         self.lab.emit(Event::Info(&format!(
             "act: {} small reads/s per target from {threads} threads in closed loop: start at {n}x",

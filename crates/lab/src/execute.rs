@@ -20,6 +20,7 @@ use crate::act::ActRates;
 use crate::plan::Point;
 use crate::power;
 use crate::prepare::{self, Prepared};
+use crate::ranks::{merge::merge_ranks, RankPart, Ranks};
 use crate::results::{PointResult, ProbeResult};
 use crate::safety::{Claims, Permission};
 use crate::steady::WindowStats;
@@ -93,6 +94,8 @@ pub struct Setup<'a> {
     /// `--journal`: the file (new) every verifying write is journaled in (see
     /// `drivelab_engine::verify::Journal`); created at the first verifying run.
     pub journal: Option<std::path::PathBuf>,
+    /// Under `mpirun`: this rank's place among the others (see [`crate::ranks`]). None: alone.
+    pub ranks: Option<std::rc::Rc<Ranks>>,
 }
 
 /// Why the journal at `path` could not be created, and what to do.
@@ -109,8 +112,25 @@ pub fn journal_error(path: &std::path::Path, e: std::io::Error) -> Error {
 /// A measurement: the engine's result as run, and the power drawn meanwhile.
 pub struct Measured {
     pub result: RunResult,
-    /// Average watts over the measurement, with `--power-cmd`.
+    /// Average watts over the measurement, with `--power-cmd` (under MPI: every host's, added).
     pub power_w: Option<f64>,
+    /// Under MPI: each rank's own part (`result` is their merge); empty when alone.
+    pub ranks: Vec<RankPart>,
+}
+
+/// Several workloads measured at once: one result per stream (under MPI: every rank's merged).
+pub struct MeasuredStreams {
+    pub results: Vec<RunResult>,
+    pub power_w: Option<f64>,
+    /// Under MPI: each rank's own results, one per stream.
+    pub ranks: Vec<RankPart>,
+}
+
+/// What a measurement needs beside its prepared targets (see [`Lab::ready`]).
+struct Ready {
+    maps: Vec<Vec<drivelab_engine::verify::GenerationMap>>,
+    ids: Vec<Vec<u32>>,
+    journal: Option<Arc<Journal>>,
 }
 
 /// The lab: the setup, and where events go.
@@ -123,11 +143,95 @@ pub struct Lab<'a> {
     known: Known,
     /// `--journal`, once created.
     journal: Option<Arc<Journal>>,
+    /// Under MPI: every target this rank checked (canonical paths), to refuse two ranks of one
+    /// host naming the same one (see [`Ranks::check_own_targets`]).
+    checked: std::cell::RefCell<Vec<String>>,
 }
 
 impl<'a> Lab<'a> {
     pub fn new(setup: Setup<'a>, sink: &'a mut dyn FnMut(Event)) -> Lab<'a> {
-        Lab { setup, sink, claims: Claims::new(), known: Known::default(), journal: None }
+        Lab { setup, sink, claims: Claims::new(), known: Known::default(), journal: None, checked: Default::default() }
+    }
+
+    /// Under MPI: this rank's place among the others.
+    pub fn ranks(&self) -> Option<&Ranks> {
+        self.setup.ranks.as_deref()
+    }
+
+    /// Ranks taking part (1 when alone).
+    pub fn rank_count(&self) -> usize {
+        self.ranks().map_or(1, Ranks::size)
+    }
+
+    /// This process writes the results directory and prints (always, unless it is an MPI rank
+    /// other than 0).
+    pub fn writes_results(&self) -> bool {
+        self.ranks().is_none_or(Ranks::is_writer)
+    }
+
+    /// A driver's checks, agreed by every rank (collective under MPI): a refusal on any rank is
+    /// every rank's, named with its rank and host, before anything is written anywhere.
+    pub fn agree<T>(&self, local: Result<T, Error>) -> Result<T, Error> {
+        let Some(ranks) = self.ranks() else { return local };
+        let local = ranks.agree(local)?;
+        let checked = self.checked.borrow().clone();
+        ranks.agree(ranks.check_own_targets(&checked))?;
+        Ok(local)
+    }
+
+    /// The manifest of a new results directory: this host's facts, and under MPI every rank's
+    /// (collective).
+    pub fn manifest(
+        &self,
+        kind: crate::results::Kind,
+        command_line: Vec<String>,
+        targets: &[String],
+        setup: crate::results::Setup,
+    ) -> Result<crate::results::Manifest, Error> {
+        let local: Vec<String> = targets.iter().map(|t| self.local_target(t)).collect();
+        let mut m = crate::results::Manifest::new(kind, command_line, &local, setup);
+        if let Some(ranks) = self.ranks() {
+            let mine = crate::ranks::RankFacts { rank: ranks.rank(), host: m.host.clone(), targets: m.targets.clone() };
+            let all = ranks.gather(&mine)?;
+            m.ranks = Some(crate::ranks::RanksRecord { size: ranks.size(), share: ranks.share(), ranks: all });
+        }
+        Ok(m)
+    }
+
+    /// The results directory of `manifest` under `base`: created by the writer (rank 0), a
+    /// directory that saves nothing on the other ranks.
+    pub fn results_dir(
+        &mut self,
+        base: &std::path::Path,
+        manifest: &crate::results::Manifest,
+    ) -> Result<crate::results::ResultsDir, Error> {
+        let local = if self.writes_results() {
+            crate::store::check_results_base(base).and_then(|_| crate::results::ResultsDir::create(base, manifest))
+        } else {
+            Ok(crate::results::ResultsDir::not_written(base))
+        };
+        let dir = self.agree(local)?;
+        self.emit(Event::ResultsDir(dir.path()));
+        Ok(dir)
+    }
+
+    /// `target` as this rank names it (`{rank}`, `{host}` replaced under MPI).
+    pub fn local_target(&self, target: &str) -> String {
+        self.ranks().map_or_else(|| target.to_string(), |r| r.expand(target))
+    }
+
+    /// `spec` on `targets` as this rank runs them: targets expanded, and this rank's share of a
+    /// total rate or of a split region (see [`Ranks::rank_spec`]).
+    fn local_stream(&self, spec: &AccessSpec, targets: &[String]) -> Result<(AccessSpec, Vec<String>), Error> {
+        let Some(ranks) = self.ranks() else { return Ok((spec.clone(), targets.to_vec())) };
+        let targets: Vec<String> = targets.iter().map(|t| ranks.expand(t)).collect();
+        let size = if ranks.share() == crate::ranks::Share::Split {
+            let infos = prepare::probe_all(&targets)?;
+            infos.iter().map(|i| if i.exists { i.size_bytes } else { self.setup.new_file_size }).min().unwrap_or(0)
+        } else {
+            0
+        };
+        Ok((ranks.rank_spec(spec, size)?, targets))
     }
 
     pub fn emit(&mut self, e: Event) {
@@ -139,9 +243,20 @@ impl<'a> Lab<'a> {
         self.setup.stop.load(Ordering::SeqCst)
     }
 
-    /// Every check `measure(spec, targets)` would make that can refuse, with no side effects.
+    /// Every check `measure(spec, targets)` would make that can refuse, with no side effects
+    /// (this rank's only: drivers agree on their checks with [`Lab::agree`]).
     pub fn check(&self, spec: &AccessSpec, targets: &[String]) -> Result<AccessSpec, Error> {
-        prepare::check(spec, targets, self.setup.new_file_size, &self.setup.perm, &self.claims).map(|(s, _, _)| s)
+        let (spec, targets) = self.local_stream(spec, targets)?;
+        if self.ranks().is_some() {
+            let mut checked = self.checked.borrow_mut();
+            for t in &targets {
+                let t = drivelab_engine::target::canonical(t).to_string_lossy().into_owned();
+                if !checked.contains(&t) {
+                    checked.push(t);
+                }
+            }
+        }
+        prepare::check(&spec, &targets, self.setup.new_file_size, &self.setup.perm, &self.claims).map(|(s, _, _)| s)
     }
 
     /// Every check of the power command: it runs and prints watts.
@@ -177,8 +292,8 @@ impl<'a> Lab<'a> {
 
     /// Run `spec` on `targets`: prepare, run, sample power, attach notices.
     pub fn measure(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<Measured, Error> {
-        let (mut results, power_w) = self.measure_streams(&[(spec.clone(), targets.to_vec())])?;
-        Ok(Measured { result: results.remove(0), power_w })
+        let mut m = self.measure_streams(&[(spec.clone(), targets.to_vec())])?;
+        Ok(Measured { result: m.results.remove(0), power_w: m.power_w, ranks: m.ranks })
     }
 
     /// Run a point: its own spec, and its concurrent jobs (a fio group) started together with it,
@@ -188,7 +303,7 @@ impl<'a> Lab<'a> {
         if point.concurrent.is_empty() {
             return self.measure(&point.spec, &point.targets);
         }
-        let (results, power_w) = self.measure_streams(&point.streams())?;
+        let MeasuredStreams { results, power_w, ranks } = self.measure_streams(&point.streams())?;
         let mut result = drivelab_engine::merge::merge_results(&results);
         let jobs: Vec<String> = std::iter::once(point.step.as_str())
             .chain(point.concurrent.iter().map(|c| c.name.as_str()))
@@ -198,36 +313,89 @@ impl<'a> Lab<'a> {
         result
             .notices
             .insert(0, format!("{} jobs ran together, merged into this result: {}", jobs.len(), jobs.join("; ")));
-        Ok(Measured { result, power_w })
+        Ok(Measured { result, power_w, ranks })
     }
 
     /// Run several workloads at once (ACT's three streams per drive), all started together;
-    /// one result per stream, and the power drawn meanwhile.
-    pub fn measure_streams(
-        &mut self,
-        streams: &[(AccessSpec, Vec<String>)],
-    ) -> Result<(Vec<RunResult>, Option<f64>), Error> {
+    /// one result per stream, and the power drawn meanwhile. Under MPI every rank runs them on
+    /// its own targets, started at one barrier, and each stream's results are merged.
+    pub fn measure_streams(&mut self, streams: &[(AccessSpec, Vec<String>)]) -> Result<MeasuredStreams, Error> {
+        let Some(ranks) = self.setup.ranks.clone() else {
+            let prepared = self.prepare_streams(streams)?;
+            let ready = self.ready(&prepared)?;
+            let (results, power_w) = self.run_ready(&prepared, &ready)?;
+            return Ok(MeasuredStreams { results, power_w, ranks: Vec::new() });
+        };
+        // Every rank prepares (probes, checks, creates, claims) and they agree before any
+        // writes; targets shared among ranks are prepared in turn, so the first creates a new
+        // file and the others find it made.
+        let prepared = if ranks.share().shared() {
+            let mut mine = None;
+            for turn in 0..ranks.size() {
+                let local = if turn == ranks.rank() { self.prepare_streams(streams).map(Some) } else { Ok(None) };
+                if let Some(p) = ranks.agree(local)? {
+                    mine = Some(p);
+                }
+            }
+            mine.expect("every rank takes a turn")
+        } else {
+            ranks.agree(self.prepare_streams(streams))?
+        };
+        let ready = ranks.agree(self.ready(&prepared))?;
+        let start = ranks.start();
+        let local = self.run_ready(&prepared, &ready).map(|(mut results, power_w)| {
+            for r in &mut results {
+                // Maps stay with the rank that wrote them (they are large; see `known`).
+                r.verify_maps.clear();
+            }
+            RankPart { rank: ranks.rank(), host: ranks.host().to_string(), results, power_w, start }
+        });
+        let parts = ranks.gather_results(local)?;
+        let asked: Vec<AccessSpec> = streams.iter().map(|(s, _)| s.clone()).collect();
+        let results = merge_ranks(&parts, &asked);
+        if results.iter().any(|r| r.interrupted) {
+            // Every rank ends as interrupted, so every driver stops at the same point.
+            self.setup.stop.store(true, Ordering::SeqCst);
+        }
+        Ok(MeasuredStreams { results, power_w: crate::ranks::merge::total_power(&parts), ranks: parts })
+    }
+
+    /// Probe, check, create and claim every stream's targets (this rank's).
+    fn prepare_streams(&mut self, streams: &[(AccessSpec, Vec<String>)]) -> Result<Vec<Prepared>, Error> {
         let mut prepared = Vec::with_capacity(streams.len());
         for (spec, targets) in streams {
-            prepared.push(self.prepare(spec, targets)?);
+            let (spec, targets) = self.local_stream(spec, targets)?;
+            prepared.push(self.prepare(&spec, &targets)?);
         }
-        for p in &prepared {
+        Ok(prepared)
+    }
+
+    /// What prepared streams need before the engine starts: verify's fill of regions nothing is
+    /// known of, the generation maps and target ids, the journal.
+    fn ready(&mut self, prepared: &[Prepared]) -> Result<Ready, Error> {
+        for p in prepared {
             self.fill_for_verify(p)?;
         }
         let maps: Vec<Vec<_>> =
             prepared.iter().map(|p| self.known.maps_for(&p.spec, &p.targets)).collect::<Result<_, _>>()?;
         let ids: Vec<Vec<u32>> =
             prepared.iter().map(|p| if p.spec.verify { self.known.ids_for(&p.targets) } else { Vec::new() }).collect();
-        let journal = self.journal_for(&prepared)?;
+        let journal = self.journal_for(prepared)?;
+        Ok(Ready { maps, ids, journal })
+    }
+
+    /// Run prepared streams on this host; afterwards what is known to be written,
+    /// `--verify-after`'s re-read and the notices.
+    fn run_ready(&mut self, prepared: &[Prepared], ready: &Ready) -> Result<(Vec<RunResult>, Option<f64>), Error> {
         // Ctrl-C during preparation: the engine sees the stop flag and returns an interrupted
         // result at once, so the driver keeps what finished and ends as interrupted.
         let list: Vec<Stream> = prepared
             .iter()
-            .zip(maps.iter().zip(&ids))
+            .zip(ready.maps.iter().zip(&ready.ids))
             .map(|(p, (maps, ids))| Stream {
                 spec: &p.spec,
                 targets: &p.targets,
-                verify: VerifyFrom { maps, ids, journal: journal.as_ref().filter(|_| p.spec.verify) },
+                verify: VerifyFrom { maps, ids, journal: ready.journal.as_ref().filter(|_| p.spec.verify) },
             })
             .collect();
         let engine = prepared[0].spec.engine;
@@ -238,7 +406,7 @@ impl<'a> Lab<'a> {
         let power_w = sampler.and_then(|s| s.finish());
         self.emit(Event::MeasureEnd);
         let mut results = ran?;
-        for (r, p) in results.iter_mut().zip(&prepared) {
+        for (r, p) in results.iter_mut().zip(prepared) {
             if r.verify.is_some() {
                 self.known.keep(r);
             } else if p.spec.has_writes() {
@@ -259,6 +427,13 @@ impl<'a> Lab<'a> {
             }
         }
         Ok((results, power_w))
+    }
+
+    /// One run on this host alone, with no other rank (verify's fill before a measurement).
+    fn measure_here(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<RunResult, Error> {
+        let prepared = vec![self.prepare(spec, targets)?];
+        let ready = self.ready(&prepared)?;
+        Ok(self.run_ready(&prepared, &ready)?.0.remove(0))
     }
 
     /// With `--journal`: the journal (created at the first run), after checking that every
@@ -300,14 +475,14 @@ impl<'a> Lab<'a> {
                 drivelab_engine::units::fmt_size(spec.bs[0].bytes)
             );
             self.emit(Event::Notice(&note));
-            let m = self
-                .measure(&spec, std::slice::from_ref(&t.info.path))
+            let r = self
+                .measure_here(&spec, std::slice::from_ref(&t.info.path))
                 .map_err(|e| e.context("verify: writing the region before reading it"))?;
-            if let Some(e) = m.result.errors.first() {
+            if let Some(e) = r.errors.first() {
                 let why = format!("verify: writing the region of {} before reading it", t.info.path);
                 return Err(Error::io(why, std::io::Error::other(e.error.clone())));
             }
-            if m.result.mismatches() > 0 {
+            if r.mismatches() > 0 {
                 return Err(Error::io(
                     format!("verify: writing the region of {}", t.info.path),
                     std::io::Error::other("its data did not read back as written"),

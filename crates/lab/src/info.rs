@@ -100,6 +100,7 @@ pub fn write_verdict(info: &TargetInfo) -> WriteVerdict {
             destroy: if flags.contains(&"--destroy") { &destroy } else { &[] },
             force: flags.contains(&"--force"),
             overwrite: flags.contains(&"--overwrite"),
+            shared: false,
         };
         match safety::check_write(info, &perm) {
             Ok(()) => {

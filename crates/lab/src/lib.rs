@@ -17,6 +17,7 @@ pub mod power;
 pub mod precondition;
 pub mod prepare;
 pub mod qos;
+pub mod ranks;
 pub mod repeat;
 pub mod results;
 pub mod runner;

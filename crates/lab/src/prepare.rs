@@ -186,7 +186,7 @@ fn open_one(ctx: &mut OpenCtx, info: &mut TargetInfo, created: &mut Vec<String>)
             ..info.clone()
         };
         created.push(path);
-        let held = ctx.claims.adopt(file)?;
+        let held = ctx.claims.adopt(file, ctx.perm)?;
         return target::open_via(held, info, ctx.spec);
     }
     let held = ctx.claims.claim(info, ctx.perm, ctx.notices)?;

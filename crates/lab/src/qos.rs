@@ -20,7 +20,7 @@ use drivelab_engine::spec::AccessSpec;
 use serde::{Deserialize, Serialize};
 
 use crate::execute::{Event, Lab};
-use crate::results::{Kind, Manifest, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, ResultsDir, Setup, SCHEMA};
+use crate::results::{Kind, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, ResultsDir, Setup, SCHEMA};
 use crate::search::{Evaluation, HighestPassing, Objective, SearchSpace, Step};
 
 /// What a qos search was asked.
@@ -121,11 +121,9 @@ pub fn run(
     command_line: Vec<String>,
     setup: &QosSetup,
 ) -> Result<QosEnd, Error> {
-    check(lab, setup)?;
-    crate::store::check_results_base(base)?;
-    let manifest = Manifest::new(Kind::Qos, command_line, &setup.targets, Setup::Qos(setup.clone()));
-    let dir = ResultsDir::create(base, &manifest)?;
-    lab.emit(Event::ResultsDir(dir.path()));
+    lab.agree(check(lab, setup))?;
+    let manifest = lab.manifest(Kind::Qos, command_line, &setup.targets, Setup::Qos(setup.clone()))?;
+    let dir = lab.results_dir(base, &manifest)?;
     // The objective judges response time at a fixed rate (a stall is charged to every I/O
     // that waited), lat (from just before the submit call) in closed loop.
     let judged = match setup.by {
@@ -289,6 +287,7 @@ impl Search<'_, '_, '_> {
             interrupted: r.interrupted,
             power_w: m.power_w,
             data: ProbeData::Qos(Box::new(QosProbe { evaluation, fell_behind, result: r })),
+            ranks: m.ranks,
         };
         if !rec.interrupted {
             self.dir.save_probe(&rec, &slug)?;

@@ -15,7 +15,7 @@ use crate::plan::{Plan, Point};
 use crate::precondition;
 use crate::prepare;
 use crate::repeat::{self, Repeat, RepeatRecord};
-use crate::results::{Kind, Manifest, PointResult, ResultsDir, Setup, SteadyRecord, SCHEMA};
+use crate::results::{Kind, PointResult, ResultsDir, Setup, SteadyRecord, SCHEMA};
 use crate::steady::{SteadyDetector, SteadyRule, SteadyVerdict, WindowStats};
 
 /// How to run a plan, beyond what every command shares.
@@ -108,11 +108,9 @@ pub fn start(
     // Saved with absolute targets, so `--resume` from another directory runs on the same ones;
     // checked as they will run.
     let plan = &absolute_targets(plan)?;
-    check(lab, plan, opts)?;
-    crate::store::check_results_base(base)?;
-    let manifest = Manifest::new(kind, command_line, &plan.targets, Setup::Plan(plan.clone()));
-    let dir = ResultsDir::create(base, &manifest)?;
-    lab.emit(Event::ResultsDir(dir.path()));
+    lab.agree(check(lab, plan, opts))?;
+    let manifest = lab.manifest(kind, command_line, &plan.targets, Setup::Plan(plan.clone()))?;
+    let dir = lab.results_dir(base, &manifest)?;
     let outcome = run(lab, plan, &dir, opts)?;
     Ok((dir, outcome))
 }
@@ -245,8 +243,15 @@ fn run_points(
             }
             other => other?,
         };
-        let saved =
-            PointResult { schema: SCHEMA, point: p.clone(), result: m.result, power_w: m.power_w, steady, repeats };
+        let saved = PointResult {
+            schema: SCHEMA,
+            point: p.clone(),
+            result: m.result,
+            power_w: m.power_w,
+            steady,
+            repeats,
+            ranks: m.ranks,
+        };
         dir.save_point(&saved)?;
         lab.emit(Event::PointDone { record: &saved });
         let (interrupted, errored) = (saved.result.interrupted, saved.result.errored());

@@ -87,6 +87,11 @@ pub struct FileFacts {
 }
 
 /// Facts about the machine this process runs on.
+/// This host's name (`/proc/sys/kernel/hostname`, its UTS namespace's), "unknown" when unreadable.
+pub fn hostname() -> String {
+    attr("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into())
+}
+
 pub fn host() -> HostFacts {
     let cpuinfo = read_text("/proc/cpuinfo").unwrap_or_default();
     let dmi = |name: &str| attr(Path::new("/sys/class/dmi/id").join(name));
@@ -98,7 +103,7 @@ pub fn host() -> HostFacts {
         available_clocksources: attr("/sys/devices/system/clocksource/clocksource0/available_clocksource"),
     });
     HostFacts {
-        hostname: attr("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
+        hostname: hostname(),
         kernel: attr("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
         os: read_text("/etc/os-release")
             .or_else(|| read_text("/usr/lib/os-release"))

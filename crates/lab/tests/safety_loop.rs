@@ -308,7 +308,7 @@ fn fresh_loop_needs_destroy_and_nothing_else() {
     let msg = refusal(&t, &Permission { destroy: &other.path_list(), ..Permission::default() });
     assert!(msg.contains("--destroy"), "{msg}");
     let missing = vec!["/dev/shm/drivelab-no-such-device".to_string()];
-    refusal(&t, &Permission { destroy: &missing, force: true, overwrite: true });
+    refusal(&t, &Permission { destroy: &missing, force: true, overwrite: true, shared: false });
 
     // Named through a symlink: the same device number, so the same device.
     let link = RemoveFile(unique_path("link"));
@@ -337,9 +337,9 @@ fn ext4_loop_needs_force() {
     let named = lo.path_list();
     let msg = refusal(&t, &Permission { destroy: &named, ..Permission::default() });
     assert!(msg.contains("ext4") && msg.contains("--force"), "{msg}");
-    allowed(&t, &Permission { destroy: &named, force: true, overwrite: false });
+    allowed(&t, &Permission { destroy: &named, force: true, overwrite: false, shared: false });
     // --force alone is not --destroy.
-    refusal(&t, &Permission { destroy: &[], force: true, overwrite: true });
+    refusal(&t, &Permission { destroy: &[], force: true, overwrite: true, shared: false });
 }
 
 #[test]
@@ -457,7 +457,7 @@ fn files_need_overwrite_unless_new_or_ours() {
 
     let msg = refusal(&t, &Permission::default());
     assert!(msg.contains("drivelab did not create it") && msg.contains("--overwrite"), "{msg}");
-    refusal(&t, &Permission { destroy: &[path.to_string()], force: true, overwrite: false });
+    refusal(&t, &Permission { destroy: &[path.to_string()], force: true, overwrite: false, shared: false });
     allowed(&t, &Permission { overwrite: true, ..Permission::default() });
     // The mark is read from the file itself: claiming it in the probed facts proves nothing.
     refusal(&TargetInfo { created_by_drivelab: true, ..t }, &Permission::default());

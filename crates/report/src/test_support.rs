@@ -37,6 +37,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
         power_w: None,
         steady: None,
         repeats: None,
+        ranks: Vec::new(),
         point: Point {
             index: 0,
             spec: AccessSpec::default(),
@@ -112,6 +113,7 @@ pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> Manifest {
             virtualization: None,
         },
         targets: Vec::new(),
+        ranks: None,
         setup: Setup::Plan(Plan {
             name: kind.trim_start_matches("suite:").into(),
             targets,

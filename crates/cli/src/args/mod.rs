@@ -217,6 +217,18 @@ const FILENAME_HELP: &str =
 impl Cli {
     /// Move fio's `--filename a:b` into the command's targets; naming targets both ways is
     /// refused (which would count?).
+    /// The target and safety flags of a command that measures (run, plan, suite, qos, act).
+    pub fn safety_mut(&mut self) -> Option<&mut SafetyArgs> {
+        match &mut self.command {
+            Some(Command::Run(a)) => Some(&mut a.safety),
+            Some(Command::Qos(a)) => Some(&mut a.run.safety),
+            Some(Command::Plan(a)) => Some(&mut a.safety),
+            Some(Command::Suite(a)) => Some(&mut a.safety),
+            Some(Command::Act(a)) => Some(&mut a.safety),
+            _ => None,
+        }
+    }
+
     pub fn take_filenames(&mut self) -> Result<(), Error> {
         let (targets, filename) = match &mut self.command {
             Some(Command::Run(a)) => (&mut a.targets, &mut a.filename),
@@ -259,11 +271,36 @@ pub struct SafetyArgs {
     /// or power cut `drivelab verify --journal FILE` finds the durable writes that were lost.
     #[arg(long, value_name = "FILE", help_heading = "Verification")]
     pub journal: Option<String>,
+    /// Under mpirun: how the ranks use the targets — own (each rank its own: put {rank} or
+    /// {host} in the paths), split (one shared file or device, each rank its own segment: IOR's
+    /// segmented layout) or whole (every rank over all of it). See README "Many hosts: MPI".
+    #[arg(long, value_name = "HOW", default_value = "own", value_parser = ["own", "split", "whole"], help_heading = "Targets and safety")]
+    pub share: String,
 }
 
 impl SafetyArgs {
     pub fn permission(&self) -> drivelab_lab::safety::Permission<'_> {
-        drivelab_lab::safety::Permission { destroy: &self.destroy, force: self.force, overwrite: self.overwrite }
+        drivelab_lab::safety::Permission {
+            destroy: &self.destroy,
+            force: self.force,
+            overwrite: self.overwrite,
+            shared: self.share().shared() && crate::mpi::ranks().is_some(),
+        }
+    }
+
+    /// `--share`.
+    pub fn share(&self) -> drivelab_lab::ranks::Share {
+        drivelab_lab::ranks::Share::from_name(&self.share).unwrap_or_default()
+    }
+
+    /// `--destroy` and `--journal` as this rank names them (`{rank}`, `{host}`).
+    pub fn expand_for_rank(&mut self, ranks: &drivelab_lab::ranks::Ranks) {
+        for d in &mut self.destroy {
+            *d = ranks.expand(d);
+        }
+        if let Some(j) = self.journal.as_mut() {
+            *j = ranks.expand(j);
+        }
     }
 
     /// `--journal`, refused at once when the file exists (a journal is only ever a new file).

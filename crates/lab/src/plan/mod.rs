@@ -194,6 +194,31 @@ impl Point {
 }
 
 impl Plan {
+    /// `drivelab run`'s plan: one point, `spec` on `targets` (all at once), its label the spec's.
+    pub fn single(spec: AccessSpec, targets: Vec<String>) -> Plan {
+        let point = Point {
+            index: 1,
+            label: spec.label(),
+            slug: crate::store::slug(&spec.label()),
+            step: String::new(),
+            targets: targets.clone(),
+            fields: Vec::new(),
+            estimate_ns: spec.time_ns.map(|t| t + spec.ramp_ns),
+            spec,
+            concurrent: Vec::new(),
+        };
+        Plan {
+            name: "run".into(),
+            targets,
+            together: true,
+            repeat: 1,
+            pause_ns: 0,
+            precondition: None,
+            points: vec![point],
+            source_notices: Vec::new(),
+        }
+    }
+
     /// How long the plan takes: every point, the precondition once per target (once when the
     /// targets run together) and the pauses between runs. None when a run (the precondition
     /// included) is bounded only by `io_size`.

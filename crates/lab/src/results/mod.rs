@@ -157,6 +157,10 @@ pub struct Manifest {
     pub host: HostFacts,
     pub targets: Vec<TargetFacts>,
     pub setup: Setup,
+    /// Under MPI: how many ranks ran, how they shared targets, and each rank's host and targets
+    /// (`host` and `targets` above are rank 0's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<crate::ranks::RanksRecord>,
 }
 
 impl Manifest {
@@ -171,6 +175,7 @@ impl Manifest {
             host: sysinfo::host(),
             targets: targets.iter().map(|t| TargetFacts::of(t)).collect(),
             setup,
+            ranks: None,
         }
     }
 
@@ -207,6 +212,9 @@ pub struct PointResult {
     /// With `--repeat N`: every run's IOPS and MB/s and which one `result` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<crate::repeat::RepeatRecord>,
+    /// Under MPI: each rank's own part; `result` is their merge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<crate::ranks::RankPart>,
 }
 
 /// The rounds of a point run to steady state (SNIA PTS), for the report's convergence chart.
@@ -273,6 +281,9 @@ pub struct ProbeResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_w: Option<f64>,
     pub data: ProbeData,
+    /// Under MPI: each rank's own part (one result per stream); `data` holds their merge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<crate::ranks::RankPart>,
 }
 
 impl ProbeResult {
@@ -334,7 +345,8 @@ pub struct ResponseScore {
 /// interleaving its points with this one's.
 pub struct ResultsDir {
     path: PathBuf,
-    _lock: std::fs::File,
+    /// None: an MPI rank other than 0, which saves nothing ([`ResultsDir::not_written`]).
+    lock: Option<std::fs::File>,
 }
 
 /// Open and lock the directory `path` for as long as the returned descriptor lives.
@@ -365,13 +377,22 @@ impl ResultsDir {
         std::fs::create_dir(path.join(sub)).map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
         store::write_json(&path.join("run.json"), manifest)?;
         let lock = lock_dir(&path)?;
-        Ok(ResultsDir { path, _lock: lock })
+        Ok(ResultsDir { path, lock: Some(lock) })
+    }
+
+    /// What an MPI rank other than 0 saves into: nothing (rank 0 saves every rank's part).
+    pub fn not_written(base: &Path) -> ResultsDir {
+        ResultsDir { path: base.to_path_buf(), lock: None }
+    }
+
+    fn written(&self) -> bool {
+        self.lock.is_some()
     }
 
     /// An existing directory (to resume); refused while another drivelab writes it.
     pub fn open(path: &Path) -> Result<ResultsDir, Error> {
         let lock = lock_dir(path)?;
-        Ok(ResultsDir { path: path.to_path_buf(), _lock: lock })
+        Ok(ResultsDir { path: path.to_path_buf(), lock: Some(lock) })
     }
 
     pub fn path(&self) -> &Path {
@@ -381,6 +402,11 @@ impl ResultsDir {
     /// Save a finished (or interrupted) point; with verify, its targets' generation maps
     /// beside it first ([`map_file`]), so a saved verifying point always has its maps.
     pub fn save_point(&self, r: &PointResult) -> Result<PathBuf, Error> {
+        let suffix = if r.result.interrupted { ".interrupted.json" } else { ".json" };
+        let file = self.path.join("points").join(format!("{:04}-{}{suffix}", r.point.index, r.point.slug));
+        if !self.written() {
+            return Ok(file);
+        }
         if !r.result.verify_maps.is_empty() {
             let mut bytes = Vec::new();
             for m in &r.result.verify_maps {
@@ -388,8 +414,6 @@ impl ResultsDir {
             }
             store::write_new(&map_file(&self.path, &r.point, r.result.interrupted), &bytes)?;
         }
-        let suffix = if r.result.interrupted { ".interrupted.json" } else { ".json" };
-        let file = self.path.join("points").join(format!("{:04}-{}{suffix}", r.point.index, r.point.slug));
         store::write_json(&file, r)?;
         Ok(file)
     }
@@ -397,12 +421,17 @@ impl ResultsDir {
     /// Save a finished probe.
     pub fn save_probe(&self, p: &ProbeResult, slug: &str) -> Result<PathBuf, Error> {
         let file = self.path.join("probes").join(format!("{:04}-{slug}.json", p.index));
-        store::write_json(&file, p)?;
+        if self.written() {
+            store::write_json(&file, p)?;
+        }
         Ok(file)
     }
 
     /// Save how a search ended.
     pub fn save_outcome(&self, o: &Outcome) -> Result<(), Error> {
+        if !self.written() {
+            return Ok(());
+        }
         store::write_json(&self.path.join("outcome.json"), o)
     }
 

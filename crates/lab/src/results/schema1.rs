@@ -96,6 +96,7 @@ pub fn load(dir: &Path, value: serde_json::Value) -> Result<Results, Error> {
             power_w: p.power_w,
             steady: p.steady,
             repeats: None,
+            ranks: Vec::new(),
         });
     }
     let manifest = Manifest {
@@ -107,6 +108,7 @@ pub fn load(dir: &Path, value: serde_json::Value) -> Result<Results, Error> {
         host: old.host,
         targets: old.targets,
         setup: Setup::Plan(plan),
+        ranks: None,
     };
     Ok(Results { dir: dir.to_path_buf(), manifest, points, probes: Vec::new(), outcome: None })
 }

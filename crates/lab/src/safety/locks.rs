@@ -34,6 +34,22 @@ pub(crate) fn lock_exclusive(file: &File, subject: &str, consequence: &str) -> R
     }
 }
 
+/// Lock `file` shared (a target shared by the ranks of one MPI run): converts this process's
+/// exclusive lock, and is refused while another program holds an exclusive one.
+pub(crate) fn lock_shared(file: &File, subject: &str, consequence: &str) -> Result<(), String> {
+    let started = Instant::now();
+    loop {
+        match flock(file, FlockOperation::NonBlockingLockShared) {
+            Ok(()) => return Ok(()),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK && started.elapsed() < LOCK_PATIENCE => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => return Err(held_message(file, subject, consequence)),
+            Err(_) => return Ok(()),
+        }
+    }
+}
+
 /// A lock someone else holds on the object `file` is (looked up in /proc/locks), as a concern.
 pub(super) fn lock_concern(file: &File, subject: &str) -> Option<String> {
     let meta = file.metadata().ok()?;

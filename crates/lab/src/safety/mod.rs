@@ -55,6 +55,11 @@ pub struct Permission<'a> {
     pub force: bool,
     /// `--overwrite`: write an existing file drivelab did not create.
     pub overwrite: bool,
+    /// Under MPI with `--share split|whole`: the targets are shared with this run's other ranks,
+    /// so they are held with a shared lock (which any other program's exclusive lock still
+    /// refuses) and a device is not opened `O_EXCL` (its siblings open it too); whether something
+    /// else holds a device exclusively is still asked of the kernel.
+    pub shared: bool,
 }
 
 /// Targets drivelab has opened, checked and holds for writing, for as long as the lab runs.
@@ -76,6 +81,9 @@ enum Hold {
     Looking,
     /// Held by this drivelab: exclusively (`exclusive`), or not, because someone else had it.
     Claimed { exclusive: bool },
+    /// Held with a shared lock, beside this run's other ranks (`Permission::shared`): their
+    /// locks are no concern, an exclusive holder of a device still is.
+    Shared,
 }
 
 impl Claims {
@@ -104,6 +112,15 @@ impl Claims {
             examine(&self.held[i].file, &info.path, perm, Hold::Claimed { exclusive: true })?;
             return Ok(&self.held[i].file);
         }
+        if perm.shared {
+            let file = open_to_look(info, false)?;
+            locks::lock_shared(&file, &info.path, locks::TARGET_IN_USE).map_err(Error::invalid)?;
+            examine(&file, &info.path, perm, Hold::Shared)?;
+            let identity =
+                Identity::of(&file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?);
+            self.held.push(Held { file, identity });
+            return Ok(&self.held.last().expect("just pushed").file);
+        }
         let (file, exclusive) = match open_to_look(info, info.kind == TargetKind::Block) {
             Ok(f) => (f, true),
             Err(e) if info.kind == TargetKind::Block && busy(&e) => (open_to_look(info, false)?, false),
@@ -125,7 +142,11 @@ impl Claims {
 
     /// Hold a file this run has just created and filled (it is drivelab's, locked since its
     /// creation): the descriptor to open the I/O through.
-    pub fn adopt(&mut self, file: File) -> Result<&File, Error> {
+    pub fn adopt(&mut self, file: File, perm: &Permission) -> Result<&File, Error> {
+        if perm.shared {
+            // Made by this rank; its siblings hold it too.
+            locks::lock_shared(&file, "a new file", locks::TARGET_IN_USE).map_err(Error::invalid)?;
+        }
         let identity = Identity::of(&file.metadata().map_err(|e| Error::io("cannot look at a new file", e))?);
         self.held.push(Held { file, identity });
         Ok(&self.held.last().expect("just pushed").file)
@@ -269,7 +290,7 @@ fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold) -> Vec<String
     out.extend(loop_concerns(path, &loops_over_devices(&members)));
     if out.is_empty() {
         match hold {
-            Hold::Looking => out.extend(busy_concern(file, path)),
+            Hold::Looking | Hold::Shared => out.extend(busy_concern(file, path)),
             Hold::Claimed { exclusive: false } => out.push(busy_message(file, path)),
             Hold::Claimed { exclusive: true } => {}
         }

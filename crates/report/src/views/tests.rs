@@ -37,6 +37,7 @@ fn probe(index: usize, role: ProbeRole, value: f64, pass: bool, why: &str, data:
         interrupted: false,
         power_w: Some(4.0 + index as f64),
         data,
+        ranks: Vec::new(),
     }
 }
 

@@ -181,6 +181,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
             power_w: None,
             steady: None,
             repeats: None,
+            ranks: Vec::new(),
         });
     }
     let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
@@ -205,6 +206,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
         host: HostFacts::unknown(),
         targets: targets.iter().map(|t| TargetFacts { path: t.clone(), device: None, file: None }).collect(),
         setup: Setup::Plan(plan),
+        ranks: None,
     };
     Ok(Results { dir: path.to_path_buf(), manifest, points, probes: Vec::new(), outcome: None })
 }

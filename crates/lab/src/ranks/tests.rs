@@ -1,0 +1,189 @@
+//! Ranks as threads ([`super::local`]) running real I/O on small files: what crosses ranks, the
+//! exact merge, refusals that stop every rank before a byte is written, and each rank's share of
+//! a total rate and of a split region. The same code runs under MPI (crates/cli/tests/mpi.rs).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use drivelab_engine::fields;
+use drivelab_engine::hist::{Histogram, Pct};
+use drivelab_engine::spec::AccessSpec;
+use drivelab_engine::Error;
+
+use super::{local, RankPart, Ranks, Share};
+use crate::execute::{Event, Lab, Measured, Setup};
+use crate::safety::Permission;
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("drivelab-ranks-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `f` on each of `n` ranks (threads), each with its own lab; their returns in rank order.
+fn on_ranks<T: Send>(n: usize, share: Share, f: impl Fn(&mut Lab) -> T + Sync) -> Vec<T> {
+    let world = local::world(n);
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = world
+            .into_iter()
+            .map(|t| {
+                s.spawn(move || {
+                    let ranks = std::rc::Rc::new(Ranks::new(Box::new(t), share));
+                    let mut sink = |_: Event| {};
+                    let setup = Setup {
+                        new_file_size: 4 << 20,
+                        size_asked: false,
+                        perm: Permission { shared: share.shared(), ..Permission::default() },
+                        power_cmd: None,
+                        stop: Arc::new(AtomicBool::new(false)),
+                        journal: None,
+                        ranks: Some(ranks),
+                    };
+                    let mut lab = Lab::new(setup, &mut sink);
+                    f(&mut lab)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    })
+}
+
+fn spec(pairs: &[(&str, &str)]) -> AccessSpec {
+    fields::from_pairs(pairs.iter().copied()).unwrap()
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_string_lossy().into_owned()
+}
+
+#[test]
+fn every_rank_gets_the_same_merge_and_its_percentiles_are_those_of_every_io() {
+    let dir = scratch("merge");
+    let target = path(&dir, "t{rank}.dat");
+    let spec = spec(&[("rw", "randread"), ("qd", "4"), ("time", "300ms")]);
+    let runs: Vec<Measured> = on_ranks(3, Share::Own, |lab| lab.measure(&spec, std::slice::from_ref(&target)).unwrap());
+    // Every rank decided on the same bytes: the same merged result everywhere.
+    for m in &runs[1..] {
+        assert_eq!(m.result.total.ops, runs[0].result.total.ops);
+        assert_eq!(m.result.total.lat_ns.histogram.buckets, runs[0].result.total.lat_ns.histogram.buckets);
+    }
+    let m = &runs[0];
+    let parts: &[RankPart] = &m.ranks;
+    assert_eq!(parts.iter().map(|p| p.rank).collect::<Vec<_>>(), [0, 1, 2]);
+    // I/Os and bytes summed over the ranks.
+    let ops: u64 = parts.iter().map(|p| p.results[0].total.ops).sum();
+    assert!(ops > 0);
+    assert_eq!(m.result.total.ops, ops);
+    assert_eq!(m.result.total.bytes, parts.iter().map(|p| p.results[0].total.bytes).sum::<u64>());
+    // One histogram fed every rank's I/Os (each bucket's value, as many times as it was seen)
+    // has the merged histogram's percentiles.
+    let mut all = Histogram::new();
+    for p in parts {
+        for &[low, count] in &p.results[0].total.lat_ns.histogram.buckets {
+            all.record_n(low, count);
+        }
+    }
+    let lo = parts.iter().map(|p| p.results[0].total.lat_ns.min).min().unwrap();
+    let hi = parts.iter().map(|p| p.results[0].total.lat_ns.max).max().unwrap();
+    all.set_extremes(lo, hi);
+    for pct in [Pct::P50, Pct::P99, Pct::P99_9] {
+        assert_eq!(m.result.total.lat_ns.p(pct), all.summary().p(pct), "{pct:?}");
+    }
+    assert_eq!((m.result.total.lat_ns.min, m.result.total.lat_ns.max), (lo, hi));
+    // Each rank's targets are its own, named by rank and host.
+    let host = crate::sysinfo::hostname();
+    let names: Vec<&str> = m.result.per_target.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(names, (0..3).map(|r| format!("r{r}@{host}:{}", path(&dir, &format!("t{r}.dat")))).collect::<Vec<_>>());
+    assert!(m.result.notices[0].starts_with("3 ranks ran this together"), "{:?}", m.result.notices);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_refusal_on_rank_2_stops_every_rank_before_anything_is_written() {
+    let dir = scratch("refusal");
+    // Ranks 0 and 1 would create their files; rank 2's exists and is not drivelab's.
+    std::fs::write(dir.join("t2.dat"), vec![7u8; 1 << 20]).unwrap();
+    let target = path(&dir, "t{rank}.dat");
+    let results = dir.join("results");
+    let plan = crate::plan::Plan::single(spec(&[("rw", "randwrite"), ("time", "200ms")]), vec![target]);
+    let ends: Vec<Result<_, Error>> = on_ranks(3, Share::Own, |lab| {
+        crate::runner::start(lab, &results, crate::results::Kind::Run, vec![], &plan, &Default::default())
+            .map(|(_, o)| o.finished)
+    });
+    for e in &ends {
+        let e = e.as_ref().expect_err("every rank refuses");
+        assert!(e.is_invalid());
+        let msg = e.cli_message();
+        assert!(msg.starts_with(&format!("rank 2 ({})", crate::sysinfo::hostname())), "{msg}");
+        assert!(msg.contains("t2.dat exists and drivelab did not create it"), "{msg}");
+    }
+    assert!(!dir.join("t0.dat").exists() && !dir.join("t1.dat").exists(), "a rank created its file");
+    assert_eq!(std::fs::read(dir.join("t2.dat")).unwrap(), vec![7u8; 1 << 20]);
+    assert!(!results.exists(), "a results directory was made");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_ranks_of_one_host_may_not_both_own_one_target() {
+    let dir = scratch("same");
+    let target = path(&dir, "one.dat");
+    let spec = spec(&[("rw", "randwrite"), ("time", "100ms")]);
+    let ends: Vec<Result<(), Error>> = on_ranks(2, Share::Own, |lab| {
+        let checked = lab.check(&spec, std::slice::from_ref(&target)).map(|_| ());
+        lab.agree(checked)
+    });
+    for e in ends {
+        let msg = e.unwrap_err().cli_message();
+        assert!(msg.contains("rank 0") && msg.contains("rank 1") && msg.contains("--share split"), "{msg}");
+    }
+    assert!(!Path::new(&target).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_total_rate_is_divided_among_ranks_and_a_job_rate_is_not() {
+    let total = spec(&[("rw", "randread"), ("rate", "3000"), ("time", "1s")]);
+    let per_job = spec(&[("rw", "randread"), ("rate", "3000"), ("rate_scope", "job"), ("time", "1s")]);
+    let got: Vec<(f64, f64)> = on_ranks(3, Share::Own, |lab| {
+        let r = lab.ranks().unwrap();
+        let a = r.rank_spec(&total, 1 << 20).unwrap().rate.unwrap().per_s;
+        let b = r.rank_spec(&per_job, 1 << 20).unwrap().rate.unwrap().per_s;
+        (a, b)
+    });
+    assert_eq!(got, vec![(1000.0, 3000.0); 3]);
+}
+
+#[test]
+fn a_split_region_gives_each_rank_its_own_whole_blocks() {
+    let s = spec(&[("rw", "randwrite"), ("bs", "64k"), ("offset", "1m"), ("time", "1s")]);
+    let got: Vec<(u64, u64)> = on_ranks(3, Share::Split, |lab| {
+        let r = lab.ranks().unwrap().rank_spec(&s, 11 << 20).unwrap();
+        (r.offset_bytes, r.span_bytes.unwrap())
+    });
+    // 10 MiB after the offset, in thirds rounded down to 64 KiB blocks.
+    let seg = (10 << 20) / 3 / 65536 * 65536;
+    assert_eq!(got, (0..3).map(|k| ((1 << 20) + k * seg, seg)).collect::<Vec<_>>());
+}
+
+#[test]
+fn ranks_sharing_one_new_file_each_write_their_own_segment() {
+    let dir = scratch("split");
+    let target = path(&dir, "shared.dat");
+    let spec = spec(&[("rw", "randwrite"), ("bs", "4k"), ("time", "200ms")]);
+    let runs: Vec<Measured> =
+        on_ranks(3, Share::Split, |lab| lab.measure(&spec, std::slice::from_ref(&target)).unwrap());
+    let parts = &runs[0].ranks;
+    let regions: Vec<(u64, Option<u64>)> =
+        parts.iter().map(|p| (p.results[0].spec.offset_bytes, p.results[0].spec.span_bytes)).collect();
+    let seg = (4 << 20) / 3 / 4096 * 4096;
+    assert_eq!(regions, (0..3).map(|k| (k * seg, Some(seg))).collect::<Vec<_>>());
+    assert!(parts.iter().all(|p| p.results[0].total.ops > 0 && p.results[0].errors.is_empty()));
+    // The merged result carries the region as asked: the whole file.
+    assert_eq!((runs[0].result.spec.offset_bytes, runs[0].result.spec.span_bytes), (0, None));
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 4 << 20);
+    let _ = std::fs::remove_dir_all(&dir);
+}
