@@ -561,6 +561,7 @@ pub fn draw(spec: &crate::model::ChartSpec) -> String {
         }
         ChartSpec::Line { line, size } => line_chart_sized(line, *size),
         ChartSpec::Table { kind, table } => crate::html::chart_for(*kind, table),
+        ChartSpec::Bars { table } => grouped_bars_with(table, &table.col_header, DEFAULT_SIZE),
     }
 }
 

@@ -375,6 +375,9 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
             table_html(&t)
         );
     }
+    if let Some(s) = crate::views::ranks::section_for_points(points) {
+        h += &crate::export::html::section_html(&s);
+    }
     h += &steady_section(points);
     h += &latency_section(points);
     h += &series_section(points);

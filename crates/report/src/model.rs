@@ -226,6 +226,10 @@ pub enum ChartSpec {
         kind: Kind,
         table: Table,
     },
+    /// A table as grouped bars: a group per column, a bar per row (MPI ranks by point).
+    Bars {
+        table: Table,
+    },
 }
 
 impl ChartSpec {
@@ -237,7 +241,7 @@ impl ChartSpec {
             ChartSpec::Percentiles { title, .. } => title.clone(),
             ChartSpec::Cdf { .. } => "Latency CDF".into(),
             ChartSpec::Line { line, .. } => line.title.clone(),
-            ChartSpec::Table { table, .. } => table.heading(),
+            ChartSpec::Table { table, .. } | ChartSpec::Bars { table } => table.heading(),
         }
     }
 }

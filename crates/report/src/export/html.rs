@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::{Artifact, Exporter};
 use crate::charts;
 use crate::html::{esc, facts_table, STYLE};
-use crate::model::{Cell, Grid, Report, TableBlock};
+use crate::model::{Cell, Grid, Report, Section, TableBlock};
 
 pub struct Html;
 
@@ -54,21 +54,27 @@ pub fn page(r: &Report) -> String {
     h += &facts_table(&r.facts);
     h += &crate::html::notes_html(&r.notes);
     for s in &r.sections {
-        let _ = write!(h, "<h2>{}</h2>", esc(&s.title));
-        if let Some(n) = &s.note {
-            let _ = write!(h, "<p>{}</p>", esc(n));
-        }
-        for c in &s.charts {
-            let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(c));
-        }
-        for t in &s.tables {
-            h += &match t {
-                TableBlock::Grid(g) => grid_html(g),
-                TableBlock::Table(t) => crate::html::table_html(t),
-            };
-        }
+        h += &section_html(s);
     }
     h + "</body></html>\n"
+}
+
+/// A section: its title, note, charts above its tables.
+pub(crate) fn section_html(s: &Section) -> String {
+    let mut h = format!("<h2>{}</h2>", esc(&s.title));
+    if let Some(n) = &s.note {
+        let _ = write!(h, "<p>{}</p>", esc(n));
+    }
+    for c in &s.charts {
+        let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(c));
+    }
+    for t in &s.tables {
+        h += &match t {
+            TableBlock::Grid(g) => grid_html(g),
+            TableBlock::Table(t) => crate::html::table_html(t),
+        };
+    }
+    h
 }
 
 impl Exporter for Html {

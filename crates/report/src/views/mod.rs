@@ -6,6 +6,7 @@ pub(crate) mod act;
 mod common;
 pub mod plan;
 pub(crate) mod qos;
+pub(crate) mod ranks;
 mod run;
 
 pub(crate) use common::notes;
@@ -15,12 +16,15 @@ use crate::model::Report;
 
 /// The report model of a results directory of any kind.
 pub fn build(r: &Results) -> Report {
-    match r.manifest.kind {
+    let mut report = match r.manifest.kind {
         Kind::Qos => qos::report(r),
         Kind::Act => act::report(r),
         Kind::Run => run::report(r),
         Kind::Plan | Kind::Suite(_) => plan::report(r),
-    }
+    };
+    // Under MPI: each rank's part, after the merged figures.
+    report.sections.extend(ranks::section(r));
+    report
 }
 
 #[cfg(test)]

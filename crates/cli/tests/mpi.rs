@@ -1,0 +1,279 @@
+//! drivelab under `mpirun` (built with `--features mpi`, Debian's Open MPI): three ranks on one
+//! machine on three files and on three loop devices, a refusal on rank 2 that stops every rank
+//! before a byte is written, Ctrl-C on mpirun keeping a plan's finished points, and ranks on
+//! three "hosts" — network namespaces joined by a private bridge, Open MPI's TCP transport
+//! between them (tests/support/netns.sh). Skipped, saying why, without the feature, mpirun or root.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{skip, LoopDev, Saved, Scratch};
+use serde_json::Value;
+
+/// Why these tests cannot run here, if they cannot.
+fn mpi_unavailable() -> Option<String> {
+    if !cfg!(feature = "mpi") {
+        return Some(
+            "built without MPI: cargo test --features drivelab/mpi (needs libopenmpi-dev, libclang-dev)".into(),
+        );
+    }
+    if Command::new("mpirun").arg("--version").output().is_err() {
+        return Some("mpirun is not installed (Debian: openmpi-bin)".into());
+    }
+    None
+}
+
+macro_rules! need_mpi {
+    () => {
+        if let Some(why) = mpi_unavailable() {
+            skip(&why);
+            return;
+        }
+    };
+}
+
+fn mpirun_cmd(n: usize, dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", &n.to_string()])
+        .arg(env!("CARGO_BIN_EXE_drivelab"))
+        .args(args)
+        .current_dir(dir)
+        // Ranks of one 2-core machine: wait for each other asleep, not spinning.
+        .env("OMPI_MCA_mpi_yield_when_idle", "1");
+    c
+}
+
+fn mpirun(n: usize, dir: &Path, args: &[&str]) -> Output {
+    mpirun_cmd(n, dir, args).output().expect("run mpirun")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// The one results directory under `base`.
+fn results_dir(base: &Path) -> PathBuf {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(base).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(dirs.len(), 1, "one results directory: {dirs:?}");
+    dirs[0].clone()
+}
+
+/// A histogram's buckets as saved (`[[low, count], ...]`), by bucket.
+fn buckets(h: &Value) -> BTreeMap<u64, u64> {
+    h["buckets"].as_array().unwrap().iter().map(|b| (b[0].as_u64().unwrap(), b[1].as_u64().unwrap())).collect()
+}
+
+/// The merged result of `point` is the sum of its ranks': I/Os, bytes, and every histogram
+/// bucket; returns the ranks' hosts.
+fn check_merged(point: &Value, ranks: usize) -> Vec<String> {
+    let parts = point["ranks"].as_array().expect("each rank's part saved");
+    assert_eq!(parts.len(), ranks);
+    let merged = &point["result"]["total"];
+    for field in ["ops", "bytes"] {
+        let sum: u64 = parts.iter().map(|p| p["results"][0]["total"][field].as_u64().unwrap()).sum();
+        assert!(sum > 0);
+        assert_eq!(merged[field].as_u64().unwrap(), sum, "{field}");
+    }
+    let mut sum: BTreeMap<u64, u64> = BTreeMap::new();
+    for p in parts {
+        for (b, c) in buckets(&p["results"][0]["total"]["lat_ns"]["histogram"]) {
+            *sum.entry(b).or_default() += c;
+        }
+    }
+    assert_eq!(buckets(&merged["lat_ns"]["histogram"]), sum, "the merged histogram is the ranks' added");
+    let iops: f64 = parts.iter().map(|p| p["results"][0]["total"]["iops"].as_f64().unwrap()).sum();
+    let merged_iops = merged["iops"].as_f64().unwrap();
+    // Summed over the longest rank's window: within a few percent of the ranks' own sum.
+    assert!((merged_iops / iops - 1.0).abs() < 0.05, "merged {merged_iops} against the ranks' {iops}");
+    parts.iter().map(|p| p["host"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn three_ranks_on_three_files_merge_exactly() {
+    need_mpi!();
+    let s = Scratch::new("mpi-files");
+    let target = s.path("t{rank}.dat");
+    let o = mpirun(
+        3,
+        &s.0,
+        &["run", &target, "--size", "16m", "--rw", "randread", "--qd", "4", "--time", "1s", "--results", "r"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // Rank 0 alone prints: one summary, naming each rank's target.
+    assert_eq!(out.matches("3 ranks ran this together").count(), 1, "{out}");
+    let dir = results_dir(&s.0.join("r"));
+    let saved = Saved::load(&dir);
+    assert_eq!(saved.points.len(), 1);
+    check_merged(&saved.points[0], 3);
+    let facts = &saved.run["ranks"];
+    assert_eq!(facts["size"], 3);
+    let paths: Vec<&str> =
+        facts["ranks"].as_array().unwrap().iter().map(|r| r["targets"][0]["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, [s.path("t0.dat"), s.path("t1.dat"), s.path("t2.dat")]);
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("Ranks (MPI)") && html.contains("Slowest host"), "the report shows each rank");
+}
+
+#[test]
+fn three_ranks_on_three_loop_devices_merge_exactly() {
+    need_mpi!();
+    common::need_loop!();
+    let s = Scratch::new("mpi-loop");
+    let devs: Vec<LoopDev> =
+        (0..3).map(|k| LoopDev::new(Path::new(&s.path(&format!("backing{k}"))), 32 << 20, None)).collect();
+    // Each rank's device by its rank: a link per rank to the device the test attached.
+    for (k, d) in devs.iter().enumerate() {
+        std::os::unix::fs::symlink(&d.dev, s.0.join(format!("dev{k}"))).unwrap();
+    }
+    let dev = s.path("dev{rank}");
+    let o = mpirun(
+        3,
+        &s.0,
+        &["run", &dev, "--destroy", &dev, "--rw", "randrw", "--qd", "4", "--time", "1s", "--results", "r"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let saved = Saved::load(&results_dir(&s.0.join("r")));
+    check_merged(&saved.points[0], 3);
+    // Without --destroy naming each rank's device, every rank refuses before writing.
+    let o = mpirun(3, &s.0, &["run", &dev, "--rw", "randwrite", "--time", "1s", "--results", "r2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(!s.0.join("r2").exists());
+}
+
+#[test]
+fn a_refusal_on_rank_2_stops_every_rank_before_anything_is_written() {
+    need_mpi!();
+    let s = Scratch::new("mpi-refusal");
+    std::fs::write(s.0.join("t2.dat"), vec![7u8; 1 << 20]).unwrap();
+    let target = s.path("t{rank}.dat");
+    let o = mpirun(3, &s.0, &["run", &target, "--size", "8m", "--rw", "randwrite", "--time", "1s", "--results", "r"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("rank 2 (") && err.contains("t2.dat exists and drivelab did not create it"), "{err}");
+    // Said once (rank 0 speaks for all), and nothing written anywhere.
+    assert_eq!(err.matches("drivelab did not create it").count(), 1, "{err}");
+    assert!(!s.0.join("t0.dat").exists() && !s.0.join("t1.dat").exists());
+    assert_eq!(std::fs::read(s.0.join("t2.dat")).unwrap(), vec![7u8; 1 << 20]);
+    assert!(!s.0.join("r").exists());
+}
+
+#[test]
+fn ctrl_c_on_mpirun_keeps_the_finished_points() {
+    need_mpi!();
+    let s = Scratch::new("mpi-ctrlc");
+    let plan = s.path("p.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "name = \"ctrlc\"\ntargets = [\"{}\"]\n[defaults]\nrw = \"randread\"\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4, 8, 16, 32]\n",
+            s.path("t{rank}.dat")
+        ),
+    )
+    .unwrap();
+    let child = mpirun_cmd(3, &s.0, &["plan", &plan, "--size", "8m", "--results", "r"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until two points are saved, then Ctrl-C.
+    let started = Instant::now();
+    let points = || -> usize {
+        std::fs::read_dir(s.0.join("r"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| std::fs::read_dir(e.ok()?.path().join("points")).ok())
+            .map_or(0, |d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.ends_with(".json") && !n.ends_with(".interrupted.json"))
+                    .count()
+            })
+    };
+    while points() < 2 {
+        assert!(started.elapsed() < Duration::from_secs(60), "no point finished");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: kill has no memory preconditions; the pid is our child's.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert!(!o.status.success(), "interrupted: {}", text(&o));
+    let saved = Saved::load(&results_dir(&s.0.join("r")));
+    let finished: Vec<&Value> = saved.points.iter().filter(|p| p["result"]["interrupted"] == false).collect();
+    assert!(finished.len() >= 2, "the finished points are kept");
+    assert!(saved.points.len() < 6, "the plan stopped");
+    for p in finished {
+        check_merged(p, 3);
+    }
+}
+
+/// Three "hosts": network namespaces on a private bridge (tests/support/netns.sh), removed after.
+struct Hosts(&'static str);
+
+impl Hosts {
+    fn script() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/netns.sh")
+    }
+    fn up(prefix: &'static str, n: usize) -> Result<Hosts, String> {
+        let _ = Command::new(Self::script()).args(["down", prefix, &n.to_string()]).output();
+        let o =
+            Command::new(Self::script()).args(["up", prefix, &n.to_string()]).output().map_err(|e| e.to_string())?;
+        if !o.status.success() {
+            return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+        }
+        Ok(Hosts(prefix))
+    }
+}
+
+impl Drop for Hosts {
+    fn drop(&mut self) {
+        let _ = Command::new(Self::script()).args(["down", self.0, "3"]).output();
+    }
+}
+
+#[test]
+fn ranks_on_three_hosts_over_tcp_merge_into_one_result() {
+    need_mpi!();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        skip("needs root to create network namespaces");
+        return;
+    }
+    if Command::new("ip").arg("-V").output().is_err() {
+        skip("ip (Debian: iproute2) is not installed");
+        return;
+    }
+    let hosts = match Hosts::up("dlt", 3) {
+        Ok(h) => h,
+        Err(e) => panic!("creating the namespaces failed: {e}"),
+    };
+    let s = Scratch::new("mpi-hosts");
+    let target = s.path("{host}.dat");
+    let o = Command::new(Hosts::script())
+        .args(["run", hosts.0, "3", "--"])
+        .arg(env!("CARGO_BIN_EXE_drivelab"))
+        .args(["run", &target, "--size", "8m", "--rw", "randread", "--time", "1s", "--results"])
+        .arg(s.0.join("r"))
+        .current_dir(&s.0)
+        .env("NETNS_RUN_TIMEOUT", "120")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let saved = Saved::load(&results_dir(&s.0.join("r")));
+    let hosts = check_merged(&saved.points[0], 3);
+    assert_eq!(hosts, ["dlt0", "dlt1", "dlt2"], "each rank on its own host");
+    for h in &hosts {
+        assert!(s.0.join(format!("{h}.dat")).exists(), "{h}'s own target");
+    }
+    let facts: Vec<&str> = saved.run["ranks"]["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["host"]["hostname"].as_str().unwrap())
+        .collect();
+    assert_eq!(facts, ["dlt0", "dlt1", "dlt2"]);
+}
