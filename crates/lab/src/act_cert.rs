@@ -68,6 +68,7 @@ pub fn run(
     let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, last: None, tried: Vec::new(), index: 0 };
     let outcome = cert.run()?;
     dir.save_outcome(&outcome)?;
+    let act_log = act_log.filter(|_| cert.lab.writes_results());
     if let (Some(log), Some(last)) = (act_log, cert.last.as_ref().and_then(ProbeResult::act)) {
         write_log(log, &cert.opts, last)?;
         cert.lab.emit(Event::Info(&format!(
