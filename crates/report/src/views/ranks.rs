@@ -15,12 +15,10 @@ use crate::tables::Table;
 /// The section of a results directory of any kind, or None when no rank parts were saved.
 pub fn section(r: &Results) -> Option<Section> {
     let mut runs = from_points(&r.points);
-    runs.extend(
-        r.probes
-            .iter()
-            .filter(|p| !p.ranks.is_empty())
-            .map(|p| (format!("probe {} ({})", p.index, fmt_count(p.value)), p.ranks.as_slice())),
-    );
+    runs.extend(r.probes.iter().filter(|p| !p.ranks.is_empty()).map(|p| {
+        let merged: Vec<RunResult> = p.results().into_iter().cloned().collect();
+        (format!("probe {} ({})", p.index, fmt_count(p.value)), p.ranks.as_slice(), merge_results(&merged))
+    }));
     section_of(&runs)
 }
 
@@ -29,8 +27,15 @@ pub fn section_for_points(points: &[PointResult]) -> Option<Section> {
     section_of(&from_points(points))
 }
 
-fn from_points(points: &[PointResult]) -> Vec<(String, &[RankPart])> {
-    points.iter().filter(|p| !p.ranks.is_empty()).map(|p| (p.point.label.clone(), p.ranks.as_slice())).collect()
+/// Each run with rank parts: its label, the parts, and the merged result (all streams).
+type RankedRun<'a> = (String, &'a [RankPart], RunResult);
+
+fn from_points(points: &[PointResult]) -> Vec<RankedRun<'_>> {
+    points
+        .iter()
+        .filter(|p| !p.ranks.is_empty())
+        .map(|p| (p.point.label.clone(), p.ranks.as_slice(), p.result.clone()))
+        .collect()
 }
 
 /// One rank's figures of a run: its streams merged (a fio group's jobs, ACT's streams).
@@ -38,20 +43,20 @@ fn rank_total(p: &RankPart) -> RunResult {
     merge_results(&p.results)
 }
 
-fn section_of(runs: &[(String, &[RankPart])]) -> Option<Section> {
-    let (_, first) = runs.first()?;
+fn section_of(runs: &[RankedRun]) -> Option<Section> {
+    let (_, first, _) = runs.first()?;
     let names: Vec<String> = first.iter().map(|p| format!("rank {} ({})", p.rank, p.host)).collect();
     let mut bars = Table {
         title: "IOPS by rank".into(),
         unit: "IOPS".into(),
         row_header: "rank".into(),
         col_header: "point".into(),
-        cols: runs.iter().map(|(label, _)| label.clone()).collect(),
+        cols: runs.iter().map(|(label, _, _)| label.clone()).collect(),
         rows: names.iter().map(|n| (n.clone(), Vec::new())).collect(),
         note: None,
     };
     let mut grid = Grid {
-        title: "Each rank's part".into(),
+        title: "Each rank's part, and all ranks merged".into(),
         columns: vec![
             Column::new("point", Unit::Count),
             Column::new("rank", Unit::Count),
@@ -71,7 +76,7 @@ fn section_of(runs: &[(String, &[RankPart])]) -> Option<Section> {
     let mut sums = vec![0.0; names.len()];
     let mut overheads = Vec::new();
     let mut skews = Vec::new();
-    for (label, parts) in runs {
+    for (label, parts, merged) in runs {
         let totals: Vec<RunResult> = parts.iter().map(rank_total).collect();
         let fastest = totals.iter().map(|r| r.total.iops).fold(0.0, f64::max);
         for (k, (p, r)) in parts.iter().zip(&totals).enumerate() {
@@ -99,6 +104,20 @@ fn section_of(runs: &[(String, &[RankPart])]) -> Option<Section> {
                 if flags.is_empty() { Cell::Empty } else { Cell::Text(flags.join(", ")) },
             ]);
         }
+        // The merged result: every rank's I/Os, one histogram.
+        grid.rows.push(vec![
+            Cell::Text(label.clone()),
+            Cell::Text("all".into()),
+            Cell::Empty,
+            Cell::Num(merged.total.iops),
+            Cell::Num(merged.total.bw_mb_per_s),
+            Cell::Num(merged.total.lat_ns.mean),
+            Cell::Num(merged.total.lat_ns.p(drivelab_engine::hist::Pct::P99) as f64),
+            Cell::Empty,
+            Cell::Num(merged.cpu.usr_pct + merged.cpu.sys_pct),
+            Cell::Empty,
+            Cell::Empty,
+        ]);
         let starts: Vec<StartSync> = parts.iter().map(|p| p.start).collect();
         overheads.push(StartSync::overhead_ns(&starts));
         skews.push(StartSync::skew_ns(&starts));
