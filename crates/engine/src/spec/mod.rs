@@ -15,16 +15,16 @@ use crate::error::{Error, Field};
 use crate::units::fmt_size;
 
 mod distribution;
-mod source;
 mod rate;
+mod source;
 
 /// A duration as a refusal shows it.
 fn fmt_ns(ns: u64) -> String {
     format!("{}us", ns / 1000)
 }
 pub use distribution::{BandEdge, Distribution, Zone, ZoneSize};
-pub use source::{Replay, Trim};
 pub use rate::{Arrivals, PaceMode, Rate, RateScope, RateUnit, HYBRID_SPIN_NS};
+pub use source::{Replay, Trim};
 
 /// One entry of a block size split: `4k:70` is 4096 bytes for 70% of the I/Os.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

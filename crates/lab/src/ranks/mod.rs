@@ -186,7 +186,8 @@ impl Ranks {
     pub fn new(transport: Box<dyn Transport>, share: Share) -> Ranks {
         let (rank, size) = (transport.rank(), transport.size());
         let host = crate::sysinfo::hostname();
-        let hosts = transport.all_gather(host.as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into()).collect();
+        let hosts =
+            transport.all_gather(host.as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into()).collect();
         Ranks { transport, rank, size, hosts, share }
     }
 
