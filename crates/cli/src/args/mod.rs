@@ -5,12 +5,14 @@
 //! (later) plan files accept exactly the same spellings and give the same errors.
 
 mod run;
+mod safety;
 
 use clap::{Args, Parser, Subcommand};
 use drivelab_engine::fields;
 use drivelab_engine::Error;
 
 pub use run::RunArgs;
+pub use safety::SafetyArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -247,76 +249,6 @@ impl Cli {
         }
         *targets = fields::split_filename(&text).map_err(|e| Error::invalid(format!("--{e}")))?;
         Ok(())
-    }
-}
-
-/// Target creation and permission to write: the same for `run` and `plan`.
-#[derive(Args, Debug, Clone)]
-pub struct SafetyArgs {
-    /// Size of a file target that does not exist yet (it is created and fully written first);
-    /// default 1g, or a plan's own size. An existing file keeps its size (a notice says so).
-    #[arg(long, value_name = "SIZE", help_heading = "Targets and safety")]
-    pub size: Option<String>,
-    /// Allow writes to this block device (destroys its data). Repeat for several devices.
-    #[arg(long, value_name = "DEV", help_heading = "Targets and safety")]
-    pub destroy: Vec<String>,
-    /// With --destroy: write even to a device that is mounted, partitioned, in use or holds a filesystem.
-    #[arg(long, help_heading = "Targets and safety")]
-    pub force: bool,
-    /// Allow writing into an existing file that drivelab did not create.
-    #[arg(long, help_heading = "Targets and safety")]
-    pub overwrite: bool,
-    /// With --verify: record every write (before it is submitted) and every acknowledgement
-    /// (after it completes) durably in FILE, a new file on another device, so that after a crash
-    /// or power cut `drivelab verify --journal FILE` finds the durable writes that were lost.
-    #[arg(long, value_name = "FILE", help_heading = "Verification")]
-    pub journal: Option<String>,
-    /// Under mpirun: how the ranks use the targets — own (each rank its own: put {rank} or
-    /// {host} in the paths), split (one shared file or device, each rank its own segment: IOR's
-    /// segmented layout) or whole (every rank over all of it). See README "Many hosts: MPI".
-    #[arg(long, value_name = "HOW", default_value = "own", value_parser = ["own", "split", "whole"], help_heading = "Targets and safety")]
-    pub share: String,
-}
-
-impl SafetyArgs {
-    pub fn permission(&self) -> drivelab_lab::safety::Permission<'_> {
-        drivelab_lab::safety::Permission {
-            destroy: &self.destroy,
-            force: self.force,
-            overwrite: self.overwrite,
-            shared: self.share().shared() && crate::mpi::ranks().is_some(),
-        }
-    }
-
-    /// `--share`.
-    pub fn share(&self) -> drivelab_lab::ranks::Share {
-        drivelab_lab::ranks::Share::from_name(&self.share).unwrap_or_default()
-    }
-
-    /// `--destroy` and `--journal` as this rank names them (`{rank}`, `{host}`).
-    pub fn expand_for_rank(&mut self, ranks: &drivelab_lab::ranks::Ranks) {
-        for d in &mut self.destroy {
-            *d = ranks.expand(d);
-        }
-        if let Some(j) = self.journal.as_mut() {
-            *j = ranks.expand(j);
-        }
-    }
-
-    /// `--journal`, refused at once when the file exists (a journal is only ever a new file).
-    pub fn journal_path(&self) -> Result<Option<std::path::PathBuf>, Error> {
-        let Some(j) = &self.journal else { return Ok(None) };
-        let path = std::path::PathBuf::from(j);
-        if path.symlink_metadata().is_ok() {
-            let e = std::io::Error::from(std::io::ErrorKind::AlreadyExists);
-            return Err(drivelab_lab::execute::journal_error(&path, e));
-        }
-        Ok(Some(path))
-    }
-
-    /// `--size`, else 1 GiB.
-    pub fn new_file_size(&self) -> Result<u64, Error> {
-        fields::parse_new_file_size(self.size.as_deref().unwrap_or(DEFAULT_FILE_SIZE))
     }
 }
 

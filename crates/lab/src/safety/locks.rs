@@ -20,31 +20,26 @@ pub(crate) const TARGET_IN_USE: &str = "two programs writing one target destroy 
 /// Lock `file` exclusively for as long as it stays open. `Err` names who holds it and says
 /// `consequence`.
 pub(crate) fn lock_exclusive(file: &File, subject: &str, consequence: &str) -> Result<(), String> {
+    lock(file, FlockOperation::NonBlockingLockExclusive, subject, consequence)
+}
+
+/// Lock `file` shared (a target shared by the ranks of one MPI run): converts this process's
+/// exclusive lock, and is refused while another program holds an exclusive one.
+pub(crate) fn lock_shared(file: &File, subject: &str, consequence: &str) -> Result<(), String> {
+    lock(file, FlockOperation::NonBlockingLockShared, subject, consequence)
+}
+
+/// Take the non-blocking lock `op`, waiting up to [`LOCK_PATIENCE`] for a holder to let go.
+fn lock(file: &File, op: FlockOperation, subject: &str, consequence: &str) -> Result<(), String> {
     let started = Instant::now();
     loop {
-        match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        match flock(file, op) {
             Ok(()) => return Ok(()),
             Err(e) if e == rustix::io::Errno::WOULDBLOCK && started.elapsed() < LOCK_PATIENCE => {
                 std::thread::sleep(Duration::from_millis(50));
             }
             Err(e) if e == rustix::io::Errno::WOULDBLOCK => return Err(held_message(file, subject, consequence)),
             // A filesystem without flock support: nothing to share it with through a lock.
-            Err(_) => return Ok(()),
-        }
-    }
-}
-
-/// Lock `file` shared (a target shared by the ranks of one MPI run): converts this process's
-/// exclusive lock, and is refused while another program holds an exclusive one.
-pub(crate) fn lock_shared(file: &File, subject: &str, consequence: &str) -> Result<(), String> {
-    let started = Instant::now();
-    loop {
-        match flock(file, FlockOperation::NonBlockingLockShared) {
-            Ok(()) => return Ok(()),
-            Err(e) if e == rustix::io::Errno::WOULDBLOCK && started.elapsed() < LOCK_PATIENCE => {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            Err(e) if e == rustix::io::Errno::WOULDBLOCK => return Err(held_message(file, subject, consequence)),
             Err(_) => return Ok(()),
         }
     }
