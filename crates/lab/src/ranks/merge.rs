@@ -32,7 +32,8 @@ pub fn merge_ranks(parts: &[RankPart], asked: &[AccessSpec]) -> Vec<RunResult> {
                 }
                 o.kept_up = mine.iter().all(|r| r.open_loop.as_ref().is_none_or(|o| o.kept_up));
             }
-            let flags = rank_flags(parts, i);
+            let mut flags = rank_flags(parts, i);
+            flags.extend(uneven_windows(parts, i));
             merged.notices.splice(0..0, flags);
             merged.notices.insert(
                 0,
@@ -91,6 +92,32 @@ pub fn rank_flags(parts: &[RankPart], i: usize) -> Vec<String> {
         }
     }
     out
+}
+
+/// A notice when the ranks' windows for stream `i` differ by more than 5%: the merged rates are
+/// the I/Os of every rank over the longest rank's window (every rank started at one barrier), so a
+/// rank that ran late, descheduled or slow to drain, leaves them below the ranks' own rates added.
+pub fn uneven_windows(parts: &[RankPart], i: usize) -> Option<String> {
+    let (long, short) = window_extremes(parts, i)?;
+    let (lns, sns) = (long.results[i].runtime_ns, short.results[i].runtime_ns);
+    (sns > 0 && lns as f64 > sns as f64 * 1.05).then(|| {
+        format!(
+            "rank {} ({}) ran {:.3} s and rank {} ({}) {:.3} s: merged rates are every rank's I/Os over the longest \
+             window, below the ranks' own rates added",
+            long.rank,
+            long.host,
+            lns as f64 / 1e9,
+            short.rank,
+            short.host,
+            sns as f64 / 1e9
+        )
+    })
+}
+
+/// The ranks whose stream `i` ran longest and shortest.
+fn window_extremes(parts: &[RankPart], i: usize) -> Option<(&RankPart, &RankPart)> {
+    let window = |p: &&RankPart| p.results[i].runtime_ns;
+    Some((parts.iter().max_by_key(window)?, parts.iter().min_by_key(window)?))
 }
 
 /// The sum of every rank's power reading (watts add across hosts); None unless every rank read one.

@@ -11,6 +11,7 @@ use drivelab_engine::hist::{Histogram, Pct};
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 
+use super::merge::merge_ranks;
 use super::{local, RankPart, Ranks, Share};
 use crate::execute::{Event, Lab, Measured, Setup};
 use crate::safety::Permission;
@@ -99,6 +100,25 @@ fn every_rank_gets_the_same_merge_and_its_percentiles_are_those_of_every_io() {
     let names: Vec<&str> = m.result.per_target.iter().map(|t| t.path.as_str()).collect();
     assert_eq!(names, (0..3).map(|r| format!("r{r}@{host}:{}", path(&dir, &format!("t{r}.dat")))).collect::<Vec<_>>());
     assert!(m.result.notices[0].starts_with("3 ranks ran this together"), "{:?}", m.result.notices);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn merged_rates_are_over_the_longest_window_and_a_rank_that_ran_long_is_named() {
+    let dir = scratch("windows");
+    let target = path(&dir, "t{rank}.dat");
+    let spec = spec(&[("rw", "randread"), ("qd", "2"), ("time", "200ms")]);
+    let runs: Vec<Measured> = on_ranks(2, Share::Own, |lab| lab.measure(&spec, std::slice::from_ref(&target)).unwrap());
+    let mut parts: Vec<RankPart> = runs[0].ranks.clone();
+    // Rank 1 descheduled at its end: its window a fifth longer than rank 0's.
+    let long = parts[0].results[0].runtime_ns * 6 / 5;
+    parts[1].results[0].runtime_ns = long;
+    let merged = &merge_ranks(&parts, std::slice::from_ref(&spec))[0];
+    let ops: u64 = parts.iter().map(|p| p.results[0].total.ops).sum();
+    assert_eq!(merged.runtime_ns, long);
+    assert!((merged.total.iops - ops as f64 / (long as f64 / 1e9)).abs() < 1e-6 * merged.total.iops);
+    let said = merged.notices.iter().find(|n| n.contains("rank 1 (") && n.contains("over the longest window"));
+    assert!(said.is_some(), "the long rank is named: {:?}", merged.notices);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
