@@ -77,12 +77,14 @@ pub fn finish() {
 
 #[cfg(feature = "mpi")]
 mod wire {
+    use std::cell::{Cell, RefCell};
     use std::sync::Mutex;
     use std::time::{Duration, Instant};
 
     use drivelab_engine::Error;
-    use drivelab_lab::ranks::Transport;
+    use drivelab_lab::ranks::{StopLine, Transport};
     use mpi::datatype::PartitionMut;
+    use mpi::request::{LocalScope, Request};
     use mpi::topology::SimpleCommunicator;
     use mpi::traits::*;
     use mpi::Count;
@@ -156,6 +158,82 @@ mod wire {
             self.meet();
             // Every rank is here: the blocking barrier releases them as one.
             self.world.barrier();
+        }
+
+        fn with_stop_line(&self, measure: &mut dyn FnMut(&dyn StopLine)) {
+            let me = self.world.rank();
+            let mut slot: i32 = 0;
+            mpi::request::scope(|scope| {
+                let listen = self.world.any_process().immediate_receive_into_with_tag(scope, &mut slot, STOP_TAG);
+                let line = MpiLine {
+                    world: &self.world,
+                    scope,
+                    me: &me,
+                    listen: RefCell::new(Some(listen)),
+                    heard: Cell::new(None),
+                    sends: RefCell::new(Vec::new()),
+                };
+                measure(&line);
+                // Every rank done measuring: how many stops were sent to this one, so that each
+                // is received here and none is left to be heard in the next measurement.
+                let said = self.all_gather(&[u8::from(!line.sends.borrow().is_empty())]);
+                let senders = said.iter().enumerate().filter(|&(r, b)| r != me as usize && b[0] == 1).count();
+                let mut received = usize::from(line.heard.get().is_some());
+                if let Some(listen) = line.listen.take() {
+                    if senders > received {
+                        listen.wait();
+                        received += 1;
+                    } else {
+                        // Nothing was sent here: the receive can only be withdrawn.
+                        listen.cancel();
+                        listen.wait();
+                    }
+                }
+                for _ in received..senders {
+                    let _: (i32, _) = self.world.any_process().receive_with_tag(STOP_TAG);
+                }
+                for send in line.sends.take() {
+                    send.wait();
+                }
+            });
+        }
+    }
+
+    /// The tag of a stop; collectives run in a context of their own, so nothing else matches it.
+    const STOP_TAG: i32 = 0x5709;
+
+    /// One measurement's [`StopLine`]: a receive from any rank posted at its start, tested at
+    /// each progress tick; a stop is a 4-byte message (the sender's rank) to every other rank.
+    struct MpiLine<'a, 's> {
+        world: &'a SimpleCommunicator,
+        scope: &'s LocalScope<'a>,
+        me: &'a i32,
+        listen: RefCell<Option<Request<'a, i32, &'s LocalScope<'a>>>>,
+        heard: Cell<Option<usize>>,
+        sends: RefCell<Vec<Request<'a, i32, &'s LocalScope<'a>>>>,
+    }
+
+    impl StopLine for MpiLine<'_, '_> {
+        fn say(&self) {
+            let mut sends = self.sends.borrow_mut();
+            if !sends.is_empty() || self.world.size() == 1 {
+                return;
+            }
+            for rank in (0..self.world.size()).filter(|&r| r != *self.me) {
+                sends.push(self.world.process_at_rank(rank).immediate_send_with_tag(self.scope, self.me, STOP_TAG));
+            }
+        }
+
+        fn heard(&self) -> Option<usize> {
+            if self.heard.get().is_none() {
+                let pending = self.listen.take();
+                match pending.map(Request::test) {
+                    Some(Ok(status)) => self.heard.set(Some(status.source_rank() as usize)),
+                    Some(Err(listen)) => *self.listen.borrow_mut() = Some(listen),
+                    None => {}
+                }
+            }
+            self.heard.get()
         }
     }
 

@@ -104,6 +104,7 @@ mod tests {
             bw_bytes_per_s: 1.024e9,
             p99_ns,
             ramping: false,
+            stopped_by_error: false,
         }
     }
 

@@ -1,6 +1,7 @@
 //! drivelab under `mpirun` (built with `--features mpi`, Debian's Open MPI): three ranks on one
 //! machine on three files and on three loop devices, a refusal on rank 2 that stops every rank
-//! before a byte is written, Ctrl-C on mpirun keeping a plan's finished points, and ranks on
+//! before a byte is written, an I/O error on one rank stopping all mid-point, Ctrl-C on mpirun
+//! keeping a plan's finished points, and ranks on
 //! three "hosts" — network namespaces joined by a private bridge, Open MPI's TCP transport
 //! between them (tests/support/netns.sh). Skipped, saying why, without the feature, mpirun or root.
 
@@ -133,6 +134,24 @@ fn three_ranks_on_three_files_merge_exactly() {
     assert_eq!(paths, [s.path("t0.dat"), s.path("t1.dat"), s.path("t2.dat")]);
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("Ranks (MPI)") && html.contains("Slowest host"), "the report shows each rank");
+    // The same run on one rank, compared: the three ranks' merged row against the one target.
+    let o = common::drivelab_in(
+        &s.0,
+        &["run", &s.path("t0.dat"), "--rw", "randread", "--qd", "4", "--time", "1s", "--results", "one", "-q"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let one = results_dir(&s.0.join("one"));
+    let o = common::drivelab_in(&s.0, &["compare", one.to_str().unwrap(), dir.to_str().unwrap(), "--format", "csv"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = String::from_utf8_lossy(&o.stdout);
+    let merged_iops = saved.points[0]["result"]["total"]["iops"].as_f64().unwrap();
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with("run results compared,IOPS,"))
+        .unwrap_or_else(|| panic!("no IOPS row: {csv}"));
+    let cell: f64 = row.split(',').nth(5).unwrap().parse().unwrap();
+    assert!((cell / merged_iops - 1.0).abs() < 1e-9, "B is every rank's I/Os merged: {row} against {merged_iops}");
+    assert!(csv.contains(",B,") && csv.contains("r2@"), "each rank's target is listed: {csv}");
 }
 
 #[test]
@@ -159,6 +178,69 @@ fn three_ranks_on_three_loop_devices_merge_exactly() {
     let o = mpirun(3, &s.0, &["run", &dev, "--rw", "randwrite", "--time", "1s", "--results", "r2"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(!s.0.join("r2").exists());
+}
+
+#[test]
+fn an_io_error_on_rank_1_stops_every_rank_mid_point() {
+    let _alone = need_mpi!();
+    common::need_loop!();
+    let s = Scratch::new("mpi-eio");
+    // Rank 1's device: a loop device over a sparse 64 MiB file on a 1 MiB tmpfs, so its writes
+    // fail for real once the tmpfs is full; ranks 0 and 2 have devices that never fail.
+    let Some(fs) = common::TinyTmpfs::new(&s.0.join("tiny"), "1m") else {
+        skip("cannot mount a tmpfs");
+        return;
+    };
+    let devs = [
+        LoopDev::new(Path::new(&s.path("backing0")), 64 << 20, None),
+        LoopDev::new(&fs.0.join("sparse"), 64 << 20, None),
+        LoopDev::new(Path::new(&s.path("backing2")), 64 << 20, None),
+    ];
+    for (k, d) in devs.iter().enumerate() {
+        std::os::unix::fs::symlink(&d.dev, s.0.join(format!("dev{k}"))).unwrap();
+    }
+    let dev = s.path("dev{rank}");
+    let started = Instant::now();
+    let o = mpirun(
+        3,
+        &s.0,
+        &[
+            "run",
+            &dev,
+            "--destroy",
+            &dev,
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--qd",
+            "4",
+            "--time",
+            "20s",
+            "--results",
+            "r",
+        ],
+    );
+    let took = started.elapsed();
+    assert_eq!(o.status.code(), Some(1), "an error is never a success: {}", text(&o));
+    let saved = Saved::load(&results_dir(&s.0.join("r")));
+    let point = &saved.points[0];
+    assert_eq!(point["result"]["stopped_by_error"], true);
+    assert_eq!(point["result"]["interrupted"], false, "stopped by an error, not by the user");
+    let parts = point["ranks"].as_array().unwrap();
+    assert_eq!(parts[1]["results"][0]["stopped_by_error"], true, "rank 1 failed");
+    for k in [0, 2] {
+        let r = &parts[k]["results"][0];
+        let ran_s = r["runtime_ns"].as_f64().unwrap() / 1e9;
+        assert!(ran_s < 10.0, "rank {k} stopped with rank 1, not after 20 s: {ran_s} s");
+        assert_eq!(r["interrupted"], false);
+        assert!(r["total"]["ops"].as_u64().unwrap() > 0, "rank {k} wrote before it stopped");
+        let said = r["notices"].as_array().unwrap().iter().any(|n| {
+            n.as_str().unwrap().contains("rank 1 (") && n.as_str().unwrap().contains("stopped on an I/O error")
+        });
+        assert!(said, "rank {k} says who stopped it: {}", r["notices"]);
+    }
+    assert!(took < Duration::from_secs(15), "every rank stopped early: {took:?}");
 }
 
 #[test]
@@ -225,6 +307,12 @@ fn ctrl_c_on_mpirun_keeps_the_finished_points() {
     for p in finished {
         check_merged(p, 3);
     }
+    // The plan's tables (a row per target) give each point a first row of every rank merged.
+    let dir = results_dir(&s.0.join("r"));
+    let o = common::drivelab_in(&s.0, &["report", dir.to_str().unwrap(), "--format", "text"]);
+    let report = String::from_utf8_lossy(&o.stdout);
+    let rows: Vec<&str> = report.lines().filter(|l| l.starts_with("all ranks") || l.starts_with("r0@")).collect();
+    assert!(rows.len() >= 2 && rows[0].starts_with("all ranks"), "{report}");
 }
 
 /// Three "hosts": network namespaces on a private bridge (tests/support/netns.sh), removed after.

@@ -20,7 +20,8 @@ use crate::act::ActRates;
 use crate::plan::Point;
 use crate::power;
 use crate::prepare::{self, Prepared};
-use crate::ranks::{merge::merge_ranks, RankPart, Ranks};
+use crate::ranks::halt::Halt;
+use crate::ranks::{merge::merge_ranks, RankPart, Ranks, StopLine};
 use crate::results::{PointResult, ProbeResult};
 use crate::safety::{Claims, Permission};
 use crate::steady::WindowStats;
@@ -284,6 +285,9 @@ impl<'a> Lab<'a> {
             let notes = size_notices(&prepared, self.setup.new_file_size);
             prepared.notices.extend(notes);
         }
+        if self.ranks().is_none() {
+            prepared.notices.extend(unexpanded_notices(targets));
+        }
         for n in &prepared.notices {
             self.emit(Event::Notice(n));
         }
@@ -323,7 +327,7 @@ impl<'a> Lab<'a> {
         let Some(ranks) = self.setup.ranks.clone() else {
             let prepared = self.prepare_streams(streams)?;
             let ready = self.ready(&prepared)?;
-            let (results, power_w) = self.run_ready(&prepared, &ready)?;
+            let (results, power_w) = self.run_ready(&prepared, &ready, None)?;
             return Ok(MeasuredStreams { results, power_w, ranks: Vec::new() });
         };
         // Every rank prepares (probes, checks, creates, claims) and they agree before any
@@ -343,7 +347,8 @@ impl<'a> Lab<'a> {
         };
         let ready = ranks.agree(self.ready(&prepared))?;
         let start = ranks.start();
-        let local = self.run_ready(&prepared, &ready).map(|(mut results, power_w)| {
+        let ran = ranks.while_measuring(|line| self.run_ready(&prepared, &ready, Some(line)));
+        let local = ran.map(|(mut results, power_w)| {
             for r in &mut results {
                 // Maps stay with the rank that wrote them (they are large; see `known`).
                 r.verify_maps.clear();
@@ -385,8 +390,14 @@ impl<'a> Lab<'a> {
     }
 
     /// Run prepared streams on this host; afterwards what is known to be written,
-    /// `--verify-after`'s re-read and the notices.
-    fn run_ready(&mut self, prepared: &[Prepared], ready: &Ready) -> Result<(Vec<RunResult>, Option<f64>), Error> {
+    /// `--verify-after`'s re-read and the notices. Under MPI (`line`) an I/O error on any rank
+    /// stops every rank ([`Halt`]).
+    fn run_ready(
+        &mut self,
+        prepared: &[Prepared],
+        ready: &Ready,
+        line: Option<&dyn StopLine>,
+    ) -> Result<(Vec<RunResult>, Option<f64>), Error> {
         // Ctrl-C during preparation: the engine sees the stop flag and returns an interrupted
         // result at once, so the driver keeps what finished and ends as interrupted.
         let list: Vec<Stream> = prepared
@@ -400,9 +411,18 @@ impl<'a> Lab<'a> {
             .collect();
         let engine = prepared[0].spec.engine;
         let sampler = self.setup.power_cmd.as_deref().map(power::Sampler::start);
-        let stop = self.setup.stop.clone();
+        let mut halt = line.map(|l| Halt::new(l, self.setup.stop.clone()));
+        let stop = halt.as_ref().map_or_else(|| self.setup.stop.clone(), Halt::flag);
         let sink = &mut *self.sink;
-        let ran = run_streams(&list, engine, stop, &mut |p| sink(Event::Progress(p)));
+        let mut ran = run_streams(&list, engine, stop, &mut |p| {
+            if let Some(h) = halt.as_mut() {
+                h.tick(p);
+            }
+            sink(Event::Progress(p))
+        });
+        if let (Some(h), Some(ranks)) = (halt, self.setup.ranks.as_ref()) {
+            h.finish(&mut ran, |r| ranks.who(r));
+        }
         let power_w = sampler.and_then(|s| s.finish());
         self.emit(Event::MeasureEnd);
         let mut results = ran?;
@@ -433,7 +453,7 @@ impl<'a> Lab<'a> {
     fn measure_here(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<RunResult, Error> {
         let prepared = vec![self.prepare(spec, targets)?];
         let ready = self.ready(&prepared)?;
-        Ok(self.run_ready(&prepared, &ready)?.0.remove(0))
+        Ok(self.run_ready(&prepared, &ready, None)?.0.remove(0))
     }
 
     /// With `--journal`: the journal (created at the first run), after checking that every
@@ -491,4 +511,14 @@ impl<'a> Lab<'a> {
         }
         Ok(())
     }
+}
+
+/// A target naming `{rank}` or `{host}` outside mpirun is used as written (drivelab alone behaves
+/// as it always has), but a file literally named `t{rank}.dat` is rarely what was meant.
+fn unexpanded_notices(targets: &[String]) -> Vec<String> {
+    targets
+        .iter()
+        .filter(|t| t.contains("{rank}") || t.contains("{host}"))
+        .map(|t| format!("{t}: {{rank}} and {{host}} are only filled in under mpirun; used as written here"))
+        .collect()
 }

@@ -35,6 +35,8 @@ pub struct Progress {
     /// Highest per-job p99 of the last whole second.
     pub p99_ns: u64,
     pub ramping: bool,
+    /// An I/O error has stopped a job of the run.
+    pub stopped_by_error: bool,
 }
 
 /// One workload of a multi-stream run: a spec on its targets.
@@ -228,6 +230,7 @@ fn run_streams_with(
             bw_bytes_per_s: bytes.saturating_sub(last.2) as f64 / dt,
             p99_ns: lives.iter().map(|l| l.p99_ns.load(Ordering::Relaxed)).max().unwrap_or(0),
             ramping: !lives.iter().all(|l| l.measuring.load(Ordering::Relaxed)),
+            stopped_by_error: lives.iter().any(|l| l.stopped_by_error.load(Ordering::Relaxed)),
         };
         last = (now, ops, bytes);
         on_progress(&p);

@@ -62,6 +62,8 @@ pub struct Live {
     /// p99 of the last whole second, in ns.
     pub p99_ns: AtomicU64,
     pub measuring: AtomicBool,
+    /// An I/O error stopped the job (so an MPI rank can stop the others mid-run).
+    pub stopped_by_error: AtomicBool,
 }
 
 /// What one job needs to run.
@@ -181,6 +183,9 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
         let t = if q.idle() {
             if sched.sync_due() && !rec.out.interrupted && !rec.out.stopped_by_error {
                 let (synced, stops) = fsync(backend, &mut rec, &window, spec.continue_on_error);
+                if stops {
+                    ctx.live.stopped_by_error.store(true, Ordering::Relaxed);
+                }
                 stopping |= stops;
                 sched.synced();
                 // With a journal: every write acknowledged before the fsync is now durable.
@@ -209,6 +214,7 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
                 Ok((done, error_stops)) => {
                     if error_stops && !stopping {
                         rec.out.stopped_by_error = true;
+                        ctx.live.stopped_by_error.store(true, Ordering::Relaxed);
                         stopping = true;
                     }
                     done

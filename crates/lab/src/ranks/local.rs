@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Condvar, Mutex};
 
-use super::Transport;
+use super::{StopLine, Transport};
 
 struct Round {
     /// Which collective this is (each rank's count of calls so far).
@@ -17,6 +17,8 @@ struct World {
     size: usize,
     round: Mutex<Round>,
     changed: Condvar,
+    /// The rank that said stop in the current measurement.
+    stop: Mutex<Option<usize>>,
 }
 
 /// One rank's end of a world of threads.
@@ -31,6 +33,7 @@ pub fn world(size: usize) -> Vec<LocalTransport> {
         size,
         round: Mutex::new(Round { generation: 0, slots: vec![None; size], done: Vec::new() }),
         changed: Condvar::new(),
+        stop: Mutex::new(None),
     });
     (0..size).map(|rank| LocalTransport { world: world.clone(), rank }).collect()
 }
@@ -67,5 +70,25 @@ impl Transport for LocalTransport {
 
     fn barrier(&self) {
         self.all_gather(&[]);
+    }
+
+    fn with_stop_line(&self, measure: &mut dyn FnMut(&dyn StopLine)) {
+        measure(self);
+        // Every rank done; then the line is cleared before any rank measures again.
+        self.barrier();
+        if self.rank == 0 {
+            *self.world.stop.lock().expect("a rank thread panicked") = None;
+        }
+        self.barrier();
+    }
+}
+
+impl StopLine for LocalTransport {
+    fn say(&self) {
+        self.world.stop.lock().expect("a rank thread panicked").get_or_insert(self.rank);
+    }
+
+    fn heard(&self) -> Option<usize> {
+        self.world.stop.lock().expect("a rank thread panicked").filter(|&r| r != self.rank)
     }
 }

@@ -10,11 +10,13 @@
 //! stops all before anything is written, [`Ranks::agree`]), a barrier that starts every
 //! measurement on every rank at once ([`Ranks::start`]), and each rank's results after it
 //! ([`Ranks::gather`]), merged exactly by [`merge::merge_ranks`] (histograms added bucket by
-//! bucket). Nothing crosses during a measurement.
+//! bucket). During a measurement only a stop crosses: a rank that an I/O error stopped tells
+//! the others, which stop too ([`StopLine`]).
 //!
 //! The wire is a [`Transport`]: MPI's (the CLI's `mpi` feature, rsmpi over Open MPI) or, in
 //! tests, threads ([`local`]). This crate needs no MPI to build.
 
+pub mod halt;
 #[cfg(test)]
 pub mod local;
 pub mod merge;
@@ -38,6 +40,20 @@ pub trait Transport {
     fn all_gather(&self, mine: &[u8]) -> Vec<Vec<u8>>;
     /// Returns on every rank once every rank has called it.
     fn barrier(&self);
+    /// Run `measure` with a [`StopLine`] open. Collective: every rank calls it once per
+    /// measurement; when it returns, every stop any rank said has been received, so nothing is
+    /// left over for the next measurement.
+    fn with_stop_line(&self, measure: &mut dyn FnMut(&dyn StopLine));
+}
+
+/// The one thing that crosses ranks while they measure: a rank whose run an I/O error stopped
+/// says so, and every rank listens between its progress ticks (a rank's I/O path never waits on
+/// it) and stops too, so an error on any rank stops them all.
+pub trait StopLine {
+    /// Tell every other rank to stop; said once, later calls do nothing.
+    fn say(&self);
+    /// The rank whose stop was heard here first, if one was (never blocks).
+    fn heard(&self) -> Option<usize>;
 }
 
 /// How ranks use the targets they are given.
@@ -279,6 +295,14 @@ impl Ranks {
         let arrived_unix_ns = unix_ns();
         self.transport.barrier();
         StartSync { arrived_unix_ns, released_unix_ns: unix_ns() }
+    }
+
+    /// Collective: `measure` (one measurement) with the [`StopLine`] open.
+    pub fn while_measuring<T>(&self, measure: impl FnOnce(&dyn StopLine) -> T) -> T {
+        let mut measure = Some(measure);
+        let mut out = None;
+        self.transport.with_stop_line(&mut |line| out = measure.take().map(|m| m(line)));
+        out.expect("the transport runs the measurement once")
     }
 
     /// Collective: returns once every rank has called it.

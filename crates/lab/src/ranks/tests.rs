@@ -207,3 +207,95 @@ fn ranks_sharing_one_new_file_each_write_their_own_segment() {
     assert_eq!(std::fs::metadata(&target).unwrap().len(), 4 << 20);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_stop_said_on_one_rank_is_heard_by_the_others_and_gone_by_the_next_measurement() {
+    let world = local::world(3);
+    let heard: Vec<[Option<usize>; 2]> = std::thread::scope(|s| {
+        let handles: Vec<_> = world
+            .into_iter()
+            .map(|t| {
+                s.spawn(move || {
+                    let ranks = Ranks::new(Box::new(t), Share::Own);
+                    let first = ranks.while_measuring(|line| {
+                        if ranks.rank() == 1 {
+                            line.say();
+                            line.say();
+                            return line.heard();
+                        }
+                        let waited = std::time::Instant::now();
+                        while line.heard().is_none() && waited.elapsed().as_secs() < 10 {
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                        }
+                        line.heard()
+                    });
+                    let second = ranks.while_measuring(|line| line.heard());
+                    [first, second]
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    });
+    assert_eq!(heard, [[Some(1), None], [None, None], [Some(1), None]]);
+}
+
+#[test]
+fn a_run_stopped_by_another_ranks_error_is_not_interrupted_and_says_who() {
+    use super::halt::Halt;
+    use drivelab_engine::run::Progress;
+    struct Heard(Option<usize>, std::cell::Cell<bool>);
+    impl super::StopLine for Heard {
+        fn say(&self) {
+            self.1.set(true);
+        }
+        fn heard(&self) -> Option<usize> {
+            self.0
+        }
+    }
+    let tick = |stopped_by_error| Progress {
+        elapsed_ns: 0,
+        remaining_ns: None,
+        iops: 0.0,
+        bw_bytes_per_s: 0.0,
+        p99_ns: 0,
+        ramping: false,
+        stopped_by_error,
+    };
+    let dir = scratch("halt");
+    let target = path(&dir, "t.dat");
+    let user = Arc::new(AtomicBool::new(false));
+    let runs = on_ranks(1, Share::Own, |lab| {
+        lab.measure(&spec(&[("rw", "randread"), ("time", "50ms")]), std::slice::from_ref(&target)).unwrap()
+    });
+    let mut interrupted = runs[0].result.clone();
+    interrupted.interrupted = true;
+
+    // Rank 2's stop heard: the engine's flag set, the result not interrupted, rank 2 named.
+    let line = Heard(Some(2), Default::default());
+    let mut halt = Halt::new(&line, user.clone());
+    halt.tick(&tick(false));
+    assert!(halt.flag().load(std::sync::atomic::Ordering::SeqCst), "the engine is told to stop");
+    let mut ran = Ok(vec![interrupted.clone()]);
+    halt.finish(&mut ran, |r| format!("rank {r} (n3)"));
+    let r = &ran.unwrap()[0];
+    assert!(!r.interrupted);
+    assert!(r.notices.iter().any(|n| n == "stopped early with every rank: rank 2 (n3) stopped on an I/O error"));
+    assert!(!line.1.get(), "nothing failed here: nothing said");
+
+    // Ctrl-C as well: interrupted it stays.
+    user.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut ran = Ok(vec![interrupted.clone()]);
+    Halt::new(&line, user.clone()).finish(&mut ran, |r| r.to_string());
+    assert!(ran.unwrap()[0].interrupted);
+
+    // This rank's own error is said, during the run or after it.
+    let quiet = Heard(None, Default::default());
+    Halt::new(&quiet, Arc::new(AtomicBool::new(false))).tick(&tick(true));
+    assert!(quiet.1.get());
+    let quiet = Heard(None, Default::default());
+    let mut failed = runs[0].result.clone();
+    failed.stopped_by_error = true;
+    Halt::new(&quiet, Arc::new(AtomicBool::new(false))).finish(&mut Ok(vec![failed]), |r| r.to_string());
+    assert!(quiet.1.get());
+    let _ = std::fs::remove_dir_all(&dir);
+}
