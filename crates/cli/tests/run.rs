@@ -398,6 +398,22 @@ fn size_on_an_existing_file_of_another_size_is_noticed() {
     assert!(!stderr(&o).contains("--size"), "{}", stderr(&o));
 }
 
+#[test]
+fn rank_and_host_in_a_target_outside_mpirun_are_used_as_written_and_noticed() {
+    let s = Scratch::new("rank-notice");
+    let f = s.path("t{rank}.dat");
+    let o = drivelab(&["run", &f, "--size", "4m", "--time", "100ms", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("{rank} and {host} are only filled in under mpirun; used as written here"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(Path::new(&f).exists(), "drivelab alone behaves as it always has");
+    let o = drivelab(&["run", &s.path("plain.dat"), "--size", "4m", "--time", "100ms", "-q"]);
+    assert!(!stderr(&o).contains("mpirun"), "{}", stderr(&o));
+}
+
 /// Issue #12: latency starts just before the submit call (fio's lat); with io_uring, clat (from
 /// the call's return) and slat (the call) are saved beside it and named on screen, and for every
 /// I/O lat = slat + clat, so lat's mean is at least clat's.

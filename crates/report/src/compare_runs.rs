@@ -88,9 +88,21 @@ fn model(t: &TargetFacts) -> String {
 impl RunInfo {
     /// A run labelled `label`, from directory `dir` with manifest `m`: its targets as the
     /// manifest's target facts describe them (schema 1 has none: the plan's targets, no model).
+    /// Under MPI, every rank's targets, named as its rows are (`r1@node2:/dev/sdb`).
     pub fn new(label: &str, dir: &str, m: &Manifest) -> RunInfo {
-        let mut targets: Vec<TargetShown> =
-            m.targets.iter().map(|t| TargetShown { path: t.path.clone(), model: model(t) }).collect();
+        let mut targets: Vec<TargetShown> = match &m.ranks {
+            Some(r) => r
+                .ranks
+                .iter()
+                .flat_map(|k| {
+                    k.targets.iter().map(|t| TargetShown {
+                        path: drivelab_lab::ranks::merge::rank_target(k.rank, &k.host.hostname, &t.path),
+                        model: model(t),
+                    })
+                })
+                .collect(),
+            None => m.targets.iter().map(|t| TargetShown { path: t.path.clone(), model: model(t) }).collect(),
+        };
         if targets.is_empty() {
             if let Setup::Plan(p) = &m.setup {
                 targets = p.targets.iter().map(|t| TargetShown { path: t.clone(), model: "—".into() }).collect();

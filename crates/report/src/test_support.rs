@@ -88,6 +88,27 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
     }
 }
 
+/// `p` as if each of its targets had been one MPI rank's on `host`: each target a rank, its row
+/// named `r<rank>@<host>:<path>`, each rank's part holding that target alone.
+pub(crate) fn ranked(mut p: PointResult, host: &str) -> PointResult {
+    use drivelab_lab::ranks::{merge::rank_target, RankPart, StartSync};
+    let own = p.result.per_target.clone();
+    for (rank, t) in p.result.per_target.iter_mut().enumerate() {
+        t.path = rank_target(rank, host, &t.path);
+    }
+    p.ranks = own
+        .into_iter()
+        .enumerate()
+        .map(|(rank, t)| {
+            let mut r = p.result.clone();
+            (r.read, r.write, r.total) = (t.read.clone(), t.write.clone(), t.total.clone());
+            r.per_target = vec![t];
+            RankPart { rank, host: host.into(), results: vec![r], power_w: None, start: StartSync::default() }
+        })
+        .collect();
+    p
+}
+
 /// The manifest of a results directory of `kind` ("suite:bsqd", "plan") holding `points`.
 pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> Manifest {
     let mut targets: Vec<String> = Vec::new();

@@ -497,3 +497,29 @@ fn a_run_of_one_point_compares_with_a_plan_and_not_with_a_suite() {
     let e = compare(&[jobs_run("fio", "run", true, [1.0, 0.0], false), quick_run("Q", "/dev/sda", 1.0, 1.0)]);
     assert!(e.unwrap_err().to_string().contains("same kind"));
 }
+
+#[test]
+fn a_run_of_three_ranks_compares_its_merged_row_with_a_one_host_run() {
+    use crate::test_support::ranked;
+    let one = plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true);
+    let three: Vec<PointResult> = ["1", "2", "4"]
+        .iter()
+        .enumerate()
+        .map(|(i, qd)| {
+            let each = 100.0 * (i + 1) as f64;
+            let targets = [("/dev/sda", each), ("/dev/sda", each), ("/dev/sda", each)];
+            ranked(point(&format!("seq qd={qd}"), "seq", &[("rw", "read"), ("qd", qd)], &targets), "n")
+        })
+        .collect();
+    let cmp = compare(&[one, run("B", "plan", three)]).unwrap();
+    let t = &cmp.tables[0];
+    let labels: Vec<&str> = t.rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels[..3], ["A", "B: all ranks", "Δ B vs A"], "the merged row is paired with the one host");
+    assert_eq!(find(t, "B: all ranks").cells, [Some(300.0), Some(600.0), Some(900.0)]);
+    let d = &t.rows[2];
+    assert!(close(d.cells[0], 200.0) && close(d.cells[1], 200.0) && close(d.cells[2], 125.0), "{:?}", d.cells);
+    for r in 0..3 {
+        let label = format!("B: r{r}@n:/dev/sda");
+        assert!(close(find(t, &label).cells[0], 100.0), "each rank's row too: {label}");
+    }
+}

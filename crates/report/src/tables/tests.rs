@@ -397,3 +397,28 @@ fn points_whose_fields_are_not_axes_get_a_column_per_label() {
     assert_eq!(t.rows, [row("null", &[Some(10.0), Some(30.0)])]);
     assert!(t.title.contains("mean of 1–2 runs"), "{}", t.title);
 }
+
+#[test]
+fn a_point_of_several_ranks_has_every_ranks_ios_merged_in_a_first_row_with_its_cpu() {
+    let ranked = |qd: &str, a: f64, b: f64| {
+        crate::test_support::ranked(point("", &[("qd", qd)], &[("/dev/sda", a), ("/dev/sdb", b)]), "n1")
+    };
+    let points = with_all_ranks(&[ranked("1", 100.0, 50.0), ranked("2", 180.0, 90.0)]);
+    assert_eq!(with_all_ranks(&points), points, "added once");
+    let t = build(&spec(Key::Target, field("qd"), Metric::MBps), &points);
+    assert_eq!(
+        t.rows,
+        [
+            row(ALL_RANKS, &[Some(150.0), Some(270.0)]),
+            row("r0@n1:/dev/sda", &[Some(100.0), Some(180.0)]),
+            row("r1@n1:/dev/sdb", &[Some(50.0), Some(90.0)])
+        ]
+    );
+    // The point's CPU belongs to the merged row, not to any one rank's target.
+    let cpu = build(&spec(Key::Target, field("qd"), Metric::CpuPct), &points);
+    assert_eq!(cpu.rows[0].1, [Some(cpu_pct(&points[0])), Some(cpu_pct(&points[1]))]);
+    assert_eq!(cpu.rows[1].1, [None, None]);
+    // A point of one host is left as it was.
+    let plain = point("", &[("qd", "1")], &[("/dev/sda", 100.0), ("/dev/sdb", 50.0)]);
+    assert_eq!(with_all_ranks(std::slice::from_ref(&plain)), [plain]);
+}
