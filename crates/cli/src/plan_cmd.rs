@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use drivelab_engine::units::fmt_elapsed;
 use drivelab_engine::Error;
-use drivelab_lab::execute::{Event, Lab};
+use drivelab_lab::execute::Lab;
 use drivelab_lab::fiojob;
 use drivelab_lab::plan::{self, Plan};
-use drivelab_lab::results::{Kind, ResultsDir};
+use drivelab_lab::results::Kind;
+use drivelab_lab::resume;
 use drivelab_lab::runner::{self, PlanOptions};
 
 use crate::args::{PlanArgs, PointsArgs, SafetyArgs};
@@ -72,27 +73,15 @@ pub fn dry_run(plan: &Plan, jobs: bool) {
 }
 
 pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
+    // Under mpirun rank 0 reads the directory and every rank checks its own targets.
     let resume = match &args.resume {
-        Some(dir) => {
-            let saved = drivelab_lab::results::load(Path::new(dir))?;
-            runner::check_resume(&saved)?;
-            Some(saved)
-        }
+        Some(dir) => Some(resume::read(Path::new(dir), crate::mpi::ranks().as_deref())?),
         None => None,
     };
     // A plan file's own `size` (fio's), unless --size is given.
     let mut file_size = None;
     let plan = match &resume {
-        Some(saved) => match saved.manifest.plan() {
-            Some(p) => p.clone(),
-            None => {
-                return Err(Error::invalid(format!(
-                    "--resume {}: a {} results directory has no points to resume; run it again instead",
-                    saved.dir.display(),
-                    saved.manifest.kind
-                )))
-            }
-        },
+        Some(r) => r.plan.clone(),
         None => {
             let file = Path::new(args.file.as_deref().unwrap_or_default());
             // A dry run can list a plan whose targets are not named yet.
@@ -114,7 +103,7 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
         dry_run(&plan, args.file.as_deref().is_some_and(|f| fiojob::is_job_file(Path::new(f))));
         return Ok(Outcome::Done);
     }
-    let kind = resume.as_ref().map(|r| r.manifest.kind).unwrap_or(Kind::Plan);
+    let kind = resume.as_ref().map(|r| r.kind).unwrap_or(Kind::Plan);
     let resume_dir = resume.map(|r| r.dir);
     let (outcome, dir) =
         execute(&plan, kind, resume_dir, &safety, &args.results, args.quiet, args.power_cmd.as_ref(), &args.steady)?;
@@ -149,16 +138,8 @@ pub fn execute(
     let mut lab = Lab::new(lab_setup(safety, power_cmd)?, &mut sink);
     let (dir, outcome) = match resume {
         Some(d) => {
-            if crate::mpi::ranks().is_some() {
-                return Err(Error::invalid(format!(
-                    "--resume {}: resuming under mpirun is not supported (each rank would have to agree on the \
-                     points already done); resume it without mpirun, or start a new run",
-                    d.display()
-                )));
-            }
-            runner::check(&lab, plan, &opts)?;
-            let dir = ResultsDir::open(&d)?;
-            lab.emit(Event::ResultsDir(dir.path()));
+            lab.agree(runner::check(&lab, plan, &opts))?;
+            let dir = lab.reopen_results_dir(&d)?;
             let o = runner::run(&mut lab, plan, &dir, &opts)?;
             (dir, o)
         }

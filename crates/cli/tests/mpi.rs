@@ -261,7 +261,7 @@ fn a_refusal_on_rank_2_stops_every_rank_before_anything_is_written() {
 }
 
 #[test]
-fn ctrl_c_on_mpirun_keeps_the_finished_points() {
+fn ctrl_c_on_mpirun_keeps_the_finished_points_and_resume_runs_the_rest() {
     let _alone = need_mpi!();
     let s = Scratch::new("mpi-ctrlc");
     let plan = s.path("p.toml");
@@ -304,12 +304,33 @@ fn ctrl_c_on_mpirun_keeps_the_finished_points() {
     let finished: Vec<&Value> = saved.points.iter().filter(|p| p["result"]["interrupted"] == false).collect();
     assert!(finished.len() >= 2, "the finished points are kept");
     assert!(saved.points.len() < 6, "the plan stopped");
+    let done_before = finished.len();
     for p in finished {
         check_merged(p, 3);
     }
-    // The plan's tables (a row per target) give each point a first row of every rank merged.
+    // Resumed only the way it was started: on 3 ranks, not alone or on 2.
     let dir = results_dir(&s.0.join("r"));
-    let o = common::drivelab_in(&s.0, &["report", dir.to_str().unwrap(), "--format", "text"]);
+    let d = dir.to_str().unwrap();
+    let o = common::drivelab_in(&s.0, &["plan", "--resume", d]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("started by mpirun on 3 ranks"), "{}", text(&o));
+    let o = mpirun(2, &s.0, &["plan", "--resume", d]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = mpirun(3, &s.0, &["plan", "--resume", d]);
+    assert!(o.status.success(), "{}", text(&o));
+    let saved = Saved::load(&dir);
+    let finished: Vec<&Value> = saved.points.iter().filter(|p| p["result"]["interrupted"] == false).collect();
+    let indexes: std::collections::BTreeSet<u64> =
+        finished.iter().map(|p| p["point"]["index"].as_u64().unwrap()).collect();
+    assert_eq!((finished.len(), indexes.len()), (6, 6), "every point finished once: {}", text(&o));
+    for p in finished {
+        check_merged(p, 3);
+    }
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!(", {done_before} done earlier")), "the finished points were skipped: {out}");
+    assert_eq!(out.matches("done in an earlier run, skipped").count(), done_before, "{out}");
+    // The plan's tables (a row per target) give each point a first row of every rank merged.
+    let o = common::drivelab_in(&s.0, &["report", d, "--format", "text"]);
     let report = String::from_utf8_lossy(&o.stdout);
     let rows: Vec<&str> = report.lines().filter(|l| l.starts_with("all ranks") || l.starts_with("r0@")).collect();
     assert!(rows.len() >= 2 && rows[0].starts_with("all ranks"), "{report}");

@@ -170,6 +170,25 @@ impl<'a> Lab<'a> {
         self.ranks().is_none_or(Ranks::is_writer)
     }
 
+    /// `mine` as the writer has it (collective under MPI: rank 0's, sent to every rank), for what
+    /// only the results directory knows (the points a resumed run has done).
+    pub fn from_writer<T: serde::Serialize + serde::de::DeserializeOwned>(&self, mine: T) -> Result<T, Error> {
+        let Some(ranks) = self.ranks() else { return Ok(mine) };
+        Ok(ranks.gather(&mine)?.swap_remove(0))
+    }
+
+    /// An existing results directory to resume, opened by the writer (collective under MPI).
+    pub fn reopen_results_dir(&mut self, path: &std::path::Path) -> Result<crate::results::ResultsDir, Error> {
+        let local = if self.writes_results() {
+            crate::results::ResultsDir::open(path)
+        } else {
+            Ok(crate::results::ResultsDir::not_written(path))
+        };
+        let dir = self.agree(local)?;
+        self.emit(Event::ResultsDir(dir.path()));
+        Ok(dir)
+    }
+
     /// A driver's checks, agreed by every rank (collective under MPI): a refusal on any rank is
     /// every rank's, named with its rank and host, before anything is written anywhere.
     pub fn agree<T>(&self, local: Result<T, Error>) -> Result<T, Error> {

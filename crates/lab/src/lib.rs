@@ -20,6 +20,7 @@ pub mod qos;
 pub mod ranks;
 pub mod repeat;
 pub mod results;
+pub mod resume;
 pub mod runner;
 pub mod safety;
 pub mod search;

@@ -136,34 +136,6 @@ fn absolute_targets(plan: &Plan) -> Result<Plan, Error> {
     Ok(plan)
 }
 
-/// Resume `saved`'s plan: refuse when a target is not the one the run was started on (a file
-/// that is gone would silently be created anew and measured as if it were the same drive; a
-/// device whose model, serial or capacity changed is another drive).
-pub fn check_resume(saved: &crate::results::Results) -> Result<(), Error> {
-    for facts in &saved.manifest.targets {
-        let t = &facts.path;
-        if t == "null" {
-            continue;
-        }
-        let info = drivelab_engine::target::probe(t)?;
-        let gone = info.kind == drivelab_engine::target::TargetKind::File && !info.exists;
-        let now = info.disk.as_deref().and_then(crate::sysinfo::device);
-        let other_drive = match (&facts.device, &now) {
-            (Some(a), Some(b)) => (&a.model, &a.serial, a.capacity_bytes) != (&b.model, &b.serial, b.capacity_bytes),
-            _ => false,
-        };
-        if gone || other_drive {
-            return Err(Error::invalid(format!(
-                "--resume {}: target {t} {} since the run started; a resumed run must measure the same targets \
-                 (start a new run instead; nothing was run)",
-                saved.dir.display(),
-                if gone { "no longer exists" } else { "is another drive" }
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Run every point of `plan` that has no result in `dir` yet, saving each as it finishes. Ctrl-C
 /// at any moment (a point's target or the precondition being created included) ends it with what
 /// finished counted, never with an error.
@@ -186,7 +158,8 @@ fn run_points(
     opts: &PlanOptions,
     out: &mut Outcome,
 ) -> Result<(), Error> {
-    let done = dir.finished_points();
+    // Under MPI the directory is rank 0's: every rank skips what rank 0 found done.
+    let done = lab.from_writer(dir.finished_points())?;
     let total = plan.points.len();
     let anything_to_run = plan.points.iter().any(|p| !done.contains(&p.index));
     for n in plan.notices() {

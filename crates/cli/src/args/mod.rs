@@ -323,7 +323,8 @@ pub struct PlanArgs {
     /// NAME=1..64x2; first variable outermost). Repeatable.
     #[arg(long = "var", value_name = "NAME=VALUES")]
     pub vars: Vec<String>,
-    /// Continue an interrupted run in this results directory, skipping finished points.
+    /// Continue an interrupted run in this results directory, skipping finished points (a run
+    /// started under mpirun: with the same number of ranks and --share).
     #[arg(long, value_name = "DIR", conflicts_with = "file")]
     pub resume: Option<String>,
     /// Where new results directories are made.

@@ -1,0 +1,115 @@
+//! `--resume DIR`: what a resumed plan starts from, and the checks that it measures what the run
+//! started on. Under MPI the results directory is rank 0's (the other ranks' hosts may not see
+//! it): rank 0 reads it and every rank is sent what it read; then each rank checks its own
+//! targets against the facts saved for its rank, and the ranks agree, so a refusal on any rank
+//! stops all before anything runs. Which points are done is rank 0's too
+//! ([`crate::execute::Lab::from_writer`]).
+
+use std::path::{Path, PathBuf};
+
+use drivelab_engine::target::{probe, TargetKind};
+use drivelab_engine::Error;
+use serde::{Deserialize, Serialize};
+
+use crate::plan::Plan;
+use crate::ranks::{Ranks, RanksRecord};
+use crate::results::{Kind, TargetFacts};
+
+/// A results directory to resume, as read from it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Resume {
+    pub dir: PathBuf,
+    pub kind: Kind,
+    pub plan: Plan,
+    /// The targets the run started on (rank 0's under MPI).
+    targets: Vec<TargetFacts>,
+    /// Under MPI: how many ranks ran, and each one's targets.
+    ranks: Option<RanksRecord>,
+}
+
+/// Read `dir` to resume it, checked on every rank (collective under MPI: rank 0 reads, every
+/// rank checks its own targets).
+pub fn read(dir: &Path, ranks: Option<&Ranks>) -> Result<Resume, Error> {
+    let Some(ranks) = ranks else {
+        let resume = read_here(dir)?;
+        resume.check(None)?;
+        return Ok(resume);
+    };
+    let local = if ranks.is_writer() { read_here(dir).map(Some) } else { Ok(None) };
+    let mine = ranks.agree(local)?;
+    let resume = ranks.gather(&mine)?.into_iter().next().flatten().expect("rank 0 read the directory");
+    ranks.agree(resume.check(Some(ranks)))?;
+    Ok(resume)
+}
+
+fn read_here(dir: &Path) -> Result<Resume, Error> {
+    let saved = crate::results::load(dir)?;
+    let Some(plan) = saved.manifest.plan() else {
+        return Err(Error::invalid(format!(
+            "--resume {}: a {} results directory has no points to resume; run it again instead",
+            saved.dir.display(),
+            saved.manifest.kind
+        )));
+    };
+    Ok(Resume {
+        plan: plan.clone(),
+        kind: saved.manifest.kind,
+        targets: saved.manifest.targets,
+        ranks: saved.manifest.ranks,
+        dir: saved.dir,
+    })
+}
+
+impl Resume {
+    /// Refused when the run was started on another number of ranks or another `--share` (the
+    /// points done would be of another load), or when a target of this process is not the one
+    /// the run started on (a file that is gone would silently be created anew and measured as
+    /// if it were the same drive; a device whose model, serial or capacity changed is another
+    /// drive).
+    pub fn check(&self, ranks: Option<&Ranks>) -> Result<(), Error> {
+        let d = self.dir.display();
+        let mine = match (&self.ranks, ranks) {
+            (None, None) => &self.targets,
+            (Some(r), Some(now)) if r.size == now.size() && r.share == now.share() => &r.ranks[now.rank()].targets,
+            (Some(r), _) => {
+                return Err(Error::invalid(format!(
+                    "--resume {d}: the run was started by mpirun on {} ranks with --share {}; resume it the same \
+                     way: mpirun -n {} drivelab plan --resume {d} --share {} (nothing was run)",
+                    r.size,
+                    r.share.name(),
+                    r.size,
+                    r.share.name()
+                )))
+            }
+            (None, Some(_)) => {
+                return Err(Error::invalid(format!(
+                    "--resume {d}: the run was started without mpirun; resume it without mpirun, or start a new \
+                     run (nothing was run)"
+                )))
+            }
+        };
+        for facts in mine {
+            let t = &facts.path;
+            if t == "null" {
+                continue;
+            }
+            let info = probe(t)?;
+            let gone = info.kind == TargetKind::File && !info.exists;
+            let now = info.disk.as_deref().and_then(crate::sysinfo::device);
+            let other_drive = match (&facts.device, &now) {
+                (Some(a), Some(b)) => {
+                    (&a.model, &a.serial, a.capacity_bytes) != (&b.model, &b.serial, b.capacity_bytes)
+                }
+                _ => false,
+            };
+            if gone || other_drive {
+                return Err(Error::invalid(format!(
+                    "--resume {d}: target {t} {} since the run started; a resumed run must measure the same \
+                     targets (start a new run instead; nothing was run)",
+                    if gone { "no longer exists" } else { "is another drive" }
+                )));
+            }
+        }
+        Ok(())
+    }
+}
