@@ -282,7 +282,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         .iter()
         .map(|r| {
             // Points of several MPI ranks: their merged row first, paired with a one-host run's target.
-            let mut pts = crate::tables::with_all_ranks(&r.points);
+            let mut pts = crate::all_ranks::with_all_ranks(&r.points);
             if matched_by == Matching::Labels {
                 for p in &mut pts {
                     p.point.fields = vec![(LABEL_KEY.to_string(), point_name(p))];

@@ -8,6 +8,7 @@
 //! by an [`export::Exporter`] (text, Markdown, CSV, JSON, HTML, PNG); the HTML page of a plan or
 //! suite is [`html::report`], which draws the same chart specs and adds a sparkline row per point.
 
+pub mod all_ranks;
 mod axis_words;
 pub mod charts;
 pub mod compare;

@@ -193,9 +193,9 @@ pub fn specs(kind: Kind, points: &[PointResult]) -> Vec<TableSpec> {
 
 /// Every table of a results directory: the specs' tables and the suite's derived ones.
 /// Points run by several MPI ranks get a first row of every rank's I/Os merged
-/// ([`crate::tables::with_all_ranks`]).
+/// ([`crate::all_ranks::with_all_ranks`]).
 pub fn tables(kind: Kind, points: &[PointResult]) -> Vec<Table> {
-    let points = &crate::tables::with_all_ranks(points);
+    let points = &crate::all_ranks::with_all_ranks(points);
     let mut out: Vec<Table> =
         specs(kind, points).iter().map(|s| build(s, points)).filter(|t| !t.rows.is_empty()).collect();
     out.extend(derived(kind, points));

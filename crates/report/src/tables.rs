@@ -274,38 +274,6 @@ impl Metric {
     }
 }
 
-/// The row of a point run by several MPI ranks that holds every rank's I/Os merged (a target
-/// named so in the tables; its CPU and power are the point's, summed over the ranks).
-pub const ALL_RANKS: &str = "all ranks";
-
-/// `points` with each point that several MPI ranks ran given a first target row, [`ALL_RANKS`],
-/// of its merged figures: a plan's tables are per target, and each rank's targets are its own,
-/// so without it the tables would show each rank but never the whole. It comes first so that
-/// `compare` pairs it with a one-host run's only target ([`crate::compare`] pairs targets by
-/// position). Points it was added to already are left as they are.
-pub fn with_all_ranks(points: &[PointResult]) -> Vec<PointResult> {
-    let mut out = points.to_vec();
-    for p in out.iter_mut().filter(|p| p.ranks.len() > 1) {
-        if p.result.per_target.first().is_some_and(|t| t.path == ALL_RANKS) {
-            continue;
-        }
-        let r = &p.result;
-        let all = TargetResult {
-            path: ALL_RANKS.into(),
-            read: r.read.clone(),
-            write: r.write.clone(),
-            total: r.total.clone(),
-        };
-        p.result.per_target.insert(0, all);
-    }
-    out
-}
-
-/// Whether `t` of `p` stands for the whole point: its only target, or the merged row of its ranks.
-fn whole(p: &PointResult, t: &TargetResult) -> bool {
-    p.result.per_target.len() == 1 || (t.path == ALL_RANKS && p.ranks.len() > 1)
-}
-
 /// A write's time until durable or the fsync alone, in µs, of a point or one of its targets.
 fn durable_us(metric: Metric, r: &RunResult, target: Option<&TargetResult>) -> Option<f64> {
     let ns = match metric {
@@ -404,9 +372,11 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
         if per_target {
             for t in &p.result.per_target {
                 let value = match spec.metric {
-                    Metric::CpuPct => whole(p, t).then(|| cpu_pct(p)),
-                    Metric::PowerW | Metric::MBpsPerW => whole(p, t).then(|| power(spec.metric, p)).flatten(),
-                    Metric::UntilDurableMeanUs | Metric::FsyncP99Us if whole(p, t) => {
+                    Metric::CpuPct => crate::all_ranks::whole(p, t).then(|| cpu_pct(p)),
+                    Metric::PowerW | Metric::MBpsPerW => {
+                        crate::all_ranks::whole(p, t).then(|| power(spec.metric, p)).flatten()
+                    }
+                    Metric::UntilDurableMeanUs | Metric::FsyncP99Us if crate::all_ranks::whole(p, t) => {
                         durable_us(spec.metric, &p.result, None)
                     }
                     Metric::UntilDurableMeanUs | Metric::FsyncP99Us => durable_us(spec.metric, &p.result, Some(t)),

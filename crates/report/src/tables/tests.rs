@@ -1,4 +1,5 @@
 use super::*;
+use crate::all_ranks::{with_all_ranks, ALL_RANKS};
 use crate::grid::human;
 
 /// A saved point of `step` with `fields` that moved `mb` MB/s on each target.
