@@ -179,14 +179,7 @@ impl<'a> Lab<'a> {
 
     /// An existing results directory to resume, opened by the writer (collective under MPI).
     pub fn reopen_results_dir(&mut self, path: &std::path::Path) -> Result<crate::results::ResultsDir, Error> {
-        let local = if self.writes_results() {
-            crate::results::ResultsDir::open(path)
-        } else {
-            Ok(crate::results::ResultsDir::not_written(path))
-        };
-        let dir = self.agree(local)?;
-        self.emit(Event::ResultsDir(dir.path()));
-        Ok(dir)
+        self.writers_dir(path, || crate::results::ResultsDir::open(path))
     }
 
     /// A driver's checks, agreed by every rank (collective under MPI): a refusal on any rank is
@@ -225,11 +218,19 @@ impl<'a> Lab<'a> {
         base: &std::path::Path,
         manifest: &crate::results::Manifest,
     ) -> Result<crate::results::ResultsDir, Error> {
-        let local = if self.writes_results() {
+        self.writers_dir(base, || {
             crate::store::check_results_base(base).and_then(|_| crate::results::ResultsDir::create(base, manifest))
-        } else {
-            Ok(crate::results::ResultsDir::not_written(base))
-        };
+        })
+    }
+
+    /// The results directory `make` gives the writer (`ResultsDir::not_written(path)` elsewhere),
+    /// agreed by every rank and announced.
+    fn writers_dir(
+        &mut self,
+        path: &std::path::Path,
+        make: impl FnOnce() -> Result<crate::results::ResultsDir, Error>,
+    ) -> Result<crate::results::ResultsDir, Error> {
+        let local = if self.writes_results() { make() } else { Ok(crate::results::ResultsDir::not_written(path)) };
         let dir = self.agree(local)?;
         self.emit(Event::ResultsDir(dir.path()));
         Ok(dir)

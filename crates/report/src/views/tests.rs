@@ -25,6 +25,17 @@ fn results(kind: Kind, setup: Setup, probes: Vec<ProbeResult>, outcome: Option<O
     Results { dir: PathBuf::from("/results/x"), manifest: m, points: Vec::new(), probes, outcome }
 }
 
+/// A plan's results directory holding `points`.
+fn plan_results(points: Vec<drivelab_lab::results::PointResult>) -> Results {
+    Results {
+        dir: PathBuf::from("/results/x"),
+        manifest: manifest("plan", &points),
+        points,
+        probes: Vec::new(),
+        outcome: None,
+    }
+}
+
 fn probe(index: usize, role: ProbeRole, value: f64, pass: bool, why: &str, data: ProbeData) -> ProbeResult {
     ProbeResult {
         schema: 2,
@@ -469,19 +480,12 @@ fn plan_and_suite_tables_go_through_the_exporters_in_their_own_form() {
 /// when a resumed plan mixes them.
 #[test]
 fn the_facts_name_which_latency_the_figures_are() {
-    use crate::test_support::{manifest, point};
+    use crate::test_support::point;
     let old = point("a", "s", &[], &[("t", 1.0)]);
     let mut new = point("b", "s", &[], &[("t", 1.0)]);
     new.result.schema = 2;
     let of = |points: Vec<drivelab_lab::results::PointResult>| {
-        let r = Results {
-            dir: PathBuf::from("/results/x"),
-            manifest: manifest("plan", &points),
-            points,
-            probes: Vec::new(),
-            outcome: None,
-        };
-        super::common::latency_definition(&r).expect("a definition")
+        super::common::latency_definition(&plan_results(points)).expect("a definition")
     };
     assert_eq!(of(vec![new.clone()]), "from just before the submit call (fio's lat)");
     assert!(of(vec![old.clone()]).contains("fio's clat; results of schema 1"));
@@ -500,13 +504,7 @@ fn notices_become_notes_once_each_naming_the_points_not_all_have() {
     a.result.per_target[0].total.lat_ns.percentiles.clear();
     let points = vec![a, b];
     assert_eq!(super::notes(&points), ["made by fio", "no histogram (a)"]);
-    let r = Results {
-        dir: PathBuf::from("/results/x"),
-        manifest: manifest("plan", &points),
-        points,
-        probes: Vec::new(),
-        outcome: None,
-    };
+    let r = plan_results(points);
     let report = build(&r);
     let text = export_text(Format::Text, &report).unwrap();
     assert!(text.contains("note: made by fio\nnote: no histogram (a)\n"), "{text}");
