@@ -21,6 +21,7 @@ pub mod error;
 pub mod fields;
 pub mod gen;
 pub mod hist;
+pub mod input;
 pub mod merge;
 pub(crate) mod pace;
 pub mod pattern;

@@ -15,6 +15,13 @@
 //!   `R` a read, `W` a write; flushes and other events are skipped.
 //!
 //! syncs, datasyncs and flushes are not replayed (counted in [`Trace::skipped`]).
+//!
+//! A trace is input from anywhere, so it is read as every input is ([`crate::input`]: a
+//! regular file of at most 1 GiB) and every number in it is checked as it becomes a time, an
+//! offset or a length: a sector × 512, an offset + length or µs × 1000 past 2^64 is refused by
+//! `FILE:LINE`, never wrapped (a wrapped sector once replayed a write at byte 0).
+
+use std::collections::HashMap;
 
 use crate::gen::{IoDesc, Op};
 use crate::spec::{AccessSpec, BlockSize};
@@ -35,9 +42,18 @@ impl FileTrace {
     pub fn max_len(&self) -> u32 {
         self.ios.iter().map(|i| i.len).max().unwrap_or(0)
     }
-    /// The end of the furthest I/O.
+    /// The end of the furthest I/O (no I/O of a parsed trace ends past 2^64).
     pub fn extent(&self) -> u64 {
-        self.ios.iter().map(|i| i.offset + i.len as u64).max().unwrap_or(0)
+        self.ios.iter().map(|i| i.offset.saturating_add(i.len as u64)).max().unwrap_or(0)
+    }
+
+    /// The first I/O that does not fit in a region of `span` bytes (its offsets are from the
+    /// region's start): its index and the I/O.
+    pub fn first_outside(&self, span: u64) -> Option<(usize, IoDesc)> {
+        self.ios
+            .iter()
+            .position(|i| i.offset.checked_add(i.len as u64).is_none_or(|end| end > span))
+            .map(|n| (n, self.ios[n]))
     }
 }
 
@@ -48,16 +64,22 @@ pub struct Trace {
     pub files: Vec<FileTrace>,
     /// Syncs, flushes and other events that are not I/Os to replay.
     pub skipped: u64,
+    /// While parsing: each file's index in `files`, and the I/Os so far.
+    index: HashMap<String, usize>,
+    ios: usize,
 }
 
 /// Most I/Os one trace may hold (memory: 24 bytes each).
 pub const MAX_IOS: usize = 100_000_000;
 
+/// Most files (or devices) one trace may name: each is replayed on a target of its own.
+pub const MAX_FILES: usize = 4096;
+
 impl Trace {
     /// Read the trace at `path`.
-    pub fn load(path: &str) -> Result<Trace, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-        Trace::parse(&text).map_err(|e| format!("{path}:{e}"))
+    pub fn load(path: &str) -> Result<Trace, crate::Error> {
+        let text = crate::input::Input::TRACE.read_string(std::path::Path::new(path))?;
+        Trace::parse(&text).map_err(|e| crate::Error::invalid(format!("{path}:{e}")))
     }
 
     /// Parse a trace; errors read `LINE: what is wrong`.
@@ -80,6 +102,7 @@ impl Trace {
             );
         }
         t.files.retain(|f| !f.ios.is_empty());
+        t.index = HashMap::new();
         let t0 = t.files.iter().filter_map(|f| f.t_ns.first()).min().copied().unwrap_or(0);
         for f in &mut t.files {
             for x in &mut f.t_ns {
@@ -89,24 +112,36 @@ impl Trace {
         Ok(t)
     }
 
-    fn file(&mut self, name: &str) -> &mut FileTrace {
-        match self.files.iter().position(|f| f.name == name) {
-            Some(i) => &mut self.files[i],
+    fn file(&mut self, name: &str, line: usize) -> Result<&mut FileTrace, String> {
+        let i = match self.index.get(name) {
+            Some(&i) => i,
+            None if self.files.len() >= MAX_FILES => {
+                return Err(format!(
+                    "{line}: '{name}' is a file past the {MAX_FILES} this trace may name (each is replayed on a target \
+                     of its own); replay a part of the trace"
+                ))
+            }
             None => {
                 self.files.push(FileTrace { name: name.to_string(), ..FileTrace::default() });
-                self.files.last_mut().expect("just pushed")
+                self.index.insert(name.to_string(), self.files.len() - 1);
+                self.files.len() - 1
             }
-        }
+        };
+        Ok(&mut self.files[i])
     }
 
     fn push(&mut self, file: &str, t_ns: u64, op: Op, offset: u64, len: u64, line: usize) -> Result<(), String> {
         if len == 0 || len > 64 << 20 {
             return Err(format!("{line}: a length of {len} bytes; expected 1 byte to 64 MiB"));
         }
-        if self.files.iter().map(|f| f.ios.len()).sum::<usize>() >= MAX_IOS {
+        if offset.checked_add(len).is_none() {
+            return Err(format!("{line}: {len} bytes at offset {offset} end past byte 2^64; no target is that large"));
+        }
+        if self.ios >= MAX_IOS {
             return Err(format!("{line}: more than {MAX_IOS} I/Os; replay a part of the trace"));
         }
-        let f = self.file(file);
+        self.ios += 1;
+        let f = self.file(file, line)?;
         // Times never run backwards within a file (a trace merged from CPUs may: keep order).
         let t = f.t_ns.last().map_or(t_ns, |&last| t_ns.max(last));
         f.t_ns.push(t);
@@ -125,6 +160,8 @@ impl Trace {
             let num = |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("{line}: '{w}' is not {what}"));
             let (t_us, rest) =
                 if v3 { (Some(num(words[0], "a time in µs")?), &words[1..]) } else { (None, &words[..]) };
+            let too_late =
+                |us: u64| format!("{line}: {us} µs is past what a time can hold (2^64 ns); give times from 0");
             let (file, act) = match rest {
                 [f, a, ..] => (*f, *a),
                 _ => return Err(format!("{line}: '{raw}'; expected FILE ACTION [OFFSET LENGTH]")),
@@ -138,11 +175,12 @@ impl Trace {
                 "trim" => Op::Trim,
                 "wait" if !v3 => {
                     let us = rest.get(2).ok_or_else(|| format!("{line}: wait needs its delay in µs"))?;
-                    clock_us = clock_us.saturating_add(num(us, "a delay in µs")?);
+                    let us = num(us, "a delay in µs")?;
+                    clock_us = clock_us.checked_add(us).ok_or_else(|| too_late(u64::MAX))?;
                     continue;
                 }
                 "add" | "open" | "close" => {
-                    self.file(file);
+                    self.file(file, line)?;
                     continue;
                 }
                 "sync" | "datasync" => {
@@ -155,7 +193,8 @@ impl Trace {
                 return Err(format!("{line}: {act} needs OFFSET LENGTH"));
             };
             let (off, len) = (num(off, "an offset")?, num(len, "a length")?);
-            self.push(file, clock_us.saturating_mul(1000), op, off, len, line)?;
+            let t_ns = clock_us.checked_mul(1000).ok_or_else(|| too_late(clock_us))?;
+            self.push(file, t_ns, op, off, len, line)?;
         }
         Ok(())
     }
@@ -191,7 +230,11 @@ impl Trace {
                 self.skipped += 1; // a flush queued as an empty write
                 continue;
             }
-            self.push(w[0], secs, op, sector * 512, count * 512, line)?;
+            let past =
+                |what: &str, n: u64| format!("{line}: {what} {n} × 512 is past byte 2^64; no device is that large");
+            let offset = sector.checked_mul(512).ok_or_else(|| past("sector", sector))?;
+            let len = count.checked_mul(512).ok_or_else(|| past("sector count", count))?;
+            self.push(w[0], secs, op, offset, len, line)?;
         }
         Ok(())
     }
@@ -219,6 +262,66 @@ impl Trace {
     }
 }
 
+/// Where one file of a trace is replayed: a target's region `[start, start + span)` (the
+/// trace's offsets count from `start`, as `--offset` and `--span` give it).
+#[derive(Clone, Copy, Debug)]
+pub struct Region<'a> {
+    pub path: &'a str,
+    pub start: u64,
+    pub span: u64,
+    /// The null target: any offset will do.
+    pub null: bool,
+}
+
+impl Trace {
+    /// One region per file of the trace, in order, and every I/O of each file inside its
+    /// region; else what does not fit and the fix (`{field}`s are rendered by the caller).
+    pub fn check_fit(&self, regions: &[Region]) -> Result<(), String> {
+        if self.files.len() != regions.len() {
+            let names: Vec<&str> = self.files.iter().map(|f| f.name.as_str()).collect();
+            return Err(format!(
+                "the trace has I/Os for {} file(s) ({}) and the run {} target(s): give one target per file, in that \
+                 order",
+                self.files.len(),
+                names.join(", "),
+                regions.len()
+            ));
+        }
+        for (f, r) in self.files.iter().zip(regions) {
+            let Some((n, io)) = f.first_outside(r.span).filter(|_| !r.null) else { continue };
+            let op = match io.op {
+                Op::Read => "a read",
+                Op::Write => "a write",
+                Op::Trim => "a trim",
+            };
+            return Err(format!(
+                "I/O {} of {} ({op} of {} bytes at offset {}) ends at byte {} of the region, past its {} bytes \
+                 ({} from byte {}); the trace's offsets count from {{offset}}: give a larger {{span}}, a lower \
+                 {{offset}} or a larger target, or a trace that fits (its I/Os reach byte {})",
+                n + 1,
+                f.name,
+                io.len,
+                io.offset,
+                io.offset.saturating_add(io.len as u64),
+                r.span,
+                r.path,
+                r.start,
+                f.extent()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A trace's refusal as a refusal of `field`: the field names it (`--replay` or `replay`),
+/// an I/O error stays one.
+pub fn refusal(field: crate::fields::Field, e: crate::Error) -> crate::Error {
+    match e {
+        crate::Error::Invalid(m) => crate::Error::spec(field, "", m),
+        other => other,
+    }
+}
+
 /// A replaying spec's buffers: the trace's longest I/O, on the 512-byte grid every trace's
 /// offsets are on (set when the trace is named, and again when it runs, whatever `bs` was
 /// given since).
@@ -231,10 +334,13 @@ pub fn fit_buffers<'a>(spec: &mut AccessSpec, files: impl IntoIterator<Item = &'
 /// `SECONDS.NANOS` (blkparse's time) in ns, exactly.
 fn parse_seconds(s: &str) -> Option<u64> {
     let (a, b) = s.split_once('.')?;
+    if b.is_empty() || !b.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
     let secs: u64 = a.parse().ok()?;
     let digits = &b[..b.len().min(9)];
     let frac: u64 = digits.parse().ok()?;
-    Some(secs * 1_000_000_000 + frac * 10u64.pow(9 - digits.len() as u32))
+    secs.checked_mul(1_000_000_000)?.checked_add(frac * 10u64.pow(9 - digits.len() as u32))
 }
 
 #[cfg(test)]

@@ -58,11 +58,12 @@ fn check_with(
     check_threads(&spec, infos.len())?;
     // Every device that needs --destroy is named in one refusal, not one per try.
     let mut unnamed: Option<Error> = None;
+    let mut regions = Vec::new();
     for info in &mut infos {
         if info.kind == TargetKind::File && !info.exists {
             info.size_bytes = new_file_size;
         }
-        spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?;
+        regions.push(spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?);
         if let Some(claims) = claims.filter(|_| spec.has_writes()) {
             match claims.check_write(info, perm) {
                 Ok(()) => {}
@@ -78,7 +79,22 @@ fn check_with(
     if let Some(e) = unnamed {
         return Err(e);
     }
+    check_trace_fits(&spec, &infos, &regions)?;
     Ok((spec, infos, notices))
+}
+
+/// A replay's trace against the targets' regions (`--offset`, `--span`), before anything is
+/// written: every I/O inside its region (the engine checks the trace it runs again).
+fn check_trace_fits(spec: &AccessSpec, infos: &[TargetInfo], regions: &[(u64, u64)]) -> Result<(), Error> {
+    use drivelab_engine::replay::{refusal, Region, Trace};
+    let Some(r) = &spec.replay else { return Ok(()) };
+    let trace = Trace::load(&r.path).map_err(|e| refusal(Field::Replay, e))?;
+    let regions: Vec<Region> = infos
+        .iter()
+        .zip(regions)
+        .map(|(i, &(start, span))| Region { path: &i.path, start, span, null: i.kind == TargetKind::Null })
+        .collect();
+    trace.check_fit(&regions).map_err(|why| Error::spec(Field::Replay, r.path.clone(), why))
 }
 
 /// `e` added to the devices already found unnamed (`Err` only if `e` is another refusal).

@@ -31,7 +31,7 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Err
 
 /// Read a JSON file written by `write_json`.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
-    let text = std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+    let text = drivelab_engine::input::Input::JSON.read(path)?;
     serde_json::from_slice(&text)
         .map_err(|e| Error::invalid(format!("{} is not a drivelab result: {e}", path.display())))
 }

@@ -187,19 +187,24 @@ pub fn recheck(dir: &std::path::Path, stop: &AtomicBool) -> Result<Recheck, Erro
             dir.display()
         ))
     })?;
-    let maps = crate::results::load_maps(dir, point)?;
+    // Each target as it is now: its map is checked against its size before it is read.
+    let infos: Vec<Option<drivelab_engine::target::TargetInfo>> = point
+        .result
+        .targets
+        .iter()
+        .map(|t| (t.kind != TargetKind::Null).then(|| drivelab_engine::target::probe(&t.path)).transpose())
+        .collect::<Result<_, _>>()?;
+    let sizes: Vec<u64> = infos.iter().map(|i| i.as_ref().map_or(u64::MAX, |i| i.size_bytes)).collect();
+    let maps = crate::results::load_maps(dir, point, &sizes)?;
     let mut spec = point.result.spec.clone();
     spec.read_pct = 100;
     spec.sync = Default::default();
     let unit = spec.verify_unit().unwrap_or(4096);
     let format = UnitFormat::new(unit as usize, spec.seed, spec.verify_zero_pct());
     let mut out = Recheck { point: point.point.label.clone(), unit_bytes: unit, targets: Vec::new() };
-    for (ti, (t, map)) in point.result.targets.iter().zip(&maps).enumerate() {
-        if t.kind == TargetKind::Null {
-            continue;
-        }
-        let info = drivelab_engine::target::probe(&t.path)?;
-        let open = drivelab_engine::target::open(&info, &spec)?;
+    for (ti, ((t, map), info)) in point.result.targets.iter().zip(&maps).zip(&infos).enumerate() {
+        let Some(info) = info else { continue };
+        let open = drivelab_engine::target::open(info, &spec)?;
         let file = open.file.as_ref().expect("a file or device target has a file");
         let id = point.result.verify.as_ref().map_or(ti as u32, |v| v.target_id(ti));
         out.targets.push((t.path.clone(), sweep_target(file, &t.path, map, &format, id, stop)));
@@ -225,7 +230,18 @@ impl CrashRecheck {
 /// after a reboot), else from the paths it recorded. Read-only; block devices are read with
 /// O_DIRECT, so nothing cached before the crash answers for the device.
 pub fn after_crash(journal: &std::path::Path, paths: &[String], stop: &AtomicBool) -> Result<CrashRecheck, Error> {
-    let replayed = drivelab_engine::verify::replay_file(journal).map_err(Error::invalid)?;
+    // Each target's size, known before the journal's units for it are allocated.
+    let mut sizes: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    let mut size_of = |id: usize, recorded: &str| -> Result<u64, String> {
+        let path = paths.get(id).map_or(recorded, |p| p.as_str());
+        if let Some(&s) = sizes.get(path) {
+            return Ok(s);
+        }
+        let size = drivelab_engine::target::probe(path).map_err(|e| e.to_string())?.size_bytes;
+        sizes.insert(path.to_string(), size);
+        Ok(size)
+    };
+    let replayed = drivelab_engine::verify::replay_file(journal, &mut size_of)?;
     if paths.len() > replayed.targets.len() {
         return Err(Error::invalid(format!(
             "{} targets given, and the journal {} records {} ({}): give at most one path per journaled target, in \

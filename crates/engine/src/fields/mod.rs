@@ -366,7 +366,7 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::Replay => {
             // Read now: what the trace does (writes? trims?) decides what the run may need
             // (--destroy), and a bad trace is refused before anything runs.
-            let t = crate::replay::Trace::load(v).map_err(|e| Error::spec(field, "", e))?;
+            let t = crate::replay::Trace::load(v).map_err(|e| crate::replay::refusal(field, e))?;
             spec.read_pct = t.read_pct();
             crate::replay::fit_buffers(spec, &t.files);
             let fast = spec.replay.as_ref().is_some_and(|r| r.fast);

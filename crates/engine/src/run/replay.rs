@@ -1,43 +1,42 @@
 //! A replaying stream as the run starts it: the trace read again (the spec holds only its path),
-//! checked against the stream's targets, and the spec as it runs (buffers, the trace's rate).
+//! checked against the stream's targets' regions, and the spec as it runs (buffers, the trace's
+//! rate).
+//!
+//! A trace's offsets count from the start of the region (`--offset`), and every I/O must end
+//! inside it (`--span`, by default the rest of the target): a replay writes where it was told
+//! to, never at the trace's own offsets over the rest of the target.
 
 use std::sync::Arc;
 
 use super::Stream;
 use crate::error::Error;
 use crate::fields::Field;
-use crate::replay::{FileTrace, Trace};
+use crate::replay::{FileTrace, Region, Trace};
 use crate::spec::AccessSpec;
 use crate::target::TargetKind;
 
-/// A replaying stream's trace, one file's I/Os per target, checked against the targets (one
-/// target per file of the trace, every I/O inside its target).
+/// A replaying stream's trace, one file's I/Os per target, checked against the targets' regions
+/// (one target per file of the trace, every I/O inside its region) and moved to the region's
+/// start.
 pub(super) fn load_trace(st: &Stream) -> Result<Option<Vec<Arc<FileTrace>>>, Error> {
     let Some(r) = &st.spec.replay else { return Ok(None) };
-    let bad = |why: String| Error::spec(Field::Replay, r.path.clone(), why);
-    let trace = Trace::load(&r.path).map_err(|e| Error::spec(Field::Replay, "", e))?;
-    if trace.files.len() != st.targets.len() {
-        let names: Vec<&str> = trace.files.iter().map(|f| f.name.as_str()).collect();
-        return Err(bad(format!(
-            "the trace has I/Os for {} file(s) ({}) and the run {} target(s): give one target per file, in that \
-             order",
-            trace.files.len(),
-            names.join(", "),
-            st.targets.len()
-        )));
-    }
-    for (f, t) in trace.files.iter().zip(st.targets) {
-        let size = t.info.size_bytes;
-        if t.info.kind != TargetKind::Null && f.extent() > size {
-            return Err(bad(format!(
-                "its I/Os of {} reach byte {}, past the end of {} ({size} bytes): give a larger target",
-                f.name,
-                f.extent(),
-                t.info.path
-            )));
+    let trace = Trace::load(&r.path).map_err(|e| crate::replay::refusal(Field::Replay, e))?;
+    let regions: Vec<Region> = st
+        .targets
+        .iter()
+        .map(|t| Region { path: &t.info.path, start: t.start, span: t.span, null: t.info.kind == TargetKind::Null })
+        .collect();
+    trace.check_fit(&regions).map_err(|why| Error::spec(Field::Replay, r.path.clone(), why))?;
+    let files = trace.files.into_iter().zip(&regions).map(|(mut f, r)| {
+        if !r.null {
+            // Inside [0, span) checked above, and start + span inside the target: no overflow.
+            for io in &mut f.ios {
+                io.offset += r.start;
+            }
         }
-    }
-    Ok(Some(trace.files.into_iter().map(Arc::new).collect()))
+        Arc::new(f)
+    });
+    Ok(Some(files.collect()))
 }
 
 /// What a replaying spec runs as: buffers for the trace's longest I/O, and with the original

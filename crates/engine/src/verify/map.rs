@@ -123,16 +123,40 @@ impl GenerationMap {
         w.write_all(&self.gens)
     }
 
-    pub fn load(r: &mut impl Read) -> io::Result<GenerationMap> {
+    /// Load a map saved by [`save`](Self::save) from `r`, which holds `available` more bytes,
+    /// for a target of `target_size` bytes. A saved map is input like any other (it may have
+    /// been tampered with): its declared unit count is checked against the bytes there are and
+    /// its region against the target BEFORE a byte is allocated, so a count of 2^36 is refused,
+    /// not an abort, and a map past the target's end is refused, not read as I/O errors.
+    pub fn load(r: &mut impl Read, available: u64, target_size: u64) -> io::Result<GenerationMap> {
+        let bad = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+        if available < 32 {
+            return Err(bad(format!("{available} bytes left, too few for a generation map's 32-byte header")));
+        }
         let mut head = [0u8; 32];
         r.read_exact(&mut head)?;
-        let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, format!("not a generation map: {why}"));
         if &head[..8] != FILE_MAGIC {
-            return Err(bad("wrong magic"));
+            return Err(bad("not a generation map: wrong magic".into()));
         }
         let word = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().unwrap());
         let (unit, start, units) = (word(8), word(16), word(24));
-        let mut map = GenerationMap::new(start, units.saturating_mul(unit), unit).map_err(|e| bad(&e))?;
+        if units > available - 32 {
+            return Err(bad(format!(
+                "the map declares {units} units, and only {} bytes of it follow its header (one per unit): it is \
+                 damaged or cut short",
+                available - 32
+            )));
+        }
+        let end = units.checked_mul(unit).and_then(|span| start.checked_add(span));
+        if end.is_none_or(|end| end > target_size) {
+            let end = end.map_or("past byte 2^64".to_string(), |e| format!("up to byte {e}"));
+            return Err(bad(format!(
+                "the map covers {units} units of {unit} bytes from byte {start}, {end}, past the end of the target \
+                 ({target_size} bytes): it is not this target's map, or the target shrank"
+            )));
+        }
+        let mut map =
+            GenerationMap::new(start, units * unit, unit).map_err(|e| bad(format!("not a generation map: {e}")))?;
         r.read_exact(&mut map.gens)?;
         Ok(map)
     }
@@ -185,8 +209,13 @@ mod tests {
         let mut bytes = Vec::new();
         m.save(&mut bytes).unwrap();
         assert_eq!(bytes.len(), 32 + 16);
-        assert_eq!(GenerationMap::load(&mut bytes.as_slice()).unwrap(), m);
-        assert!(GenerationMap::load(&mut &b"notamap!"[..]).is_err());
+        assert_eq!(GenerationMap::load(&mut bytes.as_slice(), 48, 2 << 20).unwrap(), m);
+        assert!(GenerationMap::load(&mut &b"notamap!"[..], 8, 2 << 20).is_err());
+        let e = GenerationMap::load(&mut bytes.as_slice(), 48, (1 << 20) + 8192).unwrap_err().to_string();
+        assert!(e.contains("past the end of the target"), "{e}");
+        bytes[24..32].copy_from_slice(&(1u64 << 36).to_le_bytes());
+        let e = GenerationMap::load(&mut bytes.as_slice(), 48, u64::MAX).unwrap_err().to_string();
+        assert!(e.contains("declares 68719476736 units, and only 16 bytes"), "{e}");
     }
 
     #[test]

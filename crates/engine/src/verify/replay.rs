@@ -9,8 +9,12 @@
 //! The replay checks the journal against itself: each intent's generation must be the one the
 //! replay gives its first unit, every record must fall inside its target. A frame that is torn
 //! or cut short ends the journal (the crash hit its last append); its bytes are counted.
+//!
+//! A journal is input like any other (it may be damaged or tampered with): it is read only from
+//! a regular file ([`crate::input`]), a frame's declared length is checked against the bytes
+//! left before its payload is allocated (longer: a torn tail), and each target's declared unit
+//! count against the target's size (`size_of`) before its four bytes per unit are.
 
-use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 
@@ -77,15 +81,19 @@ pub struct Replayed {
     pub snapshot_differences: u64,
 }
 
-/// Replay the journal at `path`.
-pub fn replay_file(path: &Path) -> Result<Replayed, String> {
-    let f = File::open(path).map_err(|e| format!("opening the journal {}: {e}", path.display()))?;
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    replay(BufReader::with_capacity(1 << 20, f), len).map_err(|e| format!("journal {}: {e}", path.display()))
+/// The size in bytes of the `id`th target of a journal, recorded as `path`: what its units are
+/// checked against before they are allocated (or why it cannot be known).
+pub type SizeOf<'a> = &'a mut dyn FnMut(usize, &str) -> Result<u64, String>;
+
+/// Replay the journal at `path` (a regular file; see the module docs).
+pub fn replay_file(path: &Path, size_of: SizeOf) -> Result<Replayed, crate::Error> {
+    let (f, len) = crate::input::Input::JOURNAL.open(path)?;
+    replay(BufReader::with_capacity(1 << 20, f.take(len)), len, size_of)
+        .map_err(|e| crate::Error::invalid(format!("journal {}: {e}", path.display())))
 }
 
 /// Replay a journal of `len` bytes from `r`.
-pub fn replay(mut r: impl Read, len: u64) -> Result<Replayed, String> {
+pub fn replay(mut r: impl Read, len: u64, size_of: SizeOf) -> Result<Replayed, String> {
     let mut magic = [0u8; 16];
     r.read_exact(&mut magic).map_err(|_| "too short to be a drivelab journal".to_string())?;
     if &magic != FILE_MAGIC {
@@ -94,9 +102,9 @@ pub fn replay(mut r: impl Read, len: u64) -> Result<Replayed, String> {
     let mut out = Replayed::default();
     let mut at = 16u64;
     let mut payload = Vec::new();
-    while let Some(kind) = next_frame(&mut r, &mut payload)? {
+    while let Some(kind) = next_frame(&mut r, &mut payload, len.saturating_sub(at))? {
         match kind {
-            SEGMENT => out.segment(&payload).map_err(|e| format!("segment at byte {at}: {e}"))?,
+            SEGMENT => out.segment(&payload, &mut *size_of).map_err(|e| format!("segment at byte {at}: {e}"))?,
             RECORDS => out.records(&payload).map_err(|e| format!("records at byte {at}: {e}"))?,
             k => return Err(format!("frame of unknown kind {k} at byte {at}")),
         }
@@ -107,8 +115,8 @@ pub fn replay(mut r: impl Read, len: u64) -> Result<Replayed, String> {
 }
 
 /// The next whole, intact frame's kind (its payload in `payload`); None at the end or at a torn
-/// frame.
-fn next_frame(r: &mut impl Read, payload: &mut Vec<u8>) -> Result<Option<u32>, String> {
+/// frame (one longer than the `left` bytes there are is one: nothing is allocated for it).
+fn next_frame(r: &mut impl Read, payload: &mut Vec<u8>, left: u64) -> Result<Option<u32>, String> {
     let mut h = [0u8; FRAME_HEADER];
     if read_full(r, &mut h)? < FRAME_HEADER {
         return Ok(None);
@@ -117,7 +125,11 @@ fn next_frame(r: &mut impl Read, payload: &mut Vec<u8>) -> Result<Option<u32>, S
     if word(0) != FRAME_MAGIC || word(20) != crc32c::crc32c(&h[..20]) {
         return Ok(None);
     }
-    let len = u64::from_le_bytes(h[8..16].try_into().unwrap()) as usize;
+    let len = u64::from_le_bytes(h[8..16].try_into().unwrap());
+    if len > left.saturating_sub(FRAME_HEADER as u64) {
+        return Ok(None);
+    }
+    let len = len as usize;
     payload.clear();
     payload.resize(len, 0);
     if read_full(r, payload)? < len || crc32c::crc32c(payload) != word(16) {
@@ -164,28 +176,45 @@ impl Cursor<'_> {
 }
 
 impl Replayed {
-    fn segment(&mut self, p: &[u8]) -> Result<(), String> {
+    fn segment(&mut self, p: &[u8], size_of: SizeOf) -> Result<(), String> {
         let mut c = Cursor(p);
         let durable_acks = c.u8()? != 0;
         let zero_pct = c.u8()?;
         c.take(2)?;
         let unit = c.u32()? as u64;
+        if !unit.is_power_of_two() || !(512..=4096).contains(&unit) {
+            return Err(format!("a unit of {unit} bytes; drivelab journals units of 512 to 4096 bytes"));
+        }
         let seed = c.u64()?;
         for _ in 0..c.u32()? {
             let id = c.u32()? as usize;
             let run_index = c.u32()?;
             let start = c.u64()?;
-            let n = c.u64()? as usize;
+            let n = c.u64()?;
             let path_len = c.u32()? as usize;
             let path = String::from_utf8_lossy(c.take(path_len)?).into_owned();
+            if id > self.targets.len() {
+                return Err(format!("target id {id} out of order"));
+            }
+            // Checked before the units are allocated (four bytes each in the replay).
+            let size = size_of(id, &path)?;
+            let end = n.checked_mul(unit).and_then(|b| start.checked_add(b));
+            if !start.is_multiple_of(unit) || end.is_none_or(|end| end > size) {
+                let end = end.map_or("past byte 2^64".to_string(), |e| format!("up to byte {e}"));
+                return Err(format!(
+                    "{path}: its map covers {n} units of {unit} bytes from byte {start}, {end}, past the end of the \
+                     target ({size} bytes): give the target it journaled"
+                ));
+            }
+            let n = usize::try_from(n).map_err(|_| format!("{path}: {n} units is too many to replay"))?;
             let mut snapshot = Vec::with_capacity(n);
             for _ in 0..c.u64()? {
                 let g = c.u8()?;
-                let count = c.u64()? as usize;
-                if snapshot.len() + count > n {
+                let count = c.u64()?;
+                if count > (n - snapshot.len()) as u64 {
                     return Err(format!("{path}: the map runs past its {n} units"));
                 }
-                snapshot.resize(snapshot.len() + count, g);
+                snapshot.resize(snapshot.len() + count as usize, g);
             }
             if snapshot.len() != n {
                 return Err(format!("{path}: the map has {} of its {n} units", snapshot.len()));

@@ -117,13 +117,9 @@ pub struct Given<'a> {
 /// Read the fio job file at `path` into a plan.
 pub fn load(path: &Path, given: Given) -> Result<PlanFile, Error> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            Error::invalid(format!("{file}: no such file; expected the path of a fio job file such as job.fio"))
-        }
-        std::io::ErrorKind::InvalidData => Error::invalid(format!("{file}: not a text file; expected a fio job file")),
-        _ => Error::io(format!("reading the job file {file}"), e),
-    })?;
+    let bytes = drivelab_engine::input::Input::JOB.read(path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::invalid(format!("{file}: not a text file; expected a fio job file")))?;
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fio".into());
     parse(&text, &file, &name, given)
 }
@@ -169,7 +165,12 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
                 })?;
                 if !job.null && given.targets.is_empty() {
                     if let Some(s) = job.size {
-                        new_file_bytes = Some(new_file_bytes.unwrap_or(0).max(s.div_ceil(4096) * 4096));
+                        let whole = s.checked_next_multiple_of(4096).ok_or_else(|| {
+                            let message =
+                                format!("[{}]: size={s} is too large for a file; give a smaller size", job.name);
+                            at(file, ini::LineError { line: job.line, message })
+                        })?;
+                        new_file_bytes = Some(new_file_bytes.unwrap_or(0).max(whole));
                     }
                 }
                 streams.push((job.name.clone(), targets, fields, spec));

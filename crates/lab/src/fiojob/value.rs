@@ -132,7 +132,7 @@ pub fn bssplit(v: &str, kb: KbBase) -> Result<String, String> {
         };
         parts.push((size(b.trim(), kb)?, pct));
     }
-    let given: u64 = parts.iter().filter_map(|p| p.1).sum();
+    let given = parts.iter().filter_map(|p| p.1).try_fold(0u64, |a, b| a.checked_add(b)).unwrap_or(u64::MAX);
     let open = parts.iter().filter(|p| p.1.is_none()).count() as u64;
     if given > 100 || (open == 0 && given != 100) {
         return Err(format!("the shares add up to {given}; they must add up to 100"));
@@ -207,6 +207,12 @@ mod tests {
         assert_eq!(time_ns("100", BareTime::Micros), Ok(100_000));
         assert_eq!(time_ns("1s", BareTime::Micros), Ok(1_000_000_000));
         assert!(time_ns("5w", BareTime::Seconds).is_err());
+    }
+
+    #[test]
+    fn bssplit_shares_that_overflow_are_refused_not_wrapped_to_100() {
+        let e = bssplit("4k/18446744073709551615:8k/101", KbBase::Binary).unwrap_err();
+        assert!(e.contains("must add up to 100"), "{e}");
     }
 
     #[test]

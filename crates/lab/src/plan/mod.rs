@@ -272,12 +272,7 @@ pub fn load_file(path: &Path, targets: Targets) -> Result<PlanFile, Error> {
     if path.is_dir() {
         return Err(Error::invalid(format!("{file} is a directory: give the path of a plan file such as sweep.toml")));
     }
-    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            Error::invalid(format!("{file}: no such file; expected the path of a plan file such as sweep.toml"))
-        }
-        _ => Error::io(format!("reading the plan {file}"), e),
-    })?;
+    let bytes = drivelab_engine::input::Input::PLAN.read(path)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let valid = std::str::from_utf8(valid).unwrap_or_default();

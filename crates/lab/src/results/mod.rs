@@ -452,17 +452,38 @@ pub fn map_file(dir: &Path, point: &Point, interrupted: bool) -> PathBuf {
     dir.join("points").join(format!("{:04}-{}{suffix}", point.index, point.slug))
 }
 
-/// The generation maps saved with `point` (one per target of its result).
-pub fn load_maps(dir: &Path, point: &PointResult) -> Result<Vec<drivelab_engine::verify::GenerationMap>, Error> {
+/// The generation maps saved with `point`, one per target of its result, whose sizes now are
+/// `sizes` (a map reaching past its target's end is refused). The file is input: read only if
+/// it is a regular file, each map's size checked before it is allocated.
+pub fn load_maps(
+    dir: &Path,
+    point: &PointResult,
+    sizes: &[u64],
+) -> Result<Vec<drivelab_engine::verify::GenerationMap>, Error> {
+    use std::io::Read;
     let path = map_file(dir, &point.point, point.result.interrupted);
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
-    let mut r = bytes.as_slice();
-    (0..point.result.targets.len())
-        .map(|_| {
-            drivelab_engine::verify::GenerationMap::load(&mut r)
-                .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))
-        })
-        .collect()
+    let (file, len) = drivelab_engine::input::Input::MAP.open(&path)?;
+    let mut r = std::io::BufReader::with_capacity(1 << 20, file.take(len));
+    let mut left = len;
+    let mut maps = Vec::new();
+    for (t, &size) in point.result.targets.iter().zip(sizes) {
+        let m = drivelab_engine::verify::GenerationMap::load(&mut r, left, size).map_err(|e| {
+            let why =
+                if e.kind() == std::io::ErrorKind::UnexpectedEof { "cut short".to_string() } else { e.to_string() };
+            if e.kind() == std::io::ErrorKind::InvalidData || e.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::invalid(format!(
+                    "{} (the map of {}): {why}; give the results directory as drivelab left it",
+                    path.display(),
+                    t.path
+                ))
+            } else {
+                Error::io(format!("reading {}", path.display()), e)
+            }
+        })?;
+        left -= 32 + m.len() as u64;
+        maps.push(m);
+    }
+    Ok(maps)
 }
 
 /// `*.json` files of `dir` that are complete records (not interrupted, not temporary), sorted.

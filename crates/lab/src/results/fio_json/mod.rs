@@ -66,15 +66,14 @@ const HEAD: u64 = 64 * 1024;
 /// True when `path` is a file that starts like fio's JSON output.
 pub fn looks_like(path: &Path) -> Result<bool, Error> {
     let mut head = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(HEAD).read_to_end(&mut head))
-        .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+    let (file, _) = drivelab_engine::input::Input::JSON.open(path)?;
+    file.take(HEAD).read_to_end(&mut head).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
     Ok(doc::looks_like_fio(&head))
 }
 
 /// fio's JSON output in `path` as results (see the module docs).
 pub fn load(path: &Path) -> Result<Results, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+    let bytes = drivelab_engine::input::Input::JSON.read(path)?;
     from_bytes(&bytes, path).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))
 }
 
