@@ -82,9 +82,12 @@ fn a_trace_that_does_not_fit_its_targets_is_refused_before_anything_runs() {
     assert!(e.contains("2 file(s) (/a, /b)") && e.contains("1 target(s)"), "{e}");
     let far = s.path("far.iolog");
     std::fs::write(&far, "fio version 3 iolog\n0 /a read 8388608 4096\n").unwrap();
-    let (code, _, e) = run(&s, &[&f, "--replay", &far]);
+    // (The refusal above came before the target was made: nothing was created.)
+    assert!(!Path::new(&f).exists(), "a refused run leaves no target behind");
+    let (code, _, e) = run(&s, &[&f, "--size", "1m", "--replay", &far]);
     assert_eq!(code, Some(2), "{e}");
     assert!(e.contains("past the end"), "{e}");
+    assert!(!Path::new(&f).exists(), "refused before the target was made");
     let (code, _, e) = run(&s, &[&f, "--replay", &far, "--jobs", "2"]);
     assert_eq!(code, Some(2), "{e}");
     assert!(e.contains("one job per target"), "{e}");

@@ -295,9 +295,9 @@ impl Trace {
                 Op::Trim => "a trim",
             };
             return Err(format!(
-                "I/O {} of {} ({op} of {} bytes at offset {}) ends at byte {} of the region, past its {} bytes \
-                 ({} from byte {}); the trace's offsets count from {{offset}}: give a larger {{span}}, a lower \
-                 {{offset}} or a larger target, or a trace that fits (its I/Os reach byte {})",
+                "I/O {} of {} ({op} of {} bytes at offset {}) ends at byte {}, past the end of the region of {} \
+                 bytes on {} from byte {}; the trace's offsets count from {{offset}}: give a larger {{span}}, a \
+                 lower {{offset}} or a larger target, or a trace that fits (its I/Os reach byte {})",
                 n + 1,
                 f.name,
                 io.len,
