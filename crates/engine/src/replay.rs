@@ -117,8 +117,9 @@ impl Trace {
             Some(&i) => i,
             None if self.files.len() >= MAX_FILES => {
                 return Err(format!(
-                    "{line}: '{name}' is a file past the {MAX_FILES} this trace may name (each is replayed on a target \
-                     of its own); replay a part of the trace"
+                    "{line}: '{}' is a file past the {MAX_FILES} this trace may name (each is replayed on a target \
+                     of its own); replay a part of the trace",
+                    quote(name)
                 ))
             }
             None => {
@@ -157,14 +158,15 @@ impl Trace {
             if words.is_empty() {
                 continue;
             }
-            let num = |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("{line}: '{w}' is not {what}"));
+            let num =
+                |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("{line}: '{}' is not {what}", quote(w)));
             let (t_us, rest) =
                 if v3 { (Some(num(words[0], "a time in µs")?), &words[1..]) } else { (None, &words[..]) };
             let too_late =
                 |us: u64| format!("{line}: {us} µs is past what a time can hold (2^64 ns); give times from 0");
             let (file, act) = match rest {
                 [f, a, ..] => (*f, *a),
-                _ => return Err(format!("{line}: '{raw}'; expected FILE ACTION [OFFSET LENGTH]")),
+                _ => return Err(format!("{line}: '{}'; expected FILE ACTION [OFFSET LENGTH]", quote(raw))),
             };
             if let Some(t) = t_us {
                 clock_us = t;
@@ -176,7 +178,9 @@ impl Trace {
                 "wait" if !v3 => {
                     let us = rest.get(2).ok_or_else(|| format!("{line}: wait needs its delay in µs"))?;
                     let us = num(us, "a delay in µs")?;
-                    clock_us = clock_us.checked_add(us).ok_or_else(|| too_late(u64::MAX))?;
+                    clock_us = clock_us.checked_add(us).ok_or_else(|| {
+                        format!("{line}: the waits add up past what a time can hold (2^64 ns); give shorter waits")
+                    })?;
                     continue;
                 }
                 "add" | "open" | "close" => {
@@ -187,7 +191,7 @@ impl Trace {
                     self.skipped += 1;
                     continue;
                 }
-                other => return Err(format!("{line}: '{other}' is not an iolog action")),
+                other => return Err(format!("{line}: '{}' is not an iolog action", quote(other))),
             };
             let (Some(off), Some(len)) = (rest.get(2), rest.get(3)) else {
                 return Err(format!("{line}: {act} needs OFFSET LENGTH"));
@@ -223,9 +227,10 @@ impl Trace {
                 self.skipped += 1;
                 continue;
             };
-            let secs = parse_seconds(w[3]).ok_or_else(|| format!("{line}: '{}' is not a time in seconds", w[3]))?;
-            let sector: u64 = w[7].parse().map_err(|_| format!("{line}: '{}' is not a sector", w[7]))?;
-            let count: u64 = w[9].parse().map_err(|_| format!("{line}: '{}' is not a sector count", w[9]))?;
+            let secs =
+                parse_seconds(w[3]).ok_or_else(|| format!("{line}: '{}' is not a time in seconds", quote(w[3])))?;
+            let sector: u64 = w[7].parse().map_err(|_| format!("{line}: '{}' is not a sector", quote(w[7])))?;
+            let count: u64 = w[9].parse().map_err(|_| format!("{line}: '{}' is not a sector count", quote(w[9])))?;
             if count == 0 {
                 self.skipped += 1; // a flush queued as an empty write
                 continue;
@@ -278,7 +283,10 @@ impl Trace {
     /// region; else what does not fit and the fix (`{field}`s are rendered by the caller).
     pub fn check_fit(&self, regions: &[Region]) -> Result<(), String> {
         if self.files.len() != regions.len() {
-            let names: Vec<&str> = self.files.iter().map(|f| f.name.as_str()).collect();
+            let mut names: Vec<String> = self.files.iter().take(8).map(|f| quote(&f.name)).collect();
+            if self.files.len() > 8 {
+                names.push("...".into());
+            }
             return Err(format!(
                 "the trace has I/Os for {} file(s) ({}) and the run {} target(s): give one target per file, in that \
                  order",
@@ -299,7 +307,7 @@ impl Trace {
                  bytes on {} from byte {}; the trace's offsets count from {{offset}}: give a larger {{span}}, a \
                  lower {{offset}} or a larger target, or a trace that fits (its I/Os reach byte {})",
                 n + 1,
-                f.name,
+                quote(&f.name),
                 io.len,
                 io.offset,
                 io.offset.saturating_add(io.len as u64),
@@ -329,6 +337,14 @@ pub fn fit_buffers<'a>(spec: &mut AccessSpec, files: impl IntoIterator<Item = &'
     let longest = files.into_iter().map(|f| f.max_len()).max().unwrap_or(4096) as u64;
     spec.bs = vec![BlockSize { bytes: longest, pct: 100 }];
     spec.align_bytes = Some(512);
+}
+
+/// A word of the trace as a message shows it: at most 60 characters (a line may be 100 MB).
+fn quote(w: &str) -> String {
+    match w.char_indices().nth(60) {
+        None => w.to_string(),
+        Some((cut, _)) => format!("{}... ({} bytes)", &w[..cut], w.len()),
+    }
 }
 
 /// `SECONDS.NANOS` (blkparse's time) in ns, exactly.
@@ -394,6 +410,18 @@ mod tests {
         assert_eq!(f.ios[2], IoDesc { op: Op::Trim, offset: 0, len: 1 << 20 });
         assert_eq!(f.t_ns, [0, 500_500, 1_000_000]);
         assert!(t.skipped >= 2, "the flush and the unplug");
+    }
+
+    #[test]
+    fn numbers_past_2_64_are_refused_by_line_and_long_words_are_cut_in_messages() {
+        let blk = "  7,0  0  1  0.0  42  Q  WS 36028797018963968 + 8 [a]\n";
+        assert!(Trace::parse(blk).unwrap_err().starts_with("1: sector 36028797018963968 × 512 is past byte 2^64"));
+        let wrap = "fio version 3 iolog\n0 /x write 18446744073709547520 8192\n";
+        assert!(Trace::parse(wrap).unwrap_err().starts_with("2: 8192 bytes at offset"));
+        let long = format!("fio version 3 iolog\n0 {}\n", "x".repeat(1 << 20));
+        let e = Trace::parse(&long).unwrap_err();
+        assert!(e.len() < 200 && e.contains("(1048578 bytes)"), "{e}");
+        assert!(parse_seconds("0.12345678é").is_none(), "not a panic on a cut inside a character");
     }
 
     #[test]
