@@ -246,7 +246,12 @@ fn inv(field: Field, e: String) -> Error {
 }
 
 fn number<T: std::str::FromStr>(field: Field, value: &str) -> Result<T, Error> {
-    value.trim().parse().map_err(|_| Error::spec(field, format!("'{value}'"), "not a whole number"))
+    let v = value.trim();
+    v.parse().map_err(|_| {
+        let why =
+            if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) { "too large" } else { "not a whole number" };
+        Error::spec(field, format!("'{value}'"), why)
+    })
 }
 
 /// A think time: a duration, or as in fio a bare number of microseconds.

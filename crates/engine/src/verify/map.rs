@@ -149,10 +149,10 @@ impl GenerationMap {
         }
         let end = units.checked_mul(unit).and_then(|span| start.checked_add(span));
         if end.is_none_or(|end| end > target_size) {
-            let end = end.map_or("past byte 2^64".to_string(), |e| format!("up to byte {e}"));
+            let end = end.map_or("beyond byte 2^64".to_string(), |e| format!("to byte {e}"));
             return Err(bad(format!(
-                "the map covers {units} units of {unit} bytes from byte {start}, {end}, past the end of the target \
-                 ({target_size} bytes): it is not this target's map, or the target shrank"
+                "the map covers {units} units of {unit} bytes from byte {start} {end}: past the end of the target \
+                 ({target_size} bytes); it is not this target's map, or the target shrank"
             )));
         }
         let mut map =

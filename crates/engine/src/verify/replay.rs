@@ -200,10 +200,10 @@ impl Replayed {
             let size = size_of(id, &path)?;
             let end = n.checked_mul(unit).and_then(|b| start.checked_add(b));
             if !start.is_multiple_of(unit) || end.is_none_or(|end| end > size) {
-                let end = end.map_or("past byte 2^64".to_string(), |e| format!("up to byte {e}"));
+                let end = end.map_or("beyond byte 2^64".to_string(), |e| format!("to byte {e}"));
                 return Err(format!(
-                    "{path}: its map covers {n} units of {unit} bytes from byte {start}, {end}, past the end of the \
-                     target ({size} bytes): give the target it journaled"
+                    "{path}: its map covers {n} units of {unit} bytes from byte {start} {end}: past the end of the \
+                     target ({size} bytes); give the target it journaled"
                 ));
             }
             let n = usize::try_from(n).map_err(|_| format!("{path}: {n} units is too many to replay"))?;

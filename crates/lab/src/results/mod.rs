@@ -481,7 +481,24 @@ pub fn load_maps(
             }
         })?;
         left -= 32 + m.len() as u64;
+        let unit = point.result.verify.as_ref().map_or(m.unit(), |v| v.unit_bytes);
+        if m.unit() != unit {
+            return Err(Error::invalid(format!(
+                "{} (the map of {}): units of {} bytes, and the point verified {unit}-byte units: give the results \
+                 directory as drivelab left it",
+                path.display(),
+                t.path,
+                m.unit()
+            )));
+        }
         maps.push(m);
+    }
+    if left != 0 {
+        return Err(Error::invalid(format!(
+            "{}: {left} bytes after the maps of the point's {} target(s): give the results directory as drivelab left it",
+            path.display(),
+            point.result.targets.len()
+        )));
     }
     Ok(maps)
 }
