@@ -350,6 +350,18 @@ fn verify_journal_refuses_a_fifo_a_device_and_huge_declared_sizes() {
     let hcrc = crc32c::crc32c(&b[frame..frame + 20]);
     b[frame + 20..frame + 24].copy_from_slice(&hcrc.to_le_bytes());
     let huge = s.path("huge-units");
+    // A unit of 0 bytes (a division by zero in the replay).
+    let mut z = good.clone();
+    z[payload + 4..payload + 8].copy_from_slice(&0u32.to_le_bytes());
+    let crc = crc32c::crc32c(&z[payload..payload + len]);
+    z[frame + 16..frame + 20].copy_from_slice(&crc.to_le_bytes());
+    let hcrc = crc32c::crc32c(&z[frame..frame + 20]);
+    z[frame + 20..frame + 24].copy_from_slice(&hcrc.to_le_bytes());
+    let zero = s.path("zero-unit");
+    std::fs::write(&zero, &z).unwrap();
+    let (code, e) = drivelab(&s, &["verify", "--journal", &zero]);
+    assert_eq!(code, 2, "{e}");
+    assert!(e.contains("a unit of 0 bytes"), "{e}");
     std::fs::write(&huge, &b).unwrap();
     let (code, e) = drivelab(&s, &["verify", "--journal", &huge]);
     assert_eq!(code, 2, "{e}");
