@@ -537,7 +537,9 @@ pub fn is_results_dir(dir: &Path) -> bool {
 
 /// Read a results directory of schema 1 or 2.
 pub fn load(dir: &Path) -> Result<Results, Error> {
-    if !is_results_dir(dir) {
+    // A run.json that is there but not a regular file (a FIFO, a device) is refused by the
+    // reader, saying what it is.
+    if !dir.join("run.json").exists() {
         return Err(Error::invalid(format!(
             "{} is not a results directory (no run.json): give a directory made by drivelab run, plan, suite, qos or act",
             dir.display()
@@ -556,7 +558,7 @@ pub fn load(dir: &Path) -> Result<Results, Error> {
             let probes =
                 record_files(&dir.join("probes")).iter().map(|f| store::read_json(f)).collect::<Result<_, _>>()?;
             let outcome_file = dir.join("outcome.json");
-            let outcome = if outcome_file.is_file() { Some(store::read_json(&outcome_file)?) } else { None };
+            let outcome = if outcome_file.exists() { Some(store::read_json(&outcome_file)?) } else { None };
             Ok(Results { dir: dir.to_path_buf(), manifest, points, probes, outcome })
         }
         s if s > SCHEMA as u64 => Err(Error::invalid(format!(
