@@ -178,6 +178,11 @@ fn job_file_and_region_numbers_past_2_64_are_refused() {
     let (code, e) =
         drivelab(&s, &["run", &f, "--overwrite", "--rw", "write", "--offset", "512k", "--span", "16777215t", "-q"]);
     assert_eq!(code, 2, "{e}");
+    // Two zones of 2^63 bytes: their sum wrapped to 0 (a panic here), under any region.
+    let zones = "zoned_abs:50/8388608t:50/8388608t";
+    let (code, e) = drivelab(&s, &["run", &f, "--overwrite", "--rw", "randwrite", "--distribution", zones, "-q"]);
+    assert_eq!(code, 2, "{e}");
+    assert!(e.contains("shrink the zones"), "{e}");
     assert!(all(&std::fs::read(&f).unwrap(), 0..1 << 20, 0xAA), "nothing written");
 }
 

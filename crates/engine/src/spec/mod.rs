@@ -664,7 +664,11 @@ impl AccessSpec {
             return bad(Field::Span, format!("{span} bytes"), fix);
         }
         if let Distribution::Zoned(zones) = &self.distribution {
-            let bytes: u64 = zones.iter().map(|z| if let ZoneSize::Bytes(b) = z.size { b } else { 0 }).sum();
+            // Saturating: zones of 2^63 bytes each must not add up to a wrapped 0.
+            let bytes: u64 = zones
+                .iter()
+                .map(|z| if let ZoneSize::Bytes(b) = z.size { b } else { 0 })
+                .fold(0u64, u64::saturating_add);
             if bytes > span {
                 let fix = format!(
                     "its zones cover {bytes} bytes and the region on {target} is {span}: shrink the zones or give a \
