@@ -199,7 +199,10 @@ impl Replayed {
             // Checked before the units are allocated (four bytes each in the replay).
             let size = size_of(id, &path)?;
             let end = n.checked_mul(unit).and_then(|b| start.checked_add(b));
-            if !start.is_multiple_of(unit) || end.is_none_or(|end| end > size) {
+            if !start.is_multiple_of(unit) {
+                return Err(format!("{path}: its map starts at byte {start}, not on a {unit}-byte unit"));
+            }
+            if end.is_none_or(|end| end > size) {
                 let end = end.map_or("beyond byte 2^64".to_string(), |e| format!("to byte {e}"));
                 return Err(format!(
                     "{path}: its map covers {n} units of {unit} bytes from byte {start} {end}: past the end of the \
