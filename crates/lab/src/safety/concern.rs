@@ -43,10 +43,14 @@ pub(super) fn texts(concerns: &[Concern], kind: Kind) -> Vec<String> {
 /// ones unless `force`.
 pub(super) fn refusal(subject: &str, concerns: &[Concern], force: bool) -> Option<String> {
     let live = texts(concerns, Kind::Live);
-    if !live.is_empty() {
-        return Some(live_message(subject, &live));
-    }
     let stale = texts(concerns, Kind::Stale);
+    if !live.is_empty() {
+        let mut msg = live_message(subject, &live);
+        if !stale.is_empty() {
+            msg += &format!("; besides, {} (stale data --force would override once nothing uses it)", listed(&stale));
+        }
+        return Some(msg);
+    }
     (!force && !stale.is_empty()).then(|| stale_message(&stale))
 }
 
@@ -72,5 +76,31 @@ pub(super) fn live_message(subject: &str, concerns: &[String]) -> String {
 
 /// Stale data or layout: what it is, and the way out.
 pub(super) fn stale_message(concerns: &[String]) -> String {
-    listed(concerns) + "; refusing to write (stale data, not in use right now: add --force as well to write anyway)"
+    listed(concerns) + "; refusing to write (add --force as well to write anyway)"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_user_refuses_whatever_force_says_and_stale_data_only_without_it() {
+        let live = Concern::live("/x is mounted on /m");
+        let stale = Concern::stale("/x holds an ext4 filesystem");
+        for force in [false, true] {
+            let msg = refusal("/x", &[stale.clone(), live.clone()], force).expect("refused");
+            assert_eq!(
+                msg,
+                "/x is in use right now: /x is mounted on /m; refusing to write (live user; --force does not \
+                 override a live user: unmount/stop it first); besides, /x holds an ext4 filesystem (stale data \
+                 --force would override once nothing uses it)"
+            );
+        }
+        assert_eq!(
+            refusal("/x", std::slice::from_ref(&stale), false).as_deref(),
+            Some("/x holds an ext4 filesystem; refusing to write (add --force as well to write anyway)")
+        );
+        assert_eq!(refusal("/x", &[stale], true), None);
+        assert_eq!(refusal("/x", &[], false), None);
+    }
 }

@@ -127,8 +127,9 @@ impl Span {
         Span { start, end: start.saturating_add(len) }
     }
 
+    /// Do the two share a byte? (An empty span shares none.)
     pub(super) fn overlaps(&self, other: &Span) -> bool {
-        self.start < other.end && other.start < self.end
+        self.start < self.end && other.start < other.end && self.start < other.end && other.start < self.end
     }
 
     /// The same bytes seen `by` bytes further on (a partition's or a loop's start).
@@ -190,7 +191,8 @@ pub(super) fn loop_in(sysdir: &Path, name: String) -> Option<LoopUse> {
     let loopdir = sysdir.join("loop");
     let devno = super::device::read_devno(&sysdir.join("dev"));
     let number = |f: &str| -> Option<u64> { fs::read_to_string(sysdir.join(f)).ok()?.trim().parse().ok() };
-    let size = number("size").unwrap_or(0).saturating_mul(512);
+    // A size that cannot be read is taken as "to the end": a user of unknown extent overlaps.
+    let size = number("size").map_or(u64::MAX, |s| s.saturating_mul(512));
     if let Some(mut u) = loop_status(&format!("/dev/{name}")) {
         u.name = name;
         u.devno = devno;
