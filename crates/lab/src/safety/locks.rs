@@ -88,11 +88,14 @@ fn held_message(file: &File, subject: &str, consequence: &str) -> String {
 /// The holders of `locks` by name: a pid where /proc/locks gives one, otherwise (OFD locks
 /// belong to an open file, not a process) the processes that have the inode open.
 fn lock_owners(locks: &[Lock], dev: u64, ino: u64) -> String {
-    let mut pids: Vec<u32> = locks.iter().filter_map(|l| l.pid).collect();
+    // A flock belongs to the open file: the pid /proc/locks shows is the process that took it,
+    // which may have exited while a child that inherited the descriptor holds it on.
+    let alive = |p: &u32| std::path::Path::new(&format!("/proc/{p}")).exists();
+    let mut pids: Vec<u32> = locks.iter().filter_map(|l| l.pid).filter(alive).collect();
     let mut kinds: Vec<&str> = locks.iter().map(|l| l.kind.as_str()).collect();
     kinds.sort_unstable();
     kinds.dedup();
-    if locks.iter().any(|l| l.pid.is_none()) {
+    if locks.iter().any(|l| !l.pid.is_some_and(|p| alive(&p))) {
         pids.extend(processes_with_inode(dev, ino));
     }
     pids.sort_unstable();
