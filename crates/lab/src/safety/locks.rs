@@ -209,6 +209,18 @@ pub(super) fn processes_with_device(rdev: u64) -> Vec<u32> {
     processes_where(|fd| fd_inode(fd).is_some_and(|(_, _, r)| r == Some(rdev)))
 }
 
+/// Processes other than this one and udev with the block device `rdev` open: udev's workers
+/// open a device for a moment to probe it after every change, which is no use of its data.
+pub(super) fn users_of_device(rdev: u64) -> Vec<u32> {
+    processes_with_device(rdev)
+        .into_iter()
+        .filter(|p| {
+            let comm = fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+            !matches!(comm.trim(), "systemd-udevd" | "(udev-worker)" | "udevd")
+        })
+        .collect()
+}
+
 /// `pid 1234 (drivelab run --write …)`: the process as a reader recognises it.
 pub(super) fn describe_process(pid: u32) -> String {
     let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();

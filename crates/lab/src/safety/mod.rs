@@ -333,6 +333,9 @@ fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold, others: Other
     out.extend(live(holder_concerns(&dev)));
     let members: Vec<_> = dev.members().iter().filter_map(|m| m.devno).collect();
     out.extend(live(loop_concerns(path, &loops_over_devices(&members))));
+    // Another program with the device itself open without O_EXCL is not refused: tools that
+    // cooperate with a run hold it so (a crash test's fault injector, a monitor); one with it
+    // open exclusively is `busy` below, a lock on it is refused above.
     let len = block_len(file);
     out.extend(stack_concerns(path, rdev, len));
     if !out.iter().any(|c| c.kind == Kind::Live) {

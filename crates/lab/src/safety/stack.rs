@@ -153,7 +153,7 @@ fn device_users(subject: &str, d: DevNo, name: &str, span: Span, via: &[DevNo]) 
     if let Ok(m) = fs::metadata(&node) {
         out.extend(locks::inode_lock_concern(m.dev(), m.ino(), subject, Others::All).map(Concern::live));
     }
-    out.extend(open_concern(subject, locks::processes_with_device(libc::makedev(d.0, d.1))));
+    out.extend(open_concern(subject, locks::users_of_device(libc::makedev(d.0, d.1))));
     let loops = overlapping_loops(|u| u.backing_rdev != 0 && devno(u.backing_rdev) == d, span, via);
     out.extend(loop_concerns(subject, &loops).into_iter().map(Concern::live));
     for (pname, pdir) in partitions_in(&dir) {
