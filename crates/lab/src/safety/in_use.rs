@@ -64,9 +64,14 @@ pub(super) fn swap_concerns(dev: &Device) -> Vec<String> {
 }
 
 pub(super) fn is_active_swap_file(meta: &Metadata) -> bool {
+    is_active_swap_inode(meta.dev(), meta.ino())
+}
+
+/// Is the file (`dev`, `ino`) an active swap file?
+pub(super) fn is_active_swap_inode(dev: u64, ino: u64) -> bool {
     active_swaps("file")
         .iter()
-        .any(|name| fs::metadata(name).is_ok_and(|s| s.is_file() && s.dev() == meta.dev() && s.ino() == meta.ino()))
+        .any(|name| fs::metadata(name).is_ok_and(|s| s.is_file() && s.dev() == dev && s.ino() == ino))
 }
 
 /// The kernel refuses an exclusive open of a device someone holds (a mount, md, dm, or a
@@ -97,7 +102,51 @@ pub(super) struct LoopUse {
     pub(super) backing_dev: u64,
     pub(super) backing_ino: u64,
     pub(super) backing_rdev: u64,
+    /// Where its bytes start in the backing file or device, and how many it shows (its size:
+    /// what `lo_sizelimit` leaves, or the rest of the backing object).
     pub(super) offset: u64,
+    pub(super) size: u64,
+}
+
+impl LoopUse {
+    /// The bytes of its backing object it covers, `[offset, offset + size)`.
+    pub(super) fn span(&self) -> Span {
+        Span::new(self.offset, self.size)
+    }
+}
+
+/// Bytes `[start, end)` of a file or device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Span {
+    pub(super) start: u64,
+    pub(super) end: u64,
+}
+
+impl Span {
+    pub(super) fn new(start: u64, len: u64) -> Span {
+        Span { start, end: start.saturating_add(len) }
+    }
+
+    /// Do the two share a byte? (An empty span shares none.)
+    pub(super) fn overlaps(&self, other: &Span) -> bool {
+        self.start < self.end && other.start < other.end && self.start < other.end && other.start < self.end
+    }
+
+    /// The same bytes seen `by` bytes further on (a partition's or a loop's start).
+    pub(super) fn shift(self, by: u64) -> Span {
+        Span { start: self.start.saturating_add(by), end: self.end.saturating_add(by) }
+    }
+
+    /// The same bytes seen from something that starts `by` bytes in (clipped at 0).
+    pub(super) fn unshift(self, by: u64) -> Span {
+        Span { start: self.start.saturating_sub(by), end: self.end.saturating_sub(by) }
+    }
+}
+
+impl std::fmt::Display for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "bytes {}-{}", self.start, self.end)
+    }
 }
 
 /// The kernel's `struct loop_info64` (linux/loop.h).
@@ -131,22 +180,30 @@ pub(super) fn loop_devices() -> Vec<LoopUse> {
         if !name.starts_with("loop") || !loopdir.is_dir() {
             continue;
         }
-        let devno = super::device::read_devno(&e.path().join("dev"));
-        if let Some(mut u) = loop_status(&format!("/dev/{name}")) {
-            u.name = name;
-            u.devno = devno;
-            out.push(u);
-            continue;
-        }
-        let backing = fs::read_to_string(loopdir.join("backing_file")).unwrap_or_default();
-        let offset = fs::read_to_string(loopdir.join("offset")).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0);
-        if let Ok(m) = fs::metadata(backing.trim()) {
-            let rdev = if m.file_type().is_block_device() { m.rdev() } else { 0 };
-            out.push(LoopUse { name, devno, backing_dev: m.dev(), backing_ino: m.ino(), backing_rdev: rdev, offset });
-        }
+        out.extend(loop_in(&e.path(), name));
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
+}
+
+/// The loop device whose sysfs directory is `sysdir` (`/sys/block/loop5`), if it is bound.
+pub(super) fn loop_in(sysdir: &Path, name: String) -> Option<LoopUse> {
+    let loopdir = sysdir.join("loop");
+    let devno = super::device::read_devno(&sysdir.join("dev"));
+    let number = |f: &str| -> Option<u64> { fs::read_to_string(sysdir.join(f)).ok()?.trim().parse().ok() };
+    // A size that cannot be read is taken as "to the end": a user of unknown extent overlaps.
+    let size = number("size").map_or(u64::MAX, |s| s.saturating_mul(512));
+    if let Some(mut u) = loop_status(&format!("/dev/{name}")) {
+        u.name = name;
+        u.devno = devno;
+        u.size = size;
+        return Some(u);
+    }
+    let backing = fs::read_to_string(loopdir.join("backing_file")).ok()?;
+    let offset = number("loop/offset").unwrap_or(0);
+    let m = fs::metadata(backing.trim()).ok()?;
+    let rdev = if m.file_type().is_block_device() { m.rdev() } else { 0 };
+    Some(LoopUse { name, devno, backing_dev: m.dev(), backing_ino: m.ino(), backing_rdev: rdev, offset, size })
 }
 
 fn loop_status(node: &str) -> Option<LoopUse> {
@@ -164,6 +221,7 @@ fn loop_status(node: &str) -> Option<LoopUse> {
         backing_ino: info.lo_inode,
         backing_rdev: huge_decode(info.lo_rdevice),
         offset: info.lo_offset,
+        size: 0,
     })
 }
 
@@ -216,14 +274,19 @@ pub(super) fn loops_over_file(meta: &Metadata) -> Vec<LoopUse> {
 }
 
 /// Mounts whose source is the regular file `meta` describes (FUSE images such as fuse2fs, or
-/// any filesystem that mounts a file directly).
+/// any filesystem that mounts a file directly). Only an absolute source can be looked up: a
+/// FUSE daemon given a relative path is found as a process with the file open instead
+/// (`locks::processes_with_inode`).
 pub(super) fn file_mount_concerns(subject: &str, meta: &Metadata) -> Vec<String> {
+    inode_mount_concerns(subject, meta.dev(), meta.ino())
+}
+
+/// [`file_mount_concerns`] of the inode (`dev`, `ino`).
+pub(super) fn inode_mount_concerns(subject: &str, dev: u64, ino: u64) -> Vec<String> {
     let points: Vec<String> = mounts::read()
         .into_iter()
         .filter(|m| Path::new(&m.source).is_absolute())
-        .filter(|m| {
-            fs::metadata(&m.source).is_ok_and(|s| s.is_file() && s.dev() == meta.dev() && s.ino() == meta.ino())
-        })
+        .filter(|m| fs::metadata(&m.source).is_ok_and(|s| s.is_file() && s.dev() == dev && s.ino() == ino))
         .map(|m| m.mount_point.to_string_lossy().into_owned())
         .collect();
     if points.is_empty() {

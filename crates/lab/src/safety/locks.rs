@@ -45,49 +45,123 @@ fn lock(file: &File, op: FlockOperation, subject: &str, consequence: &str) -> Re
     }
 }
 
-/// A lock someone else holds on the object `file` is (looked up in /proc/locks), as a concern.
-pub(super) fn lock_concern(file: &File, subject: &str) -> Option<String> {
+/// Which locks count as someone else's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Others {
+    /// Every lock but this process's own `flock` (drivelab only ever takes `flock`, so a POSIX
+    /// or OFD lock, whose pid /proc/locks may not even show, is never its own).
+    All,
+    /// As `All`, but no `flock` at all: under MPI with a shared target, the other ranks hold it
+    /// with shared `flock`s of their own.
+    NotFlock,
+}
+
+/// Locks someone else holds on the object `file` is (looked up in /proc/locks), as a live
+/// concern naming them.
+pub(super) fn lock_concern(file: &File, subject: &str, others: Others) -> Option<String> {
     let meta = file.metadata().ok()?;
-    let holders = lock_holders(&fs::read_to_string("/proc/locks").unwrap_or_default(), meta.dev(), meta.ino());
-    (!holders.is_empty()).then(|| held_message(file, subject, TARGET_IN_USE))
+    inode_lock_concern(meta.dev(), meta.ino(), subject, others)
+}
+
+/// Locks someone else holds on the inode (`dev`, `ino`): a target, or a file or device node
+/// further down its stack.
+pub(super) fn inode_lock_concern(dev: u64, ino: u64, subject: &str, others: Others) -> Option<String> {
+    let locks = locks_on(&fs::read_to_string("/proc/locks").unwrap_or_default(), dev, ino, others);
+    if locks.is_empty() {
+        return None;
+    }
+    Some(format!("{subject} is locked by {}, which is using it: {TARGET_IN_USE}", lock_owners(&locks, dev, ino)))
 }
 
 fn held_message(file: &File, subject: &str, consequence: &str) -> String {
-    let holders = file
+    let who = file
         .metadata()
-        .map(|m| lock_holders(&fs::read_to_string("/proc/locks").unwrap_or_default(), m.dev(), m.ino()))
-        .unwrap_or_default();
-    let who = if holders.is_empty() {
-        "another program".to_string()
-    } else {
-        holders.iter().map(|&p| describe_process(p)).collect::<Vec<_>>().join(", ")
-    };
+        .ok()
+        .and_then(|m| {
+            let locks = locks_on(&fs::read_to_string("/proc/locks").unwrap_or_default(), m.dev(), m.ino(), Others::All);
+            (!locks.is_empty()).then(|| lock_owners(&locks, m.dev(), m.ino()))
+        })
+        .unwrap_or_else(|| "another program".to_string());
     format!("{subject} is locked by {who}, which is using it: {consequence}")
 }
 
-/// Processes other than this one holding a lock on the inode (`dev`, `ino`), from /proc/locks
-/// (`1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`; `->` lines are waiters, not holders).
-pub(super) fn lock_holders(locks: &str, dev: u64, ino: u64) -> Vec<u32> {
+/// The holders of `locks` by name: a pid where /proc/locks gives one, otherwise (OFD locks
+/// belong to an open file, not a process) the processes that have the inode open.
+fn lock_owners(locks: &[Lock], dev: u64, ino: u64) -> String {
+    // A flock belongs to the open file: the pid /proc/locks shows is the process that took it,
+    // which may have exited while a child that inherited the descriptor holds it on.
+    let alive = |p: &u32| std::path::Path::new(&format!("/proc/{p}")).exists();
+    let mut pids: Vec<u32> = locks.iter().filter_map(|l| l.pid).filter(alive).collect();
+    let mut kinds: Vec<&str> = locks.iter().map(|l| l.kind.as_str()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    if locks.iter().any(|l| !l.pid.is_some_and(|p| alive(&p))) {
+        pids.extend(processes_with_inode(dev, ino));
+    }
+    pids.sort_unstable();
+    pids.dedup();
+    let who = if pids.is_empty() {
+        "another program".to_string()
+    } else {
+        pids.iter().map(|&p| describe_process(p)).collect::<Vec<_>>().join(", ")
+    };
+    format!("{who} ({} lock)", kinds.join(", "))
+}
+
+/// One lock of /proc/locks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Lock {
+    /// `FLOCK`, `POSIX`, `OFDLCK`, `LEASE`, `DELEG`...
+    pub(super) kind: String,
+    /// The holder, when the kernel says (an OFD lock shows `-1`: it belongs to an open file).
+    pub(super) pid: Option<u32>,
+}
+
+/// The locks held on the inode (`dev`, `ino`) that are someone else's by `others`, from
+/// /proc/locks (`1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`, `2: OFDLCK ADVISORY READ -1
+/// 00:1a:42 0 EOF`; `->` lines are waiters, not holders).
+pub(super) fn locks_on(text: &str, dev: u64, ino: u64, others: Others) -> Vec<Lock> {
     let me = std::process::id();
     let want = format!("{:02x}:{:02x}:{ino}", libc::major(dev), libc::minor(dev));
-    let mut pids: Vec<u32> = locks
-        .lines()
+    text.lines()
         .filter(|l| !l.contains("->"))
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             let at = f.iter().position(|w| w.matches(':').count() == 2 && w.split(':').count() == 3)?;
-            let pid = f.get(at.checked_sub(1)?)?.parse::<u32>().ok()?;
-            (f[at].eq_ignore_ascii_case(&want) && pid != me).then_some(pid)
+            if !f[at].eq_ignore_ascii_case(&want) {
+                return None;
+            }
+            let kind = f.get(1)?.to_string();
+            let pid = f.get(at.checked_sub(1)?)?.parse::<i64>().ok()?;
+            let pid = u32::try_from(pid).ok().filter(|&p| p > 0);
+            let flock = kind == "FLOCK";
+            let ours = flock && pid == Some(me);
+            let skip = ours || (flock && others == Others::NotFlock);
+            (!skip).then_some(Lock { kind, pid })
         })
-        .collect();
+        .collect()
+}
+
+/// Processes other than this one holding a lock on the inode (`dev`, `ino`), where /proc/locks
+/// names them.
+#[cfg(test)]
+pub(super) fn lock_holders(locks: &str, dev: u64, ino: u64) -> Vec<u32> {
+    let mut pids: Vec<u32> = locks_on(locks, dev, ino, Others::All).into_iter().filter_map(|l| l.pid).collect();
     pids.sort_unstable();
     pids.dedup();
     pids
 }
 
-/// Processes other than this one with the block device `rdev` open (any descriptor).
-pub(super) fn processes_with_device(rdev: u64) -> Vec<u32> {
-    use std::os::unix::fs::FileTypeExt;
+/// Processes other than this one with the inode (`dev`, `ino`) open through any descriptor:
+/// a FUSE daemon serving an image, a VM, an editor — users whatever the mount table says.
+/// Each descriptor is looked at with `statx(AT_STATX_DONT_SYNC)`, so a file on a FUSE or
+/// network filesystem is answered from the cache, never by asking a daemon that may hang.
+pub(super) fn processes_with_inode(dev: u64, ino: u64) -> Vec<u32> {
+    processes_where(|fd| fd_inode(fd).is_some_and(|(d, i, _)| d == dev && i == ino))
+}
+
+/// The pids (other than this one) that have a descriptor for which `wanted` holds.
+fn processes_where(mut wanted: impl FnMut(&std::path::Path) -> bool) -> Vec<u32> {
     let me = std::process::id();
     let Ok(procs) = fs::read_dir("/proc") else { return Vec::new() };
     let mut out = Vec::new();
@@ -97,14 +171,54 @@ pub(super) fn processes_with_device(rdev: u64) -> Vec<u32> {
             continue;
         }
         let Ok(fds) = fs::read_dir(p.path().join("fd")) else { continue };
-        let has = fds
-            .flatten()
-            .any(|fd| fs::metadata(fd.path()).is_ok_and(|m| m.file_type().is_block_device() && m.rdev() == rdev));
-        if has {
+        if fds.flatten().any(|fd| wanted(&fd.path())) {
             out.push(pid);
         }
     }
+    out.sort_unstable();
     out
+}
+
+/// (device, inode, and for a block device its number) of what the descriptor link `fd`
+/// (`/proc/PID/fd/N`) refers to, for files and devices only (sockets, pipes and anonymous inodes are skipped unlooked).
+fn fd_inode(fd: &std::path::Path) -> Option<(u64, u64, Option<u64>)> {
+    use std::os::unix::ffi::OsStrExt;
+    let target = fs::read_link(fd).ok()?;
+    if !target.as_os_str().as_bytes().starts_with(b"/") {
+        return None;
+    }
+    let c = std::ffi::CString::new(fd.as_os_str().as_bytes()).ok()?;
+    // SAFETY: an all-zero statx is a valid value of this plain-data struct.
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a valid statx the call fills; nothing else is
+    // touched.
+    let r = unsafe {
+        libc::statx(libc::AT_FDCWD, c.as_ptr(), libc::AT_STATX_DONT_SYNC, libc::STATX_TYPE | libc::STATX_INO, &mut st)
+    };
+    if r != 0 {
+        return None;
+    }
+    let dev = libc::makedev(st.stx_dev_major, st.stx_dev_minor);
+    let block = u32::from(st.stx_mode) & libc::S_IFMT == libc::S_IFBLK;
+    let rdev = block.then(|| libc::makedev(st.stx_rdev_major, st.stx_rdev_minor));
+    Some((dev, st.stx_ino, rdev))
+}
+
+/// Processes other than this one with the block device `rdev` open (any descriptor).
+pub(super) fn processes_with_device(rdev: u64) -> Vec<u32> {
+    processes_where(|fd| fd_inode(fd).is_some_and(|(_, _, r)| r == Some(rdev)))
+}
+
+/// Processes other than this one and udev with the block device `rdev` open: udev's workers
+/// open a device for a moment to probe it after every change, which is no use of its data.
+pub(super) fn users_of_device(rdev: u64) -> Vec<u32> {
+    processes_with_device(rdev)
+        .into_iter()
+        .filter(|p| {
+            let comm = fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+            !matches!(comm.trim(), "systemd-udevd" | "(udev-worker)" | "udevd")
+        })
+        .collect()
 }
 
 /// `pid 1234 (drivelab run --write …)`: the process as a reader recognises it.
@@ -142,6 +256,25 @@ mod tests {
         assert_eq!(lock_holders(text, dev, 5678), vec![4242]);
         assert_eq!(lock_holders(text, libc::makedev(0, 0x1a), 5678), vec![77]);
         assert!(lock_holders("", dev, 5678).is_empty());
+    }
+
+    #[test]
+    fn ofd_posix_and_lease_locks_count_and_only_our_own_flock_does_not() {
+        let dev = libc::makedev(8, 1);
+        let me = std::process::id();
+        let text = format!(
+            "1: OFDLCK ADVISORY  WRITE -1 08:01:5678 0 EOF\n\
+             2: POSIX  ADVISORY  WRITE {me} 08:01:5678 0 EOF\n\
+             3: FLOCK  ADVISORY  WRITE {me} 08:01:5678 0 EOF\n\
+             4: LEASE  ACTIVE    READ 31 08:01:5678 0 EOF\n\
+             5: FLOCK  ADVISORY  READ 32 08:01:5678 0 EOF\n"
+        );
+        let kinds = |o| locks_on(&text, dev, 5678, o).into_iter().map(|l| (l.kind, l.pid)).collect::<Vec<_>>();
+        let ofd = ("OFDLCK".to_string(), None);
+        let posix = ("POSIX".to_string(), Some(me));
+        let lease = ("LEASE".to_string(), Some(31));
+        assert_eq!(kinds(Others::All), [ofd.clone(), posix.clone(), lease.clone(), ("FLOCK".into(), Some(32))]);
+        assert_eq!(kinds(Others::NotFlock), [ofd, posix, lease]);
     }
 
     #[test]

@@ -8,9 +8,14 @@
 //!   file;
 //! - writing to any block device the user did not name with `--destroy` (compared by device
 //!   number, so `/dev/disk/by-id/...` and `/dev/sdb` are the same device and a typo is not);
-//! - writing to a named device that is visibly in use or holds data — mounted, a partition or
-//!   partitioned, held by LVM/md/dm-crypt, active swap, or carrying a filesystem, RAID, LVM,
-//!   LUKS, swap or partition-table signature — unless `--force` is given as well.
+//! - writing to a target someone uses right now — mounted, active swap, held by LVM/md/dm-crypt,
+//!   under a loop device, locked (flock, POSIX, OFD, lease) or open by another process, busy for
+//!   an exclusive open — or whose storage further down is used so: the stack under a loop device
+//!   or partition is walked to the bottom and every other user of the bytes it covers counts
+//!   (`stack`). A live user is never overridden (`concern::Kind::Live`);
+//! - writing to a named device that holds data that may be stale — a partition or partitioned,
+//!   carrying a filesystem, RAID, LVM, LUKS, swap or partition-table signature — unless `--force`
+//!   is given as well (`concern::Kind::Stale`).
 //!
 //! Every check is made on the descriptor drivelab will write through, never on a path that
 //! could be made to name something else in between: [`Claims::claim`] opens a target once
@@ -23,12 +28,14 @@
 
 #[cfg(test)]
 mod builtin_tests;
+pub mod concern;
 mod device;
 mod in_use;
 pub(crate) mod locks;
 #[cfg(test)]
 mod mkfs_tests;
 mod signatures;
+mod stack;
 #[cfg(test)]
 mod tests;
 
@@ -39,19 +46,24 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use drivelab_engine::target::{self, Identity, Mark, TargetInfo, TargetKind};
 use drivelab_engine::Error;
 
+use concern::{Concern, Kind};
 use device::{holder_concerns, layout_concerns, Device};
 use in_use::{
     busy_concern, busy_message, file_mount_concerns, is_active_swap_file, loop_concerns, loops_over_devices,
     loops_over_file, mount_concerns, swap_concerns,
 };
+use locks::Others;
 use signatures::signature_concerns;
+use stack::{open_concern, stack_concerns};
 
 /// What the user allowed on the command line.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Permission<'a> {
     /// Block devices named with `--destroy` (matched by device number).
     pub destroy: &'a [String],
-    /// `--force`: write a named device (or a file) even when it looks in use or holds data.
+    /// `--force`: write a named device (or a file) even when it holds data that may be stale (a
+    /// signature, a partition table, being a partition). Never overrides a live user
+    /// ([`concern::Kind::Live`]): mounted, swap, a holder, a lock, open elsewhere, busy.
     pub force: bool,
     /// `--overwrite`: write an existing file drivelab did not create.
     pub overwrite: bool,
@@ -98,15 +110,16 @@ impl Claims {
             return Ok(());
         }
         if let Some(h) = self.find(info) {
-            return examine(&h.file, &info.path, perm, Hold::Claimed { exclusive: true });
+            return examine(&h.file, &info.path, perm, Hold::Claimed { exclusive: true }).map(drop);
         }
         let file = open_to_look(info, false)?;
-        examine(&file, &info.path, perm, Hold::Looking)
+        examine(&file, &info.path, perm, Hold::Looking).map(drop)
     }
 
     /// Open `info` once, hold it (block devices `O_EXCL`, everything `flock`ed) and check it
     /// through that descriptor; the descriptor to open the I/O through. A target already held
-    /// is checked again through what is held. `notices` gets what `--force` let through.
+    /// is checked again through what is held. `notices` gets the stale concerns `--force` let
+    /// through (a live user is always refused).
     pub fn claim(&mut self, info: &TargetInfo, perm: &Permission, notices: &mut Vec<String>) -> Result<&File, Error> {
         if let Some(i) = self.held.iter().position(|h| Some(h.identity) == info.identity) {
             examine(&self.held[i].file, &info.path, perm, Hold::Claimed { exclusive: true })?;
@@ -115,7 +128,7 @@ impl Claims {
         if perm.shared {
             let file = open_to_look(info, false)?;
             locks::lock_shared(&file, &info.path, locks::TARGET_IN_USE).map_err(Error::invalid)?;
-            examine(&file, &info.path, perm, Hold::Shared)?;
+            forced_notice(&info.path, examine(&file, &info.path, perm, Hold::Shared)?, notices);
             let identity =
                 Identity::of(&file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?);
             self.held.push(Held { file, identity });
@@ -127,13 +140,8 @@ impl Claims {
             Err(e) => return Err(e),
         };
         locks::lock_exclusive(&file, &info.path, locks::TARGET_IN_USE).map_err(Error::invalid)?;
-        examine(&file, &info.path, perm, Hold::Claimed { exclusive })?;
-        if !exclusive {
-            notices.push(format!(
-                "{}: in use by someone else and written anyway (--force); not held exclusively",
-                info.path
-            ));
-        }
+        // A device someone else holds exclusively is a live user: examine refuses it.
+        forced_notice(&info.path, examine(&file, &info.path, perm, Hold::Claimed { exclusive })?, notices);
         let identity =
             Identity::of(&file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?);
         self.held.push(Held { file, identity });
@@ -164,6 +172,13 @@ impl Claims {
     }
 }
 
+/// What `--force` let through, said once the target is claimed.
+fn forced_notice(path: &str, overridden: Vec<String>, notices: &mut Vec<String>) {
+    if !overridden.is_empty() {
+        notices.push(format!("{path}: {}; written anyway (--force)", overridden.join("; ")));
+    }
+}
+
 /// May drivelab write `target`? `Ok(())`, or `Err(Error::Invalid)` naming the reason and the
 /// flag that would allow it. Looks only.
 pub fn check_write(target: &TargetInfo, perm: &Permission) -> Result<(), Error> {
@@ -173,14 +188,19 @@ pub fn check_write(target: &TargetInfo, perm: &Permission) -> Result<(), Error> 
 /// Every reason writing to the block device at `path` would be dangerous (empty: none found).
 /// Looks only; the device is opened read-only.
 pub fn block_concerns(path: &str) -> Vec<String> {
+    block_concerns_of_kind(path).into_iter().map(|c| c.text).collect()
+}
+
+/// [`block_concerns`] with their kinds: which of them `--force` would override.
+pub fn block_concerns_of_kind(path: &str) -> Vec<Concern> {
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) => return vec![format!("cannot examine {path}: {e}")],
+        Err(e) => return vec![Concern::live(format!("cannot examine {path}: {e}"))],
     };
     match file.metadata() {
-        Ok(m) if m.file_type().is_block_device() => device_concerns(&file, m.rdev(), path, Hold::Looking),
-        Ok(_) => vec![format!("{path} is not a block device")],
-        Err(e) => vec![format!("cannot examine {path}: {e}")],
+        Ok(m) if m.file_type().is_block_device() => device_concerns(&file, m.rdev(), path, Hold::Looking, Others::All),
+        Ok(_) => vec![Concern::live(format!("{path} is not a block device"))],
+        Err(e) => vec![Concern::live(format!("cannot examine {path}: {e}"))],
     }
 }
 
@@ -215,18 +235,17 @@ fn busy(e: &Error) -> bool {
 // ---- the decision ---------------------------------------------------------------------------
 
 /// Every check, made on `file` (what will be written through): what it is, whether the user
-/// allowed writing it, and what it holds or who uses it.
-fn examine(file: &File, path: &str, perm: &Permission, hold: Hold) -> Result<(), Error> {
+/// allowed writing it, and what it holds or who uses it. `Ok` holds the stale concerns
+/// `--force` overrode.
+fn examine(file: &File, path: &str, perm: &Permission, hold: Hold) -> Result<Vec<String>, Error> {
     let meta = file.metadata().map_err(|e| Error::io(format!("cannot look at {path}"), e))?;
-    if hold == Hold::Looking {
-        if let Some(c) = locks::lock_concern(file, path) {
-            return Err(Error::invalid(c));
-        }
-    }
+    // Under MPI with a shared target the other ranks lock it (flock) and hold it open too.
+    let shared = perm.shared || hold == Hold::Shared;
+    let others = if shared { Others::NotFlock } else { Others::All };
     if meta.file_type().is_block_device() {
-        examine_block(file, meta.rdev(), path, perm, hold)
+        examine_block(file, meta.rdev(), path, perm, hold, others)
     } else if meta.is_file() {
-        examine_file(file, &meta, path, perm)
+        examine_file(file, &meta, path, perm, others, shared)
     } else {
         Err(Error::invalid(format!(
             "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
@@ -234,24 +253,45 @@ fn examine(file: &File, path: &str, perm: &Permission, hold: Hold) -> Result<(),
     }
 }
 
-fn examine_file(file: &File, meta: &fs::Metadata, path: &str, perm: &Permission) -> Result<(), Error> {
+/// Refuse for `concerns` (live always, stale unless `--force`); otherwise the stale ones
+/// `--force` let through.
+fn decide(path: &str, concerns: &[Concern], force: bool) -> Result<Vec<String>, Error> {
+    match concern::refusal(path, concerns, force) {
+        Some(msg) => Err(Error::invalid(msg)),
+        None => Ok(concern::texts(concerns, Kind::Stale)),
+    }
+}
+
+fn examine_file(
+    file: &File,
+    meta: &fs::Metadata,
+    path: &str,
+    perm: &Permission,
+    others: Others,
+    shared: bool,
+) -> Result<Vec<String>, Error> {
+    let lock = locks::lock_concern(file, path, others);
     let mark = Mark::of_file(file);
     if !mark.vouches_for(meta) && !perm.overwrite {
+        // Someone else's lock refuses whatever the flags: say that first.
+        if let Some(l) = lock {
+            return Err(Error::invalid(concern::live_message(path, &[l])));
+        }
         return Err(Error::invalid(not_ours_message(path, mark)));
     }
-    if perm.force {
-        return Ok(());
-    }
-    let mut concerns = Vec::new();
+    let mut concerns: Vec<Concern> = lock.into_iter().map(Concern::live).collect();
     if is_active_swap_file(meta) {
-        concerns.push(format!("{path} is an active swap file (listed in /proc/swaps)"));
+        concerns.push(Concern::live(format!("{path} is an active swap file (listed in /proc/swaps)")));
     }
-    concerns.extend(loop_concerns(path, &loops_over_file(meta)));
-    concerns.extend(file_mount_concerns(path, meta));
+    concerns.extend(loop_concerns(path, &loops_over_file(meta)).into_iter().map(Concern::live));
+    concerns.extend(file_mount_concerns(path, meta).into_iter().map(Concern::live));
+    if !shared {
+        concerns.extend(open_concern(path, locks::processes_with_inode(meta.dev(), meta.ino())));
+    }
     if meta.len() > 0 {
-        concerns.extend(signature_concerns(file, meta.len(), path));
+        concerns.extend(signature_concerns(file, meta.len(), path).into_iter().map(Concern::stale));
     }
-    refuse_if_any(&concerns)
+    decide(path, &concerns, perm.force)
 }
 
 /// Why an existing file may not be written without `--overwrite`, according to its mark.
@@ -267,44 +307,47 @@ fn not_ours_message(path: &str, mark: Mark) -> String {
     )
 }
 
-fn examine_block(file: &File, rdev: u64, path: &str, perm: &Permission, hold: Hold) -> Result<(), Error> {
+fn examine_block(
+    file: &File,
+    rdev: u64,
+    path: &str,
+    perm: &Permission,
+    hold: Hold,
+    others: Others,
+) -> Result<Vec<String>, Error> {
     let named = perm.destroy.iter().any(|d| block_rdev(d).ok() == Some(rdev));
     if !named {
         return Err(not_named(path, perm.destroy));
     }
-    if perm.force {
-        return Ok(());
-    }
-    refuse_if_any(&device_concerns(file, rdev, path, hold))
+    decide(path, &device_concerns(file, rdev, path, hold, others), perm.force)
 }
 
-/// Every reason writing the block device `file` (device number `rdev`) would be dangerous.
-fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold) -> Vec<String> {
+/// Every reason writing the block device `file` (device number `rdev`) would be dangerous:
+/// who uses it or the storage under it right now (live), what it holds or is (stale).
+fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold, others: Others) -> Vec<Concern> {
     let dev = Device::find(path, rdev);
-    let mut out = Vec::new();
-    out.extend(mount_concerns(&dev));
-    out.extend(swap_concerns(&dev));
-    out.extend(holder_concerns(&dev));
-    out.extend(layout_concerns(&dev));
+    let live = |v: Vec<String>| v.into_iter().map(Concern::live);
+    let mut out: Vec<Concern> = locks::lock_concern(file, path, others).into_iter().map(Concern::live).collect();
+    out.extend(live(mount_concerns(&dev)));
+    out.extend(live(swap_concerns(&dev)));
+    out.extend(live(holder_concerns(&dev)));
     let members: Vec<_> = dev.members().iter().filter_map(|m| m.devno).collect();
-    out.extend(loop_concerns(path, &loops_over_devices(&members)));
-    if out.is_empty() {
+    out.extend(live(loop_concerns(path, &loops_over_devices(&members))));
+    // Another program with the device itself open without O_EXCL is not refused: tools that
+    // cooperate with a run hold it so (a crash test's fault injector, a monitor); one with it
+    // open exclusively is `busy` below, a lock on it is refused above.
+    let len = block_len(file);
+    out.extend(stack_concerns(path, rdev, len));
+    if !out.iter().any(|c| c.kind == Kind::Live) {
         match hold {
-            Hold::Looking | Hold::Shared => out.extend(busy_concern(file, path)),
-            Hold::Claimed { exclusive: false } => out.push(busy_message(file, path)),
+            Hold::Looking | Hold::Shared => out.extend(busy_concern(file, path).map(Concern::live)),
+            Hold::Claimed { exclusive: false } => out.push(Concern::live(busy_message(file, path))),
             Hold::Claimed { exclusive: true } => {}
         }
     }
-    out.extend(signature_concerns(file, block_len(file), path));
+    out.extend(layout_concerns(&dev).into_iter().map(Concern::stale));
+    out.extend(signature_concerns(file, len, path).into_iter().map(Concern::stale));
     out
-}
-
-fn refuse_if_any(concerns: &[String]) -> Result<(), Error> {
-    if concerns.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::invalid(concern_message(concerns)))
-    }
 }
 
 /// The refusal for a device not named with `--destroy`, saying what each name given was.
@@ -319,14 +362,10 @@ fn not_named(path: &str, destroy: &[String]) -> Error {
     Error::NeedsDestroy { devices: vec![path.to_string()], notes }
 }
 
-/// The first few concerns, then the way out.
+/// The first few concerns, then the way out (`--force`: these are all stale).
+#[cfg(test)]
 fn concern_message(concerns: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let mut msg = concerns.iter().take(SHOWN).cloned().collect::<Vec<_>>().join("; ");
-    if concerns.len() > SHOWN {
-        msg += &format!(" (and {} more)", concerns.len() - SHOWN);
-    }
-    msg + "; refusing to write (add --force as well to write anyway)"
+    concern::stale_message(concerns)
 }
 
 fn block_len(f: &File) -> u64 {
