@@ -25,10 +25,13 @@ use super::{blkid_type, Signature};
 #[cfg_attr(not(test), allow(unused_imports))]
 pub(crate) use starts::{fixed_starts, MAX_PARTITIONS};
 
-/// Bytes looked at from each place a filesystem may start: btrfs's superblock at 64 KiB, ISO
-/// 9660 and UDF's descriptors from 32 KiB, and ZFS's first two vdev labels (L0 and L1, 256 KiB
-/// each, the uberblocks in each one's second half).
+/// Bytes looked at from the start of the device and of each partition a table lists: btrfs's
+/// superblock at 64 KiB, ISO 9660 and UDF's descriptors from 32 KiB, and ZFS's first two vdev
+/// labels (L0 and L1, 256 KiB each, the uberblocks in each one's second half).
 pub(crate) const WINDOW: u64 = 512 * 1024;
+/// Bytes looked at from each of the fixed starts past the first MiB (where no table says a
+/// partition is): all of the above but ZFS's L1, which would double what is read there.
+pub(crate) const GRID_WINDOW: u64 = 256 * 1024;
 /// Bytes read from the start of a device: the window of each start within its first 512 KiB
 /// (sectors 34 and 63, 4Kn's sector 6), and every GPT entry array that follows its header.
 pub(crate) const HEAD_BYTES: u64 = 1 << 20;
@@ -39,7 +42,7 @@ pub(crate) const TAIL_BYTES: u64 = 1 << 20;
 pub(crate) struct Regions {
     pub(crate) size: u64,
     /// Every read, `(its first byte, the bytes)`: the first [`HEAD_BYTES`], the last
-    /// [`TAIL_BYTES`], a [`WINDOW`] at each start not already read, the end of each partition.
+    /// [`TAIL_BYTES`], a window at each start not already read, the end of each partition.
     pub(crate) reads: Vec<(u64, Vec<u8>)>,
     /// Where a filesystem or volume may start, ascending, 0 first: [`fixed_starts`] and the
     /// partitions' starts.
@@ -52,9 +55,9 @@ pub(crate) struct Regions {
 impl Regions {
     /// Reads what the scan needs of a target of `size` bytes through `read(offset, length)`
     /// (which returns fewer bytes only at the target's end): its start and end, the partition
-    /// tables there, then a [`WINDOW`] at every start and the end of every partition. At most
-    /// `HEAD_BYTES + TAIL_BYTES + WINDOW × (fixed starts + MAX_PARTITIONS) + TAIL_BYTES ×
-    /// MAX_PARTITIONS` bytes, in one read each (see README, "What drivelab reads to look").
+    /// tables there, then a window at every start and the end of every partition: at most
+    /// `HEAD_BYTES + TAIL_BYTES + GRID_WINDOW × fixed starts + (WINDOW + TAIL_BYTES) ×
+    /// MAX_PARTITIONS` bytes, in one read each — about 20 MiB on a disk of a few partitions.
     pub(crate) fn gather(size: u64, mut read: impl FnMut(u64, u64) -> io::Result<Vec<u8>>) -> io::Result<Regions> {
         let mut r = Regions { size, reads: Vec::new(), starts: Vec::new(), partitions: Vec::new() };
         r.reads.push((0, read(0, HEAD_BYTES.min(size))?));
@@ -67,7 +70,8 @@ impl Regions {
         all.dedup();
         r.starts = all;
         for start in r.starts.clone() {
-            r.ensure(start, WINDOW, &mut read)?;
+            let listed = start < HEAD_BYTES || r.partitions.iter().any(|p| p.0 == start);
+            r.ensure(start, if listed { WINDOW } else { GRID_WINDOW }, &mut read)?;
         }
         for (start, len) in r.partitions.clone() {
             let from = (len.saturating_sub(TAIL_BYTES)) / 4096 * 4096;
@@ -94,10 +98,11 @@ impl Regions {
         })
     }
 
-    /// The bytes looked at from `start`: a [`WINDOW`], fewer near the end of the target.
+    /// The bytes looked at from `start`: a [`WINDOW`] or a [`GRID_WINDOW`], whichever was read
+    /// (fewer near the end of the target).
     pub(crate) fn window(&self, start: u64) -> Option<&[u8]> {
-        let len = WINDOW.min(self.size.checked_sub(start)?);
-        self.slice(start, len as usize)
+        let left = self.size.checked_sub(start)?;
+        [WINDOW, GRID_WINDOW].into_iter().find_map(|len| self.slice(start, len.min(left) as usize))
     }
 
     /// The whole target, as a span whose end is looked at.

@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 pub(super) use builtin::Regions;
 #[cfg(test)]
 pub(super) use builtin::{
-    fixed_starts, offset_words, scan, scan_signatures, HEAD_BYTES, MAX_PARTITIONS, TAIL_BYTES, WINDOW,
+    fixed_starts, offset_words, scan, scan_signatures, GRID_WINDOW, HEAD_BYTES, MAX_PARTITIONS, TAIL_BYTES, WINDOW,
 };
 
 /// Something found on a device. `family` deduplicates blkid's and our own findings; a `weak`
