@@ -30,7 +30,8 @@ pub(crate) use starts::{fixed_starts, MAX_PARTITIONS};
 /// labels (L0 and L1, 256 KiB each, the uberblocks in each one's second half).
 pub(crate) const WINDOW: u64 = 512 * 1024;
 /// Bytes looked at from each of the fixed starts past the first MiB (where no table says a
-/// partition is): all of the above but ZFS's L1, which would double what is read there.
+/// partition is): all of the above but ZFS's L1, of which only its nvlist's first 8 KiB are read
+/// there (its whole would double what is read).
 pub(crate) const GRID_WINDOW: u64 = 256 * 1024;
 /// Bytes read from the start of a device: the window of each start within its first 512 KiB
 /// (sectors 34 and 63, 4Kn's sector 6), and every GPT entry array that follows its header.
@@ -56,7 +57,7 @@ impl Regions {
     /// Reads what the scan needs of a target of `size` bytes through `read(offset, length)`
     /// (which returns fewer bytes only at the target's end): its start and end, the partition
     /// tables there, then a window at every start and the end of every partition: at most
-    /// `HEAD_BYTES + TAIL_BYTES + GRID_WINDOW × fixed starts + (WINDOW + TAIL_BYTES) ×
+    /// `HEAD_BYTES + TAIL_BYTES + (GRID_WINDOW + 8 KiB) × fixed starts + (WINDOW + TAIL_BYTES) ×
     /// MAX_PARTITIONS` bytes, in one read each — about 20 MiB on a disk of a few partitions.
     pub(crate) fn gather(size: u64, mut read: impl FnMut(u64, u64) -> io::Result<Vec<u8>>) -> io::Result<Regions> {
         let mut r = Regions { size, reads: Vec::new(), starts: Vec::new(), partitions: Vec::new() };
@@ -72,6 +73,7 @@ impl Regions {
         for start in r.starts.clone() {
             let listed = start < HEAD_BYTES || r.partitions.iter().any(|p| p.0 == start);
             r.ensure(start, if listed { WINDOW } else { GRID_WINDOW }, &mut read)?;
+            r.ensure(start + zfs::L1_NVLIST_AT, zfs::NVLIST_HEAD, &mut read)?;
         }
         for (start, len) in r.partitions.clone() {
             let from = (len.saturating_sub(TAIL_BYTES)) / 4096 * 4096;
@@ -138,6 +140,9 @@ pub(crate) fn scan(r: &Regions) -> Vec<Signature> {
             out.extend(found.map(|s| at_offset(s, start)));
         }
         out.extend(vmfs(r, start));
+        if r.slice(start + zfs::L1_NVLIST_AT, zfs::NVLIST_HEAD as usize).is_some_and(zfs::l1_nvlist_head) {
+            out.push(at_offset(zfs::zfs_member(), start));
+        }
     }
     out.extend(end::scan_end(r.whole()));
     for &(start, size) in &r.partitions {

@@ -86,12 +86,32 @@ fn names_a_vdev(nv: &[u8]) -> bool {
                     b"txg" => txg = v,
                     _ => {}
                 }
+                if accepted(guid, state, txg) {
+                    return true; // also when only the list's first KiBs were read
+                }
             }
             _ => {}
         }
         at += size;
     }
+    false
+}
+
+/// libblkid's verdict on a label's fields: a vdev guid, a known pool state, and a transaction
+/// group unless the device is a spare or a cache.
+fn accepted(guid: u64, state: u64, txg: u64) -> bool {
     guid != 0 && state <= LAST_STATE && (txg > 0 || state == SPARE || state == L2CACHE)
+}
+
+/// Where the second label's nvlist starts, from the start of the pool's device, and how much of
+/// it shows what [`names_a_vdev`] needs (the fields it reads come before the vdev tree): read at
+/// each start whose window ends before it, so a pool whose L0 is gone is found there too.
+pub(super) const L1_NVLIST_AT: u64 = LABEL + NVLIST_AT as u64;
+pub(super) const NVLIST_HEAD: u64 = 8 * 1024;
+
+/// Whether `nv`, the first bytes of L1's nvlist, names a vdev.
+pub(super) fn l1_nvlist_head(nv: &[u8]) -> bool {
+    names_a_vdev(nv)
 }
 
 /// Whether an uberblock ring holds an uberblock: slots of 1 KiB (or a larger power of two, on
