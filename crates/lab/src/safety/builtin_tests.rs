@@ -694,7 +694,7 @@ fn what_the_scan_reads_is_bounded() {
     for size in [1 << 20, 100 << 20, 1 << 30, 1 << 44] {
         let r = zero_target(size);
         let total: u64 = r.reads.iter().map(|(_, b)| b.len() as u64).sum();
-        let bound = HEAD_BYTES + TAIL_BYTES + (GRID_WINDOW + 8192) * fixed_starts(size).len() as u64;
+        let bound = HEAD_BYTES + TAIL_BYTES + GRID_WINDOW * fixed_starts(size).len() as u64;
         assert!(total <= bound && total <= 30 << 20, "{size}: {total} bytes read");
     }
     // A table listing more partitions than are looked at.

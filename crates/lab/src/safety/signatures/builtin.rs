@@ -30,9 +30,9 @@ pub(crate) use starts::{fixed_starts, MAX_PARTITIONS};
 /// labels (L0 and L1, 256 KiB each, the uberblocks in each one's second half).
 pub(crate) const WINDOW: u64 = 512 * 1024;
 /// Bytes looked at from each of the fixed starts past the first MiB (where no table says a
-/// partition is): all of the above but ZFS's L1, of which only its nvlist's first 8 KiB are read
-/// there (its whole would double what is read).
-pub(crate) const GRID_WINDOW: u64 = 256 * 1024;
+/// partition is): all of the above but ZFS's L1, of which only the first 8 KiB of its nvlist
+/// are read there, in the same read (its whole would double what is read).
+pub(crate) const GRID_WINDOW: u64 = zfs::L1_NVLIST_AT + zfs::NVLIST_HEAD;
 /// Bytes read from the start of a device: the window of each start within its first 512 KiB
 /// (sectors 34 and 63, 4Kn's sector 6), and every GPT entry array that follows its header.
 pub(crate) const HEAD_BYTES: u64 = 1 << 20;
@@ -57,7 +57,7 @@ impl Regions {
     /// Reads what the scan needs of a target of `size` bytes through `read(offset, length)`
     /// (which returns fewer bytes only at the target's end): its start and end, the partition
     /// tables there, then a window at every start and the end of every partition: at most
-    /// `HEAD_BYTES + TAIL_BYTES + (GRID_WINDOW + 8 KiB) × fixed starts + (WINDOW + TAIL_BYTES) ×
+    /// `HEAD_BYTES + TAIL_BYTES + GRID_WINDOW × fixed starts + (WINDOW + TAIL_BYTES) ×
     /// MAX_PARTITIONS` bytes, in one read each — about 20 MiB on a disk of a few partitions.
     pub(crate) fn gather(size: u64, mut read: impl FnMut(u64, u64) -> io::Result<Vec<u8>>) -> io::Result<Regions> {
         let mut r = Regions { size, reads: Vec::new(), starts: Vec::new(), partitions: Vec::new() };
