@@ -789,6 +789,43 @@ fn filesystems_in_the_partitions_a_dos_table_lists() {
     }
 }
 
+/// Tables made to make the scan read without end, overflow or loop: bounded, no panic.
+#[test]
+fn hostile_partition_tables_are_bounded() {
+    let size: u64 = 1 << 30;
+    let total = |r: &Regions| r.reads.iter().map(|(_, b)| b.len() as u64).sum::<u64>();
+    // Entries at u64::MAX, an entry ending before it starts, a header claiming 2^32 entries.
+    let mut entries = gpt_entry(u64::MAX, u64::MAX);
+    entries.extend(gpt_entry(5000, 10));
+    entries.extend(gpt_entry(u64::MAX / 512 - 1, u64::MAX / 512));
+    for header in [gpt_header(2, 3), gpt_header(2, u32::MAX), gpt_header(u64::MAX, 3)] {
+        let r = target_with(size, &[(512, &header), (1024, &entries)]);
+        assert!(r.partitions.is_empty(), "{:?}", r.partitions);
+        scan(&r);
+    }
+    // A chain of extended boot records that points back at itself.
+    let entry = |ty: u8, start: u32, len: u32| {
+        [&[0u8, 0, 0, 0, ty, 0, 0, 0][..], &start.to_le_bytes(), &len.to_le_bytes()].concat()
+    };
+    let mut mbr = vec![0u8; 512];
+    put(&mut mbr, 446, &entry(0x05, 100_000, 1_000_000));
+    put(&mut mbr, 510, &[0x55, 0xAA]);
+    let mut ebr = vec![0u8; 512];
+    put(&mut ebr, 446, &entry(0x83, 63, 100));
+    put(&mut ebr, 462, &entry(0x05, 0xFFFF_FFFF, 1)); // far past the end: the chain ends
+    put(&mut ebr, 510, &[0x55, 0xAA]);
+    let mut looping = ebr.clone();
+    put(&mut looping, 462, &entry(0x05, 7, 1));
+    let mut second = ebr.clone();
+    put(&mut second, 462, &entry(0x05, 7, 1)); // next = itself, for ever
+    for chain in [&ebr, &looping] {
+        let r = target_with(size, &[(0, &mbr), (100_000 * 512, chain), ((100_007) * 512, &second)]);
+        assert!(r.partitions.len() <= MAX_PARTITIONS);
+        assert!(total(&r) < 64 << 20, "{}", total(&r));
+        scan(&r);
+    }
+}
+
 // ---- VMFS, beyond the bytes read from any one start --------------------------------------
 
 #[test]
