@@ -756,7 +756,7 @@ fn filesystems_in_the_partitions_a_gpt_lists() {
     let at = start + ((part_len / 512 - 16) & !7) * 512;
     let found = scan(&target_with(size, &[(512, &primary), (1024, &entry), (at, &md)]));
     let what =
-        format!("a linux_raid_member RAID signature (md 1.0, at the end) of the partition at offset {start} bytes");
+        format!("a linux_raid_member RAID signature (md 1.0, at the end of the partition at offset {start} bytes)");
     assert!(named(&found).contains(&("linux_raid_member".into(), what)), "{found:?}");
 }
 

@@ -147,10 +147,8 @@ pub(crate) fn scan(r: &Regions) -> Vec<Signature> {
     out.extend(end::scan_end(r.whole()));
     for &(start, size) in &r.partitions {
         let found = end::scan_end(Span { r, start, size });
-        out.extend(found.into_iter().map(|s| Signature {
-            what: format!("{} of the partition at offset {}", s.what, offset_words(start)),
-            ..s
-        }));
+        let place = format!(", at the end of the partition at offset {})", offset_words(start));
+        out.extend(found.into_iter().map(|s| Signature { what: s.what.replace(", at the end)", &place), ..s }));
     }
     one_per_family(out)
 }
