@@ -334,27 +334,26 @@ fn gfs_and_gfs2_by_their_formats() {
 
 // ---- structures at the end ---------------------------------------------------------------
 
-/// A target of `size` bytes of zeros, read as `read_regions` reads it.
-fn zero_target(size: u64) -> Regions {
-    let len = |from: u64| HEAD_BYTES.min(size - from) as usize;
-    let at = PARTITION_OFFSETS.into_iter().filter(|&o| o < size).map(|o| (o, vec![0u8; len(o)])).collect();
-    let tail_start = size.saturating_sub(TAIL_BYTES) / 4096 * 4096;
-    Regions { size, head: vec![0u8; len(0)], at, tail_start, tail: vec![0u8; (size - tail_start) as usize] }
-}
-
-/// Writes `bytes` at byte `abs` of the target into every region that read that byte.
-fn place(r: &mut Regions, abs: u64, bytes: &[u8]) {
-    let regions = std::iter::once((0, &mut r.head))
-        .chain(r.at.iter_mut().map(|(o, b)| (*o, b)))
-        .chain(std::iter::once((r.tail_start, &mut r.tail)));
-    for (start, buf) in regions {
-        for (i, &b) in bytes.iter().enumerate() {
-            let at = abs + i as u64;
-            if let Some(slot) = at.checked_sub(start).and_then(|j| buf.get_mut(j as usize)) {
-                *slot = b;
+/// A target of `size` zero bytes but for `placed` (`(offset, bytes)`), gathered as
+/// `read_regions` gathers a target: what is read depends on what the target holds.
+fn target_with(size: u64, placed: &[(u64, &[u8])]) -> Regions {
+    Regions::gather(size, |off, len| {
+        let mut buf = vec![0u8; len as usize];
+        for &(at, bytes) in placed {
+            for (i, &b) in bytes.iter().enumerate() {
+                if let Some(slot) = (at + i as u64).checked_sub(off).and_then(|j| buf.get_mut(j as usize)) {
+                    *slot = b;
+                }
             }
         }
-    }
+        Ok(buf)
+    })
+    .unwrap()
+}
+
+/// A target of `size` bytes of zeros.
+fn zero_target(size: u64) -> Regions {
+    target_with(size, &[])
 }
 
 /// A size no larger unit divides: 100 MiB, 3 sectors and 5 pages.
@@ -362,9 +361,7 @@ const ODD_SIZE: u64 = (100 << 20) + 3 * 512 + 5 * 4096;
 
 /// What the scan finds in a zeroed target of `size` bytes with `bytes` at `abs`.
 fn found_at(size: u64, abs: u64, bytes: &[u8]) -> Vec<Signature> {
-    let mut r = zero_target(size);
-    place(&mut r, abs, bytes);
-    scan(&r)
+    scan(&target_with(size, &[(abs, bytes)]))
 }
 
 /// `(family, what)` of each finding.
@@ -517,7 +514,7 @@ fn nilfs2_backup_superblock_at_the_end() {
 fn structures_at_the_end_of_tiny_targets_do_not_panic() {
     for size in [0, 1, 511, 512, 1024, 4095, 8192, 65535, 65536] {
         let mut r = zero_target(size);
-        r.tail.iter_mut().for_each(|b| *b = 0xA5);
+        r.reads.iter_mut().for_each(|(_, buf)| buf.iter_mut().for_each(|b| *b = 0xA5));
         assert!(scan(&r).iter().all(|s| s.weak), "{size}");
     }
 }
@@ -568,6 +565,267 @@ fn zfs_on_a_partition_at_1_mib() {
     assert_eq!(named(&found), [("zfs_member".into(), "a zfs_member signature at offset 1 MiB".into())]);
 }
 
+/// One XDR nvpair: encoded size, decoded size, name length, the name padded to 4 bytes, then
+/// `value` (its type, element count and data).
+fn nvpair(name: &str, value: &[u8]) -> Vec<u8> {
+    let mut name_bytes = name.as_bytes().to_vec();
+    name_bytes.resize(name.len().div_ceil(4) * 4, 0);
+    let size = (12 + name_bytes.len() + value.len()) as u32;
+    [&size.to_be_bytes()[..], &size.to_be_bytes(), &(name.len() as u32).to_be_bytes(), &name_bytes, value].concat()
+}
+
+fn nv_u64(name: &str, v: u64) -> Vec<u8> {
+    nvpair(name, &[&8u32.to_be_bytes()[..], &1u32.to_be_bytes(), &v.to_be_bytes()].concat())
+}
+
+fn nv_string(name: &str, v: &str) -> Vec<u8> {
+    let mut text = v.as_bytes().to_vec();
+    text.resize(v.len().div_ceil(4) * 4, 0);
+    nvpair(name, &[&9u32.to_be_bytes()[..], &1u32.to_be_bytes(), &(v.len() as u32).to_be_bytes(), &text].concat())
+}
+
+/// A vdev label's configuration as `zpool create` writes it (XDR, the fields libblkid reads,
+/// a nested vdev tree), with `state` and `txg`: the bytes that go 16 KiB into a label.
+fn zfs_nvlist(state: u64, txg: u64, guid: u64) -> Vec<u8> {
+    let header = [1u8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]; // XDR, little-endian host; nvlist version and flags
+    let tree_header = nvpair("vdev_tree", &[&19u32.to_be_bytes()[..], &1u32.to_be_bytes(), &[0; 8]].concat());
+    [
+        &header[..],
+        &nv_u64("version", 5000),
+        &nv_string("name", "tank"),
+        &nv_u64("state", state),
+        &nv_u64("txg", txg),
+        &nv_u64("pool_guid", 0x1234_5678),
+        &nv_u64("top_guid", 0x4321),
+        &nv_u64("guid", guid),
+        &tree_header, // its pairs follow, then 8 zero bytes
+        &nv_string("type", "disk"),
+        &nv_u64("guid", 0),
+        &[0; 8],
+        &nv_u64("features_for_read", 0),
+        &[0; 8],
+    ]
+    .concat()
+}
+
+#[test]
+fn zfs_label_nvlists_as_libblkid_accepts_them() {
+    let nv_at = |label: usize| label + 16 * 1024;
+    for label in [0, 256 * 1024] {
+        assert_eq!(found_with(nv_at(label), &zfs_nvlist(0, 4, 99)), ["zfs_member"], "label at {label}");
+        assert_eq!(found_with(nv_at(label), &zfs_nvlist(3, 0, 99)), ["zfs_member"], "a spare has no txg");
+        assert!(found_with(nv_at(label), &zfs_nvlist(0, 0, 99)).is_empty(), "no txg");
+        assert!(found_with(nv_at(label), &zfs_nvlist(0, 4, 0)).is_empty(), "no guid");
+        assert!(found_with(nv_at(label), &zfs_nvlist(8, 4, 99)).is_empty(), "no such state");
+        let mut other_encoding = zfs_nvlist(0, 4, 99);
+        other_encoding[0] = 0;
+        assert!(found_with(nv_at(label), &other_encoding).is_empty(), "not XDR");
+        let mut cut = zfs_nvlist(0, 4, 99);
+        cut[12..16].copy_from_slice(&0xFFFF_u32.to_be_bytes()); // a pair longer than the list
+        assert!(found_with(nv_at(label), &cut).is_empty(), "a malformed pair");
+    }
+    assert!(found_with(nv_at(128 * 1024), &zfs_nvlist(0, 4, 99)).is_empty(), "not a label's start");
+}
+
+/// A pool whose first label (L0) was overwritten — by a wipe of the first 256 KiB, or a
+/// partition table — is still found by its second (L1, at 256 KiB), whichever part survived.
+#[test]
+fn zfs_l1_alone() {
+    for (rel, bytes) in [(16 * KIB, zfs_nvlist(0, 7, 5)), (128 * KIB + 9 * KIB, uberblock(true))] {
+        let found = found_at(ODD_SIZE, 256 * KIB + rel, &bytes);
+        assert_eq!(named(&found), [("zfs_member".into(), "a zfs_member signature".into())], "{rel}");
+        // At 16 MiB with no table, by its nvlist (the uberblocks of L1 are not read there).
+        if rel == 16 * KIB {
+            let found = found_at(ODD_SIZE, (16 << 20) + 256 * KIB + rel, &bytes);
+            assert_eq!(named(&found), [("zfs_member".into(), "a zfs_member signature at offset 16 MiB".into())]);
+        }
+        // In a partition a table lists (at 16 MiB and 100 sectors).
+        let first = (16 << 11) + 100;
+        let (gpt, entry) = (gpt_header(2, 128), gpt_entry(first, first + 100_000));
+        let found =
+            scan(&target_with(ODD_SIZE, &[(512, &gpt), (1024, &entry), (first * 512 + 256 * KIB + rel, &bytes)]));
+        let what = format!("a zfs_member signature at offset {} bytes", first * 512);
+        assert!(named(&found).contains(&("zfs_member".into(), what)), "{found:?}");
+    }
+}
+
+#[test]
+fn zfs_l2_or_l3_alone_by_their_nvlists() {
+    for size in [64 << 20, ODD_SIZE] {
+        let end = size / (256 * KIB) * (256 * KIB);
+        for label in [end - 512 * KIB, end - 256 * KIB] {
+            let found = found_at(size, label + 16 * KIB, &zfs_nvlist(1, 9, 5));
+            let what = "a zfs_member signature (its last labels, at the end)";
+            assert_eq!(named(&found), [("zfs_member".into(), what.into())], "{size} {label}");
+        }
+    }
+}
+
+// ---- where filesystems start -------------------------------------------------------------
+
+/// An ext2 superblock's magic and block size, to put 1 KiB into a filesystem.
+fn ext_superblock() -> Vec<u8> {
+    let mut sb = vec![0u8; 64];
+    put(&mut sb, 56, &[0x53, 0xEF]);
+    sb
+}
+
+/// A filesystem is found at every start partitioning tools use, said with its offset; not a
+/// sector off one.
+#[test]
+fn filesystems_where_partitioning_tools_start_partitions() {
+    const GIB: u64 = 1 << 30;
+    let size = 3 * GIB + 4096;
+    let mut starts = vec![34 * 512, 6 * 4096, 63 * 512];
+    starts.extend((1..=64).map(|n| n << 20));
+    starts.extend([128 << 20, 256 << 20, 512 << 20, GIB, 2 * GIB]);
+    for start in starts {
+        let found = found_at(size, start + 1024, &ext_superblock());
+        let what = format!("an ext2 filesystem at offset {}", offset_words(start));
+        assert_eq!(named(&found), [("ext".into(), what)], "at {start}");
+    }
+    for start in [(16 << 20) + 512, (100 << 20), 17 * 512] {
+        assert!(found_at(size, start + 1024, &ext_superblock()).is_empty(), "{start} is no start");
+    }
+}
+
+#[test]
+fn what_the_scan_reads_is_bounded() {
+    for size in [1 << 20, 100 << 20, 1 << 30, 1 << 44] {
+        let r = zero_target(size);
+        let total: u64 = r.reads.iter().map(|(_, b)| b.len() as u64).sum();
+        let bound = HEAD_BYTES + TAIL_BYTES + GRID_WINDOW * fixed_starts(size).len() as u64;
+        assert!(total <= bound && total <= 30 << 20, "{size}: {total} bytes read");
+    }
+    // A table listing more partitions than are looked at.
+    let mut gpt = gpt_header(2, 128);
+    let entries: Vec<u8> = (0..128u64).flat_map(|i| gpt_entry(100_000 + i * 1000, 100_000 + i * 1000 + 999)).collect();
+    gpt.resize(512, 0);
+    let r = target_with(1 << 30, &[(512, &gpt), (1024, &entries)]);
+    assert_eq!(r.partitions.len(), MAX_PARTITIONS);
+    let total: u64 = r.reads.iter().map(|(_, b)| b.len() as u64).sum();
+    let bound = HEAD_BYTES
+        + TAIL_BYTES
+        + WINDOW * (fixed_starts(1 << 30).len() + MAX_PARTITIONS) as u64
+        + TAIL_BYTES * MAX_PARTITIONS as u64;
+    assert!(total <= bound, "{total}");
+}
+
+/// A GPT header listing `count` entries of 128 bytes from sector `array_lba`.
+fn gpt_header(array_lba: u64, count: u32) -> Vec<u8> {
+    let mut h = vec![0u8; 92];
+    put(&mut h, 0, b"EFI PART");
+    put(&mut h, 72, &array_lba.to_le_bytes());
+    put(&mut h, 80, &count.to_le_bytes());
+    put(&mut h, 84, &128u32.to_le_bytes());
+    h
+}
+
+/// A used GPT entry from sector `first` to `last`.
+fn gpt_entry(first: u64, last: u64) -> Vec<u8> {
+    let mut e = vec![0u8; 128];
+    put(&mut e, 0, b"\xaf\x3d\xc6\x0f\x83\x84\x72\x47\x8e\x79\x3d\x69\xd8\x47\x7d\xe4"); // Linux data
+    put(&mut e, 32, &first.to_le_bytes());
+    put(&mut e, 40, &last.to_le_bytes());
+    e
+}
+
+/// A partition at an offset no tool would pick is found through the GPT that lists it — the
+/// primary or, when that is gone, the backup at the end — and structures at its end too.
+#[test]
+fn filesystems_in_the_partitions_a_gpt_lists() {
+    let size: u64 = 1 << 30;
+    let (first, last) = (200_001u64, 1_000_000u64);
+    let start = first * 512;
+    let entry = gpt_entry(first, last);
+    let what = format!("an ext2 filesystem at offset {start} bytes");
+    let sb = ext_superblock();
+    let primary = gpt_header(2, 128);
+    let found = scan(&target_with(size, &[(512, &primary), (1024, &entry), (start + 1024, &sb)]));
+    assert!(named(&found).contains(&("ext".into(), what.clone())), "{found:?}");
+
+    let last_lba = size / 512 - 1;
+    let backup = gpt_header(last_lba - 32, 128);
+    let found =
+        scan(&target_with(size, &[(last_lba * 512, &backup), ((last_lba - 32) * 512, &entry), (start + 1024, &sb)]));
+    assert!(named(&found).contains(&("ext".into(), what)), "{found:?}");
+
+    // md 1.0 at the partition's end.
+    let part_len = (last - first + 1) * 512;
+    let md = [0xa92b_4efc_u32.to_le_bytes(), 1u32.to_le_bytes()].concat();
+    let at = start + ((part_len / 512 - 16) & !7) * 512;
+    let found = scan(&target_with(size, &[(512, &primary), (1024, &entry), (at, &md)]));
+    let what =
+        format!("a linux_raid_member RAID signature (md 1.0, at the end of the partition at offset {start} bytes)");
+    assert!(named(&found).contains(&("linux_raid_member".into(), what)), "{found:?}");
+}
+
+/// A dos table's primary and logical partitions (through the chain of extended boot records).
+#[test]
+fn filesystems_in_the_partitions_a_dos_table_lists() {
+    let size: u64 = 1 << 30;
+    let entry = |ty: u8, start: u32, len: u32| {
+        [&[0u8, 0, 0, 0, ty, 0, 0, 0][..], &start.to_le_bytes(), &len.to_le_bytes()].concat()
+    };
+    let table = |entries: &[Vec<u8>]| {
+        let mut s = vec![0u8; 512];
+        for (i, e) in entries.iter().enumerate() {
+            put(&mut s, 446 + 16 * i, e);
+        }
+        put(&mut s, 510, &[0x55, 0xAA]);
+        s
+    };
+    let mbr = table(&[entry(0x83, 12_345, 50_000), entry(0x05, 300_000, 1_000_000)]);
+    let ebr1 = table(&[entry(0x83, 63, 10_000), entry(0x05, 20_001, 50_000)]);
+    let ebr2 = table(&[entry(0x83, 99, 10_000)]);
+    let sb = ext_superblock();
+    for fs in [12_345u64 * 512, (300_000 + 63) * 512, (300_000 + 20_001 + 99) * 512] {
+        let what = format!("at offset {fs} bytes");
+        let found = scan(&target_with(
+            size,
+            &[(0, &mbr), (300_000 * 512, &ebr1), ((300_000 + 20_001) * 512, &ebr2), (fs + 1024, &sb)],
+        ));
+        assert!(named(&found).contains(&("ext".into(), format!("an ext2 filesystem {what}"))), "{found:?}");
+    }
+}
+
+/// Tables made to make the scan read without end, overflow or loop: bounded, no panic.
+#[test]
+fn hostile_partition_tables_are_bounded() {
+    let size: u64 = 1 << 30;
+    let total = |r: &Regions| r.reads.iter().map(|(_, b)| b.len() as u64).sum::<u64>();
+    // Entries at u64::MAX, an entry ending before it starts, a header claiming 2^32 entries.
+    let mut entries = gpt_entry(u64::MAX, u64::MAX);
+    entries.extend(gpt_entry(5000, 10));
+    entries.extend(gpt_entry(u64::MAX / 512 - 1, u64::MAX / 512));
+    for header in [gpt_header(2, 3), gpt_header(2, u32::MAX), gpt_header(u64::MAX, 3)] {
+        let r = target_with(size, &[(512, &header), (1024, &entries)]);
+        assert!(r.partitions.is_empty(), "{:?}", r.partitions);
+        scan(&r);
+    }
+    // A chain of extended boot records that points back at itself.
+    let entry = |ty: u8, start: u32, len: u32| {
+        [&[0u8, 0, 0, 0, ty, 0, 0, 0][..], &start.to_le_bytes(), &len.to_le_bytes()].concat()
+    };
+    let mut mbr = vec![0u8; 512];
+    put(&mut mbr, 446, &entry(0x05, 100_000, 1_000_000));
+    put(&mut mbr, 510, &[0x55, 0xAA]);
+    let mut ebr = vec![0u8; 512];
+    put(&mut ebr, 446, &entry(0x83, 63, 100));
+    put(&mut ebr, 462, &entry(0x05, 0xFFFF_FFFF, 1)); // far past the end: the chain ends
+    put(&mut ebr, 510, &[0x55, 0xAA]);
+    let mut looping = ebr.clone();
+    put(&mut looping, 462, &entry(0x05, 7, 1));
+    let mut second = ebr.clone();
+    put(&mut second, 462, &entry(0x05, 7, 1)); // next = itself, for ever
+    for chain in [&ebr, &looping] {
+        let r = target_with(size, &[(0, &mbr), (100_000 * 512, chain), ((100_007) * 512, &second)]);
+        assert!(r.partitions.len() <= MAX_PARTITIONS);
+        assert!(total(&r) < 64 << 20, "{}", total(&r));
+        scan(&r);
+    }
+}
+
 // ---- VMFS, beyond the bytes read from any one start --------------------------------------
 
 #[test]
@@ -586,19 +844,22 @@ fn vmfs_volume_and_filesystem_headers() {
 
 // ---- random bytes ------------------------------------------------------------------------
 
-/// Random bytes in every region of a zeroed target of `size` bytes.
+/// A target of `size` random bytes, gathered (so random partition tables are followed too).
 fn random_target(rng: &mut fastrand::Rng, size: u64) -> Regions {
-    let mut r = zero_target(size);
-    rng.fill(&mut r.head);
-    r.at.iter_mut().for_each(|(_, buf)| rng.fill(buf));
-    rng.fill(&mut r.tail);
-    r
+    Regions::gather(size, |_, len| {
+        let mut buf = vec![0u8; len as usize];
+        rng.fill(&mut buf);
+        Ok(buf)
+    })
+    .unwrap()
 }
 
+/// Random bytes hold no strong signature at any start or end (a real signature's fields are
+/// checked, not just a magic of a byte or two). Fewer targets than starts make this slow.
 #[test]
 fn random_bytes_hold_nothing_but_weak_guesses() {
     let mut rng = fastrand::Rng::with_seed(0x5EED_D15C);
-    for i in 0..200 {
+    for i in 0..25 {
         let size = rng.u64(16 << 20..1 << 40) / 512 * 512;
         let strong: Vec<Signature> = scan(&random_target(&mut rng, size)).into_iter().filter(|s| !s.weak).collect();
         assert!(strong.is_empty(), "target {i} of {size} bytes: {strong:?}");
@@ -608,7 +869,7 @@ fn random_bytes_hold_nothing_but_weak_guesses() {
 #[test]
 fn short_random_buffers_and_targets_do_not_panic() {
     let mut rng = fastrand::Rng::with_seed(7);
-    for _ in 0..500 {
+    for _ in 0..200 {
         let mut buf = vec![0u8; rng.usize(0..HEAD_BYTES as usize)];
         rng.fill(&mut buf);
         scan_signatures(&buf);

@@ -1,7 +1,12 @@
-//! drivelab's own look for signatures, independent of blkid: magic numbers at the offsets they
-//! live at — the start of the device, the starts of common partitions (a wiped partition table
-//! leaves the filesystem behind it), and the end (backup GPT, RAID superblocks kept at the end).
-//! Pure functions of bytes already read, so every magic is unit-tested on crafted buffers.
+//! drivelab's own look for signatures, independent of blkid (which looks only at the start of
+//! what it is given): magic numbers at the offsets they live at from every place a filesystem
+//! may start — the start of the device, where partitioning tools start partitions (sectors 34 and
+//! 63, every MiB of the first 64 MiB, each power of two MiB beyond), and where the dos and GPT
+//! tables on the device say partitions start, listed or not by the kernel (a loop device without
+//! `-P` shows none; a wiped table leaves the filesystems behind it) — and at the end of the
+//! device and of each partition (backup GPT, RAID superblocks, ZFS's last labels).
+//! [`Regions::gather`] decides what to read and is bounded; the checks are pure functions of the
+//! bytes read, so every magic is unit-tested on crafted buffers.
 //!
 //! Names follow blkid: a finding's family is blkid's TYPE lowercased and its sentence is the one
 //! blkid's TYPE and USAGE give (see [`blkid_type`]), so blkid's findings and ours deduplicate.
@@ -9,54 +14,143 @@
 
 mod boot_sector;
 mod end;
+mod starts;
 mod superblocks;
+mod zfs;
+
+use std::io;
 
 use super::{blkid_type, Signature};
 
-/// Bytes read from the start of a device (and at each partition offset): enough for btrfs's
-/// superblock at 64 KiB and for the uberblocks in the second half of ZFS's first 256 KiB label.
-pub(crate) const HEAD_BYTES: u64 = 256 * 1024;
-/// Bytes read from the end of a device.
-pub(crate) const TAIL_BYTES: u64 = 1 << 20;
-/// Where partitions commonly start (63 sectors, then 1, 2, 4 and 8 MiB): a partition table
-/// wiped or never read leaves the filesystem behind it at one of these.
-pub(crate) const PARTITION_OFFSETS: [u64; 5] = [63 * 512, 1 << 20, 2 << 20, 4 << 20, 8 << 20];
+#[cfg_attr(not(test), allow(unused_imports))]
+pub(crate) use starts::{fixed_starts, MAX_PARTITIONS};
 
-/// What the scan reads of a device or file of `size` bytes.
+/// Bytes looked at from the start of the device and of each partition a table lists: btrfs's
+/// superblock at 64 KiB, ISO 9660 and UDF's descriptors from 32 KiB, and ZFS's first two vdev
+/// labels (L0 and L1, 256 KiB each, the uberblocks in each one's second half).
+pub(crate) const WINDOW: u64 = 512 * 1024;
+/// Bytes looked at from each of the fixed starts past the first MiB (where no table says a
+/// partition is): all of the above but ZFS's L1, of which only the first 8 KiB of its nvlist
+/// are read there, in the same read (its whole would double what is read).
+pub(crate) const GRID_WINDOW: u64 = zfs::L1_NVLIST_AT + zfs::NVLIST_HEAD;
+/// Bytes read from the start of a device: the window of each start within its first 512 KiB
+/// (sectors 34 and 63, 4Kn's sector 6), and every GPT entry array that follows its header.
+pub(crate) const HEAD_BYTES: u64 = 1 << 20;
+/// Bytes read from the end of a device (and of each partition a partition table lists).
+pub(crate) const TAIL_BYTES: u64 = 1 << 20;
+
+/// What the scan read of a device or file of `size` bytes, and where it looked for what.
 pub(crate) struct Regions {
     pub(crate) size: u64,
-    /// The first [`HEAD_BYTES`] (fewer if the target is smaller).
-    pub(crate) head: Vec<u8>,
-    /// [`HEAD_BYTES`] at each of [`PARTITION_OFFSETS`] that lies inside the target.
-    pub(crate) at: Vec<(u64, Vec<u8>)>,
-    /// The last bytes: `tail[0]` is at byte `tail_start` and the buffer runs to `size`.
-    pub(crate) tail_start: u64,
-    pub(crate) tail: Vec<u8>,
+    /// Every read, `(its first byte, the bytes)`: the first [`HEAD_BYTES`], the last
+    /// [`TAIL_BYTES`], a window at each start not already read, the end of each partition.
+    pub(crate) reads: Vec<(u64, Vec<u8>)>,
+    /// Where a filesystem or volume may start, ascending, 0 first: [`fixed_starts`] and the
+    /// partitions' starts.
+    pub(crate) starts: Vec<u64>,
+    /// The partitions the partition tables list (dos, with its logical partitions, and GPT's
+    /// primary and backup arrays), `(start, length)` in bytes, at most [`MAX_PARTITIONS`].
+    pub(crate) partitions: Vec<(u64, u64)>,
 }
 
 impl Regions {
-    /// The `len` bytes at byte `abs` of the target, from whichever region read all of them; None
-    /// when none did. Structures at the end are found through this, wherever the target ends.
+    /// Reads what the scan needs of a target of `size` bytes through `read(offset, length)`
+    /// (which returns fewer bytes only at the target's end): its start and end, the partition
+    /// tables there, then a window at every start and the end of every partition: at most
+    /// `HEAD_BYTES + TAIL_BYTES + GRID_WINDOW × fixed starts + (WINDOW + TAIL_BYTES) ×
+    /// MAX_PARTITIONS` bytes, in one read each — about 20 MiB on a disk of a few partitions.
+    pub(crate) fn gather(size: u64, mut read: impl FnMut(u64, u64) -> io::Result<Vec<u8>>) -> io::Result<Regions> {
+        let mut r = Regions { size, reads: Vec::new(), starts: Vec::new(), partitions: Vec::new() };
+        r.reads.push((0, read(0, HEAD_BYTES.min(size))?));
+        let tail_start = size.saturating_sub(TAIL_BYTES) / 4096 * 4096;
+        r.reads.push((tail_start, read(tail_start, size - tail_start)?));
+        r.partitions = starts::partitions(&mut r, &mut read)?;
+        let mut all = fixed_starts(size);
+        all.extend(r.partitions.iter().map(|p| p.0));
+        all.sort_unstable();
+        all.dedup();
+        r.starts = all;
+        for start in r.starts.clone() {
+            let listed = start < HEAD_BYTES || r.partitions.iter().any(|p| p.0 == start);
+            r.ensure(start, if listed { WINDOW } else { GRID_WINDOW }, &mut read)?;
+            r.ensure(start + zfs::L1_NVLIST_AT, zfs::NVLIST_HEAD, &mut read)?;
+        }
+        for (start, len) in r.partitions.clone() {
+            let from = (len.saturating_sub(TAIL_BYTES)) / 4096 * 4096;
+            r.ensure(start + from, len - from, &mut read)?;
+        }
+        Ok(r)
+    }
+
+    /// Reads `len` bytes at `abs` (fewer at the end of the target) unless one read holds them.
+    fn ensure(&mut self, abs: u64, len: u64, read: &mut impl FnMut(u64, u64) -> io::Result<Vec<u8>>) -> io::Result<()> {
+        let len = len.min(self.size.saturating_sub(abs));
+        if len > 0 && self.slice(abs, len as usize).is_none() {
+            self.reads.push((abs, read(abs, len)?));
+        }
+        Ok(())
+    }
+
+    /// The `len` bytes at byte `abs` of the target, from whichever read holds all of them; None
+    /// when none does. Structures at the end are found through this, wherever the target ends.
     pub(crate) fn slice(&self, abs: u64, len: usize) -> Option<&[u8]> {
-        let starts = std::iter::once((0, &self.head))
-            .chain(self.at.iter().map(|(off, buf)| (*off, buf)))
-            .chain(std::iter::once((self.tail_start, &self.tail)));
-        starts.into_iter().find_map(|(start, buf)| {
-            let i = usize::try_from(abs.checked_sub(start)?).ok()?;
+        self.reads.iter().find_map(|(start, buf)| {
+            let i = usize::try_from(abs.checked_sub(*start)?).ok()?;
             buf.get(i..i.checked_add(len)?)
         })
     }
+
+    /// The bytes looked at from `start`: a [`WINDOW`] or a [`GRID_WINDOW`], whichever was read
+    /// (fewer near the end of the target).
+    pub(crate) fn window(&self, start: u64) -> Option<&[u8]> {
+        let left = self.size.checked_sub(start)?;
+        [WINDOW, GRID_WINDOW].into_iter().find_map(|len| self.slice(start, len.min(left) as usize))
+    }
+
+    /// The whole target, as a span whose end is looked at.
+    fn whole(&self) -> Span<'_> {
+        Span { r: self, start: 0, size: self.size }
+    }
 }
 
-/// Everything the built-in scan finds in `r`.
-pub(crate) fn scan(r: &Regions) -> Vec<Signature> {
-    let mut out = scan_signatures(&r.head);
-    for (off, buf) in &r.at {
-        out.extend(scan_signatures(buf).into_iter().filter(|s| !s.weak).map(|s| at_offset(s, *off)));
+/// A stretch of the target — all of it, or one partition — whose end is looked at: offsets are
+/// from its start.
+#[derive(Clone, Copy)]
+pub(crate) struct Span<'a> {
+    r: &'a Regions,
+    start: u64,
+    pub(crate) size: u64,
+}
+
+impl<'a> Span<'a> {
+    /// The `len` bytes at byte `rel` of the span, if they were read.
+    pub(crate) fn slice(&self, rel: u64, len: usize) -> Option<&'a [u8]> {
+        self.r.slice(self.start.checked_add(rel)?, len)
     }
-    out.extend(vmfs(r));
-    out.extend(end::scan_end(r));
-    out
+}
+
+/// Everything the built-in scan finds in `r`: at each start (a bare MBR-like sector counts only
+/// at the target's own start), VMFS's headers past each window, at the end of the target and at
+/// the end of each partition. One finding per family, the first unless a later one is not weak.
+pub(crate) fn scan(r: &Regions) -> Vec<Signature> {
+    let mut out = Vec::new();
+    for &start in &r.starts {
+        if let Some(buf) = r.window(start) {
+            let found = scan_signatures(buf).into_iter().filter(|s| start == 0 || !s.weak);
+            out.extend(found.map(|s| at_offset(s, start)));
+        }
+        out.extend(vmfs(r, start));
+        if r.slice(start + zfs::L1_NVLIST_AT, zfs::NVLIST_HEAD as usize).is_some_and(zfs::l1_nvlist_head) {
+            out.push(at_offset(zfs::zfs_member(), start));
+        }
+    }
+    out.extend(end::scan_end(r.whole()));
+    for &(start, size) in &r.partitions {
+        let found = end::scan_end(Span { r, start, size });
+        let place = format!(", at the end of the partition at offset {})", offset_words(start));
+        out.extend(found.into_iter().map(|s| Signature { what: s.what.replace(", at the end)", &place), ..s }));
+    }
+    one_per_family(out)
 }
 
 /// `found`, said to be at byte `off` of the target when that is not its start.
@@ -68,18 +162,15 @@ fn at_offset(found: Signature, off: u64) -> Signature {
 }
 
 /// VMware VMFS keeps its volume header 1 MiB into the volume (magic 0xc001d00d) and its
-/// filesystem header 2 MiB in (0x2fabf15e), both little-endian: past the bytes read from any one
-/// start, so looked up in whichever region read them, from the start of the target and from
-/// each partition offset.
-fn vmfs(r: &Regions) -> Vec<Signature> {
+/// filesystem header 2 MiB in (0x2fabf15e), both little-endian: past the window read from a
+/// start, so looked up in whichever read holds them (the windows at the 1 MiB starts do).
+fn vmfs(r: &Regions, start: u64) -> Vec<Signature> {
     const HEADERS: [(u64, u32, &str, &str); 2] =
         [(1 << 20, 0xc001_d00d, "VMFS_volume_member", RAID), (2 << 20, 0x2fab_f15e, "VMFS", FS)];
     let mut out = Vec::new();
-    for start in std::iter::once(0).chain(PARTITION_OFFSETS) {
-        for (rel, magic, ty, usage) in HEADERS {
-            if r.slice(start + rel, 4) == Some(&magic.to_le_bytes()[..]) {
-                out.push(at_offset(blkid_type(ty, usage), start));
-            }
+    for (rel, magic, ty, usage) in HEADERS {
+        if r.slice(start + rel, 4) == Some(&magic.to_le_bytes()[..]) {
+            out.push(at_offset(blkid_type(ty, usage), start));
         }
     }
     out
@@ -198,12 +289,15 @@ pub(crate) fn scan_signatures(buf: &[u8]) -> Vec<Signature> {
     one_per_family(out)
 }
 
-/// The first finding of each family (a magic found at two of its offsets is one finding).
+/// The first finding of each family (a magic found at two of its offsets, or a filesystem's
+/// backup superblocks, are one finding), unless a later one is not weak and it is.
 fn one_per_family(found: Vec<Signature>) -> Vec<Signature> {
     let mut out: Vec<Signature> = Vec::new();
     for s in found {
-        if !out.iter().any(|o| o.family == s.family) {
-            out.push(s);
+        match out.iter_mut().find(|o| o.family == s.family) {
+            Some(o) if o.weak && !s.weak => *o = s,
+            Some(_) => {}
+            None => out.push(s),
         }
     }
     out

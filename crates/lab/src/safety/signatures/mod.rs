@@ -1,6 +1,7 @@
 //! What a device or file holds: the signatures blkid reports, merged with drivelab's own
-//! built-in scan ([`builtin`]: filesystems, RAID, LVM, LUKS, swap, partition tables at the start,
-//! at common partition offsets and at the end), so a missing or old blkid still finds them.
+//! built-in scan ([`builtin`]: filesystems, RAID, LVM, LUKS, swap, ZFS, partition tables at the
+//! start, where partitions start and at the ends), so a missing or old blkid still finds them,
+//! and what blkid never looks at (it probes the start only) is found too.
 //! Both look through the descriptor drivelab will write through, never through the path.
 
 mod builtin;
@@ -12,9 +13,11 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+pub(super) use builtin::Regions;
 #[cfg(test)]
-pub(super) use builtin::{scan, scan_signatures};
-pub(super) use builtin::{Regions, HEAD_BYTES, PARTITION_OFFSETS, TAIL_BYTES};
+pub(super) use builtin::{
+    fixed_starts, offset_words, scan, scan_signatures, GRID_WINDOW, HEAD_BYTES, MAX_PARTITIONS, TAIL_BYTES, WINDOW,
+};
 
 /// Something found on a device. `family` deduplicates blkid's and our own findings; a `weak`
 /// finding (a bare MBR signature) is dropped when anything else was found.
@@ -37,7 +40,7 @@ pub(super) fn article(word: &str) -> &'static str {
 }
 
 /// Every signature found through `file` (a target of `size` bytes, named `subject` in sentences):
-/// the built-in scan of its start, common partition offsets and end, merged with blkid's look at
+/// the built-in scan of its start, where partitions start and its ends, merged with blkid's look at
 /// the same open file (`/proc/<pid>/fd/<n>`, so the path is never resolved again). A target that
 /// cannot be read is a concern itself: nothing is written that could not be examined.
 pub(super) fn signature_concerns(file: &File, size: u64, subject: &str) -> Vec<String> {
@@ -62,16 +65,10 @@ pub(super) fn fd_path(file: &File) -> String {
     format!("/proc/{}/fd/{}", std::process::id(), file.as_raw_fd())
 }
 
-/// The regions the built-in scan looks at, read through `file`.
+/// The regions the built-in scan looks at, read through `file` (what and how much:
+/// [`Regions::gather`]).
 pub(super) fn read_regions(file: &File, size: u64) -> io::Result<Regions> {
-    let head = read_at(file, 0, HEAD_BYTES.min(size))?;
-    let mut at = Vec::new();
-    for off in PARTITION_OFFSETS.into_iter().filter(|&o| o < size) {
-        at.push((off, read_at(file, off, HEAD_BYTES.min(size - off))?));
-    }
-    let tail_start = size.saturating_sub(TAIL_BYTES) / 4096 * 4096;
-    let tail = read_at(file, tail_start, size - tail_start)?;
-    Ok(Regions { size, head, at, tail_start, tail })
+    Regions::gather(size, |off, len| read_at(file, off, len))
 }
 
 /// `len` bytes at `off` (fewer only at the end of the file).

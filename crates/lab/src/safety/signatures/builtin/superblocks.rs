@@ -1,9 +1,10 @@
 //! Superblocks near the start of a filesystem whose magic alone is too short or too shared to
 //! tell what they are: each is checked further the way libblkid checks it, or told apart from
-//! its relatives by a version or format field. NILFS2's and ZFS's checks serve the look at the
-//! end too, where their backups are.
+//! its relatives by a version or format field. NILFS2's check serves the look at the end too,
+//! where its backup is.
 
-use super::{blkid_type, bytes_at, u16_be, u16_le, u32_be, u32_le, u64_be, u64_le, FS, OTHER};
+use super::zfs::{is_label, zfs_member, LABEL};
+use super::{blkid_type, bytes_at, u16_be, u16_le, u32_be, u32_le, FS};
 use crate::safety::signatures::{sig, Signature};
 
 /// A look at the bytes from the start of a device or partition for one kind of superblock.
@@ -144,32 +145,7 @@ fn gfs(buf: &[u8]) -> Option<Signature> {
     }
 }
 
-/// A ZFS vdev label is 256 KiB; its second half is the uberblock array.
-pub(super) const ZFS_LABEL: u64 = 256 * 1024;
-pub(super) const UBERBLOCKS_AT: usize = 128 * 1024;
-pub(super) const UBERBLOCKS_LEN: usize = 128 * 1024;
-
-/// ZFS's first vdev label (L0), which starts the device: its uberblock array at 128 KiB. (Its
-/// last two labels are at the end.)
+/// ZFS's first two vdev labels, L0 and L1, which start a pool's device (L2 and L3 end it).
 fn zfs(buf: &[u8]) -> Option<Signature> {
-    let array = buf.get(UBERBLOCKS_AT..)?;
-    has_uberblock(&array[..array.len().min(UBERBLOCKS_LEN)]).then(zfs_member)
-}
-
-/// What blkid calls a ZFS pool's device.
-pub(super) fn zfs_member() -> Signature {
-    blkid_type("zfs_member", OTHER)
-}
-
-/// Whether an uberblock array holds an uberblock: slots of 1 KiB (or a larger power of two, on
-/// disks with larger sectors, so every slot starts at a multiple of 1 KiB) whose first field is
-/// the magic 0x00bab10c in the byte order of the host that wrote it, and whose second is a pool
-/// version in the same order (1 to 28, or 5000 since feature flags).
-pub(super) fn has_uberblock(array: &[u8]) -> bool {
-    const MAGIC: u64 = 0x00ba_b10c;
-    let versioned = |version: u64| (1..=5000).contains(&version);
-    array.chunks(1024).any(|slot| {
-        (u64_le(slot, 0) == MAGIC && versioned(u64_le(slot, 8)))
-            || (u64_be(slot, 0) == MAGIC && versioned(u64_be(slot, 8)))
-    })
+    [0, LABEL as usize].into_iter().any(|at| buf.get(at..).is_some_and(is_label)).then(zfs_member)
 }
