@@ -270,3 +270,37 @@ fn results_given_as_a_symlink_to_a_directory_is_followed() {
     assert_eq!(saved.len(), 1, "the user's symlink is the user's choice");
     assert!(saved[0].join("points").is_dir() && saved[0].join("report.html").is_file());
 }
+
+#[test]
+fn results_and_journal_paths_that_cannot_be_made_are_refused_before_anything_is_created() {
+    let s = Scratch::new("out-results-names");
+    std::fs::write(s.0.join("a-file"), b"x").unwrap();
+    std::os::unix::fs::symlink(s.0.join("nowhere"), s.0.join("dangling")).unwrap();
+    std::os::unix::fs::symlink(s.0.join("loop2"), s.0.join("loop1")).unwrap();
+    std::os::unix::fs::symlink(s.0.join("loop1"), s.0.join("loop2")).unwrap();
+    let long = "r".repeat(300);
+    let results = [
+        ("", "--results needs a directory"),
+        ("dangling", "dangling is a symlink that leads nowhere"),
+        ("dangling/sub", "dangling is a symlink that leads nowhere"),
+        ("loop1", "loop1 is a symlink that leads nowhere"),
+        (long.as_str(), "at most 255"),
+    ];
+    for (r, says) in results {
+        refused(&drivelab_in(&s.0, &["run", "null", "--time", "100ms", "-q", "--results", r]), says);
+    }
+    let journals = [
+        ("", "--journal needs a file name"),
+        ("jd/", "names a directory"),
+        ("missing/j", "the directory missing does not exist"),
+        ("a-file/j", "a-file is not a directory"),
+        (long.as_str(), "at most 255"),
+    ];
+    for (j, says) in journals {
+        let run =
+            ["run", "t.dat", "--size", "1m", "--time", "100ms", "--rw", "write", "--verify", "-q", "--journal", j];
+        refused(&drivelab_in(&s.0, &run), says);
+    }
+    assert!(!s.0.join("nowhere").exists() && !s.0.join("t.dat").exists(), "nothing was created");
+    assert_eq!(names(&s.0), ["a-file", "dangling", "loop1", "loop2"], "nothing was written");
+}

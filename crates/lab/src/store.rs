@@ -65,9 +65,21 @@ pub fn utc_stamp(unix_s: u64) -> String {
 }
 
 /// Can a results directory be made under `base`? Checked before anything is measured or
-/// created: the nearest existing ancestor must be a directory this user may write.
+/// created: `base` names a directory (not empty, no name longer than [`NAME_MAX`]), its nearest
+/// existing ancestor is a directory this user may write, and no missing part of it is a symlink
+/// that leads nowhere (dangling, or a loop: the directory could never be made through it).
 pub fn check_results_base(base: &Path) -> Result<(), Error> {
     let shown = base.display();
+    if base.as_os_str().is_empty() {
+        return Err(Error::invalid("--results needs a directory: --results DIR"));
+    }
+    if let Some(long) = base.iter().find(|c| c.len() > NAME_MAX) {
+        return Err(Error::invalid(format!(
+            "--results {shown}: a name in it is {} bytes long and a file name can be at most {NAME_MAX}: choose a \
+             shorter one",
+            long.len()
+        )));
+    }
     let mut at = base;
     let existing = loop {
         match std::fs::metadata(if at.as_os_str().is_empty() { Path::new(".") } else { at }) {
@@ -75,6 +87,13 @@ pub fn check_results_base(base: &Path) -> Result<(), Error> {
             Ok(_) => {
                 return Err(Error::invalid(format!(
                     "--results {shown}: {} is not a directory: give --results a directory",
+                    at.display()
+                )))
+            }
+            Err(e) if std::fs::symlink_metadata(at).is_ok_and(|m| m.is_symlink()) => {
+                return Err(Error::invalid(format!(
+                    "--results {shown}: {} is a symlink that leads nowhere ({e}): fix it or give --results another \
+                     directory",
                     at.display()
                 )))
             }
