@@ -304,3 +304,27 @@ fn results_and_journal_paths_that_cannot_be_made_are_refused_before_anything_is_
     assert!(!s.0.join("nowhere").exists() && !s.0.join("t.dat").exists(), "nothing was created");
     assert_eq!(names(&s.0), ["a-file", "dangling", "loop1", "loop2"], "nothing was written");
 }
+
+#[test]
+fn a_symlink_planted_at_the_json_name_during_the_run_is_not_followed() {
+    let s = Scratch::new("out-json-late");
+    let v = victim(&s, "victim");
+    let results = s.0.join("results");
+    let child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .current_dir(&s.0)
+        .args(["run", "null", "--time", "2s", "--json", "o.json", "--results", "results", "-q"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // After the checks (the results directory exists only then), while it measures.
+    while dirs(&results).is_empty() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::os::unix::fs::symlink(&v, s.0.join("o.json")).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the name exists"), "{}", stderr(&o));
+    untouched(&v);
+    assert!(stdout(&o).contains("\"schema\": 2"), "the result follows on standard output: {}", stdout(&o));
+}

@@ -90,11 +90,15 @@ impl Dir {
         let shown = self.path.join(name);
         match linked {
             Ok(()) => self.sync(),
-            Err(Errno::EXIST) => Err(Error::invalid(format!(
-                "{} exists: drivelab never overwrites files (nor writes through a symlink); remove it or choose \
-                 another name",
-                shown.display()
-            ))),
+            // The names given are checked before anything runs: this one appeared since (exit 1,
+            // not a refusal of the input).
+            Err(Errno::EXIST) => Err(Error::io(
+                format!(
+                    "saving {}: the name exists (drivelab never overwrites a file nor writes through a symlink)",
+                    shown.display()
+                ),
+                std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+            )),
             Err(e) => Err(Error::io(format!("saving {}", shown.display()), e.into())),
         }
     }
