@@ -279,12 +279,14 @@ fn results_and_journal_paths_that_cannot_be_made_are_refused_before_anything_is_
     std::os::unix::fs::symlink(s.0.join("loop2"), s.0.join("loop1")).unwrap();
     std::os::unix::fs::symlink(s.0.join("loop1"), s.0.join("loop2")).unwrap();
     let long = "r".repeat(300);
+    let deep = vec!["d".repeat(250); 16].join("/");
     let results = [
         ("", "--results needs a directory"),
         ("dangling", "dangling is a symlink that leads nowhere"),
         ("dangling/sub", "dangling is a symlink that leads nowhere"),
         ("loop1", "loop1 is a symlink that leads nowhere"),
         (long.as_str(), "at most 255"),
+        (deep.as_str(), "at most 3500"),
     ];
     for (r, says) in results {
         refused(&drivelab_in(&s.0, &["run", "null", "--time", "100ms", "-q", "--results", r]), says);

@@ -64,6 +64,10 @@ pub fn utc_stamp(unix_s: u64) -> String {
     format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
+/// The longest `--results` path, in bytes: a results directory's name and `points/<file>` take
+/// at most about 260 more, and a path must stay under PATH_MAX (4096).
+pub const RESULTS_BASE_MAX: usize = 3500;
+
 /// Can a results directory be made under `base`? Checked before anything is measured or
 /// created: `base` names a directory (not empty, no name longer than [`NAME_MAX`]), its nearest
 /// existing ancestor is a directory this user may write, and no missing part of it is a symlink
@@ -78,6 +82,13 @@ pub fn check_results_base(base: &Path) -> Result<(), Error> {
             "--results {shown}: a name in it is {} bytes long and a file name can be at most {NAME_MAX}: choose a \
              shorter one",
             long.len()
+        )));
+    }
+    if base.as_os_str().len() > RESULTS_BASE_MAX {
+        return Err(Error::invalid(format!(
+            "--results {shown}: the path is {} bytes long; at most {RESULTS_BASE_MAX}, so that the files in its \
+             results directory stay within the system's 4096-byte path limit: choose a shorter one",
+            base.as_os_str().len()
         )));
     }
     let mut at = base;
