@@ -330,3 +330,36 @@ fn a_symlink_planted_at_the_json_name_during_the_run_is_not_followed() {
     untouched(&v);
     assert!(stdout(&o).contains("\"schema\": 2"), "the result follows on standard output: {}", stdout(&o));
 }
+
+/// Start drivelab in `dir` with `args`, send it SIGINT after `ms`, and wait.
+fn interrupted_after(dir: &Path, args: &[&str], ms: u64) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_point_interrupted_again_after_a_resume_keeps_both_records() {
+    let s = Scratch::new("out-twice");
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, "[defaults]\nrw = \"randread\"\ntime = \"4s\"\n[matrix]\nqd = [1, 2]\n").unwrap();
+    let o = interrupted_after(&s.0, &["plan", &plan, "null", "--results", "results", "-q"], 1600);
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let dir = dirs(&s.0.join("results")).pop().unwrap();
+    let first = std::fs::read(dir.join("points/0001-qd1.interrupted.json")).unwrap();
+    let o = interrupted_after(&s.0, &["plan", "--resume", dir.to_str().unwrap(), "-q"], 1600);
+    assert_eq!(o.status.code(), Some(130), "a second stop is a stop, not an error: {}", stderr(&o));
+    assert_eq!(names(&dir.join("points")), ["0001-qd1.2.interrupted.json", "0001-qd1.interrupted.json"]);
+    assert_eq!(std::fs::read(dir.join("points/0001-qd1.interrupted.json")).unwrap(), first, "kept as it was");
+    let o = drivelab_in(&s.0, &["plan", "--resume", dir.to_str().unwrap(), "-q"]);
+    ok(&o);
+    assert!(stdout(&o).contains("2 points: 2 finished"), "{}", stdout(&o));
+}

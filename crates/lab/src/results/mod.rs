@@ -404,23 +404,37 @@ impl ResultsDir {
     }
 
     /// Save a finished (or interrupted) point; with verify, its targets' generation maps
-    /// beside it first ([`map_file`]), so a saved verifying point always has its maps.
+    /// beside it first ([`map_file`]), so a saved verifying point always has its maps. A point
+    /// interrupted again after a resume keeps the earlier attempt's record: the new one is
+    /// `NNNN-<slug>.2.interrupted.json` (`.3.`...), never over it.
     pub fn save_point(&self, r: &PointResult) -> Result<PathBuf, Error> {
-        let suffix = if r.result.interrupted { ".interrupted.json" } else { ".json" };
-        let name = format!("{:04}-{}{suffix}", r.point.index, r.point.slug);
-        let file = self.path.join("points").join(&name);
-        let Some(dir) = &self.dir else { return Ok(file) };
+        let stem = format!("{:04}-{}", r.point.index, r.point.slug);
+        let Some(dir) = &self.dir else {
+            let suffix = if r.result.interrupted { ".interrupted.json" } else { ".json" };
+            return Ok(self.path.join("points").join(format!("{stem}{suffix}")));
+        };
         let points = dir.open_own("points")?;
+        let (name, map) = if r.result.interrupted {
+            let attempt = (1..1000u32)
+                .map(|n| if n == 1 { stem.clone() } else { format!("{stem}.{n}") })
+                .find(|s| {
+                    !points.has(format!("{s}.interrupted.json")) && !points.has(format!("{s}.interrupted.genmap"))
+                })
+                .unwrap_or(stem);
+            (format!("{attempt}.interrupted.json"), format!("{attempt}.interrupted.genmap"))
+        } else {
+            let map = map_file(&self.path, &r.point, false);
+            (format!("{stem}.json"), map.file_name().unwrap_or_default().to_string_lossy().into_owned())
+        };
         if !r.result.verify_maps.is_empty() {
             let mut bytes = Vec::new();
             for m in &r.result.verify_maps {
                 m.save(&mut bytes).map_err(|e| Error::io("encoding a generation map", e))?;
             }
-            let map = map_file(&self.path, &r.point, r.result.interrupted);
-            points.write_new(map.file_name().unwrap_or_default(), &bytes)?;
+            points.write_new(&map, &bytes)?;
         }
         points.write_new(&name, &store::json_bytes(r)?)?;
-        Ok(file)
+        Ok(self.path.join("points").join(name))
     }
 
     /// Save a finished probe.
