@@ -6,6 +6,7 @@
 //!                                   and what was asked (the plan; the qos objective; the ACT config)
 //!   points/0001-<slug>.json         PointResult: one per finished point (run, plan, suite)
 //!   points/0003-<slug>.interrupted.json   a point cut short by Ctrl-C (kept, not counted as done)
+//!   points/0003-<slug>.2.interrupted.json the same point cut short again after a resume
 //!   probes/0001-<slug>.json         ProbeResult: one per finished probe of a search (qos, act)
 //!   outcome.json                    Outcome: how a search ended (qos, act), written last
 //!   report.html                     a view of the above, remade at will
