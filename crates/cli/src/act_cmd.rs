@@ -86,9 +86,7 @@ pub fn run(args: &ActArgs) -> Result<Outcome, Error> {
         )));
     }
     if let Some(log) = &args.act_log {
-        if Path::new(log).exists() {
-            return Err(Error::invalid(format!("--act-log {log} exists: give a new file name (nothing was run)")));
-        }
+        drivelab_lab::store::check_new_file("--act-log", log)?;
     }
     let mut printer = Printer::new(Style::Search, args.quiet, false);
     let mut sink = printer.sink();

@@ -19,17 +19,15 @@ use crate::output::stdout_text;
 use crate::run_cmd::Outcome;
 
 fn check_output(out: &str) -> Result<(), Error> {
-    if Path::new(out).exists() {
-        return Err(Error::invalid(format!(
-            "-o {out} exists: drivelab never overwrites files; remove it or choose another name"
-        )));
-    }
-    Ok(())
+    store::check_new_file("-o", out)
 }
 
 pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
     // Labels first: a wrong count is refused before any directory is read.
     let labels = compare_runs::labels(&args.labels, args.dirs.len())?;
+    if let Some(out) = &args.output {
+        check_output(out)?;
+    }
     let mut saved: Vec<(String, Results)> = Vec::new();
     for (d, label) in args.dirs.iter().zip(labels) {
         saved.push((label, results::open(Path::new(d))?));
@@ -47,9 +45,6 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
             Some(out) => (Format::Html, Some(out)),
             None => (args.format, None),
         };
-        if let Some(out) = out {
-            check_output(out)?;
-        }
         let text = export::export_text(format, &report).map_err(Error::invalid)?;
         match out {
             Some(out) => {
@@ -66,7 +61,6 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
         .map(|((label, r), dir)| Run { label, dir: dir.clone(), manifest: r.manifest, points: r.points })
         .collect();
     if let Some(out) = &args.output {
-        check_output(out)?;
         let page = drivelab_report::html::compare_report(&compare::compare(&runs)?);
         store::write_new(Path::new(out), page.as_bytes())?;
         stdout_text(&format!("wrote {out}\n"));

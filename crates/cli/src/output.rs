@@ -52,35 +52,13 @@ pub fn stdout_line(line: &str) {
     stdout_text(&format!("{line}\n"));
 }
 
-/// Refuse an output path that exists (checked before the run, so nothing is measured in vain).
+/// Refuse a `--json` path drivelab cannot create as a new file (checked before the run, so
+/// nothing is measured in vain; see `store::check_new_file`). `-` is standard output.
 pub fn check_json_path(path: &str) -> Result<(), Error> {
     if path == "-" {
         return Ok(());
     }
-    let p = Path::new(path);
-    if p.exists() {
-        return Err(Error::invalid(format!(
-            "--json {path} exists: drivelab never overwrites results; remove it or choose another name"
-        )));
-    }
-    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(Error::invalid(format!(
-            "--json {path}: directory {} does not exist; create it first",
-            dir.display()
-        )));
-    }
-    // Try it: permissions, read-only mounts and filesystems that take no files all show here.
-    let probe = dir.join(format!(".drivelab-json-check-{}", std::process::id()));
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
-        Err(e) => Err(Error::invalid(format!(
-            "--json {path} cannot be written ({e}): choose a place you can write to (nothing was run)"
-        ))),
-    }
+    drivelab_lab::store::check_new_file("--json", path)
 }
 
 /// Write `result` to `path` (whole or not at all, never over a file; `-`: standard output).

@@ -54,10 +54,9 @@ pub fn write_dir_report(dir: &Path) -> Result<(), Error> {
         return Ok(());
     }
     let text = html(&results::load(dir)?);
-    let tmp = dir.join(".report.html.tmp");
-    std::fs::write(&tmp, text).map_err(|e| Error::io(format!("writing {}", tmp.display()), e))?;
-    std::fs::rename(&tmp, dir.join("report.html"))
-        .map_err(|e| Error::io(format!("saving {}/report.html", dir.display()), e))
+    // Replaced through the opened directory: whatever is at the name (a symlink included) is
+    // replaced, never written through.
+    store::Dir::open(dir)?.replace("report.html", text.as_bytes())
 }
 
 /// The end of a search (qos, act): its answer line, `DIR/report.html`, and how the process ends
@@ -84,6 +83,15 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             args.format.name()
         )));
     }
+    // Where the output goes is checked before anything is read or drawn.
+    if let Some(out) = &args.output {
+        store::check_new_file("-o", out)?;
+    }
+    if let Some(png_dir) = &args.png {
+        if png_dir.is_empty() {
+            return Err(Error::invalid("--png needs a directory: --png DIR"));
+        }
+    }
     let all: Vec<Results> = args.dirs.iter().map(|d| results::open(Path::new(d))).collect::<Result<_, _>>()?;
     if args.series {
         // One CSV block per directory (a header each), separated by an empty line.
@@ -96,7 +104,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             return Err(Error::invalid("--png writes the charts of one results directory: give exactly one DIR"));
         }
         let pngs = drivelab_report::chart_pngs(&all[0], 2.0).map_err(Error::invalid)?;
-        let written = drivelab_report::png::write_all_new(Path::new(png_dir), pngs).map_err(Error::invalid)?;
+        let written = drivelab_report::png::write_all_new(Path::new(png_dir), pngs)?;
         stdout_text(&format!("wrote {} chart(s) to {png_dir}\n", written.len()));
         if args.output.is_none() {
             return Ok(Outcome::Done);
@@ -106,11 +114,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         if all.len() != 1 {
             return Err(Error::invalid("-o writes the report of one results directory: give exactly one DIR"));
         }
-        if Path::new(out).exists() {
-            return Err(Error::invalid(format!(
-                "-o {out} exists: drivelab never overwrites files; remove it or choose another name"
-            )));
-        }
+        store::check_new_file("-o", out)?;
         store::write_new(Path::new(out), html(&all[0]).as_bytes())?;
         stdout_text(&format!("wrote {out}\n"));
         return Ok(Outcome::Done);

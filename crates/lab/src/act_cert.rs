@@ -34,12 +34,7 @@ pub struct ActEnd {
 /// Every check that can refuse, for the fill and every stream, before anything is written.
 pub fn check(lab: &Lab, opts: &ActOptions, act_log: Option<&Path>) -> Result<(), Error> {
     if let Some(log) = act_log {
-        if log.exists() {
-            return Err(Error::invalid(format!(
-                "act-log {} exists: give a new file name (nothing was run)",
-                log.display()
-            )));
-        }
+        crate::store::check_new_file("--act-log", &log.to_string_lossy())?;
     }
     if opts.service_threads == 0 || opts.large_block_threads == 0 {
         return Err(Error::invalid("--service-threads and --large-block-threads must be at least 1"));

@@ -1,32 +1,38 @@
-//! Results on disk: written whole or not at all, never over an existing file. A temporary file
-//! is written and synced, then hard-linked to its name (which fails if the name exists), so a
-//! crash or Ctrl-C leaves either the complete file or nothing.
+//! Results on disk: written whole or not at all, never over an existing file and never through
+//! a symlink or any other name planted in the way ([`Dir`]: every file drivelab writes is made
+//! there). Names given for new files are checked before the run ([`check_new_file`]); names made
+//! from text (results directories, point files, chart PNGs) come from the one [`slug`] rule,
+//! bounded in length.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+mod dir;
+mod given;
+
+use std::path::Path;
 
 use drivelab_engine::Error;
 
-/// Write `bytes` to `path`, which must not exist.
+pub use dir::Dir;
+pub use given::{check_new_file, split, NAME_MAX};
+
+/// Write `bytes` to `path`, which must not exist (as anything: a dangling symlink included).
+/// The directory part of `path` is opened as given; the file is made inside it ([`Dir::write_new`]).
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("result");
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(format!("creating {}", tmp.display()), e))?;
-    let written = f.write_all(bytes).and_then(|_| f.sync_all());
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(format!("writing {}", tmp.display()), e));
-    }
-    let linked = std::fs::hard_link(&tmp, path);
-    let _ = std::fs::remove_file(&tmp);
-    linked.map_err(|e| Error::io(format!("saving {}", path.display()), e))
+    let Some((dir, name)) = split(path) else {
+        return Err(Error::invalid(format!("{} names a directory, not a file: give a file name", path.display())));
+    };
+    Dir::open(dir)?.write_new(name, bytes)
 }
 
 /// `value` as pretty JSON, via `write_new`.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+    write_new(path, &json_bytes(value)?)
+}
+
+/// `value` as pretty JSON and a newline: what [`write_json`] writes.
+pub fn json_bytes<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, Error> {
     let mut text = serde_json::to_vec_pretty(value).map_err(|e| Error::io("encoding JSON", e.into()))?;
     text.push(b'\n');
-    write_new(path, &text)
+    Ok(text)
 }
 
 /// Read a JSON file written by `write_json`.
@@ -58,10 +64,33 @@ pub fn utc_stamp(unix_s: u64) -> String {
     format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
+/// The longest `--results` path, in bytes: a results directory's name and `points/<file>` take
+/// at most about 260 more, and a path must stay under PATH_MAX (4096).
+pub const RESULTS_BASE_MAX: usize = 3500;
+
 /// Can a results directory be made under `base`? Checked before anything is measured or
-/// created: the nearest existing ancestor must be a directory this user may write.
+/// created: `base` names a directory (not empty, no name longer than [`NAME_MAX`]), its nearest
+/// existing ancestor is a directory this user may write, and no missing part of it is a symlink
+/// that leads nowhere (dangling, or a loop: the directory could never be made through it).
 pub fn check_results_base(base: &Path) -> Result<(), Error> {
     let shown = base.display();
+    if base.as_os_str().is_empty() {
+        return Err(Error::invalid("--results needs a directory: --results DIR"));
+    }
+    if let Some(long) = base.iter().find(|c| c.len() > NAME_MAX) {
+        return Err(Error::invalid(format!(
+            "--results {shown}: a name in it is {} bytes long and a file name can be at most {NAME_MAX}: choose a \
+             shorter one",
+            long.len()
+        )));
+    }
+    if base.as_os_str().len() > RESULTS_BASE_MAX {
+        return Err(Error::invalid(format!(
+            "--results {shown}: the path is {} bytes long; at most {RESULTS_BASE_MAX}, so that the files in its \
+             results directory stay within the system's 4096-byte path limit: choose a shorter one",
+            base.as_os_str().len()
+        )));
+    }
     let mut at = base;
     let existing = loop {
         match std::fs::metadata(if at.as_os_str().is_empty() { Path::new(".") } else { at }) {
@@ -69,6 +98,13 @@ pub fn check_results_base(base: &Path) -> Result<(), Error> {
             Ok(_) => {
                 return Err(Error::invalid(format!(
                     "--results {shown}: {} is not a directory: give --results a directory",
+                    at.display()
+                )))
+            }
+            Err(e) if std::fs::symlink_metadata(at).is_ok_and(|m| m.is_symlink()) => {
+                return Err(Error::invalid(format!(
+                    "--results {shown}: {} is a symlink that leads nowhere ({e}): fix it or give --results another \
+                     directory",
                     at.display()
                 )))
             }
@@ -96,29 +132,37 @@ pub fn check_results_base(base: &Path) -> Result<(), Error> {
 }
 
 /// A new, empty directory `base/<slug of name>-<stamp>` (with `-2`, `-3`... if that exists;
-/// `results` when the name has nothing a slug keeps).
-pub fn new_dir(base: &Path, name: &str, unix_s: u64) -> Result<PathBuf, Error> {
+/// `results` when the name has nothing a slug keeps), opened. `base` is the user's choice and
+/// opened as named; the new directory is made and opened inside it, never through a symlink.
+pub fn new_dir(base: &Path, name: &str, unix_s: u64) -> Result<Dir, Error> {
     std::fs::create_dir_all(base).map_err(|e| Error::io(format!("creating {}", base.display()), e))?;
+    let parent = Dir::open(base)?;
     let name = slug(name);
     let name = if name.is_empty() { "results" } else { name.as_str() };
     let stem = format!("{name}-{}", utc_stamp(unix_s));
     for n in 1..1000 {
-        let p = if n == 1 { base.join(&stem) } else { base.join(format!("{stem}-{n}")) };
-        match std::fs::create_dir(&p) {
-            Ok(()) => return Ok(p),
+        let entry = if n == 1 { stem.clone() } else { format!("{stem}-{n}") };
+        match parent.make_dir(&entry) {
+            Ok(d) => return Ok(d),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io(format!("creating {}", p.display()), e)),
+            Err(e) => return Err(Error::io(format!("creating {}", base.join(&entry).display()), e)),
         }
     }
     Err(Error::invalid(format!("too many results directories named {stem} in {}", base.display())))
 }
 
+/// The longest slug, in bytes: with a point's number and suffix (`0001-<slug>.interrupted.genmap`)
+/// or a directory's date, a name stays far below what a filesystem takes ([`NAME_MAX`]).
+pub const SLUG_MAX: usize = 100;
+
 /// The one slug rule, for every name drivelab makes from text (point files, results
 /// directories, chart PNGs): lower case, ASCII letters, digits and `.` kept, `=` dropped
 /// (`qd=4` -> `qd4`), any other run of characters one `-`, no `-` or `.` at either end.
-/// Empty when nothing is left: the caller names its own fallback.
+/// Empty when nothing is left: the caller names its own fallback. A slug longer than
+/// [`SLUG_MAX`] is cut, and ends with a hash of the whole text instead, so two long names that
+/// differ only past the cut still get two names.
 pub fn slug(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::with_capacity(text.len().min(4 * SLUG_MAX));
     for c in text.chars().flat_map(char::to_lowercase) {
         match c {
             'a'..='z' | '0'..='9' | '.' => out.push(c),
@@ -130,7 +174,20 @@ pub fn slug(text: &str) -> String {
             }
         }
     }
-    out.trim_matches(['-', '.']).to_string()
+    let out = out.trim_matches(['-', '.']);
+    if out.len() <= SLUG_MAX {
+        return out.to_string();
+    }
+    // The slug is ASCII: any byte index is a character boundary.
+    let hash = format!("{:08x}", fnv1a(text.as_bytes()) as u32);
+    let head = out[..SLUG_MAX - hash.len() - 1].trim_end_matches(['-', '.']);
+    format!("{head}-{hash}")
+}
+
+/// FNV-1a, 64 bits: a hash that stays the same across Rust versions and platforms (names
+/// made from it are found again by a later drivelab).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// [`slug`] cut to at most `max` characters (still without a `-` or `.` at the end).
@@ -159,6 +216,19 @@ mod tests {
     }
 
     #[test]
+    fn long_slugs_are_cut_and_stay_distinct() {
+        let a = slug(&format!("{} a", "name ".repeat(1000)));
+        let b = slug(&format!("{} b", "name ".repeat(1000)));
+        assert!(a.len() <= SLUG_MAX && b.len() <= SLUG_MAX, "{a}");
+        assert_ne!(a, b);
+        assert!(a.starts_with("name-name-"), "{a}");
+        assert_eq!(slug(&a), a, "a slug is its own slug");
+        assert_eq!(a, slug(&format!("{} a", "name ".repeat(1000))), "the same name, the same slug");
+        let short = "x".repeat(SLUG_MAX);
+        assert_eq!(slug(&short), short);
+    }
+
+    #[test]
     fn stamps_are_utc_calendar_dates() {
         assert_eq!(utc_stamp(0), "19700101-000000");
         assert_eq!(utc_stamp(951_782_400), "20000229-000000"); // leap day
@@ -171,12 +241,33 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("r.json");
         write_json(&p, &vec![1, 2]).unwrap();
-        assert!(write_json(&p, &vec![3]).is_err());
         assert_eq!(read_json::<Vec<i32>>(&p).unwrap(), vec![1, 2]);
         let a = new_dir(&dir, "plan", 0).unwrap();
         let b = new_dir(&dir, "plan", 0).unwrap();
-        assert_ne!(a, b);
-        assert!(b.ends_with("plan-19700101-000000-2"));
+        assert_ne!(a.path(), b.path());
+        assert!(b.path().ends_with("plan-19700101-000000-2"));
+        // Names in the way are refused, never followed: a dangling symlink, a symlink to a file.
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling.json")).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("link.json")).unwrap();
+        for name in ["dangling.json", "link.json", "r.json"] {
+            let e = write_json(&dir.join(name), &1).unwrap_err().to_string();
+            assert!(e.contains("the name exists"), "{e}");
+        }
+        assert!(!dir.join("nowhere").exists());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        // A refreshed view replaces the symlink itself, not what it points to.
+        Dir::open(&dir).unwrap().replace("link.json", b"new").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert_eq!(std::fs::read(dir.join("link.json")).unwrap(), b"new");
+        // No temporary file is left behind.
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -13,6 +13,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use drivelab_engine::Error;
+use drivelab_lab::store::Dir;
+
 use resvg::tiny_skia;
 use resvg::usvg;
 use resvg::usvg::fontdb;
@@ -126,29 +129,26 @@ fn with_namespace(svg: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Write `files` (name, bytes) into `dir` (created if missing), never over an existing file:
-/// every name is checked before the first is written, and the error names the file.
-pub fn write_all_new(dir: &Path, files: Vec<(String, Vec<u8>)>) -> Result<Vec<PathBuf>, String> {
+/// Write `files` (name, bytes) into `dir` (created if missing), never over an existing name of
+/// any kind (a symlink included): every name is checked before the first is written, the error
+/// names the file, and each file is made whole inside the opened directory
+/// (`drivelab_lab::store::Dir`).
+pub fn write_all_new(dir: &Path, files: Vec<(String, Vec<u8>)>) -> Result<Vec<PathBuf>, Error> {
     for (name, _) in &files {
         let path = dir.join(name);
-        if path.exists() {
-            return Err(format!("{} already exists (not overwriting it)", path.display()));
+        if path.symlink_metadata().is_ok() {
+            return Err(Error::invalid(format!("{} already exists (not overwriting it)", path.display())));
         }
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::invalid(format!("cannot create {}: {e}", dir.display())))?;
+    let opened = Dir::open(dir)?;
+    if let Some((name, _)) = files.iter().find(|(name, _)| opened.has(name)) {
+        return Err(Error::invalid(format!("{} already exists (not overwriting it)", dir.join(name).display())));
+    }
     let mut written = Vec::with_capacity(files.len());
     for (name, png) in files {
-        use std::io::Write;
-        let path = dir.join(name);
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AlreadyExists {
-                format!("{} already exists (not overwriting it)", path.display())
-            } else {
-                format!("cannot create {}: {e}", path.display())
-            }
-        })?;
-        f.write_all(&png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        written.push(path);
+        opened.write_new(&name, &png)?;
+        written.push(dir.join(name));
     }
     Ok(written)
 }
@@ -281,7 +281,7 @@ mod tests {
             assert_eq!((img.width(), img.height()), (DEFAULT_SIZE.w, DEFAULT_SIZE.h));
         }
         let before = std::fs::read(&paths[0]).unwrap();
-        let err = write_all_new(&out, files(2.0)).unwrap_err();
+        let err = write_all_new(&out, files(2.0)).unwrap_err().to_string();
         assert!(err.contains("01-random-read-iops.png") && err.contains("already exists"), "{err}");
         assert_eq!(std::fs::read(&paths[0]).unwrap(), before);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -60,7 +60,8 @@ impl SafetyArgs {
         }
     }
 
-    /// `--journal`, refused at once when the file exists (a journal is only ever a new file).
+    /// `--journal`, refused at once when the file exists (a journal is only ever a new file) or
+    /// cannot be made (`store::check_new_file`): before anything is created or run.
     pub fn journal_path(&self) -> Result<Option<std::path::PathBuf>, Error> {
         let Some(j) = &self.journal else { return Ok(None) };
         let path = std::path::PathBuf::from(j);
@@ -68,6 +69,7 @@ impl SafetyArgs {
             let e = std::io::Error::from(std::io::ErrorKind::AlreadyExists);
             return Err(drivelab_lab::execute::journal_error(&path, e));
         }
+        drivelab_lab::store::check_new_file("--journal", j)?;
         Ok(Some(path))
     }
 

@@ -97,9 +97,14 @@ pub struct Journal {
 
 impl Journal {
     /// Create the journal at `path` (which must not exist: a journal is never appended to or
-    /// overwritten), opened for durable appends.
+    /// overwritten), opened for durable appends. `create_new` is `O_CREAT | O_EXCL`, which refuses
+    /// any existing name and never follows a symlink; `O_NOFOLLOW` says so once more.
     pub fn create(path: &Path) -> io::Result<Journal> {
-        let file = OpenOptions::new().append(true).create_new(true).custom_flags(libc::O_DSYNC).open(path)?;
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .custom_flags(libc::O_DSYNC | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)?;
         let j = Journal { file, path: path.to_path_buf(), ids: Mutex::new(Vec::new()) };
         j.append(FILE_MAGIC)?;
         Ok(j)

@@ -6,6 +6,7 @@
 //!                                   and what was asked (the plan; the qos objective; the ACT config)
 //!   points/0001-<slug>.json         PointResult: one per finished point (run, plan, suite)
 //!   points/0003-<slug>.interrupted.json   a point cut short by Ctrl-C (kept, not counted as done)
+//!   points/0003-<slug>.2.interrupted.json the same point cut short again after a resume
 //!   probes/0001-<slug>.json         ProbeResult: one per finished probe of a search (qos, act)
 //!   outcome.json                    Outcome: how a search ended (qos, act), written last
 //!   report.html                     a view of the above, remade at will
@@ -342,20 +343,20 @@ pub struct ResponseScore {
 
 /// A results directory being written. It is locked (`flock` on the directory) while this
 /// exists, so a second drivelab resuming the same directory is refused by name instead of
-/// interleaving its points with this one's.
+/// interleaving its points with this one's. Every file is made through the opened directory
+/// (`store::Dir`): `points`/`probes` are opened without following a symlink put in their place.
 pub struct ResultsDir {
     path: PathBuf,
     /// None: an MPI rank other than 0, which saves nothing ([`ResultsDir::not_written`]).
-    lock: Option<std::fs::File>,
+    dir: Option<store::Dir>,
 }
 
-/// Open and lock the directory `path` for as long as the returned descriptor lives.
-fn lock_dir(path: &Path) -> Result<std::fs::File, Error> {
-    let dir = std::fs::File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+/// Lock the opened directory `dir` for as long as it stays open.
+fn lock_dir(dir: &store::Dir) -> Result<(), Error> {
     let consequence =
         "two drivelab runs writing one results directory mix their points; wait for it to finish or stop it";
-    crate::safety::locks::lock_exclusive(&dir, &path.display().to_string(), consequence).map_err(Error::invalid)?;
-    Ok(dir)
+    crate::safety::locks::lock_exclusive(dir.file(), &dir.path().display().to_string(), consequence)
+        .map_err(Error::invalid)
 }
 
 /// The name a results directory starts with (`store::new_dir` makes it a slug): the plan's
@@ -372,27 +373,31 @@ impl ResultsDir {
     /// A new directory under `base` with `run.json` written.
     pub fn create(base: &Path, manifest: &Manifest) -> Result<ResultsDir, Error> {
         let name = dir_name(manifest.kind, manifest);
-        let path = store::new_dir(base, &name, manifest.started_unix_ms / 1000)?;
+        let dir = store::new_dir(base, &name, manifest.started_unix_ms / 1000)?;
         let sub = if manifest.kind.is_search() { "probes" } else { "points" };
-        std::fs::create_dir(path.join(sub)).map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
-        store::write_json(&path.join("run.json"), manifest)?;
-        let lock = lock_dir(&path)?;
-        Ok(ResultsDir { path, lock: Some(lock) })
+        dir.make_dir(sub).map_err(|e| Error::io(format!("creating {}", dir.path().join(sub).display()), e))?;
+        dir.write_new("run.json", &store::json_bytes(manifest)?)?;
+        lock_dir(&dir)?;
+        Ok(ResultsDir { path: dir.path().to_path_buf(), dir: Some(dir) })
     }
 
     /// What an MPI rank other than 0 saves into: nothing (rank 0 saves every rank's part).
     pub fn not_written(base: &Path) -> ResultsDir {
-        ResultsDir { path: base.to_path_buf(), lock: None }
+        ResultsDir { path: base.to_path_buf(), dir: None }
     }
 
-    fn written(&self) -> bool {
-        self.lock.is_some()
-    }
-
-    /// An existing directory (to resume); refused while another drivelab writes it.
+    /// An existing directory (to resume); refused while another drivelab writes it, and when
+    /// its `points` or `probes` is not the directory drivelab made (a symlink put in its place
+    /// would send the points elsewhere): before anything is measured.
     pub fn open(path: &Path) -> Result<ResultsDir, Error> {
-        let lock = lock_dir(path)?;
-        Ok(ResultsDir { path: path.to_path_buf(), lock: Some(lock) })
+        let dir = store::Dir::open(path)?;
+        lock_dir(&dir)?;
+        for sub in ["points", "probes"] {
+            if dir.has(sub) {
+                dir.open_own(sub)?;
+            }
+        }
+        Ok(ResultsDir { path: path.to_path_buf(), dir: Some(dir) })
     }
 
     pub fn path(&self) -> &Path {
@@ -400,39 +405,53 @@ impl ResultsDir {
     }
 
     /// Save a finished (or interrupted) point; with verify, its targets' generation maps
-    /// beside it first ([`map_file`]), so a saved verifying point always has its maps.
+    /// beside it first ([`map_file`]), so a saved verifying point always has its maps. A point
+    /// interrupted again after a resume keeps the earlier attempt's record: the new one is
+    /// `NNNN-<slug>.2.interrupted.json` (`.3.`...), never over it.
     pub fn save_point(&self, r: &PointResult) -> Result<PathBuf, Error> {
-        let suffix = if r.result.interrupted { ".interrupted.json" } else { ".json" };
-        let file = self.path.join("points").join(format!("{:04}-{}{suffix}", r.point.index, r.point.slug));
-        if !self.written() {
-            return Ok(file);
-        }
+        let stem = format!("{:04}-{}", r.point.index, r.point.slug);
+        let Some(dir) = &self.dir else {
+            let suffix = if r.result.interrupted { ".interrupted.json" } else { ".json" };
+            return Ok(self.path.join("points").join(format!("{stem}{suffix}")));
+        };
+        let points = dir.open_own("points")?;
+        let (name, map) = if r.result.interrupted {
+            let attempt = (1..1000u32)
+                .map(|n| if n == 1 { stem.clone() } else { format!("{stem}.{n}") })
+                .find(|s| {
+                    !points.has(format!("{s}.interrupted.json")) && !points.has(format!("{s}.interrupted.genmap"))
+                })
+                .unwrap_or(stem);
+            (format!("{attempt}.interrupted.json"), format!("{attempt}.interrupted.genmap"))
+        } else {
+            let map = map_file(&self.path, &r.point, false);
+            (format!("{stem}.json"), map.file_name().unwrap_or_default().to_string_lossy().into_owned())
+        };
         if !r.result.verify_maps.is_empty() {
             let mut bytes = Vec::new();
             for m in &r.result.verify_maps {
                 m.save(&mut bytes).map_err(|e| Error::io("encoding a generation map", e))?;
             }
-            store::write_new(&map_file(&self.path, &r.point, r.result.interrupted), &bytes)?;
+            points.write_new(&map, &bytes)?;
         }
-        store::write_json(&file, r)?;
-        Ok(file)
+        points.write_new(&name, &store::json_bytes(r)?)?;
+        Ok(self.path.join("points").join(name))
     }
 
     /// Save a finished probe.
     pub fn save_probe(&self, p: &ProbeResult, slug: &str) -> Result<PathBuf, Error> {
-        let file = self.path.join("probes").join(format!("{:04}-{slug}.json", p.index));
-        if self.written() {
-            store::write_json(&file, p)?;
+        let name = format!("{:04}-{slug}.json", p.index);
+        let file = self.path.join("probes").join(&name);
+        if let Some(dir) = &self.dir {
+            dir.open_own("probes")?.write_new(&name, &store::json_bytes(p)?)?;
         }
         Ok(file)
     }
 
     /// Save how a search ended.
     pub fn save_outcome(&self, o: &Outcome) -> Result<(), Error> {
-        if !self.written() {
-            return Ok(());
-        }
-        store::write_json(&self.path.join("outcome.json"), o)
+        let Some(dir) = &self.dir else { return Ok(()) };
+        dir.write_new("outcome.json", &store::json_bytes(o)?)
     }
 
     /// Indices of points that have a (complete) result file.
