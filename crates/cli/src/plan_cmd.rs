@@ -73,6 +73,7 @@ pub fn dry_run(plan: &Plan, jobs: bool) {
 }
 
 pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
+    args.steady.check()?;
     // Under mpirun rank 0 reads the directory and every rank checks its own targets.
     let resume = match &args.resume {
         Some(dir) => Some(resume::read(Path::new(dir), crate::mpi::ranks().as_deref())?),

@@ -283,6 +283,13 @@ pub struct PointsArgs {
 }
 
 impl PointsArgs {
+    /// Every value of these flags checked, before a dry run lists anything or a run measures.
+    pub fn check(&self) -> Result<(), Error> {
+        self.repeat()?;
+        self.rule()?;
+        Ok(())
+    }
+
     pub fn repeat(&self) -> Result<drivelab_lab::repeat::Repeat, Error> {
         let pick = self.pick.parse().map_err(|e| Error::invalid(format!("--pick {e}")))?;
         let r = drivelab_lab::repeat::Repeat { runs: self.repeat, pick };

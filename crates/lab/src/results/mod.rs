@@ -120,6 +120,10 @@ pub struct TargetFacts {
     pub path: String,
     pub device: Option<sysinfo::DeviceFacts>,
     pub file: Option<sysinfo::FileFacts>,
+    /// A file that did not exist when the run started: the run creates it (so a resume may
+    /// create it again, or replace what a stop during its filling left).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub new_file: bool,
 }
 
 impl TargetFacts {
@@ -130,7 +134,8 @@ impl TargetFacts {
             Some(drivelab_engine::target::TargetKind::File) => sysinfo::file_facts(Path::new(path)),
             _ => None,
         };
-        TargetFacts { path: path.to_string(), device, file }
+        let new_file = info.as_ref().is_some_and(|i| i.kind == drivelab_engine::target::TargetKind::File && !i.exists);
+        TargetFacts { path: path.to_string(), device, file, new_file }
     }
 }
 

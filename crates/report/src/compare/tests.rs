@@ -394,7 +394,7 @@ fn quick_on_model(label: &str, target: &str, model: &str, read: f64) -> Run {
         serde_json::from_str(r#"{"disk": "sdb"}"#).expect("device facts");
     device.model = Some(model.into());
     r.manifest.targets =
-        vec![drivelab_lab::results::TargetFacts { path: target.into(), device: Some(device), file: None }];
+        vec![drivelab_lab::results::TargetFacts { path: target.into(), device: Some(device), file: None, new_file: false }];
     r
 }
 
