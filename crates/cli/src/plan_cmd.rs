@@ -82,7 +82,10 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
     // A plan file's own `size` (fio's), unless --size is given.
     let mut file_size = None;
     let plan = match &resume {
-        Some(r) => r.plan.clone(),
+        Some(r) => {
+            file_size = r.new_file_bytes();
+            r.plan.clone()
+        }
         None => {
             let file = Path::new(args.file.as_deref().unwrap_or_default());
             // A dry run can list a plan whose targets are not named yet.

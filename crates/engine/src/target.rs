@@ -336,10 +336,8 @@ pub fn remove_if_same(path: &Path, file: &File) {
 /// [`Mark::Filling`]) that no process is filling now (nobody holds its lock): what a kill during
 /// [`create_file`] leaves. Anything else is left alone. True when it was removed.
 pub fn remove_half_made(path: &str) -> io::Result<bool> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)?;
+    let file =
+        OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC).open(path)?;
     if !file.metadata()?.is_file() || Mark::of_file(&file) != Mark::Filling {
         return Ok(false);
     }

@@ -73,6 +73,13 @@ fn read_here(dir: &Path) -> Result<Resume, Error> {
 }
 
 impl Resume {
+    /// The size the run creates its new files at (what `--size` or the plan gave it), if it
+    /// creates any: a resume creates them again at that size.
+    pub fn new_file_bytes(&self) -> Option<u64> {
+        let mine = self.ranks.as_ref().and_then(|r| r.ranks.first()).map_or(&self.targets, |r| &r.targets);
+        mine.iter().find_map(|t| t.new_file_bytes)
+    }
+
     /// Refused when the run was started on another number of ranks or another `--share` (the
     /// points done would be of another load), or when a target of this process is not the one
     /// the run started on (a file that is gone would silently be created anew and measured as
@@ -111,13 +118,21 @@ impl Resume {
             // was being created removed it (SIGTERM) or left it half-filled (SIGKILL). The
             // resumed run creates it again, as the run would have.
             let expand = |name: &String| ranks.map_or_else(|| name.clone(), |r| r.expand(name));
-            let unmeasured = facts.new_file && !self.used.iter().any(|u| expand(u) == *t);
+            let unmeasured = facts.new_file_bytes.is_some() && !self.used.iter().any(|u| expand(u) == *t);
             if unmeasured {
                 drivelab_engine::target::remove_half_made(t).ok();
             }
             let info = probe(t)?;
-            if unmeasured && info.kind == TargetKind::File && !info.exists {
-                continue;
+            if unmeasured && info.kind == TargetKind::File {
+                if !info.exists || info.created_by_drivelab {
+                    continue;
+                }
+                // Not what this run made: someone else's file has the name now.
+                return Err(Error::invalid(format!(
+                    "--resume {d}: target {t} did not exist when the run started, and a file drivelab did not make \
+                     is there now; a resumed run measures only what it made (move that file away, or start a new \
+                     run; nothing was run)"
+                )));
             }
             let gone = info.kind == TargetKind::File && !info.exists;
             let now = info.disk.as_deref().and_then(crate::sysinfo::device);

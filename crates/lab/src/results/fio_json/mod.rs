@@ -206,7 +206,10 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
         command_line: Vec::new(),
         started_unix_ms,
         host: HostFacts::unknown(),
-        targets: targets.iter().map(|t| TargetFacts { path: t.clone(), device: None, file: None, new_file: false }).collect(),
+        targets: targets
+            .iter()
+            .map(|t| TargetFacts { path: t.clone(), device: None, file: None, new_file_bytes: None })
+            .collect(),
         setup: Setup::Plan(plan),
         ranks: None,
     };
