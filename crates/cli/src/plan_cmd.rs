@@ -79,8 +79,9 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
         Some(dir) => Some(resume::read(Path::new(dir), crate::mpi::ranks().as_deref())?),
         None => None,
     };
-    // A plan file's own `size` (fio's), unless --size is given.
-    let mut file_size = None;
+    // A plan file's own `size` (fio's), or on resume the size the run created new files at,
+    // unless --size is given.
+    let file_size;
     let plan = match &resume {
         Some(r) => {
             file_size = r.new_file_bytes();

@@ -129,8 +129,9 @@ impl Resume {
                 }
                 // Not what this run made: someone else's file has the name now.
                 return Err(Error::invalid(format!(
-                    "--resume {d}: target {t} did not exist when the run started, and a file drivelab did not make \
-                     is there now; a resumed run measures only what it made (move that file away, or start a new \
+                    "--resume {d}: target {t} did not exist when the run started, and a file that is not a finished \
+                     drivelab target is there now (someone else's, or one another drivelab is filling); a resumed run \
+                     measures only what it made (move that file away, or start a new \
                      run; nothing was run)"
                 )));
             }
