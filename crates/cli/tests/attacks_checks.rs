@@ -42,6 +42,8 @@ fn bad_inputs_exit_2_naming_the_value_before_anything_runs() {
     let huge_bw = fio_json("bw.json", &|d| d["jobs"][0]["read"]["bw_bytes"] = (1u64 << 63).into());
     let neg_mean = fio_json("mean.json", &|d| d["jobs"][0]["write"]["lat_ns"]["mean"] = (-1.0).into());
     let huge_iops = fio_json("iops.json", &|d| d["jobs"][0]["write"]["iops"] = 1e300.into());
+    let far_date = fio_json("date.json", &|d| d["timestamp_ms"] = u64::MAX.into());
+    let endless = fio_json("elapsed.json", &|d| d["jobs"][0]["elapsed"] = u64::MAX.into());
     let null_pct = fio_json("pct.json", &|d| d["jobs"][0]["read"]["clat_ns"]["percentile"] = serde_json::Value::Null);
 
     let r = results.as_str();
@@ -87,6 +89,8 @@ fn bad_inputs_exit_2_naming_the_value_before_anything_runs() {
         (argv(&["report", &neg_mean]), "lat_ns.mean"),
         (argv(&["report", &huge_iops]), "iops"),
         (argv(&["report", &null_pct]), "percentile"),
+        (argv(&["report", &far_date]), "timestamp_ms"),
+        (argv(&["report", &endless]), "jobs[0].elapsed"),
         (argv(&["compare", &good_json, &neg_stddev]), "stddev"),
         (argv(&["compare", &huge_bw, &good_json]), "bw_bytes"),
     ];

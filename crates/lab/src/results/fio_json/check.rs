@@ -10,8 +10,15 @@ use super::doc::{Dir, Doc, Lat};
 pub fn figures(docs: &[Doc]) -> Result<(), String> {
     for (n, d) in docs.iter().enumerate() {
         let at_doc = if docs.len() > 1 { format!("document {}: ", n + 1) } else { String::new() };
+        // Dates and durations a clock could have given (up to the year 9999; a century).
+        if let Some(ms) = d.timestamp_ms.filter(|&ms| ms > LAST_DATE_MS) {
+            return Err(invalid(&format!("{at_doc}timestamp_ms"), ms, "it is after the year 9999"));
+        }
         for (i, j) in d.jobs.iter().enumerate() {
             let at = |field: &str| format!("{at_doc}jobs[{i}].{field}");
+            if j.elapsed > CENTURY_S {
+                return Err(invalid(&at("elapsed"), j.elapsed, "it is over a century in seconds"));
+            }
             for (name, v) in [("usr_cpu", j.usr_cpu), ("sys_cpu", j.sys_cpu)] {
                 non_negative(v, &at(name))?;
             }
@@ -28,6 +35,11 @@ pub fn figures(docs: &[Doc]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// 9999-12-31T23:59:59.999Z in Unix ms.
+const LAST_DATE_MS: u64 = 253_402_300_799_999;
+/// A hundred years in seconds.
+const CENTURY_S: u64 = 100 * 366 * 86_400;
 
 fn invalid(field: &str, value: impl std::fmt::Display, why: &str) -> String {
     format!(
