@@ -73,15 +73,20 @@ pub fn dry_run(plan: &Plan, jobs: bool) {
 }
 
 pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
+    args.steady.check()?;
     // Under mpirun rank 0 reads the directory and every rank checks its own targets.
     let resume = match &args.resume {
         Some(dir) => Some(resume::read(Path::new(dir), crate::mpi::ranks().as_deref())?),
         None => None,
     };
-    // A plan file's own `size` (fio's), unless --size is given.
-    let mut file_size = None;
+    // A plan file's own `size` (fio's), or on resume the size the run created new files at,
+    // unless --size is given.
+    let file_size;
     let plan = match &resume {
-        Some(r) => r.plan.clone(),
+        Some(r) => {
+            file_size = r.new_file_bytes();
+            r.plan.clone()
+        }
         None => {
             let file = Path::new(args.file.as_deref().unwrap_or_default());
             // A dry run can list a plan whose targets are not named yet.

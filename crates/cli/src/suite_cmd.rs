@@ -23,6 +23,7 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
         return Ok(Outcome::Done);
     };
     let id: SuiteId = name.parse()?;
+    args.steady.check()?;
     let targets = if args.targets.is_empty() { vec![SCRATCH.to_string()] } else { args.targets.clone() };
     let new_size = args.safety.new_file_size()?;
     let target_bytes = suites::smallest_target_bytes(&targets, new_size)?;

@@ -332,6 +332,23 @@ pub fn remove_if_same(path: &Path, file: &File) {
     }
 }
 
+/// Remove `path` if it is a file drivelab began to create and never finished (marked
+/// [`Mark::Filling`]) that no process is filling now (nobody holds its lock): what a kill during
+/// [`create_file`] leaves. Anything else is left alone. True when it was removed.
+pub fn remove_half_made(path: &str) -> io::Result<bool> {
+    let file =
+        OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC).open(path)?;
+    if !file.metadata()?.is_file() || Mark::of_file(&file) != Mark::Filling {
+        return Ok(false);
+    }
+    // A drivelab filling it holds an exclusive flock until it is done.
+    if rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
+        return Ok(false);
+    }
+    remove_if_same(Path::new(path), &file);
+    Ok(true)
+}
+
 /// Create `path` with `size` bytes of incompressible, stamped data, fully written and synced,
 /// and return it open (read-write) and locked (`flock`, exclusive) so that no other drivelab
 /// uses it while this one does. It is marked as drivelab's ([`Mark`]) only once whole.

@@ -203,6 +203,13 @@ impl<'a> Lab<'a> {
     ) -> Result<crate::results::Manifest, Error> {
         let local: Vec<String> = targets.iter().map(|t| self.local_target(t)).collect();
         let mut m = crate::results::Manifest::new(kind, command_line, &local, setup);
+        // Files the run will create, at the size it creates them (what a resume needs).
+        for t in &mut m.targets {
+            let info = drivelab_engine::target::probe(&t.path).ok();
+            if info.is_some_and(|i| i.kind == drivelab_engine::target::TargetKind::File && !i.exists) {
+                t.new_file_bytes = Some(self.setup.new_file_size);
+            }
+        }
         if let Some(ranks) = self.ranks() {
             let mine = crate::ranks::RankFacts { rank: ranks.rank(), host: m.host.clone(), targets: m.targets.clone() };
             let all = ranks.gather(&mine)?;

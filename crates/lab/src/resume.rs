@@ -25,6 +25,9 @@ pub struct Resume {
     targets: Vec<TargetFacts>,
     /// Under MPI: how many ranks ran, and each one's targets.
     ranks: Option<RanksRecord>,
+    /// The targets of the points done (as the plan names them, before `{rank}` is expanded).
+    #[serde(default)]
+    used: Vec<String>,
 }
 
 /// Read `dir` to resume it, checked on every rank (collective under MPI: rank 0 reads, every
@@ -51,7 +54,16 @@ fn read_here(dir: &Path) -> Result<Resume, Error> {
             saved.manifest.kind
         )));
     };
+    let mut used: Vec<String> = Vec::new();
+    for p in saved.points.iter().filter(|p| !p.result.interrupted) {
+        for t in p.point.targets.iter().chain(p.point.concurrent.iter().flat_map(|c| &c.targets)) {
+            if !used.contains(t) {
+                used.push(t.clone());
+            }
+        }
+    }
     Ok(Resume {
+        used,
         plan: plan.clone(),
         kind: saved.manifest.kind,
         targets: saved.manifest.targets,
@@ -61,11 +73,20 @@ fn read_here(dir: &Path) -> Result<Resume, Error> {
 }
 
 impl Resume {
+    /// The size the run creates its new files at (what `--size` or the plan gave it), if it
+    /// creates any: a resume creates them again at that size.
+    pub fn new_file_bytes(&self) -> Option<u64> {
+        let mine = self.ranks.as_ref().and_then(|r| r.ranks.first()).map_or(&self.targets, |r| &r.targets);
+        mine.iter().find_map(|t| t.new_file_bytes)
+    }
+
     /// Refused when the run was started on another number of ranks or another `--share` (the
     /// points done would be of another load), or when a target of this process is not the one
     /// the run started on (a file that is gone would silently be created anew and measured as
     /// if it were the same drive; a device whose model, serial or capacity changed is another
-    /// drive).
+    /// drive). A file the run was creating when it stopped, which no point done has measured, is
+    /// not such a file: what the stop left of it (nothing, or a half-filled file marked as
+    /// drivelab's unfinished one that no process is filling) is cleared, to be created again.
     pub fn check(&self, ranks: Option<&Ranks>) -> Result<(), Error> {
         let d = self.dir.display();
         let mine = match (&self.ranks, ranks) {
@@ -93,7 +114,27 @@ impl Resume {
             if t == "null" {
                 continue;
             }
+            // A file this run was to create that no point done has measured: a stop while it
+            // was being created removed it (SIGTERM) or left it half-filled (SIGKILL). The
+            // resumed run creates it again, as the run would have.
+            let expand = |name: &String| ranks.map_or_else(|| name.clone(), |r| r.expand(name));
+            let unmeasured = facts.new_file_bytes.is_some() && !self.used.iter().any(|u| expand(u) == *t);
+            if unmeasured {
+                drivelab_engine::target::remove_half_made(t).ok();
+            }
             let info = probe(t)?;
+            if unmeasured && info.kind == TargetKind::File {
+                if !info.exists || info.created_by_drivelab {
+                    continue;
+                }
+                // Not what this run made: someone else's file has the name now.
+                return Err(Error::invalid(format!(
+                    "--resume {d}: target {t} did not exist when the run started, and a file that is not a finished \
+                     drivelab target is there now (someone else's, or one another drivelab is filling); a resumed run \
+                     measures only what it made (move that file away, or start a new \
+                     run; nothing was run)"
+                )));
+            }
             let gone = info.kind == TargetKind::File && !info.exists;
             let now = info.disk.as_deref().and_then(crate::sysinfo::device);
             let other_drive = match (&facts.device, &now) {

@@ -344,6 +344,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
                     cols: Vec::new(),
                     rows: Vec::new(),
                     note: None,
+                    errored: Vec::new(),
                 })
             })
             .collect();

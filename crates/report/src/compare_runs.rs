@@ -170,10 +170,15 @@ mod tests {
             mount_options: String::new(),
         };
         m.targets = vec![
-            TargetFacts { path: "/dev/sdb".into(), device: Some(device(Some("Samsung SSD 870"))), file: None },
-            TargetFacts { path: "/dev/sdc".into(), device: Some(device(None)), file: None },
-            TargetFacts { path: "/dev/shm/x".into(), device: None, file: Some(file) },
-            TargetFacts { path: "null".into(), device: None, file: None },
+            TargetFacts {
+                path: "/dev/sdb".into(),
+                device: Some(device(Some("Samsung SSD 870"))),
+                file: None,
+                new_file_bytes: None,
+            },
+            TargetFacts { path: "/dev/sdc".into(), device: Some(device(None)), file: None, new_file_bytes: None },
+            TargetFacts { path: "/dev/shm/x".into(), device: None, file: Some(file), new_file_bytes: None },
+            TargetFacts { path: "null".into(), device: None, file: None, new_file_bytes: None },
         ];
         let r = RunInfo::new("nvme", "results/plan-1", &m);
         let models: Vec<&str> = r.targets.iter().map(|t| t.model.as_str()).collect();

@@ -57,6 +57,7 @@ th { background: #f3f3f3; }
 .facts td, .facts th { text-align: left; }
 .note { color: #555; font-size: .85em; margin-top: -.8em; }
 .warn { background: #fff4e0; border-left: 4px solid #e69500; padding: .4em .8em; margin: .3em 0; }
+td.errored { background: #fde2e2; }
 .note { background: #eef3f8; border-left: 4px solid #6a8caf; padding: .4em .8em; margin: .3em 0; font-size: .92em; }
 .chart svg { max-width: 100%; height: auto; }
 .pair { display: flex; flex-wrap: wrap; gap: 0 1em; }
@@ -79,10 +80,18 @@ pub(crate) fn table_html(t: &Table) -> String {
         let _ = write!(h, "<th>{}</th>", esc(c));
     }
     h += "</tr></thead><tbody>";
-    for (name, vals) in &t.rows {
+    for (ri, (name, vals)) in t.rows.iter().enumerate() {
         let _ = write!(h, "<tr><td>{}</td>", esc(name));
-        for v in vals {
+        for (ci, v) in vals.iter().enumerate() {
             match v {
+                Some(x) if t.is_errored(ri, ci) => {
+                    let _ = write!(
+                        h,
+                        "<td class=\"errored\">{} <strong>{}</strong></td>",
+                        grid::human(*x, &t.unit),
+                        crate::tables::ERRORED_MARK
+                    );
+                }
                 Some(x) => {
                     let _ = write!(h, "<td>{}</td>", grid::human(*x, &t.unit));
                 }
@@ -95,6 +104,9 @@ pub(crate) fn table_html(t: &Table) -> String {
     if let Some(n) = &t.note {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
     }
+    if let Some(n) = t.errored_note() {
+        let _ = write!(h, "<p class=\"warn\">{}</p>", esc(&n));
+    }
     h
 }
 
@@ -104,7 +116,12 @@ pub(crate) fn table_html(t: &Table) -> String {
 /// Every axis and legend names what it shows ([`axis_words`]): the x axis its key with a unit,
 /// the value axis its quantity and unit, each legend entry its key ("qd 8", "bs 4 KiB").
 pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
-    let titled = Table { title: t.heading(), ..t.clone() };
+    // An errored point is named on the chart itself, not only in the table beside it.
+    let title = match t.errored.len() {
+        0 => t.heading(),
+        n => format!("{} — {n} value(s) {} (I/O error)", t.heading(), crate::tables::ERRORED_MARK),
+    };
+    let titled = Table { title, ..t.clone() };
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
     let numbers: Option<Vec<f64>> = t.cols.iter().map(|c| charts::parse_header(c)).collect();
@@ -431,6 +448,7 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
             cols: t.cols.clone(),
             rows: values,
             note: None,
+            errored: Vec::new(),
         };
         let _ = write!(
             h,

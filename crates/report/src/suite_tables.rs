@@ -247,6 +247,7 @@ fn iometer_drop(points: &[PointResult]) -> Vec<Table> {
             cols: seq.cols.iter().map(|c| format!("{c} DQL/Disk")).collect(),
             rows,
             note: None,
+            errored: Vec::new(),
         });
     }
     out
@@ -307,6 +308,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             cols: mb.cols.clone(),
             rows: efficiency,
             note: None,
+            errored: Vec::new(),
         },
         Table {
             title: "Where scaling stops (each added drive adds ≥ half a drive's worth)".into(),
@@ -316,6 +318,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             cols: mb.cols.clone(),
             rows: vec![("scales up to".into(), scales_to), ("most tested".into(), tested)],
             note: None,
+            errored: Vec::new(),
         },
     ]
 }

@@ -150,6 +150,33 @@ pub struct Table {
     /// fsync); shown under the table.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Cells holding a point whose I/O failed (its figures cover only the I/O until then): every
+    /// format marks them ([`ERRORED_MARK`] and a footnote; CSV an `errored` column, JSON this).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errored: Vec<ErroredCell>,
+}
+
+/// A cell of a [`Table`] with an errored point in it, and the error.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErroredCell {
+    pub row: usize,
+    pub col: usize,
+    pub error: String,
+}
+
+/// What an errored cell carries after its number in text, Markdown and HTML.
+pub const ERRORED_MARK: &str = "!err";
+
+/// The error of an errored point, in a line (its first I/O error, or what stopped it).
+pub fn point_error(r: &RunResult) -> Option<String> {
+    if !r.errored() {
+        return None;
+    }
+    Some(match r.errors.first() {
+        Some(e) => format!("{} {} error(s) on {}: {}", e.count, e.op, e.target, e.error),
+        None if r.mismatches() > 0 => format!("{} unit(s) read back wrong", r.mismatches()),
+        None => "stopped by an I/O error".into(),
+    })
 }
 
 impl Key {
@@ -350,6 +377,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
     let mut cols: Vec<String> = Vec::new();
     // (row, col) -> (sum, count)
     let mut cells: HashMap<(usize, usize), (f64, usize)> = HashMap::new();
+    let mut errored: Vec<ErroredCell> = Vec::new();
 
     let selected: Vec<&PointResult> = points
         .iter()
@@ -359,6 +387,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
         })
         .collect();
     for &p in &selected {
+        let error = point_error(&p.result).map(|e| format!("{}: {e}", p.point.label));
         let mut place = |target: Option<&TargetResult>, value: Option<f64>| {
             let path = target.map(|t| t.path.as_str());
             let (Some(r), Some(c)) = (spec.rows.value(p, path), spec.cols.value(p, path)) else { return };
@@ -367,6 +396,11 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
                 let cell = cells.entry(key).or_insert((0.0, 0));
                 cell.0 += v;
                 cell.1 += 1;
+                if let Some(e) = &error {
+                    if !errored.iter().any(|x| (x.row, x.col) == key) {
+                        errored.push(ErroredCell { row: key.0, col: key.1, error: e.clone() });
+                    }
+                }
             }
         };
         if per_target {
@@ -423,6 +457,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
             })
             .collect(),
         note: spec.metric.note(&selected),
+        errored,
     }
 }
 
@@ -538,11 +573,50 @@ impl Table {
         grid::heading(&self.title, &self.unit)
     }
 
+    /// Is the cell at (`row`, `col`) an errored point's?
+    pub fn is_errored(&self, row: usize, col: usize) -> bool {
+        self.errored.iter().any(|e| (e.row, e.col) == (row, col))
+    }
+
+    /// A cell for people: the number in the table's unit, [`ERRORED_MARK`] after an errored
+    /// point's, "—" for a missing one.
+    pub fn show_cell(&self, row: usize, col: usize, v: Option<f64>) -> String {
+        match v {
+            None => "—".to_string(),
+            Some(v) if self.is_errored(row, col) => format!("{} {ERRORED_MARK}", grid::human(v, &self.unit)),
+            Some(v) => grid::human(v, &self.unit),
+        }
+    }
+
+    /// The footnote of the errored cells (None when there are none): which points and why.
+    pub fn errored_note(&self) -> Option<String> {
+        let mut errors: Vec<&str> = Vec::new();
+        for e in &self.errored {
+            if !errors.contains(&e.error.as_str()) {
+                errors.push(&e.error);
+            }
+        }
+        (!errors.is_empty()).then(|| {
+            format!(
+                "{ERRORED_MARK}: an I/O error stopped the point; its figures cover only the I/O before it ({})",
+                errors.join("; ")
+            )
+        })
+    }
+
+    /// The note under the table: its own, then the errored cells' footnote.
+    fn notes(&self) -> Option<String> {
+        match (self.note.clone(), self.errored_note()) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Header and rows as display strings ("—" for a missing cell).
     fn grid(&self) -> Vec<Vec<String>> {
         let mut grid = vec![std::iter::once(self.row_header.clone()).chain(self.cols.iter().cloned()).collect()];
-        for (label, values) in &self.rows {
-            let cells = values.iter().map(|v| v.map_or_else(|| "—".to_string(), |v| grid::human(v, &self.unit)));
+        for (ri, (label, values)) in self.rows.iter().enumerate() {
+            let cells = values.iter().enumerate().map(|(ci, v)| self.show_cell(ri, ci, *v));
             grid.push(std::iter::once(label.clone()).chain(cells).collect());
         }
         grid
@@ -551,13 +625,13 @@ impl Table {
     /// For a terminal: the heading, then the header and rows in aligned columns (labels left,
     /// numbers right, two spaces apart).
     pub fn text(&self) -> String {
-        grid::text_with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref())
+        grid::text_with_note(grid::text(&self.heading(), &self.grid()), self.notes().as_deref())
     }
 
     /// A GitHub Markdown table, preceded by the heading in bold; numbers right-aligned; the note
     /// in italics under it.
     pub fn markdown(&self) -> String {
-        grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref())
+        grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.notes().as_deref())
     }
 
     /// CSV: a header row (row header, then the columns), then one line per row with the numbers
@@ -565,13 +639,27 @@ impl Table {
     /// or line break are quoted (RFC 4180); lines end in "\n".
     pub fn csv(&self) -> String {
         let mut out = String::new();
-        let header: Vec<String> =
+        let mut header: Vec<String> =
             std::iter::once(&self.row_header).chain(&self.cols).map(|s| grid::csv_field(s)).collect();
+        // Errored cells keep their numbers; a last column names the errored ones of the row.
+        let marked = !self.errored.is_empty();
+        if marked {
+            header.push("errored".into());
+        }
         out.push_str(&header.join(","));
         out.push('\n');
-        for (label, values) in &self.rows {
+        for (ri, (label, values)) in self.rows.iter().enumerate() {
             let mut line = vec![grid::csv_field(label)];
             line.extend(values.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
+            if marked {
+                let errors: Vec<String> = self
+                    .errored
+                    .iter()
+                    .filter(|e| e.row == ri)
+                    .map(|e| format!("{}: {}", self.cols.get(e.col).map_or("", |c| c.as_str()), e.error))
+                    .collect();
+                line.push(grid::csv_field(&errors.join("; ")));
+            }
             out.push_str(&line.join(","));
             out.push('\n');
         }

@@ -130,7 +130,7 @@ pub struct VerifyArgs {
     /// After a crash or power cut: replay this journal (from `--journal` of a verifying run)
     /// and report every write the drive acknowledged as durable that did not survive, and,
     /// apart, the writes that were not yet durable (in flight, or not yet flushed).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = non_empty())]
     pub journal: Option<String>,
     /// Print the checks as JSON (a list, one entry per target) on standard output.
     #[arg(long)]
@@ -205,6 +205,11 @@ fn format_value() -> impl clap::builder::TypedValueParser<Value = drivelab_repor
     names.push("markdown");
     clap::builder::PossibleValuesParser::new(names)
         .map(|name: String| drivelab_report::Format::from_name(&name).expect("a listed format"))
+}
+
+/// Paths and commands: an empty one names nothing (`--json ''` would fail only after the run).
+pub(crate) fn non_empty() -> clap::builder::NonEmptyStringValueParser {
+    clap::builder::NonEmptyStringValueParser::new()
 }
 
 /// The size of a new file target when neither `--size` nor a plan gives one.
@@ -283,6 +288,13 @@ pub struct PointsArgs {
 }
 
 impl PointsArgs {
+    /// Every value of these flags checked, before a dry run lists anything or a run measures.
+    pub fn check(&self) -> Result<(), Error> {
+        self.repeat()?;
+        self.rule()?;
+        Ok(())
+    }
+
     pub fn repeat(&self) -> Result<drivelab_lab::repeat::Repeat, Error> {
         let pick = self.pick.parse().map_err(|e| Error::invalid(format!("--pick {e}")))?;
         let r = drivelab_lab::repeat::Repeat { runs: self.repeat, pick };
@@ -325,13 +337,13 @@ pub struct PlanArgs {
     pub vars: Vec<String>,
     /// Continue an interrupted run in this results directory, skipping finished points (a run
     /// started under mpirun: with the same number of ranks and --share).
-    #[arg(long, value_name = "DIR", conflicts_with = "file")]
+    #[arg(long, value_name = "DIR", conflicts_with = "file", value_parser = non_empty())]
     pub resume: Option<String>,
     /// Where new results directories are made.
-    #[arg(long, default_value = "results", value_name = "DIR")]
+    #[arg(long, default_value = "results", value_name = "DIR", value_parser = non_empty())]
     pub results: String,
     /// A command that prints the power draw in watts, run every second during each point.
-    #[arg(long, value_name = "CMD")]
+    #[arg(long, value_name = "CMD", value_parser = non_empty())]
     pub power_cmd: Option<String>,
     #[command(flatten)]
     pub safety: SafetyArgs,
@@ -363,7 +375,7 @@ pub struct SuiteArgs {
     pub scale: Option<f64>,
     /// A command that prints the power draw in watts, run every second during each point
     /// (average W and MB/s per watt are tabulated).
-    #[arg(long, value_name = "CMD")]
+    #[arg(long, value_name = "CMD", value_parser = non_empty())]
     pub power_cmd: Option<String>,
     /// iometer: outstanding I/Os per disk, 1..N.
     #[arg(long, default_value_t = 3, value_name = "N")]
@@ -380,7 +392,7 @@ pub struct SuiteArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Where the results directory is made.
-    #[arg(long, default_value = "results", value_name = "DIR")]
+    #[arg(long, default_value = "results", value_name = "DIR", value_parser = non_empty())]
     pub results: String,
     #[command(flatten)]
     pub safety: SafetyArgs,
@@ -403,7 +415,7 @@ pub struct CompareArgs {
     #[arg(long, default_value = "text", value_parser = format_value())]
     pub format: drivelab_report::Format,
     /// Write the comparison as an HTML page with overlaid charts here; must not exist.
-    #[arg(short, long, value_name = "FILE.html")]
+    #[arg(short, long, value_name = "FILE.html", value_parser = non_empty())]
     pub output: Option<String>,
     /// Name a run in rows and columns: one --label per directory, in the same order (default
     /// A, B, C...). Each run's targets and their models are listed either way.
@@ -490,14 +502,14 @@ pub struct ActArgs {
     pub max_over_64ms: f64,
     /// A command that prints the power draw in watts, run every second during each load: the
     /// report gives average W and score per watt.
-    #[arg(long, value_name = "CMD")]
+    #[arg(long, value_name = "CMD", value_parser = non_empty())]
     pub power_cmd: Option<String>,
     /// Also write the final load's log in ACT's own output format (ACT's analysis/act_latency.py
     /// reads it).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = non_empty())]
     pub act_log: Option<String>,
     /// Where the results directory is made.
-    #[arg(long, default_value = "results", value_name = "DIR")]
+    #[arg(long, default_value = "results", value_name = "DIR", value_parser = non_empty())]
     pub results: String,
     #[command(flatten)]
     pub safety: SafetyArgs,
@@ -518,7 +530,8 @@ pub struct QosArgs {
     #[arg(long, value_enum, default_value_t = ByArg::Rate, help_heading = "Objective")]
     pub by: ByArg,
     /// With --by qd: the highest queue depth tried (the search starts there).
-    #[arg(long, default_value_t = 256, value_name = "N", help_heading = "Objective")]
+    #[arg(long, default_value_t = 256, value_name = "N", help_heading = "Objective",
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub max_qd: u32,
     /// Stop refining when the passing and failing loads are this close (percent of the passing one).
     #[arg(long, default_value_t = 5.0, value_name = "PCT", help_heading = "Objective")]
@@ -539,10 +552,10 @@ pub struct ReportArgs {
     #[arg(long, default_value = "text", value_parser = format_value())]
     pub format: drivelab_report::Format,
     /// Write the HTML report (charts and tables, one self-contained file) here; must not exist.
-    #[arg(short, long, value_name = "FILE.html")]
+    #[arg(short, long, value_name = "FILE.html", value_parser = non_empty())]
     pub output: Option<String>,
     /// Also write every chart of the report as a PNG (2x scale, for articles) into this directory.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = non_empty())]
     pub png: Option<String>,
     /// With --format csv: every second of every point, probe or stream instead of the tables
     /// (time_s, iops, mb_per_s, lat_p99_ns...: units in the column names).

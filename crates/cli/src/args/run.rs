@@ -8,7 +8,7 @@ use drivelab_engine::fields;
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 
-use super::{SafetyArgs, FILENAME_HELP, FIO};
+use super::{non_empty, SafetyArgs, FILENAME_HELP, FIO};
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
@@ -33,7 +33,7 @@ pub struct RunArgs {
     /// Replay a captured workload instead of generating one: a fio iolog (write_iolog, versions
     /// 2 and 3) or blkparse's text output of a blktrace capture; one target per file or device
     /// of the trace. See README "Replay: --replay TRACE".
-    #[arg(long, alias = "read_iolog", value_name = "TRACE", help_heading = "Access specification")]
+    #[arg(long, alias = "read_iolog", value_name = "TRACE", help_heading = "Access specification", value_parser = non_empty())]
     pub replay: Option<String>,
     /// With --replay: the trace's own times (original, default) or as fast as --qd allows (fast;
     /// fio's replay_no_stall).
@@ -199,13 +199,13 @@ pub struct RunArgs {
     pub safety: SafetyArgs,
 
     /// A command that prints the power draw in watts, run every second while measuring.
-    #[arg(long, value_name = "CMD", help_heading = "Output")]
+    #[arg(long, value_name = "CMD", help_heading = "Output", value_parser = non_empty())]
     pub power_cmd: Option<String>,
     /// Where the results directory is made (every run leaves one, to report and compare).
-    #[arg(long, default_value = "results", value_name = "DIR", help_heading = "Output")]
+    #[arg(long, default_value = "results", value_name = "DIR", help_heading = "Output", value_parser = non_empty())]
     pub results: String,
     /// Save the full result as JSON here (must not exist yet; `-` for standard output).
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    #[arg(long, value_name = "FILE", help_heading = "Output", value_parser = non_empty())]
     pub json: Option<String>,
     /// Only the answer on stdout (run: the summary; qos: the highest load); no live line, no
     /// probe lines. Warnings and errors still go to stderr.

@@ -5,7 +5,7 @@
 use clap::Args;
 use drivelab_engine::{fields, Error};
 
-use super::DEFAULT_FILE_SIZE;
+use super::{non_empty, DEFAULT_FILE_SIZE};
 
 /// Target creation and permission to write: the same for `run` and `plan`.
 #[derive(Args, Debug, Clone)]
@@ -15,7 +15,7 @@ pub struct SafetyArgs {
     #[arg(long, value_name = "SIZE", help_heading = "Targets and safety")]
     pub size: Option<String>,
     /// Allow writes to this block device (destroys its data). Repeat for several devices.
-    #[arg(long, value_name = "DEV", help_heading = "Targets and safety")]
+    #[arg(long, value_name = "DEV", help_heading = "Targets and safety", value_parser = non_empty())]
     pub destroy: Vec<String>,
     /// With --destroy: write even to a device that is mounted, partitioned, in use or holds a filesystem.
     #[arg(long, help_heading = "Targets and safety")]
@@ -26,7 +26,7 @@ pub struct SafetyArgs {
     /// With --verify: record every write (before it is submitted) and every acknowledgement
     /// (after it completes) durably in FILE, a new file on another device, so that after a crash
     /// or power cut `drivelab verify --journal FILE` finds the durable writes that were lost.
-    #[arg(long, value_name = "FILE", help_heading = "Verification")]
+    #[arg(long, value_name = "FILE", help_heading = "Verification", value_parser = non_empty())]
     pub journal: Option<String>,
     /// Under mpirun: how the ranks use the targets — own (each rank its own: put {rank} or
     /// {host} in the paths), split (one shared file or device, each rank its own segment: IOR's

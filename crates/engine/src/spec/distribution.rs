@@ -241,6 +241,20 @@ fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, String> {
             }
         }
     }
+    // A zone that gets I/Os but covers none of the region has nowhere to put them.
+    if let Some(z) = out.iter().find(|z| z.io_pct > 0 && matches!(z.size, ZoneSize::Pct(0) | ZoneSize::Bytes(0))) {
+        let size = match z.size {
+            ZoneSize::Pct(p) => format!("{p}%"),
+            ZoneSize::Bytes(b) => format!("{b} bytes"),
+        };
+        return Err(format!(
+            "{kind}:{}: a zone gets {}% of the I/Os but {size} of the region; give every zone with I/Os some of \
+             the region (e.g. {kind}:{}/10)",
+            text.trim(),
+            z.io_pct,
+            z.io_pct
+        ));
+    }
     Ok(out)
 }
 

@@ -10,7 +10,7 @@
 use drivelab_engine::units::fmt_duration;
 
 use super::ini::{LineError, Opt};
-use super::value::{boolean, bssplit, cpu_list, size, time_ns, whole, BareTime, KbBase};
+use super::value::{boolean, bssplit, cpu_list, size, time_ns, whole, within, BareTime, KbBase};
 
 /// A job section with the options that apply to it (the `[global]` ones before it, then its
 /// own), translated.
@@ -158,6 +158,9 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
     let need = || value.filter(|v| !v.is_empty()).ok_or_else(|| bad(o, "needs a value (key=value)"));
     let sz = |v: &str| size(v, kb).map_err(|e| bad(o, e));
     let num = |v: &str| whole(v).map_err(|e| bad(o, e));
+    // fio's minval/maxval: a value fio itself refuses is refused here, never clamped.
+    let range = |v: &str, lo: u64, hi: u64| within(v, lo, hi).map_err(|e| bad(o, e));
+    let pct = |v: &str| range(v, 0, 100);
     let flag = || boolean(value).map_err(|e| bad(o, e));
     let one_direction = |v: &str| -> Result<(), LineError> {
         if v.contains(',') {
@@ -196,11 +199,15 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 };
             d.rw = Some(w.to_string());
         }
-        "rwmixread" | "rwmixwrite" => d.mix.push((key.to_string(), need()?.to_string())),
+        "rwmixread" | "rwmixwrite" => {
+            let v = need()?;
+            one_direction(v)?;
+            d.mix.push((key.to_string(), pct(v)?.to_string()))
+        }
         "percentage_random" => {
             let v = need()?;
             one_direction(v)?;
-            d.random_pct = Some(num(v)?.to_string());
+            d.random_pct = Some(pct(v)?.to_string());
         }
         "bs" | "blocksize" => {
             let v = need()?;
@@ -235,7 +242,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             one_direction(v)?;
             d.align = Some(sz(v)?);
         }
-        "iodepth" => d.qd = Some(num(need()?)?),
+        "iodepth" => d.qd = Some(range(need()?, 1, 65536)?),
         "iodepth_batch" | "iodepth_batch_submit" => d.batch = Some(num(need()?)?),
         "size" | "filesize" => d.size = Some(sz(need()?)?),
         "io_size" | "io_limit" => d.io_size = Some(sz(need()?)?),
@@ -243,7 +250,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "runtime" | "timeout" => d.runtime_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
         "time_based" => d.time_based = flag()?,
         "ramp_time" => d.ramp_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
-        "loops" => d.loops = Some(num(need()?)?.max(1)),
+        "loops" => d.loops = Some(range(need()?, 1, u32::MAX.into())?),
         "startdelay" => {
             if time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))? != 0 {
                 return Err(bad(o, "a start delay is not supported: every job of a group starts together"));
@@ -322,7 +329,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "buffer_compress_percentage" => {
-            let n = num(need()?)?;
+            let n = pct(need()?)?;
             d.data = (n > 0).then(|| format!("compress:{n}"));
         }
         "buffer_compress_chunk" => {
@@ -368,7 +375,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             // drivelab checks every read as it completes and stops at the first wrong block.
         }
         "continue_on_error" => d.continue_on_error = !matches!(need()?, "none" | "0"),
-        "numjobs" => d.numjobs = Some(num(need()?)?.max(1)),
+        "numjobs" => d.numjobs = Some(range(need()?, 1, 65536)?),
         "filename" => d.filename = Some(need()?.to_string()),
         "directory" => {
             let v = need()?;

@@ -108,6 +108,15 @@ pub fn whole(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A whole number within `lo..=hi` (fio's `minval`/`maxval` for the option).
+pub fn within(text: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    let v = whole(text)?;
+    if v < lo || v > hi {
+        return Err(format!("'{}' is out of range: give {lo}..{hi}", text.trim()));
+    }
+    Ok(v)
+}
+
 /// fio's booleans: a bare option, or `=1`/`=0` (`true`/`false`, `yes`/`no`, `on`/`off`).
 pub fn boolean(value: Option<&str>) -> Result<bool, String> {
     match value.map(|v| v.trim().to_ascii_lowercase()) {

@@ -121,6 +121,10 @@ pub struct TargetFacts {
     pub path: String,
     pub device: Option<sysinfo::DeviceFacts>,
     pub file: Option<sysinfo::FileFacts>,
+    /// A file that did not exist when the run started: the size the run creates it at (so a
+    /// resume creates it again at that size, or replaces what a stop during its filling left).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_file_bytes: Option<u64>,
 }
 
 impl TargetFacts {
@@ -131,7 +135,7 @@ impl TargetFacts {
             Some(drivelab_engine::target::TargetKind::File) => sysinfo::file_facts(Path::new(path)),
             _ => None,
         };
-        TargetFacts { path: path.to_string(), device, file }
+        TargetFacts { path: path.to_string(), device, file, new_file_bytes: None }
     }
 }
 

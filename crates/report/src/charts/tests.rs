@@ -18,6 +18,7 @@ fn table(rows: usize, cols: usize) -> Table {
             })
             .collect(),
         note: None,
+        errored: Vec::new(),
     }
 }
 
@@ -182,6 +183,7 @@ fn empty_tables_render() {
             cols: vec![],
             rows: vec![],
             note: None,
+            errored: Vec::new(),
         },
         Table {
             title: "All missing".into(),
@@ -191,6 +193,7 @@ fn empty_tables_render() {
             cols: vec!["1".into(), "2".into()],
             rows: vec![("sda".into(), vec![None, Some(f64::NAN)])],
             note: None,
+            errored: Vec::new(),
         },
     ] {
         check(&grouped_bars(&t), &[&t.title, "MB/s", "no data"]);
@@ -206,6 +209,7 @@ fn empty_tables_render() {
         cols: vec!["4k".into()],
         rows: vec![("x".into(), vec![Some(42.0)])],
         note: None,
+        errored: Vec::new(),
     };
     check(&heatmap(&one), &["42", "µs"]);
 }

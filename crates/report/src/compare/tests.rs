@@ -393,8 +393,12 @@ fn quick_on_model(label: &str, target: &str, model: &str, read: f64) -> Run {
     let mut device: drivelab_lab::sysinfo::DeviceFacts =
         serde_json::from_str(r#"{"disk": "sdb"}"#).expect("device facts");
     device.model = Some(model.into());
-    r.manifest.targets =
-        vec![drivelab_lab::results::TargetFacts { path: target.into(), device: Some(device), file: None }];
+    r.manifest.targets = vec![drivelab_lab::results::TargetFacts {
+        path: target.into(),
+        device: Some(device),
+        file: None,
+        new_file_bytes: None,
+    }];
     r
 }
 

@@ -51,6 +51,7 @@ fn iometer_expected() -> Table {
             row("/dev/sata2", &[Some(242.0), Some(245.0), Some(245.25)]),
         ],
         note: None,
+        errored: Vec::new(),
     }
 }
 
@@ -203,6 +204,7 @@ fn small() -> Table {
         cols: vec!["1 DQL".into(), "32 DQL".into()],
         rows: vec![row("sda", &[Some(12.345), Some(245312.4)]), row("nvme0n1", &[Some(1.5), None])],
         note: None,
+        errored: Vec::new(),
     }
 }
 

@@ -121,10 +121,13 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
     rows.extend(durable_rows(r));
     let lat = lat_words(r);
     let clat = if fio_json::is_fio(&r.tool) { "from its submission" } else { "from its return" };
-    let title = format!(
+    let mut title = format!(
         "{title} (lat: {lat}; clat: {clat}{})",
         if ol.is_some() { "; response: from the intended issue time" } else { "" }
     );
+    if let Some(e) = crate::tables::point_error(r) {
+        title += &format!(" {}: {e}", crate::tables::ERRORED_MARK);
+    }
     Grid { title, columns, rows }
 }
 

@@ -54,6 +54,7 @@ fn section_of(runs: &[RankedRun]) -> Option<Section> {
         cols: runs.iter().map(|(label, _, _)| label.clone()).collect(),
         rows: names.iter().map(|n| (n.clone(), Vec::new())).collect(),
         note: None,
+        errored: Vec::new(),
     };
     let mut grid = Grid {
         title: "Each rank's part, and all ranks merged".into(),

@@ -105,11 +105,31 @@ pub struct Lat {
     #[serde(rename = "N", default)]
     pub n: u64,
     /// Percentile (as fio writes it: `"99.000000"`) -> ns.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "percentile")]
     pub percentile: Option<BTreeMap<String, u64>>,
     /// json+: a bin's value (the middle of fio's bucket, ns) -> I/Os in it.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bins")]
     pub bins: Option<BTreeMap<String, u64>>,
+}
+
+/// An optional object that, when given, is one: fio leaves out what it did not compute and never
+/// writes `null` in its place (absent is `None` through `#[serde(default)]`).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D, field: &str) -> Result<Option<T>, D::Error> {
+    match Option::<T>::deserialize(d)? {
+        Some(v) => Ok(Some(v)),
+        None => Err(de::Error::custom(format!(
+            "\"{field}\": null, which fio never writes (it leaves out what it did not compute): not a valid fio \
+             result; use the file fio wrote, unedited"
+        ))),
+    }
+}
+
+fn percentile<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BTreeMap<String, u64>>, D::Error> {
+    present(d, "percentile")
+}
+
+fn bins<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BTreeMap<String, u64>>, D::Error> {
+    present(d, "bins")
 }
 
 /// A job's options as fio lists them, in fio's order, every value as text.

@@ -29,6 +29,7 @@
 //! A file is recognised by its content (`"fio version"` in its first JSON document), never by
 //! its name; anything wrong with it is an error naming the file and what is wrong.
 
+mod check;
 mod doc;
 mod group;
 mod lat;
@@ -120,6 +121,7 @@ fn from_saved<T: serde::de::DeserializeOwned>(value: serde_json::Value, what: &s
 /// [`load`] of `bytes` read from `path` (named in the results, not read again).
 pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
     let parsed = doc::parse(bytes)?;
+    check::figures(&parsed.docs)?;
     let Some(last) = parsed.docs.last().filter(|d| !d.jobs.is_empty()) else {
         return Err("fio's JSON lists no jobs: nothing ran".into());
     };
@@ -203,7 +205,10 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
         command_line: Vec::new(),
         started_unix_ms,
         host: HostFacts::unknown(),
-        targets: targets.iter().map(|t| TargetFacts { path: t.clone(), device: None, file: None }).collect(),
+        targets: targets
+            .iter()
+            .map(|t| TargetFacts { path: t.clone(), device: None, file: None, new_file_bytes: None })
+            .collect(),
         setup: Setup::Plan(plan),
         ranks: None,
     };
