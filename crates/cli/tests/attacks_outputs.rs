@@ -189,7 +189,7 @@ fn names_that_cannot_be_files_are_refused_before_the_run() {
     let results = s.path("results");
     let long = format!("{}.json", "x".repeat(300));
     let cases = [
-        ("", "needs a file name"),
+        ("", "a value is required"),
         ("sub/", "names a directory"),
         ("..", "names a directory"),
         ("missing/o.json", "the directory missing does not exist"),
@@ -204,7 +204,7 @@ fn names_that_cannot_be_files_are_refused_before_the_run() {
         refused(&drivelab_in(&s.0, &["report", d, "-o", name]), says);
         refused(&drivelab_in(&s.0, &["compare", d, d, "-o", name]), says);
     }
-    refused(&drivelab_in(&s.0, &["report", d, "--png", ""]), "--png needs a directory");
+    refused(&drivelab_in(&s.0, &["report", d, "--png", ""]), "a value is required for '--png");
     assert!(!Path::new(&results).exists(), "nothing was run");
     assert_eq!(names(&s.0), ["a-file", "saved"], "nothing was written");
 }
@@ -281,7 +281,7 @@ fn results_and_journal_paths_that_cannot_be_made_are_refused_before_anything_is_
     let long = "r".repeat(300);
     let deep = vec!["d".repeat(250); 16].join("/");
     let results = [
-        ("", "--results needs a directory"),
+        ("", "a value is required for '--results"),
         ("dangling", "dangling is a symlink that leads nowhere"),
         ("dangling/sub", "dangling is a symlink that leads nowhere"),
         ("loop1", "loop1 is a symlink that leads nowhere"),
@@ -292,7 +292,7 @@ fn results_and_journal_paths_that_cannot_be_made_are_refused_before_anything_is_
         refused(&drivelab_in(&s.0, &["run", "null", "--time", "100ms", "-q", "--results", r]), says);
     }
     let journals = [
-        ("", "--journal needs a file name"),
+        ("", "a value is required for '--journal"),
         ("jd/", "names a directory"),
         ("missing/j", "the directory missing does not exist"),
         ("a-file/j", "a-file is not a directory"),

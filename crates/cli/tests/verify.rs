@@ -156,13 +156,15 @@ fn a_write_error_is_an_io_error_at_its_offset_and_its_unit_is_not_checked_after(
     need_loop!();
     let Some(rig) = rig("eio") else { return };
     let s = Scratch::new("verify-eio");
-    // Far from the start: drivelab reads the first sectors for signatures before writing.
-    let e = 200 * 4096;
+    // Where drivelab's signature scan does not read before writing (it reads the first and last
+    // MiB whole and 280 KiB from each MiB boundary, and refuses a drive it cannot read there): the
+    // region is the second MiB, the fault 600 KiB into it.
+    let e = (1 << 20) + 600 * 1024;
     rig.drive().add(Fault::Eio { range: e..e + 4096 });
     let (code, v, text) = run(
         &s,
         &rig.loop_dev,
-        &["--rw", "write", "--qd", "1", "--io-size", "1m", "--verify-after", "--continue-on-error"],
+        &["--rw", "write", "--qd", "1", "--io-size", "1m", "--offset", "1m", "--verify-after", "--continue-on-error"],
     );
     assert_eq!(code, 1, "{text}");
     assert_eq!(v["errors"][0]["first_offset_bytes"], e, "{}", v["errors"]);
