@@ -12,23 +12,6 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
-fn tool(name: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {name}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn sh(cmd: &str) -> std::process::Output {
-    Command::new("sh").args(["-c", cmd]).output().expect("run sh")
-}
-
-fn must(cmd: &str) {
-    let o = sh(cmd);
-    assert!(o.status.success(), "{cmd}: {}", String::from_utf8_lossy(&o.stderr));
-}
-
 /// A drivelab started in the background (killed on drop if still running).
 struct Background(Child);
 
@@ -90,21 +73,6 @@ fn blkid_type(dev: &str) -> String {
     String::from_utf8_lossy(&sh(&format!("blkid -p -o value -s TYPE {dev}")).stdout).trim().to_string()
 }
 
-/// A mount, unmounted on drop.
-struct Mounted(String);
-impl Mounted {
-    fn new(dev: &str, dir: &str) -> Mounted {
-        std::fs::create_dir_all(dir).unwrap();
-        must(&format!("mount {dev} {dir}"));
-        Mounted(dir.to_string())
-    }
-}
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        common::unmount(Path::new(&self.0));
-    }
-}
-
 /// A loop device over `backing` (a file or a device) from byte `offset`; detached on drop.
 struct LoopOver(String);
 impl LoopOver {
@@ -118,11 +86,6 @@ impl Drop for LoopOver {
     fn drop(&mut self) {
         let _ = sh(&format!("losetup -d {}", self.0));
     }
-}
-
-/// A digest of a file or device's bytes (to prove nothing was written).
-fn digest(path: &str) -> String {
-    String::from_utf8_lossy(&sh(&format!("cksum < {path}")).stdout).trim().to_string()
 }
 
 // ---- 1. checks on a path, writes on a re-open ----------------------------------------------

@@ -8,30 +8,11 @@
 mod common;
 
 use std::os::unix::fs::FileExt;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use common::*;
 
 const MIB: u64 = 1 << 20;
-
-fn tool(name: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {name}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn must(cmd: &str) {
-    let o = Command::new("sh").args(["-c", cmd]).output().expect("run sh");
-    assert!(o.status.success(), "{cmd}: {}", String::from_utf8_lossy(&o.stderr));
-}
-
-/// A checksum of every byte of `path` (a file or a device).
-fn digest(path: &str) -> String {
-    let o = Command::new("md5sum").arg(path).output().expect("md5sum");
-    String::from_utf8_lossy(&o.stdout).split_whitespace().next().unwrap_or_default().to_string()
-}
 
 /// drivelab with `args`, with blkid or (`blkid` false) the built-in scan alone.
 fn drivelab_with(blkid: bool, args: &[&str]) -> Output {

@@ -12,53 +12,6 @@ use std::process::{Child, Command, Stdio};
 
 use common::*;
 
-fn sh(cmd: &str) -> std::process::Output {
-    Command::new("sh").args(["-c", cmd]).output().expect("run sh")
-}
-
-fn must(cmd: &str) -> String {
-    let o = sh(cmd);
-    assert!(o.status.success(), "{cmd}: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).trim().to_string()
-}
-
-fn tool(name: &str) -> bool {
-    sh(&format!("command -v {name}")).status.success()
-}
-
-/// A digest of a file or device's bytes (to prove nothing was written).
-fn digest(path: &str) -> String {
-    must(&format!("cksum < {path}"))
-}
-
-/// A loop device made by `losetup --find --show ARGS`; detached on drop.
-struct Loop(String);
-impl Loop {
-    fn new(args: &str) -> Loop {
-        Loop(must(&format!("losetup --find --show {args}")))
-    }
-}
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = sh(&format!("losetup -d {}", self.0));
-    }
-}
-
-/// A mount, unmounted on drop.
-struct Mounted(String);
-impl Mounted {
-    fn new(dev: &str, dir: &str) -> Mounted {
-        std::fs::create_dir_all(dir).unwrap();
-        must(&format!("mount {dev} {dir}"));
-        Mounted(dir.to_string())
-    }
-}
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        unmount(Path::new(&self.0));
-    }
-}
-
 /// A helper process, killed on drop.
 struct Helper(Child);
 impl Helper {

@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod shell;
+pub use shell::*;
+
 /// Run drivelab in a scratch working directory of this test process (in /dev/shm), so the
 /// results directories every command leaves (`./results/...`) never land in the source tree.
 pub fn drivelab(args: &[&str]) -> Output {
