@@ -372,12 +372,28 @@ fn over(h: &Histogram, ns: u64) -> f64 {
     (h.count() as f64 * h.fraction_above(ns)).round()
 }
 
+/// `four_slots_one_stall(per_slot)`, run again (up to 5 times) while the machine, not the
+/// target, made drivelab itself late: over 20 I/Os issued more than 10 ms after they could have
+/// been (a descheduled job thread on a busy machine). Such a run measures the machine; the
+/// assertions are about the schedule.
+fn four_slots_one_stall_unpreempted(per_slot: bool) -> JobOutput {
+    let mut out = four_slots_one_stall(per_slot);
+    for _ in 1..5 {
+        if over(&out.tool_lag, 10_000_000) <= 20.0 {
+            break;
+        }
+        out = four_slots_one_stall(per_slot);
+    }
+    out
+}
+
 #[test]
 fn per_slot_schedules_wait_for_their_own_slot_as_acts_threads_do() {
     // One schedule per slot (ACT's service threads, 1000/s each): the stalled slot's next ~100
     // I/Os wait for it (each late, each charged in response time) while the other three keep
     // their own schedules. That lateness is the target's, not drivelab's.
-    let out = four_slots_one_stall(true);
+    let out = four_slots_one_stall_unpreempted(true);
+    assert!(over(&out.tool_lag, 10_000_000) <= 20.0, "drivelab itself was not late");
     let ops = out.read.count();
     assert!((1100..=1210).contains(&ops), "{ops} I/Os in 0.3 s at 4000/s");
     let late = over(&out.lag, 10_000_000);
@@ -385,9 +401,8 @@ fn per_slot_schedules_wait_for_their_own_slot_as_acts_threads_do() {
     // thread for over 10 ms, which a loaded CI machine may do a few times.
     assert!((80.0..=140.0).contains(&late), "{late} I/Os issued over 10 ms late: the stalled slot's");
     assert!(over(&out.resp_read, 10_000_000) >= 80.0, "and each is charged in response time");
-    assert!(over(&out.tool_lag, 10_000_000) <= 20.0, "drivelab itself was not late");
     // With one shared schedule, the three free slots take those I/Os on time.
-    let shared = four_slots_one_stall(false);
+    let shared = four_slots_one_stall_unpreempted(false);
     assert!(over(&shared.lag, 10_000_000) <= 20.0, "shared: {} late", over(&shared.lag, 10_000_000));
     let slow = over(&shared.resp_read, 10_000_000);
     assert!((1.0..=20.0).contains(&slow), "shared: the stalled I/O, not the ~90 behind it: {slow}");
