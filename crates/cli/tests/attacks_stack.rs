@@ -318,6 +318,27 @@ fn a_file_another_process_holds_open_is_refused_and_so_is_a_loop_over_it() {
     assert_eq!(code, Some(0), "{err}");
 }
 
+#[test]
+fn a_device_another_process_holds_open_is_refused_even_with_force() {
+    need_loop!();
+    if !tool("python3") {
+        return skip("python3 is not installed");
+    }
+    // A VM's raw disk, a database, a `dd`: none of them opens a device O_EXCL or locks it.
+    let s = Scratch::new("stack-open-dev");
+    let img = s.path("disk.img");
+    std::fs::write(&img, vec![0x3c; 8 << 20]).unwrap();
+    let x = Loop::new(&img);
+    let before = digest(&img);
+    let user = Helper::python(HOLD_OPEN, &[&x.0]);
+    refused_live(&x.0, &["--destroy", &x.0], &format!("is open in pid {} (python3", user.pid()));
+    info_refuses(&x.0, "is open in pid");
+    assert_eq!(digest(&img), before, "a device held open was written");
+    drop(user);
+    let (code, err) = write_run(&x.0, &["--destroy", &x.0]);
+    assert_eq!(code, Some(0), "with its user gone it is written: {err}");
+}
+
 /// A real FUSE image mounted from a relative path, where fuse2fs is installed.
 #[test]
 fn an_image_fuse2fs_mounts_from_a_relative_path_is_refused() {

@@ -21,9 +21,6 @@ fn crash(rig: &Rig, journal: &str, args: &[&str]) {
     a.extend_from_slice(&["--time", "60s", "--verify", "--journal", journal, "--quiet", "--json", "-"]);
     a.extend_from_slice(args);
     let dir = Scratch::new("journal-run");
-    // The last close of a block device writes its cache back (the kernel syncs it on release):
-    // held open here, the crash leaves the drive's cache as the kill found it.
-    let _held = std::fs::File::open(dev).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
         .current_dir(&dir.0)
         .args(&a)
@@ -41,6 +38,10 @@ fn crash(rig: &Rig, journal: &str, args: &[&str]) {
         assert!(t0.elapsed() < Duration::from_secs(30), "the journal did not grow");
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The last close of a block device writes its cache back (the kernel syncs it on release):
+    // held open here, the crash leaves the drive's cache as the kill found it. Opened only now,
+    // while drivelab writes: a device another program has open is refused before a run starts.
+    let _held = std::fs::File::open(dev).unwrap();
     // SAFETY: kill has no memory-safety preconditions; the pid is our live child's.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.wait().unwrap();

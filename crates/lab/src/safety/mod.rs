@@ -333,9 +333,12 @@ fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold, others: Other
     out.extend(live(holder_concerns(&dev)));
     let members: Vec<_> = dev.members().iter().filter_map(|m| m.devno).collect();
     out.extend(live(loop_concerns(path, &loops_over_devices(&members))));
-    // Another program with the device itself open without O_EXCL is not refused: tools that
-    // cooperate with a run hold it so (a crash test's fault injector, a monitor); one with it
-    // open exclusively is `busy` below, a lock on it is refused above.
+    // Another program with the device itself open is a live user, as it is of a file: a VM's
+    // raw disk, a database, a `dd` — none of them asks for O_EXCL. udev's probes are not users
+    // (`users_of_device`), nor are this run's other MPI ranks on a shared target.
+    if hold != Hold::Shared {
+        out.extend(open_concern(path, locks::users_of_device(rdev)));
+    }
     let len = block_len(file);
     out.extend(stack_concerns(path, rdev, len));
     if !out.iter().any(|c| c.kind == Kind::Live) {
