@@ -61,6 +61,10 @@
 //! baseline for a delta, then the table's columns; numbers at full precision, deltas in percent
 //! without the sign) and a last block `missing_point,in,not_in`. Blocks are separated by an
 //! empty line. The JSON form is the [`Comparison`] itself.
+//!
+//! A run's value from a point whose I/O failed, and every Δ from such a value, is marked with
+//! the report's own marking ([`crate::tables::mark_if`] and its footnote naming the run, the
+//! point and the error; CSV a last `errored` column; JSON [`SideBySide::errored`]).
 
 use std::collections::HashMap;
 
