@@ -268,6 +268,42 @@ fn an_errored_point_is_marked_in_every_report_format() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("class=\"errored\"") && html.contains("!err"), "compare html: a visible marker");
     assert!(html.contains("I/O error)") && html.contains("No space left"), "compare html: charts and a note say so");
+
+    // compare of two runs (headline figures): the errored run's columns and a warning say so.
+    let run = |dev: &str, results: &str| {
+        drivelab(&[
+            "run",
+            dev,
+            "--destroy",
+            dev,
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--time",
+            "1s",
+            "--results",
+            results,
+            "-q",
+            "--continue-on-error",
+        ])
+    };
+    assert_eq!(run(&healthy.dev, &s.path("run-good")).status.code(), Some(0));
+    assert_eq!(run(&lo.dev, &s.path("run-bad")).status.code(), Some(1), "ENOSPC again");
+    let one = |d: &str| std::fs::read_dir(s.path(d)).unwrap().next().unwrap().unwrap().path();
+    let (rg, rb) = (one("run-good"), one("run-bad"));
+    for format in ["text", "md", "csv", "json"] {
+        let o = drivelab(&["compare", rg.to_str().unwrap(), rb.to_str().unwrap(), "--format", format]);
+        assert!(o.status.success(), "compare runs {format}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("B !err") && out.contains("Δ B vs A !err"), "compare runs {format}: marked:\n{out}");
+        assert_eq!(
+            out.matches("A !err").count(),
+            out.matches("vs A !err").count(),
+            "compare runs {format}: the healthy run is not marked:\n{out}"
+        );
+        assert!(out.contains("No space left on device"), "compare runs {format}: why:\n{out}");
+    }
     drop(healthy);
     drop(lo);
     drop(fs);

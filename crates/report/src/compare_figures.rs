@@ -7,8 +7,8 @@
 //! their figures do not measure the same thing.
 //!
 //! A run's figures from a point whose I/O failed are marked as `report` marks them: its column
-//! and its Δ column carry [`crate::tables::ERRORED_MARK`], and a warning names the run, the
-//! point and the error. (A qos or act load with an I/O error never passes, so never decides.)
+//! and its Δ column carry [`crate::tables::ERRORED_MARK`], and the table's title and a warning
+//! name the run, the point and the error. (A qos or act load with an I/O error never passes, so never decides.)
 
 use drivelab_engine::hist::Pct;
 use drivelab_engine::Error;
@@ -17,7 +17,7 @@ use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 use crate::compare_runs::{runs_grid, RunInfo};
 use crate::durable;
 use crate::model::{Cell, ChartSpec, Column, Grid, Report, Section, SliceBars, TableBlock, Unit};
-use crate::tables::{errored_footnote, mark_if, point_error};
+use crate::tables::{errored_footnote, mark_if, point_error, ERRORED_MARK};
 use crate::views::{act, qos};
 
 /// One figure of a run: name, unit, value (None: not measured, e.g. no load passed).
@@ -211,7 +211,12 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         "Baseline: {first_name}. Δ: change against it, in percentage points (pp) where the figure is a percent, else in percent of the baseline."
     ));
     section.tables.push(TableBlock::Grid(Grid {
-        title: format!("{} results compared", first.manifest.kind),
+        // As `report`'s result table: the title names the errors, so every format (CSV's
+        // `table` column too) carries them.
+        title: std::iter::once(format!("{} results compared", first.manifest.kind))
+            .chain(errors.iter().flatten().map(|e| format!("{ERRORED_MARK}: {e}")))
+            .collect::<Vec<_>>()
+            .join(" "),
         columns,
         rows,
     }));
