@@ -8,7 +8,8 @@
 //!
 //! A run's figures from a point whose I/O failed are marked as `report` marks them: its column
 //! and its Δ column carry [`crate::tables::ERRORED_MARK`], and the table's title and a warning
-//! name the run, the point and the error. (A qos or act load with an I/O error never passes, so never decides.)
+//! name the run, the point and the error. (A qos or act load with an I/O error never passes,
+//! so it never decides a figure.)
 
 use drivelab_engine::hist::Pct;
 use drivelab_engine::Error;
