@@ -221,6 +221,90 @@ fn an_errored_point_is_marked_in_every_report_format() {
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("class=\"errored\"") && html.contains("!err"), "html: a visible marker");
     assert!(html.contains("I/O error)"), "html: the charts name the errored values");
+
+    // compare: the same plan on a healthy device (A, the baseline) beside the errored run (B).
+    let healthy = LoopDev::new(&s.0.join("healthy"), 64 << 20, None);
+    let good = s.path("good");
+    let o = drivelab(&["plan", &plan, &healthy.dev, "--destroy", &healthy.dev, "--results", &good, "-q"]);
+    assert_eq!(o.status.code(), Some(0), "the healthy run: {}", stderr(&o));
+    let g = std::fs::read_dir(&good).unwrap().next().unwrap().unwrap().path();
+    let g = g.to_str().unwrap();
+    let compare = |format: &str| {
+        let o = drivelab(&["compare", g, d, "--format", format]);
+        assert!(o.status.success(), "compare {format}: {}", stderr(&o));
+        stdout(&o)
+    };
+    for format in ["text", "md"] {
+        let out = compare(format);
+        let footnote = |l: &&str| l.trim_start_matches('*').starts_with("!err:");
+        let marked: Vec<&str> = out.lines().filter(|l| l.contains("!err") && !footnote(l)).collect();
+        assert!(!marked.is_empty(), "compare {format}: B's cells carry !err:\n{out}");
+        for l in &marked {
+            assert!(l.contains('B'), "compare {format}: only B's values and Δs are marked: {l}\n{out}");
+        }
+        assert!(out.lines().any(|l| footnote(&l)), "compare {format}: a footnote:\n{out}");
+        assert!(
+            out.contains("B: ") && out.contains("No space left on device"),
+            "compare {format}: which run, why:\n{out}"
+        );
+    }
+    let csv = compare("csv");
+    assert!(csv.lines().any(|l| l.starts_with("table,") && l.ends_with(",errored")), "compare csv: {csv}");
+    assert!(csv.lines().any(|l| l.contains(",B,value,") && l.contains("No space left")), "compare csv: {csv}");
+    assert!(!csv.lines().any(|l| l.contains(",A,value,") && l.contains("No space left")), "compare csv: {csv}");
+    let json: serde_json::Value = serde_json::from_str(&compare("json")).unwrap();
+    let errors: Vec<&str> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["errored"].as_array().into_iter().flatten())
+        .filter_map(|c| c["error"].as_str())
+        .collect();
+    assert!(!errors.is_empty(), "compare json: tables list their errored cells");
+    assert!(errors.iter().all(|e| e.starts_with("B: ") && e.contains("No space left")), "compare json: {errors:?}");
+    let page = s.path("compare.html");
+    let o = drivelab(&["compare", g, d, "-o", &page]);
+    assert!(o.status.success(), "compare -o: {}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("class=\"errored\"") && html.contains("!err"), "compare html: a visible marker");
+    assert!(html.contains("I/O error)") && html.contains("No space left"), "compare html: charts and a note say so");
+
+    // compare of two runs (headline figures): the errored run's columns and a warning say so.
+    let run = |dev: &str, results: &str| {
+        drivelab(&[
+            "run",
+            dev,
+            "--destroy",
+            dev,
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--time",
+            "1s",
+            "--results",
+            results,
+            "-q",
+            "--continue-on-error",
+        ])
+    };
+    assert_eq!(run(&healthy.dev, &s.path("run-good")).status.code(), Some(0));
+    assert_eq!(run(&lo.dev, &s.path("run-bad")).status.code(), Some(1), "ENOSPC again");
+    let one = |d: &str| std::fs::read_dir(s.path(d)).unwrap().next().unwrap().unwrap().path();
+    let (rg, rb) = (one("run-good"), one("run-bad"));
+    for format in ["text", "md", "csv", "json"] {
+        let o = drivelab(&["compare", rg.to_str().unwrap(), rb.to_str().unwrap(), "--format", format]);
+        assert!(o.status.success(), "compare runs {format}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("B !err") && out.contains("Δ B vs A !err"), "compare runs {format}: marked:\n{out}");
+        assert_eq!(
+            out.matches("A !err").count(),
+            out.matches("vs A !err").count(),
+            "compare runs {format}: the healthy run is not marked:\n{out}"
+        );
+        assert!(out.contains("No space left on device"), "compare runs {format}: why:\n{out}");
+    }
+    drop(healthy);
     drop(lo);
     drop(fs);
 }

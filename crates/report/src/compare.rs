@@ -61,6 +61,10 @@
 //! baseline for a delta, then the table's columns; numbers at full precision, deltas in percent
 //! without the sign) and a last block `missing_point,in,not_in`. Blocks are separated by an
 //! empty line. The JSON form is the [`Comparison`] itself.
+//!
+//! A run's value from a point whose I/O failed, and every Δ from such a value, is marked with
+//! the report's own marking ([`crate::tables::mark_if`] and its footnote naming the run, the
+//! point and the error; CSV a last `errored` column; JSON [`SideBySide::errored`]).
 
 use std::collections::HashMap;
 
@@ -72,7 +76,7 @@ use serde::Serialize;
 use crate::compare_runs::{runs_grid, RunInfo};
 use crate::grid;
 use crate::suite_tables;
-use crate::tables::{build, point_name, Key, Table};
+use crate::tables::{self, build, point_name, ErroredCell, Key, Table};
 
 /// One results directory.
 pub struct Run {
@@ -124,6 +128,11 @@ pub struct SideBySide {
     pub rows: Vec<CompareRow>,
     /// What the figures are, as the runs' own table says ([`Table::note`]).
     pub note: Option<String>,
+    /// Cells (indices into `rows` and `cols`) from a point whose I/O failed, each error naming
+    /// the run and the point: a run's value, and a Δ where either side is errored. Marked in
+    /// every format as `report` marks them ([`Table::errored`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errored: Vec<ErroredCell>,
 }
 
 /// A run's values of one row, or (`delta`) its change against the baseline in percent.
@@ -437,6 +446,29 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
     let values = |run: usize, r: &str| -> Vec<Option<f64>> {
         col_keys.iter().map(|c| cell_maps[run].get(&(r, c.as_str())).copied()).collect()
     };
+    // Each run's errored cells by (row, column) key, the error naming the run.
+    let errors: Vec<HashMap<(&str, &str), String>> = built
+        .iter()
+        .enumerate()
+        .map(|(run, t)| {
+            t.errored
+                .iter()
+                .filter_map(|e| {
+                    let key = (t.rows.get(e.row)?.0.as_str(), t.cols.get(e.col)?.as_str());
+                    Some((key, format!("{}: {}", names.runs[run], show(&e.error, |i| names.run_target(run, i)))))
+                })
+                .collect()
+        })
+        .collect();
+    let mut errored: Vec<ErroredCell> = Vec::new();
+    // Marks the cells of the row about to be pushed where `runs` (in order) have an error.
+    let mut mark = |row: usize, r: &str, runs: &[usize]| {
+        for (col, c) in col_keys.iter().enumerate() {
+            if let Some(e) = runs.iter().find_map(|&run| errors[run].get(&(r, c.as_str()))) {
+                errored.push(ErroredCell { row, col, error: e.clone() });
+            }
+        }
+    };
 
     let mut rows = Vec::new();
     for r in &row_keys {
@@ -450,6 +482,7 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
         // The row as a run names it: the row key, or the run for a target.
         let row = |run: usize| if has_placeholder(r) { show(r, |i| names.run_target(run, i)) } else { r.clone() };
         for run in 0..built.len() {
+            mark(rows.len(), r, &[run]);
             rows.push(CompareRow { label: label(run), row: row(run), run, delta: false, cells: values(run, r) });
         }
         let base = values(0, r);
@@ -462,6 +495,7 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
                 format!("{r} Δ {} vs {}", names.runs[run], names.runs[0])
             };
             let cells = base.iter().zip(values(run, r)).map(|(b, v)| delta(*b, v)).collect();
+            mark(rows.len(), r, &[run, 0]);
             rows.push(CompareRow { label: delta_label, row: row(run), run, delta: true, cells });
         }
     }
@@ -479,6 +513,7 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
         cols: col_keys.iter().map(|c| show(c, |i| names.col_target(i))).collect(),
         rows,
         note: built.iter().find_map(|t| t.note.clone()),
+        errored,
     }
 }
 
@@ -494,14 +529,24 @@ impl SideBySide {
         grid::heading(&self.title, &self.unit)
     }
 
-    /// Header and rows as display strings.
+    /// Is the cell at (`row`, `col`) from an errored point (a value, or a Δ with one)?
+    pub fn is_errored(&self, row: usize, col: usize) -> bool {
+        tables::is_errored(&self.errored, row, col)
+    }
+
+    /// The note under the table: the runs' own, then the errored cells' footnote.
+    fn notes(&self) -> Option<String> {
+        tables::notes(self.note.as_deref(), &self.errored)
+    }
+
+    /// Header and rows as display strings (errored cells marked as [`Table::show_cell`] does).
     fn grid(&self) -> Vec<Vec<String>> {
         let mut grid = vec![std::iter::once(self.row_header.clone()).chain(self.cols.iter().cloned()).collect()];
-        for row in &self.rows {
-            let cells = row.cells.iter().map(|v| match v {
+        for (ri, row) in self.rows.iter().enumerate() {
+            let cells = row.cells.iter().enumerate().map(|(ci, v)| match v {
                 None => "—".to_string(),
-                Some(d) if row.delta => fmt_delta(*d),
-                Some(v) => grid::human(*v, &self.unit),
+                Some(d) if row.delta => tables::mark_if(fmt_delta(*d), self.is_errored(ri, ci)),
+                Some(v) => tables::mark_if(grid::human(*v, &self.unit), self.is_errored(ri, ci)),
             });
             grid.push(std::iter::once(row.label.clone()).chain(cells).collect());
         }
@@ -510,31 +555,39 @@ impl SideBySide {
 
     /// For a terminal: aligned like [`Table::text`].
     pub fn text(&self) -> String {
-        grid::text_with_note(grid::text(&self.heading(), &self.grid()), self.note.as_deref())
+        grid::text_with_note(grid::text(&self.heading(), &self.grid()), self.notes().as_deref())
     }
 
     /// A GitHub Markdown table preceded by the heading in bold, like [`Table::markdown`].
     pub fn markdown(&self) -> String {
-        grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.note.as_deref())
+        grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.notes().as_deref())
     }
 
     /// One CSV block: see the module docs.
     fn csv(&self, runs: &[String]) -> String {
         let mut out = String::new();
-        let header: Vec<String> = ["table", "unit", &self.row_header, "run", "measure", "vs"]
+        let mut header: Vec<String> = ["table", "unit", &self.row_header, "run", "measure", "vs"]
             .into_iter()
             .chain(self.cols.iter().map(String::as_str))
             .map(grid::csv_field)
             .collect();
+        // As in `report`'s CSV: the numbers stay, a last column names a row's errored cells.
+        let marked = !self.errored.is_empty();
+        if marked {
+            header.push("errored".into());
+        }
         out.push_str(&header.join(","));
         out.push('\n');
-        for row in &self.rows {
+        for (ri, row) in self.rows.iter().enumerate() {
             let (measure, vs) = if row.delta { ("delta_pct", runs[0].as_str()) } else { ("value", "") };
             let mut line: Vec<String> =
                 [&self.title, &self.unit, &row.row, &runs[row.run]].into_iter().map(|s| grid::csv_field(s)).collect();
             line.push(measure.into());
             line.push(grid::csv_field(vs));
             line.extend(row.cells.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
+            if marked {
+                line.push(tables::errored_csv_field(&self.errored, &self.cols, ri));
+            }
             out.push_str(&line.join(","));
             out.push('\n');
         }

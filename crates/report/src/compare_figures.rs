@@ -5,6 +5,11 @@
 //! reads over 1 ms, CPU %), relative percent otherwise. The result is a [`Report`], so every
 //! exporter writes it. Runs of different kinds (or qos searches by rate and by qd) are refused:
 //! their figures do not measure the same thing.
+//!
+//! A run's figures from a point whose I/O failed are marked as `report` marks them: its column
+//! and its Δ column carry [`crate::tables::ERRORED_MARK`], and the table's title and a warning
+//! name the run, the point and the error. (A qos or act load with an I/O error never passes,
+//! so it never decides a figure.)
 
 use drivelab_engine::hist::Pct;
 use drivelab_engine::Error;
@@ -13,6 +18,7 @@ use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 use crate::compare_runs::{runs_grid, RunInfo};
 use crate::durable;
 use crate::model::{Cell, ChartSpec, Column, Grid, Report, Section, SliceBars, TableBlock, Unit};
+use crate::tables::{errored_footnote, mark_if, point_error, ERRORED_MARK};
 use crate::views::{act, qos};
 
 /// One figure of a run: name, unit, value (None: not measured, e.g. no load passed).
@@ -166,10 +172,23 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
             names.push((n.clone(), *u));
         }
     }
+    // A run's error, if the point its figures come from failed ("run: point: error").
+    let errors: Vec<Option<String>> = runs
+        .iter()
+        .map(|(n, r)| {
+            let p = r.points.first().filter(|_| r.manifest.kind == Kind::Run)?;
+            point_error(&p.result).map(|e| format!("{n}: {}: {e}", p.point.label))
+        })
+        .collect();
     let mut columns =
         vec![Column::new("figure", Unit::Count), Column::new("unit", Unit::Count), Column::new("Δ in", Unit::Count)];
-    columns.extend(runs.iter().map(|(n, _)| Column::new(n.clone(), Unit::Count)));
-    columns.extend(runs[1..].iter().map(|(n, _)| Column::new(format!("Δ {n} vs {first_name}"), Unit::Count)));
+    columns.extend(
+        runs.iter().enumerate().map(|(i, (n, _))| Column::new(mark_if(n.clone(), errors[i].is_some()), Unit::Count)),
+    );
+    columns.extend(runs[1..].iter().enumerate().map(|(i, (n, _))| {
+        let errored = errors[0].is_some() || errors[i + 1].is_some();
+        Column::new(mark_if(format!("Δ {n} vs {first_name}"), errored), Unit::Count)
+    }));
     let value = |i: usize, name: &str| per_run[i].iter().find(|f| f.0 == name).and_then(|f| f.2);
     let rows = names
         .iter()
@@ -193,7 +212,12 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         "Baseline: {first_name}. Δ: change against it, in percentage points (pp) where the figure is a percent, else in percent of the baseline."
     ));
     section.tables.push(TableBlock::Grid(Grid {
-        title: format!("{} results compared", first.manifest.kind),
+        // As `report`'s result table: the title names the errors, so every format (CSV's
+        // `table` column too) carries them.
+        title: std::iter::once(format!("{} results compared", first.manifest.kind))
+            .chain(errors.iter().flatten().map(|e| format!("{ERRORED_MARK}: {e}")))
+            .collect::<Vec<_>>()
+            .join(" "),
         columns,
         rows,
     }));
@@ -227,7 +251,7 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         title: format!("drivelab compare ({})", first.manifest.kind),
         answer,
         facts,
-        warnings: Vec::new(),
+        warnings: errored_footnote(errors.iter().flatten().map(String::as_str)).into_iter().collect(),
         notes: Vec::new(),
         sections: vec![who, section],
     })

@@ -84,17 +84,7 @@ pub(crate) fn table_html(t: &Table) -> String {
         let _ = write!(h, "<tr><td>{}</td>", esc(name));
         for (ci, v) in vals.iter().enumerate() {
             match v {
-                Some(x) if t.is_errored(ri, ci) => {
-                    let _ = write!(
-                        h,
-                        "<td class=\"errored\">{} <strong>{}</strong></td>",
-                        grid::human(*x, &t.unit),
-                        crate::tables::ERRORED_MARK
-                    );
-                }
-                Some(x) => {
-                    let _ = write!(h, "<td>{}</td>", grid::human(*x, &t.unit));
-                }
+                Some(x) => h += &value_td(&grid::human(*x, &t.unit), t.is_errored(ri, ci)),
                 None => h += "<td>—</td>",
             }
         }
@@ -104,10 +94,31 @@ pub(crate) fn table_html(t: &Table) -> String {
     if let Some(n) = &t.note {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
     }
-    if let Some(n) = t.errored_note() {
-        let _ = write!(h, "<p class=\"warn\">{}</p>", esc(&n));
-    }
+    h += &errored_note_html(&t.errored);
     h
+}
+
+/// A figure's cell; an errored point's shaded, with [`crate::tables::ERRORED_MARK`] after it.
+pub(crate) fn value_td(shown: &str, errored: bool) -> String {
+    if errored {
+        format!("<td class=\"errored\">{} <strong>{}</strong></td>", esc(shown), crate::tables::ERRORED_MARK)
+    } else {
+        format!("<td>{}</td>", esc(shown))
+    }
+}
+
+/// The footnote of a table's errored cells, as a warning (empty when there are none).
+pub(crate) fn errored_note_html(cells: &[crate::tables::ErroredCell]) -> String {
+    crate::tables::errored_note(cells).map_or_else(String::new, |n| format!("<p class=\"warn\">{}</p>", esc(&n)))
+}
+
+/// A chart's title: an errored point is named on the chart itself, not only in the table
+/// beside it.
+pub(crate) fn chart_title(heading: String, errored: usize) -> String {
+    match errored {
+        0 => heading,
+        n => format!("{heading} — {n} value(s) {} (I/O error)", crate::tables::ERRORED_MARK),
+    }
 }
 
 /// The chart that fits a table of `kind`; its title carries the unit (charts are also saved
@@ -116,11 +127,7 @@ pub(crate) fn table_html(t: &Table) -> String {
 /// Every axis and legend names what it shows ([`axis_words`]): the x axis its key with a unit,
 /// the value axis its quantity and unit, each legend entry its key ("qd 8", "bs 4 KiB").
 pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
-    // An errored point is named on the chart itself, not only in the table beside it.
-    let title = match t.errored.len() {
-        0 => t.heading(),
-        n => format!("{} — {n} value(s) {} (I/O error)", t.heading(), crate::tables::ERRORED_MARK),
-    };
+    let title = chart_title(t.heading(), t.errored.len());
     let titled = Table { title, ..t.clone() };
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
@@ -441,7 +448,7 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
         let values: Vec<(String, Vec<Option<f64>>)> =
             t.rows.iter().filter(|r| !r.delta).map(|r| (legend(r), r.cells.clone())).collect();
         let overlay = Table {
-            title: t.heading(),
+            title: chart_title(t.heading(), t.errored.iter().filter(|e| !t.rows[e.row].delta).count()),
             unit: value_axis(&t.unit),
             row_header: t.row_header.clone(),
             col_header: t.col_header.clone(),
@@ -462,15 +469,14 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
             let _ = write!(h, "<th>{}</th>", esc(col));
         }
         h += "</tr></thead><tbody>";
-        for r in &t.rows {
+        for (ri, r) in t.rows.iter().enumerate() {
             let _ = write!(h, "<tr><td>{}</td>", esc(&r.label));
-            for v in &r.cells {
-                let cell = match (v, r.delta) {
-                    (Some(x), true) => format!("{x:+.1}%"),
-                    (Some(x), false) => grid::human(*x, &t.unit),
-                    (None, _) => "—".into(),
-                };
-                let _ = write!(h, "<td>{cell}</td>");
+            for (ci, v) in r.cells.iter().enumerate() {
+                match (v, r.delta) {
+                    (Some(x), true) => h += &value_td(&format!("{x:+.1}%"), t.is_errored(ri, ci)),
+                    (Some(x), false) => h += &value_td(&grid::human(*x, &t.unit), t.is_errored(ri, ci)),
+                    (None, _) => h += "<td>—</td>",
+                }
             }
             h += "</tr>";
         }
@@ -478,6 +484,7 @@ pub fn compare_report(c: &crate::compare::Comparison) -> String {
         if let Some(n) = &t.note {
             let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
         }
+        h += &errored_note_html(&t.errored);
     }
     h += "</body></html>\n";
     h

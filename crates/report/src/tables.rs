@@ -179,6 +179,63 @@ pub fn point_error(r: &RunResult) -> Option<String> {
     })
 }
 
+// How an errored point is marked, in one place: `report`'s tables and `compare`'s side-by-side
+// tables (crate::compare) both mark with these, so every format marks alike.
+
+/// Is the cell at (`row`, `col`) among `cells`?
+pub fn is_errored(cells: &[ErroredCell], row: usize, col: usize) -> bool {
+    cells.iter().any(|e| (e.row, e.col) == (row, col))
+}
+
+/// A shown figure with [`ERRORED_MARK`] after it where `errored`.
+pub fn mark_if(shown: String, errored: bool) -> String {
+    if errored {
+        format!("{shown} {ERRORED_MARK}")
+    } else {
+        shown
+    }
+}
+
+/// The footnote of errored `cells` (None when there are none): which points and why.
+pub fn errored_note(cells: &[ErroredCell]) -> Option<String> {
+    errored_footnote(cells.iter().map(|e| e.error.as_str()))
+}
+
+/// The footnote of errored points (None when there are none), from their errors ("point:
+/// error"), each said once.
+pub fn errored_footnote<'a>(all: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut errors: Vec<&str> = Vec::new();
+    for e in all {
+        if !errors.contains(&e) {
+            errors.push(e);
+        }
+    }
+    (!errors.is_empty()).then(|| {
+        format!(
+            "{ERRORED_MARK}: an I/O error stopped the point; its figures cover only the I/O before it ({})",
+            errors.join("; ")
+        )
+    })
+}
+
+/// The note under a table: its own `note`, then the footnote of its errored `cells`.
+pub fn notes(note: Option<&str>, cells: &[ErroredCell]) -> Option<String> {
+    match (note, errored_note(cells)) {
+        (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+        (a, b) => a.map(str::to_string).or(b),
+    }
+}
+
+/// CSV's `errored` field of row `row`: its errored cells as "column: error", "; " apart.
+pub fn errored_csv_field(cells: &[ErroredCell], cols: &[String], row: usize) -> String {
+    let errors: Vec<String> = cells
+        .iter()
+        .filter(|e| e.row == row)
+        .map(|e| format!("{}: {}", cols.get(e.col).map_or("", |c| c.as_str()), e.error))
+        .collect();
+    grid::csv_field(&errors.join("; "))
+}
+
 impl Key {
     /// The key's name, used as the row header: "target", the field's name, "step", "targets";
     /// a join's names separated by spaces.
@@ -575,7 +632,7 @@ impl Table {
 
     /// Is the cell at (`row`, `col`) an errored point's?
     pub fn is_errored(&self, row: usize, col: usize) -> bool {
-        self.errored.iter().any(|e| (e.row, e.col) == (row, col))
+        is_errored(&self.errored, row, col)
     }
 
     /// A cell for people: the number in the table's unit, [`ERRORED_MARK`] after an errored
@@ -583,33 +640,18 @@ impl Table {
     pub fn show_cell(&self, row: usize, col: usize, v: Option<f64>) -> String {
         match v {
             None => "—".to_string(),
-            Some(v) if self.is_errored(row, col) => format!("{} {ERRORED_MARK}", grid::human(v, &self.unit)),
-            Some(v) => grid::human(v, &self.unit),
+            Some(v) => mark_if(grid::human(v, &self.unit), self.is_errored(row, col)),
         }
     }
 
     /// The footnote of the errored cells (None when there are none): which points and why.
     pub fn errored_note(&self) -> Option<String> {
-        let mut errors: Vec<&str> = Vec::new();
-        for e in &self.errored {
-            if !errors.contains(&e.error.as_str()) {
-                errors.push(&e.error);
-            }
-        }
-        (!errors.is_empty()).then(|| {
-            format!(
-                "{ERRORED_MARK}: an I/O error stopped the point; its figures cover only the I/O before it ({})",
-                errors.join("; ")
-            )
-        })
+        errored_note(&self.errored)
     }
 
     /// The note under the table: its own, then the errored cells' footnote.
     fn notes(&self) -> Option<String> {
-        match (self.note.clone(), self.errored_note()) {
-            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
-            (a, b) => a.or(b),
-        }
+        notes(self.note.as_deref(), &self.errored)
     }
 
     /// Header and rows as display strings ("—" for a missing cell).
@@ -652,13 +694,7 @@ impl Table {
             let mut line = vec![grid::csv_field(label)];
             line.extend(values.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
             if marked {
-                let errors: Vec<String> = self
-                    .errored
-                    .iter()
-                    .filter(|e| e.row == ri)
-                    .map(|e| format!("{}: {}", self.cols.get(e.col).map_or("", |c| c.as_str()), e.error))
-                    .collect();
-                line.push(grid::csv_field(&errors.join("; ")));
+                line.push(errored_csv_field(&self.errored, &self.cols, ri));
             }
             out.push_str(&line.join(","));
             out.push('\n');
