@@ -194,9 +194,10 @@ fn an_errored_point_is_marked_in_every_report_format() {
     assert_eq!(o.status.code(), Some(1), "an I/O error is exit 1: {}", stderr(&o));
     let dir = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
     let d = dir.to_str().unwrap();
+    let plan_said = stderr(&o);
     let report = |format: &str| {
         let o = drivelab(&["report", d, "--format", format]);
-        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        assert!(o.status.success(), "{format}: {}\nthe plan said: {plan_said}", stderr(&o));
         stdout(&o)
     };
     for format in ["text", "md"] {
