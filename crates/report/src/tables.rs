@@ -43,6 +43,11 @@ use serde::{Deserialize, Serialize};
 use crate::durable;
 use crate::grid;
 
+mod defaults;
+mod errored;
+pub use defaults::default_tables;
+pub use errored::*;
+
 /// What a row or column is keyed by.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
@@ -154,86 +159,6 @@ pub struct Table {
     /// format marks them ([`ERRORED_MARK`] and a footnote; CSV an `errored` column, JSON this).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errored: Vec<ErroredCell>,
-}
-
-/// A cell of a [`Table`] with an errored point in it, and the error.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ErroredCell {
-    pub row: usize,
-    pub col: usize,
-    pub error: String,
-}
-
-/// What an errored cell carries after its number in text, Markdown and HTML.
-pub const ERRORED_MARK: &str = "!err";
-
-/// The error of an errored point, in a line (its first I/O error, or what stopped it).
-pub fn point_error(r: &RunResult) -> Option<String> {
-    if !r.errored() {
-        return None;
-    }
-    Some(match r.errors.first() {
-        Some(e) => format!("{} {} error(s) on {}: {}", e.count, e.op, e.target, e.error),
-        None if r.mismatches() > 0 => format!("{} unit(s) read back wrong", r.mismatches()),
-        None => "stopped by an I/O error".into(),
-    })
-}
-
-// How an errored point is marked, in one place: `report`'s tables and `compare`'s side-by-side
-// tables (crate::compare) both mark with these, so every format marks alike.
-
-/// Is the cell at (`row`, `col`) among `cells`?
-pub fn is_errored(cells: &[ErroredCell], row: usize, col: usize) -> bool {
-    cells.iter().any(|e| (e.row, e.col) == (row, col))
-}
-
-/// A shown figure with [`ERRORED_MARK`] after it where `errored`.
-pub fn mark_if(shown: String, errored: bool) -> String {
-    if errored {
-        format!("{shown} {ERRORED_MARK}")
-    } else {
-        shown
-    }
-}
-
-/// The footnote of errored `cells` (None when there are none): which points and why.
-pub fn errored_note(cells: &[ErroredCell]) -> Option<String> {
-    errored_footnote(cells.iter().map(|e| e.error.as_str()))
-}
-
-/// The footnote of errored points (None when there are none), from their errors ("point:
-/// error"), each said once.
-pub fn errored_footnote<'a>(all: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    let mut errors: Vec<&str> = Vec::new();
-    for e in all {
-        if !errors.contains(&e) {
-            errors.push(e);
-        }
-    }
-    (!errors.is_empty()).then(|| {
-        format!(
-            "{ERRORED_MARK}: an I/O error stopped the point; its figures cover only the I/O before it ({})",
-            errors.join("; ")
-        )
-    })
-}
-
-/// The note under a table: its own `note`, then the footnote of its errored `cells`.
-pub fn notes(note: Option<&str>, cells: &[ErroredCell]) -> Option<String> {
-    match (note, errored_note(cells)) {
-        (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
-        (a, b) => a.map(str::to_string).or(b),
-    }
-}
-
-/// CSV's `errored` field of row `row`: its errored cells as "column: error", "; " apart.
-pub fn errored_csv_field(cells: &[ErroredCell], cols: &[String], row: usize) -> String {
-    let errors: Vec<String> = cells
-        .iter()
-        .filter(|e| e.row == row)
-        .map(|e| format!("{}: {}", cols.get(e.col).map_or("", |c| c.as_str()), e.error))
-        .collect();
-    grid::csv_field(&errors.join("; "))
 }
 
 impl Key {
@@ -516,112 +441,6 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
         note: spec.metric.note(&selected),
         errored,
     }
-}
-
-/// Fields worth naming in a default title when they are the same for every point of a table.
-const TITLE_FIELDS: [&str; 6] = ["rw", "read", "random", "bs", "qd", "jobs"];
-
-/// Default tables for a plan's results: Throughput (MB/s), IOPS and p99 latency (µs), of both
-/// directions together ([`Dir::Total`]); where points make writes durable with fsync, also the
-/// writes' mean time until durable and the fsync's p99 ([`crate::durable`]).
-///
-/// Within the points of one step (a plan with several steps gets tables per step, since each
-/// step may vary other fields), the fields whose value is not the same for every point (a
-/// missing field counts as a value of its own) are the plan's axes, in the order of the points'
-/// fields (matrix axes last, in axis order). Columns are keyed by the last of them, the
-/// innermost axis. Rows are:
-/// - by target, when at most one field varies (one row per target; with one target, a single
-///   row);
-/// - otherwise by the other varying fields ("bs=4k rw=randread"), preceded by the target when
-///   the points ran on several targets.
-///
-/// When no field varies there is one column, headed by the unit. Repeats of a point land in the
-/// same cell and are averaged; [`build`] says so in the title ("mean of 3 runs"). The title
-/// names the step and the fields that stay the same among rw, read, random, bs, qd and jobs.
-pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
-    let mut steps: Vec<&str> = Vec::new();
-    for p in points {
-        if !steps.contains(&p.point.step.as_str()) {
-            steps.push(&p.point.step);
-        }
-    }
-    let groups: Vec<Option<&str>> = if steps.len() > 1 { steps.into_iter().map(Some).collect() } else { vec![None] };
-
-    let mut specs = Vec::new();
-    for step in groups {
-        let pts: Vec<&PointResult> = points.iter().filter(|p| step.iter().all(|&s| p.point.step == s)).collect();
-        if pts.is_empty() {
-            continue;
-        }
-        let mut names: Vec<&str> = Vec::new();
-        for p in &pts {
-            for (k, _) in &p.point.fields {
-                if !names.contains(&k.as_str()) {
-                    names.push(k);
-                }
-            }
-        }
-        let first = pts[0];
-        let varies = |k: &str| pts.iter().any(|p| field(p, k) != field(first, k));
-        let varying: Vec<&str> = names.iter().copied().filter(|k| varies(k)).collect();
-        // Fields that are not every point's are no axes (fio's jobs, each given its own
-        // options): a column per point instead.
-        let by_label = varying.iter().any(|k| pts.iter().any(|p| field(p, k).is_none()));
-        let mut targets: Vec<&str> = Vec::new();
-        for t in pts.iter().flat_map(|p| p.result.per_target.iter()) {
-            if !targets.contains(&t.path.as_str()) {
-                targets.push(&t.path);
-            }
-        }
-
-        // With nothing varying there is one column (the step), headed by the unit.
-        let single = varying.is_empty();
-        let (rows, cols) = match varying.split_last() {
-            _ if by_label => (Key::Target, Key::Label),
-            None => (Key::Target, Key::Step),
-            Some((last, [])) => (Key::Target, Key::Field(last.to_string())),
-            Some((last, others)) => {
-                let mut keys: Vec<Key> = others.iter().map(|k| Key::Field(k.to_string())).collect();
-                if targets.len() > 1 {
-                    keys.insert(0, Key::Target);
-                }
-                let rows = if keys.len() == 1 { keys.pop().expect("one key") } else { Key::Join(keys) };
-                (rows, Key::Field(last.to_string()))
-            }
-        };
-
-        let same: Vec<String> = TITLE_FIELDS
-            .iter()
-            .filter(|k| !varies(k))
-            .filter_map(|k| field(first, k).map(|v| format!("{k}={v}")))
-            .collect();
-        // Writes made durable by fsync: their time until durable and the fsync alone too.
-        let fsync = pts.iter().any(|p| durable::uses_fsync(&p.result));
-        let durable = [Metric::UntilDurableMeanUs, Metric::FsyncP99Us];
-        let metrics =
-            [Metric::MBps, Metric::Iops, Metric::LatP99Us].into_iter().chain(durable.into_iter().filter(|_| fsync));
-        for metric in metrics {
-            let mut title = String::new();
-            if let Some(s) = step.filter(|s| !s.is_empty()) {
-                title.push_str(&format!("{s}: "));
-            }
-            title.push_str(metric.describe());
-            if !same.is_empty() {
-                title.push_str(&format!(", {}", same.join(" ")));
-            }
-            specs.push(TableSpec {
-                title,
-                rows: rows.clone(),
-                cols: cols.clone(),
-                metric,
-                dir: Dir::Total,
-                filter: Vec::new(),
-                step: step.map(str::to_string),
-                col_format: single.then(|| metric.unit().to_string()),
-            });
-        }
-    }
-    specs
 }
 
 impl Table {
