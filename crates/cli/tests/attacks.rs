@@ -29,6 +29,12 @@ impl Background {
     fn pid(&self) -> u32 {
         self.0.id()
     }
+    /// Ctrl-C it (SIGINT) and wait: its exit code and standard error.
+    fn interrupt(self) -> (i32, String) {
+        // SAFETY: kill has no memory-safety preconditions; the pid is our live child's.
+        unsafe { libc::kill(self.pid() as i32, libc::SIGINT) };
+        self.wait()
+    }
     fn wait(mut self) -> (i32, String) {
         let out = std::mem::replace(&mut self.0, Command::new("true").spawn().unwrap()).wait_with_output().unwrap();
         (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
@@ -159,7 +165,9 @@ fn while_drivelab_writes_a_device_a_second_writer_mkfs_and_mount_are_all_refused
     need_loop!();
     let s = Scratch::new("attack-excl");
     let lo = LoopDev::new(&s.0.join("d.img"), 32 << 20, None);
-    let bg = Background::start(&["run", &lo.dev, "--destroy", &lo.dev, "--rw", "randwrite", "--time", "3s", "-q"]);
+    // The first writer runs until this test stops it, so however long the checks below take on a
+    // busy machine, it is still writing while they run.
+    let bg = Background::start(&["run", &lo.dev, "--destroy", &lo.dev, "--rw", "randwrite", "--time", "10m", "-q"]);
     assert!(wait_for(10, || held_exclusively(&lo.dev) && locked(&lo.dev)), "drivelab never held {}", lo.dev);
 
     let second = drivelab(&["run", &lo.dev, "--destroy", &lo.dev, "--rw", "randwrite", "--time", "300ms", "-q"]);
@@ -169,6 +177,7 @@ fn while_drivelab_writes_a_device_a_second_writer_mkfs_and_mount_are_all_refused
     // --force does not make two writers share it either.
     let forced = drivelab(&["run", &lo.dev, "--destroy", &lo.dev, "--force", "--rw", "write", "--time", "300ms", "-q"]);
     assert_eq!(forced.status.code(), Some(2), "{}", stderr(&forced));
+    assert!(stderr(&forced).contains(&format!("pid {} (drivelab run", bg.pid())), "{}", stderr(&forced));
 
     if tool("mkfs.ext4") {
         assert!(!sh(&format!("mkfs.ext4 -q {}", lo.dev)).status.success(), "mkfs ran on a device drivelab writes");
@@ -181,8 +190,8 @@ fn while_drivelab_writes_a_device_a_second_writer_mkfs_and_mount_are_all_refused
         let _ = sh(&format!("umount {}", s.path("m")));
         panic!("a mount succeeded on a device drivelab writes");
     }
-    let (code, err) = bg.wait();
-    assert_eq!(code, 0, "the first writer: {err}");
+    let (code, err) = bg.interrupt();
+    assert_eq!(code, 130, "the first writer, stopped by Ctrl-C: {err}");
 }
 
 #[test]
@@ -191,13 +200,14 @@ fn while_drivelab_writes_a_file_a_second_drivelab_is_refused_by_name() {
     let f = s.path("f");
     let made = drivelab(&["run", &f, "--size", "8m", "--time", "100ms", "-q"]);
     assert!(made.status.success(), "{}", stderr(&made));
-    let bg = Background::start(&["run", &f, "--rw", "randwrite", "--time", "3s", "-q"]);
+    // Writing until this test stops it: still writing however long the second one's checks take.
+    let bg = Background::start(&["run", &f, "--rw", "randwrite", "--time", "10m", "-q"]);
     assert!(wait_for(10, || locked(&f)), "drivelab never locked {f}");
     let second = drivelab(&["run", &f, "--rw", "randwrite", "--time", "300ms", "-q"]);
     assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
     assert!(stderr(&second).contains(&format!("locked by pid {} (drivelab run", bg.pid())), "{}", stderr(&second));
-    let (code, err) = bg.wait();
-    assert_eq!(code, 0, "the first writer: {err}");
+    let (code, err) = bg.interrupt();
+    assert_eq!(code, 130, "the first writer, stopped by Ctrl-C: {err}");
 }
 
 #[test]
