@@ -18,7 +18,7 @@ struct Background(Child);
 impl Background {
     fn start(args: &[&str]) -> Background {
         let child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
-            .current_dir("/dev/shm")
+            .current_dir(scratch_cwd())
             .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -312,7 +312,7 @@ fn without_blkid_the_builtin_scan_still_finds_what_mkfs_made() {
         must(&format!("{cmd} {} >/dev/null 2>&1", lo.dev));
         let before = digest(&lo.dev);
         let o = Command::new(env!("CARGO_BIN_EXE_drivelab"))
-            .current_dir("/dev/shm")
+            .current_dir(scratch_cwd())
             .env("DRIVELAB_BLKID", "none")
             .args(["run", &lo.dev, "--destroy", &lo.dev, "--rw", "randwrite", "--time", "200ms", "-q"])
             .output()

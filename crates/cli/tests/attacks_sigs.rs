@@ -17,7 +17,7 @@ const MIB: u64 = 1 << 20;
 /// drivelab with `args`, with blkid or (`blkid` false) the built-in scan alone.
 fn drivelab_with(blkid: bool, args: &[&str]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_drivelab"));
-    c.current_dir("/dev/shm").args(args);
+    c.current_dir(scratch_cwd()).args(args);
     if !blkid {
         c.env("DRIVELAB_BLKID", "none");
     }

@@ -12,14 +12,19 @@ pub use shell::*;
 /// Run drivelab in a scratch working directory of this test process (in /dev/shm), so the
 /// results directories every command leaves (`./results/...`) never land in the source tree.
 pub fn drivelab(args: &[&str]) -> Output {
+    drivelab_in(scratch_cwd(), args)
+}
+
+/// This test process's scratch working directory in /dev/shm (for a drivelab started some other
+/// way): what it leaves (`./results/...`) goes with the directory.
+pub fn scratch_cwd() -> &'static Path {
     static CWD: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    let cwd = CWD.get_or_init(|| {
+    CWD.get_or_init(|| {
         remove_dead_scratch_cwds();
         let d = PathBuf::from(format!("/dev/shm/drivelab-test-cwd-{}", std::process::id()));
         std::fs::create_dir_all(&d).expect("scratch working directory");
         d
-    });
-    drivelab_in(cwd, args)
+    })
 }
 
 /// A test process cannot remove its working directory at exit (statics are not dropped): the
