@@ -2,7 +2,7 @@
 //! change against the first (the baseline) in percent, and the points present in one run but
 //! missing in another called out (`drivelab compare A B [C...]`).
 //!
-//! Why one file of ~640 lines: matching points across runs (by fields, else by label), building
+//! Why one file of ~700 lines: matching points across runs (by fields, else by label), building
 //! each table per run and putting them side by side are one pipeline whose steps share its
 //! private types; the exporters, the figures of single runs (`compare_figures.rs`) and the runs
 //! table (`compare_runs.rs`) live beside it.
