@@ -147,3 +147,28 @@ fn aligned_jobs_start_their_schedules_together_and_spread_ones_do_not() {
     let spread: Vec<f64> = (0..4).map(|i| job_phase(false, i, 4)).collect();
     assert_eq!(spread, vec![0.0, 0.25, 0.5, 0.75]);
 }
+
+#[test]
+fn a_job_that_stops_on_an_error_stops_every_job_and_what_each_measured_is_kept() {
+    // Two targets for 60 s: a file opened read-only, so its writes fail at once, and null. The
+    // null job stops at its next loop turn, not after 60 s, and its I/Os stay in the result,
+    // beside the error that stopped the run.
+    let path = std::env::temp_dir().join(format!("drivelab-run-ro-{}", std::process::id()));
+    std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
+    let info = crate::target::probe(path.to_str().unwrap()).unwrap();
+    let ro = OpenTarget { info, file: Some(std::fs::File::open(&path).unwrap()), start: 0, span: 1 << 20 };
+    let spec = AccessSpec { read_pct: 0, qd: 1, time_ns: Some(60_000_000_000), ..Default::default() };
+    let targets = [ro, null_target()];
+    let r = run(&spec, &targets, EngineKind::Psync, Arc::new(AtomicBool::new(false)), &mut |_| {});
+    std::fs::remove_file(&path).unwrap();
+    let r = r.expect("an I/O error is a result, not a failure to run");
+    assert!(r.stopped_by_error && !r.interrupted && r.errored());
+    assert_eq!(r.errors.len(), 1, "{:?}", r.errors);
+    assert_eq!((r.errors[0].target.as_str(), r.errors[0].op.as_str()), (path.to_str().unwrap(), "write"));
+    assert_eq!(r.errors[0].errno, libc::EBADF);
+    assert!(r.per_target[1].total.ops >= 1, "the null job's I/Os are kept");
+    assert_eq!(r.total.ops, r.per_target[1].total.ops + r.per_target[0].total.ops);
+    assert!(r.runtime_ns < 30_000_000_000, "the null job stopped with the failed one: ran {} ns of 60 s", r.runtime_ns);
+    let said = format!("stopped early with every job: a job on {} stopped on an error", path.display());
+    assert!(r.notices.contains(&said), "{:?}", r.notices);
+}

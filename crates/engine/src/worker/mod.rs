@@ -66,6 +66,39 @@ pub struct Live {
     pub stopped_by_error: AtomicBool,
 }
 
+/// What an error was recorded against (`ErrorStat::op`): an I/O of the target, its fsync, or a
+/// step of drivelab's own machinery that failed mid-run (the run stops there, and what was
+/// measured until then is kept with the error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorOp {
+    Io(Op),
+    Fsync,
+    /// Handing I/Os to the kernel (io_uring_enter) failed.
+    Submit,
+    /// Waiting for completions failed.
+    Wait,
+    /// Writing `--journal` failed.
+    Journal,
+}
+
+impl ErrorOp {
+    /// Its name in `ErrorStat::op`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorOp::Io(Op::Read) => "read",
+            ErrorOp::Io(Op::Write) => "write",
+            ErrorOp::Io(Op::Trim) => "trim",
+            ErrorOp::Fsync => "fsync",
+            ErrorOp::Submit => "submit",
+            ErrorOp::Wait => "wait",
+            ErrorOp::Journal => "journal",
+        }
+    }
+}
+
+/// A failure of drivelab's machinery mid-run: which step, and what the system said.
+pub(crate) struct Failure(pub ErrorOp, pub std::io::Error);
+
 /// What one job needs to run.
 pub struct JobCtx {
     pub spec: Arc<AccessSpec>,
@@ -73,6 +106,10 @@ pub struct JobCtx {
     pub start: u64,
     pub span: u64,
     pub stop: Arc<AtomicBool>,
+    /// Shared by every job of the run: set by the first job that stops on an error (an I/O's,
+    /// or a failure of the machinery); every other job stops at its next loop turn, keeping
+    /// what it measured.
+    pub failed: Arc<AtomicBool>,
     pub live: Arc<Live>,
     /// Open loop: this job's I/Os per second and its phase (0..1 of an interval).
     pub pace: Option<(f64, f64)>,
@@ -130,9 +167,13 @@ pub struct JobOutput {
     pub runq_wait_ns: u64,
     pub series: Vec<SecondStats>,
     pub errors: Vec<ErrorStat>,
+    /// An error stopped the job: its own (then in `errors`), or another job's (`stopped_by_peer`).
     pub stopped_by_error: bool,
+    /// Another job of the run stopped on an error, and this one stopped with it.
+    pub stopped_by_peer: bool,
     pub interrupted: bool,
-    /// A failure of the machinery itself (io_uring_enter failing), not of an I/O.
+    /// The backend could not be set up (io_uring refused the ring): the job never ran. A
+    /// failure mid-run is an error in `errors` instead, beside what was measured.
     pub failure: Option<String>,
     /// Open loop: response times (from the intended issue time).
     pub resp_read: Histogram,
@@ -184,13 +225,14 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
             if sched.sync_due() && !rec.out.interrupted && !rec.out.stopped_by_error {
                 let (synced, stops) = fsync(backend, &mut rec, &window, spec.continue_on_error);
                 if stops {
-                    ctx.live.stopped_by_error.store(true, Ordering::Relaxed);
+                    stop_on_error(ctx, &mut rec);
                 }
                 stopping |= stops;
                 sched.synced();
                 // With a journal: every write acknowledged before the fsync is now durable.
-                if let Err(failure) = if synced { q.journal_durable() } else { Ok(()) } {
-                    rec.out.failure = Some(failure);
+                if let Err(e) = if synced { q.journal_durable() } else { Ok(()) } {
+                    rec.machinery_failed(ErrorOp::Journal, &e);
+                    stop_on_error(ctx, &mut rec);
                     break;
                 }
                 continue;
@@ -213,14 +255,15 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
             match exchange(&mut q, backend, &mut sched, &mut rec, window.measuring, stopping, spec.continue_on_error) {
                 Ok((done, error_stops)) => {
                     if error_stops && !stopping {
-                        rec.out.stopped_by_error = true;
-                        ctx.live.stopped_by_error.store(true, Ordering::Relaxed);
+                        stop_on_error(ctx, &mut rec);
                         stopping = true;
                     }
                     done
                 }
-                Err(failure) => {
-                    rec.out.failure = Some(failure);
+                Err(Failure(op, e)) => {
+                    // What is in flight is the backend's to drain; what was measured is kept.
+                    rec.machinery_failed(op, &e);
+                    stop_on_error(ctx, &mut rec);
                     break;
                 }
             }
@@ -228,14 +271,29 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
         last_t = t;
         stopping |= rec.tick(window.advance(t), &ctx.live);
         stopping |= rec.check_schedule(sched.behind(t), sched.max_lag_ns, stopping);
-        if ctx.stop.load(Ordering::Relaxed) && !stopping {
-            stopping = true;
-            rec.out.interrupted = true;
+        if !stopping {
+            if ctx.failed.load(Ordering::Relaxed) {
+                // Another job stopped on an error: the run stops with it.
+                stopping = true;
+                rec.out.stopped_by_error = true;
+                rec.out.stopped_by_peer = true;
+            } else if ctx.stop.load(Ordering::Relaxed) {
+                stopping = true;
+                rec.out.interrupted = true;
+            }
         }
     }
     let mut out = rec.finish(&window, last_t, &ctx.live);
     out.verify = q.verify.map(|v| v.finish());
     out
+}
+
+/// This job stops on an error (its own, already recorded): say so, live and to every other job
+/// of the run.
+fn stop_on_error(ctx: &JobCtx, rec: &mut Recorder) {
+    rec.out.stopped_by_error = true;
+    ctx.live.stopped_by_error.store(true, Ordering::Relaxed);
+    ctx.failed.store(true, Ordering::Relaxed);
 }
 
 /// Submit the batch, wait for a completion (open loop with a free slot: no later than the next
@@ -249,9 +307,9 @@ fn exchange<B: Backend>(
     measuring: bool,
     stopping: bool,
     continue_on_error: bool,
-) -> Result<(u64, bool), String> {
-    q.journal_intents()?;
-    q.submit(backend, rec, measuring).map_err(|e| format!("submitting I/O failed: {e}"))?;
+) -> Result<(u64, bool), Failure> {
+    q.journal_intents().map_err(|e| Failure(ErrorOp::Journal, e))?;
+    q.submit(backend, rec, measuring).map_err(|e| Failure(ErrorOp::Submit, e))?;
     let waited = match sched.next_due(&q.free) {
         Some(due) if !stopping && !q.free.is_empty() => {
             let now = now_ns();
@@ -269,10 +327,11 @@ fn exchange<B: Backend>(
         }
         _ => backend.wait(1),
     };
-    waited.map_err(|e| format!("waiting for I/O failed: {e}"))?;
+    waited.map_err(|e| Failure(ErrorOp::Wait, e))?;
     let done = stamp_completion();
     let error_stops = q.reap(backend, done, rec, measuring, continue_on_error);
-    let wrong_data_stops = q.after_reap(backend.pool_mut(), continue_on_error)?;
+    let wrong_data_stops =
+        q.after_reap(backend.pool_mut(), continue_on_error).map_err(|e| Failure(ErrorOp::Journal, e))?;
     Ok((done, error_stops || wrong_data_stops))
 }
 
@@ -339,11 +398,9 @@ fn fsync<B: Backend>(backend: &mut B, rec: &mut Recorder, window: &Window, conti
         rec.out.sync.record(t1 - t0);
     }
     if let Err(e) = r {
-        if rec.failed(Op::Write, 0, -e.raw_os_error().unwrap_or(libc::EIO), continue_on_error) {
-            rec.out.stopped_by_error = true;
-            return (false, true);
-        }
-        return (false, false);
+        // An fsync has no offset: recorded at 0, as the fsync it was.
+        let stops = rec.failed(ErrorOp::Fsync, 0, -e.raw_os_error().unwrap_or(libc::EIO), continue_on_error);
+        return (false, stops);
     }
     (true, false)
 }

@@ -239,7 +239,7 @@ impl Queue {
                     rec.completed(s, done);
                 }
             } else {
-                err_stop |= rec.failed(s.op, s.offset, res, continue_on_error);
+                err_stop |= rec.failed(super::ErrorOp::Io(s.op), s.offset, res, continue_on_error);
             }
             if free.is_empty() {
                 *free_since = done;
@@ -254,10 +254,10 @@ impl Queue {
     /// reused) and journal its writes' acks; true when a wrong unit stops the job, an error when
     /// the journal cannot be written.
     #[inline]
-    pub(super) fn after_reap(&mut self, pool: &mut BufferPool, continue_on_error: bool) -> Result<bool, String> {
+    pub(super) fn after_reap(&mut self, pool: &mut BufferPool, continue_on_error: bool) -> std::io::Result<bool> {
         match self.verify.as_mut() {
             Some(v) => {
-                v.journal_acks().map_err(|e| format!("writing the journal failed: {e}"))?;
+                v.journal_acks()?;
                 Ok(v.check_reads(&self.slots, pool) > 0 && !continue_on_error)
             }
             None => Ok(false),
@@ -266,17 +266,17 @@ impl Queue {
 
     /// With a journal: the batch's intents, durably, before it is submitted.
     #[inline]
-    pub(super) fn journal_intents(&mut self) -> Result<(), String> {
+    pub(super) fn journal_intents(&mut self) -> std::io::Result<()> {
         match self.verify.as_mut() {
-            Some(v) => v.journal_intents().map_err(|e| format!("writing the journal failed: {e}")),
+            Some(v) => v.journal_intents(),
             None => Ok(()),
         }
     }
 
     /// With a journal: an fsync of the target completed (nothing in flight).
-    pub(super) fn journal_durable(&mut self) -> Result<(), String> {
+    pub(super) fn journal_durable(&mut self) -> std::io::Result<()> {
         match self.verify.as_mut() {
-            Some(v) => v.journal_durable().map_err(|e| format!("writing the journal failed: {e}")),
+            Some(v) => v.journal_durable(),
             None => Ok(()),
         }
     }

@@ -53,6 +53,7 @@ pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
         start: 0,
         span: 1 << 30,
         stop: Arc::new(AtomicBool::new(false)),
+        failed: Arc::new(AtomicBool::new(false)),
         live: Arc::new(Live::default()),
         pace: iops.map(|i| (i, 0.0)),
         trace: None,
@@ -406,4 +407,116 @@ fn per_slot_schedules_wait_for_their_own_slot_as_acts_threads_do() {
     assert!(over(&shared.lag, 10_000_000) <= 20.0, "shared: {} late", over(&shared.lag, 10_000_000));
     let slow = over(&shared.resp_read, 10_000_000);
     assert!((1.0..=20.0).contains(&slow), "shared: the stalled I/O, not the ~90 behind it: {slow}");
+}
+
+/// Completes every I/O at once; at submit number `at` (counted from 1) it does `fault`.
+struct Faulty {
+    pool: BufferPool,
+    done: Vec<(u32, i32)>,
+    submits: u64,
+    at: u64,
+    fault: Fault,
+}
+
+#[derive(Clone)]
+enum Fault {
+    /// The submit call fails (the machinery, not an I/O).
+    Submit,
+    /// Every fsync from then on fails with EIO.
+    Fsync,
+    /// Another job of the run stops on an error: the run's shared flag is set.
+    Peer(Arc<AtomicBool>),
+}
+
+impl Faulty {
+    fn new(qd: usize, at: u64, fault: Fault) -> Faulty {
+        Faulty { pool: BufferPool::new(qd, 4096), done: Vec::new(), submits: 0, at, fault }
+    }
+}
+
+// SAFETY: completes every I/O inside `submit` without touching the buffers.
+unsafe impl Backend for Faulty {
+    const SUBMIT_COMPLETES: bool = true;
+    fn pool_mut(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
+    fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
+        self.submits += 1;
+        if self.submits == self.at {
+            match &self.fault {
+                Fault::Submit => return Err(std::io::Error::from_raw_os_error(libc::EBADF)),
+                Fault::Peer(flag) => flag.store(true, Ordering::Relaxed),
+                Fault::Fsync => {}
+            }
+        }
+        self.done.extend(batch.iter().map(|p| (p.slot, p.len as i32)));
+        Ok(())
+    }
+    fn wait(&mut self, _n: u32) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
+        for (slot, res) in self.done.drain(..) {
+            f(slot, res);
+        }
+    }
+    fn fsync(&mut self) -> std::io::Result<()> {
+        match self.fault {
+            Fault::Fsync if self.submits >= self.at => Err(std::io::Error::from_raw_os_error(libc::EIO)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A closed-loop job of `n` 4 KiB I/Os at qd 1 (writes with an fsync after every 4 when `writes`).
+fn n_ios(n: u64, writes: bool) -> AccessSpec {
+    AccessSpec {
+        read_pct: if writes { 0 } else { 100 },
+        qd: 1,
+        time_ns: None,
+        io_size_bytes: Some(n * 4096),
+        sync: if writes { SyncMode::Fsync { every: 4 } } else { SyncMode::None },
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_failed_fsync_is_an_fsync_error_and_stops_every_job_of_the_run() {
+    let c = ctx(n_ios(1000, true), None);
+    let mut b = Faulty::new(1, 100, Fault::Fsync);
+    let out = run_job_now(&c, &mut b);
+    assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
+    let e = &out.errors[0];
+    assert_eq!((e.op.as_str(), e.errno), ("fsync", libc::EIO), "not a write at offset 0: {e:?}");
+    assert!(out.stopped_by_error && !out.stopped_by_peer && !out.interrupted);
+    assert!(c.failed.load(Ordering::Relaxed), "every other job of the run is told to stop");
+    assert_eq!(out.write.count(), 100, "the first fsync after the 100th write failed; what was done is kept");
+    assert!(out.failure.is_none());
+}
+
+#[test]
+fn a_failure_of_the_machinery_mid_run_is_kept_as_an_error_with_what_was_measured() {
+    // The 300th submit call fails: the job stops there, its 299 I/Os measured and kept, the
+    // failure an error of the step that failed, and the run's other jobs told to stop.
+    let c = ctx(n_ios(1000, false), None);
+    let mut b = Faulty::new(1, 300, Fault::Submit);
+    let out = run_job_now(&c, &mut b);
+    assert_eq!(out.read.count(), 299);
+    let e = &out.errors[..];
+    assert!(e.len() == 1 && e[0].op == "submit" && e[0].errno == libc::EBADF, "{e:?}");
+    assert!(out.stopped_by_error && c.failed.load(Ordering::Relaxed));
+    assert!(out.failure.is_none(), "a failure mid-run is not a failed setup: the measurement stands");
+}
+
+#[test]
+fn a_job_stops_at_its_next_turn_when_another_job_of_the_run_stopped_on_an_error() {
+    // Another job fails while this one submits its 500th I/O (of 100 000): this one stops at
+    // its next loop turn, with everything it measured, stopped by the error, not interrupted.
+    let c = ctx(n_ios(100_000, false), None);
+    let mut b = Faulty::new(1, 500, Fault::Peer(c.failed.clone()));
+    let out = run_job_now(&c, &mut b);
+    assert!(out.stopped_by_peer && out.stopped_by_error && !out.interrupted);
+    assert!(out.errors.is_empty(), "the error was the other job's");
+    assert_eq!(out.read.count(), 500, "not one I/O more after the turn that saw it");
+    assert!(!c.live.stopped_by_error.load(Ordering::Relaxed), "this job's own live flag stays clear");
 }
