@@ -23,6 +23,29 @@ pub fn sleep_until(t_ns: u64) {
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
 }
 
+/// Where a job reads the time and sleeps: the machine's monotonic clock ([`Monotonic`]), or in
+/// tests one the test drives, so the job loop's timing logic is tested exactly, whatever the
+/// machine's load. The loop is generic over it: the real path is the plain `now_ns` call.
+pub trait Clock {
+    fn now(&self) -> u64;
+    fn sleep_until(&self, t_ns: u64);
+}
+
+/// CLOCK_MONOTONIC: [`now_ns`] and [`sleep_until`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Monotonic;
+
+impl Clock for Monotonic {
+    #[inline(always)]
+    fn now(&self) -> u64 {
+        now_ns()
+    }
+    #[inline(always)]
+    fn sleep_until(&self, t_ns: u64) {
+        sleep_until(t_ns)
+    }
+}
+
 /// Let the calling thread's timers fire on time: Linux otherwise rounds sleeps of ordinary threads
 /// up by as much as 50 us (timer slack), which would make an open-loop schedule late by design.
 pub fn precise_timers() {

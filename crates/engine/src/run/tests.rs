@@ -110,34 +110,27 @@ fn every_job_gets_the_same_start_time_after_the_gate_opens() {
 }
 
 #[test]
-fn hybrid_pacing_keeps_the_null_target_on_time() {
-    // 20k IOPS on the null target with hybrid pacing: drivelab's own lateness. Measured on
-    // the 2-core VM with the release build: p99 a few µs (bench/vs-fio's null-rate row);
-    // the bounds here are far above that, so a CI machine running other tests at once passes,
-    // while a pacing that sleeps through intended times (timer slack: 50 µs and more,
-    // every I/O) does not.
+fn hybrid_pacing_runs_the_null_target_on_its_schedule() {
+    // 20k IOPS on the null target with hybrid pacing, on the real clock: never ahead of the
+    // schedule, every I/O's lateness measured, the spinning counted. How late drivelab is on a
+    // quiet machine is timing quality, measured in bench/timing (and bench/vs-fio's null-rate);
+    // the pacing logic is tested exactly on a driven clock in worker/tests.rs.
     let spec = AccessSpec {
         qd: 16,
         time_ns: Some(500_000_000),
         rate: Some(Rate { per_s: 20_000.0, pace: crate::spec::PaceMode::Hybrid, ..Default::default() }),
         ..Default::default()
     };
-    // A tail over 2 ms is the machine's (a job thread descheduled by other tests' work), not a
-    // pacing fault, which shows in every I/O: such a run is made again, at most 3 times.
-    let mut attempt = 0;
-    let (o, p50, p99) = loop {
-        attempt += 1;
-        let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
-        let o = r.open_loop.expect("open loop");
-        let own = o.tool_lag_ns.clone().expect("drivelab's own lateness");
-        let (p50, p99) = (own.p(crate::hist::Pct::P50), own.p(crate::hist::Pct::P99));
-        if p99 <= 2_000_000 || attempt == 3 {
-            break (o, p50, p99);
-        }
-    };
-    assert!((o.achieved_iops - 20_000.0).abs() < 1000.0, "achieved {}", o.achieved_iops);
-    assert!(p50 <= 25_000 && p99 <= 2_000_000, "own lag p50 {p50} ns, p99 {p99} ns");
+    let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    let o = r.open_loop.expect("open loop");
     assert_eq!(o.pace, crate::spec::PaceMode::Hybrid);
+    let scheduled = 20_000.0 * r.runtime_ns as f64 / 1e9;
+    assert!(r.total.ops > 0 && r.total.ops as f64 <= scheduled + 16.0, "{} I/Os of {scheduled} scheduled", r.total.ops);
+    let own = o.tool_lag_ns.expect("drivelab's own lateness");
+    // Per I/O, drivelab's own lateness is part of the lag: so is each percentile.
+    let p50 = crate::hist::Pct::P50;
+    assert!(own.p(p50) <= o.lag_ns.p(p50) && own.max <= o.lag_ns.max, "{own:?} vs {:?}", o.lag_ns);
+    assert!(o.spin_pct > 0.0, "hybrid spins towards each time");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::verify::{JobVerify, Verifier};
 use super::window::Window;
 use super::JobCtx;
 use crate::backend::{Backend, Pending};
-use crate::clock::now_ns;
+use crate::clock::Clock;
 use crate::gen::{Generator, Op};
 use crate::pattern::{self, BufferPool, WRITE_TAG};
 
@@ -70,8 +70,14 @@ impl Queue {
     /// Fill free slots with the I/Os the schedule allows now. False when the window's byte
     /// budget is spent (the job stops issuing).
     #[inline]
-    pub(super) fn fill(&mut self, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
-        let now = if sched.paced() { now_ns() } else { 0 };
+    pub(super) fn fill(
+        &mut self,
+        sched: &mut Schedule,
+        window: &mut Window,
+        pool: &mut BufferPool,
+        clock: &impl Clock,
+    ) -> bool {
+        let now = if sched.paced() { clock.now() } else { 0 };
         if let Some(slot) = self.held {
             if Verifier::conflicts(&self.slots, slot as usize) {
                 return true;
@@ -190,11 +196,12 @@ impl Queue {
         backend: &mut B,
         rec: &mut Recorder,
         measuring: bool,
+        clock: &impl Clock,
     ) -> std::io::Result<()> {
         for part in self.batch.chunks(self.chunk) {
-            let before = stamp_before_submit();
+            let before = stamp_before_submit(clock);
             backend.submit(part)?;
-            let t_submit = stamp_after_submit::<B>(before);
+            let t_submit = stamp_after_submit::<B>(before, clock);
             if measuring && !B::SUBMIT_COMPLETES {
                 rec.submitted(t_submit - before);
             }
