@@ -48,8 +48,9 @@ fn an_iolog_replays_with_its_timing_and_its_writes_land_where_it_says() {
     assert_eq!(v["write"]["ops"], 200);
     assert_eq!(v["read"]["ops"], 200);
     // 400 I/Os 1 ms apart: 0.4 s at 1000 IOPS, paced by the trace.
-    let secs = v["runtime_ns"].as_f64().unwrap() / 1e9;
-    assert!((0.39..0.6).contains(&secs), "ran {secs} s");
+    // Never sooner than the trace's times (how much later is the machine's business).
+    let paced_ns = v["runtime_ns"].as_u64().unwrap();
+    assert!(paced_ns >= 390_000_000, "ran {paced_ns} ns");
     let open = &v["open_loop"];
     assert!((open["target_iops"].as_f64().unwrap() - 1000.0).abs() < 10.0, "{open}");
     assert_eq!(v["spec"]["replay"]["path"], trace.as_str());
@@ -58,7 +59,7 @@ fn an_iolog_replays_with_its_timing_and_its_writes_land_where_it_says() {
     assert_eq!(code, Some(0), "{e}");
     let v = v.unwrap();
     assert_eq!(v["total"]["ops"], 400);
-    assert!(v["runtime_ns"].as_u64().unwrap() < 300_000_000, "{}", v["runtime_ns"]);
+    assert!(v["runtime_ns"].as_u64().unwrap() < paced_ns, "{} ns, paced {paced_ns} ns", v["runtime_ns"]);
     assert!(v["open_loop"].is_null());
     // Every written block carries drivelab's stamp of its own offset (the trace's offsets).
     let data = std::fs::read(&f).unwrap();

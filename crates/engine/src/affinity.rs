@@ -27,15 +27,34 @@ pub fn cpu_for_job(placement: &CpuPlacement, allowed: &[u32], job: usize) -> Opt
     }
 }
 
-/// Pin the calling thread to `cpu`. Failure (e.g. a cpuset that changed) leaves it unpinned.
-pub fn pin_current_thread(cpu: u32) -> bool {
+/// Pin the calling thread to `cpu`. Failure (e.g. a cpuset that changed since the spec was
+/// checked) leaves it unpinned.
+pub fn pin_current_thread(cpu: u32) -> std::io::Result<()> {
+    if cpu as usize >= libc::CPU_SETSIZE as usize {
+        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+    }
     // SAFETY: an all-zero cpu_set_t is a valid empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: CPU_SET writes one bit of the set; cpu is below CPU_SETSIZE when it came from
-    // allowed_cpus() or was validated against it.
+    // SAFETY: CPU_SET writes one bit of the set; cpu is below CPU_SETSIZE (checked above).
     unsafe { libc::CPU_SET(cpu as usize, &mut set) };
     // SAFETY: pid 0 is the calling thread; `set` is valid and its size is passed.
-    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Pin the calling thread (job `job`) to `cpu` when asked: the CPU the result records for it —
+/// only one it was pinned to — or, when pinning failed, None and a notice saying so.
+pub fn pin_job(job: usize, cpu: Option<u32>) -> (Option<u32>, Option<String>) {
+    match cpu.map(|c| (c, pin_current_thread(c))) {
+        None => (None, None),
+        Some((c, Ok(()))) => (Some(c), None),
+        Some((c, Err(e))) => {
+            (None, Some(format!("job {job} could not be pinned to CPU {c} ({e}); it ran where the scheduler put it")))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -55,8 +74,29 @@ mod tests {
     fn a_pinned_thread_reports_that_cpu_only() {
         let cpu = allowed_cpus()[0];
         std::thread::spawn(move || {
-            assert!(pin_current_thread(cpu));
+            assert!(pin_current_thread(cpu).is_ok());
             assert_eq!(allowed_cpus(), vec![cpu]);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_job_is_recorded_as_pinned_only_when_it_was() {
+        let all = allowed_cpus();
+        let cpu = all[0];
+        // A CPU this process may not use (or past what a cpu set holds): refused.
+        let beyond = (0..1024).rev().find(|c| !all.contains(c)).expect("fewer than 1024 CPUs");
+        std::thread::spawn(move || {
+            assert_eq!(pin_job(0, None), (None, None), "not asked: not pinned, nothing to say");
+            assert_eq!(pin_job(1, Some(cpu)), (Some(cpu), None));
+            for bad in [beyond, u32::MAX] {
+                let (pinned, notice) = pin_job(2, Some(bad));
+                assert_eq!(pinned, None, "CPU {bad} was refused, not pinned");
+                let notice = notice.expect("a notice");
+                assert!(notice.contains(&format!("job 2 could not be pinned to CPU {bad}")), "{notice}");
+            }
+            assert_eq!(allowed_cpus(), vec![cpu], "a refused pin leaves the last one");
         })
         .join()
         .unwrap();

@@ -23,6 +23,29 @@ pub fn sleep_until(t_ns: u64) {
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
 }
 
+/// Where a job reads the time and sleeps: the machine's monotonic clock ([`Monotonic`]), or in
+/// tests one the test drives, so the job loop's timing logic is tested exactly, whatever the
+/// machine's load. The loop is generic over it: the real path is the plain `now_ns` call.
+pub trait Clock {
+    fn now(&self) -> u64;
+    fn sleep_until(&self, t_ns: u64);
+}
+
+/// CLOCK_MONOTONIC: [`now_ns`] and [`sleep_until`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Monotonic;
+
+impl Clock for Monotonic {
+    #[inline(always)]
+    fn now(&self) -> u64 {
+        now_ns()
+    }
+    #[inline(always)]
+    fn sleep_until(&self, t_ns: u64) {
+        sleep_until(t_ns)
+    }
+}
+
 /// Let the calling thread's timers fire on time: Linux otherwise rounds sleeps of ordinary threads
 /// up by as much as 50 us (timer slack), which would make an open-loop schedule late by design.
 pub fn precise_timers() {
@@ -60,25 +83,33 @@ pub fn thread_runq_wait_ns() -> u64 {
 mod tests {
     #[test]
     fn the_clock_moves_forward_and_agrees_with_std() {
-        let a = super::now_ns();
+        // Both read CLOCK_MONOTONIC: std's interval lies between the two bracketing ours, in
+        // order, however long the machine kept this thread off a CPU between any two reads.
+        let a1 = super::now_ns();
         let s = std::time::Instant::now();
+        let a2 = super::now_ns();
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let b = super::now_ns();
+        let b1 = super::now_ns();
         let d = s.elapsed().as_nanos() as u64;
-        assert!(b > a);
-        assert!((b - a).abs_diff(d) < 2_000_000, "{} vs {}", b - a, d);
+        let b2 = super::now_ns();
+        assert!(a1 <= a2 && a2 < b1 && b1 <= b2);
+        assert!(b1 - a2 <= d && d <= b2 - a1, "std's {d} ns outside ours [{}, {}]", b1 - a2, b2 - a1);
+        assert!(b1 - a2 >= 20_000_000, "a 20 ms sleep took {} ns", b1 - a2);
     }
 
     #[test]
-    fn sleeping_until_a_time_wakes_close_to_it() {
+    fn sleeping_until_a_time_never_wakes_before_it() {
+        // How close to the time it wakes is the machine's business (a loaded CI machine can be
+        // milliseconds late): bench/timing measures that. Here: never early, and a time that
+        // has passed returns.
         super::precise_timers();
-        let target = super::now_ns() + 3_000_000;
-        super::sleep_until(target);
-        let late = super::now_ns() - target;
-        assert!(late < 2_000_000, "woke {late} ns late");
-        let before = super::now_ns();
-        super::sleep_until(before - 1000);
-        assert!(super::now_ns() - before < 1_000_000, "a past time returns at once");
+        for ahead in [1_000u64, 100_000, 3_000_000] {
+            let target = super::now_ns() + ahead;
+            super::sleep_until(target);
+            assert!(super::now_ns() >= target, "woke before {target}");
+        }
+        super::sleep_until(super::now_ns() - 1000);
+        super::sleep_until(0);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The safety gate against real block devices: loop devices backed by 64 MiB files in /dev/shm.
+//! The safety gate against real block devices: loop devices backed by 64 MiB files in /dev/shm
+//! (and, for active swap, never placed on tmpfs, a 16 MiB file in /var/tmp).
 //!
 //! These need root and losetup (and mkfs.ext4, sfdisk, mkswap, dmsetup for some); a test that
 //! lacks them says why with [`skip`] and returns, and `scripts/test` counts it as skipped. Every device, mount, swap area
@@ -423,13 +424,19 @@ fn swap_loop_is_refused() {
         return;
     };
     let _lock = loop_lock();
+    // The signature alone, on a loop over /dev/shm: never swapped on (swap over tmpfs can
+    // deadlock the machine under memory pressure).
     let lo = attach_or_skip!(test, &losetup, backing_file(&[]), false);
+    must(&mkswap, &[&lo.dev]);
+    let concerns = block_concerns(&lo.dev);
+    assert!(any_contains(&concerns, &format!("{} holds a swap signature", lo.dev)), "{concerns:?}");
+    drop(lo);
+
+    // Active swap: a loop over a file on the disk (/var/tmp), swapped off before it is detached.
+    let lo = attach_or_skip!(test, &losetup, disk_backing_file(), false);
     must(&mkswap, &[&lo.dev]);
     let named = lo.path_list();
     let t = block_target(&lo.dev);
-    let concerns = block_concerns(&lo.dev);
-    assert!(any_contains(&concerns, &format!("{} holds a swap signature", lo.dev)), "{concerns:?}");
-
     if let Err(e) = run(&swapon, &[&lo.dev]) {
         skip_part(test, "active swap", &e.to_string());
         return;
@@ -439,6 +446,15 @@ fn swap_loop_is_refused() {
     assert!(any_contains(&concerns, &format!("{} is active swap", lo.dev)), "{concerns:?}");
     let msg = refusal(&t, &Permission { destroy: &named, ..Permission::default() });
     assert!(msg.contains("swap"), "{msg}");
+}
+
+/// A 16 MiB sparse file on the disk (/var/tmp), for what must not live on tmpfs (active swap).
+fn disk_backing_file() -> RemoveFile {
+    let name = unique_path("swap").file_name().expect("a name").to_owned();
+    let guard = RemoveFile(Path::new("/var/tmp").join(name));
+    let f = fs::OpenOptions::new().write(true).create_new(true).open(&guard.0).expect("create backing file");
+    f.set_len(16 << 20).expect("size backing file");
+    guard
 }
 
 // Holders (device-mapper, md) cannot be made on this kernel (neither is built in), so the holder

@@ -6,7 +6,8 @@
 //! completion arrives (the worker drains all in-flight I/O before dropping the ring).
 //!
 //! How a job waits for completions (looking before sleeping on tmpfs files) is in
-//! `uring_wait.rs`; this file (~600 lines) is the ring's setup, submission and teardown, one job.
+//! `uring_wait.rs`, how the ring is built (flags asked for, typed, dropped where refused) in
+//! `uring_setup.rs`; this file is the ring's submission and teardown, one job.
 //!
 //! Ring flags that cut kernel overhead (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN) are asked for
 //! and dropped one by one where the kernel refuses them; what was accepted is reported.
@@ -27,20 +28,23 @@ use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{Backend, Pending};
 use crate::pattern::BufferPool;
+pub use setup::{available, RingFlag};
+use setup::{build_ring, register_ring_fd, sq_thread_of, Built};
 
 // Kernel ABI values the io-uring crate keeps private.
 const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
+const IORING_ENTER_SQ_WAKEUP: u32 = 1 << 1;
 const IORING_ENTER_EXT_ARG: u32 = 1 << 3;
 const IORING_ENTER_REGISTERED_RING: u32 = 1 << 4;
-const IORING_REGISTER_RING_FDS: u32 = 20;
+pub(super) const IORING_REGISTER_RING_FDS: u32 = 20;
 const IORING_UNREGISTER_RING_FDS: u32 = 21;
 
 /// `struct io_uring_rsrc_update` (registering the ring's own fd).
 #[repr(C)]
-struct RsrcUpdate {
-    offset: u32,
-    resv: u32,
-    data: u64,
+pub(super) struct RsrcUpdate {
+    pub(super) offset: u32,
+    pub(super) resv: u32,
+    pub(super) data: u64,
 }
 use crate::gen::Op;
 
@@ -82,10 +86,6 @@ pub struct RingOptions {
     pub sqpoll_cpu: Option<u32>,
 }
 
-/// How long an idle SQPOLL thread keeps polling before it sleeps: 1 s keeps it awake across an
-/// open loop's gaps (fio leaves the kernel's default).
-const SQPOLL_IDLE_MS: u32 = 1000;
-
 pub(crate) struct Uring {
     /// Closed in `Drop`, after everything in flight has completed.
     ring: ManuallyDrop<IoUring>,
@@ -121,6 +121,9 @@ pub(crate) struct Uring {
     /// ring's discard needs Linux 6.12); a file's trims punch holes through the ring.
     block: bool,
     pub facts: RingFacts,
+    /// Tests: the errno the next submit call fails with, instead of calling the kernel.
+    #[cfg(test)]
+    fail_next_submit: Option<i32>,
 }
 
 /// How often a submit refused with EAGAIN/EBUSY is retried before giving up (each retry first
@@ -164,112 +167,16 @@ fn submit_all<S>(
     Ok(())
 }
 
-/// Register the ring's own fd for the calling thread; its index, or None where unsupported.
-fn register_ring_fd(ring_fd: RawFd) -> Option<i32> {
-    let mut up = RsrcUpdate { offset: u32::MAX, resv: 0, data: ring_fd as u64 };
-    // SAFETY: io_uring_register with a valid ring fd and one properly laid out rsrc update.
-    let r = unsafe {
-        libc::syscall(libc::SYS_io_uring_register, ring_fd, IORING_REGISTER_RING_FDS, &mut up as *mut RsrcUpdate, 1)
-    };
-    (r == 1).then_some(up.offset as i32)
-}
-
-/// The task id of a SQPOLL ring's kernel thread, from the ring's fdinfo (`SqThread:`).
-fn sq_thread_of(ring_fd: RawFd) -> Option<u32> {
-    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{ring_fd}")).ok()?;
-    info.lines().find_map(|l| l.strip_prefix("SqThread:")).and_then(|v| v.trim().parse().ok()).filter(|&t: &u32| t > 0)
-}
-
-/// Whether this kernel (and its seccomp policy) lets us create a ring at all.
-pub fn available() -> Result<(), String> {
-    IoUring::new(2).map(|_| ()).map_err(|e| match e.raw_os_error() {
-        Some(libc::ENOSYS) => "the kernel has no io_uring".to_string(),
-        Some(libc::EPERM) => "io_uring is disabled (kernel.io_uring_disabled or seccomp)".to_string(),
-        _ => format!("io_uring setup failed: {e}"),
-    })
-}
-
-/// A ring with what `opts` asks for, each of IOPOLL and SQPOLL dropped (with a note) where the
-/// kernel refuses it: the ring, the flags it has, and the notes.
-fn build_ring(entries: u32, opts: RingOptions) -> io::Result<(IoUring, Vec<String>, Vec<String>)> {
-    let mut refused = Vec::new();
-    let mut tries = vec![(opts.iopoll, opts.sqpoll)];
-    for t in [(false, opts.sqpoll), (opts.iopoll, false), (false, false)] {
-        if !tries.contains(&t) {
-            tries.push(t);
-        }
-    }
-    let mut first_err = None;
-    for (iopoll, sqpoll) in tries {
-        match build_ring_with(entries, iopoll, sqpoll.then_some(opts.sqpoll_cpu)) {
-            Ok((ring, mut names)) => {
-                for (asked, got, name) in [(opts.iopoll, iopoll, "iopoll"), (opts.sqpoll, sqpoll, "sqpoll")] {
-                    if asked && !got {
-                        let why = first_err.as_ref().map(|e: &io::Error| e.to_string()).unwrap_or_default();
-                        refused.push(format!("{name}: {why}"));
-                    }
-                    if got {
-                        names.push(name.to_string());
-                    }
-                }
-                return Ok((ring, names, refused));
-            }
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        }
-    }
-    Err(first_err.unwrap_or_else(|| io::Error::other("no ring")))
-}
-
-fn build_ring_with(entries: u32, iopoll: bool, sqpoll: Option<Option<u32>>) -> io::Result<(IoUring, Vec<String>)> {
-    const COOP: u8 = 1;
-    const SINGLE: u8 = 2;
-    const DEFER: u8 = 4;
-    let attempts = [COOP | SINGLE | DEFER, COOP | SINGLE, COOP, 0];
-    let mut last = None;
-    for a in attempts {
-        let mut b = IoUring::builder();
-        b.setup_cqsize(entries * 2);
-        if iopoll {
-            b.setup_iopoll();
-        }
-        if let Some(cpu) = sqpoll {
-            b.setup_sqpoll(SQPOLL_IDLE_MS);
-            if let Some(c) = cpu {
-                b.setup_sqpoll_cpu(c);
-            }
-        }
-        let mut names = Vec::new();
-        if a & COOP != 0 {
-            b.setup_coop_taskrun();
-            names.push("coop_taskrun".to_string());
-        }
-        if a & SINGLE != 0 {
-            b.setup_single_issuer();
-            names.push("single_issuer".to_string());
-        }
-        if a & DEFER != 0 {
-            b.setup_defer_taskrun();
-            names.push("defer_taskrun".to_string());
-        }
-        match b.build(entries) {
-            Ok(r) => return Ok((r, names)),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| io::Error::other("no ring")))
-}
-
 impl Uring {
     /// A ring for `qd` outstanding I/Os on `file`, with every slot of `pool` registered (slot i
     /// = buffer i). Must be called on the thread that will submit (SINGLE_ISSUER).
     pub fn new(file: File, qd: u32, pool: BufferPool, opts: RingOptions) -> io::Result<Uring> {
         let fd = file.as_raw_fd();
         let entries = qd.next_power_of_two().max(2);
-        let (ring, flags, refused) = build_ring(entries, opts)?;
-        let iopoll = flags.iter().any(|f| f == "iopoll");
-        let sqpoll = flags.iter().any(|f| f == "sqpoll");
+        let built = build_ring(entries, opts)?;
+        let (iopoll, sqpoll) = (built.has(RingFlag::Iopoll), built.has(RingFlag::Sqpoll));
+        let Built { ring, flags, refused } = built;
+        let flags = flags.into_iter().map(|f| f.name().to_string()).collect();
         let sq_thread = if sqpoll { sq_thread_of(ring.as_raw_fd()) } else { None };
         let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
         let bufs = pool.iovecs();
@@ -304,6 +211,8 @@ impl Uring {
             look_before_sleep: !block && wait::on_tmpfs(fd),
             block,
             facts,
+            #[cfg(test)]
+            fail_next_submit: None,
         })
     }
 
@@ -346,6 +255,52 @@ impl Uring {
         } else {
             Err(io::Error::last_os_error())
         }
+    }
+
+    /// Room in the submission queue for `n` more entries, or an error with nothing pushed. Only
+    /// a SQPOLL ring can be short of it (its kernel thread moves the head past a batch a moment
+    /// after posting that batch's inline completions): wait for it, at most a second.
+    fn room_for(&mut self, n: usize) -> io::Result<()> {
+        let mut sq = self.ring.submission();
+        let free = |sq: &squeue::SubmissionQueue<'_>| sq.capacity() - sq.len();
+        if free(&sq) < n && self.sqpoll {
+            let deadline = crate::clock::now_ns() + 1_000_000_000;
+            while free(&sq) < n && crate::clock::now_ns() < deadline {
+                std::hint::spin_loop();
+                sq.sync();
+            }
+        }
+        if free(&sq) < n {
+            return Err(io::Error::other(format!("submission queue full: {} of {n} entries free", free(&sq))));
+        }
+        Ok(())
+    }
+
+    /// SQPOLL: wake the kernel thread if it sleeps (a system call only then).
+    fn wake_sq_thread(&mut self) -> io::Result<()> {
+        if let Some(e) = self.injected_failure() {
+            return Err(e);
+        }
+        self.ring.submitter().submit().map(|_| ())
+    }
+
+    /// One io_uring_enter submitting `n` queued entries: how many the kernel took.
+    #[inline]
+    fn enter_submit(&mut self, n: u32) -> io::Result<u32> {
+        if let Some(e) = self.injected_failure() {
+            return Err(e);
+        }
+        self.enter_once(n, 0, 0)
+    }
+
+    /// Tests: a failure to inject into the next submit call (the kernel refusing it).
+    #[inline(always)]
+    fn injected_failure(&mut self) -> Option<io::Error> {
+        #[cfg(test)]
+        if let Some(errno) = self.fail_next_submit.take() {
+            return Some(io::Error::from_raw_os_error(errno));
+        }
+        None
     }
 
     /// Make room for a refused submit: wait for one completion (or 50 us when there is none to
@@ -407,14 +362,17 @@ fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut 
 }
 
 impl Uring {
-    /// Wait for every I/O still in flight; false if the ring failed first.
+    /// Wait for every I/O still in flight; false if the ring failed first. A SQPOLL ring's
+    /// thread is woken too, in case entries still wait in the ring for it (its wake-up call
+    /// failed).
     fn drain(&mut self) -> bool {
         self.stash.clear();
+        let wake = if self.sqpoll { IORING_ENTER_SQ_WAKEUP } else { 0 };
         while self.inflight > 0 {
             for _ in self.ring.completion() {
                 self.inflight -= 1;
             }
-            if self.inflight > 0 && self.enter(0, 1, IORING_ENTER_GETEVENTS).is_err() {
+            if self.inflight > 0 && self.enter(0, 1, IORING_ENTER_GETEVENTS | wake).is_err() {
                 return false;
             }
         }
@@ -459,12 +417,19 @@ unsafe impl Backend for Uring {
         &mut self.pool
     }
 
+    /// Every path keeps `inflight` exact, because `Drop` frees the buffers once it has drained
+    /// that many: an entry is counted the moment the kernel may take it (for SQPOLL, once it is
+    /// in the ring, whatever the wake-up call then says), and never before.
     #[inline]
     fn submit(&mut self, batch: &[Pending]) -> io::Result<()> {
         if batch.is_empty() {
             return Ok(());
         }
+        // All or nothing: room for the whole batch first, so no error leaves part of it queued.
+        let ring_ios = if self.block { batch.iter().filter(|p| p.op != Op::Trim).count() } else { batch.len() };
+        self.room_for(ring_ios)?;
         let mut queued = 0u32;
+        let mut pushed = Ok(());
         {
             let mut sq = self.ring.submission();
             for p in batch {
@@ -474,44 +439,43 @@ unsafe impl Backend for Uring {
                     self.stash.push((p.slot, super::trim::trim_now(&self.file, true, p.offset, p.len)));
                     continue;
                 }
-                queued += 1;
                 let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p, self.pool.io_ptr(p.slot, p.len));
                 // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
                 // lives until Drop has drained the ring, and which the worker leaves alone until
                 // this slot's completion is reaped; the file is ours and stays open.
-                if sq.is_full() && self.sqpoll {
-                    // A SQPOLL thread posts an inline completion before it moves the ring's head
-                    // past the entries of its batch: the room is there a moment later.
-                    let deadline = crate::clock::now_ns() + 1_000_000_000;
-                    while sq.is_full() && crate::clock::now_ns() < deadline {
-                        std::hint::spin_loop();
-                        sq.sync();
-                    }
+                if unsafe { sq.push(&e) }.is_err() {
+                    // Not after `room_for`; if it were, what was pushed is still accounted below.
+                    pushed = Err(io::Error::other("submission queue full"));
+                    break;
                 }
-                unsafe { sq.push(&e) }.map_err(|_| io::Error::other("submission queue full"))?;
+                queued += 1;
             }
         }
         if queued == 0 {
-            return Ok(());
+            return pushed;
         }
         if self.sqpoll {
-            // The kernel thread takes the entries; a system call only to wake it when it sleeps.
-            self.ring.submitter().submit()?;
+            // The kernel thread may take the entries as soon as they are in the ring, whether
+            // or not the call that wakes it succeeds: they are in flight from here.
             self.inflight += queued as usize;
-            return Ok(());
+            let woken = self.wake_sq_thread();
+            return pushed.and(woken);
         }
         // A short submit leaves the rest queued in the SQ ring: submit it too, so every I/O of
-        // the batch is in flight when this returns (the worker counts them so).
-        submit_all(
+        // the batch is in flight when this returns (the worker counts them so). Each call's
+        // count is added as it is taken; an error leaves the rest unconsumed (the kernel never
+        // sees them).
+        let submitted = submit_all(
             self,
             queued,
             |u, n| {
-                let taken = u.enter_once(n, 0, 0)?;
+                let taken = u.enter_submit(n)?;
                 u.inflight += taken as usize;
                 Ok(taken)
             },
             Uring::make_room,
-        )
+        );
+        pushed.and(submitted)
     }
 
     /// Wait for `n` completions (on a tmpfs file looking for them first: `uring_wait.rs`).
@@ -608,6 +572,8 @@ impl Uring {
     }
 }
 
+#[path = "uring_setup.rs"]
+mod setup;
 #[cfg(test)]
 #[path = "uring_tests.rs"]
 mod tests;

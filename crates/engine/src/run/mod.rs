@@ -70,6 +70,9 @@ struct JobReport {
     job_start: u64,
     output: JobOutput,
     ring: Option<crate::backend::uring::RingFacts>,
+    /// The CPU the job was pinned to (None: not asked, or pinning failed: then `pin_notice`).
+    pinned: Option<u32>,
+    pin_notice: Option<String>,
 }
 
 /// Run `spec` on `targets` with `engine` (null targets always use the null backend). `stop` ends
@@ -142,10 +145,11 @@ fn run_streams_with(
         })
         .collect();
     let gate = Arc::new(StartGate::new());
+    // Set by the first job that stops on an error: every other job stops with it.
+    let failed = Arc::new(AtomicBool::new(false));
     let finished = Arc::new(Finished::new());
     let started_unix_ms =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-    let mut job_cpus = vec![Vec::new(); streams.len()];
     let mut lives = Vec::new();
     let mut handles: Vec<JoinHandle<JobReport>> = Vec::new();
     // A failed start releases the jobs already started and waits for them before returning.
@@ -169,8 +173,8 @@ fn run_streams_with(
             for j in 0..spec.jobs as u64 {
                 // With verify, each job owns its slice of the region: every unit has one writer.
                 let (start, span, verify) = verify::job_region(format.as_ref(), st, &maps[si], &journal_ids[si], ti, j);
-                let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, handles.len());
-                job_cpus[si].push(cpu);
+                let job_no = handles.len();
+                let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, job_no);
                 let live = Arc::new(Live::default());
                 lives.push(live.clone());
                 // Jobs sharing a rate are spread evenly over one interval (unless aligned).
@@ -187,6 +191,7 @@ fn run_streams_with(
                     start,
                     span,
                     stop: stop.clone(),
+                    failed: failed.clone(),
                     live,
                     pace: job_iops.map(|iops| (iops, job_phase(aligned, index, stream_jobs))),
                     trace,
@@ -201,8 +206,9 @@ fn run_streams_with(
                 let builder = std::thread::Builder::new().name(format!("drivelab-s{si}t{ti}j{j}"));
                 let job = Box::new(move || {
                     let _ends = ends;
-                    let (output, ring) = job_thread(&ctx, kind, file, engine, cpu, &gate, verify);
-                    JobReport { stream: si, target: ti, job_start: start, output, ring }
+                    let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
+                    let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify);
+                    JobReport { stream: si, target: ti, job_start: start, output, ring, pinned, pin_notice }
                 });
                 match spawn(builder, job) {
                     Ok(h) => handles.push(h),
@@ -239,18 +245,29 @@ fn run_streams_with(
     for h in handles {
         reports.push(h.join().map_err(|_| Error::io("a job thread", std::io::Error::other("panicked")))?);
     }
+    // A backend that could not be set up: no job ran (the gate stayed shut), nothing to keep. A
+    // failure mid-run is an error of its job, kept with what every job measured.
     if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
         return Err(Error::io("running the workload", std::io::Error::other(f)));
     }
+    let stopped_by_peer = peer_stop_notice(streams, &reports);
     let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
     for r in reports {
         by_stream[r.stream].push(r);
     }
     let mut results = Vec::new();
-    for (((st, mut reports), cpus), maps) in streams.iter().zip(by_stream).zip(job_cpus).zip(maps) {
+    for ((st, mut reports), maps) in streams.iter().zip(by_stream).zip(maps) {
+        // Pinned as recorded only where pinning succeeded; where it failed, a notice says so.
+        let cpus: Vec<Option<u32>> = reports.iter().map(|r| r.pinned).collect();
+        let pin_notices: Vec<String> = reports.iter().filter_map(|r| r.pin_notice.clone()).collect();
         let verify = st.spec.verify_unit().map(|unit| verify::stats(st, &mut reports, maps, unit));
+        let peer_stopped = reports.iter().any(|r| r.output.stopped_by_peer);
         let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
         result.engine.job_cpus = cpus;
+        result.notices.extend(pin_notices);
+        if let Some(notice) = stopped_by_peer.as_ref().filter(|_| peer_stopped) {
+            result.notices.push(notice.clone());
+        }
         if let Some((stats, maps)) = verify {
             result.verify = Some(stats);
             result.verify_maps = maps;
@@ -258,6 +275,20 @@ fn run_streams_with(
         results.push(result);
     }
     Ok(results)
+}
+
+/// When a job's error stopped others: what their results say (which targets' jobs stopped on an
+/// error), as the MPI ranks' notice does.
+fn peer_stop_notice(streams: &[Stream], reports: &[JobReport]) -> Option<String> {
+    reports.iter().any(|r| r.output.stopped_by_peer).then_some(())?;
+    let mut on: Vec<&str> = Vec::new();
+    for r in reports.iter().filter(|r| r.output.stopped_by_error && !r.output.stopped_by_peer) {
+        let path = streams[r.stream].targets[r.target].info.path.as_str();
+        if !on.contains(&path) {
+            on.push(path);
+        }
+    }
+    Some(format!("stopped early with every job: a job on {} stopped on an error", on.join(", ")))
 }
 
 /// Where in the first interval job `index` of `jobs` sharing a rate starts its schedule: spread
@@ -270,19 +301,15 @@ fn job_phase(aligned: bool, index: u64, jobs: u64) -> f64 {
     }
 }
 
-/// One job thread: pin, build its backend, wait at the start gate with everyone, run.
+/// One job thread (pinned as asked): build its backend, wait at the start gate with everyone, run.
 fn job_thread(
     ctx: &JobCtx,
     kind: TargetKind,
     file: Option<std::fs::File>,
     engine: EngineKind,
-    cpu: Option<u32>,
     gate: &StartGate,
     verify: Option<JobVerify>,
 ) -> (JobOutput, Option<crate::backend::uring::RingFacts>) {
-    if let Some(c) = cpu {
-        crate::affinity::pin_current_thread(c);
-    }
     let spec = ctx.spec.clone();
     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
     pool.fill(spec.data, spec.seed ^ ctx.job);

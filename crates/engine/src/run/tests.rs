@@ -110,34 +110,27 @@ fn every_job_gets_the_same_start_time_after_the_gate_opens() {
 }
 
 #[test]
-fn hybrid_pacing_keeps_the_null_target_on_time() {
-    // 20k IOPS on the null target with hybrid pacing: drivelab's own lateness. Measured on
-    // the 2-core VM with the release build: p99 a few µs (bench/vs-fio's null-rate row);
-    // the bounds here are far above that, so a CI machine running other tests at once passes,
-    // while a pacing that sleeps through intended times (timer slack: 50 µs and more,
-    // every I/O) does not.
+fn hybrid_pacing_runs_the_null_target_on_its_schedule() {
+    // 20k IOPS on the null target with hybrid pacing, on the real clock: never ahead of the
+    // schedule, every I/O's lateness measured, the spinning counted. How late drivelab is on a
+    // quiet machine is timing quality, measured in bench/timing (and bench/vs-fio's null-rate);
+    // the pacing logic is tested exactly on a driven clock in worker/tests.rs.
     let spec = AccessSpec {
         qd: 16,
         time_ns: Some(500_000_000),
         rate: Some(Rate { per_s: 20_000.0, pace: crate::spec::PaceMode::Hybrid, ..Default::default() }),
         ..Default::default()
     };
-    // A tail over 2 ms is the machine's (a job thread descheduled by other tests' work), not a
-    // pacing fault, which shows in every I/O: such a run is made again, at most 3 times.
-    let mut attempt = 0;
-    let (o, p50, p99) = loop {
-        attempt += 1;
-        let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
-        let o = r.open_loop.expect("open loop");
-        let own = o.tool_lag_ns.clone().expect("drivelab's own lateness");
-        let (p50, p99) = (own.p(crate::hist::Pct::P50), own.p(crate::hist::Pct::P99));
-        if p99 <= 2_000_000 || attempt == 3 {
-            break (o, p50, p99);
-        }
-    };
-    assert!((o.achieved_iops - 20_000.0).abs() < 1000.0, "achieved {}", o.achieved_iops);
-    assert!(p50 <= 25_000 && p99 <= 2_000_000, "own lag p50 {p50} ns, p99 {p99} ns");
+    let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    let o = r.open_loop.expect("open loop");
     assert_eq!(o.pace, crate::spec::PaceMode::Hybrid);
+    let scheduled = 20_000.0 * r.runtime_ns as f64 / 1e9;
+    assert!(r.total.ops > 0 && r.total.ops as f64 <= scheduled + 16.0, "{} I/Os of {scheduled} scheduled", r.total.ops);
+    let own = o.tool_lag_ns.expect("drivelab's own lateness");
+    // Per I/O, drivelab's own lateness is part of the lag: so is each percentile.
+    let p50 = crate::hist::Pct::P50;
+    assert!(own.p(p50) <= o.lag_ns.p(p50) && own.max <= o.lag_ns.max, "{own:?} vs {:?}", o.lag_ns);
+    assert!(o.spin_pct > 0.0, "hybrid spins towards each time");
 }
 
 #[test]
@@ -146,4 +139,29 @@ fn aligned_jobs_start_their_schedules_together_and_spread_ones_do_not() {
     assert_eq!((0..3).map(|i| job_phase(true, i, 3)).collect::<Vec<_>>(), vec![0.0; 3]);
     let spread: Vec<f64> = (0..4).map(|i| job_phase(false, i, 4)).collect();
     assert_eq!(spread, vec![0.0, 0.25, 0.5, 0.75]);
+}
+
+#[test]
+fn a_job_that_stops_on_an_error_stops_every_job_and_what_each_measured_is_kept() {
+    // Two targets for 60 s: a file opened read-only, so its writes fail at once, and null. The
+    // null job stops at its next loop turn, not after 60 s, and its I/Os stay in the result,
+    // beside the error that stopped the run.
+    let path = std::env::temp_dir().join(format!("drivelab-run-ro-{}", std::process::id()));
+    std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
+    let info = crate::target::probe(path.to_str().unwrap()).unwrap();
+    let ro = OpenTarget { info, file: Some(std::fs::File::open(&path).unwrap()), start: 0, span: 1 << 20 };
+    let spec = AccessSpec { read_pct: 0, qd: 1, time_ns: Some(60_000_000_000), ..Default::default() };
+    let targets = [ro, null_target()];
+    let r = run(&spec, &targets, EngineKind::Psync, Arc::new(AtomicBool::new(false)), &mut |_| {});
+    std::fs::remove_file(&path).unwrap();
+    let r = r.expect("an I/O error is a result, not a failure to run");
+    assert!(r.stopped_by_error && !r.interrupted && r.errored());
+    assert_eq!(r.errors.len(), 1, "{:?}", r.errors);
+    assert_eq!((r.errors[0].target.as_str(), r.errors[0].op.as_str()), (path.to_str().unwrap(), "write"));
+    assert_eq!(r.errors[0].errno, libc::EBADF);
+    assert!(r.per_target[1].total.ops >= 1, "the null job's I/Os are kept");
+    assert_eq!(r.total.ops, r.per_target[1].total.ops + r.per_target[0].total.ops);
+    assert!(r.runtime_ns < 30_000_000_000, "the null job stopped with the failed one: ran {} ns of 60 s", r.runtime_ns);
+    let said = format!("stopped early with every job: a job on {} stopped on an error", path.display());
+    assert!(r.notices.contains(&said), "{:?}", r.notices);
 }

@@ -7,6 +7,7 @@
 //! submit stamps and every completion of a reap pass shares the completion stamp. As fio's
 //! `lat`, an I/O's latency starts just before its submit call; for asynchronous backends its
 //! `clat` (from the call's return) and the call's `slat` are recorded beside it (`stamps.rs`).
+//! Time is read through a [`Clock`] the loop is generic over: the machine's, or a test's.
 //!
 //! With a fixed rate (`spec.rate`) the loop is open: a slot is filled only when the next
 //! intended issue time from [`Pace`](crate::pace::Pace) has come, the thread sleeps (in the ring's wait, with a
@@ -43,7 +44,7 @@ pub use verify::{JobVerify, VerifyOutput};
 use window::Window;
 
 use crate::backend::Backend;
-use crate::clock::{now_ns, sleep_until};
+use crate::clock::{Clock, Monotonic};
 use crate::gen::Op;
 use crate::hist::Histogram;
 use crate::result::ErrorStat;
@@ -66,6 +67,39 @@ pub struct Live {
     pub stopped_by_error: AtomicBool,
 }
 
+/// What an error was recorded against (`ErrorStat::op`): an I/O of the target, its fsync, or a
+/// step of drivelab's own machinery that failed mid-run (the run stops there, and what was
+/// measured until then is kept with the error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorOp {
+    Io(Op),
+    Fsync,
+    /// Handing I/Os to the kernel (io_uring_enter) failed.
+    Submit,
+    /// Waiting for completions failed.
+    Wait,
+    /// Writing `--journal` failed.
+    Journal,
+}
+
+impl ErrorOp {
+    /// Its name in `ErrorStat::op`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorOp::Io(Op::Read) => "read",
+            ErrorOp::Io(Op::Write) => "write",
+            ErrorOp::Io(Op::Trim) => "trim",
+            ErrorOp::Fsync => "fsync",
+            ErrorOp::Submit => "submit",
+            ErrorOp::Wait => "wait",
+            ErrorOp::Journal => "journal",
+        }
+    }
+}
+
+/// A failure of drivelab's machinery mid-run: which step, and what the system said.
+pub(crate) struct Failure(pub ErrorOp, pub std::io::Error);
+
 /// What one job needs to run.
 pub struct JobCtx {
     pub spec: Arc<AccessSpec>,
@@ -73,6 +107,10 @@ pub struct JobCtx {
     pub start: u64,
     pub span: u64,
     pub stop: Arc<AtomicBool>,
+    /// Shared by every job of the run: set by the first job that stops on an error (an I/O's,
+    /// or a failure of the machinery); every other job stops at its next loop turn, keeping
+    /// what it measured.
+    pub failed: Arc<AtomicBool>,
     pub live: Arc<Live>,
     /// Open loop: this job's I/Os per second and its phase (0..1 of an interval).
     pub pace: Option<(f64, f64)>,
@@ -130,9 +168,13 @@ pub struct JobOutput {
     pub runq_wait_ns: u64,
     pub series: Vec<SecondStats>,
     pub errors: Vec<ErrorStat>,
+    /// An error stopped the job: its own (then in `errors`), or another job's (`stopped_by_peer`).
     pub stopped_by_error: bool,
+    /// Another job of the run stopped on an error, and this one stopped with it.
+    pub stopped_by_peer: bool,
     pub interrupted: bool,
-    /// A failure of the machinery itself (io_uring_enter failing), not of an I/O.
+    /// The backend could not be set up (io_uring refused the ring): the job never ran. A
+    /// failure mid-run is an error in `errors` instead, beside what was measured.
     pub failure: Option<String>,
     /// Open loop: response times (from the intended issue time).
     pub resp_read: Histogram,
@@ -163,10 +205,21 @@ pub struct JobOutput {
 /// is late finds its first I/Os already due). What is still in flight after a failure of the
 /// machinery is the backend's to drain.
 pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, verify: Option<JobVerify>) -> JobOutput {
+    run_job_on(ctx, backend, &Monotonic, begin, verify)
+}
+
+/// [`run_job`] reading the time from `clock` (tests drive one).
+pub(crate) fn run_job_on<B: Backend, C: Clock>(
+    ctx: &JobCtx,
+    backend: &mut B,
+    clock: &C,
+    begin: u64,
+    verify: Option<JobVerify>,
+) -> JobOutput {
     let spec = &*ctx.spec;
     if ctx.pace.is_none() {
         // Open loop waits for its first intended time in the loop, as for every other.
-        sleep_until(begin);
+        clock.sleep_until(begin);
     }
     let mut sched = Schedule::new(ctx, begin);
     let mut window = Window::new(spec, begin);
@@ -177,50 +230,61 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
     ctx.live.measuring.store(window.measuring, Ordering::Relaxed);
 
     loop {
-        if !stopping && !q.fill(&mut sched, &mut window, backend.pool_mut()) {
+        if !stopping && !q.fill(&mut sched, &mut window, backend.pool_mut(), clock) {
             stopping = true;
         }
         let t = if q.idle() {
             if sched.sync_due() && !rec.out.interrupted && !rec.out.stopped_by_error {
-                let (synced, stops) = fsync(backend, &mut rec, &window, spec.continue_on_error);
+                let (synced, stops) = fsync(backend, &mut rec, &window, spec.continue_on_error, clock);
                 if stops {
-                    ctx.live.stopped_by_error.store(true, Ordering::Relaxed);
+                    stop_on_error(ctx, &mut rec);
                 }
                 stopping |= stops;
                 sched.synced();
                 // With a journal: every write acknowledged before the fsync is now durable.
-                if let Err(failure) = if synced { q.journal_durable() } else { Ok(()) } {
-                    rec.out.failure = Some(failure);
+                if let Err(e) = if synced { q.journal_durable() } else { Ok(()) } {
+                    rec.machinery_failed(ErrorOp::Journal, &e);
+                    stop_on_error(ctx, &mut rec);
                     break;
                 }
                 continue;
             }
             if !stopping && sched.think_due() {
                 // Think time: everything in flight has completed; stall before issuing more.
-                let t = think(sched.think.unwrap_or_default(), window.wake_limit(), &mut rec);
+                let t = think(sched.think.unwrap_or_default(), window.wake_limit(), &mut rec, clock);
                 sched.thought();
                 t
             } else {
                 match sched.next_due(&q.free) {
                     // Open loop: idle until the next intended issue time (or the end of the run).
                     Some(due) if !stopping => {
-                        wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec)
+                        wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec, clock)
                     }
                     _ => break,
                 }
             }
         } else {
-            match exchange(&mut q, backend, &mut sched, &mut rec, window.measuring, stopping, spec.continue_on_error) {
+            match exchange(
+                &mut q,
+                backend,
+                &mut sched,
+                &mut rec,
+                window.measuring,
+                stopping,
+                spec.continue_on_error,
+                clock,
+            ) {
                 Ok((done, error_stops)) => {
                     if error_stops && !stopping {
-                        rec.out.stopped_by_error = true;
-                        ctx.live.stopped_by_error.store(true, Ordering::Relaxed);
+                        stop_on_error(ctx, &mut rec);
                         stopping = true;
                     }
                     done
                 }
-                Err(failure) => {
-                    rec.out.failure = Some(failure);
+                Err(Failure(op, e)) => {
+                    // What is in flight is the backend's to drain; what was measured is kept.
+                    rec.machinery_failed(op, &e);
+                    stop_on_error(ctx, &mut rec);
                     break;
                 }
             }
@@ -228,9 +292,16 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
         last_t = t;
         stopping |= rec.tick(window.advance(t), &ctx.live);
         stopping |= rec.check_schedule(sched.behind(t), sched.max_lag_ns, stopping);
-        if ctx.stop.load(Ordering::Relaxed) && !stopping {
-            stopping = true;
-            rec.out.interrupted = true;
+        if !stopping {
+            if ctx.failed.load(Ordering::Relaxed) {
+                // Another job stopped on an error: the run stops with it.
+                stopping = true;
+                rec.out.stopped_by_error = true;
+                rec.out.stopped_by_peer = true;
+            } else if ctx.stop.load(Ordering::Relaxed) {
+                stopping = true;
+                rec.out.interrupted = true;
+            }
         }
     }
     let mut out = rec.finish(&window, last_t, &ctx.live);
@@ -238,10 +309,19 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
     out
 }
 
+/// This job stops on an error (its own, already recorded): say so, live and to every other job
+/// of the run.
+fn stop_on_error(ctx: &JobCtx, rec: &mut Recorder) {
+    rec.out.stopped_by_error = true;
+    ctx.live.stopped_by_error.store(true, Ordering::Relaxed);
+    ctx.failed.store(true, Ordering::Relaxed);
+}
+
 /// Submit the batch, wait for a completion (open loop with a free slot: no later than the next
 /// intended issue time), reap: the completion stamp and whether an I/O error stops the job, or
 /// what failed in the machinery itself.
-fn exchange<B: Backend>(
+#[allow(clippy::too_many_arguments)]
+fn exchange<B: Backend, C: Clock>(
     q: &mut Queue,
     backend: &mut B,
     sched: &mut Schedule,
@@ -249,81 +329,83 @@ fn exchange<B: Backend>(
     measuring: bool,
     stopping: bool,
     continue_on_error: bool,
-) -> Result<(u64, bool), String> {
-    q.journal_intents()?;
-    q.submit(backend, rec, measuring).map_err(|e| format!("submitting I/O failed: {e}"))?;
+    clock: &C,
+) -> Result<(u64, bool), Failure> {
+    q.journal_intents().map_err(|e| Failure(ErrorOp::Journal, e))?;
+    q.submit(backend, rec, measuring, clock).map_err(|e| Failure(ErrorOp::Submit, e))?;
     let waited = match sched.next_due(&q.free) {
         Some(due) if !stopping && !q.free.is_empty() => {
-            let now = now_ns();
+            let now = clock.now();
             match sched.mode {
                 _ if due <= now => Ok(()),
                 PaceMode::Sleep | PaceMode::Auto => backend.wait_timeout(1, due - now),
                 PaceMode::Hybrid if due - now > sched.spin.ns() => {
                     let wake = due - sched.spin.ns();
                     let r = backend.wait_timeout(1, wake - now);
-                    sched.spin.woke(wake, now_ns());
+                    sched.spin.woke(wake, clock.now());
                     r
                 }
-                PaceMode::Hybrid | PaceMode::Spin => spin_poll(backend, due, rec),
+                PaceMode::Hybrid | PaceMode::Spin => spin_poll(backend, due, rec, clock),
             }
         }
         _ => backend.wait(1),
     };
-    waited.map_err(|e| format!("waiting for I/O failed: {e}"))?;
-    let done = stamp_completion();
+    waited.map_err(|e| Failure(ErrorOp::Wait, e))?;
+    let done = stamp_completion(clock);
     let error_stops = q.reap(backend, done, rec, measuring, continue_on_error);
-    let wrong_data_stops = q.after_reap(backend.pool_mut(), continue_on_error)?;
+    let wrong_data_stops =
+        q.after_reap(backend.pool_mut(), continue_on_error).map_err(|e| Failure(ErrorOp::Journal, e))?;
     Ok((done, error_stops || wrong_data_stops))
 }
 
 /// Open loop, nothing in flight: wait until `due` as `mode` says; the time after.
-fn wait_idle(mode: PaceMode, spin: &mut SpinWindow, due: u64, rec: &mut Recorder) -> u64 {
+fn wait_idle(mode: PaceMode, spin: &mut SpinWindow, due: u64, rec: &mut Recorder, clock: &impl Clock) -> u64 {
     match mode {
-        PaceMode::Sleep | PaceMode::Auto => sleep_until(due),
+        PaceMode::Sleep | PaceMode::Auto => clock.sleep_until(due),
         PaceMode::Hybrid => {
-            if due > now_ns() + spin.ns() {
+            if due > clock.now() + spin.ns() {
                 let wake = due - spin.ns();
-                sleep_until(wake);
-                spin.woke(wake, now_ns());
+                clock.sleep_until(wake);
+                spin.woke(wake, clock.now());
             }
-            spin_until(due, rec);
+            spin_until(due, rec, clock);
         }
-        PaceMode::Spin => spin_until(due, rec),
+        PaceMode::Spin => spin_until(due, rec, clock),
     }
-    now_ns()
+    clock.now()
 }
 
 /// fio's thinktime: spin its first `spin_ns`, sleep the rest, never past `limit` (the end of the
 /// ramp or of the run); the time after.
-fn think(t: crate::spec::Think, limit: u64, rec: &mut Recorder) -> u64 {
-    let start = now_ns();
+fn think(t: crate::spec::Think, limit: u64, rec: &mut Recorder, clock: &impl Clock) -> u64 {
+    let start = clock.now();
     let end = (start + t.ns).min(limit.max(start));
-    spin_until((start + t.spin_ns).min(end), rec);
-    sleep_until(end);
-    now_ns()
+    spin_until((start + t.spin_ns).min(end), rec, clock);
+    clock.sleep_until(end);
+    clock.now()
 }
 
 /// Spin until `due`, counting the time spun.
-fn spin_until(due: u64, rec: &mut Recorder) {
-    let t0 = now_ns();
+fn spin_until(due: u64, rec: &mut Recorder, clock: &impl Clock) {
+    let t0 = clock.now();
     let mut now = t0;
     while now < due {
         std::hint::spin_loop();
-        now = now_ns();
+        now = clock.now();
     }
     rec.out.spin_ns += now - t0;
 }
 
 /// Spin until `due` or until a completion can be taken, counting the time spun.
-fn spin_poll<B: Backend>(backend: &mut B, due: u64, rec: &mut Recorder) -> std::io::Result<()> {
-    let t0 = now_ns();
+fn spin_poll<B: Backend>(backend: &mut B, due: u64, rec: &mut Recorder, clock: &impl Clock) -> std::io::Result<()> {
+    let t0 = clock.now();
     let mut now = t0;
     while now < due {
         if backend.poll()? {
             break;
         }
         std::hint::spin_loop();
-        now = now_ns();
+        now = clock.now();
     }
     rec.out.spin_ns += now.max(t0) - t0;
     Ok(())
@@ -331,19 +413,23 @@ fn spin_poll<B: Backend>(backend: &mut B, due: u64, rec: &mut Recorder) -> std::
 
 /// The fsync that is due (nothing in flight): timed when measuring; whether it succeeded, and
 /// whether its failure stops the job.
-fn fsync<B: Backend>(backend: &mut B, rec: &mut Recorder, window: &Window, continue_on_error: bool) -> (bool, bool) {
-    let t0 = now_ns();
+fn fsync<B: Backend>(
+    backend: &mut B,
+    rec: &mut Recorder,
+    window: &Window,
+    continue_on_error: bool,
+    clock: &impl Clock,
+) -> (bool, bool) {
+    let t0 = clock.now();
     let r = backend.fsync();
-    let t1 = now_ns();
+    let t1 = clock.now();
     if window.measuring {
         rec.out.sync.record(t1 - t0);
     }
     if let Err(e) = r {
-        if rec.failed(Op::Write, 0, -e.raw_os_error().unwrap_or(libc::EIO), continue_on_error) {
-            rec.out.stopped_by_error = true;
-            return (false, true);
-        }
-        return (false, false);
+        // An fsync has no offset: recorded at 0, as the fsync it was.
+        let stops = rec.failed(ErrorOp::Fsync, 0, -e.raw_os_error().unwrap_or(libc::EIO), continue_on_error);
+        return (false, stops);
     }
     (true, false)
 }

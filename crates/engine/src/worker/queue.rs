@@ -7,7 +7,7 @@ use super::verify::{JobVerify, Verifier};
 use super::window::Window;
 use super::JobCtx;
 use crate::backend::{Backend, Pending};
-use crate::clock::now_ns;
+use crate::clock::Clock;
 use crate::gen::{Generator, Op};
 use crate::pattern::{self, BufferPool, WRITE_TAG};
 
@@ -70,8 +70,14 @@ impl Queue {
     /// Fill free slots with the I/Os the schedule allows now. False when the window's byte
     /// budget is spent (the job stops issuing).
     #[inline]
-    pub(super) fn fill(&mut self, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
-        let now = if sched.paced() { now_ns() } else { 0 };
+    pub(super) fn fill(
+        &mut self,
+        sched: &mut Schedule,
+        window: &mut Window,
+        pool: &mut BufferPool,
+        clock: &impl Clock,
+    ) -> bool {
+        let now = if sched.paced() { clock.now() } else { 0 };
         if let Some(slot) = self.held {
             if Verifier::conflicts(&self.slots, slot as usize) {
                 return true;
@@ -190,11 +196,12 @@ impl Queue {
         backend: &mut B,
         rec: &mut Recorder,
         measuring: bool,
+        clock: &impl Clock,
     ) -> std::io::Result<()> {
         for part in self.batch.chunks(self.chunk) {
-            let before = stamp_before_submit();
+            let before = stamp_before_submit(clock);
             backend.submit(part)?;
-            let t_submit = stamp_after_submit::<B>(before);
+            let t_submit = stamp_after_submit::<B>(before, clock);
             if measuring && !B::SUBMIT_COMPLETES {
                 rec.submitted(t_submit - before);
             }
@@ -239,7 +246,7 @@ impl Queue {
                     rec.completed(s, done);
                 }
             } else {
-                err_stop |= rec.failed(s.op, s.offset, res, continue_on_error);
+                err_stop |= rec.failed(super::ErrorOp::Io(s.op), s.offset, res, continue_on_error);
             }
             if free.is_empty() {
                 *free_since = done;
@@ -254,10 +261,10 @@ impl Queue {
     /// reused) and journal its writes' acks; true when a wrong unit stops the job, an error when
     /// the journal cannot be written.
     #[inline]
-    pub(super) fn after_reap(&mut self, pool: &mut BufferPool, continue_on_error: bool) -> Result<bool, String> {
+    pub(super) fn after_reap(&mut self, pool: &mut BufferPool, continue_on_error: bool) -> std::io::Result<bool> {
         match self.verify.as_mut() {
             Some(v) => {
-                v.journal_acks().map_err(|e| format!("writing the journal failed: {e}"))?;
+                v.journal_acks()?;
                 Ok(v.check_reads(&self.slots, pool) > 0 && !continue_on_error)
             }
             None => Ok(false),
@@ -266,17 +273,17 @@ impl Queue {
 
     /// With a journal: the batch's intents, durably, before it is submitted.
     #[inline]
-    pub(super) fn journal_intents(&mut self) -> Result<(), String> {
+    pub(super) fn journal_intents(&mut self) -> std::io::Result<()> {
         match self.verify.as_mut() {
-            Some(v) => v.journal_intents().map_err(|e| format!("writing the journal failed: {e}")),
+            Some(v) => v.journal_intents(),
             None => Ok(()),
         }
     }
 
     /// With a journal: an fsync of the target completed (nothing in flight).
-    pub(super) fn journal_durable(&mut self) -> Result<(), String> {
+    pub(super) fn journal_durable(&mut self) -> std::io::Result<()> {
         match self.verify.as_mut() {
-            Some(v) => v.journal_durable().map_err(|e| format!("writing the journal failed: {e}")),
+            Some(v) => v.journal_durable(),
             None => Ok(()),
         }
     }

@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 
 use super::stamps::Slot;
 use super::window::{Tick, Window};
-use super::{JobOutput, Live, SecondStats, LATE_NS};
+use super::{ErrorOp, JobOutput, Live, SecondStats, LATE_NS};
 use crate::gen::Op;
 use crate::hist::Histogram;
 use crate::result::ErrorStat;
@@ -198,9 +198,22 @@ impl Recorder {
     }
 
     /// A failed or short I/O (or fsync): counted; true when it stops the job.
-    pub(super) fn failed(&mut self, op: Op, offset: u64, res: i32, continue_on_error: bool) -> bool {
+    pub(super) fn failed(&mut self, op: ErrorOp, offset: u64, res: i32, continue_on_error: bool) -> bool {
         note_error(&mut self.out.errors, op, offset, res);
         !continue_on_error
+    }
+
+    /// A step of the machinery failed mid-run (the job stops): recorded as an error of that
+    /// step, with what the system said.
+    pub(super) fn machinery_failed(&mut self, op: ErrorOp, e: &std::io::Error) {
+        self.out.errors.push(ErrorStat {
+            target: String::new(),
+            op: op.name().into(),
+            errno: e.raw_os_error().unwrap_or(0),
+            error: e.to_string(),
+            count: 1,
+            first_offset_bytes: 0,
+        });
     }
 
     #[inline]
@@ -303,31 +316,23 @@ impl Recorder {
     }
 }
 
-pub(super) fn note_error(errors: &mut Vec<ErrorStat>, op: Op, offset: u64, res: i32) {
+pub(super) fn note_error(errors: &mut Vec<ErrorStat>, op: ErrorOp, offset: u64, res: i32) {
     let errno = if res < 0 { -res } else { 0 };
-    if let Some(e) = errors.iter_mut().find(|e| e.errno == errno && e.op == op_name(op)) {
+    if let Some(e) = errors.iter_mut().find(|e| e.errno == errno && e.op == op.name()) {
         e.count += 1;
         return;
     }
     let error = if errno == 0 {
-        format!("short {} ({} bytes)", op_name(op), res)
+        format!("short {} ({} bytes)", op.name(), res)
     } else {
         std::io::Error::from_raw_os_error(errno).to_string()
     };
     errors.push(ErrorStat {
         target: String::new(),
-        op: op_name(op).into(),
+        op: op.name().into(),
         errno,
         error,
         count: 1,
         first_offset_bytes: offset,
     });
-}
-
-pub(super) fn op_name(op: Op) -> &'static str {
-    match op {
-        Op::Read => "read",
-        Op::Write => "write",
-        Op::Trim => "trim",
-    }
 }

@@ -10,7 +10,7 @@
 //! - `slat`: the submit call itself, once per call (every I/O of a batch shares it).
 
 use crate::backend::Backend;
-use crate::clock::now_ns;
+use crate::clock::Clock;
 use crate::gen::Op;
 
 /// The stamps of one I/O in flight.
@@ -37,25 +37,25 @@ pub(super) struct Slot {
 
 /// Read just before a submit call: where every I/O of the call starts its `lat`.
 #[inline(always)]
-pub(super) fn stamp_before_submit() -> u64 {
-    now_ns()
+pub(super) fn stamp_before_submit(clock: &impl Clock) -> u64 {
+    clock.now()
 }
 
 /// Read when a submit call returns: where an asynchronous I/O starts its `clat`. A synchronous
 /// backend's I/O is complete by then, so its clat is its lat: `before`, with no clock read.
 #[inline(always)]
-pub(super) fn stamp_after_submit<B: Backend>(before: u64) -> u64 {
+pub(super) fn stamp_after_submit<B: Backend>(before: u64, clock: &impl Clock) -> u64 {
     if B::SUBMIT_COMPLETES {
         before
     } else {
-        now_ns()
+        clock.now()
     }
 }
 
 /// The completion stamp shared by every completion of one reap pass (read after the wait).
 #[inline(always)]
-pub(super) fn stamp_completion() -> u64 {
-    now_ns()
+pub(super) fn stamp_completion(clock: &impl Clock) -> u64 {
+    clock.now()
 }
 
 impl Slot {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::tests::ctx;
 use super::*;
 use crate::backend::Pending;
+use crate::clock::now_ns;
 use crate::pattern::BufferPool;
 use crate::verify::{GenerationMap, MismatchKind, UnitFormat};
 
