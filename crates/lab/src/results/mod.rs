@@ -259,6 +259,11 @@ pub struct QosProbe {
     pub evaluation: Evaluation,
     /// The target could not keep the schedule (rate search only).
     pub fell_behind: bool,
+    /// A rate probe's I/Os done against its schedule: one not delivered is never a pass
+    /// ([`crate::delivery`]). None in closed loop (the saturation probe, `--by qd`) and in older
+    /// results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<crate::delivery::Delivery>,
     pub result: RunResult,
 }
 
