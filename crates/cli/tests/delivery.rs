@@ -85,3 +85,24 @@ fn qos_by_queue_depth_says_what_it_searches_answers_with_iops_and_latency_and_wa
     let js = stdout(&drivelab(&["report", dir.to_str().unwrap(), "--format", "json"]));
     assert!(js.contains("queue depth 1-2 (searched)"), "{js}");
 }
+
+#[test]
+fn a_fixed_rate_the_file_did_not_deliver_is_never_a_steady_state() {
+    let s = Scratch::new("steadyrate");
+    let f = s.path("s.dat");
+    let plan = s.path("p.toml");
+    // 5M random reads/s at qd 4: no file on this machine carries that; its rounds would settle at
+    // the file's own limit and be called steady.
+    std::fs::write(&plan, "name = \"r\"\n[defaults]\nrw = \"randread\"\nqd = \"4\"\nrate = \"5000k\"\ntime = \"300ms\"\n")
+        .unwrap();
+    let results = s.path("results");
+    let o = drivelab(&["plan", &plan, &f, "--size", "32m", "--steady", "--steady-rounds", "5", "--results", &results]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("not steady") && stdout(&o).contains("not delivered"), "{}", stdout(&o));
+    let dir = only_dir(&results);
+    let point = std::fs::read_dir(dir.join("points")).unwrap().next().unwrap().unwrap().path();
+    let st = &common::json(&point)["steady"];
+    assert_eq!(st["steady"], false, "{st}");
+    assert_eq!(st["not_delivered"]["scheduled_iops"].as_f64(), Some(5e6), "{st}");
+    assert_eq!(st["rounds_iops"].as_array().map(Vec::len), Some(0), "the rounds stop at the first: {st}");
+}

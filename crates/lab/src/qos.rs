@@ -374,16 +374,18 @@ fn why_not(r: &RunResult, evaluation: &Evaluation, fell_behind: bool, undelivere
     if r.total.ops == 0 {
         return "not judged: no I/O completed".into();
     }
-    if let Some(d) = undelivered {
-        return d.why_not("", "I/Os");
-    }
+    // A rate not delivered is never a pass ([`Delivery`]), said after the latency.
+    let short = undelivered.map(|d| format!("; {}", d.why_not("", "I/Os"))).unwrap_or_default();
     if !evaluation.pass {
         let over: Vec<String> = evaluation.clauses.iter().filter(|c| !c.pass).map(|c| c.compared()).collect();
         let also = if fell_behind { format!("; behind schedule{}", late()) } else { String::new() };
-        return format!("missed {}{also}", over.join(", "));
+        return format!("missed {}{also}{short}", over.join(", "));
     }
     if fell_behind {
-        return format!("not judged: drivelab fell behind its schedule{}", late());
+        return format!("not judged: drivelab fell behind its schedule{}{short}", late());
+    }
+    if let Some(d) = undelivered {
+        return d.why_not("", "I/Os");
     }
     String::new()
 }

@@ -235,6 +235,10 @@ pub struct SteadyRecord {
     pub steady: bool,
     /// The last window's statistics (the steady window when `steady`).
     pub window: Option<WindowStats>,
+    /// A fixed-rate round whose schedule was not delivered ([`crate::delivery`]): the rounds
+    /// stopped there, and a load not carried is never steady. None otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_delivered: Option<crate::delivery::Delivery>,
 }
 
 /// What part a probe plays in a search.
