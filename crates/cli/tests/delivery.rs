@@ -93,8 +93,11 @@ fn a_fixed_rate_the_file_did_not_deliver_is_never_a_steady_state() {
     let plan = s.path("p.toml");
     // 5M random reads/s at qd 4: no file on this machine carries that; its rounds would settle at
     // the file's own limit and be called steady.
-    std::fs::write(&plan, "name = \"r\"\n[defaults]\nrw = \"randread\"\nqd = \"4\"\nrate = \"5000k\"\ntime = \"300ms\"\n")
-        .unwrap();
+    std::fs::write(
+        &plan,
+        "name = \"r\"\n[defaults]\nrw = \"randread\"\nqd = \"4\"\nrate = \"5000k\"\ntime = \"300ms\"\n",
+    )
+    .unwrap();
     let results = s.path("results");
     let o = drivelab(&["plan", &plan, &f, "--size", "32m", "--steady", "--steady-rounds", "5", "--results", &results]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
