@@ -418,7 +418,8 @@ fn act_judges_with_the_limits_the_user_chose_and_saves_them() {
         &results,
         "-q",
     ]);
-    assert!(o.status.code() == Some(0), "{}", stderr(&o));
+    let why = || std::fs::read_to_string(only_dir(&results).join("outcome.json")).unwrap_or_default();
+    assert!(o.status.code() == Some(0), "{}{}", stderr(&o), why());
     let saved = Saved::load(&only_dir(&results));
     assert_eq!(saved.run["setup"]["act"]["criteria"]["over_1ms_pct"].as_f64(), Some(99.9));
     let run = &saved.probes[0]["data"]["act"];

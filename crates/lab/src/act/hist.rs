@@ -70,8 +70,9 @@ pub struct SliceRow {
     pub over_pct: [f64; 7],
     /// Shorter than a slice: only reported when the run had no complete slice.
     pub partial: bool,
-    /// The reads the schedule asked for in this slice beside those done (`rate_per_s`): a slice
-    /// whose reads were not delivered is never a pass. None in older results.
+    /// The reads the schedule asked for beside those done, from this slice's start to the load's
+    /// end (a slice's late reads made up later were delivered): a slice whose reads were not
+    /// delivered is never a pass. None in older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<crate::delivery::Delivery>,
 }

@@ -299,20 +299,25 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
     }
 }
 
-/// Each slice's reads against the reads its schedule asked for (every reads stream's
-/// `open_loop.target_iops` over the slice's seconds): [`Delivery`] beside ACT's figures.
+/// Each slice's delivery ([`Delivery`]): the reads done from the slice's start to the load's end
+/// against the reads every reads stream's schedule (`open_loop.target_iops`) asked for over the
+/// same seconds. A slice whose reads were late but made up later (threads starting late on a busy
+/// machine) was delivered, its lateness is the response-time verdict's; reads never made up, in
+/// any slice, were not.
 fn deliveries(slices: &mut [SliceRow], streams: &[StreamResult]) {
     let reads: Vec<&StreamResult> = streams.iter().filter(|s| s.role == Role::Reads).collect();
     let scheduled: f64 = reads.iter().filter_map(|s| s.result.open_loop.as_ref()).map(|o| o.target_iops).sum();
     let slots: u64 = reads.iter().map(|s| s.result.spec.jobs.max(1) as u64 * s.result.spec.qd.max(1) as u64).sum();
     let Some(first) = reads.first() else { return };
-    for sl in slices {
+    let (mut ops, mut window_ns) = (0u64, 0u64);
+    for sl in slices.iter_mut().rev() {
         let secs = first.result.series.get(sl.start_s as usize..sl.end_s as usize).unwrap_or(&[]);
-        let window_ns = match secs.iter().map(|p| p.dur_ns).sum::<u64>() {
+        window_ns += match secs.iter().map(|p| p.dur_ns).sum::<u64>() {
             0 => (sl.end_s - sl.start_s) * 1_000_000_000,
             ns => ns,
         };
-        sl.delivery = Some(Delivery::of_counts(scheduled, sl.ops, window_ns, slots));
+        ops += sl.ops;
+        sl.delivery = Some(Delivery::of_counts(scheduled, ops, window_ns, slots));
     }
 }
 
@@ -320,7 +325,7 @@ fn deliveries(slices: &mut [SliceRow], streams: &[StreamResult]) {
 fn undelivered_slice(slices: &[SliceRow]) -> Option<String> {
     slices.iter().find_map(|sl| {
         let d = sl.delivery.filter(|d| !d.delivered())?;
-        Some(d.why_not(&format!("slice {}: ", sl.index), "reads"))
+        Some(d.why_not(&format!("slices {} on: ", sl.index), "reads"))
     })
 }
 
