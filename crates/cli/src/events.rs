@@ -216,9 +216,9 @@ fn point_line(r: &PointResult) -> String {
     )
 }
 
-/// A qos probe in a line, saying which way it went:
-/// `  probe     12.3k IOPS  met    p99 310.0µs < 500µs, p99.9 1.20ms < 5.00ms`,
-/// `  probe     50.0k IOPS  missed p99 191.37ms > 500µs`, or `not judged: ` and why (drivelab
+/// A qos probe in a line, what it carried beside what it asked, saying which way it went:
+/// `  probe     12.3k IOPS  12.3k done  met    p99 310.0µs < 500µs, p99.9 1.20ms < 5.00ms`,
+/// `  probe     50.0k IOPS  31.0k done  missed p99 191.37ms > 500µs`, or `not judged: ` and why (drivelab
 /// fell behind its schedule, an I/O error, Ctrl-C). A failed probe's words are the lab's own
 /// ([`ProbeResult::why`], which the report shows too); the closed-loop maximum has a line of its
 /// own from the driver.
@@ -229,6 +229,11 @@ fn qos_line(p: &ProbeResult, q: &QosProbe, stream: Stream) -> Option<String> {
     let role = if p.role == ProbeRole::Confirm { "confirm" } else { "probe" };
     let load =
         if q.result.open_loop.is_some() { format!("{} IOPS", fmt_count(p.value)) } else { format!("qd {}", p.value) };
+    // What was carried beside what was asked: a rate's I/Os done, a queue depth's IOPS.
+    let done = match &q.result.open_loop {
+        Some(o) => format!("{} done", fmt_count(o.achieved_iops)),
+        None => format!("{} IOPS", fmt_count(q.result.total.iops)),
+    };
     let verdict = if p.interrupted {
         "not judged: interrupted".to_string()
     } else if p.pass {
@@ -238,13 +243,13 @@ fn qos_line(p: &ProbeResult, q: &QosProbe, stream: Stream) -> Option<String> {
         p.why.clone()
     };
     let power = p.power_w.map(|w| format!(" · {w:.2} W")).unwrap_or_default();
-    let line = format!("  {role:<7} {load:>12}  {verdict}{power}");
+    let line = format!("  {role:<7} {load:>12} {done:>11}  {verdict}{power}");
     // Continued under the verdict, so the probes read as a table.
     Some(term::wrap_under(&line, term::width(stream), Some(VERDICT_COLUMN)))
 }
 
-/// Where a qos probe line's verdict starts: after `  probe   ` and the load.
-const VERDICT_COLUMN: usize = 24;
+/// Where a qos probe line's verdict starts: after `  probe   `, the load and what was done.
+const VERDICT_COLUMN: usize = 36;
 
 /// act_latency.py's table: per slice, the percent of reads over 1, 2, 4 ... 64 ms by ACT's
 /// service time, then its verdict, and the worst slice and verdict by response time beside.
@@ -257,10 +262,12 @@ fn act_slices(p: &ProbeResult, run: &ActRun) -> String {
         Timing::Response => "response time from intended issue times",
     };
     let _ = writeln!(s, "        reads %>(ms), {timing}");
-    let _ = writeln!(s, "slice {head}      reads/s");
+    // Reads done beside reads scheduled: a slice that did not carry its schedule never passes.
+    let _ = writeln!(s, "slice {head}    reads/s  scheduled");
     for sl in &run.slices {
         let cells: String = sl.over_pct.iter().map(|p| format!("{p:>7.2}")).collect();
-        let _ = writeln!(s, "{:>5} {cells} {:>12.1}", sl.index, sl.rate_per_s);
+        let scheduled = sl.delivery.map_or("—".to_string(), |d| fmt_count(d.scheduled_iops));
+        let _ = writeln!(s, "{:>5} {cells} {:>10} {:>10}", sl.index, fmt_count(sl.rate_per_s), scheduled);
         if sl.partial {
             let _ = writeln!(s, "      (partial slice: the run was shorter than --slice)");
         }

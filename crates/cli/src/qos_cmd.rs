@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use drivelab_engine::units::fmt_count;
+use drivelab_engine::units::{fmt_count, fmt_ns};
 use drivelab_engine::Error;
 use drivelab_lab::execute::Lab;
 use drivelab_lab::qos::{self, QosField, QosSetup, SearchBy};
@@ -42,16 +42,36 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
     drop(sink);
     printer.finish();
     let o = &end.outcome;
+    // The answer's own figures: the IOPS it carried and its latency, as the objective judged it.
+    let at = end.answer.as_ref().and_then(|p| p.qos()).map(answer_figures).unwrap_or_default();
     let line = match (o.best, setup.by) {
         _ if o.interrupted => "qos: interrupted".to_string(),
         _ if o.errored => format!("qos: no answer: {}", o.reason),
         (Some(b), SearchBy::Rate) => {
-            format!("qos: highest rate meeting {objective}: {} IOPS ({})", fmt_count(b), o.reason)
+            format!("qos: highest rate meeting {objective}: {} IOPS{at} ({})", fmt_count(b), o.reason)
         }
-        (Some(b), SearchBy::Qd) => format!("qos: highest queue depth meeting {objective}: qd {b} ({})", o.reason),
+        (Some(b), SearchBy::Qd) => {
+            format!("qos: highest queue depth meeting {objective}: qd {b}{at} ({})", o.reason)
+        }
         (None, _) => format!("qos: no load meets {objective}: {}", o.reason),
     };
     crate::report_cmd::end_search(end.dir.path(), &term::wrap(&line, term::width(Stream::Stdout)), o)
+}
+
+/// `: 13.1M IOPS done, p50 30ns, p99 31ns` — what the answer's probe carried and its latency
+/// (the objective's statistics, and p50 and p99 when the objective names neither).
+fn answer_figures(q: &drivelab_lab::results::QosProbe) -> String {
+    use drivelab_engine::hist::Pct;
+    let iops = q.result.open_loop.as_ref().map_or(q.result.total.iops, |o| o.achieved_iops);
+    let mut stats: Vec<String> = Vec::new();
+    let judged = q.result.open_loop.as_ref().map_or(&q.result.total.lat_ns, |o| &o.total_resp_lat_ns);
+    for (name, pct) in [("p50", Pct::P50), ("p99", Pct::P99)] {
+        if !q.evaluation.clauses.iter().any(|c| c.stat() == name) {
+            stats.push(format!("{name} {}", fmt_ns(judged.p(pct) as f64)));
+        }
+    }
+    stats.extend(q.evaluation.clauses.iter().map(|c| format!("{} {}", c.stat(), fmt_ns(c.measured_ns as f64))));
+    format!(": {} IOPS done, {}", fmt_count(iops), stats.join(", "))
 }
 
 fn flag(field: QosField) -> &'static str {

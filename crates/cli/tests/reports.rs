@@ -91,9 +91,9 @@ fn act_directories_report_in_every_format_with_score_per_watt_and_compare() {
         .collect();
     assert_eq!(rows.len(), slices.len(), "{csv}");
     for (row, s) in rows.iter().zip(slices) {
-        let cells: Vec<&str> = row.rsplitn(9, ',').collect();
-        // rsplitn from the right: reads/s, > 64 ms ... > 1 ms
-        assert_eq!(cells[7].parse::<f64>().unwrap(), s["over_pct"][0].as_f64().unwrap(), "{row}");
+        let cells: Vec<&str> = row.rsplitn(11, ',').collect();
+        // rsplitn from the right: delivered, scheduled reads/s, reads/s, > 64 ms ... > 1 ms
+        assert_eq!(cells[9].parse::<f64>().unwrap(), s["over_pct"][0].as_f64().unwrap(), "{row}");
     }
     assert_eq!(js["sections"][0]["charts"][0]["chart"], "slice_bars");
     assert_eq!(js["sections"][0]["charts"][0]["limits"][0][1], 5.0, "ACT's default limit, as saved");

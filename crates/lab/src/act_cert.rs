@@ -2,7 +2,7 @@
 //! (ACT's prep), then runs one load at N or searches the highest passing N with
 //! [`HighestPassing`] (start high, step down, refine, confirm at full length), every load through
 //! the [`Lab`] and saved as a probe the moment it ends; `outcome.json` holds the score. With
-//! `--act-log`, the final load's log in ACT's own format.
+//! `--act-log`, the scored load's log in ACT's own format (the last load tried when none passed).
 //!
 //! Every load is judged both ways ([`act_run`]): ACT's verdict (service time) gives the score, as
 //! ACT's would; the response-time verdict gives the stricter score beside it. A search finds
@@ -60,12 +60,16 @@ pub fn run(
     lab.agree(check(lab, opts, act_log))?;
     let manifest = lab.manifest(Kind::Act, command_line, &opts.targets, Setup::Act(opts.clone()))?;
     let dir = lab.results_dir(base, &manifest)?;
-    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, last: None, tried: Vec::new(), index: 0 };
+    let mut cert = Cert { lab, opts: opts.clone(), dir: &dir, loads: Vec::new(), tried: Vec::new(), index: 0 };
     let outcome = cert.run()?;
     dir.save_outcome(&outcome)?;
     let act_log = act_log.filter(|_| cert.lab.writes_results());
-    if let (Some(log), Some(last)) = (act_log, cert.last.as_ref().and_then(ProbeResult::act)) {
-        write_log(log, &cert.opts, last)?;
+    // ACT's log of the load that scored, not of the last one tried (the response-time search
+    // runs loads below the score after it).
+    let summary: Vec<(f64, bool, u64)> = cert.loads.iter().map(|p| (p.value, p.pass, p.duration_ns)).collect();
+    let scored = scored_load(&summary, outcome.best, opts.time_ns).and_then(|i| cert.loads[i].act());
+    if let (Some(log), Some(scored)) = (act_log, scored) {
+        write_log(log, &cert.opts, scored)?;
         cert.lab.emit(Event::Info(&format!(
             "ACT log: {} (analysis/act_latency.py -l {})",
             log.display(),
@@ -79,8 +83,8 @@ struct Cert<'l, 'a, 'd> {
     lab: &'l mut Lab<'a>,
     opts: ActOptions,
     dir: &'d ResultsDir,
-    /// The last finished load (for the ACT log).
-    last: Option<ProbeResult>,
+    /// Every finished load, in order (the ACT log is the scored one's).
+    loads: Vec<ProbeResult>,
     /// Every load judged so far. The response-time search reuses them instead of running a
     /// load twice.
     tried: Vec<Tried>,
@@ -278,7 +282,8 @@ impl Cert<'_, '_, '_> {
             self.dir.save_probe(&rec, &format!("{}-{n}x", role_slug(role)))?;
         }
         self.lab.emit(Event::ProbeDone { record: &rec });
-        Ok(self.last.insert(rec))
+        self.loads.push(rec);
+        Ok(self.loads.last().expect("just pushed"))
     }
 
     /// A short closed-loop read probe: N where the small reads alone would use the measured
@@ -308,6 +313,15 @@ impl Cert<'_, '_, '_> {
         )));
         Ok(n)
     }
+}
+
+/// Which of the loads run (value, passed ACT's verdict, length in ns), in order, is the one
+/// that scored: the last full-length (`full_ns`) load at the score `best` that passed; without a
+/// score, the last load run (its log shows why it failed).
+fn scored_load(loads: &[(f64, bool, u64)], best: Option<f64>, full_ns: u64) -> Option<usize> {
+    let Some(best) = best else { return loads.len().checked_sub(1) };
+    let at_best = |full: bool| loads.iter().rposition(|&(n, pass, ns)| n == best && pass && (!full || ns >= full_ns));
+    at_best(true).or_else(|| at_best(false))
 }
 
 fn role_slug(role: ProbeRole) -> &'static str {
@@ -342,4 +356,28 @@ fn write_log(path: &Path, opts: &ActOptions, run: &ActRun) -> Result<(), Error> 
     act::write_act_log(&mut text, &header, &run.seconds)
         .map_err(|e| Error::io(format!("writing the ACT log {}", path.display()), e))?;
     crate::store::write_new(path, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scored_load;
+
+    #[test]
+    fn the_act_log_is_the_scored_loads_not_the_last_tried() {
+        // ACT's search: 170x fails, 85x passes, confirmed at 30 s; then the response-time
+        // search runs 42x and 46x below the score. The log is the 85x confirmation's.
+        let (probe, full) = (10_000_000_000, 30_000_000_000);
+        let loads = [
+            (170.0, false, probe),
+            (85.0, true, probe),
+            (127.0, false, probe),
+            (85.0, true, full),
+            (42.0, true, full),
+            (46.0, true, full),
+        ];
+        assert_eq!(scored_load(&loads, Some(85.0), full), Some(3));
+        // No score: the last load run, which shows why.
+        assert_eq!(scored_load(&loads[..3], None, full), Some(2));
+        assert_eq!(scored_load(&[], None, full), None);
+    }
 }

@@ -8,6 +8,7 @@
 pub mod act;
 pub mod act_cert;
 pub mod act_run;
+pub mod delivery;
 pub mod execute;
 pub mod fiojob;
 pub mod info;

@@ -19,6 +19,7 @@ use drivelab_engine::Error;
 use drivelab_engine::spec::AccessSpec;
 use serde::{Deserialize, Serialize};
 
+use crate::delivery::Delivery;
 use crate::execute::{Event, Lab};
 use crate::results::{Kind, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, ResultsDir, Setup, SCHEMA};
 use crate::search::{Evaluation, HighestPassing, Objective, SearchSpace, Step};
@@ -61,6 +62,9 @@ impl SearchBy {
 pub struct QosEnd {
     pub dir: ResultsDir,
     pub outcome: Outcome,
+    /// The probe that set the answer (the passing confirmation at `outcome.best`), for the
+    /// answer's IOPS and latency.
+    pub answer: Option<ProbeResult>,
 }
 
 /// A setting of [`QosSetup`] that can be wrong; the CLI names it by its flag.
@@ -132,14 +136,32 @@ pub fn run(
     };
     lab.emit(Event::Info(&format!(
         "qos: {} on {} · objective {} on {judged}",
-        setup.spec.label(),
+        searched_label(setup),
         setup.targets.join(" "),
         setup.objective
     )));
-    let mut search = Search { lab, setup, dir: &dir, index: 0, last_power: None };
+    let mut search = Search { lab, setup, dir: &dir, index: 0, last_power: None, passed: Vec::new() };
     let outcome = search.run()?;
     dir.save_outcome(&outcome)?;
-    Ok(QosEnd { dir, outcome })
+    let best = outcome.best;
+    let at_best = |p: &&ProbeResult| Some(p.value) == best;
+    let answer = search.passed.iter().rev().find(|p| at_best(p) && p.role == ProbeRole::Confirm);
+    let answer = answer.or_else(|| search.passed.iter().rev().find(at_best)).cloned();
+    Ok(QosEnd { dir, outcome, answer })
+}
+
+/// The spec's label with what the search varies in place of its value: `randread 4k queue
+/// depth 1-256 (searched) x1` (the spec's own `qd1` is not what runs), or `... qd1 x1, rate
+/// searched`.
+pub fn searched_label(setup: &QosSetup) -> String {
+    let label = setup.spec.label();
+    match setup.by {
+        SearchBy::Qd => {
+            let searched = format!(" queue depth 1-{} (searched) x", setup.max_qd);
+            label.replacen(&format!(" qd{} x", setup.spec.qd), &searched, 1)
+        }
+        SearchBy::Rate => format!("{label}, rate searched"),
+    }
 }
 
 struct Search<'l, 'a, 's> {
@@ -148,6 +170,8 @@ struct Search<'l, 'a, 's> {
     dir: &'s ResultsDir,
     index: usize,
     last_power: Option<f64>,
+    /// Every probe that passed, in order: the answer is one of them.
+    passed: Vec<ProbeResult>,
 }
 
 fn ended(reason: &str, interrupted: bool, errored: bool, saturation: Option<f64>, power: Option<f64>) -> Outcome {
@@ -264,14 +288,7 @@ impl Search<'_, '_, '_> {
         let m = self.lab.measure(&spec, &self.setup.targets)?;
         self.last_power = m.power_w.or(self.last_power);
         let r = m.result;
-        let (hist, fell_behind) = match (&r.open_loop, open) {
-            (Some(o), true) => (Histogram::from_sparse(&o.total_resp_lat_ns.histogram.buckets), !o.kept_up),
-            _ => (Histogram::from_sparse(&r.total.lat_ns.histogram.buckets), false),
-        };
-        let evaluation = self.setup.objective.evaluate(&hist);
-        let failed_io = errored(&r);
-        let pass = role != ProbeRole::Saturation && evaluation.pass && !fell_behind && !failed_io && !r.interrupted;
-        let why = why_not(&r, &evaluation, fell_behind);
+        let Judgement { evaluation, fell_behind, delivery, pass, why } = judge(&self.setup.objective, role, &r, open);
         let slug = match role {
             ProbeRole::Saturation => "saturation".to_string(),
             _ => crate::store::slug(&format!("{} {value:.0} {}", role_word(role), self.setup.by.unit())),
@@ -286,15 +303,52 @@ impl Search<'_, '_, '_> {
             duration_ns: r.runtime_ns,
             interrupted: r.interrupted,
             power_w: m.power_w,
-            data: ProbeData::Qos(Box::new(QosProbe { evaluation, fell_behind, result: r })),
+            data: ProbeData::Qos(Box::new(QosProbe { evaluation, fell_behind, delivery, result: r })),
             ranks: m.ranks,
         };
         if !rec.interrupted {
             self.dir.save_probe(&rec, &slug)?;
         }
         self.lab.emit(Event::ProbeDone { record: &rec });
+        if rec.pass {
+            self.passed.push(rec.clone());
+        }
+        if let Some(note) = cpu_bound_notice(&rec) {
+            self.lab.emit(Event::Notice(&note));
+        }
         Ok(rec)
     }
+}
+
+/// A probe judged: the objective on its latency, and what stands against a pass.
+struct Judgement {
+    evaluation: Evaluation,
+    fell_behind: bool,
+    delivery: Option<Delivery>,
+    pass: bool,
+    why: String,
+}
+
+/// Judge a probe's result: the objective on response time at a fixed rate (`open`), on lat in
+/// closed loop; never a pass for the saturation probe, an I/O error, an interruption, a schedule
+/// that fell behind, or a rate the target did not deliver.
+fn judge(objective: &Objective, role: ProbeRole, r: &RunResult, open: bool) -> Judgement {
+    let (hist, fell_behind) = match (&r.open_loop, open) {
+        (Some(o), true) => (Histogram::from_sparse(&o.total_resp_lat_ns.histogram.buckets), !o.kept_up),
+        _ => (Histogram::from_sparse(&r.total.lat_ns.histogram.buckets), false),
+    };
+    let evaluation = objective.evaluate(&hist);
+    // A rate the target did not carry is never a pass, whatever its latency.
+    let delivery = if open { Delivery::of_run(r) } else { None };
+    let undelivered = delivery.filter(|d| !d.delivered());
+    let pass = role != ProbeRole::Saturation
+        && evaluation.pass
+        && !fell_behind
+        && undelivered.is_none()
+        && !errored(r)
+        && !r.interrupted;
+    let why = why_not(r, &evaluation, fell_behind, undelivered);
+    Judgement { evaluation, fell_behind, delivery, pass, why }
 }
 
 fn role_word(role: ProbeRole) -> &'static str {
@@ -312,7 +366,7 @@ fn role_word(role: ProbeRole) -> &'static str {
 /// while its schedule slipped was let down by drivelab's own issuing (CPU, timer wake-ups), not
 /// by the target: it is not judged, and counts as a miss, since the I/Os still queued at the end
 /// were never timed. Empty when nothing stands against a pass.
-fn why_not(r: &RunResult, evaluation: &Evaluation, fell_behind: bool) -> String {
+fn why_not(r: &RunResult, evaluation: &Evaluation, fell_behind: bool, undelivered: Option<Delivery>) -> String {
     if errored(r) {
         return format!("not judged: {}", error_reason(r));
     }
@@ -320,15 +374,35 @@ fn why_not(r: &RunResult, evaluation: &Evaluation, fell_behind: bool) -> String 
     if r.total.ops == 0 {
         return "not judged: no I/O completed".into();
     }
+    // A rate not delivered is never a pass ([`Delivery`]), said after the latency.
+    let short = undelivered.map(|d| format!("; {}", d.why_not("", "I/Os"))).unwrap_or_default();
     if !evaluation.pass {
         let over: Vec<String> = evaluation.clauses.iter().filter(|c| !c.pass).map(|c| c.compared()).collect();
         let also = if fell_behind { format!("; behind schedule{}", late()) } else { String::new() };
-        return format!("missed {}{also}", over.join(", "));
+        return format!("missed {}{also}{short}", over.join(", "));
     }
     if fell_behind {
-        return format!("not judged: drivelab fell behind its schedule{}", late());
+        return format!("not judged: drivelab fell behind its schedule{}{short}", late());
+    }
+    if let Some(d) = undelivered {
+        return d.why_not("", "I/Os");
     }
     String::new()
+}
+
+/// Said the moment a probe ends whose job thread was CPU-bound (`cpu.cpu_bound`: running or
+/// waiting for a CPU nearly all the time, drivelab's own pacing spin aside): its load was set by
+/// drivelab's CPU, not by the target, so its latency says little about the target.
+fn cpu_bound_notice(p: &ProbeResult) -> Option<String> {
+    let r = &p.qos()?.result;
+    if !r.cpu.cpu_bound || p.interrupted {
+        return None;
+    }
+    Some(format!(
+        "probe {} is CPU-bound ({:.0}% of a core): drivelab's thread, not the target, was the limit; its \
+         latency says little about the target",
+        p.index, r.cpu.runnable_pct
+    ))
 }
 
 /// How late a fixed-rate run's I/Os went out: `10.2% of I/Os over 1.0ms late`.
@@ -345,5 +419,35 @@ fn error_reason(r: &RunResult) -> String {
     match r.errors.first() {
         Some(e) => format!("I/O error: {} ({} times)", e.error, e.count),
         None => "stopped by an I/O error".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::parse_objective;
+
+    /// A rate probe drivelab ran (76 IOPS on a file, kept up: its schedule ended on time).
+    fn kept_up() -> RunResult {
+        serde_json::from_str(include_str!("../tests/data/qos/rate-probe-kept-up.json")).expect("a saved result")
+    }
+
+    #[test]
+    fn a_rate_the_target_did_not_deliver_is_never_a_pass_even_on_schedule() {
+        let objective = parse_objective("p99<1000s").unwrap();
+        let r = kept_up();
+        let j = judge(&objective, ProbeRole::Probe, &r, true);
+        assert!(j.pass && j.delivery.is_some_and(|d| d.delivered()), "{}", j.why);
+        // The same probe, its I/Os half of the schedule: the latency still meets the objective
+        // and the schedule says kept up, but the load was not delivered.
+        let mut half = r.clone();
+        let o = half.open_loop.as_mut().unwrap();
+        o.achieved_iops = o.target_iops / 2.0;
+        assert!(o.kept_up);
+        let j = judge(&objective, ProbeRole::Probe, &half, true);
+        assert!(j.evaluation.pass && !j.pass, "{}", j.why);
+        assert!(j.why.contains("not delivered") && j.why.contains("(50.0%)"), "{}", j.why);
+        // Closed loop has no schedule: nothing to deliver.
+        assert!(judge(&objective, ProbeRole::Probe, &half, false).delivery.is_none());
     }
 }

@@ -305,11 +305,21 @@ fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, 
         rounds_iops: d.values().to_vec(),
         steady,
         window,
+        not_delivered: None,
     };
     loop {
         let m = lab.measure_point(p)?;
         if m.result.interrupted || m.result.errored() {
             let rec = record(false, detector.last_window(), &detector);
+            return Ok((m, rec));
+        }
+        // A fixed rate the target did not carry is never a steady state: its IOPS are the
+        // target's limit, not the load asked for. The rounds stop there.
+        if let Some(d) = crate::delivery::Delivery::of_run(&m.result).filter(|d| !d.delivered()) {
+            let round = detector.values().len() + 1;
+            let verdict = format!("not steady: {}", d.why_not("", "I/Os"));
+            lab.emit(Event::Round { round, iops: m.result.total.iops, window: None, verdict: &verdict });
+            let rec = SteadyRecord { not_delivered: Some(d), ..record(false, detector.last_window(), &detector) };
             return Ok((m, rec));
         }
         let verdict = detector.push(m.result.total.iops);

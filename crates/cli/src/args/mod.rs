@@ -484,9 +484,10 @@ pub struct ActArgs {
     /// Large-block reader threads, and writer threads, per target (ACT: 1).
     #[arg(long, alias = "large-block-qd", default_value_t = 1, value_name = "N")]
     pub large_block_threads: u32,
-    /// How the service threads are run: uring (each thread a slot of one io_uring queue per
-    /// stream, on its own schedule) or psync (a thread each, pread/pwrite, as ACT).
-    #[arg(long, default_value = "uring", value_name = "ENGINE")]
+    /// How the service threads are run: psync (a thread each, pread/pwrite, as ACT: the
+    /// default, since ACT's time of a read includes its thread's wake-up; docs/ACT.md) or uring
+    /// (each thread a slot of one io_uring queue per stream, on its own schedule).
+    #[arg(long, default_value = "psync", value_name = "ENGINE")]
     pub engine: String,
     /// Skip filling the targets with random data first (ACT's act_prep).
     #[arg(long)]

@@ -70,6 +70,11 @@ pub struct SliceRow {
     pub over_pct: [f64; 7],
     /// Shorter than a slice: only reported when the run had no complete slice.
     pub partial: bool,
+    /// The reads the schedule asked for beside those done, from this slice's start to the load's
+    /// end (a slice's late reads made up later were delivered): a slice whose reads were not
+    /// delivered is never a pass. None in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<crate::delivery::Delivery>,
 }
 
 /// Cut per-second histograms (`per_second[i]` holds second i's ops, not cumulative counts) into
@@ -97,6 +102,7 @@ fn slice_row(index: usize, start: usize, secs: &[ActHist], partial: bool) -> Sli
         rate_per_s,
         over_pct: sum.over_pct(),
         partial,
+        delivery: None,
     }
 }
 

@@ -25,6 +25,7 @@ use drivelab_engine::result::{RunResult, SeriesPoint};
 use drivelab_engine::spec::EngineKind;
 
 use crate::act::{self, ActConfig, ActCriteria, ActHist, ActLogSecond, ActRates, ActVerdict, SliceRow, ACT_BUCKETS};
+use crate::delivery::Delivery;
 
 /// How an ACT certification runs: what ACT's config file says, plus drivelab's queue depths,
 /// the pass criteria and the search. Saved as the setup of an `act` results directory.
@@ -232,11 +233,18 @@ fn act_seconds(streams: &[StreamResult], names: &[String], timing: Timing) -> Ve
 }
 
 /// The slices and verdict of the small reads, timed as `timing` says. `problem`: what in the
-/// streams' state (an error, an interruption, a stream cut short or fallen behind) forbids a
-/// pass, said for people.
-fn judge_reads(opts: &ActOptions, seconds: &[ActLogSecond], timing: Timing, problem: Option<String>) -> Judged {
+/// streams' state (an error, an interruption, a stream cut short, fallen behind or not
+/// delivered) forbids a pass, said for people.
+fn judge_reads(
+    opts: &ActOptions,
+    seconds: &[ActLogSecond],
+    streams: &[StreamResult],
+    timing: Timing,
+    problem: Option<String>,
+) -> Judged {
     let reads: Vec<ActHist> = seconds.iter().map(|s| s.reads.clone()).collect();
-    let slices = act::slices(&reads, opts.slice_secs);
+    let mut slices = act::slices(&reads, opts.slice_secs);
+    deliveries(&mut slices, streams);
     let verdict = act::verdict(&slices, &opts.criteria);
     let passed = verdict.pass && problem.is_none();
     let why = match problem {
@@ -258,16 +266,23 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
         .iter()
         .map(|s| (format!("{} {}", s.target, role_name(s.role)), s.result.runtime_ns, s.result.spec.time_ns));
     let gave_up = gave_up(&streams, opts.max_lag_ns);
+    let seconds = act_seconds(&streams, names, Timing::Service);
+    // A load the target did not carry is never a pass, whatever max-lag says: judged per slice
+    // (the reads) and per stream over its whole window.
+    let mut read_slices = act::slices(&seconds.iter().map(|s| s.reads.clone()).collect::<Vec<_>>(), opts.slice_secs);
+    deliveries(&mut read_slices, &streams);
+    let undelivered = undelivered_slice(&read_slices).or_else(|| undelivered_stream(&streams));
     let problem = errored(&streams)
         .or_else(|| interrupted.then(|| "interrupted".to_string()))
         .or_else(|| gave_up.clone())
+        .or_else(|| undelivered.clone())
         .or_else(|| cut_short(ran));
     // A backlog that keeps growing is charged by the response time only.
     let backlog = growing(&streams);
-    let seconds = act_seconds(&streams, names, Timing::Service);
-    let act = judge_reads(opts, &seconds, Timing::Service, problem.clone());
+    let act = judge_reads(opts, &seconds, &streams, Timing::Service, problem.clone());
     let response_seconds = act_seconds(&streams, names, Timing::Response);
-    let response = judge_reads(opts, &response_seconds, Timing::Response, problem.clone().or(backlog.clone()));
+    let response =
+        judge_reads(opts, &response_seconds, &streams, Timing::Response, problem.clone().or(backlog.clone()));
     ActRun {
         scale: opts.config.scale,
         rates,
@@ -275,13 +290,51 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
         seconds,
         slices: act.slices,
         verdict: act.verdict,
-        fell_behind: gave_up.or(backlog),
+        fell_behind: gave_up.or(undelivered).or(backlog),
         passed: act.passed,
         why: act.why,
         interrupted,
         response: Some(response),
         streams,
     }
+}
+
+/// Each slice's delivery ([`Delivery`]): the reads done from the slice's start to the load's end
+/// against the reads every reads stream's schedule (`open_loop.target_iops`) asked for over the
+/// same seconds. A slice whose reads were late but made up later (threads starting late on a busy
+/// machine) was delivered, its lateness is the response-time verdict's; reads never made up, in
+/// any slice, were not.
+fn deliveries(slices: &mut [SliceRow], streams: &[StreamResult]) {
+    let reads: Vec<&StreamResult> = streams.iter().filter(|s| s.role == Role::Reads).collect();
+    let scheduled: f64 = reads.iter().filter_map(|s| s.result.open_loop.as_ref()).map(|o| o.target_iops).sum();
+    let slots: u64 = reads.iter().map(|s| s.result.spec.jobs.max(1) as u64 * s.result.spec.qd.max(1) as u64).sum();
+    let Some(first) = reads.first() else { return };
+    let (mut ops, mut window_ns) = (0u64, 0u64);
+    for sl in slices.iter_mut().rev() {
+        let secs = first.result.series.get(sl.start_s as usize..sl.end_s as usize).unwrap_or(&[]);
+        window_ns += match secs.iter().map(|p| p.dur_ns).sum::<u64>() {
+            0 => (sl.end_s - sl.start_s) * 1_000_000_000,
+            ns => ns,
+        };
+        ops += sl.ops;
+        sl.delivery = Some(Delivery::of_counts(scheduled, ops, window_ns, slots));
+    }
+}
+
+/// The first slice whose reads were not delivered, said as a reason the load fails.
+fn undelivered_slice(slices: &[SliceRow]) -> Option<String> {
+    slices.iter().find_map(|sl| {
+        let d = sl.delivery.filter(|d| !d.delivered())?;
+        Some(d.why_not(&format!("slices {} on: ", sl.index), "reads"))
+    })
+}
+
+/// The first stream that did not deliver its schedule over its whole window.
+fn undelivered_stream(streams: &[StreamResult]) -> Option<String> {
+    streams.iter().find_map(|s| {
+        let d = Delivery::of_run(&s.result).filter(|d| !d.delivered())?;
+        Some(d.why_not(&format!("{} {}: ", s.target, role_name(s.role)), "I/Os"))
+    })
 }
 
 /// The first stream stopped by (or carrying) an I/O error.

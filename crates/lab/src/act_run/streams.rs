@@ -11,13 +11,15 @@
 //! - **One large-block read thread and one large-block write thread per device**, each at the
 //!   derived large-block rate divided by the number of devices, paced the same way.
 //!
-//! drivelab builds exactly that from its engine. With io_uring (the default), a target's service
+//! drivelab builds exactly that from its engine. With `--engine psync` (the default: ACT times a
+//! read in the thread that issued it, its wake-up included, and so does psync) they are threads,
+//! one job each with one `pread` at a time, exactly as ACT's. With io_uring, a target's service
 //! threads are the slots of one job's queue, each slot keeping its own schedule at the thread's
 //! rate and issuing only once its previous I/O is done ([`Rate::per_slot`]), all schedules
 //! aligned at the shared start ([`Rate::aligned`]): the same I/Os at the same times, issued by
 //! one thread per stream that wakes once for the ten reads ACT's ten threads issue together, so
-//! drivelab's own lateness stays in microseconds on a small machine. With `--engine psync` they
-//! are threads, one job each with one `pread` at a time, exactly as ACT's. Each I/O is measured
+//! drivelab's own lateness stays in microseconds on a small machine, but the reaping thread's
+//! time of a read leaves out the wake-up ACT's threads include (docs/ACT.md). Each I/O is measured
 //! both ways: from just before its submit call (the service time ACT judges: fio's `lat`) and
 //! from its intended time (the response time, which also charges a thread's lateness).
 //!

@@ -235,6 +235,10 @@ pub struct SteadyRecord {
     pub steady: bool,
     /// The last window's statistics (the steady window when `steady`).
     pub window: Option<WindowStats>,
+    /// A fixed-rate round whose schedule was not delivered ([`crate::delivery`]): the rounds
+    /// stopped there, and a load not carried is never steady. None otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_delivered: Option<crate::delivery::Delivery>,
 }
 
 /// What part a probe plays in a search.
@@ -259,6 +263,11 @@ pub struct QosProbe {
     pub evaluation: Evaluation,
     /// The target could not keep the schedule (rate search only).
     pub fell_behind: bool,
+    /// A rate probe's I/Os done against its schedule: one not delivered is never a pass
+    /// ([`crate::delivery`]). None in closed loop (the saturation probe, `--by qd`) and in older
+    /// results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<crate::delivery::Delivery>,
     pub result: RunResult,
 }
 

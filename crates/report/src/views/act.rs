@@ -111,6 +111,9 @@ fn slice_table(run: &Judged, scale: f64) -> Grid {
     let mut columns = vec![Column::new("slice", Unit::Count), Column::new("seconds", Unit::Count)];
     columns.extend(THRESHOLDS_MS.iter().map(|ms| Column::new(format!("> {ms} ms"), Unit::Pct)));
     columns.push(Column::new("reads/s", Unit::Count));
+    // Done beside scheduled: a slice that did not carry its schedule is never a pass.
+    columns.push(Column::new("scheduled reads/s", Unit::Count));
+    columns.push(Column::new("delivered", Unit::Pct));
     let mut rows: Vec<Vec<Cell>> = run
         .slices
         .iter()
@@ -121,12 +124,14 @@ fn slice_table(run: &Judged, scale: f64) -> Grid {
             ];
             row.extend(s.over_pct.iter().map(|v| Cell::Num(*v)));
             row.push(Cell::Num(s.rate_per_s.round()));
+            row.push(Cell::num(s.delivery.map(|d| d.scheduled_iops.round())));
+            row.push(Cell::num(s.delivery.map(|d| d.pct())));
             row
         })
         .collect();
     let mut max = vec![Cell::text("max"), Cell::Empty];
     max.extend(run.verdict.worst.iter().map(|v| Cell::Num(*v)));
-    max.push(Cell::Empty);
+    max.extend([Cell::Empty, Cell::Empty, Cell::Empty]);
     rows.push(max);
     let title = format!(
         "Reads over each threshold, per slice, at {}x: {} — {}",
@@ -159,7 +164,8 @@ fn ladder_table(r: &Results) -> Grid {
         Column::new("probe", Unit::Count),
         Column::new("role", Unit::Count),
         Column::new("N", Unit::ActN),
-        Column::new("reads/s", Unit::Count),
+        Column::new("reads/s scheduled", Unit::Count),
+        Column::new("reads/s done", Unit::Count),
         Column::new("seconds", Unit::Count),
         Column::new("worst > 1 ms", Unit::Pct),
         Column::new("worst > 8 ms", Unit::Pct),
@@ -182,6 +188,7 @@ fn ladder_table(r: &Results) -> Grid {
                 Cell::text(role_name(p.role)),
                 Cell::Num(p.value),
                 Cell::Num(a.rates.read_iops.round()),
+                Cell::num(reads_done_per_target(a).map(f64::round)),
                 Cell::Num((p.duration_ns as f64 / 1e9).round()),
                 Cell::Num(w[0]),
                 Cell::Num(w[3]),
@@ -197,6 +204,18 @@ fn ladder_table(r: &Results) -> Grid {
         })
         .collect();
     Grid { title: "Loads run".into(), columns, rows }
+}
+
+/// The small reads a load completed per second and target (its reads streams' achieved rates;
+/// `rates.read_iops` is the schedule's, per target). None for a load without reads streams.
+pub fn reads_done_per_target(a: &ActRun) -> Option<f64> {
+    let reads: Vec<f64> = a
+        .streams
+        .iter()
+        .filter(|s| s.role == drivelab_lab::act_run::Role::Reads)
+        .map(|s| s.result.open_loop.as_ref().map_or(s.result.total.iops, |o| o.achieved_iops))
+        .collect();
+    (!reads.is_empty()).then(|| reads.iter().sum::<f64>() / reads.len() as f64)
 }
 
 pub fn report(r: &Results) -> Report {

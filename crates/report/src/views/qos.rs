@@ -70,6 +70,14 @@ pub fn answer(r: &Results, setup: &QosSetup) -> Vec<(String, String)> {
     }
     if let Some(d) = deciding(r).and_then(|p| p.qos()) {
         a.push(("achieved at the answer".into(), format!("{} IOPS", Unit::Iops.fmt(d.result.total.iops))));
+        // The answer's latency as the objective judged it, for --by qd as for a rate.
+        let lat: Vec<String> = d
+            .evaluation
+            .clauses
+            .iter()
+            .map(|c| format!("{} {}", c.stat(), Unit::Ns.fmt(c.measured_ns as f64)))
+            .collect();
+        a.push(("latency at the answer".into(), lat.join(", ")));
     }
     a
 }
@@ -80,9 +88,13 @@ fn ladder_table(r: &Results, setup: &QosSetup) -> Grid {
     let mut columns = vec![
         Column::new("probe", Unit::Count),
         Column::new("role", Unit::Count),
-        Column::new(if unit == Unit::Qd { "qd" } else { "offered" }, unit),
+        Column::new(if unit == Unit::Qd { "queue depth" } else { "offered" }, unit),
         Column::new("achieved", Unit::Iops),
     ];
+    // A rate probe's achieved as a share of its schedule: under 99% is never a pass.
+    if setup.by == SearchBy::Rate {
+        columns.push(Column::new("delivered", Unit::Pct));
+    }
     for s in &stats {
         columns.push(Column::new(s.as_str(), Unit::Ns));
         columns.push(Column::new(format!("{s} limit"), Unit::Ns));
@@ -104,6 +116,9 @@ fn ladder_table(r: &Results, setup: &QosSetup) -> Grid {
                 Cell::Num(p.value),
                 Cell::Num(q.result.total.iops),
             ];
+            if setup.by == SearchBy::Rate {
+                row.push(Cell::num(q.delivery.map(|d| d.pct())));
+            }
             for c in &q.evaluation.clauses {
                 row.push(Cell::Num(c.measured_ns as f64));
                 row.push(Cell::Num(c.limit_ns as f64));
@@ -189,6 +204,7 @@ pub fn report(r: &Results) -> Report {
                 SearchBy::Qd => format!("by queue depth (closed loop) up to {}", setup.max_qd),
             },
         ),
+        ("workload".into(), drivelab_lab::qos::searched_label(setup)),
     ];
     let mut ladder_s = Section::new("Probe ladder");
     ladder_s.note = Some(

@@ -103,6 +103,7 @@ pub(crate) fn qos_results(by: SearchBy, ladder: &[(ProbeRole, f64)]) -> Results 
             let data = ProbeData::Qos(Box::new(QosProbe {
                 evaluation: Evaluation { pass, clauses },
                 fell_behind: false,
+                delivery: None,
                 result,
             }));
             probe(i + 1, role, load, pass, if pass { "" } else { "p99 over 1ms" }, data)
@@ -236,6 +237,7 @@ fn act_run(n: f64, slices: usize, c: &ActCriteria) -> ActRun {
             rate_per_s: 2000.0 * n,
             over_pct: over(n, s),
             partial: false,
+            delivery: None,
         })
         .collect();
     let verdict = act::verdict(&rows, c);
@@ -367,10 +369,10 @@ fn the_act_report_gives_verdict_score_per_watt_and_every_load_of_the_search() {
     assert_eq!(loads.len(), 4);
     for (row, p) in loads.iter().zip(&saved.probes) {
         assert_eq!(row[3].parse::<f64>().unwrap(), p.value, "N");
-        assert_eq!(row[6].parse::<f64>().unwrap(), p.act().unwrap().verdict.worst[0], "worst > 1 ms");
-        assert_eq!(row[9], if p.pass { "PASS" } else { "FAIL" });
+        assert_eq!(row[7].parse::<f64>().unwrap(), p.act().unwrap().verdict.worst[0], "worst > 1 ms");
+        assert_eq!(row[10], if p.pass { "PASS" } else { "FAIL" });
         let by_response = p.act().unwrap().response.as_ref().unwrap().passed;
-        assert_eq!(row[10], if by_response { "PASS" } else { "FAIL" }, "the response-time verdict beside");
+        assert_eq!(row[11], if by_response { "PASS" } else { "FAIL" }, "the response-time verdict beside");
     }
     // The confirm's 4 slices and the max row, by service time and by response time, each titled so.
     for timing in ["service time (ACT's) — PASS", "response time — FAIL"] {
