@@ -8,6 +8,7 @@
 pub mod act;
 pub mod act_cert;
 pub mod act_run;
+pub mod devprep;
 pub mod execute;
 pub mod fiojob;
 pub mod info;
@@ -29,3 +30,4 @@ pub mod store;
 pub mod suites;
 pub mod sysinfo;
 pub mod verify;
+pub mod written;

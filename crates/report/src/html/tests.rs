@@ -411,6 +411,7 @@ fn steady_state_rounds_are_drawn_with_their_verdict_and_window() {
             rounds_iops: rounds.clone(),
             steady,
             window: window_stats(rounds, rule.window),
+            rounds_offset_seed: Vec::new(),
         });
     }
     let page = report(&manifest("plan", &points), &points);
@@ -441,7 +442,13 @@ fn the_steady_section_shows_the_rule_each_point_was_run_with_not_the_default() {
     let rule = SteadyRule { window: 3, max_range_pct: 30.0, max_slope_pct: 15.0, max_rounds: 9 };
     let rounds = vec![90_000.0, 60_000.0, 50_000.0, 55_000.0, 52_000.0];
     let w = window_stats(&rounds, rule.window).unwrap();
-    p.steady = Some(SteadyRecord { rule: rule.clone(), rounds_iops: rounds, steady: true, window: Some(w.clone()) });
+    p.steady = Some(SteadyRecord {
+        rule: rule.clone(),
+        rounds_iops: rounds,
+        steady: true,
+        window: Some(w.clone()),
+        rounds_offset_seed: Vec::new(),
+    });
     let points = vec![p];
     let page = report(&manifest("plan", &points), &points);
     assert!(page.contains("window 3 rounds, range ≤ 30%, fit change ≤ 15%, at most 9 rounds"), "the saved rule");

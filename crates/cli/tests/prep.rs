@@ -1,0 +1,148 @@
+//! Drives measured as the methodology expects (issue #25, items 0 and 3): a plan that writes a
+//! block device fills it whole first (`--no-prep` skips it, and the results say so), a run that
+//! only reads a device drivelab never saw written says so (a notice and `prep` in the point),
+//! and every round of `--repeat` draws new offsets, so rounds of randwrite reach the whole region.
+
+mod common;
+
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch};
+
+/// The results directories under `base`, oldest first.
+fn result_dirs(base: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(base).unwrap().flatten().map(|e| e.path()).collect();
+    dirs.retain(|d| d.is_dir());
+    dirs.sort();
+    dirs
+}
+
+/// Every point of the newest results directory under `base`, in run order.
+fn points(base: &Path) -> Vec<serde_json::Value> {
+    let dir = result_dirs(base).pop().expect("a results directory");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("points")).unwrap().flatten().map(|e| e.path()).collect();
+    files.retain(|f| f.extension().is_some_and(|e| e == "json"));
+    files.sort();
+    files.iter().map(|f| json(f)).collect()
+}
+
+/// Whether the 4 KiB block at `offset` of `path` holds any non-zero byte.
+fn written_at(path: &str, offset: u64) -> bool {
+    let f = std::fs::File::open(path).unwrap();
+    let mut b = vec![0u8; 4096];
+    f.read_exact_at(&mut b, offset).unwrap();
+    b.iter().any(|&x| x != 0)
+}
+
+/// A plan that reads the device first (as iometer's and most suites' first points do) and
+/// then writes only its first MiB.
+const READ_THEN_WRITE: &str =
+    "[defaults]\ntime = \"300ms\"\nqd = 1\n\n[[step]]\nname = \"read\"\nrw = \"randread\"\n\n\
+     [[step]]\nname = \"write\"\nrw = \"write\"\nbs = \"64k\"\nspan = \"1m\"\n";
+
+#[test]
+fn a_plan_that_writes_a_device_fills_it_first_and_records_it() {
+    need_loop!();
+    let s = Scratch::new("prep-fill");
+    let lo = LoopDev::new(&PathBuf::from(s.path("d.img")), 16 << 20, None);
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, READ_THEN_WRITE).unwrap();
+    let results = s.path("results");
+    let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(said.contains(&format!("prep: {} is filled first", lo.dev)), "the fill is announced:\n{said}");
+    // The plan's own writes cover the first MiB only: what is written beyond it is the fill's.
+    for off in [2u64 << 20, 7 << 20, 11 << 20, (16 << 20) - 4096] {
+        assert!(written_at(&lo.dev, off), "{} is still unwritten at {off}", lo.dev);
+    }
+    let pts = points(Path::new(&results));
+    let read = &pts[0]["prep"][0];
+    assert_eq!((read["device"].as_str(), read["state"].as_str()), (Some(lo.dev.as_str()), Some("filled")), "{read}");
+    assert_eq!(read["by"], "prep", "{read}");
+    assert!(read.get("unwritten_read").is_none(), "a filled device is no unwritten read: {read}");
+
+    // The fill is recorded: a later read-only run of the device (same results base) knows it.
+    let o = drivelab(&["run", &lo.dev, "--rw", "randread", "--time", "200ms", "--results", &results]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!format!("{}{}", stdout(&o), stderr(&o)).contains("has not seen this device written"));
+    let pts = points(Path::new(&results));
+    assert_eq!(pts[0]["prep"][0]["state"], "filled", "{}", pts[0]["prep"]);
+}
+
+#[test]
+fn no_prep_leaves_the_device_and_an_unwritten_read_says_so() {
+    need_loop!();
+    let s = Scratch::new("prep-none");
+    let lo = LoopDev::new(&PathBuf::from(s.path("d.img")), 16 << 20, None);
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, READ_THEN_WRITE).unwrap();
+    let results = s.path("results");
+    let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--no-prep", "--results", &results]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(!said.contains("is filled first"), "{said}");
+    assert!(said.contains(&format!("--no-prep: {} is not filled", lo.dev)), "{said}");
+    assert!(said.contains(&format!("{}: drivelab has not seen this device written", lo.dev)), "{said}");
+    for off in [2u64 << 20, 7 << 20, 11 << 20, (16 << 20) - 4096] {
+        assert!(!written_at(&lo.dev, off), "--no-prep wrote {} at {off}", lo.dev);
+    }
+    let pts = points(Path::new(&results));
+    let (read, write) = (&pts[0]["prep"][0], &pts[1]["prep"][0]);
+    assert_eq!((read["state"].as_str(), read["unwritten_read"].as_bool()), (Some("unwritten"), Some(true)), "{read}");
+    assert_eq!(write["no_prep"], true, "the writing point records --no-prep: {write}");
+    // The write point wrote the device: a later read knows it was (partly) written.
+    let o = drivelab(&["run", &lo.dev, "--rw", "randread", "--time", "200ms", "--results", &results]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(points(Path::new(&results))[0]["prep"][0]["state"], "partly_written");
+
+    // A read-only run of a fresh device: the notice, the field, and `report` shows it.
+    let fresh = LoopDev::new(&PathBuf::from(s.path("e.img")), 16 << 20, None);
+    let o = drivelab(&["run", &fresh.dev, "--rw", "read", "--time", "200ms", "--results", &results]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(format!("{}{}", stdout(&o), stderr(&o)).contains("has not seen this device written"));
+    let p = &points(Path::new(&results))[0]["prep"][0];
+    assert_eq!((p["state"].as_str(), p["unwritten_read"].as_bool()), (Some("unwritten"), Some(true)), "{p}");
+    let dir = result_dirs(Path::new(&results)).pop().unwrap();
+    let o = drivelab(&["report", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("has not seen this device written"), "report shows it:\n{}", stdout(&o));
+}
+
+/// Rounds of 4k randwrite on a 64 MiB file that write 5x its size in all cover >= 99% of its
+/// 4 KiB blocks (1 - e^-5 = 99.3%): each round draws new offsets. Before, every round replayed
+/// the first round's offsets and five 1x rounds covered what one does (1 - e^-1 = 63%).
+#[test]
+fn rounds_of_randwrite_draw_new_offsets_and_cover_the_region() {
+    let s = Scratch::new("prep-rounds");
+    let file = s.path("f.dat");
+    // Zeros, made here (not drivelab's fill, which writes every block).
+    std::fs::write(&file, vec![0u8; 64 << 20]).unwrap();
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, "[defaults]\nrw = \"randwrite\"\nbs = \"4k\"\nqd = 8\nio_size = \"64m\"\ntime = \"600s\"\n")
+        .unwrap();
+    let results = s.path("results");
+    let o = drivelab(&["plan", &plan, &file, "--overwrite", "--repeat", "5", "--results", &results, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let f = std::fs::File::open(&file).unwrap();
+    let mut b = vec![0u8; 4096];
+    let blocks = (64u64 << 20) / 4096;
+    let written = (0..blocks)
+        .filter(|i| {
+            f.read_exact_at(&mut b, i * 4096).unwrap();
+            b.iter().any(|&x| x != 0)
+        })
+        .count();
+    let share = written as f64 / blocks as f64;
+    assert!(share >= 0.99, "5 rounds of 64 MiB of randwrite covered {:.1}% of the file", share * 100.0);
+    // Each run's offset seed is recorded, and no two are alike.
+    let p = &points(Path::new(&results))[0];
+    let seeds: Vec<u64> =
+        p["repeats"]["runs_offset_seed"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert_eq!(seeds.len(), 5, "{}", p["repeats"]);
+    let mut distinct = seeds.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 5, "{seeds:?}");
+}
