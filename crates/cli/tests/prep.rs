@@ -8,7 +8,17 @@ mod common;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use common::{drivelab, json, need_loop, stderr, stdout, LoopDev, Scratch};
+use common::{drivelab, json, need_loop, scratch_cwd, stderr, stdout, LoopDev, Scratch};
+
+/// drivelab with its record of written devices in `state` (never this host's own).
+fn dl(state: &Scratch, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .current_dir(scratch_cwd())
+        .env("DRIVELAB_STATE_DIR", state.path("state"))
+        .args(args)
+        .output()
+        .expect("run drivelab")
+}
 
 /// The results directories under `base`, oldest first.
 fn result_dirs(base: &Path) -> Vec<PathBuf> {
@@ -49,7 +59,7 @@ fn a_plan_that_writes_a_device_fills_it_first_and_records_it() {
     let plan = s.path("p.toml");
     std::fs::write(&plan, READ_THEN_WRITE).unwrap();
     let results = s.path("results");
-    let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results]);
+    let o = dl(&s, &["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results]);
     assert!(o.status.success(), "{}", stderr(&o));
     let said = format!("{}{}", stdout(&o), stderr(&o));
     assert!(said.contains(&format!("prep: {} is filled first", lo.dev)), "the fill is announced:\n{said}");
@@ -63,11 +73,13 @@ fn a_plan_that_writes_a_device_fills_it_first_and_records_it() {
     assert_eq!(read["by"], "prep", "{read}");
     assert!(read.get("unwritten_read").is_none(), "a filled device is no unwritten read: {read}");
 
-    // The fill is recorded: a later read-only run of the device (same results base) knows it.
-    let o = drivelab(&["run", &lo.dev, "--rw", "randread", "--time", "200ms", "--results", &results]);
+    // The fill is recorded for the device: a later read-only run of it, into another results
+    // directory, knows it.
+    let other = s.path("other");
+    let o = dl(&s, &["run", &lo.dev, "--rw", "randread", "--time", "200ms", "--results", &other]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!format!("{}{}", stdout(&o), stderr(&o)).contains("has not seen this device written"));
-    let pts = points(Path::new(&results));
+    let pts = points(Path::new(&other));
     assert_eq!(pts[0]["prep"][0]["state"], "filled", "{}", pts[0]["prep"]);
 }
 
@@ -79,7 +91,7 @@ fn no_prep_leaves_the_device_and_an_unwritten_read_says_so() {
     let plan = s.path("p.toml");
     std::fs::write(&plan, READ_THEN_WRITE).unwrap();
     let results = s.path("results");
-    let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--no-prep", "--results", &results]);
+    let o = dl(&s, &["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--no-prep", "--results", &results]);
     assert!(o.status.success(), "{}", stderr(&o));
     let said = format!("{}{}", stdout(&o), stderr(&o));
     assert!(!said.contains("is filled first"), "{said}");
@@ -93,19 +105,19 @@ fn no_prep_leaves_the_device_and_an_unwritten_read_says_so() {
     assert_eq!((read["state"].as_str(), read["unwritten_read"].as_bool()), (Some("unwritten"), Some(true)), "{read}");
     assert_eq!(write["no_prep"], true, "the writing point records --no-prep: {write}");
     // The write point wrote the device: a later read knows it was (partly) written.
-    let o = drivelab(&["run", &lo.dev, "--rw", "randread", "--time", "200ms", "--results", &results]);
+    let o = dl(&s, &["run", &lo.dev, "--rw", "randread", "--time", "200ms", "--results", &results]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(points(Path::new(&results))[0]["prep"][0]["state"], "partly_written");
 
     // A read-only run of a fresh device: the notice, the field, and `report` shows it.
     let fresh = LoopDev::new(&PathBuf::from(s.path("e.img")), 16 << 20, None);
-    let o = drivelab(&["run", &fresh.dev, "--rw", "read", "--time", "200ms", "--results", &results]);
+    let o = dl(&s, &["run", &fresh.dev, "--rw", "read", "--time", "200ms", "--results", &results]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(format!("{}{}", stdout(&o), stderr(&o)).contains("has not seen this device written"));
     let p = &points(Path::new(&results))[0]["prep"][0];
     assert_eq!((p["state"].as_str(), p["unwritten_read"].as_bool()), (Some("unwritten"), Some(true)), "{p}");
     let dir = result_dirs(Path::new(&results)).pop().unwrap();
-    let o = drivelab(&["report", dir.to_str().unwrap()]);
+    let o = dl(&s, &["report", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("has not seen this device written"), "report shows it:\n{}", stdout(&o));
 }

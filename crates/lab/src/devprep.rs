@@ -92,10 +92,8 @@ pub fn fill_devices(
                 WrittenBy::WriteRun => "a write run",
             };
             lab.emit(Event::Notice(&format!(
-                "{} was written whole by drivelab before ({by}, recorded in the results directory's {}), so it is not \
-                 filled again",
-                info.path,
-                crate::written::FILE
+                "{} was written whole by drivelab since it appeared ({by}), so it is not filled again",
+                info.path
             )));
             continue;
         }

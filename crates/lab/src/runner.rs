@@ -182,9 +182,8 @@ fn run_points(
         lab.emit(Event::Notice(&n));
     }
 
-    // What drivelab has seen written on block devices, kept beside the results directories.
-    let base = dir.path().parent().unwrap_or(std::path::Path::new("."));
-    let mut ledger = Ledger::load(base, lab.writes_results());
+    // What drivelab has seen written on this host's block devices (`written`).
+    let mut ledger = Ledger::open(lab.writes_results());
 
     // The precondition runs when any point still has to run (a resumed run preconditions again:
     // the drive's state after an interruption is unknown).
