@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 
 use common::{drivelab, json, need_loop, scratch_cwd, stderr, stdout, LoopDev, Scratch};
 
+/// The loop-device tests here one at a time: `losetup --find` of one test holds the free loop
+/// device the other is writing open for a moment, and drivelab refuses a device in use.
+static LOOPS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// drivelab with its record of written devices in `state` (never this host's own).
 fn dl(state: &Scratch, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
@@ -54,6 +58,7 @@ const READ_THEN_WRITE: &str =
 #[test]
 fn a_plan_that_writes_a_device_fills_it_first_and_records_it() {
     need_loop!();
+    let _one = LOOPS.lock().unwrap_or_else(|e| e.into_inner());
     let s = Scratch::new("prep-fill");
     let lo = LoopDev::new(&PathBuf::from(s.path("d.img")), 16 << 20, None);
     let plan = s.path("p.toml");
@@ -86,6 +91,7 @@ fn a_plan_that_writes_a_device_fills_it_first_and_records_it() {
 #[test]
 fn no_prep_leaves_the_device_and_an_unwritten_read_says_so() {
     need_loop!();
+    let _one = LOOPS.lock().unwrap_or_else(|e| e.into_inner());
     let s = Scratch::new("prep-none");
     let lo = LoopDev::new(&PathBuf::from(s.path("d.img")), 16 << 20, None);
     let plan = s.path("p.toml");
@@ -122,39 +128,58 @@ fn no_prep_leaves_the_device_and_an_unwritten_read_says_so() {
     assert!(stdout(&o).contains("has not seen this device written"), "report shows it:\n{}", stdout(&o));
 }
 
-/// Rounds of 4k randwrite on a 64 MiB file that write 5x its size in all cover >= 99% of its
-/// 4 KiB blocks (1 - e^-5 = 99.3%): each round draws new offsets. Before, every round replayed
-/// the first round's offsets and five 1x rounds covered what one does (1 - e^-1 = 63%).
-#[test]
-fn rounds_of_randwrite_draw_new_offsets_and_cover_the_region() {
-    let s = Scratch::new("prep-rounds");
-    let file = s.path("f.dat");
-    // Zeros, made here (not drivelab's fill, which writes every block).
-    std::fs::write(&file, vec![0u8; 64 << 20]).unwrap();
-    let plan = s.path("p.toml");
-    std::fs::write(&plan, "[defaults]\nrw = \"randwrite\"\nbs = \"4k\"\nqd = 8\nio_size = \"64m\"\ntime = \"600s\"\n")
-        .unwrap();
-    let results = s.path("results");
-    let o = drivelab(&["plan", &plan, &file, "--overwrite", "--repeat", "5", "--results", &results, "-q"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let f = std::fs::File::open(&file).unwrap();
+/// The share of the 4 KiB blocks of `file` that hold a non-zero byte.
+fn written_share(file: &str) -> f64 {
+    let f = std::fs::File::open(file).unwrap();
     let mut b = vec![0u8; 4096];
-    let blocks = (64u64 << 20) / 4096;
+    let blocks = f.metadata().unwrap().len() / 4096;
     let written = (0..blocks)
         .filter(|i| {
             f.read_exact_at(&mut b, i * 4096).unwrap();
             b.iter().any(|&x| x != 0)
         })
         .count();
-    let share = written as f64 / blocks as f64;
-    assert!(share >= 0.99, "5 rounds of 64 MiB of randwrite covered {:.1}% of the file", share * 100.0);
-    // Each run's offset seed is recorded, and no two are alike.
-    let p = &points(Path::new(&results))[0];
-    let seeds: Vec<u64> =
-        p["repeats"]["runs_offset_seed"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
-    assert_eq!(seeds.len(), 5, "{}", p["repeats"]);
-    let mut distinct = seeds.clone();
-    distinct.sort();
-    distinct.dedup();
-    assert_eq!(distinct.len(), 5, "{seeds:?}");
+    written as f64 / blocks as f64
+}
+
+/// Rounds of 4k randwrite on a 64 MiB file that write 5x its size in all cover >= 99% of its
+/// 4 KiB blocks (1 - e^-5 = 99.3%): each round draws new offsets. Before, every round replayed
+/// the first round's offsets and five 1x rounds covered what one does (1 - e^-1 = 63%), with
+/// `--repeat` and `--steady` alike.
+#[test]
+fn rounds_of_randwrite_draw_new_offsets_and_cover_the_region() {
+    let s = Scratch::new("prep-rounds");
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, "[defaults]\nrw = \"randwrite\"\nbs = \"4k\"\nqd = 8\nio_size = \"64m\"\ntime = \"600s\"\n")
+        .unwrap();
+    // Five rounds exactly: --steady's window and round limit both 5.
+    let ways: [(&str, &[&str], &str); 2] = [
+        ("repeat", &["--repeat", "5"], "/repeats/runs_offset_seed"),
+        ("steady", &["--steady", "--steady-window", "5", "--steady-rounds", "5"], "/steady/rounds_offset_seed"),
+    ];
+    for (name, flags, seeds_at) in ways {
+        let file = s.path(&format!("{name}.dat"));
+        // Zeros, made here (not drivelab's fill, which writes every block).
+        std::fs::write(&file, vec![0u8; 64 << 20]).unwrap();
+        let results = s.path(&format!("results-{name}"));
+        let mut args = vec!["plan", &plan, &file, "--overwrite", "--results", &results, "-q"];
+        args.extend_from_slice(flags);
+        let o = drivelab(&args);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let share = written_share(&file);
+        assert!(share >= 0.99, "{name}: 5 rounds of 64 MiB of randwrite covered {:.1}% of the file", share * 100.0);
+        // Each round's offset seed is recorded, and no two are alike.
+        let p = &points(Path::new(&results))[0];
+        let seeds: Vec<u64> = p
+            .pointer(seeds_at)
+            .and_then(|v| v.as_array())
+            .unwrap_or_else(|| panic!("{name}: {p}"))
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let mut distinct = seeds.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!((seeds.len(), distinct.len()), (5, 5), "{name}: {seeds:?}");
+    }
 }
