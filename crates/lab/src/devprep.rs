@@ -41,22 +41,23 @@ fn devices(names: &[String]) -> Vec<TargetInfo> {
     names.iter().filter_map(|n| target::probe(n).ok()).filter(|i| i.kind == TargetKind::Block).collect()
 }
 
-/// The block devices any point of `plan` writes, each once, in the order first written.
-fn written_devices(lab: &Lab, plan: &Plan) -> Vec<TargetInfo> {
-    let mut out: Vec<TargetInfo> = Vec::new();
+/// The targets (as the plan names them) that are block devices some point of `plan` writes,
+/// each once, in the order first written. Under MPI the writer's list, so every rank runs the
+/// same fills (each on its own expansion of the names) and calls the same collectives.
+fn written_devices(lab: &Lab, plan: &Plan) -> Result<Vec<String>, Error> {
+    let mut out: Vec<String> = Vec::new();
     for p in plan.precondition.iter().chain(&plan.points) {
-        for (spec, names) in streams(lab, p) {
-            if !spec.has_writes() {
-                continue;
-            }
-            for info in devices(&names) {
-                if !out.iter().any(|o| o.path == info.path) {
-                    out.push(info);
+        let own = std::iter::once((&p.spec, &p.targets)).chain(p.concurrent.iter().map(|c| (&c.spec, &c.targets)));
+        for (_, names) in own.filter(|(s, _)| s.has_writes()) {
+            for name in names {
+                let local = lab.local_target(name);
+                if !out.contains(name) && !devices(std::slice::from_ref(&local)).is_empty() {
+                    out.push(name.clone());
                 }
             }
         }
     }
-    out
+    lab.from_writer(out)
 }
 
 /// Fill every device `plan` writes, unless `--no-prep`, `--precondition` (which writes it whole
@@ -73,7 +74,10 @@ pub fn fill_devices(
         return Ok(true);
     }
     let engine = plan.points.first().map(|p| p.spec.engine).unwrap_or_default();
-    for info in written_devices(lab, plan) {
+    for name in written_devices(lab, plan)? {
+        let local = lab.local_target(&name);
+        // Under MPI another rank's device may be a file here: written whole all the same.
+        let info = target::probe(&local)?;
         if opts.no_prep {
             lab.emit(Event::Notice(&format!(
                 "--no-prep: {} is not filled before this plan writes it, so what its points read where nothing was \
@@ -103,7 +107,7 @@ pub fn fill_devices(
             info.path,
             fmt_size(info.size_bytes)
         )));
-        if !precondition::sequential(lab, std::slice::from_ref(&info.path), 1, engine, like)? {
+        if !precondition::sequential(lab, std::slice::from_ref(&local), 1, engine, like)? {
             return Ok(false);
         }
         ledger.wrote(&info, WrittenBy::Prep)?;
