@@ -137,6 +137,8 @@ pub fn execute(
         steady: steady.rule()?,
         continue_on_error: steady.continue_on_error,
         repeat: steady.repeat()?,
+        fill_devices: !steady.no_prep,
+        no_prep: steady.no_prep,
     };
     let mut printer = Printer::new(Style::Points, quiet, false);
     let mut sink = printer.sink();

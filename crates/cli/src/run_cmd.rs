@@ -125,6 +125,7 @@ fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
             continue_on_error: false,
             repeat: 1,
             pick: "best".into(),
+            no_prep: false,
         },
     )?;
     if plan.points.len() == 1 && crate::mpi::writes() {

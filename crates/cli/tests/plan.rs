@@ -202,7 +202,8 @@ fn a_point_whose_io_fails_stops_the_plan_unless_told_to_go_on() {
     let lo = LoopDev::new(&fs.0.join("sparse"), 64 << 20, None);
     let plan = write_plan(&s, "[defaults]\nrw = \"write\"\nbs = \"64k\"\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4]\n");
     let results = s.path("results");
-    let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results, "-q"]);
+    // --no-prep: the fill a device gets first would fail past 1 MiB before any point ran.
+    let o = drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--no-prep", "--results", &results, "-q"]);
     assert_eq!(o.status.code(), Some(1), "an I/O error is never a success: {}", stderr(&o));
     assert!(stdout(&o).contains("stopped at the point"), "{}", stdout(&o));
     let err = stderr(&o);
@@ -213,8 +214,18 @@ fn a_point_whose_io_fails_stops_the_plan_unless_told_to_go_on() {
     assert!(v["result"]["errors"][0]["count"].as_u64().unwrap() >= 1, "the errored point is saved with its errors");
 
     std::fs::remove_dir_all(&results).unwrap();
-    let o =
-        drivelab(&["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--results", &results, "-q", "--continue-on-error"]);
+    let o = drivelab(&[
+        "plan",
+        &plan,
+        &lo.dev,
+        "--destroy",
+        &lo.dev,
+        "--no-prep",
+        "--results",
+        &results,
+        "-q",
+        "--continue-on-error",
+    ]);
     assert_eq!(o.status.code(), Some(1), "going on does not make it a success: {}", stderr(&o));
     let dir = &result_dirs(Path::new(&results))[0];
     assert_eq!(point_files(dir).len(), 3, "every point ran");

@@ -74,6 +74,10 @@ pub struct RepeatRecord {
     pub runs_bw_bytes_per_s: Vec<f64>,
     /// Index (from 0) of the run kept as the point's result.
     pub kept: usize,
+    /// Each run's seed of where its random I/Os landed (`AccessSpec::offset_seed` of round 0,
+    /// 1, ...): every run draws new offsets. Empty in results saved before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs_offset_seed: Vec<u64>,
 }
 
 /// The index of the run `pick` keeps among runs with these IOPS (None for no runs).

@@ -10,6 +10,7 @@ use std::time::Duration;
 use drivelab_engine::result::RunResult;
 use drivelab_engine::Error;
 
+use crate::devprep::{self, PrepOptions};
 use crate::execute::{Event, Lab, Measured};
 use crate::plan::{Plan, Point};
 use crate::precondition;
@@ -17,6 +18,7 @@ use crate::prepare;
 use crate::repeat::{self, Repeat, RepeatRecord};
 use crate::results::{Kind, PointResult, ResultsDir, Setup, SteadyRecord, SCHEMA};
 use crate::steady::{SteadyDetector, SteadyRule, SteadyVerdict, WindowStats};
+use crate::written::Ledger;
 
 /// How to run a plan, beyond what every command shares.
 #[derive(Clone, Debug, Default)]
@@ -30,6 +32,20 @@ pub struct PlanOptions {
     pub continue_on_error: bool,
     /// Run each point this many times and keep the best or median run (CrystalDiskMark).
     pub repeat: Repeat,
+    /// Fill each block device the plan writes before its first point (`--no-prep` skips it).
+    pub fill_devices: bool,
+    /// `--no-prep` was given (recorded with each point that writes a device).
+    pub no_prep: bool,
+}
+
+impl PlanOptions {
+    fn prep(&self) -> PrepOptions {
+        PrepOptions {
+            fill_devices: self.fill_devices,
+            no_prep: self.no_prep,
+            preconditioned: self.precondition_passes > 0,
+        }
+    }
 }
 
 /// What a plan run ended with. Every point of the plan is in exactly one of `finished`,
@@ -166,11 +182,19 @@ fn run_points(
         lab.emit(Event::Notice(&n));
     }
 
+    // What drivelab has seen written on this host's block devices (`written`).
+    let mut ledger = Ledger::open(lab.writes_results());
+
     // The precondition runs when any point still has to run (a resumed run preconditions again:
     // the drive's state after an interruption is unknown).
     if anything_to_run {
         // With verify, what preconditioning writes is stamped too: known to the points after it.
         let like = plan.points.iter().map(|p| &p.spec).find(|s| s.verify);
+        // Devices the plan writes are filled first, as new files are (`devprep`).
+        if !devprep::fill_devices(lab, plan, opts.prep(), &mut ledger, like)? {
+            out.interrupted = true;
+            return Ok(());
+        }
         if let Some(pre) = &plan.precondition {
             let spec = like.and_then(|l| precondition::verifying(&pre.spec, l)).unwrap_or_else(|| pre.spec.clone());
             for t in &pre.targets {
@@ -180,6 +204,7 @@ fn run_points(
                     return Ok(());
                 }
             }
+            devprep::after_point(lab, pre, &mut ledger)?;
         }
         if opts.precondition_passes > 0 {
             let engine = plan.points.first().map(|p| p.spec.engine).unwrap_or_default();
@@ -187,6 +212,7 @@ fn run_points(
                 out.interrupted = true;
                 return Ok(());
             }
+            devprep::preconditioned(lab, &plan.targets, &mut ledger)?;
         }
     }
     for (i, p) in plan.points.iter().enumerate() {
@@ -200,6 +226,7 @@ fn run_points(
             break;
         }
         lab.emit(Event::PointStart { point: p, total });
+        let prep = devprep::before_point(lab, p, &ledger, opts.prep());
         let measured = match &opts.steady {
             None if opts.repeat.runs > 1 => {
                 run_repeated(lab, p, opts.repeat, plan.pause_ns).map(|(m, r)| (m, None, Some(r)))
@@ -216,6 +243,7 @@ fn run_points(
             }
             other => other?,
         };
+        devprep::after_point(lab, p, &mut ledger)?;
         let saved = PointResult {
             schema: SCHEMA,
             point: p.clone(),
@@ -224,6 +252,7 @@ fn run_points(
             steady,
             repeats,
             ranks: m.ranks,
+            prep,
         };
         dir.save_point(&saved)?;
         lab.emit(Event::PointDone { record: &saved });
@@ -272,11 +301,14 @@ fn pause(ns: u64, lab: &Lab) -> bool {
 /// kept, so the point says so.
 fn run_repeated(lab: &mut Lab, p: &Point, repeat: Repeat, pause_ns: u64) -> Result<(Measured, RepeatRecord), Error> {
     let mut runs: Vec<Measured> = Vec::with_capacity(repeat.runs as usize);
+    let mut seeds = Vec::with_capacity(repeat.runs as usize);
     for k in 1..=repeat.runs {
         if k > 1 && pause_ns > 0 && pause(pause_ns, lab) {
             break;
         }
-        let m = lab.measure_point(p)?;
+        let round = in_round(p, k - 1);
+        seeds.push(round.spec.offset_seed());
+        let m = lab.measure_point(&round)?;
         let cut = m.result.interrupted || m.result.errored();
         let iops = m.result.total.iops;
         let verdict = format!("repeat {k} of {}; the {} run is kept", repeat.runs, repeat.pick);
@@ -291,7 +323,14 @@ fn run_repeated(lab: &mut Lab, p: &Point, repeat: Repeat, pause_ns: u64) -> Resu
     let last_cut = runs.last().is_some_and(|m| m.result.interrupted || m.result.errored());
     // A cut run is the point's result (it carries the interruption or the error); else the pick.
     let kept = if last_cut { runs.len() - 1 } else { repeat::pick_index(&iops, repeat.pick).unwrap_or(0) };
-    let record = RepeatRecord { pick: repeat.pick, runs: repeat.runs, runs_iops: iops, runs_bw_bytes_per_s: bw, kept };
+    let record = RepeatRecord {
+        pick: repeat.pick,
+        runs: repeat.runs,
+        runs_iops: iops,
+        runs_bw_bytes_per_s: bw,
+        kept,
+        runs_offset_seed: seeds,
+    };
     let m = runs.swap_remove(kept);
     Ok((m, record))
 }
@@ -300,17 +339,21 @@ fn run_repeated(lab: &mut Lab, p: &Point, repeat: Repeat, pause_ns: u64) -> Resu
 /// `rule.max_rounds` ran; the last round is the point's result.
 fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, SteadyRecord), Error> {
     let mut detector = SteadyDetector::new(rule.clone());
-    let record = |steady: bool, window: Option<WindowStats>, d: &SteadyDetector| SteadyRecord {
+    let mut seeds = Vec::new();
+    let record = |steady: bool, window: Option<WindowStats>, d: &SteadyDetector, seeds: &[u64]| SteadyRecord {
         rule: rule.clone(),
         rounds_iops: d.values().to_vec(),
         steady,
         window,
         not_delivered: None,
+        rounds_offset_seed: seeds.to_vec(),
     };
     loop {
-        let m = lab.measure_point(p)?;
+        let round = in_round(p, seeds.len() as u32);
+        seeds.push(round.spec.offset_seed());
+        let m = lab.measure_point(&round)?;
         if m.result.interrupted || m.result.errored() {
-            let rec = record(false, detector.last_window(), &detector);
+            let rec = record(false, detector.last_window(), &detector, &seeds);
             return Ok((m, rec));
         }
         // A fixed rate the target did not carry is never a steady state: its IOPS are the
@@ -319,7 +362,7 @@ fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, 
             let round = detector.values().len() + 1;
             let verdict = format!("not steady: {}", d.why_not("", "I/Os"));
             lab.emit(Event::Round { round, iops: m.result.total.iops, window: None, verdict: &verdict });
-            let rec = SteadyRecord { not_delivered: Some(d), ..record(false, detector.last_window(), &detector) };
+            let rec = SteadyRecord { not_delivered: Some(d), ..record(false, detector.last_window(), &detector, &seeds) };
             return Ok((m, rec));
         }
         let verdict = detector.push(m.result.total.iops);
@@ -327,12 +370,24 @@ fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, 
         let window = detector.last_window();
         let (text, done) = match &verdict {
             SteadyVerdict::NeedMore => ("not steady yet", None),
-            SteadyVerdict::Steady(w) => ("steady", Some(record(true, Some(w.clone()), &detector))),
-            SteadyVerdict::GaveUp(w) => ("gave up: no steady state", Some(record(false, w.clone(), &detector))),
+            SteadyVerdict::Steady(w) => ("steady", Some(record(true, Some(w.clone()), &detector, &seeds))),
+            SteadyVerdict::GaveUp(w) => ("gave up: no steady state", Some(record(false, w.clone(), &detector, &seeds))),
         };
         lab.emit(Event::Round { round, iops: m.result.total.iops, window: window.as_ref(), verdict: text });
         if let Some(rec) = done {
             return Ok((m, rec));
         }
     }
+}
+
+/// `p` as its round `round` (from 0) runs: every spec of it (its concurrent jobs' too) draws
+/// new offsets (`AccessSpec::round`), so rounds never replay the first round's offsets and
+/// a randwrite repeated in rounds reaches the whole region.
+fn in_round(p: &Point, round: u32) -> Point {
+    let mut p = p.clone();
+    p.spec.round = round;
+    for c in &mut p.concurrent {
+        c.spec.round = round;
+    }
+    p
 }

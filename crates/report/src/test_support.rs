@@ -38,6 +38,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
         steady: None,
         repeats: None,
         ranks: Vec::new(),
+        prep: Vec::new(),
         point: Point {
             index: 0,
             spec: AccessSpec::default(),

@@ -285,6 +285,10 @@ pub struct PointsArgs {
     /// With --repeat: keep the best run (highest IOPS) or the median one.
     #[arg(long, value_name = "best|median", default_value = "best")]
     pub pick: String,
+    /// Do not fill a block device the plan writes (--destroy) before its first point; the
+    /// results record it. Without it such a device is filled whole first, as a new file is.
+    #[arg(long, help_heading = "Steady state")]
+    pub no_prep: bool,
 }
 
 impl PointsArgs {

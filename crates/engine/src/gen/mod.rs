@@ -74,7 +74,8 @@ impl Generator {
             below += b.pct as u32;
             sizes[i] = SizeChoice { len: b.bytes as u32, below, positions: (span - b.bytes) / align + 1 };
         }
-        let seed = spec.seed ^ job.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // A repeated point's later rounds draw new offsets (`offset_seed`), never the first's again.
+        let seed = spec.offset_seed() ^ job.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let blocks = sizes[..spec.bs.len()].iter().map(|s| s.positions).max().unwrap_or(1);
         // Every job of a spec places its hot blocks alike (the spec's seed, not the job's).
         let skew = Skew::new(&spec.distribution, blocks, align, spec.seed);
@@ -291,5 +292,37 @@ mod tests {
         };
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    /// Share of `blocks` 4 KiB blocks written by `rounds` rounds of `per_round` random 4 KiB
+    /// writes each, round k run as `round = k` (or all as round 0).
+    fn coverage(blocks: u64, rounds: u32, per_round: u64, new_offsets: bool) -> f64 {
+        let mut hit = vec![false; blocks as usize];
+        for k in 0..rounds {
+            let s = AccessSpec { round: if new_offsets { k } else { 0 }, ..spec(0, 100, &[(4096, 100)], None) };
+            let mut g = Generator::new(&s, 0, blocks * 4096, 0);
+            for _ in 0..per_round {
+                hit[(g.next_io().offset / 4096) as usize] = true;
+            }
+        }
+        hit.iter().filter(|&&h| h).count() as f64 / blocks as f64
+    }
+
+    #[test]
+    fn every_round_draws_new_offsets_so_rounds_cover_the_region() {
+        // 64 MiB in 4 KiB blocks, written 5x over. Offsets are drawn uniformly with replacement
+        // (no random map), so k region-sizes of writes cover 1 - e^-k of it: 99.3% at 5x, in one
+        // round or in five rounds that each draw new offsets.
+        let n = 16384;
+        let one_round = coverage(n, 1, 5 * n, true);
+        let five_rounds = coverage(n, 5, n, true);
+        let replayed = coverage(n, 5, n, false);
+        assert!(one_round >= 0.99, "one 5x round covered {one_round}");
+        assert!(five_rounds >= 0.99, "five 1x rounds covered {five_rounds}");
+        // Replaying round 0's offsets five times covers what one round does: 1 - e^-1.
+        assert!(replayed < 0.65, "five replayed rounds covered {replayed}");
+        let s = spec(0, 100, &[(4096, 100)], None);
+        assert_eq!(s.offset_seed(), s.seed, "round 0 is the run of its own");
+        assert_ne!(AccessSpec { round: 1, ..s.clone() }.offset_seed(), AccessSpec { round: 2, ..s }.offset_seed());
     }
 }

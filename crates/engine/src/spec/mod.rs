@@ -189,6 +189,16 @@ pub struct AccessSpec {
     /// Replay a captured workload (fio iolog, blkparse output) instead of generating I/Os.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<Replay>,
+    /// A repeated point's round (steady state, `--repeat`), from 0: mixed into the seed of where
+    /// random I/Os land and of open-loop arrivals ([`AccessSpec::offset_seed`]), so every round
+    /// draws new offsets instead of replaying the first round's; the data written (and verify's
+    /// stamps) stay `seed`'s. 0 for a run of its own.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub round: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// fio's `thinktime`: after every `blocks` I/Os the job waits for every I/O in flight, then
@@ -247,6 +257,7 @@ impl Default for AccessSpec {
             think: None,
             trim: Trim::None,
             replay: None,
+            round: 0,
         }
     }
 }
@@ -318,6 +329,18 @@ impl AccessSpec {
             out.push(BlockSize { bytes, pct });
         }
         Ok(out)
+    }
+
+    /// The seed of where random I/Os land and of open-loop arrivals: `seed` in round 0, mixed
+    /// with the round after it (splitmix64's finalizer, so consecutive rounds are unrelated).
+    pub fn offset_seed(&self) -> u64 {
+        if self.round == 0 {
+            return self.seed;
+        }
+        let mut z = self.seed ^ (self.round as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 
     /// The alignment offsets use.

@@ -69,7 +69,7 @@ impl Schedule {
             crate::clock::precise_timers();
             let rate = spec.rate.unwrap_or_default();
             let poisson = rate.arrivals == Arrivals::Poisson;
-            let seed = spec.seed ^ ctx.job ^ 0x9ace;
+            let seed = spec.offset_seed() ^ ctx.job ^ 0x9ace;
             if let Some(t) = &ctx.trace {
                 return Pacing::Shared(Pace::trace(t.clone(), begin));
             }

@@ -223,6 +223,11 @@ pub struct PointResult {
     /// Under MPI: each rank's own part; `result` is their merge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<crate::ranks::RankPart>,
+    /// Each block device the point used: what drivelab knew of its written state when the point
+    /// started, and whether a read-only point read a device it never saw written
+    /// (`crate::written`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prep: Vec<crate::written::DevicePrep>,
 }
 
 /// The rounds of a point run to steady state (SNIA PTS), for the report's convergence chart.
@@ -239,6 +244,10 @@ pub struct SteadyRecord {
     /// stopped there, and a load not carried is never steady. None otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_delivered: Option<crate::delivery::Delivery>,
+    /// Each round's seed of where its random I/Os landed (`AccessSpec::offset_seed` of round
+    /// 0, 1, ...): every round draws new offsets. Empty in results saved before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_offset_seed: Vec<u64>,
 }
 
 /// What part a probe plays in a search.

@@ -97,6 +97,7 @@ pub fn load(dir: &Path, value: serde_json::Value) -> Result<Results, Error> {
             steady: p.steady,
             repeats: None,
             ranks: Vec::new(),
+            prep: Vec::new(),
         });
     }
     let manifest = Manifest {

@@ -412,6 +412,7 @@ fn steady_state_rounds_are_drawn_with_their_verdict_and_window() {
             steady,
             window: window_stats(rounds, rule.window),
             not_delivered: None,
+            rounds_offset_seed: Vec::new(),
         });
     }
     let page = report(&manifest("plan", &points), &points);
@@ -448,6 +449,7 @@ fn the_steady_section_shows_the_rule_each_point_was_run_with_not_the_default() {
         steady: true,
         window: Some(w.clone()),
         not_delivered: None,
+        rounds_offset_seed: Vec::new(),
     });
     let points = vec![p];
     let page = report(&manifest("plan", &points), &points);

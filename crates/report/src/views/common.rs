@@ -20,19 +20,21 @@ pub fn facts(r: &Results, asked: Vec<(String, String)>) -> Vec<(String, String)>
 }
 
 /// The notices of `points` (how their results were made: fio's say where their figures came
-/// from), each once, in order; one that not every point has names the points that have it.
+/// from; a read of a device drivelab never saw written, from the point's typed `prep`), each
+/// once, in order; one that not every point has names the points that have it.
 pub fn notes(points: &[PointResult]) -> Vec<String> {
-    let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut seen: Vec<(String, Vec<&str>)> = Vec::new();
     for p in points {
-        for n in &p.result.notices {
-            match seen.iter_mut().find(|(s, _)| s == n) {
+        let prep = p.prep.iter().filter_map(drivelab_lab::written::DevicePrep::notice);
+        for n in p.result.notices.iter().cloned().chain(prep) {
+            match seen.iter_mut().find(|(s, _)| *s == n) {
                 Some((_, on)) => on.push(&p.point.label),
                 None => seen.push((n, vec![&p.point.label])),
             }
         }
     }
     seen.into_iter()
-        .map(|(n, on)| if on.len() == points.len() { n.to_string() } else { format!("{n} ({})", on.join(", ")) })
+        .map(|(n, on)| if on.len() == points.len() { n } else { format!("{n} ({})", on.join(", ")) })
         .collect()
 }
 

@@ -183,6 +183,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
             steady: None,
             repeats: None,
             ranks: Vec::new(),
+            prep: Vec::new(),
         });
     }
     let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
