@@ -21,8 +21,9 @@
 //!   their values first appear. Points of another step ([`TableSpec::step`]) or whose fields do
 //!   not match every pair of [`TableSpec::filter`] are left out.
 //! - When the row or column key involves [`Key::Target`], every point gives one cell per target
-//!   it ran on, from `result.per_target` (matched by path). Otherwise a point gives one cell from
-//!   its aggregate (`result.read` / `write` / `total`).
+//!   it ran on, from `result.per_target` (matched by path; entries of one path, the jobs of a fio
+//!   group on one file, are parts of one measurement and merged: [`crate::point_targets`]).
+//!   Otherwise a point gives one cell from its aggregate (`result.read` / `write` / `total`).
 //! - A point that lacks a field the rows or columns are keyed by ([`Key::Field`]) is left out;
 //!   in a [`Key::Join`] the missing part is just not shown.
 //! - Several values in one cell (a plan's `repeat`, or a key that does not tell points apart)
@@ -386,7 +387,8 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
             }
         };
         if per_target {
-            for t in &p.result.per_target {
+            // Each target once: a group's jobs on one target are one measurement, merged.
+            for t in &crate::point_targets::distinct(p) {
                 let value = match spec.metric {
                     Metric::CpuPct => crate::all_ranks::whole(p, t).then(|| cpu_pct(p)),
                     Metric::PowerW | Metric::MBpsPerW => {
