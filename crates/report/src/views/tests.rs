@@ -250,6 +250,7 @@ fn act_run(n: f64, slices: usize, c: &ActCriteria) -> ActRun {
         seconds: Vec::new(),
         passed: verdict.pass,
         why: String::new(),
+        reasons: Vec::new(),
         slices: rows,
         verdict,
         fell_behind: None,
