@@ -117,15 +117,7 @@ fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
         &args.results,
         args.quiet,
         args.power_cmd.as_ref(),
-        &crate::args::PointsArgs {
-            precondition: 0,
-            steady: false,
-            steady_rounds: 25,
-            steady_window: 5,
-            continue_on_error: false,
-            repeat: 1,
-            pick: "best".into(),
-        },
+        &crate::args::PointsArgs::default(),
     )?;
     if plan.points.len() == 1 && crate::mpi::writes() {
         let saved = drivelab_lab::results::load(&dir)?;

@@ -10,6 +10,8 @@ mod safety;
 use clap::{Args, Parser, Subcommand};
 use drivelab_engine::fields;
 use drivelab_engine::Error;
+use drivelab_lab::repeat::{Pick, Repeat};
+use drivelab_lab::steady;
 
 pub use run::RunArgs;
 pub use safety::SafetyArgs;
@@ -258,7 +260,7 @@ impl Cli {
 }
 
 /// How the points of a plan or suite run: preconditioning, steady state, I/O errors.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, PartialEq)]
 pub struct PointsArgs {
     /// Before the first point, write every target sequentially N times in 128 KiB blocks
     /// (SNIA PTS preconditioning; needs permission to write, e.g. --destroy for a device).
@@ -269,10 +271,10 @@ pub struct PointsArgs {
     #[arg(long, help_heading = "Steady state")]
     pub steady: bool,
     /// With --steady: give up after this many rounds of a point (and say so).
-    #[arg(long, value_name = "N", default_value_t = 25, requires = "steady", help_heading = "Steady state")]
+    #[arg(long, value_name = "N", default_value_t = steady::PTS_MAX_ROUNDS, requires = "steady", help_heading = "Steady state")]
     pub steady_rounds: usize,
     /// With --steady: rounds in the measurement window.
-    #[arg(long, value_name = "N", default_value_t = 5, requires = "steady", help_heading = "Steady state")]
+    #[arg(long, value_name = "N", default_value_t = steady::PTS_WINDOW, requires = "steady", help_heading = "Steady state")]
     pub steady_window: usize,
     /// Go on to the next point after a point whose I/O failed (it is saved and marked either
     /// way); without it the first errored point stops the run with exit code 1.
@@ -280,11 +282,28 @@ pub struct PointsArgs {
     pub continue_on_error: bool,
     /// Run every point N times and keep one run (CrystalDiskMark shows the best of 5); every
     /// run's IOPS and MB/s are saved with the point. Not with --steady.
-    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "steady")]
+    #[arg(long, value_name = "N", default_value_t = Repeat::default().runs, conflicts_with = "steady")]
     pub repeat: u32,
     /// With --repeat: keep the best run (highest IOPS) or the median one.
-    #[arg(long, value_name = "best|median", default_value = "best")]
-    pub pick: String,
+    #[arg(long, value_name = "best|median", default_value_t = Repeat::default().pick)]
+    pub pick: Pick,
+}
+
+/// The flags' defaults, each read from the lab where it is defined (as clap's are): what a
+/// command that takes none of these flags runs with (`drivelab run JOB.fio`).
+impl Default for PointsArgs {
+    fn default() -> PointsArgs {
+        let (repeat, rule) = (Repeat::default(), steady::SteadyRule::default());
+        PointsArgs {
+            precondition: 0,
+            steady: false,
+            steady_rounds: rule.max_rounds,
+            steady_window: rule.window,
+            continue_on_error: false,
+            repeat: repeat.runs,
+            pick: repeat.pick,
+        }
+    }
 }
 
 impl PointsArgs {
@@ -296,8 +315,7 @@ impl PointsArgs {
     }
 
     pub fn repeat(&self) -> Result<drivelab_lab::repeat::Repeat, Error> {
-        let pick = self.pick.parse().map_err(|e| Error::invalid(format!("--pick {e}")))?;
-        let r = drivelab_lab::repeat::Repeat { runs: self.repeat, pick };
+        let r = Repeat { runs: self.repeat, pick: self.pick };
         r.validate().map_err(|e| Error::invalid(format!("--repeat {e}")))?;
         Ok(r)
     }
@@ -562,6 +580,9 @@ pub struct ReportArgs {
     #[arg(long, conflicts_with_all = ["output", "png"])]
     pub series: bool,
 }
+
+#[cfg(test)]
+mod defaults_tests;
 
 #[cfg(test)]
 mod tests {

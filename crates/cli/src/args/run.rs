@@ -65,10 +65,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
     pub span: Option<String>,
     /// Outstanding I/Os per job.
-    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
+    #[arg(long, default_value_t = AccessSpec::default().qd, value_name = "N", help_heading = "Access specification")]
     pub qd: u32,
     /// Jobs (threads) per target.
-    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
+    #[arg(long, default_value_t = AccessSpec::default().jobs, value_name = "N", help_heading = "Access specification")]
     pub jobs: u32,
     /// Measured duration (500ms, 10s, 3m). Default 10s unless --io-size is given.
     #[arg(long, value_name = "DUR", help_heading = "Access specification")]
@@ -103,7 +103,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "random", value_name = "KIND", help_heading = "Access specification")]
     pub data: String,
     /// Seed for offsets and data; the same seed repeats the same I/O sequence.
-    #[arg(long, default_value_t = 0x5eed, value_name = "N", help_heading = "Access specification")]
+    #[arg(long, default_value_t = AccessSpec::default().seed, value_name = "N", help_heading = "Access specification")]
     pub seed: u64,
 
     /// Fixed-rate (open-loop) load: I/Os per second (5000, 5k) or bytes per second (200MiB/s).
@@ -132,7 +132,7 @@ pub struct RunArgs {
     pub engine: String,
     /// At most N I/Os per submit call (fio's iodepth_batch_submit). Up to 2, each I/O reaches the
     /// device at once; 3 or more are plugged and dispatched together (can help NVMe).
-    #[arg(long, default_value_t = 2, value_name = "N", help_heading = "Engine")]
+    #[arg(long, default_value_t = AccessSpec::default().submit_batch, value_name = "N", help_heading = "Engine")]
     pub batch: u32,
     /// Job threads' CPUs: none (the scheduler decides, like fio), spread (job i pinned to the i-th
     /// allowed CPU), or a list such as 0,2.
