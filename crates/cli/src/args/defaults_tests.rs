@@ -39,3 +39,20 @@ fn a_bare_run_is_the_engines_default_spec() {
     let Command::Run(r) = cli(&["run", "null"]) else { unreachable!() };
     assert_eq!(r.spec().unwrap(), AccessSpec::default(), "run's flag defaults are AccessSpec::default()");
 }
+
+#[test]
+fn the_spec_flags_given_are_clap_s_account_not_a_comparison_with_a_fake_argv() {
+    use clap::{CommandFactory, FromArgMatches};
+    let given = |argv: &[&str]| {
+        let mut v = vec!["drivelab", "run", "job.fio"];
+        v.extend_from_slice(argv);
+        let m = Cli::command().try_get_matches_from(v).unwrap();
+        let Some(Command::Run(mut r)) = Cli::from_arg_matches(&m).unwrap().command else { unreachable!() };
+        r.note_given(m.subcommand_matches("run").unwrap());
+        r.given_spec_flags
+    };
+    // --bs 4k is the default's value, and given: a bare run's fields hid it.
+    assert_eq!(given(&["--bs", "4k", "--iodepth", "8"]), ["--bs", "--iodepth"]);
+    assert_eq!(given(&["--results", "r", "-q", "--var", "BS=4k", "--overwrite"]), Vec::<String>::new(), "not the spec");
+    assert_eq!(given(&[]), Vec::<String>::new());
+}

@@ -215,6 +215,30 @@ pub struct RunArgs {
     /// combination (NAME=4k,8k,64k or NAME=1..64x2). Repeatable.
     #[arg(long = "var", value_name = "NAME=VALUES", help_heading = "fio job files")]
     pub vars: Vec<String>,
+    /// The access-spec flags given on the command line (`--qd`...), as clap saw them
+    /// ([`RunArgs::note_given`]): a job file refuses them.
+    #[arg(skip)]
+    pub given_spec_flags: Vec<String>,
+}
+
+/// Flags of `run` that are not the access spec (the targets, where results go, safety's own).
+const NOT_SPEC: [&str; 6] = ["targets", "power_cmd", "results", "json", "quiet", "vars"];
+
+impl RunArgs {
+    /// Record which access-spec flags `m` (run's matches) took from the command line, by clap's
+    /// own account of each value's source (never by comparing with a default).
+    pub fn note_given(&mut self, m: &clap::ArgMatches) {
+        use clap::parser::ValueSource;
+        let safety = SafetyArgs::augment_args(clap::Command::new("safety"));
+        let cmd = RunArgs::augment_args(clap::Command::new("run"));
+        self.given_spec_flags = cmd
+            .get_arguments()
+            .filter(|a| !NOT_SPEC.contains(&a.get_id().as_str()))
+            .filter(|a| safety.get_arguments().all(|o| o.get_id() != a.get_id()))
+            .filter(|a| m.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+    }
 }
 
 impl RunArgs {
