@@ -309,3 +309,32 @@ fn fios_default_json_keeps_every_percentile_fio_recorded_in_report_and_compare()
         }
     }
 }
+
+#[test]
+fn a_plan_of_fio_groups_without_lat_percentiles_gets_tables_of_the_p99s_fio_recorded() {
+    // fio's default JSON of several groups: the p99 latency table was all "—" where fio had only
+    // clat's percentiles (and a mixed group's per direction).
+    let path = fixture("null-groups.grouped.json");
+    let model: Value = serde_json::from_str(&report(&[&path, "--format", "json"])).unwrap();
+    let jobs = fio_doc(&path)["jobs"].as_array().unwrap().clone();
+    let tables: Vec<&Value> =
+        model["sections"].as_array().unwrap().iter().flat_map(|s| s["tables"].as_array().unwrap()).collect();
+    let table = |title: &str| {
+        *tables
+            .iter()
+            .find(|t| t["title"].as_str().is_some_and(|t| t.starts_with(title)))
+            .unwrap_or_else(|| panic!("no table '{title}': {tables:?}"))
+    };
+    let p99 = |stat: &Value| fio_percentiles(stat).into_iter().find(|(n, _)| n == "p99").map(|(_, ns)| ns / 1e3);
+    for (title, dir) in [("p99 clat, reads", "read"), ("p99 clat, writes", "write")] {
+        let t = table(title);
+        for (i, job) in jobs.iter().enumerate() {
+            let cell = t["rows"][0][1][i].as_f64();
+            let fios = (job[dir]["total_ios"].as_u64() > Some(0)).then(|| p99(&job[dir]["clat_ns"])).flatten();
+            assert_eq!(cell, fios, "{title} of {}: fio's own p99", job["jobname"]);
+        }
+    }
+    // The one-direction groups' clat p99 is their total's.
+    let total = table("p99 clat, bs");
+    assert_eq!(total["rows"][0][1][0].as_f64(), p99(&jobs[0]["read"]["clat_ns"]), "{total}");
+}
