@@ -274,8 +274,8 @@ fn act_slices(p: &ProbeResult, run: &ActRun) -> String {
     }
     let worst: String = run.verdict.worst.iter().map(|p| format!("{p:>7.2}")).collect();
     let _ = writeln!(s, "  max {worst}");
-    if !p.pass && !p.why.is_empty() {
-        for why in p.why.split("; ") {
+    if !p.pass {
+        for why in run.fail_reasons() {
             let _ = writeln!(s, "  FAIL {why}");
         }
     }
@@ -295,4 +295,62 @@ fn act_slices(p: &ProbeResult, run: &ActRun) -> String {
     let why = if r.passed || p.interrupted { String::new() } else { format!(": {}", r.why) };
     let _ = write!(s, "  response-time verdict: {}{why}", verdict(p.interrupted, r.passed));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drivelab_lab::act::{self, ActConfig, ActCriteria};
+    use drivelab_lab::results::ProbeData;
+
+    fn failed_load(why: &str, reasons: Vec<String>) -> ProbeResult {
+        let c = ActCriteria::default();
+        let run = ActRun {
+            scale: 1.0,
+            rates: ActConfig::default().derive(4096),
+            timing: Timing::Service,
+            seconds: Vec::new(),
+            slices: Vec::new(),
+            verdict: act::verdict(&[], &c),
+            fell_behind: None,
+            passed: false,
+            why: why.into(),
+            reasons,
+            interrupted: false,
+            response: None,
+            streams: Vec::new(),
+        };
+        ProbeResult {
+            schema: 1,
+            index: 1,
+            role: ProbeRole::Probe,
+            value: 1.0,
+            pass: false,
+            why: why.into(),
+            duration_ns: 0,
+            interrupted: false,
+            power_w: None,
+            data: ProbeData::Act(Box::new(run)),
+            ranks: Vec::new(),
+        }
+    }
+
+    fn fail_lines(p: &ProbeResult) -> Vec<String> {
+        let run = p.act().unwrap();
+        act_slices(p, run).lines().filter(|l| l.starts_with("  FAIL ")).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn an_act_loads_reasons_are_printed_one_a_line_from_the_typed_list_not_split_on_text() {
+        // A reason holding "; " (a target so named) is one reason: it was split in two.
+        let one = "/srv/a; b.dat reads: Input/output error".to_string();
+        let p = failed_load(&one, vec![one.clone()]);
+        assert_eq!(fail_lines(&p), [format!("  FAIL {one}")]);
+        let two = vec!["slice 1: 7.0% > 1 ms".to_string(), "slice 2: 9.0% > 1 ms".to_string()];
+        let p = failed_load(&two.join("; "), two.clone());
+        assert_eq!(fail_lines(&p), two.iter().map(|w| format!("  FAIL {w}")).collect::<Vec<_>>());
+        // Saved before the list: its why, whole.
+        let p = failed_load(&one, Vec::new());
+        assert_eq!(fail_lines(&p), [format!("  FAIL {one}")]);
+    }
 }

@@ -24,13 +24,22 @@ mod term;
 mod verify_cmd;
 mod version;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use args::{Cli, Command};
 use run_cmd::Outcome;
 
 fn main() {
-    let mut cli = match Cli::try_parse_from(negative::join_negative_values(std::env::args_os().collect())) {
+    let parsed = || -> Result<Cli, clap::Error> {
+        let matches =
+            Cli::command().try_get_matches_from(negative::join_negative_values(std::env::args_os().collect()))?;
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        if let (Some(Command::Run(r)), Some(m)) = (&mut cli.command, matches.subcommand_matches("run")) {
+            r.note_given(m);
+        }
+        Ok(cli)
+    };
+    let mut cli = match parsed() {
         Ok(c) => c,
         Err(e) => {
             // --help and --version go to stdout: a full disk there is a failure like any other.

@@ -20,27 +20,23 @@ pub fn render(saved: &Results, format: Format) -> Result<String, Error> {
 }
 
 pub fn print_tables(dir: &Path) -> Result<(), Error> {
-    let text = render(&results::load(dir)?, Format::Text)?;
-    stdout_text(&format!("\n{}", fit_prose(&text, crate::term::width(crate::term::Stream::Stdout))));
+    let mut report = drivelab_report::views::build(&results::load(dir)?);
+    fit_prose(&mut report, crate::term::width(crate::term::Stream::Stdout));
+    let text = drivelab_report::export::export_text(Format::Text, &report)
+        .map_err(|e| Error::io("writing the report", std::io::Error::other(e)))?;
+    stdout_text(&format!("\n{text}"));
     Ok(())
 }
 
-/// The report's prose lines (its warnings) wrapped to the screen; table rows are left whole,
-/// since a wrapped row reads as two rows.
-fn fit_prose(text: &str, width: usize) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        if line.starts_with("warning: ") {
-            out.push_str(&crate::term::wrap(line, width));
-            if !out.ends_with('\n') {
-                out.push('\n');
-            }
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
+/// The report's prose (its warnings, each a typed entry of the report) wrapped to the screen as
+/// the text exporter will print it; table rows are left whole, since a wrapped row reads as two
+/// rows.
+fn fit_prose(report: &mut drivelab_report::model::Report, width: usize) {
+    use drivelab_report::export::WARNING;
+    for w in &mut report.warnings {
+        // Wrapped with the exporter's prefix in place, which is then taken off again.
+        *w = crate::term::wrap(&format!("{WARNING}{w}"), width)[WARNING.len()..].to_string();
     }
-    out
 }
 
 /// The HTML report of one results directory.
@@ -127,4 +123,44 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         stdout_text(&render(saved, format)?);
     }
     Ok(Outcome::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use drivelab_report::model::{Cell, Column, Grid, Report, Section, Unit};
+
+    #[test]
+    fn warnings_are_wrapped_from_the_reports_list_and_table_rows_never() {
+        // A row whose label reads like a warning (a point so named) was wrapped as one: the
+        // lines were told apart by their "warning: " prefix.
+        let label = "warning: a point labelled like a warning, longer than the screen is wide".to_string();
+        let mut section = Section::new("s");
+        section.tables.push(
+            Grid {
+                title: "t".into(),
+                columns: vec![Column::new("point", Unit::Count), Column::new("IOPS", Unit::Iops)],
+                rows: vec![vec![Cell::Text(label.clone()), Cell::Num(1.0)]],
+            }
+            .into(),
+        );
+        let warning =
+            "the CPU, not the target, was the limit of every point of this plan, so its figures are the host's";
+        let mut report = Report {
+            title: "r".into(),
+            answer: Vec::new(),
+            facts: Vec::new(),
+            warnings: vec![warning.into()],
+            notes: Vec::new(),
+            sections: vec![section],
+        };
+        super::fit_prose(&mut report, 40);
+        let text = drivelab_report::export::export_text(drivelab_report::Format::Text, &report).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.iter().any(|l| l.starts_with(&label)), "the row whole: {text}");
+        let first = lines.iter().position(|l| l.starts_with("warning: the CPU")).expect("the warning");
+        assert!(lines[first].chars().count() <= 40 && lines[first + 1].starts_with("    "), "wrapped: {text}");
+        let said: String =
+            lines[first..].iter().take_while(|l| !l.is_empty()).map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+        assert_eq!(said, format!("warning: {warning}"), "nothing lost");
+    }
 }

@@ -83,8 +83,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
 /// `drivelab run JOB.fio [TARGET...]`: the job file's groups run as a plan (the targets given
 /// replace its files); a file of one group ends with that point's summary, as `run` does.
 fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
-    let given = spec_flags_given(args)?;
-    if let Some(flag) = given.first() {
+    if let Some(flag) = args.given_spec_flags.first() {
         return Err(Error::invalid(format!(
             "{flag} with the job file {}: the job file sets the workload; change it there, or make it a \
              variable (bs=${{BS}}) and give --var BS=...",
@@ -117,16 +116,7 @@ fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
         &args.results,
         args.quiet,
         args.power_cmd.as_ref(),
-        &crate::args::PointsArgs {
-            precondition: 0,
-            steady: false,
-            steady_rounds: 25,
-            steady_window: 5,
-            continue_on_error: false,
-            repeat: 1,
-            pick: "best".into(),
-            no_prep: false,
-        },
+        &crate::args::PointsArgs::default(),
     )?;
     if plan.points.len() == 1 && crate::mpi::writes() {
         let saved = drivelab_lab::results::load(&dir)?;
@@ -138,22 +128,6 @@ fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
         }
     }
     Ok(ended)
-}
-
-/// The access-spec flags given on the command line (those whose fields differ from a bare
-/// `drivelab run TARGET`'s).
-fn spec_flags_given(args: &RunArgs) -> Result<Vec<String>, Error> {
-    use clap::Parser;
-    let bare = match crate::args::Cli::try_parse_from(["drivelab", "run", "x"]) {
-        Ok(crate::args::Cli { command: Some(crate::args::Command::Run(r)) }) => r.fields(),
-        _ => return Err(Error::invalid("internal: the default run flags could not be parsed")),
-    };
-    let mine = args.fields();
-    Ok(mine
-        .iter()
-        .filter(|f| !bare.contains(f))
-        .map(|(k, _)| drivelab_engine::fields::Field::from_key(k).map_or_else(|| format!("--{k}"), |f| f.flag()))
-        .collect())
 }
 
 /// `run`, with notices the caller adds to the result (the default job's buffered fallback).

@@ -201,3 +201,140 @@ fn a_real_fio_run_is_reported_with_fios_own_figures() {
     assert_eq!(grid_row(&model, "read lat")[1].as_f64(), job["read"]["iops"].as_f64());
     assert!(report(&[&out]).contains("percentiles recomputed from fio's json+ histogram"));
 }
+
+/// fio's percentile list of `stat` (`"99.000000"` -> ns) as drivelab names them (`p99`).
+fn fio_percentiles(stat: &Value) -> Vec<(String, f64)> {
+    let list = stat["percentile"].as_object().unwrap_or_else(|| panic!("no percentiles in {stat}"));
+    list.iter()
+        .map(|(k, v)| {
+            let p: f64 = k.parse().unwrap();
+            let name = format!("p{p}");
+            (name, v.as_f64().unwrap())
+        })
+        .collect()
+}
+
+/// The grid of the report model titled starting with `title`.
+fn grid<'a>(model: &'a Value, title: &str) -> &'a Value {
+    let tables = model["sections"].as_array().unwrap().iter().flat_map(|s| s["tables"].as_array().unwrap());
+    tables
+        .into_iter()
+        .find(|t| t["title"].as_str().is_some_and(|t| t.starts_with(title)))
+        .unwrap_or_else(|| panic!("no table '{title}' in {model}"))
+}
+
+/// Every percentile fio wrote for each direction's `stat` is in the report's table of them.
+fn assert_every_percentile_shown(model: &Value, job: &Value, stat: &str, row: &str) {
+    let table = grid(model, "Every percentile fio recorded");
+    let names: Vec<&str> = table["columns"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    for dir in ["read", "write"] {
+        let cells = table["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r[0] == format!("{dir} {row}"))
+            .unwrap_or_else(|| panic!("no row {dir} {row}: {table}"));
+        for (name, ns) in fio_percentiles(&job[dir][stat]) {
+            let col = names.iter().position(|n| *n == name).unwrap_or_else(|| panic!("no column {name}: {names:?}"));
+            assert_eq!(cells[col].as_f64(), Some(ns), "{dir} {stat} {name}: fio's own figure");
+        }
+    }
+}
+
+#[test]
+fn fios_default_json_keeps_every_percentile_fio_recorded_in_report_and_compare() {
+    // Issue #25: `report` and `compare` showed "—" for p99 of fio's default JSON (clat's
+    // percentiles per direction only). The stored sample and, with fio installed, a run here.
+    let s = Scratch::new("fio-percentiles");
+    let mut outputs = vec![(fixture("uring-randrw.json"), false)];
+    if Command::new("fio").arg("--version").output().is_ok() {
+        for (tag, extra) in [("plain", &[][..]), ("lat", &["--lat_percentiles=1", "--percentile_list=50:97.5:99"][..])]
+        {
+            let out = s.path(&format!("{tag}.json"));
+            let o = Command::new("fio")
+                .args(["--name=mixed", "--rw=randrw", "--bs=4k", "--size=8m", "--runtime=300ms", "--time_based"])
+                // An asynchronous engine: fio records slat, so lat is not clat (as a sync
+                // engine's is) and plain json gives clat's percentiles only.
+                .args(["--ioengine=libaio", "--output-format=json"])
+                .args(extra)
+                .arg(format!("--filename={}", s.path("file")))
+                .arg(format!("--output={out}"))
+                .output()
+                .expect("run fio");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            outputs.push((out, tag == "lat"));
+        }
+    } else {
+        common::skip_part("a fio run made here", "fio is not installed (.ci/run installs it)");
+    }
+    let file = s.path("target");
+    let ours =
+        drivelab_results(&s, "run", &["run", "--rw", "randrw", "--bs", "4k", "--size", "8m", "--time", "200ms", &file]);
+    for (path, lat_too) in &outputs {
+        let job = &fio_doc(path)["jobs"][0];
+        let model: Value = serde_json::from_str(&report(&[path, "--format", "json"])).unwrap();
+        assert_every_percentile_shown(&model, job, "clat_ns", "clat");
+        // The answer: each direction's p99, named by which latency it is.
+        let answer: Vec<(String, String)> = serde_json::from_value(model["answer"].clone()).unwrap();
+        let word = if *lat_too { "latency" } else { "clat" };
+        for dir in ["read", "write"] {
+            let label = format!("{dir} p99 {word}");
+            assert!(answer.iter().any(|(k, v)| *k == label && v != "—"), "{label}: {answer:?}");
+        }
+        if !lat_too {
+            // fio's default list has p50, p99 and p99.9: none of the answer's is missing.
+            assert!(answer.iter().all(|(_, v)| v != "—"), "no figure missing: {answer:?}");
+        }
+        if *lat_too {
+            assert_every_percentile_shown(&model, job, "lat_ns", "lat");
+        }
+        // compare: fio's own p99 of each direction beside drivelab's, with a Δ.
+        let o = drivelab(&["compare", path, &ours, "--format", "csv"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        for dir in ["read", "write"] {
+            for (stat, word) in [("clat_ns", "clat"), ("lat_ns", "latency")] {
+                if stat == "lat_ns" && !lat_too {
+                    continue;
+                }
+                let fio_p99 = fio_percentiles(&job[dir][stat]).into_iter().find(|(n, _)| n == "p99").unwrap().1;
+                let row = out
+                    .lines()
+                    .find(|l| l.contains(&format!(",{dir} p99 {word},")))
+                    .unwrap_or_else(|| panic!("no {dir} p99 {word}: {out}"));
+                let cells: Vec<&str> = row.split(',').collect();
+                assert_eq!(cells[4].parse::<f64>().unwrap(), fio_p99 / 1e3, "{row}");
+                assert!(!cells[5].is_empty() && !cells[6].is_empty(), "drivelab's figure and the Δ: {row}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_plan_of_fio_groups_without_lat_percentiles_gets_tables_of_the_p99s_fio_recorded() {
+    // fio's default JSON of several groups: the p99 latency table was all "—" where fio had only
+    // clat's percentiles (and a mixed group's per direction).
+    let path = fixture("null-groups.grouped.json");
+    let model: Value = serde_json::from_str(&report(&[&path, "--format", "json"])).unwrap();
+    let jobs = fio_doc(&path)["jobs"].as_array().unwrap().clone();
+    let tables: Vec<&Value> =
+        model["sections"].as_array().unwrap().iter().flat_map(|s| s["tables"].as_array().unwrap()).collect();
+    let table = |title: &str| {
+        *tables
+            .iter()
+            .find(|t| t["title"].as_str().is_some_and(|t| t.starts_with(title)))
+            .unwrap_or_else(|| panic!("no table '{title}': {tables:?}"))
+    };
+    let p99 = |stat: &Value| fio_percentiles(stat).into_iter().find(|(n, _)| n == "p99").map(|(_, ns)| ns / 1e3);
+    for (title, dir) in [("p99 clat, reads", "read"), ("p99 clat, writes", "write")] {
+        let t = table(title);
+        for (i, job) in jobs.iter().enumerate() {
+            let cell = t["rows"][0][1][i].as_f64();
+            let fios = (job[dir]["total_ios"].as_u64() > Some(0)).then(|| p99(&job[dir]["clat_ns"])).flatten();
+            assert_eq!(cell, fios, "{title} of {}: fio's own p99", job["jobname"]);
+        }
+    }
+    // The one-direction groups' clat p99 is their total's.
+    let total = table("p99 clat, bs");
+    assert_eq!(total["rows"][0][1][0].as_f64(), p99(&jobs[0]["read"]["clat_ns"]), "{total}");
+}

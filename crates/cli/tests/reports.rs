@@ -216,3 +216,50 @@ fn report_series_gives_every_second_of_a_result_as_csv_with_units_in_its_columns
     let o = drivelab(&["report", d, "--format", "csv", "--series", "-o", &s.path("x.html")]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// The report's tables of a results directory (its JSON model): (title, unit, first cell).
+fn tables_of(js: &serde_json::Value) -> Vec<(String, String, Option<f64>)> {
+    let sections = js["sections"].as_array().unwrap();
+    sections
+        .iter()
+        .flat_map(|s| s["tables"].as_array().unwrap())
+        .filter(|t| t["unit"].is_string())
+        .map(|t| {
+            (
+                t["title"].as_str().unwrap_or("").to_string(),
+                t["unit"].as_str().unwrap().to_string(),
+                t["rows"][0][1][0].as_f64(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_fio_group_of_two_jobs_on_one_target_is_one_measurement_in_the_report() {
+    // Issue #25: two 70/30 jobs in one group. The saved total is every job's I/O; the report
+    // showed the mean of the two jobs as "mean of 2 runs" (half the IOPS).
+    let s = Scratch::new("report-group");
+    let file = s.path("shared.dat");
+    let job = s.path("group.fio");
+    let section = |name: &str| format!("[{name}]\nrw=randrw\nrwmixread=70\n");
+    let text = format!(
+        "[global]\nioengine=psync\nfilename={file}\nsize=8m\nbs=4k\nruntime=300ms\ntime_based\n{}{}",
+        section("a"),
+        section("b")
+    );
+    std::fs::write(&job, text).unwrap();
+    let results = s.path("results");
+    let dir = new_results(&results, &["run", &job], &[]);
+    let saved = common::Saved::load(&dir);
+    assert_eq!(saved.points.len(), 1, "one group, one point");
+    let total = &saved.points[0]["result"]["total"];
+    let js: serde_json::Value =
+        serde_json::from_str(&ok(&["report", dir.to_str().unwrap(), "--format", "json"])).unwrap();
+    let tables = tables_of(&js);
+    let iops = tables.iter().find(|t| t.1 == "IOPS").unwrap_or_else(|| panic!("an IOPS table: {tables:?}"));
+    assert_eq!(iops.2, total["iops"].as_f64(), "the group's IOPS as saved (every job's): {tables:?}");
+    let p99 = tables.iter().find(|t| t.0.starts_with("p99 latency")).expect("a p99 table");
+    let saved_p99 = total["lat_ns"]["p99"].as_f64().unwrap() / 1000.0;
+    assert_eq!(p99.2, Some(saved_p99), "the p99 of every I/O of the group, not a mean of the jobs'");
+    assert!(tables.iter().all(|t| !t.0.contains("mean of")), "the jobs are not repeats: {tables:?}");
+}

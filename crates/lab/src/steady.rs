@@ -35,9 +35,21 @@ pub struct SteadyRule {
     pub max_rounds: usize,
 }
 
+/// The PTS's rule, defined here once: [`SteadyRule::default`] and the CLI's `--steady-window`
+/// and `--steady-rounds` defaults read these.
+pub const PTS_WINDOW: usize = 5;
+pub const PTS_MAX_RANGE_PCT: f64 = 20.0;
+pub const PTS_MAX_SLOPE_PCT: f64 = 10.0;
+pub const PTS_MAX_ROUNDS: usize = 25;
+
 impl Default for SteadyRule {
     fn default() -> Self {
-        SteadyRule { window: 5, max_range_pct: 20.0, max_slope_pct: 10.0, max_rounds: 25 }
+        SteadyRule {
+            window: PTS_WINDOW,
+            max_range_pct: PTS_MAX_RANGE_PCT,
+            max_slope_pct: PTS_MAX_SLOPE_PCT,
+            max_rounds: PTS_MAX_ROUNDS,
+        }
     }
 }
 
@@ -46,18 +58,19 @@ impl SteadyRule {
     pub fn validate(&self) -> Result<(), String> {
         if self.window < 2 {
             return Err(format!(
-                "steady-state window {} is too short: a best-fit line needs at least 2 rounds (the PTS uses 5)",
+                "steady-state window {} is too short: a best-fit line needs at least 2 rounds (the PTS uses \
+                 {PTS_WINDOW})",
                 self.window
             ));
         }
         if self.max_rounds < self.window {
             return Err(format!(
-                "at most {} rounds cannot fill a window of {}: allow at least {} rounds (the PTS uses 25)",
+                "at most {} rounds cannot fill a window of {}: allow at least {} rounds (the PTS uses {PTS_MAX_ROUNDS})",
                 self.max_rounds, self.window, self.window
             ));
         }
-        check_pct("range", self.max_range_pct, 20.0)?;
-        check_pct("slope", self.max_slope_pct, 10.0)
+        check_pct("range", self.max_range_pct, PTS_MAX_RANGE_PCT)?;
+        check_pct("slope", self.max_slope_pct, PTS_MAX_SLOPE_PCT)
     }
 
     /// Whether a window meets both excursion criteria (and has an average above zero).

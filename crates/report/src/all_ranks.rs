@@ -34,5 +34,5 @@ pub fn with_all_ranks(points: &[PointResult]) -> Vec<PointResult> {
 
 /// Whether `t` of `p` stands for the whole point: its only target, or the merged row of its ranks.
 pub(crate) fn whole(p: &PointResult, t: &TargetResult) -> bool {
-    p.result.per_target.len() == 1 || (t.path == ALL_RANKS && p.ranks.len() > 1)
+    crate::point_targets::paths(p).len() == 1 || (t.path == ALL_RANKS && p.ranks.len() > 1)
 }

@@ -84,6 +84,23 @@ fn run_figures(r: &Results) -> Vec<Figure> {
             f.push((format!("{} clat", q.name()), Unit::Us, clat.get(q).map(|ns| ns_to_us(ns as f64))));
         }
     }
+    // A mixed workload: each direction's p50 and p99 (lat and clat) too. fio's default JSON
+    // gives percentiles per direction only (they do not add up to the total's), so there these
+    // are the only percentiles a fio run has.
+    if let Some(r) = p.map(|p| &p.result) {
+        let dirs = [("read", &r.read), ("write", &r.write)];
+        if dirs.iter().all(|(_, d)| d.ops > 0) {
+            for (name, d) in dirs {
+                let stats = [("latency", Some(&d.lat_ns)), ("clat", d.clat_ns.as_ref())];
+                for (word, l) in stats.into_iter().filter_map(|(w, l)| Some((w, l?))) {
+                    for q in [Pct::P50, Pct::P99] {
+                        let v = l.get(q).map(|ns| ns_to_us(ns as f64));
+                        f.push((format!("{name} {} {word}", q.name()), Unit::Us, v));
+                    }
+                }
+            }
+        }
+    }
     if let Some(r) = p.map(|p| &p.result).filter(|r| durable::uses_fsync(r)) {
         let until = durable::until_durable_mean_ns(r, None).map(ns_to_us);
         f.push(("until durable (write + fsync), mean per write".into(), Unit::Us, until));

@@ -20,6 +20,7 @@ mod grid;
 pub mod html;
 pub mod model;
 pub mod png;
+pub mod point_targets;
 pub mod series_csv;
 pub mod suite_tables;
 pub mod tables;

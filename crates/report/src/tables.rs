@@ -21,8 +21,9 @@
 //!   their values first appear. Points of another step ([`TableSpec::step`]) or whose fields do
 //!   not match every pair of [`TableSpec::filter`] are left out.
 //! - When the row or column key involves [`Key::Target`], every point gives one cell per target
-//!   it ran on, from `result.per_target` (matched by path). Otherwise a point gives one cell from
-//!   its aggregate (`result.read` / `write` / `total`).
+//!   it ran on, from `result.per_target` (matched by path; entries of one path, the jobs of a fio
+//!   group on one file, are parts of one measurement and merged: [`crate::point_targets`]).
+//!   Otherwise a point gives one cell from its aggregate (`result.read` / `write` / `total`).
 //! - A point that lacks a field the rows or columns are keyed by ([`Key::Field`]) is left out;
 //!   in a [`Key::Join`] the missing part is just not shown.
 //! - Several values in one cell (a plan's `repeat`, or a key that does not tell points apart)
@@ -97,6 +98,10 @@ pub enum Metric {
     LatP99Us,
     #[serde(rename = "lat_p99.9_us")]
     LatP999Us,
+    /// p99 of clat (from the submission, fio's clat): where lat has no percentiles, as in fio's
+    /// default JSON, which computes clat's only.
+    #[serde(rename = "clat_p99_us")]
+    ClatP99Us,
     /// User + system CPU of the point's job threads, in % of one core. CPU is measured per
     /// point, not per target: in a table keyed by target a cell has it only when the point ran
     /// on that target alone. The direction does not matter.
@@ -220,7 +225,7 @@ impl Metric {
             Metric::MBps => "MB/s",
             Metric::MiBps => "MiB/s",
             Metric::Iops => "IOPS",
-            Metric::LatMeanUs | Metric::LatP50Us | Metric::LatP99Us | Metric::LatP999Us => "µs",
+            Metric::LatMeanUs | Metric::LatP50Us | Metric::LatP99Us | Metric::LatP999Us | Metric::ClatP99Us => "µs",
             Metric::UntilDurableMeanUs | Metric::FsyncP99Us => "µs",
             Metric::CpuPct => "%",
             Metric::PowerW => "W",
@@ -237,6 +242,7 @@ impl Metric {
             Metric::LatP50Us => "p50 latency",
             Metric::LatP99Us => "p99 latency",
             Metric::LatP999Us => "p99.9 latency",
+            Metric::ClatP99Us => "p99 clat",
             Metric::CpuPct => "CPU",
             Metric::PowerW => "Average power",
             Metric::MBpsPerW => "Power efficiency",
@@ -258,11 +264,15 @@ impl Metric {
                     .into(),
             ),
             Metric::FsyncP99Us => Some("the fsync call alone, without the write before it".into()),
-            Metric::LatMeanUs | Metric::LatP50Us | Metric::LatP99Us | Metric::LatP999Us if fsync => Some(
-                "the I/O calls alone: a write made durable by fsync also waits for its fsync (see the \
+            Metric::LatMeanUs | Metric::LatP50Us | Metric::LatP99Us | Metric::LatP999Us | Metric::ClatP99Us
+                if fsync =>
+            {
+                Some(
+                    "the I/O calls alone: a write made durable by fsync also waits for its fsync (see the \
                  tables until durable and of the fsync alone)"
-                    .into(),
-            ),
+                        .into(),
+                )
+            }
             _ => None,
         }
     }
@@ -277,6 +287,7 @@ impl Metric {
             Metric::LatP50Us => lat(s.lat_ns.get(Pct::P50)? as f64),
             Metric::LatP99Us => lat(s.lat_ns.get(Pct::P99)? as f64),
             Metric::LatP999Us => lat(s.lat_ns.get(Pct::P99_9)? as f64),
+            Metric::ClatP99Us => lat(s.clat_ns.as_ref()?.get(Pct::P99)? as f64),
             Metric::CpuPct | Metric::PowerW | Metric::MBpsPerW => None,
             Metric::UntilDurableMeanUs | Metric::FsyncP99Us => None,
         }
@@ -386,7 +397,8 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
             }
         };
         if per_target {
-            for t in &p.result.per_target {
+            // Each target once: a group's jobs on one target are one measurement, merged.
+            for t in &crate::point_targets::distinct(p) {
                 let value = match spec.metric {
                     Metric::CpuPct => crate::all_ranks::whole(p, t).then(|| cpu_pct(p)),
                     Metric::PowerW | Metric::MBpsPerW => {

@@ -10,6 +10,10 @@ mod safety;
 use clap::{Args, Parser, Subcommand};
 use drivelab_engine::fields;
 use drivelab_engine::Error;
+use drivelab_lab::repeat::{Pick, Repeat};
+use drivelab_lab::steady;
+
+mod points;
 
 pub use run::RunArgs;
 pub use safety::SafetyArgs;
@@ -258,7 +262,7 @@ impl Cli {
 }
 
 /// How the points of a plan or suite run: preconditioning, steady state, I/O errors.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, PartialEq)]
 pub struct PointsArgs {
     /// Before the first point, write every target sequentially N times in 128 KiB blocks
     /// (SNIA PTS preconditioning; needs permission to write, e.g. --destroy for a device).
@@ -269,10 +273,10 @@ pub struct PointsArgs {
     #[arg(long, help_heading = "Steady state")]
     pub steady: bool,
     /// With --steady: give up after this many rounds of a point (and say so).
-    #[arg(long, value_name = "N", default_value_t = 25, requires = "steady", help_heading = "Steady state")]
+    #[arg(long, value_name = "N", default_value_t = steady::PTS_MAX_ROUNDS, requires = "steady", help_heading = "Steady state")]
     pub steady_rounds: usize,
     /// With --steady: rounds in the measurement window.
-    #[arg(long, value_name = "N", default_value_t = 5, requires = "steady", help_heading = "Steady state")]
+    #[arg(long, value_name = "N", default_value_t = steady::PTS_WINDOW, requires = "steady", help_heading = "Steady state")]
     pub steady_window: usize,
     /// Go on to the next point after a point whose I/O failed (it is saved and marked either
     /// way); without it the first errored point stops the run with exit code 1.
@@ -280,44 +284,15 @@ pub struct PointsArgs {
     pub continue_on_error: bool,
     /// Run every point N times and keep one run (CrystalDiskMark shows the best of 5); every
     /// run's IOPS and MB/s are saved with the point. Not with --steady.
-    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "steady")]
+    #[arg(long, value_name = "N", default_value_t = Repeat::default().runs, conflicts_with = "steady")]
     pub repeat: u32,
     /// With --repeat: keep the best run (highest IOPS) or the median one.
-    #[arg(long, value_name = "best|median", default_value = "best")]
-    pub pick: String,
+    #[arg(long, value_name = "best|median", default_value_t = Repeat::default().pick)]
+    pub pick: Pick,
     /// Do not fill a block device the plan writes (--destroy) before its first point; the
     /// results record it. Without it such a device is filled whole first, as a new file is.
     #[arg(long, help_heading = "Steady state")]
     pub no_prep: bool,
-}
-
-impl PointsArgs {
-    /// Every value of these flags checked, before a dry run lists anything or a run measures.
-    pub fn check(&self) -> Result<(), Error> {
-        self.repeat()?;
-        self.rule()?;
-        Ok(())
-    }
-
-    pub fn repeat(&self) -> Result<drivelab_lab::repeat::Repeat, Error> {
-        let pick = self.pick.parse().map_err(|e| Error::invalid(format!("--pick {e}")))?;
-        let r = drivelab_lab::repeat::Repeat { runs: self.repeat, pick };
-        r.validate().map_err(|e| Error::invalid(format!("--repeat {e}")))?;
-        Ok(r)
-    }
-
-    pub fn rule(&self) -> Result<Option<drivelab_lab::steady::SteadyRule>, Error> {
-        if !self.steady {
-            return Ok(None);
-        }
-        let rule = drivelab_lab::steady::SteadyRule {
-            window: self.steady_window,
-            max_rounds: self.steady_rounds,
-            ..Default::default()
-        };
-        rule.validate().map_err(|e| Error::invalid(format!("--steady: {e}")))?;
-        Ok(Some(rule))
-    }
 }
 
 /// `drivelab plan`.
@@ -567,6 +542,9 @@ pub struct ReportArgs {
     #[arg(long, conflicts_with_all = ["output", "png"])]
     pub series: bool,
 }
+
+#[cfg(test)]
+mod defaults_tests;
 
 #[cfg(test)]
 mod tests {

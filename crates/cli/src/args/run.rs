@@ -65,10 +65,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", help_heading = "Access specification")]
     pub span: Option<String>,
     /// Outstanding I/Os per job.
-    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
+    #[arg(long, default_value_t = AccessSpec::default().qd, value_name = "N", help_heading = "Access specification")]
     pub qd: u32,
     /// Jobs (threads) per target.
-    #[arg(long, default_value_t = 1, value_name = "N", help_heading = "Access specification")]
+    #[arg(long, default_value_t = AccessSpec::default().jobs, value_name = "N", help_heading = "Access specification")]
     pub jobs: u32,
     /// Measured duration (500ms, 10s, 3m). Default 10s unless --io-size is given.
     #[arg(long, value_name = "DUR", help_heading = "Access specification")]
@@ -103,7 +103,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "random", value_name = "KIND", help_heading = "Access specification")]
     pub data: String,
     /// Seed for offsets and data; the same seed repeats the same I/O sequence.
-    #[arg(long, default_value_t = 0x5eed, value_name = "N", help_heading = "Access specification")]
+    #[arg(long, default_value_t = AccessSpec::default().seed, value_name = "N", help_heading = "Access specification")]
     pub seed: u64,
 
     /// Fixed-rate (open-loop) load: I/Os per second (5000, 5k) or bytes per second (200MiB/s).
@@ -132,7 +132,7 @@ pub struct RunArgs {
     pub engine: String,
     /// At most N I/Os per submit call (fio's iodepth_batch_submit). Up to 2, each I/O reaches the
     /// device at once; 3 or more are plugged and dispatched together (can help NVMe).
-    #[arg(long, default_value_t = 2, value_name = "N", help_heading = "Engine")]
+    #[arg(long, default_value_t = AccessSpec::default().submit_batch, value_name = "N", help_heading = "Engine")]
     pub batch: u32,
     /// Job threads' CPUs: none (the scheduler decides, like fio), spread (job i pinned to the i-th
     /// allowed CPU), or a list such as 0,2.
@@ -215,6 +215,30 @@ pub struct RunArgs {
     /// combination (NAME=4k,8k,64k or NAME=1..64x2). Repeatable.
     #[arg(long = "var", value_name = "NAME=VALUES", help_heading = "fio job files")]
     pub vars: Vec<String>,
+    /// The access-spec flags given on the command line (`--qd`...), as clap saw them
+    /// ([`RunArgs::note_given`]): a job file refuses them.
+    #[arg(skip)]
+    pub given_spec_flags: Vec<String>,
+}
+
+/// Flags of `run` that are not the access spec (the targets, where results go, safety's own).
+const NOT_SPEC: [&str; 6] = ["targets", "power_cmd", "results", "json", "quiet", "vars"];
+
+impl RunArgs {
+    /// Record which access-spec flags `m` (run's matches) took from the command line, by clap's
+    /// own account of each value's source (never by comparing with a default).
+    pub fn note_given(&mut self, m: &clap::ArgMatches) {
+        use clap::parser::ValueSource;
+        let safety = SafetyArgs::augment_args(clap::Command::new("safety"));
+        let cmd = RunArgs::augment_args(clap::Command::new("run"));
+        self.given_spec_flags = cmd
+            .get_arguments()
+            .filter(|a| !NOT_SPEC.contains(&a.get_id().as_str()))
+            .filter(|a| safety.get_arguments().all(|o| o.get_id() != a.get_id()))
+            .filter(|a| m.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+    }
 }
 
 impl RunArgs {

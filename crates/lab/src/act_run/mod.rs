@@ -158,6 +158,10 @@ pub struct ActRun {
     /// Why it failed, for people (empty when it passed).
     #[serde(default)]
     pub why: String,
+    /// The same, one reason a line, typed: the streams' problem, or each failing slice's
+    /// reason; empty when it passed (and in results saved before it: [`ActRun::fail_reasons`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
     pub interrupted: bool,
     /// The stricter verdict from the same I/Os: response time from each intended issue time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -166,6 +170,15 @@ pub struct ActRun {
 }
 
 impl ActRun {
+    /// Why the scoring verdict failed, a reason a line (empty on a pass); results saved before
+    /// [`ActRun::reasons`] give their `why` as one line.
+    pub fn fail_reasons(&self) -> Vec<&str> {
+        if self.reasons.is_empty() && !self.why.is_empty() {
+            return vec![self.why.as_str()];
+        }
+        self.reasons.iter().map(String::as_str).collect()
+    }
+
     /// Whether the load passed when judged by `timing` (None: not judged that way).
     pub fn passed_by(&self, timing: Timing) -> Option<bool> {
         if self.timing == timing {
@@ -247,12 +260,17 @@ fn judge_reads(
     deliveries(&mut slices, streams);
     let verdict = act::verdict(&slices, &opts.criteria);
     let passed = verdict.pass && problem.is_none();
-    let why = match problem {
-        _ if passed => String::new(),
-        Some(p) => p,
-        None => verdict.failing_slices.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join("; "),
-    };
+    let why = fail_reasons(passed, problem, &verdict).join("; ");
     Judged { timing, slices, verdict, passed, why }
+}
+
+/// Why a load failed, a reason a line: the streams' `problem`, else each failing slice's.
+fn fail_reasons(passed: bool, problem: Option<String>, verdict: &ActVerdict) -> Vec<String> {
+    match problem {
+        _ if passed => Vec::new(),
+        Some(p) => vec![p],
+        None => verdict.failing_slices.iter().map(|(_, w)| w.clone()).collect(),
+    }
 }
 
 /// Both verdicts of one load from its streams: ACT's (service time) scores, the response-time
@@ -280,6 +298,7 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
     // A backlog that keeps growing is charged by the response time only.
     let backlog = growing(&streams);
     let act = judge_reads(opts, &seconds, &streams, Timing::Service, problem.clone());
+    let reasons = fail_reasons(act.passed, problem.clone(), &act.verdict);
     let response_seconds = act_seconds(&streams, names, Timing::Response);
     let response =
         judge_reads(opts, &response_seconds, &streams, Timing::Response, problem.clone().or(backlog.clone()));
@@ -293,6 +312,7 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
         fell_behind: gave_up.or(undelivered).or(backlog),
         passed: act.passed,
         why: act.why,
+        reasons,
         interrupted,
         response: Some(response),
         streams,

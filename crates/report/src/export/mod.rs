@@ -49,6 +49,9 @@ pub fn export_text(format: Format, report: &Report) -> Result<String, String> {
     Ok(docs.into_iter().map(|d| String::from_utf8_lossy(&d.bytes).into_owned()).collect())
 }
 
+/// What starts each warning's line in text.
+pub const WARNING: &str = "warning: ";
+
 /// Aligned text for a terminal: the answer, warnings, then every table.
 pub struct Text;
 
@@ -60,7 +63,7 @@ impl Exporter for Text {
             out += &format!("  {k:<width$}  {v}\n");
         }
         for w in &r.warnings {
-            out += &format!("warning: {w}\n");
+            out += &format!("{WARNING}{w}\n");
         }
         for n in &r.notes {
             out += &format!("note: {n}\n");

@@ -83,14 +83,22 @@ pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
         // Writes made durable by fsync: their time until durable and the fsync alone too.
         let fsync = pts.iter().any(|p| durable::uses_fsync(&p.result));
         let durable = [Metric::UntilDurableMeanUs, Metric::FsyncP99Us];
-        let metrics =
-            [Metric::MBps, Metric::Iops, Metric::LatP99Us].into_iter().chain(durable.into_iter().filter(|_| fsync));
-        for metric in metrics {
+        let metrics = [Metric::MBps, Metric::Iops, Metric::LatP99Us]
+            .into_iter()
+            .map(|m| (m, Dir::Total))
+            .chain(durable.into_iter().filter(|_| fsync).map(|m| (m, Dir::Total)))
+            .chain(percentile_fallbacks(&pts));
+        for (metric, dir) in metrics {
             let mut title = String::new();
             if let Some(s) = step.filter(|s| !s.is_empty()) {
                 title.push_str(&format!("{s}: "));
             }
             title.push_str(metric.describe());
+            match dir {
+                Dir::Read => title.push_str(", reads"),
+                Dir::Write => title.push_str(", writes"),
+                Dir::Total => {}
+            }
             if !same.is_empty() {
                 title.push_str(&format!(", {}", same.join(" ")));
             }
@@ -99,7 +107,7 @@ pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
                 rows: rows.clone(),
                 cols: cols.clone(),
                 metric,
-                dir: Dir::Total,
+                dir,
                 filter: Vec::new(),
                 step: step.map(str::to_string),
                 col_format: single.then(|| metric.unit().to_string()),
@@ -107,4 +115,24 @@ pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
         }
     }
     specs
+}
+
+/// Where a point's total has no p99 (fio's default JSON: percentiles of clat only, and of each
+/// direction apart, which do not add up), the p99s it has: the total's clat, each direction's
+/// lat and clat, each a table of its own named so. None where every total has its p99.
+fn percentile_fallbacks(pts: &[&PointResult]) -> Vec<(Metric, Dir)> {
+    let lacking = pts.iter().any(|p| p.result.total.ops > 0 && p.result.total.lat_ns.get(Pct::P99).is_none());
+    if !lacking {
+        return Vec::new();
+    }
+    let has =
+        |m: Metric, d: Dir| pts.iter().any(|p| m.of(d.of(&p.result.read, &p.result.write, &p.result.total)).is_some());
+    let candidates = [
+        (Metric::ClatP99Us, Dir::Total),
+        (Metric::LatP99Us, Dir::Read),
+        (Metric::ClatP99Us, Dir::Read),
+        (Metric::LatP99Us, Dir::Write),
+        (Metric::ClatP99Us, Dir::Write),
+    ];
+    candidates.into_iter().filter(|&(m, d)| has(m, d)).collect()
 }

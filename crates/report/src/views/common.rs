@@ -73,6 +73,56 @@ pub fn lat_words(r: &RunResult) -> &'static str {
     }
 }
 
+/// Every percentile `l` holds, lowest first: (percent, its name, ns). fio keeps whatever list it
+/// was given (`--percentile_list`, p97.5 say), so these are more (or other) than [`Pct::ALL`].
+pub fn recorded_percentiles(l: &LatSummary) -> Vec<(f64, &str, u64)> {
+    let mut v: Vec<(f64, &str, u64)> = l
+        .percentiles
+        .iter()
+        .filter_map(|(name, &ns)| Some((name.strip_prefix('p')?.parse::<f64>().ok()?, name.as_str(), ns)))
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+/// Which latency statistic a headline percentile is, where `lat` has none (fio's default JSON
+/// gives clat's percentiles only, and a mixed job's per direction only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LatKind {
+    /// drivelab's lat (fio's lat): the primary figure.
+    Lat,
+    /// fio's clat (from fio's submission of the I/O) or drivelab's (from the submit call's return).
+    Clat,
+}
+
+impl LatKind {
+    pub fn word(self) -> &'static str {
+        match self {
+            LatKind::Lat => "latency",
+            LatKind::Clat => "clat",
+        }
+    }
+}
+
+/// The percentiles a result's headline can give for `q`, each with what it is: the total's lat;
+/// else the total's clat; else each direction's (lat, else clat), named by direction. Empty when
+/// nothing of the result has `q`.
+pub fn headline_percentiles(r: &RunResult, q: Pct) -> Vec<(Option<&'static str>, LatKind, u64)> {
+    let of = |d: &DirStats| -> Option<(LatKind, u64)> {
+        d.lat_ns
+            .get(q)
+            .map(|ns| (LatKind::Lat, ns))
+            .or_else(|| d.clat_ns.as_ref().and_then(|c| c.get(q)).map(|ns| (LatKind::Clat, ns)))
+    };
+    if let Some((kind, ns)) = of(&r.total) {
+        return vec![(None, kind, ns)];
+    }
+    let dirs = [("read", Some(&r.read)), ("write", Some(&r.write)), ("trim", r.trim.as_ref())];
+    dirs.into_iter()
+        .filter_map(|(name, d)| d.filter(|d| d.ops > 0).and_then(of).map(|(k, ns)| (Some(name), k, ns)))
+        .collect()
+}
+
 /// Latency percentiles a results table shows.
 pub const PERCENTILES: [Pct; 5] = [Pct::P50, Pct::P99, Pct::P99_9, Pct::P99_99, Pct::P99_9999];
 
@@ -131,6 +181,52 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
         title += &format!(" {}: {e}", crate::tables::ERRORED_MARK);
     }
     Grid { title, columns, rows }
+}
+
+/// fio's results: every percentile fio recorded, per direction and statistic (lat where fio
+/// computed its percentiles, clat, slat), as columns by percent; None when it recorded none. fio
+/// keeps its own list (17 by default, `--percentile_list`), which the result table's five do not
+/// cover.
+pub fn fio_percentile_table(r: &RunResult) -> Option<Grid> {
+    if !fio_json::is_fio(&r.tool) {
+        return None;
+    }
+    let none = DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
+    let trim = r.trim.as_ref().unwrap_or(&none);
+    let mut stats: Vec<(String, &LatSummary)> = Vec::new();
+    for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", trim)] {
+        if d.ops > 0 {
+            stats.push((format!("{name} lat"), &d.lat_ns));
+            stats.extend(d.clat_ns.as_ref().map(|c| (format!("{name} clat"), c)));
+        }
+    }
+    stats.retain(|(_, l)| !l.percentiles.is_empty());
+    let mut percents: Vec<(f64, String)> = Vec::new();
+    for (p, name, _) in stats.iter().flat_map(|(_, l)| recorded_percentiles(l)) {
+        if !percents.iter().any(|(q, _)| *q == p) {
+            percents.push((p, name.to_string()));
+        }
+    }
+    if percents.is_empty() {
+        return None;
+    }
+    percents.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut columns = vec![Column::new("direction, latency", Unit::Count)];
+    columns.extend(percents.iter().map(|(_, n)| Column::new(n, Unit::Ns)));
+    let rows = stats
+        .iter()
+        .map(|(label, l)| {
+            let mut row = vec![Cell::text(label.clone())];
+            row.extend(percents.iter().map(|(_, n)| Cell::num(l.percentiles.get(n).map(|&ns| ns as f64))));
+            row
+        })
+        .collect();
+    Some(Grid {
+        title: "Every percentile fio recorded (lat: fio's, from its setup of each I/O; clat: from its submission)"
+            .into(),
+        columns,
+        rows,
+    })
 }
 
 /// With fsync: the fsync calls alone (fsyncs per second, their latency), and each write until

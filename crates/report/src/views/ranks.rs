@@ -6,7 +6,7 @@
 use drivelab_engine::merge::merge_results;
 use drivelab_engine::result::RunResult;
 use drivelab_engine::units::{fmt_count, fmt_latency, Style};
-use drivelab_lab::ranks::{merge::rank_flags, RankPart, StartSync};
+use drivelab_lab::ranks::{RankPart, StartSync};
 use drivelab_lab::results::{PointResult, Results};
 
 use crate::model::{Cell, ChartSpec, Column, Grid, Section, Unit};
@@ -41,6 +41,22 @@ fn from_points(points: &[PointResult]) -> Vec<RankedRun<'_>> {
 /// One rank's figures of a run: its streams merged (a fio group's jobs, ACT's streams).
 fn rank_total(p: &RankPart) -> RunResult {
     merge_results(&p.results)
+}
+
+/// A rank's flags for its row, from its results' typed fields (never from the wording of
+/// `rank_flags`' notices): "CPU-bound" (`cpu.cpu_bound`), "fell behind" (an open loop that did
+/// not keep up), a stream after another.
+pub(crate) fn flag_words(p: &RankPart) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for r in &p.results {
+        if r.cpu.cpu_bound {
+            out.push("CPU-bound");
+        }
+        if r.open_loop.as_ref().is_some_and(|o| !o.kept_up) {
+            out.push("fell behind");
+        }
+    }
+    out
 }
 
 fn section_of(runs: &[RankedRun]) -> Option<Section> {
@@ -87,10 +103,7 @@ fn section_of(runs: &[RankedRun]) -> Option<Section> {
             if let Some(s) = sums.get_mut(k) {
                 *s += r.total.iops;
             }
-            let flags: Vec<String> = (0..p.results.len())
-                .flat_map(|i| rank_flags(std::slice::from_ref(p), i))
-                .map(|f| if f.contains("CPU-bound") { "CPU-bound".to_string() } else { "fell behind".to_string() })
-                .collect();
+            let flags = flag_words(p);
             grid.rows.push(vec![
                 Cell::Text(label.clone()),
                 Cell::Num(p.rank as f64),

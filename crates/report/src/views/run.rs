@@ -6,7 +6,7 @@ use drivelab_lab::results::Results;
 
 use drivelab_engine::hist::LatSummary;
 
-use super::common::{facts, lat_words, result_table, result_warnings};
+use super::common::{facts, headline_percentiles, lat_words, recorded_percentiles, result_table, result_warnings};
 use crate::charts::{LineChart, Series, Size, XScale};
 use crate::model::{ChartSpec, Report, Section, Unit};
 
@@ -41,16 +41,16 @@ pub fn report(r: &Results) -> Report {
     answer.push(("workload".into(), p.point.label.clone()));
     answer.push(("IOPS".into(), Unit::Iops.fmt(t.iops)));
     answer.push(("MB/s".into(), Unit::MBps.fmt(t.bw_mb_per_s)));
+    // lat's percentiles; where it has none (fio's default JSON gives clat's only, and a mixed
+    // job's per direction only), clat's, or each direction's, named so.
     for q in [Pct::P50, Pct::P99, Pct::P99_9] {
-        let v = t.lat_ns.get(q).map_or(f64::NAN, |ns| ns as f64);
-        answer.push((format!("{} latency", q.name()), Unit::Ns.fmt(v)));
-    }
-    // Where lat has no percentiles (fio's JSON gives clat's only, by default), clat's.
-    if let Some(clat) = t.clat_ns.as_ref().filter(|_| t.lat_ns.get(Pct::P99).is_none()) {
-        for q in [Pct::P50, Pct::P99, Pct::P99_9] {
-            if let Some(ns) = clat.get(q) {
-                answer.push((format!("{} clat", q.name()), Unit::Ns.fmt(ns as f64)));
-            }
+        let found = headline_percentiles(res, q);
+        if found.is_empty() {
+            answer.push((format!("{} latency", q.name()), Unit::Ns.fmt(f64::NAN)));
+        }
+        for (dir, kind, ns) in found {
+            let dir = dir.map_or(String::new(), |d| format!("{d} "));
+            answer.push((format!("{dir}{} {}", q.name(), kind.word()), Unit::Ns.fmt(ns as f64)));
         }
     }
     if crate::durable::uses_fsync(res) {
@@ -74,8 +74,9 @@ pub fn report(r: &Results) -> Report {
     let mut lat = Section::new("Latency");
     let none = drivelab_engine::result::DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
     let dirs = [("read", &res.read), ("write", &res.write), ("trim", res.trim.as_ref().unwrap_or(&none))];
+    // Every percentile the result holds (fio's list may differ from drivelab's).
     let curve = |l: &LatSummary| -> Vec<(f64, f64)> {
-        Pct::ALL.iter().filter_map(|&q| Some((q.value(), l.get(q)? as f64))).collect()
+        recorded_percentiles(l).into_iter().map(|(p, _, ns)| (p, ns as f64)).collect()
     };
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (name, d) in dirs.iter().filter(|(_, d)| d.ops > 0) {
@@ -87,6 +88,7 @@ pub fn report(r: &Results) -> Report {
     }
     series.retain(|(_, pts)| !pts.is_empty());
     lat.charts.push(ChartSpec::Percentiles { title: format!("Latency percentiles (lat: {})", lat_words(res)), series });
+    lat.tables.extend(super::common::fio_percentile_table(res).map(Into::into));
     sections.push(lat);
     let s = crate::html::downsample(&res.series, crate::html::MAX_SPARK_SAMPLES);
     // One second is a dot, not a series: the table says it all.

@@ -252,6 +252,7 @@ fn act_run(n: f64, slices: usize, c: &ActCriteria) -> ActRun {
         seconds: Vec::new(),
         passed: verdict.pass,
         why: String::new(),
+        reasons: Vec::new(),
         slices: rows,
         verdict,
         fell_behind: None,
@@ -522,4 +523,26 @@ fn notices_become_notes_once_each_naming_the_points_not_all_have() {
     assert!(p99.rows[0].1[1].is_some());
     let html = crate::html::report(&r.manifest, &r.points);
     assert!(html.contains("<h2>Notes</h2>") && html.contains("no histogram (a)"));
+}
+
+#[test]
+fn a_ranks_flags_come_from_its_typed_fields_not_from_the_wording_of_a_notice() {
+    // A host named "CPU-bound-01" whose rank fell behind its rate but was not CPU-bound: the row
+    // said "CPU-bound" because the notice (naming the host) contained the words.
+    let p = crate::test_support::ranked(point("a", "", &[], &[("null", 1.0), ("null2", 1.0)]), "CPU-bound-01");
+    let mut part = p.ranks[0].clone();
+    let empty = serde_json::to_value(drivelab_engine::hist::Histogram::new().summary()).unwrap();
+    let open_loop = serde_json::json!({
+        "target_iops": 1000.0, "target_bw_bytes_per_s": 4096000.0, "arrivals": "uniform", "achieved_iops": 500.0,
+        "read_resp_lat_ns": empty, "write_resp_lat_ns": empty, "total_resp_lat_ns": empty, "lag_ns": empty,
+        "late_threshold_ns": 1000000, "late_ops": 10, "late_pct": 1.0, "final_lag_ns": 500000000,
+        "max_lag_ns": null, "gave_up": false, "kept_up": false,
+    });
+    part.results[0].open_loop = Some(serde_json::from_value(open_loop).unwrap());
+    assert!(!part.results[0].cpu.cpu_bound);
+    let notice = drivelab_lab::ranks::merge::rank_flags(std::slice::from_ref(&part), 0);
+    assert!(notice.iter().any(|n| n.contains("CPU-bound")), "the notice names the host: {notice:?}");
+    assert_eq!(super::ranks::flag_words(&part), ["fell behind"]);
+    part.results[0].cpu.cpu_bound = true;
+    assert_eq!(super::ranks::flag_words(&part), ["CPU-bound", "fell behind"]);
 }

@@ -1,6 +1,7 @@
 //! fio's latency statistics as drivelab's [`LatSummary`]: fio's exact min, max, mean and
 //! deviation kept as fio gives them, percentiles recomputed from fio's histogram where json+
-//! gives it, fio's own percentiles kept where plain json gives only those.
+//! gives it (drivelab's, and every one fio listed), fio's own percentiles kept where plain json
+//! gives only those.
 //!
 //! # fio's histogram and the error bound
 //!
@@ -118,6 +119,15 @@ pub fn summary(parts: &[Part]) -> Result<(LatSummary, Shape), String> {
             h.merge(&histogram(p.dist.bins.as_ref().expect("checked"))?);
         }
         s.percentiles = Pct::ALL.iter().map(|&q| (q.name().to_string(), within(h.percentile(q.value())))).collect();
+        // Every percentile fio was asked for (`--percentile_list`: p97.5, say) too, from the
+        // same bins, so none fio recorded is lost.
+        for key in live.iter().filter_map(|p| p.dist.percentile.as_ref()).flat_map(|m| m.keys()) {
+            let name = percentile_name(key)?;
+            if !s.percentiles.contains_key(&name) {
+                let p: f64 = key.trim().parse().map_err(|_| format!("percentile '{key}' is not a number"))?;
+                s.percentiles.insert(name, within(h.percentile(p)));
+            }
+        }
         s.histogram.buckets = h.sparse();
         s.histogram.max_relative_error = IMPORTED;
         Shape::Binned
@@ -168,6 +178,18 @@ mod tests {
         assert_eq!(shape, Shape::None, "two parts' percentiles without bins cannot be combined");
         let (s, shape) = summary(&[Part::of(&lat(0, 0, 0, 0.0, 0.0))]).unwrap();
         assert_eq!((shape, s.percentiles.len()), (Shape::Empty, 0));
+    }
+
+    #[test]
+    fn json_plus_keeps_every_percentile_fio_listed_from_the_bins() {
+        // fio run with --percentile_list=97.5: a percentile drivelab does not compute itself.
+        let mut l = lat(100, 1, 100, 50.5, 28.9);
+        l.bins = Some((1..=100u64).map(|v| (v.to_string(), 1)).collect());
+        l.percentile = Some([("97.500000".to_string(), 98)].into_iter().collect());
+        let (s, shape) = summary(&[Part::of(&l)]).unwrap();
+        assert_eq!(shape, Shape::Binned);
+        assert_eq!(s.percentiles.get("p97.5"), Some(&98), "fio's p97.5, from the same bins");
+        assert_eq!(s.percentiles.len(), Pct::ALL.len() + 1);
     }
 
     #[test]
