@@ -2,6 +2,7 @@
 
 use super::gate::start_margin;
 use super::*;
+use crate::spec::Rate;
 use crate::target::TargetInfo;
 
 fn null_target() -> OpenTarget {

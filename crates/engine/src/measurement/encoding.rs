@@ -1,0 +1,431 @@
+//! How a measurement is saved: a small JSON object whose histograms and per-second series are
+//! packed as LEB128 varints (bucket indexes as deltas) in base64. Why: a saved point must keep
+//! its raw measurement for well under a tenth of its size (a 60 s run keeps 60 histograms a
+//! second of series beside the figures), and JSON arrays of bucket pairs would more than double
+//! it.
+//!
+//! Read back bounded and checked: a results directory may be forged. Every length is bounded by
+//! the bytes left, bucket indexes by the histogram's range and ascending, counts must not
+//! overflow, a histogram's extremes must fall in its first and last buckets and its sum between
+//! them. Anything else is refused with what was wrong, never a panic.
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{Cpu, Dir, Measurement, OpenLoop, Second, TargetPart};
+use crate::hist::{bucket_of, Histogram, BUCKETS};
+use crate::result::ErrorStat;
+use crate::spec::MAX_THRESHOLDS;
+
+/// The encoding's version, saved as `v`.
+pub const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct WireOpen {
+    late_ops: u64,
+    gave_up: bool,
+    final_lag_ns: u64,
+    target_uiops: u64,
+    paced_window_ns: u64,
+    /// resp_read, resp_write, lag, tool_lag.
+    hists: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireTarget {
+    order: u64,
+    path: String,
+    window_ns: u64,
+    /// read, write, trim: (bytes, lat, clat) each.
+    dirs: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    v: u32,
+    window_ns: u64,
+    jobs: u64,
+    interrupted: bool,
+    stopped_by_error: bool,
+    cpu: Cpu,
+    /// read, write, trim, sync: (bytes, lat, clat) each; then slat.
+    dirs: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    open_loop: Option<WireOpen>,
+    targets: Vec<WireTarget>,
+    errors: Vec<ErrorStat>,
+    series: String,
+}
+
+// ---- varints ----
+
+#[derive(Default)]
+struct Out(Vec<u8>);
+
+impl Out {
+    fn u(&mut self, mut v: u128) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.0.push(b);
+                return;
+            }
+            self.0.push(b | 0x80);
+        }
+    }
+
+    fn hist(&mut self, h: &Histogram) {
+        let buckets: Vec<(usize, u64)> = h.nonempty().collect();
+        self.u(buckets.len() as u128);
+        let mut prev = 0usize;
+        for &(i, c) in &buckets {
+            self.u((i - prev) as u128);
+            self.u(c as u128);
+            prev = i;
+        }
+        if !buckets.is_empty() {
+            let (sum, sq) = h.moments();
+            self.u(h.min() as u128);
+            self.u(h.max() as u128);
+            self.u(sum);
+            self.u(sq);
+        }
+    }
+
+    fn dir(&mut self, d: &Dir) {
+        self.u(d.bytes as u128);
+        self.hist(&d.lat);
+        self.hist(&d.clat);
+    }
+
+    fn sparse(&mut self, b: &[(u16, u64)]) {
+        self.u(b.len() as u128);
+        let mut prev = 0u16;
+        for &(i, c) in b {
+            self.u((i - prev) as u128);
+            self.u(c as u128);
+            prev = i;
+        }
+    }
+
+    fn counts(&mut self, v: &[u64]) {
+        self.u(v.len() as u128);
+        v.iter().for_each(|&c| self.u(c as u128));
+    }
+
+    fn b64(self) -> String {
+        base64(&self.0)
+    }
+}
+
+struct In<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+type R<T> = Result<T, String>;
+
+impl In<'_> {
+    fn left(&self) -> usize {
+        self.b.len() - self.at
+    }
+
+    fn u128(&mut self) -> R<u128> {
+        let mut v = 0u128;
+        for k in 0..19 {
+            let b = *self.b.get(self.at).ok_or("it ends in the middle of a number")?;
+            self.at += 1;
+            let bits = (b & 0x7f) as u128;
+            if k == 18 && bits > 3 {
+                return Err("a number is too large".into());
+            }
+            v |= bits << (7 * k);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("a number is too long".into())
+    }
+
+    fn u64(&mut self) -> R<u64> {
+        u64::try_from(self.u128()?).map_err(|_| "a count is too large".to_string())
+    }
+
+    /// A length, bounded by what is left (every element takes at least `min_bytes`) and `max`.
+    fn len(&mut self, min_bytes: usize, max: usize) -> R<usize> {
+        let n = self.u64()?;
+        if n > max as u64 || n as usize * min_bytes > self.left() {
+            return Err(format!("a length of {n} is more than it can hold"));
+        }
+        Ok(n as usize)
+    }
+
+    fn hist(&mut self) -> R<Histogram> {
+        let k = self.len(2, BUCKETS)?;
+        let mut buckets = Vec::with_capacity(k);
+        let mut at = 0u64;
+        for j in 0..k {
+            let d = self.u64()?;
+            if j > 0 && d == 0 {
+                return Err("histogram buckets are not ascending".into());
+            }
+            at = at.checked_add(d).filter(|&i| i < BUCKETS as u64).ok_or("a histogram bucket is out of range")?;
+            let c = self.u64()?;
+            if c == 0 {
+                return Err("a histogram bucket is empty".into());
+            }
+            buckets.push((at as usize, c));
+        }
+        if k == 0 {
+            return Ok(Histogram::new());
+        }
+        let (min, max, sum, sq) = (self.u64()?, self.u64()?, self.u128()?, self.u128()?);
+        let h = Histogram::from_raw(&buckets, min, max, sum, sq).ok_or("histogram counts overflow")?;
+        let n = h.count() as u128;
+        if bucket_of(min) != buckets[0].0 || bucket_of(max) != buckets[k - 1].0 {
+            return Err("a histogram's extremes are not in its first and last buckets".into());
+        }
+        if Some(sum) < (min as u128).checked_mul(n) || Some(sum) > (max as u128).checked_mul(n) {
+            return Err("a histogram's sum is outside its extremes".into());
+        }
+        Ok(h)
+    }
+
+    fn dir(&mut self) -> R<Dir> {
+        Ok(Dir { bytes: self.u64()?, lat: self.hist()?, clat: self.hist()? })
+    }
+
+    fn sparse(&mut self) -> R<Vec<(u16, u64)>> {
+        let k = self.len(2, BUCKETS)?;
+        let mut out = Vec::with_capacity(k);
+        let mut at = 0u64;
+        for j in 0..k {
+            let d = self.u64()?;
+            if j > 0 && d == 0 {
+                return Err("a second's buckets are not ascending".into());
+            }
+            at = at.checked_add(d).filter(|&i| i < BUCKETS as u64).ok_or("a second's bucket is out of range")?;
+            let c = self.u64()?;
+            if c == 0 {
+                return Err("a second's bucket is empty".into());
+            }
+            out.push((at as u16, c));
+        }
+        Ok(out)
+    }
+
+    fn counts(&mut self) -> R<Vec<u64>> {
+        let n = self.len(1, MAX_THRESHOLDS)?;
+        (0..n).map(|_| self.u64()).collect()
+    }
+
+    fn end(&self) -> R<()> {
+        if self.left() == 0 {
+            Ok(())
+        } else {
+            Err(format!("{} bytes follow its end", self.left()))
+        }
+    }
+}
+
+fn unpack<T>(what: &str, s: &str, f: impl FnOnce(&mut In) -> R<T>) -> R<T> {
+    let bytes = unbase64(s).ok_or_else(|| format!("its `{what}` is not base64"))?;
+    let mut i = In { b: &bytes, at: 0 };
+    let v = f(&mut i).and_then(|v| i.end().map(|_| v)).map_err(|e| format!("its `{what}`: {e}"))?;
+    Ok(v)
+}
+
+fn series_out(series: &[Second]) -> String {
+    let mut o = Out::default();
+    o.u(series.len() as u128);
+    for s in series {
+        for v in [s.dur_ns, s.read_ops, s.write_ops, s.trim_ops, s.bytes, s.lag_max_ns, s.tool_lag_max_ns] {
+            o.u(v as u128);
+        }
+        o.u(s.lat_sum_ns);
+        o.sparse(&s.lat);
+        o.sparse(&s.resp);
+        o.counts(&s.over);
+        o.counts(&s.lat_over);
+    }
+    o.b64()
+}
+
+fn series_in(i: &mut In) -> R<Vec<Second>> {
+    let n = i.len(12, usize::MAX)?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut v = [0u64; 7];
+        for x in &mut v {
+            *x = i.u64()?;
+        }
+        let [dur_ns, read_ops, write_ops, trim_ops, bytes, lag_max_ns, tool_lag_max_ns] = v;
+        out.push(Second {
+            dur_ns,
+            read_ops,
+            write_ops,
+            trim_ops,
+            bytes,
+            lag_max_ns,
+            tool_lag_max_ns,
+            lat_sum_ns: i.u128()?,
+            lat: i.sparse()?,
+            resp: i.sparse()?,
+            over: i.counts()?,
+            lat_over: i.counts()?,
+        });
+    }
+    Ok(out)
+}
+
+impl Serialize for Measurement {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut dirs = Out::default();
+        for d in [&self.read, &self.write, &self.trim, &self.sync] {
+            dirs.dir(d);
+        }
+        dirs.hist(&self.slat);
+        let open_loop = self.open_loop.as_ref().map(|o| {
+            let mut h = Out::default();
+            for x in [&o.resp_read, &o.resp_write, &o.lag, &o.tool_lag] {
+                h.hist(x);
+            }
+            WireOpen {
+                late_ops: o.late_ops,
+                gave_up: o.gave_up,
+                final_lag_ns: o.final_lag_ns,
+                target_uiops: o.target_uiops,
+                paced_window_ns: o.paced_window_ns,
+                hists: h.b64(),
+            }
+        });
+        let targets = self
+            .targets
+            .iter()
+            .map(|t| {
+                let mut d = Out::default();
+                for x in [&t.read, &t.write, &t.trim] {
+                    d.dir(x);
+                }
+                WireTarget { order: t.order, path: t.path.clone(), window_ns: t.window_ns, dirs: d.b64() }
+            })
+            .collect();
+        Wire {
+            v: VERSION,
+            window_ns: self.window_ns,
+            jobs: self.jobs,
+            interrupted: self.interrupted,
+            stopped_by_error: self.stopped_by_error,
+            cpu: self.cpu.clone(),
+            dirs: dirs.b64(),
+            open_loop,
+            targets,
+            errors: self.errors.clone(),
+            series: series_out(&self.series),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Measurement {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = Wire::deserialize(d)?;
+        from_wire(w).map_err(|e| D::Error::custom(format!("a saved measurement is damaged or forged: {e}")))
+    }
+}
+
+fn from_wire(w: Wire) -> R<Measurement> {
+    if w.v != VERSION {
+        return Err(format!("its version is {} (this drivelab reads {VERSION}): use the drivelab that saved it", w.v));
+    }
+    let (read, write, trim, sync, slat) =
+        unpack("dirs", &w.dirs, |i| Ok((i.dir()?, i.dir()?, i.dir()?, i.dir()?, i.hist()?)))?;
+    let open_loop = match w.open_loop {
+        None => None,
+        Some(o) => {
+            let (resp_read, resp_write, lag, tool_lag) =
+                unpack("open_loop.hists", &o.hists, |i| Ok((i.hist()?, i.hist()?, i.hist()?, i.hist()?)))?;
+            Some(OpenLoop {
+                resp_read,
+                resp_write,
+                lag,
+                tool_lag,
+                late_ops: o.late_ops,
+                gave_up: o.gave_up,
+                final_lag_ns: o.final_lag_ns,
+                target_uiops: o.target_uiops,
+                paced_window_ns: o.paced_window_ns,
+            })
+        }
+    };
+    let mut targets = Vec::with_capacity(w.targets.len());
+    for t in w.targets {
+        let (read, write, trim) = unpack("targets.dirs", &t.dirs, |i| Ok((i.dir()?, i.dir()?, i.dir()?)))?;
+        targets.push(TargetPart { order: t.order, path: t.path, window_ns: t.window_ns, read, write, trim });
+    }
+    Ok(Measurement {
+        window_ns: w.window_ns,
+        jobs: w.jobs,
+        read,
+        write,
+        trim,
+        sync,
+        slat,
+        cpu: w.cpu,
+        open_loop,
+        targets,
+        errors: w.errors,
+        series: unpack("series", &w.series, series_in)?,
+        interrupted: w.interrupted,
+        stopped_by_error: w.stopped_by_error,
+    })
+}
+
+// ---- base64 (standard alphabet, with padding) ----
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn base64(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len().div_ceil(3) * 4);
+    for c in b.chunks(3) {
+        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            if k <= c.len() {
+                s.push(B64[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+fn unbase64(s: &str) -> Option<Vec<u8>> {
+    let s = s.as_bytes();
+    if s.len() % 4 != 0 {
+        return None;
+    }
+    let val = |c: u8| B64.iter().position(|&x| x == c).map(|v| v as u32);
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    for (ci, c) in s.chunks(4).enumerate() {
+        let last = ci == s.len() / 4 - 1;
+        let pad = c.iter().rev().take_while(|&&x| x == b'=').count();
+        if pad > 2 || (pad > 0 && !last) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &x in &c[..4 - pad] {
+            n = n << 6 | val(x)?;
+        }
+        n <<= 6 * pad as u32;
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+pub(super) fn base64_roundtrip(b: &[u8]) -> Option<Vec<u8>> {
+    unbase64(&base64(b))
+}
