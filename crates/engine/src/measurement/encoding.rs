@@ -20,6 +20,14 @@ use crate::spec::MAX_THRESHOLDS;
 /// The encoding's version, saved as `v`.
 pub const VERSION: u32 = 1;
 
+/// Empty buckets between two non-empty ones that are written as zeros inside one run.
+const FILL: usize = 3;
+/// The most I/Os one saved histogram (or second) may hold: 2^48, a thousand years at 10M IOPS;
+/// so adding up to 2^15 saved parts cannot overflow.
+const MAX_COUNT: u64 = 1 << 48;
+/// The largest sum of squares one saved histogram may hold (2^120: adding 256 cannot overflow).
+const MAX_SUM_SQ: u128 = 1 << 120;
+
 #[derive(Serialize, Deserialize)]
 struct WireOpen {
     late_ops: u64,
@@ -75,15 +83,36 @@ impl Out {
         }
     }
 
+    /// Non-empty buckets, ascending, as runs of neighbouring buckets: how many runs, then for
+    /// each its distance from the end of the one before, its length and its counts (a gap of up
+    /// to [`FILL`] empty buckets is kept inside a run as zero counts: cheaper than a new run).
+    fn runs(&mut self, buckets: &[(usize, u64)]) {
+        let mut runs: Vec<(usize, usize)> = Vec::new(); // (first index in `buckets`, past the last)
+        for (k, b) in buckets.iter().enumerate() {
+            match runs.last_mut() {
+                Some(r) if b.0 - buckets[r.1 - 1].0 <= FILL + 1 => r.1 = k + 1,
+                _ => runs.push((k, k + 1)),
+            }
+        }
+        self.u(runs.len() as u128);
+        let mut end = 0usize;
+        for &(a, z) in &runs {
+            let (first, last) = (buckets[a].0, buckets[z - 1].0);
+            self.u((first - end) as u128);
+            self.u((last - first + 1) as u128);
+            let mut at = first;
+            for &(i, c) in &buckets[a..z] {
+                (at..i).for_each(|_| self.u(0));
+                self.u(c as u128);
+                at = i + 1;
+            }
+            end = last + 1;
+        }
+    }
+
     fn hist(&mut self, h: &Histogram) {
         let buckets: Vec<(usize, u64)> = h.nonempty().collect();
-        self.u(buckets.len() as u128);
-        let mut prev = 0usize;
-        for &(i, c) in &buckets {
-            self.u((i - prev) as u128);
-            self.u(c as u128);
-            prev = i;
-        }
+        self.runs(&buckets);
         if !buckets.is_empty() {
             let (sum, sq) = h.moments();
             self.u(h.min() as u128);
@@ -100,13 +129,7 @@ impl Out {
     }
 
     fn sparse(&mut self, b: &[(u16, u64)]) {
-        self.u(b.len() as u128);
-        let mut prev = 0u16;
-        for &(i, c) in b {
-            self.u((i - prev) as u128);
-            self.u(c as u128);
-            prev = i;
-        }
+        self.runs(&b.iter().map(|&(i, c)| (i as usize, c)).collect::<Vec<_>>());
     }
 
     fn counts(&mut self, v: &[u64]) {
@@ -161,22 +184,37 @@ impl In<'_> {
         Ok(n as usize)
     }
 
-    fn hist(&mut self) -> R<Histogram> {
-        let k = self.len(2, BUCKETS)?;
-        let mut buckets = Vec::with_capacity(k);
-        let mut at = 0u64;
-        for j in 0..k {
-            let d = self.u64()?;
-            if j > 0 && d == 0 {
-                return Err("histogram buckets are not ascending".into());
+    /// Runs as [`Out::runs`] wrote them: the non-empty buckets, ascending, in range, their
+    /// counts bounded so that no merge of saved parts can overflow.
+    fn runs(&mut self, what: &str) -> R<Vec<(usize, u64)>> {
+        let n = self.len(3, BUCKETS)?;
+        let mut out = Vec::new();
+        let (mut end, mut total) = (0u64, 0u64);
+        for _ in 0..n {
+            let first = end.checked_add(self.u64()?).filter(|&i| i < BUCKETS as u64);
+            let first = first.ok_or_else(|| format!("{what} bucket is out of range"))?;
+            let len = self.len(1, BUCKETS)? as u64;
+            if len == 0 || first + len > BUCKETS as u64 {
+                return Err(format!("{what} bucket is out of range"));
             }
-            at = at.checked_add(d).filter(|&i| i < BUCKETS as u64).ok_or("a histogram bucket is out of range")?;
-            let c = self.u64()?;
-            if c == 0 {
-                return Err("a histogram bucket is empty".into());
+            for i in first..first + len {
+                let c = self.u64()?;
+                total = total
+                    .checked_add(c)
+                    .filter(|&t| t <= MAX_COUNT)
+                    .ok_or_else(|| format!("{what} counts are too large"))?;
+                if c > 0 {
+                    out.push((i as usize, c));
+                }
             }
-            buckets.push((at as usize, c));
+            end = first + len;
         }
+        Ok(out)
+    }
+
+    fn hist(&mut self) -> R<Histogram> {
+        let buckets = self.runs("a histogram's")?;
+        let k = buckets.len();
         if k == 0 {
             return Ok(Histogram::new());
         }
@@ -186,8 +224,11 @@ impl In<'_> {
         if bucket_of(min) != buckets[0].0 || bucket_of(max) != buckets[k - 1].0 {
             return Err("a histogram's extremes are not in its first and last buckets".into());
         }
-        if Some(sum) < (min as u128).checked_mul(n) || Some(sum) > (max as u128).checked_mul(n) {
+        if sum < min as u128 * n || sum > max as u128 * n {
             return Err("a histogram's sum is outside its extremes".into());
+        }
+        if sq > MAX_SUM_SQ {
+            return Err("a histogram's sum of squares is too large".into());
         }
         Ok(h)
     }
@@ -197,22 +238,7 @@ impl In<'_> {
     }
 
     fn sparse(&mut self) -> R<Vec<(u16, u64)>> {
-        let k = self.len(2, BUCKETS)?;
-        let mut out = Vec::with_capacity(k);
-        let mut at = 0u64;
-        for j in 0..k {
-            let d = self.u64()?;
-            if j > 0 && d == 0 {
-                return Err("a second's buckets are not ascending".into());
-            }
-            at = at.checked_add(d).filter(|&i| i < BUCKETS as u64).ok_or("a second's bucket is out of range")?;
-            let c = self.u64()?;
-            if c == 0 {
-                return Err("a second's bucket is empty".into());
-            }
-            out.push((at as u16, c));
-        }
-        Ok(out)
+        Ok(self.runs("a second's")?.into_iter().map(|(i, c)| (i as u16, c)).collect())
     }
 
     fn counts(&mut self) -> R<Vec<u64>> {
@@ -279,6 +305,14 @@ fn series_in(i: &mut In) -> R<Vec<Second>> {
     Ok(out)
 }
 
+impl Measurement {
+    /// `t` did every I/O of this measurement (a run on one target): saved as nothing.
+    fn is_whole(&self, t: &TargetPart) -> bool {
+        let same = |a: &Dir, b: &Dir| a.bytes == b.bytes && a.clat.count() == 0 && a.lat == b.lat;
+        same(&t.read, &self.read) && same(&t.write, &self.write) && same(&t.trim, &self.trim)
+    }
+}
+
 impl Serialize for Measurement {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut dirs = Out::default();
@@ -305,8 +339,10 @@ impl Serialize for Measurement {
             .iter()
             .map(|t| {
                 let mut d = Out::default();
-                for x in [&t.read, &t.write, &t.trim] {
-                    d.dir(x);
+                if !self.is_whole(t) {
+                    for x in [&t.read, &t.write, &t.trim] {
+                        d.dir(x);
+                    }
                 }
                 WireTarget { order: t.order, path: t.path.clone(), window_ns: t.window_ns, dirs: d.b64() }
             })
@@ -361,7 +397,13 @@ fn from_wire(w: Wire) -> R<Measurement> {
     };
     let mut targets = Vec::with_capacity(w.targets.len());
     for t in w.targets {
-        let (read, write, trim) = unpack("targets.dirs", &t.dirs, |i| Ok((i.dir()?, i.dir()?, i.dir()?)))?;
+        // Empty: the target did every I/O of the measurement (see `is_whole`).
+        let whole = |d: &Dir| Dir { lat: d.lat.clone(), clat: Histogram::new(), bytes: d.bytes };
+        let (read, write, trim) = if t.dirs.is_empty() {
+            (whole(&read), whole(&write), whole(&trim))
+        } else {
+            unpack("targets.dirs", &t.dirs, |i| Ok((i.dir()?, i.dir()?, i.dir()?)))?
+        };
         targets.push(TargetPart { order: t.order, path: t.path, window_ns: t.window_ns, read, write, trim });
     }
     Ok(Measurement {

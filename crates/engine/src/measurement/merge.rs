@@ -3,7 +3,7 @@
 //! saw every I/O. Counts, bytes and nanoseconds add; histograms add bucket by bucket (their exact
 //! extremes and moments with them); extremes and per-job maxima take the maximum (or minimum, a
 //! first error's offset); flags are "any". Seconds are added second by second (every part counts
-//! them from the common start). Targets merge by path and errors by (target, op, errno), and
+//! them from the common start). Targets merge by (order, path) and errors by (target, op, errno), and
 //! both are kept sorted, so the order of the parts leaves no trace.
 
 use super::{Cpu, Dir, Measurement, OpenLoop, Second, TargetPart};
@@ -87,9 +87,8 @@ fn open_loop(a: &OpenLoop, b: &OpenLoop) -> OpenLoop {
 fn targets(a: &[TargetPart], b: &[TargetPart]) -> Vec<TargetPart> {
     let mut out: Vec<TargetPart> = a.to_vec();
     for t in b {
-        match out.iter_mut().find(|x| x.path == t.path) {
+        match out.iter_mut().find(|x| x.path == t.path && x.order == t.order) {
             Some(x) => {
-                x.order = x.order.min(t.order);
                 x.window_ns = x.window_ns.max(t.window_ns);
                 x.read = dir(&x.read, &t.read);
                 x.write = dir(&x.write, &t.write);

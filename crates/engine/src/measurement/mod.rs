@@ -82,8 +82,8 @@ pub struct OpenLoop {
     pub paced_window_ns: u64,
 }
 
-/// One target's I/Os (its path names it; `order` keeps targets in the order they were given,
-/// ranks after one another).
+/// One target's I/Os: its index in the run (`order`, ranks after one another: the rank in the
+/// high 32 bits) and its path name it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TargetPart {
     pub order: u64,
@@ -130,7 +130,7 @@ pub struct Measurement {
     pub slat: Histogram,
     pub cpu: Cpu,
     pub open_loop: Option<OpenLoop>,
-    /// Sorted by (order, path); one entry per path.
+    /// Sorted by (order, path); one entry per target (a fio group's streams on one target share it).
     pub targets: Vec<TargetPart>,
     /// Sorted by (target, op, errno); one entry per kind.
     pub errors: Vec<ErrorStat>,

@@ -315,6 +315,13 @@ fn a_saved_measurement_reads_back_exactly() {
         let back: Measurement = serde_json::from_str(&json).unwrap();
         assert_eq!(back, m);
     }
+    // One target: its I/Os are the whole measurement's, saved once.
+    let mut one = samples(&mut rng, 3000);
+    one.iter_mut().for_each(|x| x.target = 0);
+    let m = measure(&one, true);
+    let json = serde_json::to_string(&m).unwrap();
+    assert!(json.contains(r#""dirs":"""#), "the target's I/Os are not saved twice");
+    assert_eq!(serde_json::from_str::<Measurement>(&json).unwrap(), m);
     let empty: Measurement = serde_json::from_str(&serde_json::to_string(&Measurement::default()).unwrap()).unwrap();
     assert_eq!(empty, Measurement::default());
     for n in 0..40usize {
@@ -334,8 +341,8 @@ fn a_damaged_or_forged_measurement_is_refused_without_panicking() {
         serde_json::from_value::<Measurement>(v).map(|_| ()).unwrap_err().to_string()
     };
     // A bucket index past the last bucket; a length far past the data; not base64.
-    // One second: 7 zero counters, lat_sum 0, one bucket at index 20000 (of 7424).
-    let out_of_range = [1u8, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xa0, 0x9c, 0x01, 1, 0, 0, 0];
+    // One second: 7 zero counters, lat_sum 0, one run of one bucket at index 20000 (of 7424).
+    let out_of_range = [1u8, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xa0, 0x9c, 0x01, 1, 1, 0, 0, 0];
     let e = with("series", &b64(&out_of_range));
     assert!(e.contains("series") && e.contains("out of range"), "{e}");
     let e = with("series", &b64(&[0xff, 0xff, 0xff, 0xff, 0x0f]));

@@ -148,3 +148,31 @@ fn aligned_jobs_start_their_schedules_together_and_spread_ones_do_not() {
     let spread: Vec<f64> = (0..4).map(|i| job_phase(false, i, 4)).collect();
     assert_eq!(spread, vec![0.0, 0.25, 0.5, 0.75]);
 }
+
+#[test]
+fn a_results_figures_are_derived_again_from_its_saved_measurement() {
+    // Two jobs on each of two targets at a rate, with thresholds: every kind of figure.
+    let spec = AccessSpec {
+        jobs: 2,
+        time_ns: Some(1_200_000_000),
+        thresholds_ns: vec![0, 1_000_000],
+        rate: Some(Rate { per_s: 4000.0, ..Default::default() }),
+        ..Default::default()
+    };
+    let targets = [null_target(), null_target()];
+    let r = run(&spec, &targets, EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    let m = r.measurement.clone().expect("a run keeps its measurement");
+    assert_eq!((m.jobs, m.targets.len(), r.per_target.len()), (4, 2, 2), "one entry per target, as given");
+    assert_eq!(crate::measurement::summarize(&m, &r.spec), crate::measurement::Figures::of(&r));
+    let back: RunResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+    assert_eq!(back.measurement.as_ref(), Some(&m), "saved and read back exactly");
+    let o = r.open_loop.as_ref().unwrap();
+    assert!((o.target_iops - 4000.0).abs() < 1e-6, "{}", o.target_iops);
+    // A result saved before measurements were kept still loads (and merges, from its figures).
+    let mut old = serde_json::to_value(&r).unwrap();
+    old.as_object_mut().unwrap().remove("measurement");
+    let old: RunResult = serde_json::from_value(old).unwrap();
+    assert!(old.measurement.is_none());
+    let merged = crate::merge::merge_results(&[old.clone(), old]);
+    assert_eq!(merged.total.ops, 2 * r.total.ops);
+}
