@@ -343,18 +343,20 @@ fn a_damaged_or_forged_measurement_is_refused_without_panicking() {
     // A bucket index past the last bucket; a length far past the data; not base64.
     // One second: 7 zero counters, lat_sum 0, one run of one bucket at index 20000 (of 7424).
     let out_of_range = [1u8, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xa0, 0x9c, 0x01, 1, 1, 0, 0, 0];
-    let e = with("series", &b64(&out_of_range));
+    let e = with("series", &pack(&out_of_range));
     assert!(e.contains("series") && e.contains("out of range"), "{e}");
-    let e = with("series", &b64(&[0xff, 0xff, 0xff, 0xff, 0x0f]));
+    let e = with("series", &pack(&[0xff, 0xff, 0xff, 0xff, 0x0f]));
     assert!(e.contains("more than it can hold"), "{e}");
     let e = with("dirs", "not*base64");
     assert!(e.contains("damaged or forged") && e.contains("dirs"), "{e}");
-    let e = with("dirs", &b64(&[0]));
+    let e = with("dirs", &b64(b"not deflated"));
+    assert!(e.contains("not deflated"), "{e}");
+    let e = with("dirs", &pack(&[0]));
     assert!(e.contains("ends in the middle"), "{e}");
     // Random bytes anywhere: refused or read, never a panic.
     for field in ["dirs", "series"] {
         let good = v[field].as_str().unwrap().to_string();
-        let raw = decode(&good);
+        let raw = unpack_raw(&good);
         for _ in 0..2000 {
             let mut b = raw.clone();
             for _ in 0..rng.usize(1..4) {
@@ -363,7 +365,7 @@ fn a_damaged_or_forged_measurement_is_refused_without_panicking() {
             }
             b.truncate(rng.usize(0..=b.len()));
             let mut v = v.clone();
-            v[field] = serde_json::Value::String(b64(&b));
+            v[field] = serde_json::Value::String(pack(&b));
             let _ = serde_json::from_value::<Measurement>(v);
         }
     }
@@ -371,6 +373,21 @@ fn a_damaged_or_forged_measurement_is_refused_without_panicking() {
     wrong["v"] = 9.into();
     let e = serde_json::from_value::<Measurement>(wrong).unwrap_err().to_string();
     assert!(e.contains("version is 9"), "{e}");
+}
+
+/// `raw` as a packed field: deflated, base64.
+fn pack(raw: &[u8]) -> String {
+    use std::io::Write;
+    let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(raw).unwrap();
+    b64(&z.finish().unwrap())
+}
+
+fn unpack_raw(s: &str) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::DeflateDecoder::new(&decode(s)[..]).read_to_end(&mut out).unwrap();
+    out
 }
 
 fn b64(b: &[u8]) -> String {
