@@ -26,7 +26,11 @@ pub fn merge_results(parts: &[RunResult]) -> RunResult {
 /// measurements merged and summarized as the first part's spec, the rest combined.
 pub fn merge_parts(parts: &[RunResult], measurements: &[Measurement]) -> RunResult {
     let first = &parts[0];
-    let m = merge_all(measurements).unwrap_or_default();
+    let mut m = merge_all(measurements).unwrap_or_default();
+    // How each part ended is its result's to say (a rank stopped by another's error is not
+    // interrupted, though its engine saw the stop flag): taken from the parts as they stand.
+    m.interrupted = parts.iter().any(|p| p.interrupted);
+    m.stopped_by_error = parts.iter().any(|p| p.stopped_by_error);
     let mut notices: Vec<String> = Vec::new();
     for n in parts.iter().flat_map(|p| &p.notices) {
         if !notices.contains(n) {
