@@ -159,10 +159,14 @@ fn three_ranks_on_three_files_merge_exactly() {
 /// rank's added and their percentiles those of the sum; and the saved merged measurement gives
 /// the merged figures again.
 fn check_open_loop(point: &Value, ranks: usize) {
+    check_open_loop_of(&point["result"], point, ranks)
+}
+
+/// [`check_open_loop`] of a `merged` result saved beside `record`'s rank parts.
+fn check_open_loop_of(merged: &Value, record: &Value, ranks: usize) {
     use drivelab_engine::hist::{Histogram, Pct};
-    let parts = point["ranks"].as_array().expect("each rank's part saved");
+    let parts = record["ranks"].as_array().expect("each rank's part saved");
     assert_eq!(parts.len(), ranks);
-    let merged = &point["result"];
     let o = &merged["open_loop"];
     let rank = |k: usize| &parts[k]["results"][0];
     let sum = |f: &dyn Fn(&Value) -> f64| (0..ranks).map(|k| f(rank(k))).sum::<f64>();
@@ -176,8 +180,10 @@ fn check_open_loop(point: &Value, ranks: usize) {
     let window = merged["runtime_ns"].as_f64().unwrap() / 1e9;
     let achieved = o["achieved_iops"].as_f64().unwrap();
     assert!((achieved / (ops / window) - 1.0).abs() < 1e-9, "achieved {achieved}: every rank's I/Os");
-    let ranks_achieved = sum(&|r| r["open_loop"]["achieved_iops"].as_f64().unwrap());
-    assert!(achieved > 0.9 * ranks_achieved, "achieved {achieved} is the ranks' {ranks_achieved}, not one rank's");
+    // Over the longest rank's window, so below the ranks' own rates added when windows differ
+    // (short probes on a busy machine), but well above any one rank's.
+    let one = (0..ranks).map(|k| rank(k)["open_loop"]["achieved_iops"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert!(achieved > 1.3 * one, "achieved {achieved} is every rank's, not one rank's {one}");
     assert_eq!(o["late_ops"].as_f64().unwrap(), sum(&|r| r["open_loop"]["late_ops"].as_f64().unwrap()));
     for h in ["lag_ns", "total_resp_lat_ns", "tool_lag_ns"] {
         let mut added: BTreeMap<u64, u64> = BTreeMap::new();
@@ -220,6 +226,22 @@ fn ranks_at_a_rate_merge_every_ranks_open_loop() {
         let saved = Saved::load(&results_dir(&s.0.join(dir)));
         check_open_loop(&saved.points[0], n);
         check_merged(&saved.points[0], n);
+    }
+}
+
+#[test]
+fn qos_by_rate_under_mpi_judges_every_ranks_ios() {
+    // Each probe at a rate: the merged figures the verdict reads are every rank's I/Os.
+    let _alone = need_mpi!();
+    let s = Scratch::new("mpi-qos");
+    let args = ["qos", "null", "--by", "rate", "--objective", "p99<10s", "--time", "300ms", "--results", "r", "-q"];
+    let o = mpirun(2, &s.0, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let saved = Saved::load(&results_dir(&s.0.join("r")));
+    let probes: Vec<&Value> = saved.probes.iter().filter(|p| p["role"] != "saturation").collect();
+    assert!(!probes.is_empty(), "probes at rates: {:?}", saved.probes);
+    for p in probes {
+        check_open_loop_of(&p["data"]["qos"]["result"], p, 2);
     }
 }
 
