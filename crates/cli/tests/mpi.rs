@@ -159,16 +159,17 @@ fn three_ranks_on_three_files_merge_exactly() {
 /// rank's added and their percentiles those of the sum; and the saved merged measurement gives
 /// the merged figures again.
 fn check_open_loop(point: &Value, ranks: usize) {
-    check_open_loop_of(&point["result"], point, ranks)
+    check_open_loop_of(&point["result"], point, ranks, 0)
 }
 
-/// [`check_open_loop`] of a `merged` result saved beside `record`'s rank parts.
-fn check_open_loop_of(merged: &Value, record: &Value, ranks: usize) {
+/// [`check_open_loop`] of a `merged` result saved beside `record`'s rank parts (their stream
+/// `stream`).
+fn check_open_loop_of(merged: &Value, record: &Value, ranks: usize, stream: usize) {
     use drivelab_engine::hist::{Histogram, Pct};
     let parts = record["ranks"].as_array().expect("each rank's part saved");
     assert_eq!(parts.len(), ranks);
     let o = &merged["open_loop"];
-    let rank = |k: usize| &parts[k]["results"][0];
+    let rank = |k: usize| &parts[k]["results"][stream];
     let sum = |f: &dyn Fn(&Value) -> f64| (0..ranks).map(|k| f(rank(k))).sum::<f64>();
     let target = sum(&|r| r["open_loop"]["target_iops"].as_f64().unwrap());
     assert!(
@@ -241,7 +242,25 @@ fn qos_by_rate_under_mpi_judges_every_ranks_ios() {
     let probes: Vec<&Value> = saved.probes.iter().filter(|p| p["role"] != "saturation").collect();
     assert!(!probes.is_empty(), "probes at rates: {:?}", saved.probes);
     for p in probes {
-        check_open_loop_of(&p["data"]["qos"]["result"], p, 2);
+        check_open_loop_of(&p["data"]["qos"]["result"], p, 2, 0);
+    }
+}
+
+#[test]
+fn act_under_mpi_judges_every_ranks_ios() {
+    // Each of ACT's streams of each load: its merged figures (what the verdict and the max-lag
+    // check read) are every rank's I/Os.
+    let _alone = need_mpi!();
+    let s = Scratch::new("mpi-act");
+    let o = mpirun(2, &s.0, &["act", "null", "--scale", "1", "--time", "2s", "--slice", "1s", "--results", "r", "-q"]);
+    assert!(o.status.code() == Some(0) || o.status.code() == Some(3), "{}", text(&o));
+    let saved = Saved::load(&results_dir(&s.0.join("r")));
+    assert!(!saved.probes.is_empty());
+    for p in &saved.probes {
+        let streams = p["data"]["act"]["streams"].as_array().expect("ACT's streams");
+        for (i, st) in streams.iter().enumerate() {
+            check_open_loop_of(&st["result"], p, 2, i);
+        }
     }
 }
 
