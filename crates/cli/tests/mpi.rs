@@ -154,6 +154,116 @@ fn three_ranks_on_three_files_merge_exactly() {
     assert!(csv.contains(",B,") && csv.contains("r2@"), "each rank's target is listed: {csv}");
 }
 
+/// The merged open loop of `point` covers every rank: target rates and late I/Os summed,
+/// achieved every rank's I/Os over the window, the lateness and response-time histograms every
+/// rank's added and their percentiles those of the sum; and the saved merged measurement gives
+/// the merged figures again.
+fn check_open_loop(point: &Value, ranks: usize) {
+    check_open_loop_of(&point["result"], point, ranks, 0)
+}
+
+/// [`check_open_loop`] of a `merged` result saved beside `record`'s rank parts (their stream
+/// `stream`).
+fn check_open_loop_of(merged: &Value, record: &Value, ranks: usize, stream: usize) {
+    use drivelab_engine::hist::{Histogram, Pct};
+    let parts = record["ranks"].as_array().expect("each rank's part saved");
+    assert_eq!(parts.len(), ranks);
+    let o = &merged["open_loop"];
+    let rank = |k: usize| &parts[k]["results"][stream];
+    let sum = |f: &dyn Fn(&Value) -> f64| (0..ranks).map(|k| f(rank(k))).sum::<f64>();
+    let target = sum(&|r| r["open_loop"]["target_iops"].as_f64().unwrap());
+    assert!(
+        (o["target_iops"].as_f64().unwrap() / target - 1.0).abs() < 1e-9,
+        "target {} vs {target}",
+        o["target_iops"]
+    );
+    let ops = sum(&|r| r["total"]["ops"].as_f64().unwrap());
+    let window = merged["runtime_ns"].as_f64().unwrap() / 1e9;
+    let achieved = o["achieved_iops"].as_f64().unwrap();
+    assert!((achieved / (ops / window) - 1.0).abs() < 1e-9, "achieved {achieved}: every rank's I/Os");
+    // Over the longest rank's window, so below the ranks' own rates added when windows differ
+    // (short probes on a busy machine), but well above any one rank's.
+    let one = (0..ranks).map(|k| rank(k)["open_loop"]["achieved_iops"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert!(achieved > 1.3 * one, "achieved {achieved} is every rank's, not one rank's {one}");
+    assert_eq!(o["late_ops"].as_f64().unwrap(), sum(&|r| r["open_loop"]["late_ops"].as_f64().unwrap()));
+    for h in ["lag_ns", "total_resp_lat_ns", "tool_lag_ns"] {
+        let mut added: BTreeMap<u64, u64> = BTreeMap::new();
+        for k in 0..ranks {
+            for (b, c) in buckets(&rank(k)["open_loop"][h]["histogram"]) {
+                *added.entry(b).or_default() += c;
+            }
+        }
+        assert_eq!(buckets(&o[h]["histogram"]), added, "{h}: every rank's I/Os");
+        let mut all = Histogram::from_sparse(&added.iter().map(|(&b, &c)| [b, c]).collect::<Vec<_>>());
+        let ext = |f: &'static str| (0..ranks).map(move |k| rank(k)["open_loop"][h][f].as_u64().unwrap());
+        all.set_extremes(ext("min").min().unwrap(), ext("max").max().unwrap());
+        for p in Pct::ALL {
+            assert_eq!(o[h][p.name()].as_u64(), Some(all.percentile(p.value())), "{h} {}", p.name());
+        }
+    }
+    let r: drivelab_engine::result::RunResult = serde_json::from_value(merged.clone()).unwrap();
+    let f = drivelab_engine::measurement::summarize(r.measurement.as_ref().expect("saved"), &r.spec);
+    let (fo, ro) = (f.open_loop.unwrap(), r.open_loop.unwrap());
+    assert_eq!(
+        (f.total.ops, &fo.lag_ns.percentiles, &fo.lag_ns.histogram),
+        (r.total.ops, &ro.lag_ns.percentiles, &ro.lag_ns.histogram)
+    );
+}
+
+#[test]
+fn ranks_at_a_rate_merge_every_ranks_open_loop() {
+    // `--rate` is the total: each rank schedules its share, and the merged figures are every
+    // rank's (they were rank 0's alone: "fixed rate 4000 IOPS, achieved 2000 IOPS").
+    let _alone = need_mpi!();
+    let s = Scratch::new("mpi-rate");
+    let file = s.path("t{rank}.dat");
+    for (n, target, dir) in [(2, "null", "r2"), (3, file.as_str(), "r3")] {
+        let mut args = vec!["run", target, "--rw", "randread", "--rate", "3000", "--time", "2s", "--results", dir];
+        if target != "null" {
+            args.extend(["--size", "16m"]);
+        }
+        let o = mpirun(n, &s.0, &args);
+        assert!(o.status.success(), "{}", text(&o));
+        let saved = Saved::load(&results_dir(&s.0.join(dir)));
+        check_open_loop(&saved.points[0], n);
+        check_merged(&saved.points[0], n);
+    }
+}
+
+#[test]
+fn qos_by_rate_under_mpi_judges_every_ranks_ios() {
+    // Each probe at a rate: the merged figures the verdict reads are every rank's I/Os.
+    let _alone = need_mpi!();
+    let s = Scratch::new("mpi-qos");
+    let args = ["qos", "null", "--by", "rate", "--objective", "p99<10s", "--time", "300ms", "--results", "r", "-q"];
+    let o = mpirun(2, &s.0, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let saved = Saved::load(&results_dir(&s.0.join("r")));
+    let probes: Vec<&Value> = saved.probes.iter().filter(|p| p["role"] != "saturation").collect();
+    assert!(!probes.is_empty(), "probes at rates: {:?}", saved.probes);
+    for p in probes {
+        check_open_loop_of(&p["data"]["qos"]["result"], p, 2, 0);
+    }
+}
+
+#[test]
+fn act_under_mpi_judges_every_ranks_ios() {
+    // Each of ACT's streams of each load: its merged figures (what the verdict and the max-lag
+    // check read) are every rank's I/Os.
+    let _alone = need_mpi!();
+    let s = Scratch::new("mpi-act");
+    let o = mpirun(2, &s.0, &["act", "null", "--scale", "1", "--time", "2s", "--slice", "1s", "--results", "r", "-q"]);
+    assert!(o.status.code() == Some(0) || o.status.code() == Some(3), "{}", text(&o));
+    let saved = Saved::load(&results_dir(&s.0.join("r")));
+    assert!(!saved.probes.is_empty());
+    for p in &saved.probes {
+        let streams = p["data"]["act"]["streams"].as_array().expect("ACT's streams");
+        for (i, st) in streams.iter().enumerate() {
+            check_open_loop_of(&st["result"], p, 2, i);
+        }
+    }
+}
+
 #[test]
 fn three_ranks_on_three_loop_devices_merge_exactly() {
     let _alone = need_mpi!();

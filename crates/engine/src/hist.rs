@@ -100,6 +100,18 @@ pub struct Histogram {
     sum_sq: u128,
 }
 
+/// Equal when every bucket and every exact moment is (what a merge must preserve).
+impl PartialEq for Histogram {
+    fn eq(&self, other: &Self) -> bool {
+        self.n == other.n
+            && self.min == other.min
+            && self.max == other.max
+            && self.sum == other.sum
+            && self.sum_sq == other.sum_sq
+            && self.counts[..] == other.counts[..]
+    }
+}
+
 impl Default for Histogram {
     fn default() -> Self {
         Self::new()
@@ -309,6 +321,31 @@ impl Histogram {
             h.record_n(bucket_value(bucket_of(low)), c);
         }
         h
+    }
+
+    /// Non-empty buckets as (index, exact count), ascending: the raw form a measurement keeps.
+    pub fn nonempty(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.counts.iter().enumerate().filter(|(_, &c)| c != 0).map(|(i, &c)| (i, c))
+    }
+
+    /// The exact moments beside the buckets: (sum, sum of squares).
+    pub fn moments(&self) -> (u128, u128) {
+        (self.sum, self.sum_sq)
+    }
+
+    /// Rebuild exactly from raw parts (as [`Histogram::nonempty`], min, max, [`Histogram::moments`]
+    /// gave them); None when a bucket index is out of range or the counts overflow. The caller
+    /// checks that the parts agree with each other.
+    pub fn from_raw(buckets: &[(usize, u64)], min: u64, max: u64, sum: u128, sum_sq: u128) -> Option<Histogram> {
+        let mut h = Histogram::new();
+        for &(i, c) in buckets {
+            *h.counts.get_mut(i)? += c;
+            h.n = h.n.checked_add(c)?;
+        }
+        if h.n > 0 {
+            (h.min, h.max, h.sum, h.sum_sq) = (min, max, sum, sum_sq);
+        }
+        Some(h)
     }
 
     pub fn summary(&self) -> LatSummary {

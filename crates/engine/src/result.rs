@@ -159,9 +159,18 @@ pub struct CpuStats {
     pub cores: u32,
     /// The job thread that slept least: % of its window it was running or waiting for a CPU.
     pub runnable_pct: f64,
-    /// True when a job thread was running or runnable >= 90% of the time (it hardly ever waited
-    /// for the target): the CPU, not the target, was the limit.
+    /// True when a job thread was running or runnable >= 90% of the time, its pacing spin aside
+    /// (`runnable_less_spin_pct`): it hardly ever waited for the target, so the CPU, not the
+    /// target, was the limit. drivelab's own spinning towards intended times is not that.
     pub cpu_bound: bool,
+    /// Open loop with hybrid or spin pacing: the job threads' time spent spinning towards
+    /// intended times, in % of one core over the window (part of `usr_pct`).
+    #[serde(default)]
+    pub spin_pct: f64,
+    /// The job thread that slept least, its pacing spin taken out: % of its window it was
+    /// running or waiting for a CPU otherwise. `cpu_bound` is this >= 90.
+    #[serde(default)]
+    pub runnable_less_spin_pct: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -244,6 +253,11 @@ pub struct RunResult {
     /// in binary, not in the JSON).
     #[serde(skip)]
     pub verify_maps: Vec<crate::verify::GenerationMap>,
+    /// The raw measurement the figures above were derived from (`measurement::summarize`), so
+    /// they can be derived again and results merged later; compact (see
+    /// `measurement::encoding`). Absent in results saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement: Option<crate::measurement::Measurement>,
 }
 
 impl RunResult {

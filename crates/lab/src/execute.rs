@@ -328,8 +328,9 @@ impl<'a> Lab<'a> {
     }
 
     /// Run a point: its own spec, and its concurrent jobs (a fio group) started together with it,
-    /// merged into one result (`drivelab_engine::merge`: histograms added, bytes over the
-    /// longest window, as fio's group reporting).
+    /// merged into one result (`drivelab_engine::merge`: the streams' measurements merged and
+    /// summarized — histograms added, bytes over the longest window as fio's group reporting,
+    /// an open loop's rates and lateness every job's).
     pub fn measure_point(&mut self, point: &Point) -> Result<Measured, Error> {
         if point.concurrent.is_empty() {
             return self.measure(&point.spec, &point.targets);

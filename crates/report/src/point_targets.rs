@@ -10,7 +10,7 @@
 //! point ran on several targets, some of them twice, are the entries of one path merged here.
 
 use drivelab_engine::hist::LatSummary;
-use drivelab_engine::merge::merge_lat;
+use drivelab_engine::measurement::merge_summaries as merge_lat;
 use drivelab_engine::result::{DirStats, TargetResult};
 use drivelab_lab::results::PointResult;
 

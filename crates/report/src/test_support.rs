@@ -74,6 +74,8 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
                 cores: 2,
                 runnable_pct: 0.0,
                 cpu_bound: false,
+                spin_pct: 0.0,
+                runnable_less_spin_pct: 0.0,
             },
             qd_mean: 1.0,
             series: Vec::new(),
@@ -85,6 +87,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             slat_ns: None,
             verify: None,
             verify_maps: Vec::new(),
+            measurement: None,
         },
     }
 }

@@ -14,14 +14,14 @@ use std::time::Duration;
 use crate::backend::{with_backend, Backend, WithBackend};
 use crate::clock::now_ns;
 use crate::error::Error;
-use crate::hist::Histogram;
+use crate::measurement::{summarize, JobPlace, Measurement};
 use crate::pattern::BufferPool;
 use crate::replay::FileTrace;
 use crate::result::*;
-use crate::spec::{AccessSpec, EngineKind, Rate};
+use crate::spec::{AccessSpec, EngineKind};
 use crate::target::{OpenTarget, TargetKind};
 use crate::verify::{GenerationMap, Journal};
-use crate::worker::{run_job, JobCtx, JobOutput, JobVerify, Live, LATE_NS};
+use crate::worker::{run_job, JobCtx, JobOutput, JobVerify, Live};
 
 /// What the progress callback sees, about every 250 ms.
 #[derive(Clone, Debug, Default)]
@@ -340,6 +340,8 @@ fn job_thread(
     with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate, verify })
 }
 
+/// A stream's jobs as one result: each job's output as a [`Measurement`], merged, summarized
+/// (`crate::measurement`: the one merge and the one derivation of figures).
 fn aggregate(
     spec: &AccessSpec,
     targets: &[OpenTarget],
@@ -348,157 +350,21 @@ fn aggregate(
     started_unix_ms: u64,
 ) -> RunResult {
     let cores = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
-    let window = reports.iter().map(|r| r.output.window_ns).max().unwrap_or(0);
-    let mut per_target = Vec::new();
-    let (mut all_r, mut all_w, mut all_s) = (Histogram::new(), Histogram::new(), Histogram::new());
-    let (mut all_t, mut tb) = (Histogram::new(), 0u64);
-    let (mut rb, mut wb) = (0u64, 0u64);
-    for (ti, t) in targets.iter().enumerate() {
-        let mine: Vec<&JobReport> = reports.iter().filter(|r| r.target == ti).collect();
-        let tw = mine.iter().map(|r| r.output.window_ns).max().unwrap_or(0);
-        let (mut r, mut w, mut tr) = (Histogram::new(), Histogram::new(), Histogram::new());
-        let (mut trb, mut twb, mut ttb) = (0, 0, 0);
-        for j in &mine {
-            r.merge(&j.output.read);
-            w.merge(&j.output.write);
-            tr.merge(&j.output.trim);
-            all_s.merge(&j.output.sync);
-            trb += j.output.read_bytes;
-            twb += j.output.write_bytes;
-            ttb += j.output.trim_bytes;
-        }
-        let mut both = r.clone();
-        both.merge(&w);
-        both.merge(&tr);
-        per_target.push(TargetResult {
-            path: t.info.path.clone(),
-            read: DirStats::from_hist(&r, trb, tw),
-            write: DirStats::from_hist(&w, twb, tw),
-            total: DirStats::from_hist(&both, trb + twb + ttb, tw),
-        });
-        all_r.merge(&r);
-        all_w.merge(&w);
-        all_t.merge(&tr);
-        rb += trb;
-        wb += twb;
-        tb += ttb;
-    }
-    let mut all = all_r.clone();
-    all.merge(&all_w);
-    all.merge(&all_t);
-    let (mut clat_r, mut clat_w, mut slat) = (Histogram::new(), Histogram::new(), Histogram::new());
-    for r in &reports {
-        clat_r.merge(&r.output.clat_read);
-        clat_w.merge(&r.output.clat_write);
-        slat.merge(&r.output.slat);
-    }
-    let mut clat_all = clat_r.clone();
-    clat_all.merge(&clat_w);
-
-    // CPU of the job threads over their measured windows, and of io_uring's SQPOLL threads (the
-    // kernel's work of submitting, moved off the job threads: system time).
-    let usr: u64 = reports.iter().map(|r| r.output.cpu_usr_ns).sum();
-    let helpers: Option<u64> = reports.iter().filter_map(|r| r.output.helper_cpu_ns).reduce(|a, b| a + b);
-    let sys: u64 = reports.iter().map(|r| r.output.cpu_sys_ns).sum::<u64>() + helpers.unwrap_or(0);
-    let pct = |ns: u64| if window > 0 { ns as f64 / window as f64 * 100.0 } else { 0.0 };
-    let share = |r: &JobReport, ns: u64| {
-        let w = r.output.window_ns;
-        if w > 0 {
-            ns as f64 / w as f64 * 100.0
-        } else {
-            0.0
-        }
-    };
-    let busiest = reports.iter().map(|r| share(r, r.output.cpu_usr_ns + r.output.cpu_sys_ns)).fold(0.0, f64::max);
-    // Running or waiting for a CPU the whole time: the thread never waited for the target.
-    let never_slept = reports
+    let job_iops = spec.job_iops(reports.len() as u64);
+    let parts: Vec<Measurement> = reports
         .iter()
-        .map(|r| share(r, r.output.cpu_usr_ns + r.output.cpu_sys_ns + r.output.runq_wait_ns))
-        .fold(0.0, f64::max);
-    let cpu = CpuStats {
-        usr_pct: pct(usr),
-        sys_pct: pct(sys),
-        sqpoll_pct: helpers.map(pct),
-        machine_pct: pct(usr + sys) / cores as f64,
-        busiest_job_pct: busiest,
-        ns_per_io: if all.count() > 0 { (usr + sys) as f64 / all.count() as f64 } else { 0.0 },
-        cores,
-        runnable_pct: never_slept,
-        cpu_bound: never_slept >= 90.0,
-    };
-
-    // Time series: second k of every job, summed.
-    let seconds = reports.iter().map(|r| r.output.series.len()).max().unwrap_or(0);
-    let mut series = Vec::with_capacity(seconds);
-    let mut t_s = 0.0;
-    for k in 0..seconds {
-        let pts: Vec<_> = reports.iter().filter_map(|r| r.output.series.get(k)).collect();
-        let dur = pts.iter().map(|p| p.dur_ns).max().unwrap_or(1).max(1);
-        let secs = dur as f64 / 1e9;
-        let mut h = Histogram::new();
-        let (mut ro, mut wo, mut to, mut by, mut lat) = (0u64, 0u64, 0u64, 0u64, 0u128);
-        for p in &pts {
-            h.add_sparse_idx(&p.buckets);
-            ro += p.read_ops;
-            wo += p.write_ops;
-            to += p.trim_ops;
-            by += p.read_bytes + p.write_bytes + p.trim_bytes;
-            lat += p.lat_sum_ns;
-        }
-        t_s += secs;
-        let ops = ro + wo + to;
-        let open = spec.rate.is_some().then(|| {
-            let mut resp = Histogram::new();
-            for p in &pts {
-                resp.add_sparse_idx(&p.resp_buckets);
-            }
-            let lag_max = pts.iter().map(|p| p.lag_max_ns).max().unwrap_or(0);
-            (resp.percentile(99.0), lag_max, pts.iter().map(|p| p.tool_lag_max_ns).max().unwrap_or(0))
-        });
-        let n_th = spec.thresholds_ns.len();
-        let mut over_threshold_counts = vec![0u64; n_th];
-        let mut lat_over_threshold_counts = vec![0u64; if open.is_some() { n_th } else { 0 }];
-        for p in &pts {
-            crate::worker::over_counts(&p.over_threshold, n_th, &mut over_threshold_counts);
-            if open.is_some() {
-                crate::worker::over_counts(&p.lat_over_threshold, n_th, &mut lat_over_threshold_counts);
-            }
-        }
-        series.push(SeriesPoint {
-            t_s: (t_s * 1000.0).round() / 1000.0,
-            dur_ns: dur,
-            iops: ops as f64 / secs,
-            read_iops: ro as f64 / secs,
-            write_iops: wo as f64 / secs,
-            bw_bytes_per_s: by as f64 / secs,
-            lat_mean_ns: if ops > 0 { lat as f64 / ops as f64 } else { 0.0 },
-            lat_p99_ns: h.percentile(99.0),
-            resp_p99_ns: open.map(|o| o.0),
-            lag_max_ns: open.map(|o| o.1),
-            tool_lag_max_ns: open.map(|o| o.2),
-            ops,
-            over_threshold_counts,
-            lat_over_threshold_counts,
-            resp_pow2_ms: None,
-        });
-    }
-
-    let mut errors = Vec::new();
-    for r in &reports {
-        for e in &r.output.errors {
-            let path = &targets[r.target].info.path;
-            match errors.iter_mut().find(|x: &&mut ErrorStat| &x.target == path && x.errno == e.errno && x.op == e.op) {
-                Some(x) => {
-                    x.count += e.count;
-                    x.first_offset_bytes = x.first_offset_bytes.min(e.first_offset_bytes);
-                }
-                None => errors.push(ErrorStat { target: path.clone(), ..e.clone() }),
-            }
-        }
-    }
-
-    let n_jobs = reports.len().max(1) as f64;
-    let qd_mean = if window > 0 { all.sum() as f64 / window as f64 / n_jobs } else { 0.0 };
+        .map(|r| {
+            let at = JobPlace {
+                target_path: &targets[r.target].info.path,
+                target_index: r.target,
+                job_iops,
+                thresholds: spec.thresholds_ns.len(),
+                cores,
+            };
+            Measurement::of_job(&r.output, &at)
+        })
+        .collect();
+    let measurement = crate::measurement::merge::merge_all(&parts).unwrap_or_default();
     let uses_null = targets.iter().all(|t| t.info.kind == TargetKind::Null);
     let ring = reports.iter().find_map(|r| r.ring.clone());
     // What the ring was asked for and the kernel refused: said, never silently dropped.
@@ -507,6 +373,7 @@ fn aggregate(
         .flat_map(|r| r.refused.iter())
         .map(|why| format!("io_uring refused {why}; running without it"))
         .collect();
+    let f = summarize(&measurement, spec);
     RunResult {
         schema: SCHEMA,
         tool: ToolInfo { name: "drivelab".into(), version: env!("CARGO_PKG_VERSION").into() },
@@ -518,70 +385,25 @@ fn aggregate(
             job_cpus: Vec::new(),
         },
         targets: targets.iter().map(|t| t.info.clone()).collect(),
-        runtime_ns: window,
-        read: DirStats::from_hist(&all_r, rb, window).with_clat(&clat_r),
-        write: DirStats::from_hist(&all_w, wb, window).with_clat(&clat_w),
-        total: DirStats::from_hist(&all, rb + wb + tb, window).with_clat(&clat_all),
-        trim: (all_t.count() > 0).then(|| DirStats::from_hist(&all_t, tb, window)),
-        sync: (all_s.count() > 0).then(|| DirStats::from_hist(&all_s, 0, window)),
-        per_target,
-        cpu,
-        qd_mean,
-        series,
-        errors,
-        interrupted: reports.iter().any(|r| r.output.interrupted),
-        stopped_by_error: reports.iter().any(|r| r.output.stopped_by_error),
+        runtime_ns: f.runtime_ns,
+        read: f.read,
+        write: f.write,
+        total: f.total,
+        trim: f.trim,
+        sync: f.sync,
+        per_target: f.per_target,
+        cpu: f.cpu,
+        qd_mean: f.qd_mean,
+        series: f.series,
+        errors: f.errors,
+        interrupted: f.interrupted,
+        stopped_by_error: f.stopped_by_error,
         notices,
-        open_loop: spec.rate.map(|rate| open_loop_stats(spec, rate, &reports, window, all.count())),
-        slat_ns: (slat.count() > 0).then(|| slat.summary()),
+        open_loop: f.open_loop,
+        slat_ns: f.slat_ns,
         verify: None,
         verify_maps: Vec::new(),
-    }
-}
-
-/// What an open-loop run adds: response times, how late the schedule ran, whether it kept up.
-fn open_loop_stats(spec: &AccessSpec, rate: Rate, reports: &[JobReport], window: u64, ops: u64) -> OpenLoopStats {
-    let (mut rr, mut rw, mut lag, mut tool_lag) =
-        (Histogram::new(), Histogram::new(), Histogram::new(), Histogram::new());
-    for r in reports {
-        rr.merge(&r.output.resp_read);
-        rw.merge(&r.output.resp_write);
-        lag.merge(&r.output.lag);
-        tool_lag.merge(&r.output.tool_lag);
-    }
-    let mut all = rr.clone();
-    all.merge(&rw);
-    let late: u64 = reports.iter().map(|r| r.output.late_ops).sum();
-    let gave_up = reports.iter().any(|r| r.output.gave_up);
-    let final_lag = reports.iter().map(|r| r.output.final_lag_ns).max().unwrap_or(0);
-    let target_iops = spec.job_iops(reports.len() as u64).unwrap_or(0.0) * reports.len() as f64;
-    OpenLoopStats {
-        target_iops,
-        target_bw_bytes_per_s: target_iops * spec.mean_bs(),
-        arrivals: rate.arrivals,
-        achieved_iops: if window > 0 { ops as f64 / (window as f64 / 1e9) } else { 0.0 },
-        read_resp_lat_ns: rr.summary(),
-        write_resp_lat_ns: rw.summary(),
-        total_resp_lat_ns: all.summary(),
-        lag_ns: lag.summary(),
-        tool_lag_ns: Some(tool_lag.summary()),
-        late_threshold_ns: LATE_NS,
-        late_ops: late,
-        late_pct: if lag.count() > 0 { late as f64 * 100.0 / lag.count() as f64 } else { 0.0 },
-        pace: rate.pace,
-        spin_pct: {
-            let spun: u64 = reports.iter().map(|r| r.output.spin_ns).sum();
-            let windows: u64 = reports.iter().map(|r| r.output.window_ns).sum();
-            if windows > 0 {
-                spun as f64 * 100.0 / windows as f64
-            } else {
-                0.0
-            }
-        },
-        final_lag_ns: final_lag,
-        max_lag_ns: rate.max_lag_ns,
-        gave_up,
-        kept_up: !gave_up && final_lag <= LATE_NS,
+        measurement: Some(measurement),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::gate::start_margin;
 use super::*;
+use crate::spec::Rate;
 use crate::target::TargetInfo;
 
 fn null_target() -> OpenTarget {
@@ -164,4 +165,32 @@ fn a_job_that_stops_on_an_error_stops_every_job_and_what_each_measured_is_kept()
     assert!(r.runtime_ns < 30_000_000_000, "the null job stopped with the failed one: ran {} ns of 60 s", r.runtime_ns);
     let said = format!("stopped early with every job: a job on {} stopped on an error", path.display());
     assert!(r.notices.contains(&said), "{:?}", r.notices);
+}
+
+#[test]
+fn a_results_figures_are_derived_again_from_its_saved_measurement() {
+    // Two jobs on each of two targets at a rate, with thresholds: every kind of figure.
+    let spec = AccessSpec {
+        jobs: 2,
+        time_ns: Some(1_200_000_000),
+        thresholds_ns: vec![0, 1_000_000],
+        rate: Some(Rate { per_s: 4000.0, ..Default::default() }),
+        ..Default::default()
+    };
+    let targets = [null_target(), null_target()];
+    let r = run(&spec, &targets, EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    let m = r.measurement.clone().expect("a run keeps its measurement");
+    assert_eq!((m.jobs, m.targets.len(), r.per_target.len()), (4, 2, 2), "one entry per target, as given");
+    assert_eq!(crate::measurement::summarize(&m, &r.spec), crate::measurement::Figures::of(&r));
+    let back: RunResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+    assert_eq!(back.measurement.as_ref(), Some(&m), "saved and read back exactly");
+    let o = r.open_loop.as_ref().unwrap();
+    assert!((o.target_iops - 4000.0).abs() < 1e-6, "{}", o.target_iops);
+    // A result saved before measurements were kept still loads (and merges, from its figures).
+    let mut old = serde_json::to_value(&r).unwrap();
+    old.as_object_mut().unwrap().remove("measurement");
+    let old: RunResult = serde_json::from_value(old).unwrap();
+    assert!(old.measurement.is_none());
+    let merged = crate::merge::merge_results(&[old.clone(), old]);
+    assert_eq!(merged.total.ops, 2 * r.total.ops);
 }

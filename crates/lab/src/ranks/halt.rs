@@ -63,6 +63,9 @@ impl<'a> Halt<'a> {
         }
         for r in results.iter_mut().filter(|r| r.interrupted) {
             r.interrupted = false;
+            if let Some(m) = r.measurement.as_mut() {
+                m.interrupted = false;
+            }
             r.notices.push(format!("stopped early with every rank: {} stopped on an I/O error", who(rank)));
         }
     }

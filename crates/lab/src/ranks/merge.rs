@@ -1,11 +1,13 @@
-//! Every rank's part of a measurement into one result per stream: the engine's
-//! [`merge_results`] (latency histograms added bucket by bucket with exact extremes, so a merged
-//! percentile is the percentile of every rank's I/Os; I/Os and bytes over the longest rank's
-//! window; CPU added; seconds added second by second, aligned because every rank started at the
-//! same barrier), with each rank's targets named by rank and host, and a rank that was CPU-bound
-//! or fell behind its rate named in a notice.
+//! Every rank's part of a measurement into one result per stream: each rank's raw measurement
+//! (its targets named by rank and host) merged by the engine's one merge and summarized
+//! (`drivelab_engine::merge::merge_parts`): a merged percentile is the percentile of every rank's
+//! I/Os, a merged second's p99 is exact (seconds are aligned: every rank started at the same
+//! barrier), and an open loop's target and achieved rates are every rank's, its lateness every
+//! rank's I/Os', kept up only if the furthest-behind rank did. A rank that was CPU-bound or fell
+//! behind its rate is named in a notice.
 
-use drivelab_engine::merge::merge_results;
+use drivelab_engine::measurement::Measurement;
+use drivelab_engine::merge::merge_parts;
 use drivelab_engine::result::RunResult;
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::units::fmt_count;
@@ -23,15 +25,10 @@ pub fn rank_target(rank: usize, host: &str, path: &str) -> String {
 pub fn merge_ranks(parts: &[RankPart], asked: &[AccessSpec]) -> Vec<RunResult> {
     (0..asked.len())
         .map(|i| {
-            let mine: Vec<RunResult> = parts.iter().map(|p| named(&p.results[i], p.rank, &p.host)).collect();
-            let mut merged = merge_results(&mine);
+            let (mine, measurements): (Vec<RunResult>, Vec<Measurement>) =
+                parts.iter().map(|p| named(&p.results[i], p.rank, &p.host)).unzip();
+            let mut merged = merge_parts(&mine, &measurements);
             merged.spec = asked[i].clone();
-            if let (Some(o), Some(rate)) = (merged.open_loop.as_mut(), asked[i].rate.as_ref()) {
-                if rate.unit == drivelab_engine::spec::RateUnit::Iops {
-                    o.target_iops = mine.iter().filter_map(|r| r.open_loop.as_ref()).map(|o| o.target_iops).sum();
-                }
-                o.kept_up = mine.iter().all(|r| r.open_loop.as_ref().is_none_or(|o| o.kept_up));
-            }
             let mut flags = rank_flags(parts, i);
             flags.extend(uneven_windows(parts, i));
             merged.notices.splice(0..0, flags);
@@ -53,9 +50,12 @@ pub fn merge_ranks(parts: &[RankPart], asked: &[AccessSpec]) -> Vec<RunResult> {
         .collect()
 }
 
-/// `r` with its targets named by rank and host, so a merged result's per-target rows stay apart.
-fn named(r: &RunResult, rank: usize, host: &str) -> RunResult {
+/// `r` with its targets named by rank and host, so a merged result's per-target rows stay apart,
+/// and its measurement so named, its targets after those of lower ranks.
+fn named(r: &RunResult, rank: usize, host: &str) -> (RunResult, Measurement) {
     let mut r = r.clone();
+    let mut m = Measurement::of_result(&r);
+    m.regroup(rank as u64, |path| rank_target(rank, host, path));
     for t in &mut r.per_target {
         t.path = rank_target(rank, host, &t.path);
     }
@@ -65,7 +65,7 @@ fn named(r: &RunResult, rank: usize, host: &str) -> RunResult {
     for e in &mut r.errors {
         e.target = rank_target(rank, host, &e.target);
     }
-    r
+    (r, m)
 }
 
 /// Notices naming each rank whose own stream `i` was CPU-bound or fell behind its rate: a merged

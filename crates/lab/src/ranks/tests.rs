@@ -113,6 +113,7 @@ fn merged_rates_are_over_the_longest_window_and_a_rank_that_ran_long_is_named() 
     // Rank 1 descheduled at its end: its window a fifth longer than rank 0's.
     let long = parts[0].results[0].runtime_ns * 6 / 5;
     parts[1].results[0].runtime_ns = long;
+    parts[1].results[0].measurement.as_mut().expect("a rank's measurement").window_ns = long;
     let merged = &merge_ranks(&parts, std::slice::from_ref(&spec))[0];
     let ops: u64 = parts.iter().map(|p| p.results[0].total.ops).sum();
     assert_eq!(merged.runtime_ns, long);

@@ -200,6 +200,8 @@ fn cpu(jobs: &[(&Job, JobDirs)], ops: u64) -> CpuStats {
         cores: 0,
         runnable_pct: 0.0,
         cpu_bound: false,
+        spin_pct: 0.0,
+        runnable_less_spin_pct: 0.0,
     }
 }
 
