@@ -30,7 +30,8 @@ fn invalid_values_are_refused_before_anything_is_created() {
     // More job threads than the CPUs can run together: refused at once, not 81 s of start-up.
     let t = std::time::Instant::now();
     refused(&["run", &f, "--jobs", "4096", "--time", "500ms"], "cannot share one measured window", n);
-    assert!(t.elapsed() < std::time::Duration::from_secs(5), "refused in {:?}", t.elapsed());
+    // Starting the threads took 81 s; a refusal takes milliseconds (40 s: a watchdog, not a bound).
+    assert!(t.elapsed() < std::time::Duration::from_secs(40), "refused in {:?}", t.elapsed());
     // An output that cannot be written is found before measuring, not after.
     // (/proc takes no new files, even from root.)
     refused(&["run", "null", "--time", "100ms", "--json", "/proc/drivelab-r.json"], "cannot be written", None);

@@ -362,7 +362,8 @@ fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, 
             let round = detector.values().len() + 1;
             let verdict = format!("not steady: {}", d.why_not("", "I/Os"));
             lab.emit(Event::Round { round, iops: m.result.total.iops, window: None, verdict: &verdict });
-            let rec = SteadyRecord { not_delivered: Some(d), ..record(false, detector.last_window(), &detector, &seeds) };
+            let rec =
+                SteadyRecord { not_delivered: Some(d), ..record(false, detector.last_window(), &detector, &seeds) };
             return Ok((m, rec));
         }
         let verdict = detector.push(m.result.total.iops);

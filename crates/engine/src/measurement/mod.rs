@@ -25,9 +25,9 @@ use crate::hist::Histogram;
 use crate::result::ErrorStat;
 use crate::worker::{over_counts, JobOutput, SecondStats};
 
+pub use legacy::merge_summaries;
 pub use merge::merge;
 pub use summarize::{summarize, Figures};
-pub use legacy::merge_summaries;
 
 /// One direction's I/Os: latency from just before the submit call (lat), completion latency
 /// (clat, asynchronous backends), and the bytes moved. The I/O count is `lat.count()`.

@@ -359,7 +359,9 @@ fn undelivered_stream(streams: &[StreamResult]) -> Option<String> {
 
 /// The first stream stopped by (or carrying) an I/O error.
 pub fn errored_stream(streams: &[StreamResult]) -> Option<&StreamResult> {
-    streams.iter().find(|s| s.result.errored())
+    // A stream with an error of its own first: the others were stopped by it (the engine stops
+    // every job of a run when one stops on an error) and say only that.
+    streams.iter().find(|s| !s.result.errors.is_empty()).or_else(|| streams.iter().find(|s| s.result.errored()))
 }
 
 /// [`errored_stream`], said with its error.
