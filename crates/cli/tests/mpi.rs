@@ -237,7 +237,9 @@ fn qos_by_rate_under_mpi_judges_every_ranks_ios() {
     let s = Scratch::new("mpi-qos");
     let args = ["qos", "null", "--by", "rate", "--objective", "p99<10s", "--time", "300ms", "--results", "r", "-q"];
     let o = mpirun(2, &s.0, &args);
-    assert!(o.status.success(), "{}", text(&o));
+    // On a busy machine a rate may not be delivered (never a pass): "no load meets" is exit 3;
+    // what is checked is the merge of every probe either way.
+    assert!(o.status.code() == Some(0) || o.status.code() == Some(3), "{}", text(&o));
     let saved = Saved::load(&results_dir(&s.0.join("r")));
     let probes: Vec<&Value> = saved.probes.iter().filter(|p| p["role"] != "saturation").collect();
     assert!(!probes.is_empty(), "probes at rates: {:?}", saved.probes);
