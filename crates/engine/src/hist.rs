@@ -202,14 +202,15 @@ impl Histogram {
         if other.n == 0 {
             return;
         }
+        // Saturating: a histogram read back from a forged saved result cannot overflow a merge.
         for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
-            *a += *b;
+            *a = a.saturating_add(*b);
         }
-        self.n += other.n;
+        self.n = self.n.saturating_add(other.n);
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
-        self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
+        self.sum = self.sum.saturating_add(other.sum);
+        self.sum_sq = self.sum_sq.saturating_add(other.sum_sq);
     }
 
     pub fn clear(&mut self) {

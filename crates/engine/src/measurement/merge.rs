@@ -1,6 +1,7 @@
 //! The one merge of measurements: associative and commutative, so jobs, targets, streams and
 //! ranks can be combined in any grouping and order and give the measurement of one stream that
-//! saw every I/O. Counts, bytes and nanoseconds add; histograms add bucket by bucket (their exact
+//! saw every I/O. Counts, bytes and nanoseconds add (saturating: a forged saved measurement
+//! cannot overflow them, and saturating addition stays associative and commutative); histograms add bucket by bucket (their exact
 //! extremes and moments with them); extremes and per-job maxima take the maximum (or minimum, a
 //! first error's offset); flags are "any". Seconds are added second by second (every part counts
 //! them from the common start). Targets merge by (order, path) and errors by (target, op, errno), and
@@ -14,7 +15,7 @@ use crate::result::ErrorStat;
 pub fn merge(a: &Measurement, b: &Measurement) -> Measurement {
     Measurement {
         window_ns: a.window_ns.max(b.window_ns),
-        jobs: a.jobs + b.jobs,
+        jobs: a.jobs.saturating_add(b.jobs),
         read: dir(&a.read, &b.read),
         write: dir(&a.write, &b.write),
         trim: dir(&a.trim, &b.trim),
@@ -50,19 +51,19 @@ fn hist(a: &Histogram, b: &Histogram) -> Histogram {
 }
 
 fn dir(a: &Dir, b: &Dir) -> Dir {
-    Dir { lat: hist(&a.lat, &b.lat), clat: hist(&a.clat, &b.clat), bytes: a.bytes + b.bytes }
+    Dir { lat: hist(&a.lat, &b.lat), clat: hist(&a.clat, &b.clat), bytes: a.bytes.saturating_add(b.bytes) }
 }
 
 fn cpu(a: &Cpu, b: &Cpu) -> Cpu {
     Cpu {
-        usr_ns: a.usr_ns + b.usr_ns,
-        sys_ns: a.sys_ns + b.sys_ns,
+        usr_ns: a.usr_ns.saturating_add(b.usr_ns),
+        sys_ns: a.sys_ns.saturating_add(b.sys_ns),
         helper_ns: match (a.helper_ns, b.helper_ns) {
-            (Some(x), Some(y)) => Some(x + y),
+            (Some(x), Some(y)) => Some(x.saturating_add(y)),
             (x, y) => x.or(y),
         },
-        runq_wait_ns: a.runq_wait_ns + b.runq_wait_ns,
-        spin_ns: a.spin_ns + b.spin_ns,
+        runq_wait_ns: a.runq_wait_ns.saturating_add(b.runq_wait_ns),
+        spin_ns: a.spin_ns.saturating_add(b.spin_ns),
         busiest_job_ppm: a.busiest_job_ppm.max(b.busiest_job_ppm),
         runnable_ppm: a.runnable_ppm.max(b.runnable_ppm),
         runnable_less_spin_ppm: a.runnable_less_spin_ppm.max(b.runnable_less_spin_ppm),
@@ -76,11 +77,11 @@ fn open_loop(a: &OpenLoop, b: &OpenLoop) -> OpenLoop {
         resp_write: hist(&a.resp_write, &b.resp_write),
         lag: hist(&a.lag, &b.lag),
         tool_lag: hist(&a.tool_lag, &b.tool_lag),
-        late_ops: a.late_ops + b.late_ops,
+        late_ops: a.late_ops.saturating_add(b.late_ops),
         gave_up: a.gave_up || b.gave_up,
         final_lag_ns: a.final_lag_ns.max(b.final_lag_ns),
-        target_uiops: a.target_uiops + b.target_uiops,
-        paced_window_ns: a.paced_window_ns + b.paced_window_ns,
+        target_uiops: a.target_uiops.saturating_add(b.target_uiops),
+        paced_window_ns: a.paced_window_ns.saturating_add(b.paced_window_ns),
     }
 }
 
@@ -106,7 +107,7 @@ pub(crate) fn merge_errors(mut a: Vec<ErrorStat>, b: Vec<ErrorStat>) -> Vec<Erro
     for e in b {
         match a.iter_mut().find(|x| x.target == e.target && x.op == e.op && x.errno == e.errno) {
             Some(x) => {
-                x.count += e.count;
+                x.count = x.count.saturating_add(e.count);
                 x.first_offset_bytes = x.first_offset_bytes.min(e.first_offset_bytes);
                 if e.error < x.error {
                     x.error = e.error;
@@ -126,7 +127,7 @@ pub(crate) fn sparse(a: &[(u16, u64)], b: &[(u16, u64)]) -> Vec<(u16, u64)> {
     while i < a.len() || j < b.len() {
         match (a.get(i), b.get(j)) {
             (Some(x), Some(y)) if x.0 == y.0 => {
-                out.push((x.0, x.1 + y.1));
+                out.push((x.0, x.1.saturating_add(y.1)));
                 i += 1;
                 j += 1;
             }
@@ -149,17 +150,19 @@ pub(crate) fn sparse(a: &[(u16, u64)], b: &[(u16, u64)]) -> Vec<(u16, u64)> {
 }
 
 fn add_counts(a: &[u64], b: &[u64]) -> Vec<u64> {
-    (0..a.len().max(b.len())).map(|i| a.get(i).copied().unwrap_or(0) + b.get(i).copied().unwrap_or(0)).collect()
+    (0..a.len().max(b.len()))
+        .map(|i| a.get(i).copied().unwrap_or(0).saturating_add(b.get(i).copied().unwrap_or(0)))
+        .collect()
 }
 
 fn second(a: &Second, b: &Second) -> Second {
     Second {
         dur_ns: a.dur_ns.max(b.dur_ns),
-        read_ops: a.read_ops + b.read_ops,
-        write_ops: a.write_ops + b.write_ops,
-        trim_ops: a.trim_ops + b.trim_ops,
-        bytes: a.bytes + b.bytes,
-        lat_sum_ns: a.lat_sum_ns + b.lat_sum_ns,
+        read_ops: a.read_ops.saturating_add(b.read_ops),
+        write_ops: a.write_ops.saturating_add(b.write_ops),
+        trim_ops: a.trim_ops.saturating_add(b.trim_ops),
+        bytes: a.bytes.saturating_add(b.bytes),
+        lat_sum_ns: a.lat_sum_ns.saturating_add(b.lat_sum_ns),
         lat: sparse(&a.lat, &b.lat),
         resp: sparse(&a.resp, &b.resp),
         over: add_counts(&a.over, &b.over),

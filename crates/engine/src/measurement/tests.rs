@@ -414,3 +414,20 @@ fn decode(s: &str) -> Vec<u8> {
     }
     out
 }
+
+#[test]
+fn merging_forged_measurements_at_the_limits_saturates_instead_of_overflowing() {
+    // A saved measurement is input: a forged one may hold counts near u64::MAX. Merging it (a
+    // report merges saved ranks and groups) must neither panic nor wrap to a small number.
+    let mut rng = fastrand::Rng::with_seed(11);
+    let mut big = measure(&samples(&mut rng, 50), true);
+    big.jobs = u64::MAX - 1;
+    big.read.bytes = u64::MAX - 3;
+    big.cpu.usr_ns = u64::MAX;
+    big.series.push(Second { read_ops: u64::MAX, bytes: u64::MAX, ..Default::default() });
+    let m = merge(&big, &big);
+    assert_eq!((m.jobs, m.read.bytes, m.cpu.usr_ns), (u64::MAX, u64::MAX, u64::MAX));
+    let last = m.series.last().unwrap();
+    assert_eq!((last.read_ops, last.bytes), (u64::MAX, u64::MAX));
+    assert_eq!(merge(&m, &big), merge(&big, &m), "still commutative at the limit");
+}
