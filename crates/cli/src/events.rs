@@ -38,11 +38,40 @@ pub struct Printer {
     live: Option<progress::Live>,
     filling: Option<progress::Filling>,
     probe: String,
+    /// The point running (plans and suites), for the notices it raises.
+    point: Option<usize>,
+    /// A plan's place and time left, on the live line.
+    plan: Option<progress::PlanClock>,
+    /// Every notice said, each once, with the points (or the number of times) it was raised.
+    notices: Vec<Said>,
+}
+
+/// A notice said once however often it was raised: a `--size` on a device is the same notice
+/// for every point of a suite, and eight copies of it hide whatever else was said.
+struct Said {
+    text: String,
+    points: Vec<usize>,
+    times: usize,
 }
 
 impl Printer {
     pub fn new(style: Style, quiet: bool, to_stderr: bool) -> Printer {
-        Printer { style, quiet, to_stderr, live: None, filling: None, probe: String::new() }
+        Printer {
+            style,
+            quiet,
+            to_stderr,
+            live: None,
+            filling: None,
+            probe: String::new(),
+            point: None,
+            plan: None,
+            notices: Vec::new(),
+        }
+    }
+
+    /// The points a plan will run (index, configured time), for its live line's ETA.
+    pub fn plan_points(&mut self, points: Vec<(usize, Option<u64>)>) {
+        self.plan = Some(progress::PlanClock::new(points));
     }
 
     /// Where lines for people go.
@@ -67,14 +96,28 @@ impl Printer {
         }
     }
 
-    /// A warning or an error: on stderr, quiet or not; wrapped on a terminal, one line in a log.
+    /// A warning or an error: on stderr, quiet or not; wrapped on a terminal (or to `$COLUMNS`),
+    /// one line in a log.
     fn warn(&mut self, text: &str) {
         self.clear();
         let line = format!("drivelab: {text}");
-        match term::terminal_width(Stream::Stderr) {
+        match term::warning_width() {
             Some(w) => eprintln!("{}", term::wrap(&line, w)),
             None => eprintln!("{line}"),
         }
+    }
+
+    /// A notice, the first time it is raised; later ones are counted, and [`Self::finish`] says
+    /// which points it concerned.
+    fn notice(&mut self, text: &str) {
+        let point = self.point;
+        if let Some(said) = self.notices.iter_mut().find(|s| s.text == text) {
+            said.times += 1;
+            said.points.extend(point.filter(|p| !said.points.contains(p)));
+            return;
+        }
+        self.notices.push(Said { text: text.to_string(), points: point.into_iter().collect(), times: 1 });
+        self.warn(text);
     }
 
     /// Every I/O error of `r`, on stderr (`what`: which point or probe it was, if several run).
@@ -101,7 +144,7 @@ impl Printer {
     pub fn event(&mut self, e: Event) {
         match e {
             Event::ResultsDir(d) => self.say(&format!("results: {}", d.display())),
-            Event::Notice(n) => self.warn(n),
+            Event::Notice(n) => self.notice(n),
             Event::Fill { path, done_bytes, total_bytes } => {
                 let show = !self.quiet;
                 self.filling.get_or_insert_with(|| progress::Filling::new(path, total_bytes, show)).update(done_bytes)
@@ -110,11 +153,18 @@ impl Printer {
                 self.say(&format!("preconditioning {target}: sequential 128 KiB write, pass {pass} of {passes}"))
             }
             Event::PointStart { point, total } => {
+                self.point = Some(point.index);
+                if let Some(c) = &mut self.plan {
+                    c.start(point.index, std::time::Instant::now());
+                }
                 if self.style == Style::Points {
                     self.say(&format!("[{}/{}] {} on {}", point.index, total, point.label, point.targets.join(" ")))
                 }
             }
             Event::PointSkip { point } => {
+                if let Some(c) = &mut self.plan {
+                    c.skip(point.index);
+                }
                 self.say(&format!("[{}] {}: done in an earlier run, skipped", point.index, point.label))
             }
             Event::Round { round, iops, window, verdict } => {
@@ -144,13 +194,17 @@ impl Printer {
                     f.finish();
                 }
                 let show = !self.quiet;
-                self.live.get_or_insert_with(|| progress::Live::new(show)).update(p)
+                let at = self.plan.as_ref().map(|c| c.line(std::time::Instant::now(), p.remaining_ns));
+                self.live.get_or_insert_with(|| progress::Live::new(show)).update(p, at.as_deref())
             }
             Event::MeasureEnd => self.clear(),
         }
     }
 
     fn point_done(&mut self, record: &PointResult) {
+        if let Some(c) = &mut self.plan {
+            c.finish(std::time::Instant::now());
+        }
         if self.style == Style::Points {
             self.say(&point_line(record));
             let what = format!("point {} ({}): ", record.point.index, record.point.label);
@@ -182,7 +236,42 @@ impl Printer {
 
     pub fn finish(mut self) {
         self.clear();
+        let repeated: Vec<String> = self.notices.iter().filter(|s| s.times > 1).map(said_once).collect();
+        for line in repeated {
+            self.warn(&line);
+        }
     }
+}
+
+/// The line closing a notice raised more than once: which points it concerned (or how often it
+/// was raised, outside a plan), naming it by its first words.
+fn said_once(s: &Said) -> String {
+    let start: Vec<&str> = s.text.split_whitespace().take(6).collect();
+    let start = start.join(" ");
+    let ellipsis = if start.len() < s.text.trim().len() { "…" } else { "" };
+    let which = if s.points.len() > 1 {
+        format!("it concerns points {}", point_ranges(&s.points))
+    } else {
+        format!("it was raised {} times", s.times)
+    };
+    format!("the notice \"{start}{ellipsis}\" above was said once; {which}")
+}
+
+/// `1-8, 10`: point numbers, consecutive ones as a range.
+fn point_ranges(points: &[usize]) -> String {
+    let mut sorted = points.to_vec();
+    sorted.sort_unstable();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i { format!("{}-{}", sorted[i], sorted[j]) } else { sorted[i].to_string() });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 /// "      12.3k IOPS  48.1 MB/s  p50 80.0µs  p99 1.20ms  cpu 14%  4.10 W".
@@ -338,6 +427,19 @@ mod tests {
     fn fail_lines(p: &ProbeResult) -> Vec<String> {
         let run = p.act().unwrap();
         act_slices(p, run).lines().filter(|l| l.starts_with("  FAIL ")).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_repeated_notice_is_said_once_naming_its_points() {
+        assert_eq!(point_ranges(&[3, 1, 2, 5, 7, 8]), "1-3, 5, 7-8");
+        let s =
+            Said { text: "/dev/loop7 is a block device of 512 MiB; --size".into(), points: vec![1, 2, 3], times: 3 };
+        assert_eq!(
+            said_once(&s),
+            "the notice \"/dev/loop7 is a block device of…\" above was said once; it concerns points 1-3"
+        );
+        let s = Said { text: "short one".into(), points: Vec::new(), times: 4 };
+        assert_eq!(said_once(&s), "the notice \"short one\" above was said once; it was raised 4 times");
     }
 
     #[test]

@@ -29,12 +29,13 @@ pub fn run(args: &InfoArgs) -> Result<Outcome, Error> {
                     if i > 0 {
                         stdout_line("");
                     }
-                    stdout_text(&render(&r));
+                    let width = crate::term::width(crate::term::Stream::Stdout);
+                    stdout_text(&crate::term::wrap(&render(&r), width));
                 }
                 entries.push(Entry::Report(Box::new(r)));
             }
             Err(e) => {
-                eprintln!("drivelab: {path}: {}", e.cli_message());
+                crate::term::eprint_warning(&format!("drivelab: {path}: {}", e.cli_message()));
                 entries.push(Entry::Failed { path: path.clone(), error: e.cli_message() });
                 failed.push(e);
             }

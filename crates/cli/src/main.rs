@@ -53,6 +53,8 @@ fn main() {
             std::process::exit(if output::stdout_failed() { 1 } else { 0 });
         }
     };
+    // Every table is fitted to the width of the screen (or $COLUMNS, else 80) its text goes to.
+    drivelab_report::fit::set_width(term::width(term::Stream::Stdout));
     if let Err(e) = cli.take_filenames() {
         eprintln!("drivelab: {}", e.cli_message());
         std::process::exit(2);
@@ -95,7 +97,7 @@ fn main() {
             130
         }
         Err(e) => {
-            eprintln!("drivelab: {}", e.cli_message());
+            term::eprint_warning(&format!("drivelab: {}", e.cli_message()));
             if let drivelab_engine::Error::NeedsDestroy { devices, .. } = e.root() {
                 eprintln!("to run it so: {}", with_destroy(devices));
             }

@@ -40,35 +40,34 @@ pub fn load(file: &Path, targets: plan::Targets, vars: &[String]) -> Result<plan
 /// Every point (and the precondition), in run order, with its estimated duration; for points
 /// made from a fio job file, each job's drivelab fields and targets too.
 pub fn dry_run(plan: &Plan, jobs: bool) {
+    // Each line wrapped to the screen (a point's targets continue under it).
+    let width = term::width(Stream::Stdout);
+    let say = |line: &str| crate::output::stdout_line(&term::wrap(line, width));
     for n in &plan.source_notices {
-        crate::output::stdout_line(&format!("notice: {n}"));
+        say(&format!("notice: {n}"));
     }
-    crate::output::stdout_line(&format!("plan {}: {} points", plan.name, plan.points.len()));
+    say(&format!("plan {}: {} points", plan.name, plan.points.len()));
     if let Some(p) = &plan.precondition {
         let est = p.estimate_ns.map(fmt_elapsed).unwrap_or_else(|| "until its io_size is done".into());
-        crate::output::stdout_line(&format!("  precondition {} on each target: {est}", p.label));
+        say(&format!("  precondition {} on each target: {est}", p.label));
     }
     for p in &plan.points {
         let est = p.estimate_ns.map(fmt_elapsed).unwrap_or_else(|| "io_size-bound".into());
-        crate::output::stdout_line(&format!("  {:>4}  {:<40} {:>9}  {}", p.index, p.label, est, p.targets.join(" ")));
+        say(&format!("  {:>4}  {:<40} {:>9}  {}", p.index, p.label, est, p.targets.join(" ")));
         if jobs {
             let job = |name: &str, fields: &[(String, String)], targets: &[String]| {
                 let f: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 format!("        {name}: {} on {}", f.join(" "), targets.join(" "))
             };
-            crate::output::stdout_line(&job(&p.step, &p.fields, &p.targets));
+            say(&job(&p.step, &p.fields, &p.targets));
             for c in &p.concurrent {
-                crate::output::stdout_line(&job(&c.name, &c.fields, &c.targets));
+                say(&job(&c.name, &c.fields, &c.targets));
             }
         }
     }
     match plan.estimate_ns() {
-        Some(t) => crate::output::stdout_line(&format!(
-            "estimated total: {} (with {} pauses)",
-            fmt_elapsed(t),
-            fmt_elapsed(plan.pause_ns)
-        )),
-        None => crate::output::stdout_line("estimated total: unknown (some points end by io_size, not time)"),
+        Some(t) => say(&format!("estimated total: {} (with {} pauses)", fmt_elapsed(t), fmt_elapsed(plan.pause_ns))),
+        None => say("estimated total: unknown (some points end by io_size, not time)"),
     }
 }
 
@@ -141,6 +140,7 @@ pub fn execute(
         no_prep: steady.no_prep,
     };
     let mut printer = Printer::new(Style::Points, quiet, false);
+    printer.plan_points(plan.points.iter().map(|p| (p.index, p.estimate_ns)).collect());
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(safety, power_cmd)?, &mut sink);
     let (dir, outcome) = match resume {

@@ -5,8 +5,14 @@
 //! a second closes, so during the first second (or a second in which nothing completed) the
 //! line says nothing about p99 rather than `p99 0ns`. Rates are in MB/s (10^6 bytes), like every
 //! other rate drivelab prints.
+//!
+//! A plan or suite's live line starts with the whole run's place and time left ([`PlanClock`]:
+//! "point 12/40, ETA 3m10s"): a 43-minute suite that shows only its current point leaves the
+//! reader guessing. The ETA comes from the points' configured times (time + ramp), scaled by how
+//! long the finished points really took against theirs (preparation, steady-state rounds and
+//! pauses make a point longer than its time), so it corrects itself as the run goes.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use drivelab_engine::run::Progress;
 use drivelab_engine::units::{fmt_count, fmt_elapsed, fmt_ns};
@@ -56,8 +62,12 @@ impl Live {
         pb.enable_steady_tick(Duration::from_millis(500));
         Live { pb }
     }
-    pub fn update(&mut self, p: &Progress) {
-        self.pb.set_message(term::fit(&live_line(p), term::width(Stream::Stderr)));
+    pub fn update(&mut self, p: &Progress, plan: Option<&str>) {
+        let line = match plan {
+            Some(at) => format!("{at} · {}", live_line(p)),
+            None => live_line(p),
+        };
+        self.pb.set_message(term::fit(&line, term::width(Stream::Stderr)));
     }
     pub fn finish(self) {
         self.pb.finish_and_clear();
@@ -80,6 +90,93 @@ fn live_line(p: &Progress) -> String {
         line += &format!(" · p99 {}", fmt_ns(p.p99_ns as f64));
     }
     line
+}
+
+/// Where a plan is and how long the rest should take: each point's configured time, and the
+/// measured durations of the points done. Instants are passed in, so a test controls the clock.
+pub struct PlanClock {
+    /// Each point still to finish: its index and configured time (None: it ends by its I/O
+    /// size), in run order.
+    left: Vec<(usize, Option<u64>)>,
+    /// The points' total (including any done in an earlier run).
+    total: usize,
+    /// The point running and when it started.
+    current: Option<(usize, Option<u64>, Instant)>,
+    /// The finished points: configured time (if any) and how long each took.
+    done: Vec<(Option<u64>, u64)>,
+}
+
+impl PlanClock {
+    pub fn new(points: Vec<(usize, Option<u64>)>) -> PlanClock {
+        PlanClock { total: points.len(), left: points, current: None, done: Vec::new() }
+    }
+
+    /// A point done in an earlier run (resume): nothing left of it.
+    pub fn skip(&mut self, index: usize) {
+        self.left.retain(|(i, _)| *i != index);
+    }
+
+    pub fn start(&mut self, index: usize, now: Instant) {
+        let est = self.left.iter().find(|(i, _)| *i == index).and_then(|(_, e)| *e);
+        self.left.retain(|(i, _)| *i != index);
+        self.current = Some((index, est, now));
+    }
+
+    pub fn finish(&mut self, now: Instant) {
+        if let Some((_, est, at)) = self.current.take() {
+            self.done.push((est, now.saturating_duration_since(at).as_nanos() as u64));
+        }
+    }
+
+    /// How long the finished points took for each configured nanosecond (1 before any).
+    fn ratio(&self) -> f64 {
+        let (est, took) = self
+            .done
+            .iter()
+            .filter_map(|(e, took)| e.map(|e| (e, *took)))
+            .fold((0u64, 0u64), |(a, b), (e, t)| (a.saturating_add(e), b.saturating_add(t)));
+        if est == 0 {
+            1.0
+        } else {
+            took as f64 / est as f64
+        }
+    }
+
+    /// The mean duration of a finished point: the guess for one with no configured time.
+    fn mean_took(&self) -> Option<f64> {
+        (!self.done.is_empty()).then(|| self.done.iter().map(|(_, t)| *t as f64).sum::<f64>() / self.done.len() as f64)
+    }
+
+    /// The time left of the whole run at `now`; `point_left_ns`, the running point's measurement
+    /// time left when the engine knows it. None when a point's time cannot be guessed yet.
+    pub fn eta_ns(&self, now: Instant, point_left_ns: Option<u64>) -> Option<u64> {
+        let ratio = self.ratio();
+        let guess = |est: Option<u64>| est.map(|e| e as f64 * ratio).or_else(|| self.mean_took());
+        let mut left = 0.0;
+        if let Some((_, est, at)) = &self.current {
+            let elapsed = now.saturating_duration_since(*at).as_nanos() as f64;
+            let by_estimate = guess(*est).map(|g| (g - elapsed).max(0.0));
+            left += match (point_left_ns, by_estimate) {
+                (Some(l), Some(g)) => g.max(l as f64),
+                (Some(l), None) => l as f64,
+                (None, g) => g?,
+            };
+        }
+        for (_, est) in &self.left {
+            left += guess(*est)?;
+        }
+        Some(left.round() as u64)
+    }
+
+    /// "point 12/40, ETA 3m10s" (no ETA while it cannot be guessed).
+    pub fn line(&self, now: Instant, point_left_ns: Option<u64>) -> String {
+        let at = self.current.as_ref().map_or(0, |c| c.0);
+        let mut s = format!("point {at}/{}", self.total);
+        if let Some(eta) = self.eta_ns(now, point_left_ns) {
+            s += &format!(", ETA {}", fmt_elapsed(eta));
+        }
+        s
+    }
 }
 
 /// A rate in MB/s (10^6 bytes per second), or GB/s from 10 000 MB/s.
@@ -106,6 +203,41 @@ mod tests {
             ramping: false,
             stopped_by_error: false,
         }
+    }
+
+    #[test]
+    fn a_plans_eta_comes_from_the_points_times_then_from_how_long_they_took() {
+        const S: u64 = 1_000_000_000;
+        let t0 = Instant::now();
+        let at = |s: f64| t0 + Duration::from_secs_f64(s);
+        let mut c = PlanClock::new(vec![(1, Some(10 * S)), (2, Some(10 * S)), (3, Some(20 * S))]);
+        c.start(1, at(0.0));
+        // By the configured times: 10s of point 1 (4 already gone), then 10 + 20.
+        assert_eq!(c.eta_ns(at(4.0), None), Some(36 * S));
+        assert_eq!(c.line(at(4.0), None), format!("point 1/3, ETA {}", fmt_elapsed(36 * S)));
+        // Point 1 took 15s for its 10 (preparation, say): the rest are guessed 1.5 times longer.
+        c.finish(at(15.0));
+        c.start(2, at(15.0));
+        assert_eq!(c.eta_ns(at(15.0), None), Some(45 * S));
+        // The engine's own time left of the running point counts when it says more.
+        assert_eq!(c.eta_ns(at(29.0), Some(5 * S)), Some(35 * S));
+        c.finish(at(30.0));
+        c.start(3, at(30.0));
+        assert_eq!(c.eta_ns(at(40.0), None), Some(20 * S));
+    }
+
+    #[test]
+    fn a_point_without_a_time_is_guessed_from_the_points_done() {
+        const S: u64 = 1_000_000_000;
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut c = PlanClock::new(vec![(1, None), (2, None), (3, Some(4 * S))]);
+        c.skip(1);
+        c.start(2, at(0));
+        assert_eq!(c.line(at(1), None), "point 2/3", "no guess before a point is done");
+        c.finish(at(6));
+        c.start(3, at(6));
+        assert_eq!(c.eta_ns(at(6), None), Some(4 * S));
     }
 
     #[test]

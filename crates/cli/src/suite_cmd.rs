@@ -14,11 +14,11 @@ use crate::run_cmd::Outcome;
 pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     let Some(name) = &args.name else {
         stdout_line("suites (drivelab suite NAME [TARGET...] [--time DUR | --scale F]):");
+        // Each suite's description continued under itself, so the names stay a column.
+        let width = crate::term::width(crate::term::Stream::Stdout);
         for s in SUITES {
-            stdout_line(&format!(
-                "  {:<8} {}: {} [default {} per point]",
-                s.name, s.reproduces, s.about, s.default_time
-            ));
+            let line = format!("  {:<8} {}: {} [default {} per point]", s.name, s.reproduces, s.about, s.default_time);
+            stdout_line(&crate::term::wrap_under(&line, width, Some(11)));
         }
         return Ok(Outcome::Done);
     };
@@ -32,11 +32,11 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     if args.verify || args.verify_after {
         let left_out = drivelab_lab::verify::verify_plan(&mut plan, args.verify_after);
         if !left_out.is_empty() {
-            eprintln!(
+            crate::term::eprint_warning(&format!(
                 "notice: --verify: {} point(s) write zeros, which cannot carry a header, and run unverified: {}",
                 left_out.len(),
                 left_out.join(", ")
-            );
+            ));
         }
     }
     if args.dry_run {

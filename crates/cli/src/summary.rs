@@ -105,7 +105,7 @@ pub fn render(r: &RunResult, width: usize) -> String {
     if let Some(o) = &r.open_loop {
         open_loop_lines(&mut out, o, layout);
     }
-    per_target(&mut out, r);
+    per_target(&mut out, r, width);
     cpu_lines(&mut out, r);
     verify_lines(&mut out, r);
     problems(&mut out, r);
@@ -227,20 +227,30 @@ fn lat_definition(out: &mut String, r: &RunResult) {
     }
 }
 
-fn per_target(out: &mut String, r: &RunResult) {
+/// A line per target; a path too long for the line is abbreviated from the left (its end names
+/// the file), so the figures stay a column.
+fn per_target(out: &mut String, r: &RunResult, width: usize) {
     if r.per_target.len() < 2 {
         return;
     }
     let _ = writeln!(out, "\n  per target:");
-    for t in &r.per_target {
-        let _ = writeln!(
-            out,
-            "  {:<24} {:>7} IOPS {:>8.1} MB/s  p99 {}",
-            t.path,
-            fmt_count(t.total.iops),
-            t.total.bw_mb_per_s,
-            fmt_ns(t.total.lat_ns.p(Pct::P99) as f64)
-        );
+    let figures: Vec<String> = r
+        .per_target
+        .iter()
+        .map(|t| {
+            format!(
+                " {:>7} IOPS {:>8.1} MB/s  p99 {}",
+                fmt_count(t.total.iops),
+                t.total.bw_mb_per_s,
+                fmt_ns(t.total.lat_ns.p(Pct::P99) as f64)
+            )
+        })
+        .collect();
+    let room = width.saturating_sub(2 + figures.iter().map(|f| term::columns(f)).max().unwrap_or(0));
+    let paths: Vec<String> = r.per_target.iter().map(|t| term::keep_end(&t.path, room)).collect();
+    let w = paths.iter().map(|p| term::columns(p)).max().unwrap_or(0).max(24);
+    for (p, f) in paths.iter().zip(&figures) {
+        let _ = writeln!(out, "  {p:<w$}{f}");
     }
 }
 
@@ -248,11 +258,12 @@ fn cpu_lines(out: &mut String, r: &RunResult) {
     let c = &r.cpu;
     let _ = writeln!(
         out,
-        "\n  cpu    usr {:.1}% sys {:.1}% of a core ({:.1}% of {} cores), {} per I/O",
+        "\n  cpu    usr {:.1}% sys {:.1}% of a core ({:.1}% of {} core{}), {} per I/O",
         c.usr_pct,
         c.sys_pct,
         c.machine_pct,
         c.cores,
+        if c.cores == 1 { "" } else { "s" },
         fmt_ns(c.ns_per_io)
     );
     if let Some(sq) = c.sqpoll_pct {

@@ -7,8 +7,9 @@
 //!
 //! The width comes from the terminal the line goes to (`TIOCGWINSZ`), else from `$COLUMNS`, else
 //! 80: a file or a pipe has no width, and 80 is what a log, a mail or a review quotes. Warnings
-//! and errors on stderr are the exception: wrapped on a terminal only, so that in a log each
-//! stays one line that `grep` finds whole.
+//! and errors on stderr are the exception: wrapped on a terminal, or to `$COLUMNS` when it is set
+//! (someone asked for that width), so that in a plain log each stays one line that `grep` finds
+//! whole ([`warning_width`]).
 //! Widths are counted in characters: everything drivelab writes (`·`, `│`, `µ`, `—`) is one
 //! column wide.
 
@@ -42,6 +43,20 @@ fn tty_width(fd: libc::c_int) -> Option<usize> {
     // descriptor that is not a terminal it fails (ENOTTY) and writes nothing.
     let r = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) };
     (r == 0 && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+}
+
+/// The width warnings and errors on stderr are wrapped at: the terminal's, else `$COLUMNS`'s;
+/// None (one line each) in a log.
+pub fn warning_width() -> Option<usize> {
+    terminal_width(Stream::Stderr).or_else(env_width)
+}
+
+/// A warning or an error on stderr, wrapped at [`warning_width`] when there is one.
+pub fn eprint_warning(line: &str) {
+    match warning_width() {
+        Some(w) => eprintln!("{}", wrap(line, w)),
+        None => eprintln!("{line}"),
+    }
 }
 
 /// `$COLUMNS`, when it is a positive number.

@@ -511,3 +511,27 @@ fn ranks_on_three_hosts_over_tcp_merge_into_one_result() {
         .collect();
     assert_eq!(facts, ["dlt0", "dlt1", "dlt2"]);
 }
+
+/// Issue #26, item 5: Open MPI binds each of two ranks to a core (its default for two ranks), and
+/// the CPU line read "(53.1% of 1 cores)" on a 2-core host: the share is of the host's cores, and
+/// one core is "1 core".
+#[test]
+fn the_cpu_line_under_mpirun_counts_the_hosts_cores() {
+    let _alone = need_mpi!();
+    let s = Scratch::new("mpi-cores");
+    let o = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "core", "-n", "2"])
+        .arg(env!("CARGO_BIN_EXE_drivelab"))
+        .args(["run", "null", "--rw", "randread", "--time", "0.3s", "--results", "r"])
+        .current_dir(&s.0)
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .output()
+        .expect("run mpirun");
+    assert!(o.status.success(), "{}", text(&o));
+    let host = String::from_utf8(Command::new("getconf").arg("_NPROCESSORS_ONLN").output().unwrap().stdout).unwrap();
+    let host: u32 = host.trim().parse().unwrap();
+    let out = text(&o);
+    let line = out.lines().find(|l| l.trim_start().starts_with("cpu ")).expect("a cpu line");
+    let cores = if host == 1 { "1 core)".to_string() } else { format!("{host} cores)") };
+    assert!(line.contains(&format!(" of {cores}")), "{line}");
+}

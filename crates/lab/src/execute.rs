@@ -69,9 +69,13 @@ fn size_notices(p: &Prepared, asked: u64) -> Vec<String> {
         .map(|t| &t.info)
         .filter(|i| i.kind != TargetKind::Null && !p.created.contains(&i.path) && i.size_bytes != asked)
         .map(|i| {
+            // A device is never to be deleted: only a file can be made again at --size.
+            let (what, remedy) = match i.kind {
+                TargetKind::Block => ("is a block device of", "use --span to use less of it"),
+                _ => ("already exists with", "delete it to have it made at --size, or use --span to use less of it"),
+            };
             format!(
-                "{} already exists with {}; --size {} applies only to files drivelab creates, so its {} are used \
-                 (delete it to have it made at --size, or use --span to use less of it)",
+                "{} {what} {}; --size {} applies only to files drivelab creates, so its {} are used ({remedy})",
                 i.path,
                 fmt_size(i.size_bytes),
                 fmt_size(asked),

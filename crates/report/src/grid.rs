@@ -77,15 +77,12 @@ pub(crate) fn text(heading: &str, grid: &[Vec<String>]) -> String {
     text_aligned(heading, grid, &[])
 }
 
-/// [`text`] with the columns `words` marks left-aligned too (paths, names, reasons).
+/// [`text`] with the columns `words` marks left-aligned too (paths, names, reasons). Fitted to
+/// the width tables are printed at ([`crate::fit`]): the heading wrapped, the table reshaped.
 pub(crate) fn text_aligned(heading: &str, grid: &[Vec<String>], words: &[bool]) -> String {
-    let w = widths(grid, 0);
-    let mut out = format!("{heading}\n");
-    for row in grid {
-        out.push_str(cells(row, &w, words).join("  ").trim_end());
-        out.push('\n');
-    }
-    out
+    let width = crate::fit::width();
+    let heading = if heading.is_empty() { "\n".to_string() } else { wrap(heading, width) };
+    heading + &crate::fit::table(grid, words, width)
 }
 
 /// A GitHub Markdown table preceded by the heading in bold; numbers right-aligned.
@@ -113,11 +110,11 @@ pub(crate) fn markdown_aligned(heading: &str, grid: &[Vec<String>], words: &[boo
     out
 }
 
-/// A table rendered for a terminal, then its note (if any) wrapped at 80 columns.
+/// A table rendered for a terminal, then its note (if any) wrapped at the tables' width.
 pub(crate) fn text_with_note(table: String, note: Option<&str>) -> String {
     match note {
         None => table,
-        Some(n) => table + &wrap(n, 80),
+        Some(n) => table + &wrap(n, crate::fit::width()),
     }
 }
 

@@ -16,6 +16,7 @@ pub mod compare_figures;
 pub mod compare_runs;
 pub mod durable;
 pub mod export;
+pub mod fit;
 mod grid;
 pub mod html;
 pub mod model;

@@ -342,6 +342,18 @@ fn job_thread(
 
 /// A stream's jobs as one result: each job's output as a [`Measurement`], merged, summarized
 /// (`crate::measurement`: the one merge and the one derivation of figures).
+/// The host's online cores: the machine the CPU share is "of". Not this process's affinity mask
+/// (`available_parallelism`), which under `mpirun` binds each rank to one core and made two
+/// ranks' CPU read "of 1 cores" on a 2-core host.
+fn host_cores() -> u32 {
+    // SAFETY: sysconf reads a system value and touches no memory of ours.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if online > 0 {
+        return u32::try_from(online).unwrap_or(u32::MAX);
+    }
+    std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
+}
+
 fn aggregate(
     spec: &AccessSpec,
     targets: &[OpenTarget],
@@ -349,7 +361,7 @@ fn aggregate(
     reports: Vec<JobReport>,
     started_unix_ms: u64,
 ) -> RunResult {
-    let cores = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
+    let cores = host_cores();
     let job_iops = spec.job_iops(reports.len() as u64);
     let parts: Vec<Measurement> = reports
         .iter()

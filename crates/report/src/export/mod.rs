@@ -57,16 +57,18 @@ pub struct Text;
 
 impl Exporter for Text {
     fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
-        let mut out = format!("{}\n", r.title);
+        // Prose is wrapped to the tables' width (crate::fit), continued under itself.
+        let cols = crate::fit::width();
+        let mut out = crate::fit::hanging("", &r.title, cols, 4);
         let width = r.answer.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
         for (k, v) in &r.answer {
-            out += &format!("  {k:<width$}  {v}\n");
+            out += &crate::fit::hanging(&format!("  {k:<width$}  "), v, cols, width + 4);
         }
         for w in &r.warnings {
-            out += &format!("{WARNING}{w}\n");
+            out += &crate::fit::hanging(WARNING, w, cols, 4);
         }
         for n in &r.notes {
-            out += &format!("note: {n}\n");
+            out += &crate::fit::hanging("note: ", n, cols, 4);
         }
         for t in r.sections.iter().flat_map(|s| &s.tables) {
             out.push('\n');
