@@ -20,23 +20,13 @@ pub fn render(saved: &Results, format: Format) -> Result<String, Error> {
 }
 
 pub fn print_tables(dir: &Path) -> Result<(), Error> {
-    let mut report = drivelab_report::views::build(&results::load(dir)?);
-    fit_prose(&mut report, crate::term::width(crate::term::Stream::Stdout));
+    // The text exporter wraps the report's prose (its typed warnings, never a table row) and
+    // fits its tables to the width main set from stdout (drivelab_report::fit).
+    let report = drivelab_report::views::build(&results::load(dir)?);
     let text = drivelab_report::export::export_text(Format::Text, &report)
         .map_err(|e| Error::io("writing the report", std::io::Error::other(e)))?;
     stdout_text(&format!("\n{text}"));
     Ok(())
-}
-
-/// The report's prose (its warnings, each a typed entry of the report) wrapped to the screen as
-/// the text exporter will print it; table rows are left whole, since a wrapped row reads as two
-/// rows.
-fn fit_prose(report: &mut drivelab_report::model::Report, width: usize) {
-    use drivelab_report::export::WARNING;
-    for w in &mut report.warnings {
-        // Wrapped with the exporter's prefix in place, which is then taken off again.
-        *w = crate::term::wrap(&format!("{WARNING}{w}"), width)[WARNING.len()..].to_string();
-    }
 }
 
 /// The HTML report of one results directory.
@@ -143,9 +133,9 @@ mod tests {
             }
             .into(),
         );
-        let warning =
-            "the CPU, not the target, was the limit of every point of this plan, so its figures are the host's";
-        let mut report = Report {
+        let warning = "the CPU, not the target, was the limit of every point of this plan, so its figures are the \
+                       host's, not the drive's, whatever the drive could have done";
+        let report = Report {
             title: "r".into(),
             answer: Vec::new(),
             facts: Vec::new(),
@@ -153,12 +143,12 @@ mod tests {
             notes: Vec::new(),
             sections: vec![section],
         };
-        super::fit_prose(&mut report, 40);
+        // At the default width, 80: the row (79 columns) fits and is kept whole.
         let text = drivelab_report::export::export_text(drivelab_report::Format::Text, &report).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines.iter().any(|l| l.starts_with(&label)), "the row whole: {text}");
         let first = lines.iter().position(|l| l.starts_with("warning: the CPU")).expect("the warning");
-        assert!(lines[first].chars().count() <= 40 && lines[first + 1].starts_with("    "), "wrapped: {text}");
+        assert!(lines[first].chars().count() <= 80 && lines[first + 1].starts_with("    "), "wrapped: {text}");
         let said: String =
             lines[first..].iter().take_while(|l| !l.is_empty()).map(|l| l.trim()).collect::<Vec<_>>().join(" ");
         assert_eq!(said, format!("warning: {warning}"), "nothing lost");

@@ -7,6 +7,18 @@ use std::path::{Path, PathBuf};
 
 use common::{drivelab, json, stderr, stdout, Scratch};
 
+/// drivelab on a screen wide enough for whole directory paths in the text tables, which these
+/// tests compare with the directories (at 80 columns a long path is abbreviated from the left:
+/// width80.rs).
+fn drivelab_wide(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .current_dir(common::scratch_cwd())
+        .env("COLUMNS", "300")
+        .args(args)
+        .output()
+        .expect("run drivelab")
+}
+
 fn run_plan(s: &Scratch, name: &str, qds: &str) -> PathBuf {
     let plan = s.path(&format!("{name}.toml"));
     std::fs::write(&plan, format!("name = \"{name}\"\n[defaults]\ntime = \"150ms\"\n[matrix]\nqd = [{qds}]\n"))
@@ -133,7 +145,7 @@ fn compare_names_runs_by_label_and_shows_their_targets_and_models_in_every_forma
     let cmp = |extra: &[&str]| {
         let mut args = vec!["compare", a, b, "--label", "fast", "--label", "slow"];
         args.extend_from_slice(extra);
-        let o = drivelab(&args);
+        let o = drivelab_wide(&args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         stdout(&o)
     };
@@ -192,7 +204,7 @@ fn compare_of_runs_lists_each_runs_target_under_its_label() {
     dirs.sort();
     let (a, b) = (dirs[0].to_str().unwrap(), dirs[1].to_str().unwrap());
     for format in ["text", "md", "csv", "json"] {
-        let o = drivelab(&["compare", a, b, "--label", "before", "--label", "after", "--format", format]);
+        let o = drivelab_wide(&["compare", a, b, "--label", "before", "--label", "after", "--format", format]);
         assert!(o.status.success(), "{format}: {}", stderr(&o));
         let out = stdout(&o);
         for want in ["before", "after", "Δ after vs before", "— (null target)", a] {

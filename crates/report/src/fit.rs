@@ -127,20 +127,28 @@ fn path_columns(grid: &[Vec<String>], words: &[bool]) -> Vec<usize> {
         .collect()
 }
 
-/// `grid` with its path columns abbreviated from the left, the widest first, as far as needed
-/// to fit `width` (never under [`MIN_PATH`] columns).
+/// `grid` with its path columns abbreviated from the left as far as needed to fit `width`: the
+/// widest cut first, down to the next widest, then both together, and so on (never under
+/// [`MIN_PATH`] columns), so no path loses more than it must.
 fn shorten_paths(grid: &[Vec<String>], words: &[bool], width: usize) -> Vec<Vec<String>> {
     let mut g = grid.to_vec();
-    let mut paths = path_columns(&g, words);
-    paths.sort_by_key(|&i| std::cmp::Reverse(widths(&g)[i]));
-    for i in paths {
-        let excess = total(&g).saturating_sub(width);
-        if excess == 0 {
-            break;
-        }
-        let w = widths(&g)[i];
-        let header = cols(&g[0][i]);
-        let room = w.saturating_sub(excess).max(MIN_PATH).max(header);
+    let paths = path_columns(&g, words);
+    let excess = total(&g).saturating_sub(width);
+    if paths.is_empty() || excess == 0 {
+        return g;
+    }
+    let w = widths(&g);
+    // Each path column keeps at least its heading and MIN_PATH.
+    let heads: Vec<usize> = g[0].iter().map(|h| cols(h)).collect();
+    let floor = |i: usize| heads[i].max(MIN_PATH);
+    let cut_at = |level: usize| -> usize { paths.iter().map(|&i| w[i].saturating_sub(level.max(floor(i)))).sum() };
+    let widest = paths.iter().map(|&i| w[i]).max().unwrap_or(0);
+    let mut level = widest;
+    while level > 0 && cut_at(level) < excess {
+        level -= 1;
+    }
+    for &i in &paths {
+        let room = level.max(floor(i));
         for row in g.iter_mut().skip(1) {
             row[i] = keep_end(&row[i], room);
         }
@@ -323,6 +331,14 @@ mod tests {
         assert!(lines[2].starts_with("/dev/loop3 "), "a short path is kept: {t}");
         assert!(widest(&t) <= 80, "{t}");
         assert_eq!(keep_end("/a/b/c.dat", 6), "…c.dat");
+        // Two path columns give up alike: neither is cut to nothing while the other stays whole.
+        let (a, b) = (format!("/results/{}/run-1", "r".repeat(50)), format!("/targets/{}/one.dat", "t".repeat(45)));
+        let g = grid(&[&["run", "results directory", "target"], &["fast", &a, &b]]);
+        let t = table(&g, &[false, true, true], 80);
+        let cells: Vec<&str> = t.lines().nth(1).unwrap().split("  ").filter(|c| !c.is_empty()).collect();
+        assert!(widest(&t) <= 80, "{t}");
+        assert!(cells[1].ends_with("/run-1") && cells[2].trim().ends_with("/one.dat"), "{t}");
+        assert!(cols(cells[1]).abs_diff(cols(cells[2].trim())) <= 1, "cut alike: {t}");
     }
 
     #[test]
