@@ -187,22 +187,39 @@ pub fn hanging(first: &str, text: &str, width: usize, hang: usize) -> String {
     out
 }
 
-/// The data columns of `grid` (1..) in groups that each fit `width` beside the labels.
+/// The data columns of `grid` (1..) in groups that each fit `width` beside the labels: as few
+/// groups as filling each in turn needs, the columns then spread evenly over them (7 + 2 columns
+/// read worse than 5 + 4) where the even split fits too.
 fn groups(grid: &[Vec<String>], width: usize) -> Vec<std::ops::Range<usize>> {
     let w = widths(grid);
-    let mut out = Vec::new();
+    let fits = |r: &std::ops::Range<usize>| r.len() == 1 || w[0] + r.clone().map(|i| 2 + w[i]).sum::<usize>() <= width;
+    let mut greedy = Vec::new();
     let mut start = 1;
     while start < w.len() {
-        let mut used = w[0];
-        let mut end = start;
-        while end < w.len() && (end == start || used + 2 + w[end] <= width) {
-            used += 2 + w[end];
+        let mut end = start + 1;
+        while end < w.len() && fits(&(start..end + 1)) {
             end += 1;
         }
-        out.push(start..end);
+        greedy.push(start..end);
         start = end;
     }
-    out
+    let (n, k) = (w.len().saturating_sub(1), greedy.len());
+    if k < 2 {
+        return greedy;
+    }
+    // k groups of n / k columns, the first n % k one more.
+    let mut even = Vec::with_capacity(k);
+    let mut start = 1;
+    for g in 0..k {
+        let len = n / k + usize::from(g < n % k);
+        even.push(start..start + len);
+        start += len;
+    }
+    if even.iter().all(fits) {
+        even
+    } else {
+        greedy
+    }
 }
 
 fn columns_of(grid: &[Vec<String>], keep: &[usize]) -> Vec<Vec<String>> {
