@@ -8,7 +8,7 @@ use drivelab_lab::results::{Manifest, PointResult, Results, SteadyRecord};
 
 use crate::charts::{LineChart, Series, Size, XScale};
 use crate::html::{downsample, pick, MAX_FULL_SERIES, MAX_LATENCY_SERIES, MAX_SERIES_POINTS};
-use crate::model::{ChartSpec, Report, Section, TableBlock};
+use crate::model::{ChartSpec, Hockey, Report, Section, TableBlock};
 use crate::suite_tables;
 
 /// What lat is in `points`: fio's (fio's results) or drivelab's.
@@ -39,8 +39,104 @@ pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
     if !cdf.is_empty() {
         specs.push(ChartSpec::Cdf { series: cdf });
     }
+    specs.extend(exceedance_spec(points));
     specs
 }
+
+/// The exceedance (1 − CDF) of evenly spaced points, a line per target of each (points that
+/// ran on several targets at once give a line per target), at most [`MAX_LATENCY_SERIES`]
+/// lines; None without a saved histogram.
+pub fn exceedance_spec(points: &[PointResult]) -> Option<ChartSpec> {
+    let per_point = points.iter().map(|p| crate::point_targets::paths(p).len()).max().unwrap_or(1).max(1);
+    let chosen = pick(points, (MAX_LATENCY_SERIES / per_point).max(1));
+    let mut series = Vec::new();
+    for p in chosen {
+        let targets = crate::point_targets::distinct(p);
+        if targets.len() <= 1 {
+            series.push((p.point.label.clone(), p.result.total.lat_ns.histogram.clone()));
+        } else {
+            series.extend(
+                targets.into_iter().map(|t| (format!("{} on {}", p.point.label, t.path), t.total.lat_ns.histogram)),
+            );
+        }
+    }
+    series.retain(|(_, h)| h.buckets.iter().any(|b| b[1] > 0));
+    (!series.is_empty()).then(|| ChartSpec::Exceedance {
+        title: format!("Latency exceedance: I/Os slower than each latency (lat: {})", lat_of(points)),
+        series,
+    })
+}
+
+/// Plan fields that are the load of a sweep (or how long a point ran), left out of what a
+/// hockey stick's points have in common.
+const LOAD_KEYS: [&str; 6] = ["qd", "jobs", "rate", "time", "runtime", "ramp"];
+
+/// A point's load: its rate where it has one, else jobs x qd.
+fn load_of(p: &PointResult) -> f64 {
+    let s = &p.result.spec;
+    s.rate.as_ref().map_or(s.qd as f64 * s.jobs.max(1) as f64, |r| r.per_s)
+}
+
+/// The hockey sticks of a plan or suite: points that differ only in their load (queue depth,
+/// rate, jobs x qd) form a sweep; each sweep of 3 or more loads is a chart of IOPS against
+/// p99 latency, a line per target through its points in sweep order.
+pub fn hockey_specs(points: &[PointResult]) -> Vec<ChartSpec> {
+    type Key = (String, Vec<(String, String)>);
+    let mut sweeps: Vec<(Key, Vec<&PointResult>)> = Vec::new();
+    for p in points {
+        let mut fields: Vec<(String, String)> =
+            p.point.fields.iter().filter(|(k, _)| !LOAD_KEYS.contains(&k.as_str())).cloned().collect();
+        fields.sort();
+        let key = (p.point.step.clone(), fields);
+        match sweeps.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(p),
+            None => sweeps.push((key, vec![p])),
+        }
+    }
+    let mut out = Vec::new();
+    for ((step, fields), mut pts) in sweeps {
+        let mut loads: Vec<f64> = pts.iter().map(|p| load_of(p)).collect();
+        loads.sort_by(f64::total_cmp);
+        loads.dedup();
+        if loads.len() < 3 {
+            continue;
+        }
+        pts.sort_by(|a, b| load_of(a).total_cmp(&load_of(b)).then(a.point.index.cmp(&b.point.index)));
+        let load = if pts.iter().any(|p| p.result.spec.rate.is_some()) {
+            "rate"
+        } else if pts.iter().any(|p| p.result.spec.jobs != pts[0].result.spec.jobs) {
+            "jobs x qd"
+        } else {
+            "queue depth"
+        };
+        let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+        for p in &pts {
+            for t in crate::point_targets::distinct(p) {
+                let Some(p99) = t.total.lat_ns.get(drivelab_engine::hist::Pct::P99) else { continue };
+                let at = (t.total.iops, p99 as f64);
+                match series.iter_mut().find(|(n, _)| *n == t.path) {
+                    Some((_, v)) => v.push(at),
+                    None => series.push((t.path.clone(), vec![at])),
+                }
+            }
+        }
+        let what: Vec<String> = std::iter::once(step)
+            .filter(|s| !s.is_empty())
+            .chain(fields.iter().map(|(k, v)| format!("{k}={v}")))
+            .collect();
+        let title = match what.is_empty() {
+            true => "p99 latency against IOPS".to_string(),
+            false => format!("p99 latency against IOPS: {}", what.join(" ")),
+        };
+        out.push(ChartSpec::Hockey(Hockey { title, load: load.into(), series }));
+    }
+    out
+}
+
+/// What the hockey sticks show, under their heading.
+pub const HOCKEY_NOTE: &str = "Each sweep of load (queue depth, rate or jobs x qd) as IOPS against p99 latency, \
+     a line per target through its points in sweep order: where the line turns upwards, more load buys \
+     latency and no throughput.";
 
 /// A point's IOPS and p99 per second, with axes.
 pub fn series_specs(p: &PointResult) -> [ChartSpec; 2] {
@@ -117,6 +213,13 @@ fn sections(m: &Manifest, points: &[PointResult]) -> Vec<Section> {
     if !steady.is_empty() && steady.len() <= MAX_FULL_SERIES {
         let mut s = Section::new("Steady state");
         s.charts.extend(steady.iter().map(|(p, st)| steady_spec(p, st)));
+        out.push(s);
+    }
+    let hockey = hockey_specs(points);
+    if !hockey.is_empty() {
+        let mut s = Section::new("Latency against throughput");
+        s.note = Some(HOCKEY_NOTE.into());
+        s.charts = hockey;
         out.push(s);
     }
     let mut lat = Section::new("Latency");
