@@ -127,8 +127,14 @@ pub(super) fn cartesian<'a, 'b>(
         b.caption(t, ("sans-serif", TITLE_FONT));
     }
     let names = category_names(f.x, plot_dims(area).0);
+    // The last x tick label is centred on the plot's right edge: room for its right half.
+    let last = match f.x.kind {
+        Kind::Category(_) => 0.0,
+        _ => f.x.ticks.iter().map(|t| super::bars::text_w(&f.x.label(*t), TICK_FONT)).fold(0.0, f64::max) / 2.0,
+    };
     let mut chart = b
         .margin(MARGIN)
+        .margin_right(MARGIN.max(last.ceil() as u32 + 2))
         .x_label_area_size(X_AREA)
         .y_label_area_size(Y_AREA)
         .build_cartesian_2d(f.x.coord(), f.y.coord())?;
