@@ -171,3 +171,67 @@ mod tests {
         assert!(ValueLabels::Upright.extent(w, VALUE_FONT) > ValueLabels::Level.extent(w, VALUE_FONT) || w < h);
     }
 }
+
+#[cfg(test)]
+mod chart_tests {
+    use super::*;
+    use crate::model::{ChartSpec, SliceBars};
+
+    fn two_drives(slow: f64, fast: f64) -> Table {
+        Table {
+            title: "Sequential read".into(),
+            unit: "throughput (MB/s)".into(),
+            row_header: "target".into(),
+            col_header: "qd".into(),
+            cols: vec!["1".into(), "8".into()],
+            rows: vec![("sata".into(), vec![Some(slow), Some(slow * 1.1)]), ("nvme".into(), vec![Some(fast), None])],
+            note: None,
+            errored: Vec::new(),
+        }
+    }
+
+    fn texts(svg: &str) -> Vec<String> {
+        let doc = roxmltree::Document::parse(svg).expect("well-formed");
+        doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).map(|t| t.trim().into()).collect()
+    }
+
+    #[test]
+    fn every_bar_shows_its_value_and_a_span_over_20x_goes_log_saying_so() {
+        let wide = two_drives(144.0, 3583.0);
+        let svg = grouped_bars_with(&wide, "queue depth", Size::default());
+        let shown = texts(&svg);
+        for v in [144.0, 144.0 * 1.1, 3583.0] {
+            assert!(shown.contains(&fmt_number(v, Style::Label)), "{v} on its bar: {shown:?}");
+        }
+        assert!(shown.contains(&"throughput (MB/s, log scale)".to_string()), "{shown:?}");
+        // 3583 / 1000 is under 20x: linear, and the axis does not say log.
+        let near = two_drives(1000.0, 3583.0);
+        let shown = texts(&grouped_bars_with(&near, "queue depth", Size::default()));
+        assert!(shown.contains(&"throughput (MB/s)".to_string()), "{shown:?}");
+        assert!(!shown.iter().any(|t| t.contains("log scale")), "{shown:?}");
+    }
+
+    #[test]
+    fn act_slices_are_scaled_to_their_bars_with_each_limit_on_the_axis_labelled() {
+        let b = SliceBars {
+            title: "slices".into(),
+            x_label: "slice".into(),
+            thresholds_ms: vec![1, 8, 64],
+            slices: vec![("1".into(), vec![0.03, 0.01, 0.0]), ("2".into(), vec![0.02, 0.0, 0.0])],
+            limits: vec![(1, 5.0), (8, 1.0), (64, 0.1)],
+        };
+        let svg = crate::charts::draw(&ChartSpec::SliceBars(b));
+        let chart = crate::svg_read::Chart::parse(&svg);
+        let top = chart
+            .texts()
+            .filter(|n| n.attribute("text-anchor") == Some("end") && n.attribute("transform").is_none())
+            .filter_map(|n| crate::svg_read::tick_value(&crate::svg_read::text_of(n)))
+            .fold(0.0, f64::max);
+        // A 0.03% bar on an axis reaching the 0.1% limit, not 0–6%.
+        assert!((0.1..1.0).contains(&top), "axis top {top}");
+        let shown = texts(&svg);
+        assert!(shown.contains(&"> 64 ms limit 0.1%".to_string()), "{shown:?}");
+        assert!(shown.contains(&"limit > 1 ms: 5% (above the axis)".to_string()), "{shown:?}");
+        assert!(shown.contains(&fmt_number(0.03, Style::Label)), "{shown:?}");
+    }
+}

@@ -257,3 +257,44 @@ pub fn report(r: &Results) -> Report {
         sections: sections(m, &r.points),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::point;
+
+    /// `target` at queue depth `qd` moving `mb` MB/s (256 IOPS and 1000 ns of p99 per MB/s).
+    fn at(qd: u32, target: &str, mb: f64) -> PointResult {
+        let q = qd.to_string();
+        let mut p = point(&format!("read qd={qd}"), "", &[("bs", "4k"), ("qd", &q)], &[(target, mb)]);
+        p.result.spec.qd = qd;
+        p
+    }
+
+    #[test]
+    fn a_qd_sweep_is_a_hockey_stick_a_line_per_target_in_sweep_order() {
+        let mbs = [(1, 10.0), (8, 25.0), (2, 20.0), (4, 30.0)];
+        let mut points: Vec<PointResult> = Vec::new();
+        for t in ["/dev/a", "/dev/b"] {
+            points.extend(mbs.iter().map(|&(qd, mb)| at(qd, t, if t == "/dev/b" { mb * 2.0 } else { mb })));
+        }
+        // Two loads only: not a sweep.
+        let mut other = at(1, "/dev/a", 5.0);
+        other.point.fields[0].1 = "64k".into();
+        let mut other2 = at(2, "/dev/a", 6.0);
+        other2.point.fields[0].1 = "64k".into();
+        points.extend([other, other2]);
+        let specs = hockey_specs(&points);
+        assert_eq!(specs.len(), 1, "one sweep of 3+ loads: {specs:?}");
+        let ChartSpec::Hockey(h) = &specs[0] else { panic!("{specs:?}") };
+        assert_eq!(h.load, "queue depth");
+        assert!(h.title.contains("bs=4k"), "{}", h.title);
+        let names: Vec<&str> = h.series.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(names, ["/dev/a", "/dev/b"]);
+        // qd 1, 2, 4, 8 in that order, whatever the IOPS: 10, 20, 30, then back to 25 MB/s.
+        let iops: Vec<f64> = h.series[0].1.iter().map(|p| p.0).collect();
+        assert_eq!(iops, [10.0 * 256.0, 20.0 * 256.0, 30.0 * 256.0, 25.0 * 256.0]);
+        let p99: Vec<f64> = h.series[1].1.iter().map(|p| p.1).collect();
+        assert_eq!(p99, [20_000.0, 40_000.0, 60_000.0, 50_000.0]);
+    }
+}
