@@ -84,6 +84,8 @@ fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
 
     // The DOM after load: every chart is still an SVG with drawn content; no console errors.
     loads_cleanly(&bin, &s.0.join("profile"), &report, charts);
+    let m = measure(&bin, &s.0.join("measure"), &report);
+    assert!(m.problems.is_empty(), "{}: {:#?}", report.display(), m.problems);
 
     // A screenshot (the same command anyone can run) that is not blank.
     let png = s.0.join("shot.png");
@@ -257,6 +259,15 @@ fn no_chart_text_overlaps_or_leaves_its_chart_on_an_iometer_report_or_a_compare_
     let report = results_dir(&io).join("report.html");
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(html.contains("p99 latency against IOPS") && html.contains("Latency exceedance"), "hockey and tail charts");
+    // The PNG export draws the same charts.
+    let pngs = s.path("png");
+    let o = drivelab(&["report", &results_dir(&io).to_string_lossy(), "--png", &pngs]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<String> =
+        std::fs::read_dir(&pngs).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    for kind in ["against-iops", "exceedance"] {
+        assert!(names.iter().any(|n| n.contains(kind) && n.ends_with(".png")), "a {kind} PNG in {names:?}");
+    }
     // The same plan on each device, compared.
     let mut runs = Vec::new();
     for (t, name) in [(&a, "qa"), (&b, "qb")] {
