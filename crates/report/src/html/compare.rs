@@ -122,6 +122,14 @@ fn facts_side_by_side(runs: &[Run]) -> String {
                     None => rows.push((k, v)),
                 }
             }
+            // Results without target facts (fio's) still say where they ran: their points' targets.
+            if targets.is_empty() {
+                for t in r.points.iter().flat_map(|p| &p.point.targets) {
+                    if !targets.contains(t) {
+                        targets.push(t.clone());
+                    }
+                }
+            }
             rows.push(("targets".into(), targets.join("; ")));
             rows
         })

@@ -297,4 +297,40 @@ mod tests {
         let p99: Vec<f64> = h.series[1].1.iter().map(|p| p.1).collect();
         assert_eq!(p99, [20_000.0, 40_000.0, 60_000.0, 50_000.0]);
     }
+
+    #[test]
+    fn exceedance_is_a_line_per_target_of_points_that_ran_on_several_at_most_eight() {
+        let mut h = drivelab_engine::hist::Histogram::new();
+        h.record_n(100_000, 9);
+        h.record_n(1_000_000, 1);
+        let points: Vec<PointResult> = (1..=6u32)
+            .map(|qd| {
+                let q = qd.to_string();
+                let mut p = point(&format!("qd={qd}"), "", &[("qd", &q)], &[("/dev/a", 1.0), ("/dev/b", 2.0)]);
+                for t in &mut p.result.per_target {
+                    t.total.lat_ns = h.summary();
+                }
+                p
+            })
+            .collect();
+        let Some(ChartSpec::Exceedance { series, .. }) = exceedance_spec(&points) else { panic!("a chart") };
+        let names: Vec<&str> = series.iter().map(|s| s.0.as_str()).collect();
+        // Two targets a point: 4 points evenly spaced, each twice.
+        assert_eq!(
+            names,
+            [
+                "qd=1 on /dev/a",
+                "qd=1 on /dev/b",
+                "qd=2 on /dev/a",
+                "qd=2 on /dev/b",
+                "qd=4 on /dev/a",
+                "qd=4 on /dev/b",
+                "qd=5 on /dev/a",
+                "qd=5 on /dev/b"
+            ]
+        );
+        // Without histograms (fio's plain JSON): no chart.
+        let bare = [point("x", "", &[], &[("/dev/a", 1.0)])];
+        assert!(exceedance_spec(&bare).is_none());
+    }
 }
