@@ -68,6 +68,7 @@ table.series svg { display: block; }
 details { margin: .3em 0; } summary { cursor: pointer; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 11pt; }
+  table, .wide { display: table; overflow: visible; }
   .chart, tr, .warn, .note { page-break-inside: avoid; }
   h2 { page-break-after: avoid; }
   table.series svg { width: 220px; height: auto; }
