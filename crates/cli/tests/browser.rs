@@ -1,6 +1,7 @@
 //! The HTML report checked in a real browser: headless Chromium loads it without console
-//! errors, every chart is drawn (an SVG with content in the DOM), the page fetches nothing, and
-//! a screenshot is not blank. Skips, saying why, where Chromium is not installed (.ci/run
+//! errors, every chart is drawn (an SVG with content in the DOM), the page fetches nothing, a
+//! screenshot is not blank, and no text of a chart overlaps another or leaves its chart, nor
+//! any table or chart the page (measured by the browser's own layout of the text). Skips, saying why, where Chromium is not installed (.ci/run
 //! installs Debian's chromium package).
 
 mod common;
@@ -83,6 +84,8 @@ fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
 
     // The DOM after load: every chart is still an SVG with drawn content; no console errors.
     loads_cleanly(&bin, &s.0.join("profile"), &report, charts);
+    let m = measure(&bin, &s.0.join("measure"), &report);
+    assert!(m.problems.is_empty(), "{}: {:#?}", report.display(), m.problems);
 
     // A screenshot (the same command anyone can run) that is not blank.
     let png = s.0.join("shot.png");
@@ -158,5 +161,131 @@ fn qos_and_act_reports_render_in_a_real_browser_with_their_charts_drawn() {
         let charts = html.matches("<svg").count();
         assert!(charts >= 1, "a chart in {}", report.display());
         loads_cleanly(&bin, &s.0.join(format!("profile-{charts}-{}", title.len())), &report, charts);
+        let m = measure(&bin, &s.0.join(format!("measure-{}", title.len())), &report);
+        assert!(m.svgs >= 1 && m.texts > 10, "{m:?}");
+        assert!(m.problems.is_empty(), "{}: {:#?}", report.display(), m.problems);
+    }
+}
+
+/// What the browser measured of a page's text.
+#[derive(Debug)]
+struct Measured {
+    svgs: usize,
+    texts: usize,
+    /// "overlap|svg index|text|text", "outside|svg index|text", "wide|TAG|right>page right".
+    problems: Vec<String>,
+}
+
+/// Each SVG `<text>` box as the browser lays it out (getBoundingClientRect, after rotation): two
+/// boxes of one chart sharing more than a pixel each way overlap; a box past its SVG's edge
+/// leaves it; a table or chart past the page's right edge runs off the page.
+const MEASURE_JS: &str = r#"(function () {
+  var out = [], texts = 0, svgs = document.querySelectorAll('svg');
+  var page = document.body.getBoundingClientRect();
+  svgs.forEach(function (svg, si) {
+    var sr = svg.getBoundingClientRect(), rs = [];
+    svg.querySelectorAll('text').forEach(function (t) {
+      var s = t.textContent.trim();
+      if (!s) return;
+      var r = t.getBoundingClientRect();
+      texts++;
+      if (r.left < sr.left - 0.5 || r.right > sr.right + 0.5 || r.top < sr.top - 0.5 || r.bottom > sr.bottom + 0.5)
+        out.push('outside|' + si + '|' + s);
+      rs.push([r, s]);
+    });
+    for (var i = 0; i < rs.length; i++)
+      for (var j = i + 1; j < rs.length; j++) {
+        var a = rs[i][0], b = rs[j][0];
+        var w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        var h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 1 && h > 1) out.push('overlap|' + si + '|' + rs[i][1] + '|' + rs[j][1]);
+      }
+  });
+  document.querySelectorAll('table, svg').forEach(function (t) {
+    var r = t.getBoundingClientRect();
+    if (r.right > page.right + 1) out.push('wide|' + t.tagName + '|' + Math.round(r.right) + '>' + Math.round(page.right));
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'measured';
+  pre.textContent = svgs.length + ' ' + texts + '\n' + out.join('\n');
+  document.body.appendChild(pre);
+})();"#;
+
+/// `page` measured in headless Chromium at 1100 px wide: a copy with [`MEASURE_JS`] (the
+/// report itself has no script) dumped after load.
+fn measure(bin: &str, profile: &Path, page: &Path) -> Measured {
+    let html = std::fs::read_to_string(page).unwrap();
+    let copy = profile.with_extension("measure.html");
+    std::fs::write(&copy, html.replace("</body>", &format!("<script>{MEASURE_JS}</script></body>"))).unwrap();
+    let o = browser(bin, profile, &["--window-size=1100,800", "--dump-dom"], &copy);
+    assert!(o.status.success(), "chromium failed: {}", String::from_utf8_lossy(&o.stderr));
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let start = dom.find("<pre id=\"measured\">").expect("the measuring script ran") + "<pre id=\"measured\">".len();
+    let text = &dom[start..start + dom[start..].find("</pre>").expect("closed pre")];
+    let text = text.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
+    let mut lines = text.lines();
+    let mut head = lines.next().expect("counts").split(' ').map(|n| n.parse::<usize>().expect("a count"));
+    let (svgs, texts) = (head.next().unwrap(), head.next().unwrap());
+    Measured { svgs, texts, problems: lines.filter(|l| !l.is_empty()).map(String::from).collect() }
+}
+
+#[test]
+fn no_chart_text_overlaps_or_leaves_its_chart_on_an_iometer_report_or_a_compare_page() {
+    let Some(bin) = chromium() else {
+        common::skip("chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let s = Scratch::new("browser-overlap");
+    let (a, b) = (s.path("a.dat"), s.path("b.dat"));
+    // Iometer's 32 outstanding I/Os per disk on two disks: 64 bars a chart, and column names
+    // ("32 DQL/Disk") wider than their columns.
+    let io = s.path("iometer");
+    let o = drivelab(&[
+        "suite",
+        "iometer",
+        &a,
+        &b,
+        "--size",
+        "8m",
+        "--dql",
+        "32",
+        "--time",
+        "10ms",
+        "--results",
+        &io,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = results_dir(&io).join("report.html");
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("p99 latency against IOPS") && html.contains("Latency exceedance"), "hockey and tail charts");
+    // The PNG export draws the same charts.
+    let pngs = s.path("png");
+    let o = drivelab(&["report", &results_dir(&io).to_string_lossy(), "--png", &pngs]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<String> =
+        std::fs::read_dir(&pngs).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    for kind in ["against-iops", "exceedance"] {
+        assert!(names.iter().any(|n| n.contains(kind) && n.ends_with(".png")), "a {kind} PNG in {names:?}");
+    }
+    // The same plan on each device, compared.
+    let mut runs = Vec::new();
+    for (t, name) in [(&a, "qa"), (&b, "qb")] {
+        let dir = s.path(name);
+        let o = drivelab(&["suite", "quick", t, "--size", "8m", "--time", "20ms", "--results", &dir, "-q"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        runs.push(results_dir(&dir).to_string_lossy().into_owned());
+    }
+    let cmp = s.path("compare.html");
+    let o = drivelab(&["compare", &runs[0], &runs[1], "-o", &cmp]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&cmp).unwrap();
+    for part in ["Run facts", "Latency percentiles per run", "Latency exceedance per run", "command line"] {
+        assert!(page.contains(part), "the compare page has {part}");
+    }
+    for (file, min_svgs) in [(report, 8 + 2 + 8 + 3), (PathBuf::from(&cmp), 4 + 2)] {
+        let m = measure(&bin, &s.0.join(format!("profile-{min_svgs}")), &file);
+        assert!(m.svgs >= min_svgs && m.texts > 40 * min_svgs / 2, "{}: {m:?}", file.display());
+        assert!(m.problems.is_empty(), "{}: {:#?}", file.display(), m.problems);
     }
 }

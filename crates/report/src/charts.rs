@@ -117,6 +117,14 @@ use axes::{Axis, Kind, Ticked};
 
 #[path = "charts/frame.rs"]
 mod frame;
+
+#[path = "charts/tail.rs"]
+mod tail;
+pub use tail::{exceedance, exceedance_points, hockey};
+
+#[path = "charts/bars.rs"]
+mod bars;
+pub use bars::grouped_bars_with;
 use frame::{
     cartesian, color, draw_lines, layout, no_data, render, transform, x_kind, xml_escape, Drawn, Entry, Frame,
     LegendAt, Swatch,
@@ -144,7 +152,8 @@ pub fn line_chart_sized(c: &LineChart, size: Size) -> String {
         .collect();
     let x = Axis::fit(xk, series.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false, 0.0);
     let y = Axis::fit(yk, series.iter().flat_map(|s| s.1.iter().map(|p| p.1)), true, 0.0);
-    let f = Frame { x_label: &c.x_label, y_label: &c.y_label, x: &x, y: &y, x_mesh: true, y_mesh: true };
+    let y_label = if c.y_log { axes::log_label(&c.y_label) } else { c.y_label.clone() };
+    let f = Frame { x_label: &c.x_label, y_label: &y_label, x: &x, y: &y, x_mesh: true, y_mesh: true };
     draw_lines(&c.title, size, &f, &series, true, LegendAt::Right)
 }
 
@@ -166,42 +175,6 @@ fn finite_cells(t: &Table) -> impl Iterator<Item = f64> + '_ {
 /// A table as grouped bars at [`DEFAULT_SIZE`], the x axis described by [`guess_col_label`].
 pub fn grouped_bars(t: &Table) -> String {
     grouped_bars_with(t, &guess_col_label(t), DEFAULT_SIZE)
-}
-
-/// A table as grouped bars: one group per column, one bar per row (legend = row names), y axis
-/// in the table's unit. Missing and non-finite cells leave a gap.
-pub fn grouped_bars_with(t: &Table, x_label: &str, size: Size) -> String {
-    let nrows = t.rows.len();
-    let x = Axis::fit(Kind::Category(t.cols.clone()), [], false, 0.0);
-    let y = Axis::fit(Kind::Linear, finite_cells(t), true, 0.0);
-    let f = Frame { x_label, y_label: &t.unit, x: &x, y: &y, x_mesh: false, y_mesh: true };
-    let entries: Vec<Entry> = t
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(j, (name, _))| Entry { name: name.clone(), color: color(j), swatch: Swatch::Box })
-        .collect();
-    render(&t.title, size, |root| {
-        let main = layout(root, &t.title, &entries, LegendAt::Right)?;
-        let mut chart = cartesian(&main, None, &f)?;
-        let bw = 0.8 / nrows.max(1) as f64;
-        for (j, (_, vals)) in t.rows.iter().enumerate() {
-            let c = color(j);
-            let bars = vals.iter().enumerate().filter_map(|(g, v)| {
-                let v = (*v)?;
-                if !v.is_finite() || g >= t.cols.len() {
-                    return None;
-                }
-                let x0 = g as f64 - 0.4 + j as f64 * bw;
-                Some(Rectangle::new([(x0 + bw * 0.05, 0.0), (x0 + bw * 0.95, v)], c.filled()))
-            });
-            chart.draw_series(bars)?;
-        }
-        if finite_cells(t).next().is_none() {
-            no_data(&mut chart, &x, &y)?;
-        }
-        Ok(())
-    })
 }
 
 /// The number a column header starts with, with a k/m/g suffix as powers of 1024 ("4k" ->
@@ -251,7 +224,8 @@ pub fn line_from_table_sized(t: &Table, x_label: &str, x_scale: XScale, size: Si
         x_label: x_label.to_string(),
         y_label: t.unit.clone(),
         x_scale: scale,
-        y_log: false,
+        // Values more than 20x apart would flatten the small ones on a linear axis.
+        y_log: axes::wants_log(finite_cells(t)),
         series,
     };
     line_chart_sized(&c, size)
@@ -385,7 +359,8 @@ pub fn latency_percentiles_titled(title: &str, series: &[(String, Vec<(f64, f64)
         .collect();
     let x = Axis::fit(xk, [], false, 0.0);
     let y = Axis::fit(yk, t.iter().flat_map(|s| s.1.iter().map(|p| p.1)), false, 0.0);
-    let f = Frame { x_label: "percentile", y_label: "latency (µs)", x: &x, y: &y, x_mesh: true, y_mesh: true };
+    let f =
+        Frame { x_label: "percentile", y_label: "latency (µs, log scale)", x: &x, y: &y, x_mesh: true, y_mesh: true };
     draw_lines(title, size, &f, &t, true, LegendAt::Below)
 }
 
@@ -426,7 +401,14 @@ pub fn latency_cdf_sized(series: &[(String, &HistogramData)], size: Size) -> Str
         series.iter().map(|(name, h)| (name.clone(), transform(&cdf_points(h), &xk, &yk, false), None)).collect();
     let x = Axis::fit(xk, t.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false, 0.0);
     let y = Axis::fit(yk, [0.0, 100.0], true, 0.0);
-    let f = Frame { x_label: "latency (µs)", y_label: "I/Os completed (%)", x: &x, y: &y, x_mesh: true, y_mesh: true };
+    let f = Frame {
+        x_label: "latency (µs, log scale)",
+        y_label: "I/Os completed (%)",
+        x: &x,
+        y: &y,
+        x_mesh: true,
+        y_mesh: true,
+    };
     draw_lines("Latency CDF", size, &f, &t, false, LegendAt::Below)
 }
 
@@ -562,6 +544,8 @@ pub fn draw(spec: &crate::model::ChartSpec) -> String {
         ChartSpec::Line { line, size } => line_chart_sized(line, *size),
         ChartSpec::Table { kind, table } => crate::html::chart_for(*kind, table),
         ChartSpec::Bars { table } => grouped_bars_with(table, &table.col_header, DEFAULT_SIZE),
+        ChartSpec::Exceedance { title, series } => tail::exceedance(title, series),
+        ChartSpec::Hockey(h) => tail::hockey(&h.title, &h.load, &h.series),
     }
 }
 

@@ -50,7 +50,8 @@ pub(crate) const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1000px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 h3 { font-size: 1em; margin-top: 1.4em; }
-table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .9em; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .9em; display: block; max-width: 100%; overflow-x: auto; }
+.wide { max-width: 100%; overflow-x: auto; }
 td, th { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
@@ -67,6 +68,7 @@ table.series svg { display: block; }
 details { margin: .3em 0; } summary { cursor: pointer; }
 @media print {
   body { max-width: none; margin: 0; padding: 0; font-size: 11pt; }
+  table, .wide { display: table; overflow: visible; }
   .chart, tr, .warn, .note { page-break-inside: avoid; }
   h2 { page-break-after: avoid; }
   table.series svg { width: 220px; height: auto; }
@@ -345,7 +347,15 @@ fn latency_section(points: &[PointResult]) -> String {
     } else {
         String::new()
     };
-    let mut h = format!("<h2>Latency</h2>{note}");
+    let mut h = String::new();
+    let hockey = views::plan::hockey_specs(points);
+    if !hockey.is_empty() {
+        let _ = write!(h, "<h2>Latency against throughput</h2><p>{}</p>", esc(views::plan::HOCKEY_NOTE));
+        for spec in hockey {
+            let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(&spec));
+        }
+    }
+    let _ = write!(h, "<h2>Latency</h2>{note}");
     for spec in views::plan::latency_specs(points) {
         let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(&spec));
     }
@@ -409,87 +419,8 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
     h
 }
 
-/// The HTML page of a comparison: per table, the runs' values overlaid in one chart (a bar per
-/// run), the side-by-side table with Δ rows, and the points present in one run but not another.
-pub fn compare_report(c: &crate::compare::Comparison) -> String {
-    let mut h = String::new();
-    let _ = write!(
-        h,
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivelab compare</title><style>{STYLE}</style></head><body>"
-    );
-    let _ = write!(
-        h,
-        "<h1>drivelab compare ({})</h1><p>Baseline: <b>{}</b>; Δ rows are the change against it in percent.</p>",
-        esc(&c.kind.to_string()),
-        esc(&c.runs[0])
-    );
-    if let Some(n) = c.matching_note() {
-        let _ = write!(h, "<p>{}</p>", esc(n));
-    }
-    h += &crate::export::html::grid_html(&crate::compare_runs::runs_grid(&c.run_info));
-    if !c.missing.is_empty() {
-        h += "<h2>Points missing from a run</h2>";
-        for m in &c.missing {
-            let _ = write!(
-                h,
-                "<div class=\"warn\">point '{}' is in {} but not in {}</div>",
-                esc(&m.point),
-                esc(&c.runs[m.present]),
-                esc(&c.runs[m.absent])
-            );
-        }
-    }
-    for t in &c.tables {
-        // A bar per run and row; rows keyed by a plan field say which ("qd 8 [B]").
-        let legend = |r: &crate::compare::CompareRow| match t.row_header.as_str() {
-            "run" => r.label.clone(),
-            key => format!("{} [{}]", legend_entry(key, &r.row), c.runs[r.run]),
-        };
-        let values: Vec<(String, Vec<Option<f64>>)> =
-            t.rows.iter().filter(|r| !r.delta).map(|r| (legend(r), r.cells.clone())).collect();
-        let overlay = Table {
-            title: chart_title(t.heading(), t.errored.iter().filter(|e| !t.rows[e.row].delta).count()),
-            unit: value_axis(&t.unit),
-            row_header: t.row_header.clone(),
-            col_header: t.col_header.clone(),
-            cols: t.cols.clone(),
-            rows: values,
-            note: None,
-            errored: Vec::new(),
-        };
-        let _ = write!(
-            h,
-            "<h2>{}</h2><div class=\"chart\">{}</div>",
-            esc(&t.heading()),
-            charts::grouped_bars_with(&overlay, &axis_label(c.kind, &t.col_header), Size::default())
-        );
-        h += "<table><thead><tr>";
-        let _ = write!(h, "<th>{}</th>", esc(&t.row_header));
-        for col in &t.cols {
-            let _ = write!(h, "<th>{}</th>", esc(col));
-        }
-        h += "</tr></thead><tbody>";
-        for (ri, r) in t.rows.iter().enumerate() {
-            let _ = write!(h, "<tr><td>{}</td>", esc(&r.label));
-            for (ci, v) in r.cells.iter().enumerate() {
-                match (v, r.delta) {
-                    (Some(x), true) => h += &value_td(&format!("{x:+.1}%"), t.is_errored(ri, ci)),
-                    (Some(x), false) => h += &value_td(&grid::human(*x, &t.unit), t.is_errored(ri, ci)),
-                    (None, _) => h += "<td>—</td>",
-                }
-            }
-            h += "</tr>";
-        }
-        h += "</tbody></table>";
-        if let Some(n) = &t.note {
-            let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
-        }
-        h += &errored_note_html(&t.errored);
-    }
-    h += "</body></html>\n";
-    h
-}
-
+mod compare;
+pub use compare::{compare_page, compare_report};
 mod series;
 pub(crate) use series::downsample;
 use series::{series_section, steady_section};

@@ -230,6 +230,23 @@ pub enum ChartSpec {
     Bars {
         table: Table,
     },
+    /// The share of I/Os slower than each latency (1 − CDF), log on both axes, a line per
+    /// saved histogram (per device, or per point where one device).
+    Exceedance {
+        title: String,
+        series: Vec<(String, HistogramData)>,
+    },
+    /// IOPS against p99 latency for a sweep of load: a line per device, points in sweep order.
+    Hockey(Hockey),
+}
+
+/// A load sweep's hockey stick: each line's points are `(IOPS, p99 ns)` in sweep order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Hockey {
+    pub title: String,
+    /// What one point of the sweep is: "queue depth", "rate", "jobs x qd".
+    pub load: String,
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 impl ChartSpec {
@@ -242,6 +259,8 @@ impl ChartSpec {
             ChartSpec::Cdf { .. } => "Latency CDF".into(),
             ChartSpec::Line { line, .. } => line.title.clone(),
             ChartSpec::Table { table, .. } | ChartSpec::Bars { table } => table.heading(),
+            ChartSpec::Exceedance { title, .. } => title.clone(),
+            ChartSpec::Hockey(h) => h.title.clone(),
         }
     }
 }

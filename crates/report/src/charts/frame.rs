@@ -77,6 +77,45 @@ pub(super) struct Frame<'s> {
     pub(super) y_mesh: bool,
 }
 
+/// The plot's margin, and the heights of the x tick label area and widths of the y one.
+const MARGIN: u32 = 12;
+const X_AREA: u32 = 56;
+const Y_AREA: u32 = 84;
+
+/// The plot's width and height in px inside `area` (what [`cartesian`] leaves of it).
+pub(super) fn plot_dims(area: &DrawingArea<SVGBackend, Shift>) -> (f64, f64) {
+    let (w, h) = area.dim_in_pixel();
+    ((w as f64 - (2 * MARGIN + Y_AREA) as f64).max(1.0), (h as f64 - (2 * MARGIN + X_AREA) as f64).max(1.0))
+}
+
+/// The leading number of each name when every name is a number and the same words after it
+/// ("1 DQL/Disk", "2 DQL/Disk" -> "1", "2"): the axis description says the words once.
+fn numbers_only(names: &[String]) -> Option<Vec<String>> {
+    let split = |n: &str| {
+        let end = n.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(n.len());
+        (n[..end].to_string(), n[end..].trim().to_string())
+    };
+    let parts: Vec<(String, String)> = names.iter().map(|n| split(n)).collect();
+    let tail = &parts.first()?.1;
+    let same = parts.iter().all(|(num, t)| !num.is_empty() && t == tail);
+    (same && !tail.is_empty()).then(|| parts.into_iter().map(|p| p.0).collect())
+}
+
+/// How a category axis `plot_w` px wide writes its names so that no two overlap: the names,
+/// or their numbers alone when the names are too wide and share their words, and every n-th
+/// of them when those are still too wide (n = 1: all).
+pub(crate) fn category_names(x: &Axis, plot_w: f64) -> Option<(Vec<String>, usize)> {
+    let Kind::Category(names) = &x.kind else { return None };
+    let spacing = plot_w / names.len().max(1) as f64;
+    let widest = |names: &[String]| names.iter().map(|n| super::bars::text_w(n, TICK_FONT)).fold(0.0, f64::max) + 8.0;
+    let shown = match numbers_only(names) {
+        Some(nums) if widest(names) > spacing => nums,
+        _ => names.clone(),
+    };
+    let every = (widest(&shown) / spacing.max(0.1)).ceil().max(1.0) as usize;
+    Some((shown, every))
+}
+
 /// Background, plot area, mesh, tick labels and axis descriptions.
 pub(super) fn cartesian<'a, 'b>(
     area: &'a DrawingArea<SVGBackend<'b>, Shift>,
@@ -87,10 +126,31 @@ pub(super) fn cartesian<'a, 'b>(
     if let Some(t) = title {
         b.caption(t, ("sans-serif", TITLE_FONT));
     }
-    let mut chart =
-        b.margin(12).x_label_area_size(56).y_label_area_size(84).build_cartesian_2d(f.x.coord(), f.y.coord())?;
+    let names = category_names(f.x, plot_dims(area).0);
+    // The last x tick label is centred on the plot's right edge: room for its right half.
+    let last = match f.x.kind {
+        Kind::Category(_) => 0.0,
+        _ => f.x.ticks.iter().map(|t| super::bars::text_w(&f.x.label(*t), TICK_FONT)).fold(0.0, f64::max) / 2.0,
+    };
+    let mut chart = b
+        .margin(MARGIN)
+        .margin_right(MARGIN.max(last.ceil() as u32 + 2))
+        .x_label_area_size(X_AREA)
+        .y_label_area_size(Y_AREA)
+        .build_cartesian_2d(f.x.coord(), f.y.coord())?;
     let (x, y) = (f.x, f.y);
-    let xf = |v: &f64| x.label(*v);
+    // Category names wider than their spacing are shortened or thinned (see category_names).
+    let xf = |v: &f64| match &names {
+        Some((shown, every)) => {
+            let i = v.round().max(0.0) as usize;
+            if i % every == 0 {
+                shown.get(i).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        }
+        None => x.label(*v),
+    };
     let yf = |v: &f64| y.label(*v);
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(f.x_label)

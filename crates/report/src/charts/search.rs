@@ -4,7 +4,9 @@
 //! dashed in their threshold's colour). Same axes, legends and fonts as the other charts.
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::{bars, frame};
 use super::{cartesian, color, layout, no_data, render, Axis, Entry, Frame, Kind, LegendAt, Size, Swatch};
 use crate::model::{Ladder, SliceBars, Unit};
 
@@ -59,21 +61,24 @@ pub fn ladder(l: &Ladder) -> String {
     })
 }
 
-/// A group per slice, a bar per threshold (% of reads over it), limits dashed across.
+/// The limits an ACT slice chart's axis includes: every limit at most 4x above the highest
+/// bar (or above a tenth of the lowest limit, when the bars are lower still), so a 0.03 % bar
+/// is not drawn on a 0–6 % axis; the others are named "above the axis".
+pub(crate) fn limits_on_axis(b: &SliceBars) -> Vec<(u32, f64)> {
+    let top = b.slices.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let lowest = b.limits.iter().map(|l| l.1).fold(f64::INFINITY, f64::min);
+    let reach = top.max(if lowest.is_finite() { lowest / 10.0 } else { 0.0 }) * 4.0;
+    b.limits.iter().copied().filter(|l| l.1 <= reach).collect()
+}
+
+/// A group per slice, a bar per threshold (% of reads over it) with its value, the axis scaled
+/// to the bars ([`limits_on_axis`]), each limit on it dashed and labelled.
 pub fn slice_bars(b: &SliceBars) -> String {
     let cats: Vec<String> = b.slices.iter().map(|(name, _)| name.clone()).collect();
     let x = Axis::fit(Kind::Category(cats), [], false, 0.0);
-    let vals = b.slices.iter().flat_map(|(_, v)| v.iter().copied()).chain(b.limits.iter().map(|l| l.1));
-    let y = Axis::fit(Kind::Linear, vals, true, 0.05);
-    let f = Frame {
-        x_label: &b.x_label,
-        y_label: "reads over the threshold (%)",
-        x: &x,
-        y: &y,
-        x_mesh: false,
-        y_mesh: true,
-    };
-    let nbars = b.thresholds_ms.len().max(1);
+    let groups: Vec<Vec<Option<f64>>> =
+        b.slices.iter().map(|(_, v)| v.iter().map(|v| Some(*v).filter(|v| v.is_finite())).collect()).collect();
+    let shown = limits_on_axis(b);
     let mut entries: Vec<Entry> = b
         .thresholds_ms
         .iter()
@@ -82,25 +87,38 @@ pub fn slice_bars(b: &SliceBars) -> String {
         .collect();
     let colour_of = |ms: u32| b.thresholds_ms.iter().position(|t| *t == ms).map_or(BLACK, color);
     for (ms, pct) in &b.limits {
-        entries.push(Entry { name: format!("limit > {ms} ms: {pct}%"), color: colour_of(*ms), swatch: Swatch::Dashed });
+        let above = if shown.contains(&(*ms, *pct)) { "" } else { " (above the axis)" };
+        entries.push(Entry {
+            name: format!("limit > {ms} ms: {pct}%{above}"),
+            color: colour_of(*ms),
+            swatch: Swatch::Dashed,
+        });
     }
     render(&b.title, Size::default(), |root| {
         let main = layout(root, &b.title, &entries, LegendAt::Right)?;
+        let extra: Vec<f64> = shown.iter().map(|l| l.1).collect();
+        let p = bars::plan(&groups, &extra, frame::plot_dims(&main), false);
+        let y = &p.y;
+        let f = Frame {
+            x_label: &b.x_label,
+            y_label: "reads over the threshold (%)",
+            x: &x,
+            y,
+            x_mesh: false,
+            y_mesh: true,
+        };
         let mut chart = cartesian(&main, None, &f)?;
-        let bw = 0.8 / nbars as f64;
-        for (g, (_, vals)) in b.slices.iter().enumerate() {
-            let bars = vals.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(k, v)| {
-                let x0 = g as f64 - 0.4 + k as f64 * bw;
-                Rectangle::new([(x0 + bw * 0.05, 0.0), (x0 + bw * 0.95, *v)], color(k).filled())
-            });
-            chart.draw_series(bars)?;
-        }
-        for (ms, pct) in &b.limits {
+        bars::draw_bars(&mut chart, &groups, &p)?;
+        for (ms, pct) in &shown {
             let style = colour_of(*ms).stroke_width(2);
             chart.draw_series(DashedLineSeries::new([(x.lo, *pct), (x.hi, *pct)], 6, 5, style))?;
+            let font = ("sans-serif", bars::VALUE_FONT).into_font().color(&colour_of(*ms));
+            let text =
+                Text::new(format!("> {ms} ms limit {pct}%"), (-4, -3), font.pos(Pos::new(HPos::Right, VPos::Bottom)));
+            chart.draw_series([EmptyElement::at((x.hi, *pct)) + text])?;
         }
         if b.slices.is_empty() {
-            no_data(&mut chart, &x, &y)?;
+            no_data(&mut chart, &x, y)?;
         }
         Ok(())
     })

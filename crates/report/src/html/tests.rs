@@ -472,3 +472,50 @@ fn the_steady_section_shows_the_rule_each_point_was_run_with_not_the_default() {
         assert!(levels.iter().any(|v| (v - want).abs() <= y.tolerance(1.0)), "band at {want}: {levels:?}");
     }
 }
+
+#[test]
+fn a_compare_page_sets_the_runs_facts_side_by_side_and_their_latency_from_every_io() {
+    use drivelab_engine::hist::Histogram;
+    // Run A: all I/Os at 100 µs; run B: one in ten at 10 ms.
+    let run = |label: &str, target: &str, slow: u64| {
+        let points: Vec<PointResult> = (1..=2)
+            .map(|qd| {
+                let q = qd.to_string();
+                let mut p = point(&format!("read qd={qd}"), "", &[("qd", &q)], &[(target, 10.0)]);
+                let mut h = Histogram::new();
+                h.record_n(100_000, 90);
+                h.record_n(slow, 10);
+                p.result.total.lat_ns = h.summary();
+                p
+            })
+            .collect();
+        crate::compare::Run {
+            label: label.into(),
+            dir: format!("results/{label}"),
+            manifest: manifest("plan", &points),
+            points,
+        }
+    };
+    let runs = [run("A", "/dev/a", 100_000), run("B", "/dev/b", 10_000_000)];
+    let page = compare_page(&runs).expect("comparable");
+    let facts = &page[page.find("<h2>Run facts</h2>").expect("run facts")..];
+    assert!(facts.starts_with(
+        "<h2>Run facts</h2><div class=\"wide\"><table class=\"facts\"><thead><tr><th></th><th>A</th><th>B</th>"
+    ));
+    assert!(facts.contains("/dev/a") && facts.contains("/dev/b"), "each run's targets");
+    let lat = &page[page.find("<h2>Latency</h2>").expect("a latency panel")..];
+    assert!(lat.contains("Latency percentiles per run") && lat.contains("Latency exceedance per run"));
+    // Every I/O of each run, both points merged: A's all 100 µs; B's p50 and p90 100 µs, its
+    // slow tenth (10 ms) from p99 on (each as its histogram bucket reads).
+    let row = |label: &str| {
+        let at = lat.find(&format!("<tr><td>{label} (all 2 points)</td>")).expect("a row per run");
+        lat[at..at + lat[at..].find("</tr>").unwrap()].to_string()
+    };
+    let td = |ns: u64| {
+        let v = Histogram::from_sparse(&[[ns, 1]]).percentile(50.0) as f64;
+        format!("<td>{}</td>", drivelab_engine::units::fmt_ns(v))
+    };
+    let (fast, slow) = (td(100_000), td(10_000_000));
+    assert_eq!(row("A"), format!("<tr><td>A (all 2 points)</td>{}", fast.repeat(5)));
+    assert_eq!(row("B"), format!("<tr><td>B (all 2 points)</td>{}{}", fast.repeat(2), slow.repeat(3)));
+}

@@ -8,7 +8,7 @@ use drivelab_lab::results::{Manifest, PointResult, Results, SteadyRecord};
 
 use crate::charts::{LineChart, Series, Size, XScale};
 use crate::html::{downsample, pick, MAX_FULL_SERIES, MAX_LATENCY_SERIES, MAX_SERIES_POINTS};
-use crate::model::{ChartSpec, Report, Section, TableBlock};
+use crate::model::{ChartSpec, Hockey, Report, Section, TableBlock};
 use crate::suite_tables;
 
 /// What lat is in `points`: fio's (fio's results) or drivelab's.
@@ -39,8 +39,104 @@ pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
     if !cdf.is_empty() {
         specs.push(ChartSpec::Cdf { series: cdf });
     }
+    specs.extend(exceedance_spec(points));
     specs
 }
+
+/// The exceedance (1 − CDF) of evenly spaced points, a line per target of each (points that
+/// ran on several targets at once give a line per target), at most [`MAX_LATENCY_SERIES`]
+/// lines; None without a saved histogram.
+pub fn exceedance_spec(points: &[PointResult]) -> Option<ChartSpec> {
+    let per_point = points.iter().map(|p| crate::point_targets::paths(p).len()).max().unwrap_or(1).max(1);
+    let chosen = pick(points, (MAX_LATENCY_SERIES / per_point).max(1));
+    let mut series = Vec::new();
+    for p in chosen {
+        let targets = crate::point_targets::distinct(p);
+        if targets.len() <= 1 {
+            series.push((p.point.label.clone(), p.result.total.lat_ns.histogram.clone()));
+        } else {
+            series.extend(
+                targets.into_iter().map(|t| (format!("{} on {}", p.point.label, t.path), t.total.lat_ns.histogram)),
+            );
+        }
+    }
+    series.retain(|(_, h)| h.buckets.iter().any(|b| b[1] > 0));
+    (!series.is_empty()).then(|| ChartSpec::Exceedance {
+        title: format!("Latency exceedance: I/Os slower than each latency (lat: {})", lat_of(points)),
+        series,
+    })
+}
+
+/// Plan fields that are the load of a sweep (or how long a point ran), left out of what a
+/// hockey stick's points have in common.
+const LOAD_KEYS: [&str; 6] = ["qd", "jobs", "rate", "time", "runtime", "ramp"];
+
+/// A point's load: its rate where it has one, else jobs x qd.
+fn load_of(p: &PointResult) -> f64 {
+    let s = &p.result.spec;
+    s.rate.as_ref().map_or(s.qd as f64 * s.jobs.max(1) as f64, |r| r.per_s)
+}
+
+/// The hockey sticks of a plan or suite: points that differ only in their load (queue depth,
+/// rate, jobs x qd) form a sweep; each sweep of 3 or more loads is a chart of IOPS against
+/// p99 latency, a line per target through its points in sweep order.
+pub fn hockey_specs(points: &[PointResult]) -> Vec<ChartSpec> {
+    type Key = (String, Vec<(String, String)>);
+    let mut sweeps: Vec<(Key, Vec<&PointResult>)> = Vec::new();
+    for p in points {
+        let mut fields: Vec<(String, String)> =
+            p.point.fields.iter().filter(|(k, _)| !LOAD_KEYS.contains(&k.as_str())).cloned().collect();
+        fields.sort();
+        let key = (p.point.step.clone(), fields);
+        match sweeps.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(p),
+            None => sweeps.push((key, vec![p])),
+        }
+    }
+    let mut out = Vec::new();
+    for ((step, fields), mut pts) in sweeps {
+        let mut loads: Vec<f64> = pts.iter().map(|p| load_of(p)).collect();
+        loads.sort_by(f64::total_cmp);
+        loads.dedup();
+        if loads.len() < 3 {
+            continue;
+        }
+        pts.sort_by(|a, b| load_of(a).total_cmp(&load_of(b)).then(a.point.index.cmp(&b.point.index)));
+        let load = if pts.iter().any(|p| p.result.spec.rate.is_some()) {
+            "rate"
+        } else if pts.iter().any(|p| p.result.spec.jobs != pts[0].result.spec.jobs) {
+            "jobs x qd"
+        } else {
+            "queue depth"
+        };
+        let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+        for p in &pts {
+            for t in crate::point_targets::distinct(p) {
+                let Some(p99) = t.total.lat_ns.get(drivelab_engine::hist::Pct::P99) else { continue };
+                let at = (t.total.iops, p99 as f64);
+                match series.iter_mut().find(|(n, _)| *n == t.path) {
+                    Some((_, v)) => v.push(at),
+                    None => series.push((t.path.clone(), vec![at])),
+                }
+            }
+        }
+        let what: Vec<String> = std::iter::once(step)
+            .filter(|s| !s.is_empty())
+            .chain(fields.iter().map(|(k, v)| format!("{k}={v}")))
+            .collect();
+        let title = match what.is_empty() {
+            true => "p99 latency against IOPS".to_string(),
+            false => format!("p99 latency against IOPS: {}", what.join(" ")),
+        };
+        out.push(ChartSpec::Hockey(Hockey { title, load: load.into(), series }));
+    }
+    out
+}
+
+/// What the hockey sticks show, under their heading.
+pub const HOCKEY_NOTE: &str = "Each sweep of load (queue depth, rate or jobs x qd) as IOPS against p99 latency, \
+     a line per target through its points in sweep order: where the line turns upwards, more load buys \
+     latency and no throughput.";
 
 /// A point's IOPS and p99 per second, with axes.
 pub fn series_specs(p: &PointResult) -> [ChartSpec; 2] {
@@ -119,6 +215,13 @@ fn sections(m: &Manifest, points: &[PointResult]) -> Vec<Section> {
         s.charts.extend(steady.iter().map(|(p, st)| steady_spec(p, st)));
         out.push(s);
     }
+    let hockey = hockey_specs(points);
+    if !hockey.is_empty() {
+        let mut s = Section::new("Latency against throughput");
+        s.note = Some(HOCKEY_NOTE.into());
+        s.charts = hockey;
+        out.push(s);
+    }
     let mut lat = Section::new("Latency");
     lat.charts = latency_specs(points);
     out.push(lat);
@@ -152,5 +255,82 @@ pub fn report(r: &Results) -> Report {
         warnings,
         notes: super::common::notes(&r.points),
         sections: sections(m, &r.points),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::point;
+
+    /// `target` at queue depth `qd` moving `mb` MB/s (256 IOPS and 1000 ns of p99 per MB/s).
+    fn at(qd: u32, target: &str, mb: f64) -> PointResult {
+        let q = qd.to_string();
+        let mut p = point(&format!("read qd={qd}"), "", &[("bs", "4k"), ("qd", &q)], &[(target, mb)]);
+        p.result.spec.qd = qd;
+        p
+    }
+
+    #[test]
+    fn a_qd_sweep_is_a_hockey_stick_a_line_per_target_in_sweep_order() {
+        let mbs = [(1, 10.0), (8, 25.0), (2, 20.0), (4, 30.0)];
+        let mut points: Vec<PointResult> = Vec::new();
+        for t in ["/dev/a", "/dev/b"] {
+            points.extend(mbs.iter().map(|&(qd, mb)| at(qd, t, if t == "/dev/b" { mb * 2.0 } else { mb })));
+        }
+        // Two loads only: not a sweep.
+        let mut other = at(1, "/dev/a", 5.0);
+        other.point.fields[0].1 = "64k".into();
+        let mut other2 = at(2, "/dev/a", 6.0);
+        other2.point.fields[0].1 = "64k".into();
+        points.extend([other, other2]);
+        let specs = hockey_specs(&points);
+        assert_eq!(specs.len(), 1, "one sweep of 3+ loads: {specs:?}");
+        let ChartSpec::Hockey(h) = &specs[0] else { panic!("{specs:?}") };
+        assert_eq!(h.load, "queue depth");
+        assert!(h.title.contains("bs=4k"), "{}", h.title);
+        let names: Vec<&str> = h.series.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(names, ["/dev/a", "/dev/b"]);
+        // qd 1, 2, 4, 8 in that order, whatever the IOPS: 10, 20, 30, then back to 25 MB/s.
+        let iops: Vec<f64> = h.series[0].1.iter().map(|p| p.0).collect();
+        assert_eq!(iops, [10.0 * 256.0, 20.0 * 256.0, 30.0 * 256.0, 25.0 * 256.0]);
+        let p99: Vec<f64> = h.series[1].1.iter().map(|p| p.1).collect();
+        assert_eq!(p99, [20_000.0, 40_000.0, 60_000.0, 50_000.0]);
+    }
+
+    #[test]
+    fn exceedance_is_a_line_per_target_of_points_that_ran_on_several_at_most_eight() {
+        let mut h = drivelab_engine::hist::Histogram::new();
+        h.record_n(100_000, 9);
+        h.record_n(1_000_000, 1);
+        let points: Vec<PointResult> = (1..=6u32)
+            .map(|qd| {
+                let q = qd.to_string();
+                let mut p = point(&format!("qd={qd}"), "", &[("qd", &q)], &[("/dev/a", 1.0), ("/dev/b", 2.0)]);
+                for t in &mut p.result.per_target {
+                    t.total.lat_ns = h.summary();
+                }
+                p
+            })
+            .collect();
+        let Some(ChartSpec::Exceedance { series, .. }) = exceedance_spec(&points) else { panic!("a chart") };
+        let names: Vec<&str> = series.iter().map(|s| s.0.as_str()).collect();
+        // Two targets a point: 4 points evenly spaced, each twice.
+        assert_eq!(
+            names,
+            [
+                "qd=1 on /dev/a",
+                "qd=1 on /dev/b",
+                "qd=2 on /dev/a",
+                "qd=2 on /dev/b",
+                "qd=4 on /dev/a",
+                "qd=4 on /dev/b",
+                "qd=5 on /dev/a",
+                "qd=5 on /dev/b"
+            ]
+        );
+        // Without histograms (fio's plain JSON): no chart.
+        let bare = [point("x", "", &[], &[("/dev/a", 1.0)])];
+        assert!(exceedance_spec(&bare).is_none());
     }
 }

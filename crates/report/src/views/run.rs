@@ -88,6 +88,7 @@ pub fn report(r: &Results) -> Report {
     }
     series.retain(|(_, pts)| !pts.is_empty());
     lat.charts.push(ChartSpec::Percentiles { title: format!("Latency percentiles (lat: {})", lat_words(res)), series });
+    lat.charts.extend(exceedance(p, res));
     lat.tables.extend(super::common::fio_percentile_table(res).map(Into::into));
     sections.push(lat);
     let s = crate::html::downsample(&res.series, crate::html::MAX_SPARK_SAMPLES);
@@ -121,5 +122,55 @@ pub fn report(r: &Results) -> Report {
         warnings,
         notes: super::common::notes(&r.points),
         sections,
+    }
+}
+
+/// The share of I/Os slower than each latency: a line per target where the run had several,
+/// else per direction (read, write); None without a saved histogram (fio's plain JSON).
+fn exceedance(p: &drivelab_lab::results::PointResult, res: &drivelab_engine::result::RunResult) -> Option<ChartSpec> {
+    let targets = crate::point_targets::distinct(p);
+    let mut series: Vec<(String, drivelab_engine::hist::HistogramData)> = if targets.len() > 1 {
+        targets.into_iter().map(|t| (t.path, t.total.lat_ns.histogram)).collect()
+    } else {
+        [("read", &res.read), ("write", &res.write)]
+            .into_iter()
+            .filter(|(_, d)| d.ops > 0)
+            .map(|(n, d)| (n.to_string(), d.lat_ns.histogram.clone()))
+            .collect()
+    };
+    series.retain(|(_, h)| h.buckets.iter().any(|b| b[1] > 0));
+    (!series.is_empty()).then(|| ChartSpec::Exceedance {
+        title: format!("Latency exceedance: I/Os slower than each latency (lat: {})", lat_words(res)),
+        series,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_exceedance_is_per_direction_on_one_target_and_per_target_on_several() {
+        let mut h = drivelab_engine::hist::Histogram::new();
+        h.record_n(100_000, 99);
+        h.record_n(5_000_000, 1);
+        let mut p = crate::test_support::point("read", "", &[], &[("/dev/a", 10.0)]);
+        p.result.read.lat_ns = h.summary();
+        p.result.total.lat_ns = h.summary();
+        let Some(ChartSpec::Exceedance { series, .. }) = exceedance(&p, &p.result) else {
+            panic!("an exceedance chart")
+        };
+        let names: Vec<&str> = series.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(names, ["read"], "writes moved nothing; read has its histogram");
+        let mut two = crate::test_support::point("read", "", &[], &[("/dev/a", 10.0), ("/dev/b", 20.0)]);
+        for t in &mut two.result.per_target {
+            t.total.lat_ns = h.summary();
+        }
+        let Some(ChartSpec::Exceedance { series, .. }) = exceedance(&two, &two.result) else { panic!("a chart") };
+        let names: Vec<&str> = series.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(names, ["/dev/a", "/dev/b"]);
+        // No histogram saved (fio's plain JSON): no chart rather than an empty one.
+        let bare = crate::test_support::point("read", "", &[], &[("/dev/a", 10.0)]);
+        assert!(exceedance(&bare, &bare.result).is_none());
     }
 }
