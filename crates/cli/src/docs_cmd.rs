@@ -1,15 +1,17 @@
 //! `drivelab completions SHELL` and `drivelab man [COMMAND]`: a shell completion script and
-//! man pages, generated from the clap definitions (so they never disagree with `--help`).
+//! man pages, generated from the clap definitions (so they never disagree with `--help`), with
+//! each flag's completion words and value kind (`args::complete`).
 
-use clap::CommandFactory;
 use drivelab_engine::Error;
 
-use crate::args::{Cli, CompletionsArgs, ManArgs};
+use clap::CommandFactory;
+
+use crate::args::{complete, Cli, CompletionsArgs, ManArgs};
 use crate::output::stdout_text;
 use crate::run_cmd::Outcome;
 
 pub fn completions(args: &CompletionsArgs) -> Result<Outcome, Error> {
-    let mut cmd = Cli::command();
+    let mut cmd = complete::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "drivelab", &mut script);
     stdout_text(&String::from_utf8_lossy(&script));
@@ -17,8 +19,7 @@ pub fn completions(args: &CompletionsArgs) -> Result<Outcome, Error> {
 }
 
 pub fn man(args: &ManArgs) -> Result<Outcome, Error> {
-    let mut root = Cli::command().disable_help_subcommand(true);
-    root.build();
+    let root = complete::annotated(Cli::command().disable_help_subcommand(true));
     let page = match &args.command {
         None => root,
         Some(name) => match root.find_subcommand(name) {

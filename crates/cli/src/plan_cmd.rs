@@ -72,6 +72,19 @@ pub fn dry_run(plan: &Plan, jobs: bool) {
 }
 
 pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
+    // Errors name the fields as the plan has them: a fio job file's options (`size=`), a TOML
+    // plan's keys (`span`), never a flag the user did not write (on resume, the plan's keys).
+    let file = args.file.as_deref().map(Path::new);
+    let spelling = match file {
+        Some(f) if fiojob::is_job_file(f) => drivelab_engine::Spelling::FioJob,
+        _ => drivelab_engine::Spelling::PlanKeys,
+    };
+    // The command line's own --size, named as the flag it is.
+    args.safety.new_file_size()?;
+    run_plan(args).map_err(|e| e.written_as(spelling))
+}
+
+fn run_plan(args: &PlanArgs) -> Result<Outcome, Error> {
     args.steady.check()?;
     // Under mpirun rank 0 reads the directory and every rank checks its own targets.
     let resume = match &args.resume {

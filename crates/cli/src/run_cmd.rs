@@ -70,7 +70,10 @@ pub fn lab_setup<'a>(safety: &'a SafetyArgs, power_cmd: Option<&String>) -> Resu
 
 pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
     if let Some(file) = args.targets.first().filter(|t| fiojob::is_job_file(Path::new(t)) && Path::new(t).is_file()) {
-        return run_job_file(args, Path::new(file));
+        // Errors name the job file's options as it has them (`size=`, not --span); the command
+        // line's --size is named as the flag it is.
+        args.safety.new_file_size()?;
+        return run_job_file(args, Path::new(file)).map_err(|e| e.written_as(drivelab_engine::Spelling::FioJob));
     }
     if let Some(v) = args.vars.first() {
         return Err(Error::invalid(format!(

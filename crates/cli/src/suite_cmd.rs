@@ -24,10 +24,11 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     };
     let id: SuiteId = name.parse()?;
     args.steady.check()?;
+    let dql = suites::dql(&args.dql)?;
     let targets = if args.targets.is_empty() { vec![SCRATCH.to_string()] } else { args.targets.clone() };
     let new_size = args.safety.new_file_size()?;
     let target_bytes = suites::smallest_target_bytes(&targets, new_size)?;
-    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale.unwrap_or(1.0), dql: args.dql, target_bytes };
+    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale.unwrap_or(1.0), dql, target_bytes };
     let mut plan = suites::plan(id, &targets, &opts)?;
     if args.verify || args.verify_after {
         let left_out = drivelab_lab::verify::verify_plan(&mut plan, args.verify_after);

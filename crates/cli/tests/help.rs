@@ -1,4 +1,4 @@
-//! Every `--help` (issue #11, item 10): each README section a help text points to exists, each
+//! Every `--help` (issue #11, item 10): each guide section a help text points to exists, each
 //! suite's help names what it reproduces, the no-command help says what drivelab then does, and
 //! `report`'s help names every format the report crate has.
 
@@ -29,33 +29,40 @@ fn every_help() -> Vec<(String, String)> {
     all
 }
 
-/// README.md's headings, without `#`s and backticks.
-fn readme_headings() -> Vec<String> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    readme.lines().filter(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#').trim().replace('`', "")).collect()
+/// The headings of the user guide's chapter `file` (docs/guide/FILE), without `#`s and backticks.
+fn guide_headings(file: &str) -> Vec<String> {
+    let path = format!("{}/../../docs/guide/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines().filter(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#').trim().replace('`', "")).collect()
 }
 
 #[test]
-fn every_readme_section_a_help_points_to_exists() {
-    let headings = readme_headings();
+fn every_guide_section_a_help_points_to_exists() {
     let mut pointers = Vec::new();
     for (command, text) in every_help() {
+        assert!(
+            !text.contains("README \""),
+            "{command} --help points to the README, whose reference moved to docs/guide"
+        );
         let mut rest = text.as_str();
-        while let Some(i) = rest.find("README \"") {
-            let after = &rest[i + "README \"".len()..];
-            let end = after.find('"').unwrap_or_else(|| panic!("{command}: an unclosed README section name"));
-            let section = &after[..end];
+        while let Some(i) = rest.find("docs/guide/") {
+            let after = &rest[i + "docs/guide/".len()..];
+            let (file, tail) = after.split_once(' ').unwrap_or_else(|| panic!("{command}: a chapter with no section"));
+            let section = tail.strip_prefix('"').unwrap_or_else(|| panic!("{command}: {file} names no section"));
+            let end = section.find('"').unwrap_or_else(|| panic!("{command}: an unclosed guide section name"));
+            let section = &section[..end];
+            let headings = guide_headings(file);
             assert!(
                 headings.iter().any(|h| h == section),
-                "{command} --help points to README \"{section}\", which has no such section; it has {headings:#?}"
+                "{command} --help points to docs/guide/{file} \"{section}\", which has no such section; it has {headings:#?}"
             );
             pointers.push((command.clone(), section.to_string()));
-            rest = &after[end..];
+            rest = &after[file.len()..];
         }
     }
     // The commands whose help points to their section.
     for c in ["run", "plan", "suite", "report", "act", "qos"] {
-        assert!(pointers.iter().any(|(cmd, _)| cmd == c), "{c} --help points to no README section: {pointers:?}");
+        assert!(pointers.iter().any(|(cmd, _)| cmd == c), "{c} --help points to no guide section: {pointers:?}");
     }
 }
 

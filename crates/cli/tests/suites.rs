@@ -287,3 +287,38 @@ fn power_readings_give_watts_and_mb_per_s_per_watt() {
     assert!(stderr(&o).contains("not a number of watts"), "{}", stderr(&o));
     assert!(!Path::new(&s.path("r2")).exists(), "refused before anything ran");
 }
+
+/// `--dql` (issue #26): N is Iometer's 1..N; a list and ranges as a plan's axis takes them. The
+/// point count is 8 per depth, however many disks (each point runs on all of them), as the guide
+/// says.
+#[test]
+fn iometer_dql_takes_lists_and_ranges_and_counts_8_points_per_depth() {
+    let s = Scratch::new("suite-dql");
+    let (a, b) = (s.path("a"), s.path("b"));
+    let count = |args: &[&str]| {
+        let mut all = vec!["suite", "iometer", &a, &b, "--dry-run"];
+        all.extend_from_slice(args);
+        let o = drivelab(&all);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let out = stdout(&o);
+        let qds: Vec<String> = out
+            .lines()
+            .filter_map(|l| l.split_whitespace().find_map(|w| w.strip_prefix("qd=")).map(str::to_string))
+            .collect();
+        assert!(out.contains(&format!("{} points", qds.len())), "{out}");
+        qds
+    };
+    assert_eq!(count(&["--dql", "32"]).len(), 256, "--dql 32 on two disks");
+    assert_eq!(count(&[]).len(), 24, "the default, 1..3");
+    let qds = count(&["--dql", "1,2,4..32 x2"]);
+    assert_eq!(qds.len(), 48);
+    assert_eq!(qds[..6], ["1", "2", "4", "8", "16", "32"]);
+    for bad in ["0", "4..1 x2", "1,1"] {
+        let o = drivelab(&["suite", "iometer", &a, "--dry-run", "--dql", bad]);
+        assert_eq!(o.status.code(), Some(2), "--dql {bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("--dql {bad}: ")), "{}", stderr(&o));
+    }
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/guide/suites.md")).unwrap();
+    let row = guide.lines().find(|l| l.starts_with("| `iometer` |")).expect("the guide's iometer row");
+    assert!(row.contains("8 per depth") && row.contains("`--dql 32`: 256"), "{row}");
+}

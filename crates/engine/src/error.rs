@@ -4,7 +4,9 @@
 //!
 //! Errors about an access-spec field carry the [`Field`], so they name it the way the reader
 //! wrote it: `Display` uses the plan-file key (`qd 0: ...`), [`Error::cli_message`] the CLI flag
-//! (`--qd 0: ...`). Nothing needs to look inside a message to know what went wrong.
+//! (`--qd 0: ...`), and an error marked [`Error::written_as`] a [`Spelling`] names it as that
+//! source did (a fio job file's `size=`, a plan's `span`), whichever way it is printed. Nothing
+//! needs to look inside a message to know what went wrong.
 
 use std::io;
 
@@ -36,16 +38,71 @@ pub enum Error {
     /// `inner` happened while doing `what` ("point 3 (random read)"); its kind is kept.
     #[error("{what}: {inner}")]
     Within { what: String, inner: Box<Error> },
+    /// `inner`'s fields came from a source that spells them its own way: named so.
+    #[error("{}", inner.message(*spelling))]
+    Written { spelling: Spelling, inner: Box<Error> },
+}
+
+/// How the reader gave the fields an error names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spelling {
+    /// Command-line flags: `--span`, `--iodepth`.
+    Flags,
+    /// A plan file's keys: `span`, or fio's spelling where the plan used it (`iodepth`).
+    PlanKeys,
+    /// A fio job file's options: `size=` (fio's size is drivelab's span), `offset=`, `bs=`.
+    FioJob,
+}
+
+impl Spelling {
+    /// `field` as this source spells it.
+    fn name(self, field: Field) -> String {
+        match self {
+            Spelling::Flags => field.flag(),
+            Spelling::PlanKeys => field.name().to_string(),
+            Spelling::FioJob => fio_option(field).unwrap_or(field.name()).to_string(),
+        }
+    }
+}
+
+/// The fio job option that sets `field`, where the fio job reader takes one (fiojob/options.rs):
+/// the names a job file's reader wrote. Fields with no single option keep drivelab's name.
+fn fio_option(field: Field) -> Option<&'static str> {
+    Some(match field {
+        Field::Fio(f) => f.name(),
+        Field::Span => "size",
+        Field::Offset => "offset",
+        Field::Bs => "bs",
+        Field::Align => "blockalign",
+        Field::Qd => "iodepth",
+        Field::Jobs => "numjobs",
+        Field::Batch => "iodepth_batch",
+        Field::Time => "runtime",
+        Field::Ramp => "ramp_time",
+        Field::IoSize => "io_size",
+        Field::Random => "percentage_random",
+        Field::Read => "rwmixread",
+        Field::Distribution => "random_distribution",
+        Field::Seed => "randseed",
+        Field::Engine => "ioengine",
+        Field::Cpus => "cpus_allowed",
+        _ => return None,
+    })
 }
 
 fn render_spec(field: Field, value: &str, fix: &str, cli: bool) -> String {
-    let name = if cli { field.flag() } else { field.name().to_string() };
-    let fix = Field::render_refs(fix, cli);
-    let value = Field::render_refs(value, cli);
-    if value.is_empty() {
-        format!("{name} {fix}")
-    } else {
-        format!("{name} {value}: {fix}")
+    render_spec_as(field, value, fix, if cli { Spelling::Flags } else { Spelling::PlanKeys })
+}
+
+fn render_spec_as(field: Field, value: &str, fix: &str, spelling: Spelling) -> String {
+    let name = spelling.name(field);
+    let fix = Field::render_refs_by(fix, |f| spelling.name(f));
+    let value = Field::render_refs_by(value, |f| spelling.name(f));
+    match (value.is_empty(), spelling) {
+        (true, _) => format!("{name} {fix}"),
+        // As the job file has it: `size=10737418240`.
+        (false, Spelling::FioJob) => format!("{name}={value}: {fix}"),
+        (false, _) => format!("{name} {value}: {fix}"),
     }
 }
 
@@ -65,7 +122,11 @@ fn render_needs_destroy(devices: &[String], notes: &[String]) -> String {
 }
 
 fn render_direct(path: &str, cli: bool) -> String {
-    let fix = Field::render_refs("use {buffered} (results will go through the page cache)", cli);
+    render_direct_as(path, if cli { Spelling::Flags } else { Spelling::PlanKeys })
+}
+
+fn render_direct_as(path: &str, spelling: Spelling) -> String {
+    let fix = Field::render_refs_by("use {buffered} (results will go through the page cache)", |f| spelling.name(f));
     format!("{path}: the filesystem refuses O_DIRECT; {fix}")
 }
 
@@ -84,7 +145,7 @@ impl Error {
     pub fn is_invalid(&self) -> bool {
         match self {
             Error::Io { .. } | Error::Interrupted(_) => false,
-            Error::Within { inner, .. } => inner.is_invalid(),
+            Error::Within { inner, .. } | Error::Written { inner, .. } => inner.is_invalid(),
             _ => true,
         }
     }
@@ -110,18 +171,35 @@ impl Error {
     /// The error itself, under any [`Error::Within`] context.
     pub fn root(&self) -> &Error {
         match self {
-            Error::Within { inner, .. } => inner.root(),
+            Error::Within { inner, .. } | Error::Written { inner, .. } => inner.root(),
             other => other,
         }
     }
     /// The message for the command line: fields named by their flags (`--qd 0: ...`,
     /// `use --buffered`). `Display` names them as plan files do (`qd 0: ...`).
     pub fn cli_message(&self) -> String {
+        self.message(Spelling::Flags)
+    }
+
+    /// The message with fields named as `spelling` spells them (an inner [`Error::Written`]
+    /// keeps its own).
+    pub fn message(&self, spelling: Spelling) -> String {
         match self {
-            Error::Spec { field, value, fix } => render_spec(*field, value, fix, true),
-            Error::DirectIoRefused { path } => render_direct(path, true),
-            Error::Within { what, inner } => format!("{what}: {}", inner.cli_message()),
+            Error::Spec { field, value, fix } => render_spec_as(*field, value, fix, spelling),
+            Error::DirectIoRefused { path } => render_direct_as(path, spelling),
+            Error::Within { what, inner } => format!("{what}: {}", inner.message(spelling)),
+            Error::Written { spelling, inner } => inner.message(*spelling),
             other => other.to_string(),
+        }
+    }
+
+    /// The same error, its fields to be named as `spelling` spells them (the source the
+    /// reader wrote them in: a plan file, a fio job file), however it is printed. The kind, and
+    /// so the exit code, is kept.
+    pub fn written_as(self, spelling: Spelling) -> Error {
+        match self {
+            already @ Error::Written { .. } => already,
+            other => Error::Written { spelling, inner: Box::new(other) },
         }
     }
 }
@@ -149,5 +227,23 @@ mod tests {
         assert!(e.cli_message().contains("use --buffered"), "{}", e.cli_message());
         assert!(e.is_invalid());
         assert!(!Error::io("x", io::Error::other("y")).is_invalid());
+    }
+
+    #[test]
+    fn a_written_error_names_its_fields_as_its_source_spells_them_however_printed() {
+        let span = || Error::spec(Field::Span, "10737418240", "with {offset} 0 reaches past the end of f");
+        let fio = span().context("point 1 (j)").written_as(Spelling::FioJob);
+        let want = "point 1 (j): size=10737418240: with offset 0 reaches past the end of f";
+        assert_eq!((fio.cli_message(), fio.to_string()), (want.to_string(), want.to_string()));
+        assert!(fio.is_invalid() && matches!(fio.root(), Error::Spec { field: Field::Span, .. }));
+        let plan = span().written_as(Spelling::PlanKeys);
+        assert_eq!(plan.cli_message(), "span 10737418240: with offset 0 reaches past the end of f");
+        assert_eq!(span().cli_message(), "--span 10737418240: with --offset 0 reaches past the end of f");
+        let first = span().written_as(Spelling::FioJob).written_as(Spelling::PlanKeys);
+        assert!(first.cli_message().starts_with("size="), "the innermost source names it");
+        let direct = Error::DirectIoRefused { path: "/mnt/f".into() }.written_as(Spelling::FioJob);
+        assert!(direct.cli_message().ends_with("use buffered (results will go through the page cache)"));
+        let iodepth = Error::spec(Field::Fio(crate::fields::Fio::Iodepth), "0", "give 1 or more");
+        assert_eq!(iodepth.written_as(Spelling::FioJob).cli_message(), "iodepth=0: give 1 or more");
     }
 }

@@ -38,4 +38,4 @@ pub mod units;
 pub mod verify;
 pub(crate) mod worker;
 
-pub use error::Error;
+pub use error::{Error, Spelling};

@@ -171,7 +171,7 @@ time = "{time}"
 [matrix]
 random = [0, 5, 20, 100]
 read = [100, 0]
-qd = "1..{dql} +1"
+qd = [{dql}]
 "#;
 
 const SPAN: &str = r#"
@@ -286,8 +286,8 @@ pub struct SuiteOptions {
     pub time: Option<String>,
     /// Multiplies the default time (0.1 runs a suite in a tenth of its time).
     pub scale: f64,
-    /// Outstanding I/Os per disk for `iometer` (1..dql).
-    pub dql: u32,
+    /// Outstanding I/Os per disk for `iometer`, one point each ([`dql`] reads `--dql`).
+    pub dql: Vec<u32>,
     /// Size of the targets (smallest), for `span` (8 GiB or the target, if smaller).
     pub target_bytes: u64,
 }
@@ -334,9 +334,10 @@ pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan
     if id == SuiteId::Jbod {
         return jbod(targets, &time);
     }
-    if opts.dql == 0 {
+    if opts.dql.is_empty() || opts.dql.contains(&0) {
         return Err(Error::invalid("--dql 0: at least one outstanding I/O per disk"));
     }
+    let dql: Vec<String> = opts.dql.iter().map(u32::to_string).collect();
     let span = opts.target_bytes.min(8 << 30) / 4096 * 4096;
     let text = match id {
         SuiteId::Quick => QUICK,
@@ -348,9 +349,40 @@ pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan
         SuiteId::Sync => SYNC,
         SuiteId::Jbod => unreachable!("built above"),
     };
-    let text =
-        text.replace("{time}", &time).replace("{dql}", &opts.dql.to_string()).replace("{span}", &span.to_string());
+    let text = text.replace("{time}", &time).replace("{dql}", &dql.join(", ")).replace("{span}", &span.to_string());
     plan::parse(&text, &file, targets)
+}
+
+/// `--dql`: a whole number N is Iometer's 1..N outstanding I/Os per disk; a list or a range
+/// (`1,2,4..32 x2`, the syntax of a plan's axis) is those depths.
+pub fn dql(text: &str) -> Result<Vec<u32>, Error> {
+    let bad = |why: String| {
+        Error::invalid(format!(
+            "--dql {text}: {why}; expected N (1..N outstanding I/Os per disk), a list such as 1,2,4 or a \
+             range such as 1..32x2"
+        ))
+    };
+    let values = plan::count_list(text).map_err(bad)?;
+    if values.contains(&0) {
+        return Err(bad("0 outstanding I/Os is no load: give at least 1".into()));
+    }
+    let values = match values[..] {
+        [n] if !text.contains("..") => {
+            if n > plan::MAX_AXIS_VALUES as u64 {
+                return Err(bad(format!("1..{n} is more than {} depths", plan::MAX_AXIS_VALUES)));
+            }
+            (1..=n).collect()
+        }
+        _ => values,
+    };
+    let mut depths = Vec::with_capacity(values.len());
+    for v in values {
+        match u32::try_from(v) {
+            Ok(d) => depths.push(d),
+            Err(_) => return Err(bad(format!("{v} is too deep a queue"))),
+        }
+    }
+    Ok(depths)
 }
 
 /// For k = 1..N, the four workloads on the first k targets at once.
@@ -385,7 +417,7 @@ mod tests {
     use super::*;
 
     fn opts() -> SuiteOptions {
-        SuiteOptions { time: None, scale: 1.0, dql: 3, target_bytes: 1 << 30 }
+        SuiteOptions { time: None, scale: 1.0, dql: vec![1, 2, 3], target_bytes: 1 << 30 }
     }
 
     #[test]
@@ -415,11 +447,29 @@ mod tests {
     #[test]
     fn iometer_runs_all_disks_at_once_over_dql() {
         let t = vec!["a".to_string(), "b".to_string(), "c".to_string()];
-        let p = plan(SuiteId::Iometer, &t, &SuiteOptions { dql: 2, ..opts() }).unwrap();
+        let p = plan(SuiteId::Iometer, &t, &SuiteOptions { dql: vec![1, 2], ..opts() }).unwrap();
         assert_eq!(p.points.len(), 4 * 2 * 2);
         assert!(p.points.iter().all(|pt| pt.targets.len() == 3));
         assert_eq!(p.points[0].spec.bs[0].bytes, 65536);
         assert_eq!((p.points[2].spec.random_pct, p.points[2].spec.read_pct, p.points[2].spec.qd), (0, 0, 1));
+    }
+
+    #[test]
+    fn dql_is_1_to_n_or_a_list_and_iometer_runs_8_points_per_depth_whatever_the_disks() {
+        assert_eq!(dql("3").unwrap(), [1, 2, 3]);
+        assert_eq!(dql("1,2,4..32 x2").unwrap(), [1, 2, 4, 8, 16, 32]);
+        assert_eq!(dql("16..16 +1").unwrap(), [16], "a range of one depth is that depth");
+        for bad in ["0", "1,0", "", "1..32", "x", "99999999999", "4294967296,1"] {
+            let e = dql(bad).unwrap_err();
+            assert!(e.is_invalid() && e.to_string().starts_with(&format!("--dql {bad}: ")), "{bad}: {e}");
+        }
+        let two: Vec<String> = vec!["a".into(), "b".into()];
+        let p = plan(SuiteId::Iometer, &two, &SuiteOptions { dql: dql("32").unwrap(), ..opts() }).unwrap();
+        assert_eq!(p.points.len(), 256, "4 access specs x reads and writes x 32 depths, every disk in each");
+        let p =
+            plan(SuiteId::Iometer, &two[..1], &SuiteOptions { dql: dql("1,2,4..32x2").unwrap(), ..opts() }).unwrap();
+        let qds: Vec<u32> = p.points.iter().map(|pt| pt.spec.qd).take(6).collect();
+        assert_eq!((p.points.len(), qds), (48, vec![1, 2, 4, 8, 16, 32]));
     }
 
     #[test]

@@ -333,7 +333,7 @@ mod tests {
     /// Made-up results of a suite's own plan: every point moved 100 MB/s on each of its targets.
     fn suite_points(id: SuiteId) -> Vec<PointResult> {
         let targets = vec!["/dev/a".to_string(), "/dev/b".to_string(), "/dev/c".to_string()];
-        let opts = SuiteOptions { time: Some("1s".into()), scale: 1.0, dql: 2, target_bytes: 1 << 30 };
+        let opts = SuiteOptions { time: Some("1s".into()), scale: 1.0, dql: vec![1, 2], target_bytes: 1 << 30 };
         let plan = suites::plan(id, &targets, &opts).expect("the suite's plan");
         plan.points
             .iter()

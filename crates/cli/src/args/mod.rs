@@ -4,6 +4,7 @@
 //! clap parses strings; every value with a unit is parsed by the engine's `units` so the CLI and
 //! (later) plan files accept exactly the same spellings and give the same errors.
 
+pub mod complete;
 mod run;
 mod safety;
 
@@ -30,10 +31,11 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// A README section a help text points to, by its heading (a test checks that it exists).
-macro_rules! readme {
-    ($heading:literal) => {
-        concat!("See README \"", $heading, "\".")
+/// A section of the user guide a help text points to: its chapter and heading (a test checks
+/// that it exists).
+macro_rules! guide {
+    ($chapter:literal, $heading:literal) => {
+        concat!("See docs/guide/", $chapter, " \"", $heading, "\".")
     };
 }
 
@@ -44,21 +46,21 @@ pub enum Command {
         "Run one workload on one or more targets (files, block devices, or `null`): the access spec \
          in fio's words or Iometer's, measured with exact latency histograms. Leaves a results \
          directory (for report and compare) and prints a summary.\n\n",
-        readme!("drivelab run — one workload, measured exactly")
+        guide!("run.md", "drivelab run — one workload, measured exactly")
     ))]
     Run(Box<RunArgs>),
     /// Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point.
     #[command(long_about = concat!(
         "Run a test plan (TOML): defaults, matrix axes, steps; results saved point by point. Every point \
          is checked against its targets before the first one runs; --resume continues an interrupted run.\n\n",
-        readme!("drivelab plan — your own test plan")
+        guide!("plans.md", "drivelab plan — your own test plan")
     ))]
     Plan(PlanArgs),
     /// Run a built-in suite that reproduces a known benchmark (CrystalDiskMark, Iometer, AnandTech,
     /// fio sweeps, hdparm...) and print its tables.
     #[command(long_about = suites_about())]
     Suite(SuiteArgs),
-    #[command(about = report_about(), long_about = format!("{}.\n\n{}", report_about(), readme!("drivelab report and drivelab compare — from saved results")))]
+    #[command(about = report_about(), long_about = format!("{}.\n\n{}", report_about(), guide!("reports.md", "drivelab report and drivelab compare — from saved results")))]
     Report(ReportArgs),
     /// Results of the same kind from different devices or runs, side by side with deltas.
     Compare(CompareArgs),
@@ -69,7 +71,7 @@ pub enum Command {
          N x (2000 reads/s + 1000 writes/s) per drive, open loop from fixed schedules; pass/fail per \
          time slice (by default under 5% of reads over 1 ms, 1% over 8 ms, 0.1% over 64 ms); \
          --search finds the highest N that passes. Writes need --destroy for block devices.\n\n",
-        readme!("drivelab act — the Aerospike ACT storage certification")
+        guide!("qos-act.md", "drivelab act — the Aerospike ACT storage certification")
     ))]
     Act(Box<ActArgs>),
     /// The highest load that meets a latency objective: by fixed rate (open loop) or by queue depth.
@@ -77,7 +79,7 @@ pub enum Command {
         "The highest load that meets a latency objective: by fixed rate (open loop: latency from each \
          I/O's intended time) or by queue depth (closed loop, as fio). The workload takes every access \
          spec flag of `run`; --time is the duration of each probe.\n\n",
-        readme!("drivelab qos — the highest load that meets a latency objective")
+        guide!("qos-act.md", "drivelab qos — the highest load that meets a latency objective")
     ))]
     Qos(Box<QosArgs>),
     /// What a target is, the drive behind it, and whether drivelab would write it (which flags
@@ -88,7 +90,7 @@ pub enum Command {
          where the kernel reports one) and whether drivelab would write it: as named, with which flags \
          (--overwrite, --destroy DEV, --force), or not at all, and why. Reads only; needs no root \
          beyond what opening the target needs.\n\n",
-        readme!("drivelab info — a target's facts and whether drivelab would write it")
+        guide!("safety.md", "drivelab info — a target's facts and whether drivelab would write it")
     ))]
     Info(InfoArgs),
     /// Re-check a device against what a run with --verify wrote (its results directory), or
@@ -101,7 +103,7 @@ pub enum Command {
          was written is judged: a write the drive acknowledged as durable that is not there is lost; \
          writes that were in flight or not yet flushed are reported apart, never as lost. Reads only; \
          exit 0 when every unit is as written (every durable write survived), 1 when any is not.\n\n",
-        readme!("Data verification")
+        guide!("verify.md", "Data verification")
     ))]
     Verify(VerifyArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell), made from these
@@ -168,7 +170,7 @@ fn suites_about() -> String {
     }
     text += "\n\n`drivelab suite` lists what each measures. Without targets a suite runs on \
              ./drivelab-scratch.dat (created at --size). ";
-    text += readme!("drivelab suite — well-known benchmarks, built in");
+    text += guide!("suites.md", "drivelab suite — well-known benchmarks, built in");
     text
 }
 
@@ -298,8 +300,9 @@ pub struct PointsArgs {
 /// `drivelab plan`.
 #[derive(Args, Debug, Clone)]
 pub struct PlanArgs {
-    /// The plan file: TOML (see README "drivelab plan — your own test plan"), or a fio job file
-    /// (.fio, .job, .ini; README "fio job files: drivelab run JOB.fio, drivelab plan JOB.fio").
+    /// The plan file: TOML (see docs/guide/plans.md "drivelab plan — your own test plan"), or a fio
+    /// job file (.fio, .job, .ini; docs/guide/fio.md "fio job files: drivelab run JOB.fio,
+    /// drivelab plan JOB.fio").
     #[arg(value_name = "PLAN.toml|JOB.fio", required_unless_present = "resume")]
     pub file: Option<String>,
     /// Targets; replace the plan's own `targets`.
@@ -356,9 +359,11 @@ pub struct SuiteArgs {
     /// (average W and MB/s per watt are tabulated).
     #[arg(long, value_name = "CMD", value_parser = non_empty())]
     pub power_cmd: Option<String>,
-    /// iometer: outstanding I/Os per disk, 1..N.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub dql: u32,
+    /// iometer: outstanding I/Os per disk (DQL), one point per depth: N is 1..N (Iometer's
+    /// default 3: 1, 2, 3), or a list and ranges as a plan's axis takes them: 1,2,4..32x2 is 1,
+    /// 2, 4, 8, 16, 32.
+    #[arg(long, default_value = "3", value_name = "DQL")]
+    pub dql: String,
     /// Verify the data of every point that can be verified (all but those writing zeros): stamp
     /// every write, check every read as it completes; a wrong unit stops the point (exit 1).
     #[arg(long, help_heading = "Verification")]
@@ -525,7 +530,7 @@ pub struct QosArgs {
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
     /// Results directories (made by any command: run, plan, suite, qos, act), or fio's JSON
-    /// output (--output-format=json or json+; see README "fio's results").
+    /// output (--output-format=json or json+; see docs/guide/fio.md "fio's results").
     #[arg(required = true, value_name = "DIR|FIO.json")]
     pub dirs: Vec<String>,
     /// text (terminal), md (Markdown), csv, json (the report as data) or html.

@@ -32,7 +32,7 @@ pub struct RunArgs {
     pub distribution: Option<String>,
     /// Replay a captured workload instead of generating one: a fio iolog (write_iolog, versions
     /// 2 and 3) or blkparse's text output of a blktrace capture; one target per file or device
-    /// of the trace. See README "Replay: --replay TRACE".
+    /// of the trace. See docs/guide/run.md "Replay: --replay TRACE".
     #[arg(long, alias = "read_iolog", value_name = "TRACE", help_heading = "Access specification", value_parser = non_empty())]
     pub replay: Option<String>,
     /// With --replay: the trace's own times (original, default) or as fast as --qd allows (fast;

@@ -30,7 +30,8 @@ pub struct SafetyArgs {
     pub journal: Option<String>,
     /// Under mpirun: how the ranks use the targets — own (each rank its own: put {rank} or
     /// {host} in the paths), split (one shared file or device, each rank its own segment: IOR's
-    /// segmented layout) or whole (every rank over all of it). See README "Many hosts: MPI".
+    /// segmented layout) or whole (every rank over all of it). See docs/guide/mpi.md "Many hosts:
+    /// MPI".
     #[arg(long, value_name = "HOW", default_value = "own", value_parser = ["own", "split", "whole"], help_heading = "Targets and safety")]
     pub share: String,
 }

@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 
 mod shell;
 pub use shell::*;
+mod guide;
+pub use guide::*;
 
 /// Run drivelab in a scratch working directory of this test process (in /dev/shm), so the
 /// results directories every command leaves (`./results/...`) never land in the source tree.

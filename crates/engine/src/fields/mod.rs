@@ -198,7 +198,13 @@ impl Field {
     }
 
     /// Replace every `{key}` in `text` by the field's name, or with `cli` its flag.
+    #[cfg(test)]
     pub(crate) fn render_refs(text: &str, cli: bool) -> String {
+        Field::render_refs_by(text, |f| if cli { f.flag() } else { f.name().to_string() })
+    }
+
+    /// Replace every `{key}` in `text` by `name(field)` (as the reader spelled the field).
+    pub(crate) fn render_refs_by(text: &str, name: impl Fn(Field) -> String) -> String {
         if !text.contains('{') {
             return text.to_string();
         }
@@ -206,7 +212,7 @@ impl Field {
         for f in Field::ALL.into_iter().chain(Fio::ALL.map(Field::Fio)) {
             let marker = format!("{{{}}}", f.name());
             if out.contains(&marker) {
-                out = out.replace(&marker, &if cli { f.flag() } else { f.name().to_string() });
+                out = out.replace(&marker, &name(f));
             }
         }
         out

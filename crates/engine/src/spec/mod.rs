@@ -673,7 +673,7 @@ impl AccessSpec {
         let span = self.span_bytes.unwrap_or(size - self.offset_bytes);
         if self.offset_bytes.checked_add(span).is_none_or(|end| end > size) {
             let fix = format!(
-                "with {{offset}} {} reaches past the end of {target} ({size} bytes): shrink the span to at most {}",
+                "with {{offset}} {} reaches past the end of {target} ({size} bytes): shrink {{span}} to at most {}",
                 self.offset_bytes,
                 size - self.offset_bytes
             );

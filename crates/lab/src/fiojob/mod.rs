@@ -212,7 +212,7 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
         }
     }
     if !no_effect.is_empty() {
-        notices.push(format!("{}: read, no effect in drivelab (see README \"fio job files: drivelab run JOB.fio, drivelab plan JOB.fio\")", no_effect.join(", ")));
+        notices.push(format!("{}: read, no effect in drivelab (see docs/guide/fio.md \"fio job files: drivelab run JOB.fio, drivelab plan JOB.fio\")", no_effect.join(", ")));
     }
     let mut targets: Vec<String> = Vec::new();
     for t in points.iter().flat_map(|p| p.targets.iter().chain(p.concurrent.iter().flat_map(|c| &c.targets))) {

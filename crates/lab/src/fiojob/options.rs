@@ -365,8 +365,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.verify = !matches!(v, "0" | "none");
             if d.verify {
                 d.notices.push(format!(
-                    "verify={v}: drivelab checks every block with its own header and CRC32C (data verification in \
-                     the README)"
+                    "verify={v}: drivelab checks every block with its own header and CRC32C (docs/guide/verify.md, \
+                     \"Data verification\")"
                 ));
             }
         }

@@ -143,6 +143,35 @@ pub(super) fn render(unit: Unit, v: u64) -> String {
     }
 }
 
+/// Whole numbers as a command line gives an axis (`suite iometer --dql 1,2,4..32x2`): values and
+/// ranges of a matrix axis (`A..B xF`, `A..B +S`), separated by commas, each value once, in the
+/// order given. `1,2,4..32 x2` is 1 2 4 8 16 32. The error says what is wrong.
+pub fn count_list(text: &str) -> Result<Vec<u64>, String> {
+    let mut values: Vec<u64> = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err("an empty item between commas".into());
+        }
+        let more = if item.contains("..") {
+            expand_range(Unit::Count, item).map_err(|e| format!("{item}: {e}"))?
+        } else {
+            vec![item.to_string()]
+        };
+        for v in more {
+            let n: u64 = parse_in(Unit::Count, &v)?;
+            if values.contains(&n) {
+                return Err(format!("{n} is given twice; give each value once"));
+            }
+            values.push(n);
+            if values.len() > MAX_AXIS_VALUES {
+                return Err(format!("it gives more than {MAX_AXIS_VALUES} values"));
+            }
+        }
+    }
+    Ok(values)
+}
+
 /// The values of `A..B xF` or `A..B +S`, rendered in `unit`. The error says what is wrong.
 pub(super) fn expand_range(unit: Unit, text: &str) -> Result<Vec<String>, String> {
     let t = text.trim();

@@ -92,6 +92,7 @@ use toml_edit::{Document, Item};
 
 use errors::{a_type, key_span, syntax_message, Src};
 use expand::{estimate, first_duplicate, pairs};
+pub use matrix::count_list;
 use matrix::matrix;
 use tables::{non_empty_string, scalar, spec_fields, steps, string_list, Step};
 #[cfg(test)]

@@ -443,3 +443,15 @@ fn fio_spellings_that_would_be_ambiguous_are_refused_where_written() {
     assert_err("targets = [\"t\"]\n[defaults]\nioengine = \"posixaio\"\n", "3:12", &["ioengine 'posixaio'"]);
     assert_err("targets = [\"t\"]\n[defaults]\nsize = \"1g\"\n", "3:1", &["before the first [table]"]);
 }
+
+#[test]
+fn count_lists_take_values_and_ranges_as_an_axis_does() {
+    assert_eq!(count_list("1,2,4..32 x2").unwrap(), [1, 2, 4, 8, 16, 32]);
+    assert_eq!(count_list("1..32x2").unwrap(), [1, 2, 4, 8, 16, 32]);
+    assert_eq!(count_list("8, 1..3 +1").unwrap(), [8, 1, 2, 3]);
+    assert_eq!(count_list("32").unwrap(), [32]);
+    assert!(count_list("1,2,2").unwrap_err().contains("2 is given twice"));
+    assert!(count_list("1,,4").unwrap_err().contains("empty item"));
+    assert!(count_list("1..32").unwrap_err().contains("no step"), "a range's own error");
+    assert!(count_list("four").unwrap_err().contains("'four' is not a whole number"));
+}
