@@ -1,6 +1,6 @@
-//! `drivelab report DIR...`: saved results of any kind, for the terminal, Markdown, CSV, JSON,
-//! HTML or PNG, or (`--format csv --series`) every second of every point, probe or stream as
-//! CSV. It reads results directories, and fio's JSON output (`results::open`) as results of
+//! `drivelab report DIR...`: saved results of any kind, for the terminal, Markdown, CSV (one
+//! tidy row per point, probe or slice; `--tables` the tables), JSON, HTML or PNG, or
+//! (`--format csv --series`) every second of every point, probe or stream as CSV. It reads results directories, and fio's JSON output (`results::open`) as results of
 //! their own; it never measures.
 
 use std::path::Path;
@@ -79,6 +79,12 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             args.format.name()
         )));
     }
+    if args.tables && args.format != Format::Csv {
+        return Err(Error::invalid(format!(
+            "--tables writes the tables as CSV: add --format csv (not --format {}); the other formats show the tables already",
+            args.format.name()
+        )));
+    }
     // Where the output goes is checked before anything is read or drawn.
     if let Some(out) = &args.output {
         store::check_new_file("-o", out)?;
@@ -116,8 +122,24 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         return Ok(Outcome::Done);
     }
     let format: Format = args.format;
+    if format == Format::Csv {
+        // One CSV per directory (a header each), separated by an empty line, as --series.
+        let blocks =
+            all.iter()
+                .map(|saved| {
+                    if args.tables {
+                        drivelab_report::tables_csv(saved)
+                    } else {
+                        drivelab_report::render(saved, format)
+                    }
+                })
+                .collect::<Result<Vec<String>, String>>()
+                .map_err(|e| Error::io("writing the report", std::io::Error::other(e)))?;
+        stdout_text(&blocks.join("\n"));
+        return Ok(Outcome::Done);
+    }
     for (d, saved) in args.dirs.iter().zip(&all) {
-        if all.len() > 1 && format != Format::Csv {
+        if all.len() > 1 {
             stdout_text(&format!("# {d}\n\n"));
         }
         stdout_text(&render(saved, format)?);
