@@ -37,12 +37,15 @@ print(json.dumps({
 }))
 "#;
 
-fn pandas_missing() -> Option<String> {
-    match Command::new("python3").args(["-c", "import pandas"]).output() {
-        Err(e) => Some(format!("no python3 ({e}): .ci/run installs python3-pandas")),
-        Ok(o) if !o.status.success() => Some("no pandas for python3: .ci/run installs python3-pandas".into()),
-        Ok(_) => None,
+/// A python3 that has pandas: the one on PATH, else Debian's (python3-pandas installs there,
+/// while PATH may lead to another python first, pyenv's say); Err says why there is none.
+fn python_with_pandas() -> Result<&'static str, String> {
+    for python in ["python3", "/usr/bin/python3"] {
+        if Command::new(python).args(["-c", "import pandas"]).output().is_ok_and(|o| o.status.success()) {
+            return Ok(python);
+        }
     }
+    Err("no python3 with pandas (python3 on PATH nor /usr/bin/python3): .ci/run installs python3-pandas".into())
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -51,10 +54,10 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn pandas_reads_the_tidy_csv_of_a_plan_into_a_row_per_point_with_the_saved_values() {
-    if let Some(why) = pandas_missing() {
-        common::skip(&why);
-        return;
-    }
+    let python = match python_with_pandas() {
+        Ok(p) => p,
+        Err(why) => return common::skip(&why),
+    };
     let s = Scratch::new("tidy-csv");
     let dir = run_plan(&s);
     let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
@@ -63,7 +66,7 @@ fn pandas_reads_the_tidy_csv_of_a_plan_into_a_row_per_point_with_the_saved_value
     assert!(!csv.contains("\n\n") && !csv.starts_with('#'), "one table, no blank line, no comment: {csv}");
     let file = s.path("tidy.csv");
     std::fs::write(&file, &csv).unwrap();
-    let o = Command::new("python3").args(["-c", PANDAS, &file]).output().unwrap();
+    let o = Command::new(python).args(["-c", PANDAS, &file]).output().unwrap();
     assert!(o.status.success(), "pandas: {}", stderr(&o));
     let df: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("pandas' JSON");
 
