@@ -119,6 +119,9 @@ pub struct Comparison {
     /// Each run's latency of every point, per direction: p50, p99, p99.9 and max in ns
     /// ([`crate::compare_model::latency_grid`]).
     pub latency: Grid,
+    /// Each run's settings (run, start, tool, command line, host, targets), a row per run and
+    /// setting ([`crate::compare_model::settings_grid`]).
+    pub settings: Grid,
 }
 
 /// One table of every run, side by side.
@@ -396,8 +399,11 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         }
     }
 
-    let latency = crate::compare_model::latency_grid(runs);
-    Ok(Comparison { kind: first.manifest.kind, matched_by, runs: names, run_info, tables, missing, latency })
+    let labelled: Vec<(&str, &[PointResult])> = runs.iter().map(|r| (r.label.as_str(), r.points.as_slice())).collect();
+    let latency = crate::compare_model::latency_grid(&labelled);
+    let manifests: Vec<(&str, &Manifest)> = runs.iter().map(|r| (r.label.as_str(), &r.manifest)).collect();
+    let settings = crate::compare_model::settings_grid(&manifests);
+    Ok(Comparison { kind: first.manifest.kind, matched_by, runs: names, run_info, tables, missing, latency, settings })
 }
 
 /// How runs and their targets are named in rows and columns.

@@ -224,6 +224,14 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         runs.iter().map(|(n, r)| RunInfo::new(n, &r.dir.display().to_string(), &r.manifest)).collect();
     let mut who = Section::new("Runs");
     who.tables.push(TableBlock::Grid(runs_grid(&info)));
+    let manifests: Vec<(&str, &drivelab_lab::results::Manifest)> =
+        runs.iter().map(|(n, r)| (n.as_str(), &r.manifest)).collect();
+    let mut settings = Section::new(crate::compare_model::SETTINGS);
+    settings.tables.push(TableBlock::Grid(crate::compare_model::settings_grid(&manifests)));
+    // Runs of one point: each run's latency per direction, as for plans.
+    let points: Vec<(&str, &[drivelab_lab::results::PointResult])> =
+        runs.iter().map(|(n, r)| (n.as_str(), r.points.as_slice())).collect();
+    let latency = crate::compare_model::latency_grid(&points);
     let mut section = Section::new("Side by side");
     section.note = Some(format!(
         "Baseline: {first_name}. Δ: change against it, in percentage points (pp) where the figure is a percent, else in percent of the baseline."
@@ -270,7 +278,14 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         facts,
         warnings: errored_footnote(errors.iter().flatten().map(String::as_str)).into_iter().collect(),
         notes: Vec::new(),
-        sections: vec![who, section],
+        sections: [who, section, settings]
+            .into_iter()
+            .chain((!latency.rows.is_empty()).then(|| {
+                let mut s = Section::new(crate::compare_model::LATENCY);
+                s.tables.push(TableBlock::Grid(latency));
+                s
+            }))
+            .collect(),
     })
 }
 
@@ -324,6 +339,36 @@ mod tests {
         assert_eq!(chart.limits[0], (1, 6.5), "the baseline's saved limit");
         let text = export_text(Format::Text, &report).unwrap();
         assert!(text.contains("+33.3%") && text.contains(&format!("{:+.2} pp", worst_b - worst_a)), "{text}");
+    }
+
+    #[test]
+    fn runs_compare_with_each_runs_settings_and_latency_per_direction() {
+        let run = |mb: f64| {
+            let points = vec![crate::test_support::point("randread", "", &[], &[("/dev/x", mb)])];
+            Results {
+                dir: std::path::PathBuf::from("r"),
+                manifest: crate::test_support::manifest("run", &points),
+                points,
+                probes: Vec::new(),
+                outcome: None,
+            }
+        };
+        let report = compare(&[("A".into(), run(1.0)), ("B".into(), run(2.0))]).unwrap();
+        let titles: Vec<&str> = report.sections.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(titles, ["Runs", "Side by side", crate::compare_model::SETTINGS, crate::compare_model::LATENCY]);
+        let TableBlock::Grid(lat) = &report.sections[3].tables[0] else { panic!("a grid") };
+        let p99 = lat.columns.iter().position(|c| c.name == "p99").unwrap();
+        let rows: Vec<(&Cell, &Cell, &Cell)> = lat.rows.iter().map(|r| (&r[1], &r[2], &r[p99])).collect();
+        assert_eq!(
+            rows,
+            [
+                (&Cell::text("A"), &Cell::text("read"), &Cell::Num(1000.0)),
+                (&Cell::text("B"), &Cell::text("read"), &Cell::Num(2000.0))
+            ],
+            "each run's read p99 in ns, as saved"
+        );
+        let TableBlock::Grid(settings) = &report.sections[2].tables[0] else { panic!("a grid") };
+        assert!(settings.rows.iter().any(|r| r[0] == Cell::text("B") && r[1] == Cell::text("tool")), "{settings:?}");
     }
 
     #[test]

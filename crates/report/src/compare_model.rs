@@ -11,6 +11,8 @@
 //! - facts: each run's label (the baseline marked), its directory, kind and host;
 //! - a section "Runs compared": a row per run and target with the device model
 //!   ([`runs_grid`]), so the page and every format say what is compared before any number;
+//! - a section "Run settings": each run's facts as its own report gives them (run, start,
+//!   tool, command line, host, targets' device facts), a row per run and setting;
 //! - a section per side-by-side table ([`TableBlock::Compared`]), titled by its heading;
 //! - a section "Latency": each run's p50, p99, p99.9 and max per direction of every point, a
 //!   row per point, run and direction ([`Comparison::latency`]), for the page's latency panel;
@@ -20,10 +22,31 @@
 use drivelab_engine::hist::Pct;
 use drivelab_engine::result::DirStats;
 
-use crate::compare::{Comparison, Run, SideBySide};
+use drivelab_lab::results::{Manifest, PointResult};
+
+use crate::compare::{Comparison, SideBySide};
 use crate::compare_runs::runs_grid;
 use crate::model::{Cell, Column, Grid, Report, Section, TableBlock, Unit};
 use crate::tables::point_name;
+
+/// The title of the runs' settings section and grid.
+pub const SETTINGS: &str = "Run settings";
+
+/// Each run's settings as the run's own report states them (run and kind, start, tool, command
+/// line, host, each target's device facts): a row per run and fact, so runs with other targets
+/// or facts still line up.
+pub fn settings_grid(runs: &[(&str, &Manifest)]) -> Grid {
+    let columns = ["run", "setting", "value"].map(|c| Column::new(c, Unit::Count)).to_vec();
+    let rows = runs
+        .iter()
+        .flat_map(|(label, m)| {
+            crate::html::fact_rows(m)
+                .into_iter()
+                .map(move |(k, v)| vec![Cell::text(*label), Cell::text(k), Cell::text(v)])
+        })
+        .collect();
+    Grid { title: SETTINGS.into(), columns, rows }
+}
 
 /// The title of the latency section and grid.
 pub const LATENCY: &str = "Latency";
@@ -38,7 +61,7 @@ const PCTS: [Pct; 3] = [Pct::P50, Pct::P99, Pct::P99_9];
 /// other runs have), run and direction that did I/O (read, write, trim; the total where none
 /// did), with IOPS, p50, p99, p99.9 and max in ns (empty where the result has no such
 /// percentile, as fio's default JSON for lat).
-pub fn latency_grid(runs: &[Run]) -> Grid {
+pub fn latency_grid(runs: &[(&str, &[PointResult])]) -> Grid {
     let mut columns = vec![
         Column::new("point", Unit::Count),
         Column::new("run", Unit::Count),
@@ -48,7 +71,7 @@ pub fn latency_grid(runs: &[Run]) -> Grid {
     columns.extend(PCTS.iter().map(|q| Column::new(q.name(), Unit::Ns)));
     columns.push(Column::new("max", Unit::Ns));
     let mut names: Vec<String> = Vec::new();
-    for p in runs.iter().flat_map(|r| &r.points) {
+    for p in runs.iter().flat_map(|r| r.1) {
         let n = point_name(p);
         if !names.contains(&n) {
             names.push(n);
@@ -56,8 +79,8 @@ pub fn latency_grid(runs: &[Run]) -> Grid {
     }
     let mut rows = Vec::new();
     for name in &names {
-        for r in runs {
-            for p in r.points.iter().filter(|p| point_name(p) == *name) {
+        for (label, points) in runs {
+            for p in points.iter().filter(|p| point_name(p) == *name) {
                 let res = &p.result;
                 let dirs: Vec<(&str, &DirStats)> =
                     [("read", Some(&res.read)), ("write", Some(&res.write)), ("trim", res.trim.as_ref())]
@@ -66,7 +89,7 @@ pub fn latency_grid(runs: &[Run]) -> Grid {
                         .collect();
                 let dirs = if dirs.is_empty() { vec![("total", &res.total)] } else { dirs };
                 for (dir, d) in dirs {
-                    let mut row = vec![Cell::text(name), Cell::text(&r.label), Cell::text(dir), Cell::Num(d.iops)];
+                    let mut row = vec![Cell::text(name), Cell::text(*label), Cell::text(dir), Cell::Num(d.iops)];
                     let lat = (d.ops > 0).then_some(&d.lat_ns);
                     row.extend(PCTS.iter().map(|q| Cell::num(lat.and_then(|l| l.get(*q)).map(|ns| ns as f64))));
                     row.push(Cell::num(lat.map(|l| l.max as f64)));
@@ -101,6 +124,11 @@ impl Comparison {
         let mut runs = Section::new("Runs compared");
         runs.tables.push(TableBlock::Grid(runs_grid(&self.run_info)));
         let mut sections = vec![runs];
+        if !self.settings.rows.is_empty() {
+            let mut s = Section::new(SETTINGS);
+            s.tables.push(TableBlock::Grid(self.settings.clone()));
+            sections.push(s);
+        }
         sections.extend(self.tables.iter().map(|t| Section {
             title: t.heading(),
             note: None,
@@ -165,10 +193,15 @@ mod tests {
     use crate::test_support::{manifest, point};
     use crate::Format;
 
-    fn run(label: &str, mb: &[(&str, f64)]) -> Run {
+    fn run(label: &str, mb: &[(&str, f64)]) -> crate::compare::Run {
         let points: Vec<_> =
             mb.iter().map(|&(qd, mb)| point(&format!("qd={qd}"), "", &[("qd", qd)], &[("/dev/x", mb)])).collect();
-        Run { label: label.into(), dir: format!("results/{label}"), manifest: manifest("plan", &points), points }
+        crate::compare::Run {
+            label: label.into(),
+            dir: format!("results/{label}"),
+            manifest: manifest("plan", &points),
+            points,
+        }
     }
 
     #[test]
@@ -179,9 +212,17 @@ mod tests {
         let cmp = compare(&runs).unwrap();
         let r = cmp.report();
         let titles: Vec<&str> = r.sections.iter().map(|s| s.title.as_str()).collect();
-        assert_eq!(titles.first(), Some(&"Runs compared"));
+        assert_eq!(titles[..2], ["Runs compared", SETTINGS]);
         assert_eq!(titles[titles.len() - 2..], [LATENCY, MISSING]);
-        assert_eq!(titles.len(), 3 + cmp.tables.len(), "a section per table: {titles:?}");
+        assert_eq!(titles.len(), 4 + cmp.tables.len(), "a section per table: {titles:?}");
+        // Each run's settings, as its own report states them.
+        let setting = |run: &str, k: &str| {
+            cmp.settings.rows.iter().find(|r| r[0] == Cell::text(run) && r[1] == Cell::text(k)).map(|r| r[2].clone())
+        };
+        let tool =
+            |r: &crate::compare::Run| Cell::text(format!("{} {}", r.manifest.tool.name, r.manifest.tool.version));
+        assert_eq!(setting("B", "tool"), Some(tool(&runs[1])));
+        assert!(setting("A", "run").is_some() && setting("B", "started").is_some(), "{:?}", cmp.settings);
         assert_eq!(r.facts[0], ("A (baseline)".to_string(), "results/A".to_string()));
 
         // Latency: qd=1 in A and B, then qd=2 in A only; reads only, so a read row each.

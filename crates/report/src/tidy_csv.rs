@@ -11,7 +11,8 @@
 //! - qos: a row per probe (`record` = `probe`): the load it offered, its role, whether it passed,
 //!   then the figures of the probe's run.
 //! - act: a row per slice of each load (`record` = `slice`): the load (N), the slice's span,
-//!   reads and the percent of reads over each threshold. ACT judges the slices of the read
+//!   reads and the percent of reads over each threshold, the reads scheduled and the share
+//!   delivered. ACT judges the slices of the read
 //!   stream only, so a row per slice per load is a row per slice of every stream ACT judges;
 //!   each stream's own seconds are in `--format csv --series`.
 //!
@@ -195,6 +196,13 @@ fn act_rows(p: &ProbeResult) -> Vec<Row> {
                 put(&mut row.figures, format!("over_{ms}ms_pct"), num(pct));
             }
             put(&mut row.figures, "partial", s.partial);
+            // The reads the schedule asked for from the slice's start on, and the share done.
+            put(
+                &mut row.figures,
+                "scheduled_reads_per_s",
+                s.delivery.map_or_else(String::new, |d| num(d.scheduled_iops)),
+            );
+            put(&mut row.figures, "delivered_pct", s.delivery.map_or_else(String::new, |d| num(d.pct())));
             row
         })
         .collect()
