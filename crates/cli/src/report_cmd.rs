@@ -122,19 +122,18 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         return Ok(Outcome::Done);
     }
     let format: Format = args.format;
+    if format == Format::Csv && !args.tables {
+        // The tidy table: every directory's rows in one, each naming its directory.
+        stdout_text(&drivelab_report::tidy_csv::csv_of(&all.iter().collect::<Vec<_>>()));
+        return Ok(Outcome::Done);
+    }
     if format == Format::Csv {
-        // One CSV per directory (a header each), separated by an empty line, as --series.
-        let blocks =
-            all.iter()
-                .map(|saved| {
-                    if args.tables {
-                        drivelab_report::tables_csv(saved)
-                    } else {
-                        drivelab_report::render(saved, format)
-                    }
-                })
-                .collect::<Result<Vec<String>, String>>()
-                .map_err(|e| Error::io("writing the report", std::io::Error::other(e)))?;
+        // The tables of each directory, separated by an empty line.
+        let blocks = all
+            .iter()
+            .map(drivelab_report::tables_csv)
+            .collect::<Result<Vec<String>, String>>()
+            .map_err(|e| Error::io("writing the report", std::io::Error::other(e)))?;
         stdout_text(&blocks.join("\n"));
         return Ok(Outcome::Done);
     }

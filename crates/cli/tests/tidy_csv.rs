@@ -165,3 +165,25 @@ fn csv_tables_name_each_blocks_metric_and_both_axes_and_need_format_csv() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--tables writes the tables as CSV: add --format csv"), "{}", stderr(&o));
 }
+
+#[test]
+fn several_directories_make_one_tidy_table_whose_rows_name_their_directory() {
+    let s = Scratch::new("tidy-many");
+    let results = s.path("r");
+    for _ in 0..2 {
+        let o = drivelab(&["run", "null", "--time", "100ms", "--results", &results, "-q"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let mut dirs: Vec<String> =
+        std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().path().to_string_lossy().into_owned()).collect();
+    dirs.sort();
+    let o = drivelab(&["report", &dirs[0], &dirs[1], "--format", "csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "one header, a row per run: {out}");
+    assert!(lines[0].starts_with("results,record,"), "{out}");
+    for (line, dir) in lines[1..].iter().zip(&dirs) {
+        assert!(line.starts_with(&format!("{dir},point,")), "{line} is of {dir}");
+    }
+}

@@ -19,7 +19,8 @@
 //! # Columns
 //!
 //! One header line; the columns are the union over the rows, empty where a row lacks one:
-//! what the row is (`record`, `index`, `label`, `step`, `targets`, `target_count`), every field
+//! what the row is (`results`: the directory, so several directories make one table;
+//! `record`, `index`, `label`, `step`, `targets`, `target_count`), every field
 //! of the points as given in the plan (`rw`, `bs`, `qd`...; a field named like a figure column
 //! is prefixed `field_`), the engine's spec as numbers (`spec_bs_bytes`, `spec_qd`...), then the
 //! figures with their units in their names: `runtime_ns`, `ios`, `bytes`, `iops`, `mb_per_s`
@@ -50,7 +51,7 @@ struct Row {
 const PCTS: [Pct; 3] = [Pct::P50, Pct::P99, Pct::P99_9];
 
 /// The columns of what a row is: a field of the same name is renamed `field_NAME`.
-const ID_COLUMNS: [&str; 6] = ["record", "index", "label", "step", "targets", "target_count"];
+const ID_COLUMNS: [&str; 7] = ["results", "record", "index", "label", "step", "targets", "target_count"];
 
 fn num(v: f64) -> String {
     if v.is_finite() {
@@ -208,7 +209,7 @@ fn act_rows(p: &ProbeResult) -> Vec<Row> {
         .collect()
 }
 
-fn rows(r: &Results) -> Vec<Row> {
+fn rows_of(r: &Results) -> Vec<Row> {
     let by = match &r.manifest.setup {
         Setup::Qos(q) => q.by,
         _ => SearchBy::Rate,
@@ -232,9 +233,24 @@ fn union<'a>(lists: impl Iterator<Item = &'a Vec<(String, String)>>) -> Vec<Stri
     names
 }
 
-/// The tidy CSV: one header line, then a row per point, probe or slice (see the module docs).
+/// The tidy CSV of one results directory: one header line, then a row per point, probe or
+/// slice (see the module docs).
 pub fn csv(r: &Results) -> String {
-    let mut rows = rows(r);
+    csv_of(&[r])
+}
+
+/// The tidy CSV of several results directories as ONE table: their rows one after the other,
+/// the first column (`results`) naming the directory each row is from, the columns the union
+/// of theirs.
+pub fn csv_of(all: &[&Results]) -> String {
+    let mut rows: Vec<Row> = Vec::new();
+    for r in all {
+        let dir = r.dir.display().to_string();
+        rows.extend(rows_of(r).into_iter().map(|mut row| {
+            row.ids.insert(0, ("results".into(), dir.clone()));
+            row
+        }));
+    }
     let ids = union(rows.iter().map(|r| &r.ids));
     let figures = union(rows.iter().map(|r| &r.figures));
     // A field named like another column keeps its value under `field_NAME`.
@@ -325,6 +341,20 @@ mod tests {
             .map(|c| h.iter().position(|x| x == c).unwrap())
             .collect();
         assert!(order.windows(2).all(|w| w[0] < w[1]), "what, fields, then figures: {h:?}");
+    }
+
+    #[test]
+    fn several_directories_are_one_table_whose_rows_name_their_directory() {
+        let mut a = plan(vec![point("qd=1", "", &[("qd", "1")], &[("/dev/a", 1.0)])]);
+        a.dir = PathBuf::from("results/a");
+        let mut b = plan(vec![point("bs=4k", "", &[("bs", "4k")], &[("/dev/b", 2.0)]); 2]);
+        b.dir = PathBuf::from("results/b");
+        let (h, rows) = table(&csv_of(&[&a, &b]));
+        assert_eq!(h[0], "results");
+        let dirs: Vec<&str> = rows.iter().map(|r| get(&h, r, "results")).collect();
+        assert_eq!(dirs, ["results/a", "results/b", "results/b"]);
+        assert_eq!((get(&h, &rows[0], "qd"), get(&h, &rows[0], "bs")), ("1", ""), "the union of the fields");
+        assert_eq!(get(&h, &rows[2], "bs"), "4k");
     }
 
     #[test]
