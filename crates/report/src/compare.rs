@@ -400,7 +400,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     }
 
     let labelled: Vec<(&str, &[PointResult])> = runs.iter().map(|r| (r.label.as_str(), r.points.as_slice())).collect();
-    let latency = crate::compare_model::latency_grid(&labelled);
+    let latency = crate::compare_model::points_latency(&labelled);
     let manifests: Vec<(&str, &Manifest)> = runs.iter().map(|r| (r.label.as_str(), &r.manifest)).collect();
     let settings = crate::compare_model::settings_grid(&manifests);
     Ok(Comparison { kind: first.manifest.kind, matched_by, runs: names, run_info, tables, missing, latency, settings })

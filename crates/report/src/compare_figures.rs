@@ -12,6 +12,7 @@
 //! so it never decides a figure.)
 
 use drivelab_engine::hist::Pct;
+use drivelab_engine::result::RunResult;
 use drivelab_engine::Error;
 use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 
@@ -160,6 +161,31 @@ fn act_chart(runs: &[(String, Results)]) -> Option<SliceBars> {
     })
 }
 
+/// What a run's latency is compared by, each named alike across runs: a run's point (its name
+/// without target), qos's probe at the answer, each stream of act's deciding load (by role).
+fn latency_of(r: &Results) -> Vec<(String, &RunResult)> {
+    match r.manifest.kind {
+        Kind::Qos => qos::deciding(r)
+            .and_then(|p| p.qos())
+            .map(|q| ("at the answer".to_string(), &q.result))
+            .into_iter()
+            .collect(),
+        Kind::Act => act::deciding(r)
+            .and_then(|p| p.act())
+            .map(|a| {
+                a.streams
+                    .iter()
+                    .map(|s| {
+                        let role = serde_json::to_value(s.role).ok().and_then(|v| v.as_str().map(str::to_string));
+                        (format!("deciding load: {}", role.unwrap_or_default()), &s.result)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => r.points.iter().map(|p| (crate::tables::point_name(p), &p.result)).collect(),
+    }
+}
+
 /// `runs` (label, results; the first is the baseline) side by side, after the runs themselves
 /// (label, directory, targets and their models: [`crate::compare_runs`]). Refuses runs of
 /// different kinds, plans and suites (see [`crate::compare`]), and qos searches by rate next to
@@ -228,10 +254,11 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         runs.iter().map(|(n, r)| (n.as_str(), &r.manifest)).collect();
     let mut settings = Section::new(crate::compare_model::SETTINGS);
     settings.tables.push(TableBlock::Grid(crate::compare_model::settings_grid(&manifests)));
-    // Runs of one point: each run's latency per direction, as for plans.
-    let points: Vec<(&str, &[drivelab_lab::results::PointResult])> =
-        runs.iter().map(|(n, r)| (n.as_str(), r.points.as_slice())).collect();
-    let latency = crate::compare_model::latency_grid(&points);
+    // Each run's latency per direction: a run's point, qos's answer, each stream of act's
+    // deciding load.
+    let measured: Vec<(&str, Vec<(String, &RunResult)>)> =
+        runs.iter().map(|(n, r)| (n.as_str(), latency_of(r))).collect();
+    let latency = crate::compare_model::latency_grid(&measured);
     let mut section = Section::new("Side by side");
     section.note = Some(format!(
         "Baseline: {first_name}. Δ: change against it, in percentage points (pp) where the figure is a percent, else in percent of the baseline."
@@ -384,6 +411,14 @@ mod tests {
         assert_eq!(best[5], Cell::Quantity { value: 0.0, unit: Unit::DeltaPct });
         let share = row(&report, "answer as share of the maximum");
         assert_eq!(share[5], Cell::Quantity { value: 0.0, unit: Unit::DeltaPp });
+        // The latency compared is the answer's, as the probe at the answer saved it.
+        let lat = report.sections.iter().find(|s| s.title == crate::compare_model::LATENCY).expect("a latency section");
+        let TableBlock::Grid(lat) = &lat.tables[0] else { panic!("a grid") };
+        let answer = qos::deciding(&a).and_then(|p| p.qos()).unwrap();
+        let p99 = lat.columns.iter().position(|c| c.name == "p99").unwrap();
+        let want = answer.result.read.lat_ns.get(Pct::P99).map(|ns| ns as f64);
+        assert_eq!(lat.rows[0][..2], [Cell::text("at the answer"), Cell::text("A")]);
+        assert_eq!(lat.rows[0][p99], Cell::num(want), "{lat:?}");
         let by_qd = qos_results(SearchBy::Qd, &QOS_LADDER);
         let e = compare(&[("A".into(), a.clone()), ("B".into(), by_qd)]).unwrap_err();
         assert!(e.is_invalid() && e.to_string().contains("rate and queue depth"), "{e}");

@@ -22,6 +22,7 @@
 use drivelab_engine::hist::Pct;
 use drivelab_engine::result::DirStats;
 
+use drivelab_engine::result::RunResult;
 use drivelab_lab::results::{Manifest, PointResult};
 
 use crate::compare::{Comparison, SideBySide};
@@ -57,11 +58,19 @@ pub const MISSING: &str = "Points missing from a run (not compared)";
 /// The percentiles the latency grid shows, then max.
 const PCTS: [Pct; 3] = [Pct::P50, Pct::P99, Pct::P99_9];
 
-/// Each run's latency of every point: a row per point (the baseline's order, then points only
-/// other runs have), run and direction that did I/O (read, write, trim; the total where none
-/// did), with IOPS, p50, p99, p99.9 and max in ns (empty where the result has no such
-/// percentile, as fio's default JSON for lat).
-pub fn latency_grid(runs: &[(&str, &[PointResult])]) -> Grid {
+/// Each run's latency of every point of a plan, suite or run (named without target and repeat,
+/// so the same point of two runs shares a name): [`latency_grid`].
+pub fn points_latency(runs: &[(&str, &[PointResult])]) -> Grid {
+    let named: Vec<(&str, Vec<(String, &RunResult)>)> =
+        runs.iter().map(|(l, pts)| (*l, pts.iter().map(|p| (point_name(p), &p.result)).collect())).collect();
+    latency_grid(&named)
+}
+
+/// Each run's latency of every measured thing it has: a row per name (the baseline's order,
+/// then names only other runs have), run and direction that did I/O (read, write, trim; the
+/// total where none did), with IOPS, p50, p99, p99.9 and max in ns (empty where the result has
+/// no such percentile, as fio's default JSON for lat).
+pub fn latency_grid(runs: &[(&str, Vec<(String, &RunResult)>)]) -> Grid {
     let mut columns = vec![
         Column::new("point", Unit::Count),
         Column::new("run", Unit::Count),
@@ -71,17 +80,15 @@ pub fn latency_grid(runs: &[(&str, &[PointResult])]) -> Grid {
     columns.extend(PCTS.iter().map(|q| Column::new(q.name(), Unit::Ns)));
     columns.push(Column::new("max", Unit::Ns));
     let mut names: Vec<String> = Vec::new();
-    for p in runs.iter().flat_map(|r| r.1) {
-        let n = point_name(p);
-        if !names.contains(&n) {
-            names.push(n);
+    for (n, _) in runs.iter().flat_map(|r| &r.1) {
+        if !names.contains(n) {
+            names.push(n.clone());
         }
     }
     let mut rows = Vec::new();
     for name in &names {
-        for (label, points) in runs {
-            for p in points.iter().filter(|p| point_name(p) == *name) {
-                let res = &p.result;
+        for (label, measured) in runs {
+            for (_, res) in measured.iter().filter(|(n, _)| n == name) {
                 let dirs: Vec<(&str, &DirStats)> =
                     [("read", Some(&res.read)), ("write", Some(&res.write)), ("trim", res.trim.as_ref())]
                         .into_iter()
