@@ -252,8 +252,7 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
     who.tables.push(TableBlock::Grid(runs_grid(&info)));
     let manifests: Vec<(&str, &drivelab_lab::results::Manifest)> =
         runs.iter().map(|(n, r)| (n.as_str(), &r.manifest)).collect();
-    let mut settings = Section::new(crate::compare_model::SETTINGS);
-    settings.tables.push(TableBlock::Grid(crate::compare_model::settings_grid(&manifests)));
+    let settings = crate::compare_model::settings_grid(&manifests);
     // Each run's latency per direction: a run's point, qos's answer, each stream of act's
     // deciding load.
     let measured: Vec<(&str, Vec<(String, &RunResult)>)> =
@@ -291,7 +290,7 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
             }
         }
     }
-    let facts = runs
+    let mut facts: Vec<(String, String)> = runs
         .iter()
         .enumerate()
         .map(|(i, (n, r))| {
@@ -299,13 +298,14 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
             (role, format!("{} ({} on {})", r.dir.display(), r.manifest.kind, r.manifest.host.hostname))
         })
         .collect();
+    facts.extend(crate::compare_model::settings_facts(&settings));
     Ok(Report {
         title: format!("drivelab compare ({})", first.manifest.kind),
         answer,
         facts,
         warnings: errored_footnote(errors.iter().flatten().map(String::as_str)).into_iter().collect(),
         notes: Vec::new(),
-        sections: [who, section, settings]
+        sections: [who, section]
             .into_iter()
             .chain((!latency.rows.is_empty()).then(|| {
                 let mut s = Section::new(crate::compare_model::LATENCY);
@@ -382,8 +382,8 @@ mod tests {
         };
         let report = compare(&[("A".into(), run(1.0)), ("B".into(), run(2.0))]).unwrap();
         let titles: Vec<&str> = report.sections.iter().map(|s| s.title.as_str()).collect();
-        assert_eq!(titles, ["Runs", "Side by side", crate::compare_model::SETTINGS, crate::compare_model::LATENCY]);
-        let TableBlock::Grid(lat) = &report.sections[3].tables[0] else { panic!("a grid") };
+        assert_eq!(titles, ["Runs", "Side by side", crate::compare_model::LATENCY]);
+        let TableBlock::Grid(lat) = &report.sections[2].tables[0] else { panic!("a grid") };
         let p99 = lat.columns.iter().position(|c| c.name == "p99").unwrap();
         let rows: Vec<(&Cell, &Cell, &Cell)> = lat.rows.iter().map(|r| (&r[1], &r[2], &r[p99])).collect();
         assert_eq!(
@@ -394,8 +394,7 @@ mod tests {
             ],
             "each run's read p99 in ns, as saved"
         );
-        let TableBlock::Grid(settings) = &report.sections[2].tables[0] else { panic!("a grid") };
-        assert!(settings.rows.iter().any(|r| r[0] == Cell::text("B") && r[1] == Cell::text("tool")), "{settings:?}");
+        assert!(report.facts.iter().any(|(k, _)| k == "B: tool"), "each run's settings: {:?}", report.facts);
     }
 
     #[test]

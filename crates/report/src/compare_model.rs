@@ -8,11 +8,11 @@
 //! - the title: which kind of results, the baseline and the others;
 //! - notes: how to read a Δ row, how points were paired (by label), "every point is in every
 //!   run" where none is missing;
-//! - facts: each run's label (the baseline marked), its directory, kind and host;
+//! - facts: each run's label (the baseline marked) and directory, then each run's settings as
+//!   its own report gives them ("A: command line", "A: host"..., from [`settings_grid`]): the
+//!   page's facts table and the JSON show them, text, Markdown and CSV (no facts) stay narrow;
 //! - a section "Runs compared": a row per run and target with the device model
 //!   ([`runs_grid`]), so the page and every format say what is compared before any number;
-//! - a section "Run settings": each run's facts as its own report gives them (run, start,
-//!   tool, command line, host, targets' device facts), a row per run and setting;
 //! - a section per side-by-side table ([`TableBlock::Compared`]), titled by its heading;
 //! - a section "Latency": each run's p50, p99, p99.9 and max per direction of every point, a
 //!   row per point, run and direction ([`Comparison::latency`]), for the page's latency panel;
@@ -47,6 +47,19 @@ pub fn settings_grid(runs: &[(&str, &Manifest)]) -> Grid {
         })
         .collect();
     Grid { title: SETTINGS.into(), columns, rows }
+}
+
+/// The settings grid as facts, "A: command line" = the value: the page's facts table shows
+/// them; the text, Markdown and CSV forms, which show no facts, stay as wide as their tables.
+pub fn settings_facts(settings: &Grid) -> Vec<(String, String)> {
+    settings
+        .rows
+        .iter()
+        .filter_map(|r| match r.as_slice() {
+            [Cell::Text(run), Cell::Text(k), Cell::Text(v)] => Some((format!("{run}: {k}"), v.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The title of the latency section and grid.
@@ -119,7 +132,7 @@ impl Comparison {
         if self.missing.is_empty() {
             notes.push("Every point is in every run.".into());
         }
-        let facts = self
+        let mut facts: Vec<(String, String)> = self
             .run_info
             .iter()
             .enumerate()
@@ -128,14 +141,10 @@ impl Comparison {
                 (role, r.dir.clone())
             })
             .collect();
+        facts.extend(settings_facts(&self.settings));
         let mut runs = Section::new("Runs compared");
         runs.tables.push(TableBlock::Grid(runs_grid(&self.run_info)));
         let mut sections = vec![runs];
-        if !self.settings.rows.is_empty() {
-            let mut s = Section::new(SETTINGS);
-            s.tables.push(TableBlock::Grid(self.settings.clone()));
-            sections.push(s);
-        }
         sections.extend(self.tables.iter().map(|t| Section {
             title: t.heading(),
             note: None,
@@ -219,9 +228,9 @@ mod tests {
         let cmp = compare(&runs).unwrap();
         let r = cmp.report();
         let titles: Vec<&str> = r.sections.iter().map(|s| s.title.as_str()).collect();
-        assert_eq!(titles[..2], ["Runs compared", SETTINGS]);
+        assert_eq!(titles[0], "Runs compared");
         assert_eq!(titles[titles.len() - 2..], [LATENCY, MISSING]);
-        assert_eq!(titles.len(), 4 + cmp.tables.len(), "a section per table: {titles:?}");
+        assert_eq!(titles.len(), 3 + cmp.tables.len(), "a section per table: {titles:?}");
         // Each run's settings, as its own report states them.
         let setting = |run: &str, k: &str| {
             cmp.settings.rows.iter().find(|r| r[0] == Cell::text(run) && r[1] == Cell::text(k)).map(|r| r[2].clone())
@@ -230,6 +239,9 @@ mod tests {
             |r: &crate::compare::Run| Cell::text(format!("{} {}", r.manifest.tool.name, r.manifest.tool.version));
         assert_eq!(setting("B", "tool"), Some(tool(&runs[1])));
         assert!(setting("A", "run").is_some() && setting("B", "started").is_some(), "{:?}", cmp.settings);
+        // The page's facts: each run's settings after the runs.
+        let fact = r.facts.iter().find(|(k, _)| k == "B: tool").map(|(_, v)| Cell::text(v));
+        assert_eq!(fact, Some(tool(&runs[1])));
         assert_eq!(r.facts[0], ("A (baseline)".to_string(), "results/A".to_string()));
 
         // Latency: qd=1 in A and B, then qd=2 in A only; reads only, so a read row each.
