@@ -15,7 +15,8 @@
 //!   ([`runs_grid`]), so the page and every format say what is compared before any number;
 //! - a section per side-by-side table ([`TableBlock::Compared`]), titled by its heading;
 //! - a section "Latency": each run's p50, p99, p99.9 and max per direction of every point, a
-//!   row per point, run and direction ([`Comparison::latency`]), for the page's latency panel;
+//!   row per point, run and direction ([`Comparison::latency`]), for the page's latency panel
+//!   (over [`MAX_LATENCY_POINTS`] points, a note instead: the JSON has them all);
 //! - a section "Points missing from a run (not compared)" where a run lacks a point, a row per
 //!   point and pair (`point`, `is in`, `but not in`).
 
@@ -64,6 +65,17 @@ pub fn settings_facts(settings: &Grid) -> Vec<(String, String)> {
 
 /// The title of the latency section and grid.
 pub const LATENCY: &str = "Latency";
+
+/// The most points whose latency the report's own section lists (a suite of hundreds of
+/// points, iometer's, would bury the tables under it); the JSON always has every point's.
+pub const MAX_LATENCY_POINTS: usize = 24;
+
+/// How many points (names) the latency grid has.
+fn latency_points(g: &Grid) -> usize {
+    let mut names: Vec<&Cell> = g.rows.iter().filter_map(|r| r.first()).collect();
+    names.dedup();
+    names.len()
+}
 
 /// The title of the section of points some run lacks.
 pub const MISSING: &str = "Points missing from a run (not compared)";
@@ -151,7 +163,12 @@ impl Comparison {
             charts: Vec::new(),
             tables: vec![TableBlock::Compared(t.clone())],
         }));
-        if !self.latency.rows.is_empty() {
+        let points = latency_points(&self.latency);
+        if points > MAX_LATENCY_POINTS {
+            notes.push(format!(
+                "Latency of {points} points per run: in --format json (latency) and the HTML page (-o), not here."
+            ));
+        } else if points > 0 {
             let mut s = Section::new(LATENCY);
             s.tables.push(TableBlock::Grid(self.latency.clone()));
             sections.push(s);
@@ -259,6 +276,15 @@ mod tests {
         assert_eq!(lat.rows[1][p99], Cell::Num(3000.0), "B's p99 at qd=1, in ns, as saved");
         assert_eq!(lat.rows[1][2], Cell::text("read"));
         assert_eq!(lat.rows[1][p99 - 1], Cell::Empty, "no p50 saved: empty, never 0");
+
+        // Many points: a note says where their latency is, the tables stay on top.
+        let many: Vec<(String, f64)> = (1..=MAX_LATENCY_POINTS + 1).map(|q| (q.to_string(), 1.0)).collect();
+        let many: Vec<(&str, f64)> = many.iter().map(|(q, mb)| (q.as_str(), *mb)).collect();
+        let big = compare(&[run("A", &many), run("B", &many)]).unwrap();
+        assert_eq!(latency_points(&big.latency), MAX_LATENCY_POINTS + 1, "the JSON has every point");
+        let r = big.report();
+        assert!(!r.sections.iter().any(|s| s.title == LATENCY), "no section of {} points", MAX_LATENCY_POINTS + 1);
+        assert!(r.notes.iter().any(|n| n.contains("--format json")), "{:?}", r.notes);
 
         // The text is the text exporter's: the title first, each table once, the missing point.
         let text = render(&runs, Format::Text).unwrap();
