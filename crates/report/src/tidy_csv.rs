@@ -344,6 +344,36 @@ mod tests {
     }
 
     #[test]
+    fn prep_says_each_devices_written_state_and_errors_their_count_and_the_first() {
+        use drivelab_lab::written::{DevicePrep, DeviceState};
+        let mut p = point("r", "", &[], &[("/dev/sdb", 1.0)]);
+        let prep = |device: &str, state, unwritten_read| DevicePrep {
+            device: device.into(),
+            state,
+            by: None,
+            at_unix_ms: None,
+            no_prep: false,
+            unwritten_read,
+        };
+        p.prep = vec![prep("/dev/sdb", DeviceState::Unwritten, true), prep("/dev/sdc", DeviceState::Filled, false)];
+        p.result.errors = vec![drivelab_engine::result::ErrorStat {
+            target: "/dev/sdb".into(),
+            op: "read".into(),
+            errno: 5,
+            error: "Input/output error".into(),
+            count: 3,
+            first_offset_bytes: 0,
+        }];
+        p.result.stopped_by_error = true;
+        let text = csv(&plan(vec![p]));
+        let (h, rows) = table(&text);
+        assert_eq!(get(&h, &rows[0], "prep"), "/dev/sdb unwritten unwritten_read;/dev/sdc filled");
+        assert_eq!(get(&h, &rows[0], "error_count"), "3");
+        assert_eq!(get(&h, &rows[0], "errored"), "true");
+        assert_eq!(get(&h, &rows[0], "first_error"), "3 read error(s) on /dev/sdb: Input/output error");
+    }
+
+    #[test]
     fn several_directories_are_one_table_whose_rows_name_their_directory() {
         let mut a = plan(vec![point("qd=1", "", &[("qd", "1")], &[("/dev/a", 1.0)])]);
         a.dir = PathBuf::from("results/a");
