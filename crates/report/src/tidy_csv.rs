@@ -251,7 +251,13 @@ pub fn csv_of(all: &[&Results]) -> String {
             row
         }));
     }
-    let ids = union(rows.iter().map(|r| &r.ids));
+    // No row yet (a plan with no finished point): the columns every row has, so the file is
+    // still a table with a header.
+    let ids = if rows.is_empty() {
+        ID_COLUMNS.iter().map(|c| c.to_string()).collect()
+    } else {
+        union(rows.iter().map(|r| &r.ids))
+    };
     let figures = union(rows.iter().map(|r| &r.figures));
     // A field named like another column keeps its value under `field_NAME`.
     for row in &mut rows {
@@ -385,6 +391,8 @@ mod tests {
         assert_eq!(dirs, ["results/a", "results/b", "results/b"]);
         assert_eq!((get(&h, &rows[0], "qd"), get(&h, &rows[0], "bs")), ("1", ""), "the union of the fields");
         assert_eq!(get(&h, &rows[2], "bs"), "4k");
+        // A directory with no finished point: a header, no row.
+        assert_eq!(csv(&plan(Vec::new())), ID_COLUMNS.join(",") + "\n");
     }
 
     #[test]
