@@ -1,6 +1,6 @@
-//! `drivelab report DIR...`: saved results of any kind, for the terminal, Markdown, CSV, JSON,
-//! HTML or PNG, or (`--format csv --series`) every second of every point, probe or stream as
-//! CSV. It reads results directories, and fio's JSON output (`results::open`) as results of
+//! `drivelab report DIR...`: saved results of any kind, for the terminal, Markdown, CSV (one
+//! tidy row per point, probe or slice; `--tables` the tables), JSON, HTML or PNG, or
+//! (`--format csv --series`) every second of every point, probe or stream as CSV. It reads results directories, and fio's JSON output (`results::open`) as results of
 //! their own; it never measures.
 
 use std::path::Path;
@@ -69,6 +69,12 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             args.format.name()
         )));
     }
+    if args.tables && args.format != Format::Csv {
+        return Err(Error::invalid(format!(
+            "--tables writes the tables as CSV: add --format csv (not --format {}); the other formats show the tables already",
+            args.format.name()
+        )));
+    }
     // Where the output goes is checked before anything is read or drawn.
     if let Some(out) = &args.output {
         store::check_new_file("-o", out)?;
@@ -106,8 +112,23 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         return Ok(Outcome::Done);
     }
     let format: Format = args.format;
+    if format == Format::Csv && !args.tables {
+        // The tidy table: every directory's rows in one, each naming its directory.
+        stdout_text(&drivelab_report::tidy_csv::csv_of(&all.iter().collect::<Vec<_>>()));
+        return Ok(Outcome::Done);
+    }
+    if format == Format::Csv {
+        // The tables of each directory, separated by an empty line.
+        let blocks = all
+            .iter()
+            .map(drivelab_report::tables_csv)
+            .collect::<Result<Vec<String>, String>>()
+            .map_err(|e| Error::io("writing the report", std::io::Error::other(e)))?;
+        stdout_text(&blocks.join("\n"));
+        return Ok(Outcome::Done);
+    }
     for (d, saved) in args.dirs.iter().zip(&all) {
-        if all.len() > 1 && format != Format::Csv {
+        if all.len() > 1 {
             stdout_text(&format!("# {d}\n\n"));
         }
         stdout_text(&render(saved, format)?);

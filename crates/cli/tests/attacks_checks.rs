@@ -217,10 +217,17 @@ fn an_errored_point_is_marked_in_every_report_format() {
         assert!(cells >= 1, "{format}: the errored cells carry !err:\n{out}");
         assert!(out.contains("No space left on device"), "{format}: the footnote says why:\n{out}");
     }
-    let csv = report("csv");
-    let header = csv.lines().find(|l| l.starts_with("target,")).expect("a table");
+    let o = drivelab(&["report", d, "--format", "csv", "--tables"]);
+    let csv = stdout(&o);
+    let header = csv.lines().find(|l| l.starts_with("table,metric,unit,target,")).expect("a table");
     assert!(header.ends_with(",errored"), "csv: an errored column: {csv}");
-    assert!(csv.lines().any(|l| l.starts_with(&lo.dev) && l.contains("No space left")), "{csv}");
+    assert!(csv.lines().any(|l| l.contains(&format!(",{},", lo.dev)) && l.contains("No space left")), "{csv}");
+    // The tidy CSV: the errored points say so, with their first error.
+    let tidy = report("csv");
+    let header: Vec<&str> = tidy.lines().next().unwrap().split(',').collect();
+    let errored = header.iter().position(|c| *c == "errored").expect("an errored column");
+    let rows: Vec<&str> = tidy.lines().skip(1).filter(|l| l.split(',').nth(errored) == Some("true")).collect();
+    assert!(!rows.is_empty() && rows.iter().all(|l| l.contains("No space left")), "tidy csv: {tidy}");
     let json: serde_json::Value = serde_json::from_str(&report("json")).unwrap();
     let marked = json["sections"]
         .as_array()

@@ -165,7 +165,9 @@ fn compare_names_runs_by_label_and_shows_their_targets_and_models_in_every_forma
     assert!(md.contains(&format!("| slow | {b} | {tb} | {mb} |")), "{md}");
     let csv = cmp(&["--format", "csv"]);
     assert!(
-        csv.starts_with(&format!("run,results directory,target,model\nfast,{a},{ta},{ma}\nslow,{b},{tb},{mb}\n")),
+        csv.starts_with(&format!(
+            "table,run,results directory,target,model\nRuns compared,fast,{a},{ta},{ma}\nRuns compared,slow,{b},{tb},{mb}\n"
+        )),
         "{csv}"
     );
     assert!(csv.contains(",slow,slow,delta_pct,fast,"), "{csv}");

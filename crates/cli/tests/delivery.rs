@@ -42,12 +42,20 @@ fn act_fails_a_load_the_file_did_not_deliver_and_shows_done_beside_scheduled() {
     assert!(done < 0.99 * 4e6, "{done} reads/s done");
     assert_eq!(saved.outcome["best"], serde_json::Value::Null);
     // The report: scheduled and done in the slice table and in "Loads run".
-    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
+    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv", "--tables"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let csv = stdout(&o);
     assert!(csv.contains("scheduled reads/s") && csv.contains("delivered"), "{csv}");
     let head = csv.lines().find(|l| l.starts_with("table,probe,role,N,")).unwrap_or_default();
     assert!(head.contains("reads/s scheduled") && head.contains("reads/s done"), "{csv}");
+    // The tidy CSV: each slice with its scheduled reads/s, as saved, beside those done.
+    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
+    let tidy = stdout(&o);
+    let header: Vec<&str> = tidy.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap_or_else(|| panic!("no {name}: {tidy}"));
+    let first: Vec<&str> = tidy.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(first[col("scheduled_reads_per_s")].parse::<f64>().ok(), Some(4_000_000.0), "{tidy}");
+    assert_eq!(first[col("reads_per_s")].parse::<f64>().ok(), Some(done), "{tidy}");
 }
 
 #[test]

@@ -64,8 +64,19 @@ fn check_report(s: &Scratch, path: &str, tag: &str) {
     let facts: Vec<String> = model["facts"].as_array().unwrap().iter().map(|f| format!("{} {}", f[0], f[1])).collect();
     assert!(facts.iter().any(|f| f.contains(&format!("\"fio {version}\""))), "{facts:?}");
 
-    let csv = report(&[path, "--format", "csv"]);
+    let csv = report(&[path, "--format", "csv", "--tables"]);
     assert!(csv.starts_with("answer,value\n") && csv.contains("\nnote\n"), "{csv}");
+    // The tidy CSV: the job is one row, with fio's own IOPS per direction.
+    let tidy = report(&[path, "--format", "csv"]);
+    assert_eq!(tidy.lines().count(), 2, "a header and the job: {tidy}");
+    let header: Vec<&str> = tidy.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = tidy.lines().nth(1).unwrap().split(',').collect();
+    for dir in ["read", "write"] {
+        if job[dir]["total_ios"].as_u64() != Some(0) {
+            let i = header.iter().position(|c| *c == format!("{dir}_iops")).expect("an IOPS column");
+            assert_eq!(row[i].parse::<f64>().ok(), job[dir]["iops"].as_f64(), "{dir}_iops as fio's: {tidy}");
+        }
+    }
 
     let page = s.path(&format!("{tag}.html"));
     assert!(report(&[path, "-o", &page]).contains("wrote"));
@@ -139,7 +150,8 @@ fn compare_puts_fio_beside_drivelab_of_the_same_job() {
     // Two fio outputs: with group_reporting fio names a group after its first job only.
     let o = drivelab(&["compare", &fio, &fixture("null-groups.grouped.json")]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("point 'mix + randread' is in A but not in B"), "{}", stdout(&o));
+    let missing = |l: &str| l.split("  ").map(str::trim).filter(|c| !c.is_empty()).eq(["mix + randread", "A", "B"]);
+    assert!(stdout(&o).lines().any(missing), "in A, not in B: {}", stdout(&o));
 
     // One fio job beside one drivelab run: their headline figures.
     let file = s.path("target");

@@ -47,13 +47,13 @@ fn qos(s: &Scratch, results: &str, extra: &[&str]) -> PathBuf {
     new_results(results, &args, extra)
 }
 
-/// `report DIR` in every format; returns (text, csv, json).
+/// `report DIR` in every format; returns (text, the tables as CSV, json).
 fn every_format(dir: &Path) -> (String, String, serde_json::Value) {
     let d = dir.to_str().unwrap();
     let text = ok(&["report", d]);
     let md = ok(&["report", d, "--format", "md"]);
     assert!(md.starts_with("# drivelab") && md.contains("| "), "{md}");
-    let csv = ok(&["report", d, "--format", "csv"]);
+    let csv = ok(&["report", d, "--format", "csv", "--tables"]);
     let js: serde_json::Value = serde_json::from_str(&ok(&["report", d, "--format", "json"])).expect("JSON");
     let html = dir.with_extension("html");
     ok(&["report", d, "-o", html.to_str().unwrap()]);
@@ -95,6 +95,17 @@ fn act_directories_report_in_every_format_with_score_per_watt_and_compare() {
         // rsplitn from the right: delivered, scheduled reads/s, reads/s, > 64 ms ... > 1 ms
         assert_eq!(cells[9].parse::<f64>().unwrap(), s["over_pct"][0].as_f64().unwrap(), "{row}");
     }
+    // The tidy CSV: a row per slice of each load, its > 1 ms share as saved.
+    let tidy = ok(&["report", a.to_str().unwrap(), "--format", "csv"]);
+    let header: Vec<&str> = tidy.lines().next().unwrap().split(',').collect();
+    let over = header.iter().position(|c| *c == "over_1ms_pct").expect("over_1ms_pct");
+    // The record column, after the results directory's.
+    let slice = |l: &&str| l.split(',').nth(1) == Some("slice");
+    let first: Vec<&str> = tidy.lines().find(slice).unwrap().split(',').collect();
+    assert_eq!(first[over].parse::<f64>().unwrap(), slices[0]["over_pct"][0].as_f64().unwrap(), "{tidy}");
+    let all: usize =
+        common::Saved::load(&a).probes.iter().map(|p| p["data"]["act"]["slices"].as_array().unwrap().len()).sum();
+    assert_eq!(tidy.lines().filter(slice).count(), all, "{tidy}");
     assert_eq!(js["sections"][0]["charts"][0]["chart"], "slice_bars");
     assert_eq!(js["sections"][0]["charts"][0]["limits"][0][1], 5.0, "ACT's default limit, as saved");
     // Every second of every stream of every load as CSV.
@@ -134,6 +145,10 @@ fn qos_and_run_directories_report_in_every_format_and_compare_and_mixed_kinds_ar
     }
     let probes = a.join("probes").read_dir().unwrap().count();
     assert_eq!(csv.lines().filter(|l| l.starts_with("Probe ladder,")).count(), probes, "{csv}");
+    let tidy = ok(&["report", a.to_str().unwrap(), "--format", "csv"]);
+    let probe = |l: &&str| l.split(',').nth(1) == Some("probe");
+    assert_eq!(tidy.lines().filter(probe).count(), probes, "a row per probe: {tidy}");
+    assert!(tidy.lines().next().unwrap().contains(",load_qd,"), "{tidy}");
     let series = ok(&["report", a.to_str().unwrap(), "--format", "csv", "--series"]);
     let seconds: usize = common::Saved::load(&a)
         .probes

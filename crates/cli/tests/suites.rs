@@ -34,15 +34,36 @@ fn field<'a>(p: &'a serde_json::Value, name: &str) -> Option<&'a str> {
     p["point"]["fields"].as_array()?.iter().find(|kv| kv[0] == name).and_then(|kv| kv[1].as_str())
 }
 
-/// The CSV tables of a results directory: (header, rows) per table, tables separated by blank lines.
+/// The CSV tables of a results directory (`--format csv --tables`): (header, rows) per table,
+/// tables separated by blank lines, each line without the columns every line starts with
+/// (`table,metric,unit`: the table's name, what its cells measure, their unit).
 fn csv_tables(dir: &Path) -> Vec<Vec<Vec<String>>> {
-    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
+    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv", "--tables"]);
     assert!(o.status.success(), "{}", stderr(&o));
     stdout(&o)
         .split("\n\n")
-        .filter(|t| !t.trim().is_empty())
-        .map(|t| t.lines().map(|l| l.split(',').map(|c| c.trim_matches('"').to_string()).collect()).collect())
+        .filter(|t| t.starts_with("table,metric,unit,"))
+        .map(|t| t.lines().map(|l| csv_fields(l).into_iter().skip(3).collect()).collect())
         .collect()
+}
+
+/// The fields of one CSV line (RFC 4180: a quoted field may hold commas and doubled quotes).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -61,7 +82,9 @@ fn quick_prints_reads_and_writes_and_its_tables_match_the_points() {
     assert_eq!(pts.len(), 8);
     let tables = csv_tables(&dir);
     let reads_mb = &tables[0];
-    assert_eq!(reads_mb[0], vec!["target", "SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T1", "RND4K Q1T1"]);
+    let steps = ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T1", "RND4K Q1T1"];
+    let header: Vec<String> = std::iter::once("target".to_string()).chain(steps.map(|s| format!("step={s}"))).collect();
+    assert_eq!(reads_mb[0], header, "the columns name their axis");
     for (col, step) in ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T1", "RND4K Q1T1"].iter().enumerate() {
         let p = pts.iter().find(|p| p["point"]["step"] == *step && field(p, "read") == Some("100")).unwrap();
         let want = p["result"]["per_target"][0]["total"]["bw_mb_per_s"].as_f64().unwrap();
@@ -132,12 +155,12 @@ fn sync_tables_show_each_write_until_durable_and_the_fsync_alone() {
     let until_fsync =
         (f(&w["lat_ns"]["mean"]) * f(&w["ops"]) + f(&sync["lat_ns"]["mean"]) * f(&sync["ops"])) / f(&w["ops"]) / 1000.0;
     let until = &tables[1];
-    assert_eq!(until[0], ["target", "plain", "O_DSYNC", "fsync each write"]);
+    assert_eq!(until[0], ["target", "step=plain", "step=O_DSYNC", "step=fsync each write"]);
     assert_eq!(until[1][1], "", "plain writes are not made durable");
     assert!(close(until[1][2].parse().unwrap(), f(&r(1)["write"]["lat_ns"]["mean"]) / 1000.0), "{until:?}");
     assert!(close(until[1][3].parse().unwrap(), until_fsync), "{until:?} vs {until_fsync}");
     let fsync_only = &tables[2];
-    assert_eq!(fsync_only[0], ["target", "fsync each write"]);
+    assert_eq!(fsync_only[0], ["target", "step=fsync each write"]);
     assert!(close(fsync_only[1][1].parse().unwrap(), f(&sync["lat_ns"]["p99"]) / 1000.0), "{fsync_only:?}");
     let calls = &tables[3];
     for i in 0..3 {

@@ -62,9 +62,18 @@ fn trims_punch_holes_in_a_file_drivelab_made_and_count_as_their_own_direction() 
     let o = drivelab(&["run", &f, "--rw", "randtrim", "--time", "200ms", "-q", "--results", &res]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let dir = std::fs::read_dir(&res).unwrap().next().unwrap().unwrap().path();
-    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
+    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv", "--tables"]);
     let csv = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(csv.lines().any(|l| l.contains(",trim lat,")), "{csv}");
+    // And the tidy CSV has columns of their own for the trims, their count as saved.
+    let o = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
+    let tidy = String::from_utf8_lossy(&o.stdout).into_owned();
+    let header: Vec<&str> = tidy.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = tidy.lines().nth(1).unwrap().split(',').collect();
+    let trims = common::Saved::load(&dir).points[0]["result"]["trim"]["ops"].as_u64().unwrap();
+    let at = header.iter().position(|c| *c == "trim_ios").unwrap_or_else(|| panic!("no trim_ios: {tidy}"));
+    assert_eq!(row[at].parse::<u64>().ok(), Some(trims), "{tidy}");
+    assert!(header.contains(&"trim_lat_p99_ns"), "{tidy}");
 }
 
 #[test]

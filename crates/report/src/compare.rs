@@ -54,13 +54,14 @@
 //! compares). A delta is "—" where either side is missing (or the baseline is 0 and the value
 //! is not).
 //!
-//! The text and Markdown forms start with the runs (label, directory, targets, models) and end
-//! with the points that are in one run but not in another (per pair with the baseline); the CSV
-//! form has a first block `run,results directory,target,model`, then one block per table
-//! (columns `table`, `unit`, the row key, `run`, `measure` = `value` | `delta_pct`, `vs` = the
-//! baseline for a delta, then the table's columns; numbers at full precision, deltas in percent
-//! without the sign) and a last block `missing_point,in,not_in`. Blocks are separated by an
-//! empty line. The JSON form is the [`Comparison`] itself.
+//! Every form is the report model [`Comparison::report`] builds ([`crate::compare_model`]),
+//! written by the one set of exporters: the runs first (label, directory, targets, models),
+//! a section per table, each run's latency, and the points that are in one run but not in
+//! another (per pair with the baseline). A table's CSV block has the columns `table`, `metric`,
+//! `unit`, the row key, `run`, `measure` = `value` | `delta_pct`, `vs` = the baseline for a
+//! delta, then a column per value of the column axis (`qd=1`...); numbers at full precision,
+//! deltas in percent without the sign. Blocks are separated by an empty line. The JSON form is
+//! the [`Comparison`] itself.
 //!
 //! A run's value from a point whose I/O failed, and every Δ from such a value, is marked with
 //! the report's own marking ([`crate::tables::mark_if`] and its footnote naming the run, the
@@ -73,8 +74,9 @@ use drivelab_lab::results::{Kind, Manifest, PointResult};
 
 use serde::Serialize;
 
-use crate::compare_runs::{runs_grid, RunInfo};
+use crate::compare_runs::RunInfo;
 use crate::grid;
+use crate::model::Grid;
 use crate::suite_tables;
 use crate::tables::{self, build, point_name, ErroredCell, Key, Table};
 
@@ -114,6 +116,12 @@ pub struct Comparison {
     pub run_info: Vec<RunInfo>,
     pub tables: Vec<SideBySide>,
     pub missing: Vec<Missing>,
+    /// Each run's latency of every point, per direction: p50, p99, p99.9 and max in ns
+    /// ([`crate::compare_model::latency_grid`]).
+    pub latency: Grid,
+    /// Each run's settings (run, start, tool, command line, host, targets), a row per run and
+    /// setting ([`crate::compare_model::settings_grid`]).
+    pub settings: Grid,
 }
 
 /// One table of every run, side by side.
@@ -133,6 +141,10 @@ pub struct SideBySide {
     /// every format as `report` marks them ([`Table::errored`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errored: Vec<ErroredCell>,
+    /// The runs' labels, the first the baseline (as [`Comparison::runs`]): the CSV block names
+    /// a row's run and a Δ's baseline by them.
+    #[serde(skip)]
+    pub runs: Vec<String>,
 }
 
 /// A run's values of one row, or (`delta`) its change against the baseline in percent.
@@ -156,15 +168,15 @@ pub struct Missing {
     pub absent: usize,
 }
 
-/// Compare `runs` (the first is the baseline) and render the comparison.
+/// Compare `runs` (the first is the baseline) and render the comparison: JSON is the
+/// [`Comparison`]; text, Markdown and CSV are the exporters' forms of its report model
+/// ([`Comparison::report`]).
 pub fn render(runs: &[Run], format: crate::Format) -> Result<String, Error> {
     let cmp = compare(runs)?;
     match format {
-        crate::Format::Text => Ok(cmp.text()),
-        crate::Format::Markdown => Ok(cmp.markdown()),
-        crate::Format::Csv => Ok(cmp.csv()),
         crate::Format::Json => Ok(cmp.json()),
         crate::Format::Html | crate::Format::Png => Err(Error::invalid("compare writes HTML with -o FILE")),
+        f => crate::export::export_text(f, &cmp.report()).map_err(Error::invalid),
     }
 }
 
@@ -387,7 +399,11 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         }
     }
 
-    Ok(Comparison { kind: first.manifest.kind, matched_by, runs: names, run_info, tables, missing })
+    let labelled: Vec<(&str, &[PointResult])> = runs.iter().map(|r| (r.label.as_str(), r.points.as_slice())).collect();
+    let latency = crate::compare_model::points_latency(&labelled);
+    let manifests: Vec<(&str, &Manifest)> = runs.iter().map(|r| (r.label.as_str(), &r.manifest)).collect();
+    let settings = crate::compare_model::settings_grid(&manifests);
+    Ok(Comparison { kind: first.manifest.kind, matched_by, runs: names, run_info, tables, missing, latency, settings })
 }
 
 /// How runs and their targets are named in rows and columns.
@@ -514,6 +530,7 @@ fn side_by_side(names: &Names, built: &[Table], title: &str, row_header: String)
         rows,
         note: built.iter().find_map(|t| t.note.clone()),
         errored,
+        runs: names.runs.to_vec(),
     }
 }
 
@@ -539,14 +556,41 @@ impl SideBySide {
         tables::notes(self.note.as_deref(), &self.errored)
     }
 
+    /// The header's first cell: the row axis and the column axis, as [`Table::axes`].
+    pub fn axes(&self) -> String {
+        self.as_table().axes()
+    }
+
+    /// The table's shape as a plain [`Table`] (no rows): its axes, metric and column names.
+    fn as_table(&self) -> Table {
+        Table {
+            title: self.title.clone(),
+            unit: self.unit.clone(),
+            row_header: self.row_header.clone(),
+            col_header: self.col_header.clone(),
+            cols: self.cols.clone(),
+            rows: Vec::new(),
+            note: None,
+            errored: Vec::new(),
+        }
+    }
+
+    /// A value for people: a Δ with its sign and "%", a run's value in the table's unit.
+    pub fn show(&self, delta: bool, v: f64) -> String {
+        if delta {
+            fmt_delta(v)
+        } else {
+            grid::human(v, &self.unit)
+        }
+    }
+
     /// Header and rows as display strings (errored cells marked as [`Table::show_cell`] does).
     fn grid(&self) -> Vec<Vec<String>> {
-        let mut grid = vec![std::iter::once(self.row_header.clone()).chain(self.cols.iter().cloned()).collect()];
+        let mut grid = vec![std::iter::once(self.axes()).chain(self.cols.iter().cloned()).collect()];
         for (ri, row) in self.rows.iter().enumerate() {
             let cells = row.cells.iter().enumerate().map(|(ci, v)| match v {
                 None => "—".to_string(),
-                Some(d) if row.delta => tables::mark_if(fmt_delta(*d), self.is_errored(ri, ci)),
-                Some(v) => tables::mark_if(grid::human(*v, &self.unit), self.is_errored(ri, ci)),
+                Some(v) => tables::mark_if(self.show(row.delta, *v), self.is_errored(ri, ci)),
             });
             grid.push(std::iter::once(row.label.clone()).chain(cells).collect());
         }
@@ -563,13 +607,21 @@ impl SideBySide {
         grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.notes().as_deref())
     }
 
+    /// [`SideBySide::markdown`] without the bold heading: under a Markdown heading that says it.
+    pub fn markdown_untitled(&self) -> String {
+        grid::markdown_with_note(grid::markdown_untitled(&self.grid(), &[]), self.notes().as_deref())
+    }
+
     /// One CSV block: see the module docs.
-    fn csv(&self, runs: &[String]) -> String {
+    pub fn csv(&self) -> String {
+        let runs = &self.runs;
+        let shape = self.as_table();
         let mut out = String::new();
-        let mut header: Vec<String> = ["table", "unit", &self.row_header, "run", "measure", "vs"]
+        let mut header: Vec<String> = ["table", "metric", "unit", &self.row_header, "run", "measure", "vs"]
             .into_iter()
-            .chain(self.cols.iter().map(String::as_str))
-            .map(grid::csv_field)
+            .map(String::from)
+            .chain(self.cols.iter().map(|c| shape.col_csv(c)))
+            .map(|s| grid::csv_field(&s))
             .collect();
         // As in `report`'s CSV: the numbers stay, a last column names a row's errored cells.
         let marked = !self.errored.is_empty();
@@ -580,8 +632,11 @@ impl SideBySide {
         out.push('\n');
         for (ri, row) in self.rows.iter().enumerate() {
             let (measure, vs) = if row.delta { ("delta_pct", runs[0].as_str()) } else { ("value", "") };
-            let mut line: Vec<String> =
-                [&self.title, &self.unit, &row.row, &runs[row.run]].into_iter().map(|s| grid::csv_field(s)).collect();
+            let metric = shape.metric();
+            let mut line: Vec<String> = [&self.title, &metric, &self.unit, &row.row, &runs[row.run]]
+                .into_iter()
+                .map(|s| grid::csv_field(s))
+                .collect();
             line.push(measure.into());
             line.push(grid::csv_field(vs));
             line.extend(row.cells.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
@@ -596,14 +651,8 @@ impl SideBySide {
 }
 
 impl Comparison {
-    fn missing_lines(&self) -> Vec<String> {
-        self.missing
-            .iter()
-            .map(|m| format!("point '{}' is in {} but not in {}", m.point, self.runs[m.present], self.runs[m.absent]))
-            .collect()
-    }
-
-    fn intro(&self) -> String {
+    /// "Comparing plan results: A (baseline) with B, C": the report's title.
+    pub(crate) fn intro(&self) -> String {
         let others = self.runs[1..].join(", ");
         let mut s = format!("Comparing {} results: {} (baseline)", self.kind, self.runs[0]);
         if !others.is_empty() {
@@ -612,7 +661,8 @@ impl Comparison {
         s
     }
 
-    const DELTA_NOTE: &'static str = "Δ rows: (run / baseline − 1) × 100, in percent; — where either side is missing.";
+    pub(crate) const DELTA_NOTE: &'static str =
+        "Δ rows: (run / baseline − 1) × 100, in percent; — where either side is missing.";
 
     /// How points were paired, where it is not by their fields.
     pub fn matching_note(&self) -> Option<&'static str> {
@@ -620,75 +670,6 @@ impl Comparison {
             "Points are matched by label (a fio job's name), their recorded fields differing (fio's options and \
              drivelab's): a column per point, a row per run.",
         )
-    }
-
-    /// For a terminal: the runs, then the tables, then the points missing from a run.
-    pub fn text(&self) -> String {
-        let runs = runs_grid(&self.run_info);
-        let mut out = format!("{}\n{}\n", self.intro(), Self::DELTA_NOTE);
-        if let Some(n) = self.matching_note() {
-            out.push_str(&format!("{n}\n"));
-        }
-        out.push('\n');
-        out.push_str(&runs.text());
-        for t in &self.tables {
-            out.push('\n');
-            out.push_str(&t.text());
-        }
-        if self.tables.is_empty() {
-            out.push_str("\nNo table has points in any run.\n");
-        }
-        out.push('\n');
-        if self.missing.is_empty() {
-            out.push_str("Every point is in every run.\n");
-        } else {
-            out.push_str("Missing points (not compared):\n");
-            for l in self.missing_lines() {
-                out.push_str(&format!("  {l}\n"));
-            }
-        }
-        out
-    }
-
-    /// GitHub Markdown: the runs, the tables, and a "Missing points" section at the end.
-    pub fn markdown(&self) -> String {
-        let runs = runs_grid(&self.run_info);
-        let mut out = format!("{}.\n{}\n\n", self.intro(), Self::DELTA_NOTE);
-        if let Some(n) = self.matching_note() {
-            out.push_str(&format!("{n}\n\n"));
-        }
-        out.push_str(&runs.markdown());
-        for t in &self.tables {
-            out.push('\n');
-            out.push_str(&t.markdown());
-        }
-        out.push_str("\n### Missing points\n\n");
-        if self.missing.is_empty() {
-            out.push_str("None: every point is in every run.\n");
-        }
-        for l in self.missing_lines() {
-            out.push_str(&format!("- {}\n", l.replace('|', "\\|")));
-        }
-        out
-    }
-
-    /// CSV blocks: the runs, one per table, then the missing points; see the module docs.
-    pub fn csv(&self) -> String {
-        let runs = runs_grid(&self.run_info);
-        let mut block = runs.columns.iter().map(|c| grid::csv_field(&c.name)).collect::<Vec<_>>().join(",") + "\n";
-        for r in &runs.rows {
-            block += &(r.iter().map(|c| grid::csv_field(&c.raw())).collect::<Vec<_>>().join(",") + "\n");
-        }
-        let mut blocks = vec![block];
-        blocks.extend(self.tables.iter().map(|t| t.csv(&self.runs)));
-        let mut missing = String::from("missing_point,in,not_in\n");
-        for m in &self.missing {
-            let line = [&m.point, &self.runs[m.present], &self.runs[m.absent]].map(|s| grid::csv_field(s)).join(",");
-            missing.push_str(&line);
-            missing.push('\n');
-        }
-        blocks.push(missing);
-        blocks.join("\n")
     }
 
     /// The comparison as data: kind, runs (label, directory, targets with models), tables with

@@ -12,6 +12,7 @@
 //! so it never decides a figure.)
 
 use drivelab_engine::hist::Pct;
+use drivelab_engine::result::RunResult;
 use drivelab_engine::Error;
 use drivelab_lab::results::{Kind, Results, SearchBy, Setup};
 
@@ -160,6 +161,31 @@ fn act_chart(runs: &[(String, Results)]) -> Option<SliceBars> {
     })
 }
 
+/// What a run's latency is compared by, each named alike across runs: a run's point (its name
+/// without target), qos's probe at the answer, each stream of act's deciding load (by role).
+fn latency_of(r: &Results) -> Vec<(String, &RunResult)> {
+    match r.manifest.kind {
+        Kind::Qos => qos::deciding(r)
+            .and_then(|p| p.qos())
+            .map(|q| ("at the answer".to_string(), &q.result))
+            .into_iter()
+            .collect(),
+        Kind::Act => act::deciding(r)
+            .and_then(|p| p.act())
+            .map(|a| {
+                a.streams
+                    .iter()
+                    .map(|s| {
+                        let role = serde_json::to_value(s.role).ok().and_then(|v| v.as_str().map(str::to_string));
+                        (format!("deciding load: {}", role.unwrap_or_default()), &s.result)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => r.points.iter().map(|p| (crate::tables::point_name(p), &p.result)).collect(),
+    }
+}
+
 /// `runs` (label, results; the first is the baseline) side by side, after the runs themselves
 /// (label, directory, targets and their models: [`crate::compare_runs`]). Refuses runs of
 /// different kinds, plans and suites (see [`crate::compare`]), and qos searches by rate next to
@@ -224,6 +250,14 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         runs.iter().map(|(n, r)| RunInfo::new(n, &r.dir.display().to_string(), &r.manifest)).collect();
     let mut who = Section::new("Runs");
     who.tables.push(TableBlock::Grid(runs_grid(&info)));
+    let manifests: Vec<(&str, &drivelab_lab::results::Manifest)> =
+        runs.iter().map(|(n, r)| (n.as_str(), &r.manifest)).collect();
+    let settings = crate::compare_model::settings_grid(&manifests);
+    // Each run's latency per direction: a run's point, qos's answer, each stream of act's
+    // deciding load.
+    let measured: Vec<(&str, Vec<(String, &RunResult)>)> =
+        runs.iter().map(|(n, r)| (n.as_str(), latency_of(r))).collect();
+    let latency = crate::compare_model::latency_grid(&measured);
     let mut section = Section::new("Side by side");
     section.note = Some(format!(
         "Baseline: {first_name}. Δ: change against it, in percentage points (pp) where the figure is a percent, else in percent of the baseline."
@@ -256,7 +290,7 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
             }
         }
     }
-    let facts = runs
+    let mut facts: Vec<(String, String)> = runs
         .iter()
         .enumerate()
         .map(|(i, (n, r))| {
@@ -264,13 +298,21 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
             (role, format!("{} ({} on {})", r.dir.display(), r.manifest.kind, r.manifest.host.hostname))
         })
         .collect();
+    facts.extend(crate::compare_model::settings_facts(&settings));
     Ok(Report {
         title: format!("drivelab compare ({})", first.manifest.kind),
         answer,
         facts,
         warnings: errored_footnote(errors.iter().flatten().map(String::as_str)).into_iter().collect(),
         notes: Vec::new(),
-        sections: vec![who, section],
+        sections: [who, section]
+            .into_iter()
+            .chain((!latency.rows.is_empty()).then(|| {
+                let mut s = Section::new(crate::compare_model::LATENCY);
+                s.tables.push(TableBlock::Grid(latency));
+                s
+            }))
+            .collect(),
     })
 }
 
@@ -327,6 +369,35 @@ mod tests {
     }
 
     #[test]
+    fn runs_compare_with_each_runs_settings_and_latency_per_direction() {
+        let run = |mb: f64| {
+            let points = vec![crate::test_support::point("randread", "", &[], &[("/dev/x", mb)])];
+            Results {
+                dir: std::path::PathBuf::from("r"),
+                manifest: crate::test_support::manifest("run", &points),
+                points,
+                probes: Vec::new(),
+                outcome: None,
+            }
+        };
+        let report = compare(&[("A".into(), run(1.0)), ("B".into(), run(2.0))]).unwrap();
+        let titles: Vec<&str> = report.sections.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(titles, ["Runs", "Side by side", crate::compare_model::LATENCY]);
+        let TableBlock::Grid(lat) = &report.sections[2].tables[0] else { panic!("a grid") };
+        let p99 = lat.columns.iter().position(|c| c.name == "p99").unwrap();
+        let rows: Vec<(&Cell, &Cell, &Cell)> = lat.rows.iter().map(|r| (&r[1], &r[2], &r[p99])).collect();
+        assert_eq!(
+            rows,
+            [
+                (&Cell::text("A"), &Cell::text("read"), &Cell::Num(1000.0)),
+                (&Cell::text("B"), &Cell::text("read"), &Cell::Num(2000.0))
+            ],
+            "each run's read p99 in ns, as saved"
+        );
+        assert!(report.facts.iter().any(|(k, _)| k == "B: tool"), "each run's settings: {:?}", report.facts);
+    }
+
+    #[test]
     fn qos_maxima_compare_and_mixed_kinds_or_searches_are_refused() {
         let a = qos_results(SearchBy::Rate, &QOS_LADDER);
         let report = compare(&[("A".into(), a.clone()), ("B".into(), a.clone())]).unwrap();
@@ -339,6 +410,14 @@ mod tests {
         assert_eq!(best[5], Cell::Quantity { value: 0.0, unit: Unit::DeltaPct });
         let share = row(&report, "answer as share of the maximum");
         assert_eq!(share[5], Cell::Quantity { value: 0.0, unit: Unit::DeltaPp });
+        // The latency compared is the answer's, as the probe at the answer saved it.
+        let lat = report.sections.iter().find(|s| s.title == crate::compare_model::LATENCY).expect("a latency section");
+        let TableBlock::Grid(lat) = &lat.tables[0] else { panic!("a grid") };
+        let answer = qos::deciding(&a).and_then(|p| p.qos()).unwrap();
+        let p99 = lat.columns.iter().position(|c| c.name == "p99").unwrap();
+        let want = answer.result.read.lat_ns.get(Pct::P99).map(|ns| ns as f64);
+        assert_eq!(lat.rows[0][..2], [Cell::text("at the answer"), Cell::text("A")]);
+        assert_eq!(lat.rows[0][p99], Cell::num(want), "{lat:?}");
         let by_qd = qos_results(SearchBy::Qd, &QOS_LADDER);
         let e = compare(&[("A".into(), a.clone()), ("B".into(), by_qd)]).unwrap_err();
         assert!(e.is_invalid() && e.to_string().contains("rate and queue depth"), "{e}");

@@ -92,11 +92,16 @@ pub(crate) fn markdown(heading: &str, grid: &[Vec<String>]) -> String {
 
 /// [`markdown`] with the columns `words` marks left-aligned too.
 pub(crate) fn markdown_aligned(heading: &str, grid: &[Vec<String>], words: &[bool]) -> String {
+    format!("**{heading}**\n\n") + &markdown_untitled(grid, words)
+}
+
+/// [`markdown_aligned`] without the heading: a table under a Markdown heading that says it.
+pub(crate) fn markdown_untitled(grid: &[Vec<String>], words: &[bool]) -> String {
     let grid: Vec<Vec<String>> =
         grid.iter().map(|r| r.iter().map(|c| c.replace('|', "\\|").replace(['\r', '\n'], " ")).collect()).collect();
     let w = widths(&grid, 3);
     let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
-    let mut out = format!("**{heading}**\n\n");
+    let mut out = String::new();
     out.push_str(&line(cells(&grid[0], &w, words)));
     out.push_str(&line(
         w.iter()

@@ -13,6 +13,7 @@ mod axis_words;
 pub mod charts;
 pub mod compare;
 pub mod compare_figures;
+pub mod compare_model;
 pub mod compare_runs;
 pub mod durable;
 pub mod export;
@@ -25,6 +26,7 @@ pub mod point_targets;
 pub mod series_csv;
 pub mod suite_tables;
 pub mod tables;
+pub mod tidy_csv;
 pub mod views;
 
 use drivelab_lab::results::{Kind, Results};
@@ -79,12 +81,20 @@ impl Format {
 
 pub use tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};
 
-/// A results directory in a single-document format (text, md, csv, json, html).
+/// A results directory in a single-document format (text, md, csv, json, html). CSV is the
+/// tidy table, a row per point ([`tidy_csv`]); the tables as CSV are [`tables_csv`].
 pub fn render(saved: &Results, format: Format) -> Result<String, String> {
-    if format == Format::Html {
-        return Ok(html_page(saved));
+    match format {
+        Format::Html => Ok(html_page(saved)),
+        Format::Csv => Ok(tidy_csv::csv(saved)),
+        _ => export::export_text(format, &views::build(saved)),
     }
-    export::export_text(format, &views::build(saved))
+}
+
+/// The report's tables as CSV blocks, each headed by its metric and axes (`report --format csv
+/// --tables`): the CSV exporter of the report model.
+pub fn tables_csv(saved: &Results) -> Result<String, String> {
+    export::export_text(Format::Csv, &views::build(saved))
 }
 
 /// The HTML report of a results directory of any kind: the Html exporter's page, or for plans

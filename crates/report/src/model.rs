@@ -314,6 +314,8 @@ pub struct SliceBars {
 pub enum TableBlock {
     Grid(Grid),
     Table(Table),
+    /// A plan or suite table of several runs side by side, with Δ rows (`compare`).
+    Compared(crate::compare::SideBySide),
 }
 
 impl From<Grid> for TableBlock {

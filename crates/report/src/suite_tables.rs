@@ -427,7 +427,7 @@ mod tests {
         // The terminal's tables say so under each one, and each table gets a chart.
         let text = until.text();
         assert!(text.starts_with("4K writes at QD1, until durable (write + fsync), mean per write (µs)\n"), "{text}");
-        assert!(text.contains("\n/dev/x      —     3000              1520\n"), "{text}");
+        assert!(text.contains("\n/dev/x             —     3000              1520\n"), "{text}");
         let page = crate::html::report(&manifest("suite:sync", &points), &points);
         for t in [until, fsync, call] {
             let at = page.find(&format!("<h2>{}</h2><div class=\"chart\"><svg", crate::html::esc(&t.heading())));

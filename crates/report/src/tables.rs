@@ -485,9 +485,47 @@ impl Table {
         notes(self.note.as_deref(), &self.errored)
     }
 
+    /// The header's first cell: the row axis, then the column axis after a backslash
+    /// (`bs \ qd`), so a reader of the text or Markdown table knows what the columns are; the row
+    /// axis alone where the columns have no name of their own.
+    pub fn axes(&self) -> String {
+        match self.col_header.as_str() {
+            "" => self.row_header.clone(),
+            c if c == self.row_header => c.to_string(),
+            c => format!("{} \\ {c}", self.row_header),
+        }
+    }
+
+    /// What the cells measure, as a CSV column value with its unit in the name (the tidy CSV's
+    /// column names: `mb_per_s`, `iops`...). From the unit, the one typed thing a built table
+    /// keeps of its metric (its title says which statistic).
+    pub fn metric(&self) -> String {
+        match self.unit.as_str() {
+            "MB/s" => "mb_per_s".into(),
+            "MiB/s" => "mib_per_s".into(),
+            "IOPS" => "iops".into(),
+            "µs" => "latency_us".into(),
+            "%" => "pct".into(),
+            "W" => "power_w".into(),
+            "MB/s/W" => "mb_per_s_per_w".into(),
+            "" => "value".into(),
+            u => u.to_lowercase().replace('/', "_per_").replace(' ', "_"),
+        }
+    }
+
+    /// A column's CSV heading: `qd=4` (the column axis and the value), the value alone where
+    /// the columns have no axis name.
+    pub fn col_csv(&self, col: &str) -> String {
+        if self.col_header.is_empty() {
+            col.to_string()
+        } else {
+            format!("{}={col}", self.col_header)
+        }
+    }
+
     /// Header and rows as display strings ("—" for a missing cell).
     fn grid(&self) -> Vec<Vec<String>> {
-        let mut grid = vec![std::iter::once(self.row_header.clone()).chain(self.cols.iter().cloned()).collect()];
+        let mut grid = vec![std::iter::once(self.axes()).chain(self.cols.iter().cloned()).collect()];
         for (ri, (label, values)) in self.rows.iter().enumerate() {
             let cells = values.iter().enumerate().map(|(ci, v)| self.show_cell(ri, ci, *v));
             grid.push(std::iter::once(label.clone()).chain(cells).collect());
@@ -507,13 +545,24 @@ impl Table {
         grid::markdown_with_note(grid::markdown(&self.heading(), &self.grid()), self.notes().as_deref())
     }
 
-    /// CSV: a header row (row header, then the columns), then one line per row with the numbers
-    /// at full precision and an empty cell where one is missing. Fields holding a comma, quote
-    /// or line break are quoted (RFC 4180); lines end in "\n".
+    /// [`Table::markdown`] without the bold heading: under a Markdown heading that says it.
+    pub fn markdown_untitled(&self) -> String {
+        grid::markdown_with_note(grid::markdown_untitled(&self.grid(), &[]), self.notes().as_deref())
+    }
+
+    /// CSV: a header row (`table,metric,unit`, the row axis, then a column per value of the
+    /// column axis named `axis=value`: `table,metric,unit,bs,qd=1,qd=2`), then one line per row
+    /// with the table's heading, metric and unit, the row's label and the numbers at full
+    /// precision (an empty cell where one is missing). Fields holding a comma, quote or line
+    /// break are quoted (RFC 4180); lines end in "\n".
     pub fn csv(&self) -> String {
         let mut out = String::new();
-        let mut header: Vec<String> =
-            std::iter::once(&self.row_header).chain(&self.cols).map(|s| grid::csv_field(s)).collect();
+        let mut header: Vec<String> = ["table", "metric", "unit", self.row_header.as_str()]
+            .into_iter()
+            .map(String::from)
+            .chain(self.cols.iter().map(|c| self.col_csv(c)))
+            .map(|s| grid::csv_field(&s))
+            .collect();
         // Errored cells keep their numbers; a last column names the errored ones of the row.
         let marked = !self.errored.is_empty();
         if marked {
@@ -522,7 +571,10 @@ impl Table {
         out.push_str(&header.join(","));
         out.push('\n');
         for (ri, (label, values)) in self.rows.iter().enumerate() {
-            let mut line = vec![grid::csv_field(label)];
+            let mut line: Vec<String> = [self.heading(), self.metric(), self.unit.clone(), label.clone()]
+                .iter()
+                .map(|s| grid::csv_field(s))
+                .collect();
             line.extend(values.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
             if marked {
                 line.push(errored_csv_field(&self.errored, &self.cols, ri));

@@ -533,7 +533,8 @@ pub struct ReportArgs {
     /// output (--output-format=json or json+; see docs/guide/fio.md "fio's results").
     #[arg(required = true, value_name = "DIR|FIO.json")]
     pub dirs: Vec<String>,
-    /// text (terminal), md (Markdown), csv, json (the report as data) or html.
+    /// text (terminal), md (Markdown), csv (one row per point, probe or slice; --tables: the
+    /// tables), json (the report as data) or html.
     #[arg(long, default_value = "text", value_parser = format_value())]
     pub format: drivelab_report::Format,
     /// Write the HTML report (charts and tables, one self-contained file) here; must not exist.
@@ -546,6 +547,10 @@ pub struct ReportArgs {
     /// (time_s, iops, mb_per_s, lat_p99_ns...: units in the column names).
     #[arg(long, conflicts_with_all = ["output", "png"])]
     pub series: bool,
+    /// With --format csv: the tables as people read them, a block per table headed by its metric,
+    /// unit and axes (`table,metric,unit,bs,qd=1,qd=2...`), instead of one row per point.
+    #[arg(long, conflicts_with_all = ["output", "png", "series"])]
+    pub tables: bool,
 }
 
 #[cfg(test)]

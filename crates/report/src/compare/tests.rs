@@ -2,6 +2,19 @@ use super::*;
 use crate::test_support::{manifest, point};
 use crate::Format;
 
+/// The comparison as the exporters write it.
+fn text(cmp: &Comparison) -> String {
+    crate::export::export_text(Format::Text, &cmp.report()).unwrap()
+}
+
+fn markdown(cmp: &Comparison) -> String {
+    crate::export::export_text(Format::Markdown, &cmp.report()).unwrap()
+}
+
+fn csv(cmp: &Comparison) -> String {
+    crate::export::export_text(Format::Csv, &cmp.report()).unwrap()
+}
+
 fn run(name: &str, kind: &str, points: Vec<PointResult>) -> Run {
     Run { label: name.into(), dir: format!("results/{name}"), manifest: manifest(kind, &points), points }
 }
@@ -61,7 +74,10 @@ fn plan_on_two_devices_gives_run_rows_and_deltas_in_percent() {
 
     let text = render(&runs, Format::Text).unwrap();
     assert!(text.contains("Comparing plan results: A (baseline) with B"), "{text}");
-    assert!(text.contains("Throughput, rw=read (MB/s)\nrun            1       2        4\n"), "{text}");
+    assert!(
+        text.contains("Throughput, rw=read (MB/s)\nrun \\ qd       1       2        4\n"),
+        "the column axis named: {text}"
+    );
     assert!(text.contains("\nΔ B vs A  +10.0%  -25.0%  -100.0%\n"), "{text}");
     assert!(text.contains("Every point is in every run."), "{text}");
     // IOPS get thousands separators like the single-run tables.
@@ -78,7 +94,10 @@ fn a_point_missing_in_one_run_is_reported_and_its_delta_is_a_dash() {
     assert_eq!(find(t, "B").cells[2], None);
     assert_eq!(find(t, "Δ B vs A").cells[2], None);
     let text = render(&runs, Format::Text).unwrap();
-    assert!(text.contains("Missing points (not compared):\n  point 'seq qd=4' is in A but not in B\n"), "{text}");
+    assert!(
+        text.contains("Points missing from a run (not compared)\npoint     is in  but not in\nseq qd=4  A      B\n"),
+        "{text}"
+    );
     assert!(text.contains("\nΔ B vs A  +10.0%  +10.0%    —\n"), "{text}");
 
     // The other way round, with the target and repeat taken off the label.
@@ -93,10 +112,14 @@ fn a_point_missing_in_one_run_is_reported_and_its_delta_is_a_dash() {
             Missing { point: "seq qd=8".into(), present: 1, absent: 0 },
         ]
     );
-    let md = cmp.markdown();
+    let md = markdown(&cmp);
     assert!(
         md.ends_with(
-            "### Missing points\n\n- point 'seq qd=4' is in A but not in C\n- point 'seq qd=8' is in C but not in A\n"
+            "## Points missing from a run (not compared)\n\n\
+             | point    | is in | but not in |\n\
+             | -------- | ----- | ---------- |\n\
+             | seq qd=4 | A     | C          |\n\
+             | seq qd=8 | C     | A          |\n"
         ),
         "{md}"
     );
@@ -134,9 +157,10 @@ fn suite_quick_compares_steps_per_run() {
     assert!(close(find(reads, "Δ B vs A").cells[0], 10.0));
     let writes = &cmp.tables[1];
     assert!(close(find(writes, "Δ B vs A").cells[0], -4.0));
-    let text = cmp.text();
-    assert!(text.contains("\nΔ B vs A      -4.0%\n"), "{text}");
-    assert!(text.contains("Δ B vs A    +10.0%\n"), "{text}");
+    let text = text(&cmp);
+    assert!(text.contains("\nΔ B vs A        -4.0%\n"), "{text}");
+    assert!(text.contains("Δ B vs A      +10.0%\n"), "{text}");
+    assert!(text.contains("\nrun \\ step  seq-read\n"), "the column axis named: {text}");
 }
 
 #[test]
@@ -197,16 +221,21 @@ fn csv_has_a_block_per_table_with_delta_pct_rows_and_a_missing_block() {
         [plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true), plan_run("B", "/dev/sdb", [110.0, 150.0, 0.0], false)];
     let csv = render(&runs, Format::Csv).unwrap();
     let blocks: Vec<&str> = csv.split("\n\n").collect();
-    assert_eq!(blocks.len(), 5, "the runs, three tables and the missing points: {csv}");
-    assert_eq!(blocks[0], "run,results directory,target,model\nA,results/A,/dev/sda,—\nB,results/B,/dev/sdb,—");
+    assert_eq!(blocks.len(), 7, "the runs, three tables, latency, the missing points and the notes: {csv}");
+    assert_eq!(
+        blocks[0],
+        "table,run,results directory,target,model\nRuns compared,A,results/A,/dev/sda,—\nRuns compared,B,results/B,/dev/sdb,—"
+    );
     assert_eq!(
         blocks[1],
-        "table,unit,run,run,measure,vs,1,2,4\n\
-         \"Throughput, rw=read\",MB/s,A,A,value,,100,200,400\n\
-         \"Throughput, rw=read\",MB/s,B,B,value,,110,150,\n\
-         \"Throughput, rw=read\",MB/s,B,B,delta_pct,A,10.000000000000009,-25,"
+        "table,metric,unit,run,run,measure,vs,qd=1,qd=2,qd=4\n\
+         \"Throughput, rw=read\",mb_per_s,MB/s,A,A,value,,100,200,400\n\
+         \"Throughput, rw=read\",mb_per_s,MB/s,B,B,value,,110,150,\n\
+         \"Throughput, rw=read\",mb_per_s,MB/s,B,B,delta_pct,A,10.000000000000009,-25,"
     );
-    assert_eq!(blocks[4], "missing_point,in,not_in\nseq qd=4,A,B\n");
+    assert!(blocks[4].starts_with("table,point,run,direction,IOPS,p50 (ns),p99 (ns),p99.9 (ns),max (ns)\n"), "{csv}");
+    assert_eq!(blocks[5], "table,point,is in,but not in\nPoints missing from a run (not compared),seq qd=4,A,B");
+    assert!(blocks[6].starts_with("note\n"), "notes last: {csv}");
     assert!(!csv.contains('%'), "{csv}");
 }
 
@@ -215,20 +244,21 @@ fn markdown_has_a_table_per_spec_and_a_missing_section() {
     let runs = [quick_run("A", "/dev/sda", 100.0, 50.0), quick_run("B", "/dev/sdb", 110.0, 48.0)];
     let md = render(&runs, Format::Markdown).unwrap();
     assert_eq!(md, render(&runs, Format::Markdown).unwrap());
-    assert!(md.starts_with("Comparing suite:quick results: A (baseline) with B.\n"), "{md}");
+    assert!(md.starts_with("# Comparing suite:quick results: A (baseline) with B\n"), "{md}");
     assert!(
         md.contains(
-            "**Reads (MB/s)**\n\n\
-             | run      | seq-read |\n\
-             | -------- | -------: |\n\
-             | A        |      100 |\n\
-             | B        |      110 |\n\
-             | Δ B vs A |   +10.0% |\n"
+            "## Reads (MB/s)\n\n\
+             | run \\ step | seq-read |\n\
+             | ---------- | -------: |\n\
+             | A          |      100 |\n\
+             | B          |      110 |\n\
+             | Δ B vs A   |   +10.0% |\n"
         ),
         "{md}"
     );
-    assert_eq!(md.matches("**").count(), 10, "the runs and four tables: {md}");
-    assert!(md.ends_with("### Missing points\n\nNone: every point is in every run.\n"), "{md}");
+    assert_eq!(md.matches("**").count(), 0, "each heading once, never again in bold under itself: {md}");
+    assert!(md.contains("\n- Every point is in every run.\n"), "{md}");
+    assert!(!md.contains("Points missing"), "{md}");
 }
 
 #[test]
@@ -305,17 +335,17 @@ fn iometer_drop_to_95_percent_sequential_is_compared_with_deltas() {
     assert_eq!(cmp.missing, [Missing { point: "random=5 read=100 qd=2".into(), present: 0, absent: 1 }]);
 
     // In every form: text, Markdown, CSV and the HTML page.
-    let text = cmp.text();
+    let text = text(&cmp);
     assert!(
-        text.contains("Drop from 100% to 95% sequential, 64K reads (%)\nrun       1 DQL/Disk  2 DQL/Disk\n"),
+        text.contains("Drop from 100% to 95% sequential, 64K reads (%)\nrun \\ qd  1 DQL/Disk  2 DQL/Disk\n"),
         "{text}"
     );
     assert!(text.contains("\nΔ B vs A      -60.0%           —\n"), "{text}");
-    assert!(cmp.markdown().contains("| Δ B vs A |     -60.0% |          — |"), "{}", cmp.markdown());
-    let csv = cmp.csv();
+    assert!(markdown(&cmp).contains("| Δ B vs A |     -60.0% |          — |"), "{}", markdown(&cmp));
+    let csv = csv(&cmp);
     let line = csv
         .lines()
-        .find(|l| l.starts_with("\"Drop from 100% to 95% sequential, 64K writes\",%,B,B,delta_pct,A,"))
+        .find(|l| l.starts_with("\"Drop from 100% to 95% sequential, 64K writes\",pct,%,B,B,delta_pct,A,"))
         .unwrap_or_else(|| panic!("{csv}"));
     let nums: Vec<f64> = line.rsplitn(3, ',').take(2).map(|v| v.parse().unwrap()).collect();
     assert!((nums[1] - 100.0).abs() < 1e-9 && (nums[0] - 25.0).abs() < 1e-9, "{line}");
@@ -372,7 +402,7 @@ fn jbod_scaling_efficiency_and_where_it_stops_are_compared_and_missing_drive_cou
             Missing { point: "4K random read on 3 target(s)".into(), present: 0, absent: 1 },
         ]
     );
-    assert!(cmp.text().contains("point '4K random read on 3 target(s)' is in A but not in B"));
+    assert!(text(&cmp).contains("\n4K random read on 3 target(s)  A      B\n"), "{}", text(&cmp));
 }
 
 #[test]
@@ -424,11 +454,12 @@ fn runs_are_named_by_label_with_their_targets_and_models_in_every_format() {
     let csv = render(&runs, Format::Csv).unwrap();
     assert!(
         csv.starts_with(
-            "run,results directory,target,model\nevo,/srv/results/quick-20261123-101010,/dev/sdb,Samsung SSD 870 EVO\n"
+            "table,run,results directory,target,model\n\
+             Runs compared,evo,/srv/results/quick-20261123-101010,/dev/sdb,Samsung SSD 870 EVO\n"
         ),
         "{csv}"
     );
-    assert!(csv.contains("\nReads,MB/s,mx,mx,delta_pct,evo,"), "{csv}");
+    assert!(csv.contains("\nReads,mb_per_s,MB/s,mx,mx,delta_pct,evo,"), "{csv}");
     let json: serde_json::Value = serde_json::from_str(&render(&runs, Format::Json).unwrap()).expect("JSON");
     assert_eq!(json["runs"], serde_json::json!(["evo", "mx"]));
     assert_eq!(json["run_info"][1]["targets"][0], serde_json::json!({"path": "/dev/sdc", "model": "CT500MX500"}));
@@ -471,7 +502,7 @@ fn points_with_the_same_labels_and_other_fields_are_matched_by_label() {
     let d = find(t, "Δ drivelab vs fio");
     assert!(close(d.cells[0], 20.0) && close(d.cells[1], -20.0), "{:?}", d.cells);
     assert!(cmp.missing.is_empty(), "{:?}", cmp.missing);
-    assert!(cmp.text().contains("matched by label"), "{}", cmp.text());
+    assert!(text(&cmp).contains("matched by label"), "{}", text(&cmp));
     assert!(cmp.json().contains("\"matched_by\": \"labels\""));
 
     // A point of one that the other lacks is missing by its label.

@@ -72,6 +72,7 @@ pub(crate) fn section_html(s: &Section) -> String {
         h += &match t {
             TableBlock::Grid(g) => grid_html(g),
             TableBlock::Table(t) => crate::html::table_html(t),
+            TableBlock::Compared(t) => t.html(),
         };
     }
     h

@@ -75,6 +75,7 @@ impl Exporter for Text {
             out += &match t {
                 TableBlock::Grid(g) => g.text(),
                 TableBlock::Table(t) => t.text(),
+                TableBlock::Compared(t) => t.text(),
             };
         }
         Ok(vec![Artifact::text("report.txt", out)])
@@ -106,20 +107,32 @@ impl Exporter for Markdown {
             }
             for t in &s.tables {
                 out.push('\n');
-                out += &match t {
-                    TableBlock::Grid(g) => g.markdown(),
-                    TableBlock::Table(t) => t.markdown(),
-                };
+                out += &markdown_block(t, &s.title);
             }
         }
         Ok(vec![Artifact::text("report.md", out)])
     }
 }
 
-/// CSV: one block per table (a `table` column naming it, then the table's columns with units
-/// in their headings; numbers at full precision, latencies in ns; a plan or suite table in its
-/// own CSV form), blocks separated by an empty line; first a block of the answer
-/// (`answer,value`) when there is one.
+/// A table in Markdown: under its bold heading, or without one where the section's heading
+/// (`## X`) already says it.
+fn markdown_block(t: &TableBlock, section: &str) -> String {
+    match t {
+        TableBlock::Grid(g) if g.title == section => grid::markdown_untitled(&g.display(), &g.word_columns()),
+        TableBlock::Grid(g) => g.markdown(),
+        TableBlock::Table(t) if t.heading() == section => t.markdown_untitled(),
+        TableBlock::Table(t) => t.markdown(),
+        TableBlock::Compared(t) if t.heading() == section => t.markdown_untitled(),
+        TableBlock::Compared(t) => t.markdown(),
+    }
+}
+
+/// CSV tables (`report --format csv --tables`; `report --format csv` is the tidy table of
+/// [`crate::tidy_csv`]): one block per table (a `table` column naming it, then the table's
+/// columns with units in their headings; numbers at full precision, latencies in ns; a plan or
+/// suite table in its own CSV form, `table,metric,unit,<row axis>,<col axis>=<value>...`),
+/// blocks separated by an empty line; first a block of the answer (`answer,value`) when there
+/// is one, last a block of the notes (`note`).
 pub struct Csv;
 
 fn csv_block(t: &Grid) -> String {
@@ -147,6 +160,12 @@ impl Exporter for Csv {
             }
             blocks.push(b);
         }
+        blocks.extend(r.sections.iter().flat_map(|s| &s.tables).map(|t| match t {
+            TableBlock::Grid(g) => csv_block(g),
+            TableBlock::Table(t) => t.csv(),
+            TableBlock::Compared(t) => t.csv(),
+        }));
+        // Notes last, as footnotes: the tables come first.
         if !r.notes.is_empty() {
             let mut b = String::from("note\n");
             for n in &r.notes {
@@ -154,10 +173,6 @@ impl Exporter for Csv {
             }
             blocks.push(b);
         }
-        blocks.extend(r.sections.iter().flat_map(|s| &s.tables).map(|t| match t {
-            TableBlock::Grid(g) => csv_block(g),
-            TableBlock::Table(t) => t.csv(),
-        }));
         Ok(vec![Artifact::text("report.csv", blocks.join("\n"))])
     }
 }

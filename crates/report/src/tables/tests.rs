@@ -148,9 +148,12 @@ fn missing_cells_render_as_a_dash_and_an_empty_csv_field() {
     ];
     let t = build(&spec(Key::Target, field("qd"), Metric::MBps), &points);
     assert_eq!(t.rows, vec![row("sda", &[Some(329.0), Some(333.0)]), row("sdb", &[Some(96.0), None])]);
-    assert_eq!(t.text(), "T (MB/s)\ntarget     1    2\nsda      329  333\nsdb     96.0    —\n");
-    assert_eq!(t.csv(), "target,1,2\nsda,329,333\nsdb,96,\n");
-    assert!(t.markdown().ends_with("| sdb    | 96.0 |   — |\n"), "{}", t.markdown());
+    assert_eq!(t.text(), "T (MB/s)\ntarget \\ qd     1    2\nsda           329  333\nsdb          96.0    —\n");
+    assert_eq!(
+        t.csv(),
+        "table,metric,unit,target,qd=1,qd=2\nT (MB/s),mb_per_s,MB/s,sda,329,333\nT (MB/s),mb_per_s,MB/s,sdb,96,\n"
+    );
+    assert!(t.markdown().ends_with("| sdb         | 96.0 |   — |\n"), "{}", t.markdown());
 }
 
 #[test]
@@ -213,14 +216,18 @@ fn text_is_aligned_with_sensible_precision() {
     assert_eq!(
         small().text(),
         "Random read (IOPS)\n\
-         target   1 DQL   32 DQL\n\
-         sda       12.3  245,312\n\
-         nvme0n1   1.50        —\n"
+         target \\ qd  1 DQL   32 DQL\n\
+         sda           12.3  245,312\n\
+         nvme0n1       1.50        —\n",
+        "the header names the rows' axis and the columns'"
     );
     let mut t = small();
     t.unit = "MB/s".into();
     t.rows[0].1[1] = Some(1234.5);
-    assert!(t.text().contains("sda       12.3    1234\n"), "no separators outside IOPS:\n{}", t.text());
+    assert!(t.text().contains("sda           12.3    1234\n"), "no separators outside IOPS:\n{}", t.text());
+    // Columns without an axis of their own: the rows' axis alone.
+    t.col_header = String::new();
+    assert!(t.text().contains("\ntarget   1 DQL"), "{}", t.text());
 }
 
 #[test]
@@ -229,25 +236,38 @@ fn markdown_is_a_github_table() {
         small().markdown(),
         "**Random read (IOPS)**\n\
          \n\
-         | target  | 1 DQL |  32 DQL |\n\
-         | ------- | ----: | ------: |\n\
-         | sda     |  12.3 | 245,312 |\n\
-         | nvme0n1 |  1.50 |       — |\n"
+         | target \\ qd | 1 DQL |  32 DQL |\n\
+         | ----------- | ----: | ------: |\n\
+         | sda         |  12.3 | 245,312 |\n\
+         | nvme0n1     |  1.50 |       — |\n"
     );
+    assert!(small().markdown_untitled().starts_with("| target \\ qd |"), "{}", small().markdown_untitled());
     let mut t = small();
     t.rows[0].0 = "a|b".into();
-    assert!(t.markdown().contains("| a\\|b    |"), "{}", t.markdown());
+    assert!(t.markdown().contains("| a\\|b        |"), "{}", t.markdown());
 }
 
 #[test]
 fn csv_has_raw_numbers_and_quotes_where_needed() {
-    assert_eq!(small().csv(), "target,1 DQL,32 DQL\nsda,12.345,245312.4\nnvme0n1,1.5,\n");
+    // Each row names its table, metric and unit; each column its axis and value.
+    assert_eq!(
+        small().csv(),
+        "table,metric,unit,target,qd=1 DQL,qd=32 DQL\n\
+         Random read (IOPS),iops,IOPS,sda,12.345,245312.4\n\
+         Random read (IOPS),iops,IOPS,nvme0n1,1.5,\n"
+    );
     let mut t = small();
     t.row_header = "bs rw".into();
     t.cols[0] = "4k,70%".into();
     t.rows[0].0 = "say \"hi\"".into();
     t.rows[1].0 = "two\nlines".into();
-    assert_eq!(t.csv(), "bs rw,\"4k,70%\",32 DQL\n\"say \"\"hi\"\"\",12.345,245312.4\n\"two\nlines\",1.5,\n");
+    let rows = "Random read (IOPS),iops,IOPS";
+    assert_eq!(
+        t.csv(),
+        format!(
+            "table,metric,unit,bs rw,\"qd=4k,70%\",qd=32 DQL\n{rows},\"say \"\"hi\"\"\",12.345,245312.4\n{rows},\"two\nlines\",1.5,\n"
+        )
+    );
 }
 
 #[test]
