@@ -167,7 +167,7 @@ fn processes_where(mut wanted: impl FnMut(&std::path::Path) -> bool) -> Vec<u32>
     let mut out = Vec::new();
     for p in procs.flatten() {
         let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-        if pid == me {
+        if pid == me || is_own_fork(pid, me) {
             continue;
         }
         let Ok(fds) = fs::read_dir(p.path().join("fd")) else { continue };
@@ -177,6 +177,24 @@ fn processes_where(mut wanted: impl FnMut(&std::path::Path) -> bool) -> Vec<u32>
     }
     out.sort_unstable();
     out
+}
+
+/// Whether `pid` is a child of this process still running this very executable: a fork not yet
+/// exec'd (a `Command` another thread is starting). Between fork and exec it holds copies of all
+/// of this process's descriptors, which close at exec (Rust opens every file close-on-exec); it
+/// is this process, not a user of the target.
+fn is_own_fork(pid: u32, me: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    // The fields after the command name (which may hold spaces and parentheses): state, ppid.
+    let Some(ppid) = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)) else { return false };
+    if ppid.parse::<u32>().ok() != Some(me) {
+        return false;
+    }
+    match (fs::metadata(format!("/proc/{pid}/exe")), fs::metadata("/proc/self/exe")) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 /// (device, inode, and for a block device its number) of what the descriptor link `fd`
@@ -291,5 +309,51 @@ mod tests {
         drop(a);
         lock_exclusive(&b, "f", TARGET_IN_USE).unwrap();
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn our_own_fork_before_exec_is_not_a_user_and_another_program_is() {
+        use std::os::unix::fs::MetadataExt;
+        let path = std::env::temp_dir().join(format!("drivelab-fork-{}", std::process::id()));
+        std::fs::write(&path, b"x").unwrap();
+        let held = File::open(&path).unwrap();
+        let meta = held.metadata().unwrap();
+        // SAFETY: the child only calls async-signal-safe functions (pause, _exit) and is killed
+        // by the parent below; the parent waits for it so no zombie is left.
+        let child = unsafe { libc::fork() };
+        if child == 0 {
+            // SAFETY: async-signal-safe calls in the forked child.
+            unsafe {
+                libc::pause();
+                libc::_exit(0);
+            }
+        }
+        assert!(child > 0, "fork failed");
+        let child = child as u32;
+        // The fork is a child of ours running our executable: it holds `held` by inheritance only.
+        let seen = processes_with_inode(meta.dev(), meta.ino());
+        let own_fork = is_own_fork(child, std::process::id());
+        // Another program with the file open is a user: a shell holding it on fd 3.
+        let mut other = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("exec 3<\"$0\"; echo ready; exec sleep 30")
+            .arg(&path)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut ready = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(other.stdout.take().unwrap()), &mut ready).unwrap();
+        let with_other = processes_with_inode(meta.dev(), meta.ino());
+        let _ = other.kill();
+        let _ = other.wait();
+        // SAFETY: killing and reaping our own child.
+        unsafe {
+            libc::kill(child as i32, libc::SIGKILL);
+            libc::waitpid(child as i32, std::ptr::null_mut(), 0);
+        }
+        std::fs::remove_file(&path).unwrap();
+        assert!(own_fork, "the fork before exec is recognised as ours");
+        assert!(!seen.contains(&child), "a fork of ours before exec is not a user: {seen:?}");
+        assert!(with_other.contains(&other.id()), "a program with the file open is a user: {with_other:?}");
     }
 }
