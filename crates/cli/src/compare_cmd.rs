@@ -61,7 +61,7 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
         .map(|((label, r), dir)| Run { label, dir: dir.clone(), manifest: r.manifest, points: r.points })
         .collect();
     if let Some(out) = &args.output {
-        let page = drivelab_report::html::compare_page(&runs)?;
+        let page = drivelab_report::export::html::page(&drivelab_report::compare_page::page_report(&runs)?);
         store::write_new(Path::new(out), page.as_bytes())?;
         stdout_text(&format!("wrote {out}\n"));
         return Ok(Outcome::Done);

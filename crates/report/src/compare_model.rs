@@ -154,7 +154,7 @@ impl Comparison {
             })
             .collect();
         facts.extend(settings_facts(&self.settings));
-        let mut runs = Section::new("Runs compared");
+        let mut runs = Section::new(crate::compare_runs::RUNS_COMPARED);
         runs.tables.push(TableBlock::Grid(runs_grid(&self.run_info)));
         let mut sections = vec![runs];
         sections.extend(self.tables.iter().map(|t| Section {

@@ -112,6 +112,9 @@ impl RunInfo {
     }
 }
 
+/// The title of the runs grid and of its section in a comparison.
+pub const RUNS_COMPARED: &str = "Runs compared";
+
 /// The runs as a table: a row per target (a run without targets gets one row), the label and
 /// directory on each so the CSV form stands alone and its labels match the other blocks'.
 pub fn runs_grid(runs: &[RunInfo]) -> Grid {
@@ -127,7 +130,7 @@ pub fn runs_grid(runs: &[RunInfo]) -> Grid {
             rows.push(vec![Cell::text(label), Cell::text(&r.dir), Cell::text(path), Cell::text(model)]);
         }
     }
-    Grid { title: "Runs compared".into(), columns, rows }
+    Grid { title: RUNS_COMPARED.into(), columns, rows }
 }
 
 #[cfg(test)]

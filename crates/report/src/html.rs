@@ -419,8 +419,6 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
     h
 }
 
-mod compare;
-pub use compare::{compare_page, compare_report};
 mod series;
 pub(crate) use series::downsample;
 use series::{series_section, steady_section};

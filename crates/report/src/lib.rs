@@ -14,6 +14,7 @@ pub mod charts;
 pub mod compare;
 pub mod compare_figures;
 pub mod compare_model;
+pub mod compare_page;
 pub mod compare_runs;
 pub mod durable;
 pub mod export;

@@ -349,7 +349,7 @@ fn iometer_drop_to_95_percent_sequential_is_compared_with_deltas() {
         .unwrap_or_else(|| panic!("{csv}"));
     let nums: Vec<f64> = line.rsplitn(3, ',').take(2).map(|v| v.parse().unwrap()).collect();
     assert!((nums[1] - 100.0).abs() < 1e-9 && (nums[0] - 25.0).abs() < 1e-9, "{line}");
-    let page = crate::html::compare_report(&cmp);
+    let page = crate::export::html::page(&crate::compare_page::with_runs(&cmp, &[]));
     assert!(page.contains("<h2>Drop from 100% to 95% sequential, 64K reads (%)</h2><div class=\"chart\"><svg"));
 }
 
@@ -465,7 +465,7 @@ fn runs_are_named_by_label_with_their_targets_and_models_in_every_format() {
     assert_eq!(json["run_info"][1]["targets"][0], serde_json::json!({"path": "/dev/sdc", "model": "CT500MX500"}));
     assert_eq!(json["run_info"][1]["dir"], "/srv/results/quick-20261122-101010");
     assert_eq!(json["tables"][0]["rows"][2]["label"], "Δ mx vs evo");
-    let page = crate::html::compare_report(&cmp);
+    let page = crate::export::html::page(&crate::compare_page::with_runs(&cmp, &[]));
     assert!(
         page.contains("<td class=\"t\">CT500MX500</td>") && page.contains("<td class=\"t\">/dev/sdc</td>"),
         "{page}"

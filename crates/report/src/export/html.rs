@@ -70,6 +70,10 @@ pub(crate) fn section_html(s: &Section) -> String {
     }
     for t in &s.tables {
         h += &match t {
+            // A grid titled as its section is not titled twice.
+            TableBlock::Grid(g) if g.title == s.title => {
+                grid_html(g).replacen(&format!("<h3>{}</h3>", esc(&g.title)), "", 1)
+            }
             TableBlock::Grid(g) => grid_html(g),
             TableBlock::Table(t) => crate::html::table_html(t),
             TableBlock::Compared(t) => t.html(),

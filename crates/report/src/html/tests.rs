@@ -497,25 +497,23 @@ fn a_compare_page_sets_the_runs_facts_side_by_side_and_their_latency_from_every_
         }
     };
     let runs = [run("A", "/dev/a", 100_000), run("B", "/dev/b", 10_000_000)];
-    let page = compare_page(&runs).expect("comparable");
+    let page = crate::export::html::page(&crate::compare_page::page_report(&runs).expect("comparable"));
     let facts = &page[page.find("<h2>Run facts</h2>").expect("run facts")..];
-    assert!(facts.starts_with(
-        "<h2>Run facts</h2><div class=\"wide\"><table class=\"facts\"><thead><tr><th></th><th>A</th><th>B</th>"
-    ));
+    assert!(facts.starts_with("<h2>Run facts</h2><table><thead><tr><th>fact</th><th>A</th><th>B</th>"), "{facts}");
     assert!(facts.contains("/dev/a") && facts.contains("/dev/b"), "each run's targets");
     let lat = &page[page.find("<h2>Latency</h2>").expect("a latency panel")..];
     assert!(lat.contains("Latency percentiles per run") && lat.contains("Latency exceedance per run"));
     // Every I/O of each run, both points merged: A's all 100 µs; B's p50 and p90 100 µs, its
     // slow tenth (10 ms) from p99 on (each as its histogram bucket reads).
     let row = |label: &str| {
-        let at = lat.find(&format!("<tr><td>{label} (all 2 points)</td>")).expect("a row per run");
+        let at = lat.find(&format!("<tr><td class=\"t\">{label} (all 2 points)</td>")).expect("a row per run");
         lat[at..at + lat[at..].find("</tr>").unwrap()].to_string()
     };
     let td = |ns: u64| {
         let v = Histogram::from_sparse(&[[ns, 1]]).percentile(50.0) as f64;
-        format!("<td>{}</td>", drivelab_engine::units::fmt_ns(v))
+        format!("<td>{}</td>", crate::model::Cell::Num(v).show(crate::model::Unit::Ns))
     };
     let (fast, slow) = (td(100_000), td(10_000_000));
-    assert_eq!(row("A"), format!("<tr><td>A (all 2 points)</td>{}", fast.repeat(5)));
-    assert_eq!(row("B"), format!("<tr><td>B (all 2 points)</td>{}{}", fast.repeat(2), slow.repeat(3)));
+    assert_eq!(row("A"), format!("<tr><td class=\"t\">A (all 2 points)</td>{}", fast.repeat(5)));
+    assert_eq!(row("B"), format!("<tr><td class=\"t\">B (all 2 points)</td>{}{}", fast.repeat(2), slow.repeat(3)));
 }
