@@ -372,13 +372,7 @@ mod tests {
     fn runs_compare_with_each_runs_settings_and_latency_per_direction() {
         let run = |mb: f64| {
             let points = vec![crate::test_support::point("randread", "", &[], &[("/dev/x", mb)])];
-            Results {
-                dir: std::path::PathBuf::from("r"),
-                manifest: crate::test_support::manifest("run", &points),
-                points,
-                probes: Vec::new(),
-                outcome: None,
-            }
+            crate::test_support::results("run", points)
         };
         let report = compare(&[("A".into(), run(1.0)), ("B".into(), run(2.0))]).unwrap();
         let titles: Vec<&str> = report.sections.iter().map(|s| s.title.as_str()).collect();

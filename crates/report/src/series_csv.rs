@@ -127,10 +127,9 @@ pub fn csv(r: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{manifest, point, series};
+    use crate::test_support::{point, series};
     use crate::views::tests::{act_results, qos_results, QOS_LADDER};
     use drivelab_lab::act_run::{Role, StreamResult};
-    use std::path::PathBuf;
 
     fn plan_results() -> Results {
         let mut points: Vec<_> = (1..=2)
@@ -142,13 +141,7 @@ mod tests {
             })
             .collect();
         points[1].result.series[2].resp_p99_ns = Some(777);
-        Results {
-            dir: PathBuf::from("r"),
-            manifest: manifest("plan", &points),
-            points,
-            probes: Vec::new(),
-            outcome: None,
-        }
+        crate::test_support::results("plan", points)
     }
 
     #[test]

@@ -113,6 +113,17 @@ pub(crate) fn ranked(mut p: PointResult, host: &str) -> PointResult {
     p
 }
 
+/// A results directory of `kind` ("run", "plan", "suite:bsqd") holding `points` and no probes.
+pub(crate) fn results(kind: &str, points: Vec<PointResult>) -> drivelab_lab::results::Results {
+    drivelab_lab::results::Results {
+        dir: std::path::PathBuf::from("/results/x"),
+        manifest: manifest(kind, &points),
+        points,
+        probes: Vec::new(),
+        outcome: None,
+    }
+}
+
 /// The manifest of a results directory of `kind` ("suite:bsqd", "plan") holding `points`.
 pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> Manifest {
     let mut targets: Vec<String> = Vec::new();

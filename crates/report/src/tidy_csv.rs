@@ -290,7 +290,7 @@ pub fn csv_of(all: &[&Results]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{manifest, point};
+    use crate::test_support::point;
     use crate::views::tests::{act_results, qos_results, QOS_LADDER};
     use std::path::PathBuf;
 
@@ -308,13 +308,7 @@ mod tests {
     }
 
     fn plan(points: Vec<PointResult>) -> Results {
-        Results {
-            dir: PathBuf::from("r"),
-            manifest: manifest("plan", &points),
-            points,
-            probes: Vec::new(),
-            outcome: None,
-        }
+        crate::test_support::results("plan", points)
     }
 
     #[test]

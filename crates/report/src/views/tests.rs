@@ -27,13 +27,7 @@ fn results(kind: Kind, setup: Setup, probes: Vec<ProbeResult>, outcome: Option<O
 
 /// A plan's results directory holding `points`.
 fn plan_results(points: Vec<drivelab_lab::results::PointResult>) -> Results {
-    Results {
-        dir: PathBuf::from("/results/x"),
-        manifest: manifest("plan", &points),
-        points,
-        probes: Vec::new(),
-        outcome: None,
-    }
+    crate::test_support::results("plan", points)
 }
 
 fn probe(index: usize, role: ProbeRole, value: f64, pass: bool, why: &str, data: ProbeData) -> ProbeResult {
