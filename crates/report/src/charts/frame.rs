@@ -211,12 +211,25 @@ pub(super) fn legend_width(entries: &[Entry]) -> u32 {
     }
 }
 
-/// `name`, shortened in the middle to `LEGEND_CHARS` characters: both the start (what was run)
-/// and the end (where) stay readable.
+/// `name`, shortened to `LEGEND_CHARS` characters. A name ending in a path ("qd=32 /dev/…/a.dat")
+/// keeps its words whole — they tell the lines apart ("qd=1" from "qd=32") — and loses the start
+/// of its path, whose end names the file; otherwise, or where the words alone leave too little
+/// of the path, it is shortened in the middle so both the start (what was run) and the end
+/// (where) stay readable.
 pub(super) fn shorten(name: &str) -> String {
     let n = name.chars().count();
     if n <= LEGEND_CHARS {
         return name.to_string();
+    }
+    /// The least of a path kept after the words: "…" and a file name.
+    const PATH_MIN: usize = 14;
+    if let Some((words, path)) = name.rsplit_once(' ').filter(|(_, p)| p.contains('/')) {
+        let budget = LEGEND_CHARS.saturating_sub(words.chars().count() + 2);
+        if budget >= PATH_MIN {
+            let len = path.chars().count();
+            let tail: String = path.chars().skip(len - budget).collect();
+            return format!("{words} …{tail}");
+        }
     }
     let keep = (LEGEND_CHARS - 1) / 2;
     let head: String = name.chars().take(keep).collect();

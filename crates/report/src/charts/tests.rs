@@ -303,10 +303,14 @@ fn legends_sit_beside_the_plot_never_over_the_data() {
         assert!(x > marks_right + 10.0, "legend entry {name} at x {x} is over the plot (marks up to {marks_right})");
         assert!(x + 7.0 * name.len() as f64 <= DEFAULT_SIZE.w as f64 + 10.0, "{name} runs off the chart");
     }
-    // Very long names are shortened in the middle, keeping both ends.
+    // A long name ending in a path keeps its words whole (qd=128 tells it from qd=1) and the end
+    // of its path; one without a path is shortened in the middle, keeping both ends.
     let long = "rw=randread bs=512 qd=128 on /dev/disk/by-id/nvme-Samsung_SSD_990_PRO";
-    let svg = line_chart(&LineChart { series: vec![Series::new(long, vec![(1.0, 1.0)])], ..c });
-    check(&svg, &["rw=randread bs=512 qd", "…", "Samsung_SSD_990_PRO"]);
+    let svg = line_chart(&LineChart { series: vec![Series::new(long, vec![(1.0, 1.0)])], ..c.clone() });
+    check(&svg, &["rw=randread bs=512 qd=128 on …", "_SSD_990_PRO"]);
+    let words = "rw=randread bs=512 qd=128 numjobs=4 rate=100000 thinktime=10us";
+    let svg = line_chart(&LineChart { series: vec![Series::new(words, vec![(1.0, 1.0)])], ..c });
+    check(&svg, &["rw=randread bs=512 qd…", "thinktime=10us"]);
 }
 
 #[test]
