@@ -340,8 +340,6 @@ fn job_thread(
     with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate, verify })
 }
 
-/// A stream's jobs as one result: each job's output as a [`Measurement`], merged, summarized
-/// (`crate::measurement`: the one merge and the one derivation of figures).
 /// The host's online cores: the machine the CPU share is "of". Not this process's affinity mask
 /// (`available_parallelism`), which under `mpirun` binds each rank to one core and made two
 /// ranks' CPU read "of 1 cores" on a 2-core host.
@@ -354,6 +352,8 @@ fn host_cores() -> u32 {
     std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
 }
 
+/// A stream's jobs as one result: each job's output as a [`Measurement`], merged, summarized
+/// (`crate::measurement`: the one merge and the one derivation of figures).
 fn aggregate(
     spec: &AccessSpec,
     targets: &[OpenTarget],
