@@ -198,7 +198,8 @@ impl RunSummary {
             .cloned()
             .chain(targets)
             .chain(self.after.iter().cloned())
-            .map(|l| l.trim().to_string())
+            // The terminal's alignment spaces are not the documents'.
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
             .filter(|l| !l.is_empty())
             .collect()
     }
@@ -252,7 +253,10 @@ fn header(r: &RunResult, name: &str) -> Vec<String> {
         if let Some(rot) = t.rotational {
             facts.push(if rot { "rotational".into() } else { "non-rotational".into() });
         }
-        facts.push(format!("lbs {}", t.logical_block_bytes));
+        // fio's results do not say the block size (0).
+        if t.logical_block_bytes > 0 {
+            facts.push(format!("lbs {}", t.logical_block_bytes));
+        }
         out.push(format!("  target {}: {}", t.path, facts.join(", ")));
     }
     out.push(format!(
@@ -335,24 +339,32 @@ fn lat_definition(r: &RunResult) -> Vec<String> {
         let slat = r.slat_ns.as_ref().map(|s| format!(", slat {} per call", fmt_ns(s.mean))).unwrap_or_default();
         out.push(format!(
             "  clat (after submit) p50 {} p99 {}{slat}",
-            fmt_ns(clat.p(Pct::P50) as f64),
-            fmt_ns(clat.p(Pct::P99) as f64)
+            missing_or_ns(clat.get(Pct::P50)),
+            missing_or_ns(clat.get(Pct::P99))
         ));
     }
     out
 }
 
+/// A percentile the result holds, or `—` (fio's plain JSON has none for a total).
+fn missing_or_ns(ns: Option<u64>) -> String {
+    Unit::Ns.fmt(ns.map_or(f64::NAN, |ns| ns as f64))
+}
+
 fn cpu_lines(r: &RunResult) -> Vec<String> {
     let c = &r.cpu;
+    // fio's results do not say how many cores the machine had (0).
+    let machine = match c.cores {
+        0 => String::new(),
+        1 => format!(" ({:.1}% of 1 core)", c.machine_pct),
+        n => format!(" ({:.1}% of {n} cores)", c.machine_pct),
+    };
     let mut out = vec![
         String::new(),
         format!(
-            "  cpu    usr {:.1}% sys {:.1}% of a core ({:.1}% of {} core{}), {} per I/O",
+            "  cpu    usr {:.1}% sys {:.1}% of a core{machine}, {} per I/O",
             c.usr_pct,
             c.sys_pct,
-            c.machine_pct,
-            c.cores,
-            if c.cores == 1 { "" } else { "s" },
             fmt_ns(c.ns_per_io)
         ),
     ];
@@ -484,6 +496,18 @@ mod tests {
         let wide = s.text(WIDE);
         assert_eq!(heading(&wide)[..6], ["ops", "IOPS", "MB/s", "│", "min", "mean"], "{wide}");
         assert!(s.text(200).contains(&long), "the whole path where it fits");
+    }
+
+    #[test]
+    fn what_a_result_does_not_say_is_left_out_not_printed_as_zero() {
+        let mut p = crate::test_support::point("read", "", &[], &[("/dev/a", 10.0)]);
+        p.result.cpu.cores = 0;
+        p.result.total.clat_ns = Some(LatSummary { percentiles: Default::default(), ..p.result.total.lat_ns.clone() });
+        let text = summary(&p.result, "", None).text(80);
+        assert!(text.contains("of a core, ") && !text.contains("of 0 cores"), "{text}");
+        assert!(text.contains("clat (after submit) p50 — p99 —"), "{text}");
+        p.result.cpu.cores = 2;
+        assert!(summary(&p.result, "", None).text(80).contains("% of 2 cores), "));
     }
 
     #[test]
