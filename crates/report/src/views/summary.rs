@@ -286,7 +286,7 @@ fn open_loop_lines(o: &OpenLoopStats) -> Vec<String> {
         Arrivals::Poisson => "poisson",
     };
     let mut out = vec![
-        "  resp: from each I/O's intended issue time; the rows above it from the submit call".to_string(),
+        "  resp: from each I/O's intended issue time; the rows above from the submit call".to_string(),
         String::new(),
         format!(
             "  fixed rate {} IOPS ({arrivals}), achieved {} IOPS",
