@@ -324,6 +324,10 @@ fn run_prints_the_same_summary_as_report_of_its_directory() {
         // First the line saying where the results go (said before the run), then the summary.
         let summary = summary.strip_prefix(&format!("results: {d}\n")).expect("the results line first");
         assert_eq!(summary, report, "run's stdout and report's text at {width} columns");
+        // It is the summary, what ran first (not a title and an answer list beside it).
+        let first = report.lines().next().unwrap_or_default();
+        assert!(first.starts_with("drivelab ") && first.contains(" · randrw 50% read"), "{report}");
+        assert!(!report.contains("\n  IOPS "), "no answer list repeating the table: {report}");
         // The shared text carries the run's figures: the table, both targets, CPU, qd, fsync.
         for want in ["│", "per target:", "of a core", "in flight on average", "until durable (write + fsync)"] {
             assert!(report.contains(want), "{want}: {report}");
