@@ -16,7 +16,7 @@ use drivelab_lab::runner::{self, PlanOptions};
 
 use crate::args::{RunArgs, SafetyArgs};
 use crate::events::{Printer, Style};
-use crate::term::{self, Stream};
+use crate::term::Stream;
 use crate::{output, plan_cmd, summary};
 
 /// How a finished command ends the process.
@@ -124,7 +124,7 @@ fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
     if plan.points.len() == 1 && crate::mpi::writes() {
         let saved = drivelab_lab::results::load(&dir)?;
         if let Some(record) = saved.points.last() {
-            output::stdout_text(&summary::render(&record.result, term::width(Stream::Stdout)));
+            output::stdout_text(&summary::text(&dir, record, &[], Stream::Stdout)?);
             if let Some(j) = args.json.as_deref() {
                 output::write_json(j, &record.result)?;
             }
@@ -156,15 +156,16 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     let Some(mut record) = outcome.last else {
         return Ok(if stopped { Outcome::Interrupted } else { Outcome::Done });
     };
-    record.result.notices.extend(extra_notices.iter().map(|n| n.to_string()));
-    let r = &record.result;
+    let extra: Vec<String> = extra_notices.iter().map(|n| n.to_string()).collect();
     // The summary is the answer, quiet or not (its I/O errors were said on stderr as they came).
     let report = format!("report: {}", dir.path().join("report.html").display());
     if json_to_stdout {
-        eprintln!("{}{report}", summary::render(r, term::width(Stream::Stderr)));
+        eprintln!("{}{report}", summary::text(dir.path(), &record, &extra, Stream::Stderr)?);
     } else {
-        output::stdout_text(&format!("{}{report}\n", summary::render(r, term::width(Stream::Stdout))));
+        output::stdout_text(&format!("{}{report}\n", summary::text(dir.path(), &record, &extra, Stream::Stdout)?));
     }
+    record.result.notices.extend(extra);
+    let r = &record.result;
     if let Some(j) = args.json.as_deref().filter(|_| crate::mpi::writes()) {
         if let Err(e) = output::write_json(j, r) {
             // The measurement is not lost: it is in the results directory, and here.

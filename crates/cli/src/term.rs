@@ -69,61 +69,8 @@ pub fn columns(line: &str) -> usize {
     line.chars().count()
 }
 
-/// `text` with every line wider than `width` broken at spaces; the continuation lines are indented
-/// four more than the line they continue, so they read as part of it. A word wider than `width`
-/// (a long path) keeps a line of its own.
-pub fn wrap(text: &str, width: usize) -> String {
-    wrap_under(text, width, None)
-}
-
-/// [`wrap`], the continuation lines starting at column `hang` when given (under a column of a
-/// table row, say), else four in from the line's own indent. At most half the width.
-pub fn wrap_under(text: &str, width: usize, hang: Option<usize>) -> String {
-    let mut out = String::with_capacity(text.len());
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        wrap_line(&mut out, line, width, hang);
-    }
-    out
-}
-
-fn wrap_line(out: &mut String, line: &str, width: usize, hang: Option<usize>) {
-    if columns(line) <= width {
-        out.push_str(line);
-        return;
-    }
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    let hang = hang.unwrap_or(indent + 4).min(width / 2);
-    out.push_str(&line[..indent]);
-    let mut used = indent;
-    let mut first = true;
-    // Each word with the spaces before it: kept within a line (aligned columns stay aligned),
-    // dropped where the line breaks.
-    let mut rest = &line[indent..];
-    while !rest.is_empty() {
-        let gap = rest.len() - rest.trim_start_matches(' ').len();
-        let word_end = rest[gap..].find(' ').map_or(rest.len(), |i| gap + i);
-        let word = &rest[gap..word_end];
-        rest = &rest[word_end..];
-        if word.is_empty() {
-            break;
-        }
-        let w = columns(word);
-        if !first && used + gap + w > width {
-            out.push('\n');
-            out.push_str(&" ".repeat(hang));
-            used = hang;
-        } else {
-            out.push_str(&" ".repeat(gap));
-            used += gap;
-        }
-        out.push_str(word);
-        used += w;
-        first = false;
-    }
-}
+// Prose wrapping lives beside the tables' fitting (the report's text exporter wraps too).
+pub use drivelab_report::fit::{wrap, wrap_under};
 
 /// `line` cut to fit `width` columns less one (a line that fills the last column leaves the
 /// cursor on the next line on some terminals, and a live line must stay on one), ending in `…`

@@ -49,7 +49,8 @@ fn check_report(s: &Scratch, path: &str, tag: &str) {
     let version = fio_doc(path)["fio version"].as_str().unwrap().trim_start_matches("fio-").to_string();
 
     let text = report(&[path]);
-    assert!(text.starts_with(&format!("fio run: {name}\n")), "{text}");
+    // The text is the run's summary: fio's version, the job's name and what it did.
+    assert!(text.starts_with(&format!("fio {version} · {name}: ")), "{text}");
     assert!(text.contains(&format!("note: fio {version} results, read from fio's JSON output")), "{text}");
 
     let model: Value = serde_json::from_str(&report(&[path, "--format", "json"])).unwrap();

@@ -278,3 +278,61 @@ fn a_fio_group_of_two_jobs_on_one_target_is_one_measurement_in_the_report() {
     assert_eq!(p99.2, Some(saved_p99), "the p99 of every I/O of the group, not a mean of the jobs'");
     assert!(tables.iter().all(|t| !t.0.contains("mean of")), "the jobs are not repeats: {tables:?}");
 }
+
+/// `drivelab` with `COLUMNS` set (no terminal: the width drivelab fits its text to).
+fn at_width(columns: usize, args: &[&str]) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .args(args)
+        .current_dir(common::scratch_cwd())
+        .env("COLUMNS", columns.to_string())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "drivelab {args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// One description of a run (issue #26): what `drivelab run` prints is the text of the report
+/// model, line for line what `drivelab report RUNDIR` prints at the same width; only the line
+/// saying where the HTML report is comes after it.
+#[test]
+fn run_prints_the_same_summary_as_report_of_its_directory() {
+    let s = Scratch::new("report-summary");
+    let results = s.path("results");
+    let (a, b) = (s.path("a"), s.path("b"));
+    for width in [80, 120] {
+        let args = [
+            "run",
+            &a,
+            &b,
+            "--size",
+            "4m",
+            "--rw",
+            "randrw",
+            "--sync",
+            "fsync:4",
+            "--time",
+            "100ms",
+            "--results",
+            &results,
+        ];
+        let run = at_width(width, &args);
+        let dir = dirs(&results).pop().unwrap();
+        let d = dir.to_str().unwrap();
+        let (summary, tail) = run.rsplit_once("report: ").expect("the report's path last");
+        assert_eq!(tail.trim(), dir.join("report.html").to_str().unwrap());
+        let report = at_width(width, &["report", d]);
+        // First the line saying where the results go (said before the run), then the summary.
+        let summary = summary.strip_prefix(&format!("results: {d}\n")).expect("the results line first");
+        assert_eq!(summary, report, "run's stdout and report's text at {width} columns");
+        // It is the summary, what ran first (not a title and an answer list beside it).
+        let first = report.lines().next().unwrap_or_default();
+        assert!(first.starts_with("drivelab ") && first.contains(" · randrw 50% read"), "{report}");
+        assert!(!report.contains("\n  IOPS "), "no answer list repeating the table: {report}");
+        // The shared text carries the run's figures: the table, both targets, CPU, qd, fsync.
+        for want in ["│", "per target:", "of a core", "in flight on average", "until durable (write + fsync)"] {
+            assert!(report.contains(want), "{want}: {report}");
+        }
+        assert_eq!(report.contains(" ops "), width >= 100, "the wide table has the I/O count: {report}");
+        assert!(report.lines().all(|l| l.chars().count() <= width), "{report}");
+    }
+}

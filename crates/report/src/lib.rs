@@ -92,6 +92,14 @@ pub fn render(saved: &Results, format: Format) -> Result<String, String> {
     }
 }
 
+/// A results directory's text with `notes` added (what the command knows that the saved results
+/// do not say): what `drivelab run` prints, the same as `drivelab report RUNDIR`.
+pub fn run_text(saved: &Results, notes: &[String]) -> Result<String, String> {
+    let mut r = views::build(saved);
+    r.notes.extend(notes.iter().filter(|n| !r.notes.contains(n)).cloned().collect::<Vec<_>>());
+    export::export_text(Format::Text, &r)
+}
+
 /// The report's tables as CSV blocks, each headed by its metric and axes (`report --format csv
 /// --tables`): the CSV exporter of the report model.
 pub fn tables_csv(saved: &Results) -> Result<String, String> {

@@ -316,6 +316,8 @@ pub enum TableBlock {
     Table(Table),
     /// A plan or suite table of several runs side by side, with Δ rows (`compare`).
     Compared(crate::compare::SideBySide),
+    /// One run's summary: the terminal's compact table and lines, the documents' full table.
+    Summary(Box<crate::views::summary::RunSummary>),
 }
 
 impl From<Grid> for TableBlock {

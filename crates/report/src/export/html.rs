@@ -77,6 +77,10 @@ pub(crate) fn section_html(s: &Section) -> String {
             TableBlock::Grid(g) => grid_html(g),
             TableBlock::Table(t) => crate::html::table_html(t),
             TableBlock::Compared(t) => t.html(),
+            TableBlock::Summary(s) => {
+                let lines: String = s.prose().iter().map(|l| format!("<li>{}</li>", esc(l))).collect();
+                format!("<ul class=\"summary\">{lines}</ul>{}", grid_html(&s.full))
+            }
         };
     }
     h

@@ -59,6 +59,9 @@ impl Exporter for Text {
     fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
         // Prose is wrapped to the tables' width (crate::fit), continued under itself.
         let cols = crate::fit::width();
+        if let Some(s) = run_summary(r) {
+            return Ok(vec![Artifact::text("report.txt", summary_text(s, r, cols))]);
+        }
         let mut out = crate::fit::hanging("", &r.title, cols, 4);
         let width = r.answer.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
         for (k, v) in &r.answer {
@@ -76,10 +79,40 @@ impl Exporter for Text {
                 TableBlock::Grid(g) => g.text(),
                 TableBlock::Table(t) => t.text(),
                 TableBlock::Compared(t) => t.text(),
+                TableBlock::Summary(s) => s.text(cols),
             };
         }
         Ok(vec![Artifact::text("report.txt", out)])
     }
+}
+
+/// The run's summary block, where the report has one (a run's report).
+fn run_summary(r: &Report) -> Option<&crate::views::summary::RunSummary> {
+    r.sections.iter().flat_map(|s| &s.tables).find_map(|t| match t {
+        TableBlock::Summary(s) => Some(&**s),
+        _ => None,
+    })
+}
+
+/// A run's text, what `drivelab run` prints: the summary (which says what the title, the
+/// answer and the warnings say: what ran, its figures, CPU-bound, buffered, interrupted, I/O
+/// errors), the notes, then the other tables (fio's percentiles, MPI's ranks).
+fn summary_text(s: &crate::views::summary::RunSummary, r: &Report, cols: usize) -> String {
+    let mut out = s.text(cols);
+    for n in &r.notes {
+        out += &crate::fit::hanging("  note: ", n, cols, 8);
+    }
+    for t in r.sections.iter().flat_map(|s| &s.tables) {
+        let text = match t {
+            TableBlock::Summary(_) => continue,
+            TableBlock::Grid(g) => g.text(),
+            TableBlock::Table(t) => t.text(),
+            TableBlock::Compared(t) => t.text(),
+        };
+        out.push('\n');
+        out += &text;
+    }
+    out
 }
 
 /// GitHub Markdown: a heading, the answer as a list, warnings as quotes, a subheading per section.
@@ -124,6 +157,10 @@ fn markdown_block(t: &TableBlock, section: &str) -> String {
         TableBlock::Table(t) => t.markdown(),
         TableBlock::Compared(t) if t.heading() == section => t.markdown_untitled(),
         TableBlock::Compared(t) => t.markdown(),
+        TableBlock::Summary(s) => {
+            let lines: String = s.prose().iter().map(|l| format!("- {l}\n")).collect();
+            format!("{lines}\n{}", s.full.markdown())
+        }
     }
 }
 
@@ -164,6 +201,7 @@ impl Exporter for Csv {
             TableBlock::Grid(g) => csv_block(g),
             TableBlock::Table(t) => t.csv(),
             TableBlock::Compared(t) => t.csv(),
+            TableBlock::Summary(s) => csv_block(&s.full),
         }));
         // Notes last, as footnotes: the tables come first.
         if !r.notes.is_empty() {

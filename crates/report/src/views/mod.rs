@@ -8,6 +8,7 @@ pub mod plan;
 pub(crate) mod qos;
 pub(crate) mod ranks;
 mod run;
+pub mod summary;
 
 pub(crate) use common::notes;
 use drivelab_lab::results::{Kind, Results};

@@ -6,7 +6,7 @@ use drivelab_lab::results::Results;
 
 use drivelab_engine::hist::LatSummary;
 
-use super::common::{facts, headline_percentiles, lat_words, recorded_percentiles, result_table, result_warnings};
+use super::common::{facts, headline_percentiles, lat_words, recorded_percentiles, result_warnings};
 use crate::charts::{LineChart, Series, Size, XScale};
 use crate::model::{ChartSpec, Report, Section, Unit};
 
@@ -69,7 +69,9 @@ pub fn report(r: &Results) -> Report {
     }
     warnings.extend(result_warnings("the run", res));
     let mut s = Section::new("Result");
-    s.tables.push(result_table("Throughput and latency", res).into());
+    // The summary: what the terminal shows (`drivelab run` prints this model's text), with
+    // the full table the documents show.
+    s.tables.push(crate::model::TableBlock::Summary(Box::new(super::summary::summary(res, &p.point.label, p.power_w))));
     sections.push(s);
     let mut lat = Section::new("Latency");
     let none = drivelab_engine::result::DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
