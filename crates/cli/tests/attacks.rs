@@ -382,3 +382,30 @@ fn a_disk_with_only_its_backup_gpt_is_refused() {
     assert!(stderr(&o).contains("backup header at the end"), "{}", stderr(&o));
     assert_eq!(digest(&lo.dev), before, "the device was written");
 }
+
+#[test]
+fn of_two_writers_started_at_once_on_one_device_exactly_one_writes() {
+    need_loop!();
+    let s = Scratch::new("attack-race");
+    let lo = LoopDev::new(&s.0.join("d.img"), 16 << 20, None);
+    // Each sees the other open the device for its checks. The one that holds it (O_EXCL and its
+    // lock) gives the other a moment to see the lock and leave; the other is refused by name.
+    // Neither stops both (each refusing the other), and both never write.
+    for round in 0..3 {
+        let args = ["run", &lo.dev, "--destroy", &lo.dev, "--rw", "randwrite", "--time", "300ms", "-q"];
+        let (a, b) = (Background::start(&args), Background::start(&args));
+        let (pa, pb) = (a.pid(), b.pid());
+        let (ca, ea) = a.wait();
+        let (cb, eb) = b.wait();
+        let mut codes = [ca, cb];
+        codes.sort_unstable();
+        assert_eq!(codes, [0, 2], "round {round}: exits {ca} ({ea}) and {cb} ({eb})");
+        let (refused, holder) = if ca == 2 { (&ea, pb) } else { (&eb, pa) };
+        // Refused by the holder's lock (named), or, where it took the lock first, by the
+        // holder's exclusive open (which the kernel does not name).
+        assert!(
+            refused.contains(&format!("pid {holder} (drivelab run")) || refused.contains("holds it open exclusively"),
+            "round {round}: {refused}"
+        );
+    }
+}

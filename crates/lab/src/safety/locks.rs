@@ -167,11 +167,13 @@ fn processes_where(mut wanted: impl FnMut(&std::path::Path) -> bool) -> Vec<u32>
     let mut out = Vec::new();
     for p in procs.flatten() {
         let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-        if pid == me || is_own_fork(pid, me) {
+        if pid == me {
             continue;
         }
         let Ok(fds) = fs::read_dir(p.path().join("fd")) else { continue };
-        if fds.flatten().any(|fd| wanted(&fd.path())) {
+        // Asked only of a process that has it open: the scan is the window in which another
+        // drivelab's checks and this one's can see each other, so it stays short.
+        if fds.flatten().any(|fd| wanted(&fd.path())) && !is_own_fork(pid, me) {
             out.push(pid);
         }
     }
@@ -184,16 +186,34 @@ fn processes_where(mut wanted: impl FnMut(&std::path::Path) -> bool) -> Vec<u32>
 /// of this process's descriptors, which close at exec (Rust opens every file close-on-exec); it
 /// is this process, not a user of the target.
 fn is_own_fork(pid: u32, me: u32) -> bool {
-    use std::os::unix::fs::MetadataExt;
     let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
     // The fields after the command name (which may hold spaces and parentheses): state, ppid.
     let Some(ppid) = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)) else { return false };
     if ppid.parse::<u32>().ok() != Some(me) {
         return false;
     }
+    runs_our_executable(pid)
+}
+
+/// Whether `pid` runs this very executable (another drivelab, or a fork of this one).
+pub(super) fn runs_our_executable(pid: u32) -> bool {
     match (fs::metadata(format!("/proc/{pid}/exe")), fs::metadata("/proc/self/exe")) {
         (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
         _ => false,
+    }
+}
+
+/// Who has a target open, as a writer about to take it asks: before it holds the target
+/// (`claimed` false), other drivelab processes are left to the lock (each takes it before
+/// writing, so one of two checking at once is refused by the other's lock, where refusing each
+/// other's open descriptors would stop both); once it holds the target, everyone still there
+/// after [`USER_PATIENCE`] ([`lasting`]) — a drivelab that keeps it open to read it included.
+pub(super) fn users_before_writing(claimed: bool, scan: impl FnMut() -> Vec<u32>) -> Vec<u32> {
+    if claimed {
+        lasting(USER_PATIENCE, scan)
+    } else {
+        let mut scan = scan;
+        scan().into_iter().filter(|&p| !runs_our_executable(p)).collect()
     }
 }
 
@@ -225,6 +245,27 @@ fn fd_inode(fd: &std::path::Path) -> Option<(u64, u64, Option<u64>)> {
 /// Processes other than this one with the block device `rdev` open (any descriptor).
 pub(super) fn processes_with_device(rdev: u64) -> Vec<u32> {
     processes_where(|fd| fd_inode(fd).is_some_and(|(_, _, r)| r == Some(rdev)))
+}
+
+/// How long a process that has a target open is given to close it, when this drivelab already
+/// holds the target (O_EXCL and its lock): longer than [`LOCK_PATIENCE`], so that another
+/// drivelab which opened the target to check it, and then waits for the lock, has given up and
+/// closed it. A user that is still there after this is a live user.
+pub(super) const USER_PATIENCE: Duration = Duration::from_millis(2500);
+
+/// The pids `scan` finds, and still finds on each look for up to `patience`: a process that
+/// opens a target for a moment (another drivelab checking it before our lock refuses it, a
+/// `blkid`) is gone by then; a live user (a VM, a database, `dd`) is not. Empty as soon as a look
+/// finds nobody left.
+pub(super) fn lasting(patience: Duration, mut scan: impl FnMut() -> Vec<u32>) -> Vec<u32> {
+    let started = Instant::now();
+    let mut left = scan();
+    while !left.is_empty() && started.elapsed() < patience {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = scan();
+        left.retain(|p| now.contains(p));
+    }
+    left
 }
 
 /// Processes other than this one and udev with the block device `rdev` open: udev's workers
@@ -355,5 +396,33 @@ mod tests {
         assert!(own_fork, "the fork before exec is recognised as ours");
         assert!(!seen.contains(&child), "a fork of ours before exec is not a user: {seen:?}");
         assert!(with_other.contains(&other.id()), "a program with the file open is a user: {with_other:?}");
+    }
+
+    #[test]
+    fn a_passing_opener_is_not_a_user_and_a_lasting_one_is() {
+        // Another drivelab checking the target (pid 7) closes it once our lock refuses it; a
+        // database (pid 9) keeps it open.
+        let mut looks = 0;
+        let users = lasting(Duration::from_millis(200), || {
+            looks += 1;
+            if looks < 3 {
+                vec![7, 9]
+            } else {
+                vec![9]
+            }
+        });
+        assert_eq!(users, [9]);
+        let mut looks = 0;
+        let users = lasting(Duration::from_secs(30), || {
+            looks += 1;
+            if looks < 3 {
+                vec![7]
+            } else {
+                Vec::new()
+            }
+        });
+        assert!(users.is_empty(), "nobody left: no waiting out the patience");
+        assert_eq!(looks, 3, "it stops looking once nobody is left");
+        assert_eq!(lasting(Duration::from_secs(30), Vec::new), Vec::<u32>::new());
     }
 }

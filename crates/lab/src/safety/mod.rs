@@ -198,7 +198,9 @@ pub fn block_concerns_of_kind(path: &str) -> Vec<Concern> {
         Err(e) => return vec![Concern::live(format!("cannot examine {path}: {e}"))],
     };
     match file.metadata() {
-        Ok(m) if m.file_type().is_block_device() => device_concerns(&file, m.rdev(), path, Hold::Looking, Others::All),
+        Ok(m) if m.file_type().is_block_device() => {
+            device_concerns(&file, m.rdev(), path, Hold::Looking, Others::All, false)
+        }
         Ok(_) => vec![Concern::live(format!("{path} is not a block device"))],
         Err(e) => vec![Concern::live(format!("cannot examine {path}: {e}"))],
     }
@@ -245,7 +247,7 @@ fn examine(file: &File, path: &str, perm: &Permission, hold: Hold) -> Result<Vec
     if meta.file_type().is_block_device() {
         examine_block(file, meta.rdev(), path, perm, hold, others)
     } else if meta.is_file() {
-        examine_file(file, &meta, path, perm, others, shared)
+        examine_file(file, &meta, path, perm, others, shared, hold)
     } else {
         Err(Error::invalid(format!(
             "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
@@ -269,6 +271,7 @@ fn examine_file(
     perm: &Permission,
     others: Others,
     shared: bool,
+    hold: Hold,
 ) -> Result<Vec<String>, Error> {
     let lock = locks::lock_concern(file, path, others);
     let mark = Mark::of_file(file);
@@ -286,7 +289,12 @@ fn examine_file(
     concerns.extend(loop_concerns(path, &loops_over_file(meta)).into_iter().map(Concern::live));
     concerns.extend(file_mount_concerns(path, meta).into_iter().map(Concern::live));
     if !shared {
-        concerns.extend(open_concern(path, locks::processes_with_inode(meta.dev(), meta.ino())));
+        concerns.extend(open_concern(
+            path,
+            locks::users_before_writing(!matches!(hold, Hold::Looking), || {
+                locks::processes_with_inode(meta.dev(), meta.ino())
+            }),
+        ));
     }
     if meta.len() > 0 {
         concerns.extend(signature_concerns(file, meta.len(), path).into_iter().map(Concern::stale));
@@ -319,12 +327,12 @@ fn examine_block(
     if !named {
         return Err(not_named(path, perm.destroy));
     }
-    decide(path, &device_concerns(file, rdev, path, hold, others), perm.force)
+    decide(path, &device_concerns(file, rdev, path, hold, others, true), perm.force)
 }
 
 /// Every reason writing the block device `file` (device number `rdev`) would be dangerous:
 /// who uses it or the storage under it right now (live), what it holds or is (stale).
-fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold, others: Others) -> Vec<Concern> {
+fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold, others: Others, writing: bool) -> Vec<Concern> {
     let dev = Device::find(path, rdev);
     let live = |v: Vec<String>| v.into_iter().map(Concern::live);
     let mut out: Vec<Concern> = locks::lock_concern(file, path, others).into_iter().map(Concern::live).collect();
@@ -336,8 +344,16 @@ fn device_concerns(file: &File, rdev: u64, path: &str, hold: Hold, others: Other
     // Another program with the device itself open is a live user, as it is of a file: a VM's
     // raw disk, a database, a `dd` — none of them asks for O_EXCL. udev's probes are not users
     // (`users_of_device`), nor are this run's other MPI ranks on a shared target.
-    if hold != Hold::Shared {
-        out.extend(open_concern(path, locks::users_of_device(rdev)));
+    // About to write (`writing`), another drivelab checking it at the same moment is left to
+    // the lock, and once held, whoever has it open is given a moment to close it
+    // (`locks::users_before_writing`): two writers starting at once must not refuse each other.
+    match (hold, writing) {
+        (Hold::Shared, _) => {}
+        (_, false) => out.extend(open_concern(path, locks::users_of_device(rdev))),
+        (hold, true) => out.extend(open_concern(
+            path,
+            locks::users_before_writing(matches!(hold, Hold::Claimed { .. }), || locks::users_of_device(rdev)),
+        )),
     }
     let len = block_len(file);
     out.extend(stack_concerns(path, rdev, len));
