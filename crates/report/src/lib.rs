@@ -18,6 +18,7 @@ pub mod compare_page;
 pub mod compare_runs;
 pub mod durable;
 pub mod export;
+pub mod fio_out;
 pub mod fit;
 mod grid;
 pub mod html;
