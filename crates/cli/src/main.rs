@@ -9,6 +9,7 @@ mod compare_cmd;
 mod default_job;
 mod docs_cmd;
 mod events;
+mod fio_cmd;
 mod info_cmd;
 mod mpi;
 mod negative;
@@ -30,6 +31,13 @@ use args::{Cli, Command};
 use run_cmd::Outcome;
 
 fn main() {
+    // fio's command line is fio's (`drivelab fio ...`, `drivelab run --name=...`): not clap's.
+    let raw: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    if let Some(argv) = fio_cmd::fio_argv(&raw) {
+        drivelab_report::fit::set_width(term::width(term::Stream::Stdout));
+        let code = exit_code(fio_cmd::run(&argv));
+        std::process::exit(code);
+    }
     let parsed = || -> Result<Cli, clap::Error> {
         let matches =
             Cli::command().try_get_matches_from(negative::join_negative_values(std::env::args_os().collect()))?;
@@ -86,8 +94,16 @@ fn main() {
         Some(Command::Verify(a)) => verify_cmd::run(a),
         Some(Command::Completions(a)) => docs_cmd::completions(a),
         Some(Command::Man(a)) => docs_cmd::man(a),
+        Some(Command::Fio(a)) => fio_cmd::run(&a.args),
     };
-    let code = match outcome {
+    let code = exit_code(outcome);
+    mpi::finish();
+    std::process::exit(code);
+}
+
+/// The exit code of a command's outcome (an error is said on stderr here).
+fn exit_code(outcome: Result<Outcome, drivelab_engine::Error>) -> i32 {
+    match outcome {
         Ok(Outcome::Done) if output::stdout_failed() => 1,
         Ok(Outcome::Done) => 0,
         Ok(Outcome::StoppedByError) => 1,
@@ -109,9 +125,7 @@ fn main() {
                 1
             }
         }
-    };
-    mpi::finish();
-    std::process::exit(code);
+    }
 }
 
 /// This very command line with `--destroy DEV` added for each of `devices`, quoted for a shell.

@@ -15,6 +15,8 @@ use drivelab_engine::Error;
 
 /// Standard output stopped accepting lines (closed pipe or a write error already reported).
 static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+/// What would go to standard output goes to stderr (`drivelab fio`: stdout is fio's output).
+static DIVERTED: AtomicBool = AtomicBool::new(false);
 /// Writing standard output failed for a reason other than a closed pipe.
 static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
 
@@ -38,6 +40,10 @@ pub fn stdout_error(e: &std::io::Error) {
 /// run goes on and its results are saved); any other failure is reported once on stderr and
 /// ends the process with exit code 1.
 pub fn stdout_text(text: &str) {
+    if DIVERTED.load(Ordering::Relaxed) {
+        let _ = std::io::stderr().write_all(text.as_bytes());
+        return;
+    }
     if STDOUT_GONE.load(Ordering::Relaxed) {
         return;
     }
@@ -45,6 +51,12 @@ pub fn stdout_text(text: &str) {
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         stdout_error(&e);
     }
+}
+
+/// Send what [`stdout_text`] is given to stderr instead (`on`), or to stdout again: `drivelab
+/// fio` keeps standard output for fio's output while its plan runs.
+pub fn divert_to_stderr(on: bool) {
+    DIVERTED.store(on, Ordering::Relaxed);
 }
 
 /// `line` and a newline on standard output (see [`stdout_text`]).

@@ -109,6 +109,18 @@ pub enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell), made from these
     /// flags: e.g. `drivelab completions bash > /etc/bash_completion.d/drivelab`.
     Completions(CompletionsArgs),
+    /// Run fio's own command line: `drivelab fio --name=j --rw=randread --bs=4k --size=1g
+    /// [JOB.fio...]`, options and syntax as fio's (`drivelab fio --help` lists fio's own options).
+    #[command(
+        disable_help_flag = true,
+        long_about = concat!(
+            "Run fio's own command line: `drivelab fio --name=j --rw=randread --bs=4k --size=1g [JOB.fio...]`, \
+             parsed as fio 3.33 parses it and run as the same job file would be; fio's output on stdout (or \
+             --output), the results directory as every run's. `drivelab fio --help` lists fio's own options.\n\n",
+            guide!("fio.md", "fio's command line: drivelab fio")
+        )
+    )]
+    Fio(FioCmdArgs),
     /// Print drivelab's man page (roff), or a command's, made from these flags: e.g.
     /// `drivelab man | man -l -`, `drivelab man run > drivelab-run.1`.
     Man(ManArgs),
@@ -141,6 +153,14 @@ pub struct VerifyArgs {
     /// Print the checks as JSON (a list, one entry per target) on standard output.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `drivelab fio`: fio's argv, read by `fio_cmd` (never by clap: `main` hands it over first).
+#[derive(Args, Debug, Clone)]
+pub struct FioCmdArgs {
+    /// fio's arguments: job options, fio's own options, job files.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0.., value_name = "FIO-ARGS")]
+    pub args: Vec<String>,
 }
 
 /// `drivelab completions`.

@@ -9,11 +9,14 @@
 //!   `stonewall` starts the next group, so each group is one point whose first job is the
 //!   point's spec and whose others run beside it ([`Point::concurrent`]); the point's result is
 //!   the group merged, as fio's group reporting. Its label is the jobs' names joined by ` + `.
+//! - `argv` splits fio's command line (`drivelab fio ARGS…`) into the same sections, so
+//!   [`from_args`] makes a plan from it by this same path (one table of options).
 //! - `--var NAME=LIST` gives `${NAME}` a list of values (`4k,8k,64k`, or a range `1..64x2`,
 //!   `0..100+25`): the file is read once per combination (first variable outermost) and every
 //!   point's label ends with the combination (`seq-read BS=4k QD=8`): seed 004's sweep of a
 //!   job file, without a wrapper script.
 
+mod argv;
 mod ini;
 mod options;
 mod value;
@@ -26,6 +29,8 @@ use drivelab_engine::Error;
 
 use crate::plan::{expand, ConcurrentJob, Plan, PlanFile, Point};
 use options::Job;
+
+pub use argv::{fio_time_ns, split as split_args, Eta, FioArgs};
 
 /// Access-spec fields as (key, value), as a point records them.
 type Fields = Vec<(String, String)>;
@@ -129,8 +134,139 @@ fn at(file: &str, e: ini::LineError) -> Error {
     Error::invalid(format!("{file}:{}: {}", e.line, e.message))
 }
 
+/// Where sections came from, to name a line in a refusal.
+enum Origin<'a> {
+    /// A job file: `FILE:LINE`.
+    File(&'a str),
+    /// fio's command line: the argument as written (`--bs=4q: ...`).
+    Args(&'a FioArgs),
+}
+
+impl Origin<'_> {
+    fn at(&self, e: ini::LineError) -> Error {
+        let Origin::Args(a) = self else {
+            let Origin::File(file) = self else { unreachable!() };
+            return at(file, e);
+        };
+        let arg = a.written.get(e.line.wrapping_sub(argv::FIRST_LINE)).map_or("fio's command line", String::as_str);
+        // The option's own `key=value: ` prefix says again what the argument says.
+        let opt = a.sections.iter().flat_map(|s| &s.options).find(|o| o.line == e.line);
+        let own = opt.map(|o| match &o.value {
+            Some(v) => format!("{}={v}: ", o.key),
+            None => format!("{}: ", o.key),
+        });
+        let message = own.as_deref().and_then(|p| e.message.strip_prefix(p)).unwrap_or(&e.message);
+        Error::invalid(format!("{arg}: {message}"))
+    }
+}
+
+/// Sections read together. `fresh`: fio starts this one (a job file after the first) from no
+/// global options, and its first job waits for the jobs before it.
+struct Part<'a> {
+    origin: Origin<'a>,
+    sections: Vec<ini::Section>,
+    fresh: bool,
+}
+
 /// Parse job-file `text` (`file` names it in messages, `name` is the plan's name).
 pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFile, Error> {
+    let empty = format!("{file}: no job section; expected at least one [jobname]");
+    build(name, file, &empty, given, |vars| {
+        let sections = ini::parse(text, vars).map_err(|e| at(file, e))?;
+        Ok(vec![Part { origin: Origin::File(file), sections, fresh: false }])
+    })
+}
+
+/// fio's command line, split ([`split_args`]): its jobs, then each job file's (read here; `-`
+/// is standard input), as fio runs them.
+pub fn from_args(args: &FioArgs) -> Result<PlanFile, Error> {
+    let mut texts = Vec::new();
+    for f in &args.files {
+        let bytes = if f == "-" {
+            let mut b = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
+                .map_err(|e| Error::io("reading standard input", e))?;
+            b
+        } else {
+            drivelab_engine::input::Input::JOB.read(Path::new(f))?
+        };
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::invalid(format!("{f}: not a text file; expected a fio job file")))?;
+        texts.push((f.as_str(), text));
+    }
+    let read = |vars: &BTreeMap<String, String>| {
+        let mut parts =
+            vec![Part { origin: Origin::Args(args), sections: only(args, args.sections.clone()), fresh: false }];
+        for (k, (file, text)) in texts.iter().enumerate() {
+            let sections = ini::parse(text, vars).map_err(|e| at(file, e))?;
+            parts.push(Part { origin: Origin::File(file), sections: only(args, sections), fresh: k > 0 });
+        }
+        Ok::<_, Error>(parts)
+    };
+    for s in &args.only {
+        let found = read(&BTreeMap::new())?.iter().flat_map(|p| &p.sections).any(|x| &x.name == s);
+        if !found {
+            return Err(Error::invalid(format!(
+                "--section={s}: no job section is named {s}; give the name of a [section] of the job files or of a --name"
+            )));
+        }
+    }
+    let name = args
+        .sections
+        .iter()
+        .find(|s| !s.is_global())
+        .map(|s| s.name.clone())
+        .or_else(|| {
+            args.files
+                .first()
+                .map(|f| Path::new(f).file_stem().map_or("fio".into(), |s| s.to_string_lossy().into_owned()))
+        })
+        .unwrap_or_else(|| "fio".into());
+    let empty = "fio's command line has no job: give --name=NAME and the job's options, or a job file";
+    build(&name, "fio's command line", empty, Given { targets: &[], vars: &[] }, read)
+}
+
+/// `sections` without the jobs `--section` leaves out (fio keeps every `[global]`).
+fn only(args: &FioArgs, mut sections: Vec<ini::Section>) -> Vec<ini::Section> {
+    if !args.only.is_empty() {
+        sections.retain(|s| s.is_global() || args.only.contains(&s.name));
+    }
+    sections
+}
+
+/// fio's `--showcmd`: each job file as one command line, `fio --key=value ... --name=JOB ...`.
+pub fn showcmd(args: &FioArgs) -> Result<String, Error> {
+    let mut out = String::new();
+    for f in &args.files {
+        let bytes = drivelab_engine::input::Input::JOB.read(Path::new(f))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let sections = only(args, ini::parse(&text, &BTreeMap::new()).map_err(|e| at(f, e))?);
+        out.push_str("fio ");
+        for s in &sections {
+            if !s.is_global() {
+                out.push_str(&format!("--name={} ", s.name));
+            }
+            for o in &s.options {
+                match &o.value {
+                    Some(v) => out.push_str(&format!("--{}={v} ", o.key)),
+                    None => out.push_str(&format!("--{} ", o.key)),
+                }
+            }
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The plan of the parts `read` gives for each combination of `given.vars` (`what` names the
+/// source in messages; `empty` refuses a source without jobs).
+fn build<'a>(
+    name: &str,
+    what: &str,
+    empty: &str,
+    given: Given,
+    read: impl Fn(&BTreeMap<String, String>) -> Result<Vec<Part<'a>>, Error>,
+) -> Result<PlanFile, Error> {
     let combos = combinations(given.vars)?;
     let mut points: Vec<Point> = Vec::new();
     let mut notices: Vec<String> = Vec::new();
@@ -140,14 +276,15 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
     for combo in &combos {
         let vars: BTreeMap<String, String> = combo.iter().cloned().collect();
         let suffix: String = combo.iter().map(|(k, v)| format!(" {k}={v}")).collect();
-        let sections = ini::parse(text, &vars).map_err(|e| at(file, e))?;
-        let jobs = jobs(&sections).map_err(|e| at(file, e))?;
+        let parts = read(&vars)?;
+        let jobs = part_jobs(&parts)?;
         if jobs.is_empty() {
-            return Err(Error::invalid(format!("{file}: no job section; expected at least one [jobname]")));
+            return Err(Error::invalid(empty.to_string()));
         }
         for group in groups(jobs) {
             let mut streams = Vec::new();
-            for job in &group {
+            for (job, part) in &group {
+                let origin = &parts[*part].origin;
                 for n in job.notices.iter() {
                     if !notices.contains(n) {
                         notices.push(n.clone());
@@ -158,17 +295,17 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
                         no_effect.push(k.clone());
                     }
                 }
-                let (targets, fields) =
-                    resolve(job, given.targets).map_err(|m| at(file, ini::LineError { line: job.line, message: m }))?;
+                let (targets, fields) = resolve(job, given.targets)
+                    .map_err(|m| origin.at(ini::LineError { line: job.line, message: m }))?;
                 let spec = fields::from_pairs(expand::pairs(&fields)).map_err(|e| {
-                    at(file, ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
+                    origin.at(ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
                 })?;
                 if !job.null && given.targets.is_empty() {
                     if let Some(s) = job.size {
                         let whole = s.checked_next_multiple_of(4096).ok_or_else(|| {
                             let message =
                                 format!("[{}]: size={s} is too large for a file; give a smaller size", job.name);
-                            at(file, ini::LineError { line: job.line, message })
+                            origin.at(ini::LineError { line: job.line, message })
                         })?;
                         new_file_bytes = Some(new_file_bytes.unwrap_or(0).max(whole));
                     }
@@ -205,7 +342,7 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
             });
             if points.len() > crate::plan::MAX_POINTS {
                 return Err(Error::invalid(format!(
-                    "{file}: more than {} points; expected fewer --var values",
+                    "{what}: more than {} points; expected fewer --var values",
                     crate::plan::MAX_POINTS
                 )));
             }
@@ -279,12 +416,46 @@ fn jobs(sections: &[ini::Section]) -> Result<Vec<Job>, ini::LineError> {
     Ok(out)
 }
 
+/// Every part's jobs, each with its part's index: within a part as [`jobs`]; a `fresh` part
+/// starts from no global options and its first job waits for those before it (fio puts a
+/// stonewall between job files).
+fn part_jobs(parts: &[Part]) -> Result<Vec<(Job, usize)>, Error> {
+    let mut out = Vec::new();
+    let mut carried: Vec<ini::Section> = Vec::new();
+    for (k, part) in parts.iter().enumerate() {
+        if part.fresh {
+            carried.clear();
+        }
+        let start = out.len();
+        // The globals before this part (as a section of their own) and the part's sections.
+        let mut sections = carried.clone();
+        sections.extend(part.sections.iter().cloned());
+        let jobs = jobs(&sections).map_err(|e| {
+            // The command line's lines are numbered apart: a global option of the command line
+            // refused in a job file's job is named as the argument it is.
+            let args = parts.iter().find(|p| matches!(p.origin, Origin::Args(_)));
+            match args {
+                Some(a) if e.line >= argv::FIRST_LINE => a.origin.at(e),
+                _ => part.origin.at(e),
+            }
+        })?;
+        out.extend(jobs.into_iter().map(|j| (j, k)));
+        if part.fresh {
+            if let Some((j, _)) = out.get_mut(start) {
+                j.stonewall = true;
+            }
+        }
+        carried = sections.into_iter().filter(|s| s.is_global()).collect();
+    }
+    Ok(out)
+}
+
 /// Jobs split into fio's groups: a job with `stonewall` starts a new one.
-fn groups(jobs: Vec<Job>) -> Vec<Vec<Job>> {
-    let mut out: Vec<Vec<Job>> = Vec::new();
+fn groups(jobs: Vec<(Job, usize)>) -> Vec<Vec<(Job, usize)>> {
+    let mut out: Vec<Vec<(Job, usize)>> = Vec::new();
     for j in jobs {
         match out.last_mut() {
-            Some(g) if !j.stonewall => g.push(j),
+            Some(g) if !j.0.stonewall => g.push(j),
             _ => out.push(vec![j]),
         }
     }

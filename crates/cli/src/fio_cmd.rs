@@ -1,0 +1,268 @@
+//! `drivelab fio ARGS…` (and `drivelab run --name=… …`): fio's own command line, so a script
+//! written for fio runs drivelab unchanged. The arguments are split as fio splits them
+//! (`fiojob::split_args`) into the sections a job file gives, and made a plan by the same path
+//! as `drivelab run JOB.fio` (one table of options). The plan runs into a drivelab results
+//! directory like any other (its lines and where it is go to stderr); standard output, or
+//! `--output FILE`, carries fio's output in the formats `--output-format` asks for, in fio's
+//! order, as `drivelab_report::fio_out` writes them. drivelab's safety rules stay: writing a
+//! block device needs `--destroy DEV`, an existing file is never overwritten.
+
+use std::path::Path;
+
+use drivelab_engine::spec::Trim;
+use drivelab_engine::{Error, Spelling};
+use drivelab_lab::fiojob::{self, Eta, FioArgs};
+use drivelab_lab::plan::Plan;
+use drivelab_lab::results::Kind;
+use drivelab_report::fio_out::{render, FioFormat};
+
+use crate::args::{PointsArgs, SafetyArgs};
+use crate::run_cmd::Outcome;
+use crate::{output, plan_cmd};
+
+/// The fio version whose command line and output drivelab follows.
+pub const FIO_VERSION: &str = "3.33";
+
+/// fio's argv within drivelab's: everything after `fio`, or after `run` when the first of it is
+/// fio's `--name` (drivelab's `run` has no `--name`, so that is fio's command line).
+pub fn fio_argv(raw: &[String]) -> Option<Vec<String>> {
+    match raw.get(1).map(String::as_str) {
+        Some("fio") => Some(raw[2..].to_vec()),
+        Some("run") => {
+            let first = raw.get(2)?;
+            let name = first.trim_start_matches('-');
+            let fio_name = first.starts_with('-') && (name == "name" || name.starts_with("name="));
+            fio_name.then(|| raw[2..].to_vec())
+        }
+        _ => None,
+    }
+}
+
+/// `drivelab fio --help`: every option drivelab takes on fio's command line.
+const USAGE: &str = "\
+drivelab fio: fio's command line, run by drivelab (fio 3.33's options and syntax).
+
+usage: drivelab fio [options] [job options] [JOB.fio...]
+
+Job options are fio's (--name=NAME starts a job; those before the first --name
+apply to every job): --rw=randread --bs=4k --iodepth=32 --size=1g --runtime=60
+--time_based ... Each behaves as the same line of a job file does.
+
+fio's options:
+  --output=FILE         write fio's output to FILE (a new file, never replaced)
+  --output-format=LIST  normal (default), json, json+, terse; comma-separated
+  --minimal             terse output (--output-format=terse)
+  --terse-version=3     the terse format (version 3 only)
+  --section=NAME        run only this job section (repeatable)
+  --readonly            refuse any job that writes, before anything runs
+  --parse-only          list the jobs as drivelab runs them; run nothing
+  --showcmd             print each job file as a command line
+  --warnings-fatal      refuse the jobs when any option warns
+  --eta=auto|always|never   never: no live line (auto, always: as drivelab)
+  --eta-newline=TIME    accepted; drivelab's live line is one line
+  --eta-interval=TIME   accepted; drivelab's live line updates every second
+  --status-interval=TIME    accepted; every result keeps a per-second series
+  --max-jobs=N          accepted, no effect
+  --alloc-size=KB       accepted, no effect
+  --version             fio-3.33-compatible version line
+  --help                this text
+drivelab's own:
+  --destroy DEV         allow writing this block device (destroys its data)
+  --force               with --destroy: even a mounted or partitioned device
+  --overwrite           allow writing an existing file drivelab did not make
+  --results DIR         where the results directory is made (default results)
+Refused with a reason: --debug, --client, --server, --latency-log,
+--bandwidth-log and fio's other tools.
+
+The user guide's chapter fio, section \"fio's command line: drivelab fio\",
+says what each option becomes.
+";
+
+pub fn run(argv: &[String]) -> Result<Outcome, Error> {
+    run_args(argv).map_err(|e| e.written_as(Spelling::FioJob))
+}
+
+fn run_args(argv: &[String]) -> Result<Outcome, Error> {
+    let a = fiojob::split_args(argv)?;
+    if a.help {
+        output::stdout_text(USAGE);
+        return Ok(Outcome::Done);
+    }
+    if a.version {
+        output::stdout_line(&version_line());
+        return Ok(Outcome::Done);
+    }
+    let formats = formats(&a)?;
+    check_times(&a)?;
+    if let Some(o) = &a.output {
+        drivelab_lab::store::check_new_file("--output", o)?;
+    }
+    if a.showcmd {
+        output::stdout_text(&fiojob::showcmd(&a)?);
+        return Ok(Outcome::Done);
+    }
+    let loaded = fiojob::from_args(&a)?;
+    let plan = loaded.plan;
+    if a.warnings_fatal && !plan.source_notices.is_empty() {
+        return Err(Error::invalid(format!(
+            "--warnings-fatal: {}; nothing was run (drop --warnings-fatal to run with these)",
+            plan.source_notices.join("; ")
+        )));
+    }
+    if a.readonly {
+        refuse_writes(&plan)?;
+    }
+    if a.parse_only {
+        plan_cmd::dry_run(&plan, true);
+        return Ok(Outcome::Done);
+    }
+    if a.status_interval.is_some() {
+        eprintln!(
+            "notice: --status-interval: drivelab prints no status block while running; every result keeps a \
+             per-second series (drivelab report DIR --format csv --series)"
+        );
+    }
+    let safety = SafetyArgs {
+        size: loaded.new_file_bytes.map(|b| b.to_string()),
+        destroy: a.destroy.clone(),
+        force: a.force,
+        overwrite: a.overwrite,
+        journal: None,
+        share: "own".into(),
+    };
+    let results = a.results.clone().unwrap_or_else(|| "results".into());
+    let quiet = a.eta == Some(Eta::Never);
+    // stdout is fio's: the point lines, the closing line and the report's path go to stderr.
+    output::divert_to_stderr(true);
+    let ran = plan_cmd::execute(&plan, Kind::Plan, None, &safety, &results, quiet, None, &PointsArgs::default());
+    output::divert_to_stderr(false);
+    let (outcome, dir) = ran.map_err(|e| name_writers(e, &plan))?;
+    let saved = drivelab_lab::results::load(&dir)?;
+    let mut text = String::new();
+    for f in formats {
+        text.push_str(&render(&saved, f)?);
+    }
+    match &a.output {
+        Some(o) => drivelab_lab::store::write_new(Path::new(o), text.as_bytes())?,
+        None => output::stdout_text(&text),
+    }
+    Ok(outcome)
+}
+
+/// A refusal to write block devices without `--destroy`, with the jobs that would write them
+/// named (fio's command line names jobs, not drivelab's points).
+fn name_writers(e: Error, plan: &Plan) -> Error {
+    let Error::NeedsDestroy { devices, .. } = e.root() else { return e };
+    let devices = devices.clone();
+    let mut jobs: Vec<&str> = Vec::new();
+    for p in &plan.points {
+        let all = std::iter::once((&p.step, &p.targets)).chain(p.concurrent.iter().map(|c| (&c.name, &c.targets)));
+        for (name, targets) in all {
+            if targets.iter().any(|t| devices.contains(t)) && !jobs.contains(&name.as_str()) {
+                jobs.push(name);
+            }
+        }
+    }
+    if jobs.is_empty() {
+        return e;
+    }
+    e.context(format!("fio job {} writes {}", jobs.join(", "), devices.join(", ")))
+}
+
+/// What `fio --version` prints, for scripts that check it (`grep fio-3`, `cut -d- -f2`), with
+/// drivelab's own version after it.
+fn version_line() -> String {
+    format!("fio-{FIO_VERSION}-drivelab-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The formats asked for (`--minimal` is terse), in the order fio prints them: terse, JSON,
+/// normal (json+ is the JSON with bins: one of the two).
+fn formats(a: &FioArgs) -> Result<Vec<FioFormat>, Error> {
+    let mut list = match &a.formats {
+        Some(text) => FioFormat::parse_list(text)?,
+        None => vec![FioFormat::Normal],
+    };
+    if list.contains(&FioFormat::JsonPlus) {
+        list.retain(|f| *f != FioFormat::Json);
+    }
+    let rank = |f: &FioFormat| match f {
+        FioFormat::Terse => 0,
+        FioFormat::Json | FioFormat::JsonPlus => 1,
+        FioFormat::Normal => 2,
+    };
+    list.sort_by_key(rank);
+    Ok(list)
+}
+
+/// fio's time arguments, checked as fio checks them (a bare number is seconds).
+fn check_times(a: &FioArgs) -> Result<(), Error> {
+    let times = [
+        ("--eta-newline", &a.eta_newline, 1),
+        ("--eta-interval", &a.eta_interval, 1),
+        ("--status-interval", &a.status_interval, 1_000_000),
+    ];
+    for (flag, value, least_ns) in times {
+        let Some(v) = value else { continue };
+        let ns = fiojob::fio_time_ns(v).map_err(|e| Error::invalid(format!("{flag}={v}: {e}")))?;
+        if ns < least_ns {
+            return Err(Error::invalid(format!(
+                "{flag}={v}: too short for fio; give at least 1ms (or 1 for a second)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--readonly`: a job that writes (or trims), or a target that would be created, is refused
+/// before anything runs, naming the job, as fio refuses it.
+fn refuse_writes(plan: &Plan) -> Result<(), Error> {
+    for p in &plan.points {
+        let jobs = std::iter::once((&p.step, &p.spec, &p.targets))
+            .chain(p.concurrent.iter().map(|c| (&c.name, &c.spec, &c.targets)));
+        for (name, spec, targets) in jobs {
+            if spec.read_pct < 100 || spec.trim != Trim::None {
+                return Err(Error::invalid(format!(
+                    "--readonly: job {name} writes ({}% of its I/Os are writes or trims); nothing was run (drop the \
+                     job, or --readonly)",
+                    100 - u32::from(spec.read_pct)
+                )));
+            }
+            if let Some(t) = targets.iter().find(|t| *t != "null" && !Path::new(t).exists()) {
+                return Err(Error::invalid(format!(
+                    "--readonly: job {name}'s file {t} does not exist and would be created (written); nothing was run"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn fios_argv_is_after_fio_or_after_run_when_it_starts_with_name() {
+        assert_eq!(fio_argv(&words("drivelab fio --bs=4k x.fio")), Some(words("--bs=4k x.fio")));
+        assert_eq!(fio_argv(&words("drivelab run --name=a --rw=read")), Some(words("--name=a --rw=read")));
+        assert_eq!(fio_argv(&words("drivelab run -name a")), Some(words("-name a")));
+        assert_eq!(fio_argv(&words("drivelab run --rw=read --name=a")), None, "run's own flags come first");
+        assert_eq!(fio_argv(&words("drivelab run null --time 1s")), None);
+        assert_eq!(fio_argv(&words("drivelab run --namespace x")), None);
+    }
+
+    #[test]
+    fn formats_come_in_fios_order() {
+        let a = |t: &str| FioArgs { formats: Some(t.into()), ..FioArgs::default() };
+        use FioFormat::*;
+        assert_eq!(formats(&a("normal,json,terse")).unwrap(), [Terse, Json, Normal]);
+        assert_eq!(formats(&a("json,json+")).unwrap(), [JsonPlus]);
+        assert_eq!(formats(&FioArgs::default()).unwrap(), [Normal]);
+        assert!(formats(&a("xml")).is_err());
+        assert!(version_line().starts_with("fio-3.33-drivelab-"));
+    }
+}
