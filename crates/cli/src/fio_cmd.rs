@@ -84,6 +84,9 @@ pub fn run(argv: &[String]) -> Result<Outcome, Error> {
 
 fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     let a = fiojob::split_args(argv)?;
+    for n in &a.notices {
+        eprintln!("notice: {n}");
+    }
     if a.help {
         output::stdout_text(USAGE);
         return Ok(Outcome::Done);

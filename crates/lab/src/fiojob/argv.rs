@@ -64,6 +64,8 @@ pub struct FioArgs {
     pub force: bool,
     pub overwrite: bool,
     pub results: Option<String>,
+    /// What was read differently from how it was written, to say on stderr.
+    pub notices: Vec<String>,
 }
 
 /// How a fio (or drivelab) option that is not a job option takes its value.
@@ -312,7 +314,12 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
                 "always" => Eta::Always,
                 "never" => Eta::Never,
                 "auto" => Eta::Auto,
-                _ => return Err(bad(shown, "expected always, never or auto")),
+                other => {
+                    // fio takes any other word as auto, silently; a script that runs on fio runs here.
+                    out.notices
+                        .push(format!("{shown}: '{other}' is read as auto, as fio reads it (always, never, auto)"));
+                    Eta::Auto
+                }
             })
         }
         "eta-newline" => out.eta_newline = Some(v()),

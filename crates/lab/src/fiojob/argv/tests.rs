@@ -100,7 +100,9 @@ fn bad_input_is_refused_naming_the_argument_and_the_fix() {
     assert!(e.starts_with("--direct:") && e.contains("(--bs=4k)") && e.contains("--direct=VALUE"), "{e}");
     let e = err("--name=a --rw=");
     assert!(e.contains("--rw=: needs a value"), "{e}");
-    assert!(err("--eta=sometimes").contains("always, never or auto"));
+    let a = ok("--eta=sometimes");
+    assert_eq!(a.eta, Some(Eta::Auto), "fio reads any other word as auto");
+    assert!(a.notices[0].contains("--eta=sometimes") && a.notices[0].contains("auto"), "{:?}", a.notices);
     assert!(err("--minimal=1").contains("takes no value"));
     assert!(err("--debug=io").contains("debug tracing is not in drivelab"));
     assert!(err("--client=host1").contains("mpirun"));
