@@ -125,7 +125,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
              per-second series (drivelab report DIR --format csv --series)"
         );
     }
-    let safety = SafetyArgs {
+    let mut safety = SafetyArgs {
         size: loaded.new_file_bytes.map(|b| b.to_string()),
         destroy: a.destroy.clone(),
         force: a.force,
@@ -133,6 +133,15 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         journal: None,
         share: "own".into(),
     };
+    // Under mpirun, as `run` and `plan`: every rank runs the jobs on its own targets (`{rank}`,
+    // `{host}` in their names) and rank 0 saves and prints the merged result.
+    crate::mpi::start(safety.share())?;
+    if let Some(ranks) = crate::mpi::ranks() {
+        safety.expand_for_rank(&ranks);
+        if !ranks.is_writer() {
+            output::silence();
+        }
+    }
     let results = a.results.clone().unwrap_or_else(|| "results".into());
     let quiet = a.eta == Some(Eta::Never);
     // stdout is fio's: the point lines, the closing line and the report's path go to stderr.
@@ -140,6 +149,9 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     let ran = plan_cmd::execute(&plan, Kind::Plan, None, &safety, &results, quiet, None, &PointsArgs::default());
     output::divert_to_stderr(false);
     let (outcome, dir) = ran.map_err(|e| name_writers(e, &plan))?;
+    if !crate::mpi::writes() {
+        return Ok(outcome);
+    }
     let saved = drivelab_lab::results::load(&dir)?;
     let mut text = String::new();
     for f in formats {

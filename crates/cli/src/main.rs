@@ -36,6 +36,7 @@ fn main() {
     if let Some(argv) = fio_cmd::fio_argv(&raw) {
         drivelab_report::fit::set_width(term::width(term::Stream::Stdout));
         let code = exit_code(fio_cmd::run(&argv));
+        mpi::finish();
         std::process::exit(code);
     }
     let parsed = || -> Result<Cli, clap::Error> {

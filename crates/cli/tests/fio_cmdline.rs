@@ -213,6 +213,10 @@ fn argument_forms_are_accepted_and_refused_as_fio_accepts_and_refuses_them() {
         ("--name=a --eta-newline", false),
         ("--name=a --eta=sometimes", true),
         ("--section=global --name=a", false),
+        ("--name=a --status-interval=2", true),
+        ("--name=a --status-interval=100us", false),
+        ("--name=a --eta-newline=2", true),
+        ("--name=a -o", false),
     ];
     for (args, accepted) in cases {
         // fio's own option and the global target first: a case's last argument stays last.
@@ -338,4 +342,28 @@ fn writing_a_block_device_needs_destroy_naming_job_and_device() {
     let dir = results_dir(&s.0.join("after"));
     assert!(o.status.success() || !writers_ready(&dir), "{}", stderr(&o));
     assert!(std::fs::read(s.0.join("backing")).unwrap().iter().any(|&b| b != 0x11), "the writes reached the device");
+}
+
+#[test]
+fn under_mpirun_every_rank_runs_the_jobs_and_rank_0_saves_them_merged() {
+    if !cfg!(feature = "mpi") || std::process::Command::new("mpirun").arg("--version").output().is_err() {
+        common::skip("needs mpirun and a build with --features drivelab/mpi");
+        return;
+    }
+    let s = Scratch::new("fio-cmdline-mpi");
+    let o = std::process::Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", "2"])
+        .arg(env!("CARGO_BIN_EXE_drivelab"))
+        .args(["fio", "--name=a", "--ioengine=null", "--size=4m", "--bs=8k"])
+        .current_dir(&s.0)
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .output()
+        .unwrap();
+    let dir = results_dir(&s.0.join("results"));
+    assert!(o.status.success() || !writers_ready(&dir), "{}", stderr(&o));
+    let run = json(&dir.join("run.json"));
+    assert_eq!(run["ranks"]["size"], 2, "{run}");
+    let points = saved_points(&dir);
+    assert_eq!(points[0]["ranks"].as_array().map(Vec::len), Some(2), "each rank's part saved");
+    assert_eq!(field(&points[0], "bs"), "8192");
 }

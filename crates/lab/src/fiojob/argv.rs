@@ -345,8 +345,8 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
         "client" | "server" | "server-internal" | "daemonize" | "remote-config" | "trigger-remote" => {
             return Err(bad(
                 shown,
-                "drivelab has no fio client/server; to run a job on many hosts at once, start it under mpirun \
-                 (docs/guide/mpi.md \"Many hosts: MPI\")",
+                "drivelab has no fio client/server; to run a job on many hosts at once, start `drivelab fio` under \
+                 mpirun (docs/guide/mpi.md \"Many hosts: MPI\")",
             ))
         }
         "latency-log" | "bandwidth-log" => {
