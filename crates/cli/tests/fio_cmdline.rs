@@ -145,6 +145,14 @@ fn every_command_line_of_the_corpus_runs_with_the_spec_it_asks_for() {
             "where the results are is said on stderr: {}",
             stderr(&o)
         );
+        // fio itself takes the same command line (drivelab's own --destroy aside).
+        if let Some(fio) = fio() {
+            let elsewhere = Scratch::new(&format!("fio-cmdline-{n}-fio"));
+            let theirs: Vec<&String> = args.iter().take(args.len() - e.add.len()).collect();
+            let f = std::process::Command::new(fio).args(theirs).arg("--parse-only").current_dir(&elsewhere.0).output();
+            let f = f.unwrap();
+            assert!(f.status.success(), "fio refuses {}: {}", e.source, String::from_utf8_lossy(&f.stderr));
+        }
         let points = saved_points(&dir);
         for (label, fields) in &e.expect {
             let p = points
