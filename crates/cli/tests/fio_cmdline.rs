@@ -293,6 +293,12 @@ fn fios_own_options() {
     );
     assert_eq!(std::fs::read_to_string(s.0.join("taken.txt")).unwrap(), "mine");
     assert!(!s.0.join("results").exists(), "nothing ran");
+    // ... nor through a symlink, even a dangling one.
+    std::os::unix::fs::symlink(s.0.join("elsewhere.txt"), s.0.join("link.txt")).unwrap();
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output", "link.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("link.txt is a symlink"), "{}", stderr(&o));
+    assert!(!s.0.join("elsewhere.txt").exists() && !s.0.join("results").exists());
     // --output-format: fio's names only.
     let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output-format=xml"]);
     assert_eq!(o.status.code(), Some(2));
