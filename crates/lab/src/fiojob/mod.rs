@@ -24,7 +24,7 @@ use std::path::Path;
 use drivelab_engine::fields;
 use drivelab_engine::Error;
 
-use crate::plan::{expand, ConcurrentJob, Plan, PlanFile, Point};
+use crate::plan::{expand, ConcurrentJob, FioOptions, Plan, PlanFile, Point};
 use options::Job;
 
 /// Access-spec fields as (key, value), as a point records them.
@@ -142,11 +142,13 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
         let suffix: String = combo.iter().map(|(k, v)| format!(" {k}={v}")).collect();
         let sections = ini::parse(text, &vars).map_err(|e| at(file, e))?;
         let jobs = jobs(&sections).map_err(|e| at(file, e))?;
+        let mut given_options = given_options(&sections).into_iter();
         if jobs.is_empty() {
             return Err(Error::invalid(format!("{file}: no job section; expected at least one [jobname]")));
         }
         for group in groups(jobs) {
             let mut streams = Vec::new();
+            let mut fio = FioOptions::default();
             for job in &group {
                 for n in job.notices.iter() {
                     if !notices.contains(n) {
@@ -174,6 +176,11 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
                     }
                 }
                 streams.push((job.name.clone(), targets, fields, spec));
+                let (global, own) = given_options.next().expect("one entry per job");
+                if fio.jobs.is_empty() {
+                    fio.global = global;
+                }
+                fio.jobs.push(own);
             }
             let mut label = streams.iter().map(|s| s.0.as_str()).collect::<Vec<_>>().join(" + ");
             label.push_str(&suffix);
@@ -202,6 +209,7 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
                 spec,
                 estimate_ns: estimate,
                 concurrent,
+                fio: Some(fio),
             });
             if points.len() > crate::plan::MAX_POINTS {
                 return Err(Error::invalid(format!(
@@ -277,6 +285,24 @@ fn jobs(sections: &[ini::Section]) -> Result<Vec<Job>, ini::LineError> {
         out.push(options::translate(&s.name, s.line, &opts)?);
     }
     Ok(out)
+}
+
+/// Each job section's options as given, in job order: the `[global]` options before it and its
+/// own (`""` for a flag), as fio's output writes them ("global options", "job options").
+fn given_options(sections: &[ini::Section]) -> Vec<(Fields, Fields)> {
+    let pairs = |opts: &[ini::Opt]| -> Fields {
+        opts.iter().map(|o| (o.key.clone(), o.value.clone().unwrap_or_default())).collect()
+    };
+    let mut global: Fields = Vec::new();
+    let mut out = Vec::new();
+    for s in sections {
+        if s.is_global() {
+            global.extend(pairs(&s.options));
+        } else {
+            out.push((global.clone(), pairs(&s.options)));
+        }
+    }
+    out
 }
 
 /// Jobs split into fio's groups: a job with `stonewall` starts a new one.
