@@ -106,7 +106,13 @@ fn line_shape(l: &str) -> Option<String> {
         return Some("JOB: (groupid".to_string());
     }
     // The unit follows the figures by fio's rule (a faster run says nsec where fio said usec).
-    let head = l.split('=').next().unwrap().replace("(nsec)", "(UNIT)").replace("(usec)", "(UNIT)").replace("(msec)", "(UNIT)");
+    let head = l
+        .split('=')
+        .next()
+        .unwrap()
+        .replace("(nsec)", "(UNIT)")
+        .replace("(usec)", "(UNIT)")
+        .replace("(msec)", "(UNIT)");
     let mut out = String::new();
     for c in head.chars() {
         let c = if c.is_ascii_digit() || c == '.' { '#' } else { c };
@@ -184,7 +190,9 @@ fn drivelabs_fio_output_has_fios_shape_for_five_workloads() {
 
         let normal = report(&s.0, &dir, "normal");
         fio_shapes.extend(fio_normal.lines().filter_map(line_shape));
-        for line in ["x: (groupid=0", "Run status group 0 (all jobs):", "  cpu          : usr=", "     issued rwts: total="] {
+        for line in
+            ["x: (groupid=0", "Run status group 0 (all jobs):", "  cpu          : usr=", "     issued rwts: total="]
+        {
             let must = line_shape(line).unwrap();
             assert!(normal.lines().filter_map(line_shape).any(|s| s == must), "{name}: no {must:?} in\n{normal}");
         }
