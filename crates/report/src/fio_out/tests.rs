@@ -96,3 +96,16 @@ fn nothing_finished_is_refused() {
     let e = render(&results("plan", Vec::new()), FioFormat::Json).unwrap_err();
     assert!(e.to_string().contains("no finished point"), "{e}");
 }
+
+#[test]
+fn a_runs_last_milliseconds_are_not_a_bandwidth_sample() {
+    let mut r = two_jobs(true);
+    let mut series = crate::test_support::series(2, |_| 100.0, |_| 1000);
+    let mut tail = series[1].clone();
+    (tail.dur_ns, tail.read_iops, tail.iops) = (10_000_000, 5000.0, 5000.0);
+    series.push(tail);
+    r.points[0].result.series = series;
+    let doc = json(&r, FioFormat::Json);
+    let read = &doc["jobs"][0]["read"];
+    assert_eq!((read["iops_samples"].as_u64(), read["iops_max"].as_u64()), (Some(2), Some(100)));
+}
