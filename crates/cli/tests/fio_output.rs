@@ -229,7 +229,15 @@ fn drivelabs_fio_json_reads_back_saying_drivelab_wrote_it() {
         return;
     }
     for extra in [None, Some("--validate")] {
-        let o = Command::new(tool).arg(&file).arg(s.0.join("clat")).args(extra).current_dir(&s.0).output().unwrap();
+        // Debian's python3 (with python3-six, .ci/run), whatever python3 is first on PATH.
+        let o = Command::new("/usr/bin/python3")
+            .arg(tool)
+            .arg(&file)
+            .arg(s.0.join("clat"))
+            .args(extra)
+            .current_dir(&s.0)
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let csv = std::fs::read_to_string(s.0.join("clat_job0")).unwrap();
