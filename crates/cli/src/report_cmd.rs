@@ -84,7 +84,25 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             return Err(Error::invalid("--png needs a directory: --png DIR"));
         }
     }
+    if let Some(fio) = args.fio_format {
+        if args.format != Format::Text {
+            return Err(Error::invalid(format!(
+                "--fio-format {} replaces --format {}: give one of them",
+                fio.name(),
+                args.format.name()
+            )));
+        }
+        if args.dirs.len() != 1 {
+            return Err(Error::invalid(
+                "--fio-format writes fio's output of one results directory: give exactly one DIR",
+            ));
+        }
+    }
     let all: Vec<Results> = args.dirs.iter().map(|d| results::open(Path::new(d))).collect::<Result<_, _>>()?;
+    if let Some(fio) = args.fio_format {
+        stdout_text(&drivelab_report::fio_out::render(&all[0], fio)?);
+        return Ok(Outcome::Done);
+    }
     if args.series {
         // One CSV block per directory (a header each), separated by an empty line.
         let blocks: Vec<String> = all.iter().map(drivelab_report::series_csv::csv).collect();

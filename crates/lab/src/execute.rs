@@ -121,6 +121,9 @@ pub struct Measured {
     pub power_w: Option<f64>,
     /// Under MPI: each rank's own part (`result` is their merge); empty when alone.
     pub ranks: Vec<RankPart>,
+    /// A point of several jobs: each job's own result, in stream order (`result` is their
+    /// merge); empty for one job.
+    pub streams: Vec<RunResult>,
 }
 
 /// Several workloads measured at once: one result per stream (under MPI: every rank's merged).
@@ -328,7 +331,7 @@ impl<'a> Lab<'a> {
     /// Run `spec` on `targets`: prepare, run, sample power, attach notices.
     pub fn measure(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<Measured, Error> {
         let mut m = self.measure_streams(&[(spec.clone(), targets.to_vec())])?;
-        Ok(Measured { result: m.results.remove(0), power_w: m.power_w, ranks: m.ranks })
+        Ok(Measured { result: m.results.remove(0), power_w: m.power_w, ranks: m.ranks, streams: Vec::new() })
     }
 
     /// Run a point: its own spec, and its concurrent jobs (a fio group) started together with it,
@@ -349,7 +352,7 @@ impl<'a> Lab<'a> {
         result
             .notices
             .insert(0, format!("{} jobs ran together, merged into this result: {}", jobs.len(), jobs.join("; ")));
-        Ok(Measured { result, power_w, ranks })
+        Ok(Measured { result, power_w, ranks, streams: results })
     }
 
     /// Run several workloads at once (ACT's three streams per drive), all started together;

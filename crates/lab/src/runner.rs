@@ -253,6 +253,7 @@ fn run_points(
             repeats,
             ranks: m.ranks,
             prep,
+            jobs: m.streams,
         };
         dir.save_point(&saved)?;
         lab.emit(Event::PointDone { record: &saved });

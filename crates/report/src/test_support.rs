@@ -39,6 +39,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
         repeats: None,
         ranks: Vec::new(),
         prep: Vec::new(),
+        jobs: Vec::new(),
         point: Point {
             index: 0,
             spec: AccessSpec::default(),
@@ -49,6 +50,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             fields: fields.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(),
             estimate_ns: None,
             concurrent: Vec::new(),
+            fio: None,
         },
         result: RunResult {
             schema: 1,

@@ -233,6 +233,13 @@ fn format_value() -> impl clap::builder::TypedValueParser<Value = drivelab_repor
         .map(|name: String| drivelab_report::Format::from_name(&name).expect("a listed format"))
 }
 
+fn fio_format_value() -> impl clap::builder::TypedValueParser<Value = drivelab_report::fio_out::FioFormat> {
+    use clap::builder::TypedValueParser;
+    use drivelab_report::fio_out::FioFormat;
+    clap::builder::PossibleValuesParser::new(FioFormat::NAMES.map(|(n, _)| n))
+        .map(|name: String| FioFormat::parse_list(&name).expect("a listed format")[0])
+}
+
 /// Paths and commands: an empty one names nothing (`--json ''` would fail only after the run).
 pub(crate) fn non_empty() -> clap::builder::NonEmptyStringValueParser {
     clap::builder::NonEmptyStringValueParser::new()
@@ -571,6 +578,11 @@ pub struct ReportArgs {
     /// unit and axes (`table,metric,unit,bs,qd=1,qd=2...`), instead of one row per point.
     #[arg(long, conflicts_with_all = ["output", "png", "series"])]
     pub tables: bool,
+    /// Write fio's output instead of drivelab's report, as `fio --output-format` would for the
+    /// same run: normal, json, json+ (with latency bins) or terse. One DIR (a run, plan, job
+    /// file run, suite, qos or act).
+    #[arg(long, value_name = "FORMAT", value_parser = fio_format_value(), conflicts_with_all = ["output", "png", "series", "tables"])]
+    pub fio_format: Option<drivelab_report::fio_out::FioFormat>,
 }
 
 #[cfg(test)]

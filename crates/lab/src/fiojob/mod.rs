@@ -27,7 +27,7 @@ use std::path::Path;
 use drivelab_engine::fields;
 use drivelab_engine::Error;
 
-use crate::plan::{expand, ConcurrentJob, Plan, PlanFile, Point};
+use crate::plan::{expand, ConcurrentJob, FioOptions, Plan, PlanFile, Point};
 use options::Job;
 
 pub use argv::{fio_time_ns, split as split_args, Eta, FioArgs};
@@ -278,11 +278,13 @@ fn build<'a>(
         let suffix: String = combo.iter().map(|(k, v)| format!(" {k}={v}")).collect();
         let parts = read(&vars)?;
         let jobs = part_jobs(&parts)?;
+        let mut given_options = part_given_options(&parts).into_iter();
         if jobs.is_empty() {
             return Err(Error::invalid(empty.to_string()));
         }
         for group in groups(jobs) {
             let mut streams = Vec::new();
+            let mut fio = FioOptions::default();
             for (job, part) in &group {
                 let origin = &parts[*part].origin;
                 for n in job.notices.iter() {
@@ -311,6 +313,11 @@ fn build<'a>(
                     }
                 }
                 streams.push((job.name.clone(), targets, fields, spec));
+                let (global, own) = given_options.next().expect("one entry per job");
+                if fio.jobs.is_empty() {
+                    fio.global = global;
+                }
+                fio.jobs.push(own);
             }
             let mut label = streams.iter().map(|s| s.0.as_str()).collect::<Vec<_>>().join(" + ");
             label.push_str(&suffix);
@@ -339,6 +346,7 @@ fn build<'a>(
                 spec,
                 estimate_ns: estimate,
                 concurrent,
+                fio: Some(fio),
             });
             if points.len() > crate::plan::MAX_POINTS {
                 return Err(Error::invalid(format!(
@@ -448,6 +456,41 @@ fn part_jobs(parts: &[Part]) -> Result<Vec<(Job, usize)>, Error> {
         carried = sections.into_iter().filter(|s| s.is_global()).collect();
     }
     Ok(out)
+}
+
+/// Each job's options as given, in the order [`part_jobs`] gives the jobs: the globals that
+/// apply to it and its own (see [`given_options`]).
+fn part_given_options(parts: &[Part]) -> Vec<(Fields, Fields)> {
+    let mut out = Vec::new();
+    let mut carried: Vec<ini::Section> = Vec::new();
+    for part in parts {
+        if part.fresh {
+            carried.clear();
+        }
+        let mut sections = carried.clone();
+        sections.extend(part.sections.iter().cloned());
+        out.extend(given_options(&sections));
+        carried = sections.into_iter().filter(|s| s.is_global()).collect();
+    }
+    out
+}
+
+/// Each job section's options as given, in job order: the `[global]` options before it and its
+/// own (`""` for a flag), as fio's output writes them ("global options", "job options").
+fn given_options(sections: &[ini::Section]) -> Vec<(Fields, Fields)> {
+    let pairs = |opts: &[ini::Opt]| -> Fields {
+        opts.iter().map(|o| (o.key.clone(), o.value.clone().unwrap_or_default())).collect()
+    };
+    let mut global: Fields = Vec::new();
+    let mut out = Vec::new();
+    for s in sections {
+        if s.is_global() {
+            global.extend(pairs(&s.options));
+        } else {
+            out.push((global.clone(), pairs(&s.options)));
+        }
+    }
+    out
 }
 
 /// Jobs split into fio's groups: a job with `stonewall` starts a new one.

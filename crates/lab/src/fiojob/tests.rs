@@ -111,3 +111,16 @@ fn var_ranges_and_lists() {
     assert!(parse_var("QD=4..1x2").is_err());
     assert!(parse_var("a-b=1").is_err());
 }
+
+#[test]
+fn points_keep_the_fio_options_as_given() {
+    let text =
+        "[global]\nbs=4k\ntime_based\nruntime=1\n[a]\nrw=randread\n[b]\nrw=randwrite\n[c]\nstonewall\nrw=write\n";
+    let p = plan(text, &["/t"], &[]).unwrap();
+    let f = p.points[0].fio.as_ref().unwrap();
+    let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+    assert_eq!(f.global, vec![pair("bs", "4k"), pair("time_based", ""), pair("runtime", "1")]);
+    assert_eq!(f.jobs, vec![vec![pair("rw", "randread")], vec![pair("rw", "randwrite")]]);
+    assert!(!f.group_reporting());
+    assert_eq!(p.points[1].fio.as_ref().unwrap().jobs, vec![vec![pair("stonewall", ""), pair("rw", "write")]]);
+}

@@ -128,6 +128,7 @@ pub(super) fn points(
                     spec: p.spec.clone(),
                     estimate_ns: estimate(&p.spec),
                     concurrent: Vec::new(),
+                    fio: None,
                 });
             }
         }

@@ -171,6 +171,26 @@ pub struct Point {
     /// (`drivelab_engine::merge`). Empty for every other point.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub concurrent: Vec<ConcurrentJob>,
+    /// A point read from a fio job file: the fio options as given, so fio's output formats can
+    /// write its "global options" and each job's "job options" (`drivelab report --fio-format`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio: Option<FioOptions>,
+}
+
+/// The fio options of a point from a job file, as given (see [`Point::fio`]).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FioOptions {
+    /// The `[global]` options before the point's first job, in file order (`""` for a flag).
+    pub global: Vec<(String, String)>,
+    /// Each job's own options, in stream order (the point's spec, then its concurrent jobs).
+    pub jobs: Vec<Vec<(String, String)>>,
+}
+
+impl FioOptions {
+    /// fio's `group_reporting` is set for the point (in `[global]` or any of its jobs).
+    pub fn group_reporting(&self) -> bool {
+        self.global.iter().chain(self.jobs.iter().flatten()).any(|(k, _)| k == "group_reporting")
+    }
 }
 
 /// A job run beside a point's own spec (see [`Point::concurrent`]).
@@ -207,6 +227,7 @@ impl Plan {
             estimate_ns: spec.time_ns.map(|t| t + spec.ramp_ns),
             spec,
             concurrent: Vec::new(),
+            fio: None,
         };
         Plan {
             name: "run".into(),
@@ -421,6 +442,7 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
                 fields,
                 spec,
                 concurrent: Vec::new(),
+                fio: None,
             })
         }
         None => None,

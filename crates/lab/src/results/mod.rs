@@ -228,6 +228,11 @@ pub struct PointResult {
     /// (`crate::written`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prep: Vec<crate::written::DevicePrep>,
+    /// A point of several jobs run together (a fio group, [`Point::concurrent`]): each job's
+    /// own result, in stream order (`result` is their merge), so fio's per-job output can be
+    /// written. Empty for a point of one job.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<RunResult>,
 }
 
 /// The rounds of a point run to steady state (SNIA PTS), for the report's convergence chart.

@@ -98,6 +98,7 @@ pub fn load(dir: &Path, value: serde_json::Value) -> Result<Results, Error> {
             repeats: None,
             ranks: Vec::new(),
             prep: Vec::new(),
+            jobs: Vec::new(),
         });
     }
     let manifest = Manifest {

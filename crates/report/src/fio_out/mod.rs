@@ -3,6 +3,22 @@
 //! output reads drivelab's unchanged.
 //!
 //! The shape is fio 3.3x's; the figures are drivelab's measurement in fio's units.
+//!
+//! - [`model`]: saved results as fio's job entries (groups, `group_reporting`, options).
+//! - [`figures`]: a result's figures in fio's terms, shared by every format.
+//! - [`json`] (json, json+ with [`plat`]'s bins), [`normal`], [`terse`]: the formats.
+//! - [`jw`]: an ordered JSON writer in fio's layout; [`text`]: fio's number formatting.
+
+mod figures;
+mod json;
+mod jw;
+mod model;
+mod normal;
+mod plat;
+mod terse;
+#[cfg(test)]
+mod tests;
+mod text;
 
 use drivelab_engine::Error;
 use drivelab_lab::results::Results;
@@ -49,6 +65,18 @@ impl FioFormat {
 
 /// What fio would print for `results` in `format`.
 pub fn render(results: &Results, format: FioFormat) -> Result<String, Error> {
-    let _ = results;
-    Err(Error::invalid(format!("--output-format {format:?} is being built in this branch")))
+    let m = model::build(results)?;
+    Ok(match format {
+        FioFormat::Normal => normal::render(&m),
+        FioFormat::Json => json::render(&m, false),
+        FioFormat::JsonPlus => json::render(&m, true),
+        FioFormat::Terse => terse::render(&m),
+    })
+}
+
+impl FioFormat {
+    /// fio's name of the format.
+    pub fn name(self) -> &'static str {
+        FioFormat::NAMES.iter().find(|(_, f)| *f == self).map_or("normal", |(n, _)| n)
+    }
 }

@@ -15,6 +15,10 @@ use serde::{Deserialize, Deserializer};
 pub struct Doc {
     #[serde(rename = "fio version")]
     pub version: String,
+    /// Set when drivelab wrote the document in fio's format (`drivelab report --fio-format`):
+    /// drivelab's version.
+    #[serde(rename = "drivelab version", default)]
+    pub drivelab: Option<String>,
     /// When fio wrote the document (its run ends then), Unix epoch ms.
     #[serde(default)]
     pub timestamp_ms: Option<u64>,

@@ -126,7 +126,12 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
         return Err("fio's JSON lists no jobs: nothing ran".into());
     };
     let version = last.version.trim();
-    let tool = ToolInfo { name: TOOL.into(), version: version.strip_prefix("fio-").unwrap_or(version).to_string() };
+    let mut version = version.strip_prefix("fio-").unwrap_or(version).to_string();
+    if let Some(d) = &last.drivelab {
+        // drivelab's own figures in fio's format: the reports say who measured them.
+        version = format!("{version} format, written by drivelab {d}");
+    }
+    let tool = ToolInfo { name: TOOL.into(), version };
     let elapsed_ms = last.jobs.iter().map(|j| j.elapsed).max().unwrap_or(0).saturating_mul(1000);
     let started_unix_ms = last.timestamp_ms.unwrap_or(0).saturating_sub(elapsed_ms);
     let plus = parsed.docs.iter().flat_map(|d| &d.jobs).any(|j| {
@@ -184,6 +189,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
             repeats: None,
             ranks: Vec::new(),
             prep: Vec::new(),
+            jobs: Vec::new(),
         });
     }
     let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());

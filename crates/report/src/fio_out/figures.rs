@@ -1,0 +1,222 @@
+//! A result's figures in fio's terms, computed once for every format: per direction the I/O,
+//! bandwidth, latencies (slat, clat, lat), fio's percentiles, and the per-second samples fio's
+//! `bw_*` and `iops_*` summarize; per job the latency distribution (`latency_ns/us/ms`).
+//!
+//! What drivelab does not measure is filled as fio fills a figure it has no sample of (0, or
+//! N = 0 for a latency), and listed in the document (`NOT_MEASURED`).
+
+use drivelab_engine::hist::{Histogram, HistogramData, LatSummary};
+use drivelab_engine::result::{DirStats, RunResult};
+
+/// fio's default `percentile_list`.
+pub(super) const PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+
+/// Figures drivelab does not measure and how they are filled, written into the document.
+pub(super) const NOT_MEASURED: [&str; 5] = [
+    "ctx, majf, minf: 0 (drivelab does not count context switches or page faults)",
+    "iodepth_level, iodepth_submit, iodepth_complete: 0% everywhere (drivelab measures the mean depth, qd_mean, not its distribution)",
+    "short_ios: drivelab's short transfers; drop_ios: 0 (drivelab drops no I/O)",
+    "slat_ns: N = 0 where drivelab has no submission latency of that direction alone (psync; io_uring runs mixing directions: its slat_ns is per submit call, of all directions)",
+    "bw_* and iops_* samples: one per second (fio: one per 500 ms); a direction's per-second bandwidth is its IOPS times its mean I/O size",
+];
+
+/// One latency: fio's {min, max, mean, stddev, N} and the histogram when there is one.
+pub(super) struct Lat<'a> {
+    pub n: u64,
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub hist: Option<&'a HistogramData>,
+}
+
+impl<'a> Lat<'a> {
+    pub fn none() -> Lat<'a> {
+        Lat { n: 0, min: 0, max: 0, mean: 0.0, stddev: 0.0, hist: None }
+    }
+
+    fn of(s: &'a LatSummary, ops: u64) -> Lat<'a> {
+        let counted: u64 = s.histogram.buckets.iter().map(|b| b[1]).sum();
+        let n = if counted > 0 { counted } else { ops };
+        if n == 0 {
+            return Lat::none();
+        }
+        let hist = (counted > 0).then_some(&s.histogram);
+        Lat { n, min: s.min, max: s.max, mean: s.mean, stddev: s.stdev, hist }
+    }
+
+    /// fio's percentile list and each value (ns), from the histogram; empty without one.
+    pub fn percentiles(&self) -> Vec<(f64, u64)> {
+        let Some(h) = self.hist else { return Vec::new() };
+        let mut hist = Histogram::from_sparse(&h.buckets);
+        hist.set_extremes(self.min, self.max);
+        PERCENTILES.iter().map(|&p| (p, hist.percentile(p))).collect()
+    }
+}
+
+/// Summary of per-second samples: fio's min, max, mean, standard deviation (n - 1), count.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Samples {
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub dev: f64,
+    pub n: u64,
+}
+
+impl Samples {
+    fn of(values: &[f64]) -> Samples {
+        if values.is_empty() {
+            return Samples::default();
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let var =
+            if values.len() > 1 { values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(0.0, f64::max);
+        Samples { min, max, mean, dev: var.sqrt(), n: values.len() as u64 }
+    }
+}
+
+/// Which direction: fio's read, write, trim.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ddir {
+    Read,
+    Write,
+    Trim,
+}
+
+/// One direction of one entry in fio's terms.
+pub(super) struct Dir<'a> {
+    pub ops: u64,
+    pub bytes: u64,
+    pub bw_bytes: u64,
+    pub iops: f64,
+    pub runtime_ms: u64,
+    pub short: u64,
+    pub slat: Lat<'a>,
+    pub clat: Lat<'a>,
+    pub lat: Lat<'a>,
+    /// KiB/s per second.
+    pub bw_kib: Samples,
+    pub iops_s: Samples,
+}
+
+fn stats(r: &RunResult, d: Ddir) -> Option<&DirStats> {
+    match d {
+        Ddir::Read => Some(&r.read),
+        Ddir::Write => Some(&r.write),
+        Ddir::Trim => r.trim.as_ref(),
+    }
+}
+
+impl<'a> Dir<'a> {
+    pub fn of(r: &'a RunResult, d: Ddir) -> Dir<'a> {
+        let Some(s) = stats(r, d).filter(|s| s.ops > 0) else {
+            return Dir {
+                ops: 0,
+                bytes: 0,
+                bw_bytes: 0,
+                iops: 0.0,
+                runtime_ms: 0,
+                short: 0,
+                slat: Lat::none(),
+                clat: Lat::none(),
+                lat: Lat::none(),
+                bw_kib: Samples::default(),
+                iops_s: Samples::default(),
+            };
+        };
+        let lat = Lat::of(&s.lat_ns, s.ops);
+        // psync (and fio's sync engines): the call is the whole I/O, so fio's clat is lat.
+        let clat = s.clat_ns.as_ref().map_or_else(|| Lat::of(&s.lat_ns, s.ops), |c| Lat::of(c, s.ops));
+        let used = [Ddir::Read, Ddir::Write, Ddir::Trim]
+            .into_iter()
+            .filter(|&x| stats(r, x).is_some_and(|s| s.ops > 0))
+            .count();
+        let slat = match &r.slat_ns {
+            Some(sl) if used == 1 => Lat::of(sl, 0),
+            _ => Lat::none(),
+        };
+        let op = match d {
+            Ddir::Read => "read",
+            Ddir::Write => "write",
+            Ddir::Trim => "trim",
+        };
+        let short = r.errors.iter().filter(|e| e.errno == 0 && e.op == op).map(|e| e.count).sum();
+        let size = s.bytes as f64 / s.ops as f64;
+        // Whole seconds only, where there are any: a run's last few milliseconds, taken as a
+        // rate, would be a sample fio (one per 500 ms) never takes.
+        let whole = r.series.iter().any(|p| p.dur_ns >= 500_000_000);
+        let per_s: Vec<f64> = r
+            .series
+            .iter()
+            .filter(|p| p.dur_ns > 0 && (!whole || p.dur_ns >= 500_000_000))
+            .filter_map(|p| match d {
+                Ddir::Read => Some(p.read_iops),
+                Ddir::Write => Some(p.write_iops),
+                Ddir::Trim => None,
+            })
+            .collect();
+        let bw: Vec<f64> = per_s.iter().map(|i| i * size / 1024.0).collect();
+        Dir {
+            ops: s.ops,
+            bytes: s.bytes,
+            bw_bytes: s.bw_bytes_per_s.round() as u64,
+            iops: s.iops,
+            runtime_ms: (r.runtime_ns + 500_000) / 1_000_000,
+            short,
+            slat,
+            clat,
+            lat,
+            bw_kib: Samples::of(&bw),
+            iops_s: Samples::of(&per_s),
+        }
+    }
+}
+
+/// fio's latency distribution keys: ns and us share them, ms adds 2000 and `>=2000`.
+pub(super) const LAT_KEYS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+
+/// The share of all I/Os (%) in each of fio's latency ranges, by completion latency (clat, as
+/// fio counts them): ns (10), us (10), ms (12: `LAT_KEYS`, 2000, `>=2000`). A drivelab bucket
+/// counts in the range of its midpoint.
+pub(super) fn lat_ranges(dirs: &[&Dir]) -> ([f64; 10], [f64; 10], [f64; 12]) {
+    let (mut ns, mut us, mut ms) = ([0u64; 10], [0u64; 10], [0u64; 12]);
+    let slot = |v: u64| LAT_KEYS.iter().position(|&k| v < k);
+    let mut total = 0u64;
+    for d in dirs {
+        let Some(h) = d.clat.hist else { continue };
+        let mut hist = Histogram::from_sparse(&h.buckets);
+        hist.set_extremes(d.clat.min, d.clat.max);
+        for (i, c) in hist.nonempty() {
+            let v = drivelab_engine::hist::bucket_value(i).clamp(d.clat.min, d.clat.max);
+            total += c;
+            if v < 1000 {
+                ns[slot(v).unwrap_or(9)] += c;
+            } else if v < 1_000_000 {
+                us[slot(v / 1000).unwrap_or(9)] += c;
+            } else {
+                let m = v / 1_000_000;
+                let i = slot(m).unwrap_or(if m < 2000 { 10 } else { 11 });
+                ms[i] += c;
+            }
+        }
+    }
+    let pct = |c: u64| if total > 0 { c as f64 * 100.0 / total as f64 } else { 0.0 };
+    (ns.map(pct), us.map(pct), ms.map(pct))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_fios_summary() {
+        let s = Samples::of(&[1.0, 2.0, 3.0]);
+        assert_eq!((s.min, s.max, s.mean, s.dev, s.n), (1.0, 3.0, 2.0, 1.0, 3));
+        assert_eq!(Samples::of(&[]).n, 0);
+    }
+}

@@ -1,0 +1,200 @@
+//! fio's JSON document (`--output-format=json`, and `json+` with each completion latency's
+//! `bins`), in fio 3.33's keys, order and units (stat.c `show_thread_status_json`,
+//! `add_ddir_status_json`): bytes, KiB (`io_kbytes`, `bw` in KiB/s), ms (`runtime`), ns (the
+//! `*_ns` latencies), %.
+//!
+//! Two top-level keys are drivelab's own: `"drivelab version"` (who wrote the document; fio's
+//! readers ignore keys they do not know, and drivelab's reader names it) and
+//! `"drivelab not measured"` (the figures drivelab does not measure and how they are filled).
+//! `disk_util` is left out: drivelab does not sample the devices' I/O statistics.
+
+use super::figures::{lat_ranges, Ddir, Dir, Lat, LAT_KEYS, NOT_MEASURED};
+use super::jw::{obj, J};
+use super::model::{Entry, Model};
+use super::plat;
+
+/// fio's version the document's shape is (fio's readers check this string).
+pub(super) const FIO_VERSION: &str = "fio-3.33";
+
+/// fio's "time": ctime's layout, UTC.
+fn ctime(ms: u64) -> String {
+    let secs = (ms / 1000) as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil(days);
+    const WD: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MO: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    format!(
+        "{} {} {:2} {:02}:{:02}:{:02} {}",
+        WD[days.rem_euclid(7) as usize],
+        MO[(m - 1) as usize],
+        d,
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        y
+    )
+}
+
+/// Days since 1970-01-01 as (year, month, day) (the proleptic Gregorian calendar).
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+pub(super) fn ctime_of(ms: u64) -> String {
+    ctime(ms)
+}
+
+fn lat(l: &Lat, percentiles: bool, bins: bool) -> J {
+    let mut o = obj().u("min", l.min).u("max", l.max).f("mean", l.mean).f("stddev", l.stddev).u("N", l.n);
+    if l.n > 0 && percentiles {
+        let p = l.percentiles();
+        if !p.is_empty() {
+            o = o.put("percentile", J::O(p.into_iter().map(|(p, v)| (format!("{p:.6}"), J::U(v))).collect()));
+        }
+    }
+    if l.n > 0 && bins {
+        if let Some(h) = l.hist {
+            o = o.put("bins", J::O(plat::bins(h).into_iter().map(|(v, c)| (v.to_string(), J::U(c))).collect()));
+        }
+    }
+    o.done()
+}
+
+fn ddir(d: &Dir, group_bw: u64, plus: bool) -> J {
+    let agg = if group_bw > 0 { d.bw_bytes as f64 * 100.0 / group_bw as f64 } else { 0.0 };
+    obj()
+        .u("io_bytes", d.bytes)
+        .u("io_kbytes", d.bytes >> 10)
+        .u("bw_bytes", d.bw_bytes)
+        .u("bw", d.bw_bytes >> 10)
+        .f("iops", d.iops)
+        .u("runtime", d.runtime_ms)
+        .u("total_ios", d.ops)
+        .u("short_ios", d.short)
+        .u("drop_ios", 0)
+        .put("slat_ns", lat(&d.slat, false, false))
+        .put("clat_ns", lat(&d.clat, true, plus))
+        .put("lat_ns", lat(&d.lat, false, false))
+        .u("bw_min", d.bw_kib.min as u64)
+        .u("bw_max", d.bw_kib.max as u64)
+        .f("bw_agg", agg)
+        .f("bw_mean", d.bw_kib.mean)
+        .f("bw_dev", d.bw_kib.dev)
+        .u("bw_samples", d.bw_kib.n)
+        .u("iops_min", d.iops_s.min as u64)
+        .u("iops_max", d.iops_s.max as u64)
+        .f("iops_mean", d.iops_s.mean)
+        .f("iops_stddev", d.iops_s.dev)
+        .u("iops_samples", d.iops_s.n)
+        .done()
+}
+
+fn pct_obj(keys: &[&str], values: &[f64]) -> J {
+    J::O(keys.iter().zip(values).map(|(k, v)| (k.to_string(), J::F(*v))).collect())
+}
+
+fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
+    let r = e.result;
+    let dirs = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Dir::of(r, d));
+    let sync = r.sync.as_ref().filter(|s| s.ops > 0);
+    let sync_lat = sync.map(|s| Lat {
+        n: s.ops,
+        min: s.lat_ns.min,
+        max: s.lat_ns.max,
+        mean: s.lat_ns.mean,
+        stddev: s.lat_ns.stdev,
+        hist: None,
+    });
+    let (ns, us, ms) = lat_ranges(&[&dirs[0], &dirs[1], &dirs[2]]);
+    let keys: Vec<String> = LAT_KEYS.iter().map(u64::to_string).collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let mut ms_keys = keys.clone();
+    ms_keys.extend(["2000", ">=2000"]);
+    let depth_keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let io_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
+    let error = r.errors.iter().map(|e| e.errno).find(|&e| e != 0).unwrap_or(0);
+    let elapsed_s = (r.spec.ramp_ns + r.runtime_ns).div_ceil(1_000_000_000);
+    obj()
+        .s("jobname", &e.name)
+        .u("groupid", e.groupid as u64)
+        .i("error", i64::from(error))
+        .u("eta", 0)
+        .u("elapsed", elapsed_s)
+        .put("job options", J::O(e.options.iter().map(|(k, v)| (k.clone(), J::S(v.clone()))).collect()))
+        .put("read", ddir(&dirs[0], group_bw[0], plus))
+        .put("write", ddir(&dirs[1], group_bw[1], plus))
+        .put("trim", ddir(&dirs[2], group_bw[2], plus))
+        .put(
+            "sync",
+            obj()
+                .u("total_ios", sync.map_or(0, |s| s.ops))
+                .put("lat_ns", lat(&sync_lat.unwrap_or_else(Lat::none), false, false))
+                .done(),
+        )
+        .u("job_runtime", (r.runtime_ns + 500_000) / 1_000_000)
+        .f("usr_cpu", r.cpu.usr_pct)
+        .f("sys_cpu", r.cpu.sys_pct)
+        .u("ctx", 0)
+        .u("majf", 0)
+        .u("minf", 0)
+        .put("iodepth_level", pct_obj(&depth_keys, &[0.0; 7]))
+        .put("iodepth_submit", pct_obj(&io_keys, &[0.0; 7]))
+        .put("iodepth_complete", pct_obj(&io_keys, &[0.0; 7]))
+        .put("latency_ns", pct_obj(&keys, &ns))
+        .put("latency_us", pct_obj(&keys, &us))
+        .put("latency_ms", pct_obj(&ms_keys, &ms))
+        .u("latency_depth", u64::from(r.spec.qd))
+        .u("latency_target", 0)
+        .f("latency_percentile", 100.0)
+        .u("latency_window", 0)
+        .done()
+}
+
+/// Each group's bandwidth per direction (bytes/s), summed over its entries (fio's `bw_agg`
+/// is an entry's share of it).
+pub(super) fn group_bw(m: &Model, groupid: usize) -> [u64; 3] {
+    let mut out = [0u64; 3];
+    for e in m.entries.iter().filter(|e| e.groupid == groupid) {
+        for (k, d) in [Ddir::Read, Ddir::Write, Ddir::Trim].into_iter().enumerate() {
+            out[k] += Dir::of(e.result, d).bw_bytes;
+        }
+    }
+    out
+}
+
+/// The document, `plus` for json+.
+pub(super) fn render(m: &Model, plus: bool) -> String {
+    let mut top = obj()
+        .s("fio version", FIO_VERSION)
+        .s("drivelab version", env!("CARGO_PKG_VERSION"))
+        .put("drivelab not measured", J::A(NOT_MEASURED.iter().map(|s| J::S(s.to_string())).collect()))
+        .u("timestamp", m.ended_ms / 1000)
+        .u("timestamp_ms", m.ended_ms)
+        .s("time", &ctime(m.ended_ms));
+    if !m.global.is_empty() {
+        top = top.put("global options", J::O(m.global.iter().map(|(k, v)| (k.clone(), J::S(v.clone()))).collect()));
+    }
+    let jobs = m.entries.iter().map(|e| entry(e, group_bw(m, e.groupid), plus)).collect();
+    top.put("jobs", J::A(jobs)).done().to_text()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_is_ctimes_layout() {
+        // fio printed "Thu Nov 26 12:56:31 2026" for timestamp 1795697791.
+        assert_eq!(ctime(1_795_697_791_460), "Thu Nov 26 12:56:31 2026");
+        assert_eq!(ctime(0), "Thu Jan  1 00:00:00 1970");
+    }
+}

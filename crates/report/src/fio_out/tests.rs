@@ -1,0 +1,111 @@
+//! fio_out as a whole, on made-up saved points (the binary against fio itself:
+//! crates/cli/tests/fio_output.rs).
+
+use drivelab_engine::hist::Histogram;
+use drivelab_lab::plan::{ConcurrentJob, FioOptions};
+
+use super::*;
+use crate::test_support::{point, results};
+
+fn with_latencies(mut p: drivelab_lab::results::PointResult, ns: &[u64]) -> drivelab_lab::results::PointResult {
+    let mut h = Histogram::new();
+    for &v in ns {
+        h.record(v);
+    }
+    p.result.read.lat_ns = h.summary();
+    p.result.read.ops = ns.len() as u64;
+    p.result.read.bytes = 4096 * ns.len() as u64;
+    p
+}
+
+fn two_jobs(group_reporting: bool) -> drivelab_lab::results::Results {
+    let mut p = with_latencies(point("a + b", "a", &[], &[("/t", 1.0)]), &[1000, 2000]);
+    p.point.concurrent.push(ConcurrentJob {
+        name: "b".into(),
+        targets: vec!["/t".into()],
+        fields: Vec::new(),
+        spec: Default::default(),
+    });
+    let flag = if group_reporting { vec![("group_reporting".to_string(), String::new())] } else { Vec::new() };
+    p.point.fio = Some(FioOptions {
+        global: [vec![("bs".to_string(), "4k".to_string())], flag].concat(),
+        jobs: vec![vec![("rw".into(), "randread".into())], vec![("rw".into(), "randwrite".into())]],
+    });
+    let a = with_latencies(point("a", "a", &[], &[("/t", 1.0)]), &[1000]).result;
+    let b = with_latencies(point("b", "b", &[], &[("/t", 1.0)]), &[2000]).result;
+    p.jobs = vec![a, b];
+    results("plan", vec![p])
+}
+
+fn json(r: &drivelab_lab::results::Results, f: FioFormat) -> serde_json::Value {
+    serde_json::from_str(&render(r, f).unwrap()).unwrap()
+}
+
+#[test]
+fn one_entry_per_job_unless_group_reporting() {
+    let each = json(&two_jobs(false), FioFormat::Json);
+    let jobs = each["jobs"].as_array().unwrap();
+    assert_eq!(jobs.iter().map(|j| j["jobname"].as_str().unwrap()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(jobs[1]["job options"]["rw"], "randwrite");
+    assert_eq!(jobs[0]["groupid"], jobs[1]["groupid"]);
+    assert_eq!(jobs[0]["read"]["total_ios"], 1);
+    assert_eq!(each["global options"], serde_json::json!({"bs": "4k"}), "flags are not listed, as fio");
+    let summed = json(&two_jobs(true), FioFormat::Json);
+    let jobs = summed["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!((jobs[0]["jobname"].as_str(), jobs[0]["read"]["total_ios"].as_u64()), (Some("a"), Some(2)));
+}
+
+#[test]
+fn json_plus_adds_bins_that_count_every_io() {
+    let r = two_jobs(true);
+    let plain = json(&r, FioFormat::Json);
+    assert!(plain["jobs"][0]["read"]["clat_ns"].get("bins").is_none());
+    let plus = json(&r, FioFormat::JsonPlus);
+    let clat = &plus["jobs"][0]["read"]["clat_ns"];
+    let bins = clat["bins"].as_object().unwrap();
+    assert_eq!(bins.values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 2);
+    assert_eq!(clat["percentile"]["99.900000"], 2000);
+    assert_eq!(plus["fio version"], "fio-3.33");
+    assert!(plus["drivelab version"].is_string());
+    assert!(plus["jobs"][0]["latency_us"]["2"].as_f64().unwrap() > 0.0, "1000 ns counts in fio's [1, 2) us range");
+}
+
+#[test]
+fn terse_has_fios_field_count_per_entry() {
+    let text = render(&two_jobs(false), FioFormat::Terse).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    for l in lines {
+        assert_eq!(l.split(';').count(), terse::FIELDS, "{l}");
+        assert!(l.starts_with("3;fio-3.33;"));
+    }
+}
+
+#[test]
+fn normal_has_a_block_per_entry_and_a_group_line() {
+    let text = render(&two_jobs(false), FioFormat::Normal).unwrap();
+    assert!(text.starts_with("a: (groupid=0, jobs=1): err= 0: pid=0: "), "{text}");
+    assert!(text.contains("\nb: (groupid=0, jobs=1)"));
+    assert!(text.contains("\nRun status group 0 (all jobs):\n   READ: bw="));
+    assert!(text.contains("    clat percentiles (nsec):\n     |  1.00th=["), "{text}");
+}
+
+#[test]
+fn nothing_finished_is_refused() {
+    let e = render(&results("plan", Vec::new()), FioFormat::Json).unwrap_err();
+    assert!(e.to_string().contains("no finished point"), "{e}");
+}
+
+#[test]
+fn a_runs_last_milliseconds_are_not_a_bandwidth_sample() {
+    let mut r = two_jobs(true);
+    let mut series = crate::test_support::series(2, |_| 100.0, |_| 1000);
+    let mut tail = series[1].clone();
+    (tail.dur_ns, tail.read_iops, tail.iops) = (10_000_000, 5000.0, 5000.0);
+    series.push(tail);
+    r.points[0].result.series = series;
+    let doc = json(&r, FioFormat::Json);
+    let read = &doc["jobs"][0]["read"];
+    assert_eq!((read["iops_samples"].as_u64(), read["iops_max"].as_u64()), (Some(2), Some(100)));
+}
