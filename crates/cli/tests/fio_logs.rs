@@ -249,3 +249,22 @@ fn compressed_logs_are_refused_by_file_and_line() {
     let e = stderr(&o);
     assert!(e.contains("job.fio:4") && e.contains("log_compression") && e.contains("plain-text"), "{e}");
 }
+
+#[test]
+fn job_numbers_count_every_job_and_clone_across_groups_as_fios() {
+    if !have_fio() {
+        return;
+    }
+    // Two groups; the second runs b's two clones and c together (one point, merged): fio
+    // numbers a 1, b 2 and 3, c 4; c's own prefix overrides the global one.
+    let job = "[global]\nioengine=null\nsize=256k\nwrite_lat_log=n\nwrite_iops_log=n\n[a]\n[b]\nstonewall\n\
+               numjobs=2\n[c]\nwrite_lat_log=other\n";
+    let (f, d) = (Scratch::new("fiologs-nfio"), Scratch::new("fiologs-ndl"));
+    run_fio(&f.0, job);
+    let o = run_drivelab(&d.0, job);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (theirs, ours) = (logs(&f.0), logs(&d.0));
+    assert!(ours.contains_key("other_lat.4.log") && ours.contains_key("n_iops.4.log"), "{:?}", ours.keys());
+    // 64 I/Os per job, one line each; the null engine is synchronous: no slat, as fio's.
+    same_shape(&theirs, &ours, &["lat", "clat", "iops", "slat"]);
+}
