@@ -442,6 +442,8 @@ fn fsync<B: Backend>(
 }
 
 #[cfg(test)]
+mod log_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod verify_tests;
