@@ -268,3 +268,25 @@ fn job_numbers_count_every_job_and_clone_across_groups_as_fios() {
     // 64 I/Os per job, one line each; the null engine is synchronous: no slat, as fio's.
     same_shape(&theirs, &ours, &["lat", "clat", "iops", "slat"]);
 }
+
+#[test]
+fn under_mpi_a_job_asking_for_logs_is_refused_before_the_run() {
+    if !cfg!(feature = "mpi") || !tool("mpirun") {
+        skip("needs the mpi feature and mpirun");
+        return;
+    }
+    let s = Scratch::new("fiologs-mpi");
+    std::fs::write(s.0.join("job.fio"), "[j]\nioengine=null\nsize=64k\nwrite_bw_log=m\n").unwrap();
+    let o = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", "2"])
+        .arg(env!("CARGO_BIN_EXE_drivelab"))
+        .args(["run", "job.fio", "--results", "res"])
+        .current_dir(&s.0)
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(!o.status.success(), "{all}");
+    assert!(all.contains("m_bw.1.log") && all.contains("MPI"), "{all}");
+    assert!(!s.0.join("m_bw.1.log").exists() && !s.0.join("res").exists(), "nothing written");
+}

@@ -112,11 +112,20 @@ fn files(p: &Point) -> Vec<File> {
 }
 
 /// Before anything runs: every log name of `points` is new (nothing, not even a dangling
-/// symlink, has it) and no two jobs write the same one.
-pub fn check<'a>(points: impl IntoIterator<Item = &'a Point>) -> Result<(), Error> {
+/// symlink, has it) and no two jobs write the same one; under MPI (`ranks`) no point asks for
+/// logs (each rank's jobs keep what they record: it is not gathered).
+pub fn check<'a>(points: impl IntoIterator<Item = &'a Point>, ranks: bool) -> Result<(), Error> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for p in points {
-        for f in files(p) {
+        let files = files(p);
+        if ranks && !files.is_empty() {
+            return Err(Error::invalid(format!(
+                "fio log {}: fio's log files are not written under MPI (each rank's records stay with it); \
+                 remove the write_*_log options, or run without mpirun",
+                files[0].name
+            )));
+        }
+        for f in files {
             if let Some(other) = seen.insert(f.name.clone(), p.index) {
                 return Err(Error::invalid(format!(
                     "fio log {}: written by two jobs (points {other} and {}); give each job its own \

@@ -126,7 +126,7 @@ pub fn start(
     let plan = &absolute_targets(plan)?;
     lab.agree(check(lab, plan, opts))?;
     // fio's log files: every name new, before the results directory is made.
-    lab.agree(crate::fiologs::check(&plan.points))?;
+    lab.agree(crate::fiologs::check(&plan.points, lab.ranks().is_some()))?;
     let manifest = lab.manifest(kind, command_line, &plan.targets, Setup::Plan(plan.clone()))?;
     let dir = lab.results_dir(base, &manifest)?;
     let outcome = run(lab, plan, &dir, opts)?;
@@ -181,7 +181,8 @@ fn run_points(
     let total = plan.points.len();
     let anything_to_run = plan.points.iter().any(|p| !done.contains(&p.index));
     // A resumed run: the points still to run write fio logs under new names only.
-    lab.agree(crate::fiologs::check(plan.points.iter().filter(|p| !done.contains(&p.index))))?;
+    let todo = plan.points.iter().filter(|p| !done.contains(&p.index));
+    lab.agree(crate::fiologs::check(todo, lab.ranks().is_some()))?;
     for n in plan.notices() {
         lab.emit(Event::Notice(&n));
     }
