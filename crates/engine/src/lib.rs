@@ -22,6 +22,7 @@ pub mod fields;
 pub mod gen;
 pub mod hist;
 pub mod input;
+pub mod iolog;
 pub mod measurement;
 pub mod merge;
 pub(crate) mod pace;

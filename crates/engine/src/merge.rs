@@ -43,6 +43,12 @@ pub fn merge_parts(parts: &[RunResult], measurements: &[Measurement]) -> RunResu
         targets: parts.iter().flat_map(|p| p.targets.iter().cloned()).collect(),
         notices,
         verify: merge_verify(parts),
+        // fio's logs: each part is one stream (a job of a fio group), in order.
+        io_logs: parts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.io_logs.iter().map(move |(_, l)| (i, l.clone())))
+            .collect(),
         verify_maps: if all_verify {
             parts.iter().flat_map(|p| p.verify_maps.iter().cloned()).collect()
         } else {

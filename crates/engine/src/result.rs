@@ -258,6 +258,10 @@ pub struct RunResult {
     /// `measurement::encoding`). Absent in results saved before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement: Option<crate::measurement::Measurement>,
+    /// With fio's logging options: what each job recorded for its log files (written by the
+    /// lab at the end of the point; not in the JSON).
+    #[serde(skip)]
+    pub io_logs: crate::iolog::Logs,
 }
 
 impl RunResult {

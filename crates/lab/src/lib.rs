@@ -12,6 +12,7 @@ pub mod delivery;
 pub mod devprep;
 pub mod execute;
 pub mod fiojob;
+pub mod fiologs;
 pub mod info;
 pub mod mounts;
 pub mod plan;

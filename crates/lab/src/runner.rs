@@ -125,6 +125,8 @@ pub fn start(
     // checked as they will run.
     let plan = &absolute_targets(plan)?;
     lab.agree(check(lab, plan, opts))?;
+    // fio's log files: every name new, before the results directory is made.
+    lab.agree(crate::fiologs::check(&plan.points, lab.ranks().is_some()))?;
     let manifest = lab.manifest(kind, command_line, &plan.targets, Setup::Plan(plan.clone()))?;
     let dir = lab.results_dir(base, &manifest)?;
     let outcome = run(lab, plan, &dir, opts)?;
@@ -178,6 +180,9 @@ fn run_points(
     let done = lab.from_writer(dir.finished_points())?;
     let total = plan.points.len();
     let anything_to_run = plan.points.iter().any(|p| !done.contains(&p.index));
+    // A resumed run: the points still to run write fio logs under new names only.
+    let todo = plan.points.iter().filter(|p| !done.contains(&p.index));
+    lab.agree(crate::fiologs::check(todo, lab.ranks().is_some()))?;
     for n in plan.notices() {
         lab.emit(Event::Notice(&n));
     }
@@ -256,6 +261,11 @@ fn run_points(
             jobs: m.streams,
         };
         dir.save_point(&saved)?;
+        if lab.writes_results() {
+            for n in crate::fiologs::write(p, &saved.result, Some(dir.path()))? {
+                lab.emit(Event::Notice(&n));
+            }
+        }
         lab.emit(Event::PointDone { record: &saved });
         let (interrupted, errored) = (saved.result.interrupted, saved.result.errored());
         out.last = Some(saved);

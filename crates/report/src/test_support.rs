@@ -90,6 +90,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             verify: None,
             verify_maps: Vec::new(),
             measurement: None,
+            io_logs: Vec::new(),
         },
     }
 }

@@ -358,10 +358,21 @@ fn aggregate(
     spec: &AccessSpec,
     targets: &[OpenTarget],
     engine: EngineKind,
-    reports: Vec<JobReport>,
+    mut reports: Vec<JobReport>,
     started_unix_ms: u64,
 ) -> RunResult {
     let cores = host_cores();
+    // fio's logs: each job's, numbered among its target's jobs.
+    let mut io_logs = crate::iolog::Logs::new();
+    let mut per_target = vec![0u64; targets.len()];
+    for r in &mut reports {
+        let job = per_target[r.target];
+        per_target[r.target] += 1;
+        if let Some(mut l) = r.output.io_log.take() {
+            (l.target, l.job) = (r.target, job);
+            io_logs.push((0, Arc::new(l)));
+        }
+    }
     let job_iops = spec.job_iops(reports.len() as u64);
     let parts: Vec<Measurement> = reports
         .iter()
@@ -416,6 +427,7 @@ fn aggregate(
         verify: None,
         verify_maps: Vec::new(),
         measurement: Some(measurement),
+        io_logs,
     }
 }
 

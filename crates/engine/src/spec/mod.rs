@@ -195,6 +195,9 @@ pub struct AccessSpec {
     /// stamps) stay `seed`'s. 0 for a run of its own.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub round: u32,
+    /// fio's log files (`write_lat_log`, ...): what each job records for them (off: nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_log: Option<crate::iolog::IoLogSpec>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -258,6 +261,7 @@ impl Default for AccessSpec {
             trim: Trim::None,
             replay: None,
             round: 0,
+            io_log: None,
         }
     }
 }

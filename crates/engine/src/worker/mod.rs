@@ -198,6 +198,8 @@ pub struct JobOutput {
     pub helper_cpu_ns: Option<u64>,
     /// With `verify`: what was stamped and checked, and the job's map back.
     pub verify: Option<VerifyOutput>,
+    /// With fio's logging options (`spec.io_log`): what the job recorded for its log files.
+    pub io_log: Option<crate::iolog::JobLog>,
 }
 
 /// Run one job to its end on `backend`, using its buffer pool (one slot per queue entry), from
@@ -224,6 +226,11 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     let mut sched = Schedule::new(ctx, begin);
     let mut window = Window::new(spec, begin);
     let mut rec = Recorder::new(sched.paced(), !B::SUBMIT_COMPLETES, &spec.thresholds_ns, window.run_ns / SECOND);
+    if let Some(l) = &spec.io_log {
+        let mut log = Box::new(crate::iolog::Recorder::new(l, spec.jobs, !B::SUBMIT_COMPLETES));
+        log.start(window.start);
+        rec.log = Some(log);
+    }
     let mut q = Queue::new::<B>(ctx, verify);
     let mut stopping = false;
     let mut last_t = begin;
@@ -290,7 +297,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
             }
         };
         last_t = t;
-        stopping |= rec.tick(window.advance(t), &ctx.live);
+        stopping |= rec.tick(window.advance(t), window.start, &ctx.live);
         stopping |= rec.check_schedule(sched.behind(t), sched.max_lag_ns, stopping);
         if !stopping {
             if ctx.failed.load(Ordering::Relaxed) {
@@ -434,6 +441,8 @@ fn fsync<B: Backend>(
     (true, false)
 }
 
+#[cfg(test)]
+mod log_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -118,13 +118,25 @@ pub(super) struct Recorder {
     /// Measured ops and bytes so far, published for the progress display.
     pub(super) ops: u64,
     pub(super) bytes: u64,
+    /// fio's log files, when the spec asks for them.
+    pub(super) log: Option<Box<crate::iolog::Recorder>>,
 }
 
 impl Recorder {
     pub(super) fn new(paced: bool, clat: bool, thresholds: &[u64], seconds_hint: u64) -> Recorder {
         let out = JobOutput { series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1), ..Default::default() };
         let thresholds = Thresholds::new(thresholds);
-        Recorder { paced, clat, thresholds, iv: Interval::new(), both: Histogram::new(), out, ops: 0, bytes: 0 }
+        Recorder {
+            paced,
+            clat,
+            thresholds,
+            iv: Interval::new(),
+            both: Histogram::new(),
+            out,
+            ops: 0,
+            bytes: 0,
+            log: None,
+        }
     }
 
     /// Measurement starts: forget what the ramp recorded.
@@ -195,6 +207,14 @@ impl Recorder {
         }
         self.ops += 1;
         self.bytes += s.len as u64;
+        if let Some(log) = self.log.as_mut() {
+            let dir = match s.op {
+                Op::Read => 0,
+                Op::Write => 1,
+                Op::Trim => 2,
+            };
+            log.io(dir, s.len, s.offset, service, s.t_submit.saturating_sub(s.t_before), done);
+        }
     }
 
     /// A failed or short I/O (or fsync): counted; true when it stops the job.
@@ -272,11 +292,14 @@ impl Recorder {
 
     /// Follow the window: start over when measurement starts, roll each second. True when the
     /// measured time is up.
-    pub(super) fn tick(&mut self, tick: Tick, live: &Live) -> bool {
+    pub(super) fn tick(&mut self, tick: Tick, start: u64, live: &Live) -> bool {
         match tick {
             Tick::Ramping => false,
             Tick::Started => {
                 self.restart();
+                if let Some(log) = self.log.as_mut() {
+                    log.start(start);
+                }
                 live.measuring.store(true, Ordering::Relaxed);
                 self.publish(live);
                 false
@@ -312,6 +335,8 @@ impl Recorder {
                 self.roll(last_t - window.tick_start, live);
             }
         }
+        let measured = if window.measuring { self.out.window_ns } else { 0 };
+        self.out.io_log = self.log.take().map(|l| l.finish(measured));
         self.out
     }
 }

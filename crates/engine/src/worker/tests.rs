@@ -109,7 +109,7 @@ pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
 }
 
 /// A job started on its own, now, on `clock`.
-fn run_on<B: Backend>(ctx: &JobCtx, backend: &mut B, clock: &TestClock) -> JobOutput {
+pub(super) fn run_on<B: Backend>(ctx: &JobCtx, backend: &mut B, clock: &TestClock) -> JobOutput {
     run_job_on(ctx, backend, clock, clock.at(), None)
 }
 
@@ -365,7 +365,7 @@ fn closed_loop_counts_service_times_against_the_thresholds() {
 /// An asynchronous target: each submit call takes `submit_ns`; I/O number `stall_at` (counted
 /// from 1) then takes `stall_ns`, every other `service_ns`; completions are reported only after
 /// their time.
-struct Delayed {
+pub(super) struct Delayed {
     clock: Rc<TestClock>,
     pool: BufferPool,
     inflight: Vec<(u32, i32, u64)>,
@@ -374,6 +374,11 @@ struct Delayed {
     stall_at: u64,
     stall_ns: u64,
     service_ns: u64,
+}
+
+/// One slot, submit calls of `submit_ns`, I/Os of `service_ns` more.
+pub(super) fn delayed(clock: &Rc<TestClock>, submit_ns: u64, service_ns: u64) -> Delayed {
+    Delayed { submit_ns, service_ns, ..Delayed::new(clock, 1) }
 }
 
 impl Delayed {

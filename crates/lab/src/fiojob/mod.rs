@@ -18,6 +18,7 @@
 
 mod argv;
 mod ini;
+mod logs;
 mod options;
 mod value;
 
@@ -273,6 +274,8 @@ fn build<'a>(
     let mut no_effect: Vec<String> = Vec::new();
     let mut new_file_bytes: Option<u64> = None;
     let (mut labels, mut slugs) = (HashSet::new(), HashSet::new());
+    // fio's job numbers (its log files' `.N`): every job of the file from 1, clones included.
+    let mut next_job = 1u32;
     for combo in &combos {
         let vars: BTreeMap<String, String> = combo.iter().cloned().collect();
         let suffix: String = combo.iter().map(|(k, v)| format!(" {k}={v}")).collect();
@@ -299,9 +302,10 @@ fn build<'a>(
                 }
                 let (targets, fields) = resolve(job, given.targets)
                     .map_err(|m| origin.at(ini::LineError { line: job.line, message: m }))?;
-                let spec = fields::from_pairs(expand::pairs(&fields)).map_err(|e| {
+                let mut spec = fields::from_pairs(expand::pairs(&fields)).map_err(|e| {
                     origin.at(ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
                 })?;
+                logs::number(&mut spec, job, given.targets.is_empty(), targets.len(), &mut next_job);
                 if !job.null && given.targets.is_empty() {
                     if let Some(s) = job.size {
                         let whole = s.checked_next_multiple_of(4096).ok_or_else(|| {

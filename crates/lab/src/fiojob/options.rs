@@ -40,6 +40,8 @@ pub struct Job {
     pub notices: Vec<String>,
     /// Options read that change nothing here (reporting, fio's bookkeeping).
     pub no_effect: Vec<String>,
+    /// fio's log files (`write_lat_log`, ...; see `logs`), job numbers not yet given.
+    pub io_log: Option<drivelab_engine::iolog::IoLogSpec>,
 }
 
 /// What each option set, before the fields are made.
@@ -86,6 +88,7 @@ struct Draft {
     loops: Option<u64>,
     notices: Vec<String>,
     no_effect: Vec<String>,
+    logs: super::logs::LogDraft,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -393,6 +396,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "stonewall" | "wait_for_previous" => d.stonewall = flag()?,
+        k if super::logs::is_key(k) => super::logs::apply(&mut d.logs, o).map_err(|e| bad(o, e))?,
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -548,6 +552,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if !file_per_clone {
         put("jobs", numjobs.to_string());
     }
+    let io_log = super::logs::finish(d.logs, &name, 0, file_per_clone);
     Ok(Job {
         name,
         line,
@@ -560,6 +565,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         stonewall: d.stonewall,
         notices,
         no_effect: d.no_effect,
+        io_log,
     })
 }
 

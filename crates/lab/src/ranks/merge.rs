@@ -29,6 +29,8 @@ pub fn merge_ranks(parts: &[RankPart], asked: &[AccessSpec]) -> Vec<RunResult> {
                 parts.iter().map(|p| named(&p.results[i], p.rank, &p.host)).unzip();
             let mut merged = merge_parts(&mine, &measurements);
             merged.spec = asked[i].clone();
+            // fio's logs (of the ranks that kept them): all of stream i, whichever rank ran them.
+            merged.io_logs.iter_mut().for_each(|l| l.0 = i);
             let mut flags = rank_flags(parts, i);
             flags.extend(uneven_windows(parts, i));
             merged.notices.splice(0..0, flags);

@@ -1,0 +1,285 @@
+//! fio's log files, written at the end of each point from what its jobs recorded
+//! (`drivelab_engine::iolog`): in the current directory under fio's own names, and a copy in the
+//! results directory (`fio-logs/`), so fio's readers (fio2gnuplot, fiologparser_hist.py,
+//! fio-plot) read drivelab's runs as fio's.
+//!
+//! Names and line format are fio 3.33's (iolog.c, init.c): `PREFIX_KIND.N.log` (`N`, fio's job
+//! number, counts every job of the file from 1, clones included; without it with
+//! `per_job_logs=0`), KIND `lat`/`clat`/`slat` (`write_lat_log`), `bw`, `iops`, `clat_hist`.
+//! A line is `TIME, VALUE, DDIR, BS[, OFFSET], PRIO`: TIME ms since the job's measurement began,
+//! lat in ns, bw in fio's per-I/O unit (bytes × 10^6 / clat ns) or KiB/s over a window, iops 1
+//! per I/O or per second over a window. With `log_avg_msec` each window and direction is one
+//! line (BS 0, as fio), its mean (or with `log_max_value` its largest); `_clat_hist` lines are
+//! `TIME, DDIR, BS, COUNT...` (fio's 1856 buckets, 2^coarseness summed per column).
+//!
+//! Safety: every name is checked before anything runs ([`check`]: none may exist, two jobs may
+//! not share one), and each file is created new, never following a symlink (`store`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use drivelab_engine::iolog::{IoEntry, IoLogSpec, JobLog, FIO_BUCKETS};
+use drivelab_engine::result::RunResult;
+use drivelab_engine::spec::AccessSpec;
+use drivelab_engine::Error;
+
+use crate::plan::Point;
+use crate::store;
+
+/// The results directory's subdirectory holding a copy of every log.
+pub const SUBDIR: &str = "fio-logs";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Lat,
+    Clat,
+    Slat,
+    Bw,
+    Iops,
+    Hist,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Lat => "lat",
+            Kind::Clat => "clat",
+            Kind::Slat => "slat",
+            Kind::Bw => "bw",
+            Kind::Iops => "iops",
+            Kind::Hist => "clat_hist",
+        }
+    }
+}
+
+/// One log file of one stream of a point: its name and the fio job numbers it holds.
+struct File {
+    stream: usize,
+    kind: Kind,
+    name: String,
+    /// (fio job number, clone index) written into it, in order.
+    clones: Vec<(u32, u64)>,
+}
+
+/// The point's streams' specs, in stream order.
+fn specs(p: &Point) -> Vec<&AccessSpec> {
+    std::iter::once(&p.spec).chain(p.concurrent.iter().map(|c| &c.spec)).collect()
+}
+
+/// How many clones a stream has (fio's numjobs): its targets when each clone has its own, else
+/// its jobs per target.
+fn clones(spec: &AccessSpec, l: &IoLogSpec, targets: usize) -> u64 {
+    if l.clone_per_target {
+        targets as u64
+    } else {
+        spec.jobs as u64
+    }
+}
+
+/// Every log file point `p` writes.
+fn files(p: &Point) -> Vec<File> {
+    let mut out = Vec::new();
+    let targets: Vec<usize> =
+        std::iter::once(p.targets.len()).chain(p.concurrent.iter().map(|c| c.targets.len())).collect();
+    for (stream, spec) in specs(p).into_iter().enumerate() {
+        let Some(l) = &spec.io_log else { continue };
+        let kinds = [
+            (l.lat.as_ref(), Kind::Lat),
+            (l.lat.as_ref(), Kind::Slat),
+            (l.lat.as_ref(), Kind::Clat),
+            (l.hist.as_ref(), Kind::Hist),
+            (l.bw.as_ref(), Kind::Bw),
+            (l.iops.as_ref(), Kind::Iops),
+        ];
+        let n = clones(spec, l, targets[stream]);
+        for (prefix, kind) in kinds {
+            let Some(prefix) = prefix else { continue };
+            if l.per_job {
+                for c in 0..n {
+                    let number = l.first_job + c as u32;
+                    let name = format!("{prefix}_{}.{number}.log", kind.name());
+                    out.push(File { stream, kind, name, clones: vec![(number, c)] });
+                }
+            } else {
+                let name = format!("{prefix}_{}.log", kind.name());
+                let all = (0..n).map(|c| (l.first_job + c as u32, c)).collect();
+                out.push(File { stream, kind, name, clones: all });
+            }
+        }
+    }
+    out
+}
+
+/// Before anything runs: every log name of `points` is new (nothing, not even a dangling
+/// symlink, has it) and no two jobs write the same one; under MPI (`ranks`) no point asks for
+/// logs (each rank's jobs keep what they record: it is not gathered).
+pub fn check<'a>(points: impl IntoIterator<Item = &'a Point>, ranks: bool) -> Result<(), Error> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for p in points {
+        let files = files(p);
+        if ranks && !files.is_empty() {
+            return Err(Error::invalid(format!(
+                "fio log {}: fio's log files are not written under MPI (each rank's records stay with it); \
+                 remove the write_*_log options, or run without mpirun",
+                files[0].name
+            )));
+        }
+        for f in files {
+            if let Some(other) = seen.insert(f.name.clone(), p.index) {
+                return Err(Error::invalid(format!(
+                    "fio log {}: written by two jobs (points {other} and {}); give each job its own \
+                     write_*_log prefix, or keep per_job_logs=1",
+                    f.name, p.index
+                )));
+            }
+            let path = Path::new(&f.name);
+            if path.symlink_metadata().is_ok() {
+                return Err(Error::invalid(format!(
+                    "fio log {}: the file exists, and drivelab never overwrites one; remove it, or give \
+                     write_*_log another prefix",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Write point `p`'s logs from its result `r`: in the current directory (fio's names) and in
+/// `results` (its `fio-logs/`, when given). What was left out past the bounds, as notices.
+pub fn write(p: &Point, r: &RunResult, results: Option<&Path>) -> Result<Vec<String>, Error> {
+    let files = files(p);
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let copies = match results {
+        Some(dir) => {
+            let d = store::Dir::open(dir)?;
+            let sub = match d.make_dir(SUBDIR) {
+                Ok(s) => s,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => d.open_own(SUBDIR)?,
+                Err(e) => return Err(Error::io(format!("making {}", dir.join(SUBDIR).display()), e)),
+            };
+            Some(sub)
+        }
+        None => None,
+    };
+    let specs = specs(p);
+    let mut left_out: BTreeMap<(usize, u64), u64> = BTreeMap::new();
+    for f in &files {
+        let Some(l) = &specs[f.stream].io_log else { continue };
+        let mut text = String::new();
+        for &(_, clone) in &f.clones {
+            let logs: Vec<&JobLog> = r
+                .io_logs
+                .iter()
+                .filter(|(s, j)| *s == f.stream && if l.clone_per_target { j.target as u64 } else { j.job } == clone)
+                .map(|(_, j)| &**j)
+                .collect();
+            render(&mut text, f.kind, l, &logs);
+            let dropped: u64 = logs.iter().map(|j| j.dropped).sum();
+            if dropped > 0 {
+                left_out.insert((f.stream, clone), dropped);
+            }
+        }
+        store::write_new(Path::new(&f.name), text.as_bytes())?;
+        if let Some(sub) = &copies {
+            let base = Path::new(&f.name).file_name().map(|n| n.to_os_string()).unwrap_or_default();
+            sub.write_new(&base, text.as_bytes())?;
+        }
+    }
+    let notices = left_out
+        .into_iter()
+        .map(|((stream, clone), n)| {
+            format!(
+                "fio logs: {n} I/Os (or windows' I/Os) of job {} past drivelab's bounds ({} per-I/O entries per \
+                 target, {} windows per job) are not in its logs; give log_avg_msec for long runs",
+                specs[stream].io_log.as_ref().map_or(0, |l| l.first_job as u64 + clone),
+                drivelab_engine::iolog::MAX_IO_ENTRIES,
+                drivelab_engine::iolog::MAX_WINDOWS
+            )
+        })
+        .collect();
+    Ok(notices)
+}
+
+/// One clone's lines of a `kind` log (several targets' jobs of one clone merged by time).
+fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
+    let slat = logs.iter().any(|j| j.slat);
+    if kind == Kind::Slat && !slat {
+        // fio logs no slat for synchronous engines: the file is there, empty.
+        return;
+    }
+    let prio = if l.prio { "0x0000" } else { "0" };
+    let mut line = |t_ns: u64, value: u64, dir: u8, bs: u64, offset: u64| {
+        let _ = write!(out, "{}, {value}, {dir}, {bs}, ", t_ns / 1_000_000);
+        if l.offset {
+            let _ = write!(out, "{offset}, ");
+        }
+        out.push_str(prio);
+        out.push('\n');
+    };
+    match kind {
+        Kind::Hist => hist_lines(out, l, logs),
+        _ if l.avg_ms == 0 => {
+            let mut all: Vec<&IoEntry> = logs.iter().flat_map(|j| j.entries()).collect();
+            if logs.len() > 1 {
+                all.sort_by_key(|e| e.t_ns);
+            }
+            for e in all {
+                let value = match kind {
+                    Kind::Lat => e.lat_ns,
+                    Kind::Clat => e.clat_ns(),
+                    Kind::Slat => e.slat_ns as u64,
+                    // fio's per-I/O bandwidth: bytes × 10^6 / clat in ns.
+                    Kind::Bw => (e.len as u64 * 1_000_000).checked_div(e.clat_ns()).unwrap_or(0),
+                    Kind::Iops | Kind::Hist => 1,
+                };
+                line(e.t_ns, value, e.dir, e.len as u64, e.offset);
+            }
+        }
+        _ => {
+            let mut all: Vec<_> = logs.iter().flat_map(|j| &j.windows).collect();
+            if logs.len() > 1 {
+                all.sort_by_key(|w| (w.end_ns, w.dir));
+            }
+            for w in all {
+                let pick = |sum: u64, max: u64| if l.max { max } else { (sum + w.ios / 2) / w.ios.max(1) };
+                let value = match kind {
+                    Kind::Lat => pick(w.lat_sum, w.lat_max),
+                    Kind::Clat => pick(w.clat_sum, w.clat_max),
+                    Kind::Slat => pick(w.slat_sum, w.slat_max),
+                    // fio's windowed rates: KiB/s and I/Os per second.
+                    Kind::Bw => (w.bytes as u128 * 1_000_000_000 / w.len_ns as u128 / 1024) as u64,
+                    Kind::Iops | Kind::Hist => (w.ios as u128 * 1_000_000_000 / w.len_ns as u128) as u64,
+                };
+                line(w.end_ns, value, w.dir, 0, 0);
+            }
+        }
+    }
+}
+
+/// `_clat_hist` lines: `TIME, DDIR, BS, ` then fio's buckets, 2^coarseness summed per column.
+fn hist_lines(out: &mut String, l: &IoLogSpec, logs: &[&JobLog]) {
+    let stride = 1usize << l.hist_coarseness.min(6);
+    let mut all: Vec<_> = logs.iter().flat_map(|j| &j.hists).collect();
+    if logs.len() > 1 {
+        all.sort_by_key(|h| (h.t_ns, h.dir));
+    }
+    let mut cols = vec![0u64; FIO_BUCKETS / stride];
+    for h in all {
+        cols.fill(0);
+        for &(i, n) in &h.buckets {
+            cols[i as usize / stride] += n as u64;
+        }
+        let _ = write!(out, "{}, {}, {}", h.t_ns / 1_000_000, h.dir, h.bs);
+        for c in &cols {
+            let _ = write!(out, ", {c}");
+        }
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests;
