@@ -14,9 +14,13 @@
 //!   point's label ends with the combination (`seq-read BS=4k QD=8`): seed 004's sweep of a
 //!   job file, without a wrapper script.
 
+mod cap;
 mod ini;
+mod jobctl;
 mod options;
 mod value;
+
+pub use cap::Cap;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -112,6 +116,8 @@ pub struct Given<'a> {
     /// Targets replacing every job's files (none: the jobs' own).
     pub targets: &'a [String],
     pub vars: &'a [Var],
+    /// `--cap-time`/`--cap-size`: each job shortened to these.
+    pub cap: Cap,
 }
 
 /// Read the fio job file at `path` into a plan.
@@ -146,6 +152,7 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
             return Err(Error::invalid(format!("{file}: no job section; expected at least one [jobname]")));
         }
         for group in groups(jobs) {
+            exitall_alone(&group).map_err(|e| at(file, e))?;
             let mut streams = Vec::new();
             for job in &group {
                 for n in job.notices.iter() {
@@ -158,8 +165,13 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
                         no_effect.push(k.clone());
                     }
                 }
-                let (targets, fields) =
+                let (targets, mut fields) =
                     resolve(job, given.targets).map_err(|m| at(file, ini::LineError { line: job.line, message: m }))?;
+                if !given.cap.is_none() {
+                    if let Ok(whole) = fields::from_pairs(expand::pairs(&fields)) {
+                        fields.extend(given.cap.overrides(&whole));
+                    }
+                }
                 let spec = fields::from_pairs(expand::pairs(&fields)).map_err(|e| {
                     at(file, ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
                 })?;
@@ -170,6 +182,7 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
                                 format!("[{}]: size={s} is too large for a file; give a smaller size", job.name);
                             at(file, ini::LineError { line: job.line, message })
                         })?;
+                        let whole = given.cap.bytes.map_or(whole, |c| whole.min(c.next_multiple_of(4096)));
                         new_file_bytes = Some(new_file_bytes.unwrap_or(0).max(whole));
                     }
                 }
@@ -210,6 +223,9 @@ pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFil
                 )));
             }
         }
+    }
+    if !given.cap.is_none() {
+        notices.push(given.cap.notice());
     }
     if !no_effect.is_empty() {
         notices.push(format!("{}: read, no effect in drivelab (see docs/guide/fio.md \"fio job files: drivelab run JOB.fio, drivelab plan JOB.fio\")", no_effect.join(", ")));
@@ -277,6 +293,29 @@ fn jobs(sections: &[ini::Section]) -> Result<Vec<Job>, ini::LineError> {
         out.push(options::translate(&s.name, s.line, &opts)?);
     }
     Ok(out)
+}
+
+/// fio's `exitall` stops a group when its first job ends; drivelab ends a group when its last
+/// job ends, which is the same only for a group of one job (and one clone).
+fn exitall_alone(group: &[Job]) -> Result<(), ini::LineError> {
+    let clones = |j: &Job| {
+        let jobs = j.fields.iter().rev().find(|(k, _)| k == "jobs").and_then(|(_, v)| v.parse::<u64>().ok());
+        jobs.unwrap_or(1).max(if j.file_per_clone { j.targets.len() as u64 } else { 1 })
+    };
+    let several = group.len() > 1 || group.iter().any(|j| clones(j) > 1);
+    match group.iter().find(|j| j.exitall) {
+        Some(j) if several => Err(ini::LineError {
+            line: j.line,
+            message: format!(
+                "[{}]: exitall with {} running together is not supported: fio stops them all when the first \
+                 ends, drivelab's group ends when its last job ends; put stonewall on each job (one job per \
+                 group), or run this file with fio",
+                j.name,
+                if group.len() > 1 { format!("{} jobs", group.len()) } else { "numjobs clones".to_string() }
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Jobs split into fio's groups: a job with `stonewall` starts a new one.

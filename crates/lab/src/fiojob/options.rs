@@ -40,6 +40,8 @@ pub struct Job {
     pub notices: Vec<String>,
     /// Options read that change nothing here (reporting, fio's bookkeeping).
     pub no_effect: Vec<String>,
+    /// `exitall`: the job's group ends when its first job ends (see `jobctl`).
+    pub exitall: bool,
 }
 
 /// What each option set, before the fields are made.
@@ -86,6 +88,7 @@ struct Draft {
     loops: Option<u64>,
     notices: Vec<String>,
     no_effect: Vec<String>,
+    ctl: super::jobctl::Ctl,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -150,7 +153,10 @@ pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError
     for o in opts {
         apply(&mut d, o, kb)?;
     }
-    finish(name, line, d)
+    let ctl = std::mem::take(&mut d.ctl);
+    let mut job = finish(name, line, d)?;
+    super::jobctl::merge(ctl, &mut job);
+    Ok(job)
 }
 
 fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
@@ -393,6 +399,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "stonewall" | "wait_for_previous" => d.stonewall = flag()?,
+        _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -560,6 +567,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         stonewall: d.stonewall,
         notices,
         no_effect: d.no_effect,
+        exitall: false,
     })
 }
 
