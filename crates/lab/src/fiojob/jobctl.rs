@@ -145,7 +145,8 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
     let key = o.key.as_str();
     let r = || -> Result<(), LineError> {
         match key {
-            "threads" => {
+            // fio's alias of disable_bw_measurement, which the option table reads as no effect.
+            "threads" | "disable_bw" => {
                 if !c.no_effect.iter().any(|k| k == key) {
                     c.no_effect.push(key.to_string());
                 }
@@ -226,6 +227,7 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
     };
     const KEYS: &[&str] = &[
         "threads",
+        "disable_bw",
         "create_on_open",
         "exitall",
         "exit_what",
