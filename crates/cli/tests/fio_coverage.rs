@@ -120,7 +120,8 @@ fn table_rows(text: &str) -> Vec<(Vec<String>, String)> {
         .filter(|l| l.starts_with("| `"))
         .map(|l| {
             let cells: Vec<&str> = l.split(" | ").collect();
-            let names = cells[0].trim_start_matches("| ").split(", ").map(|n| n.trim_matches('`').to_string()).collect();
+            let names =
+                cells[0].trim_start_matches("| ").split(", ").map(|n| n.trim_matches('`').to_string()).collect();
             (names, cells[1].trim().to_string())
         })
         .collect()
@@ -184,7 +185,10 @@ fn every_job_option_of_fios_howto_has_a_row_and_the_binary_agrees_with_it() {
                 }
             }
             if is_refused != status.starts_with("refused") {
-                wrong.push(format!("{opt}: the table says '{status}', the binary {}", if is_refused { "refuses it" } else { "takes it" }));
+                wrong.push(format!(
+                    "{opt}: the table says '{status}', the binary {}",
+                    if is_refused { "refuses it" } else { "takes it" }
+                ));
             }
         }
     }
