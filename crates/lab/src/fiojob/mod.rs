@@ -18,6 +18,7 @@ mod cap;
 mod ini;
 mod jobctl;
 mod options;
+pub mod steadystate;
 mod value;
 
 pub use cap::Cap;
