@@ -21,13 +21,31 @@ use crate::term::{self, Stream};
 
 /// The plan in `file`: a fio job file (by its extension, `--var` sweeping its variables) or a
 /// TOML plan (where `--var` has no place).
+#[allow(dead_code)] // The entry for callers that never shorten.
 pub fn load(file: &Path, targets: plan::Targets, vars: &[String]) -> Result<plan::PlanFile, Error> {
+    load_capped(file, targets, vars, (None, None))
+}
+
+/// [`load`], a job file's jobs shortened by `--cap-time`/`--cap-size` (`cap`, as written).
+pub fn load_capped(
+    file: &Path,
+    targets: plan::Targets,
+    vars: &[String],
+    cap: (Option<&str>, Option<&str>),
+) -> Result<plan::PlanFile, Error> {
+    let cap_flag = if cap.0.is_some() { Some("--cap-time") } else { cap.1.map(|_| "--cap-size") };
+    if let Some(flag) = cap_flag.filter(|_| !fiojob::is_job_file(file)) {
+        return Err(Error::invalid(format!(
+            "{flag}: shortening is for fio job files (.fio, .job, .ini); a TOML plan sets its own time and span"
+        )));
+    }
     if fiojob::is_job_file(file) {
+        let cap = fiojob::Cap::parse(cap.0, cap.1)?;
         let vars = vars.iter().map(|v| fiojob::parse_var(v)).collect::<Result<Vec<_>, _>>()?;
         let targets = match targets {
             plan::Targets::Given(t) | plan::Targets::ForListing(t) => t,
         };
-        return fiojob::load(file, fiojob::Given { targets, vars: &vars });
+        return fiojob::load(file, fiojob::Given { targets, vars: &vars, cap });
     }
     if let Some(v) = vars.first() {
         return Err(Error::invalid(format!(
@@ -107,7 +125,7 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, Error> {
             } else {
                 plan::Targets::Given(&args.targets)
             };
-            let loaded = load(file, targets, &args.vars)?;
+            let loaded = load_capped(file, targets, &args.vars, (args.cap_time.as_deref(), args.cap_size.as_deref()))?;
             file_size = loaded.new_file_bytes;
             loaded.plan
         }

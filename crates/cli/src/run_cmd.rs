@@ -80,6 +80,13 @@ pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
             "--var {v}: variables are for fio job files; give the job file (.fio) as the first target"
         )));
     }
+    if args.cap_time.is_some() || args.cap_size.is_some() {
+        return Err(Error::invalid(
+            "--cap-time/--cap-size shorten a fio job file's jobs; give the job file (.fio) as the first target, or \
+             use --time and --span"
+                .to_string(),
+        ));
+    }
     run_with_notices(args, &[])
 }
 
@@ -94,7 +101,8 @@ fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
         )));
     }
     let targets = &args.targets[1..];
-    let loaded = plan_cmd::load(file, drivelab_lab::plan::Targets::Given(targets), &args.vars)?;
+    let cap = (args.cap_time.as_deref(), args.cap_size.as_deref());
+    let loaded = plan_cmd::load_capped(file, drivelab_lab::plan::Targets::Given(targets), &args.vars, cap)?;
     let plan = loaded.plan;
     if args.json.is_some() && plan.points.len() != 1 {
         return Err(Error::invalid(format!(

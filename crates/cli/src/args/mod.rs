@@ -344,6 +344,13 @@ pub struct PlanArgs {
     /// NAME=1..64x2; first variable outermost). Repeatable.
     #[arg(long = "var", value_name = "NAME=VALUES")]
     pub vars: Vec<String>,
+    /// fio job files: run each job at most this long (ramp too; a job bound by size also ends
+    /// here), e.g. 200ms. The results say the run was shortened.
+    #[arg(long, value_name = "DUR")]
+    pub cap_time: Option<String>,
+    /// fio job files: each job's region and bytes at most this (e.g. 16m).
+    #[arg(long, value_name = "SIZE")]
+    pub cap_size: Option<String>,
     /// Continue an interrupted run in this results directory, skipping finished points (a run
     /// started under mpirun: with the same number of ranks and --share).
     #[arg(long, value_name = "DIR", conflicts_with = "file", value_parser = non_empty())]

@@ -215,6 +215,13 @@ pub struct RunArgs {
     /// combination (NAME=4k,8k,64k or NAME=1..64x2). Repeatable.
     #[arg(long = "var", value_name = "NAME=VALUES", help_heading = "fio job files")]
     pub vars: Vec<String>,
+    /// With a fio job file: run each job at most this long (ramp too; a job bound by size also
+    /// ends here), e.g. 200ms. The result says the run was shortened.
+    #[arg(long, value_name = "DUR", help_heading = "fio job files")]
+    pub cap_time: Option<String>,
+    /// With a fio job file: each job's region and bytes at most this (e.g. 16m).
+    #[arg(long, value_name = "SIZE", help_heading = "fio job files")]
+    pub cap_size: Option<String>,
     /// The access-spec flags given on the command line (`--qd`...), as clap saw them
     /// ([`RunArgs::note_given`]): a job file refuses them.
     #[arg(skip)]
@@ -222,7 +229,7 @@ pub struct RunArgs {
 }
 
 /// Flags of `run` that are not the access spec (the targets, where results go, safety's own).
-const NOT_SPEC: [&str; 6] = ["targets", "power_cmd", "results", "json", "quiet", "vars"];
+const NOT_SPEC: [&str; 8] = ["targets", "power_cmd", "results", "json", "quiet", "vars", "cap_time", "cap_size"];
 
 impl RunArgs {
     /// Record which access-spec flags `m` (run's matches) took from the command line, by clap's

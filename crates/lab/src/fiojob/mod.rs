@@ -17,10 +17,15 @@
 //!   job file, without a wrapper script.
 
 mod argv;
+mod cap;
 mod ini;
+mod jobctl;
 mod logs;
 mod options;
+pub mod steadystate;
 mod value;
+
+pub use cap::Cap;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -118,6 +123,8 @@ pub struct Given<'a> {
     /// Targets replacing every job's files (none: the jobs' own).
     pub targets: &'a [String],
     pub vars: &'a [Var],
+    /// `--cap-time`/`--cap-size`: each job shortened to these.
+    pub cap: Cap,
 }
 
 /// Read the fio job file at `path` into a plan.
@@ -224,7 +231,7 @@ pub fn from_args(args: &FioArgs) -> Result<PlanFile, Error> {
         })
         .unwrap_or_else(|| "fio".into());
     let empty = "fio's command line has no job: give --name=NAME and the job's options, or a job file";
-    build(&name, "fio's command line", empty, Given { targets: &[], vars: &[] }, read)
+    build(&name, "fio's command line", empty, Given { targets: &[], vars: &[], cap: Cap::default() }, read)
 }
 
 /// `sections` without the jobs `--section` leaves out (fio keeps every `[global]`).
@@ -286,6 +293,7 @@ fn build<'a>(
             return Err(Error::invalid(empty.to_string()));
         }
         for group in groups(jobs) {
+            exitall_alone(&group).map_err(|e| parts[group[0].1].origin.at(e))?;
             let mut streams = Vec::new();
             let mut fio = FioOptions::default();
             for (job, part) in &group {
@@ -300,8 +308,13 @@ fn build<'a>(
                         no_effect.push(k.clone());
                     }
                 }
-                let (targets, fields) = resolve(job, given.targets)
+                let (targets, mut fields) = resolve(job, given.targets)
                     .map_err(|m| origin.at(ini::LineError { line: job.line, message: m }))?;
+                if !given.cap.is_none() {
+                    if let Ok(whole) = fields::from_pairs(expand::pairs(&fields)) {
+                        fields.extend(given.cap.overrides(&whole));
+                    }
+                }
                 let mut spec = fields::from_pairs(expand::pairs(&fields)).map_err(|e| {
                     origin.at(ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
                 })?;
@@ -313,6 +326,7 @@ fn build<'a>(
                                 format!("[{}]: size={s} is too large for a file; give a smaller size", job.name);
                             origin.at(ini::LineError { line: job.line, message })
                         })?;
+                        let whole = given.cap.bytes.map_or(whole, |c| whole.min(c.next_multiple_of(4096)));
                         new_file_bytes = Some(new_file_bytes.unwrap_or(0).max(whole));
                     }
                 }
@@ -359,6 +373,9 @@ fn build<'a>(
                 )));
             }
         }
+    }
+    if !given.cap.is_none() {
+        notices.push(given.cap.notice());
     }
     if !no_effect.is_empty() {
         notices.push(format!("{}: read, no effect in drivelab (see docs/guide/fio.md \"fio job files: drivelab run JOB.fio, drivelab plan JOB.fio\")", no_effect.join(", ")));
@@ -495,6 +512,29 @@ fn given_options(sections: &[ini::Section]) -> Vec<(Fields, Fields)> {
         }
     }
     out
+}
+
+/// fio's `exitall` stops a group when its first job ends; drivelab ends a group when its last
+/// job ends, which is the same only for a group of one job (and one clone).
+fn exitall_alone(group: &[(Job, usize)]) -> Result<(), ini::LineError> {
+    let clones = |j: &Job| {
+        let jobs = j.fields.iter().rev().find(|(k, _)| k == "jobs").and_then(|(_, v)| v.parse::<u64>().ok());
+        jobs.unwrap_or(1).max(if j.file_per_clone { j.targets.len() as u64 } else { 1 })
+    };
+    let several = group.len() > 1 || group.iter().any(|(j, _)| clones(j) > 1);
+    match group.iter().map(|(j, _)| j).find(|j| j.exitall) {
+        Some(j) if several => Err(ini::LineError {
+            line: j.line,
+            message: format!(
+                "[{}]: exitall with {} running together is not supported: fio stops them all when the first \
+                 ends, drivelab's group ends when its last job ends; put stonewall on each job (one job per \
+                 group), or run this file with fio",
+                j.name,
+                if group.len() > 1 { format!("{} jobs", group.len()) } else { "numjobs clones".to_string() }
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Jobs split into fio's groups: a job with `stonewall` starts a new one.

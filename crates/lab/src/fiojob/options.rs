@@ -42,6 +42,8 @@ pub struct Job {
     pub no_effect: Vec<String>,
     /// fio's log files (`write_lat_log`, ...; see `logs`), job numbers not yet given.
     pub io_log: Option<drivelab_engine::iolog::IoLogSpec>,
+    /// `exitall`: the job's group ends when its first job ends (see `jobctl`).
+    pub exitall: bool,
 }
 
 /// What each option set, before the fields are made.
@@ -89,6 +91,7 @@ struct Draft {
     notices: Vec<String>,
     no_effect: Vec<String>,
     logs: super::logs::LogDraft,
+    ctl: super::jobctl::Ctl,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -153,7 +156,10 @@ pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError
     for o in opts {
         apply(&mut d, o, kb)?;
     }
-    finish(name, line, d)
+    let ctl = std::mem::take(&mut d.ctl);
+    let mut job = finish(name, line, d)?;
+    super::jobctl::merge(ctl, &mut job);
+    Ok(job)
 }
 
 fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
@@ -397,6 +403,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         "stonewall" | "wait_for_previous" => d.stonewall = flag()?,
         k if super::logs::is_key(k) => super::logs::apply(&mut d.logs, o).map_err(|e| bad(o, e))?,
+        _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -566,6 +573,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         notices,
         no_effect: d.no_effect,
         io_log,
+        exitall: false,
     })
 }
 
