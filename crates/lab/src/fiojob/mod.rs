@@ -17,6 +17,7 @@
 mod ini;
 mod options;
 mod value;
+mod walk;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
