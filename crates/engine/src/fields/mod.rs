@@ -66,6 +66,8 @@ pub enum Field {
     ZoneRange,
     ZoneSize,
     ZoneSkip,
+    /// fio's `buffer_pattern` (fio's syntax).
+    BufferPattern,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -76,7 +78,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 43] = [
+    pub const SETTABLE: [Field; 44] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -120,15 +122,16 @@ impl Field {
         Field::ZoneRange,
         Field::ZoneSize,
         Field::ZoneSkip,
+        Field::BufferPattern,
     ];
-    const ALL: [Field; 45] = {
-        let mut all = [Field::Thresholds; 45];
+    const ALL: [Field; 46] = {
+        let mut all = [Field::Thresholds; 46];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[44] = Field::Size;
+        all[45] = Field::Size;
         all
     };
 
@@ -178,6 +181,7 @@ impl Field {
             Field::ZoneRange => "zone_range",
             Field::ZoneSize => "zone_size",
             Field::ZoneSkip => "zone_skip",
+            Field::BufferPattern => "buffer_pattern",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -418,6 +422,10 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::ZoneRange => spec.zones.get_or_insert_with(Default::default).range_bytes = Some(size(v)?),
         Field::ZoneSize => spec.zones.get_or_insert_with(Default::default).size_bytes = size(v)?,
         Field::ZoneSkip => spec.zones.get_or_insert_with(Default::default).skip_bytes = size(v)?,
+        Field::BufferPattern => {
+            let bytes = crate::spec::buffer_pattern::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            spec.buffer_pattern_hex = Some(crate::spec::buffer_pattern::to_hex(&bytes));
+        }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -596,6 +604,7 @@ mod tests {
             ("zone_range", "64k"),
             ("zone_size", "16k"),
             ("zone_skip", "32k"),
+            ("buffer_pattern", "0xdeadface\"ab\""),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -643,6 +652,7 @@ mod tests {
         }
         assert_eq!((s.hipri, s.sqpoll, s.sqpoll_cpu), (true, true, Some(0)));
         assert!(s.random_repeat);
+        assert_eq!(s.buffer_pattern_hex.as_deref(), Some("deadface6162"));
         let zones = crate::spec::StridedZones { size_bytes: 16384, range_bytes: Some(65536), skip_bytes: 32768 };
         assert_eq!(s.zones, Some(zones));
         assert!(s.direct && s.continue_on_error);

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Field};
 use crate::units::fmt_size;
 
+pub mod buffer_pattern;
 mod distribution;
 mod rate;
 mod source;
@@ -212,6 +213,10 @@ pub struct AccessSpec {
     /// fio's `zonemode=strided`: I/O in one zone of the region at a time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<StridedZones>,
+    /// fio's `buffer_pattern`: what every write holds, as hex, repeated from each I/O's start
+    /// (`buffer_pattern.rs`). None: `data`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_pattern_hex: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -279,6 +284,7 @@ impl Default for AccessSpec {
             random_every_ios: 0,
             random_repeat: false,
             zones: None,
+            buffer_pattern_hex: None,
         }
     }
 }
@@ -593,6 +599,7 @@ impl AccessSpec {
         }
         self.validate_verify()?;
         self.validate_walk()?;
+        self.validate_buffer_pattern()?;
         if let Some(t) = self.think {
             if t.ns == 0 {
                 return bad(Field::Thinktime, "0".into(), "{thinktime_spin}, {thinktime_blocks} and {thinktime_blocks_type} shape {thinktime}: give {thinktime} too, e.g. 1ms");

@@ -90,6 +90,8 @@ struct Draft {
     rw_n: Option<String>,
     /// `rw_sequencer` and strided zones (`walk.rs`).
     walk: super::walk::Walk,
+    /// `buffer_pattern`, in fio's syntax (the engine's field reads it).
+    buffer_pattern: Option<String>,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -400,6 +402,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "stonewall" | "wait_for_previous" => d.stonewall = flag()?,
+        "buffer_pattern" => d.buffer_pattern = Some(need()?.to_string()),
         k if super::walk::KEYS.contains(&k) => d.walk.apply(o, need()?, kb).map_err(|e| bad(o, e))?,
         _ => return Err(bad(o, unsupported(key))),
     }
@@ -557,6 +560,9 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         put("jobs", numjobs.to_string());
     }
     fields.extend(d.walk.fields().map_err(err)?);
+    if let Some(p) = d.buffer_pattern {
+        fields.push(("buffer_pattern".into(), p));
+    }
     Ok(Job {
         name,
         line,
