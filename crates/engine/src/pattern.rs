@@ -79,6 +79,15 @@ impl BufferPool {
             fill(self.slot_mut(i), pattern, &mut rng);
         }
     }
+
+    /// Fill every slot with `bytes` repeated from its start (fio's `buffer_pattern`).
+    pub fn fill_repeating(&mut self, bytes: &[u8]) {
+        for i in 0..self.slots {
+            for (b, p) in self.slot_mut(i).iter_mut().zip(bytes.iter().cycle()) {
+                *b = *p;
+            }
+        }
+    }
 }
 
 impl Drop for BufferPool {

@@ -134,7 +134,12 @@ pub fn check_fio_mix(pairs: &[(&str, &str)]) -> Result<(), Error> {
         .collect();
     let Some(&(last, value)) = mix.last() else { return Ok(()) };
     check_fio_shares(pairs)?;
-    let rw = pairs.iter().rev().find(|(k, _)| field(k).map(Field::canonical) == Some(Field::Rw)).map(|(_, v)| v.trim());
+    // The word, without fio's :N.
+    let rw = pairs
+        .iter()
+        .rev()
+        .find(|(k, _)| field(k).map(Field::canonical) == Some(Field::Rw))
+        .map(|(_, v)| v.split(':').next().unwrap_or(v).trim());
     if !matches!(rw, Some("rw" | "readwrite" | "randrw")) {
         let now = match rw {
             Some(w) => format!("{{rw}} is {w}"),

@@ -60,6 +60,14 @@ pub enum Field {
     ThinktimeBlocksType,
     Replay,
     ReplayTiming,
+    /// fio's `rw_sequencer`: what the I/Os between random ones of `rw=randread:N` do.
+    RwSequencer,
+    /// fio's `zonerange`, `zonesize`, `zoneskip` (`zonemode=strided`).
+    ZoneRange,
+    ZoneSize,
+    ZoneSkip,
+    /// fio's `buffer_pattern` (fio's syntax).
+    BufferPattern,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -70,7 +78,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 39] = [
+    pub const SETTABLE: [Field; 44] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -110,15 +118,20 @@ impl Field {
         Field::ThinktimeBlocksType,
         Field::Replay,
         Field::ReplayTiming,
+        Field::RwSequencer,
+        Field::ZoneRange,
+        Field::ZoneSize,
+        Field::ZoneSkip,
+        Field::BufferPattern,
     ];
-    const ALL: [Field; 41] = {
-        let mut all = [Field::Thresholds; 41];
+    const ALL: [Field; 46] = {
+        let mut all = [Field::Thresholds; 46];
         let mut i = 0;
-        while i < 39 {
+        while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[40] = Field::Size;
+        all[45] = Field::Size;
         all
     };
 
@@ -164,6 +177,11 @@ impl Field {
             Field::ThinktimeBlocksType => "thinktime_blocks_type",
             Field::Replay => "replay",
             Field::ReplayTiming => "replay_timing",
+            Field::RwSequencer => "rw_sequencer",
+            Field::ZoneRange => "zone_range",
+            Field::ZoneSize => "zone_size",
+            Field::ZoneSkip => "zone_skip",
+            Field::BufferPattern => "buffer_pattern",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -394,6 +412,20 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
                 None => return Err(Error::spec(field, format!("'{v}'"), "give the trace with {replay} first")),
             }
         }
+        Field::RwSequencer => {
+            spec.random_repeat = match v {
+                "sequential" => false,
+                "identical" => true,
+                _ => return Err(Error::spec(field, format!("'{v}'"), "use sequential (fio's default) or identical")),
+            }
+        }
+        Field::ZoneRange => spec.zones.get_or_insert_with(Default::default).range_bytes = Some(size(v)?),
+        Field::ZoneSize => spec.zones.get_or_insert_with(Default::default).size_bytes = size(v)?,
+        Field::ZoneSkip => spec.zones.get_or_insert_with(Default::default).skip_bytes = size(v)?,
+        Field::BufferPattern => {
+            let bytes = crate::spec::buffer_pattern::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            spec.buffer_pattern_hex = Some(crate::spec::buffer_pattern::to_hex(&bytes));
+        }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -568,6 +600,11 @@ mod tests {
             ("thinktime_blocks_type", "issue"),
             ("replay", "TRACE"),
             ("replay_timing", "fast"),
+            ("rw_sequencer", "identical"),
+            ("zone_range", "64k"),
+            ("zone_size", "16k"),
+            ("zone_skip", "32k"),
+            ("buffer_pattern", "0xdeadface\"ab\""),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -614,6 +651,10 @@ mod tests {
             assert!(e.starts_with("--distribution") && e.contains(says), "{bad}: {e}");
         }
         assert_eq!((s.hipri, s.sqpoll, s.sqpoll_cpu), (true, true, Some(0)));
+        assert!(s.random_repeat);
+        assert_eq!(s.buffer_pattern_hex.as_deref(), Some("deadface6162"));
+        let zones = crate::spec::StridedZones { size_bytes: 16384, range_bytes: Some(65536), skip_bytes: 32768 };
+        assert_eq!(s.zones, Some(zones));
         assert!(s.direct && s.continue_on_error);
         let r = s.rate.unwrap();
         assert_eq!((r.per_s, r.unit, r.scope, r.arrivals), (2000.0, RateUnit::Iops, RateScope::Job, Arrivals::Poisson));
@@ -715,7 +756,13 @@ mod tests {
         assert!(e.starts_with("--rwmixread") && e.contains("outside 0..100"), "{e}");
         // fio's forms drivelab has no equivalent for.
         assert!(err(&[("blocksize", "4k,64k")]).to_string().contains("fio's READ,WRITE block sizes"));
-        assert!(err(&[("rw", "randread:8")]).to_string().contains("fio's WORD:N"));
+        // fio's WORD:N: a count of I/Os after a random word, a size after a sequential one.
+        assert_eq!(from_pairs([("rw", "randread:8")]).unwrap().random_every_ios, 8);
+        assert_eq!(from_pairs([("rw", "read:-8k")]).unwrap().seq_skip_bytes, -8192);
+        assert!(err(&[("rw", "randread:8k")]).to_string().contains("a count of I/Os"));
+        assert!(err(&[("rw", "write:x")]).to_string().contains("the bytes skipped after each I/O"));
+        let e = err(&[("rw", "write:6k"), ("bs", "4k")]).to_string();
+        assert!(e.contains("a multiple of the alignment (4096 bytes)"), "{e}");
         assert_eq!(from_pairs([("rw", "randtrim")]).unwrap().trim, crate::spec::Trim::Only, "fio's trim words run");
         // Alone (a plan's [defaults]), rwmixread waits for the rw of its point.
         assert!(partial_from_pairs([("rwmixread", "70")]).is_ok());

@@ -9,8 +9,10 @@
 mod skew;
 #[cfg(test)]
 mod skew_tests;
+mod walk;
 
 use skew::Skew;
+use walk::{Turn, Walk};
 
 use crate::spec::{AccessSpec, Trim};
 
@@ -36,6 +38,8 @@ struct SizeChoice {
     below: u32,
     /// Number of aligned positions where a block of this size fits in the region.
     positions: u64,
+    /// The same in a whole strided zone (`spec.zones`).
+    zone_positions: u64,
 }
 
 pub struct Generator {
@@ -56,6 +60,10 @@ pub struct Generator {
     write_after_trim: Option<IoDesc>,
     /// A replay: the trace's I/Os in order, and the next one's index.
     trace: Option<(std::sync::Arc<crate::replay::FileTrace>, usize)>,
+    /// fio's `rw=WORD:N`, `rw_sequencer` and strided zones (`walk.rs`).
+    walk: Walk,
+    /// The largest block size (a strided zone must hold one).
+    max_len: u64,
 }
 
 impl Generator {
@@ -68,11 +76,13 @@ impl Generator {
     pub fn new(spec: &AccessSpec, start: u64, span: u64, job: u64) -> Generator {
         assert!(spec.bs.len() <= Self::MAX_SIZES, "a split of {} block sizes was not validated", spec.bs.len());
         let align = spec.align();
-        let mut sizes = [SizeChoice { len: 0, below: 0, positions: 0 }; Self::MAX_SIZES];
+        let mut sizes = [SizeChoice { len: 0, below: 0, positions: 0, zone_positions: 0 }; Self::MAX_SIZES];
         let mut below = 0u32;
+        let zone = spec.zones.map_or(span, |z| z.range().min(span));
         for (i, b) in spec.bs.iter().enumerate() {
             below += b.pct as u32;
-            sizes[i] = SizeChoice { len: b.bytes as u32, below, positions: (span - b.bytes) / align + 1 };
+            let (positions, zone_positions) = ((span - b.bytes) / align + 1, (zone - b.bytes) / align + 1);
+            sizes[i] = SizeChoice { len: b.bytes as u32, below, positions, zone_positions };
         }
         // A repeated point's later rounds draw new offsets (`offset_seed`), never the first's again.
         let seed = spec.offset_seed() ^ job.wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -93,6 +103,8 @@ impl Generator {
             trim: spec.trim,
             write_after_trim: None,
             trace: None,
+            walk: Walk::new(spec, start),
+            max_len: spec.max_bs(),
         }
     }
 
@@ -142,24 +154,25 @@ impl Generator {
             Trim::Only | Trim::ThenWrite => Op::Trim,
         };
         let len = size.len as u64;
-        let offset = if self.draw_pct(self.random_pct) {
-            let block = match self.skew.block(&mut self.rng, op == Op::Write) {
-                // A block of the smallest size's grid where this size does not fit: wrap.
-                Some(mut b) => {
-                    while b >= size.positions {
-                        b -= size.positions;
-                    }
-                    b
-                }
-                None => self.rng.u64(0..size.positions),
-            };
-            self.start + block * self.align
-        } else {
-            if self.next_seq + len > self.end {
-                self.next_seq = self.start;
-            }
-            self.next_seq
+        let (lo, hi) = match self.walk.zone.as_mut() {
+            None => (self.start, self.end),
+            Some(z) => z.enter(self.start, self.end, self.max_len, &mut self.next_seq),
         };
+        let offset = match self.walk.turn() {
+            Turn::MayBeRandom if self.draw_pct(self.random_pct) => self.random_offset(op, size, lo, hi),
+            Turn::Repeat if self.walk.last >= lo && self.walk.last + len <= hi => self.walk.last,
+            Turn::Repeat => lo,
+            turn => match walk::seq_offset(self.next_seq, len, lo, hi, self.walk.skip) {
+                Some(o) => o,
+                // fio's randread:N seeks where the run reaches the end; plain sequential wraps.
+                None if turn == Turn::Sequential => self.random_offset(op, size, lo, hi),
+                None => lo,
+            },
+        };
+        self.walk.last = offset;
+        if let Some(z) = self.walk.zone.as_mut() {
+            z.done += len;
+        }
         // Continue after this I/O, on the alignment grid.
         let after = offset + len;
         let rem = (after - self.start) % self.align;
@@ -168,6 +181,32 @@ impl Generator {
             self.write_after_trim = Some(IoDesc { op: Op::Write, offset, len: size.len });
         }
         IoDesc { op, offset, len: size.len }
+    }
+
+    /// A random aligned offset for a block of `size` in `[lo, hi)`: the region's (under
+    /// `spec.distribution`) or a strided zone's (uniform).
+    #[inline]
+    fn random_offset(&mut self, op: Op, size: SizeChoice, lo: u64, hi: u64) -> u64 {
+        if self.walk.zone.is_some() {
+            let positions = if lo + self.walk.zone.as_ref().map_or(0, |z| z.range) <= hi {
+                size.zone_positions
+            } else {
+                // The region's last zone, cut short by its end.
+                (hi - lo - size.len as u64) / self.align + 1
+            };
+            return lo + self.rng.u64(0..positions) * self.align;
+        }
+        let block = match self.skew.block(&mut self.rng, op == Op::Write) {
+            // A block of the smallest size's grid where this size does not fit: wrap.
+            Some(mut b) => {
+                while b >= size.positions {
+                    b -= size.positions;
+                }
+                b
+            }
+            None => self.rng.u64(0..size.positions),
+        };
+        self.start + block * self.align
     }
 }
 

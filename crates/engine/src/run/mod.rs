@@ -313,6 +313,9 @@ fn job_thread(
     let spec = ctx.spec.clone();
     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
     pool.fill(spec.data, spec.seed ^ ctx.job);
+    if let Some(bytes) = spec.buffer_pattern() {
+        pool.fill_repeating(&bytes);
+    }
     /// Wait at the gate with everyone, then run the job loop on the backend.
     struct Job<'a> {
         ctx: &'a JobCtx,

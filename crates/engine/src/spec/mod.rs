@@ -14,9 +14,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Field};
 use crate::units::fmt_size;
 
+pub mod buffer_pattern;
 mod distribution;
 mod rate;
 mod source;
+mod stride;
 
 /// A duration as a refusal shows it.
 fn fmt_ns(ns: u64) -> String {
@@ -25,6 +27,7 @@ fn fmt_ns(ns: u64) -> String {
 pub use distribution::{BandEdge, Distribution, Zone, ZoneSize};
 pub use rate::{Arrivals, PaceMode, Rate, RateScope, RateUnit, HYBRID_SPIN_NS};
 pub use source::{Replay, Trim};
+pub use stride::StridedZones;
 
 /// One entry of a block size split: `4k:70` is 4096 bytes for 70% of the I/Os.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -198,6 +201,25 @@ pub struct AccessSpec {
     /// fio's log files (`write_lat_log`, ...): what each job records for them (off: nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_log: Option<crate::iolog::IoLogSpec>,
+    /// Sequential I/Os skip this many bytes after each I/O (fio's `rw=write:64k`); negative
+    /// walks backwards (`rw=read:-8k`), wrapping to the end of the region. 0: contiguous.
+    #[serde(default, skip_serializing_if = "stride::is_zero_i64")]
+    pub seq_skip_bytes: i64,
+    /// Random I/Os draw a new offset only every this many I/Os (fio's `rw=randread:8`); the
+    /// ones between continue sequentially, or with `random_repeat` repeat the offset. 0 or 1:
+    /// every I/O.
+    #[serde(default, skip_serializing_if = "stride::every_io")]
+    pub random_every_ios: u32,
+    /// With `random_every_ios`: repeat the last offset (fio's `rw_sequencer=identical`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub random_repeat: bool,
+    /// fio's `zonemode=strided`: I/O in one zone of the region at a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<StridedZones>,
+    /// fio's `buffer_pattern`: what every write holds, as hex, repeated from each I/O's start
+    /// (`buffer_pattern.rs`). None: `data`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_pattern_hex: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -262,6 +284,11 @@ impl Default for AccessSpec {
             replay: None,
             round: 0,
             io_log: None,
+            seq_skip_bytes: 0,
+            random_every_ios: 0,
+            random_repeat: false,
+            zones: None,
+            buffer_pattern_hex: None,
         }
     }
 }
@@ -280,6 +307,11 @@ pub const MAX_BLOCK_SIZES: usize = 16;
 impl AccessSpec {
     /// Set read/random shares from fio's `rw` words.
     pub fn set_rw(&mut self, rw: &str) -> Result<(), Error> {
+        // fio's WORD:N (`stride.rs`).
+        let (rw, suffix) = match rw.split_once(':') {
+            Some((w, n)) => (w.trim(), Some(n)),
+            None => (rw, None),
+        };
         let (read, random, trim) = match rw {
             "read" => (100, 0, Trim::None),
             "write" => (0, 0, Trim::None),
@@ -292,20 +324,20 @@ impl AccessSpec {
             "trimwrite" => (0, 0, Trim::ThenWrite),
             "randtrimwrite" => (0, 100, Trim::ThenWrite),
             other => {
-                let why = if other.contains(':') {
-                    "fio's WORD:N (skip N bytes after each I/O) has no equivalent here: give the word alone, or \
-                     {random} PCT for a mix of random and sequential I/Os"
-                } else {
-                    "not a workload: use read, write, randread, randwrite, randrw, rw (readwrite), trim, randtrim, \
-                     trimwrite or randtrimwrite"
-                };
+                let why = "not a workload: use read, write, randread, randwrite, randrw, rw (readwrite), trim, \
+                           randtrim, trimwrite or randtrimwrite (each may end in fio's :N)";
                 return Err(Error::spec(Field::Rw, format!("'{other}'"), why));
             }
         };
         self.read_pct = read;
         self.random_pct = random;
         self.trim = trim;
-        Ok(())
+        self.seq_skip_bytes = 0;
+        self.random_every_ios = 0;
+        match suffix {
+            Some(n) => self.set_rw_suffix(rw, n),
+            None => Ok(()),
+        }
     }
 
     /// Parse a block size or a split such as `4k:70,64k:30`.
@@ -570,6 +602,8 @@ impl AccessSpec {
             );
         }
         self.validate_verify()?;
+        self.validate_walk()?;
+        self.validate_buffer_pattern()?;
         if let Some(t) = self.think {
             if t.ns == 0 {
                 return bad(Field::Thinktime, "0".into(), "{thinktime_spin}, {thinktime_blocks} and {thinktime_blocks_type} shape {thinktime}: give {thinktime} too, e.g. 1ms");
@@ -690,6 +724,7 @@ impl AccessSpec {
             );
             return bad(Field::Span, format!("{span} bytes"), fix);
         }
+        self.check_walk_against(target, span)?;
         if let Distribution::Zoned(zones) = &self.distribution {
             // Saturating: zones of 2^63 bytes each must not add up to a wrapped 0.
             let bytes: u64 = zones

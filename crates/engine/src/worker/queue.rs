@@ -37,7 +37,10 @@ impl Queue {
         let qd = spec.qd as usize;
         Queue {
             gen: Generator::new(spec, ctx.start, ctx.span, ctx.job).with_trace(ctx.trace.clone()),
-            stamp_writes: spec.has_writes() && pattern::stamps(spec.data) && verify.is_none(),
+            stamp_writes: spec.has_writes()
+                && pattern::stamps(spec.data)
+                && verify.is_none()
+                && spec.buffer_pattern_hex.is_none(),
             slots: vec![
                 Slot {
                     op: Op::Read,

@@ -24,6 +24,7 @@ mod logs;
 mod options;
 pub mod steadystate;
 mod value;
+mod walk;
 
 pub use cap::Cap;
 

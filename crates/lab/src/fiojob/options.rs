@@ -92,6 +92,12 @@ struct Draft {
     no_effect: Vec<String>,
     logs: super::logs::LogDraft,
     ctl: super::jobctl::Ctl,
+    /// The `:N` of `rw=WORD:N` in drivelab's spelling (`walk::rw_suffix`).
+    rw_n: Option<String>,
+    /// `rw_sequencer` and strided zones (`walk.rs`).
+    walk: super::walk::Walk,
+    /// `buffer_pattern`, in fio's syntax (the engine's field reads it).
+    buffer_pattern: Option<String>,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -195,10 +201,12 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                     "rw" | "readwrite" => "rw",
                     "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => v,
                     w if w.contains(':') => {
-                        return Err(bad(
-                            o,
-                            "fio's WORD:N (skipping N bytes between I/Os) is not supported; give the plain word",
-                        ))
+                        let (word, n) = w.split_once(':').unwrap_or((w, ""));
+                        let word = word.trim();
+                        // The word itself is checked as a plain one.
+                        apply(d, &Opt { value: Some(word.into()), ..o.clone() }, kb)?;
+                        d.rw_n = Some(super::walk::rw_suffix(word, n, kb).map_err(|e| bad(o, e))?);
+                        return Ok(());
                     }
                     _ => return Err(bad(
                         o,
@@ -207,6 +215,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                     )),
                 };
             d.rw = Some(w.to_string());
+            d.rw_n = None;
         }
         "rwmixread" | "rwmixwrite" => {
             let v = need()?;
@@ -404,6 +413,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "stonewall" | "wait_for_previous" => d.stonewall = flag()?,
         k if super::logs::is_key(k) => super::logs::apply(&mut d.logs, o).map_err(|e| bad(o, e))?,
         _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
+        "buffer_pattern" => d.buffer_pattern = Some(need()?.to_string()),
+        k if super::walk::KEYS.contains(&k) => d.walk.apply(o, need()?, kb).map_err(|e| bad(o, e))?,
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -433,7 +444,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     let mut put = |k: &str, v: String| fields.push((k.to_string(), v));
     let mut notices = d.notices;
     let rw = d.rw.clone().unwrap_or_else(|| "read".into());
-    put("rw", rw.clone());
+    put("rw", rw.clone() + &d.rw_n.as_ref().map(|n| format!(":{n}")).unwrap_or_default());
     for (k, v) in &d.mix {
         put(k, v.clone());
     }
@@ -560,6 +571,10 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         put("jobs", numjobs.to_string());
     }
     let io_log = super::logs::finish(d.logs, &name, 0, file_per_clone);
+    fields.extend(d.walk.fields().map_err(err)?);
+    if let Some(p) = d.buffer_pattern {
+        fields.push(("buffer_pattern".into(), p));
+    }
     Ok(Job {
         name,
         line,
@@ -679,8 +694,8 @@ mod tests {
         let e = translate("j", 1, &opts("size=1m\nlatency_target=500000")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("latency_target") && e.message.contains("qos"), "{}", e.message);
-        let e = translate("j", 1, &opts("rw=read:-8k")).unwrap_err();
-        assert!(e.message.contains("WORD:N"));
+        let e = translate("j", 1, &opts("rw=read:x")).unwrap_err();
+        assert!(e.message.contains("rw=read:x") && e.message.contains("'x'"), "{}", e.message);
         let e = translate("j", 1, &opts("size=1m\nexec_prerun=ls")).unwrap_err();
         assert!(e.message.contains("exec_prerun") && e.message.contains("not supported"));
         let j = translate("j", 1, &opts("size=1m\ngroup_reporting\ndescription=x")).unwrap();
