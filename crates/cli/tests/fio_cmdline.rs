@@ -346,8 +346,8 @@ fn writing_a_block_device_needs_destroy_naming_job_and_device() {
     let mut with = args.to_vec();
     with.extend(["--destroy", dev.dev.as_str(), "--results", "after"]);
     let o = drivelab_in(&s.0, &with);
-    let dir = results_dir(&s.0.join("after"));
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(results_dir(&s.0.join("after")).join("run.json").is_file(), "the run was saved");
     assert!(std::fs::read(s.0.join("backing")).unwrap().iter().any(|&b| b != 0x11), "the writes reached the device");
 }
 

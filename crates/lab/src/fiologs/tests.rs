@@ -27,6 +27,7 @@ fn point(l: IoLogSpec, jobs: u32) -> Point {
         spec,
         estimate_ns: None,
         concurrent: Vec::new(),
+        fio: None,
     }
 }
 
