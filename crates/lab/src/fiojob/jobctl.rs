@@ -143,6 +143,10 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
     let host = || host_nodes();
     let ids = |h: &[(u32, String)]| h.iter().map(|(n, _)| *n).collect::<Vec<_>>();
     let key = o.key.as_str();
+    // Only zbd is refused here (with why); none and strided are the zones' own (`walk`).
+    if key == "zonemode" && value != Some("zbd") {
+        return None;
+    }
     let r = || -> Result<(), LineError> {
         match key {
             // fio's alias of disable_bw_measurement, which the option table reads as no effect.
@@ -163,23 +167,14 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
                     return Err(bad(o, "expected group, stonewall or all"));
                 }
             }
-            "zonemode" => match need()? {
-                "none" => {}
-                "zbd" => {
-                    return Err(bad(
-                        o,
-                        "zoned block devices are not supported: drivelab writes them like any device and a \
-                         zoned one refuses writes that are not at a zone's write pointer; run this job with fio \
-                         on the zoned device, or drop zonemode=zbd for a conventional device",
-                    ))
-                }
-                _ => {
-                    return Err(bad(
-                        o,
-                        "option 'zonemode' with this value is not supported; remove it (or run this job with fio)",
-                    ))
-                }
-            },
+            "zonemode" => {
+                return Err(bad(
+                    o,
+                    "zoned block devices are not supported: drivelab writes them like any device and a \
+                     zoned one refuses writes that are not at a zone's write pointer; run this job with fio \
+                     on the zoned device, or drop zonemode=zbd for a conventional device",
+                ))
+            }
             "numa_cpu_nodes" => {
                 let h = host();
                 let nodes = node_list(need()?, &ids(&h)).map_err(|e| bad(o, e))?;
