@@ -13,7 +13,7 @@ use std::process::Command;
 use common::{drivelab_in, need_loop, stderr, stdout, LoopDev, Scratch};
 
 /// Keys drivelab's document has and fio's has not, or the other way round, and why
-/// (docs/guide/_from-fioout.md lists the same).
+/// (docs/guide/fio.md, "fio's output formats", lists the same).
 const DIFFERENCES: &[(&str, &str)] = &[
     ("/drivelab version", "drivelab's own: who wrote the document"),
     ("/drivelab not measured", "drivelab's own: the figures it does not measure and how they are filled"),
