@@ -77,6 +77,8 @@ const HINTS: &[(&str, ValueHint)] = &[
     ("A:B", ValueHint::AnyPath),
     ("DIR|FIO.json", ValueHint::AnyPath),
     ("DIR | TARGET", ValueHint::AnyPath),
+    // fio's command line: its options and job files, mixed.
+    ("FIO-ARGS", ValueHint::AnyPath),
     ("CMD", ValueHint::CommandString),
 ];
 
