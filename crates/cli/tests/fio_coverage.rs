@@ -70,6 +70,7 @@ const VALUES: &[(&str, &str)] = &[
     ("numa_mem_policy", "local"),
     ("exit_what", "group"),
     ("zonemode", "none"),
+    ("wait_for", "w"),
     ("zonesize", "64k"),
     ("zonerange", "128k"),
     ("zoneskip", "64k"),
@@ -92,6 +93,9 @@ const VALUES: &[(&str, &str)] = &[
 
 /// Every job file begins with this (a region, and a time so `time_based` is whole).
 const BASE: &str = "[j]\nsize=1m\nruntime=1\n";
+
+/// Options that name another job: the one-job file is preceded by that job.
+const BEFORE: &[(&str, &str)] = &[("wait_for", "[w]\nsize=1m\nruntime=1\n")];
 
 fn value(name: &str) -> &'static str {
     VALUES.iter().find(|(k, _)| *k == name).map_or("1", |(_, v)| *v)
@@ -180,7 +184,8 @@ fn every_job_option_of_fios_howto_has_a_row_and_the_binary_agrees_with_it() {
                 v => format!("{n}={v}"),
             };
             let file = s.0.join("one.fio");
-            std::fs::write(&file, format!("{BASE}{engine}{opt}\n")).unwrap();
+            let before = BEFORE.iter().find(|(k, _)| k == n).map_or("", |(_, b)| *b);
+            std::fs::write(&file, format!("{before}{BASE}{engine}{opt}\n")).unwrap();
             let o = drivelab_in(&s.0, &["plan", file.to_str().unwrap(), "/tmp/drivelab-coverage.dat", "--dry-run"]);
             let is_refused = o.status.code() == Some(2);
             if is_refused {

@@ -109,7 +109,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("tiobench-example.fio", Runs),
     ("uring-cmd-ng.fio", Refused(5, "ioengine=io_uring_cmd|drivelab runs io_uring")), // refused today; opteng: io_uring_cmd (another helper) changes this at merge
     ("uring-cmd-zoned.fio", Refused(12, "ioengine=io_uring_cmd|drivelab runs io_uring")), // refused today; opteng: io_uring_cmd (then zonemode=zbd) (another helper) changes this at merge
-    ("waitfor.fio", Refused(15, "wait_for=writers|is not supported")),
+    ("waitfor.fio", Runs),
     ("xnvme-compare.fio", Refused(70, "${FIO_RW} is not set")),
     ("xnvme-zoned.fio", Refused(85, "${FIO_RW} is not set")),
     ("zbd-rand-write.fio", Refused(9, "zonemode=zbd|are not supported")),

@@ -24,6 +24,7 @@ mod logs;
 mod options;
 pub mod steadystate;
 mod value;
+mod waitfor;
 mod walk;
 
 pub use cap::Cap;
@@ -288,7 +289,8 @@ fn build<'a>(
         let vars: BTreeMap<String, String> = combo.iter().cloned().collect();
         let suffix: String = combo.iter().map(|(k, v)| format!(" {k}={v}")).collect();
         let parts = read(&vars)?;
-        let jobs = part_jobs(&parts)?;
+        let mut jobs = part_jobs(&parts)?;
+        waitfor::apply(&mut jobs).map_err(|(part, e)| parts[part].origin.at(e))?;
         let mut given_options = part_given_options(&parts).into_iter();
         if jobs.is_empty() {
             return Err(Error::invalid(empty.to_string()));

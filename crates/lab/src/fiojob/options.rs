@@ -44,6 +44,8 @@ pub struct Job {
     pub io_log: Option<drivelab_engine::iolog::IoLogSpec>,
     /// `exitall`: the job's group ends when its first job ends (see `jobctl`).
     pub exitall: bool,
+    /// `wait_for`: the job whose end this one starts after (see `waitfor`).
+    pub wait_for: Option<String>,
 }
 
 /// What each option set, before the fields are made.
@@ -98,6 +100,8 @@ struct Draft {
     walk: super::walk::Walk,
     /// `buffer_pattern`, in fio's syntax (the engine's field reads it).
     buffer_pattern: Option<String>,
+    /// `wait_for`: the job this one starts after.
+    wait_for: Option<String>,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -415,6 +419,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
         "buffer_pattern" => d.buffer_pattern = Some(need()?.to_string()),
         k if super::walk::KEYS.contains(&k) => d.walk.apply(o, need()?, kb).map_err(|e| bad(o, e))?,
+        "wait_for" => d.wait_for = Some(need()?.to_string()),
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -589,6 +594,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         no_effect: d.no_effect,
         io_log,
         exitall: false,
+        wait_for: d.wait_for,
     })
 }
 
