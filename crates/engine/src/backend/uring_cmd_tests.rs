@@ -124,3 +124,12 @@ fn files_block_devices_and_other_character_devices_are_refused_with_why() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_engine_is_named_uring_cmd_and_takes_fios_name() {
+    use crate::spec::EngineKind;
+    assert_eq!(EngineKind::from_name("io_uring_cmd"), Some(EngineKind::UringCmd));
+    assert_eq!(EngineKind::from_name("uring_cmd"), Some(EngineKind::UringCmd));
+    assert_eq!(EngineKind::UringCmd.name(), "uring_cmd");
+    assert_eq!(serde_json::to_string(&EngineKind::UringCmd).unwrap(), "\"uring_cmd\"");
+}
