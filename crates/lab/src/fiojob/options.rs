@@ -279,26 +279,26 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "ioengine" => {
             let v = need()?;
             d.engine_written = v.to_string();
-            d.engine =
-                Some(match v {
-                    "io_uring" => "uring",
-                    "io_uring_cmd" => "uring_cmd",
-                    "libaio" => {
-                        d.notices.push(
+            d.engine = Some(match v {
+                "io_uring" => "uring",
+                "io_uring_cmd" => "uring_cmd",
+                "libaio" => {
+                    d.notices.push(
                         "ioengine libaio: drivelab has no libaio engine; it runs io_uring, Linux's asynchronous I/O \
                          interface that supersedes libaio"
                             .into(),
                     );
-                        "uring"
-                    }
-                    "psync" | "sync" | "pvsync" => "psync",
-                    "null" => "null",
-                    _ => return Err(bad(
+                    "uring"
+                }
+                "psync" | "sync" | "pvsync" => "psync",
+                "null" => "null",
+                _ => {
+                    return Err(bad(
                         o,
-                        "drivelab runs io_uring, io_uring_cmd (NVMe passthrough), libaio (as io_uring), psync, sync, \
-                         pvsync (as psync) and null",
-                    )),
-                });
+                        "drivelab runs io_uring, libaio (as io_uring), psync, sync, pvsync (as psync) and null",
+                    ))
+                }
+            });
         }
         "rate" => {
             let v = need()?;
