@@ -41,6 +41,7 @@ const VALUES: &[(&str, &str)] = &[
     ("startdelay", "0"),
     ("buffered", "0"),
     ("ioengine", "io_uring"),
+    ("cmd_type", "nvme"),
     ("rate", "1m"),
     ("rate_iops", "100"),
     ("rate_process", "poisson"),

@@ -20,6 +20,8 @@ enum Outcome {
     RunsIn(&'static str),
     /// Refused at this line; the message holds each `|`-separated phrase.
     Refused(usize, &'static str),
+    /// Read whole, then refused by the checks of the target (before any I/O), saying this.
+    RefusedTarget(&'static str),
 }
 use Outcome::*;
 
@@ -107,8 +109,9 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("steadystate.fio", Refused(20, "ss=iops:10%|is not supported")),
     ("surface-scan.fio", Refused(9, "verify_pattern=0xaa555aa5|is not supported")), // refused today; opteng: verify_pattern (another helper) changes this at merge
     ("tiobench-example.fio", Runs),
-    ("uring-cmd-ng.fio", Refused(5, "ioengine=io_uring_cmd|drivelab runs io_uring")), // refused today; opteng: io_uring_cmd (another helper) changes this at merge
-    ("uring-cmd-zoned.fio", Refused(12, "ioengine=io_uring_cmd|drivelab runs io_uring")), // refused today; opteng: io_uring_cmd (then zonemode=zbd) (another helper) changes this at merge
+    // Mapped (engine uring_cmd); the scratch file is no /dev/ngXnY: refused by the target check.
+    ("uring-cmd-ng.fio", RefusedTarget("is a regular file, not an NVMe generic character device (/dev/ngXnY)")),
+    ("uring-cmd-zoned.fio", Refused(14, "zonemode=zbd|are not supported")),
     ("waitfor.fio", Runs),
     ("xnvme-compare.fio", Refused(70, "${FIO_RW} is not set")),
     ("xnvme-zoned.fio", Refused(85, "${FIO_RW} is not set")),
@@ -205,6 +208,15 @@ fn check(dir: &Path, work: &Path, name: &str, expect: &Outcome) -> Option<String
             if o.status.code() != Some(2) || !err.contains(&at) || words.split('|').any(|w| !err.contains(w)) {
                 return Some(format!(
                     "{name}: expected a refusal at {at}with '{words}', got {:?}: {err}",
+                    o.status.code()
+                ));
+            }
+            work.join("res").exists().then(|| format!("{name}: a refused file left a results directory"))
+        }
+        RefusedTarget(words) => {
+            if o.status.code() != Some(2) || !err.contains(words) {
+                return Some(format!(
+                    "{name}: expected the target refused with '{words}', got {:?}: {err}",
                     o.status.code()
                 ));
             }

@@ -276,6 +276,30 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
         Some(m) if m.file_type().is_file() => {
             Ok(TargetInfo { identity: Some(Identity::of(&m)), ..file_info(path, m.dev(), m.len(), true, p) })
         }
+        // An NVMe generic character device (/dev/ngXnY), for io_uring_cmd: its namespace's block
+        // device's size and facts; written only with --destroy, as a block device.
+        Some(m) if m.file_type().is_char_device() && crate::backend::uring_cmd::check_target(path).is_ok() => {
+            let (disk, lba) = crate::backend::uring_cmd::check_target(path).map_err(Error::invalid)?;
+            let sectors = std::fs::read_to_string(format!("{}/block/{disk}/size", crate::sysfs::SYS))
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok())
+                .ok_or_else(|| Error::invalid(format!("{path}: the size of {disk} is not in sysfs")))?;
+            let facts = disk_facts(&disk);
+            Ok(TargetInfo {
+                path: path.into(),
+                kind: TargetKind::Block,
+                exists: true,
+                size_bytes: sectors * 512,
+                logical_block_bytes: lba as u64,
+                physical_block_bytes: facts.as_ref().and_then(|f| f.physical_block_bytes).unwrap_or(lba as u64),
+                dio_align_bytes: lba as u64,
+                rotational: facts.as_ref().and_then(|f| f.rotational),
+                model: facts.and_then(|f| f.model),
+                disk: Some(disk),
+                created_by_drivelab: false,
+                identity: Some(Identity::of(&m)),
+            })
+        }
         Some(_) => Err(Error::invalid(format!(
             "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
         ))),

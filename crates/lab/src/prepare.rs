@@ -53,6 +53,7 @@ fn check_with(
     let mut spec = spec.clone();
     let mut notices = Vec::new();
     let mut infos = probe_all(names)?;
+    check_uring_cmd(&spec, &infos)?;
     choose_engine(&mut spec, &infos, &mut notices)?;
     check_buffer_memory(&spec, infos.len())?;
     check_threads(&spec, infos.len())?;
@@ -245,6 +246,28 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
         notices.push(note);
         spec.engine = EngineKind::Psync;
         spec.validate()?;
+    }
+    Ok(())
+}
+
+/// io_uring_cmd runs only on NVMe generic character devices, on a kernel with 128-byte SQEs,
+/// and carries reads and writes: anything else is refused here, before any I/O (the null
+/// target runs the null backend, as with every engine).
+fn check_uring_cmd(spec: &AccessSpec, infos: &[TargetInfo]) -> Result<(), Error> {
+    if spec.engine != EngineKind::UringCmd {
+        return Ok(());
+    }
+    for info in infos.iter().filter(|i| i.kind != TargetKind::Null) {
+        drivelab_engine::backend::uring_cmd::check_target(&info.path).map_err(Error::invalid)?;
+    }
+    if spec.trim != drivelab_engine::spec::Trim::None {
+        return Err(Error::invalid(
+            "ioengine io_uring_cmd (engine uring_cmd) carries NVMe reads and writes only: trims need io_uring \
+             (engine uring) on the block device",
+        ));
+    }
+    if infos.iter().any(|i| i.kind != TargetKind::Null) {
+        drivelab_engine::backend::uring_cmd::ring_available().map_err(Error::invalid)?;
     }
     Ok(())
 }

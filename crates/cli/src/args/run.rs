@@ -126,8 +126,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "MODE", requires = "rate", help_heading = "Fixed rate (open loop)")]
     pub pace: Option<String>,
 
-    /// I/O engine: uring (io_uring; falls back to psync where io_uring is unavailable) or psync
-    /// (pread/pwrite, one I/O at a time).
+    /// I/O engine: uring (io_uring; falls back to psync where io_uring is unavailable), psync
+    /// (pread/pwrite, one I/O at a time), or uring_cmd (NVMe passthrough on /dev/ngXnY).
     #[arg(long, default_value = "uring", value_name = "ENGINE", help_heading = "Engine")]
     pub engine: String,
     /// At most N I/Os per submit call (fio's iodepth_batch_submit). Up to 2, each I/O reaches the

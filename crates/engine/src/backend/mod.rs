@@ -5,7 +5,8 @@
 //! Each backend owns the `BufferPool` (`pattern.rs`) its I/Os use (slot i is the buffer of the I/O with
 //! `slot == i`) and the file it runs on, so neither can go away while the kernel may still use
 //! them: an io_uring ring drains what is in flight in its `Drop` before its buffers are freed.
-//! Only [`uring::available`] and [`uring::RingFacts`] are public; the rest is the engine's own.
+//! Only [`uring::available`] and [`uring::RingFacts`] are public, and `uring_cmd`'s checks of a
+//! target and of the kernel (run before any I/O); the rest is the engine's own.
 //!
 //! Results follow io_uring's convention everywhere: bytes transferred, or `-errno`.
 
@@ -13,6 +14,8 @@ pub(crate) mod null;
 pub(crate) mod psync;
 pub(crate) mod trim;
 pub mod uring;
+pub mod uring_cmd;
+pub(crate) mod uring_cmd_nvme;
 
 use std::fs::File;
 
@@ -51,6 +54,10 @@ pub(crate) fn with_backend<J: WithBackend>(
         EngineKind::Uring => match uring::Uring::new(file, qd, pool, ring) {
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("io_uring setup failed: {e}")),
+        },
+        EngineKind::UringCmd => match uring_cmd::UringCmd::new(file, qd, pool, ring) {
+            Ok(mut b) => job.run(&mut b),
+            Err(e) => job.failed(format!("io_uring_cmd setup failed: {e}")),
         },
     }
 }

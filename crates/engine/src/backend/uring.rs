@@ -135,7 +135,7 @@ const SUBMIT_RETRIES: u32 = 10_000;
 /// (the kernel is short of memory or its completion queue is backed up) call `make_room`
 /// (reap completions) and retry; EINTR retries at once. Any other error is returned — only
 /// when nothing more of the batch was consumed, so the caller knows the rest is not in flight.
-fn submit_all<S>(
+pub(super) fn submit_all<S>(
     state: &mut S,
     mut to_submit: u32,
     enter: impl Fn(&mut S, u32) -> io::Result<u32>,

@@ -96,6 +96,7 @@ impl Fio {
             }
             Fio::Ioengine => match v {
                 "io_uring" | "uring" | "libaio" => Ok("uring".into()),
+                "io_uring_cmd" | "uring_cmd" => Ok("uring_cmd".into()),
                 "psync" | "sync" => Ok("psync".into()),
                 "null" => Err(bad("drivelab has no null engine: give the target null (I/Os complete at once)")),
                 _ => Err(bad("drivelab runs io_uring, psync, sync (as psync) and libaio (as io_uring)")),

@@ -88,22 +88,31 @@ pub enum EngineKind {
     Uring,
     /// pread/pwrite, one I/O at a time per job.
     Psync,
+    /// io_uring_cmd: NVMe reads and writes passed through an NVMe generic character device
+    /// (/dev/ngXnY), fio's `ioengine=io_uring_cmd` with `cmd_type=nvme`.
+    #[serde(rename = "uring_cmd")]
+    UringCmd,
 }
 
 impl EngineKind {
     /// Every engine, in the order `--engine`'s help lists them.
-    pub const ALL: [EngineKind; 2] = [EngineKind::Uring, EngineKind::Psync];
+    pub const ALL: [EngineKind; 3] = [EngineKind::Uring, EngineKind::Psync, EngineKind::UringCmd];
 
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Uring => "uring",
             EngineKind::Psync => "psync",
+            EngineKind::UringCmd => "uring_cmd",
         }
     }
 
-    /// The engine `name` names (also `io_uring`).
+    /// The engine `name` names (also `io_uring` and `io_uring_cmd`).
     pub fn from_name(name: &str) -> Option<EngineKind> {
-        let name = if name == "io_uring" { "uring" } else { name };
+        let name = match name {
+            "io_uring" => "uring",
+            "io_uring_cmd" => "uring_cmd",
+            _ => name,
+        };
         Self::ALL.into_iter().find(|e| e.name() == name)
     }
 }
@@ -522,11 +531,11 @@ impl AccessSpec {
         if self.submit_batch == 0 {
             return bad(Field::Batch, "0".into(), "at least one I/O per submit call");
         }
-        if (self.hipri || self.sqpoll) && self.engine != EngineKind::Uring {
+        if (self.hipri || self.sqpoll) && !matches!(self.engine, EngineKind::Uring | EngineKind::UringCmd) {
             let field = if self.hipri { Field::Hipri } else { Field::Sqpoll };
             return bad(field, "on".into(), "is io_uring's: use --engine uring, or drop it");
         }
-        if self.hipri && !self.direct {
+        if self.hipri && !self.direct && self.engine != EngineKind::UringCmd {
             return bad(Field::Hipri, "on".into(), "polls O_DIRECT I/O only: drop --buffered, or drop --hipri");
         }
         if let Some(cpu) = self.sqpoll_cpu {

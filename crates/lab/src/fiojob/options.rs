@@ -285,6 +285,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.engine_written = v.to_string();
             d.engine = Some(match v {
                 "io_uring" => "uring",
+                "io_uring_cmd" => "uring_cmd",
                 "libaio" => {
                     d.notices.push(
                         "ioengine libaio: drivelab has no libaio engine; it runs io_uring, Linux's asynchronous I/O \
@@ -420,6 +421,16 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "buffer_pattern" => d.buffer_pattern = Some(need()?.to_string()),
         k if super::walk::KEYS.contains(&k) => d.walk.apply(o, need()?, kb).map_err(|e| bad(o, e))?,
         "wait_for" => d.wait_for = Some(need()?.to_string()),
+        "cmd_type" => {
+            if need()? != "nvme" {
+                return Err(bad(o, "io_uring_cmd passes NVMe commands only (cmd_type=nvme, fio's only type)"));
+            }
+        }
+        "nonvectored" => {
+            if num(need()?)? == 0 {
+                d.notices.push("nonvectored=0: drivelab issues every I/O with one buffer (non-vectored)".into());
+            }
+        }
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -472,11 +483,12 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     } else {
         put("qd", qd.to_string());
     }
-    if let Some(b) = d.batch.filter(|&b| b > 0 && engine == "uring") {
+    if let Some(b) = d.batch.filter(|&b| b > 0 && (engine == "uring" || engine == "uring_cmd")) {
         put("batch", b.min(qd).to_string());
     }
     put("engine", engine.into());
-    put("direct", d.direct.unwrap_or(false).to_string());
+    // NVMe passthrough bypasses the page cache whatever `direct` says, as O_DIRECT does.
+    put("direct", (d.direct.unwrap_or(false) || engine == "uring_cmd").to_string());
     if let Some(o) = d.offset {
         put("offset", o.to_string());
     }
