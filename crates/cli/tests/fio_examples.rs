@@ -22,16 +22,19 @@ use Outcome::*;
 /// Every example, in name order, with its outcome today. Files refused for an option another
 /// helper of issue #27 adds are marked; the coordinator moves them to `Runs` at merge.
 const EXAMPLES: &[(&str, Outcome)] = &[
-    ("1mbs_clients.fio", Refused(7, "ratemin=1024|is not supported")),
+    ("1mbs_clients.fio", Refused(13, "startdelay=4|a start delay is not supported")),
     ("aio-read.fio", Runs),
-    ("backwards-read.fio", Refused(6, "rw=read:-8k|is not supported")), // refused today; opteng: rw=WORD:N (another helper) changes this at merge
+    ("backwards-read.fio", Runs),
     ("basic-verify.fio", Runs),
     ("butterfly.fio", Refused(11, "flow=2|is not supported")), // refused today; opteng: flow (another helper) changes this at merge
-    ("cmdprio-bssplit.fio", Refused(5, "write_lat_log=prio-run.log|is not supported")), // refused today; logs: write_lat_log (another helper) changes this at merge
-    ("cmdprio-percentage.fio", Refused(7, "write_lat_log=prio-run.log|is not supported")), // refused today; logs: write_lat_log (another helper) changes this at merge
+    (
+        "cmdprio-bssplit.fio",
+        Refused(18, "bssplit=64k/40:1024k/60,1024k/100|separate read,write values are not supported"),
+    ),
+    ("cmdprio-percentage.fio", Refused(15, "prioclass=3|is not supported")),
     ("cpp_null.fio", Refused(6, "ioengine=cpp_null|drivelab runs io_uring")),
     ("cpuio.fio", Refused(2, "ioengine=cpuio|drivelab runs io_uring")),
-    ("cross-stripe-verify.fio", Refused(13, "rw=write:112k|is not supported")), // refused today; opteng: rw=WORD:N (another helper) changes this at merge
+    ("cross-stripe-verify.fio", Refused(17, "offset_increment=124g|is not supported")),
     ("dedupe-global.fio", Refused(47, "dedupe_mode=working_set|is not supported")),
     ("dev-dax.fio", Refused(3, "ioengine=dev-dax|drivelab runs io_uring")),
     ("dfs.fio", Refused(3, "${POOL} is not set")),
@@ -92,12 +95,12 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("rbd.fio", Refused(14, "ioengine=rbd|drivelab runs io_uring")),
     ("rdmaio-client.fio", Refused(3, "ioengine=rdma|drivelab runs io_uring")),
     ("rdmaio-server.fio", Refused(3, "ioengine=rdma|drivelab runs io_uring")),
-    ("sg_verify-fail.fio", Refused(23, "buffer_pattern=0x01|is not supported")), // refused today; opteng: buffer_pattern (and ioengine=sg after it) (another helper) changes this at merge
-    ("sg_verify.fio", Refused(26, "buffer_pattern=0x01|is not supported")), // refused today; opteng: buffer_pattern (and ioengine=sg after it) (another helper) changes this at merge
-    ("sg_write_same_ndob.fio", Refused(23, "buffer_pattern=0x01|is not supported")), // refused today; opteng: buffer_pattern (and ioengine=sg after it) (another helper) changes this at merge
-    ("ssd-steadystate.fio", Refused(36, "write_bw_log=fioa-steady-state|is not supported")), // refused today; logs: write_bw_log (then steadystate) (another helper) changes this at merge
+    ("sg_verify-fail.fio", Refused(24, "ioengine=sg|drivelab runs io_uring")),
+    ("sg_verify.fio", Refused(27, "ioengine=sg|drivelab runs io_uring")),
+    ("sg_write_same_ndob.fio", Refused(24, "ioengine=sg|drivelab runs io_uring")),
+    ("ssd-steadystate.fio", Runs),
     ("ssd-test.fio", Runs),
-    ("steadystate.fio", Refused(20, "ss=iops:10%|is not supported")),
+    ("steadystate.fio", Runs),
     ("surface-scan.fio", Refused(9, "verify_pattern=0xaa555aa5|is not supported")), // refused today; opteng: verify_pattern (another helper) changes this at merge
     ("tiobench-example.fio", Runs),
     ("uring-cmd-ng.fio", Refused(5, "ioengine=io_uring_cmd|drivelab runs io_uring")), // refused today; opteng: io_uring_cmd (another helper) changes this at merge

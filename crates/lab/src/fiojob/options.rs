@@ -415,6 +415,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
         "buffer_pattern" => d.buffer_pattern = Some(need()?.to_string()),
         k if super::walk::KEYS.contains(&k) => d.walk.apply(o, need()?, kb).map_err(|e| bad(o, e))?,
+        _ if super::watch::check(key, o.value.as_deref()).transpose().map_err(|e| bad(o, e))?.is_some() => {}
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
