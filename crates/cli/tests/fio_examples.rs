@@ -38,7 +38,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("dedupe-global.fio", Refused(47, "dedupe_mode=working_set|is not supported")),
     ("dev-dax.fio", Refused(3, "ioengine=dev-dax|drivelab runs io_uring")),
     ("dfs.fio", Refused(3, "${POOL} is not set")),
-    ("disk-zone-profile.fio", Refused(10, "zonemode=strided|is not supported")), // refused today; opteng: zonemode=strided (another helper) changes this at merge
+    ("disk-zone-profile.fio", Runs),
     ("e4defrag.fio", Refused(2, "ioengine=e4defrag|drivelab runs io_uring")),
     ("e4defrag2.fio", Refused(6, "ioengine=e4defrag|drivelab runs io_uring")),
     ("enospc-pressure.fio", Refused(17, "ignore_error=,ENOSPC|is not supported")),

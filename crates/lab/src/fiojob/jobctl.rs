@@ -228,7 +228,9 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
         "numa_mem_policy",
         "ignore_error",
     ];
-    KEYS.contains(&key).then(r)
+    // `zonemode` other than zbd is `walk`'s (none, strided): this module only refuses zbd.
+    let walks = key == "zonemode" && value != Some("zbd");
+    (KEYS.contains(&key) && !walks).then(r)
 }
 
 #[cfg(test)]
