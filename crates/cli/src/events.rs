@@ -281,6 +281,8 @@ fn point_line(r: &PointResult) -> String {
         "  INTERRUPTED"
     } else if r.result.mismatches() > 0 {
         "  WRONG DATA"
+    } else if r.result.ended == Some(drivelab_engine::result::EndReason::RateMin) {
+        "  MINIMUM RATE NOT MET"
     } else if r.result.errored() {
         "  I/O ERRORS"
     } else {

@@ -202,6 +202,9 @@ mod tests {
             p99_ns,
             ramping: false,
             stopped_by_error: false,
+            ops: 0,
+            bytes: 0,
+            streams_done: 0,
         }
     }
 

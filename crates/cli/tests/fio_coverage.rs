@@ -90,6 +90,8 @@ const VALUES: &[(&str, &str)] = &[
     ("cpus_allowed_policy", "shared"),
     ("bwavgtime", "500"),
     ("iopsavgtime", "500"),
+    ("steadystate", "iops:10%"),
+    ("ss", "iops:10%"),
 ];
 
 /// Every job file begins with this (a region, and a time so `time_based` is whole).

@@ -28,7 +28,7 @@ use Outcome::*;
 /// Every example, in name order, with its outcome today. Files refused for an option another
 /// helper of issue #27 adds are marked; the coordinator moves them to `Runs` at merge.
 const EXAMPLES: &[(&str, Outcome)] = &[
-    ("1mbs_clients.fio", Refused(7, "ratemin=1024|is not supported")),
+    ("1mbs_clients.fio", Refused(13, "startdelay=4|a start delay is not supported")),
     ("aio-read.fio", Runs),
     ("backwards-read.fio", Runs),
     ("basic-verify.fio", Runs),
@@ -106,7 +106,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("sg_write_same_ndob.fio", Refused(24, "ioengine=sg|drivelab runs io_uring")),
     ("ssd-steadystate.fio", Runs),
     ("ssd-test.fio", Runs),
-    ("steadystate.fio", Refused(20, "ss=iops:10%|is not supported")),
+    ("steadystate.fio", Runs),
     ("surface-scan.fio", Refused(9, "verify_pattern=0xaa555aa5|is not supported")), // refused today; opteng: verify_pattern (another helper) changes this at merge
     ("tiobench-example.fio", Runs),
     // Mapped (engine uring_cmd); the scratch file is no /dev/ngXnY: refused by the target check.

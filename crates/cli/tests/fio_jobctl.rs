@@ -1,6 +1,6 @@
 //! fio's job-control options in job files (issue #27, item 4), through the binary on a real
-//! file: `threads`, `create_on_open`, `exitall`/`exit_what` run for a group of one job and are
-//! refused for a group of several; `numa_cpu_nodes` becomes the nodes' CPUs (recorded in the
+//! file: `threads`, `create_on_open`, `exitall`/`exit_what` run (refused for numjobs clones);
+//! `numa_cpu_nodes` becomes the nodes' CPUs (recorded in the
 //! point), a node the host lacks is refused naming the host's nodes; `zonemode=zbd` is refused
 //! with why; `--cap-time`/`--cap-size` shorten a job file and say so, and are refused elsewhere.
 
@@ -78,19 +78,15 @@ fn what_cannot_be_honoured_is_refused_by_file_and_line_with_the_reason() {
     let missing = host.iter().map(|(n, _)| n + 1).max().unwrap_or(1);
     let names = host.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>().join(", ");
     let mut cases = vec![
-        (
-            "[a]\nsize=1m\nexitall\n[b]\nsize=1m\n",
-            1,
-            "exitall with 2 jobs running together is not supported".to_string(),
-        ),
-        ("[a]\nsize=1m\nnumjobs=2\nexitall\n", 1, "exitall with numjobs clones running together".to_string()),
+        ("[a]\nsize=1m\nnumjobs=2\nexitall\n", 1, "exitall with numjobs clones is not supported".to_string()),
         ("[a]\nsize=1m\nzonemode=zbd\n", 3, "zonemode=zbd: zoned block devices are not supported".to_string()),
         ("[a]\nsize=1m\nignore_error=,ENOSPC\n", 3, "ignore_error=,ENOSPC: a list of errors".to_string()),
         (
-            "[a]\nsize=1m\nratemin=1024\n",
-            3,
-            "ratemin=1024: a minimum rate that fails the job is not supported".to_string(),
+            "[a]\nsize=1m\nrate_iops=100\nrate_iops_min=200\n",
+            1,
+            "[a]: rate_iops_min=200 is above rate_iops=100: the minimum can never be met".to_string(),
         ),
+        ("[a]\nsize=1m\nratemin=1m,2m\n", 3, "ratemin=1m,2m: '1m,2m': one value for reads and writes".to_string()),
         ("[a]\nsize=1m\nexit_what=some\n", 3, "expected group, stonewall or all".to_string()),
     ];
     let numa = format!("[a]\nsize=1m\nnuma_cpu_nodes={missing}\n");

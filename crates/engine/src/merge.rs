@@ -43,6 +43,9 @@ pub fn merge_parts(parts: &[RunResult], measurements: &[Measurement]) -> RunResu
         targets: parts.iter().flat_map(|p| p.targets.iter().cloned()).collect(),
         notices,
         verify: merge_verify(parts),
+        // Why a part ended early: the first part's that did (an exitall'd job is one of them).
+        ended: parts.iter().find_map(|p| p.ended),
+        steadystate: parts.iter().find_map(|p| p.steadystate.clone()),
         // fio's logs: each part is one stream (a job of a fio group), in order.
         io_logs: parts
             .iter()

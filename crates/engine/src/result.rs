@@ -262,12 +262,73 @@ pub struct RunResult {
     /// lab at the end of the point; not in the JSON).
     #[serde(skip)]
     pub io_logs: crate::iolog::Logs,
+    /// The run was ended early, cleanly (not interrupted), and why (fio's `steadystate`,
+    /// `rate_min`, `exitall`); absent when it ran to its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<EndReason>,
+    /// fio's steady-state check of the run (`steadystate`/`ss`): the window judged last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<SteadyStateStats>,
+}
+
+/// Why a run ended before its time or size: a clean end the lab asked for from the per-second
+/// figures, unlike an interruption (Ctrl-C) or an error.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// fio's `steadystate`: the criterion was met over the window.
+    Steady,
+    /// fio's `rate_min`/`rate_iops_min`: the rate over a `rate_cycle` fell below the minimum
+    /// (a failure: see [`RunResult::errored`]).
+    RateMin,
+    /// fio's `exitall`: another job of the group ended first.
+    Exitall,
+}
+
+impl EndReason {
+    /// The code an [`crate::run::EndEarly`] holds (0 is none).
+    pub fn code(self) -> u8 {
+        match self {
+            EndReason::Steady => 1,
+            EndReason::RateMin => 2,
+            EndReason::Exitall => 3,
+        }
+    }
+
+    pub fn from_code(code: u8) -> Option<EndReason> {
+        match code {
+            1 => Some(EndReason::Steady),
+            2 => Some(EndReason::RateMin),
+            3 => Some(EndReason::Exitall),
+            _ => None,
+        }
+    }
+}
+
+/// fio's steady-state check as judged (its JSON `steadystate` block is written from this).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct SteadyStateStats {
+    /// The criterion as fio spells it (`iops_slope:0.100000%`).
+    pub ss: String,
+    /// The window's length, s (`ss_dur`).
+    pub duration_s: u64,
+    pub attained: bool,
+    /// The figure last compared with the limit, as fio writes it (`5.884340%`).
+    pub criterion: String,
+    pub max_deviation: f64,
+    pub slope: f64,
+    /// The window's samples, oldest first: IOPS and bytes/s of each second.
+    pub iops: Vec<u64>,
+    pub bw_bytes_per_s: Vec<u64>,
 }
 
 impl RunResult {
     /// An I/O error, wrong data, or a stop for either: never a clean result.
     pub fn errored(&self) -> bool {
-        self.stopped_by_error || !self.errors.is_empty() || self.mismatches() > 0
+        self.stopped_by_error
+            || !self.errors.is_empty()
+            || self.mismatches() > 0
+            || self.ended == Some(EndReason::RateMin)
     }
 
     /// Units that were not what was written (inline checks and the re-read at the end).

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use drivelab_engine::result::RunResult;
-use drivelab_engine::run::{run_streams, Progress, Stream, VerifyFrom};
+use drivelab_engine::run::{run_streams_until, EndEarly, Progress, Stream, VerifyFrom};
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::verify::Journal;
 use drivelab_engine::Error;
@@ -154,11 +154,21 @@ pub struct Lab<'a> {
     /// Under MPI: every target this rank checked (canonical paths), to refuse two ranks of one
     /// host naming the same one (see [`Ranks::check_own_targets`]).
     checked: std::cell::RefCell<Vec<String>>,
+    /// The point being measured ends early by fio's options (`fiojob::watch`): taken by its run.
+    watch: Option<crate::fiojob::watch::Watch>,
 }
 
 impl<'a> Lab<'a> {
     pub fn new(setup: Setup<'a>, sink: &'a mut dyn FnMut(Event)) -> Lab<'a> {
-        Lab { setup, sink, claims: Claims::new(), known: Known::default(), journal: None, checked: Default::default() }
+        Lab {
+            setup,
+            sink,
+            claims: Claims::new(),
+            known: Known::default(),
+            journal: None,
+            checked: Default::default(),
+            watch: None,
+        }
     }
 
     /// Under MPI: this rank's place among the others.
@@ -339,6 +349,11 @@ impl<'a> Lab<'a> {
     /// summarized — histograms added, bytes over the longest window as fio's group reporting,
     /// an open loop's rates and lateness every job's).
     pub fn measure_point(&mut self, point: &Point) -> Result<Measured, Error> {
+        // Checked when the job file was read: an error here is a point edited since.
+        self.watch = match point.fio.as_ref().map(crate::fiojob::watch::Watch::of).transpose() {
+            Ok(w) => w.flatten(),
+            Err(e) => return Err(Error::invalid(format!("{}: {e}", point.label))),
+        };
         if point.concurrent.is_empty() {
             return self.measure(&point.spec, &point.targets);
         }
@@ -449,12 +464,25 @@ impl<'a> Lab<'a> {
         let mut halt = line.map(|l| Halt::new(l, self.setup.stop.clone()));
         let stop = halt.as_ref().map_or_else(|| self.setup.stop.clone(), Halt::flag);
         let sink = &mut *self.sink;
-        let mut ran = run_streams(&list, engine, stop, &mut |p| {
+        let end = Arc::new(EndEarly::default());
+        let mut watch = self.watch.take();
+        let mut ran = run_streams_until(&list, engine, stop, end.clone(), &mut |p| {
             if let Some(h) = halt.as_mut() {
                 h.tick(p);
             }
+            if let Some(why) = watch.as_mut().and_then(|w| w.tick(p)) {
+                end.end(why);
+            }
             sink(Event::Progress(p))
         });
+        if let (Some(w), Ok(results)) = (watch.as_ref(), ran.as_mut()) {
+            for r in results.iter_mut() {
+                r.steadystate = w.steadystate();
+                if let Some(note) = w.note().filter(|_| r.ended.is_some()) {
+                    r.notices.push(note.to_string());
+                }
+            }
+        }
         if let (Some(h), Some(ranks)) = (halt, self.setup.ranks.as_ref()) {
             h.finish(&mut ran, |r| ranks.who(r));
         }
@@ -486,9 +514,13 @@ impl<'a> Lab<'a> {
 
     /// One run on this host alone, with no other rank (verify's fill before a measurement).
     fn measure_here(&mut self, spec: &AccessSpec, targets: &[String]) -> Result<RunResult, Error> {
+        // The point's own watch is for the point's run, not this one.
+        let watch = self.watch.take();
         let prepared = vec![self.prepare(spec, targets)?];
-        let ready = self.ready(&prepared)?;
-        Ok(self.run_ready(&prepared, &ready, None)?.0.remove(0))
+        let ready = self.ready(&prepared);
+        let ran = ready.and_then(|ready| self.run_ready(&prepared, &ready, None));
+        self.watch = watch;
+        Ok(ran?.0.remove(0))
     }
 
     /// With `--journal`: the journal (created at the first run), after checking that every

@@ -91,6 +91,8 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             verify_maps: Vec::new(),
             measurement: None,
             io_logs: Vec::new(),
+            ended: None,
+            steadystate: None,
         },
     }
 }

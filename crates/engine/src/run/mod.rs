@@ -6,7 +6,7 @@
 //! writes on the same drives): every job of every stream starts behind the same barrier, and
 //! each stream gets its own result.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -37,6 +37,34 @@ pub struct Progress {
     pub ramping: bool,
     /// An I/O error has stopped a job of the run.
     pub stopped_by_error: bool,
+    /// Since the start, ramp included: I/Os and bytes completed by every job of the run.
+    pub ops: u64,
+    pub bytes: u64,
+    /// Streams whose every job has ended (fio's `exitall` ends the others then).
+    pub streams_done: usize,
+}
+
+/// A clean early end of a run, asked for by whoever watches its progress (fio's
+/// `steadystate`, `rate_min`, `exitall`): every job stops at its next loop turn, keeping what
+/// it measured, and the results of the streams it stopped say why (`RunResult::ended`), not
+/// "interrupted". The first reason given is kept.
+#[derive(Debug, Default)]
+pub struct EndEarly(AtomicU8);
+
+impl EndEarly {
+    pub fn end(&self, why: EndReason) {
+        let _ = self.0.compare_exchange(0, why.code(), Ordering::SeqCst, Ordering::SeqCst);
+    }
+
+    pub fn reason(&self) -> Option<EndReason> {
+        EndReason::from_code(self.0.load(Ordering::SeqCst))
+    }
+
+    /// Asked (one relaxed load: the worker checks it every loop turn).
+    #[inline]
+    pub fn asked(&self) -> bool {
+        self.0.load(Ordering::Relaxed) != 0
+    }
 }
 
 /// One workload of a multi-stream run: a spec on its targets.
@@ -100,13 +128,25 @@ pub fn run_streams(
     stop: Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Vec<RunResult>, Error> {
-    run_streams_with(streams, engine, stop, on_progress, &mut |b, f| b.spawn(f))
+    run_streams_until(streams, engine, stop, Arc::new(EndEarly::default()), on_progress)
+}
+
+/// [`run_streams`] that `end` can end early and cleanly (see [`EndEarly`]).
+pub fn run_streams_until(
+    streams: &[Stream],
+    engine: EngineKind,
+    stop: Arc<AtomicBool>,
+    end: Arc<EndEarly>,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Vec<RunResult>, Error> {
+    run_streams_with(streams, engine, stop, end, on_progress, &mut |b, f| b.spawn(f))
 }
 
 fn run_streams_with(
     streams: &[Stream],
     engine: EngineKind,
     stop: Arc<AtomicBool>,
+    end: Arc<EndEarly>,
     on_progress: &mut dyn FnMut(&Progress),
     spawn: &mut Spawner,
 ) -> Result<Vec<RunResult>, Error> {
@@ -191,6 +231,7 @@ fn run_streams_with(
                     start,
                     span,
                     stop: stop.clone(),
+                    end: end.clone(),
                     failed: failed.clone(),
                     live,
                     pace: job_iops.map(|iops| (iops, job_phase(aligned, index, stream_jobs))),
@@ -208,6 +249,7 @@ fn run_streams_with(
                     let _ends = ends;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
                     let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify);
+                    ctx.live.done.store(true, Ordering::Relaxed);
                     JobReport { stream: si, target: ti, job_start: start, output, ring, pinned, pin_notice }
                 });
                 match spawn(builder, job) {
@@ -218,6 +260,14 @@ fn run_streams_with(
         }
     }
 
+    // Each stream's jobs in `lives`, in order.
+    let mut stream_jobs = Vec::with_capacity(streams.len());
+    let mut first = 0;
+    for st in streams {
+        let n = st.targets.len() * st.spec.jobs as usize;
+        stream_jobs.push(first..first + n);
+        first += n;
+    }
     let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
     let mut last = (begin, 0u64, 0u64);
     let limit = streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns)).max();
@@ -237,6 +287,12 @@ fn run_streams_with(
             p99_ns: lives.iter().map(|l| l.p99_ns.load(Ordering::Relaxed)).max().unwrap_or(0),
             ramping: !lives.iter().all(|l| l.measuring.load(Ordering::Relaxed)),
             stopped_by_error: lives.iter().any(|l| l.stopped_by_error.load(Ordering::Relaxed)),
+            ops,
+            bytes,
+            streams_done: stream_jobs
+                .iter()
+                .filter(|r| lives[r.start..r.end].iter().all(|l| l.done.load(Ordering::Relaxed)))
+                .count(),
         };
         last = (now, ops, bytes);
         on_progress(&p);
@@ -262,8 +318,12 @@ fn run_streams_with(
         let pin_notices: Vec<String> = reports.iter().filter_map(|r| r.pin_notice.clone()).collect();
         let verify = st.spec.verify_unit().map(|unit| verify::stats(st, &mut reports, maps, unit));
         let peer_stopped = reports.iter().any(|r| r.output.stopped_by_peer);
+        let ended = reports.iter().any(|r| r.output.ended);
         let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
         result.engine.job_cpus = cpus;
+        if ended {
+            result.ended = end.reason();
+        }
         result.notices.extend(pin_notices);
         if let Some(notice) = stopped_by_peer.as_ref().filter(|_| peer_stopped) {
             result.notices.push(notice.clone());
@@ -431,6 +491,8 @@ fn aggregate(
         verify_maps: Vec::new(),
         measurement: Some(measurement),
         io_logs,
+        ended: None,
+        steadystate: None,
     }
 }
 

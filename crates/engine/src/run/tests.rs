@@ -24,6 +24,7 @@ fn a_failed_thread_start_releases_the_jobs_already_started_and_returns_the_error
             &[Stream { spec: &spec, targets: &targets, verify: VerifyFrom::default() }],
             EngineKind::Uring,
             Arc::new(AtomicBool::new(false)),
+            Arc::new(EndEarly::default()),
             &mut |_| {},
             &mut |b, f| {
                 n += 1;

@@ -65,6 +65,8 @@ pub struct Live {
     pub measuring: AtomicBool,
     /// An I/O error stopped the job (so an MPI rank can stop the others mid-run).
     pub stopped_by_error: AtomicBool,
+    /// The job has ended (its thread is done).
+    pub done: AtomicBool,
 }
 
 /// What an error was recorded against (`ErrorStat::op`): an I/O of the target, its fsync, or a
@@ -107,6 +109,8 @@ pub struct JobCtx {
     pub start: u64,
     pub span: u64,
     pub stop: Arc<AtomicBool>,
+    /// A clean early end asked for (see [`crate::run::EndEarly`]).
+    pub end: Arc<crate::run::EndEarly>,
     /// Shared by every job of the run: set by the first job that stops on an error (an I/O's,
     /// or a failure of the machinery); every other job stops at its next loop turn, keeping
     /// what it measured.
@@ -173,6 +177,8 @@ pub struct JobOutput {
     /// Another job of the run stopped on an error, and this one stopped with it.
     pub stopped_by_peer: bool,
     pub interrupted: bool,
+    /// The job stopped because a clean early end was asked (`JobCtx::end`).
+    pub ended: bool,
     /// The backend could not be set up (io_uring refused the ring): the job never ran. A
     /// failure mid-run is an error in `errors` instead, beside what was measured.
     pub failure: Option<String>,
@@ -308,6 +314,9 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
             } else if ctx.stop.load(Ordering::Relaxed) {
                 stopping = true;
                 rec.out.interrupted = true;
+            } else if ctx.end.asked() {
+                stopping = true;
+                rec.out.ended = true;
             }
         }
     }

@@ -101,6 +101,7 @@ pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
         start: 0,
         span: 1 << 30,
         stop: Arc::new(AtomicBool::new(false)),
+        end: Arc::new(crate::run::EndEarly::default()),
         failed: Arc::new(AtomicBool::new(false)),
         live: Arc::new(Live::default()),
         pace: iops.map(|i| (i, 0.0)),
@@ -585,4 +586,17 @@ fn a_job_stops_at_its_next_turn_when_another_job_of_the_run_stopped_on_an_error(
     assert!(out.errors.is_empty(), "the error was the other job's");
     assert_eq!(out.read.count(), 500, "not one I/O more after the turn that saw it");
     assert!(!c.live.stopped_by_error.load(Ordering::Relaxed), "this job's own live flag stays clear");
+}
+
+#[test]
+fn a_clean_early_end_stops_the_job_without_marking_it_interrupted() {
+    // An end asked (fio's steadystate met) stops a 60 s job at its next loop turn: ended, not
+    // interrupted, not an error.
+    let spec = AccessSpec { time_ns: Some(60_000_000_000), ..Default::default() };
+    let c = ctx(spec, None);
+    c.end.end(crate::result::EndReason::Steady);
+    let clock = TestClock::new();
+    let out = run_on(&c, &mut Counting::new(1), &clock);
+    assert!(out.ended && !out.interrupted && !out.stopped_by_error);
+    assert!(out.window_ns < 1_000_000_000, "stopped at once, window {}", out.window_ns);
 }

@@ -66,6 +66,15 @@ impl Cap {
             if spec.io_size_bytes.is_some_and(|s| s > cap) {
                 out.push(("io_size".to_string(), cap.to_string()));
             }
+            // zonemode=strided: zones within the capped region (the skip between them stays).
+            if let Some(z) = spec.zones.as_ref() {
+                if z.size_bytes > cap {
+                    out.push(("zone_size".to_string(), cap.to_string()));
+                }
+                if z.range_bytes.is_some_and(|r| r > cap) || (z.range_bytes.is_none() && z.size_bytes > cap) {
+                    out.push(("zone_range".to_string(), cap.to_string()));
+                }
+            }
         }
         out
     }

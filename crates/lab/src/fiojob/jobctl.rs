@@ -12,7 +12,7 @@
 //! - `numa_cpu_nodes`: the nodes' CPUs (from `/sys/devices/system/node`) as the job's `cpus`.
 //!   `numa_mem_policy`: honoured where it cannot place memory anywhere but where the kernel
 //!   already does (a host whose memory is one node), refused elsewhere.
-//! - `zonemode=zbd`, `ignore_error`, `rate_min`/`rate_iops_min`/`rate_cycle`: refused with why.
+//! - `zonemode=zbd`, `ignore_error`: refused with why (`rate_min` and its kin: see `watch`).
 
 use super::ini::{LineError, Opt};
 
@@ -208,14 +208,6 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
                      on every error (and counts each); give continue_on_error=1 instead",
                 ));
             }
-            "rate_min" | "ratemin" | "rate_iops_min" | "rate_cycle" | "ratecycle" => {
-                need()?;
-                return Err(bad(
-                    o,
-                    "a minimum rate that fails the job is not supported; drivelab records the rate of every \
-                     second in the result's series: remove it and read the series",
-                ));
-            }
             _ => unreachable!("apply is called for this module's keys"),
         }
         Ok(())
@@ -230,13 +222,10 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
         "numa_cpu_nodes",
         "numa_mem_policy",
         "ignore_error",
-        "rate_min",
-        "ratemin",
-        "rate_iops_min",
-        "rate_cycle",
-        "ratecycle",
     ];
-    KEYS.contains(&key).then(r)
+    // `zonemode` other than zbd is `walk`'s (none, strided): this module only refuses zbd.
+    let walks = key == "zonemode" && value != Some("zbd");
+    (KEYS.contains(&key) && !walks).then(r)
 }
 
 #[cfg(test)]

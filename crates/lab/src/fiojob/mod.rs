@@ -26,6 +26,7 @@ pub mod steadystate;
 mod value;
 mod waitfor;
 mod walk;
+pub mod watch;
 
 pub use cap::Cap;
 
@@ -340,6 +341,12 @@ fn build<'a>(
                 }
                 fio.jobs.push(own);
             }
+            // fio's options that end the group early, checked as a whole (a minimum above the cap).
+            watch::Watch::of(&fio).map_err(|message| {
+                parts[group[0].1]
+                    .origin
+                    .at(ini::LineError { line: group[0].0.line, message: format!("[{}]: {message}", group[0].0.name) })
+            })?;
             let mut label = streams.iter().map(|s| s.0.as_str()).collect::<Vec<_>>().join(" + ");
             label.push_str(&suffix);
             let mut unique = label.clone();
@@ -517,23 +524,23 @@ fn given_options(sections: &[ini::Section]) -> Vec<(Fields, Fields)> {
     out
 }
 
-/// fio's `exitall` stops a group when its first job ends; drivelab ends a group when its last
-/// job ends, which is the same only for a group of one job (and one clone).
+/// fio's `exitall` stops a group when its first job ends: drivelab ends the others when the
+/// first of its jobs (streams) ends (`watch`); a job's numjobs clones are one stream, so their
+/// first end is not seen: refused.
 fn exitall_alone(group: &[(Job, usize)]) -> Result<(), ini::LineError> {
     let clones = |j: &Job| {
         let jobs = j.fields.iter().rev().find(|(k, _)| k == "jobs").and_then(|(_, v)| v.parse::<u64>().ok());
         jobs.unwrap_or(1).max(if j.file_per_clone { j.targets.len() as u64 } else { 1 })
     };
-    let several = group.len() > 1 || group.iter().any(|(j, _)| clones(j) > 1);
+    let several = group.iter().any(|(j, _)| clones(j) > 1);
     match group.iter().map(|(j, _)| j).find(|j| j.exitall) {
         Some(j) if several => Err(ini::LineError {
             line: j.line,
             message: format!(
-                "[{}]: exitall with {} running together is not supported: fio stops them all when the first \
-                 ends, drivelab's group ends when its last job ends; put stonewall on each job (one job per \
-                 group), or run this file with fio",
-                j.name,
-                if group.len() > 1 { format!("{} jobs", group.len()) } else { "numjobs clones".to_string() }
+                "[{}]: exitall with numjobs clones is not supported: fio stops them all when the first \
+                 ends, drivelab's clones of a job end together; give each clone its own job section, or run \
+                 this file with fio",
+                j.name
             ),
         }),
         _ => Ok(()),

@@ -431,6 +431,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 d.notices.push("nonvectored=0: drivelab issues every I/O with one buffer (non-vectored)".into());
             }
         }
+        _ if super::watch::check(key, o.value.as_deref()).transpose().map_err(|e| bad(o, e))?.is_some() => {}
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())

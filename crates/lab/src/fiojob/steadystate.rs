@@ -8,10 +8,9 @@
 //!   (`%`; fio divides by the mean rounded down to a whole number), taken without its sign, must
 //!   be below the limit.
 //!
-//! fio ends the job at the first sample that meets the criterion. Not wired to the runner yet:
-//! a job file with `ss` is still refused (docs/guide/fio-options.md); [`Tracker`] is what a
-//! runner feeds with each second's figures, and [`SteadyState::fio_json`] gives fio's JSON
-//! `steadystate` block for fio's output writers.
+//! fio ends the job at the first sample that meets the criterion. [`Tracker`] is fed each
+//! second's figures by `watch` during the run; [`SteadyState::stats`] is what the result keeps
+//! (`RunResult::steadystate`), from which fio's output writers make fio's JSON block.
 
 use serde::Serialize;
 use serde_json::json;
@@ -117,6 +116,20 @@ pub struct SteadyState {
 }
 
 impl SteadyState {
+    /// What the result keeps (fio's spellings of the criterion and its figure).
+    pub fn stats(&self) -> drivelab_engine::result::SteadyStateStats {
+        drivelab_engine::result::SteadyStateStats {
+            ss: self.criterion.fio_name(),
+            duration_s: self.duration_s,
+            attained: self.attained,
+            criterion: format!("{:.6}{}", self.value as f32, if self.criterion.pct { "%" } else { "" }),
+            max_deviation: self.max_deviation,
+            slope: self.slope,
+            iops: self.iops.clone(),
+            bw_bytes_per_s: self.bw_bytes_per_s.clone(),
+        }
+    }
+
     /// fio's JSON `steadystate` block of a job.
     pub fn fio_json(&self) -> serde_json::Value {
         let mean = |v: &[u64]| if self.duration_s == 0 { 0 } else { v.iter().sum::<u64>() / self.duration_s };

@@ -261,6 +261,9 @@ fn a_run_stopped_by_another_ranks_error_is_not_interrupted_and_says_who() {
         p99_ns: 0,
         ramping: false,
         stopped_by_error,
+        ops: 0,
+        bytes: 0,
+        streams_done: 0,
     };
     let dir = scratch("halt");
     let target = path(&dir, "t.dat");

@@ -123,7 +123,7 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
     let io_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
     let error = r.errors.iter().map(|e| e.errno).find(|&e| e != 0).unwrap_or(0);
     let elapsed_s = (r.spec.ramp_ns + r.runtime_ns).div_ceil(1_000_000_000);
-    obj()
+    let out = obj()
         .s("jobname", &e.name)
         .u("groupid", e.groupid as u64)
         .i("error", i64::from(error))
@@ -155,7 +155,33 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
         .u("latency_depth", u64::from(r.spec.qd))
         .u("latency_target", 0)
         .f("latency_percentile", 100.0)
-        .u("latency_window", 0)
+        .u("latency_window", 0);
+    match &r.steadystate {
+        Some(ss) => out.put("steadystate", steadystate(ss)).done(),
+        None => out.done(),
+    }
+}
+
+/// fio's `steadystate` block (fio writes it last in the job's entry, with `ss`): the window's
+/// means are whole numbers, as fio divides.
+fn steadystate(ss: &drivelab_engine::result::SteadyStateStats) -> J {
+    let mean = |v: &[u64]| if ss.duration_s == 0 { 0 } else { v.iter().sum::<u64>() / ss.duration_s };
+    obj()
+        .s("ss", &ss.ss)
+        .u("duration", ss.duration_s)
+        .u("attained", u64::from(ss.attained))
+        .s("criterion", &ss.criterion)
+        .f("max_deviation", ss.max_deviation)
+        .f("slope", ss.slope)
+        .put(
+            "data",
+            obj()
+                .u("bw_mean", mean(&ss.bw_bytes_per_s))
+                .u("iops_mean", mean(&ss.iops))
+                .put("iops", J::A(ss.iops.iter().map(|&v| J::U(v)).collect()))
+                .put("bw", J::A(ss.bw_bytes_per_s.iter().map(|&v| J::U(v)).collect()))
+                .done(),
+        )
         .done()
 }
 

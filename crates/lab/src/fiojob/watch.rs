@@ -1,0 +1,293 @@
+//! fio's options that end a job early, judged from the run's live progress (a few times a
+//! second, never per I/O): the lab feeds [`Watch::tick`] each progress tick and, when it says
+//! so, ends the run cleanly (`drivelab_engine::run::EndEarly`): the result then says why
+//! (`RunResult::ended`), not "interrupted".
+//!
+//! - `steadystate`/`ss`, `ss_dur`, `ss_ramp`: one sample a second (IOPS and bytes/s, from the
+//!   run's counters over the second), after the ramp and `ss_ramp`, fed to the
+//!   [`super::steadystate::Tracker`]; the run ends when the criterion is met. The group's
+//!   total is judged (fio's `group_reporting` behaviour: drivelab's point is the group).
+//! - `rate_min`/`ratemin`, `rate_iops_min`, `rate_cycle`/`ratecycle`: as fio, after 2 s of
+//!   settling, the rate over each `rate_cycle` (default 1000 ms) must reach the minimum, else
+//!   the run ends as failed (`EndReason::RateMin` makes the result an error). drivelab judges
+//!   the total of reads and writes; fio each direction.
+//! - `exitall`: the group ends when its first job (stream) ends.
+
+use drivelab_engine::result::{EndReason, SteadyStateStats};
+use drivelab_engine::run::Progress;
+
+use super::steadystate::{Criterion, Tracker};
+use super::value::{size, time_ns, whole, BareTime, KbBase};
+use crate::plan::FioOptions;
+
+const SECOND: u64 = 1_000_000_000;
+/// fio lets a job settle this long before checking its minimum rate.
+const RATE_SETTLE_NS: u64 = 2 * SECOND;
+
+/// The options of this module (fio's names and aliases).
+pub const KEYS: &[&str] = &[
+    "steadystate",
+    "ss",
+    "steadystate_duration",
+    "ss_dur",
+    "steadystate_ramp_time",
+    "ss_ramp",
+    "rate_min",
+    "ratemin",
+    "rate_iops_min",
+    "rate_cycle",
+    "ratecycle",
+];
+
+/// Check one option's value (at parse time, for FILE:LINE); None for another module's key.
+pub fn check(key: &str, value: Option<&str>) -> Option<Result<(), String>> {
+    KEYS.contains(&key).then(|| {
+        let v = value.map(str::trim).filter(|v| !v.is_empty()).ok_or("needs a value (key=value)")?;
+        set(&mut Given::default(), key, v)
+    })
+}
+
+/// The options as read (the last given wins, `[global]` first, then each job's own).
+#[derive(Default)]
+struct Given {
+    ss: Option<Criterion>,
+    ss_dur_s: u64,
+    ss_ramp_ns: u64,
+    rate_min: u64,
+    rate_iops_min: u64,
+    rate_cycle_ms: Option<u64>,
+    rate_iops: Option<u64>,
+    exitall: bool,
+}
+
+fn set(g: &mut Given, key: &str, v: &str) -> Result<(), String> {
+    let one = |v: &str| -> Result<String, String> {
+        if v.contains(',') {
+            Err(format!("'{v}': one value for reads and writes together is supported (drivelab judges their total); give one value"))
+        } else {
+            Ok(v.to_string())
+        }
+    };
+    match key {
+        "steadystate" | "ss" => g.ss = Some(Criterion::parse(v)?),
+        "steadystate_duration" | "ss_dur" => g.ss_dur_s = time_ns(v, BareTime::Seconds)? / SECOND,
+        "steadystate_ramp_time" | "ss_ramp" => g.ss_ramp_ns = time_ns(v, BareTime::Seconds)?,
+        "rate_min" | "ratemin" => g.rate_min = size(&one(v)?, KbBase::Binary)?,
+        "rate_iops_min" => g.rate_iops_min = whole(&one(v)?)?,
+        "rate_cycle" | "ratecycle" => g.rate_cycle_ms = Some(whole(v)?.max(1)),
+        "rate_iops" => g.rate_iops = whole(v.split(',').next().unwrap_or(v)).ok(),
+        "exitall" => g.exitall = super::value::boolean(Some(v).filter(|v| !v.is_empty()))?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// fio's steady-state check as the run goes.
+struct Steady {
+    tracker: Tracker,
+    ss_ramp_ns: u64,
+    /// When the samples start (the first tick after the ramp, plus `ss_ramp`).
+    from_ns: Option<u64>,
+    /// The last sample's (time, ops, bytes).
+    base: Option<(u64, u64, u64)>,
+}
+
+/// fio's minimum rate as the run goes.
+struct RateMin {
+    bytes_per_s: u64,
+    iops: u64,
+    cycle_ns: u64,
+    base: Option<(u64, u64, u64)>,
+}
+
+/// What ends a point early, and what it found.
+pub struct Watch {
+    steady: Option<Steady>,
+    rate: Option<RateMin>,
+    exitall: bool,
+    streams: usize,
+    /// What the failed check found (fio's message), once ended by it.
+    note: Option<String>,
+}
+
+impl Watch {
+    /// The watch of a point with fio's options (None when none of them is given). Errors name
+    /// the value and the fix (fio refuses a minimum above the rate cap too).
+    pub fn of(fio: &FioOptions) -> Result<Option<Watch>, String> {
+        let mut g = Given::default();
+        for (k, v) in fio.global.iter().chain(fio.jobs.iter().flatten()) {
+            set(&mut g, k, v).map_err(|e| format!("{k}={v}: {e}"))?;
+        }
+        if let Some(cap) = g.rate_iops.filter(|&cap| g.rate_iops_min > cap) {
+            return Err(format!(
+                "rate_iops_min={} is above rate_iops={cap}: the minimum can never be met (fio refuses it too); \
+                 lower rate_iops_min or raise rate_iops",
+                g.rate_iops_min
+            ));
+        }
+        let steady = g.ss.filter(|_| g.ss_dur_s > 0).map(|c| Steady {
+            tracker: Tracker::new(c, g.ss_dur_s),
+            ss_ramp_ns: g.ss_ramp_ns,
+            from_ns: None,
+            base: None,
+        });
+        let rate = (g.rate_min > 0 || g.rate_iops_min > 0).then(|| RateMin {
+            bytes_per_s: g.rate_min,
+            iops: g.rate_iops_min,
+            cycle_ns: g.rate_cycle_ms.unwrap_or(1000) * 1_000_000,
+            base: None,
+        });
+        let streams = fio.jobs.len().max(1);
+        let exitall = g.exitall && streams > 1;
+        if steady.is_none() && rate.is_none() && !exitall {
+            return Ok(None);
+        }
+        Ok(Some(Watch { steady, rate, exitall, streams, note: None }))
+    }
+
+    /// One progress tick: the reason to end the run now, if any.
+    pub fn tick(&mut self, p: &Progress) -> Option<EndReason> {
+        if self.exitall && p.streams_done > 0 && p.streams_done < self.streams {
+            return Some(EndReason::Exitall);
+        }
+        if p.ramping {
+            return None;
+        }
+        if let Some(r) = self.rate.as_mut() {
+            if let Some(note) = r.tick(p) {
+                self.note = Some(note);
+                return Some(EndReason::RateMin);
+            }
+        }
+        if self.steady.as_mut().is_some_and(|s| s.tick(p)) {
+            return Some(EndReason::Steady);
+        }
+        None
+    }
+
+    /// fio's steady-state block, with `ss` (judged or not).
+    pub fn steadystate(&self) -> Option<SteadyStateStats> {
+        self.steady.as_ref().map(|s| s.tracker.result().stats())
+    }
+
+    /// What the minimum-rate check found when it ended the run.
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+}
+
+impl Steady {
+    fn tick(&mut self, p: &Progress) -> bool {
+        let from = *self.from_ns.get_or_insert(p.elapsed_ns + self.ss_ramp_ns);
+        if p.elapsed_ns < from {
+            return false;
+        }
+        let Some((t, ops, bytes)) = self.base else {
+            self.base = Some((p.elapsed_ns, p.ops, p.bytes));
+            return false;
+        };
+        let dt = p.elapsed_ns.saturating_sub(t);
+        if dt < SECOND {
+            return false;
+        }
+        self.base = Some((p.elapsed_ns, p.ops, p.bytes));
+        let per_s = |n: u64| (n as u128 * SECOND as u128 / dt as u128) as u64;
+        self.tracker.push(per_s(p.ops.saturating_sub(ops)), per_s(p.bytes.saturating_sub(bytes)))
+    }
+}
+
+impl RateMin {
+    /// fio's message when the rate over the last cycle is below the minimum.
+    fn tick(&mut self, p: &Progress) -> Option<String> {
+        if p.elapsed_ns < RATE_SETTLE_NS {
+            return None;
+        }
+        let Some((t, ops, bytes)) = self.base else {
+            self.base = Some((p.elapsed_ns, p.ops, p.bytes));
+            return None;
+        };
+        let dt = p.elapsed_ns.saturating_sub(t);
+        if dt < self.cycle_ns || dt == 0 {
+            return None;
+        }
+        self.base = Some((p.elapsed_ns, p.ops, p.bytes));
+        let per_s = |n: u64| (n as u128 * SECOND as u128 / dt as u128) as u64;
+        if self.bytes_per_s > 0 {
+            let got = per_s(p.bytes.saturating_sub(bytes));
+            (got < self.bytes_per_s).then(|| format!("rate_min={}B/s not met, got {got}B/s", self.bytes_per_s))
+        } else {
+            let got = per_s(p.ops.saturating_sub(ops));
+            (got < self.iops).then(|| format!("rate_iops_min={} not met, got {got} IOPS", self.iops))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fio(opts: &[(&str, &str)], jobs: usize) -> FioOptions {
+        FioOptions {
+            global: opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            jobs: vec![Vec::new(); jobs],
+        }
+    }
+
+    fn at(s: f64, ops: u64, done: usize) -> Progress {
+        Progress {
+            elapsed_ns: (s * 1e9) as u64,
+            remaining_ns: None,
+            iops: 0.0,
+            bw_bytes_per_s: 0.0,
+            p99_ns: 0,
+            ramping: false,
+            stopped_by_error: false,
+            ops,
+            bytes: ops * 4096,
+            streams_done: done,
+        }
+    }
+
+    #[test]
+    fn steady_state_ends_once_a_full_window_meets_the_criterion() {
+        let mut w = Watch::of(&fio(&[("ss", "iops:10%"), ("ss_dur", "2")], 1)).unwrap().unwrap();
+        // 100 IOPS every second: the first tick is the base, then one sample a second.
+        assert_eq!(w.tick(&at(0.25, 0, 0)), None);
+        assert_eq!(w.tick(&at(1.25, 100, 0)), None, "one sample: the window is not full");
+        assert_eq!(w.tick(&at(1.5, 125, 0)), None, "less than a second since the last sample");
+        assert_eq!(w.tick(&at(2.25, 200, 0)), Some(EndReason::Steady));
+        let s = w.steadystate().unwrap();
+        assert!(s.attained);
+        assert_eq!((s.iops, s.duration_s, s.ss), (vec![100, 100], 2, "iops:10.000000%".to_string()));
+    }
+
+    #[test]
+    fn no_watch_without_its_options_and_exitall_needs_two_jobs() {
+        assert!(Watch::of(&fio(&[("bs", "4k")], 1)).unwrap().is_none());
+        assert!(Watch::of(&fio(&[("ss", "iops:10%")], 1)).unwrap().is_none(), "ss_dur 0 disables it, as fio");
+        assert!(Watch::of(&fio(&[("exitall", "")], 1)).unwrap().is_none());
+        let mut w = Watch::of(&fio(&[("exitall", "")], 2)).unwrap().unwrap();
+        assert_eq!(w.tick(&at(0.5, 10, 0)), None);
+        assert_eq!(w.tick(&at(0.75, 10, 1)), Some(EndReason::Exitall));
+    }
+
+    #[test]
+    fn the_minimum_rate_is_checked_per_cycle_after_two_seconds() {
+        let mut w = Watch::of(&fio(&[("rate_iops_min", "1000"), ("rate_cycle", "500")], 1)).unwrap().unwrap();
+        assert_eq!(w.tick(&at(1.0, 10, 0)), None, "settling");
+        assert_eq!(w.tick(&at(2.0, 3000, 0)), None, "the base");
+        assert_eq!(w.tick(&at(2.5, 3600, 0)), None, "1200 IOPS over the cycle");
+        assert_eq!(w.tick(&at(3.0, 3700, 0)), Some(EndReason::RateMin), "200 IOPS");
+        assert_eq!(w.note(), Some("rate_iops_min=1000 not met, got 200 IOPS"));
+    }
+
+    #[test]
+    fn a_minimum_above_the_cap_or_per_direction_is_refused() {
+        let e = Watch::of(&fio(&[("rate_iops", "100"), ("rate_iops_min", "200")], 1)).err().unwrap();
+        assert!(e.contains("rate_iops_min=200 is above rate_iops=100"), "{e}");
+        assert!(check("rate_min", Some("1m,2m")).unwrap().is_err());
+        assert!(check("ss", Some("lat:5%")).unwrap().is_err());
+        assert!(check("ss_dur", Some("30s")).unwrap().is_ok());
+        assert!(check("bs", Some("4k")).is_none());
+    }
+}
