@@ -26,7 +26,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("aio-read.fio", Runs),
     ("backwards-read.fio", Refused(6, "rw=read:-8k|is not supported")), // refused today; opteng: rw=WORD:N (another helper) changes this at merge
     ("basic-verify.fio", Runs),
-    ("butterfly.fio", Refused(11, "flow=2|is not supported")), // refused today; opteng: flow (another helper) changes this at merge
+    ("butterfly.fio", Refused(17, "rw=read:-8k|is not supported")),
     ("cmdprio-bssplit.fio", Refused(5, "write_lat_log=prio-run.log|is not supported")), // refused today; logs: write_lat_log (another helper) changes this at merge
     ("cmdprio-percentage.fio", Refused(7, "write_lat_log=prio-run.log|is not supported")), // refused today; logs: write_lat_log (another helper) changes this at merge
     ("cpp_null.fio", Refused(6, "ioengine=cpp_null|drivelab runs io_uring")),
@@ -38,7 +38,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("disk-zone-profile.fio", Refused(10, "zonemode=strided|is not supported")), // refused today; opteng: zonemode=strided (another helper) changes this at merge
     ("e4defrag.fio", Refused(2, "ioengine=e4defrag|drivelab runs io_uring")),
     ("e4defrag2.fio", Refused(6, "ioengine=e4defrag|drivelab runs io_uring")),
-    ("enospc-pressure.fio", Refused(17, "ignore_error=,ENOSPC|is not supported")),
+    ("enospc-pressure.fio", Refused(18, "error_dump=0|is not supported")),
     ("exec.fio", Refused(6, "ioengine=exec|drivelab runs io_uring")),
     ("exitwhat.fio", Refused(23, "number_ios=1000|is not supported")),
     ("falloc.fio", Refused(2, "ioengine=falloc|drivelab runs io_uring")),
@@ -52,7 +52,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("fio-seq-read.fio", Runs),
     ("fio-seq-write.fio", Runs),
     ("fixed-rate-submission.fio", Runs),
-    ("flow.fio", Refused(14, "flow_sleep=1000|is not supported")), // refused today; opteng: flow (another helper) changes this at merge
+    ("flow.fio", Runs),
     ("fsx.fio", Runs),
     ("ftruncate.fio", Refused(4, "ioengine=ftruncate|drivelab runs io_uring")),
     ("gfapi.fio", Refused(4, "ioengine=gfapi|drivelab runs io_uring")),
@@ -98,7 +98,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("ssd-steadystate.fio", Refused(36, "write_bw_log=fioa-steady-state|is not supported")), // refused today; logs: write_bw_log (then steadystate) (another helper) changes this at merge
     ("ssd-test.fio", Runs),
     ("steadystate.fio", Refused(20, "ss=iops:10%|is not supported")),
-    ("surface-scan.fio", Refused(9, "verify_pattern=0xaa555aa5|is not supported")), // refused today; opteng: verify_pattern (another helper) changes this at merge
+    ("surface-scan.fio", Refused(15, "fill_device=1|is not supported")),
     ("tiobench-example.fio", Runs),
     ("uring-cmd-ng.fio", Refused(5, "ioengine=io_uring_cmd|drivelab runs io_uring")), // refused today; opteng: io_uring_cmd (another helper) changes this at merge
     ("uring-cmd-zoned.fio", Refused(12, "ioengine=io_uring_cmd|drivelab runs io_uring")), // refused today; opteng: io_uring_cmd (then zonemode=zbd) (another helper) changes this at merge

@@ -12,7 +12,7 @@
 //! - `numa_cpu_nodes`: the nodes' CPUs (from `/sys/devices/system/node`) as the job's `cpus`.
 //!   `numa_mem_policy`: honoured where it cannot place memory anywhere but where the kernel
 //!   already does (a host whose memory is one node), refused elsewhere.
-//! - `zonemode=zbd`, `ignore_error`, `rate_min`/`rate_iops_min`/`rate_cycle`: refused with why.
+//! - `zonemode=zbd`, `rate_min`/`rate_iops_min`/`rate_cycle`: refused with why.
 
 use super::ini::{LineError, Opt};
 
@@ -205,14 +205,6 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
                     need()?
                 ));
             }
-            "ignore_error" => {
-                need()?;
-                return Err(bad(
-                    o,
-                    "a list of errors to continue on is not supported: drivelab's continue_on_error continues \
-                     on every error (and counts each); give continue_on_error=1 instead",
-                ));
-            }
             "rate_min" | "ratemin" | "rate_iops_min" | "rate_cycle" | "ratecycle" => {
                 need()?;
                 return Err(bad(
@@ -234,7 +226,6 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
         "zonemode",
         "numa_cpu_nodes",
         "numa_mem_policy",
-        "ignore_error",
         "rate_min",
         "ratemin",
         "rate_iops_min",
