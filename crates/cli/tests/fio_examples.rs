@@ -24,14 +24,14 @@ use Outcome::*;
 const EXAMPLES: &[(&str, Outcome)] = &[
     ("1mbs_clients.fio", Refused(7, "ratemin=1024|is not supported")),
     ("aio-read.fio", Runs),
-    ("backwards-read.fio", Refused(6, "rw=read:-8k|is not supported")), // refused today; opteng: rw=WORD:N (another helper) changes this at merge
+    ("backwards-read.fio", Runs),
     ("basic-verify.fio", Runs),
-    ("butterfly.fio", Refused(17, "rw=read:-8k|is not supported")),
+    ("butterfly.fio", Runs),
     ("cmdprio-bssplit.fio", Refused(5, "write_lat_log=prio-run.log|is not supported")), // refused today; logs: write_lat_log (another helper) changes this at merge
     ("cmdprio-percentage.fio", Refused(7, "write_lat_log=prio-run.log|is not supported")), // refused today; logs: write_lat_log (another helper) changes this at merge
     ("cpp_null.fio", Refused(6, "ioengine=cpp_null|drivelab runs io_uring")),
     ("cpuio.fio", Refused(2, "ioengine=cpuio|drivelab runs io_uring")),
-    ("cross-stripe-verify.fio", Refused(13, "rw=write:112k|is not supported")), // refused today; opteng: rw=WORD:N (another helper) changes this at merge
+    ("cross-stripe-verify.fio", Refused(17, "offset_increment=124g|is not supported")),
     ("dedupe-global.fio", Refused(47, "dedupe_mode=working_set|is not supported")),
     ("dev-dax.fio", Refused(3, "ioengine=dev-dax|drivelab runs io_uring")),
     ("dfs.fio", Refused(3, "${POOL} is not set")),
@@ -92,9 +92,9 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("rbd.fio", Refused(14, "ioengine=rbd|drivelab runs io_uring")),
     ("rdmaio-client.fio", Refused(3, "ioengine=rdma|drivelab runs io_uring")),
     ("rdmaio-server.fio", Refused(3, "ioengine=rdma|drivelab runs io_uring")),
-    ("sg_verify-fail.fio", Refused(23, "buffer_pattern=0x01|is not supported")), // refused today; opteng: buffer_pattern (and ioengine=sg after it) (another helper) changes this at merge
-    ("sg_verify.fio", Refused(26, "buffer_pattern=0x01|is not supported")), // refused today; opteng: buffer_pattern (and ioengine=sg after it) (another helper) changes this at merge
-    ("sg_write_same_ndob.fio", Refused(23, "buffer_pattern=0x01|is not supported")), // refused today; opteng: buffer_pattern (and ioengine=sg after it) (another helper) changes this at merge
+    ("sg_verify-fail.fio", Refused(24, "ioengine=sg|drivelab runs")),
+    ("sg_verify.fio", Refused(27, "ioengine=sg|drivelab runs")),
+    ("sg_write_same_ndob.fio", Refused(24, "ioengine=sg|drivelab runs")),
     ("ssd-steadystate.fio", Refused(36, "write_bw_log=fioa-steady-state|is not supported")), // refused today; logs: write_bw_log (then steadystate) (another helper) changes this at merge
     ("ssd-test.fio", Runs),
     ("steadystate.fio", Refused(20, "ss=iops:10%|is not supported")),
