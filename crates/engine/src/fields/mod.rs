@@ -636,6 +636,11 @@ mod tests {
             ("zone_size", "16k"),
             ("zone_skip", "32k"),
             ("buffer_pattern", "0xdeadface\"ab\""),
+            ("verify_pattern", "%o\"ab\""),
+            ("ignore_error", "EIO,ENOSPC:5,EILSEQ"),
+            ("flow", "8"),
+            ("flow_id", "3"),
+            ("flow_sleep", "1ms"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -692,6 +697,13 @@ mod tests {
         assert_eq!(r.max_lag_ns, Some(10_000_000_000));
         assert_eq!(r.pace, PaceMode::Hybrid);
         assert_eq!((s.verify, s.verify_after, s.verify_unit_bytes), (true, true, Some(512)));
+        assert_eq!(s.verify_pattern.as_deref(), Some("%o\"ab\""));
+        let i = s.ignore_errors.as_ref().unwrap();
+        assert_eq!(
+            (i.read_errnos.clone(), i.write_errnos.clone(), i.verify_errnos.clone()),
+            (vec![5], vec![28, 5], vec![84])
+        );
+        assert_eq!(s.flow, Some(crate::spec::flow::Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
     }
 
     #[test]
