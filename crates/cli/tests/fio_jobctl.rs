@@ -85,7 +85,7 @@ fn what_cannot_be_honoured_is_refused_by_file_and_line_with_the_reason() {
         ),
         ("[a]\nsize=1m\nnumjobs=2\nexitall\n", 1, "exitall with numjobs clones running together".to_string()),
         ("[a]\nsize=1m\nzonemode=zbd\n", 3, "zonemode=zbd: zoned block devices are not supported".to_string()),
-        ("[a]\nsize=1m\nignore_error=,ENOSPC\n", 3, "ignore_error=,ENOSPC: a list of errors".to_string()),
+        ("[a]\nsize=1m\nignore_error=,EWHAT\n", 3, "ignore_error=,EWHAT: 'EWHAT' is not an errno name".to_string()),
         (
             "[a]\nsize=1m\nratemin=1024\n",
             3,
