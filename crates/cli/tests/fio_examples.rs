@@ -32,7 +32,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("aio-read.fio", Runs),
     ("backwards-read.fio", Runs),
     ("basic-verify.fio", Runs),
-    ("butterfly.fio", Refused(11, "flow=2|is not supported")), // refused today; opteng: flow (another helper) changes this at merge
+    ("butterfly.fio", Runs),
     (
         "cmdprio-bssplit.fio",
         Refused(18, "bssplit=64k/40:1024k/60,1024k/100|separate read,write values are not supported"),
@@ -47,7 +47,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("disk-zone-profile.fio", RunsIn("512m")),
     ("e4defrag.fio", Refused(2, "ioengine=e4defrag|drivelab runs io_uring")),
     ("e4defrag2.fio", Refused(6, "ioengine=e4defrag|drivelab runs io_uring")),
-    ("enospc-pressure.fio", Refused(17, "ignore_error=,ENOSPC|is not supported")),
+    ("enospc-pressure.fio", Refused(18, "error_dump=0|is not supported")),
     ("exec.fio", Refused(6, "ioengine=exec|drivelab runs io_uring")),
     ("exitwhat.fio", Refused(23, "number_ios=1000|is not supported")),
     ("falloc.fio", Refused(2, "ioengine=falloc|drivelab runs io_uring")),
@@ -61,7 +61,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("fio-seq-read.fio", Runs),
     ("fio-seq-write.fio", Runs),
     ("fixed-rate-submission.fio", Runs),
-    ("flow.fio", Refused(14, "flow_sleep=1000|is not supported")), // refused today; opteng: flow (another helper) changes this at merge
+    ("flow.fio", Runs),
     ("fsx.fio", Runs),
     ("ftruncate.fio", Refused(4, "ioengine=ftruncate|drivelab runs io_uring")),
     ("gfapi.fio", Refused(4, "ioengine=gfapi|drivelab runs io_uring")),
@@ -107,7 +107,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("ssd-steadystate.fio", Runs),
     ("ssd-test.fio", Runs),
     ("steadystate.fio", Runs),
-    ("surface-scan.fio", Refused(9, "verify_pattern=0xaa555aa5|is not supported")), // refused today; opteng: verify_pattern (another helper) changes this at merge
+    ("surface-scan.fio", Refused(15, "fill_device=1|is not supported")),
     ("tiobench-example.fio", Runs),
     // Mapped (engine uring_cmd); the scratch file is no /dev/ngXnY: refused by the target check.
     ("uring-cmd-ng.fio", RefusedTarget("is a regular file, not an NVMe generic character device (/dev/ngXnY)")),

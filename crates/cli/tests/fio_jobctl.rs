@@ -80,7 +80,7 @@ fn what_cannot_be_honoured_is_refused_by_file_and_line_with_the_reason() {
     let mut cases = vec![
         ("[a]\nsize=1m\nnumjobs=2\nexitall\n", 1, "exitall with numjobs clones is not supported".to_string()),
         ("[a]\nsize=1m\nzonemode=zbd\n", 3, "zonemode=zbd: zoned block devices are not supported".to_string()),
-        ("[a]\nsize=1m\nignore_error=,ENOSPC\n", 3, "ignore_error=,ENOSPC: a list of errors".to_string()),
+        ("[a]\nsize=1m\nignore_error=,EWHAT\n", 3, "ignore_error=,EWHAT: 'EWHAT' is not an errno name".to_string()),
         (
             "[a]\nsize=1m\nrate_iops=100\nrate_iops_min=200\n",
             1,

@@ -135,7 +135,7 @@ pub fn fill_spec(spec: &AccessSpec, span: u64) -> AccessSpec {
 pub fn after(r: &RunResult, targets: &[OpenTarget], stop: &AtomicBool) -> Checks {
     let spec = &r.spec;
     let unit = spec.verify_unit().unwrap_or(4096);
-    let format = UnitFormat::new(unit as usize, spec.seed, spec.verify_zero_pct());
+    let format = UnitFormat::new(unit as usize, spec.seed, spec.verify_zero_pct()).with_pattern(spec.verify_pattern());
     let mut all = Checks::default();
     let Some(v) = &r.verify else { return all };
     for (ti, (t, map)) in targets.iter().zip(&r.verify_maps).enumerate() {
@@ -200,7 +200,7 @@ pub fn recheck(dir: &std::path::Path, stop: &AtomicBool) -> Result<Recheck, Erro
     spec.read_pct = 100;
     spec.sync = Default::default();
     let unit = spec.verify_unit().unwrap_or(4096);
-    let format = UnitFormat::new(unit as usize, spec.seed, spec.verify_zero_pct());
+    let format = UnitFormat::new(unit as usize, spec.seed, spec.verify_zero_pct()).with_pattern(spec.verify_pattern());
     let mut out = Recheck { point: point.point.label.clone(), unit_bytes: unit, targets: Vec::new() };
     for (ti, ((t, map), info)) in point.result.targets.iter().zip(&maps).zip(&infos).enumerate() {
         let Some(info) = info else { continue };

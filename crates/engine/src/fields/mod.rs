@@ -68,6 +68,14 @@ pub enum Field {
     ZoneSkip,
     /// fio's `buffer_pattern` (fio's syntax).
     BufferPattern,
+    /// fio's `verify_pattern` (fio's syntax, `%o` included).
+    VerifyPattern,
+    /// fio's `ignore_error` (fio's syntax: READ,WRITE,VERIFY errno lists).
+    IgnoreError,
+    /// fio's `flow`, `flow_id`, `flow_sleep` (token flow between jobs).
+    Flow,
+    FlowId,
+    FlowSleep,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -78,7 +86,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 44] = [
+    pub const SETTABLE: [Field; 49] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -123,15 +131,20 @@ impl Field {
         Field::ZoneSize,
         Field::ZoneSkip,
         Field::BufferPattern,
+        Field::VerifyPattern,
+        Field::IgnoreError,
+        Field::Flow,
+        Field::FlowId,
+        Field::FlowSleep,
     ];
-    const ALL: [Field; 46] = {
-        let mut all = [Field::Thresholds; 46];
+    const ALL: [Field; 51] = {
+        let mut all = [Field::Thresholds; 51];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[45] = Field::Size;
+        all[50] = Field::Size;
         all
     };
 
@@ -182,6 +195,11 @@ impl Field {
             Field::ZoneSize => "zone_size",
             Field::ZoneSkip => "zone_skip",
             Field::BufferPattern => "buffer_pattern",
+            Field::VerifyPattern => "verify_pattern",
+            Field::IgnoreError => "ignore_error",
+            Field::Flow => "flow",
+            Field::FlowId => "flow_id",
+            Field::FlowSleep => "flow_sleep",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -426,6 +444,19 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
             let bytes = crate::spec::buffer_pattern::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
             spec.buffer_pattern_hex = Some(crate::spec::buffer_pattern::to_hex(&bytes));
         }
+        Field::VerifyPattern => {
+            crate::spec::verify_pattern::VerifyPattern::parse(v)
+                .map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            spec.verify_pattern = Some(v.trim().to_string());
+        }
+        Field::IgnoreError => {
+            let i = crate::spec::ignore_error::IgnoreErrors::parse(v)
+                .map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            spec.ignore_errors = Some(i);
+        }
+        Field::Flow => spec.flow.get_or_insert_with(Default::default).weight = number(field, v)?,
+        Field::FlowId => spec.flow.get_or_insert_with(Default::default).id = number(field, v)?,
+        Field::FlowSleep => spec.flow.get_or_insert_with(Default::default).sleep_ns = duration_ns(v)?,
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -605,6 +636,11 @@ mod tests {
             ("zone_size", "16k"),
             ("zone_skip", "32k"),
             ("buffer_pattern", "0xdeadface\"ab\""),
+            ("verify_pattern", "%o\"ab\""),
+            ("ignore_error", "EIO,ENOSPC:5,EILSEQ"),
+            ("flow", "8"),
+            ("flow_id", "3"),
+            ("flow_sleep", "1ms"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -661,6 +697,13 @@ mod tests {
         assert_eq!(r.max_lag_ns, Some(10_000_000_000));
         assert_eq!(r.pace, PaceMode::Hybrid);
         assert_eq!((s.verify, s.verify_after, s.verify_unit_bytes), (true, true, Some(512)));
+        assert_eq!(s.verify_pattern.as_deref(), Some("%o\"ab\""));
+        let i = s.ignore_errors.as_ref().unwrap();
+        assert_eq!(
+            (i.read_errnos.clone(), i.write_errnos.clone(), i.verify_errnos.clone()),
+            (vec![5], vec![28, 5], vec![84])
+        );
+        assert_eq!(s.flow, Some(crate::spec::flow::Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
     }
 
     #[test]

@@ -201,6 +201,12 @@ fn run_streams_with(
         Err(e)
     };
 
+    // fio's flow: one shared counter per flow id.
+    let flows: std::collections::HashMap<u32, Arc<crate::worker::FlowGroup>> = streams
+        .iter()
+        .filter_map(|st| st.spec.flow.filter(|f| f.weight > 0))
+        .map(|f| (f.id, Arc::new(crate::worker::FlowGroup::default())))
+        .collect();
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
         let spec_arc = Arc::new(resolved[si].clone());
@@ -236,6 +242,7 @@ fn run_streams_with(
                     live,
                     pace: job_iops.map(|iops| (iops, job_phase(aligned, index, stream_jobs))),
                     trace,
+                    flow: spec.flow.filter(|f| f.weight > 0).and_then(|f| flows.get(&f.id).cloned()),
                 };
                 let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
                     Ok(f) => f,

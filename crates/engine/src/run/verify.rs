@@ -14,7 +14,9 @@ use crate::worker::JobVerify;
 
 /// The unit format of a verifying stream (None: it does not verify).
 pub(super) fn format(spec: &AccessSpec) -> Option<Arc<UnitFormat>> {
-    spec.verify_unit().map(|u| Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct())))
+    spec.verify_unit().map(|u| {
+        Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct()).with_pattern(spec.verify_pattern()))
+    })
 }
 
 /// Job `j`'s region on target `ti` of stream `st`, and with verify its part of the target's map

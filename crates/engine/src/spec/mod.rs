@@ -16,9 +16,12 @@ use crate::units::fmt_size;
 
 pub mod buffer_pattern;
 mod distribution;
+pub mod flow;
+pub mod ignore_error;
 mod rate;
 mod source;
 mod stride;
+pub mod verify_pattern;
 
 /// A duration as a refusal shows it.
 fn fmt_ns(ns: u64) -> String {
@@ -229,6 +232,17 @@ pub struct AccessSpec {
     /// (`buffer_pattern.rs`). None: `data`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_pattern_hex: Option<String>,
+    /// fio's `verify_pattern` in fio's syntax (`verify_pattern.rs`): with `verify`, writes carry
+    /// it and reads are checked against it, instead of drivelab's headers. None: headers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_pattern: Option<String>,
+    /// fio's `ignore_error`: the errnos each direction continues after (`ignore_error.rs`).
+    /// None: an error stops the job unless `continue_on_error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_errors: Option<ignore_error::IgnoreErrors>,
+    /// fio's token flow (`flow`, `flow_id`, `flow_sleep`: `flow.rs`). None: not in a flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<flow::Flow>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -298,6 +312,9 @@ impl Default for AccessSpec {
             random_repeat: false,
             zones: None,
             buffer_pattern_hex: None,
+            verify_pattern: None,
+            ignore_errors: None,
+            flow: None,
         }
     }
 }
@@ -413,6 +430,12 @@ impl AccessSpec {
         }
         if let Some(u) = self.verify_unit_bytes {
             return Some(u);
+        }
+        // A pattern repeats from each I/O's start in fio: one unit per block, when blocks have one size.
+        if let (Some(_), [b]) = (&self.verify_pattern, self.bs.as_slice()) {
+            if self.offset_bytes % b.bytes == 0 && self.align() % b.bytes == 0 {
+                return Some(b.bytes);
+            }
         }
         let mut every = self.bs.iter().map(|b| b.bytes).fold(self.align(), |a, b| a | b) | self.offset_bytes;
         every |= 4096;
@@ -613,6 +636,23 @@ impl AccessSpec {
         self.validate_verify()?;
         self.validate_walk()?;
         self.validate_buffer_pattern()?;
+        self.validate_verify_pattern()?;
+        if let Some(f) = self.flow {
+            if f.weight > flow::MAX_WEIGHT {
+                return Err(Error::spec(
+                    Field::Flow,
+                    f.weight.to_string(),
+                    "give a weight from 0 to 1000 (fio's limit)",
+                ));
+            }
+            if f.weight > 0 && (self.rate.is_some() || self.replay.is_some()) {
+                return Err(Error::spec(
+                    Field::Flow,
+                    f.weight.to_string(),
+                    "a flow holds jobs back by their I/O counts, which a {rate} or a replay sets too: drop one of them",
+                ));
+            }
+        }
         if let Some(t) = self.think {
             if t.ns == 0 {
                 return bad(Field::Thinktime, "0".into(), "{thinktime_spin}, {thinktime_blocks} and {thinktime_blocks_type} shape {thinktime}: give {thinktime} too, e.g. 1ms");

@@ -12,9 +12,13 @@
 //!   the key's 64 bits, precomputed as 8 tables of 256 (`crc_of`);
 //! - checking a read is one compare pass (`found ^ base == key` word by word), which vectorizes;
 //!   the CRC in the header lets any other reader check the unit with nothing but CRC32C.
+//!
+//! With fio's `verify_pattern` (`with_pattern`) a unit is the pattern instead, with no header:
+//! what fio writes and checks with `verify=pattern` (`spec/verify_pattern.rs`).
 
 use super::classify::{mismatch, Expected, Mismatch};
 use super::header::{Header, HEADER_BYTES};
+use crate::spec::verify_pattern::VerifyPattern;
 
 /// How one job's units are made: unit size, seed, compressibility and the precomputed parts.
 #[derive(Clone)]
@@ -30,6 +34,8 @@ pub struct UnitFormat {
     crc_base: u32,
     /// `crc_key[i][b]`: what byte `i` of the key being `b` adds to the payload's CRC.
     crc_key: Box<[[u32; 256]; 8]>,
+    /// fio's `verify_pattern`: units are the pattern, without header.
+    pattern: Option<VerifyPattern>,
 }
 
 impl std::fmt::Debug for UnitFormat {
@@ -74,7 +80,19 @@ impl UnitFormat {
                 *slot = (0..8).filter(|k| v & (1 << k) != 0).fold(0, |acc, k| acc ^ bit[i * 8 + k]);
             }
         }
-        UnitFormat { unit, seed, zero_pct, random_words, base, crc_base, crc_key }
+        UnitFormat { unit, seed, zero_pct, random_words, base, crc_base, crc_key, pattern: None }
+    }
+
+    /// Units hold `pattern` (fio's `verify_pattern`) instead of a header and payload.
+    pub fn with_pattern(mut self, pattern: Option<VerifyPattern>) -> UnitFormat {
+        self.pattern = pattern;
+        self
+    }
+
+    /// Whether units are fio's `verify_pattern`: then every unit read is checked, whoever wrote
+    /// it (the pattern does not depend on the write's generation), as fio checks them.
+    pub fn is_pattern(&self) -> bool {
+        self.pattern.is_some()
     }
 
     pub fn unit(&self) -> usize {
@@ -113,6 +131,10 @@ impl UnitFormat {
     #[inline]
     pub fn stamp(&self, unit: &mut [u8], target: u32, offset: u64, generation: u64) -> Header {
         debug_assert_eq!(unit.len(), self.unit);
+        if let Some(p) = &self.pattern {
+            p.fill(unit, offset);
+            return Header { target, unit_len: self.unit as u32, offset, generation, seed: self.seed, payload_crc: 0 };
+        }
         let key = self.key(target, offset, generation);
         let (head, payload) = unit.split_at_mut(HEADER_BYTES);
         // SAFETY: any bit pattern is a valid u64 and a valid u8; align_to_mut only reinterprets
@@ -147,6 +169,9 @@ impl UnitFormat {
     /// word for word the expected one (one pass, no CRC). Allocates nothing.
     #[inline]
     pub fn matches(&self, found: &[u8], exp: &Expected) -> bool {
+        if let Some(p) = &self.pattern {
+            return found.len() == self.unit && p.matches(found, exp.offset);
+        }
         let Some(h) = Header::decode(found) else { return false };
         if h.target != exp.target
             || h.offset != exp.offset
@@ -184,7 +209,9 @@ impl UnitFormat {
         if self.matches(found, exp) {
             return Ok(());
         }
-        Err(mismatch(found, Header::decode(found), &self.expected(exp), exp))
+        // A pattern unit has no header: only its bits tell how it is wrong.
+        let header = if self.pattern.is_some() { None } else { Header::decode(found) };
+        Err(mismatch(found, header, &self.expected(exp), exp))
     }
 
     /// The unit `exp` describes, built whole.

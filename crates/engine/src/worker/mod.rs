@@ -28,6 +28,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod flow;
 mod queue;
 mod recorder;
 mod schedule;
@@ -35,6 +36,7 @@ mod stamps;
 mod verify;
 mod window;
 
+pub use flow::FlowGroup;
 use queue::Queue;
 pub(crate) use recorder::over_counts;
 use recorder::Recorder;
@@ -120,6 +122,8 @@ pub struct JobCtx {
     pub pace: Option<(f64, f64)>,
     /// A replay: the trace of this job's target (its I/Os, and with `pace` their times).
     pub trace: Option<Arc<crate::replay::FileTrace>>,
+    /// fio's flow: the shared counter of this job's flow id (with a `flow` weight).
+    pub flow: Option<Arc<FlowGroup>>,
 }
 
 /// One second (or the last partial second) of one job.
@@ -237,6 +241,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
         log.start(window.start);
         rec.log = Some(log);
     }
+    rec.ignore = spec.ignore_errors.clone().unwrap_or_default();
     let mut q = Queue::new::<B>(ctx, verify);
     let mut stopping = false;
     let mut last_t = begin;
@@ -272,6 +277,11 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
                     // Open loop: idle until the next intended issue time (or the end of the run).
                     Some(due) if !stopping => {
                         wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec, clock)
+                    }
+                    // fio's flow: held back with nothing in flight; pause, then try again.
+                    _ if !stopping && q.flow_held => {
+                        q.flow_pause();
+                        clock.now()
                     }
                     _ => break,
                 }
@@ -369,8 +379,9 @@ fn exchange<B: Backend, C: Clock>(
     waited.map_err(|e| Failure(ErrorOp::Wait, e))?;
     let done = stamp_completion(clock);
     let error_stops = q.reap(backend, done, rec, measuring, continue_on_error);
-    let wrong_data_stops =
-        q.after_reap(backend.pool_mut(), continue_on_error).map_err(|e| Failure(ErrorOp::Journal, e))?;
+    let wrong_data_stops = q
+        .after_reap(backend.pool_mut(), continue_on_error || rec.ignore.continues_verify())
+        .map_err(|e| Failure(ErrorOp::Journal, e))?;
     Ok((done, error_stops || wrong_data_stops))
 }
 

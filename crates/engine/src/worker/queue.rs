@@ -1,5 +1,6 @@
 //! Queue: the slots (one per queue entry), the free list, the batch being built, what is in flight.
 
+use super::flow::FlowGate;
 use super::recorder::Recorder;
 use super::schedule::Schedule;
 use super::stamps::{stamp_after_submit, stamp_before_submit, Slot};
@@ -29,6 +30,9 @@ pub(super) struct Queue {
     /// With `verify`: the slot of an I/O held until the in-flight I/O it overlaps completes;
     /// nothing else is issued meanwhile.
     held: Option<u32>,
+    /// fio's flow: this job's gate, and whether the last `fill` was held back by it.
+    flow: Option<FlowGate>,
+    pub(super) flow_held: bool,
 }
 
 impl Queue {
@@ -62,6 +66,15 @@ impl Queue {
             chunk: if B::SUBMIT_COMPLETES { qd.max(1) } else { spec.submit_batch.max(1) as usize },
             verify: verify.map(|v| Verifier::new(v, qd)),
             held: None,
+            flow: ctx.flow.clone().zip(spec.flow).map(|(g, f)| FlowGate::join(g, f.weight, f.sleep_ns)),
+            flow_held: false,
+        }
+    }
+
+    /// fio's flow held this job back with nothing in flight: wait before trying again.
+    pub(super) fn flow_pause(&self) {
+        if let Some(f) = &self.flow {
+            f.pause();
         }
     }
 
@@ -81,6 +94,7 @@ impl Queue {
         clock: &impl Clock,
     ) -> bool {
         let now = if sched.paced() { clock.now() } else { 0 };
+        self.flow_held = false;
         if let Some(slot) = self.held {
             if Verifier::conflicts(&self.slots, slot as usize) {
                 return true;
@@ -98,7 +112,18 @@ impl Queue {
             if window.budget_spent() {
                 return false;
             }
-            let Some(t_intended) = sched.take(slot, now) else { break };
+            if let Some(f) = self.flow.as_mut() {
+                if !f.admit() {
+                    self.flow_held = true;
+                    break;
+                }
+            }
+            let Some(t_intended) = sched.take(slot, now) else {
+                if let Some(f) = self.flow.as_mut() {
+                    f.unadmit();
+                }
+                break;
+            };
             self.free.pop();
             // Any free slot could have taken it since one was free.
             if !self.start(slot, t_intended, t_intended.max(self.free_since), sched, window, pool) {

@@ -120,6 +120,8 @@ pub(super) struct Recorder {
     pub(super) bytes: u64,
     /// fio's log files, when the spec asks for them.
     pub(super) log: Option<Box<crate::iolog::Recorder>>,
+    /// fio's `ignore_error`: the errnos the job continues after.
+    pub(super) ignore: crate::spec::ignore_error::IgnoreErrors,
 }
 
 impl Recorder {
@@ -136,6 +138,7 @@ impl Recorder {
             ops: 0,
             bytes: 0,
             log: None,
+            ignore: Default::default(),
         }
     }
 
@@ -220,7 +223,7 @@ impl Recorder {
     /// A failed or short I/O (or fsync): counted; true when it stops the job.
     pub(super) fn failed(&mut self, op: ErrorOp, offset: u64, res: i32, continue_on_error: bool) -> bool {
         note_error(&mut self.out.errors, op, offset, res);
-        !continue_on_error
+        !continue_on_error && !self.ignore.continues(matches!(op, ErrorOp::Io(Op::Read)), res)
     }
 
     /// A step of the machinery failed mid-run (the job stops): recorded as an error of that

@@ -106,6 +106,7 @@ pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
         live: Arc::new(Live::default()),
         pace: iops.map(|i| (i, 0.0)),
         trace: None,
+        flow: None,
     }
 }
 

@@ -12,7 +12,7 @@
 //! - `numa_cpu_nodes`: the nodes' CPUs (from `/sys/devices/system/node`) as the job's `cpus`.
 //!   `numa_mem_policy`: honoured where it cannot place memory anywhere but where the kernel
 //!   already does (a host whose memory is one node), refused elsewhere.
-//! - `zonemode=zbd`, `ignore_error`: refused with why (`rate_min` and its kin: see `watch`).
+//! - `zonemode=zbd`: refused with why (`ignore_error` is `onerror`'s; `rate_min` and its kin `watch`'s).
 
 use super::ini::{LineError, Opt};
 
@@ -200,14 +200,6 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
                     need()?
                 ));
             }
-            "ignore_error" => {
-                need()?;
-                return Err(bad(
-                    o,
-                    "a list of errors to continue on is not supported: drivelab's continue_on_error continues \
-                     on every error (and counts each); give continue_on_error=1 instead",
-                ));
-            }
             _ => unreachable!("apply is called for this module's keys"),
         }
         Ok(())
@@ -221,7 +213,6 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
         "zonemode",
         "numa_cpu_nodes",
         "numa_mem_policy",
-        "ignore_error",
     ];
     // `zonemode` other than zbd is `walk`'s (none, strided): this module only refuses zbd.
     let walks = key == "zonemode" && value != Some("zbd");

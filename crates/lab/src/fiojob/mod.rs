@@ -21,6 +21,7 @@ mod cap;
 mod ini;
 mod jobctl;
 mod logs;
+mod onerror;
 mod options;
 pub mod steadystate;
 mod value;

@@ -102,6 +102,16 @@ struct Draft {
     buffer_pattern: Option<String>,
     /// `wait_for`: the job this one starts after.
     wait_for: Option<String>,
+    /// `verify_pattern`, in fio's syntax (the engine's field reads it).
+    verify_pattern: Option<String>,
+    /// `verify` was given (fio's verify_pattern turns verify on only when it was not).
+    verify_named: bool,
+    /// `verify_interval` in bytes: drivelab's `verify_unit`.
+    verify_interval: Option<u64>,
+    /// `ignore_error` with `continue_on_error`, resolved (`onerror.rs`).
+    ignore_error: Option<String>,
+    /// `flow`, `flow_id`, `flow_sleep` as the engine's fields.
+    flow: Vec<(String, String)>,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -165,6 +175,25 @@ pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError
     let mut d = Draft { do_verify: true, ..Draft::default() };
     for o in opts {
         apply(&mut d, o, kb)?;
+    }
+    if let Some(o) = opts.iter().rev().find(|o| o.key == "ignore_error") {
+        let coe = opts.iter().rev().find(|o| o.key == "continue_on_error").and_then(|o| o.value.as_deref());
+        let text = o.value.as_deref().unwrap_or("");
+        d.ignore_error = Some(super::onerror::resolve(text, coe.map(str::trim)).map_err(|e| bad(o, e))?);
+        d.continue_on_error = false;
+    }
+    if let Some(o) = opts.iter().rev().find(|o| o.key == "verify_pattern") {
+        // fio: verify_pattern turns verify on (options.c), unless verify was given.
+        d.verify |= !d.verify_named;
+        if !d.verify {
+            return Err(bad(o, "with verify=none nothing checks the pattern: drop verify=none (or give buffer_pattern for the written data alone)"));
+        }
+        d.notices.retain(|n| !n.starts_with("verify="));
+        d.notices.push(
+            "verify_pattern: writes carry the pattern and reads are checked against it, with no header (fio's \
+             verify=pattern), whatever method verify names"
+                .into(),
+        );
     }
     let ctl = std::mem::take(&mut d.ctl);
     let mut job = finish(name, line, d)?;
@@ -385,6 +414,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "cpus_allowed" => d.cpus = Some(cpu_list(need()?).map_err(|e| bad(o, e))?),
         "verify" => {
             let v = need()?;
+            d.verify_named = true;
             d.verify = !matches!(v, "0" | "none");
             if d.verify {
                 d.notices.push(format!(
@@ -432,6 +462,19 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         _ if super::watch::check(key, o.value.as_deref()).transpose().map_err(|e| bad(o, e))?.is_some() => {}
+        "verify_pattern" => d.verify_pattern = Some(need()?.to_string()),
+        "verify_interval" => d.verify_interval = Some(sz(need()?)?),
+        "ignore_error" => {
+            need()?;
+        }
+        "flow" => d.flow.push((key.into(), range(need()?, 0, 1000)?.to_string())),
+        "flow_id" => d.flow.push((key.into(), range(need()?, 0, u32::MAX as u64)?.to_string())),
+        "flow_sleep" => {
+            let ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?;
+            d.flow.push((key.into(), fmt_duration(ns, 9)));
+        }
+        // fio 3.33 reads it and does nothing (FIO_OPT_SOFT_DEPRECATED).
+        "flow_watermark" => d.no_effect.push(key.into()),
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -592,6 +635,16 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     fields.extend(d.walk.fields().map_err(err)?);
     if let Some(p) = d.buffer_pattern {
         fields.push(("buffer_pattern".into(), p));
+    }
+    if let (Some(p), true) = (d.verify_pattern, d.verify) {
+        fields.push(("verify_pattern".into(), p));
+    }
+    if let Some(t) = d.ignore_error {
+        fields.push(("ignore_error".into(), t));
+    }
+    fields.extend(d.flow);
+    if let (Some(u), true) = (d.verify_interval, d.verify) {
+        fields.push(("verify_unit".into(), u.to_string()));
     }
     Ok(Job {
         name,
