@@ -6,6 +6,9 @@
 //! are keys too, in plan files and (with dashes) as flags: each translates its value into
 //! drivelab's ([`Fio::translate`]), where fio's meaning differs in a detail it is honoured (a
 //! bare `runtime` number is seconds), and what has no drivelab equivalent is refused by name.
+//!
+//! Over 600 lines: it is the one parser of drivelab's keys, one arm per field, kept in one table on
+//! purpose (a key parsed in two places would drift); its tests are beside it.
 
 mod fio;
 
