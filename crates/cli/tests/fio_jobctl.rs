@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{drivelab_in, json, skip, stderr, Scratch};
+use common::{drivelab_in, skip, stderr, Scratch};
 
 /// The host's NUMA nodes and their CPUs as drivelab lists them (`0,1`), from sysfs.
 fn nodes() -> Vec<(u32, String)> {
@@ -30,10 +30,7 @@ fn nodes() -> Vec<(u32, String)> {
 
 fn points(base: &Path) -> Vec<serde_json::Value> {
     let dir: PathBuf = std::fs::read_dir(base).unwrap().next().unwrap().unwrap().path();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("points")).unwrap().map(|e| e.unwrap().path()).collect();
-    files.retain(|f| f.extension().is_some_and(|e| e == "json"));
-    files.sort();
-    files.iter().map(|f| json(f)).collect()
+    common::saved_points(&dir)
 }
 
 #[test]

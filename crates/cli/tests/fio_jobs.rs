@@ -9,29 +9,12 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{drivelab_in, json, need_loop, stderr, stdout, LoopDev, Scratch};
+use common::{drivelab_in, json, need_loop, results_dir, saved_points, stderr, stdout, LoopDev, Scratch};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fio-jobs");
 
 fn corpus(name: &str) -> String {
     format!("{CORPUS}/{name}")
-}
-
-/// The one results directory under `base`.
-fn results_dir(base: &Path) -> PathBuf {
-    let dirs: Vec<PathBuf> = std::fs::read_dir(base).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(dirs.len(), 1, "{dirs:?}");
-    dirs.into_iter().next().unwrap()
-}
-
-fn saved_points(dir: &Path) -> Vec<serde_json::Value> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("points"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files.iter().map(|f| json(f)).collect()
 }
 
 /// What one group of jobs did, as either tool saved it.

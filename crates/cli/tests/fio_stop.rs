@@ -10,16 +10,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{drivelab_in, json, skip, stderr, stdout, Scratch};
+use common::{drivelab_in, skip, stderr, stdout, Scratch};
 
 const S: u64 = 1_000_000_000;
 
 fn points(base: &Path) -> Vec<serde_json::Value> {
     let dir: PathBuf = std::fs::read_dir(base).unwrap().next().unwrap().unwrap().path();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("points")).unwrap().map(|e| e.unwrap().path()).collect();
-    files.retain(|f| f.extension().is_some_and(|e| e == "json"));
-    files.sort();
-    files.iter().map(|f| json(f)).collect()
+    common::saved_points(&dir)
 }
 
 /// Run `text` as a job file in `s`; (exit code, the saved points, the results dir).

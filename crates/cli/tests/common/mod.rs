@@ -64,6 +64,24 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// The one results directory under `base` (a test that made exactly one).
+pub fn results_dir(base: &Path) -> std::path::PathBuf {
+    let dirs: Vec<std::path::PathBuf> = std::fs::read_dir(base).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs.into_iter().next().unwrap()
+}
+
+/// The saved points of results directory `dir`, in index order.
+pub fn saved_points(dir: &Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.join("points"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files.iter().map(|f| json(f)).collect()
+}
+
 pub fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid json")
 }
