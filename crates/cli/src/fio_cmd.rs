@@ -71,6 +71,8 @@ drivelab's own:
   --force               with --destroy: even a mounted or partitioned device
   --overwrite           allow writing an existing file drivelab did not make
   --results DIR         where the results directory is made (default results)
+  --cap-time TIME       shorten every job to at most TIME (as drivelab run)
+  --cap-size SIZE       shorten every job's region to at most SIZE
 Refused with a reason: --debug, --client, --server, --latency-log,
 --bandwidth-log and fio's other tools.
 

@@ -64,6 +64,9 @@ pub struct FioArgs {
     pub force: bool,
     pub overwrite: bool,
     pub results: Option<String>,
+    /// drivelab's `--cap-time T`, `--cap-size S`: every job shortened, as `drivelab run` does.
+    pub cap_time: Option<String>,
+    pub cap_size: Option<String>,
     /// What was read differently from how it was written, to say on stderr.
     pub notices: Vec<String>,
 }
@@ -122,6 +125,8 @@ const CONTROL: &[(&str, Option<char>, Arg)] = &[
     ("destroy", None, Arg::Required),
     ("force", None, Arg::None),
     ("results", None, Arg::Required),
+    ("cap-time", None, Arg::Required),
+    ("cap-size", None, Arg::Required),
 ];
 
 /// What a name on the command line is.
@@ -281,14 +286,14 @@ fn job_option(out: &mut FioArgs, key: &'static str, value: Option<String>, shown
         let name = value.filter(|v| !v.is_empty()).ok_or_else(|| {
             bad(&out.written[line - FIRST_LINE], "--name needs the job's name: --name=NAME starts a job")
         })?;
-        out.sections.push(Section { name, line, options: Vec::new() });
+        out.sections.push(Section { name, line, options: Vec::new(), unset: None });
         return Ok(());
     }
     if value.as_deref() == Some("") && !names::SET_ONLY.contains(&key) {
         return Err(bad(&out.written[line - FIRST_LINE], format!("needs a value: --{key}=VALUE")));
     }
     if out.sections.is_empty() {
-        out.sections.push(Section { name: "global".into(), line, options: Vec::new() });
+        out.sections.push(Section { name: "global".into(), line, options: Vec::new(), unset: None });
     }
     let section = out.sections.last_mut().expect("a section");
     section.options.push(Opt { key: key.to_string(), value, line });
@@ -335,6 +340,8 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
         "destroy" => out.destroy.push(v()),
         "force" => out.force = true,
         "results" => out.results = Some(v()),
+        "cap-time" => out.cap_time = Some(v()),
+        "cap-size" => out.cap_size = Some(v()),
         "debug" => {
             return Err(bad(
                 shown,

@@ -7,7 +7,8 @@
 //! environment; drivelab also takes `--var NAME=...`, which wins) and fio's keywords `$ncpus`,
 //! `$pagesize` and `$mb_memory` by this machine's figures. Where fio puts nothing for a variable
 //! that is not set, drivelab refuses the file: a job that silently lost its block size is not
-//! the job that was written.
+//! the job that was written (when that section runs: a section `--section` leaves out is not
+//! read, as in fio).
 
 use std::collections::BTreeMap;
 
@@ -25,6 +26,10 @@ pub struct Section {
     pub name: String,
     pub line: usize,
     pub options: Vec<Opt>,
+    /// The first variable of this section that could not be substituted: refused when the
+    /// section is used, not when it is left out (`--section`), as fio only reads the sections it
+    /// runs.
+    pub unset: Option<LineError>,
 }
 
 impl Section {
@@ -61,7 +66,7 @@ pub fn parse(text: &str, vars: &BTreeMap<String, String>) -> Result<Vec<Section>
             if name.is_empty() {
                 return Err(err(line, "an empty section name; expected [global] or [jobname]"));
             }
-            sections.push(Section { name: name.to_string(), line, options: Vec::new() });
+            sections.push(Section { name: name.to_string(), line, options: Vec::new(), unset: None });
             continue;
         }
         let Some(section) = sections.last_mut() else {
@@ -76,7 +81,13 @@ pub fn parse(text: &str, vars: &BTreeMap<String, String>) -> Result<Vec<Section>
                 "include is not supported; put the included options into this file (or give them with --var)",
             ));
         }
-        let substituted = substitute(body, vars).map_err(|m| err(line, m))?;
+        let substituted = match substitute(body, vars) {
+            Ok(s) => s,
+            Err(m) => {
+                section.unset.get_or_insert(err(line, m));
+                continue;
+            }
+        };
         let (key, value) = match substituted.split_once('=') {
             Some((k, v)) => (k.trim().to_string(), Some(v.trim().to_string())),
             None => (substituted.trim().to_string(), None),
@@ -161,12 +172,14 @@ mod tests {
     }
 
     #[test]
-    fn variables_come_from_vars_then_the_environment_and_a_missing_one_is_refused() {
+    fn variables_come_from_vars_then_the_environment_and_a_missing_one_is_kept_for_its_section() {
         let s = parse("[j]\nbs=${BS}\niodepth=${QD}\n", &vars(&[("BS", "64k"), ("QD", "8")])).unwrap();
         assert_eq!(s[0].options[0].value.as_deref(), Some("64k"));
         assert_eq!(s[0].options[1].value.as_deref(), Some("8"));
-        let e = parse("[j]\nbs=${DRIVELAB_SURELY_UNSET_VAR}\n", &vars(&[])).unwrap_err();
-        assert_eq!(e.line, 2);
+        let s = parse("[j]\nbs=4k\n[k]\nbs=${DRIVELAB_SURELY_UNSET_VAR}\n", &vars(&[])).unwrap();
+        assert_eq!(s[0].unset, None, "a section without variables reads whole");
+        let e = s[1].unset.clone().expect("the missing variable is kept for when [k] runs");
+        assert_eq!(e.line, 4);
         assert!(e.message.contains("--var DRIVELAB_SURELY_UNSET_VAR=VALUE"), "{}", e.message);
         let n = parse("[j]\nnumjobs=$ncpus\n", &vars(&[])).unwrap();
         let cpus: u64 = n[0].options[0].value.as_deref().unwrap().parse().unwrap();

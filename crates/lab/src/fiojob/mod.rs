@@ -238,7 +238,8 @@ pub fn from_args(args: &FioArgs) -> Result<PlanFile, Error> {
         })
         .unwrap_or_else(|| "fio".into());
     let empty = "fio's command line has no job: give --name=NAME and the job's options, or a job file";
-    build(&name, "fio's command line", empty, Given { targets: &[], vars: &[], cap: Cap::default() }, read)
+    let cap = Cap::parse(args.cap_time.as_deref(), args.cap_size.as_deref())?;
+    build(&name, "fio's command line", empty, Given { targets: &[], vars: &[], cap }, read)
 }
 
 /// `sections` without the jobs `--section` leaves out (fio keeps every `[global]`).
@@ -256,6 +257,9 @@ pub fn showcmd(args: &FioArgs) -> Result<String, Error> {
         let bytes = drivelab_engine::input::Input::JOB.read(Path::new(f))?;
         let text = String::from_utf8_lossy(&bytes);
         let sections = only(args, ini::parse(&text, &BTreeMap::new()).map_err(|e| at(f, e))?);
+        if let Some(e) = sections.iter().find_map(|s| s.unset.clone()) {
+            return Err(at(f, e));
+        }
         out.push_str("fio ");
         for s in &sections {
             if !s.is_global() {
@@ -447,6 +451,9 @@ fn jobs(sections: &[ini::Section]) -> Result<Vec<Job>, ini::LineError> {
     let mut global: Vec<ini::Opt> = Vec::new();
     let mut out = Vec::new();
     for s in sections {
+        if let Some(e) = &s.unset {
+            return Err(e.clone());
+        }
         if s.is_global() {
             global.extend(s.options.iter().cloned());
             continue;
@@ -579,6 +586,17 @@ fn resolve(job: &Job, given: &[String]) -> Result<(Vec<String>, Fields), String>
     } else {
         job.targets.clone()
     };
+    if job.existing_only {
+        for t in &targets {
+            if !drivelab_engine::target::probe(t).map_err(|e| e.to_string())?.exists {
+                return Err(format!(
+                    "[{}]: allow_file_create=0 and {t} does not exist; fio would refuse it too: create it, or drop \
+                     allow_file_create=0",
+                    job.name
+                ));
+            }
+        }
+    }
     if job.whole_target {
         let offset = fields.iter().rev().find(|(k, _)| k == "offset").and_then(|(_, v)| v.parse::<u64>().ok());
         let mut smallest: Option<u64> = None;

@@ -49,6 +49,8 @@ pub struct Job {
     pub exitall: bool,
     /// `wait_for`: the job whose end this one starts after (see `waitfor`).
     pub wait_for: Option<String>,
+    /// `allow_file_create=0`: every file the job uses must exist already (fio refuses otherwise).
+    pub existing_only: bool,
 }
 
 /// What each option set, before the fields are made.
@@ -115,6 +117,8 @@ struct Draft {
     ignore_error: Option<String>,
     /// `flow`, `flow_id`, `flow_sleep` as the engine's fields.
     flow: Vec<(String, String)>,
+    /// `allow_file_create` (fio's default: true).
+    allow_file_create: Option<bool>,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -478,6 +482,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         // fio 3.33 reads it and does nothing (FIO_OPT_SOFT_DEPRECATED).
         "flow_watermark" => d.no_effect.push(key.into()),
+        "allow_file_create" => d.allow_file_create = Some(flag()?),
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -664,6 +669,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         io_log,
         exitall: false,
         wait_for: d.wait_for,
+        existing_only: d.allow_file_create == Some(false),
     })
 }
 

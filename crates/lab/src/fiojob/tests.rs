@@ -124,3 +124,18 @@ fn points_keep_the_fio_options_as_given() {
     assert!(!f.group_reporting());
     assert_eq!(p.points[1].fio.as_ref().unwrap().jobs, vec![vec![pair("stonewall", ""), pair("rw", "write")]]);
 }
+
+#[test]
+fn allow_file_create_0_refuses_a_missing_file_and_takes_an_existing_one() {
+    let missing = "[j]\nrw=read\nsize=1m\nallow_file_create=0\nfilename=/tmp/drivelab-surely-not-here.dat\n";
+    let e = plan(missing, &[], &[]).unwrap_err().to_string();
+    assert!(e.contains("allow_file_create=0 and /tmp/drivelab-surely-not-here.dat does not exist"), "{e}");
+    let dir = std::env::temp_dir().join(format!("drivelab-afc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("there.dat");
+    std::fs::write(&f, vec![0u8; 1 << 20]).unwrap();
+    let there = format!("[j]\nrw=read\nsize=1m\nallow_file_create=0\nfilename={}\n", f.display());
+    let ok = plan(&there, &[], &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(ok.unwrap().points.len(), 1);
+}
