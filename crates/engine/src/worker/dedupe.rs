@@ -141,7 +141,6 @@ mod tests {
             let want = if pct == 100 { 1.0 - 1.0 / 8000.0 } else { want };
             assert!((dup - want).abs() < 0.03, "{mode} {pct}%: {dup}");
         }
-        assert_eq!(duplicates(&write("0", 0, 1, 100)), 0.0);
     }
 
     #[test]
