@@ -212,3 +212,26 @@ fn run_json_keeps_the_fields() {
         (Some(50), Some("working_set"), Some(true))
     );
 }
+
+#[test]
+fn repeat_mode_writes_the_duplicate_share_fio_writes() {
+    let job = "[a]\nfilename=a.dat\nsize=8m\nbs=4k\nrw=write\ndedupe_percentage=30\n";
+    let s = Scratch::new("fio-stripe-repeat");
+    std::fs::write(s.0.join("r.fio"), job).unwrap();
+    let o = drivelab_in(&s.0, &["run", "r.fio", "--results", "res", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mine = duplicate_share(&std::fs::read(s.0.join("a.dat")).unwrap());
+    // fio's default mode, repeat: 30% of the writes repeat the next unique write's data.
+    assert!((mine - 0.30).abs() < 0.04, "{mine:.3}");
+    if !fio_installed() {
+        common::skip_part("the comparison with fio", "fio is not installed (apt-get install fio)");
+        return;
+    }
+    let theirs = s.0.join("fio");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("r.fio"), job).unwrap();
+    let f = fio_in(&theirs, "r.fio");
+    assert!(f.status.success(), "fio: {}", String::from_utf8_lossy(&f.stderr));
+    let fios = duplicate_share(&std::fs::read(theirs.join("a.dat")).unwrap());
+    assert!((mine - fios).abs() < 0.04, "drivelab {mine:.3}, fio {fios:.3}");
+}
