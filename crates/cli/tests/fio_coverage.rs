@@ -77,6 +77,8 @@ const VALUES: &[(&str, &str)] = &[
     ("zoneskip", "64k"),
     ("rw_sequencer", "identical"),
     ("buffer_pattern", "0xdeadbeef"),
+    ("dedupe_mode", "working_set"),
+    ("offset_increment", "4k"),
     ("write_lat_log", "cov"),
     ("write_bw_log", "cov"),
     ("write_iops_log", "cov"),

@@ -234,6 +234,7 @@ fn run_streams_with(
                 let ctx = JobCtx {
                     spec: spec_arc,
                     job: ((si as u64) << 40) | (ti as u64 * 1_000_003 + j),
+                    run_job: (job_no as u32, n_jobs as u32),
                     start,
                     span,
                     stop: stop.clone(),

@@ -30,8 +30,16 @@ pub(super) fn job_region(
     j: u64,
 ) -> (u64, u64, Option<JobVerify>) {
     let t = &st.targets[ti];
-    let Some(f) = format else { return (t.start, t.span, None) };
-    let (start, span) = job_slice(t.start, t.span, st.spec, j);
+    let Some(f) = format else {
+        let (start, span) = st.spec.clone_region(t.start, t.span, j);
+        return (start, span, None);
+    };
+    // fio's offset_increment sets each job's start (and its region ends at the next one's).
+    let (start, span) = if st.spec.offset_increment_bytes > 0 {
+        st.spec.clone_region(t.start, t.span, j)
+    } else {
+        job_slice(t.start, t.span, st.spec, j)
+    };
     let map = &maps[ti];
     let journal = st
         .verify
@@ -100,7 +108,10 @@ pub(super) fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error>
             continue;
         };
         for t in st.targets {
-            if st.spec.jobs > 1 && slice_share(t.span, st.spec) < st.spec.max_bs() {
+            if st.spec.jobs > 1
+                && st.spec.offset_increment_bytes == 0
+                && slice_share(t.span, st.spec) < st.spec.max_bs()
+            {
                 return Err(Error::invalid(format!(
                     "with verify each of the {} jobs on {} owns a slice of its {}-byte region, too small for a {}-byte \
                      block: use fewer jobs or a larger region",

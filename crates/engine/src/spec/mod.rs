@@ -18,12 +18,14 @@ use crate::error::{Error, Field};
 use crate::units::fmt_size;
 
 pub mod buffer_pattern;
+pub mod dedupe;
 mod distribution;
 pub mod flow;
 pub mod ignore_error;
 mod rate;
 mod source;
 mod stride;
+mod stripe;
 pub mod verify_pattern;
 
 /// A duration as a refusal shows it.
@@ -246,6 +248,20 @@ pub struct AccessSpec {
     /// fio's token flow (`flow`, `flow_id`, `flow_sleep`: `flow.rs`). None: not in a flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<flow::Flow>,
+    /// fio's `offset_increment`: job `j` of each target starts at `offset_bytes + j *` this
+    /// (its region as long as `span_bytes`, or to the end of the target); with verify each job
+    /// keeps to at most this many bytes, so every unit has one writer. 0: the jobs share the
+    /// region.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub offset_increment_bytes: u64,
+    /// fio's dedupe options (`dedupe.rs`): a share of writes repeats other writes' data. None:
+    /// every block written is unique.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe: Option<dedupe::Dedupe>,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -318,6 +334,8 @@ impl Default for AccessSpec {
             verify_pattern: None,
             ignore_errors: None,
             flow: None,
+            offset_increment_bytes: 0,
+            dedupe: None,
         }
     }
 }
@@ -638,6 +656,7 @@ impl AccessSpec {
         }
         self.validate_verify()?;
         self.validate_walk()?;
+        self.validate_dedupe()?;
         self.validate_buffer_pattern()?;
         self.validate_verify_pattern()?;
         if let Some(f) = self.flow {
@@ -777,6 +796,7 @@ impl AccessSpec {
             return bad(Field::Span, format!("{span} bytes"), fix);
         }
         self.check_walk_against(target, span)?;
+        self.check_increment(target, size, span, dio_align)?;
         if let Distribution::Zoned(zones) = &self.distribution {
             // Saturating: zones of 2^63 bytes each must not add up to a wrapped 0.
             let bytes: u64 = zones

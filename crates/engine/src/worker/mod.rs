@@ -28,6 +28,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod dedupe;
 mod flow;
 mod queue;
 mod recorder;
@@ -124,6 +125,9 @@ pub struct JobCtx {
     pub trace: Option<Arc<crate::replay::FileTrace>>,
     /// fio's flow: the shared counter of this job's flow id (with a `flow` weight).
     pub flow: Option<Arc<FlowGroup>>,
+    /// This job's number among every job of the run, and their count (fio's thread number:
+    /// `dedupe`'s global working set spans them).
+    pub run_job: (u32, u32),
 }
 
 /// One second (or the last partial second) of one job.

@@ -33,6 +33,8 @@ pub(super) struct Queue {
     /// fio's flow: this job's gate, and whether the last `fill` was held back by it.
     flow: Option<FlowGate>,
     pub(super) flow_held: bool,
+    /// fio's dedupe: each write's buffer made afresh, unique or repeating another's.
+    dedupe: Option<super::dedupe::DedupeFill>,
 }
 
 impl Queue {
@@ -44,7 +46,8 @@ impl Queue {
             stamp_writes: spec.has_writes()
                 && pattern::stamps(spec.data)
                 && verify.is_none()
-                && spec.buffer_pattern_hex.is_none(),
+                && spec.buffer_pattern_hex.is_none()
+                && spec.dedupe.is_none(),
             slots: vec![
                 Slot {
                     op: Op::Read,
@@ -68,6 +71,7 @@ impl Queue {
             held: None,
             flow: ctx.flow.clone().zip(spec.flow).map(|(g, f)| FlowGate::join(g, f.weight, f.sleep_ns)),
             flow_held: false,
+            dedupe: spec.dedupe.filter(|_| spec.has_writes()).map(|d| super::dedupe::DedupeFill::new(ctx, d)),
         }
     }
 
@@ -208,6 +212,8 @@ impl Queue {
             let buf = &mut pool.slot_mut(slot as usize)[..s.len as usize];
             if let Some(v) = self.verify.as_mut() {
                 v.stamp_write(buf, s.offset);
+            } else if let Some(d) = self.dedupe.as_mut() {
+                d.fill(buf);
             } else if self.stamp_writes {
                 pattern::stamp(buf, s.offset, WRITE_TAG);
             }

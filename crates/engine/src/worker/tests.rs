@@ -99,6 +99,7 @@ unsafe impl Backend for Stalling {
 pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
     JobCtx {
         spec: Arc::new(spec),
+        run_job: (0, 1),
         job: 0,
         start: 0,
         span: 1 << 30,

@@ -27,6 +27,7 @@ mod logs;
 mod onerror;
 mod options;
 pub mod steadystate;
+mod stripe;
 mod value;
 mod waitfor;
 mod walk;
@@ -325,6 +326,10 @@ fn build<'a>(
                 if !given.cap.is_none() {
                     if let Ok(whole) = fields::from_pairs(expand::pairs(&fields)) {
                         fields.extend(given.cap.overrides(&whole));
+                        if let Some((f, note)) = given.cap.bytes.and_then(|c| stripe::cap(c, &whole, &job.name)) {
+                            fields.extend(f);
+                            notices.push(note);
+                        }
                     }
                 }
                 let mut spec = fields::from_pairs(expand::pairs(&fields)).map_err(|e| {
@@ -596,6 +601,14 @@ fn resolve(job: &Job, given: &[String]) -> Result<(Vec<String>, Fields), String>
                 ));
             }
         }
+    }
+    if let Some(p) = job.increment_pct {
+        let mut smallest: Option<u64> = None;
+        for t in &targets {
+            let info = drivelab_engine::target::probe(t).map_err(|e| e.to_string())?;
+            smallest = Some(smallest.map_or(info.size_bytes, |s: u64| s.min(info.size_bytes)));
+        }
+        stripe::resolve_pct(p, smallest.unwrap_or(0), &mut fields).map_err(|e| format!("[{}]: {e}", job.name))?;
     }
     if job.whole_target {
         let offset = fields.iter().rev().find(|(k, _)| k == "offset").and_then(|(_, v)| v.parse::<u64>().ok());

@@ -51,6 +51,8 @@ pub struct Job {
     pub wait_for: Option<String>,
     /// `allow_file_create=0`: every file the job uses must exist already (fio refuses otherwise).
     pub existing_only: bool,
+    /// `offset_increment=P%`, resolved once the target's size is known (`stripe.rs`).
+    pub increment_pct: Option<super::stripe::IncrementPct>,
 }
 
 /// What each option set, before the fields are made.
@@ -119,6 +121,8 @@ struct Draft {
     flow: Vec<(String, String)>,
     /// `allow_file_create` (fio's default: true).
     allow_file_create: Option<bool>,
+    /// `offset_increment`, dedupe, `verify_dump` (`stripe.rs`).
+    stripe: super::stripe::Stripe,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -433,6 +437,13 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "do_verify" => d.do_verify = flag()?,
         "verify_backlog" | "verify_async" | "verify_fatal" => {
             // drivelab checks every read as it completes and stops at the first wrong block.
+            if key == "verify_backlog" && !d.notices.iter().any(|n| n.starts_with("verify_backlog")) {
+                d.notices.push(
+                    "verify_backlog: fio reads written blocks back while the job writes; drivelab checks every \
+                     written block once the writing is done (verify_after): the same blocks, checked later"
+                        .into(),
+                );
+            }
         }
         "continue_on_error" => d.continue_on_error = !matches!(need()?, "none" | "0"),
         "numjobs" => d.numjobs = Some(range(need()?, 1, 65536)?),
@@ -483,6 +494,10 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         // fio 3.33 reads it and does nothing (FIO_OPT_SOFT_DEPRECATED).
         "flow_watermark" => d.no_effect.push(key.into()),
         "allow_file_create" => d.allow_file_create = Some(flag()?),
+        k if super::stripe::KEYS.contains(&k) => {
+            let v = if k == "dedupe_global" || k == "verify_dump" { value.unwrap_or("1") } else { need()? };
+            d.stripe.apply(o, v, kb).map_err(|e| bad(o, e))?
+        }
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -654,6 +669,15 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if let (Some(u), true) = (d.verify_interval, d.verify) {
         fields.push(("verify_unit".into(), u.to_string()));
     }
+    let (stripe_fields, increment_pct) = d.stripe.fields(numjobs, file_per_clone).map_err(err)?;
+    fields.extend(stripe_fields);
+    if d.stripe.dump && d.verify {
+        notices.push(
+            "verify_dump: drivelab writes no dump files; a failed check is in the result (its offset, what was \
+             expected and found, the bits that differ)"
+                .into(),
+        );
+    }
     Ok(Job {
         name,
         line,
@@ -670,6 +694,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         exitall: false,
         wait_for: d.wait_for,
         existing_only: d.allow_file_create == Some(false),
+        increment_pct,
     })
 }
 

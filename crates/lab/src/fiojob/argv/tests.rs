@@ -180,8 +180,8 @@ mod plans {
         let e = plan(&format!("--section=nope {one}")).unwrap_err().to_string();
         assert!(e.contains("--section=nope") && e.contains("no job section"), "{e}");
         // A global of the command line refused in a file's job names the argument.
-        let e = plan(&format!("--offset_increment=1m {one}")).unwrap_err().to_string();
-        assert!(e.starts_with("--offset_increment=1m: "), "{e}");
+        let e = plan(&format!("--exec_prerun=ls {one}")).unwrap_err().to_string();
+        assert!(e.starts_with("--exec_prerun=ls: "), "{e}");
         // A job file's own refusal keeps FILE:LINE.
         std::fs::write(d.join("bad.fio"), "[x]\nbs=4q\n").unwrap();
         let e = plan(&format!("--name=a --size=1m {}", d.join("bad.fio").display())).unwrap_err().to_string();
