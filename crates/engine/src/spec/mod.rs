@@ -25,6 +25,7 @@ mod rate;
 mod source;
 mod stride;
 pub mod verify_pattern;
+pub mod zbd;
 
 /// A duration as a refusal shows it.
 fn fmt_ns(ns: u64) -> String {
@@ -246,6 +247,9 @@ pub struct AccessSpec {
     /// fio's token flow (`flow`, `flow_id`, `flow_sleep`: `flow.rs`). None: not in a flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<flow::Flow>,
+    /// fio's `zonemode=zbd` on a target that is not zoned: emulated zones (`zbd.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zbd: Option<zbd::Zbd>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -318,6 +322,7 @@ impl Default for AccessSpec {
             verify_pattern: None,
             ignore_errors: None,
             flow: None,
+            zbd: None,
         }
     }
 }
@@ -640,6 +645,7 @@ impl AccessSpec {
         self.validate_walk()?;
         self.validate_buffer_pattern()?;
         self.validate_verify_pattern()?;
+        self.validate_zbd()?;
         if let Some(f) = self.flow {
             if f.weight > flow::MAX_WEIGHT {
                 return Err(Error::spec(

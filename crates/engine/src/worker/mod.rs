@@ -124,6 +124,8 @@ pub struct JobCtx {
     pub trace: Option<Arc<crate::replay::FileTrace>>,
     /// fio's flow: the shared counter of this job's flow id (with a `flow` weight).
     pub flow: Option<Arc<FlowGroup>>,
+    /// fio's `zonemode=zbd`: the emulated zones of this job's target (shared by its jobs).
+    pub zones: Option<Arc<crate::zbd::ZoneTable>>,
 }
 
 /// One second (or the last partial second) of one job.
@@ -186,6 +188,9 @@ pub struct JobOutput {
     /// The backend could not be set up (io_uring refused the ring): the job never ran. A
     /// failure mid-run is an error in `errors` instead, beside what was measured.
     pub failure: Option<String>,
+    /// fio's `zonemode=zbd`: the job ended with nothing left to do in its zones (a read job on
+    /// zones holding no data below their write pointers), as fio's job ends.
+    pub zbd_ended: bool,
     /// Open loop: response times (from the intended issue time).
     pub resp_read: Histogram,
     pub resp_write: Histogram,
@@ -331,6 +336,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
         }
     }
     let mut out = rec.finish(&window, last_t, &ctx.live);
+    out.zbd_ended = q.exhausted;
     out.verify = q.verify.map(|v| v.finish());
     out
 }

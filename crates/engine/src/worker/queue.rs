@@ -33,6 +33,8 @@ pub(super) struct Queue {
     /// fio's flow: this job's gate, and whether the last `fill` was held back by it.
     flow: Option<FlowGate>,
     pub(super) flow_held: bool,
+    /// The generator has no next I/O (fio's `zonemode=zbd`): the job stops issuing.
+    pub(super) exhausted: bool,
 }
 
 impl Queue {
@@ -40,7 +42,9 @@ impl Queue {
         let spec = &*ctx.spec;
         let qd = spec.qd as usize;
         Queue {
-            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job).with_trace(ctx.trace.clone()),
+            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job)
+                .with_trace(ctx.trace.clone())
+                .with_zones(ctx.zones.clone().map(|t| crate::zbd::JobZones::new(t, spec, ctx.start, ctx.span))),
             stamp_writes: spec.has_writes()
                 && pattern::stamps(spec.data)
                 && verify.is_none()
@@ -68,6 +72,7 @@ impl Queue {
             held: None,
             flow: ctx.flow.clone().zip(spec.flow).map(|(g, f)| FlowGate::join(g, f.weight, f.sleep_ns)),
             flow_held: false,
+            exhausted: false,
         }
     }
 
@@ -130,7 +135,7 @@ impl Queue {
                 break;
             }
         }
-        true
+        !self.exhausted
     }
 
     /// `fill` with one schedule per slot: each free slot whose own next I/O is due issues it.
@@ -155,7 +160,7 @@ impl Queue {
                 break;
             }
         }
-        true
+        !self.exhausted
     }
 
     /// Put the job's next I/O into `slot` (off the free list) and the batch; false when it is
@@ -170,7 +175,11 @@ impl Queue {
         window: &mut Window,
         pool: &mut BufferPool,
     ) -> bool {
-        let io = self.gen.next_io();
+        let Some(io) = self.gen.try_next_io() else {
+            self.exhausted = true;
+            self.free.push(slot);
+            return false;
+        };
         if io.op == Op::Write {
             sched.wrote();
         }
