@@ -57,7 +57,9 @@ fn fio(dir: &Path, file: &str, ddir: &str) -> Option<u64> {
 
 /// drivelab's point for `file` on `target` (extra flags after): its result.
 fn drivelab(dir: &Path, file: &str, target: &str, res: &str, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec!["run", file, target, "--results", res, "-q"];
+    // `plan` takes a job file as `run` does, and --no-prep.
+    let cmd = if extra.contains(&"--no-prep") { "plan" } else { "run" };
+    let mut args = vec![cmd, file, target, "--results", res, "-q"];
     args.extend_from_slice(extra);
     let o = drivelab_in(dir, &args);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -140,7 +142,8 @@ fn zbd_sequential_writes_on_a_loop_device_fill_the_same_zones_as_fio() {
     let s = Scratch::new("fio-zbd-loop");
     let (la, lb) = (LoopDev::new(&s.0.join("a.img"), 16 << 20, None), LoopDev::new(&s.0.join("b.img"), 16 << 20, None));
     let mine = job(&s.0, "mine", &lb.dev, "write", "io_size=4m");
-    let r = drivelab(&s.0, &mine, &lb.dev, "res", &["--destroy", &lb.dev]);
+    // --no-prep: drivelab fills a device before writing it by default; fio does not.
+    let r = drivelab(&s.0, &mine, &lb.dev, "res", &["--destroy", &lb.dev, "--no-prep"]);
     assert_eq!(r["write"]["bytes"].as_u64(), Some(4 << 20));
     let d = zones("drivelab", &std::fs::read(&lb.dev).unwrap());
     let expect: Vec<usize> = (0..16).map(|z| if z < 4 { 16 } else { 0 }).collect();
