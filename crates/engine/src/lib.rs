@@ -38,5 +38,6 @@ pub mod test_skip;
 pub mod units;
 pub mod verify;
 pub(crate) mod worker;
+pub mod zbd;
 
 pub use error::{Error, Spelling};

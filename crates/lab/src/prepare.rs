@@ -65,6 +65,8 @@ fn check_with(
             info.size_bytes = new_file_size;
         }
         regions.push(spec.check_against(&info.path, info.size_bytes, info.dio_align_bytes)?);
+        let (start, span) = regions[regions.len() - 1];
+        drivelab_engine::zbd::check_target(&spec, info, start, span)?;
         if let Some(claims) = claims.filter(|_| spec.has_writes()) {
             match claims.check_write(info, perm) {
                 Ok(()) => {}

@@ -83,6 +83,8 @@ pub enum Field {
     OffsetIncrement,
     /// fio's dedupe options as one field (`spec/dedupe.rs`).
     Dedupe,
+    /// fio's `zonemode=zbd`: emulated zones with write pointers (`spec/zbd.rs`).
+    Zbd,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -93,7 +95,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 51] = [
+    pub const SETTABLE: [Field; 52] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -145,15 +147,16 @@ impl Field {
         Field::FlowSleep,
         Field::OffsetIncrement,
         Field::Dedupe,
+        Field::Zbd,
     ];
-    const ALL: [Field; 53] = {
-        let mut all = [Field::Thresholds; 53];
+    const ALL: [Field; 54] = {
+        let mut all = [Field::Thresholds; 54];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[52] = Field::Size;
+        all[53] = Field::Size;
         all
     };
 
@@ -211,6 +214,7 @@ impl Field {
             Field::FlowSleep => "flow_sleep",
             Field::OffsetIncrement => "offset_increment",
             Field::Dedupe => "dedupe",
+            Field::Zbd => "zbd",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -472,6 +476,9 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::Dedupe => {
             spec.dedupe = crate::spec::dedupe::Dedupe::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?
         }
+        Field::Zbd => {
+            spec.zbd = Some(crate::spec::zbd::Zbd::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?)
+        }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -658,6 +665,7 @@ mod tests {
             ("flow_sleep", "1ms"),
             ("offset_increment", "1m"),
             ("dedupe", "50:working_set:20:global"),
+            ("zbd", "1m,max_open=2"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();

@@ -64,6 +64,8 @@ pub struct Generator {
     walk: Walk,
     /// The largest block size (a strided zone must hold one).
     max_len: u64,
+    /// fio's `zonemode=zbd`: the target's emulated zones (`crate::zbd`).
+    zbd: Option<crate::zbd::JobZones>,
 }
 
 impl Generator {
@@ -105,7 +107,15 @@ impl Generator {
             trace: None,
             walk: Walk::new(spec, start),
             max_len: spec.max_bs(),
+            zbd: None,
         }
+    }
+
+    /// Place writes at the write pointers of `zones` and reads below them (fio's
+    /// `zonemode=zbd`); the generator may then end ([`Self::try_next_io`]).
+    pub fn with_zones(mut self, zones: Option<crate::zbd::JobZones>) -> Generator {
+        self.zbd = zones;
+        self
     }
 
     /// Take the I/Os of `trace` in order instead of generating them (a replay).
@@ -123,15 +133,22 @@ impl Generator {
         }
     }
 
+    /// The next I/O (a generator without zbd zones always has one).
     #[inline]
     pub fn next_io(&mut self) -> IoDesc {
+        self.try_next_io().expect("only a generator with zbd zones ends")
+    }
+
+    /// The next I/O; None when there is none (fio's `zonemode=zbd` with nothing left to read).
+    #[inline]
+    pub fn try_next_io(&mut self) -> Option<IoDesc> {
         if let Some(w) = self.write_after_trim.take() {
-            return w;
+            return Some(w);
         }
         if let Some((t, i)) = self.trace.as_mut() {
             let io = t.ios[*i];
             *i = if *i + 1 == t.ios.len() { 0 } else { *i + 1 };
-            return io;
+            return Some(io);
         }
         let size = if self.n_sizes == 1 {
             self.sizes[0]
@@ -153,6 +170,7 @@ impl Generator {
             }
             Trim::Only | Trim::ThenWrite => Op::Trim,
         };
+        let op = self.zbd.as_ref().map_or(op, |z| z.direction(op));
         let len = size.len as u64;
         let (lo, hi) = match self.walk.zone.as_mut() {
             None => (self.start, self.end),
@@ -169,18 +187,24 @@ impl Generator {
                 None => lo,
             },
         };
+        let (offset, len, after) = match self.zbd.as_mut() {
+            None => (offset, len, offset + len),
+            Some(z) => {
+                let (o, n) = z.adjust(op, offset, len)?;
+                (o, n, z.next_seq(op, o, n))
+            }
+        };
         self.walk.last = offset;
         if let Some(z) = self.walk.zone.as_mut() {
             z.done += len;
         }
         // Continue after this I/O, on the alignment grid.
-        let after = offset + len;
         let rem = (after - self.start) % self.align;
         self.next_seq = if rem == 0 { after } else { after + (self.align - rem) };
         if self.trim == Trim::ThenWrite {
             self.write_after_trim = Some(IoDesc { op: Op::Write, offset, len: size.len });
         }
-        IoDesc { op, offset, len: size.len }
+        Some(IoDesc { op, offset, len: len as u32 })
     }
 
     /// A random aligned offset for a block of `size` in `[lo, hi)`: the region's (under

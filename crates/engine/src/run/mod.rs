@@ -207,6 +207,7 @@ fn run_streams_with(
         .filter_map(|st| st.spec.flow.filter(|f| f.weight > 0))
         .map(|f| (f.id, Arc::new(crate::worker::FlowGroup::default())))
         .collect();
+    let zone_tables = zbd::tables(streams);
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
         let spec_arc = Arc::new(resolved[si].clone());
@@ -244,6 +245,7 @@ fn run_streams_with(
                     pace: job_iops.map(|iops| (iops, job_phase(aligned, index, stream_jobs))),
                     trace,
                     flow: spec.flow.filter(|f| f.weight > 0).and_then(|f| flows.get(&f.id).cloned()),
+                    zones: zone_tables[si][ti].clone(),
                 };
                 let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
                     Ok(f) => f,
@@ -326,6 +328,7 @@ fn run_streams_with(
         let pin_notices: Vec<String> = reports.iter().filter_map(|r| r.pin_notice.clone()).collect();
         let verify = st.spec.verify_unit().map(|unit| verify::stats(st, &mut reports, maps, unit));
         let peer_stopped = reports.iter().any(|r| r.output.stopped_by_peer);
+        let zbd_notice = zbd::notices(st.spec, &reports, &zone_tables[results.len()]);
         let ended = reports.iter().any(|r| r.output.ended);
         let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
         result.engine.job_cpus = cpus;
@@ -333,6 +336,7 @@ fn run_streams_with(
             result.ended = end.reason();
         }
         result.notices.extend(pin_notices);
+        result.notices.extend(zbd_notice);
         if let Some(notice) = stopped_by_peer.as_ref().filter(|_| peer_stopped) {
             result.notices.push(notice.clone());
         }
@@ -347,6 +351,7 @@ fn run_streams_with(
 
 /// When a job's error stopped others: what their results say (which targets' jobs stopped on an
 /// error), as the MPI ranks' notice does.
+
 fn peer_stop_notice(streams: &[Stream], reports: &[JobReport]) -> Option<String> {
     reports.iter().any(|r| r.output.stopped_by_peer).then_some(())?;
     let mut on: Vec<&str> = Vec::new();
@@ -509,5 +514,6 @@ mod replay;
 #[cfg(test)]
 mod tests;
 mod verify;
+mod zbd;
 
 use gate::{EndsJob, Finished, StartGate};

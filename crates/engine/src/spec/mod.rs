@@ -27,6 +27,7 @@ mod source;
 mod stride;
 mod stripe;
 pub mod verify_pattern;
+pub mod zbd;
 
 /// A duration as a refusal shows it.
 fn fmt_ns(ns: u64) -> String {
@@ -258,6 +259,9 @@ pub struct AccessSpec {
     /// every block written is unique.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedupe: Option<dedupe::Dedupe>,
+    /// fio's `zonemode=zbd` on a target that is not zoned: emulated zones (`zbd.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zbd: Option<zbd::Zbd>,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -336,6 +340,7 @@ impl Default for AccessSpec {
             flow: None,
             offset_increment_bytes: 0,
             dedupe: None,
+            zbd: None,
         }
     }
 }
@@ -659,6 +664,7 @@ impl AccessSpec {
         self.validate_dedupe()?;
         self.validate_buffer_pattern()?;
         self.validate_verify_pattern()?;
+        self.validate_zbd()?;
         if let Some(f) = self.flow {
             if f.weight > flow::MAX_WEIGHT {
                 return Err(Error::spec(

@@ -128,6 +128,8 @@ pub struct JobCtx {
     /// This job's number among every job of the run, and their count (fio's thread number:
     /// `dedupe`'s global working set spans them).
     pub run_job: (u32, u32),
+    /// fio's `zonemode=zbd`: the emulated zones of this job's target (shared by its jobs).
+    pub zones: Option<Arc<crate::zbd::ZoneTable>>,
 }
 
 /// One second (or the last partial second) of one job.
@@ -190,6 +192,9 @@ pub struct JobOutput {
     /// The backend could not be set up (io_uring refused the ring): the job never ran. A
     /// failure mid-run is an error in `errors` instead, beside what was measured.
     pub failure: Option<String>,
+    /// fio's `zonemode=zbd`: the job ended with nothing left to do in its zones (a read job on
+    /// zones holding no data below their write pointers), as fio's job ends.
+    pub zbd_ended: bool,
     /// Open loop: response times (from the intended issue time).
     pub resp_read: Histogram,
     pub resp_write: Histogram,
@@ -335,6 +340,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
         }
     }
     let mut out = rec.finish(&window, last_t, &ctx.live);
+    out.zbd_ended = q.exhausted;
     out.verify = q.verify.map(|v| v.finish());
     out
 }

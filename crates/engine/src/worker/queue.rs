@@ -35,6 +35,8 @@ pub(super) struct Queue {
     pub(super) flow_held: bool,
     /// fio's dedupe: each write's buffer made afresh, unique or repeating another's.
     dedupe: Option<super::dedupe::DedupeFill>,
+    /// The generator has no next I/O (fio's `zonemode=zbd`): the job stops issuing.
+    pub(super) exhausted: bool,
 }
 
 impl Queue {
@@ -42,7 +44,9 @@ impl Queue {
         let spec = &*ctx.spec;
         let qd = spec.qd as usize;
         Queue {
-            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job).with_trace(ctx.trace.clone()),
+            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job)
+                .with_trace(ctx.trace.clone())
+                .with_zones(ctx.zones.clone().map(|t| crate::zbd::JobZones::new(t, spec, ctx.start, ctx.span))),
             stamp_writes: spec.has_writes()
                 && pattern::stamps(spec.data)
                 && verify.is_none()
@@ -72,6 +76,7 @@ impl Queue {
             flow: ctx.flow.clone().zip(spec.flow).map(|(g, f)| FlowGate::join(g, f.weight, f.sleep_ns)),
             flow_held: false,
             dedupe: spec.dedupe.filter(|_| spec.has_writes()).map(|d| super::dedupe::DedupeFill::new(ctx, d)),
+            exhausted: false,
         }
     }
 
@@ -134,7 +139,7 @@ impl Queue {
                 break;
             }
         }
-        true
+        !self.exhausted
     }
 
     /// `fill` with one schedule per slot: each free slot whose own next I/O is due issues it.
@@ -159,7 +164,7 @@ impl Queue {
                 break;
             }
         }
-        true
+        !self.exhausted
     }
 
     /// Put the job's next I/O into `slot` (off the free list) and the batch; false when it is
@@ -174,7 +179,11 @@ impl Queue {
         window: &mut Window,
         pool: &mut BufferPool,
     ) -> bool {
-        let io = self.gen.next_io();
+        let Some(io) = self.gen.try_next_io() else {
+            self.exhausted = true;
+            self.free.push(slot);
+            return false;
+        };
         if io.op == Op::Write {
             sched.wrote();
         }

@@ -98,6 +98,7 @@ unsafe impl Backend for Stalling {
 /// A job's context on its own: job 0 over 1 GiB, at `iops` when given.
 pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
     JobCtx {
+        zones: None,
         spec: Arc::new(spec),
         run_job: (0, 1),
         job: 0,

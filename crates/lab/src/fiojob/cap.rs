@@ -66,6 +66,14 @@ impl Cap {
             if spec.io_size_bytes.is_some_and(|s| s > cap) {
                 out.push(("io_size".to_string(), cap.to_string()));
             }
+            // zonemode=zbd: emulated zones within the capped region (capacity and skip with them).
+            if let Some(mut z) = spec.zbd.filter(|z| z.zone_bytes > cap) {
+                let ratio = z.capacity() as f64 / z.zone_bytes as f64;
+                z.capacity_bytes = z.capacity_bytes.map(|_| ((cap as f64 * ratio) as u64 / bs).max(1) * bs);
+                z.skip_bytes = z.skip_bytes / z.zone_bytes * cap;
+                z.zone_bytes = cap;
+                out.push(("zbd".to_string(), z.to_string()));
+            }
             // zonemode=strided: zones within the capped region (the skip between them stays).
             if let Some(z) = spec.zones.as_ref() {
                 if z.size_bytes > cap {

@@ -12,7 +12,7 @@
 //! - `numa_cpu_nodes`: the nodes' CPUs (from `/sys/devices/system/node`) as the job's `cpus`.
 //!   `numa_mem_policy`: honoured where it cannot place memory anywhere but where the kernel
 //!   already does (a host whose memory is one node), refused elsewhere.
-//! - `zonemode=zbd`: refused with why (`ignore_error` is `onerror`'s; `rate_min` and its kin `watch`'s).
+//! (`zonemode` is `walk`'s, `ignore_error` `onerror`'s; `rate_min` and its kin `watch`'s.)
 
 use super::ini::{LineError, Opt};
 
@@ -143,10 +143,6 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
     let host = || host_nodes();
     let ids = |h: &[(u32, String)]| h.iter().map(|(n, _)| *n).collect::<Vec<_>>();
     let key = o.key.as_str();
-    // Only zbd is refused here (with why); none and strided are the zones' own (`walk`).
-    if key == "zonemode" && value != Some("zbd") {
-        return None;
-    }
     let r = || -> Result<(), LineError> {
         match key {
             // fio's alias of disable_bw_measurement, which the option table reads as no effect.
@@ -166,14 +162,6 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
                 if !matches!(need()?, "group" | "stonewall" | "all") {
                     return Err(bad(o, "expected group, stonewall or all"));
                 }
-            }
-            "zonemode" => {
-                return Err(bad(
-                    o,
-                    "zoned block devices are not supported: drivelab writes them like any device and a \
-                     zoned one refuses writes that are not at a zone's write pointer; run this job with fio \
-                     on the zoned device, or drop zonemode=zbd for a conventional device",
-                ))
             }
             "numa_cpu_nodes" => {
                 let h = host();
@@ -204,19 +192,9 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
         }
         Ok(())
     };
-    const KEYS: &[&str] = &[
-        "threads",
-        "disable_bw",
-        "create_on_open",
-        "exitall",
-        "exit_what",
-        "zonemode",
-        "numa_cpu_nodes",
-        "numa_mem_policy",
-    ];
-    // `zonemode` other than zbd is `walk`'s (none, strided): this module only refuses zbd.
-    let walks = key == "zonemode" && value != Some("zbd");
-    (KEYS.contains(&key) && !walks).then(r)
+    const KEYS: &[&str] =
+        &["threads", "disable_bw", "create_on_open", "exitall", "exit_what", "numa_cpu_nodes", "numa_mem_policy"];
+    KEYS.contains(&key).then(r)
 }
 
 #[cfg(test)]
@@ -257,9 +235,7 @@ mod tests {
         assert!(apply(&mut c, &opt("threads", Some("1"))).unwrap().is_ok());
         assert!(apply(&mut c, &opt("exitall", None)).unwrap().is_ok());
         assert!(c.exitall);
-        let e = apply(&mut c, &opt("zonemode", Some("zbd"))).unwrap().unwrap_err();
-        assert_eq!(e.line, 3);
-        assert!(e.message.contains("zoned block devices are not supported"), "{}", e.message);
+        assert!(apply(&mut c, &opt("zonemode", Some("zbd"))).is_none(), "zbd zones are walk.rs's");
         assert!(apply(&mut c, &opt("exit_what", Some("some"))).unwrap().is_err());
     }
 }

@@ -1,13 +1,27 @@
 //! fio's options that shape the walk over the region (the engine's `spec/stride.rs`): the `:N`
 //! of `rw=WORD:N` (read by the `rw` arm through [`rw_suffix`]), `rw_sequencer`, and
-//! `zonemode=strided` with `zonerange`, `zonesize`, `zoneskip`. Kept beside `options.rs` so
-//! its table only gains one arm delegating here.
+//! `zonemode=strided` with `zonerange`, `zonesize`, `zoneskip`, and `zonemode=zbd` (zones
+//! emulated with write pointers: the engine's `zbd` field) with its own options. Kept beside
+//! `options.rs` so its table only gains one arm delegating here.
 
 use super::ini::Opt;
 use super::value::{size, KbBase};
 
 /// The options this module reads.
-pub const KEYS: &[&str] = &["rw_sequencer", "zonemode", "zonerange", "zonesize", "zoneskip"];
+pub const KEYS: &[&str] = &[
+    "rw_sequencer",
+    "zonemode",
+    "zonerange",
+    "zonesize",
+    "zoneskip",
+    "zonecapacity",
+    "max_open_zones",
+    "job_max_open_zones",
+    "read_beyond_wp",
+    "zone_reset_threshold",
+    "zone_reset_frequency",
+    "ignore_zone_limits",
+];
 
 /// What the walk's options set, made into fields by [`Walk::fields`].
 #[derive(Default)]
@@ -18,6 +32,14 @@ pub struct Walk {
     range: Option<u64>,
     size: Option<u64>,
     skip: Option<u64>,
+    /// `zonemode=zbd` was given (the last `zonemode` wins).
+    zbd: bool,
+    capacity: Option<u64>,
+    max_open: Option<u32>,
+    job_max_open: Option<u32>,
+    read_beyond_wp: bool,
+    reset_threshold: Option<f64>,
+    reset_frequency: Option<f64>,
 }
 
 /// The `:N` of fio's `rw=WORD:N` in drivelab's spelling: for a random word a count of I/Os
@@ -52,16 +74,27 @@ impl Walk {
                 })
             }
             "zonemode" => {
-                self.strided = Some(match value {
-                    "none" => false,
-                    "strided" => true,
-                    "zbd" => return Err("zoned block devices (zbd) are not supported; use none or strided".into()),
-                    _ => return Err("expected none or strided".into()),
-                })
+                (self.strided, self.zbd) = match value {
+                    "none" => (Some(false), false),
+                    "strided" => (Some(true), false),
+                    "zbd" => (None, true),
+                    _ => return Err("expected none, strided or zbd".into()),
+                }
             }
             "zonerange" => self.range = Some(sz(value)?),
             "zonesize" => self.size = Some(sz(value)?),
             "zoneskip" => self.skip = Some(sz(value)?),
+            "zonecapacity" => self.capacity = Some(sz(value)?),
+            "max_open_zones" => self.max_open = Some(open_zones(value)?),
+            "job_max_open_zones" => self.job_max_open = Some(open_zones(value)?),
+            "read_beyond_wp" => self.read_beyond_wp = fio_bool(value)?,
+            "zone_reset_threshold" => self.reset_threshold = Some(share(value)?),
+            "zone_reset_frequency" => self.reset_frequency = Some(share(value)?),
+            // fio: only a host-managed device has limits of its own to ignore; emulated zones
+            // have none (a real zoned device is refused).
+            "ignore_zone_limits" => {
+                fio_bool(value)?;
+            }
             _ => unreachable!("walk::apply called for {}", o.key),
         }
         Ok(())
@@ -72,6 +105,10 @@ impl Walk {
         let mut out = Vec::new();
         if let Some(s) = self.sequencer {
             out.push(("rw_sequencer".to_string(), s.to_string()));
+        }
+        if self.zbd {
+            out.push(("zbd".to_string(), self.zbd_value()?));
+            return Ok(out);
         }
         let size = self.size.filter(|&s| s > 0);
         let strided = match (self.strided, size) {
@@ -92,6 +129,57 @@ impl Walk {
         }
         Ok(out)
     }
+}
+
+impl Walk {
+    /// The engine's `zbd` value: `zonesize` and the zbd options (fio ignores `zonerange` here).
+    fn zbd_value(&self) -> Result<String, String> {
+        let size = self.size.filter(|&s| s > 0).ok_or(
+            "zonemode=zbd on a file or a device that is not zoned emulates zones: it needs zonesize (as in fio)",
+        )?;
+        let mut v = size.to_string();
+        if let Some(c) = self.capacity.filter(|&c| c > 0) {
+            v += &format!(",capacity={c}");
+        }
+        if let Some(n) = self.max_open.filter(|&n| n > 0) {
+            v += &format!(",max_open={n}");
+        }
+        if let Some(n) = self.job_max_open.filter(|&n| n > 0) {
+            v += &format!(",job_max_open={n}");
+        }
+        if self.read_beyond_wp {
+            v += ",read_beyond_wp";
+        }
+        if let Some(f) = self.reset_frequency.filter(|&f| f > 0.0) {
+            v += &format!(",reset_threshold={},reset_frequency={f}", self.reset_threshold.unwrap_or(0.0));
+        }
+        if let Some(k) = self.skip.filter(|&k| k > 0) {
+            v += &format!(",skip={k}");
+        }
+        drivelab_engine::spec::zbd::Zbd::parse(&v)?;
+        Ok(v)
+    }
+}
+
+/// fio's `max_open_zones`/`job_max_open_zones`: 0 to `ZBD_MAX_OPEN_ZONES`.
+fn open_zones(v: &str) -> Result<u32, String> {
+    let max = drivelab_engine::spec::zbd::MAX_OPEN_ZONES;
+    v.trim().parse::<u32>().ok().filter(|&n| n <= max).ok_or(format!("expected a number of zones from 0 to {max}"))
+}
+
+/// fio's booleans.
+fn fio_bool(v: &str) -> Result<bool, String> {
+    match v.trim() {
+        "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err("expected 0 or 1".into()),
+    }
+}
+
+/// fio's `zone_reset_threshold`/`zone_reset_frequency`: a share from 0 to 1 (fio reads one
+/// value of its list here).
+fn share(v: &str) -> Result<f64, String> {
+    v.trim().parse::<f64>().ok().filter(|f| (0.0..=1.0).contains(f)).ok_or("expected a number from 0 to 1".into())
 }
 
 #[cfg(test)]
@@ -142,8 +230,51 @@ mod tests {
         assert_eq!(field("zonemode=none\nzonerange=64k", "zone_range"), None, "no zones without zonesize");
         assert!(fields("zonemode=strided\nzonerange=64k").unwrap_err().contains("needs zonesize"));
         assert!(fields("zonemode=none\nzonesize=64k").unwrap_err().contains("do not go together"));
-        assert!(fields("zonemode=zbd").unwrap_err().starts_with("1: zonemode=zbd: zoned block devices"));
+        assert!(fields("zonemode=zbd").unwrap_err().contains("it needs zonesize"));
         assert_eq!(field("rw=randread:4\nrw_sequencer=identical", "rw_sequencer").as_deref(), Some("identical"));
         assert!(fields("rw_sequencer=backwards").unwrap_err().contains("sequential or identical"));
+    }
+}
+
+#[cfg(test)]
+mod zbd_tests {
+    use super::*;
+    use crate::fiojob::options::translate;
+
+    fn zbd(text: &str) -> Result<Option<String>, String> {
+        let opts: Vec<Opt> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                let (k, v) = l.split_once('=').unwrap();
+                Opt { key: k.into(), value: Some(v.into()), line: i + 1 }
+            })
+            .collect();
+        translate("j", 1, &opts)
+            .map(|j| j.fields.into_iter().find(|(k, _)| k == "zbd").map(|(_, v)| v))
+            .map_err(|e| format!("{}: {}", e.line, e.message))
+    }
+
+    #[test]
+    fn zbd_options_make_the_engines_zbd_field() {
+        assert_eq!(
+            zbd("zonemode=zbd\nzonesize=256M\nmax_open_zones=32").unwrap().as_deref(),
+            Some("268435456,max_open=32")
+        );
+        let all = "zonemode=zbd\nzonesize=1m\nzonecapacity=512k\nmax_open_zones=4\njob_max_open_zones=2\n\
+                   read_beyond_wp=1\nzone_reset_threshold=0.5\nzone_reset_frequency=0.25\nzoneskip=2m\nzonerange=4m\n\
+                   ignore_zone_limits=1";
+        assert_eq!(
+            zbd(all).unwrap().as_deref(),
+            Some("1048576,capacity=524288,max_open=4,job_max_open=2,read_beyond_wp,reset_threshold=0.5,reset_frequency=0.25,skip=2097152")
+        );
+        // No strided zones with zbd, and strided zones without it.
+        assert_eq!(zbd("zonesize=1m").unwrap(), None);
+        assert!(zbd("zonemode=zbd").unwrap_err().contains("needs zonesize"));
+        assert!(zbd("zonemode=zbd\nzonesize=1m\nzonecapacity=2m").unwrap_err().contains("larger than the zone size"));
+        assert!(zbd("zonemode=zbd\nzonesize=1m\njob_max_open_zones=2").unwrap_err().contains("needs max_open"));
+        assert!(zbd("max_open_zones=5000").unwrap_err().starts_with("1: max_open_zones=5000: expected a number"));
+        assert!(zbd("zone_reset_frequency=2").unwrap_err().contains("from 0 to 1"));
+        assert!(zbd("zonemode=bogus").unwrap_err().contains("none, strided or zbd"));
     }
 }

@@ -1,0 +1,63 @@
+//! fio's `zonemode=zbd` in a run (`crate::zbd`): one table of emulated zones per target shared
+//! by every job on it (fio shares a file's `zbd_info` by the file's name, across jobs), and what
+//! the result says of the zones afterwards.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{JobReport, Stream};
+use crate::spec::AccessSpec;
+use crate::zbd::ZoneTable;
+
+/// Per stream, per target: its zone table (None without `zbd`). Jobs of any stream on the same
+/// path with the same zones share one.
+pub(super) fn tables(streams: &[Stream]) -> Vec<Vec<Option<Arc<ZoneTable>>>> {
+    let mut by_target: HashMap<(String, u64, u64, u32), Arc<ZoneTable>> = HashMap::new();
+    streams
+        .iter()
+        .map(|st| {
+            st.targets
+                .iter()
+                .map(|t| {
+                    let z = st.spec.zbd?;
+                    let key = (t.info.path.clone(), z.zone_bytes, z.capacity(), z.max_open);
+                    Some(
+                        by_target.entry(key).or_insert_with(|| Arc::new(ZoneTable::new(&z, t.info.size_bytes))).clone(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// What a stream's result says of its zones: the resets (fio's status line's "zone resets"),
+/// and why jobs that ended early did.
+pub(super) fn notices(spec: &AccessSpec, reports: &[JobReport], tables: &[Option<Arc<ZoneTable>>]) -> Vec<String> {
+    let Some(z) = spec.zbd else { return Vec::new() };
+    let mut out = Vec::new();
+    let ended = reports.iter().filter(|r| r.output.zbd_ended).count();
+    if ended > 0 {
+        let why = if spec.has_writes() {
+            "no zone of their region could be opened for a write"
+        } else {
+            "no zone of their region holds data below its write pointer to read (emulated zones start empty; \
+             read_beyond_wp is off)"
+        };
+        out.push(format!(
+            "zonemode=zbd: {ended} of {} jobs ended early: {why}; fio's jobs end the same way",
+            reports.len()
+        ));
+    }
+    if spec.has_writes() {
+        let mut seen: Vec<*const ZoneTable> = Vec::new();
+        let mut resets = 0;
+        for t in tables.iter().flatten() {
+            if !seen.contains(&Arc::as_ptr(t)) {
+                seen.push(Arc::as_ptr(t));
+                resets += t.resets();
+            }
+        }
+        out.push(format!("zonemode=zbd ({} zones): {resets} zone resets", crate::units::fmt_size(z.zone_bytes)));
+    }
+    out
+}
