@@ -1,5 +1,5 @@
 //! fio's job-control options in job files (issue #27, item 4), through the binary on a real
-//! file: `threads`, `create_on_open`, `exitall`/`exit_what` run (refused for numjobs clones);
+//! file: `threads`, `create_on_open`, `exitall`/`exit_what` run (`fio_delay` tests their scopes);
 //! `numa_cpu_nodes` becomes the nodes' CPUs (recorded in the
 //! point), a node the host lacks is refused naming the host's nodes; `zonemode=zbd` is refused
 //! with why; `--cap-time`/`--cap-size` shorten a job file and say so, and are refused elsewhere.
@@ -75,7 +75,6 @@ fn what_cannot_be_honoured_is_refused_by_file_and_line_with_the_reason() {
     let missing = host.iter().map(|(n, _)| n + 1).max().unwrap_or(1);
     let names = host.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>().join(", ");
     let mut cases = vec![
-        ("[a]\nsize=1m\nnumjobs=2\nexitall\n", 1, "exitall with numjobs clones is not supported".to_string()),
         ("[a]\nsize=1m\nzonemode=zbd\n", 3, "zonemode=zbd: zoned block devices are not supported".to_string()),
         ("[a]\nsize=1m\nignore_error=,EWHAT\n", 3, "ignore_error=,EWHAT: 'EWHAT' is not an errno name".to_string()),
         (

@@ -79,6 +79,10 @@ pub enum Field {
     Flow,
     FlowId,
     FlowSleep,
+    /// fio's `startdelay`: the job starts this long after its group.
+    StartDelay,
+    /// fio's `number_ios`: the job ends after this many measured I/Os.
+    NumberIos,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -89,7 +93,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 49] = [
+    pub const SETTABLE: [Field; 51] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -139,15 +143,17 @@ impl Field {
         Field::Flow,
         Field::FlowId,
         Field::FlowSleep,
+        Field::StartDelay,
+        Field::NumberIos,
     ];
-    const ALL: [Field; 51] = {
-        let mut all = [Field::Thresholds; 51];
+    const ALL: [Field; 53] = {
+        let mut all = [Field::Thresholds; 53];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[50] = Field::Size;
+        all[52] = Field::Size;
         all
     };
 
@@ -203,6 +209,8 @@ impl Field {
             Field::Flow => "flow",
             Field::FlowId => "flow_id",
             Field::FlowSleep => "flow_sleep",
+            Field::StartDelay => "start_delay",
+            Field::NumberIos => "number_ios",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -460,6 +468,8 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::Flow => spec.flow.get_or_insert_with(Default::default).weight = number(field, v)?,
         Field::FlowId => spec.flow.get_or_insert_with(Default::default).id = number(field, v)?,
         Field::FlowSleep => spec.flow.get_or_insert_with(Default::default).sleep_ns = duration_ns(v)?,
+        Field::StartDelay => spec.start_delay_ns = duration_ns(v)?,
+        Field::NumberIos => spec.number_ios = Some(number(field, v)?),
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -644,6 +654,8 @@ mod tests {
             ("flow", "8"),
             ("flow_id", "3"),
             ("flow_sleep", "1ms"),
+            ("start_delay", "250ms"),
+            ("number_ios", "1000"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -707,6 +719,7 @@ mod tests {
             (vec![5], vec![28, 5], vec![84])
         );
         assert_eq!(s.flow, Some(crate::spec::flow::Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
+        assert_eq!((s.start_delay_ns, s.number_ios), (250_000_000, Some(1000)));
     }
 
     #[test]

@@ -246,6 +246,18 @@ pub struct AccessSpec {
     /// fio's token flow (`flow`, `flow_id`, `flow_sleep`: `flow.rs`). None: not in a flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<flow::Flow>,
+    /// fio's `startdelay`: the job starts this long after the others of its run; its time,
+    /// ramp and rate schedule count from then, so its runtime excludes the delay.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub start_delay_ns: u64,
+    /// fio's `number_ios`: the job ends once it has issued this many measured I/Os (or earlier
+    /// by time or bytes). None: no such bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number_ios: Option<u64>,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -318,6 +330,8 @@ impl Default for AccessSpec {
             verify_pattern: None,
             ignore_errors: None,
             flow: None,
+            start_delay_ns: 0,
+            number_ios: None,
         }
     }
 }
@@ -515,6 +529,9 @@ impl AccessSpec {
     /// Checks that need no target. Every error names the field, the value and the fix.
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |field: Field, value: String, fix: &str| Err(Error::spec(field, value, fix));
+        if self.number_ios == Some(0) {
+            return bad(Field::NumberIos, "0".into(), "give at least 1 (leave it out for no bound)");
+        }
         if self.read_pct > 100 {
             return bad(Field::Read, format!("{}%", self.read_pct), "outside 0..100: give a percentage from 0 to 100");
         }
