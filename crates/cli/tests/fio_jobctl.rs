@@ -82,7 +82,11 @@ fn what_cannot_be_honoured_is_refused_by_file_and_line_with_the_reason() {
             1,
             "[a]: rate_iops_min=200 is above rate_iops=100: the minimum can never be met".to_string(),
         ),
-        ("[a]\nsize=1m\nratemin=1m,2m\n", 3, "ratemin=1m,2m: '1m,2m': one value for reads and writes".to_string()),
+        (
+            "[a]\nsize=1m\nrw=randrw\nratemin=1m,2m\n",
+            1,
+            "[a]: ratemin=1m,2m: '1m,2m': per-direction minimums are supported when".to_string(),
+        ),
         ("[a]\nsize=1m\nexit_what=some\n", 3, "expected group, stonewall or all".to_string()),
     ];
     let numa = format!("[a]\nsize=1m\nnuma_cpu_nodes={missing}\n");

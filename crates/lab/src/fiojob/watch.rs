@@ -61,6 +61,8 @@ struct Given {
     rate_iops_min: u64,
     rate_cycle_ms: Option<u64>,
     rate_iops: Option<u64>,
+    /// The point's one direction (`one_direction`); None while the job file is read.
+    dir: Option<Option<usize>>,
 }
 
 /// fio's `exit_what`.
@@ -108,20 +110,58 @@ fn exits(fio: &FioOptions) -> Vec<Exit> {
     out
 }
 
-fn set(g: &mut Given, key: &str, v: &str) -> Result<(), String> {
-    let one = |v: &str| -> Result<String, String> {
-        if v.contains(',') {
-            Err(format!("'{v}': one value for reads and writes together is supported (drivelab judges their total); give one value"))
-        } else {
-            Ok(v.to_string())
+/// The direction (0 read, 1 write, 2 trim) every job of the point moves, when they all move
+/// the same one; None when a job mixes directions or the jobs differ (fio's default is read).
+fn one_direction(fio: &FioOptions) -> Option<usize> {
+    let mut dir = None;
+    for own in &fio.jobs {
+        let mut rw = "read";
+        for (_, v) in fio.global.iter().chain(own).filter(|(k, _)| k == "rw" || k == "readwrite") {
+            rw = v.split(':').next().unwrap_or("").trim();
         }
-    };
+        let d = match rw {
+            "read" | "randread" => 0,
+            "write" | "randwrite" => 1,
+            "trim" | "randtrim" => 2,
+            _ => return None,
+        };
+        if dir.is_some_and(|x| x != d) {
+            return None;
+        }
+        dir = Some(d);
+    }
+    dir
+}
+
+/// fio's `READ,WRITE,TRIM` minimum as the one value drivelab judges: the direction the point's
+/// jobs move (`g.dir`), or one value given for all. Every value is checked with `parse`.
+fn minimum(g: &Given, v: &str, parse: impl Fn(&str) -> Result<u64, String>) -> Result<u64, String> {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err(format!("'{v}': expected at most three values: READ,WRITE,TRIM"));
+    }
+    let values = parts.iter().map(|p| if p.is_empty() { Ok(0) } else { parse(p) }).collect::<Result<Vec<u64>, _>>()?;
+    match (values.len(), g.dir) {
+        (1, _) => Ok(values[0]),
+        (_, Some(Some(d))) => Ok(values.get(d).copied().unwrap_or(0)),
+        // Read when the job file is read: the jobs' directions are known later.
+        (_, None) => Ok(values[0]),
+        // Reads and writes given one minimum: that one, on their total.
+        _ if values[0] == values[1] => Ok(values[0]),
+        _ => Err(format!(
+            "'{v}': per-direction minimums are supported when every job of the group moves one direction; \
+             drivelab judges reads and writes together: give one value"
+        )),
+    }
+}
+
+fn set(g: &mut Given, key: &str, v: &str) -> Result<(), String> {
     match key {
         "steadystate" | "ss" => g.ss = Some(Criterion::parse(v)?),
         "steadystate_duration" | "ss_dur" => g.ss_dur_s = time_ns(v, BareTime::Seconds)? / SECOND,
         "steadystate_ramp_time" | "ss_ramp" => g.ss_ramp_ns = time_ns(v, BareTime::Seconds)?,
-        "rate_min" | "ratemin" => g.rate_min = size(&one(v)?, KbBase::Binary)?,
-        "rate_iops_min" => g.rate_iops_min = whole(&one(v)?)?,
+        "rate_min" | "ratemin" => g.rate_min = minimum(g, v, |x| size(x, KbBase::Binary))?,
+        "rate_iops_min" => g.rate_iops_min = minimum(g, v, whole)?,
         "rate_cycle" | "ratecycle" => g.rate_cycle_ms = Some(whole(v)?.max(1)),
         "rate_iops" => g.rate_iops = whole(v.split(',').next().unwrap_or(v)).ok(),
         "exitall" => {
@@ -166,7 +206,7 @@ impl Watch {
     /// The watch of a point with fio's options (None when none of them is given). Errors name
     /// the value and the fix (fio refuses a minimum above the rate cap too).
     pub fn of(fio: &FioOptions) -> Result<Option<Watch>, String> {
-        let mut g = Given::default();
+        let mut g = Given { dir: Some(one_direction(fio)), ..Given::default() };
         for (k, v) in fio.global.iter().chain(fio.jobs.iter().flatten()) {
             set(&mut g, k, v).map_err(|e| format!("{k}={v}: {e}"))?;
         }
@@ -342,7 +382,7 @@ mod tests {
     }
 
     #[test]
-    fn no_watch_without_its_options_and_exitall_needs_two_jobs() {
+    fn no_watch_without_its_options_and_exitall_ends_the_other_streams() {
         assert!(Watch::of(&fio(&[("bs", "4k")], 1)).unwrap().is_none());
         assert!(Watch::of(&fio(&[("ss", "iops:10%")], 1)).unwrap().is_none(), "ss_dur 0 disables it, as fio");
         let mut w = Watch::of(&fio(&[("exitall", "")], 2)).unwrap().unwrap();
@@ -400,10 +440,27 @@ mod tests {
     }
 
     #[test]
+    fn a_per_direction_minimum_is_the_direction_the_jobs_move() {
+        // fio judges each direction; a point whose jobs all write judges the write minimum.
+        let mut w = Watch::of(&fio(&[("rw", "randwrite"), ("rate_iops_min", "5000,1000")], 2)).unwrap().unwrap();
+        assert_eq!(w.tick(&at(2.0, 3000, 0)), None, "the base");
+        assert_eq!(w.tick(&at(3.0, 4200, 0)), None, "1200 IOPS: above the write minimum");
+        assert_eq!(w.tick(&at(4.0, 4900, 0)), Some(EndReason::RateMin));
+        assert_eq!(w.note(), Some("rate_iops_min=1000 not met, got 700 IOPS"));
+        // Reads with only a write minimum: none to meet.
+        assert!(Watch::of(&fio(&[("rate_iops_min", ",1000")], 1)).unwrap().is_none());
+        // One value for reads and writes on a mixed job: that value, on the total.
+        assert!(Watch::of(&fio(&[("rw", "rw"), ("rate_min", "1m,1m")], 1)).unwrap().is_some());
+    }
+
+    #[test]
     fn a_minimum_above_the_cap_or_per_direction_is_refused() {
         let e = Watch::of(&fio(&[("rate_iops", "100"), ("rate_iops_min", "200")], 1)).err().unwrap();
         assert!(e.contains("rate_iops_min=200 is above rate_iops=100"), "{e}");
-        assert!(check("rate_min", Some("1m,2m")).unwrap().is_err());
+        assert!(check("rate_min", Some("1m,x")).unwrap().is_err());
+        assert!(check("rate_min", Some("1m,2m")).unwrap().is_ok(), "judged once the jobs' directions are known");
+        let e = Watch::of(&fio(&[("rw", "randrw"), ("rate_min", "1m,2m")], 1)).err().unwrap();
+        assert!(e.contains("rate_min=1m,2m: '1m,2m': per-direction minimums are supported when"), "{e}");
         assert!(check("ss", Some("lat:5%")).unwrap().is_err());
         assert!(check("ss_dur", Some("30s")).unwrap().is_ok());
         assert!(check("bs", Some("4k")).is_none());
