@@ -205,6 +205,7 @@ mod tests {
             ops: 0,
             bytes: 0,
             streams_done: 0,
+            stream_jobs: Vec::new(),
         }
     }
 

@@ -36,7 +36,7 @@ use Outcome::*;
 /// Every example, in name order, with its outcome today. Files refused for an option another
 /// helper of issue #27 adds are marked; the coordinator moves them to `Runs` at merge.
 const EXAMPLES: &[(&str, Outcome)] = &[
-    ("1mbs_clients.fio", Refused(13, "startdelay=4|a start delay is not supported")),
+    ("1mbs_clients.fio", Runs),
     ("aio-read.fio", Runs),
     ("backwards-read.fio", Runs),
     ("basic-verify.fio", Runs),
@@ -57,7 +57,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("e4defrag2.fio", Refused(6, "ioengine=e4defrag|drivelab runs io_uring")),
     ("enospc-pressure.fio", Refused(18, "error_dump=0|is not supported")),
     ("exec.fio", Refused(6, "ioengine=exec|drivelab runs io_uring")),
-    ("exitwhat.fio", Refused(23, "number_ios=1000|is not supported")),
+    ("exitwhat.fio", Runs),
     ("falloc.fio", Refused(2, "ioengine=falloc|drivelab runs io_uring")),
     ("filecreate-ioengine.fio", Refused(14, "nrfiles=31250|are not supported")),
     ("filedelete-ioengine.fio", Refused(8, "ioengine=filedelete|drivelab runs io_uring")),

@@ -1,5 +1,5 @@
 //! fio's job-control options in job files (issue #27, item 4), through the binary on a real
-//! file: `threads`, `create_on_open`, `exitall`/`exit_what` run (refused for numjobs clones);
+//! file: `threads`, `create_on_open`, `exitall`/`exit_what` run (`fio_delay` tests their scopes);
 //! `numa_cpu_nodes` becomes the nodes' CPUs (recorded in the
 //! point), a node the host lacks is refused naming the host's nodes; `zonemode=zbd` without
 //! `zonesize` is refused with why; `--cap-time`/`--cap-size` shorten a job file and say so, and are refused elsewhere.
@@ -75,7 +75,6 @@ fn what_cannot_be_honoured_is_refused_by_file_and_line_with_the_reason() {
     let missing = host.iter().map(|(n, _)| n + 1).max().unwrap_or(1);
     let names = host.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>().join(", ");
     let mut cases = vec![
-        ("[a]\nsize=1m\nnumjobs=2\nexitall\n", 1, "exitall with numjobs clones is not supported".to_string()),
         ("[a]\nsize=1m\nzonemode=zbd\n", 1, "it needs zonesize (as in fio)".to_string()),
         ("[a]\nsize=1m\nignore_error=,EWHAT\n", 3, "ignore_error=,EWHAT: 'EWHAT' is not an errno name".to_string()),
         (
@@ -83,7 +82,11 @@ fn what_cannot_be_honoured_is_refused_by_file_and_line_with_the_reason() {
             1,
             "[a]: rate_iops_min=200 is above rate_iops=100: the minimum can never be met".to_string(),
         ),
-        ("[a]\nsize=1m\nratemin=1m,2m\n", 3, "ratemin=1m,2m: '1m,2m': one value for reads and writes".to_string()),
+        (
+            "[a]\nsize=1m\nrw=randrw\nratemin=1m,2m\n",
+            1,
+            "[a]: ratemin=1m,2m: '1m,2m': per-direction minimums are supported when".to_string(),
+        ),
         ("[a]\nsize=1m\nexit_what=some\n", 3, "expected group, stonewall or all".to_string()),
     ];
     let numa = format!("[a]\nsize=1m\nnuma_cpu_nodes={missing}\n");

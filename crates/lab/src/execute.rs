@@ -470,8 +470,10 @@ impl<'a> Lab<'a> {
             if let Some(h) = halt.as_mut() {
                 h.tick(p);
             }
-            if let Some(why) = watch.as_mut().and_then(|w| w.tick(p)) {
-                end.end(why);
+            if let Some(w) = watch.as_mut() {
+                if let Some(why) = w.tick(p) {
+                    end.end_streams(why, w.mask());
+                }
             }
             sink(Event::Progress(p))
         });

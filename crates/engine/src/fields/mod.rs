@@ -85,6 +85,10 @@ pub enum Field {
     Dedupe,
     /// fio's `zonemode=zbd`: emulated zones with write pointers (`spec/zbd.rs`).
     Zbd,
+    /// fio's `startdelay`: the job starts this long after its group.
+    StartDelay,
+    /// fio's `number_ios`: the job ends after this many measured I/Os.
+    NumberIos,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -95,7 +99,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 52] = [
+    pub const SETTABLE: [Field; 54] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -148,15 +152,17 @@ impl Field {
         Field::OffsetIncrement,
         Field::Dedupe,
         Field::Zbd,
+        Field::StartDelay,
+        Field::NumberIos,
     ];
-    const ALL: [Field; 54] = {
-        let mut all = [Field::Thresholds; 54];
+    const ALL: [Field; 56] = {
+        let mut all = [Field::Thresholds; 56];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[53] = Field::Size;
+        all[55] = Field::Size;
         all
     };
 
@@ -215,6 +221,8 @@ impl Field {
             Field::OffsetIncrement => "offset_increment",
             Field::Dedupe => "dedupe",
             Field::Zbd => "zbd",
+            Field::StartDelay => "start_delay",
+            Field::NumberIos => "number_ios",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -479,6 +487,8 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::Zbd => {
             spec.zbd = Some(crate::spec::zbd::Zbd::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?)
         }
+        Field::StartDelay => spec.start_delay_ns = duration_ns(v)?,
+        Field::NumberIos => spec.number_ios = Some(number(field, v)?),
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -666,6 +676,8 @@ mod tests {
             ("offset_increment", "1m"),
             ("dedupe", "50:working_set:20:global"),
             ("zbd", "1m,max_open=2"),
+            ("start_delay", "250ms"),
+            ("number_ios", "1000"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -729,6 +741,7 @@ mod tests {
             (vec![5], vec![28, 5], vec![84])
         );
         assert_eq!(s.flow, Some(crate::spec::flow::Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
+        assert_eq!((s.start_delay_ns, s.number_ios), (250_000_000, Some(1000)));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! writes on the same drives): every job of every stream starts behind the same barrier, and
 //! each stream gets its own result.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -42,29 +42,48 @@ pub struct Progress {
     pub bytes: u64,
     /// Streams whose every job has ended (fio's `exitall` ends the others then).
     pub streams_done: usize,
+    /// Each stream's jobs: (ended, all). fio's `exitall` acts on a job's end, a clone's included.
+    pub stream_jobs: Vec<(usize, usize)>,
 }
 
 /// A clean early end of a run, asked for by whoever watches its progress (fio's
 /// `steadystate`, `rate_min`, `exitall`): every job stops at its next loop turn, keeping what
 /// it measured, and the results of the streams it stopped say why (`RunResult::ended`), not
-/// "interrupted". The first reason given is kept.
-#[derive(Debug, Default)]
-pub struct EndEarly(AtomicU8);
+/// "interrupted". The first reason given is kept. fio's `exitall` with `exit_what=group` ends
+/// some streams only ([`EndEarly::end_streams`]); the others run on.
+#[derive(Default)]
+pub struct EndEarly {
+    code: AtomicU8,
+    /// The streams asked to end: bit k is stream k (streams 63 and later share bit 63).
+    streams: AtomicU64,
+}
 
 impl EndEarly {
+    /// End every stream.
     pub fn end(&self, why: EndReason) {
-        let _ = self.0.compare_exchange(0, why.code(), Ordering::SeqCst, Ordering::SeqCst);
+        self.end_streams(why, u64::MAX);
+    }
+
+    /// End the streams of `mask` ([`stream_bit`]s), keeping the first reason given.
+    pub fn end_streams(&self, why: EndReason, mask: u64) {
+        let _ = self.code.compare_exchange(0, why.code(), Ordering::SeqCst, Ordering::SeqCst);
+        self.streams.fetch_or(mask, Ordering::SeqCst);
     }
 
     pub fn reason(&self) -> Option<EndReason> {
-        EndReason::from_code(self.0.load(Ordering::SeqCst))
+        EndReason::from_code(self.code.load(Ordering::SeqCst))
     }
 
-    /// Asked (one relaxed load: the worker checks it every loop turn).
+    /// Asked of stream `stream` (one relaxed load: the worker checks it every loop turn).
     #[inline]
-    pub fn asked(&self) -> bool {
-        self.0.load(Ordering::Relaxed) != 0
+    pub fn asked_by(&self, stream: usize) -> bool {
+        self.streams.load(Ordering::Relaxed) & stream_bit(stream) != 0
     }
+}
+
+/// Stream `stream`'s bit in an [`EndEarly`] mask.
+pub fn stream_bit(stream: usize) -> u64 {
+    1 << stream.min(63)
 }
 
 /// One workload of a multi-stream run: a spec on its targets.
@@ -280,7 +299,8 @@ fn run_streams_with(
     }
     let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
     let mut last = (begin, 0u64, 0u64);
-    let limit = streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns)).max();
+    let limit =
+        streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns + st.spec.start_delay_ns)).max();
     loop {
         if finished.wait(handles.len(), Duration::from_millis(250)) {
             break;
@@ -303,6 +323,10 @@ fn run_streams_with(
                 .iter()
                 .filter(|r| lives[r.start..r.end].iter().all(|l| l.done.load(Ordering::Relaxed)))
                 .count(),
+            stream_jobs: stream_jobs
+                .iter()
+                .map(|r| (lives[r.start..r.end].iter().filter(|l| l.done.load(Ordering::Relaxed)).count(), r.len()))
+                .collect(),
         };
         last = (now, ops, bytes);
         on_progress(&p);

@@ -262,6 +262,14 @@ pub struct AccessSpec {
     /// fio's `zonemode=zbd` on a target that is not zoned: emulated zones (`zbd.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zbd: Option<zbd::Zbd>,
+    /// fio's `startdelay`: the job starts this long after the others of its run; its time,
+    /// ramp and rate schedule count from then, so its runtime excludes the delay.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub start_delay_ns: u64,
+    /// fio's `number_ios`: the job ends once it has issued this many measured I/Os (or earlier
+    /// by time or bytes). None: no such bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number_ios: Option<u64>,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -341,6 +349,8 @@ impl Default for AccessSpec {
             offset_increment_bytes: 0,
             dedupe: None,
             zbd: None,
+            start_delay_ns: 0,
+            number_ios: None,
         }
     }
 }
@@ -538,6 +548,9 @@ impl AccessSpec {
     /// Checks that need no target. Every error names the field, the value and the fix.
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |field: Field, value: String, fix: &str| Err(Error::spec(field, value, fix));
+        if self.number_ios == Some(0) {
+            return bad(Field::NumberIos, "0".into(), "give at least 1 (leave it out for no bound)");
+        }
         if self.read_pct > 100 {
             return bad(Field::Read, format!("{}%", self.read_pct), "outside 0..100: give a percentage from 0 to 100");
         }

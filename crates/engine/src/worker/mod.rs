@@ -238,6 +238,13 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     verify: Option<JobVerify>,
 ) -> JobOutput {
     let spec = &*ctx.spec;
+    // fio's startdelay: the job's window, ramp and schedule all count from its own start.
+    let begin = begin.saturating_add(spec.start_delay_ns);
+    if spec.start_delay_ns > 0 {
+        if let Some(out) = wait_start(ctx, begin, clock) {
+            return out;
+        }
+    }
     if ctx.pace.is_none() {
         // Open loop waits for its first intended time in the loop, as for every other.
         clock.sleep_until(begin);
@@ -333,7 +340,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
             } else if ctx.stop.load(Ordering::Relaxed) {
                 stopping = true;
                 rec.out.interrupted = true;
-            } else if ctx.end.asked() {
+            } else if ctx.end.asked_by((ctx.job >> 40) as usize) {
                 stopping = true;
                 rec.out.ended = true;
             }
@@ -343,6 +350,30 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     out.zbd_ended = q.exhausted;
     out.verify = q.verify.map(|v| v.finish());
     out
+}
+
+/// fio's startdelay: wait until `begin`, a few times a second looking whether the run stopped
+/// meanwhile; then the output of a job that never started (None: it starts).
+fn wait_start(ctx: &JobCtx, begin: u64, clock: &impl Clock) -> Option<JobOutput> {
+    const LOOK_NS: u64 = 50_000_000;
+    loop {
+        let now = clock.now();
+        if now >= begin {
+            return None;
+        }
+        let mut out = JobOutput::default();
+        if ctx.failed.load(Ordering::Relaxed) {
+            (out.stopped_by_error, out.stopped_by_peer) = (true, true);
+        } else if ctx.stop.load(Ordering::Relaxed) {
+            out.interrupted = true;
+        } else if ctx.end.asked_by((ctx.job >> 40) as usize) {
+            out.ended = true;
+        } else {
+            clock.sleep_until(begin.min(now + LOOK_NS));
+            continue;
+        }
+        return Some(out);
+    }
 }
 
 /// This job stops on an error (its own, already recorded): say so, live and to every other job
@@ -471,6 +502,8 @@ fn fsync<B: Backend>(
     (true, false)
 }
 
+#[cfg(test)]
+mod delay_tests;
 #[cfg(test)]
 mod log_tests;
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Window: ramp, measurement, per-second ticks, and the end by time or bytes.
+//! Window: ramp, measurement, per-second ticks, and the end by time, bytes or I/O count.
 
 use super::SECOND;
 use crate::clock::{thread_cpu_ns, thread_runq_wait_ns};
@@ -17,6 +17,10 @@ pub(super) struct Window {
     /// Bytes to issue in the measured part, and issued so far.
     pub(super) io_limit: u64,
     pub(super) issued_bytes: u64,
+    /// fio's `number_ios`: I/Os to issue in the measured part (u64::MAX: no bound), and issued
+    /// so far.
+    pub(super) ops_limit: u64,
+    pub(super) issued_ops: u64,
     /// Thread CPU time and run-queue wait at the start of measurement.
     pub(super) cpu0: (u64, u64),
     pub(super) wait0: u64,
@@ -46,6 +50,8 @@ impl Window {
             next_tick: begin + SECOND,
             io_limit: spec.io_size_bytes.unwrap_or(u64::MAX),
             issued_bytes: 0,
+            ops_limit: spec.number_ios.unwrap_or(u64::MAX),
+            issued_ops: 0,
             cpu0: (0, 0),
             wait0: 0,
         };
@@ -68,13 +74,14 @@ impl Window {
     /// The measured part's bytes are all issued: issue no more.
     #[inline]
     pub(super) fn budget_spent(&self) -> bool {
-        self.measuring && self.issued_bytes >= self.io_limit
+        self.measuring && (self.issued_bytes >= self.io_limit || self.issued_ops >= self.ops_limit)
     }
 
     #[inline]
     pub(super) fn issued(&mut self, len: u32) {
         if self.measuring {
             self.issued_bytes += len as u64;
+            self.issued_ops += 1;
         }
     }
 

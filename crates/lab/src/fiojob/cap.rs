@@ -87,6 +87,25 @@ impl Cap {
         out
     }
 
+    /// A job's start delay (fio's `startdelay`) under the cap when `longest`, the longest of its
+    /// group, is over it: scaled by cap / longest, so the last job starts at the cap and the
+    /// others in proportion, in the same order. None: unchanged.
+    pub fn delay(&self, delay_ns: u64, longest_ns: u64) -> Option<u64> {
+        let cap = self.time_ns.filter(|&c| longest_ns > c)?;
+        Some((delay_ns as u128 * cap as u128 / longest_ns as u128) as u64)
+    }
+
+    /// What the notice adds when start delays were scaled ([`Cap::delay`]), the longest being
+    /// `longest_ns`.
+    pub fn delay_clause(&self, longest_ns: u64) -> String {
+        let cap = fmt_duration(self.time_ns.unwrap_or(0), 9);
+        format!(
+            "; start delays (startdelay) scaled by {cap}/{}: the last job starts {cap} after its group, the \
+             others in proportion and in the same order",
+            fmt_duration(longest_ns, 9)
+        )
+    }
+
     /// What the result says of a capped run.
     pub fn notice(&self) -> String {
         let mut parts = Vec::new();
@@ -131,5 +150,12 @@ mod tests {
         assert!(Cap::parse(Some("0"), None).is_err());
         assert!(Cap::parse(None, Some("1k")).is_err());
         assert!(Cap::parse(None, None).unwrap().is_none());
+        // Start delays 0, 4 s and 124 s under 100 ms: 0, 3.2 ms and 100 ms, in order.
+        let cap = Cap::parse(Some("100ms"), None).unwrap();
+        let d: Vec<Option<u64>> = [0, 4, 124].iter().map(|s| cap.delay(s * 1_000_000_000, 124_000_000_000)).collect();
+        assert_eq!(d, vec![Some(0), Some(3_225_806), Some(100_000_000)]);
+        assert_eq!(cap.delay(50_000_000, 80_000_000), None, "within the cap: unchanged");
+        assert_eq!(Cap::default().delay(5, 10), None);
+        assert!(cap.delay_clause(124_000_000_000).contains("scaled by 100ms/124s"));
     }
 }

@@ -6,9 +6,10 @@
 //!   tiobench profile's thread count, which does nothing without `profile=tiobench`.
 //! - `create_on_open`: fio creates the file when the job opens it instead of in its layout
 //!   phase; drivelab creates (and fills) a new file before measuring either way.
-//! - `exitall`/`exit_what`: the first job of a group to finish stops the others. A group of one
-//!   job is stopped by its own end already; a group of several is refused (drivelab ends a
-//!   group when its last job ends), see [`Ctl::exitall`].
+//! - `exitall`/`exit_what`: a job's end (a numjobs clone's included) stops the jobs of its fio
+//!   group (`group`, fio's default: `new_group` splits a point's jobs into such groups), every
+//!   job of its point (`stonewall`), or every job of the run (`all`: the later groups never
+//!   run). Judged as the run goes by `watch`; `all`'s later groups are left out of the plan.
 //! - `numa_cpu_nodes`: the nodes' CPUs (from `/sys/devices/system/node`) as the job's `cpus`.
 //!   `numa_mem_policy`: honoured where it cannot place memory anywhere but where the kernel
 //!   already does (a host whose memory is one node), refused elsewhere.
@@ -21,6 +22,8 @@ use super::ini::{LineError, Opt};
 pub struct Ctl {
     /// `exitall`: the group ends when its first job ends (with `exit_what`'s scope).
     pub exitall: bool,
+    /// `exit_what=all`: with `exitall`, the job's end ends the run, later groups included.
+    pub exit_what_all: bool,
     /// The CPUs of `numa_cpu_nodes` (drivelab's `cpus` list).
     pub cpus: Option<String>,
     /// Options read with no effect here.
@@ -127,6 +130,7 @@ pub fn merge(c: Ctl, job: &mut super::options::Job) {
         job.fields.push(("cpus".into(), cpus));
     }
     job.exitall = c.exitall;
+    job.exit_what_all = c.exit_what_all;
     for k in c.no_effect {
         if !job.no_effect.contains(&k) {
             job.no_effect.push(k);
@@ -159,9 +163,11 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
             }
             "exitall" => c.exitall = flag()?,
             "exit_what" => {
-                if !matches!(need()?, "group" | "stonewall" | "all") {
+                let v = need()?;
+                if !matches!(v, "group" | "stonewall" | "all") {
                     return Err(bad(o, "expected group, stonewall or all"));
                 }
+                c.exit_what_all = v == "all";
             }
             "numa_cpu_nodes" => {
                 let h = host();

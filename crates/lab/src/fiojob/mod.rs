@@ -21,11 +21,13 @@
 
 mod argv;
 mod cap;
+mod delay;
 mod ini;
 mod jobctl;
 mod logs;
 mod onerror;
 mod options;
+mod rates;
 pub mod steadystate;
 mod stripe;
 mod value;
@@ -39,6 +41,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use drivelab_engine::fields;
+use drivelab_engine::units::fmt_duration;
 use drivelab_engine::Error;
 
 use crate::plan::{expand, ConcurrentJob, FioOptions, Plan, PlanFile, Point};
@@ -295,6 +298,8 @@ fn build<'a>(
     let (mut labels, mut slugs) = (HashSet::new(), HashSet::new());
     // fio's job numbers (its log files' `.N`): every job of the file from 1, clones included.
     let mut next_job = 1u32;
+    // The longest start delay `--cap-time` scaled, to say how.
+    let mut scaled_delays: Option<u64> = None;
     for combo in &combos {
         let vars: BTreeMap<String, String> = combo.iter().cloned().collect();
         let suffix: String = combo.iter().map(|(k, v)| format!(" {k}={v}")).collect();
@@ -305,8 +310,28 @@ fn build<'a>(
         if jobs.is_empty() {
             return Err(Error::invalid(empty.to_string()));
         }
+        // fio's exit_what=all: once that job ends, fio ends every job, and the later groups'
+        // never start (fio lists them with nothing done): they are left out, saying so.
+        let mut ended_by: Option<String> = None;
+        let mut left_out: Vec<String> = Vec::new();
         for group in groups(jobs) {
-            exitall_alone(&group).map_err(|e| parts[group[0].1].origin.at(e))?;
+            if ended_by.is_some() {
+                for (job, _) in &group {
+                    given_options.next();
+                    left_out.push(format!("[{}]", job.name));
+                }
+                continue;
+            }
+            if let Some((j, _)) = group.iter().find(|(j, _)| j.exitall && j.exit_what_all) {
+                ended_by = Some(j.name.clone());
+            }
+            // --cap-time: start delays scaled so the group's longest is the cap (`Cap::delay`).
+            let longest_delay = group
+                .iter()
+                .filter_map(|(j, _)| fields::from_pairs(expand::pairs(&j.fields)).ok())
+                .map(|s| s.start_delay_ns)
+                .max()
+                .unwrap_or(0);
             let mut streams = Vec::new();
             let mut fio = FioOptions::default();
             for (job, part) in &group {
@@ -329,6 +354,10 @@ fn build<'a>(
                         if let Some((f, note)) = given.cap.bytes.and_then(|c| stripe::cap(c, &whole, &job.name)) {
                             fields.extend(f);
                             notices.push(note);
+                        }
+                        if let Some(d) = given.cap.delay(whole.start_delay_ns, longest_delay) {
+                            fields.push(("start_delay".into(), fmt_duration(d, 9)));
+                            scaled_delays = scaled_delays.max(Some(longest_delay));
                         }
                     }
                 }
@@ -375,7 +404,7 @@ fn build<'a>(
                 it.map(|(name, targets, fields, spec)| ConcurrentJob { name, targets, fields, spec }).collect();
             let estimate = std::iter::once(&spec)
                 .chain(concurrent.iter().map(|c| &c.spec))
-                .map(|s| s.time_ns.map(|t| t + s.ramp_ns))
+                .map(|s| s.time_ns.map(|t| t + s.ramp_ns + s.start_delay_ns))
                 .try_fold(0u64, |acc, t| t.map(|t| acc.max(t)));
             points.push(Point {
                 index: points.len() + 1,
@@ -396,9 +425,18 @@ fn build<'a>(
                 )));
             }
         }
+        if let (Some(by), false) = (&ended_by, left_out.is_empty()) {
+            let n = format!(
+                "exit_what=all in [{by}]: fio ends every job when it ends and the jobs of later groups never                  start; left out: {}",
+                left_out.join(", ")
+            );
+            if !notices.contains(&n) {
+                notices.push(n);
+            }
+        }
     }
     if !given.cap.is_none() {
-        notices.push(given.cap.notice());
+        notices.push(given.cap.notice() + &scaled_delays.map(|l| given.cap.delay_clause(l)).unwrap_or_default());
     }
     if !no_effect.is_empty() {
         notices.push(format!("{}: read, no effect in drivelab (see docs/guide/fio.md \"fio job files: drivelab run JOB.fio, drivelab plan JOB.fio\")", no_effect.join(", ")));
@@ -538,29 +576,6 @@ fn given_options(sections: &[ini::Section]) -> Vec<(Fields, Fields)> {
         }
     }
     out
-}
-
-/// fio's `exitall` stops a group when its first job ends: drivelab ends the others when the
-/// first of its jobs (streams) ends (`watch`); a job's numjobs clones are one stream, so their
-/// first end is not seen: refused.
-fn exitall_alone(group: &[(Job, usize)]) -> Result<(), ini::LineError> {
-    let clones = |j: &Job| {
-        let jobs = j.fields.iter().rev().find(|(k, _)| k == "jobs").and_then(|(_, v)| v.parse::<u64>().ok());
-        jobs.unwrap_or(1).max(if j.file_per_clone { j.targets.len() as u64 } else { 1 })
-    };
-    let several = group.iter().any(|(j, _)| clones(j) > 1);
-    match group.iter().map(|(j, _)| j).find(|j| j.exitall) {
-        Some(j) if several => Err(ini::LineError {
-            line: j.line,
-            message: format!(
-                "[{}]: exitall with numjobs clones is not supported: fio stops them all when the first \
-                 ends, drivelab's clones of a job end together; give each clone its own job section, or run \
-                 this file with fio",
-                j.name
-            ),
-        }),
-        _ => Ok(()),
-    }
 }
 
 /// Jobs split into fio's groups: a job with `stonewall` starts a new one.

@@ -53,6 +53,8 @@ pub struct Job {
     pub existing_only: bool,
     /// `offset_increment=P%`, resolved once the target's size is known (`stripe.rs`).
     pub increment_pct: Option<super::stripe::IncrementPct>,
+    /// `exit_what=all` (with `exitall`: the groups after this job's never run).
+    pub exit_what_all: bool,
 }
 
 /// What each option set, before the fields are made.
@@ -75,7 +77,6 @@ struct Draft {
     direct: Option<bool>,
     engine: Option<&'static str>,
     engine_written: String,
-    rate: Option<String>,
     arrivals: Option<&'static str>,
     sync: Option<String>,
     data: Option<String>,
@@ -123,6 +124,12 @@ struct Draft {
     allow_file_create: Option<bool>,
     /// `offset_increment`, dedupe, `verify_dump` (`stripe.rs`).
     stripe: super::stripe::Stripe,
+    /// `startdelay` as (low, high) ns (`delay.rs`).
+    start_delay: Option<(u64, u64)>,
+    /// `number_ios`.
+    number_ios: Option<u64>,
+    /// `rate`/`rate_iops` per direction, with the option that gave them (`rates.rs`).
+    rates: Option<(super::rates::Rates, Opt)>,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -207,8 +214,29 @@ pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError
         );
     }
     let ctl = std::mem::take(&mut d.ctl);
+    let (delay, rates, arrivals, seed) = (d.start_delay.take(), d.rates.take(), d.arrivals, d.seed);
+    let number_ios = d.number_ios.take().map(|n| n.saturating_mul(d.loops.unwrap_or(1)));
     let mut job = finish(name, line, d)?;
     super::jobctl::merge(ctl, &mut job);
+    let rw = job.fields.iter().find(|(k, _)| k == "rw").map(|(_, v)| v.split(':').next().unwrap_or("").to_string());
+    let rw = rw.unwrap_or_default();
+    if let Some(ns) = delay.map(|r| super::delay::pick(r, seed, &job.name)).filter(|&ns| ns > 0) {
+        job.fields.push(("start_delay".into(), fmt_duration(ns, 9)));
+    }
+    // fio: a trimwrite's trim and write of a block are two I/Os.
+    if let Some(n) = number_ios.map(|n| if rw.contains("trimwrite") { n.saturating_mul(2) } else { n }) {
+        job.fields.push(("number_ios".into(), n.to_string()));
+    }
+    if let Some((r, o)) = rates {
+        let (fields, notice) = super::rates::fields(&r, &rw).map_err(|e| bad(&o, e))?;
+        if let (false, Some(a)) = (fields.is_empty(), arrivals) {
+            job.fields.extend(fields);
+            job.fields.push(("arrivals".into(), a.into()));
+        } else {
+            job.fields.extend(fields);
+        }
+        job.notices.extend(notice);
+    }
     Ok(job)
 }
 
@@ -313,11 +341,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "time_based" => d.time_based = flag()?,
         "ramp_time" => d.ramp_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
         "loops" => d.loops = Some(range(need()?, 1, u32::MAX.into())?),
-        "startdelay" => {
-            if time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))? != 0 {
-                return Err(bad(o, "a start delay is not supported: every job of a group starts together"));
-            }
-        }
+        "startdelay" => d.start_delay = Some(super::delay::parse(need()?).map_err(|e| bad(o, e))?),
         "direct" => d.direct = Some(flag()?),
         "buffered" => d.direct = Some(!flag()?),
         "ioengine" => {
@@ -344,15 +368,9 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 }
             });
         }
-        "rate" => {
-            let v = need()?;
-            one_direction(v)?;
-            d.rate = Some(format!("{}/s", sz(v)?));
-        }
-        "rate_iops" => {
-            let v = need()?;
-            one_direction(v)?;
-            d.rate = Some(num(v)?.to_string());
+        "rate" | "rate_iops" => {
+            let r = super::rates::parse(need()?, key == "rate", kb).map_err(|e| bad(o, e))?;
+            d.rates = Some((r, o.clone()));
         }
         "rate_process" => {
             d.arrivals = Some(match need()? {
@@ -498,6 +516,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let v = if k == "dedupe_global" || k == "verify_dump" { value.unwrap_or("1") } else { need()? };
             d.stripe.apply(o, v, kb).map_err(|e| bad(o, e))?
         }
+        "number_ios" => d.number_ios = Some(num(need()?)?).filter(|&n| n > 0),
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -581,12 +600,6 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     if let Some(r) = d.ramp_ns.filter(|&r| r > 0) {
         put("ramp", fmt_duration(r, 9));
-    }
-    if let Some(r) = d.rate {
-        put("rate", r);
-        if let Some(a) = d.arrivals {
-            put("arrivals", a.into());
-        }
     }
     if let Some(s) = d.sync {
         put("sync", s);
@@ -695,6 +708,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         wait_for: d.wait_for,
         existing_only: d.allow_file_create == Some(false),
         increment_pct,
+        exit_what_all: false,
     })
 }
 

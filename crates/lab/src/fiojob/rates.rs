@@ -1,0 +1,118 @@
+//! fio's `rate=R,W,T` and `rate_iops=R,W,T`: a cap per direction (reads, writes, trims; one
+//! value is every direction's, an empty field leaves that direction unpaced), and per job (each
+//! numjobs clone has its own: drivelab's `rate_scope=job`).
+//!
+//! fio paces each direction on its own, so a mixed job delivers R reads and W writes a second
+//! whatever `rwmixread` says (fio 3.33, randrw rwmixread=80 rate_iops=100,100: 100 of each a
+//! second). drivelab's open loop keeps one schedule per job: it runs at R+W with R/(R+W) of the
+//! I/Os reads, which delivers the same two rates. One direction paced while the other runs free
+//! has no such form and is refused.
+
+use super::value::{size, whole, KbBase};
+
+/// One rate option as read: per direction (read, write, trim), bytes or I/Os a second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rates {
+    pub bytes: bool,
+    pub per_dir: [Option<u64>; 3],
+}
+
+/// Read `rate` (`bytes`) or `rate_iops` in fio's comma syntax.
+pub fn parse(text: &str, bytes: bool, kb: KbBase) -> Result<Rates, String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err("expected at most three values: READ,WRITE,TRIM".into());
+    }
+    let mut per_dir = [None; 3];
+    for (k, p) in parts.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
+        let v = if bytes { size(p, kb)? } else { whole(p)? };
+        per_dir[k] = Some(v).filter(|&v| v > 0);
+    }
+    if parts.len() == 1 {
+        per_dir = [per_dir[0]; 3];
+    }
+    Ok(Rates { bytes, per_dir })
+}
+
+/// drivelab's fields for `r` on a job of fio's `rw` word, and a notice when the mix is set by
+/// the rates.
+pub fn fields(r: &Rates, rw: &str) -> Result<(Vec<(String, String)>, Option<String>), String> {
+    let [read, write, trim] = r.per_dir;
+    let dirs: &[(&str, Option<u64>)] = match rw {
+        "read" | "randread" => &[("read", read)],
+        "write" | "randwrite" => &[("write", write)],
+        "trim" | "randtrim" => &[("trim", trim)],
+        "rw" | "randrw" => &[("read", read), ("write", write)],
+        _ => &[("trim", trim), ("write", write)],
+    };
+    let given: Vec<u64> = dirs.iter().filter_map(|d| d.1).collect();
+    if given.is_empty() {
+        return Ok((Vec::new(), None));
+    }
+    if given.len() < dirs.len() {
+        let free: Vec<&str> = dirs.iter().filter(|d| d.1.is_none()).map(|d| d.0).collect();
+        return Err(format!(
+            "rw={rw} with {} paced and {} unpaced is not supported: drivelab paces a job as a whole; give \
+             both directions a rate (e.g. R,W) or one value for all",
+            dirs.iter().filter(|d| d.1.is_some()).map(|d| d.0).collect::<Vec<_>>().join(" and "),
+            free.join(" and ")
+        ));
+    }
+    let total: u64 = given.iter().sum();
+    let unit = if r.bytes { "/s" } else { "" };
+    let mut out = vec![("rate".to_string(), format!("{total}{unit}")), ("rate_scope".into(), "job".into())];
+    let mut notice = None;
+    if let [(_, Some(a)), (_, Some(b))] = dirs {
+        if rw.ends_with("rw") {
+            let pct = ((*a as u128 * 100 + total as u128 / 2) / total as u128) as u64;
+            out.push(("read".into(), pct.to_string()));
+            notice = Some(format!(
+                "rate per direction ({a} reads, {b} writes): drivelab paces the job at {total}{unit} with {pct}% \
+                 reads, the two rates fio delivers (rwmixread gives way to them, as in fio)"
+            ));
+        } else if a != b {
+            return Err(format!("rw={rw} trims and writes every block once each: give trims and writes one rate"));
+        }
+    }
+    Ok((out, notice))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get<'a>(f: &'a [(String, String)], k: &str) -> Option<&'a str> {
+        f.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn one_value_is_every_directions_and_commas_split_them() {
+        let kb = KbBase::Binary;
+        assert_eq!(parse("1m", true, kb).unwrap().per_dir, [Some(1 << 20); 3]);
+        assert_eq!(parse("200,100", false, kb).unwrap().per_dir, [Some(200), Some(100), None]);
+        assert_eq!(parse(",100", false, kb).unwrap().per_dir, [None, Some(100), None]);
+        assert!(parse("1,2,3,4", false, kb).is_err());
+        assert!(parse("x", false, kb).is_err());
+    }
+
+    #[test]
+    fn a_mixed_job_runs_at_the_sum_with_the_rates_mix_and_one_sided_pacing_is_refused() {
+        let kb = KbBase::Binary;
+        // fio 3.33, randrw rate_iops=200,100: 400 reads and 201 writes in 2 s.
+        let (f, n) = fields(&parse("200,100", false, kb).unwrap(), "randrw").unwrap();
+        assert_eq!((get(&f, "rate"), get(&f, "read"), get(&f, "rate_scope")), (Some("300"), Some("67"), Some("job")));
+        assert!(n.unwrap().contains("67% reads"));
+        // One value on a mixed job: each direction's (fio: rate_iops=200 gives 200 + 200).
+        let (f, _) = fields(&parse("300", true, kb).unwrap(), "randrw").unwrap();
+        assert_eq!((get(&f, "rate"), get(&f, "read")), (Some("600/s"), Some("50")));
+        let (f, n) = fields(&parse("300,300,300", true, kb).unwrap(), "read").unwrap();
+        assert_eq!((get(&f, "rate"), get(&f, "read"), n), (Some("300/s"), None, None));
+        let (f, _) = fields(&parse(",100", false, kb).unwrap(), "write").unwrap();
+        assert_eq!(get(&f, "rate"), Some("100"));
+        assert!(fields(&parse(",100", false, kb).unwrap(), "read").unwrap().0.is_empty(), "reads unpaced");
+        let e = fields(&parse(",100", false, kb).unwrap(), "randrw").unwrap_err();
+        assert!(e.contains("write paced and read unpaced"), "{e}");
+        assert!(fields(&parse("1,2,3", false, kb).unwrap(), "trimwrite").is_err());
+        assert!(fields(&parse("2,2,2", false, kb).unwrap(), "trimwrite").is_ok());
+    }
+}
