@@ -9,11 +9,14 @@ use super::window::Window;
 use super::JobCtx;
 use crate::backend::{Backend, Pending};
 use crate::clock::Clock;
+use crate::gen::prio::PrioDraw;
 use crate::gen::{Generator, Op};
 use crate::pattern::{self, BufferPool, WRITE_TAG};
 
 pub(super) struct Queue {
     pub(super) gen: Generator,
+    /// Each I/O's priority (the job's, or a per-I/O one: `spec.prio`).
+    prio: PrioDraw,
     /// Writes carry stamps (offset, tag) per 4 KiB.
     pub(super) stamp_writes: bool,
     pub(super) slots: Vec<Slot>,
@@ -41,6 +44,7 @@ impl Queue {
         let qd = spec.qd as usize;
         Queue {
             gen: Generator::new(spec, ctx.start, ctx.span, ctx.job).with_trace(ctx.trace.clone()),
+            prio: PrioDraw::new(spec.prio.as_ref(), spec.offset_seed() ^ ctx.job.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             stamp_writes: spec.has_writes()
                 && pattern::stamps(spec.data)
                 && verify.is_none()
@@ -50,6 +54,7 @@ impl Queue {
                     op: Op::Read,
                     len: 0,
                     offset: 0,
+                    prio: 0,
                     t_before: 0,
                     t_submit: 0,
                     t_intended: 0,
@@ -171,6 +176,7 @@ impl Queue {
         pool: &mut BufferPool,
     ) -> bool {
         let io = self.gen.next_io();
+        let prio = self.prio.next(io.op, io.len);
         if io.op == Op::Write {
             sched.wrote();
         }
@@ -181,6 +187,7 @@ impl Queue {
             op: io.op,
             len: io.len,
             offset: io.offset,
+            prio,
             t_before: 0,
             t_submit: 0,
             t_intended,
@@ -212,7 +219,7 @@ impl Queue {
                 pattern::stamp(buf, s.offset, WRITE_TAG);
             }
         }
-        self.batch.push(Pending { slot, op: s.op, offset: s.offset, len: s.len });
+        self.batch.push(Pending { slot, op: s.op, offset: s.offset, len: s.len, prio: s.prio });
     }
 
     /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),

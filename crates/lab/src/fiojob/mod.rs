@@ -26,6 +26,7 @@ mod jobctl;
 mod logs;
 mod onerror;
 mod options;
+mod prio;
 pub mod steadystate;
 mod value;
 mod waitfor;
