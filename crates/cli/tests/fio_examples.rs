@@ -41,11 +41,8 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("backwards-read.fio", Runs),
     ("basic-verify.fio", Runs),
     ("butterfly.fio", Runs),
-    (
-        "cmdprio-bssplit.fio",
-        Refused(18, "bssplit=64k/40:1024k/60,1024k/100|separate read,write values are not supported"),
-    ),
-    ("cmdprio-percentage.fio", Refused(15, "prioclass=3|is not supported")),
+    ("cmdprio-bssplit.fio", Runs),
+    ("cmdprio-percentage.fio", Runs),
     ("cpp_null.fio", Refused(6, "ioengine=cpp_null|drivelab runs io_uring")),
     ("cpuio.fio", Refused(2, "ioengine=cpuio|drivelab runs io_uring")),
     ("cross-stripe-verify.fio", Runs),

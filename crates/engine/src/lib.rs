@@ -23,6 +23,7 @@ pub mod gen;
 pub mod hist;
 pub mod input;
 pub mod iolog;
+pub mod ioprio;
 pub mod measurement;
 pub mod merge;
 pub(crate) mod pace;

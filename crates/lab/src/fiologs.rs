@@ -211,13 +211,13 @@ fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
         // fio logs no slat for synchronous engines: the file is there, empty.
         return;
     }
-    let prio = if l.prio { "0x0000" } else { "0" };
-    let mut line = |t_ns: u64, value: u64, dir: u8, bs: u64, offset: u64| {
+    // fio's last column: with log_prio the I/O's ioprio in hex, else 1 for a real-time one.
+    let mut line = |t_ns: u64, value: u64, dir: u8, bs: u64, offset: u64, prio: u16| {
         let _ = write!(out, "{}, {value}, {dir}, {bs}, ", t_ns / 1_000_000);
         if l.offset {
             let _ = write!(out, "{offset}, ");
         }
-        out.push_str(prio);
+        let _ = if l.prio { write!(out, "0x{prio:04x}") } else { write!(out, "{}", (prio >> 13 == 1) as u8) };
         out.push('\n');
     };
     match kind {
@@ -236,7 +236,7 @@ fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
                     Kind::Bw => (e.len as u64 * 1_000_000).checked_div(e.clat_ns()).unwrap_or(0),
                     Kind::Iops | Kind::Hist => 1,
                 };
-                line(e.t_ns, value, e.dir, e.len as u64, e.offset);
+                line(e.t_ns, value, e.dir, e.len as u64, e.offset, e.prio);
             }
         }
         _ => {
@@ -254,7 +254,7 @@ fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
                     Kind::Bw => (w.bytes as u128 * 1_000_000_000 / w.len_ns as u128 / 1024) as u64,
                     Kind::Iops | Kind::Hist => (w.ios as u128 * 1_000_000_000 / w.len_ns as u128) as u64,
                 };
-                line(w.end_ns, value, w.dir, 0, 0);
+                line(w.end_ns, value, w.dir, 0, 0, 0);
             }
         }
     }

@@ -70,6 +70,8 @@ pub(crate) struct Pending {
     pub op: Op,
     pub offset: u64,
     pub len: u32,
+    /// Its I/O priority (ioprio: `class << 13 | level`; 0: the thread's), for io_uring's SQE.
+    pub prio: u16,
 }
 
 /// # Safety

@@ -335,21 +335,29 @@ impl Uring {
 fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut u8) -> squeue::Entry {
     let e = match (fixed_file, fixed_buffers, p.op) {
         (true, true, Op::Read) => {
-            opcode::ReadFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::ReadFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
         }
         (true, true, Op::Write) => {
-            opcode::WriteFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::WriteFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
         }
-        (true, false, Op::Read) => opcode::Read::new(types::Fixed(0), buf, p.len).offset(p.offset).build(),
-        (true, false, Op::Write) => opcode::Write::new(types::Fixed(0), buf, p.len).offset(p.offset).build(),
+        (true, false, Op::Read) => {
+            opcode::Read::new(types::Fixed(0), buf, p.len).offset(p.offset).ioprio(p.prio).build()
+        }
+        (true, false, Op::Write) => {
+            opcode::Write::new(types::Fixed(0), buf, p.len).offset(p.offset).ioprio(p.prio).build()
+        }
         (false, true, Op::Read) => {
-            opcode::ReadFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::ReadFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
         }
         (false, true, Op::Write) => {
-            opcode::WriteFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).build()
+            opcode::WriteFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
         }
-        (false, false, Op::Read) => opcode::Read::new(types::Fd(fd), buf, p.len).offset(p.offset).build(),
-        (false, false, Op::Write) => opcode::Write::new(types::Fd(fd), buf, p.len).offset(p.offset).build(),
+        (false, false, Op::Read) => {
+            opcode::Read::new(types::Fd(fd), buf, p.len).offset(p.offset).ioprio(p.prio).build()
+        }
+        (false, false, Op::Write) => {
+            opcode::Write::new(types::Fd(fd), buf, p.len).offset(p.offset).ioprio(p.prio).build()
+        }
         // A file's trim: its range punched out (a block device's is a discard, done in submit).
         (true, _, Op::Trim) => {
             opcode::Fallocate::new(types::Fixed(0), p.len as u64).offset(p.offset).mode(super::trim::PUNCH_HOLE).build()

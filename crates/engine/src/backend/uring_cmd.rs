@@ -404,6 +404,7 @@ mod tests {
                 op: if i == 3 { Op::Trim } else { Op::Read },
                 offset: i as u64 * 4096,
                 len: 4096,
+                prio: 0,
             })
             .collect();
         u.submit(&batch).unwrap();

@@ -58,7 +58,7 @@ fn a_real_ring_submits_and_completes_a_whole_batch() {
     let f = std::fs::File::open("/proc/self/exe").unwrap();
     let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), RingOptions::default()).unwrap();
     let batch: Vec<Pending> =
-        (0..4u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+        (0..4u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect();
     u.submit(&batch).unwrap();
     assert_eq!(u.inflight, 4);
     let mut done = 0;
@@ -81,7 +81,7 @@ fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
     let f = std::fs::File::open("/proc/self/exe").unwrap();
     let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), RingOptions::default()).unwrap();
     let batch: Vec<Pending> =
-        (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+        (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect();
     u.submit(&batch).unwrap();
     assert!(u.drain(), "every submitted read completes");
     assert_eq!(u.inflight, 0);
@@ -102,7 +102,7 @@ fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {
     let cpu0 = u.sq_thread_cpu_ns().expect("the SQPOLL thread's CPU is readable");
     for round in 0..100 {
         let batch: Vec<Pending> =
-            (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect();
+            (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect();
         u.submit(&batch).unwrap_or_else(|e| panic!("round {round}: {e}"));
         let mut done = 0;
         while done < 8 {
@@ -132,7 +132,7 @@ fn what_the_kernel_refuses_is_dropped_and_named() {
 
 /// Eight 4 KiB reads of this test binary, one per slot.
 fn eight_reads() -> Vec<Pending> {
-    (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096 }).collect()
+    (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect()
 }
 
 #[test]
@@ -201,4 +201,59 @@ fn ring_flags_are_named_as_the_result_lists_them() {
             .map(|f| f.name())
             .collect();
     assert_eq!(names, ["coop_taskrun", "single_issuer", "defer_taskrun", "iopoll", "sqpoll"]);
+}
+
+/// The kernel's `io_uring_sqe`: opcode (byte 0), flags (1), ioprio (2..4, native endian).
+fn sqe_ioprio(e: squeue::Entry) -> u16 {
+    // SAFETY: `squeue::Entry` is `#[repr(C)]` around the kernel's 64-byte `io_uring_sqe`.
+    let bytes: [u8; 64] = unsafe { std::mem::transmute(e) };
+    u16::from_ne_bytes([bytes[2], bytes[3]])
+}
+
+#[test]
+fn every_read_and_write_sqe_carries_the_ios_priority() {
+    let mut buf = [0u8; 4096];
+    for (fixed_file, fixed_buffers) in [(true, true), (true, false), (false, true), (false, false)] {
+        for op in [Op::Read, Op::Write] {
+            let p = Pending { slot: 0, op, offset: 0, len: 4096, prio: 0x6002 };
+            assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &p, buf.as_mut_ptr())), 0x6002, "{op:?}");
+            let none = Pending { prio: 0, ..p };
+            assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &none, buf.as_mut_ptr())), 0);
+        }
+    }
+}
+
+#[test]
+fn a_real_ring_completes_reads_at_the_idle_and_best_effort_priorities() {
+    if available().is_err() {
+        crate::test_skip::skip("no io_uring here");
+        return;
+    }
+    let f = std::fs::File::open("/proc/self/exe").unwrap();
+    let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), RingOptions::default()).unwrap();
+    // The kernel checks an SQE's ioprio (a bad class is EINVAL): these two are taken.
+    let batch: Vec<Pending> = (0..4u32)
+        .map(|i| Pending {
+            slot: i,
+            op: Op::Read,
+            offset: i as u64 * 4096,
+            len: 4096,
+            prio: [0x6000, 0x4007][i as usize % 2],
+        })
+        .collect();
+    u.submit(&batch).unwrap();
+    let mut done = Vec::new();
+    while done.len() < 4 {
+        u.wait(1).unwrap();
+        u.reap(&mut |slot, res| done.push((slot, res)));
+    }
+    assert!(done.iter().all(|&(_, r)| r == 4096), "{done:?}");
+    let bad = Pending { slot: 0, op: Op::Read, offset: 0, len: 4096, prio: 7 << 13 };
+    u.submit(&[bad]).unwrap();
+    let mut res = Vec::new();
+    while res.is_empty() {
+        u.wait(1).unwrap();
+        u.reap(&mut |_, r| res.push(r));
+    }
+    assert_eq!(res, vec![-libc::EINVAL], "an unknown class is refused: the field reaches the kernel");
 }

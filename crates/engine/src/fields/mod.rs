@@ -89,6 +89,12 @@ pub enum Field {
     StartDelay,
     /// fio's `number_ios`: the job ends after this many measured I/Os.
     NumberIos,
+    /// Writes' block sizes when they differ from reads' (fio's `bs=R,W`, `bssplit=R,W`).
+    WriteBs,
+    /// The job's I/O priority (fio's `prioclass`/`prio`): `CLASS/LEVEL`.
+    Prio,
+    /// Per-I/O priorities (fio's `cmdprio_*`): `BS/PCT/CLASS/LEVEL` entries (`spec/prio.rs`).
+    Cmdprio,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -99,7 +105,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 54] = [
+    pub const SETTABLE: [Field; 57] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -154,15 +160,18 @@ impl Field {
         Field::Zbd,
         Field::StartDelay,
         Field::NumberIos,
+        Field::WriteBs,
+        Field::Prio,
+        Field::Cmdprio,
     ];
-    const ALL: [Field; 56] = {
-        let mut all = [Field::Thresholds; 56];
+    const ALL: [Field; 59] = {
+        let mut all = [Field::Thresholds; 59];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[55] = Field::Size;
+        all[58] = Field::Size;
         all
     };
 
@@ -223,6 +232,9 @@ impl Field {
             Field::Zbd => "zbd",
             Field::StartDelay => "start_delay",
             Field::NumberIos => "number_ios",
+            Field::WriteBs => "write_bs",
+            Field::Prio => "prio",
+            Field::Cmdprio => "cmdprio",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -489,6 +501,20 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         }
         Field::StartDelay => spec.start_delay_ns = duration_ns(v)?,
         Field::NumberIos => spec.number_ios = Some(number(field, v)?),
+        Field::WriteBs => {
+            spec.bs_write = Some(AccessSpec::parse_bs(v).map_err(|e| match e {
+                Error::Spec { value, fix, .. } => Error::spec(field, value, fix),
+                other => other,
+            })?)
+        }
+        Field::Prio => {
+            let job = crate::spec::prio::parse_job(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            spec.prio.get_or_insert_with(Default::default).job = job;
+        }
+        Field::Cmdprio => {
+            let cmd = crate::spec::prio::parse_cmd(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            spec.prio.get_or_insert_with(Default::default).cmd = cmd;
+        }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -678,6 +704,9 @@ mod tests {
             ("zbd", "1m,max_open=2"),
             ("start_delay", "250ms"),
             ("number_ios", "1000"),
+            ("write_bs", "64k"),
+            ("prio", "idle/3"),
+            ("cmdprio", "4k/25/rt/1,*/10/2/0"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -735,6 +764,9 @@ mod tests {
         assert_eq!(r.pace, PaceMode::Hybrid);
         assert_eq!((s.verify, s.verify_after, s.verify_unit_bytes), (true, true, Some(512)));
         assert_eq!(s.verify_pattern.as_deref(), Some("%o\"ab\""));
+        assert_eq!(s.bs_write, Some(vec![crate::spec::BlockSize { bytes: 65536, pct: 100 }]));
+        let p = s.prio.as_ref().unwrap();
+        assert_eq!((p.job, p.cmd[0][0].ioprio, p.cmd[1][0].bytes), (0x6003, 0x2001, 0));
         let i = s.ignore_errors.as_ref().unwrap();
         assert_eq!(
             (i.read_errnos.clone(), i.write_errnos.clone(), i.verify_errnos.clone()),

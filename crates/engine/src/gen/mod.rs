@@ -6,6 +6,7 @@
 //! that square. Everything is precomputed in `new`; `next` does at most three RNG draws and no
 //! division, allocation or floating point.
 
+pub mod prio;
 mod skew;
 #[cfg(test)]
 mod skew_tests;
@@ -51,6 +52,9 @@ pub struct Generator {
     align: u64,
     sizes: [SizeChoice; Generator::MAX_SIZES],
     n_sizes: usize,
+    /// Writes' own sizes (`spec.bs_write`); none: writes use `sizes`.
+    wsizes: [SizeChoice; Generator::MAX_SIZES],
+    n_wsizes: usize,
     next_seq: u64,
     /// Where random I/Os land (`distribution`), over the aligned positions of the smallest size.
     skew: Skew,
@@ -78,17 +82,25 @@ impl Generator {
     pub fn new(spec: &AccessSpec, start: u64, span: u64, job: u64) -> Generator {
         assert!(spec.bs.len() <= Self::MAX_SIZES, "a split of {} block sizes was not validated", spec.bs.len());
         let align = spec.align();
-        let mut sizes = [SizeChoice { len: 0, below: 0, positions: 0, zone_positions: 0 }; Self::MAX_SIZES];
-        let mut below = 0u32;
         let zone = spec.zones.map_or(span, |z| z.range().min(span));
-        for (i, b) in spec.bs.iter().enumerate() {
-            below += b.pct as u32;
-            let (positions, zone_positions) = ((span - b.bytes) / align + 1, (zone - b.bytes) / align + 1);
-            sizes[i] = SizeChoice { len: b.bytes as u32, below, positions, zone_positions };
-        }
+        let table = |bs: &[crate::spec::BlockSize]| {
+            let mut sizes = [SizeChoice { len: 0, below: 0, positions: 0, zone_positions: 0 }; Self::MAX_SIZES];
+            let mut below = 0u32;
+            for (i, b) in bs.iter().take(Self::MAX_SIZES).enumerate() {
+                below += b.pct as u32;
+                let (positions, zone_positions) = ((span - b.bytes) / align + 1, (zone - b.bytes) / align + 1);
+                sizes[i] = SizeChoice { len: b.bytes as u32, below, positions, zone_positions };
+            }
+            sizes
+        };
+        let sizes = table(&spec.bs);
+        let writes = spec.bs_write.as_deref().unwrap_or(&[]);
+        assert!(writes.len() <= Self::MAX_SIZES, "a split of {} block sizes was not validated", writes.len());
+        let wsizes = table(writes);
         // A repeated point's later rounds draw new offsets (`offset_seed`), never the first's again.
         let seed = spec.offset_seed() ^ job.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let blocks = sizes[..spec.bs.len()].iter().map(|s| s.positions).max().unwrap_or(1);
+        let blocks =
+            sizes[..spec.bs.len()].iter().chain(&wsizes[..writes.len()]).map(|s| s.positions).max().unwrap_or(1);
         // Every job of a spec places its hot blocks alike (the spec's seed, not the job's).
         let skew = Skew::new(&spec.distribution, blocks, align, spec.seed);
         Generator {
@@ -100,6 +112,8 @@ impl Generator {
             align,
             sizes,
             n_sizes: spec.bs.len(),
+            wsizes,
+            n_wsizes: writes.len(),
             next_seq: start,
             skew,
             trim: spec.trim,
@@ -150,16 +164,9 @@ impl Generator {
             *i = if *i + 1 == t.ios.len() { 0 } else { *i + 1 };
             return Some(io);
         }
-        let size = if self.n_sizes == 1 {
-            self.sizes[0]
-        } else {
-            let d = self.rng.u32(0..100);
-            let mut i = 0;
-            while i + 1 < self.n_sizes && d >= self.sizes[i].below {
-                i += 1;
-            }
-            self.sizes[i]
-        };
+        // One draw for the size whichever table it picks from (none when neither has a choice),
+        // before the direction's: a spec without writes' own sizes draws as it always did.
+        let d = if self.n_sizes > 1 || self.n_wsizes > 1 { self.rng.u32(0..100) } else { 0 };
         let op = match self.trim {
             Trim::None => {
                 if self.draw_pct(self.read_pct) {
@@ -171,6 +178,16 @@ impl Generator {
             Trim::Only | Trim::ThenWrite => Op::Trim,
         };
         let op = self.zbd.as_ref().map_or(op, |z| z.direction(op));
+        let (table, n) = if op == Op::Write && self.n_wsizes > 0 {
+            (&self.wsizes, self.n_wsizes)
+        } else {
+            (&self.sizes, self.n_sizes)
+        };
+        let mut i = 0;
+        while i + 1 < n && d >= table[i].below {
+            i += 1;
+        }
+        let size = table[i];
         let len = size.len as u64;
         let (lo, hi) = match self.walk.zone.as_mut() {
             None => (self.start, self.end),
@@ -328,6 +345,33 @@ mod tests {
         let s = spec(100, 100, &bs, Some(512));
         assert!(s.validate().is_err());
         Generator::new(&s, 0, 1 << 30, 0);
+    }
+
+    #[test]
+    fn writes_draw_from_their_own_split() {
+        // fio's bssplit=64k/40:1024k/60,1024k/100.
+        let mut s = spec(50, 100, &[(65536, 40), (1 << 20, 60)], None);
+        s.bs_write = Some(vec![BlockSize { bytes: 1 << 20, pct: 100 }]);
+        s.validate().unwrap();
+        let mut g = Generator::new(&s, 0, 1 << 30, 0);
+        let (mut small_reads, mut reads) = (0u32, 0u32);
+        for _ in 0..100_000 {
+            let io = g.next_io();
+            match io.op {
+                Op::Write => assert_eq!(io.len, 1 << 20, "every write 1 MiB"),
+                _ => {
+                    reads += 1;
+                    small_reads += (io.len == 65536) as u32;
+                }
+            }
+        }
+        let share = small_reads as f64 / reads as f64;
+        assert!((share - 0.4).abs() < 0.01, "40% of reads 64 KiB, got {share}");
+        // Without writes' own sizes the sequence is the one it always was.
+        let plain = spec(50, 100, &[(65536, 40), (1 << 20, 60)], None);
+        let with = AccessSpec { bs_write: Some(plain.bs.clone()), ..plain.clone() };
+        let (mut a, mut b) = (Generator::new(&plain, 0, 1 << 30, 0), Generator::new(&with, 0, 1 << 30, 0));
+        assert!((0..1000).all(|_| a.next_io() == b.next_io()));
     }
 
     #[test]

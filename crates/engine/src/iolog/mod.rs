@@ -110,6 +110,8 @@ pub struct IoEntry {
     pub len: u32,
     /// fio's ddir: 0 read, 1 write, 2 trim.
     pub dir: u8,
+    /// Its I/O priority (ioprio: `class << 13 | level`), fio's log_prio column.
+    pub prio: u16,
 }
 
 impl IoEntry {

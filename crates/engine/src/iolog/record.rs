@@ -76,12 +76,21 @@ impl Recorder {
 
     /// A measured I/O completed at `done`.
     #[inline]
-    pub(crate) fn io(&mut self, dir: u8, len: u32, offset: u64, lat: u64, slat: u64, done: u64) {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn io(&mut self, dir: u8, len: u32, offset: u64, prio: u16, lat: u64, slat: u64, done: u64) {
         let t = done.saturating_sub(self.origin);
         let d = dir as usize % DIRS;
         let clat = lat.saturating_sub(slat);
         if self.per_io {
-            self.entry(IoEntry { t_ns: t, lat_ns: lat, offset, slat_ns: slat.min(u32::MAX as u64) as u32, len, dir });
+            self.entry(IoEntry {
+                t_ns: t,
+                lat_ns: lat,
+                offset,
+                slat_ns: slat.min(u32::MAX as u64) as u32,
+                len,
+                dir,
+                prio,
+            });
         }
         if self.avg_ns > 0 {
             if t >= self.win.1 {

@@ -422,6 +422,16 @@ fn job_thread(
     impl WithBackend for Job<'_> {
         type Out = (JobOutput, Option<crate::backend::uring::RingFacts>);
         fn run<B: Backend>(self, b: &mut B) -> Self::Out {
+            // fio's prioclass/prio: the thread's own priority, set before any I/O.
+            if let Some(p) = self.ctx.spec.prio.as_ref().filter(|p| p.job != 0) {
+                if let Err(e) = crate::ioprio::set_thread(p.job) {
+                    let (class, level) = crate::spec::prio::parts(p.job);
+                    return self.failed(format!(
+                        "ioprio_set to class {class} level {level} failed: {e} (the real-time class needs root or \
+                         CAP_SYS_ADMIN)"
+                    ));
+                }
+            }
             let Some(t0) = self.gate.arrive(true) else {
                 return (JobOutput::default(), None);
             };

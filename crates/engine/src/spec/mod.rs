@@ -22,6 +22,7 @@ pub mod dedupe;
 mod distribution;
 pub mod flow;
 pub mod ignore_error;
+pub mod prio;
 mod rate;
 mod source;
 mod stride;
@@ -270,6 +271,14 @@ pub struct AccessSpec {
     /// by time or bytes). None: no such bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_ios: Option<u64>,
+    /// Writes' block sizes when they differ from reads' (fio's `bs=R,W`, `bssplit=R,W`); None:
+    /// `bs` for every direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs_write: Option<Vec<BlockSize>>,
+    /// I/O priorities: the job's and per-I/O ones (fio's `prio`, `prioclass`, `cmdprio_*`;
+    /// `prio.rs`). None: the thread's own, on every I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prio: Option<prio::IoPrio>,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -351,6 +360,8 @@ impl Default for AccessSpec {
             zbd: None,
             start_delay_ns: 0,
             number_ios: None,
+            bs_write: None,
+            prio: None,
         }
     }
 }
@@ -446,10 +457,14 @@ impl AccessSpec {
         self.align_bytes.unwrap_or_else(|| self.min_bs())
     }
     pub fn min_bs(&self) -> u64 {
-        self.bs.iter().map(|b| b.bytes).min().unwrap_or(4096)
+        self.all_bs().map(|b| b.bytes).min().unwrap_or(4096)
     }
     pub fn max_bs(&self) -> u64 {
-        self.bs.iter().map(|b| b.bytes).max().unwrap_or(4096)
+        self.all_bs().map(|b| b.bytes).max().unwrap_or(4096)
+    }
+    /// Every block size of the spec: reads' (`bs`) and writes' (`bs_write`).
+    pub fn all_bs(&self) -> impl Iterator<Item = &BlockSize> {
+        self.bs.iter().chain(self.bs_write.iter().flatten())
     }
     pub fn has_writes(&self) -> bool {
         self.read_pct < 100
@@ -488,7 +503,14 @@ impl AccessSpec {
 
     /// Mean bytes per I/O over the block size split.
     pub fn mean_bs(&self) -> f64 {
-        self.bs.iter().map(|b| b.bytes as f64 * b.pct as f64 / 100.0).sum()
+        let mean = |bs: &[BlockSize]| bs.iter().map(|b| b.bytes as f64 * b.pct as f64 / 100.0).sum::<f64>();
+        match &self.bs_write {
+            None => mean(&self.bs),
+            Some(w) => {
+                let r = self.read_pct as f64 / 100.0;
+                r * mean(&self.bs) + (1.0 - r) * mean(w)
+            }
+        }
     }
 
     /// I/Os per second each of `jobs_total` jobs must issue under `rate`, or None (closed loop).
@@ -672,6 +694,7 @@ impl AccessSpec {
                 "give them in ascending order, each once",
             );
         }
+        self.validate_bs_write_and_prio()?;
         self.validate_verify()?;
         self.validate_walk()?;
         self.validate_dedupe()?;
@@ -725,6 +748,42 @@ impl AccessSpec {
             }
             if r.max_lag_ns == Some(0) {
                 return bad(Field::MaxLag, "0".into(), "give a duration such as 10s");
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes' own block sizes (as `bs`'s checks) and the priorities.
+    fn validate_bs_write_and_prio(&self) -> Result<(), Error> {
+        if let Some(w) = &self.bs_write {
+            let text = || w.iter().map(|b| format!("{}:{}", fmt_size(b.bytes), b.pct)).collect::<Vec<_>>().join(",");
+            let total: u32 = w.iter().map(|b| b.pct as u32).sum();
+            if w.is_empty() || w.len() > MAX_BLOCK_SIZES || total != 100 {
+                let fix = format!("give 1 to {MAX_BLOCK_SIZES} sizes whose shares add up to 100% (not {total}%)");
+                return Err(Error::spec(Field::WriteBs, text(), fix));
+            }
+            if let Some(b) = w.iter().find(|b| b.bytes == 0 || b.bytes > 1 << 30) {
+                return Err(Error::spec(Field::WriteBs, fmt_size(b.bytes), "a block size is 1 byte to 1g"));
+            }
+            if self.verify || self.replay.is_some() {
+                return Err(Error::spec(
+                    Field::WriteBs,
+                    text(),
+                    "writes' own sizes are not supported with {verify} or a {replay}: give one {bs}",
+                ));
+            }
+        }
+        if let Some(p) = &self.prio {
+            prio::check(p).map_err(|e| Error::spec(Field::Cmdprio, String::new(), e))?;
+            if p.per_io() && self.engine != EngineKind::Uring {
+                return Err(Error::spec(
+                    Field::Cmdprio,
+                    String::new(),
+                    format!(
+                        "per-I/O priorities are set on io_uring's SQEs: use {{engine}} uring, not {}",
+                        self.engine.name()
+                    ),
+                ));
             }
         }
         Ok(())
@@ -837,7 +896,7 @@ impl AccessSpec {
                 );
                 bad(field, v.to_string(), fix)
             };
-            for b in &self.bs {
+            for b in self.all_bs() {
                 if b.bytes % dio_align != 0 {
                     return not_multiple(Field::Bs, b.bytes);
                 }

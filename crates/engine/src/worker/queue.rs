@@ -9,11 +9,14 @@ use super::window::Window;
 use super::JobCtx;
 use crate::backend::{Backend, Pending};
 use crate::clock::Clock;
+use crate::gen::prio::PrioDraw;
 use crate::gen::{Generator, Op};
 use crate::pattern::{self, BufferPool, WRITE_TAG};
 
 pub(super) struct Queue {
     pub(super) gen: Generator,
+    /// Each I/O's priority (the job's, or a per-I/O one: `spec.prio`).
+    prio: PrioDraw,
     /// Writes carry stamps (offset, tag) per 4 KiB.
     pub(super) stamp_writes: bool,
     pub(super) slots: Vec<Slot>,
@@ -47,6 +50,7 @@ impl Queue {
             gen: Generator::new(spec, ctx.start, ctx.span, ctx.job)
                 .with_trace(ctx.trace.clone())
                 .with_zones(ctx.zones.clone().map(|t| crate::zbd::JobZones::new(t, spec, ctx.start, ctx.span))),
+            prio: PrioDraw::new(spec.prio.as_ref(), spec.offset_seed() ^ ctx.job.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             stamp_writes: spec.has_writes()
                 && pattern::stamps(spec.data)
                 && verify.is_none()
@@ -57,6 +61,7 @@ impl Queue {
                     op: Op::Read,
                     len: 0,
                     offset: 0,
+                    prio: 0,
                     t_before: 0,
                     t_submit: 0,
                     t_intended: 0,
@@ -184,6 +189,7 @@ impl Queue {
             self.free.push(slot);
             return false;
         };
+        let prio = self.prio.next(io.op, io.len);
         if io.op == Op::Write {
             sched.wrote();
         }
@@ -194,6 +200,7 @@ impl Queue {
             op: io.op,
             len: io.len,
             offset: io.offset,
+            prio,
             t_before: 0,
             t_submit: 0,
             t_intended,
@@ -227,7 +234,7 @@ impl Queue {
                 pattern::stamp(buf, s.offset, WRITE_TAG);
             }
         }
-        self.batch.push(Pending { slot, op: s.op, offset: s.offset, len: s.len });
+        self.batch.push(Pending { slot, op: s.op, offset: s.offset, len: s.len, prio: s.prio });
     }
 
     /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),

@@ -19,6 +19,8 @@ pub(super) struct Slot {
     pub(super) op: Op,
     pub(super) len: u32,
     pub(super) offset: u64,
+    /// Its I/O priority (ioprio; 0: the thread's).
+    pub(super) prio: u16,
     /// Just before its submit call (where `lat` starts).
     pub(super) t_before: u64,
     /// When its submit call returned (where `clat` starts; for a synchronous backend, the same

@@ -27,6 +27,7 @@ mod jobctl;
 mod logs;
 mod onerror;
 mod options;
+mod prio;
 mod rates;
 pub mod steadystate;
 mod stripe;

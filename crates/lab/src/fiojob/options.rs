@@ -130,6 +130,10 @@ struct Draft {
     number_ios: Option<u64>,
     /// `rate`/`rate_iops` per direction, with the option that gave them (`rates.rs`).
     rates: Option<(super::rates::Rates, Opt)>,
+    /// `prio`, `prioclass`, `cmdprio_*` (`prio.rs`).
+    prio: super::prio::PrioDraft,
+    /// Writes' block sizes when `bs`/`bssplit` gave their own (drivelab's `write_bs`).
+    bs_write: Option<String>,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -304,13 +308,20 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let sizes: Vec<&str> = v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
             let first = sizes.first().ok_or_else(|| bad(o, "needs a block size"))?;
             let b = sz(first)?;
-            if sizes.iter().any(|s| size(s, kb) != Ok(b)) {
-                return Err(bad(
-                    o,
-                    "different read and write block sizes are not supported; give one size, or bssplit for a mix",
-                ));
+            // fio's READ,WRITE[,TRIM]: an empty one is fio's default (4k); a trim size of its
+            // own is refused (trims take the reads' sizes here).
+            let each: Vec<&str> = v.split(',').map(str::trim).collect();
+            let dir = |i: usize| match each.get(i) {
+                Some(s) if !s.is_empty() => sz(s),
+                Some(_) => Ok(4096),
+                None => Ok(b),
+            };
+            let (r, w) = (dir(0)?, if each.len() > 1 { dir(1)? } else { b });
+            if each.len() > 2 && dir(2)? != r {
+                return Err(bad(o, "a trim block size of its own is not supported; give READ,WRITE"));
             }
-            d.bs = Some(b.to_string());
+            d.bs = Some(r.to_string());
+            d.bs_write = (w != r).then(|| w.to_string());
         }
         "bsrange" | "blocksize_range" => {
             let v = need()?;
@@ -324,8 +335,15 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         "bssplit" => {
             let v = need()?;
-            one_direction(v)?;
-            d.bs = Some(bssplit(v, kb).map_err(|e| bad(o, e))?);
+            // fio's READS,WRITES: a writes' split of its own (an empty one: the reads').
+            let (r, w) = v.split_once(',').unwrap_or((v, ""));
+            if w.contains(',') {
+                return Err(bad(o, "a trim split of its own is not supported; give READS,WRITES"));
+            }
+            let reads = bssplit(r, kb).map_err(|e| bad(o, e))?;
+            let writes = if w.trim().is_empty() { reads.clone() } else { bssplit(w, kb).map_err(|e| bad(o, e))? };
+            d.bs_write = (writes != reads).then_some(writes);
+            d.bs = Some(reads);
         }
         "blockalign" | "ba" => {
             let v = need()?;
@@ -517,6 +535,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.stripe.apply(o, v, kb).map_err(|e| bad(o, e))?
         }
         "number_ios" => d.number_ios = Some(num(need()?)?).filter(|&n| n > 0),
+        k if super::prio::is_key(k) => super::prio::apply(&mut d.prio, k, need()?, kb).map_err(|e| bad(o, e))?,
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -556,6 +575,12 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         }
     }
     put("bs", d.bs.unwrap_or_else(|| "4096".into()));
+    if let Some(w) = d.bs_write {
+        if rw.contains("trim") {
+            return Err(err("writes' own block sizes are not supported with trims; give one bs".into()));
+        }
+        put("write_bs", w);
+    }
     if let Some(a) = d.align {
         put("align", a.to_string());
     }
@@ -679,6 +704,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         fields.push(("ignore_error".into(), t));
     }
     fields.extend(d.flow);
+    fields.extend(super::prio::finish(&d.prio, engine).map_err(err)?);
     if let (Some(u), true) = (d.verify_interval, d.verify) {
         fields.push(("verify_unit".into(), u.to_string()));
     }
@@ -774,7 +800,17 @@ mod tests {
         assert_eq!(field(&j, "bs"), Some("4096:50,65536:50"));
         let j = translate("j", 1, &opts("bsrange=4k-4k")).unwrap();
         assert_eq!(field(&j, "bs"), Some("4096"));
-        assert!(translate("j", 1, &opts("bs=4k,64k")).unwrap_err().message.contains("bssplit"));
+        // fio's READ,WRITE: writes' own sizes (an empty one: fio's default, 4k).
+        let j = translate("j", 1, &opts("bs=4k,64k")).unwrap();
+        assert_eq!((field(&j, "bs"), field(&j, "write_bs")), (Some("4096"), Some("65536")));
+        let j = translate("j", 1, &opts("bs=,8k")).unwrap();
+        assert_eq!((field(&j, "bs"), field(&j, "write_bs")), (Some("4096"), Some("8192")));
+        assert_eq!(field(&translate("j", 1, &opts("bs=8k,8k")).unwrap(), "write_bs"), None);
+        let j = translate("j", 1, &opts("bssplit=64k/40:1024k/60,1024k/100")).unwrap();
+        assert_eq!((field(&j, "bs"), field(&j, "write_bs")), (Some("65536:40,1048576:60"), Some("1048576:100")));
+        assert_eq!(field(&translate("j", 1, &opts("bssplit=4k/50:8k/50,")).unwrap(), "write_bs"), None);
+        assert!(translate("j", 1, &opts("bssplit=4k,8k,16k")).unwrap_err().message.contains("trim"));
+        assert!(translate("j", 1, &opts("rw=trimwrite\nbs=4k,8k")).unwrap_err().message.contains("trims"));
         assert!(translate("j", 1, &opts("bsrange=4k-64k")).is_err());
         let j = translate("j", 1, &opts("kb_base=1000\nbs=4k")).unwrap();
         assert_eq!(field(&j, "bs"), Some("4000"));

@@ -51,7 +51,7 @@ fn names_are_fios_with_the_job_number_of_each_clone() {
 
 #[test]
 fn per_io_lines_carry_fios_columns_and_units() {
-    let e = IoEntry { t_ns: 2_500_000, lat_ns: 3000, offset: 8192, slat_ns: 1000, len: 4096, dir: 1 };
+    let e = IoEntry { t_ns: 2_500_000, lat_ns: 3000, offset: 8192, slat_ns: 1000, len: 4096, dir: 1, prio: 0 };
     let log = JobLog { slat: true, ios: vec![vec![e]], ..Default::default() };
     let l = log_spec();
     assert_eq!(lines(Kind::Lat, &l, &[&log]), vec!["2, 3000, 1, 4096, 0"]);
@@ -62,6 +62,12 @@ fn per_io_lines_carry_fios_columns_and_units() {
     assert_eq!(lines(Kind::Iops, &l, &[&log]), vec!["2, 1, 1, 4096, 0"]);
     let wide = IoLogSpec { offset: true, prio: true, ..l.clone() };
     assert_eq!(lines(Kind::Lat, &wide, &[&log]), vec!["2, 3000, 1, 4096, 8192, 0x0000"]);
+    // The I/O's priority: in hex with log_prio, else fio's real-time flag.
+    let rt = JobLog { ios: vec![vec![IoEntry { prio: 0x2001, ..e }]], ..log.clone() };
+    assert_eq!(lines(Kind::Lat, &wide, &[&rt]), vec!["2, 3000, 1, 4096, 8192, 0x2001"]);
+    assert_eq!(lines(Kind::Lat, &l, &[&rt]), vec!["2, 3000, 1, 4096, 1"]);
+    let idle = JobLog { ios: vec![vec![IoEntry { prio: 0x6000, ..e }]], ..log.clone() };
+    assert_eq!(lines(Kind::Lat, &l, &[&idle]), vec!["2, 3000, 1, 4096, 0"]);
     // A synchronous backend measures no slat: fio leaves that log empty.
     let sync = JobLog { slat: false, ..log.clone() };
     assert!(lines(Kind::Slat, &l, &[&sync]).is_empty());

@@ -1,0 +1,170 @@
+//! I/O priorities (fio's `prio`/`prioclass` and its io_uring engine's `cmdprio_*` options):
+//! the job's own priority, and per-I/O priorities drawn per direction and block size.
+//!
+//! Values are Linux's ioprio (`class << 13 | level`): class 1 real-time, 2 best-effort, 3 idle,
+//! level 0 (highest) to 7. The job's priority is set on its thread (`ioprio_set`) and on every
+//! read and write it submits to io_uring (as fio 3.33 does: an SQPOLL thread does not inherit the
+//! thread's priority); a per-I/O one replaces it on that I/O's SQE alone.
+//!
+//! Per-I/O priorities are written as fio's `cmdprio_bssplit` with every part given:
+//! `BS/PCT/CLASS/LEVEL` entries joined by `:`, reads' list `,` writes' list (one list: both);
+//! `*` as BS takes every size (fio's `cmdprio_percentage`). `64k/25/1/1:64k/75/3/2,1m/100/2/0`:
+//! of the 64 KiB reads 25% run real-time level 1 and 75% idle; every 1 MiB write best-effort 0.
+
+use serde::{Deserialize, Serialize};
+
+/// Most per-I/O entries per direction (the draw keeps them in a fixed array).
+pub const MAX_CMDPRIO: usize = 16;
+
+/// Linux's ioprio classes (fio's `prioclass` numbers).
+pub const CLASS_RT: u16 = 1;
+pub const CLASS_BE: u16 = 2;
+pub const CLASS_IDLE: u16 = 3;
+
+/// An ioprio value: `class << 13 | level`. As fio's `ioprio_value`, class 0 (none given) with a
+/// level means best-effort.
+pub fn value(class: u16, level: u16) -> u16 {
+    let class = if class == 0 { CLASS_BE } else { class };
+    (class << 13) | level
+}
+
+/// The class and level of an ioprio value.
+pub fn parts(v: u16) -> (u16, u16) {
+    (v >> 13, v & 7)
+}
+
+/// One per-I/O priority entry: `pct` percent of the direction's I/Os of `bytes` bytes (0: of
+/// every size) get `ioprio`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CmdPrio {
+    /// The block size the entry applies to; 0: every size.
+    pub bytes: u64,
+    pub pct: u8,
+    pub ioprio: u16,
+}
+
+/// A job's priorities.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct IoPrio {
+    /// The job's ioprio (fio's `prioclass`/`prio`); 0: none set (the thread's own).
+    #[serde(default)]
+    pub job: u16,
+    /// Per-I/O priorities for reads and for writes (fio's `cmdprio_*`); I/Os no entry picks run
+    /// at `job`.
+    #[serde(default)]
+    pub cmd: [Vec<CmdPrio>; 2],
+}
+
+impl IoPrio {
+    /// Any per-I/O priority at all.
+    pub fn per_io(&self) -> bool {
+        self.cmd.iter().any(|d| !d.is_empty())
+    }
+}
+
+/// The job's priority from `CLASS/LEVEL` (`2/7`, `idle/0`, `rt/1`, `be/4`).
+pub fn parse_job(text: &str) -> Result<u16, String> {
+    let t = text.trim();
+    let (c, l) = t.split_once('/').ok_or_else(|| format!("'{t}': give CLASS/LEVEL, e.g. be/4 or 1/0"))?;
+    Ok(value(class(c)?, level(l)?))
+}
+
+fn class(c: &str) -> Result<u16, String> {
+    match c.trim() {
+        "rt" | "1" => Ok(CLASS_RT),
+        "be" | "2" => Ok(CLASS_BE),
+        "idle" | "3" => Ok(CLASS_IDLE),
+        "0" | "none" => Ok(0),
+        other => Err(format!("'{other}' is not a priority class: use rt (1), be (2) or idle (3)")),
+    }
+}
+
+fn level(l: &str) -> Result<u16, String> {
+    match l.trim().parse::<u16>() {
+        Ok(n) if n <= 7 => Ok(n),
+        _ => Err(format!("'{}' is not a priority level: use 0 (highest) to 7", l.trim())),
+    }
+}
+
+/// Per-I/O priorities from `READS[,WRITES]` lists of `BS/PCT/CLASS/LEVEL` entries.
+pub fn parse_cmd(text: &str) -> Result<[Vec<CmdPrio>; 2], String> {
+    let t = text.trim();
+    let lists: Vec<&str> = t.split(',').collect();
+    if lists.len() > 2 {
+        return Err(format!("'{t}': at most two lists, reads' then writes', joined by ','"));
+    }
+    let mut out: [Vec<CmdPrio>; 2] = Default::default();
+    for (d, list) in lists.iter().enumerate() {
+        for e in list.split(':').map(str::trim).filter(|e| !e.is_empty()) {
+            let f: Vec<&str> = e.split('/').collect();
+            let [bs, pct, c, l] = f[..] else {
+                return Err(format!("'{e}': give BS/PCT/CLASS/LEVEL, e.g. 64k/25/1/0 (BS * for every size)"));
+            };
+            let bytes = match bs.trim() {
+                "*" => 0,
+                b => crate::units::parse_size(b).map_err(|why| format!("'{e}': {why}"))?,
+            };
+            let pct = match pct.trim().parse::<u8>() {
+                Ok(p) if p <= 100 => p,
+                _ => return Err(format!("'{e}': the share '{pct}' is not a percentage from 0 to 100")),
+            };
+            out[d].push(CmdPrio { bytes, pct, ioprio: value(class(c)?, level(l)?) });
+        }
+    }
+    if lists.len() == 1 {
+        out[1] = out[0].clone();
+    }
+    Ok(out)
+}
+
+/// Why `p` cannot run: entries past [`MAX_CMDPRIO`], or one size's shares over 100%.
+pub fn check(p: &IoPrio) -> Result<(), String> {
+    for (d, list) in p.cmd.iter().enumerate() {
+        let dir = if d == 0 { "reads" } else { "writes" };
+        if list.len() > MAX_CMDPRIO {
+            return Err(format!("{} entries for {dir}: at most {MAX_CMDPRIO}", list.len()));
+        }
+        for e in list {
+            // An entry for every size counts with each size's own.
+            let total: u32 =
+                list.iter().filter(|o| o.bytes == e.bytes || o.bytes == 0 || e.bytes == 0).map(|o| o.pct as u32).sum();
+            if total > 100 {
+                let size = if e.bytes == 0 { "every size".to_string() } else { format!("{} bytes", e.bytes) };
+                return Err(format!("the {dir}' shares for {size} add up to {total}%: at most 100%"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fios_values_and_both_syntaxes_parse() {
+        assert_eq!(parse_job("2/7").unwrap(), 0x4007);
+        assert_eq!(parse_job("idle/0").unwrap(), 0x6000);
+        assert_eq!(parse_job("0/3").unwrap(), 0x4003, "no class with a level: best-effort, as fio");
+        assert!(parse_job("4/0").unwrap_err().contains("class"));
+        assert!(parse_job("1/8").unwrap_err().contains("level"));
+        let c = parse_cmd("64k/25/1/1:64k/75/3/2,1m/100/2/0").unwrap();
+        assert_eq!(
+            c[0],
+            vec![CmdPrio { bytes: 65536, pct: 25, ioprio: 0x2001 }, CmdPrio { bytes: 65536, pct: 75, ioprio: 0x6002 }]
+        );
+        assert_eq!(c[1], vec![CmdPrio { bytes: 1 << 20, pct: 100, ioprio: 0x4000 }]);
+        let both = parse_cmd("*/20/1/0").unwrap();
+        assert_eq!(both[0], both[1], "one list: both directions");
+        assert!(parse_cmd("64k/25/1").unwrap_err().contains("BS/PCT/CLASS/LEVEL"));
+        assert!(parse_cmd("64k/101/1/0").unwrap_err().contains("percentage"));
+    }
+
+    #[test]
+    fn shares_of_one_size_over_100_are_refused() {
+        let p = IoPrio { job: 0, cmd: parse_cmd("64k/60/1/0:64k/50/3/0").unwrap() };
+        assert!(check(&p).unwrap_err().contains("110%"));
+        let ok = IoPrio { job: 0, cmd: parse_cmd("64k/60/1/0:1m/50/3/0").unwrap() };
+        assert!(check(&ok).is_ok());
+    }
+}
