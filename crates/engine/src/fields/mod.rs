@@ -79,6 +79,8 @@ pub enum Field {
     Flow,
     FlowId,
     FlowSleep,
+    /// fio's `fill_device`: ENOSPC/EDQUOT ends the job cleanly.
+    FillDevice,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -89,7 +91,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 49] = [
+    pub const SETTABLE: [Field; 50] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -139,15 +141,16 @@ impl Field {
         Field::Flow,
         Field::FlowId,
         Field::FlowSleep,
+        Field::FillDevice,
     ];
-    const ALL: [Field; 51] = {
-        let mut all = [Field::Thresholds; 51];
+    const ALL: [Field; 52] = {
+        let mut all = [Field::Thresholds; 52];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[50] = Field::Size;
+        all[51] = Field::Size;
         all
     };
 
@@ -203,6 +206,7 @@ impl Field {
             Field::Flow => "flow",
             Field::FlowId => "flow_id",
             Field::FlowSleep => "flow_sleep",
+            Field::FillDevice => "fill_device",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -460,6 +464,7 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::Flow => spec.flow.get_or_insert_with(Default::default).weight = number(field, v)?,
         Field::FlowId => spec.flow.get_or_insert_with(Default::default).id = number(field, v)?,
         Field::FlowSleep => spec.flow.get_or_insert_with(Default::default).sleep_ns = duration_ns(v)?,
+        Field::FillDevice => spec.fill_device = boolean(field, v)?,
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -644,6 +649,7 @@ mod tests {
             ("flow", "8"),
             ("flow_id", "3"),
             ("flow_sleep", "1ms"),
+            ("fill_device", "true"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();

@@ -246,6 +246,11 @@ pub struct AccessSpec {
     /// fio's token flow (`flow`, `flow_id`, `flow_sleep`: `flow.rs`). None: not in a flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<flow::Flow>,
+    /// fio's `fill_device`: writes go on until the file system is full; a write failing with
+    /// ENOSPC or EDQUOT (or short) ends the job cleanly, listed in the result's
+    /// `continued_errors`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fill_device: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -318,6 +323,7 @@ impl Default for AccessSpec {
             verify_pattern: None,
             ignore_errors: None,
             flow: None,
+            fill_device: false,
         }
     }
 }

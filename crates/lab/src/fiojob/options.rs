@@ -115,6 +115,8 @@ struct Draft {
     ignore_error: Option<String>,
     /// `flow`, `flow_id`, `flow_sleep` as the engine's fields.
     flow: Vec<(String, String)>,
+    /// `fill_device`/`fill_fs` (`errs.rs`).
+    fill_device: bool,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -478,6 +480,10 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         // fio 3.33 reads it and does nothing (FIO_OPT_SOFT_DEPRECATED).
         "flow_watermark" => d.no_effect.push(key.into()),
+        _ if super::errs::apply(&mut d.fill_device, &mut d.no_effect, key, value)
+            .transpose()
+            .map_err(|e| bad(o, e))?
+            .is_some() => {}
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -648,6 +654,12 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     fields.extend(d.flow);
     if let (Some(u), true) = (d.verify_interval, d.verify) {
         fields.push(("verify_unit".into(), u.to_string()));
+    }
+    if d.fill_device {
+        if !writes {
+            return Err(err("fill_device with a job that does not write: fio fills the file system first; fill it with a writing job before this one".into()));
+        }
+        fields.push(("fill_device".into(), "true".into()));
     }
     Ok(Job {
         name,

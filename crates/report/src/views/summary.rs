@@ -520,6 +520,7 @@ mod tests {
             error: "Input/output error".into(),
             count: 3,
             first_offset_bytes: 4096,
+            continued: false,
         });
         // A percentile the result does not hold (fio's plain JSON) is missing, not 0.
         p.result.read.lat_ns.percentiles.remove(Pct::P50.name());
