@@ -72,6 +72,7 @@ fn listed_enospc_goes_on_uncounted_as_a_failure_and_others_fail() {
     let job = format!("{IGNORE}ignore_error=,ENOSPC\n");
     let (code, r, text) = run(&s, &tiny.0, "ignored", &job);
     assert_eq!(code, Some(0), "ENOSPC listed: not a failure: {text}");
+    assert!(text.contains("went on after No space left on device") && text.contains("not a failure"), "shown: {text}");
     assert!(r["errors"].as_array().unwrap().is_empty(), "{}", r["errors"]);
     let c = &r["continued_errors"][0];
     assert_eq!((c["errno"].as_i64(), c["op"].as_str()), (Some(28), Some("write")), "{r}");

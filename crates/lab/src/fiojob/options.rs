@@ -656,10 +656,14 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         fields.push(("verify_unit".into(), u.to_string()));
     }
     if d.fill_device {
-        if !writes {
-            return Err(err("fill_device with a job that does not write: fio fills the file system first; fill it with a writing job before this one".into()));
+        if writes {
+            fields.push(("fill_device".into(), "true".into()));
+        } else {
+            notices.push(super::errs::FILL_READS.into());
         }
-        fields.push(("fill_device".into(), "true".into()));
+    }
+    if rw.contains("trim") {
+        notices.push(super::errs::TRIM_FILES.into());
     }
     Ok(Job {
         name,
