@@ -129,6 +129,16 @@ impl Printer {
                 e.target, e.op, e.error, e.first_offset_bytes
             ));
         }
+        // Errors the job went on after (fio's ignore_error, fill_device's full file system):
+        // shown, said not to be failures.
+        for e in &r.continued_errors {
+            let times = if e.count == 1 { "once".to_string() } else { format!("{} times", e.count) };
+            self.warn(&format!(
+                "{what}went on after {} on {} ({}), {times}, the first at offset {} (ignore_error or \
+                 fill_device: not a failure)",
+                e.error, e.target, e.op, e.first_offset_bytes
+            ));
+        }
     }
 
     /// Remove the live lines before printing.

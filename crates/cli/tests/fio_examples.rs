@@ -52,7 +52,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("disk-zone-profile.fio", RunsIn("512m")),
     ("e4defrag.fio", Refused(2, "ioengine=e4defrag|drivelab runs io_uring")),
     ("e4defrag2.fio", Refused(6, "ioengine=e4defrag|drivelab runs io_uring")),
-    ("enospc-pressure.fio", Refused(18, "error_dump=0|is not supported")),
+    ("enospc-pressure.fio", Runs),
     ("exec.fio", Refused(6, "ioengine=exec|drivelab runs io_uring")),
     ("exitwhat.fio", Runs),
     ("falloc.fio", Refused(2, "ioengine=falloc|drivelab runs io_uring")),
@@ -112,7 +112,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("ssd-steadystate.fio", Runs),
     ("ssd-test.fio", Runs),
     ("steadystate.fio", Runs),
-    ("surface-scan.fio", Refused(15, "fill_device=1|is not supported")),
+    ("surface-scan.fio", Runs),
     ("tiobench-example.fio", Runs),
     // Mapped (engine uring_cmd); the scratch file is no /dev/ngXnY: refused by the target check.
     ("uring-cmd-ng.fio", RefusedTarget("is a regular file, not an NVMe generic character device (/dev/ngXnY)")),

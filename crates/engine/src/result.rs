@@ -182,6 +182,10 @@ pub struct ErrorStat {
     pub error: String,
     pub count: u64,
     pub first_offset_bytes: u64,
+    /// The job went on after these (fio's `ignore_error`), or they ended a `fill_device` job
+    /// cleanly: not failures; such errors are listed in `continued_errors`, never in `errors`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continued: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -236,6 +240,12 @@ pub struct RunResult {
     pub qd_mean: f64,
     pub series: Vec<SeriesPoint>,
     pub errors: Vec<ErrorStat>,
+    /// Errors the jobs went on after (fio's `ignore_error` with `continue_on_error`: fio counts
+    /// them in `total_err` and the job does not fail), and the ENOSPC/EDQUOT (or short write)
+    /// that ended a `fill_device` job, by target, op and errno: counted and shown, never a
+    /// failure (they do not make the result errored).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub continued_errors: Vec<ErrorStat>,
     pub interrupted: bool,
     pub stopped_by_error: bool,
     pub notices: Vec<String>,

@@ -82,6 +82,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             qd_mean: 1.0,
             series: Vec::new(),
             errors: Vec::new(),
+            continued_errors: Vec::new(),
             interrupted: false,
             stopped_by_error: false,
             notices: Vec::new(),

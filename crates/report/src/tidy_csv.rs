@@ -363,6 +363,7 @@ mod tests {
             error: "Input/output error".into(),
             count: 3,
             first_offset_bytes: 0,
+            continued: false,
         }];
         p.result.stopped_by_error = true;
         let text = csv(&plan(vec![p]));

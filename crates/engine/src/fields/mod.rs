@@ -95,6 +95,8 @@ pub enum Field {
     Prio,
     /// Per-I/O priorities (fio's `cmdprio_*`): `BS/PCT/CLASS/LEVEL` entries (`spec/prio.rs`).
     Cmdprio,
+    /// fio's `fill_device`: ENOSPC/EDQUOT ends the job cleanly.
+    FillDevice,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -105,7 +107,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 57] = [
+    pub const SETTABLE: [Field; 58] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -163,15 +165,16 @@ impl Field {
         Field::WriteBs,
         Field::Prio,
         Field::Cmdprio,
+        Field::FillDevice,
     ];
-    const ALL: [Field; 59] = {
-        let mut all = [Field::Thresholds; 59];
+    const ALL: [Field; 60] = {
+        let mut all = [Field::Thresholds; 60];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[58] = Field::Size;
+        all[59] = Field::Size;
         all
     };
 
@@ -235,6 +238,7 @@ impl Field {
             Field::WriteBs => "write_bs",
             Field::Prio => "prio",
             Field::Cmdprio => "cmdprio",
+            Field::FillDevice => "fill_device",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -515,6 +519,7 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
             let cmd = crate::spec::prio::parse_cmd(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
             spec.prio.get_or_insert_with(Default::default).cmd = cmd;
         }
+        Field::FillDevice => spec.fill_device = boolean(field, v)?,
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -707,6 +712,7 @@ mod tests {
             ("write_bs", "64k"),
             ("prio", "idle/3"),
             ("cmdprio", "4k/25/rt/1,*/10/2/0"),
+            ("fill_device", "true"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();

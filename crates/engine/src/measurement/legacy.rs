@@ -80,7 +80,7 @@ pub(super) fn from_figures(r: &RunResult) -> Measurement {
         })
         .collect();
     let mut errors = Vec::new();
-    for e in &r.errors {
+    for e in r.errors.iter().chain(&r.continued_errors) {
         errors = super::merge::merge_errors(errors, vec![e.clone()]);
     }
     Measurement {

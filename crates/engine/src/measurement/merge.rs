@@ -105,7 +105,10 @@ fn targets(a: &[TargetPart], b: &[TargetPart]) -> Vec<TargetPart> {
 /// Errors of both, one entry per (target, op, errno): counts added, the first offset the lowest.
 pub(crate) fn merge_errors(mut a: Vec<ErrorStat>, b: Vec<ErrorStat>) -> Vec<ErrorStat> {
     for e in b {
-        match a.iter_mut().find(|x| x.target == e.target && x.op == e.op && x.errno == e.errno) {
+        match a
+            .iter_mut()
+            .find(|x| x.target == e.target && x.op == e.op && x.errno == e.errno && x.continued == e.continued)
+        {
             Some(x) => {
                 x.count = x.count.saturating_add(e.count);
                 x.first_offset_bytes = x.first_offset_bytes.min(e.first_offset_bytes);
@@ -116,7 +119,7 @@ pub(crate) fn merge_errors(mut a: Vec<ErrorStat>, b: Vec<ErrorStat>) -> Vec<Erro
             None => a.push(e),
         }
     }
-    a.sort_by(|x, y| (&x.target, &x.op, x.errno).cmp(&(&y.target, &y.op, y.errno)));
+    a.sort_by(|x, y| (&x.target, &x.op, x.errno, x.continued).cmp(&(&y.target, &y.op, y.errno, y.continued)));
     a
 }
 

@@ -27,6 +27,8 @@ pub struct Figures {
     pub qd_mean: f64,
     pub series: Vec<SeriesPoint>,
     pub errors: Vec<ErrorStat>,
+    /// The errors the jobs went on after (`ErrorStat::continued`).
+    pub continued_errors: Vec<ErrorStat>,
     pub interrupted: bool,
     pub stopped_by_error: bool,
     pub open_loop: Option<OpenLoopStats>,
@@ -49,6 +51,7 @@ impl Figures {
         r.qd_mean = self.qd_mean;
         r.series = self.series;
         r.errors = self.errors;
+        r.continued_errors = self.continued_errors;
         r.interrupted = self.interrupted;
         r.stopped_by_error = self.stopped_by_error;
         r.open_loop = self.open_loop;
@@ -69,6 +72,7 @@ impl Figures {
             qd_mean: r.qd_mean,
             series: r.series.clone(),
             errors: r.errors.clone(),
+            continued_errors: r.continued_errors.clone(),
             interrupted: r.interrupted,
             stopped_by_error: r.stopped_by_error,
             open_loop: r.open_loop.clone(),
@@ -120,7 +124,8 @@ pub fn summarize(m: &Measurement, spec: &AccessSpec) -> Figures {
         cpu: cpu(m, all.count()),
         qd_mean: if window > 0 { all.sum() as f64 / window as f64 / jobs } else { 0.0 },
         series: series(m, spec.thresholds_ns.len()),
-        errors: m.errors.clone(),
+        errors: m.errors.iter().filter(|e| !e.continued).cloned().collect(),
+        continued_errors: m.errors.iter().filter(|e| e.continued).cloned().collect(),
         interrupted: m.interrupted,
         stopped_by_error: m.stopped_by_error,
         open_loop: m

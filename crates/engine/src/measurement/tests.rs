@@ -148,6 +148,7 @@ fn measure(s: &[Sample], open: bool) -> Measurement {
                 error: format!("errno {errno}"),
                 count: 1,
                 first_offset_bytes: off,
+                continued: false,
             };
             m.errors = merge::merge_errors(std::mem::take(&mut m.errors), vec![e]);
         }

@@ -529,6 +529,7 @@ fn aggregate(
         qd_mean: f.qd_mean,
         series: f.series,
         errors: f.errors,
+        continued_errors: f.continued_errors,
         interrupted: f.interrupted,
         stopped_by_error: f.stopped_by_error,
         notices,

@@ -279,6 +279,11 @@ pub struct AccessSpec {
     /// `prio.rs`). None: the thread's own, on every I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prio: Option<prio::IoPrio>,
+    /// fio's `fill_device`: writes go on until the file system is full; a write failing with
+    /// ENOSPC or EDQUOT (or short) ends the job cleanly, listed in the result's
+    /// `continued_errors`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fill_device: bool,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -362,6 +367,7 @@ impl Default for AccessSpec {
             number_ios: None,
             bs_write: None,
             prio: None,
+            fill_device: false,
         }
     }
 }

@@ -258,6 +258,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
         rec.log = Some(log);
     }
     rec.ignore = spec.ignore_errors.clone().unwrap_or_default();
+    rec.fill = spec.fill_device;
     let mut q = Queue::new::<B>(ctx, verify);
     let mut stopping = false;
     let mut last_t = begin;
@@ -329,6 +330,8 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
             }
         };
         last_t = t;
+        // fio's fill_device: the file system is full, the job's end (not an error).
+        stopping |= rec.full;
         stopping |= rec.tick(window.advance(t), window.start, &ctx.live);
         stopping |= rec.check_schedule(sched.behind(t), sched.max_lag_ns, stopping);
         if !stopping {

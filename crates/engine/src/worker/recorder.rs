@@ -122,6 +122,10 @@ pub(super) struct Recorder {
     pub(super) log: Option<Box<crate::iolog::Recorder>>,
     /// fio's `ignore_error`: the errnos the job continues after.
     pub(super) ignore: crate::spec::ignore_error::IgnoreErrors,
+    /// fio's `fill_device`: a write that finds the file system full ends the job cleanly.
+    pub(super) fill: bool,
+    /// With `fill`: the file system was found full; the job ends (not an error).
+    pub(super) full: bool,
 }
 
 impl Recorder {
@@ -139,6 +143,8 @@ impl Recorder {
             bytes: 0,
             log: None,
             ignore: Default::default(),
+            fill: false,
+            full: false,
         }
     }
 
@@ -220,10 +226,20 @@ impl Recorder {
         }
     }
 
-    /// A failed or short I/O (or fsync): counted; true when it stops the job.
+    /// A failed or short I/O (or fsync): counted; true when it stops the job as an error. An
+    /// errno `ignore_error` lists for the I/O's direction is counted as continued (not a
+    /// failure); with `fill_device`, a write that finds the file system full (ENOSPC, EDQUOT,
+    /// or short) is counted as continued and ends the job cleanly (`full`).
     pub(super) fn failed(&mut self, op: ErrorOp, offset: u64, res: i32, continue_on_error: bool) -> bool {
-        note_error(&mut self.out.errors, op, offset, res);
-        !continue_on_error && !self.ignore.continues(matches!(op, ErrorOp::Io(Op::Read)), res)
+        let ignored = self.ignore.continues(matches!(op, ErrorOp::Io(Op::Read)), res);
+        let full =
+            self.fill && op == ErrorOp::Io(Op::Write) && (res >= 0 || res == -libc::ENOSPC || res == -libc::EDQUOT);
+        note_error(&mut self.out.errors, op, offset, res, ignored || full);
+        if full && !ignored {
+            self.full = true;
+            return false;
+        }
+        !continue_on_error && !ignored
     }
 
     /// A step of the machinery failed mid-run (the job stops): recorded as an error of that
@@ -236,6 +252,7 @@ impl Recorder {
             error: e.to_string(),
             count: 1,
             first_offset_bytes: 0,
+            continued: false,
         });
     }
 
@@ -344,9 +361,9 @@ impl Recorder {
     }
 }
 
-pub(super) fn note_error(errors: &mut Vec<ErrorStat>, op: ErrorOp, offset: u64, res: i32) {
+pub(super) fn note_error(errors: &mut Vec<ErrorStat>, op: ErrorOp, offset: u64, res: i32, continued: bool) {
     let errno = if res < 0 { -res } else { 0 };
-    if let Some(e) = errors.iter_mut().find(|e| e.errno == errno && e.op == op.name()) {
+    if let Some(e) = errors.iter_mut().find(|e| e.errno == errno && e.op == op.name() && e.continued == continued) {
         e.count += 1;
         return;
     }
@@ -362,5 +379,6 @@ pub(super) fn note_error(errors: &mut Vec<ErrorStat>, op: ErrorOp, offset: u64, 
         error,
         count: 1,
         first_offset_bytes: offset,
+        continued,
     });
 }

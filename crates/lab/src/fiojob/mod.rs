@@ -22,6 +22,7 @@
 mod argv;
 mod cap;
 mod delay;
+mod errs;
 mod ini;
 mod jobctl;
 mod logs;
@@ -29,6 +30,7 @@ mod onerror;
 mod options;
 mod prio;
 mod rates;
+mod share;
 pub mod steadystate;
 mod stripe;
 mod value;
@@ -315,6 +317,16 @@ fn build<'a>(
         // never start (fio lists them with nothing done): they are left out, saying so.
         let mut ended_by: Option<String> = None;
         let mut left_out: Vec<String> = Vec::new();
+        // Different files of the job file on the targets given (`share.rs`).
+        let files = share::files(jobs.iter().map(|(j, _)| j));
+        if !given.targets.is_empty() {
+            let size = given.targets.first().and_then(|t| drivelab_engine::target::probe(t).ok()).map(|i| i.size_bytes);
+            if let Some(n) = share::notice(&files, given.targets, size) {
+                if !notices.contains(&n) {
+                    notices.push(n);
+                }
+            }
+        }
         for group in groups(jobs) {
             if ended_by.is_some() {
                 for (job, _) in &group {
@@ -347,7 +359,7 @@ fn build<'a>(
                         no_effect.push(k.clone());
                     }
                 }
-                let (targets, mut fields) = resolve(job, given.targets)
+                let (targets, mut fields) = resolve(job, given.targets, &files)
                     .map_err(|m| origin.at(ini::LineError { line: job.line, message: m }))?;
                 if !given.cap.is_none() {
                     if let Ok(whole) = fields::from_pairs(expand::pairs(&fields)) {
@@ -594,14 +606,26 @@ fn groups(jobs: Vec<(Job, usize)>) -> Vec<Vec<(Job, usize)>> {
 /// A job's targets (the command line's replace its files) and its fields with what depends on
 /// them: one job per clone sharing them, or one file per clone; the bytes of one pass over the
 /// whole target when fio would do that.
-fn resolve(job: &Job, given: &[String]) -> Result<(Vec<String>, Fields), String> {
+fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<String>, Fields), String> {
     let mut fields = job.fields.clone();
+    let mut part = false;
     let targets = if !given.is_empty() {
         if job.file_per_clone {
             let clones = job.targets.len().max(1);
             fields.push(("jobs".into(), clones.to_string()));
         }
-        given.to_vec()
+        match share::place(job, files, given.len()) {
+            share::Place::All => given.to_vec(),
+            share::Place::Target(i) => vec![given[i].clone()],
+            share::Place::Part { index, of } => {
+                let info = drivelab_engine::target::probe(&given[0]).map_err(|e| e.to_string())?;
+                let num = |k: &str| fields.iter().rev().find(|(f, _)| f == k).and_then(|(_, v)| v.parse::<u64>().ok());
+                let (offset, span) = (num("offset").unwrap_or(0), num("span"));
+                fields.extend(share::part_fields(&job.name, &given[0], info.size_bytes, index, of, offset, span)?);
+                part = true;
+                given.to_vec()
+            }
+        }
     } else if job.null {
         vec!["null".to_string()]
     } else {
@@ -626,11 +650,19 @@ fn resolve(job: &Job, given: &[String]) -> Result<(Vec<String>, Fields), String>
         }
         stripe::resolve_pct(p, smallest.unwrap_or(0), &mut fields).map_err(|e| format!("[{}]: {e}", job.name))?;
     }
-    if job.whole_target {
+    if job.whole_target && part {
+        // One pass over the job's part of the target.
+        if let Some((_, span)) = fields.iter().rev().find(|(k, _)| k == "span").cloned() {
+            fields.push(("io_size".into(), span));
+        }
+    } else if job.whole_target {
         let offset = fields.iter().rev().find(|(k, _)| k == "offset").and_then(|(_, v)| v.parse::<u64>().ok());
         let mut smallest: Option<u64> = None;
         for t in &targets {
             let info = drivelab_engine::target::probe(t).map_err(|e| e.to_string())?;
+            if !info.exists && errs::fills(&fields) {
+                return Err(errs::new_file_refused(&job.name, t));
+            }
             if !info.exists {
                 return Err(format!(
                     "[{}]: {t} does not exist and the job gives no size; fio would refuse it too: add size=",

@@ -134,6 +134,8 @@ struct Draft {
     prio: super::prio::PrioDraft,
     /// Writes' block sizes when `bs`/`bssplit` gave their own (drivelab's `write_bs`).
     bs_write: Option<String>,
+    /// `fill_device`/`fill_fs` (`errs.rs`).
+    fill_device: bool,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -536,6 +538,10 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         "number_ios" => d.number_ios = Some(num(need()?)?).filter(|&n| n > 0),
         k if super::prio::is_key(k) => super::prio::apply(&mut d.prio, k, need()?, kb).map_err(|e| bad(o, e))?,
+        _ if super::errs::apply(&mut d.fill_device, &mut d.no_effect, key, value)
+            .transpose()
+            .map_err(|e| bad(o, e))?
+            .is_some() => {}
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -716,6 +722,16 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
              expected and found, the bits that differ)"
                 .into(),
         );
+    }
+    if d.fill_device {
+        if writes {
+            fields.push(("fill_device".into(), "true".into()));
+        } else {
+            notices.push(super::errs::FILL_READS.into());
+        }
+    }
+    if rw.contains("trim") {
+        notices.push(super::errs::TRIM_FILES.into());
     }
     Ok(Job {
         name,

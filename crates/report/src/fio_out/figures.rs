@@ -220,3 +220,29 @@ mod tests {
         assert_eq!(Samples::of(&[]).n, 0);
     }
 }
+
+/// fio's error count of a job with `continue_on_error` or `ignore_error` (fio prints it only
+/// then): every failed I/O, continued or not (`total_err`), and the errno of the first
+/// (`first_error`; drivelab keeps no order between kinds of errors, so the one at the lowest
+/// offset). None when the job continues after no error.
+pub(super) fn fio_errors(r: &RunResult) -> Option<(u64, i32)> {
+    if !r.spec.continue_on_error && r.spec.ignore_errors.is_none() {
+        return None;
+    }
+    let all = || r.errors.iter().chain(&r.continued_errors);
+    let total = all().map(|e| e.count).sum();
+    let first = all().min_by_key(|e| e.first_offset_bytes).map_or(0, |e| e.errno);
+    Some((total, first))
+}
+
+/// The C library's text for an errno, as fio prints it (`strerror`: no "(os error N)").
+pub(super) fn strerror(errno: i32) -> String {
+    if errno == 0 {
+        return "Success".into();
+    }
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    match text.rfind(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}

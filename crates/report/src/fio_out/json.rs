@@ -151,7 +151,13 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
         .put("iodepth_complete", pct_obj(&io_keys, &[0.0; 7]))
         .put("latency_ns", pct_obj(&keys, &ns))
         .put("latency_us", pct_obj(&keys, &us))
-        .put("latency_ms", pct_obj(&ms_keys, &ms))
+        .put("latency_ms", pct_obj(&ms_keys, &ms));
+    // fio writes these with continue_on_error (ignore_error turns it on) only.
+    let out = match super::figures::fio_errors(r) {
+        Some((total, first)) => out.u("total_err", total).i("first_error", i64::from(first)),
+        None => out,
+    };
+    let out = out
         .u("latency_depth", u64::from(r.spec.qd))
         .u("latency_target", 0)
         .f("latency_percentile", 100.0)

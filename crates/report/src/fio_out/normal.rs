@@ -129,6 +129,10 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
         dirs[1].short,
         dirs[2].short
     );
+    if let Some((total, first)) = super::figures::fio_errors(r) {
+        let _ =
+            writeln!(out, "     errors    : total={total}, first_error={first}/<{}>", super::figures::strerror(first));
+    }
     let _ = writeln!(out, "     latency   : target=0, window=0, percentile=100.00%, depth={}", r.spec.qd);
 }
 

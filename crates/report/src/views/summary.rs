@@ -455,8 +455,13 @@ fn verify_lines(r: &RunResult) -> Vec<String> {
 /// I/O errors, counted (each is on stderr as it happens) and listed by operation and target.
 /// The run's notices are the report's notes, which the text exporter prints after this.
 fn problems(r: &RunResult) -> Vec<String> {
+    // Errors the jobs went on after (fio's ignore_error, fill_device): listed, not failures.
+    let continued = r
+        .continued_errors
+        .iter()
+        .map(|e| format!("  went on after {} {} error(s) on {}: {} (not a failure)", e.count, e.op, e.target, e.error));
     if r.errors.is_empty() {
-        return Vec::new();
+        return continued.collect();
     }
     let failed: u64 = r.errors.iter().map(|e| e.count).sum();
     let mut out = vec![format!(
@@ -464,6 +469,7 @@ fn problems(r: &RunResult) -> Vec<String> {
         if r.stopped_by_error { "; the run stopped at the first (--continue-on-error goes on)" } else { "" }
     )];
     out.extend(r.errors.iter().map(|e| format!("    {} {} error(s) on {}: {}", e.count, e.op, e.target, e.error)));
+    out.extend(continued);
     out
 }
 
@@ -520,6 +526,7 @@ mod tests {
             error: "Input/output error".into(),
             count: 3,
             first_offset_bytes: 4096,
+            continued: false,
         });
         // A percentile the result does not hold (fio's plain JSON) is missing, not 0.
         p.result.read.lat_ns.percentiles.remove(Pct::P50.name());

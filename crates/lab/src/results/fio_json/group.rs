@@ -295,6 +295,7 @@ pub fn import(jobs: &[&Job], ctx: &Context) -> Result<Imported, String> {
                 error: std::io::Error::from_raw_os_error(errno).to_string(),
                 count: j.total_err.filter(|&n| n > 0).unwrap_or(1),
                 first_offset_bytes: 0,
+                continued: false,
             });
         }
     }
