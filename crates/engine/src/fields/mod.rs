@@ -79,6 +79,12 @@ pub enum Field {
     Flow,
     FlowId,
     FlowSleep,
+    /// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run` (the
+    /// highest queue depth that meets a latency target, searched while the job runs).
+    LatencyTarget,
+    LatencyWindow,
+    LatencyPercentile,
+    LatencyRun,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -89,7 +95,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 49] = [
+    pub const SETTABLE: [Field; 53] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -139,15 +145,19 @@ impl Field {
         Field::Flow,
         Field::FlowId,
         Field::FlowSleep,
+        Field::LatencyTarget,
+        Field::LatencyWindow,
+        Field::LatencyPercentile,
+        Field::LatencyRun,
     ];
-    const ALL: [Field; 51] = {
-        let mut all = [Field::Thresholds; 51];
+    const ALL: [Field; 55] = {
+        let mut all = [Field::Thresholds; 55];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[50] = Field::Size;
+        all[54] = Field::Size;
         all
     };
 
@@ -203,6 +213,10 @@ impl Field {
             Field::Flow => "flow",
             Field::FlowId => "flow_id",
             Field::FlowSleep => "flow_sleep",
+            Field::LatencyTarget => "latency_target",
+            Field::LatencyWindow => "latency_window",
+            Field::LatencyPercentile => "latency_percentile",
+            Field::LatencyRun => "latency_run",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -460,6 +474,14 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         Field::Flow => spec.flow.get_or_insert_with(Default::default).weight = number(field, v)?,
         Field::FlowId => spec.flow.get_or_insert_with(Default::default).id = number(field, v)?,
         Field::FlowSleep => spec.flow.get_or_insert_with(Default::default).sleep_ns = duration_ns(v)?,
+        // As in fio, a bare number is µs.
+        Field::LatencyTarget => spec.lat_target.get_or_insert_with(Default::default).target_ns = think_ns(field, v)?,
+        Field::LatencyWindow => spec.lat_target.get_or_insert_with(Default::default).window_ns = think_ns(field, v)?,
+        Field::LatencyPercentile => {
+            let p: f64 = v.parse().map_err(|_| Error::spec(field, format!("'{v}'"), "give a percentage, e.g. 99.9"))?;
+            spec.lat_target.get_or_insert_with(Default::default).percentile = p;
+        }
+        Field::LatencyRun => spec.lat_target.get_or_insert_with(Default::default).run = boolean(field, v)?,
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -644,6 +666,10 @@ mod tests {
             ("flow", "8"),
             ("flow_id", "3"),
             ("flow_sleep", "1ms"),
+            ("latency_target", "500"),
+            ("latency_window", "2s"),
+            ("latency_percentile", "99.9"),
+            ("latency_run", "true"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -707,6 +733,13 @@ mod tests {
             (vec![5], vec![28, 5], vec![84])
         );
         assert_eq!(s.flow, Some(crate::spec::flow::Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
+        let lt = crate::spec::lat_target::LatTarget {
+            target_ns: 500_000,
+            window_ns: 2_000_000_000,
+            percentile: 99.9,
+            run: true,
+        };
+        assert_eq!(s.lat_target, Some(lt), "fio: a bare latency_target is µs");
     }
 
     #[test]

@@ -275,6 +275,10 @@ fn run_streams_with(
         stream_jobs.push(first..first + n);
         first += n;
     }
+    // fio's disk_util: the disks under the targets, from just before the jobs start.
+    let disks = crate::diskstat::Snapshot::take(
+        streams.iter().flat_map(|st| st.targets.iter().filter_map(|t| t.info.disk.as_deref())),
+    );
     let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
     let mut last = (begin, 0u64, 0u64);
     let limit = streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns)).max();
@@ -313,6 +317,7 @@ fn run_streams_with(
     if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
         return Err(Error::io("running the workload", std::io::Error::other(f)));
     }
+    let disk_util = disks.since();
     let stopped_by_peer = peer_stop_notice(streams, &reports);
     let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
     for r in reports {
@@ -328,6 +333,8 @@ fn run_streams_with(
         let ended = reports.iter().any(|r| r.output.ended);
         let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
         result.engine.job_cpus = cpus;
+        let own = |d: &&crate::diskstat::DiskUtil| st.targets.iter().any(|t| t.info.disk.as_deref() == Some(&d.name));
+        result.disk_util = disk_util.iter().filter(own).cloned().collect();
         if ended {
             result.ended = end.reason();
         }
@@ -500,6 +507,16 @@ fn aggregate(
         io_logs,
         ended: None,
         steadystate: None,
+        latency_depth: reports.iter().filter_map(|r| r.output.latency_depth).last(),
+        thread_usage: Some(reports.iter().fold(Default::default(), |mut u: crate::usage::ThreadUsage, r| {
+            u.add(&r.output.usage);
+            u
+        })),
+        disk_util: Vec::new(),
+        iodepths: Some(reports.iter().fold(Default::default(), |mut d: crate::usage::DepthCounts, r| {
+            d.add(&r.output.depths);
+            d
+        })),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod buffer_pattern;
 mod distribution;
 pub mod flow;
 pub mod ignore_error;
+pub mod lat_target;
 mod rate;
 mod source;
 mod stride;
@@ -246,6 +247,10 @@ pub struct AccessSpec {
     /// fio's token flow (`flow`, `flow_id`, `flow_sleep`: `flow.rs`). None: not in a flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<flow::Flow>,
+    /// fio's latency target (`lat_target.rs`): the job searches for the highest queue depth, up
+    /// to `qd`, that meets it. None: `qd` I/Os in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_target: Option<lat_target::LatTarget>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -318,6 +323,7 @@ impl Default for AccessSpec {
             verify_pattern: None,
             ignore_errors: None,
             flow: None,
+            lat_target: None,
         }
     }
 }
@@ -655,6 +661,9 @@ impl AccessSpec {
                     "a flow holds jobs back by their I/O counts, which a {rate} or a replay sets too: drop one of them",
                 ));
             }
+        }
+        if let Some(l) = &self.lat_target {
+            l.validate()?;
         }
         if let Some(t) = self.think {
             if t.ns == 0 {

@@ -29,6 +29,9 @@ pub(super) struct Model<'a> {
     pub entries: Vec<Entry<'a>>,
     /// When the last entry's run ended, Unix epoch ms (fio's timestamp: when it wrote).
     pub ended_ms: u64,
+    /// fio's `disk_util`: each disk under the targets, over every point and probe (summed: they
+    /// ran one after another).
+    pub disks: Vec<drivelab_engine::diskstat::DiskUtil>,
 }
 
 /// Options fio lists: those with a value (fio leaves flags such as `time_based` out).
@@ -86,5 +89,13 @@ pub(super) fn build(saved: &Results) -> Result<Model<'_>, Error> {
         .map(|e| e.result.started_unix_ms + (e.result.spec.ramp_ns + e.result.runtime_ns) / 1_000_000)
         .max()
         .unwrap_or(0);
-    Ok(Model { global, entries, ended_ms })
+    let mut disks: Vec<drivelab_engine::diskstat::DiskUtil> = Vec::new();
+    let runs = saved.points.iter().map(|p| &p.result).chain(saved.probes.iter().flat_map(|p| p.results()));
+    for d in runs.flat_map(|r| &r.disk_util) {
+        match disks.iter_mut().find(|s| s.name == d.name) {
+            Some(s) => s.add(d),
+            None => disks.push(d.clone()),
+        }
+    }
+    Ok(Model { global, entries, ended_ms, disks })
 }
