@@ -177,6 +177,11 @@ fn drivelabs_fio_output_has_fios_shape_for_five_workloads() {
             if *name == "two-job-group" {
                 assert_eq!((entries(&doc), entries(&fio_doc)), (2, 2), "one entry per job of the group, as fio");
             }
+            if *name == "randread-qd32-numjobs2" {
+                assert_eq!((entries(&doc), entries(&fio_doc)), (2, 2), "one entry per numjobs clone, as fio");
+                let ops = |k: usize| doc["jobs"][k]["read"]["total_ios"].as_u64().unwrap();
+                assert!(ops(0) > 0 && ops(1) > 0, "each clone's own I/O");
+            }
         }
 
         let terse = report(&s.0, &dir, "terse");

@@ -65,6 +65,7 @@ pub fn merge_parts(parts: &[RunResult], measurements: &[Measurement]) -> RunResu
             a.add(&b);
             a
         }),
+        clones: parts.iter().flat_map(|p| p.clones.iter().cloned()).collect(),
         // Parts that ran together saw the same disk over the same time: each disk once.
         disk_util: {
             let mut seen: Vec<crate::diskstat::DiskUtil> = Vec::new();

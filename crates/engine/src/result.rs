@@ -285,6 +285,10 @@ pub struct RunResult {
     /// disk (tmpfs, null) and in older results.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disk_util: Vec<crate::diskstat::DiskUtil>,
+    /// With several jobs: each job thread's own result (fio's numjobs clones, which fio reports
+    /// one entry each without group_reporting), without a measurement of its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clones: Vec<RunResult>,
 }
 
 /// Why a run ended before its time or size: a clean end the lab asked for from the per-second

@@ -97,6 +97,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             thread_usage: None,
             iodepths: None,
             disk_util: Vec::new(),
+            clones: Vec::new(),
         },
     }
 }

@@ -474,7 +474,7 @@ fn aggregate(
         .map(|why| format!("io_uring refused {why}; running without it"))
         .collect();
     let f = summarize(&measurement, spec);
-    RunResult {
+    let mut result = RunResult {
         schema: SCHEMA,
         tool: ToolInfo { name: "drivelab".into(), version: env!("CARGO_PKG_VERSION").into() },
         started_unix_ms,
@@ -517,7 +517,28 @@ fn aggregate(
             d.add(&r.output.depths);
             d
         })),
+        clones: Vec::new(),
+    };
+    if parts.len() > 1 {
+        // Each job's own figures (fio's numjobs clones: one entry each without group_reporting),
+        // without the merged measurement and logs the whole keeps.
+        let kept = (result.measurement.take(), std::mem::take(&mut result.io_logs));
+        result.clones = parts
+            .iter()
+            .zip(&reports)
+            .map(|(m, r)| {
+                let mut one = result.clone();
+                summarize(m, spec).apply(&mut one);
+                one.targets = vec![targets[r.target].info.clone()];
+                one.latency_depth = r.output.latency_depth;
+                one.thread_usage = Some(r.output.usage);
+                one.iodepths = Some(r.output.depths);
+                one
+            })
+            .collect();
+        (result.measurement, result.io_logs) = kept;
     }
+    result
 }
 
 mod gate;
