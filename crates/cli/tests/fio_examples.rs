@@ -80,7 +80,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("ime.fio", Refused(11, "filename_format=fio-test-ime.$jobnum.$filenum|is not supported")),
     ("iometer-file-access-server.fio", Runs),
     ("jesd219.fio", Runs),
-    ("latency-profile.fio", Refused(14, "latency_target=500000|is not supported")),
+    ("latency-profile.fio", Runs),
     ("libcufile-cufile.fio", Refused(11, "${FIO_DIR} is not set")),
     ("libcufile-posix.fio", Refused(11, "${FIO_DIR} is not set")),
     ("libhdfs.fio", Refused(6, "ioengine=libhdfs|drivelab runs io_uring")),

@@ -149,7 +149,7 @@ fn a_group_of_jobs_runs_together_and_its_result_is_every_jobs_io() {
 
 #[test]
 fn what_drivelab_does_not_do_is_refused_by_file_and_line_with_nothing_created() {
-    for (name, line, says) in [("zbd.fio", 2, "it needs zonesize"), ("latency-profile.fio", 8, "drivelab qos")] {
+    for (name, line, says) in [("zbd.fio", 2, "it needs zonesize")] {
         let s = Scratch::new("fiojob-refused");
         let o = drivelab_in(&s.0, &["run", &corpus(name), "--results", "res"]);
         assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
@@ -158,6 +158,12 @@ fn what_drivelab_does_not_do_is_refused_by_file_and_line_with_nothing_created() 
         let left: Vec<_> = std::fs::read_dir(&s.0).unwrap().collect();
         assert!(left.is_empty(), "{name}: nothing is created: {left:?}");
     }
+    // latency_target is taken now: the job runs, its search's depth in the result.
+    let s = Scratch::new("fiojob-latency");
+    let o = drivelab_in(&s.0, &["run", &corpus("latency-profile.fio"), "--results", "res", "-q"]);
+    assert!(o.status.success(), "latency-profile.fio: {}", stderr(&o));
+    let p = &common::saved_points(&common::results_dir(&s.0.join("res")))[0];
+    assert!(p["result"]["latency_depth"].as_u64().is_some_and(|d| (1..=128).contains(&d)), "{}", p["result"]);
     let s = Scratch::new("fiojob-flags");
     let o = drivelab_in(&s.0, &["run", &corpus("null.fio"), "--qd", "8"]);
     assert_eq!(o.status.code(), Some(2));

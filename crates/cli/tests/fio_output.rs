@@ -18,7 +18,6 @@ const DIFFERENCES: &[(&str, &str)] = &[
     ("/drivelab version", "drivelab's own: who wrote the document"),
     ("/drivelab not measured", "drivelab's own: the figures it does not measure and how they are filled"),
     ("/drivelab not measured/[]", "its entries"),
-    ("/disk_util", "fio samples the devices' I/O statistics, drivelab does not"),
 ];
 
 /// The workloads: (name, the job file's text with DEV for the device).
@@ -178,12 +177,20 @@ fn drivelabs_fio_output_has_fios_shape_for_five_workloads() {
             if *name == "two-job-group" {
                 assert_eq!((entries(&doc), entries(&fio_doc)), (2, 2), "one entry per job of the group, as fio");
             }
+            if *name == "randread-qd32-numjobs2" {
+                assert_eq!((entries(&doc), entries(&fio_doc)), (2, 2), "one entry per numjobs clone, as fio");
+                let ops = |k: usize| doc["jobs"][k]["read"]["total_ios"].as_u64().unwrap();
+                assert!(ops(0) > 0 && ops(1) > 0, "each clone's own I/O");
+            }
         }
 
         let terse = report(&s.0, &dir, "terse");
         let fields = |l: &str| l.split(';').count();
-        // fio appends 9 fields per disk it sampled (the loop device); drivelab samples none.
-        let fio_fields = fields(&fio_terse[0]) - 9 * fio_doc["disk_util"].as_array().map_or(0, |d| d.len());
+        // fio appends 9 fields per disk it sampled (the loop device), as drivelab does.
+        let disks = |d: &serde_json::Value| d["disk_util"].as_array().map_or(0, |d| d.len());
+        let ours = serde_json::from_str::<serde_json::Value>(&report(&s.0, &dir, "json")).unwrap();
+        assert_eq!(disks(&ours), 1, "{name}: the loop device's disk_util");
+        let fio_fields = fields(&fio_terse[0]) - 9 * disks(&fio_doc) + 9 * disks(&ours);
         for l in terse.lines() {
             assert_eq!(fields(l), fio_fields, "{name}: terse\n{l}\n{}", fio_terse[0]);
         }

@@ -17,6 +17,7 @@
 pub(crate) mod affinity;
 pub mod backend;
 pub(crate) mod clock;
+pub mod diskstat;
 pub mod error;
 pub mod fields;
 pub mod gen;
@@ -37,6 +38,7 @@ pub mod target;
 #[doc(hidden)]
 pub mod test_skip;
 pub mod units;
+pub mod usage;
 pub mod verify;
 pub(crate) mod worker;
 pub mod zbd;

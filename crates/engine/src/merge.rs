@@ -57,6 +57,25 @@ pub fn merge_parts(parts: &[RunResult], measurements: &[Measurement]) -> RunResu
         } else {
             Vec::new()
         },
+        thread_usage: parts.iter().filter_map(|p| p.thread_usage).reduce(|mut a, b| {
+            a.add(&b);
+            a
+        }),
+        iodepths: parts.iter().filter_map(|p| p.iodepths).reduce(|mut a, b| {
+            a.add(&b);
+            a
+        }),
+        clones: parts.iter().flat_map(|p| p.clones.iter().cloned()).collect(),
+        // Parts that ran together saw the same disk over the same time: each disk once.
+        disk_util: {
+            let mut seen: Vec<crate::diskstat::DiskUtil> = Vec::new();
+            for d in parts.iter().flat_map(|p| &p.disk_util) {
+                if !seen.iter().any(|s| s.name == d.name) {
+                    seen.push(d.clone());
+                }
+            }
+            seen
+        },
         ..first.clone()
     };
     summarize(&m, &first.spec).apply(&mut out);

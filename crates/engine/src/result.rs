@@ -279,6 +279,26 @@ pub struct RunResult {
     /// fio's steady-state check of the run (`steadystate`/`ss`): the window judged last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<SteadyStateStats>,
+    /// fio's latency target (`spec.lat_target`): the queue depth its search ended at (fio's
+    /// `latency_depth`; of the last job, with several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_depth: Option<u32>,
+    /// The job threads' context switches and page faults over the measured part, summed (fio's
+    /// `ctx`, `majf`, `minf`); absent in results saved before they were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_usage: Option<crate::usage::ThreadUsage>,
+    /// fio's depth distributions as counts, summed over jobs (fio's `iodepth_level`,
+    /// `iodepth_submit`, `iodepth_complete` are their percentages); absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iodepths: Option<crate::usage::DepthCounts>,
+    /// The disks under the targets, over the run (fio's `disk_util`); empty for targets with no
+    /// disk (tmpfs, null) and in older results.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disk_util: Vec<crate::diskstat::DiskUtil>,
+    /// With several jobs: each job thread's own result (fio's numjobs clones, which fio reports
+    /// one entry each without group_reporting), without a measurement of its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clones: Vec<RunResult>,
 }
 
 /// Why a run ended before its time or size: a clean end the lab asked for from the per-second

@@ -94,6 +94,11 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             io_logs: Vec::new(),
             ended: None,
             steadystate: None,
+            latency_depth: None,
+            thread_usage: None,
+            iodepths: None,
+            disk_util: Vec::new(),
+            clones: Vec::new(),
         },
     }
 }

@@ -97,6 +97,12 @@ pub enum Field {
     Cmdprio,
     /// fio's `fill_device`: ENOSPC/EDQUOT ends the job cleanly.
     FillDevice,
+    /// fio's `latency_target`, `latency_window`, `latency_percentile`, `latency_run` (the
+    /// highest queue depth that meets a latency target, searched while the job runs).
+    LatencyTarget,
+    LatencyWindow,
+    LatencyPercentile,
+    LatencyRun,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -107,7 +113,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 58] = [
+    pub const SETTABLE: [Field; 62] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -166,15 +172,19 @@ impl Field {
         Field::Prio,
         Field::Cmdprio,
         Field::FillDevice,
+        Field::LatencyTarget,
+        Field::LatencyWindow,
+        Field::LatencyPercentile,
+        Field::LatencyRun,
     ];
-    const ALL: [Field; 60] = {
-        let mut all = [Field::Thresholds; 60];
+    const ALL: [Field; 64] = {
+        let mut all = [Field::Thresholds; 64];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[59] = Field::Size;
+        all[63] = Field::Size;
         all
     };
 
@@ -239,6 +249,10 @@ impl Field {
             Field::Prio => "prio",
             Field::Cmdprio => "cmdprio",
             Field::FillDevice => "fill_device",
+            Field::LatencyTarget => "latency_target",
+            Field::LatencyWindow => "latency_window",
+            Field::LatencyPercentile => "latency_percentile",
+            Field::LatencyRun => "latency_run",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::Fio(f) => f.name(),
@@ -520,6 +534,14 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
             spec.prio.get_or_insert_with(Default::default).cmd = cmd;
         }
         Field::FillDevice => spec.fill_device = boolean(field, v)?,
+        // As in fio, a bare number is µs.
+        Field::LatencyTarget => spec.lat_target.get_or_insert_with(Default::default).target_ns = think_ns(field, v)?,
+        Field::LatencyWindow => spec.lat_target.get_or_insert_with(Default::default).window_ns = think_ns(field, v)?,
+        Field::LatencyPercentile => {
+            let p: f64 = v.parse().map_err(|_| Error::spec(field, format!("'{v}'"), "give a percentage, e.g. 99.9"))?;
+            spec.lat_target.get_or_insert_with(Default::default).percentile = p;
+        }
+        Field::LatencyRun => spec.lat_target.get_or_insert_with(Default::default).run = boolean(field, v)?,
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -713,6 +735,10 @@ mod tests {
             ("prio", "idle/3"),
             ("cmdprio", "4k/25/rt/1,*/10/2/0"),
             ("fill_device", "true"),
+            ("latency_target", "500"),
+            ("latency_window", "2s"),
+            ("latency_percentile", "99.9"),
+            ("latency_run", "true"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();
@@ -780,6 +806,13 @@ mod tests {
         );
         assert_eq!(s.flow, Some(crate::spec::flow::Flow { id: 3, weight: 8, sleep_ns: 1_000_000 }));
         assert_eq!((s.start_delay_ns, s.number_ios), (250_000_000, Some(1000)));
+        let lt = crate::spec::lat_target::LatTarget {
+            target_ns: 500_000,
+            window_ns: 2_000_000_000,
+            percentile: 99.9,
+            run: true,
+        };
+        assert_eq!(s.lat_target, Some(lt), "fio: a bare latency_target is µs");
     }
 
     #[test]

@@ -297,6 +297,10 @@ fn run_streams_with(
         stream_jobs.push(first..first + n);
         first += n;
     }
+    // fio's disk_util: the disks under the targets, from just before the jobs start.
+    let disks = crate::diskstat::Snapshot::take(
+        streams.iter().flat_map(|st| st.targets.iter().filter_map(|t| t.info.disk.as_deref())),
+    );
     let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
     let mut last = (begin, 0u64, 0u64);
     let limit =
@@ -340,6 +344,7 @@ fn run_streams_with(
     if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
         return Err(Error::io("running the workload", std::io::Error::other(f)));
     }
+    let disk_util = disks.since();
     let stopped_by_peer = peer_stop_notice(streams, &reports);
     let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
     for r in reports {
@@ -356,6 +361,8 @@ fn run_streams_with(
         let ended = reports.iter().any(|r| r.output.ended);
         let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
         result.engine.job_cpus = cpus;
+        let own = |d: &&crate::diskstat::DiskUtil| st.targets.iter().any(|t| t.info.disk.as_deref() == Some(&d.name));
+        result.disk_util = disk_util.iter().filter(own).cloned().collect();
         if ended {
             result.ended = end.reason();
         }
@@ -507,7 +514,7 @@ fn aggregate(
         .map(|why| format!("io_uring refused {why}; running without it"))
         .collect();
     let f = summarize(&measurement, spec);
-    RunResult {
+    let mut result = RunResult {
         schema: SCHEMA,
         tool: ToolInfo { name: "drivelab".into(), version: env!("CARGO_PKG_VERSION").into() },
         started_unix_ms,
@@ -541,7 +548,38 @@ fn aggregate(
         io_logs,
         ended: None,
         steadystate: None,
+        latency_depth: reports.iter().filter_map(|r| r.output.latency_depth).last(),
+        thread_usage: Some(reports.iter().fold(Default::default(), |mut u: crate::usage::ThreadUsage, r| {
+            u.add(&r.output.usage);
+            u
+        })),
+        disk_util: Vec::new(),
+        iodepths: Some(reports.iter().fold(Default::default(), |mut d: crate::usage::DepthCounts, r| {
+            d.add(&r.output.depths);
+            d
+        })),
+        clones: Vec::new(),
+    };
+    if parts.len() > 1 {
+        // Each job's own figures (fio's numjobs clones: one entry each without group_reporting),
+        // without the merged measurement and logs the whole keeps.
+        let kept = (result.measurement.take(), std::mem::take(&mut result.io_logs));
+        result.clones = parts
+            .iter()
+            .zip(&reports)
+            .map(|(m, r)| {
+                let mut one = result.clone();
+                summarize(m, spec).apply(&mut one);
+                one.targets = vec![targets[r.target].info.clone()];
+                one.latency_depth = r.output.latency_depth;
+                one.thread_usage = Some(r.output.usage);
+                one.iodepths = Some(r.output.depths);
+                one
+            })
+            .collect();
+        (result.measurement, result.io_logs) = kept;
     }
+    result
 }
 
 mod gate;

@@ -22,6 +22,7 @@ pub mod dedupe;
 mod distribution;
 pub mod flow;
 pub mod ignore_error;
+pub mod lat_target;
 pub mod prio;
 mod rate;
 mod source;
@@ -284,6 +285,10 @@ pub struct AccessSpec {
     /// `continued_errors`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fill_device: bool,
+    /// fio's latency target (`lat_target.rs`): the job searches for the highest queue depth, up
+    /// to `qd`, that meets it. None: `qd` I/Os in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_target: Option<lat_target::LatTarget>,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -368,6 +373,7 @@ impl Default for AccessSpec {
             bs_write: None,
             prio: None,
             fill_device: false,
+            lat_target: None,
         }
     }
 }
@@ -722,6 +728,9 @@ impl AccessSpec {
                     "a flow holds jobs back by their I/O counts, which a {rate} or a replay sets too: drop one of them",
                 ));
             }
+        }
+        if let Some(l) = &self.lat_target {
+            l.validate()?;
         }
         if let Some(t) = self.think {
             if t.ns == 0 {

@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 mod dedupe;
 mod flow;
+mod lat_target;
 mod queue;
 mod recorder;
 mod schedule;
@@ -219,6 +220,13 @@ pub struct JobOutput {
     pub verify: Option<VerifyOutput>,
     /// With fio's logging options (`spec.io_log`): what the job recorded for its log files.
     pub io_log: Option<crate::iolog::JobLog>,
+    /// With fio's latency target (`spec.lat_target`): the depth the job's search ended at.
+    pub latency_depth: Option<u32>,
+    /// The job thread's context switches and page faults over the measured part (fio's `ctx`,
+    /// `majf`, `minf`).
+    pub usage: crate::usage::ThreadUsage,
+    /// fio's depth distributions over the measured part, as counts.
+    pub depths: crate::usage::DepthCounts,
 }
 
 /// Run one job to its end on `backend`, using its buffer pool (one slot per queue entry), from
@@ -260,6 +268,9 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     rec.ignore = spec.ignore_errors.clone().unwrap_or_default();
     rec.fill = spec.fill_device;
     let mut q = Queue::new::<B>(ctx, verify);
+    if let Some(l) = q.lat.as_mut() {
+        l.start(begin);
+    }
     let mut stopping = false;
     let mut last_t = begin;
     ctx.live.measuring.store(window.measuring, Ordering::Relaxed);
@@ -348,9 +359,13 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
                 rec.out.ended = true;
             }
         }
+        if !stopping {
+            stopping = lat_step(ctx, &mut q, &mut window, &mut rec, t);
+        }
     }
     let mut out = rec.finish(&window, last_t, &ctx.live);
     out.zbd_ended = q.exhausted;
+    out.latency_depth = q.lat.as_ref().map(|l| l.qd);
     out.verify = q.verify.map(|v| v.finish());
     out
 }
@@ -377,6 +392,33 @@ fn wait_start(ctx: &JobCtx, begin: u64, clock: &impl Clock) -> Option<JobOutput>
         }
         return Some(out);
     }
+}
+
+/// fio's latency target, once per loop turn at `t`: the depth now allowed in flight, the
+/// measurement started over when the depth is found; true when the job ends (the depth is found
+/// and measured, or an I/O over the target at depth 1 is an error that stops it).
+fn lat_step(ctx: &JobCtx, q: &mut Queue, window: &mut Window, rec: &mut Recorder, t: u64) -> bool {
+    let Some(l) = q.lat.as_mut() else { return false };
+    let mut stops = false;
+    match l.step(t, q.inflight, window.measuring) {
+        lat_target::Step::Go | lat_target::Step::Quiesce => {}
+        lat_target::Step::Restart => {
+            // fio resets its statistics: what was measured during the search is dropped.
+            if window.measuring {
+                window.restart_at(t);
+                rec.restart_measurement();
+            }
+        }
+        lat_target::Step::Done => stops = true,
+        lat_target::Step::Fatal { op, offset } => {
+            if rec.failed(ErrorOp::Io(op), offset, -libc::ETIMEDOUT, ctx.spec.continue_on_error) {
+                stop_on_error(ctx, rec);
+                stops = true;
+            }
+        }
+    }
+    q.limit = l.limit();
+    stops
 }
 
 /// This job stops on an error (its own, already recorded): say so, live and to every other job

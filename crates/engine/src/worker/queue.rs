@@ -40,6 +40,10 @@ pub(super) struct Queue {
     dedupe: Option<super::dedupe::DedupeFill>,
     /// The generator has no next I/O (fio's `zonemode=zbd`): the job stops issuing.
     pub(super) exhausted: bool,
+    /// fio's latency target: the depth search, fed by each completion (`lat_target.rs`).
+    pub(super) lat: Option<super::lat_target::LatControl>,
+    /// At most this many I/Os queued or in flight (the latency target's depth; else `qd`).
+    pub(super) limit: usize,
 }
 
 impl Queue {
@@ -82,6 +86,8 @@ impl Queue {
             flow_held: false,
             dedupe: spec.dedupe.filter(|_| spec.has_writes()).map(|d| super::dedupe::DedupeFill::new(ctx, d)),
             exhausted: false,
+            lat: spec.lat_target.as_ref().map(|t| super::lat_target::LatControl::new(t, spec.qd, 0)),
+            limit: if spec.lat_target.is_some() { 1 } else { qd },
         }
     }
 
@@ -120,6 +126,9 @@ impl Queue {
             return self.fill_per_slot(now, sched, window, pool);
         }
         while let Some(&slot) = self.free.last() {
+            if self.inflight + self.batch.len() >= self.limit {
+                break;
+            }
             if sched.sync_due() || sched.think_due() {
                 break;
             }
@@ -151,6 +160,9 @@ impl Queue {
     fn fill_per_slot(&mut self, now: u64, sched: &mut Schedule, window: &mut Window, pool: &mut BufferPool) -> bool {
         let mut i = 0;
         while i < self.free.len() {
+            if self.inflight + self.batch.len() >= self.limit {
+                break;
+            }
             if sched.sync_due() || sched.think_due() {
                 break;
             }
@@ -248,7 +260,14 @@ impl Queue {
         measuring: bool,
         clock: &impl Clock,
     ) -> std::io::Result<()> {
+        if measuring && !self.batch.is_empty() {
+            // fio counts the I/Os of a commit at the depth they bring the job to.
+            rec.out.depths.issued(self.batch.len(), self.inflight + self.batch.len());
+        }
         for part in self.batch.chunks(self.chunk) {
+            if measuring {
+                rec.out.depths.submitted(part.len());
+            }
             let before = stamp_before_submit(clock);
             backend.submit(part)?;
             let t_submit = stamp_after_submit::<B>(before, clock);
@@ -280,8 +299,15 @@ impl Queue {
         continue_on_error: bool,
     ) -> bool {
         let mut err_stop = false;
-        let (slots, free, inflight, free_since, verify) =
-            (&mut self.slots, &mut self.free, &mut self.inflight, &mut self.free_since, &mut self.verify);
+        let mut taken = 0usize;
+        let (slots, free, inflight, free_since, verify, lat) = (
+            &mut self.slots,
+            &mut self.free,
+            &mut self.inflight,
+            &mut self.free_since,
+            &mut self.verify,
+            &mut self.lat,
+        );
         backend.reap(&mut |slot, res| {
             let s = &mut slots[slot as usize];
             s.t_freed = done;
@@ -292,6 +318,9 @@ impl Queue {
                 v.completed(slot, s, whole);
             }
             if whole {
+                if let Some(l) = lat.as_mut() {
+                    l.completed(s.lat_ns(done), s.op, s.offset);
+                }
                 if measuring {
                     rec.completed(s, done);
                 }
@@ -303,7 +332,11 @@ impl Queue {
             }
             free.push(slot);
             *inflight -= 1;
+            taken += 1;
         });
+        if measuring {
+            rec.out.depths.reaped(taken);
+        }
         err_stop
     }
 

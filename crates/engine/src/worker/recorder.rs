@@ -153,6 +153,16 @@ impl Recorder {
         self.iv.clear();
     }
 
+    /// Measurement starts over (fio's latency target found its depth): what was measured is
+    /// dropped, the errors are kept.
+    pub(super) fn restart_measurement(&mut self) {
+        let errors = std::mem::take(&mut self.out.errors);
+        let seconds = self.out.series.capacity();
+        self.out = JobOutput { series: Vec::with_capacity(seconds), errors, ..Default::default() };
+        self.iv.clear();
+        (self.ops, self.bytes) = (0, 0);
+    }
+
     /// Open loop: an I/O of the measured part was issued `lag` ns after its intended time,
     /// `tool_lag` of them after it could first have been issued (a slot free).
     #[inline]
@@ -350,6 +360,7 @@ impl Recorder {
     pub(super) fn finish(mut self, window: &Window, last_t: u64, live: &Live) -> JobOutput {
         if window.measuring {
             (self.out.cpu_usr_ns, self.out.cpu_sys_ns, self.out.runq_wait_ns) = window.cpu();
+            self.out.usage = crate::usage::ThreadUsage::of_thread().since(window.usage0);
             self.out.window_ns = last_t.saturating_sub(window.start);
             if !self.iv.is_empty() {
                 self.roll(last_t - window.tick_start, live);

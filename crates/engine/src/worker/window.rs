@@ -24,6 +24,8 @@ pub(super) struct Window {
     /// Thread CPU time and run-queue wait at the start of measurement.
     pub(super) cpu0: (u64, u64),
     pub(super) wait0: u64,
+    /// Context switches and page faults at the start of measurement.
+    pub(super) usage0: crate::usage::ThreadUsage,
 }
 
 /// What moving the window to a new time did.
@@ -54,6 +56,7 @@ impl Window {
             issued_ops: 0,
             cpu0: (0, 0),
             wait0: 0,
+            usage0: Default::default(),
         };
         if spec.ramp_ns == 0 {
             w.start_at(begin);
@@ -69,6 +72,14 @@ impl Window {
         self.end = t.saturating_add(self.run_ns);
         self.cpu0 = thread_cpu_ns();
         self.wait0 = thread_runq_wait_ns();
+        self.usage0 = crate::usage::ThreadUsage::of_thread();
+    }
+
+    /// Measurement starts over at `t` (fio's latency target found its depth): a new measured
+    /// time and byte budget from `t`.
+    pub(super) fn restart_at(&mut self, t: u64) {
+        self.start_at(t);
+        self.issued_bytes = 0;
     }
 
     /// The measured part's bytes are all issued: issue no more.

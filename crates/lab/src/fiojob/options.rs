@@ -136,6 +136,10 @@ struct Draft {
     bs_write: Option<String>,
     /// `fill_device`/`fill_fs` (`errs.rs`).
     fill_device: bool,
+    /// `latency_target`, `latency_window`, `latency_percentile`, `latency_run` as the engine's
+    /// fields, and whether the target is set (above 0: fio's search runs only then).
+    lat: Vec<(String, String)>,
+    lat_on: bool,
 }
 
 /// Options that change nothing about the I/O drivelab does or what it records.
@@ -542,6 +546,19 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             .transpose()
             .map_err(|e| bad(o, e))?
             .is_some() => {}
+        "latency_target" | "latency_window" => {
+            let ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?;
+            if key == "latency_target" {
+                d.lat_on = ns > 0;
+            }
+            d.lat.push((key.into(), fmt_duration(ns, 9)));
+        }
+        "latency_percentile" => {
+            let p = need()?.parse::<f64>().ok().filter(|p| (0.0..=100.0).contains(p));
+            let p = p.ok_or_else(|| bad(o, "give a percentage from 0 to 100 (fio's range), e.g. 99.9"))?;
+            d.lat.push((key.into(), p.to_string()));
+        }
+        "latency_run" => d.lat.push((key.into(), flag()?.to_string())),
         _ => return Err(bad(o, unsupported(key))),
     }
     Ok(())
@@ -711,6 +728,9 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     fields.extend(d.flow);
     fields.extend(super::prio::finish(&d.prio, engine).map_err(err)?);
+    if d.lat_on {
+        fields.extend(d.lat);
+    }
     if let (Some(u), true) = (d.verify_interval, d.verify) {
         fields.push(("verify_unit".into(), u.to_string()));
     }
@@ -863,9 +883,15 @@ mod tests {
 
     #[test]
     fn what_drivelab_does_not_do_is_refused_by_name_and_line() {
-        let e = translate("j", 1, &opts("size=1m\nlatency_target=500000")).unwrap_err();
+        let e = translate("j", 1, &opts("size=1m\nlatency_percentile=101")).unwrap_err();
         assert_eq!(e.line, 2);
-        assert!(e.message.contains("latency_target") && e.message.contains("qos"), "{}", e.message);
+        assert!(e.message.contains("latency_percentile=101") && e.message.contains("0 to 100"), "{}", e.message);
+        let j =
+            translate("j", 1, &opts("latency_target=500000\nlatency_window=5000000\nlatency_percentile=99.9")).unwrap();
+        assert_eq!(field(&j, "latency_target"), Some("500ms"), "a bare number is µs, as in fio");
+        assert_eq!((field(&j, "latency_window"), field(&j, "latency_percentile")), (Some("5s"), Some("99.9")));
+        let j = translate("j", 1, &opts("latency_target=0\nlatency_window=1s")).unwrap();
+        assert_eq!(field(&j, "latency_window"), None, "fio searches only with a target above 0");
         let e = translate("j", 1, &opts("rw=read:x")).unwrap_err();
         assert!(e.message.contains("rw=read:x") && e.message.contains("'x'"), "{}", e.message);
         let e = translate("j", 1, &opts("size=1m\nexec_prerun=ls")).unwrap_err();

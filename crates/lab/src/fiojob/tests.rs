@@ -78,8 +78,8 @@ fn variables_sweep_the_file_one_point_per_combination() {
 
 #[test]
 fn refusals_name_the_file_and_line() {
-    let e = plan("[j]\nsize=1m\nrw=randread\nlatency_target=5ms\n", &["null"], &[]).unwrap_err().to_string();
-    assert!(e.starts_with("job.fio:4: latency_target=5ms"), "{e}");
+    let e = plan("[j]\nsize=1m\nrw=randread\nexec_prerun=ls\n", &["null"], &[]).unwrap_err().to_string();
+    assert!(e.starts_with("job.fio:4: exec_prerun=ls"), "{e}");
     let e = plan("[j]\nsize=1m\nrwmixread=70\n", &["null"], &[]).unwrap_err().to_string();
     assert!(e.starts_with("job.fio:1: [j]") && e.contains("rwmixread"), "{e}");
     let e = plan("[global]\nbs=4k\n", &["null"], &[]).unwrap_err().to_string();

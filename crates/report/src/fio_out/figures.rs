@@ -13,13 +13,23 @@ pub(super) const PERCENTILES: [f64; 17] =
     [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
 /// Figures drivelab does not measure and how they are filled, written into the document.
-pub(super) const NOT_MEASURED: [&str; 5] = [
-    "ctx, majf, minf: 0 (drivelab does not count context switches or page faults)",
-    "iodepth_level, iodepth_submit, iodepth_complete: 0% everywhere (drivelab measures the mean depth, qd_mean, not its distribution)",
+pub(super) const NOT_MEASURED: [&str; 3] = [
     "short_ios: drivelab's short transfers; drop_ios: 0 (drivelab drops no I/O)",
     "slat_ns: N = 0 where drivelab has no submission latency of that direction alone (psync; io_uring runs mixing directions: its slat_ns is per submit call, of all directions)",
     "bw_* and iops_* samples: one per second (fio: one per 500 ms); a direction's per-second bandwidth is its IOPS times its mean I/O size",
 ];
+
+/// fio's job figures beyond latency and throughput: (ctx, majf, minf) and the three depth
+/// distributions in % (level, submit, complete); 0 for a result saved before they were counted.
+pub(super) fn usage(r: &RunResult) -> ([u64; 3], [[f64; 7]; 3]) {
+    use drivelab_engine::usage::fio_pcts;
+    let u = r.thread_usage.unwrap_or_default();
+    let d = r.iodepths.unwrap_or_default();
+    (
+        [u.context_switches, u.major_faults, u.minor_faults],
+        [fio_pcts(&d.issued_at_depth), fio_pcts(&d.submit_calls), fio_pcts(&d.reap_passes)],
+    )
+}
 
 /// One latency: fio's {min, max, mean, stddev, N} and the histogram when there is one.
 pub(super) struct Lat<'a> {

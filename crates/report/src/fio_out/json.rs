@@ -6,7 +6,8 @@
 //! Two top-level keys are drivelab's own: `"drivelab version"` (who wrote the document; fio's
 //! readers ignore keys they do not know, and drivelab's reader names it) and
 //! `"drivelab not measured"` (the figures drivelab does not measure and how they are filled).
-//! `disk_util` is left out: drivelab does not sample the devices' I/O statistics.
+//! `disk_util` holds the disks under the targets (their kernel statistics before and after each
+//! run), in fio's keys and units (ms ticks, `util` in %).
 
 use super::figures::{lat_ranges, Ddir, Dir, Lat, LAT_KEYS, NOT_MEASURED};
 use super::jw::{obj, J};
@@ -123,6 +124,9 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
     let io_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
     let error = r.errors.iter().map(|e| e.errno).find(|&e| e != 0).unwrap_or(0);
     let elapsed_s = (r.spec.ramp_ns + r.runtime_ns).div_ceil(1_000_000_000);
+    // fio's latency target (ns; its window in µs); without one fio writes 0, 0 and 100.
+    let lt = r.spec.lat_target.unwrap_or_default();
+    let (counts, depths) = super::figures::usage(r);
     let out = obj()
         .s("jobname", &e.name)
         .u("groupid", e.groupid as u64)
@@ -143,12 +147,12 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
         .u("job_runtime", (r.runtime_ns + 500_000) / 1_000_000)
         .f("usr_cpu", r.cpu.usr_pct)
         .f("sys_cpu", r.cpu.sys_pct)
-        .u("ctx", 0)
-        .u("majf", 0)
-        .u("minf", 0)
-        .put("iodepth_level", pct_obj(&depth_keys, &[0.0; 7]))
-        .put("iodepth_submit", pct_obj(&io_keys, &[0.0; 7]))
-        .put("iodepth_complete", pct_obj(&io_keys, &[0.0; 7]))
+        .u("ctx", counts[0])
+        .u("majf", counts[1])
+        .u("minf", counts[2])
+        .put("iodepth_level", pct_obj(&depth_keys, &depths[0]))
+        .put("iodepth_submit", pct_obj(&io_keys, &depths[1]))
+        .put("iodepth_complete", pct_obj(&io_keys, &depths[2]))
         .put("latency_ns", pct_obj(&keys, &ns))
         .put("latency_us", pct_obj(&keys, &us))
         .put("latency_ms", pct_obj(&ms_keys, &ms));
@@ -158,10 +162,10 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
         None => out,
     };
     let out = out
-        .u("latency_depth", u64::from(r.spec.qd))
-        .u("latency_target", 0)
-        .f("latency_percentile", 100.0)
-        .u("latency_window", 0);
+        .u("latency_depth", u64::from(r.latency_depth.unwrap_or(r.spec.qd)))
+        .u("latency_target", lt.target_ns)
+        .f("latency_percentile", lt.percentile)
+        .u("latency_window", lt.window_ns / 1000);
     match &r.steadystate {
         Some(ss) => out.put("steadystate", steadystate(ss)).done(),
         None => out.done(),
@@ -216,7 +220,24 @@ pub(super) fn render(m: &Model, plus: bool) -> String {
         top = top.put("global options", J::O(m.global.iter().map(|(k, v)| (k.clone(), J::S(v.clone()))).collect()));
     }
     let jobs = m.entries.iter().map(|e| entry(e, group_bw(m, e.groupid), plus)).collect();
-    top.put("jobs", J::A(jobs)).done().to_text()
+    top = top.put("jobs", J::A(jobs));
+    if !m.disks.is_empty() {
+        let disk = |d: &drivelab_engine::diskstat::DiskUtil| {
+            obj()
+                .s("name", &d.name)
+                .u("read_ios", d.read_ios)
+                .u("write_ios", d.write_ios)
+                .u("read_merges", d.read_merges)
+                .u("write_merges", d.write_merges)
+                .u("read_ticks", d.read_ticks_ms)
+                .u("write_ticks", d.write_ticks_ms)
+                .u("in_queue", d.in_queue_ms)
+                .f("util", d.util_pct())
+                .done()
+        };
+        top = top.put("disk_util", J::A(m.disks.iter().map(disk).collect()));
+    }
+    top.done().to_text()
 }
 
 #[cfg(test)]

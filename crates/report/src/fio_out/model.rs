@@ -3,9 +3,10 @@
 //!
 //! Each point (or probe) is one fio reporting group (`groupid`, from 0). fio writes one entry
 //! per job of a group unless `group_reporting` sums the group into one: a point of several jobs
-//! keeps each job's own result (`PointResult::jobs`), so both are written as fio would. A
-//! job's `numjobs` clones are one drivelab job (one result): drivelab writes one entry for them
-//! where fio writes one per clone (docs/guide: the listed differences).
+//! keeps each job's own result (`PointResult::jobs`), so both are written as fio would. A fio
+//! job's `numjobs` clones run as one drivelab job whose result keeps each clone's own
+//! (`RunResult::clones`): without `group_reporting` each clone is an entry of the job's name,
+//! as fio writes them. (A point of drivelab's own plan is one entry per job of its group.)
 
 use drivelab_engine::result::RunResult;
 use drivelab_engine::Error;
@@ -29,6 +30,9 @@ pub(super) struct Model<'a> {
     pub entries: Vec<Entry<'a>>,
     /// When the last entry's run ended, Unix epoch ms (fio's timestamp: when it wrote).
     pub ended_ms: u64,
+    /// fio's `disk_util`: each disk under the targets, over every point and probe (summed: they
+    /// ran one after another).
+    pub disks: Vec<drivelab_engine::diskstat::DiskUtil>,
 }
 
 /// Options fio lists: those with a value (fio leaves flags such as `time_based` out).
@@ -49,15 +53,31 @@ fn point_entries<'a>(p: &'a PointResult, groupid: usize, out: &mut Vec<Entry<'a>
         }
     };
     let grouped = p.point.fio.as_ref().is_some_and(|f| f.group_reporting());
+    // fio's numjobs clones, one entry each (fio job files only).
+    let clones = |r: &'a RunResult| -> Vec<&'a RunResult> {
+        if p.point.fio.is_some() && r.clones.len() > 1 {
+            r.clones.iter().collect()
+        } else {
+            vec![r]
+        }
+    };
+    if !grouped && p.jobs.len() < 2 && clones(&p.result).len() > 1 {
+        for r in clones(&p.result) {
+            out.push(Entry { name: names[0].clone(), groupid, options: own(0), result: r, jobs: 1 });
+        }
+        return;
+    }
     if grouped || p.jobs.len() < 2 {
         // fio names a summed group after its first job and lists its last job's options.
         let last = names.len().saturating_sub(1);
         out.push(Entry { name: names[0].clone(), groupid, options: own(last), result: &p.result, jobs: names.len() });
         return;
     }
-    for (k, r) in p.jobs.iter().enumerate() {
+    for (k, job) in p.jobs.iter().enumerate() {
         let name = names.get(k).cloned().unwrap_or_else(|| format!("job{k}"));
-        out.push(Entry { name, groupid, options: own(k), result: r, jobs: 1 });
+        for r in clones(job) {
+            out.push(Entry { name: name.clone(), groupid, options: own(k), result: r, jobs: 1 });
+        }
     }
 }
 
@@ -86,5 +106,13 @@ pub(super) fn build(saved: &Results) -> Result<Model<'_>, Error> {
         .map(|e| e.result.started_unix_ms + (e.result.spec.ramp_ns + e.result.runtime_ns) / 1_000_000)
         .max()
         .unwrap_or(0);
-    Ok(Model { global, entries, ended_ms })
+    let mut disks: Vec<drivelab_engine::diskstat::DiskUtil> = Vec::new();
+    let runs = saved.points.iter().map(|p| &p.result).chain(saved.probes.iter().flat_map(|p| p.results()));
+    for d in runs.flat_map(|r| &r.disk_util) {
+        match disks.iter_mut().find(|s| s.name == d.name) {
+            Some(s) => s.add(d),
+            None => disks.push(d.clone()),
+        }
+    }
+    Ok(Model { global, entries, ended_ms, disks })
 }

@@ -113,11 +113,20 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
     ranges(out, "usec", &keys, &us);
     keys.extend([String::from("2000"), String::from(">=2000")]);
     ranges(out, "msec", &keys, &ms);
-    let _ =
-        writeln!(out, "  cpu          : usr={:.2}%, sys={:.2}%, ctx=0, majf=0, minf=0", r.cpu.usr_pct, r.cpu.sys_pct);
-    out.push_str("  IO depths    : 1=0.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%\n");
-    out.push_str("     submit    : 0=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n");
-    out.push_str("     complete  : 0=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n");
+    let (c, depths) = super::figures::usage(r);
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+        r.cpu.usr_pct, r.cpu.sys_pct, c[0], c[1], c[2]
+    );
+    let line = |keys: [&str; 7], v: &[f64; 7]| -> String {
+        keys.iter().zip(v).map(|(k, p)| format!("{k}={p:.1}%")).collect::<Vec<_>>().join(", ")
+    };
+    let level = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let calls = ["0", "4", "8", "16", "32", "64", ">=64"];
+    let _ = writeln!(out, "  IO depths    : {}", line(level, &depths[0]));
+    let _ = writeln!(out, "     submit    : {}", line(calls, &depths[1]));
+    let _ = writeln!(out, "     complete  : {}", line(calls, &depths[2]));
     let _ = writeln!(
         out,
         "     issued rwts: total={},{},{},{} short={},{},{},0 dropped=0,0,0,0",
@@ -133,7 +142,16 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
         let _ =
             writeln!(out, "     errors    : total={total}, first_error={first}/<{}>", super::figures::strerror(first));
     }
-    let _ = writeln!(out, "     latency   : target=0, window=0, percentile=100.00%, depth={}", r.spec.qd);
+    // fio 3.33 writes the target in ns and the window in µs, as plain numbers.
+    let lt = r.spec.lat_target.unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+        lt.target_ns,
+        lt.window_ns / 1000,
+        lt.percentile,
+        r.latency_depth.unwrap_or(r.spec.qd)
+    );
 }
 
 fn group(out: &mut String, m: &Model, g: usize) {
@@ -176,6 +194,24 @@ pub(super) fn render(m: &Model) -> String {
     groups.dedup();
     for g in groups {
         group(&mut out, m, g);
+    }
+    if !m.disks.is_empty() {
+        out.push_str("\nDisk stats (read/write):\n");
+        for d in &m.disks {
+            let _ = writeln!(
+                out,
+                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+                d.name,
+                d.read_ios,
+                d.write_ios,
+                d.read_merges,
+                d.write_merges,
+                d.read_ticks_ms,
+                d.write_ticks_ms,
+                d.in_queue_ms,
+                d.util_pct()
+            );
+        }
     }
     out
 }

@@ -2,8 +2,10 @@
 //! `show_thread_status_terse_all`): one `;`-separated line per job entry. Per direction (read,
 //! then write): KiB, KiB/s, IOPS, runtime ms; slat, clat, lat as min;max;mean;dev in µs; fio's
 //! 20 clat percentile slots (`P%=µs`, unused slots `0%=0`); bw min;max;agg%;mean;dev (KiB/s).
-//! Then CPU (usr%;sys%;ctx;majf;minf), IO depths (7), latency us (10) and ms (12). fio
-//! appends each disk's statistics; drivelab has none to append (see [`super::json`]).
+//! Then CPU (usr%;sys%;ctx;majf;minf), IO depths (7), latency us (10) and ms (12); then, as
+//! fio, each disk's statistics (name;ios r;w;merges r;w;ticks r;w;in_queue;util%).
+
+use std::fmt::Write;
 
 use super::figures::{lat_ranges, Ddir, Dir, Lat, PERCENTILES};
 use super::json::FIO_VERSION;
@@ -56,8 +58,9 @@ fn fields(e: &Entry, group_bw: [u64; 3]) -> Vec<String> {
     ddir(&mut f, &dirs[1], group_bw[1]);
     f.push(format!("{:.6}%", r.cpu.usr_pct));
     f.push(format!("{:.6}%", r.cpu.sys_pct));
-    f.extend(["0", "0", "0"].map(String::from));
-    f.extend(std::iter::repeat_n("0.0%".to_string(), 7));
+    let (counts, depths) = super::figures::usage(r);
+    f.extend(counts.map(|c| c.to_string()));
+    f.extend(depths[0].map(|p| format!("{p:.1}%")));
     let (ns, us, ms) = lat_ranges(&[&dirs[0], &dirs[1], &dirs[2]]);
     // fio's terse line has no ns ranges: what is under 1 µs counts in its first µs range.
     let below_us: f64 = ns.iter().sum();
@@ -71,8 +74,26 @@ fn fields(e: &Entry, group_bw: [u64; 3]) -> Vec<String> {
 /// One line per entry.
 pub(super) fn render(m: &Model) -> String {
     let mut out = String::new();
+    // fio appends each disk's statistics to every line.
+    let mut disks = String::new();
+    for d in &m.disks {
+        let _ = write!(
+            disks,
+            ";{};{};{};{};{};{};{};{};{:.2}%",
+            d.name,
+            d.read_ios,
+            d.write_ios,
+            d.read_merges,
+            d.write_merges,
+            d.read_ticks_ms,
+            d.write_ticks_ms,
+            d.in_queue_ms,
+            d.util_pct()
+        );
+    }
     for e in &m.entries {
         out.push_str(&fields(e, super::json::group_bw(m, e.groupid)).join(";"));
+        out.push_str(&disks);
         out.push('\n');
     }
     out
