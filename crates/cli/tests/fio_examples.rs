@@ -292,6 +292,11 @@ fn every_example_of_fio_runs_shortened_or_is_refused_as_the_table_says() {
         EXAMPLES.len() - running
     );
     assert!(changed.is_empty(), "outcomes changed:\n{}", changed.join("\n"));
+    // The bar (#27): at least 90% of the examples for engines drivelab runs or maps run.
+    assert!(
+        storage_running * 10 >= storage_files * 9,
+        "{storage_running} of {storage_files} examples for drivelab's engines run: under 90%"
+    );
 }
 
 #[test]
