@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{drivelab_in, need_loop, stderr, stdout, LoopDev, Scratch};
+use common::{drivelab_in, need_loop, shape, stderr, stdout, LoopDev, Scratch};
 
 /// Keys drivelab's document has and fio's has not, or the other way round, and why
 /// (docs/guide/fio.md, "fio's output formats", lists the same).
@@ -40,34 +40,6 @@ const WORKLOADS: &[(&str, &str)] = &[
 
 fn fio_installed() -> bool {
     Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
-/// Every key's path (array elements as `[]`, json+'s bin keys as `<ns>`) with its JSON type.
-fn shape(v: &serde_json::Value, path: &str, out: &mut BTreeSet<String>) {
-    use serde_json::Value::*;
-    let kind = match v {
-        Null => "null",
-        Bool(_) => "bool",
-        Number(_) => "number",
-        String(_) => "string",
-        Array(_) => "array",
-        Object(_) => "object",
-    };
-    out.insert(format!("{path} {kind}"));
-    match v {
-        Object(m) => {
-            for (k, x) in m {
-                let k = if path.ends_with("/bins") { "<ns>" } else { k.as_str() };
-                shape(x, &format!("{path}/{k}"), out);
-            }
-        }
-        Array(a) => {
-            for x in a {
-                shape(x, &format!("{path}/[]"), out);
-            }
-        }
-        _ => {}
-    }
 }
 
 fn keys(doc: &serde_json::Value, plus: bool) -> BTreeSet<String> {

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{drivelab_in, skip, stderr, stdout, Scratch};
+use common::{drivelab_in, shape, skip, stderr, stdout, Scratch};
 
 const S: u64 = 1_000_000_000;
 
@@ -27,25 +27,6 @@ fn run(s: &Scratch, text: &str) -> (Option<i32>, Vec<serde_json::Value>, PathBuf
     let res = s.0.join("res");
     let dir = std::fs::read_dir(&res).unwrap().next().unwrap().unwrap().path();
     (o.status.code(), points(&res), dir, format!("{}{}", stdout(&o), stderr(&o)))
-}
-
-/// Every key's path under `v` (array elements as `[]`) with its JSON type.
-fn shape(v: &serde_json::Value, path: &str, out: &mut BTreeSet<String>) {
-    use serde_json::Value::*;
-    let kind = match v {
-        Null => "null",
-        Bool(_) => "bool",
-        Number(_) => "number",
-        String(_) => "string",
-        Array(_) => "array",
-        Object(_) => "object",
-    };
-    out.insert(format!("{path} {kind}"));
-    match v {
-        Object(m) => m.iter().for_each(|(k, x)| shape(x, &format!("{path}/{k}"), out)),
-        Array(a) => a.iter().for_each(|x| shape(x, &format!("{path}/[]"), out)),
-        _ => {}
-    }
 }
 
 const STEADY: &str = "[global]\nioengine=null\nsize=1g\nrw=read\nbs=4k\ntime_based\n[steady]\nruntime=30\n\

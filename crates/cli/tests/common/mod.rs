@@ -232,3 +232,31 @@ pub fn unmount(dir: &Path) {
     }
     let _ = Command::new("umount").arg("-l").arg(dir).status();
 }
+
+/// Every key's path (array elements as `[]`, json+'s bin keys as `<ns>`) with its JSON type.
+pub fn shape(v: &serde_json::Value, path: &str, out: &mut std::collections::BTreeSet<String>) {
+    use serde_json::Value::*;
+    let kind = match v {
+        Null => "null",
+        Bool(_) => "bool",
+        Number(_) => "number",
+        String(_) => "string",
+        Array(_) => "array",
+        Object(_) => "object",
+    };
+    out.insert(format!("{path} {kind}"));
+    match v {
+        Object(m) => {
+            for (k, x) in m {
+                let k = if path.ends_with("/bins") { "<ns>" } else { k.as_str() };
+                shape(x, &format!("{path}/{k}"), out);
+            }
+        }
+        Array(a) => {
+            for x in a {
+                shape(x, &format!("{path}/[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
