@@ -74,6 +74,7 @@ fn options(args: &ActArgs) -> Result<ActOptions, Error> {
         search: args.search,
         probe_time_ns: dur_ns("--probe-time", &args.probe_time)?,
         search_start: args.search_start,
+        latency_split: args.latency_split,
     })
 }
 

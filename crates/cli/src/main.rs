@@ -31,6 +31,8 @@ use args::{Cli, Command};
 use run_cmd::Outcome;
 
 fn main() {
+    // `--latency-split`'s kernel side, where this build has it (the `bpf` feature).
+    drivelab_bpf::register();
     // fio's command line is fio's (`drivelab fio ...`, `drivelab run --name=...`): not clap's.
     let raw: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
     if let Some(argv) = fio_cmd::fio_argv(&raw) {

@@ -162,6 +162,23 @@ pub fn execute(
     power_cmd: Option<&String>,
     steady: &PointsArgs,
 ) -> Result<(Outcome, PathBuf), Error> {
+    // --latency-split: on every point (and every job run beside one), recorded with its fields.
+    let split_plan;
+    let plan = if steady.latency_split {
+        let mut p = plan.clone();
+        for pt in &mut p.points {
+            pt.spec.latency_split = true;
+            pt.fields.push(("latency_split".into(), "true".into()));
+            for c in &mut pt.concurrent {
+                c.spec.latency_split = true;
+                c.fields.push(("latency_split".into(), "true".into()));
+            }
+        }
+        split_plan = p;
+        &split_plan
+    } else {
+        plan
+    };
     let opts = PlanOptions {
         precondition_passes: steady.precondition,
         steady: steady.rule()?,

@@ -33,6 +33,7 @@ pub mod replay;
 pub mod result;
 pub mod run;
 pub mod spec;
+pub mod split;
 pub mod sysfs;
 pub mod target;
 #[doc(hidden)]

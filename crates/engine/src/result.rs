@@ -283,6 +283,9 @@ pub struct RunResult {
     /// `latency_depth`; of the last job, with several).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_depth: Option<u32>,
+    /// `--latency-split`: where each I/O's lat went, stage by stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_split: Option<LatencySplitStats>,
     /// The job threads' context switches and page faults over the measured part, summed (fio's
     /// `ctx`, `majf`, `minf`); absent in results saved before they were counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -528,4 +531,63 @@ impl MismatchRecord {
             found_hex: m.first.map(|d| hex(&d.found)).unwrap_or_default(),
         }
     }
+}
+
+/// `--latency-split`: where each I/O's `lat` went, stage by stage (see `crate::split`). Every
+/// `_ns` figure is nanoseconds; a stage's time is from the stamp that ends the stage before it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct LatencySplitStats {
+    /// Measured I/Os.
+    pub ios: u64,
+    /// Of those, the ones cut into stages (every kernel stamp found); the rest are `unmatched`.
+    pub cut: u64,
+    /// Cut I/Os that had no block request (page-cache hits, tmpfs): their device stage is 0.
+    pub without_device: u64,
+    /// Measured I/Os whose kernel stamps were missing: counted, never cut with guesses.
+    pub unmatched: u64,
+    /// Cut I/Os whose stamps were out of order and were put in order (see `split::cut`).
+    pub clamped: u64,
+    /// Kernel events about this run's I/Os the BPF programs could not match (a request of an I/O
+    /// whose record had moved on).
+    pub lost_events: u64,
+    /// Cut I/Os io_uring handed to an io-wq worker (their wait for it is in the kernel stage).
+    pub io_wq: u64,
+    /// Each stage over every cut I/O, in order: tool, kernel, device, completion, reap.
+    pub stages: Vec<StageStats>,
+    /// At p50, p99 and p99.9 of the cut I/Os' lat: each stage's mean over the I/Os at that lat
+    /// (the histogram bucket holding the percentile). They add up to the bucket's mean lat.
+    pub at: Vec<SplitAt>,
+    /// Each second of the run: its cut I/Os and each stage's mean.
+    pub series: Vec<SplitSecondStats>,
+}
+
+/// One stage over every cut I/O.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct StageStats {
+    pub stage: String,
+    pub lat_ns: LatSummary,
+    pub mean_ns: f64,
+    /// Its mean as a share of the mean lat, in percent.
+    pub share_pct: f64,
+}
+
+/// The split at one percentile of lat.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SplitAt {
+    /// `p50`, `p99`, `p99.9`.
+    pub percentile: String,
+    pub lat_ns: u64,
+    /// The I/Os at that lat (in its bucket) the stages are the mean of.
+    pub bucket_ios: u64,
+    pub stage_ns: crate::split::Stages<u64>,
+    pub share_pct: crate::split::Stages<f64>,
+    /// The stages added up (equal to `lat_ns` within the histogram's bucket error).
+    pub sum_ns: u64,
+}
+
+/// One second of the split.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SplitSecondStats {
+    pub ios: u64,
+    pub mean_ns: crate::split::Stages<u64>,
 }

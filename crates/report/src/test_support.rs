@@ -95,6 +95,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             ended: None,
             steadystate: None,
             latency_depth: None,
+            latency_split: None,
             thread_usage: None,
             iodepths: None,
             disk_util: Vec::new(),

@@ -325,6 +325,11 @@ pub struct PointsArgs {
     /// results record it. Without it such a device is filled whole first, as a new file is.
     #[arg(long, help_heading = "Steady state")]
     pub no_prep: bool,
+    /// Cut every I/O's latency of every point into where it went (drivelab, kernel, device,
+    /// completion, reap), as `run --latency-split` does; a plan's key `latency_split` does it
+    /// for its own points.
+    #[arg(long)]
+    pub latency_split: bool,
 }
 
 /// `drivelab plan`.
@@ -458,6 +463,10 @@ pub struct ActArgs {
     /// Find the highest whole N that passes: start high, step down, refine, then confirm at --time.
     #[arg(long)]
     pub search: bool,
+    /// Cut every I/O's latency into where it went (drivelab, kernel, device, completion, reap),
+    /// as `run --latency-split` does: which stage made a slice fail.
+    #[arg(long)]
+    pub latency_split: bool,
     /// Where --search starts (default: estimated from a short read-throughput probe).
     #[arg(long, value_name = "N", requires = "search")]
     pub search_start: Option<u32>,

@@ -21,6 +21,7 @@ impl Default for PointsArgs {
             repeat: repeat.runs,
             pick: repeat.pick,
             no_prep: false,
+            latency_split: false,
         }
     }
 }

@@ -146,6 +146,11 @@ pub struct RunArgs {
     /// --sqthread_poll; SQPOLL). Its CPU is counted in the result's sys CPU.
     #[arg(long, alias = "sqthread_poll", help_heading = "Engine")]
     pub sqpoll: bool,
+    /// Cut every I/O's latency into where it went: drivelab, the kernel before the device, the
+    /// device, the completion path, the reap (BPF stamps of each I/O; io_uring, root, a kernel
+    /// with BTF, and a drivelab built with the `bpf` feature).
+    #[arg(long, help_heading = "Engine")]
+    pub latency_split: bool,
     /// The CPU the --sqpoll kernel thread is bound to (fio's --sqthread_poll_cpu).
     #[arg(long, alias = "sqthread_poll_cpu", value_name = "CPU", requires = "sqpoll", help_heading = "Engine")]
     pub sqpoll_cpu: Option<String>,
@@ -329,6 +334,9 @@ impl RunArgs {
         }
         if self.sqpoll {
             pairs.push(("sqpoll", "true"));
+        }
+        if self.latency_split {
+            pairs.push(("latency_split", "true"));
         }
         if self.verify {
             pairs.push(("verify", "true"));

@@ -84,6 +84,9 @@ pub struct RingOptions {
     pub iopoll: bool,
     pub sqpoll: bool,
     pub sqpoll_cpu: Option<u32>,
+    /// `--latency-split`: bits every SQE's user_data carries above its slot (0: none), so the
+    /// kernel's probes find the I/O's record (`crate::split::user_data_tag`).
+    pub user_data_tag: u64,
 }
 
 pub(crate) struct Uring {
@@ -121,6 +124,8 @@ pub(crate) struct Uring {
     /// ring's discard needs Linux 6.12); a file's trims punch holes through the ring.
     block: bool,
     pub facts: RingFacts,
+    /// Bits every SQE's user_data carries above its slot (`RingOptions::user_data_tag`).
+    tag: u64,
     /// Tests: the errno the next submit call fails with, instead of calling the kernel.
     #[cfg(test)]
     fail_next_submit: Option<i32>,
@@ -211,6 +216,7 @@ impl Uring {
             look_before_sleep: !block && wait::on_tmpfs(fd),
             block,
             facts,
+            tag: opts.user_data_tag,
             #[cfg(test)]
             fail_next_submit: None,
         })
@@ -448,6 +454,7 @@ unsafe impl Backend for Uring {
                     continue;
                 }
                 let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p, self.pool.io_ptr(p.slot, p.len));
+                let e = if self.tag != 0 { e.user_data(p.slot as u64 | self.tag) } else { e };
                 // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
                 // lives until Drop has drained the ring, and which the worker leaves alone until
                 // this slot's completion is reaped; the file is ours and stays open.

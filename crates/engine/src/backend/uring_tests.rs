@@ -124,7 +124,7 @@ fn what_the_kernel_refuses_is_dropped_and_named() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let opts = RingOptions { iopoll: true, sqpoll: true, sqpoll_cpu: Some(u32::MAX) };
+    let opts = RingOptions { iopoll: true, sqpoll: true, sqpoll_cpu: Some(u32::MAX), ..Default::default() };
     let u = Uring::new(f, 4, BufferPool::new(4, 4096), opts).unwrap();
     assert!(!u.facts.flags.contains(&"sqpoll".to_string()), "no CPU u32::MAX: {:?}", u.facts);
     assert!(u.facts.refused.iter().any(|r| r.starts_with("sqpoll: ")), "{:?}", u.facts);

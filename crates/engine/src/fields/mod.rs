@@ -54,6 +54,7 @@ pub enum Field {
     Hipri,
     Sqpoll,
     SqpollCpu,
+    LatencySplit,
     Verify,
     VerifyAfter,
     VerifyUnit,
@@ -113,7 +114,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 62] = [
+    pub const SETTABLE: [Field; 63] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -176,15 +177,16 @@ impl Field {
         Field::LatencyWindow,
         Field::LatencyPercentile,
         Field::LatencyRun,
+        Field::LatencySplit,
     ];
-    const ALL: [Field; 64] = {
-        let mut all = [Field::Thresholds; 64];
+    const ALL: [Field; 65] = {
+        let mut all = [Field::Thresholds; 65];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[63] = Field::Size;
+        all[64] = Field::Size;
         all
     };
 
@@ -221,6 +223,7 @@ impl Field {
             Field::Hipri => "hipri",
             Field::Sqpoll => "sqpoll",
             Field::SqpollCpu => "sqpoll_cpu",
+            Field::LatencySplit => "latency_split",
             Field::Verify => "verify",
             Field::VerifyAfter => "verify_after",
             Field::VerifyUnit => "verify_unit",
@@ -440,6 +443,7 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
         }
         Field::Hipri => spec.hipri = boolean(field, v)?,
         Field::Sqpoll => spec.sqpoll = boolean(field, v)?,
+        Field::LatencySplit => spec.latency_split = boolean(field, v)?,
         Field::SqpollCpu => {
             spec.sqpoll_cpu = Some(number(field, v)?);
             spec.sqpoll = true;

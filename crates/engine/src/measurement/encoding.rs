@@ -69,15 +69,18 @@ struct Wire {
     targets: Vec<WireTarget>,
     errors: Vec<ErrorStat>,
     series: String,
+    /// `--latency-split` (see `split.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    split: Option<String>,
 }
 
 // ---- varints ----
 
 #[derive(Default)]
-struct Out(Vec<u8>);
+pub(super) struct Out(Vec<u8>);
 
 impl Out {
-    fn u(&mut self, mut v: u128) {
+    pub(super) fn u(&mut self, mut v: u128) {
         loop {
             let b = (v & 0x7f) as u8;
             v >>= 7;
@@ -116,7 +119,7 @@ impl Out {
         }
     }
 
-    fn hist(&mut self, h: &Histogram) {
+    pub(super) fn hist(&mut self, h: &Histogram) {
         let buckets: Vec<(usize, u64)> = h.nonempty().collect();
         self.runs(&buckets);
         if !buckets.is_empty() {
@@ -153,12 +156,12 @@ impl Out {
     }
 }
 
-struct In<'a> {
+pub(super) struct In<'a> {
     b: &'a [u8],
     at: usize,
 }
 
-type R<T> = Result<T, String>;
+pub(super) type R<T> = Result<T, String>;
 
 impl In<'_> {
     fn left(&self) -> usize {
@@ -182,12 +185,12 @@ impl In<'_> {
         Err("a number is too long".into())
     }
 
-    fn u64(&mut self) -> R<u64> {
+    pub(super) fn u64(&mut self) -> R<u64> {
         u64::try_from(self.u128()?).map_err(|_| "a count is too large".to_string())
     }
 
     /// A length, bounded by what is left (every element takes at least `min_bytes`) and `max`.
-    fn len(&mut self, min_bytes: usize, max: usize) -> R<usize> {
+    pub(super) fn len(&mut self, min_bytes: usize, max: usize) -> R<usize> {
         let n = self.u64()?;
         if n > max as u64 || n as usize * min_bytes > self.left() {
             return Err(format!("a length of {n} is more than it can hold"));
@@ -223,7 +226,7 @@ impl In<'_> {
         Ok(out)
     }
 
-    fn hist(&mut self) -> R<Histogram> {
+    pub(super) fn hist(&mut self) -> R<Histogram> {
         let buckets = self.runs("a histogram's")?;
         let k = buckets.len();
         if k == 0 {
@@ -388,6 +391,11 @@ impl Serialize for Measurement {
             targets,
             errors: self.errors.clone(),
             series: series_out(&self.series),
+            split: self.split.as_ref().map(|sp| {
+                let mut o = Out::default();
+                super::split::write(sp, &mut o);
+                o.b64()
+            }),
         }
         .serialize(s)
     }
@@ -450,6 +458,10 @@ fn from_wire(w: Wire) -> R<Measurement> {
         series: unpack("series", &w.series, series_in)?,
         interrupted: w.interrupted,
         stopped_by_error: w.stopped_by_error,
+        split: match &w.split {
+            None => None,
+            Some(s) => Some(unpack("split", s, super::split::read)?),
+        },
     })
 }
 

@@ -109,6 +109,8 @@ pub(super) fn from_figures(r: &RunResult) -> Measurement {
         series,
         interrupted: r.interrupted,
         stopped_by_error: r.stopped_by_error,
+        // A split is kept only with its measurement (it is not rebuilt from figures).
+        split: None,
     }
 }
 

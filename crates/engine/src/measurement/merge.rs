@@ -36,6 +36,10 @@ pub fn merge(a: &Measurement, b: &Measurement) -> Measurement {
             .collect(),
         interrupted: a.interrupted || b.interrupted,
         stopped_by_error: a.stopped_by_error || b.stopped_by_error,
+        split: match (&a.split, &b.split) {
+            (Some(x), Some(y)) => Some(super::split::merge(x, y)),
+            (x, y) => x.clone().or_else(|| y.clone()),
+        },
     }
 }
 

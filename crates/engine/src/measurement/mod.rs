@@ -17,6 +17,7 @@
 pub mod encoding;
 mod legacy;
 pub mod merge;
+pub mod split;
 pub mod summarize;
 #[cfg(test)]
 mod tests;
@@ -138,6 +139,8 @@ pub struct Measurement {
     pub series: Vec<Second>,
     pub interrupted: bool,
     pub stopped_by_error: bool,
+    /// `--latency-split`: where each I/O's lat went (see `split.rs`).
+    pub split: Option<split::Split>,
 }
 
 /// Where a job ran, for [`Measurement::of_job`].
@@ -219,6 +222,7 @@ impl Measurement {
             series: out.series.iter().map(|s| Second::of(s, at.thresholds)).collect(),
             interrupted: out.interrupted,
             stopped_by_error: out.stopped_by_error,
+            split: out.split.clone(),
         }
     }
 

@@ -33,6 +33,7 @@ pub struct Figures {
     pub stopped_by_error: bool,
     pub open_loop: Option<OpenLoopStats>,
     pub slat_ns: Option<LatSummary>,
+    pub latency_split: Option<crate::result::LatencySplitStats>,
 }
 
 use crate::hist::LatSummary;
@@ -56,6 +57,7 @@ impl Figures {
         r.stopped_by_error = self.stopped_by_error;
         r.open_loop = self.open_loop;
         r.slat_ns = self.slat_ns;
+        r.latency_split = self.latency_split;
     }
 
     /// The figures `r` holds now.
@@ -77,6 +79,7 @@ impl Figures {
             stopped_by_error: r.stopped_by_error,
             open_loop: r.open_loop.clone(),
             slat_ns: r.slat_ns.clone(),
+            latency_split: r.latency_split.clone(),
         }
     }
 }
@@ -133,6 +136,7 @@ pub fn summarize(m: &Measurement, spec: &AccessSpec) -> Figures {
             .as_ref()
             .map(|_| open_loop(m, spec.rate.unwrap_or_default(), spec.mean_bs(), all.count())),
         slat_ns: (m.slat.count() > 0).then(|| m.slat.summary()),
+        latency_split: m.split.as_ref().map(super::split::summarize),
     }
 }
 

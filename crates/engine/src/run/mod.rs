@@ -227,6 +227,15 @@ fn run_streams_with(
         .map(|f| (f.id, Arc::new(crate::worker::FlowGroup::default())))
         .collect();
     let zone_tables = zbd::tables(streams);
+    // `--latency-split`: the kernel's stamp table for every job of the run (attached until the
+    // run ends), and the job's number in it.
+    let split = if streams.iter().any(|st| st.spec.latency_split) {
+        let slots = streams.iter().map(|st| st.spec.qd).max().unwrap_or(1);
+        let jobs = u32::try_from(n_jobs).unwrap_or(u32::MAX);
+        Some(crate::split::begin(jobs, slots).map_err(|why| Error::invalid(format!("--latency-split: {why}")))?)
+    } else {
+        None
+    };
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
         let spec_arc = Arc::new(resolved[si].clone());
@@ -265,6 +274,10 @@ fn run_streams_with(
                     trace,
                     flow: spec.flow.filter(|f| f.weight > 0).and_then(|f| flows.get(&f.id).cloned()),
                     zones: zone_tables[si][ti].clone(),
+                    split: split
+                        .as_ref()
+                        .filter(|_| spec.latency_split)
+                        .map(|t| crate::split::JobTable { table: t.clone(), job: job_no as u32 }),
                 };
                 let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
                     Ok(f) => f,
@@ -452,8 +465,12 @@ fn job_thread(
             (JobOutput { failure: Some(why), ..Default::default() }, None)
         }
     }
-    let ring =
-        crate::backend::uring::RingOptions { iopoll: spec.hipri, sqpoll: spec.sqpoll, sqpoll_cpu: spec.sqpoll_cpu };
+    let ring = crate::backend::uring::RingOptions {
+        iopoll: spec.hipri,
+        sqpoll: spec.sqpoll,
+        sqpoll_cpu: spec.sqpoll_cpu,
+        user_data_tag: ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job)),
+    };
     with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate, verify })
 }
 
@@ -549,6 +566,7 @@ fn aggregate(
         ended: None,
         steadystate: None,
         latency_depth: reports.iter().filter_map(|r| r.output.latency_depth).last(),
+        latency_split: f.latency_split.clone(),
         thread_usage: Some(reports.iter().fold(Default::default(), |mut u: crate::usage::ThreadUsage, r| {
             u.add(&r.output.usage);
             u

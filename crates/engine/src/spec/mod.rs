@@ -192,6 +192,10 @@ pub struct AccessSpec {
     /// With `sqpoll`: the CPU its kernel thread is bound to (fio's `sqthread_poll_cpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqpoll_cpu: Option<u32>,
+    /// Cut every I/O's lat into the stages it spent in drivelab, the kernel, the device and the
+    /// completion path, from BPF stamps of the same I/O (`crate::split`; io_uring only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub latency_split: bool,
     /// Stamp every written unit with a header and check every read of a written unit as it
     /// completes (see `verify`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -349,6 +353,7 @@ impl Default for AccessSpec {
             hipri: false,
             sqpoll: false,
             sqpoll_cpu: None,
+            latency_split: false,
             verify: false,
             verify_after: false,
             verify_unit_bytes: None,
@@ -630,6 +635,21 @@ impl AccessSpec {
         if (self.hipri || self.sqpoll) && !matches!(self.engine, EngineKind::Uring | EngineKind::UringCmd) {
             let field = if self.hipri { Field::Hipri } else { Field::Sqpoll };
             return bad(field, "on".into(), "is io_uring's: use --engine uring, or drop it");
+        }
+        if self.latency_split && self.engine != EngineKind::Uring {
+            return bad(
+                Field::LatencySplit,
+                "on".into(),
+                "follows io_uring's tracepoints: use --engine uring, or drop --latency-split",
+            );
+        }
+        if self.latency_split {
+            if let Some(why) = crate::split::unavailable() {
+                return bad(Field::LatencySplit, "on".into(), &why);
+            }
+        }
+        if self.latency_split && self.hipri {
+            return bad(Field::LatencySplit, "on".into(), "cannot follow polled I/O (--hipri): drop one of them");
         }
         if self.hipri && !self.direct && self.engine != EngineKind::UringCmd {
             return bad(Field::Hipri, "on".into(), "polls O_DIRECT I/O only: drop --buffered, or drop --hipri");

@@ -34,6 +34,7 @@ mod lat_target;
 mod queue;
 mod recorder;
 mod schedule;
+mod split;
 mod stamps;
 mod verify;
 mod window;
@@ -131,6 +132,8 @@ pub struct JobCtx {
     pub run_job: (u32, u32),
     /// fio's `zonemode=zbd`: the emulated zones of this job's target (shared by its jobs).
     pub zones: Option<Arc<crate::zbd::ZoneTable>>,
+    /// `--latency-split`: this job's records in the kernel's stamp table.
+    pub split: Option<crate::split::JobTable>,
 }
 
 /// One second (or the last partial second) of one job.
@@ -227,6 +230,8 @@ pub struct JobOutput {
     pub usage: crate::usage::ThreadUsage,
     /// fio's depth distributions over the measured part, as counts.
     pub depths: crate::usage::DepthCounts,
+    /// `--latency-split`: where each measured I/O's lat went.
+    pub split: Option<crate::measurement::split::Split>,
 }
 
 /// Run one job to its end on `backend`, using its buffer pool (one slot per queue entry), from
@@ -268,6 +273,9 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     rec.ignore = spec.ignore_errors.clone().unwrap_or_default();
     rec.fill = spec.fill_device;
     let mut q = Queue::new::<B>(ctx, verify);
+    if let Some(s) = q.split.as_mut() {
+        s.start = window.start;
+    }
     if let Some(l) = q.lat.as_mut() {
         l.start(begin);
     }
@@ -366,6 +374,8 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     let mut out = rec.finish(&window, last_t, &ctx.live);
     out.zbd_ended = q.exhausted;
     out.latency_depth = q.lat.as_ref().map(|l| l.qd);
+    let first_job = ctx.split.as_ref().is_some_and(|t| t.job == 0);
+    out.split = q.split.take().map(|s| s.finish(first_job));
     out.verify = q.verify.map(|v| v.finish());
     out
 }
@@ -407,6 +417,9 @@ fn lat_step(ctx: &JobCtx, q: &mut Queue, window: &mut Window, rec: &mut Recorder
             if window.measuring {
                 window.restart_at(t);
                 rec.restart_measurement();
+                if let Some(s) = q.split.as_mut() {
+                    s.restart(window.start);
+                }
             }
         }
         lat_target::Step::Done => stops = true,

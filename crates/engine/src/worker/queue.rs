@@ -42,6 +42,8 @@ pub(super) struct Queue {
     pub(super) exhausted: bool,
     /// fio's latency target: the depth search, fed by each completion (`lat_target.rs`).
     pub(super) lat: Option<super::lat_target::LatControl>,
+    /// `--latency-split`: the job's kernel records and its split.
+    pub(super) split: Option<super::split::SplitRec>,
     /// At most this many I/Os queued or in flight (the latency target's depth; else `qd`).
     pub(super) limit: usize,
 }
@@ -87,6 +89,7 @@ impl Queue {
             dedupe: spec.dedupe.filter(|_| spec.has_writes()).map(|d| super::dedupe::DedupeFill::new(ctx, d)),
             exhausted: false,
             lat: spec.lat_target.as_ref().map(|t| super::lat_target::LatControl::new(t, spec.qd, 0)),
+            split: ctx.split.clone().and_then(|t| super::split::SplitRec::new(t, spec.qd)),
             limit: if spec.lat_target.is_some() { 1 } else { qd },
         }
     }
@@ -268,6 +271,9 @@ impl Queue {
             if measuring {
                 rec.out.depths.submitted(part.len());
             }
+            if let Some(sp) = self.split.as_mut() {
+                part.iter().for_each(|p| sp.arm(p.slot));
+            }
             let before = stamp_before_submit(clock);
             backend.submit(part)?;
             let t_submit = stamp_after_submit::<B>(before, clock);
@@ -300,13 +306,14 @@ impl Queue {
     ) -> bool {
         let mut err_stop = false;
         let mut taken = 0usize;
-        let (slots, free, inflight, free_since, verify, lat) = (
+        let (slots, free, inflight, free_since, verify, lat, split) = (
             &mut self.slots,
             &mut self.free,
             &mut self.inflight,
             &mut self.free_since,
             &mut self.verify,
             &mut self.lat,
+            &mut self.split,
         );
         backend.reap(&mut |slot, res| {
             let s = &mut slots[slot as usize];
@@ -323,6 +330,9 @@ impl Queue {
                 }
                 if measuring {
                     rec.completed(s, done);
+                    if let Some(sp) = split.as_mut() {
+                        sp.reaped(slot, s.t_before, done);
+                    }
                 }
             } else {
                 err_stop |= rec.failed(super::ErrorOp::Io(s.op), s.offset, res, continue_on_error);

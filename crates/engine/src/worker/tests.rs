@@ -99,6 +99,7 @@ unsafe impl Backend for Stalling {
 pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
     JobCtx {
         zones: None,
+        split: None,
         spec: Arc::new(spec),
         run_job: (0, 1),
         job: 0,

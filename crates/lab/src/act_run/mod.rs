@@ -55,6 +55,8 @@ pub struct ActOptions {
     pub pace: drivelab_engine::spec::PaceMode,
     pub engine: EngineKind,
     pub seed: u64,
+    /// `--latency-split` on every stream (see `drivelab_engine::split`).
+    pub latency_split: bool,
     /// Fill every target with random data before the first load (ACT's act_prep).
     pub prep: bool,
     /// Search the highest passing N instead of running `config.scale` once.
@@ -86,6 +88,7 @@ impl ActOptions {
             search: false,
             probe_time_ns: 10_000_000_000,
             search_start: None,
+            latency_split: false,
         }
     }
 }

@@ -130,6 +130,7 @@ fn stream_spec(opts: &ActOptions, s: StreamShape) -> AccessSpec {
         data: DataPattern::Random,
         seed: s.seed,
         engine: opts.engine,
+        latency_split: opts.latency_split,
         rate: Some(Rate {
             per_s: s.per_thread_per_s * qd as f64,
             scope: RateScope::Job,

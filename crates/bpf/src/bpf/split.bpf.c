@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+//
+// drivelab --latency-split: the kernel's stamps of each I/O, written into the record the I/O's
+// io_uring user_data names (see crates/engine/src/split). No ring buffer, no per-event output:
+// the job thread reads its own records when it reaps each completion.
+//
+// Stamps, in the order an I/O meets them (tracepoints only: BTF-typed raw tracepoints, which
+// every kernel with BTF has; fentry and kprobes need ftrace features many kernels lack):
+//   accept  tp_btf/io_uring_submit_req       io_uring took the SQE
+//   punt    tp_btf/io_uring_queue_async_work handed to an io-wq worker
+//   issue   tp_btf/block_rq_issue            its first block request went to the driver
+//   done    tp_btf/block_rq_complete         its last block request completed
+//   cqe     tp_btf/io_uring_complete         its completion was posted
+//
+// A block request is tied to its I/O through its bios, not through the task that submitted
+// them, so requests dispatched by another task (a plug flush, blk-throttle's dispatch worker,
+// kblockd) still find their I/O: a direct-I/O bio points to its dio (block device: `blkdev_dio`,
+// which embeds the first bio; a file system through iomap: `iomap_dio`), the dio to its kiocb,
+// and io_uring's kiocb is the first field of its request, whose user_data names the record. The
+// bio's end_io function says which dio it is (addresses from /proc/kallsyms, given by drivelab);
+// a bio split off another points to it (`bio_chain_endio`). Any other bio (buffered I/O's
+// writeback or readahead, another process's) names no record and stamps nothing.
+//
+// Only the kernel structure fields read below are declared, with CO-RE relocations
+// (preserve_access_index): libbpf moves them to the running kernel's offsets, so no vmlinux.h
+// and no kernel headers are needed to build this.
+
+typedef unsigned long long __u64;
+typedef unsigned int __u32;
+typedef unsigned short __u16;
+typedef unsigned char __u8;
+typedef long long __s64;
+typedef int __s32;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+// From linux/bpf.h (stable UAPI values).
+#define BPF_MAP_TYPE_ARRAY 2
+#define BPF_F_MMAPABLE (1U << 10)
+
+#define USER_DATA_MARK 0xD1ABULL
+#define MAX_BIOS_PER_RQ 16
+
+struct io_cqe {
+	__u64 user_data;
+} __attribute__((preserve_access_index));
+
+struct io_kiocb {
+	struct io_cqe cqe;
+} __attribute__((preserve_access_index));
+
+struct kiocb {
+	long long ki_pos;
+} __attribute__((preserve_access_index));
+
+struct io_rw {
+	struct kiocb kiocb;
+} __attribute__((preserve_access_index));
+
+struct bio {
+	struct bio *bi_next;
+	void *bi_end_io;
+	void *bi_private;
+} __attribute__((preserve_access_index));
+
+struct blkdev_dio {
+	struct kiocb *iocb;
+	unsigned int flags;
+	struct bio bio;
+} __attribute__((preserve_access_index));
+
+struct iomap_dio {
+	struct kiocb *iocb;
+} __attribute__((preserve_access_index));
+
+struct request {
+	unsigned int __data_len;
+	struct bio *bio;
+} __attribute__((preserve_access_index));
+
+// The layout of drivelab_engine::split::KernelStamps.
+struct stamps {
+	__u64 seq;
+	__u64 accept;
+	__u64 punt;
+	__u64 issue;
+	__u64 done;
+	__u64 cqe;
+	__u32 rqs;
+	__u32 pad;
+};
+
+struct config {
+	__u32 tgid;
+	__u32 slots_per_job;
+	__u32 entries;
+	__u32 pad;
+	// end_io functions of the bios this follows (0: not in this kernel).
+	__u64 blkdev_async; // blkdev_bio_end_io_async: the bio is embedded in its blkdev_dio
+	__u64 blkdev_multi; // blkdev_bio_end_io: bi_private is the blkdev_dio
+	__u64 iomap;        // iomap_dio_bio_end_io: bi_private is the iomap_dio
+	__u64 chain;        // bio_chain_endio: bi_private is the bio it was split from
+};
+
+struct counters {
+	__u64 lost;  // a request of one of our I/Os whose record had moved on
+	__u64 punts; // I/Os handed to io-wq
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct stamps);
+	__uint(max_entries, 1); // set to jobs x slots before load
+} stamps SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct config);
+	__uint(max_entries, 1);
+} config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct counters);
+	__uint(max_entries, 1);
+} counters SEC(".maps");
+
+static __always_inline struct config *cfg(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&config, &zero);
+}
+
+static __always_inline struct counters *counts(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&counters, &zero);
+}
+
+static __always_inline int ours(struct config *c)
+{
+	return c && (bpf_get_current_pid_tgid() >> 32) == c->tgid;
+}
+
+// The record a user_data names (NULL: not one of ours).
+static __always_inline struct stamps *record(struct config *c, __u64 ud)
+{
+	if (!c || (ud >> 48) != USER_DATA_MARK)
+		return 0;
+	__u32 job = (ud >> 32) & 0xffff;
+	__u32 slot = (__u32)ud;
+	if (slot >= c->slots_per_job)
+		return 0;
+	__u64 i = (__u64)job * c->slots_per_job + slot;
+	if (i >= c->entries)
+		return 0;
+	__u32 idx = (__u32)i;
+	return bpf_map_lookup_elem(&stamps, &idx);
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(on_submit, struct io_kiocb *req)
+{
+	struct config *c = cfg();
+	if (!ours(c))
+		return 0;
+	struct stamps *s = record(c, BPF_CORE_READ(req, cqe.user_data));
+	if (s)
+		s->accept = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/io_uring_queue_async_work")
+int BPF_PROG(on_punt, struct io_kiocb *req, int rw)
+{
+	struct config *c = cfg();
+	if (!ours(c))
+		return 0;
+	struct stamps *s = record(c, BPF_CORE_READ(req, cqe.user_data));
+	if (!s)
+		return 0;
+	s->punt = bpf_ktime_get_ns();
+	struct counters *n = counts();
+	if (n)
+		__sync_fetch_and_add(&n->punts, 1);
+	return 0;
+}
+
+// The io_uring user_data of the I/O a bio belongs to (0: none of io_uring's direct I/O).
+static __always_inline __u64 owner(struct config *c, struct bio *bio)
+{
+	struct kiocb *iocb = 0;
+	for (int hop = 0; hop < 2 && bio; hop++) {
+		__u64 end_io = (__u64)BPF_CORE_READ(bio, bi_end_io);
+		if (!end_io)
+			return 0;
+		if (end_io == c->chain) {
+			bio = BPF_CORE_READ(bio, bi_private);
+			continue;
+		}
+		if (end_io == c->blkdev_async) {
+			struct blkdev_dio *dio = (void *)bio - bpf_core_field_offset(struct blkdev_dio, bio);
+			iocb = BPF_CORE_READ(dio, iocb);
+		} else if (end_io == c->blkdev_multi) {
+			struct blkdev_dio *dio = BPF_CORE_READ(bio, bi_private);
+			iocb = BPF_CORE_READ(dio, iocb);
+		} else if (end_io == c->iomap) {
+			struct iomap_dio *dio = BPF_CORE_READ(bio, bi_private);
+			iocb = BPF_CORE_READ(dio, iocb);
+		}
+		break;
+	}
+	if (!iocb)
+		return 0;
+	struct io_kiocb *req = (void *)iocb - bpf_core_field_offset(struct io_rw, kiocb);
+	return BPF_CORE_READ(req, cqe.user_data);
+}
+
+// Stamp every I/O a request carries (a merged request carries several).
+static __always_inline void stamp_rq(struct request *rq, int issue)
+{
+	struct config *c = cfg();
+	if (!c || !c->tgid)
+		return;
+	struct bio *bio = BPF_CORE_READ(rq, bio);
+	__u64 now = bpf_ktime_get_ns();
+	for (int i = 0; i < MAX_BIOS_PER_RQ && bio; i++) {
+		__u64 ud = owner(c, bio);
+		struct stamps *s = ud ? record(c, ud) : 0;
+		if (s && s->accept) {
+			if (issue) {
+				if (!s->issue)
+					s->issue = now;
+				s->rqs += 1;
+			} else {
+				s->done = now;
+			}
+		} else if (s) {
+			struct counters *n = counts();
+			if (n)
+				__sync_fetch_and_add(&n->lost, 1);
+		}
+		bio = BPF_CORE_READ(bio, bi_next);
+	}
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(on_issue, struct request *rq)
+{
+	stamp_rq(rq, 1);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(on_rq_done, struct request *rq, __u8 error, unsigned int nr_bytes)
+{
+	stamp_rq(rq, 0);
+	return 0;
+}
+
+// The completion is posted. `req` is the second argument on every kernel since 6.0 (the third
+// changed from the CQE's fields to the CQE itself in 6.x), so only it is read.
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(on_cqe, void *ring, struct io_kiocb *req)
+{
+	struct config *c = cfg();
+	if (!req || !c || !c->tgid)
+		return 0;
+	struct stamps *s = record(c, BPF_CORE_READ(req, cqe.user_data));
+	if (s && s->accept)
+		s->cqe = bpf_ktime_get_ns();
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
