@@ -18,6 +18,8 @@ pub mod encoding;
 mod legacy;
 pub mod merge;
 pub mod split;
+#[cfg(test)]
+mod split_tests;
 pub mod summarize;
 #[cfg(test)]
 mod tests;

@@ -230,6 +230,12 @@ fn run_streams_with(
     // `--latency-split`: the kernel's stamp table for every job of the run (attached until the
     // run ends), and the job's number in it.
     let split = if streams.iter().any(|st| st.spec.latency_split) {
+        if streams.iter().any(|st| st.spec.latency_split && st.targets.iter().any(|t| t.info.kind == TargetKind::Null))
+        {
+            return Err(Error::invalid(
+                "--latency-split on the null target: no I/O of it reaches the kernel; give a file or a block device",
+            ));
+        }
         let slots = streams.iter().map(|st| st.spec.qd).max().unwrap_or(1);
         let jobs = u32::try_from(n_jobs).unwrap_or(u32::MAX);
         Some(crate::split::begin(jobs, slots).map_err(|why| Error::invalid(format!("--latency-split: {why}")))?)

@@ -128,3 +128,30 @@ impl JobTable {
         Some((unsafe { self.table.stamps().add(first) }, per))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{AccessSpec, EngineKind};
+
+    #[test]
+    fn without_a_provider_the_split_is_refused_saying_how_to_get_it() {
+        // The engine's own tests register no provider: as a build without the `bpf` feature.
+        let why = super::unavailable().expect("no provider in the engine's tests");
+        assert!(why.contains("--features bpf"), "{why}");
+        let err = AccessSpec { latency_split: true, ..Default::default() }.validate().unwrap_err().to_string();
+        assert!(err.contains("latency_split") && err.contains("--features bpf"), "{err}");
+    }
+
+    #[test]
+    fn the_split_follows_io_uring_only() {
+        let spec = AccessSpec { latency_split: true, engine: EngineKind::Psync, ..Default::default() };
+        let err = spec.validate().unwrap_err().to_string();
+        assert!(err.contains("--engine uring"), "{err}");
+    }
+
+    #[test]
+    fn a_jobs_sqes_carry_the_mark_its_number_and_the_slot() {
+        let ud = super::user_data_tag(3) | 17;
+        assert_eq!((ud >> 48, (ud >> 32) & 0xFFFF, ud as u32), (super::USER_DATA_MARK, 3, 17));
+    }
+}

@@ -120,3 +120,68 @@ impl SplitRec {
         self.out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::split::{SplitTable, STAGES};
+
+    /// A table in plain memory, written by the test as the kernel would.
+    struct Memory(Box<[std::cell::UnsafeCell<KernelStamps>]>, u32);
+    // SAFETY: the test writes one record at a time from its own thread.
+    unsafe impl Sync for Memory {}
+    // SAFETY: `stamps` points to `len()` records owned by the box for the table's life.
+    unsafe impl SplitTable for Memory {
+        fn stamps(&self) -> *mut KernelStamps {
+            self.0.as_ptr() as *mut KernelStamps
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn slots_per_job(&self) -> u32 {
+            self.1
+        }
+        fn lost_events(&self) -> u64 {
+            9
+        }
+    }
+
+    fn table(jobs: u32, slots: u32) -> Arc<Memory> {
+        Arc::new(Memory((0..jobs * slots).map(|_| Default::default()).collect(), slots))
+    }
+
+    fn kernel_writes(t: &Memory, idx: usize, f: impl FnOnce(&mut KernelStamps)) {
+        // SAFETY: the test is the only user of the record now.
+        f(unsafe { &mut *t.0[idx].get() })
+    }
+
+    #[test]
+    fn an_io_is_cut_from_its_own_record_and_arming_clears_the_last_ios_stamps() {
+        let t = table(2, 4);
+        let mut rec = SplitRec::new(JobTable { table: t.clone(), job: 1 }, 4).unwrap();
+        rec.start = 1_000;
+        rec.arm(2);
+        // Job 1's slot 2 is record 1 * 4 + 2.
+        kernel_writes(&t, 6, |k| (k.accept, k.issue, k.done, k.cqe) = (1_100, 1_300, 5_300, 5_400));
+        rec.reaped(2, 1_000, 6_000);
+        // Armed again: the old stamps are gone, so an I/O the kernel never saw is unmatched.
+        rec.arm(2);
+        rec.reaped(2, 7_000, 8_000);
+        let out = rec.finish(true);
+        assert_eq!((out.ios, out.unmatched, out.total.count()), (2, 1, 1));
+        let means: Vec<u64> = out.stages.iter().map(|h| h.max()).collect();
+        assert_eq!(means, [100, 200, 4_000, 100, 600], "{STAGES:?}");
+        assert_eq!(out.by_lat, vec![(bucket_of(5_000) as u16, [100, 200, 4_000, 100, 600])]);
+        assert_eq!(out.lost_events, 9, "the first job reports the table's lost events");
+        assert_eq!(out.series.len(), 1);
+    }
+
+    #[test]
+    fn a_job_with_more_slots_than_the_table_gives_it_gets_no_split() {
+        let t = table(2, 4);
+        assert!(SplitRec::new(JobTable { table: t.clone(), job: 1 }, 8).is_none());
+        assert!(SplitRec::new(JobTable { table: t, job: 2 }, 4).is_none(), "job 2 is past the table");
+    }
+}
