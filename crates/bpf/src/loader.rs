@@ -1,6 +1,6 @@
 //! Load, attach and map the split's BPF programs for one run.
 
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
 use drivelab_engine::split::{KernelStamps, SplitProvider, SplitTable};
@@ -37,6 +37,9 @@ struct Table {
     map_len: usize,
     len: usize,
     slots_per_job: u32,
+    /// BPF_ENABLE_STATS: while open, the kernel times every BPF program (ours: their cost); the
+    /// kernel turns it off when the last such fd closes (None: refused, the cost is not known).
+    _stats: Option<OwnedFd>,
 }
 
 // SAFETY: the mapping is plain shared memory; the object and links are only dropped, never used
@@ -94,7 +97,11 @@ impl Table {
         if map == libc::MAP_FAILED {
             return Err(format!("mapping the stamp table: {}", std::io::Error::last_os_error()));
         }
-        Ok(Table { obj, _links: links, map, map_len, len, slots_per_job: slots_per_job.max(1) })
+        // SAFETY: bpf_enable_stats takes a plain enum value and returns an fd or -errno.
+        let stats = unsafe { libbpf_sys::bpf_enable_stats(libbpf_sys::BPF_STATS_RUN_TIME) };
+        // SAFETY: a new fd the call returned, owned here alone.
+        let stats = (stats >= 0).then(|| unsafe { OwnedFd::from_raw_fd(stats) });
+        Ok(Table { obj, _links: links, map, map_len, len, slots_per_job: slots_per_job.max(1), _stats: stats })
     }
 
     /// The counters map's values (lost, punts).
@@ -142,6 +149,22 @@ unsafe impl SplitTable for Table {
     }
     fn lost_events(&self) -> u64 {
         self.counters()[0]
+    }
+    fn kernel_cost(&self) -> Option<(u64, u64)> {
+        self._stats.as_ref()?;
+        let mut total = (0u64, 0u64);
+        for p in self.obj.progs() {
+            // SAFETY: an all-zero bpf_prog_info is valid input; the kernel fills at most `len`.
+            let mut info: libbpf_sys::bpf_prog_info = unsafe { std::mem::zeroed() };
+            let mut len = std::mem::size_of::<libbpf_sys::bpf_prog_info>() as u32;
+            // SAFETY: `info` and `len` are valid and writable; the fd is the program's own.
+            let r = unsafe { libbpf_sys::bpf_prog_get_info_by_fd(p.as_fd().as_raw_fd(), &mut info, &mut len) };
+            if r != 0 {
+                return None;
+            }
+            total = (total.0 + info.run_time_ns, total.1 + info.run_cnt);
+        }
+        Some(total)
     }
 }
 

@@ -552,6 +552,12 @@ pub struct LatencySplitStats {
     pub lost_events: u64,
     /// Cut I/Os io_uring handed to an io-wq worker (their wait for it is in the kernel stage).
     pub io_wq: u64,
+    /// The cost of the split in the kernel: its BPF programs' CPU time over the run (ramp
+    /// included; they also look at other processes' block requests), and per measured I/O. 0
+    /// where the kernel would not time them. drivelab's own share of the split (arming and
+    /// reading each I/O's record) is inside `cpu.ns_per_io`.
+    pub bpf_ns: u64,
+    pub bpf_ns_per_io: f64,
     /// Each stage over every cut I/O, in order: tool, kernel, device, completion, reap.
     pub stages: Vec<StageStats>,
     /// At p50, p99 and p99.9 of the cut I/Os' lat: each stage's mean over the I/Os at that lat

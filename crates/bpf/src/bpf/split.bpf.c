@@ -173,7 +173,8 @@ int BPF_PROG(on_submit, struct io_kiocb *req)
 	struct config *c = cfg();
 	if (!ours(c))
 		return 0;
-	struct stamps *s = record(c, BPF_CORE_READ(req, cqe.user_data));
+	// A BTF-typed argument: a plain (CO-RE relocated) load, no helper call.
+	struct stamps *s = record(c, req->cqe.user_data);
 	if (s)
 		s->accept = bpf_ktime_get_ns();
 	return 0;
@@ -185,7 +186,7 @@ int BPF_PROG(on_punt, struct io_kiocb *req, int rw)
 	struct config *c = cfg();
 	if (!ours(c))
 		return 0;
-	struct stamps *s = record(c, BPF_CORE_READ(req, cqe.user_data));
+	struct stamps *s = record(c, req->cqe.user_data);
 	if (!s)
 		return 0;
 	s->punt = bpf_ktime_get_ns();
@@ -199,25 +200,29 @@ int BPF_PROG(on_punt, struct io_kiocb *req, int rw)
 static __always_inline __u64 owner(struct config *c, struct bio *bio)
 {
 	struct kiocb *iocb = 0;
-	for (int hop = 0; hop < 2 && bio; hop++) {
-		__u64 end_io = (__u64)BPF_CORE_READ(bio, bi_end_io);
-		if (!end_io)
-			return 0;
-		if (end_io == c->chain) {
-			bio = BPF_CORE_READ(bio, bi_private);
-			continue;
-		}
-		if (end_io == c->blkdev_async) {
-			struct blkdev_dio *dio = (void *)bio - bpf_core_field_offset(struct blkdev_dio, bio);
-			iocb = BPF_CORE_READ(dio, iocb);
-		} else if (end_io == c->blkdev_multi) {
-			struct blkdev_dio *dio = BPF_CORE_READ(bio, bi_private);
-			iocb = BPF_CORE_READ(dio, iocb);
-		} else if (end_io == c->iomap) {
-			struct iomap_dio *dio = BPF_CORE_READ(bio, bi_private);
-			iocb = BPF_CORE_READ(dio, iocb);
-		}
-		break;
+	// `bio` comes from a BTF-typed request: its own fields are plain loads; what it points to
+	// through `void *` is read with bpf_probe_read_kernel (BPF_CORE_READ).
+	__u64 end_io = (__u64)bio->bi_end_io;
+	void *priv = bio->bi_private;
+	void *at = bio;
+	if (end_io && end_io == c->chain) {
+		// Split off the bio in `bi_private`: that one names the I/O.
+		struct bio *parent = priv;
+		at = parent;
+		end_io = (__u64)BPF_CORE_READ(parent, bi_end_io);
+		priv = BPF_CORE_READ(parent, bi_private);
+	}
+	if (!end_io)
+		return 0;
+	if (end_io == c->blkdev_async) {
+		struct blkdev_dio *dio = at - bpf_core_field_offset(struct blkdev_dio, bio);
+		iocb = BPF_CORE_READ(dio, iocb);
+	} else if (end_io == c->blkdev_multi) {
+		struct blkdev_dio *dio = priv;
+		iocb = BPF_CORE_READ(dio, iocb);
+	} else if (end_io == c->iomap) {
+		struct iomap_dio *dio = priv;
+		iocb = BPF_CORE_READ(dio, iocb);
 	}
 	if (!iocb)
 		return 0;
@@ -231,7 +236,7 @@ static __always_inline void stamp_rq(struct request *rq, int issue)
 	struct config *c = cfg();
 	if (!c || !c->tgid)
 		return;
-	struct bio *bio = BPF_CORE_READ(rq, bio);
+	struct bio *bio = rq->bio;
 	__u64 now = bpf_ktime_get_ns();
 	for (int i = 0; i < MAX_BIOS_PER_RQ && bio; i++) {
 		__u64 ud = owner(c, bio);
@@ -249,7 +254,7 @@ static __always_inline void stamp_rq(struct request *rq, int issue)
 			if (n)
 				__sync_fetch_and_add(&n->lost, 1);
 		}
-		bio = BPF_CORE_READ(bio, bi_next);
+		bio = bio->bi_next;
 	}
 }
 

@@ -36,6 +36,9 @@ pub struct Split {
     pub clamped: u64,
     /// Kernel events the BPF side could not keep or match.
     pub lost_events: u64,
+    /// The BPF programs' CPU time over the run (ramp included), and how many times they ran.
+    pub bpf_ns: u64,
+    pub bpf_runs: u64,
     pub series: Vec<SplitSecond>,
 }
 
@@ -64,6 +67,8 @@ pub fn merge(a: &Split, b: &Split) -> Split {
         unmatched: a.unmatched.saturating_add(b.unmatched),
         clamped: a.clamped.saturating_add(b.clamped),
         lost_events: a.lost_events.saturating_add(b.lost_events),
+        bpf_ns: a.bpf_ns.saturating_add(b.bpf_ns),
+        bpf_runs: a.bpf_runs.saturating_add(b.bpf_runs),
         series: (0..a.series.len().max(b.series.len()))
             .map(|k| match (a.series.get(k), b.series.get(k)) {
                 (Some(x), Some(y)) => {
@@ -80,7 +85,7 @@ pub(super) fn write(s: &Split, o: &mut Out) {
     for h in s.stages.iter().chain([&s.total]) {
         o.hist(h);
     }
-    for v in [s.ios, s.without_device, s.unmatched, s.clamped, s.lost_events, s.io_wq] {
+    for v in [s.ios, s.without_device, s.unmatched, s.clamped, s.lost_events, s.io_wq, s.bpf_ns, s.bpf_runs] {
         o.u(v as u128);
     }
     o.u(s.by_lat.len() as u128);
@@ -106,6 +111,7 @@ pub(super) fn read(i: &mut In) -> R<Split> {
     let stages: [Histogram; 5] = hists.try_into().map_err(|_| "the split's stages are missing".to_string())?;
     let (ios, without_device, unmatched, clamped, lost_events, io_wq) =
         (i.u64()?, i.u64()?, i.u64()?, i.u64()?, i.u64()?, i.u64()?);
+    let (bpf_ns, bpf_runs) = (i.u64()?, i.u64()?);
     let n = i.len(6, BUCKETS)?;
     let mut by_lat: Vec<(u16, [u64; 5])> = Vec::with_capacity(n);
     for _ in 0..n {
@@ -132,7 +138,20 @@ pub(super) fn read(i: &mut In) -> R<Split> {
         }
         series.push(SplitSecond { ios, sum_ns });
     }
-    Ok(Split { stages, total, by_lat, io_wq, ios, without_device, unmatched, clamped, lost_events, series })
+    Ok(Split {
+        stages,
+        total,
+        by_lat,
+        io_wq,
+        ios,
+        without_device,
+        unmatched,
+        clamped,
+        lost_events,
+        bpf_ns,
+        bpf_runs,
+        series,
+    })
 }
 
 /// The percentiles the split is given at.
@@ -200,6 +219,8 @@ pub fn summarize(s: &Split) -> LatencySplitStats {
         clamped: s.clamped,
         lost_events: s.lost_events,
         io_wq: s.io_wq,
+        bpf_ns: s.bpf_ns,
+        bpf_ns_per_io: if s.ios > 0 { s.bpf_ns as f64 / s.ios as f64 } else { 0.0 },
         stages,
         at,
         series,

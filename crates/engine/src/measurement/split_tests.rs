@@ -61,6 +61,7 @@ fn a_saved_split_reads_back_exactly_and_a_forged_one_is_refused() {
     let ios: Vec<_> = (0..500).map(|_| io(&mut rng)).collect();
     let mut split = split_of(&ios);
     (split.unmatched, split.clamped, split.lost_events, split.io_wq, split.without_device) = (3, 2, 1, 4, 5);
+    (split.bpf_ns, split.bpf_runs) = (123_456, 789);
     let m = Measurement { split: Some(split), ..Default::default() };
     let text = serde_json::to_string(&m).unwrap();
     let back: Measurement = serde_json::from_str(&text).unwrap();

@@ -363,6 +363,14 @@ fn run_streams_with(
     if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
         return Err(Error::io("running the workload", std::io::Error::other(f)));
     }
+    // The split's run-wide figures (events the kernel side could not match, its programs' CPU),
+    // read once every job has ended, go to the first job that has a split: merged once.
+    if let Some(t) = &split {
+        if let Some(s) = reports.iter_mut().find_map(|r| r.output.split.as_mut()) {
+            s.lost_events = t.lost_events();
+            (s.bpf_ns, s.bpf_runs) = t.kernel_cost().unwrap_or_default();
+        }
+    }
     let disk_util = disks.since();
     let stopped_by_peer = peer_stop_notice(streams, &reports);
     let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();

@@ -69,6 +69,11 @@ pub unsafe trait SplitTable: Send + Sync {
     /// Kernel events about this run's I/Os that could not be matched (a request whose I/O's
     /// record had moved on), so far.
     fn lost_events(&self) -> u64;
+    /// The BPF programs' own CPU time so far and how many times they ran (every event on the
+    /// machine they looked at, ours or not); None when the kernel does not time them.
+    fn kernel_cost(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// Makes the kernel side of a run (the BPF programs, attached for its life).

@@ -374,8 +374,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     let mut out = rec.finish(&window, last_t, &ctx.live);
     out.zbd_ended = q.exhausted;
     out.latency_depth = q.lat.as_ref().map(|l| l.qd);
-    let first_job = ctx.split.as_ref().is_some_and(|t| t.job == 0);
-    out.split = q.split.take().map(|s| s.finish(first_job));
+    out.split = q.split.take().map(|s| s.finish());
     out.verify = q.verify.map(|v| v.finish());
     out
 }

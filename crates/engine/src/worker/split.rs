@@ -100,9 +100,8 @@ impl SplitRec {
         self.start = t;
     }
 
-    /// The job's split, with the kernel's lost events (of the whole table: the first job of the
-    /// run reports them, so a merge counts them once).
-    pub(super) fn finish(mut self, lost_events: bool) -> Split {
+    /// The job's split (the run adds the table's own figures to one job's: see `run`).
+    pub(super) fn finish(mut self) -> Split {
         self.out.by_lat = self
             .by_lat
             .iter()
@@ -114,9 +113,6 @@ impl SplitRec {
         // the invariant the reader checks: every bucket with sums holds I/Os.
         let total: &Histogram = &self.out.total;
         debug_assert!(self.out.by_lat.iter().all(|(i, _)| total.nonempty().any(|(k, _)| k == *i as usize)));
-        if lost_events {
-            self.out.lost_events = self._table.table.lost_events();
-        }
         self.out
     }
 }
@@ -169,12 +165,11 @@ mod tests {
         // Armed again: the old stamps are gone, so an I/O the kernel never saw is unmatched.
         rec.arm(2);
         rec.reaped(2, 7_000, 8_000);
-        let out = rec.finish(true);
+        let out = rec.finish();
         assert_eq!((out.ios, out.unmatched, out.total.count()), (2, 1, 1));
         let means: Vec<u64> = out.stages.iter().map(|h| h.max()).collect();
         assert_eq!(means, [100, 200, 4_000, 100, 600], "{STAGES:?}");
         assert_eq!(out.by_lat, vec![(bucket_of(5_000) as u16, [100, 200, 4_000, 100, 600])]);
-        assert_eq!(out.lost_events, 9, "the first job reports the table's lost events");
         assert_eq!(out.series.len(), 1);
     }
 
