@@ -114,6 +114,23 @@ impl Table {
     }
 }
 
+impl Table {
+    /// Each program's information from the kernel (run time and count, recursion misses).
+    fn infos(&self) -> Vec<libbpf_sys::bpf_prog_info> {
+        let mut out = Vec::new();
+        for p in self.obj.progs() {
+            // SAFETY: an all-zero bpf_prog_info is valid input; the kernel fills at most `len`.
+            let mut info: libbpf_sys::bpf_prog_info = unsafe { std::mem::zeroed() };
+            let mut len = std::mem::size_of::<libbpf_sys::bpf_prog_info>() as u32;
+            // SAFETY: `info` and `len` are valid and writable; the fd is the program's own.
+            if unsafe { libbpf_sys::bpf_prog_get_info_by_fd(p.as_fd().as_raw_fd(), &mut info, &mut len) } == 0 {
+                out.push(info);
+            }
+        }
+        out
+    }
+}
+
 /// The addresses of kernel functions `names` (0 for one this kernel lacks), from /proc/kallsyms
 /// (which shows them to root).
 fn kallsyms(names: &[&str]) -> Vec<u64> {
@@ -147,24 +164,18 @@ unsafe impl SplitTable for Table {
     fn slots_per_job(&self) -> u32 {
         self.slots_per_job
     }
+    /// Requests the programs could not match, plus every event the kernel did not run a program
+    /// for because that program was already running on the CPU (it never nests one: a request
+    /// completed in an interrupt while the same program ran for another is skipped and counted).
     fn lost_events(&self) -> u64 {
-        self.counters()[0]
+        let missed: u64 = self.infos().iter().map(|i| i.recursion_misses).sum();
+        self.counters()[0] + missed
     }
     fn kernel_cost(&self) -> Option<(u64, u64)> {
         self._stats.as_ref()?;
-        let mut total = (0u64, 0u64);
-        for p in self.obj.progs() {
-            // SAFETY: an all-zero bpf_prog_info is valid input; the kernel fills at most `len`.
-            let mut info: libbpf_sys::bpf_prog_info = unsafe { std::mem::zeroed() };
-            let mut len = std::mem::size_of::<libbpf_sys::bpf_prog_info>() as u32;
-            // SAFETY: `info` and `len` are valid and writable; the fd is the program's own.
-            let r = unsafe { libbpf_sys::bpf_prog_get_info_by_fd(p.as_fd().as_raw_fd(), &mut info, &mut len) };
-            if r != 0 {
-                return None;
-            }
-            total = (total.0 + info.run_time_ns, total.1 + info.run_cnt);
-        }
-        Some(total)
+        let infos = self.infos();
+        (infos.len() == self.obj.progs().count())
+            .then(|| infos.iter().fold((0, 0), |t, i| (t.0 + i.run_time_ns, t.1 + i.run_cnt)))
     }
 }
 

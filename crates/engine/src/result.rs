@@ -547,8 +547,9 @@ pub struct LatencySplitStats {
     pub unmatched: u64,
     /// Cut I/Os whose stamps were out of order and were put in order (see `split::cut`).
     pub clamped: u64,
-    /// Kernel events about this run's I/Os the BPF programs could not match (a request of an I/O
-    /// whose record had moved on).
+    /// Kernel events the split lost: requests of its I/Os the BPF programs could not match, and
+    /// events the kernel ran no program for because the same program was already running on
+    /// that CPU (it never nests one; such an I/O is then `unmatched`).
     pub lost_events: u64,
     /// Cut I/Os io_uring handed to an io-wq worker (their wait for it is in the kernel stage).
     pub io_wq: u64,
