@@ -286,6 +286,7 @@ pub(crate) fn act_results() -> Results {
         search: true,
         probe_time_ns: 20_000_000_000,
         search_start: Some(12),
+        latency_split: false,
     };
     let loads = [(ProbeRole::Probe, 12.0), (ProbeRole::Probe, 6.0), (ProbeRole::Probe, 9.0), (ProbeRole::Confirm, 9.0)];
     let probes = loads
