@@ -159,3 +159,19 @@ fn the_per_second_chart_stacks_a_band_per_stage() {
     let Some(ChartSpec::SplitSeconds(s)) = seconds("randread", &split(P50, P99, 0), &two) else { panic!() };
     assert_eq!(s.seconds.iter().map(|p| p.0).collect::<Vec<_>>(), [1.0, 2.0]);
 }
+
+#[test]
+fn a_searchs_probes_have_their_splits_and_a_plan_page_warns_of_unmatched_ios() {
+    use drivelab_lab::results::{ProbeData, SearchBy};
+    let mut r = crate::views::tests::qos_results(SearchBy::Rate, &crate::views::tests::QOS_LADDER);
+    let ProbeData::Qos(q) = &mut r.probes[1].data else { panic!("a qos probe") };
+    q.result.latency_split = Some(split(P50, P99, 0));
+    let report = crate::views::build(&r);
+    let s = report.sections.iter().find(|s| s.title == TITLE).expect("a split section");
+    let TableBlock::Grid(g) = &s.tables[0] else { panic!("a grid") };
+    assert!(g.title.starts_with(&format!("{TITLE}, probe 2 (")), "{}", g.title);
+    assert_eq!(s.tables.len(), 1, "only the probe that split");
+    // A plan's page (its own renderer) names a point whose split left I/Os out.
+    let page = crate::render(&results("plan", vec![with_split("randread qd=1", 5)]), crate::Format::Html).unwrap();
+    assert!(page.contains("latency split of randread qd=1: 5 of 1,005 I/Os unmatched"), "a warning on the page");
+}
