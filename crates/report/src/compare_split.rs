@@ -119,12 +119,22 @@ pub fn compare(runs: &[(&str, Vec<(String, &RunResult)>)]) -> SplitComparison {
             names.push(n);
         }
     }
+    // Runs of one point each are compared whatever their points are called (a qd1 run beside a
+    // qd32 run), as their headline figures are; otherwise point by point, by name.
+    let single = runs.iter().all(|(_, m)| m.len() == 1);
     let split_of = |m: &[(String, &RunResult)], name: &str| -> Option<Option<LatencySplitStats>> {
-        m.iter().find(|(n, _)| n == name).map(|(_, r)| r.latency_split.clone())
+        let found = if single { m.first() } else { m.iter().find(|(n, _)| n == name) };
+        found.map(|(_, r)| r.latency_split.clone())
     };
+    let names = if single { names[..1].to_vec() } else { names };
     for name in names {
         let a = split_of(measured, name);
         for (run, m) in &runs[1..] {
+            let name = match m.first() {
+                Some((other, _)) if single && other != name => format!("{name} → {other}"),
+                _ => name.clone(),
+            };
+            let name = name.as_str();
             match (&a, split_of(m, name)) {
                 (Some(Some(sa)), Some(Some(sb))) => out.compared.extend(grid(name, (base, sa), (run, &sb))),
                 (Some(Some(_)), Some(None)) => out.one_sided.push(format!(
@@ -195,6 +205,23 @@ mod tests {
         let report =
             crate::compare_figures::compare(&[("A".into(), run(P99, false)), ("B".into(), run(P99, false))]).unwrap();
         assert!(report.notes.iter().all(|n| !n.contains("latency split")));
+    }
+
+    #[test]
+    fn two_runs_of_other_workloads_are_compared_as_their_figures_are() {
+        let mut b = run(P99, true);
+        b.points[0].point.label = "randread qd=32".into();
+        let mut slower = P50;
+        slower[1] += 30_000;
+        b.points[0].result.latency_split = Some(split(slower, P99, 0));
+        let report = crate::compare_figures::compare(&[("A".into(), run(P99, true)), ("B".into(), b)]).unwrap();
+        let s = report.sections.iter().find(|s| s.title == TITLE).expect("a split section");
+        let TableBlock::Grid(g) = &s.tables[0] else { panic!("a grid") };
+        assert!(
+            g.title.starts_with("B vs A, randread qd=1 → randread qd=32: p50: kernel +30.0µs (+600%)"),
+            "{}",
+            g.title
+        );
     }
 
     #[test]
