@@ -11,12 +11,42 @@ use crate::args::InfoArgs;
 use crate::output::{stdout_line, stdout_text};
 use crate::run_cmd::Outcome;
 
-/// One target in `--json`: its report, or why it could not be looked at.
+/// One target in `--json`: its report (with whether this drivelab can split latency here), or
+/// why it could not be looked at.
 #[derive(serde::Serialize)]
 #[serde(untagged)]
 enum Entry {
-    Report(Box<TargetReport>),
-    Failed { path: String, error: String },
+    Report {
+        #[serde(flatten)]
+        report: Box<TargetReport>,
+        latency_split: SplitHere,
+    },
+    Failed {
+        path: String,
+        error: String,
+    },
+}
+
+/// Whether `--latency-split` can run in this process (`drivelab_engine::split::unavailable`):
+/// a fact of the build and the host, not of a target, given with each target's facts.
+#[derive(serde::Serialize)]
+struct SplitHere {
+    available: bool,
+    /// Why not, and what to do about it (None when available).
+    reason: Option<String>,
+}
+
+fn split_here() -> SplitHere {
+    let reason = drivelab_engine::split::unavailable();
+    SplitHere { available: reason.is_none(), reason }
+}
+
+/// The line `info` ends with: whether `--latency-split` can run here, and why not.
+pub fn split_line() -> String {
+    match drivelab_engine::split::unavailable() {
+        None => "latency split: available (BPF, io_uring and block tracepoints)".into(),
+        Some(why) => format!("latency split: unavailable: {why}"),
+    }
 }
 
 pub fn run(args: &InfoArgs) -> Result<Outcome, Error> {
@@ -32,7 +62,7 @@ pub fn run(args: &InfoArgs) -> Result<Outcome, Error> {
                     let width = crate::term::width(crate::term::Stream::Stdout);
                     stdout_text(&crate::term::wrap(&render(&r), width));
                 }
-                entries.push(Entry::Report(Box::new(r)));
+                entries.push(Entry::Report { report: Box::new(r), latency_split: split_here() });
             }
             Err(e) => {
                 crate::term::eprint_warning(&format!("drivelab: {path}: {}", e.cli_message()));
@@ -40,6 +70,10 @@ pub fn run(args: &InfoArgs) -> Result<Outcome, Error> {
                 failed.push(e);
             }
         }
+    }
+    if !args.json {
+        let width = crate::term::width(crate::term::Stream::Stdout);
+        stdout_text(&format!("\n{}\n", crate::term::wrap(&split_line(), width).trim_end()));
     }
     if args.json {
         let text = serde_json::to_string_pretty(&entries).map_err(|e| Error::invalid(e.to_string()))?;

@@ -546,8 +546,13 @@ pub fn draw(spec: &crate::model::ChartSpec) -> String {
         ChartSpec::Bars { table } => grouped_bars_with(table, &table.col_header, DEFAULT_SIZE),
         ChartSpec::Exceedance { title, series } => tail::exceedance(title, series),
         ChartSpec::Hockey(h) => tail::hockey(&h.title, &h.load, &h.series),
+        ChartSpec::SplitBars(b) => split::stacked_bars(b),
+        ChartSpec::SplitSeconds(s) => split::stacked_seconds(s),
     }
 }
+
+#[path = "charts/split.rs"]
+mod split;
 
 #[path = "charts/search.rs"]
 mod search;

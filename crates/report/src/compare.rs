@@ -122,6 +122,10 @@ pub struct Comparison {
     /// Each run's settings (run, start, tool, command line, host, targets), a row per run and
     /// setting ([`crate::compare_model::settings_grid`]).
     pub settings: Grid,
+    /// `--latency-split`: each point's stages against the baseline's, where both split
+    /// ([`crate::compare_split`]).
+    #[serde(skip_serializing_if = "crate::compare_split::SplitComparison::is_empty")]
+    pub latency_split: crate::compare_split::SplitComparison,
 }
 
 /// One table of every run, side by side.
@@ -403,7 +407,22 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
     let latency = crate::compare_model::points_latency(&labelled);
     let manifests: Vec<(&str, &Manifest)> = runs.iter().map(|r| (r.label.as_str(), &r.manifest)).collect();
     let settings = crate::compare_model::settings_grid(&manifests);
-    Ok(Comparison { kind: first.manifest.kind, matched_by, runs: names, run_info, tables, missing, latency, settings })
+    let named: Vec<(&str, Vec<(String, &drivelab_engine::result::RunResult)>)> = runs
+        .iter()
+        .map(|r| (r.label.as_str(), r.points.iter().map(|p| (point_name(p), &p.result)).collect()))
+        .collect();
+    let latency_split = crate::compare_split::compare(&named);
+    Ok(Comparison {
+        kind: first.manifest.kind,
+        matched_by,
+        runs: names,
+        run_info,
+        tables,
+        missing,
+        latency,
+        settings,
+        latency_split,
+    })
 }
 
 /// How runs and their targets are named in rows and columns.

@@ -258,6 +258,8 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
     let measured: Vec<(&str, Vec<(String, &RunResult)>)> =
         runs.iter().map(|(n, r)| (n.as_str(), latency_of(r))).collect();
     let latency = crate::compare_model::latency_grid(&measured);
+    // `--latency-split`: which stage changed, where both runs split.
+    let split = crate::compare_split::compare(&measured);
     let mut section = Section::new("Side by side");
     section.note = Some(format!(
         "Baseline: {first_name}. Δ: change against it, in percentage points (pp) where the figure is a percent, else in percent of the baseline."
@@ -304,7 +306,7 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
         answer,
         facts,
         warnings: errored_footnote(errors.iter().flatten().map(String::as_str)).into_iter().collect(),
-        notes: Vec::new(),
+        notes: split.one_sided.clone(),
         sections: [who, section]
             .into_iter()
             .chain((!latency.rows.is_empty()).then(|| {
@@ -312,6 +314,7 @@ pub fn compare(runs: &[(String, Results)]) -> Result<Report, Error> {
                 s.tables.push(TableBlock::Grid(latency));
                 s
             }))
+            .chain(split.section())
             .collect(),
     })
 }

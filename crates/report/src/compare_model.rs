@@ -173,6 +173,8 @@ impl Comparison {
             s.tables.push(TableBlock::Grid(self.latency.clone()));
             sections.push(s);
         }
+        notes.extend(self.latency_split.one_sided.iter().cloned());
+        sections.extend(self.latency_split.section());
         if !self.missing.is_empty() {
             let mut s = Section::new(MISSING);
             let columns = ["point", "is in", "but not in"].map(|c| Column::new(c, Unit::Count)).to_vec();

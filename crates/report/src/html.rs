@@ -385,7 +385,12 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
     let _ = write!(h, "<h1>drivelab report: {}</h1>", esc(&manifest.name()));
     h += &facts(manifest);
     let w = warnings(points);
-    if !w.is_empty() {
+    // `--latency-split` runs that left I/Os or kernel events out.
+    let split: Vec<String> = points
+        .iter()
+        .filter_map(|p| crate::views::split::problem(&p.point.label, p.result.latency_split.as_ref()?))
+        .collect();
+    if !w.is_empty() || !split.is_empty() {
         h += "<h2>Warnings</h2>";
         for (summary, which) in &w {
             let _ = write!(h, "<div class=\"warn\">{summary}<details><summary>which points</summary><ul>");
@@ -394,6 +399,9 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
             }
             h += "</ul></details></div>";
         }
+    }
+    for line in &split {
+        let _ = write!(h, "<div class=\"warn\">{}</div>", esc(line));
     }
     h += &notes_html(&crate::views::notes(points));
     if points.is_empty() {
@@ -414,6 +422,9 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
     }
     h += &steady_section(points);
     h += &latency_section(points);
+    if let Some(s) = crate::views::split::section_for_points(points) {
+        h += &crate::export::html::section_html(&s);
+    }
     h += &series_section(points);
     h += "</body></html>\n";
     h

@@ -16,6 +16,7 @@ pub mod compare_figures;
 pub mod compare_model;
 pub mod compare_page;
 pub mod compare_runs;
+pub mod compare_split;
 pub mod durable;
 pub mod export;
 pub mod fio_out;

@@ -238,6 +238,28 @@ pub enum ChartSpec {
     },
     /// IOPS against p99 latency for a sweep of load: a line per device, points in sweep order.
     Hockey(Hockey),
+    /// `--latency-split`: a bar per percentile, stacked by stage (see `crate::views::split`).
+    SplitBars(SplitBars),
+    /// `--latency-split`: each stage's mean per second, stacked.
+    SplitSeconds(SplitSeconds),
+}
+
+/// A point's latency split at p50, p99, p99.9: one bar each, its stages stacked in order
+/// (tool at the bottom, reap on top), each stage in its own colour, named in the legend.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SplitBars {
+    pub title: String,
+    /// (percentile, each stage's ns in `drivelab_engine::split::STAGES` order).
+    pub bars: Vec<(String, [f64; 5])>,
+}
+
+/// A point's latency split per second: each stage's mean ns over the second's cut I/Os,
+/// stacked, so the top edge is the second's mean lat.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SplitSeconds {
+    pub title: String,
+    /// (seconds since measurement started, at the end of the second; each stage's mean ns).
+    pub seconds: Vec<(f64, [f64; 5])>,
 }
 
 /// A load sweep's hockey stick: each line's points are `(IOPS, p99 ns)` in sweep order.
@@ -261,6 +283,8 @@ impl ChartSpec {
             ChartSpec::Table { table, .. } | ChartSpec::Bars { table } => table.heading(),
             ChartSpec::Exceedance { title, .. } => title.clone(),
             ChartSpec::Hockey(h) => h.title.clone(),
+            ChartSpec::SplitBars(b) => b.title.clone(),
+            ChartSpec::SplitSeconds(s) => s.title.clone(),
         }
     }
 }

@@ -227,3 +227,44 @@ pub(crate) fn bsqd_points(targets: &[&str], secs: usize) -> Vec<PointResult> {
     }
     out
 }
+
+/// A `--latency-split` of 1000 I/Os whose p50 and p99 (and p99.9, p99 doubled) are cut into
+/// `p50` and `p99` ns per stage (tool, kernel, device, completion, reap), with 3 seconds of
+/// the p50's stages; `unmatched` I/Os were not cut.
+pub(crate) fn split(p50: [u64; 5], p99: [u64; 5], unmatched: u64) -> drivelab_engine::result::LatencySplitStats {
+    use drivelab_engine::result::{LatencySplitStats, SplitAt, SplitSecondStats, StageStats};
+    use drivelab_engine::split::{Stages, STAGES};
+    let at = |name: &str, ns: [u64; 5], ios: u64| {
+        let sum: u64 = ns.iter().sum();
+        SplitAt {
+            percentile: name.into(),
+            lat_ns: sum,
+            bucket_ios: ios,
+            stage_ns: Stages::from_array(ns),
+            share_pct: Stages::from_array(ns.map(|v| 100.0 * v as f64 / sum.max(1) as f64)),
+            sum_ns: sum,
+        }
+    };
+    let total: u64 = p50.iter().sum();
+    LatencySplitStats {
+        ios: 1000 + unmatched,
+        cut: 1000,
+        without_device: 0,
+        unmatched,
+        clamped: 7,
+        lost_events: 0,
+        io_wq: 0,
+        stages: STAGES
+            .iter()
+            .zip(p50)
+            .map(|(s, ns)| StageStats {
+                stage: s.to_string(),
+                lat_ns: Histogram::new().summary(),
+                mean_ns: ns as f64,
+                share_pct: 100.0 * ns as f64 / total.max(1) as f64,
+            })
+            .collect(),
+        at: vec![at("p50", p50, 500), at("p99", p99, 10), at("p99.9", p99.map(|v| v * 2), 1)],
+        series: (0..3).map(|_| SplitSecondStats { ios: 333, mean_ns: Stages::from_array(p50) }).collect(),
+    }
+}

@@ -8,6 +8,7 @@ pub mod plan;
 pub(crate) mod qos;
 pub(crate) mod ranks;
 mod run;
+pub mod split;
 pub mod summary;
 
 pub(crate) use common::notes;
@@ -23,6 +24,9 @@ pub fn build(r: &Results) -> Report {
         Kind::Run => run::report(r),
         Kind::Plan | Kind::Suite(_) => plan::report(r),
     };
+    // `--latency-split`: where each point's latency went, and what the split left out.
+    report.warnings.extend(split::warnings(r));
+    report.sections.extend(split::section(r));
     // Under MPI: each rank's part, after the merged figures.
     report.sections.extend(ranks::section(r));
     report
