@@ -254,6 +254,8 @@ pub(crate) fn split(p50: [u64; 5], p99: [u64; 5], unmatched: u64) -> drivelab_en
         clamped: 7,
         lost_events: 0,
         io_wq: 0,
+        bpf_ns: 0,
+        bpf_ns_per_io: 0.0,
         stages: STAGES
             .iter()
             .zip(p50)

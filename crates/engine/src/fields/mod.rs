@@ -743,6 +743,7 @@ mod tests {
             ("latency_window", "2s"),
             ("latency_percentile", "99.9"),
             ("latency_run", "true"),
+            ("latency_split", "true"),
         ];
         assert_eq!(values.len(), KEYS.len());
         let mut s = AccessSpec::default();

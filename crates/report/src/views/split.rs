@@ -71,10 +71,16 @@ fn count(n: u64) -> String {
     out
 }
 
-/// The counts of a split in a line: what was cut and what was not.
+/// The counts of a split in a line: what was cut and what was not, and what the split's BPF
+/// programs cost per I/O where the kernel timed them.
 pub fn counts_line(s: &LatencySplitStats) -> String {
+    let cost = if s.bpf_ns > 0 {
+        format!(", its BPF programs {} per I/O", drivelab_engine::units::fmt_ns(s.bpf_ns_per_io))
+    } else {
+        String::new()
+    };
     format!(
-        "{} I/Os, {} cut ({} without a device request, {} through io-wq), {} unmatched, {} clamped, {} kernel events lost",
+        "{} I/Os, {} cut ({} without a device request, {} through io-wq), {} unmatched, {} clamped, {} kernel events lost{cost}",
         count(s.ios),
         count(s.cut),
         count(s.without_device),
