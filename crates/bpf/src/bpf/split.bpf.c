@@ -43,7 +43,7 @@ typedef __u32 __wsum;
 #define BPF_MAP_TYPE_ARRAY 2
 #define BPF_F_MMAPABLE (1U << 10)
 
-#define USER_DATA_MARK 0xD1ABULL
+#define USER_DATA_MARK 0xD1AB0000ULL
 #define MAX_BIOS_PER_RQ 16
 
 struct io_cqe {
@@ -154,9 +154,11 @@ static __always_inline int ours(struct config *c)
 // The record a user_data names (NULL: not one of ours).
 static __always_inline struct stamps *record(struct config *c, __u64 ud)
 {
-	if (!c || (ud >> 48) != USER_DATA_MARK)
+	// The high half: (process id << 10 | job) ^ mark (crates/engine/src/split: user_data_tag).
+	__u64 high = (ud >> 32) ^ USER_DATA_MARK;
+	if (!c || (high >> 10) != c->tgid)
 		return 0;
-	__u32 job = (ud >> 32) & 0xffff;
+	__u32 job = high & 0x3ff;
 	__u32 slot = (__u32)ud;
 	if (slot >= c->slots_per_job)
 		return 0;

@@ -44,15 +44,27 @@ pub struct KernelStamps {
     pub _pad: u32,
 }
 
-/// `user_data` of a split run's SQEs: this mark in the top 16 bits, the job's number in the next
-/// 16, the slot in the low 32 (what every backend already reads back as the slot).
-pub const USER_DATA_MARK: u64 = 0xD1AB;
-/// The most jobs one split run may have (the job's number has 16 bits).
-pub const MAX_JOBS: u32 = 1 << 16;
+/// `user_data` of a split run's SQEs: the slot in the low 32 bits (what every backend already
+/// reads back as the slot); above it, this process's id (22 bits: Linux's pids are below 2^22)
+/// and the job's number (10 bits), XORed with this mark. The process id is what lets the
+/// kernel side tell this run's block requests from another process's (a second drivelab with
+/// its own split, whose requests go through the same tracepoints): a request is found from its
+/// bio, in whatever task completes it, so only its user_data can say whose it is. The mark keeps
+/// the values user_data commonly holds (small numbers, user-space pointers) from looking like
+/// ours.
+pub const USER_DATA_MARK: u64 = 0xD1AB_0000;
+/// The most jobs one split run may have (the job's number has 10 bits).
+pub const MAX_JOBS: u32 = 1 << 10;
 
-/// The bits a job's SQEs carry above the slot.
+/// The bits a job's SQEs carry above the slot, in process `pid`.
+pub fn user_data_tag_of(pid: u32, job: u32) -> u64 {
+    let high = ((u64::from(pid) & 0x3F_FFFF) << 10 | u64::from(job & 0x3FF)) ^ USER_DATA_MARK;
+    high << 32
+}
+
+/// The bits a job's SQEs carry above the slot, in this process.
 pub fn user_data_tag(job: u32) -> u64 {
-    (USER_DATA_MARK << 48) | (u64::from(job & 0xFFFF) << 32)
+    user_data_tag_of(std::process::id(), job)
 }
 
 /// The kernel's side of a run: a table of `jobs × slots_per_job` records the kernel fills.
@@ -155,8 +167,12 @@ mod tests {
     }
 
     #[test]
-    fn a_jobs_sqes_carry_the_mark_its_number_and_the_slot() {
-        let ud = super::user_data_tag(3) | 17;
-        assert_eq!((ud >> 48, (ud >> 32) & 0xFFFF, ud as u32), (super::USER_DATA_MARK, 3, 17));
+    fn a_jobs_sqes_carry_the_process_its_number_and_the_slot() {
+        let ud = super::user_data_tag_of(4_194_303, 1023) | 17;
+        let high = (ud >> 32) ^ super::USER_DATA_MARK;
+        assert_eq!((high >> 10, high & 0x3FF, ud as u32), (4_194_303, 1023, 17));
+        // Two processes' tags differ, whatever their jobs.
+        assert_ne!(super::user_data_tag_of(100, 0) >> 32, super::user_data_tag_of(101, 0) >> 32);
+        assert_ne!(super::user_data_tag_of(100, 5), super::user_data_tag_of(100, 6));
     }
 }
