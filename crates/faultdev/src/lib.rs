@@ -9,6 +9,8 @@
 //! - `LoseWrites`: writes to a range are acknowledged and not stored (after the first `after`);
 //! - `Misdirect`: writes to a range are stored `by` bytes away;
 //! - `Tear`: writes to a range store only the range's first `keep` bytes;
+//! - a slow drive ([`FaultDev::set_delay`]): every read and write waits that long before it is
+//!   served (the `--latency-split` tests see it in the device stage);
 //! - a volatile write cache ([`FaultDev::set_cache`]): writes are held until a flush (fsync, or
 //!   the FUA / O_DSYNC writes a loop device turns into one) and [`FaultDev::power_cut`] drops
 //!   what was not flushed — or, for a drive that lies, flushes are acknowledged and do nothing,
@@ -23,6 +25,7 @@ use std::ffi::OsStr;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -103,6 +106,9 @@ impl State {
 /// The faulty drive: a mounted FUSE filesystem holding `disk`. Unmounted when dropped.
 pub struct FaultDev {
     state: Arc<Mutex<State>>,
+    /// Each read's and write's injected delay, µs (0: none); outside the state's lock, so
+    /// setting it never waits for a delayed I/O.
+    delay_us: Arc<AtomicU64>,
     dir: PathBuf,
     session: Option<fuser::BackgroundSession>,
 }
@@ -117,11 +123,12 @@ impl FaultDev {
             faults: Vec::new(),
             touched: Vec::new(),
         }));
-        let fs = DiskFs { state: state.clone(), size };
+        let delay_us = Arc::new(AtomicU64::new(0));
+        let fs = DiskFs { state: state.clone(), delay_us: delay_us.clone(), size };
         let mut config = fuser::Config::default();
         config.mount_options = vec![MountOption::FSName("drivelab-faultdev".into())];
         let session = fuser::spawn_mount(fs, dir, &config)?;
-        Ok(FaultDev { state, dir: dir.to_path_buf(), session: Some(session) })
+        Ok(FaultDev { state, delay_us, dir: dir.to_path_buf(), session: Some(session) })
     }
 
     /// The file to put a loop device over.
@@ -143,6 +150,12 @@ impl FaultDev {
         let mut s = self.lock();
         s.faults.clear();
         s.touched.clear();
+    }
+
+    /// Every read and write from now on waits `delay` before it is served (zero: none), as a
+    /// slow drive's would: the loop device's request is in the device all that time.
+    pub fn set_delay(&self, delay: Duration) {
+        self.delay_us.store(delay.as_micros().try_into().unwrap_or(u64::MAX), Ordering::Relaxed);
     }
 
     /// Change the write cache (what it holds is flushed first).
@@ -185,6 +198,7 @@ fn mounted(dir: &Path) -> bool {
 
 struct DiskFs {
     state: Arc<Mutex<State>>,
+    delay_us: Arc<AtomicU64>,
     size: u64,
 }
 
@@ -218,6 +232,14 @@ fn touches(r: &Range<u64>, offset: u64, len: u64) -> bool {
 impl DiskFs {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The injected delay of a slow drive (`FaultDev::set_delay`), before the I/O is served.
+    fn delay(&self) {
+        let us = self.delay_us.load(Ordering::Relaxed);
+        if us > 0 {
+            std::thread::sleep(Duration::from_micros(us));
+        }
     }
 }
 
@@ -254,6 +276,7 @@ impl Filesystem for DiskFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
+        self.delay();
         let s = self.lock();
         let mut data = s.view(offset, size as usize);
         for f in &s.faults {
@@ -284,6 +307,7 @@ impl Filesystem for DiskFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
+        self.delay();
         let mut s = self.lock();
         if s.faults.iter().any(|f| matches!(f, Fault::Eio { range } if touches(range, offset, data.len() as u64))) {
             return reply.error(Errno::EIO);

@@ -457,6 +457,7 @@ fn exchange<B: Backend, C: Clock>(
 ) -> Result<(u64, bool), Failure> {
     q.journal_intents().map_err(|e| Failure(ErrorOp::Journal, e))?;
     q.submit(backend, rec, measuring, clock).map_err(|e| Failure(ErrorOp::Submit, e))?;
+    q.test_reap_delay(clock);
     let waited = match sched.next_due(&q.free) {
         Some(due) if !stopping && !q.free.is_empty() => {
             let now = clock.now();
