@@ -227,21 +227,8 @@ fn run_streams_with(
         .map(|f| (f.id, Arc::new(crate::worker::FlowGroup::default())))
         .collect();
     let zone_tables = zbd::tables(streams);
-    // `--latency-split`: the kernel's stamp table for every job of the run (attached until the
-    // run ends), and the job's number in it.
-    let split = if streams.iter().any(|st| st.spec.latency_split) {
-        if streams.iter().any(|st| st.spec.latency_split && st.targets.iter().any(|t| t.info.kind == TargetKind::Null))
-        {
-            return Err(Error::invalid(
-                "--latency-split on the null target: no I/O of it reaches the kernel; give a file or a block device",
-            ));
-        }
-        let slots = streams.iter().map(|st| st.spec.qd).max().unwrap_or(1);
-        let jobs = u32::try_from(n_jobs).unwrap_or(u32::MAX);
-        Some(crate::split::begin(jobs, slots).map_err(|why| Error::invalid(format!("--latency-split: {why}")))?)
-    } else {
-        None
-    };
+    // `--latency-split`: the kernel's stamp table, attached until the run ends.
+    let split = split::table(streams, n_jobs)?;
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
         let spec_arc = Arc::new(resolved[si].clone());
@@ -280,10 +267,7 @@ fn run_streams_with(
                     trace,
                     flow: spec.flow.filter(|f| f.weight > 0).and_then(|f| flows.get(&f.id).cloned()),
                     zones: zone_tables[si][ti].clone(),
-                    split: split
-                        .as_ref()
-                        .filter(|_| spec.latency_split)
-                        .map(|t| crate::split::JobTable { table: t.clone(), job: job_no as u32 }),
+                    split: split::job_table(split.as_ref(), spec, job_no),
                 };
                 let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
                     Ok(f) => f,
@@ -363,14 +347,7 @@ fn run_streams_with(
     if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
         return Err(Error::io("running the workload", std::io::Error::other(f)));
     }
-    // The split's run-wide figures (events the kernel side could not match, its programs' CPU),
-    // read once every job has ended, go to the first job that has a split: merged once.
-    if let Some(t) = &split {
-        if let Some(s) = reports.iter_mut().find_map(|r| r.output.split.as_mut()) {
-            s.lost_events = t.lost_events();
-            (s.bpf_ns, s.bpf_runs) = t.kernel_cost().unwrap_or_default();
-        }
-    }
+    split::add_run_figures(split.as_ref(), &mut reports);
     let disk_util = disks.since();
     let stopped_by_peer = peer_stop_notice(streams, &reports);
     let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
@@ -479,12 +456,9 @@ fn job_thread(
             (JobOutput { failure: Some(why), ..Default::default() }, None)
         }
     }
-    let ring = crate::backend::uring::RingOptions {
-        iopoll: spec.hipri,
-        sqpoll: spec.sqpoll,
-        sqpoll_cpu: spec.sqpoll_cpu,
-        user_data_tag: ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job)),
-    };
+    let tag = ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job));
+    let (iopoll, sqpoll, sqpoll_cpu) = (spec.hipri, spec.sqpoll, spec.sqpoll_cpu);
+    let ring = crate::backend::uring::RingOptions { iopoll, sqpoll, sqpoll_cpu, user_data_tag: tag };
     with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate, verify })
 }
 
@@ -616,6 +590,7 @@ fn aggregate(
 
 mod gate;
 mod replay;
+mod split;
 #[cfg(test)]
 mod tests;
 mod verify;

@@ -1,0 +1,43 @@
+//! `--latency-split` in a run (see `crate::split`): the kernel's stamp table for every job of the
+//! run, attached until the run ends, and its run-wide figures once every job has ended.
+
+use std::sync::Arc;
+
+use super::{JobReport, Stream};
+use crate::error::Error;
+use crate::split::{JobTable, SplitTable};
+use crate::target::TargetKind;
+
+/// The table for the run's `n_jobs` jobs when a stream asks for the split (None when none does).
+pub(super) fn table(streams: &[Stream], n_jobs: usize) -> Result<Option<Arc<dyn SplitTable>>, Error> {
+    if !streams.iter().any(|st| st.spec.latency_split) {
+        return Ok(None);
+    }
+    if streams.iter().any(|st| st.spec.latency_split && st.targets.iter().any(|t| t.info.kind == TargetKind::Null)) {
+        return Err(Error::invalid(
+            "--latency-split on the null target: no I/O of it reaches the kernel; give a file or a block device",
+        ));
+    }
+    let slots = streams.iter().map(|st| st.spec.qd).max().unwrap_or(1);
+    let jobs = u32::try_from(n_jobs).unwrap_or(u32::MAX);
+    crate::split::begin(jobs, slots).map(Some).map_err(|why| Error::invalid(format!("--latency-split: {why}")))
+}
+
+/// Job `job_no`'s part of the table, when its stream asks for the split.
+pub(super) fn job_table(
+    table: Option<&Arc<dyn SplitTable>>,
+    spec: &crate::spec::AccessSpec,
+    job_no: usize,
+) -> Option<JobTable> {
+    table.filter(|_| spec.latency_split).map(|t| JobTable { table: t.clone(), job: job_no as u32 })
+}
+
+/// The table's own figures (events the kernel side could not match, its programs' CPU), read
+/// once every job has ended, into the first job's split: so a merge counts them once.
+pub(super) fn add_run_figures(table: Option<&Arc<dyn SplitTable>>, reports: &mut [JobReport]) {
+    let Some(t) = table else { return };
+    if let Some(s) = reports.iter_mut().find_map(|r| r.output.split.as_mut()) {
+        s.lost_events = t.lost_events();
+        (s.bpf_ns, s.bpf_runs) = t.kernel_cost().unwrap_or_default();
+    }
+}
