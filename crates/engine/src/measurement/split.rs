@@ -113,13 +113,15 @@ pub(super) fn read(i: &mut In) -> R<Split> {
         (i.u64()?, i.u64()?, i.u64()?, i.u64()?, i.u64()?, i.u64()?);
     let (bpf_ns, bpf_runs) = (i.u64()?, i.u64()?);
     let n = i.len(6, BUCKETS)?;
+    let mut holds_ios = vec![false; BUCKETS];
+    total.nonempty().for_each(|(k, _)| holds_ios[k] = true);
     let mut by_lat: Vec<(u16, [u64; 5])> = Vec::with_capacity(n);
     for _ in 0..n {
         let b = i.u64()?;
         if b >= BUCKETS as u64 || by_lat.last().is_some_and(|l| u64::from(l.0) >= b) {
             return Err("a split bucket is out of range or out of order".into());
         }
-        if total.nonempty().all(|(k, _)| k as u64 != b) {
+        if !holds_ios[b as usize] {
             return Err("a split bucket holds no I/O".into());
         }
         let mut sums = [0u64; 5];
