@@ -7,7 +7,7 @@
 //! and waking an idle CPU (here a virtual one) slows the loop device's own worker too, which
 //! would move the device stage as well. `--thinktime` cannot make one (it stalls only once nothing is in
 //! flight); the tests of `--latency-split` use it to show the completion and reap stages grow
-//! (crates/cli/tests/latency_split.rs). Unset or 0: no sleep, nothing looked at per I/O.
+//! (crates/cli/tests/it/latency_split.rs). Unset or 0: no sleep, nothing looked at per I/O.
 
 use super::flow::FlowGate;
 use super::recorder::Recorder;

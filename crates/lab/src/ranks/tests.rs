@@ -1,6 +1,6 @@
 //! Ranks as threads ([`super::local`]) running real I/O on small files: what crosses ranks, the
 //! exact merge, refusals that stop every rank before a byte is written, and each rank's share of
-//! a total rate and of a split region. The same code runs under MPI (crates/cli/tests/mpi.rs).
+//! a total rate and of a split region. The same code runs under MPI (crates/cli/tests/it/mpi.rs).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

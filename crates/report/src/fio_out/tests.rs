@@ -1,5 +1,5 @@
 //! fio_out as a whole, on made-up saved points (the binary against fio itself:
-//! crates/cli/tests/fio_output.rs).
+//! crates/cli/tests/it/fio_output.rs).
 
 use drivelab_engine::hist::Histogram;
 use drivelab_lab::plan::{ConcurrentJob, FioOptions};

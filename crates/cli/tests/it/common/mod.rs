@@ -1,0 +1,284 @@
+//! Helpers for the CLI's integration tests: run the binary, make scratch directories in
+//! /dev/shm, and attach loop devices that are always detached again.
+
+#![allow(dead_code, unused_imports)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+mod shell;
+pub use shell::*;
+mod guide;
+pub use guide::*;
+
+/// Run drivelab in a scratch working directory of this test process (in /dev/shm), so the
+/// results directories every command leaves (`./results/...`) never land in the source tree.
+pub fn drivelab(args: &[&str]) -> Output {
+    drivelab_in(scratch_cwd(), args)
+}
+
+/// This test process's scratch working directory in /dev/shm (for a drivelab started some other
+/// way): what it leaves (`./results/...`) goes with the directory.
+pub fn scratch_cwd() -> &'static Path {
+    static CWD: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CWD.get_or_init(|| {
+        remove_dead_scratch_cwds();
+        let d = PathBuf::from(format!("/dev/shm/drivelab-test-cwd-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("scratch working directory");
+        d
+    })
+}
+
+/// A test process cannot remove its working directory at exit (statics are not dropped): the
+/// next one removes those of processes that are gone, so runs never pile them up in /dev/shm.
+fn remove_dead_scratch_cwds() {
+    let Ok(entries) = std::fs::read_dir("/dev/shm") else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("drivelab-test-cwd-").and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+pub fn drivelab_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_drivelab")).current_dir(dir).args(args).output().expect("run drivelab")
+}
+
+/// The commands `drivelab --help` lists (without `help`).
+pub fn commands() -> Vec<String> {
+    let text = stdout(&drivelab(&["--help"]));
+    let list = text.split("Commands:").nth(1).expect("a command list").split("\n\n").next().unwrap().to_string();
+    list.lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|n| n != "help")
+        .collect()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The one results directory under `base` (a test that made exactly one).
+pub fn results_dir(base: &Path) -> std::path::PathBuf {
+    let dirs: Vec<std::path::PathBuf> = std::fs::read_dir(base).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs.into_iter().next().unwrap()
+}
+
+/// The saved points of results directory `dir`, in index order.
+pub fn saved_points(dir: &Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.join("points"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files.iter().map(|f| json(f)).collect()
+}
+
+pub fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid json")
+}
+
+/// A results directory as saved: `run.json`, the probes (qos, act) in order, `outcome.json`.
+#[allow(dead_code)]
+pub struct Saved {
+    pub run: serde_json::Value,
+    pub points: Vec<serde_json::Value>,
+    pub probes: Vec<serde_json::Value>,
+    pub outcome: serde_json::Value,
+}
+
+#[allow(dead_code)]
+impl Saved {
+    pub fn load(dir: &Path) -> Saved {
+        let records = |sub: &str| -> Vec<serde_json::Value> {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
+                .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+                .unwrap_or_default();
+            files.retain(|f| f.extension().is_some_and(|e| e == "json"));
+            files.sort();
+            files.iter().map(|f| json(f)).collect()
+        };
+        let outcome = dir.join("outcome.json");
+        Saved {
+            run: json(&dir.join("run.json")),
+            points: records("points"),
+            probes: records("probes"),
+            outcome: if outcome.is_file() { json(&outcome) } else { serde_json::Value::Null },
+        }
+    }
+}
+
+/// A fresh directory in /dev/shm (tmpfs: takes O_DIRECT, never touches a disk), removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        // One test process runs every module's tests: the counter keeps two tests that chose the
+        // same tag apart.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = PathBuf::from(format!("/dev/shm/drivelab-test-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Scratch(p)
+    }
+    pub fn path(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The fast tier (`scripts/test --fast`, `DRIVELAB_TEST_TIER=fast`): no root, no devices,
+/// nothing long. A test that needs more calls [`full_tier`] first.
+pub fn fast_tier() -> bool {
+    std::env::var_os("DRIVELAB_TEST_TIER").is_some_and(|t| t == "fast")
+}
+
+/// Skips the running test in the fast tier, saying so; true when it may run.
+pub fn full_tier() -> bool {
+    if fast_tier() {
+        skip("the fast tier (scripts/test --fast) runs no devices and no long runs");
+        return false;
+    }
+    true
+}
+
+/// Why loop-device tests cannot run here, if they cannot.
+pub fn loop_unavailable() -> Option<String> {
+    if fast_tier() {
+        return Some("the fast tier (scripts/test --fast) runs no devices and no long runs".into());
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("needs root to attach loop devices".into());
+    }
+    if Command::new("losetup").arg("--version").output().is_err() {
+        return Some("losetup is not installed".into());
+    }
+    if !Path::new("/dev/loop-control").exists() {
+        return Some("the kernel has no loop devices".into());
+    }
+    None
+}
+
+/// Says why the running test skips (see `drivelab_engine::test_skip`); the caller then returns.
+pub fn skip(why: &str) {
+    drivelab_engine::test_skip::skip(why)
+}
+
+/// Says why one part of the running test skips while the rest ran.
+pub fn skip_part(part: &str, why: &str) {
+    drivelab_engine::test_skip::skip_part(part, why)
+}
+
+#[allow(unused_macros)]
+macro_rules! need_loop {
+    () => {
+        if let Some(why) = common::loop_unavailable() {
+            common::skip(&why);
+            return;
+        }
+    };
+}
+pub(crate) use need_loop;
+
+/// A loop device over a backing file; detached and the file removed on drop, even on panic.
+pub struct LoopDev {
+    pub dev: String,
+    backing: PathBuf,
+}
+
+impl LoopDev {
+    /// A loop device over a new `size`-byte file at `backing` (filled with `fill` bytes if given).
+    pub fn new(backing: &Path, size: u64, fill: Option<u8>) -> LoopDev {
+        match fill {
+            Some(b) => std::fs::write(backing, vec![b; size as usize]).unwrap(),
+            None => std::fs::File::create(backing).unwrap().set_len(size).unwrap(),
+        }
+        let out = Command::new("losetup").args(["--find", "--show"]).arg(backing).output().unwrap();
+        assert!(out.status.success(), "losetup: {}", String::from_utf8_lossy(&out.stderr));
+        LoopDev { dev: String::from_utf8(out.stdout).unwrap().trim().to_string(), backing: backing.to_path_buf() }
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        let _ = std::fs::remove_file(&self.backing);
+    }
+}
+
+/// A small tmpfs mounted for the test (to run a loop device out of space); unmounted on drop.
+pub struct TinyTmpfs(pub PathBuf);
+
+impl TinyTmpfs {
+    pub fn new(dir: &Path, size: &str) -> Option<TinyTmpfs> {
+        std::fs::create_dir_all(dir).ok()?;
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .ok()?;
+        ok.success().then(|| TinyTmpfs(dir.to_path_buf()))
+    }
+}
+
+impl Drop for TinyTmpfs {
+    fn drop(&mut self) {
+        unmount(&self.0);
+    }
+}
+
+/// Unmount `dir` so no test leaves a mount behind: a loop device detached a moment ago may
+/// still hold a file in it, so retry for a second, then detach the mount lazily.
+pub fn unmount(dir: &Path) {
+    for _ in 0..20 {
+        let quiet = Command::new("umount").arg(dir).stderr(std::process::Stdio::null()).status();
+        if quiet.is_ok_and(|s| s.success()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = Command::new("umount").arg("-l").arg(dir).status();
+}
+
+/// Every key's path (array elements as `[]`, json+'s bin keys as `<ns>`) with its JSON type.
+pub fn shape(v: &serde_json::Value, path: &str, out: &mut std::collections::BTreeSet<String>) {
+    use serde_json::Value::*;
+    let kind = match v {
+        Null => "null",
+        Bool(_) => "bool",
+        Number(_) => "number",
+        String(_) => "string",
+        Array(_) => "array",
+        Object(_) => "object",
+    };
+    out.insert(format!("{path} {kind}"));
+    match v {
+        Object(m) => {
+            for (k, x) in m {
+                let k = if path.ends_with("/bins") { "<ns>" } else { k.as_str() };
+                shape(x, &format!("{path}/{k}"), out);
+            }
+        }
+        Array(a) => {
+            for x in a {
+                shape(x, &format!("{path}/[]"), out);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,357 @@
+//! `drivelab fio ARGS…`: fio's command line, proven three ways. A corpus of real fio command
+//! lines from public documentation and scripts (tests/fio-cmdlines/corpus.txt, each with its
+//! source and the only arguments changed, and why) runs unchanged apart from those, and each
+//! saved point's spec is what its options ask. Argument forms are held against fio itself: the
+//! same argv accepted or refused by `fio --parse-only` and `drivelab fio --parse-only`, and
+//! `--showcmd` printing what fio's prints. fio's own options (`--output`, `--readonly`,
+//! `--section`, `--version`, ...) and drivelab's safety rules are checked through the binary.
+
+use crate::common;
+
+use crate::common::{drivelab_in, json, need_loop, results_dir, saved_points, stderr, stdout, LoopDev, Scratch};
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fio-cmdlines/corpus.txt");
+
+/// One entry of the corpus.
+#[derive(Debug, Default)]
+struct Entry {
+    source: String,
+    cmd: Vec<String>,
+    set: Vec<(String, String)>,
+    add: Vec<String>,
+    expect: Vec<(String, Vec<(String, String)>)>,
+}
+
+fn corpus() -> Vec<Entry> {
+    let text = std::fs::read_to_string(CORPUS).unwrap();
+    let mut out = Vec::new();
+    let mut e = Entry::default();
+    for line in text.lines().chain(std::iter::once("")) {
+        if line.trim().is_empty() {
+            if !e.cmd.is_empty() {
+                out.push(std::mem::take(&mut e));
+            }
+            continue;
+        }
+        if line.starts_with('#') {
+            continue;
+        }
+        let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let pairs = |s: &str| -> Vec<(String, String)> {
+            s.split_whitespace()
+                .map(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("{kv}: expected KEY=VALUE"));
+                    (k.to_string(), v.to_string())
+                })
+                .collect()
+        };
+        match word {
+            "SOURCE" => e.source = rest.to_string(),
+            "CMD" => e.cmd = rest.split_whitespace().map(String::from).collect(),
+            "SET" => e.set = pairs(rest),
+            "ADD" => e.add = rest.split_whitespace().map(String::from).collect(),
+            "WHY" => {}
+            "EXPECT" => {
+                let (label, fields) = rest.split_once(": ").expect("EXPECT LABEL: FIELDS");
+                e.expect.push((label.to_string(), pairs(fields)));
+            }
+            _ => panic!("corpus: unknown line {line}"),
+        }
+    }
+    out
+}
+
+/// `cmd` (after `fio`) with each SET applied to an option it already has, and ADD appended.
+fn args_of(e: &Entry, places: &[(&str, &str)]) -> Vec<String> {
+    let fill = |v: &str| places.iter().fold(v.to_string(), |v, (k, p)| v.replace(k, p));
+    assert_eq!(e.cmd[0], "fio", "{}", e.source);
+    let mut args: Vec<String> = e.cmd[1..].to_vec();
+    for (key, value) in &e.set {
+        let joined = args.iter().position(|a| a.trim_start_matches('-').split_once('=').is_some_and(|(k, _)| k == key));
+        let apart = args.iter().position(|a| a.trim_start_matches('-') == key && a.starts_with('-'));
+        match (joined, apart) {
+            (Some(i), _) => {
+                let dashes = &args[i][..args[i].len() - args[i].trim_start_matches('-').len()];
+                args[i] = format!("{dashes}{key}={}", fill(value));
+            }
+            (None, Some(i)) => args[i + 1] = fill(value),
+            _ => panic!("{}: SET {key} changes no option the command line has", e.source),
+        }
+    }
+    args.extend(e.add.iter().map(|a| fill(a)));
+    args
+}
+
+/// A point's spec field as the corpus names it.
+fn field(point: &serde_json::Value, name: &str) -> String {
+    let spec = &point["point"]["spec"];
+    match name {
+        "bs" => spec["bs"][0]["bytes"].to_string(),
+        "targets" => point["point"]["targets"].as_array().unwrap().len().to_string(),
+        _ => spec[name].to_string(),
+    }
+}
+
+#[test]
+fn every_command_line_of_the_corpus_runs_with_the_spec_it_asks_for() {
+    need_loop!();
+    let entries = corpus();
+    assert!(entries.len() >= 20, "the corpus has {} command lines", entries.len());
+    let shm = Scratch::new("fio-cmdline-dev");
+    let dev = LoopDev::new(&shm.0.join("backing"), 8 << 20, Some(0x5a));
+    for (n, e) in entries.iter().enumerate() {
+        assert!(e.source.starts_with("https://"), "entry {n} names its source: {}", e.source);
+        let s = Scratch::new(&format!("fio-cmdline-{n}"));
+        let file = s.path("fio.dat");
+        let dir = s.path("dir");
+        std::fs::create_dir_all(&dir).unwrap();
+        let args = args_of(e, &[("{DEV}", &dev.dev), ("{FILE}", &file), ("{DIR}", &dir)]);
+        let mut argv = vec!["fio"];
+        argv.extend(args.iter().map(String::as_str));
+        let o = drivelab_in(&s.0, &argv);
+        let results = s.0.join("results");
+        assert!(results.is_dir(), "{} ({args:?}) saved no results: {}", e.source, stderr(&o));
+        let dir = results_dir(&results);
+        let ok = o.status.success();
+        assert!(ok, "{} ({args:?}): {:?}\n{}", e.source, o.status, stderr(&o));
+        assert!(
+            stderr(&o).contains(&dir.display().to_string()) || stderr(&o).contains("results/"),
+            "where the results are is said on stderr: {}",
+            stderr(&o)
+        );
+        // fio itself takes the same command line (drivelab's own --destroy aside).
+        if let Some(fio) = fio() {
+            let elsewhere = Scratch::new(&format!("fio-cmdline-{n}-fio"));
+            let theirs: Vec<&String> = args.iter().take(args.len() - e.add.len()).collect();
+            let f = std::process::Command::new(fio).args(theirs).arg("--parse-only").current_dir(&elsewhere.0).output();
+            let f = f.unwrap();
+            assert!(f.status.success(), "fio refuses {}: {}", e.source, String::from_utf8_lossy(&f.stderr));
+        }
+        let points = saved_points(&dir);
+        for (label, fields) in &e.expect {
+            let p = points
+                .iter()
+                .find(|p| p["point"]["label"] == label.as_str())
+                .unwrap_or_else(|| panic!("{}: no point {label}", e.source));
+            assert!(p["result"]["total"]["ops"].as_u64().unwrap() > 0, "{}: {label} did I/O", e.source);
+            for (k, v) in fields {
+                assert_eq!(&field(p, k), v, "{}: {label} {k}", e.source);
+            }
+        }
+    }
+}
+
+#[test]
+fn run_with_fios_name_first_is_fios_command_line() {
+    let s = Scratch::new("fio-cmdline-run");
+    let o = drivelab_in(
+        &s.0,
+        &[
+            "run",
+            "--name=randread",
+            "--ioengine=io_uring",
+            "--bs=8k",
+            "--iodepth=4",
+            "--size=1m",
+            "--rw=randread",
+            "--filename=r.dat",
+        ],
+    );
+    let points = saved_points(&results_dir(&s.0.join("results")));
+    assert_eq!(points.len(), 1, "{}", stderr(&o));
+    assert_eq!((field(&points[0], "bs"), field(&points[0], "qd")), ("8192".into(), "4".into()));
+    // Its point lines and closing line are on stderr: stdout is fio's output alone.
+    assert!(!stdout(&o).contains("results in"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("results in"), "{}", stderr(&o));
+}
+
+/// `fio` if it is installed.
+fn fio() -> Option<&'static str> {
+    let ok = std::process::Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
+    ok.then_some("fio")
+}
+
+#[test]
+fn argument_forms_are_accepted_and_refused_as_fio_accepts_and_refuses_them() {
+    let Some(fio) = fio() else {
+        common::skip("fio is not installed");
+        return;
+    };
+    let s = Scratch::new("fio-cmdline-forms");
+    let file = s.path("f.dat");
+    let cases: &[(&str, bool)] = &[
+        ("--name=a --rw=randread --bs=4k", true),
+        ("-name=a -rw=randread -bs 4k", true),
+        ("--name a --iodepth 8 --time_based --runtime=1", true),
+        ("--name=a --runti=1", true),
+        ("--rw=randread --name=a --name=b", true),
+        ("--name=a --group_reporting --norandommap --time_based=1 --runtime=1", true),
+        ("--name=a --iodep=4", false),
+        ("--name=a --direct --bs=4k", false),
+        ("--name=a --time_based 1 --runtime=1", false),
+        ("--name=a --frobnicate=1", false),
+        ("--name", false),
+        ("--name=a --bs", false),
+        ("--name=a --eta-newline", false),
+        ("--name=a --eta=sometimes", true),
+        ("--section=global --name=a", false),
+        ("--name=a --status-interval=2", true),
+        ("--name=a --status-interval=100us", false),
+        ("--name=a --eta-newline=2", true),
+        ("--name=a -o", false),
+    ];
+    for (args, accepted) in cases {
+        // fio's own option and the global target first: a case's last argument stays last.
+        let mut argv: Vec<String> = vec!["--parse-only".into(), format!("--filename={file}"), "--size=1m".into()];
+        argv.extend(args.split_whitespace().map(String::from));
+        let theirs = std::process::Command::new(fio).args(&argv).current_dir(&s.0).output().unwrap();
+        let mut ours = vec!["fio"];
+        ours.extend(argv.iter().map(String::as_str));
+        let o = drivelab_in(&s.0, &ours);
+        assert_eq!(theirs.status.success(), *accepted, "fio {args}: {}", String::from_utf8_lossy(&theirs.stderr));
+        assert_eq!(o.status.success(), *accepted, "drivelab fio {args}: {}", stderr(&o));
+        if !accepted {
+            assert_eq!(o.status.code(), Some(2), "drivelab fio {args}: bad input is exit 2");
+            assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+        }
+    }
+}
+
+#[test]
+fn showcmd_prints_what_fios_prints() {
+    let Some(fio) = fio() else {
+        common::skip("fio is not installed");
+        return;
+    };
+    let s = Scratch::new("fio-cmdline-showcmd");
+    let job = s.path("j.fio");
+    std::fs::write(&job, "[global]\nbs=4k\nsize=1m ; comment\n[a]\nrw=read\n[b]\nrw=randread\niodepth=4\ntime_based\n")
+        .unwrap();
+    for extra in [&[][..], &["--section=b"][..]] {
+        let mut args = vec!["--showcmd"];
+        args.extend_from_slice(extra);
+        args.push(&job);
+        let theirs = std::process::Command::new(fio).args(&args).output().unwrap();
+        let mut ours = vec!["fio"];
+        ours.extend_from_slice(&args);
+        let o = drivelab_in(&s.0, &ours);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), String::from_utf8_lossy(&theirs.stdout), "{args:?}");
+    }
+}
+
+#[test]
+fn fios_own_options() {
+    let s = Scratch::new("fio-cmdline-own");
+    let run = |args: &[&str]| {
+        let mut argv = vec!["fio"];
+        argv.extend_from_slice(args);
+        drivelab_in(&s.0, &argv)
+    };
+    // --version: a line that scripts checking `fio --version` for fio-3 read, with drivelab's.
+    let o = run(&["--version"]);
+    assert!(o.status.success());
+    let line = stdout(&o);
+    assert!(line.starts_with("fio-3.33-drivelab-") && line.lines().count() == 1, "{line}");
+    // --help lists fio's options; exit 0.
+    let o = run(&["--help"]);
+    assert!(o.status.success() && stdout(&o).contains("--output-format"), "{}", stdout(&o));
+    // --output: never over an existing file, refused before anything runs.
+    std::fs::write(s.0.join("taken.txt"), "mine").unwrap();
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output=taken.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--output taken.txt exists") && stderr(&o).contains("choose another name"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(s.0.join("taken.txt")).unwrap(), "mine");
+    assert!(!s.0.join("results").exists(), "nothing ran");
+    // ... nor through a symlink, even a dangling one.
+    std::os::unix::fs::symlink(s.0.join("elsewhere.txt"), s.0.join("link.txt")).unwrap();
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output", "link.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("link.txt is a symlink"), "{}", stderr(&o));
+    assert!(!s.0.join("elsewhere.txt").exists() && !s.0.join("results").exists());
+    // --output-format: fio's names only.
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output-format=xml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("'xml' is not one of fio's formats"), "{}", stderr(&o));
+    // --parse-only lists the jobs as drivelab runs them and runs nothing.
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--bs=64k", "--parse-only"]);
+    assert!(o.status.success() && stdout(&o).contains("bs=65536"), "{}", stdout(&o));
+    assert!(!s.0.join("results").exists());
+    // --readonly refuses a job that writes, naming it, before anything is made.
+    let o = run(&["--name=w", "--rw=randwrite", "--size=1m", "--filename=ro.dat", "--readonly"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--readonly: job w writes"), "{}", stderr(&o));
+    assert!(!s.0.join("ro.dat").exists() && !s.0.join("results").exists());
+    // --warnings-fatal: an option that runs differently (libaio as io_uring) refuses the jobs.
+    let o = run(&["--name=a", "--ioengine=libaio", "--size=1m", "--warnings-fatal", "--parse-only"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--warnings-fatal") && stderr(&o).contains("libaio"), "{}", stderr(&o));
+    // Refused clearly: --debug, --client; a value refused names the argument as written.
+    let o = run(&["--debug=io", "--name=a"]);
+    assert!(o.status.code() == Some(2) && stderr(&o).contains("--debug=io:"), "{}", stderr(&o));
+    let o = run(&["--client=host1", "job.fio"]);
+    assert!(o.status.code() == Some(2) && stderr(&o).contains("mpirun"), "{}", stderr(&o));
+    let o = run(&["--name=a", "--size=1m", "--bs=4q"]);
+    assert!(o.status.code() == Some(2) && stderr(&o).contains("--bs=4q:"), "{}", stderr(&o));
+    let o = run(&["--name=a", "missing.fio"]);
+    assert!(o.status.code() == Some(2) && stderr(&o).contains("missing.fio"), "{}", stderr(&o));
+}
+
+#[test]
+fn section_runs_only_the_named_jobs_of_a_job_file() {
+    let s = Scratch::new("fio-cmdline-section");
+    let job = s.path("j.fio");
+    std::fs::write(&job, "[global]\nioengine=null\nsize=1m\n[a]\nrw=read\n[b]\nrw=randread\nbs=16k\n").unwrap();
+    let o = drivelab_in(&s.0, &["fio", "--section=b", &job]);
+    let points = saved_points(&results_dir(&s.0.join("results")));
+    let labels: Vec<&str> = points.iter().map(|p| p["point"]["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["b"], "{}", stderr(&o));
+    assert_eq!(field(&points[0], "bs"), "16384");
+}
+
+#[test]
+fn writing_a_block_device_needs_destroy_naming_job_and_device() {
+    need_loop!();
+    let s = Scratch::new("fio-cmdline-destroy");
+    let dev = LoopDev::new(&s.0.join("backing"), 4 << 20, Some(0x11));
+    let args = ["fio", "--name=wr", "--rw=write", "--bs=64k", "--size=1m", "--filename", dev.dev.as_str()];
+    let o = drivelab_in(&s.0, &args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(&dev.dev) && e.contains("--destroy") && e.contains("wr"), "{e}");
+    assert!(std::fs::read(s.0.join("backing")).unwrap().iter().all(|&b| b == 0x11), "nothing was written");
+    let mut with = args.to_vec();
+    with.extend(["--destroy", dev.dev.as_str(), "--results", "after"]);
+    let o = drivelab_in(&s.0, &with);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(results_dir(&s.0.join("after")).join("run.json").is_file(), "the run was saved");
+    assert!(std::fs::read(s.0.join("backing")).unwrap().iter().any(|&b| b != 0x11), "the writes reached the device");
+}
+
+#[test]
+fn under_mpirun_every_rank_runs_the_jobs_and_rank_0_saves_them_merged() {
+    if !cfg!(feature = "mpi") || std::process::Command::new("mpirun").arg("--version").output().is_err() {
+        common::skip("needs mpirun and a build with --features drivelab/mpi");
+        return;
+    }
+    let s = Scratch::new("fio-cmdline-mpi");
+    let o = std::process::Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", "2"])
+        .arg(env!("CARGO_BIN_EXE_drivelab"))
+        .args(["fio", "--name=a", "--ioengine=null", "--size=4m", "--bs=8k"])
+        .current_dir(&s.0)
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .output()
+        .unwrap();
+    let dir = results_dir(&s.0.join("results"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = json(&dir.join("run.json"));
+    assert_eq!(run["ranks"]["size"], 2, "{run}");
+    let points = saved_points(&dir);
+    assert_eq!(points[0]["ranks"].as_array().map(Vec::len), Some(2), "each rank's part saved");
+    assert_eq!(field(&points[0], "bs"), "8192");
+}

@@ -1,0 +1,112 @@
+//! fio's `verify_pattern` through `drivelab run JOB.fio`: a write job leaves the pattern, its
+//! `%o` holding each block's offset — byte for byte the file fio 3.33 leaves with the same job;
+//! a read job checks every block against it (a file fio wrote passes), and a corrupted block is
+//! a verify mismatch (exit 1, never a pass) — as fio finds it too.
+
+use crate::common;
+
+use std::path::Path;
+
+use crate::common::{drivelab_in, stderr, stdout, Saved, Scratch};
+
+const PATTERN: &str = "%o\"ab\"0x01";
+
+fn job(dir: &Path, name: &str, rw: &str, extra: &str) -> String {
+    let path = dir.join(format!("{name}.fio"));
+    let text = format!(
+        "[{name}]\nfilename=vp.dat\nrw={rw}\nbs=4k\nsize=64k\nverify=pattern\nverify_pattern={PATTERN}\ndo_verify=0\n{extra}"
+    );
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// Block `i`'s bytes by fio's rules: the offset as 8 LE bytes, "ab", 0x01, repeated from the
+/// block's start.
+fn block(i: u64) -> Vec<u8> {
+    let mut p = (i * 4096).to_le_bytes().to_vec();
+    p.extend_from_slice(b"ab\x01");
+    p.iter().copied().cycle().take(4096).collect()
+}
+
+fn fio_here() -> bool {
+    std::process::Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+fn fio(dir: &Path, file: &str) -> std::process::Output {
+    std::process::Command::new("fio").args([file, "--output=/dev/null"]).current_dir(dir).output().unwrap()
+}
+
+/// `drivelab run JOB` into results `res`: its exit code and the first point's `verify`.
+fn run(dir: &Path, file: &str, res: &str) -> (Option<i32>, serde_json::Value, String) {
+    let o = drivelab_in(dir, &["run", file, "--results", res, "-q"]);
+    let text = format!("{}{}", stdout(&o), stderr(&o));
+    let saved = saved(&dir.join(res));
+    let v = saved.points.first().map(|p| p["result"]["verify"].clone()).unwrap_or_default();
+    (o.status.code(), v, text)
+}
+
+#[test]
+fn writes_carry_fios_pattern_and_reads_find_a_corrupted_block() {
+    let s = Scratch::new("fio-verify-pattern");
+    let (code, v, text) = run(&s.0, &job(&s.0, "w", "write", ""), "res-w");
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(v["written_units"], 16, "{v}");
+    let mine = std::fs::read(s.0.join("vp.dat")).unwrap();
+    assert_eq!(mine.len(), 65536);
+    for (i, b) in mine.chunks(4096).enumerate() {
+        assert!(b == block(i as u64), "block {i} does not hold the pattern: {:02x?}", &b[..16]);
+    }
+
+    let theirs_dir = s.0.join("fio");
+    std::fs::create_dir(&theirs_dir).unwrap();
+    if fio_here() {
+        let o = fio(&theirs_dir, &job(&theirs_dir, "w", "write", ""));
+        assert!(o.status.success(), "fio: {}", String::from_utf8_lossy(&o.stderr));
+        let theirs = std::fs::read(theirs_dir.join("vp.dat")).unwrap();
+        assert!(mine == theirs, "drivelab's file differs from fio's");
+    } else {
+        common::skip_part("the comparison with fio", "fio is not installed (apt-get install fio)");
+        std::fs::write(theirs_dir.join("vp.dat"), &mine).unwrap();
+    }
+
+    // A read job checks every block, of a file fio wrote.
+    let read = job(&theirs_dir, "r", "read", "");
+    let (code, v, text) = run(&theirs_dir, &read, "res-r");
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!((v["inline"]["checked_units"].as_u64(), v["inline"]["mismatches"].as_u64()), (Some(16), Some(0)), "{v}");
+
+    // One flipped bit in block 5: a mismatch at its offset, exit 1 — and fio fails too.
+    let mut bad = std::fs::read(theirs_dir.join("vp.dat")).unwrap();
+    bad[5 * 4096 + 100] ^= 0x10;
+    std::fs::write(theirs_dir.join("vp.dat"), &bad).unwrap();
+    let (code, v, text) = run(&theirs_dir, &read, "res-bad");
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(v["inline"]["mismatches"], 1, "{v}");
+    assert_eq!(v["inline"]["by_kind"]["bit_flip"], 1, "{v}");
+    assert_eq!(v["inline"]["first"][0]["offset_bytes"], 5 * 4096, "{v}");
+    if fio_here() {
+        let o = fio(&theirs_dir, &read);
+        assert!(!o.status.success(), "fio finds the corrupted block too");
+    }
+}
+
+#[test]
+fn verify_none_or_a_bad_pattern_is_refused_with_nothing_written() {
+    let s = Scratch::new("fio-verify-pattern-refused");
+    for (pattern, says) in [("0x01\nverify=none", "verify=none"), ("%x", "%o")] {
+        let p = s.0.join("j.fio");
+        std::fs::write(&p, format!("[j]\nfilename=j.dat\nrw=write\nsize=64k\nverify_pattern={pattern}\n")).unwrap();
+        let o = drivelab_in(&s.0, &["run", p.to_str().unwrap(), "--results", "res", "-q"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("verify_pattern") && stderr(&o).contains(says), "{}", stderr(&o));
+        assert!(!s.0.join("j.dat").exists(), "nothing created");
+    }
+}
+
+/// The results directory drivelab made under `res`, loaded.
+fn saved(res: &Path) -> Saved {
+    match std::fs::read_dir(res).ok().and_then(|mut d| d.next()).and_then(|e| e.ok()) {
+        Some(e) => Saved::load(&e.path()),
+        None => Saved { run: Default::default(), points: Vec::new(), probes: Vec::new(), outcome: Default::default() },
+    }
+}
