@@ -68,7 +68,7 @@ fn options(args: &ActArgs) -> Result<ActOptions, Error> {
         max_lag_ns,
         pace: drivelab_engine::spec::PaceMode::from_name(&args.pace)
             .ok_or_else(|| Error::invalid(format!("--pace {}: use auto, hybrid, sleep or spin", args.pace)))?,
-        engine: drivelab_engine::fields::parse_engine(&args.engine)?,
+        engine: drivelab_engine::options::parse_engine(&args.engine)?,
         seed: 0xac7,
         prep: !args.no_prep,
         search: args.search,

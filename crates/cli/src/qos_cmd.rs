@@ -31,7 +31,7 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
     };
     setup.validate().map_err(|(field, why)| Error::invalid(format!("{} {why}", flag(field))))?;
     let fields = args.run.fields();
-    for n in drivelab_engine::fields::notices(fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+    for n in drivelab_engine::options::notices(fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
         crate::term::eprint_warning(&format!("drivelab: {n}"));
     }
     let mut printer = Printer::new(Style::Search, args.run.quiet, false);

@@ -10,7 +10,7 @@
 
 use std::io;
 
-pub use crate::fields::Field;
+pub use crate::options::Field;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -68,26 +68,10 @@ impl Spelling {
 /// The fio job option that sets `field`, where the fio job reader takes one (fiojob/options.rs):
 /// the names a job file's reader wrote. Fields with no single option keep drivelab's name.
 fn fio_option(field: Field) -> Option<&'static str> {
-    Some(match field {
-        Field::Fio(f) => f.name(),
-        Field::Span => "size",
-        Field::Offset => "offset",
-        Field::Bs => "bs",
-        Field::Align => "blockalign",
-        Field::Qd => "iodepth",
-        Field::Jobs => "numjobs",
-        Field::Batch => "iodepth_batch",
-        Field::Time => "runtime",
-        Field::Ramp => "ramp_time",
-        Field::IoSize => "io_size",
-        Field::Random => "percentage_random",
-        Field::Read => "rwmixread",
-        Field::Distribution => "random_distribution",
-        Field::Seed => "randseed",
-        Field::Engine => "ioengine",
-        Field::Cpus => "cpus_allowed",
-        _ => return None,
-    })
+    match field {
+        Field::As(name) => Some(name),
+        field => crate::options::fio_name_of(field),
+    }
 }
 
 fn render_spec(field: Field, value: &str, fix: &str, cli: bool) -> String {
@@ -243,7 +227,7 @@ mod tests {
         assert!(first.cli_message().starts_with("size="), "the innermost source names it");
         let direct = Error::DirectIoRefused { path: "/mnt/f".into() }.written_as(Spelling::FioJob);
         assert!(direct.cli_message().ends_with("use buffered (results will go through the page cache)"));
-        let iodepth = Error::spec(Field::Fio(crate::fields::Fio::Iodepth), "0", "give 1 or more");
+        let iodepth = Error::spec(Field::As("iodepth"), "0", "give 1 or more");
         assert_eq!(iodepth.written_as(Spelling::FioJob).cli_message(), "iodepth=0: give 1 or more");
     }
 }

@@ -323,7 +323,7 @@ impl Trace {
 
 /// A trace's refusal as a refusal of `field`: the field names it (`--replay` or `replay`),
 /// an I/O error stays one.
-pub fn refusal(field: crate::fields::Field, e: crate::Error) -> crate::Error {
+pub fn refusal(field: crate::options::Field, e: crate::Error) -> crate::Error {
     match e {
         crate::Error::Invalid(m) => crate::Error::spec(field, "", m),
         other => other,

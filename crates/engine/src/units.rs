@@ -6,70 +6,188 @@
 
 use std::time::Duration;
 
-/// Parse a size in bytes: `512`, `4k`, `4K`, `4KiB`, `1m`, `1MiB`, `8g`, `2t`.
-/// Binary multiples only (k = 1024), as fio does.
+/// Whose rules a size or a time is read by: drivelab's own (flags, plan keys) or fio's (job
+/// files, fio's command line, fio's JSON), which differ where fio keeps old habits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// drivelab's: `k` is 1024 and so is `KiB`; `4KB` (1000 or 1024?) is refused; fractions of a
+    /// unit are allowed in times (`1.5s`).
+    #[default]
+    Own,
+    /// fio 3.x's (`parse.c`), under its `kb_base`.
+    Fio(KbBase),
+}
+
+/// fio's `kb_base`: what `k` means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum KbBase {
+    /// fio's default: k = 1024 — and, fio's compatibility rule ("opposite units"), KiB = 1000.
+    #[default]
+    Binary,
+    /// k = 1000, KiB = 1024 (as the standards have them).
+    Decimal,
+}
+
+/// The leading whole number of `t` (decimal, or in fio's forms hexadecimal when it contains
+/// `0x`, as fio's strtoll does) and the rest.
+fn leading_number(t: &str, dialect: Dialect) -> Result<(u64, &str), String> {
+    let hex = matches!(dialect, Dialect::Fio(_)) && (t.contains("0x") || t.contains("0X"));
+    let body = if hex { t.trim_start_matches("0x").trim_start_matches("0X") } else { t };
+    let end =
+        body.find(|c: char| !(if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() })).unwrap_or(body.len());
+    if end == 0 {
+        return Err(format!("'{t}' is not a number"));
+    }
+    let v = u64::from_str_radix(&body[..end], if hex { 16 } else { 10 }).map_err(|_| format!("'{t}' is too large"))?;
+    Ok((v, &body[end..]))
+}
+
+/// Parse a size in bytes by drivelab's rules: `512`, `4k`, `4KiB`, `1m`, `8g`, `2t` (k = 1024).
 pub fn parse_size(text: &str) -> Result<u64, String> {
+    parse_size_in(text, Dialect::Own)
+}
+
+/// THE size parser: a whole number and a unit, by `dialect`'s rules.
+///
+/// - drivelab's: binary multiples (`4k` = `4KiB` = 4096, `Ki`/`Mi` as Kubernetes writes them);
+///   `4KB` is refused as ambiguous; a fraction is refused (`1536` for `1.5k`).
+/// - fio's: under `kb_base=1024` (its default) `k`/`kb` are 1024 and `KiB` is 1000 (fio's
+///   "opposite units"), under `kb_base=1000` the other way round; a unit is matched by its
+///   first letters as fio does (`Mi` is `m`); hexadecimal with `0x`; `N%` (a share of the
+///   target) and fractions are refused rather than guessed.
+pub fn parse_size_in(text: &str, dialect: Dialect) -> Result<u64, String> {
     let t = text.trim();
     if t.is_empty() {
         return Err("empty size: write a number of bytes such as 4096 or 4k".into());
     }
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    if num.is_empty() {
-        return Err(format!("'{text}' is not a size: write a number with an optional unit, such as 4k or 1MiB"));
+    let (value, unit) = leading_number(t, dialect)
+        .map_err(|_| format!("'{text}' is not a size: write a number with an optional unit, such as 4k or 1MiB"))?;
+    let too_large = || format!("'{text}' is too large for a size in bytes");
+    if unit.starts_with('.') {
+        return Err(format!(
+            "'{text}': sizes are whole numbers; write it in a smaller unit (e.g. 1536 instead of 1.5k)"
+        ));
     }
-    let value: u64 = num.parse().map_err(|_| format!("'{text}' is too large for a size in bytes"))?;
-    let shift = match unit {
-        "" | "b" | "B" => 0,
-        "k" | "K" | "KiB" | "kiB" | "Ki" => 10,
-        "m" | "M" | "MiB" | "Mi" => 20,
-        "g" | "G" | "GiB" | "Gi" => 30,
-        "t" | "T" | "TiB" | "Ti" => 40,
-        "KB" | "kB" | "kb" | "Kb" | "MB" | "mb" | "GB" | "gb" | "TB" | "tb" => {
-            let p = &unit[..1].to_ascii_uppercase();
-            return Err(format!(
-                "'{text}' is ambiguous (1000 or 1024?): write {num}{p}iB for binary or the exact byte count"
-            ));
+    let kb = match dialect {
+        Dialect::Own => {
+            let shift = match unit {
+                "" | "b" | "B" => 0,
+                "k" | "K" | "KiB" | "kiB" | "Ki" | "ki" => 10,
+                "m" | "M" | "MiB" | "Mi" => 20,
+                "g" | "G" | "GiB" | "Gi" => 30,
+                "t" | "T" | "TiB" | "Ti" => 40,
+                "p" | "P" | "PiB" | "Pi" => 50,
+                "KB" | "kB" | "kb" | "Kb" | "MB" | "mb" | "Mb" | "GB" | "gb" | "Gb" | "TB" | "tb" | "Tb" => {
+                    let num = &t[..t.len() - unit.len()];
+                    let p = &unit[..1].to_ascii_uppercase();
+                    return Err(format!(
+                        "'{text}' is ambiguous (1000 or 1024?): write {num}{p}iB for binary or the exact byte count"
+                    ));
+                }
+                _ => {
+                    return Err(format!(
+                        "'{text}' has an unknown unit '{unit}': use k, m, g, t (or KiB, MiB, GiB, TiB), or plain bytes"
+                    ))
+                }
+            };
+            return value.checked_mul(1u64 << shift).ok_or_else(too_large);
         }
-        _ if unit.starts_with('.') => {
-            return Err(format!(
-                "'{text}': sizes are whole numbers; write it in a smaller unit (e.g. 1536 instead of 1.5k)"
-            ))
-        }
-        _ => {
-            return Err(format!(
-                "'{text}' has an unknown unit '{unit}': use k, m, g, t (or KiB, MiB, GiB, TiB), or plain bytes"
-            ))
-        }
+        Dialect::Fio(kb) => kb,
     };
-    value.checked_mul(1u64 << shift).ok_or_else(|| format!("'{text}' is too large for a size in bytes"))
+    let u = unit.trim().to_ascii_lowercase();
+    if u.starts_with('%') {
+        return Err(format!(
+            "'{t}' is a percentage of the target; drivelab takes absolute sizes here: give bytes (e.g. 8g)"
+        ));
+    }
+    let (base, other): (u64, u64) = match kb {
+        KbBase::Binary => (1024, 1000),
+        KbBase::Decimal => (1000, 1024),
+    };
+    let powers = ["k", "m", "g", "t", "p"];
+    let (mult, pow) = if u.is_empty() || u == "b" {
+        (1, 0)
+    } else if let Some(i) = powers.iter().position(|p| u == format!("{p}ib")) {
+        (other, i as u32 + 1)
+    } else if let Some(i) = powers.iter().position(|p| u == *p || u == format!("{p}b") || u == format!("{p}i")) {
+        (base, i as u32 + 1)
+    } else {
+        return Err(format!("'{t}': '{unit}' is not a size unit; expected k, m, g, t, p (or kb, kib ...)"));
+    };
+    mult.checked_pow(pow).and_then(|m| value.checked_mul(m)).ok_or_else(too_large)
 }
 
-/// Parse a duration: `500ms`, `10s`, `3m`, `1h`, `250us`, or with a decimal point, `1.5s`.
-/// A bare number is refused: seconds or milliseconds is a guess we will not make.
+/// Parse a duration by drivelab's rules: `500ms`, `10s`, `3m`, `1h`, `1d`, `250us`, or with a
+/// decimal point, `1.5s`. A bare number is refused: seconds or milliseconds is a guess we will
+/// not make (an option whose bare numbers fio counts in a unit is read by [`parse_time`]).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    time_ns(text, None, Dialect::Own).map(Duration::from_nanos)
+}
+
+/// THE time parser, for an option whose bare numbers count `bare` (fio's rule per option:
+/// seconds for `runtime`, microseconds for `thinktime`), in `dialect`: nanoseconds.
+/// Units: `ns`, `us`/`usec`/`µs`, `ms`/`msec`, `s`/`sec`, `m`/`min`, `h`, `d`. drivelab's
+/// dialect takes fractions (`1.5s`); fio's refuses them (fio reads only the whole part).
+pub fn parse_time(text: &str, bare: crate::options::Bare, dialect: Dialect) -> Result<u64, String> {
+    time_ns(text, Some(bare), dialect)
+}
+
+fn time_ns(text: &str, bare: Option<crate::options::Bare>, dialect: Dialect) -> Result<u64, String> {
+    use crate::options::Bare;
     let t = text.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
+    let not = || format!("'{text}' is not a duration: write e.g. 500ms, 10s, 3m or 1h");
     if num.is_empty() || num.matches('.').count() > 1 || num.ends_with('.') || num.starts_with('.') {
-        return Err(format!("'{text}' is not a duration: write e.g. 500ms, 10s, 3m or 1h"));
+        return Err(not());
     }
-    let ns_per_unit: f64 = match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
+    if num.contains('.') && matches!(dialect, Dialect::Fio(_)) {
+        return Err(format!("'{t}': fio reads only the whole part of a fraction; write it in a smaller unit"));
+    }
+    let ns_per_unit: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "ns" | "nsec" => 1.0,
+        "us" | "µs" | "usec" => 1e3,
+        "ms" | "msec" => 1e6,
+        "s" | "sec" => 1e9,
         "m" | "min" => 60e9,
         "h" => 3600e9,
-        "" => return Err(format!("'{text}' has no unit: write {num}s for seconds or {num}ms for milliseconds")),
-        _ => return Err(format!("'{text}' has an unknown unit '{unit}': use ns, us, ms, s, m or h")),
+        "d" => 86_400e9,
+        "" => match bare {
+            Some(Bare::Seconds) => 1e9,
+            Some(Bare::Micros) => 1e3,
+            Some(Bare::Unit) | None => {
+                return Err(format!("'{text}' has no unit: write {num}s for seconds or {num}ms for milliseconds"))
+            }
+        },
+        _ => return Err(format!("'{text}' has an unknown unit '{unit}': use ns, us, ms, s, m, h or d")),
     };
-    let value: f64 = num.parse().map_err(|_| format!("'{text}' is not a duration"))?;
+    let value: f64 = num.parse().map_err(|_| not())?;
     let ns = value * ns_per_unit;
     if !(ns.is_finite()) || ns > 1e18 {
         return Err(format!("'{text}' is too long a duration"));
     }
-    Ok(Duration::from_nanos(ns.round() as u64))
+    Ok(ns.round() as u64)
+}
+
+/// A whole number with nothing after it.
+pub fn parse_whole(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return t.parse().map_err(|_| format!("'{t}' is too large"));
+    }
+    match leading_number(t, Dialect::Own) {
+        Ok((_, rest)) => Err(format!("'{t}': unexpected '{rest}' after the number")),
+        Err(_) => Err(format!("'{t}' is not a whole number")),
+    }
+}
+
+/// A yes or no: `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
+pub fn parse_bool(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        other => Err(format!("'{other}' is not a yes or no: give 1 or 0 (true or false)")),
+    }
 }
 
 /// Parse a whole percentage 0..=100.

@@ -196,24 +196,24 @@ mod tests {
                 let value = example(w);
                 let ok = match *flag {
                     "pick" => value.parse::<drivelab_lab::repeat::Pick>().is_ok(),
-                    "rate-scope" | "arrivals" | "pace" => drivelab_engine::fields::from_pairs([
+                    "rate-scope" | "arrivals" | "pace" => drivelab_engine::options::from_pairs([
                         ("rate", "1000"),
                         (flag.replace('-', "_").as_str(), value.as_str()),
                     ])
                     .is_ok(),
-                    "thinktime-blocks-type" => drivelab_engine::fields::from_pairs([
+                    "thinktime-blocks-type" => drivelab_engine::options::from_pairs([
                         ("thinktime", "10"),
                         ("thinktime_blocks_type", value.as_str()),
                     ])
                     .is_ok(),
                     "replay-timing" => {
                         // Needs a trace: a good word is refused only for want of one.
-                        let e = drivelab_engine::fields::from_pairs([("replay_timing", value.as_str())])
+                        let e = drivelab_engine::options::from_pairs([("replay_timing", value.as_str())])
                             .unwrap_err()
                             .to_string();
                         e.contains("give the trace")
                     }
-                    f => drivelab_engine::fields::from_pairs([(f.replace('-', "_").as_str(), value.as_str())]).is_ok(),
+                    f => drivelab_engine::options::from_pairs([(f.replace('-', "_").as_str(), value.as_str())]).is_ok(),
                 };
                 assert!(ok, "--{flag} completes to {w}, which the engine refuses ({value})");
             }

@@ -12,7 +12,7 @@ mod run;
 mod safety;
 
 use clap::{Args, Parser, Subcommand};
-use drivelab_engine::fields;
+use drivelab_engine::options as fields;
 use drivelab_engine::Error;
 use drivelab_lab::repeat::{Pick, Repeat};
 use drivelab_lab::steady;

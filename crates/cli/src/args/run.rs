@@ -4,7 +4,7 @@
 //! command line and change together.
 
 use clap::Args;
-use drivelab_engine::fields;
+use drivelab_engine::options as fields;
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 

@@ -3,7 +3,7 @@
 //! for the lab (`Permission`, each MPI rank's own names).
 
 use clap::Args;
-use drivelab_engine::{fields, Error};
+use drivelab_engine::{options as fields, Error};
 
 use super::{non_empty, DEFAULT_FILE_SIZE};
 

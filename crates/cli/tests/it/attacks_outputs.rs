@@ -5,8 +5,6 @@
 //! be files. Each test checks the victim's bytes (or that nothing was run or written), not only
 //! the exit code.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -2,8 +2,6 @@
 //! offers the suites, `--rw <TAB>` fio's words, and a flag that takes a number or a duration
 //! never offers file names. Read from the scripts `drivelab completions` prints.
 
-use crate::common;
-
 use crate::common::{drivelab, stderr, stdout};
 
 const RW: [&str; 7] = ["read", "write", "randread", "randwrite", "randrw", "rw", "readwrite"];

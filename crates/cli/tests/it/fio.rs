@@ -2,8 +2,6 @@
 //! the same; fio's details are honoured (a bare runtime is seconds, `--filename a:b` is two
 //! targets), plan files take the same keys, and what would be ambiguous is refused.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 
 use crate::common::{drivelab, json, stderr, Scratch};

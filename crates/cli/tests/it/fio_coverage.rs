@@ -3,8 +3,6 @@
 //! each row says what drivelab does with it. Here every row is held against the binary: a job
 //! file of one job with that option is refused exactly when the row says `refused`.
 
-use crate::common;
-
 use std::path::Path;
 
 use crate::common::{drivelab_in, skip, stderr, Scratch};

@@ -4,8 +4,6 @@
 //! I/Os; `exit_what` picks which jobs a job's end stops (and `all` leaves later groups out);
 //! a mixed job paced 2:1 per direction delivers reads and writes 2:1, as fio does.
 
-use crate::common;
-
 use crate::common::{drivelab_in, results_dir, stderr, stdout, Saved, Scratch};
 
 /// Run job-file `text` in `s` with `extra` flags: (exit code, output, the saved results).

@@ -8,8 +8,6 @@
 //!   after the same bytes fio writes; without it the same job fails on ENOSPC. On a file that
 //!   does not exist yet it is refused naming the fix.
 
-use crate::common;
-
 use std::path::Path;
 use std::process::Command;
 

@@ -4,8 +4,6 @@
 //! by FILE:LINE with the words the table gives. The test fails when any outcome changes, and
 //! prints the counts: files, files whose engines drivelab runs or maps, running, refused.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 
 use crate::common::{drivelab_in, json, skip, stderr, Scratch};

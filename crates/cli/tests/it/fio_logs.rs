@@ -5,8 +5,6 @@
 //! fio2gnuplot (bw, iops), fiologparser_hist.py (the histogram log), fio-plot's `-g`. A log
 //! name that exists is refused before anything runs.
 
-use crate::common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

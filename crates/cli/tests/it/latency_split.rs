@@ -11,8 +11,6 @@
 //! absolute wall-clock bound). A test that cannot run here (not root, no BTF, a drivelab built
 //! without the `bpf` feature, no loop devices, no bpftrace) skips, saying why.
 
-use crate::common;
-
 use std::io::BufRead;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

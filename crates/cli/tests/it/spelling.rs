@@ -3,8 +3,6 @@
 //! option (`size=`) in a fio job file (whose `size` is drivelab's span) — never a flag the user
 //! did not write. Each exits 2 before anything is measured.
 
-use crate::common;
-
 use crate::common::{drivelab, stderr, Scratch};
 
 /// A 512 KiB file (existing, so its size stands) and a region of 10 MiB asked of it.

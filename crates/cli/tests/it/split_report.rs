@@ -2,8 +2,6 @@
 //! split can run here (and the run agrees), and a run with the split has its stages in
 //! `report`'s text, in `report.html` as charts, and in `compare`.
 
-use crate::common;
-
 use crate::common::{drivelab, results_dir, skip, stderr, stdout, Scratch};
 
 /// `info`'s line and JSON on the split: (available, the reason when not).

@@ -2,8 +2,6 @@
 //! stderr), a reader that stops reading (`| head -1`) ends drivelab quietly without stopping a
 //! run, and `-q` leaves only the answer on stdout, with warnings and errors on stderr.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

@@ -135,7 +135,7 @@ mod tests {
     fn offsets_k(pairs: &[(&str, &str)], start_k: u64, span_k: u64, n: usize) -> Vec<u64> {
         let mut all = vec![("bs", "4k"), ("time", "1s")];
         all.extend_from_slice(pairs);
-        let spec = crate::fields::from_pairs(all).unwrap();
+        let spec = crate::options::from_pairs(all).unwrap();
         let mut g = Generator::new(&spec, start_k * 1024, span_k * 1024, 0);
         (0..n).map(|_| g.next_io().offset / 1024).collect()
     }

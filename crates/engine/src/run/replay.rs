@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::Stream;
 use crate::error::Error;
-use crate::fields::Field;
+use crate::options::Field;
 use crate::replay::{FileTrace, Region, Trace};
 use crate::spec::AccessSpec;
 use crate::target::TargetKind;

@@ -9,7 +9,7 @@
 
 use super::AccessSpec;
 use crate::error::Error;
-use crate::fields::Field;
+use crate::options::Field;
 
 /// fio's `MAX_PATTERN_SIZE`.
 pub const MAX_PATTERN_BYTES: usize = 512;

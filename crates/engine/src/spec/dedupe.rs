@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AccessSpec, DataPattern};
 use crate::error::Error;
-use crate::fields::Field;
+use crate::options::Field;
 
 /// Which earlier (or later) data a deduplicated write repeats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

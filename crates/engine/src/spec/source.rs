@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::AccessSpec;
 use crate::error::Error;
-use crate::fields::Field;
+use crate::options::Field;
 
 /// A captured workload to replay (see `crate::replay`): its file and how fast.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

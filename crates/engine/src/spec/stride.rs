@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::AccessSpec;
 use crate::error::Error;
-use crate::fields::Field;
+use crate::options::Field;
 use crate::units::{fmt_size, parse_size};
 
 /// fio's `zonemode=strided`: I/O stays in one zone of `range_bytes` until `size_bytes` have

@@ -5,7 +5,7 @@
 
 use super::AccessSpec;
 use crate::error::Error;
-use crate::fields::Field;
+use crate::options::Field;
 
 impl AccessSpec {
     /// Job `j`'s region, given the target's `[start, start + span)` (the first job's).
@@ -69,7 +69,7 @@ impl AccessSpec {
 
 #[cfg(test)]
 mod tests {
-    use crate::fields::from_pairs;
+    use crate::options::from_pairs;
 
     #[test]
     fn each_job_starts_one_increment_further() {

@@ -8,7 +8,7 @@
 
 use super::AccessSpec;
 use crate::error::Error;
-use crate::fields::Field;
+use crate::options::Field;
 
 /// Bytes `%o` takes in the pattern (fio's `paste_blockoff`: a 64-bit offset).
 const OFFSET_BYTES: usize = 8;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AccessSpec, Trim};
 use crate::error::Error;
-use crate::fields::Field;
+use crate::options::Field;
 use crate::units::{fmt_size, parse_size};
 
 /// fio's `ZBD_MAX_OPEN_ZONES`: the most zones `max_open_zones` may keep open.

@@ -102,7 +102,7 @@ fn mix(base: u64, job: u64, n: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fields::from_pairs;
+    use crate::options::from_pairs;
     use std::collections::HashMap;
 
     /// `blocks` 4 KiB writes of job `no` of `of` with `dedupe`: each block's content hash.

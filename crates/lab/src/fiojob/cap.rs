@@ -126,7 +126,7 @@ impl Cap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drivelab_engine::fields::from_pairs;
+    use drivelab_engine::options::from_pairs;
 
     #[test]
     fn a_cap_shortens_only_what_exceeds_it() {

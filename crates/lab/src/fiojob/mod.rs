@@ -43,7 +43,7 @@ pub use cap::Cap;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use drivelab_engine::fields;
+use drivelab_engine::options as fields;
 use drivelab_engine::units::fmt_duration;
 use drivelab_engine::Error;
 

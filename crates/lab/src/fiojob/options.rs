@@ -704,7 +704,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     let (targets, file_per_clone) = match (&d.filename, null) {
         (_, true) => (Vec::new(), false),
         (Some(f), false) => {
-            let list = drivelab_engine::fields::split_filename(f).map_err(|e| err(e.to_string()))?;
+            let list = drivelab_engine::options::split_filename(f).map_err(|e| err(e.to_string()))?;
             (list.into_iter().map(|t| in_dir(d.directory.as_deref(), &t)).collect(), false)
         }
         (None, false) => {

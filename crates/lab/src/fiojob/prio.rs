@@ -178,7 +178,7 @@ mod tests {
         // The engine reads what the lab writes.
         let mut s = drivelab_engine::spec::AccessSpec::default();
         for (k, v) in &o {
-            drivelab_engine::fields::apply(&mut s, k, v).unwrap();
+            drivelab_engine::options::apply(&mut s, k, v).unwrap();
         }
         let p = s.prio.unwrap();
         assert_eq!((p.job, p.cmd[0].len(), p.cmd[1].len()), (0x4007, 2, 0));

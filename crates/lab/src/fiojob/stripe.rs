@@ -157,7 +157,7 @@ pub fn cap(cap: u64, spec: &AccessSpec, job: &str) -> Option<(Vec<(String, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drivelab_engine::fields::from_pairs;
+    use drivelab_engine::options::from_pairs;
 
     fn opt(k: &str, v: &str) -> Opt {
         Opt { key: k.into(), value: Some(v.into()), line: 1 }

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use drivelab_engine::fields;
+use drivelab_engine::options as fields;
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 

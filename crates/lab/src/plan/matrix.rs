@@ -1,7 +1,7 @@
 //! A plan's `[matrix]`: its axes, and the ranges (`1..64 x2`, `0..100 +50`) that expand into
 //! an axis's values in the unit of their field.
 
-use drivelab_engine::fields::{self, Field, Fio};
+use drivelab_engine::options::{self as fields, Bare, Field, Kind};
 use drivelab_engine::units::{fmt_duration, fmt_size, parse_duration, parse_size};
 use drivelab_engine::Error;
 use toml_edit::{Item, Value};
@@ -111,8 +111,11 @@ pub(super) enum Unit {
 /// The unit of `key`'s ranges: drivelab's field's, or for fio's spelling its field's.
 pub(super) fn unit_of(key: &str) -> Option<Unit> {
     let field = Field::from_key(key)?;
-    if field == Field::Fio(Fio::Runtime) {
-        return Some(Unit::Seconds);
+    // fio's spelling of a time whose bare numbers are seconds (`runtime`).
+    if let Field::As(name) = field {
+        if fields::by_fio(name).is_some_and(|o| o.kind == Kind::Time(Bare::Seconds)) {
+            return Some(Unit::Seconds);
+        }
     }
     match field.canonical().name() {
         "bs" | "align" | "offset" | "span" | "io_size" => Some(Unit::Size),

@@ -84,7 +84,7 @@ mod tests;
 
 use std::path::Path;
 
-use drivelab_engine::fields;
+use drivelab_engine::options as fields;
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::units::parse_duration;
 use drivelab_engine::Error;

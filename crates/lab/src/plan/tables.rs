@@ -1,7 +1,7 @@
 //! Reading a plan's tables: names, target lists, access-spec fields (`[defaults]`,
 //! `[precondition]`, a step's own keys) and `[[step]]`, each value checked as it is read.
 
-use drivelab_engine::fields::{self, Field, Fio};
+use drivelab_engine::options::{self as fields, Field};
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 use toml_edit::{Item, TableLike, Value};
@@ -97,7 +97,7 @@ pub(super) fn check_one_spelling(src: &Src, table: &dyn TableLike, also: &[&str]
     let keys: Vec<&str> = table.iter().map(|(k, _)| k).filter(|k| !also.contains(k)).collect();
     for (i, key) in keys.iter().enumerate() {
         let Some(field) = Field::from_key(key) else { continue };
-        let mix = |k: &str| matches!(Field::from_key(k), Some(Field::Fio(Fio::Rwmixread | Fio::Rwmixwrite)));
+        let mix = |k: &str| matches!(Field::from_key(k), Some(Field::As("rwmixread" | "rwmixwrite")));
         if let Some(first) = keys[..i]
             .iter()
             .find(|k| Field::from_key(k).map(Field::canonical) == Some(field.canonical()) && !(mix(k) && mix(key)))
@@ -147,7 +147,7 @@ pub(super) fn table_fields(src: &Src, table: &dyn TableLike, also: &[&str]) -> R
         out.push((key.to_string(), text));
     }
     let written: Vec<(&str, &str)> = out.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    fields::check_fio_shares(&written).map_err(|e| src.err(key_span(table, Fio::Rwmixwrite.name()), e))?;
+    fields::check_fio_shares(&written).map_err(|e| src.err(key_span(table, "rwmixwrite"), e))?;
     Ok(out)
 }
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use drivelab_engine::fields;
 use drivelab_engine::hist::{Histogram, Pct};
+use drivelab_engine::options as fields;
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 

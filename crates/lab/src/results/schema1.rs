@@ -54,7 +54,7 @@ struct PointResultV1 {
 
 /// A schema-1 point has no spec: derive it from its fields as schema 1 did.
 fn with_spec(mut p: Point, fallback: Option<&RunResult>) -> Point {
-    match drivelab_engine::fields::from_pairs(p.fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+    match drivelab_engine::options::from_pairs(p.fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
         Ok(spec) => p.spec = spec,
         Err(_) => {
             if let Some(r) = fallback {

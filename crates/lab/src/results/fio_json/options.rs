@@ -9,7 +9,7 @@
 //! `io_size`, `fsync`, `sync`, `ramp_time`, `percentage_random`); options that only shape
 //! fio's reporting are passed over; the rest are listed as not translated.
 
-use drivelab_engine::fields::{self, split_filename};
+use drivelab_engine::options::{self as fields, split_filename};
 use drivelab_engine::spec::{AccessSpec, BlockSize, EngineKind, SyncMode};
 use drivelab_engine::units::{parse_duration, parse_pct, parse_size};
 
