@@ -56,6 +56,9 @@ pub struct Opt {
 pub enum Kind {
     /// `1`/`0` (`true`/`false`, `yes`/`no`, `on`/`off`); in fio's forms a bare name is `1`.
     Bool,
+    /// fio's FIO_OPT_STR_SET: a bare name sets it; on fio's command line a value only after `=`
+    /// (`--time_based`, `--time_based=0`). Read as [`Kind::Bool`].
+    Flag,
     /// A whole number.
     Int,
     /// A whole number within fio's `minval..=maxval` for the option.
@@ -155,7 +158,7 @@ impl Value {
 pub fn parse_value(kind: Kind, text: &str, dialect: Dialect) -> Result<Value, String> {
     let t = text.trim();
     match kind {
-        Kind::Bool => units::parse_bool(t).map(Value::Bool),
+        Kind::Bool | Kind::Flag => units::parse_bool(t).map(Value::Bool),
         Kind::Int => units::parse_whole(t).map(Value::Int),
         Kind::Range(lo, hi) => {
             let v = units::parse_whole(t)?;

@@ -13,8 +13,7 @@
 //! (and everything after `--`) is a job file, in order. Beside fio's own options, drivelab's
 //! safety flags (`--destroy DEV`, `--force`, a bare `--overwrite`) and `--results DIR`.
 
-mod names;
-
+use drivelab_engine::options::{self, Kind};
 use drivelab_engine::Error;
 
 use super::ini::{Opt, Section};
@@ -146,15 +145,25 @@ impl Known {
     fn arg(self) -> Arg {
         match self {
             // A bare --overwrite is drivelab's flag; fio's job option is --overwrite=BOOL.
-            Known::Job(n) if names::SET_ONLY.contains(&n) || n == "overwrite" => Arg::Optional,
+            Known::Job(n) if set_only(n) || n == "overwrite" => Arg::Optional,
             Known::Job(_) => Arg::Required,
             Known::Control(n) => CONTROL.iter().find(|c| c.0 == n).map_or(Arg::Required, |c| c.2),
         }
     }
 }
 
+/// fio's set-only options (`--time_based`): a value only after `=`.
+fn set_only(name: &str) -> bool {
+    options::by_fio(name).is_some_and(|o| o.kind == Kind::Flag)
+}
+
+/// Every name getopt knows: drivelab's control flags, then every job option of the table (fio
+/// 3.33's names and aliases, whether drivelab supports them or not: an option it refuses is
+/// refused by name, a word fio does not know as unknown).
 fn all_names() -> impl Iterator<Item = Known> {
-    CONTROL.iter().map(|c| Known::Control(c.0)).chain(names::JOB_OPTIONS.iter().map(|n| Known::Job(n)))
+    static JOB: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let job = JOB.get_or_init(options::fio_names);
+    CONTROL.iter().map(|c| Known::Control(c.0)).chain(job.iter().map(|n| Known::Job(n)))
 }
 
 /// `name` as getopt matches it: exactly, else as the prefix of exactly one option.
@@ -289,7 +298,7 @@ fn job_option(out: &mut FioArgs, key: &'static str, value: Option<String>, shown
         out.sections.push(Section { name, line, options: Vec::new(), unset: None });
         return Ok(());
     }
-    if value.as_deref() == Some("") && !names::SET_ONLY.contains(&key) {
+    if value.as_deref() == Some("") && !set_only(key) {
         return Err(bad(&out.written[line - FIRST_LINE], format!("needs a value: --{key}=VALUE")));
     }
     if out.sections.is_empty() {

@@ -149,18 +149,6 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
     let key = o.key.as_str();
     let r = || -> Result<(), LineError> {
         match key {
-            // fio's alias of disable_bw_measurement, which the option table reads as no effect.
-            "threads" | "disable_bw" => {
-                if !c.no_effect.iter().any(|k| k == key) {
-                    c.no_effect.push(key.to_string());
-                }
-            }
-            "create_on_open" => {
-                flag()?;
-                if !c.no_effect.iter().any(|k| k == key) {
-                    c.no_effect.push(key.to_string());
-                }
-            }
             "exitall" => c.exitall = flag()?,
             "exit_what" => {
                 let v = need()?;
@@ -198,8 +186,7 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
         }
         Ok(())
     };
-    const KEYS: &[&str] =
-        &["threads", "disable_bw", "create_on_open", "exitall", "exit_what", "numa_cpu_nodes", "numa_mem_policy"];
+    const KEYS: &[&str] = &["exitall", "exit_what", "numa_cpu_nodes", "numa_mem_policy"];
     KEYS.contains(&key).then(r)
 }
 
@@ -238,7 +225,6 @@ mod tests {
     fn only_this_modules_options_are_taken() {
         let mut c = Ctl::default();
         assert!(apply(&mut c, &opt("bs", Some("4k"))).is_none());
-        assert!(apply(&mut c, &opt("threads", Some("1"))).unwrap().is_ok());
         assert!(apply(&mut c, &opt("exitall", None)).unwrap().is_ok());
         assert!(c.exitall);
         assert!(apply(&mut c, &opt("zonemode", Some("zbd"))).is_none(), "zbd zones are walk.rs's");

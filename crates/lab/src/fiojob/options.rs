@@ -10,6 +10,7 @@
 //! Over 600 lines: one arm per fio option, the one table of them (a second table would drift);
 //! options with logic of their own delegate to submodules (logs, jobctl, walk, watch, onerror).
 
+use drivelab_engine::options::{Effect, NOT_SUPPORTED};
 use drivelab_engine::units::fmt_duration;
 
 use super::ini::{LineError, Opt};
@@ -142,41 +143,6 @@ struct Draft {
     lat_on: bool,
 }
 
-/// Options that change nothing about the I/O drivelab does or what it records.
-const NO_EFFECT: &[(&str, &str)] = &[
-    ("description", "a description"),
-    ("group_reporting", "drivelab reports each group of jobs as one point"),
-    ("new_group", "drivelab reports each group of jobs as one point"),
-    ("gtod_reduce", "drivelab's clock reads cost ~20 ns and are always made"),
-    ("clat_percentiles", "every result has lat and clat percentiles"),
-    ("lat_percentiles", "every result has lat and clat percentiles"),
-    ("slat_percentiles", "every result has lat and clat percentiles"),
-    ("percentile_list", "every result has drivelab's percentiles and its histogram"),
-    ("disable_lat", "latency is always recorded"),
-    ("disable_clat", "latency is always recorded"),
-    ("disable_slat", "latency is always recorded"),
-    ("disable_bw_measurement", "throughput is always recorded"),
-    ("unified_rw_reporting", "results have read, write and total"),
-    ("stats", "results are always kept"),
-    ("refill_buffers", "drivelab stamps every block it writes afresh"),
-    ("scramble_buffers", "drivelab stamps every block it writes afresh"),
-    ("randrepeat", "drivelab's sequence is set by the seed"),
-    ("random_generator", "drivelab draws offsets with its own generator"),
-    ("fixedbufs", "drivelab always registers its buffers with io_uring"),
-    ("registerfiles", "drivelab always registers its files with io_uring"),
-    ("overwrite", "drivelab writes a new file whole before measuring"),
-    ("invalidate", "drivelab does not drop the page cache before a buffered job"),
-    ("thread", "drivelab's jobs are always threads"),
-    ("unit_base", "drivelab's units are in the field names"),
-    ("kb_base", "read before the other options"),
-    ("clocksource", "drivelab uses CLOCK_MONOTONIC"),
-    ("bwavgtime", "drivelab records every second"),
-    ("iopsavgtime", "drivelab records every second"),
-    ("cpus_allowed_policy", "with cpus_allowed every job may run on the CPUs listed"),
-    ("allrandrepeat", "drivelab's sequence is set by the seed"),
-    ("exitall_on_error", "an error stops the run"),
-];
-
 fn bad(o: &Opt, why: impl std::fmt::Display) -> LineError {
     let written = match &o.value {
         Some(v) => format!("{}={v}", o.key),
@@ -265,17 +231,24 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         Ok(())
     };
-    let key = o.key.as_str();
-    if let Some((_, why)) = NO_EFFECT.iter().find(|(k, _)| *k == key) {
-        let _ = why;
-        if !d.no_effect.iter().any(|k| k == key) {
-            d.no_effect.push(key.to_string());
+    // The one table says what the option is (fio's name for an alias) and whether it runs here.
+    let Some(opt) = drivelab_engine::options::by_fio(o.key.as_str()) else {
+        return Err(bad(o, unsupported(&o.key, NOT_SUPPORTED)));
+    };
+    match opt.effect {
+        Effect::NoEffect(_) => {
+            if !d.no_effect.iter().any(|k| *k == o.key) {
+                d.no_effect.push(o.key.clone());
+            }
+            return Ok(());
         }
-        return Ok(());
+        Effect::Refused(why) => return Err(bad(o, unsupported(&o.key, why))),
+        Effect::Spec(_) | Effect::Job => {}
     }
+    let key = opt.name();
     match key {
         "name" => d.name = Some(need()?.to_string()),
-        "rw" | "readwrite" => {
+        "rw" => {
             let v = need()?;
             let w =
                 match v {
@@ -309,7 +282,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             one_direction(v)?;
             d.random_pct = Some(pct(v)?.to_string());
         }
-        "bs" | "blocksize" => {
+        "bs" => {
             let v = need()?;
             let sizes: Vec<&str> = v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
             let first = sizes.first().ok_or_else(|| bad(o, "needs a block size"))?;
@@ -329,7 +302,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.bs = Some(r.to_string());
             d.bs_write = (w != r).then(|| w.to_string());
         }
-        "bsrange" | "blocksize_range" => {
+        "bsrange" => {
             let v = need()?;
             one_direction(v)?;
             let (a, b) = v.split_once('-').ok_or_else(|| bad(o, "expected MIN-MAX, e.g. 4k-4k"))?;
@@ -351,17 +324,17 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.bs_write = (writes != reads).then_some(writes);
             d.bs = Some(reads);
         }
-        "blockalign" | "ba" => {
+        "blockalign" => {
             let v = need()?;
             one_direction(v)?;
             d.align = Some(sz(v)?);
         }
         "iodepth" => d.qd = Some(range(need()?, 1, 65536)?),
-        "iodepth_batch" | "iodepth_batch_submit" => d.batch = Some(num(need()?)?),
+        "iodepth_batch" => d.batch = Some(num(need()?)?),
         "size" | "filesize" => d.size = Some(sz(need()?)?),
-        "io_size" | "io_limit" => d.io_size = Some(sz(need()?)?),
+        "io_size" => d.io_size = Some(sz(need()?)?),
         "offset" => d.offset = Some(sz(need()?)?),
-        "runtime" | "timeout" => d.runtime_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
+        "runtime" => d.runtime_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
         "time_based" => d.time_based = flag()?,
         "ramp_time" => d.ramp_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
         "loops" => d.loops = Some(range(need()?, 1, u32::MAX.into())?),
@@ -419,11 +392,6 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             "dsync" => d.sync = Some("dsync".into()),
             _ => return Err(bad(o, "expected 0, 1, none, sync or dsync")),
         },
-        "dsync" | "o_dsync" => {
-            if flag()? {
-                d.sync = Some("dsync".into());
-            }
-        }
         "fsync" | "fdatasync" => {
             let n = num(need()?)?;
             if n > 0 {
@@ -505,7 +473,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 return Err(bad(o, "several files per job are not supported; list them in filename=a:b instead"));
             }
         }
-        "stonewall" | "wait_for_previous" => d.stonewall = flag()?,
+        "stonewall" => d.stonewall = flag()?,
         k if super::logs::is_key(k) => super::logs::apply(&mut d.logs, o).map_err(|e| bad(o, e))?,
         _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
         "buffer_pattern" => d.buffer_pattern = Some(need()?.to_string()),
@@ -559,21 +527,16 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.lat.push((key.into(), p.to_string()));
         }
         "latency_run" => d.lat.push((key.into(), flag()?.to_string())),
-        _ => return Err(bad(o, unsupported(key))),
+        // Every row of the table that sets the spec or shapes a job has its arm above (the
+        // table's test holds them together); one without is a row added without its effect.
+        _ => return Err(bad(o, unsupported(key, "the option table lists it, but fio's job reader has no arm for it"))),
     }
     Ok(())
 }
 
-/// Why an option with no arm is refused, and what to do.
-fn unsupported(key: &str) -> String {
-    let what = if key.starts_with("write_") && key.ends_with("_log") || key == "log_avg_msec" {
-        "drivelab keeps its own per-second series and histograms in every result; remove it"
-    } else if key.starts_with("latency_") {
-        "for the highest load that meets a latency target use `drivelab qos`; remove it here"
-    } else {
-        "drivelab does not support it; remove it (or run this job with fio)"
-    };
-    format!("option '{key}' is not supported: {what}")
+/// Why an option drivelab does not run is refused (`why`, from the table), and what to do.
+fn unsupported(key: &str, why: &str) -> String {
+    format!("option '{key}' is not supported: {why}")
 }
 
 fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {

@@ -1,24 +1,22 @@
 //! A fio job's options (its `[global]` ones, then its own) as a drivelab access spec, the fields
 //! behind it and the targets it ran on, as far as they map; what does not map is named.
 //!
-//! The spec starts from fio's defaults, not drivelab's (`rw=read`, `bs=4k`, `iodepth=1`,
-//! buffered, psync), so it says what fio ran. The fields are the options given that are
-//! access-spec keys in fio's spelling (`iodepth`, `rw`, `bs`...), as drivelab records the fields
-//! of a point, and go through the engine's one translation of fio's words
-//! ([`drivelab_engine::fields`]). A few options set the spec without being fields (`size`,
-//! `io_size`, `fsync`, `sync`, `ramp_time`, `percentage_random`); options that only shape
-//! fio's reporting are passed over; the rest are listed as not translated.
+//! The spec is what the job-file reader makes of the same options (`lab::fiojob`, through the
+//! one option table): fio's defaults (`rw=read`, `bs=4k`, `iodepth=1`, buffered, psync), then
+//! the options in order, so a fio result imported and the same job run by drivelab have the same
+//! spec. Options are taken one at a time: one that drivelab does not run is named in
+//! `untranslated` (with why), never fatal, since the result is fio's and stands without it.
 
-use drivelab_engine::options::{self as fields, split_filename};
-use drivelab_engine::spec::{AccessSpec, BlockSize, EngineKind, SyncMode};
-use drivelab_engine::units::{parse_duration, parse_pct, parse_size};
+use drivelab_engine::options::{self, split_filename};
+use drivelab_engine::spec::AccessSpec;
 
 use super::doc::Options;
+use crate::fiojob;
 
 /// What a job ran, in drivelab's words.
 #[derive(Clone, Debug)]
 pub struct Workload {
-    /// The options that are access-spec keys, as given (fio's spelling).
+    /// The options given that set the spec, as given (fio's spelling).
     pub fields: Vec<(String, String)>,
     pub spec: AccessSpec,
     /// Where it ran: `null` for fio's null engine, else its files.
@@ -29,159 +27,41 @@ pub struct Workload {
     pub untranslated: Vec<String>,
 }
 
-/// Options whose meaning is drivelab's field of the same key (fio's spelling), translated by
-/// the engine's fields.
-const FIELDS: [&str; 18] = [
-    "rw",
-    "readwrite",
-    "bs",
-    "blocksize",
-    "iodepth",
-    "numjobs",
-    "runtime",
-    "ioengine",
-    "random_distribution",
-    "direct",
-    "buffered",
-    "offset",
-    "thinktime",
-    "thinktime_spin",
-    "thinktime_blocks",
-    "thinktime_blocks_type",
-    "hipri",
-    "rwmixread",
-];
-
-/// Options that name the job or its files, or shape fio's reporting, not the workload.
-const NOT_WORKLOAD: [&str; 17] = [
-    "name",
-    "filename",
-    "directory",
-    "filename_format",
-    "description",
-    "group_reporting",
-    "stonewall",
-    "wait_for_previous",
-    "new_group",
-    "lat_percentiles",
-    "clat_percentiles",
-    "slat_percentiles",
-    "percentile_list",
-    "time_based",
-    "unified_rw_reporting",
-    "per_job_logs",
-    "log_avg_msec",
-];
-
-/// fio's defaults, where they differ from drivelab's.
-fn fio_defaults() -> AccessSpec {
-    AccessSpec {
-        read_pct: 100,
-        random_pct: 0,
-        bs: vec![BlockSize { bytes: 4096, pct: 100 }],
-        qd: 1,
-        jobs: 1,
-        submit_batch: 1,
-        time_ns: None,
-        direct: false,
-        engine: EngineKind::Psync,
-        ..AccessSpec::default()
-    }
-}
-
-/// A fio time: a bare number is seconds.
-fn seconds_ns(v: &str) -> Result<u64, String> {
-    let v = v.trim();
-    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-        return v.parse::<u64>().map(|s| s.saturating_mul(1_000_000_000)).map_err(|e| e.to_string());
-    }
-    parse_duration(v).map(|d| d.as_nanos() as u64)
-}
-
-/// The rw word's mix is fio's mixed workload (where `rwmixread` applies).
-fn is_mixed(rw: Option<&str>) -> bool {
-    matches!(rw.map(str::trim), Some("rw" | "readwrite" | "randrw"))
-}
-
-/// Why fio's `value` for `key` is not translated, if it is one drivelab's parser would read
-/// differently.
-fn differs(key: &str, value: &str) -> Option<&'static str> {
-    match key {
-        "rw" | "readwrite" if value.contains(':') => Some("fio's WORD:N skips bytes after each I/O"),
-        "bs" | "blocksize" if value.contains(',') => Some("fio's sizes for reads,writes differ"),
-        "bs" | "blocksize" if value.contains('-') => Some("a range of sizes"),
-        _ => None,
-    }
-}
-
 /// The workload of job `jobname` (its `clone`-th job of that name in its group, for fio's own
 /// file names).
 pub fn workload(global: &Options, job: &Options, jobname: &str, clone: usize) -> Workload {
     let all: Vec<&(String, String)> = global.0.iter().chain(&job.0).collect();
     let last = |key: &str| all.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
     let engine = last("ioengine").unwrap_or("psync").trim().to_string();
-    let mut w =
-        Workload { fields: Vec::new(), spec: fio_defaults(), targets: Vec::new(), engine, untranslated: Vec::new() };
-    let rw = last("rw").or_else(|| last("readwrite"));
-    let mut size = None;
-    let mut io_size = None;
-    let mut random = None;
     // fio applies rwmixread/rwmixwrite to the mix of the final rw, wherever they were given.
     let is_mix = |k: &str| k == "rwmixread" || k == "rwmixwrite";
-    let in_order = all.iter().filter(|(k, _)| !is_mix(k)).chain(all.iter().filter(|(k, _)| is_mix(k)));
+    let in_order: Vec<&&(String, String)> =
+        all.iter().filter(|(k, _)| !is_mix(k)).chain(all.iter().filter(|(k, _)| is_mix(k))).collect();
+    // fio's null engine is drivelab's null target, not an engine.
+    let fields = in_order
+        .iter()
+        .filter(|(k, v)| options::by_fio(k).is_some_and(|o| o.in_own()) && !(k == "ioengine" && v.trim() == "null"))
+        .map(|(k, v)| (k.clone(), v.trim().to_string()))
+        .collect();
+    let mut kept: Vec<(String, String)> = Vec::new();
+    let mut untranslated = Vec::new();
     for (k, v) in in_order {
-        let (k, v) = (k.as_str(), v.trim());
-        let set = |spec: &mut AccessSpec| fields::apply(spec, k, v).map_err(|e| e.to_string());
-        let done = match k {
-            "ioengine" if v == "null" => Ok(false),
-            "rwmixread" | "rwmixwrite" if !is_mixed(rw) => {
-                Err(format!("fio ignores it for rw={}", rw.unwrap_or("read (fio's default)")))
-            }
-            "rwmixwrite" => set(&mut w.spec).map(|_| true),
-            k if FIELDS.contains(&k) => match differs(k, v) {
-                Some(why) => Err(why.to_string()),
-                None => set(&mut w.spec).map(|_| true),
-            },
-            "size" => parse_size(v).map(|b| size = Some(b)).map(|_| false),
-            "io_size" | "io_limit" => parse_size(v).map(|b| io_size = Some(b)).map(|_| false),
-            "fsync" => v.parse::<u32>().map_err(|e| e.to_string()).map(|n| {
-                w.spec.sync = if n > 0 { SyncMode::Fsync { every: n } } else { SyncMode::None };
-                false
-            }),
-            "sync" => match v {
-                "1" | "sync" | "dsync" => Ok(SyncMode::Dsync),
-                "0" | "none" => Ok(SyncMode::None),
-                _ => Err("not O_SYNC or O_DSYNC".to_string()),
-            }
-            .map(|m| {
-                w.spec.sync = m;
-                false
-            }),
-            "ramp_time" => seconds_ns(v).map(|ns| w.spec.ramp_ns = ns).map(|_| false),
-            "percentage_random" => parse_pct(v, "").map(|p| random = Some(p)).map(|_| false),
-            k if NOT_WORKLOAD.contains(&k) => Ok(false),
-            _ => Err("no drivelab equivalent".to_string()),
-        };
-        match done {
-            Ok(true) => w.fields.push((k.to_string(), v.to_string())),
-            Ok(false) => {}
-            Err(why) => w.untranslated.push(format!("{k}={v} ({why})")),
+        // Files and names say where fio ran, not what: the result's targets keep them.
+        if matches!(k.as_str(), "filename" | "directory" | "name") {
+            continue;
+        }
+        let mut trial = kept.clone();
+        trial.push((k.clone(), v.clone()));
+        match fiojob::job_spec(jobname, &trial) {
+            Ok(_) => kept.push((k.clone(), v.clone())),
+            // The reader's refusal names the option itself (`iodepth=0: ...`).
+            Err(why) if why.starts_with(&format!("{k}=")) => untranslated.push(why),
+            Err(why) => untranslated.push(format!("{k}={} ({why})", v.trim())),
         }
     }
-    // fio's null engine has no page cache, whatever `direct` says: run as drivelab's null target.
-    if w.engine == "null" {
-        w.spec.direct = true;
-    }
-    if let Some(p) = random.filter(|_| w.spec.random_pct == 100) {
-        w.spec.random_pct = p;
-    }
-    w.spec.span_bytes = size;
-    // Without a runtime fio moves `io_size` (default: `size`) bytes per job.
-    if w.spec.time_ns.is_none() {
-        w.spec.io_size_bytes = io_size.or(size);
-    }
-    w.targets = targets(&w.engine, last("filename"), last("directory"), jobname, clone);
-    w
+    let spec = fiojob::job_spec(jobname, &kept).unwrap_or_else(|_| fiojob::job_spec(jobname, &[]).unwrap_or_default());
+    let targets = targets(&engine, last("filename"), last("directory"), jobname, clone);
+    Workload { fields, spec, targets, engine, untranslated }
 }
 
 /// Where a job ran: `null`, its `filename` list (under `directory`), or the file fio names
@@ -206,6 +86,7 @@ fn targets(engine: &str, filename: Option<&str>, directory: Option<&str>, jobnam
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drivelab_engine::spec::{EngineKind, SyncMode};
 
     fn opts(pairs: &[(&str, &str)]) -> Options {
         Options(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
@@ -234,19 +115,27 @@ mod tests {
     }
 
     #[test]
-    fn what_drivelab_would_read_otherwise_is_named_not_translated() {
+    fn options_translate_as_a_job_files_and_what_drivelab_does_not_run_is_named() {
         let w = workload(
             &opts(&[("ioengine", "null"), ("rwmixread", "70")]),
-            &opts(&[("rw", "randread:8"), ("bs", "4k,64k"), ("rate", "10m"), ("runtime", "2")]),
+            &opts(&[("rw", "randread:8"), ("bs", "4k,64k"), ("rate", "10m"), ("runtime", "2"), ("exec_prerun", "ls")]),
             "j",
             0,
         );
         assert_eq!(w.targets, ["null"]);
         assert_eq!(w.spec.time_ns, Some(2_000_000_000));
+        // What a job file's reader runs, the import reads the same way (one translation).
+        assert_eq!(w.spec.random_every_ios, 8, "fio's rw=WORD:N");
+        assert_eq!(w.spec.bs_write.as_ref().map(|b| b[0].bytes), Some(65536), "fio's bs=READ,WRITE");
+        assert!(w.spec.rate.is_some(), "fio's rate");
         let said = w.untranslated.join("; ");
-        for key in ["rwmixread=70 (fio ignores it", "rw=randread:8", "bs=4k,64k", "rate=10m (no drivelab"] {
+        for key in [
+            "rwmixread=70: fio applies it only to a mixed workload",
+            "exec_prerun=ls: option 'exec_prerun' is not supported",
+        ] {
             assert!(said.contains(key), "{key}: {said}");
         }
+        assert_eq!(w.untranslated.len(), 2, "{said}");
         assert_eq!(w.spec.read_pct, 100, "rwmixread left alone for a read-only rw");
         let w = workload(&opts(&[]), &opts(&[("filename", "/dev/a:/dev/b"), ("fsync", "4")]), "j", 0);
         assert_eq!(w.targets, ["/dev/a", "/dev/b"]);
