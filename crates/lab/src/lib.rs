@@ -33,3 +33,6 @@ pub mod suites;
 pub mod sysinfo;
 pub mod verify;
 pub mod written;
+
+#[cfg(test)]
+mod front_ends_tests;

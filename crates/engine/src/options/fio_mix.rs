@@ -85,7 +85,20 @@ pub fn split_filename(text: &str) -> Result<Vec<String>, Error> {
 /// What the user should be told about `pairs` (fio spellings that run as something close to
 /// what fio would run), once each.
 pub fn notices<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+    let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
     let mut out: Vec<String> = Vec::new();
+    let last = |f: Field| pairs.iter().rev().find(|(k, _)| Field::from_key(k).map(Field::canonical) == Some(f));
+    if let (Some((ek, ev)), Some((qk, qv))) = (last(Field::Engine), last(Field::Qd)) {
+        let fio = matches!(Field::from_key(ek), Some(Field::As(_)));
+        let sync = fio && super::parse_engine(ev).is_ok_and(|e| e == crate::spec::EngineKind::Psync);
+        if sync && qv.trim().parse::<u32>().is_ok_and(|q| q > 1) {
+            out.push(format!(
+                "{ek} {}: a synchronous engine runs one I/O at a time, so {qk} {} runs at depth 1, as in fio",
+                ev.trim(),
+                qv.trim()
+            ));
+        }
+    }
     for (k, v) in pairs {
         let libaio = by_fio(k).and_then(|o| o.fio_name()) == Some("ioengine") && v.trim() == "libaio";
         let n = "ioengine libaio: drivelab has no libaio engine; it runs io_uring (uring), Linux's asynchronous I/O \

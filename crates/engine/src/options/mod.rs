@@ -47,8 +47,10 @@ pub struct Opt {
     /// fio's default, as fio's documentation writes it (None: no default, or not fio's).
     pub fio_default: Option<&'static str>,
     pub effect: Effect,
-    /// What it does in drivelab (completions, man, the options guide).
+    /// What it does under drivelab's own spelling (`run`'s help, completions, man).
     pub help: &'static str,
+    /// What a fio job using it gets here, where it runs (the options guide's words).
+    pub fio_note: &'static str,
 }
 
 /// What an option's value is, with its unit rules.
@@ -90,6 +92,9 @@ pub enum Effect {
     /// Shapes a fio job (its files, groups, logs, fio's own time and size rules): read by the
     /// job-file front end (`lab::fiojob`), in job files and on fio's command line.
     Job,
+    /// Read by the job-file front end, its value checked as fio checks it, and changes nothing
+    /// here: why.
+    Checked(&'static str),
     /// Read, and changes nothing here: why.
     NoEffect(&'static str),
     /// Refused: why, and what to do.
@@ -223,4 +228,22 @@ pub fn fio_names() -> Vec<&'static str> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// docs/guide/fio-options.md's table: a row per fio option of the table (names, what a job file
+/// using it gets: supported (onto the drivelab field its words name), no effect, refused;
+/// and the words), in the table's order. The guide is this table printed (a test holds them
+/// together).
+pub fn guide_table() -> String {
+    let mut out = String::from("| option (aliases) | status | drivelab |\n| --- | --- | --- |\n");
+    for o in OPTIONS.iter().filter(|o| !o.fio.is_empty()) {
+        let names: Vec<String> = o.fio.iter().map(|n| format!("`{n}`")).collect();
+        let (status, words) = match o.effect {
+            Effect::Spec(_) | Effect::Job => ("supported", o.fio_note),
+            Effect::Checked(why) | Effect::NoEffect(why) => ("no effect", why),
+            Effect::Refused(why) => ("refused", why),
+        };
+        out.push_str(&format!("| {} | {status} | {words} |\n", names.join(", ")));
+    }
+    out
 }

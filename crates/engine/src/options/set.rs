@@ -47,11 +47,7 @@ fn think_ns(field: Field, v: &str) -> Result<u64, Error> {
 }
 
 fn boolean(field: Field, value: &str) -> Result<bool, Error> {
-    match value.trim() {
-        "true" | "yes" | "1" => Ok(true),
-        "false" | "no" | "0" => Ok(false),
-        _ => Err(Error::spec(field, format!("'{value}'"), "give true or false")),
-    }
+    crate::units::parse_bool(value).map_err(|_| Error::spec(field, format!("'{value}'"), "give true or false"))
 }
 
 /// Set one field from its text (drivelab's key or fio's). Unknown keys are refused with the
@@ -133,7 +129,14 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::Seed => spec.seed = number(field, v)?,
         Field::Engine => spec.engine = parse_engine(v)?,
         Field::Cpus => spec.cpus = parse_cpus(v)?,
-        Field::ContinueOnError => spec.continue_on_error = boolean(field, v)?,
+        // fio's words too: none (0) or an error class (read, write, io, verify, all; 1).
+        Field::ContinueOnError => {
+            spec.continue_on_error = match v {
+                "none" => false,
+                "read" | "write" | "io" | "verify" | "all" => true,
+                _ => boolean(field, v)?,
+            }
+        }
         Field::Rate => {
             let (per_s, unit) = parse_rate(v)?;
             let r = spec.rate.get_or_insert_with(Rate::default);
@@ -230,7 +233,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         }
         Field::Flow => spec.flow.get_or_insert_with(Default::default).weight = number(field, v)?,
         Field::FlowId => spec.flow.get_or_insert_with(Default::default).id = number(field, v)?,
-        Field::FlowSleep => spec.flow.get_or_insert_with(Default::default).sleep_ns = duration_ns(v)?,
+        Field::FlowSleep => spec.flow.get_or_insert_with(Default::default).sleep_ns = time_ns(v)?,
         Field::OffsetIncrement => spec.offset_increment_bytes = size(v)?,
         Field::Dedupe => {
             spec.dedupe = crate::spec::dedupe::Dedupe::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?
@@ -294,6 +297,28 @@ pub fn partial_from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)
     // io_size without a time, and a replay, run until their bytes are done.
     if !timed && (spec.io_size_bytes.is_some() || spec.replay.is_some()) {
         spec.time_ns = None;
+    }
+    // As fio: a verify_pattern turns verify on (checking after the writes too, fio's do_verify)
+    // unless verify was given.
+    let verify_given = pairs.iter().any(|(k, _)| Field::from_key(k).map(Field::canonical) == Some(Field::Verify));
+    if spec.verify_pattern.is_some() && !verify_given {
+        spec.verify = true;
+        spec.verify_after = spec.has_writes();
+    }
+    // fio's spelling, fio's meaning: `ioengine=psync` (or sync) runs one I/O at a time, so a
+    // deeper iodepth runs at depth 1, as in fio (`notices` says so); drivelab's `engine psync`
+    // with a deeper `qd` is refused by `validate`, which says how to get that many I/Os.
+    let last_engine =
+        pairs.iter().rev().find_map(|(k, _)| Field::from_key(k).filter(|f| f.canonical() == Field::Engine));
+    if matches!(last_engine, Some(Field::As(_))) && spec.engine == EngineKind::Psync && spec.qd > 1 {
+        spec.qd = 1;
+    }
+    // As fio: the options that shape a think time or a latency target do nothing without it.
+    if spec.think.is_some_and(|t| t.ns == 0) {
+        spec.think = None;
+    }
+    if spec.lat_target.is_some_and(|l| l.target_ns == 0) {
+        spec.lat_target = None;
     }
     spec.validate().map_err(|e| match e {
         // A refused value named as the reader wrote it: fio's spelling when that set it last.

@@ -282,3 +282,31 @@ fn fio_filename_lists_targets_with_colons() {
     let e = parse_new_file_size("1000").unwrap_err();
     assert!(e.cli_message().starts_with("--size 1000: a new file's size must be"), "{}", e.cli_message());
 }
+
+/// docs/guide/fio-options.md is the table printed: its rows are `guide_table()`'s, so the guide
+/// and what drivelab does cannot drift. `DRIVELAB_BLESS=1` writes the table into the guide.
+#[test]
+fn the_fio_options_guide_is_the_table_printed() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/guide/fio-options.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text.find("| option (aliases) |").expect("the guide's table");
+    let end = text[start..].find("\n\n").map_or(text.len(), |e| start + e + 1);
+    let want = guide_table();
+    if std::env::var_os("DRIVELAB_BLESS").is_some() {
+        std::fs::write(&path, format!("{}{want}{}", &text[..start], &text[end..])).unwrap();
+        return;
+    }
+    assert!(
+        text[start..end] == want,
+        "docs/guide/fio-options.md's table is not the option table's: rerun with DRIVELAB_BLESS=1 \
+         (cargo test -p drivelab-engine the_fio_options_guide) and read the diff"
+    );
+    // Every row says what drivelab does.
+    for o in OPTIONS.iter().filter(|o| !o.fio.is_empty()) {
+        let words = match o.effect {
+            Effect::Spec(_) | Effect::Job => o.fio_note,
+            Effect::Checked(w) | Effect::NoEffect(w) | Effect::Refused(w) => w,
+        };
+        assert!(!words.is_empty(), "{}: the guide would say nothing of it", o.name());
+    }
+}

@@ -100,7 +100,6 @@ const CONTROL: &[(&str, Option<char>, Arg)] = &[
     ("section", Some('x'), Arg::Required),
     ("inflate-log", Some('X'), Arg::Required),
     ("alloc-size", Some('a'), Arg::Required),
-    ("profile", Some('p'), Arg::Required),
     ("warnings-fatal", Some('w'), Arg::None),
     ("max-jobs", Some('j'), Arg::Required),
     ("terse-version", Some('V'), Arg::Required),

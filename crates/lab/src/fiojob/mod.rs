@@ -60,21 +60,25 @@ pub const MAX_COMBINATIONS: usize = 10_000;
 
 /// The access spec of a fio job with these options (`[global]`'s, then its own; fio's JSON
 /// writes a flag's value as `""`), as a job file's reader makes it: the one translation of
-/// fio's options, for fio results imported (`results::fio_json`). The error says why in fio's
-/// words (`iodepth=0: ...`).
-pub fn job_spec(name: &str, opts: &[(String, String)]) -> Result<drivelab_engine::spec::AccessSpec, String> {
+/// fio's options, for fio results imported (`results::fio_json`). A refusal says why in fio's
+/// words (`iodepth=0: ...`) and, where one option is refused, which (its index in `opts`).
+pub fn job_spec(
+    name: &str,
+    opts: &[(String, String)],
+) -> Result<drivelab_engine::spec::AccessSpec, (Option<usize>, String)> {
+    // Line 1 is the job's section; option i is on line i + 2.
     let opts: Vec<ini::Opt> = opts
         .iter()
         .enumerate()
         .map(|(i, (k, v))| ini::Opt {
             key: k.clone(),
             value: Some(v.trim().to_string()).filter(|v| !v.is_empty()),
-            line: i + 1,
+            line: i + 2,
         })
         .collect();
-    let job = options::translate(name, 1, &opts).map_err(|e| e.message)?;
+    let job = options::translate(name, 1, &opts).map_err(|e| (e.line.checked_sub(2), e.message))?;
     fields::from_pairs(expand::pairs(&job.fields))
-        .map_err(|e| e.written_as(drivelab_engine::Spelling::FioJob).cli_message())
+        .map_err(|e| (None, e.written_as(drivelab_engine::Spelling::FioJob).cli_message()))
 }
 
 /// Whether `path` names a fio job file (by its extension: `.fio`, `.job`, `.ini`) rather than a

@@ -243,6 +243,11 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             return Ok(());
         }
         Effect::Refused(why) => return Err(bad(o, unsupported(&o.key, why))),
+        Effect::Checked(_) => {
+            if !d.no_effect.iter().any(|k| *k == o.key) {
+                d.no_effect.push(o.key.clone());
+            }
+        }
         Effect::Spec(_) | Effect::Job => {}
     }
     let key = opt.name();
@@ -580,8 +585,9 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     } else {
         put("qd", qd.to_string());
     }
+    // A batch above the depth submits what the depth allows, whoever reads it (fio caps it).
     if let Some(b) = d.batch.filter(|&b| b > 0 && (engine == "uring" || engine == "uring_cmd")) {
-        put("batch", b.min(qd).to_string());
+        put("batch", b.to_string());
     }
     put("engine", engine.into());
     // NVMe passthrough bypasses the page cache whatever `direct` says, as O_DIRECT does.

@@ -30,11 +30,11 @@
 //! its name; anything wrong with it is an error naming the file and what is wrong.
 
 mod check;
-mod doc;
+pub(crate) mod doc;
 mod group;
 mod lat;
 mod notes;
-mod options;
+pub(crate) mod options;
 mod series;
 #[cfg(test)]
 mod tests;

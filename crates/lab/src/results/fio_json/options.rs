@@ -43,23 +43,31 @@ pub fn workload(global: &Options, job: &Options, jobname: &str, clone: usize) ->
         .filter(|(k, v)| options::by_fio(k).is_some_and(|o| o.in_own()) && !(k == "ioengine" && v.trim() == "null"))
         .map(|(k, v)| (k.clone(), v.trim().to_string()))
         .collect();
-    let mut kept: Vec<(String, String)> = Vec::new();
+    // Files and names say where fio ran, not what: the result's targets keep them.
+    let mut kept: Vec<(String, String)> = in_order
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "filename" | "directory" | "name"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let mut untranslated = Vec::new();
-    for (k, v) in in_order {
-        // Files and names say where fio ran, not what: the result's targets keep them.
-        if matches!(k.as_str(), "filename" | "directory" | "name") {
-            continue;
+    // An option the reader refuses is named and left out, and the rest read again; a refusal of
+    // the job as a whole (options that do not go together) leaves out the last option given.
+    let spec = loop {
+        match fiojob::job_spec(jobname, &kept) {
+            Ok(spec) => break spec,
+            Err((at, why)) => {
+                let Some(i) = at.filter(|&i| i < kept.len()).or(kept.len().checked_sub(1)) else {
+                    break AccessSpec::default();
+                };
+                let (k, v) = kept.remove(i);
+                untranslated.push(if why.starts_with(&format!("{k}=")) {
+                    why
+                } else {
+                    format!("{k}={} ({why})", v.trim())
+                });
+            }
         }
-        let mut trial = kept.clone();
-        trial.push((k.clone(), v.clone()));
-        match fiojob::job_spec(jobname, &trial) {
-            Ok(_) => kept.push((k.clone(), v.clone())),
-            // The reader's refusal names the option itself (`iodepth=0: ...`).
-            Err(why) if why.starts_with(&format!("{k}=")) => untranslated.push(why),
-            Err(why) => untranslated.push(format!("{k}={} ({why})", v.trim())),
-        }
-    }
-    let spec = fiojob::job_spec(jobname, &kept).unwrap_or_else(|_| fiojob::job_spec(jobname, &[]).unwrap_or_default());
+    };
     let targets = targets(&engine, last("filename"), last("directory"), jobname, clone);
     Workload { fields, spec, targets, engine, untranslated }
 }
