@@ -45,8 +45,8 @@ fn main() {
         let matches =
             Cli::command().try_get_matches_from(negative::join_negative_values(std::env::args_os().collect()))?;
         let mut cli = Cli::from_arg_matches(&matches)?;
-        if let (Some(Command::Run(r)), Some(m)) = (&mut cli.command, matches.subcommand_matches("run")) {
-            r.note_given(m);
+        if let Some(Command::Run(r)) = &mut cli.command {
+            r.note_given();
         }
         Ok(cli)
     };

@@ -191,13 +191,28 @@ type PointKey = (String, Vec<(String, String)>, Option<usize>);
 /// Field keys that say how long a point ran, not what it ran.
 pub const DURATION_KEYS: [&str; 3] = ["time", "runtime", "ramp"];
 
-/// A point's fields without those of [`DURATION_KEYS`].
+/// A point's fields without those that say how long it ran (`time`, fio's `runtime`, `ramp`,
+/// fio's `ramp_time`: whatever spells [`DURATION_KEYS`]' fields).
 fn workload_fields(fields: &[(String, String)]) -> Vec<(String, String)> {
-    fields.iter().filter(|(k, _)| !DURATION_KEYS.contains(&k.as_str())).cloned().collect()
+    let duration = |k: &str| {
+        DURATION_KEYS.contains(&k)
+            || drivelab_engine::options::Field::from_key(k)
+                .is_some_and(|f| DURATION_KEYS.contains(&f.canonical().name()))
+    };
+    fields.iter().filter(|(k, _)| !duration(k)).cloned().collect()
 }
 
+/// Points pair by the workload their fields set, however each run spelt them (`qd = 8` and
+/// `iodepth = 8`, `bs = 4k` and `bs = 4096`: one option of the table, one value); a field the
+/// table does not read (a fio job's label) pairs as written.
 fn point_key(p: &PointResult, with_count: bool) -> PointKey {
-    let mut fields = workload_fields(&p.point.fields);
+    let mut fields: Vec<(String, String)> = workload_fields(&p.point.fields)
+        .into_iter()
+        .map(|(k, v)| match drivelab_engine::options::canonical(&k, &v) {
+            Some((field, value)) => (field.name().to_string(), value),
+            None => (k, v),
+        })
+        .collect();
     fields.sort();
     fields.dedup();
     (p.point.step.clone(), fields, with_count.then_some(p.point.targets.len()))
@@ -317,6 +332,25 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
             pts
         })
         .collect();
+    // Paired by the workload their fields set, a point is shown in the baseline's spelling
+    // (`iodepth = 8` beside the baseline's `qd = 8` is one column, `qd 8`).
+    let points: Vec<Vec<PointResult>> = if matched_by == Matching::Fields {
+        let base = points[0].clone();
+        points
+            .into_iter()
+            .map(|mut pts| {
+                for p in &mut pts {
+                    let key = point_key(p, count_varies);
+                    if let Some(b) = base.iter().find(|b| point_key(b, count_varies) == key) {
+                        p.point.fields = b.point.fields.clone();
+                    }
+                }
+                pts
+            })
+            .collect()
+    } else {
+        points
+    };
 
     // Each run's targets, in order of first appearance, and its points with every target
     // path replaced by the placeholder of its position.

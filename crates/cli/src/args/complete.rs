@@ -13,41 +13,19 @@
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Arg, Command, CommandFactory, ValueHint};
 
+use drivelab_engine::options;
+
 use super::Cli;
 
-/// The words a flag (by long name) completes to. A word ending in `:` starts a value with
-/// parameters (`zipf:1.2`).
-const WORDS: &[(&str, &[&str])] = &[
-    (
-        "rw",
-        &[
-            "read",
-            "write",
-            "randread",
-            "randwrite",
-            "randrw",
-            "rw",
-            "readwrite",
-            "trim",
-            "randtrim",
-            "trimwrite",
-            "randtrimwrite",
-        ],
-    ),
-    ("readwrite", &["read", "write", "randread", "randwrite", "randrw", "rw", "readwrite"]),
-    ("distribution", &["random", "zipf:", "pareto:", "normal:", "zoned:", "zoned_abs:", "hotband:"]),
-    ("sync", &["none", "dsync", "fsync:"]),
-    ("data", &["random", "zero", "compress:"]),
-    ("engine", &["uring", "psync", "uring_cmd"]),
-    ("ioengine", &["io_uring", "psync", "sync", "libaio", "io_uring_cmd"]),
-    ("cpus", &["none", "spread"]),
-    ("rate-scope", &["total", "job"]),
-    ("arrivals", &["uniform", "poisson"]),
-    ("pace", &["auto", "hybrid", "sleep", "spin"]),
-    ("replay-timing", &["original", "fast"]),
-    ("thinktime-blocks-type", &["complete", "issue"]),
-    ("pick", &["best", "median"]),
-];
+/// The words a flag (by long name) completes to: an option's own (the option table's), or
+/// `--pick`'s. A word ending in `:` starts a value with parameters (`zipf:1.2`).
+fn words_of(long: &str) -> Option<&'static [&'static str]> {
+    if long == "pick" {
+        return Some(&["best", "median"]);
+    }
+    let opt = options::by_own(&long.replace('-', "_")).or_else(|| options::by_fio(long))?;
+    Some(opt.words).filter(|w| !w.is_empty())
+}
 
 /// The kind of value a flag takes, by its value name (`--qd N`, `--json FILE`).
 const HINTS: &[(&str, ValueHint)] = &[
@@ -58,6 +36,7 @@ const HINTS: &[(&str, ValueHint)] = &[
     ("DUR", ValueHint::Other),
     ("SECONDS", ValueHint::Other),
     ("F", ValueHint::Other),
+    ("VALUE", ValueHint::Other),
     ("RATE", ValueHint::Other),
     ("CPU", ValueHint::Other),
     ("CRITERIA", ValueHint::Other),
@@ -112,7 +91,7 @@ fn annotate(cmd: Command) -> Command {
         if !a.get_num_args().is_some_and(|n| n.takes_values()) || a.get_value_parser().possible_values().is_some() {
             return a;
         }
-        if let Some((_, list)) = a.get_long().and_then(|l| WORDS.iter().find(|(name, _)| *name == l)) {
+        if let Some(list) = a.get_long().and_then(words_of) {
             return words(a, list.iter().copied());
         }
         let value_name = a.get_value_names().and_then(|v| v.first()).map(|n| n.as_str().to_string());
@@ -124,7 +103,7 @@ fn annotate(cmd: Command) -> Command {
 }
 
 /// `arg` completes to `list`, and still takes any text (the engine checks it).
-fn words(arg: Arg, list: impl Iterator<Item = &'static str>) -> Arg {
+pub(super) fn words(arg: Arg, list: impl Iterator<Item = &'static str>) -> Arg {
     arg.value_parser(AnyOf(list.collect())).hide_possible_values(true)
 }
 
@@ -191,33 +170,32 @@ mod tests {
             "compress:" => "compress:50".to_string(),
             w => w.to_string(),
         };
-        for (flag, list) in WORDS {
-            for w in *list {
+        for o in options::OPTIONS.iter().filter(|o| !o.words.is_empty()) {
+            let flag = o.own.or(o.fio_name()).unwrap_or_default();
+            for w in o.words {
                 let value = example(w);
-                let ok = match *flag {
-                    "pick" => value.parse::<drivelab_lab::repeat::Pick>().is_ok(),
-                    "rate-scope" | "arrivals" | "pace" => drivelab_engine::options::from_pairs([
-                        ("rate", "1000"),
-                        (flag.replace('-', "_").as_str(), value.as_str()),
-                    ])
-                    .is_ok(),
-                    "thinktime-blocks-type" => drivelab_engine::options::from_pairs([
+                let ok = match flag {
+                    "rate_scope" | "arrivals" | "pace" => {
+                        drivelab_engine::options::from_pairs([("rate", "1000"), (flag, value.as_str())]).is_ok()
+                    }
+                    "thinktime_blocks_type" => drivelab_engine::options::from_pairs([
                         ("thinktime", "10"),
                         ("thinktime_blocks_type", value.as_str()),
                     ])
                     .is_ok(),
-                    "replay-timing" => {
+                    "replay_timing" => {
                         // Needs a trace: a good word is refused only for want of one.
                         let e = drivelab_engine::options::from_pairs([("replay_timing", value.as_str())])
                             .unwrap_err()
                             .to_string();
                         e.contains("give the trace")
                     }
-                    f => drivelab_engine::options::from_pairs([(f.replace('-', "_").as_str(), value.as_str())]).is_ok(),
+                    f => drivelab_engine::options::from_pairs([(f, value.as_str())]).is_ok(),
                 };
                 assert!(ok, "--{flag} completes to {w}, which the engine refuses ({value})");
             }
         }
+        assert_eq!(words_of("pick"), Some(&["best", "median"][..]));
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn the_spec_flags_given_are_clap_s_account_not_a_comparison_with_a_fake_argv() {
         v.extend_from_slice(argv);
         let m = Cli::command().try_get_matches_from(v).unwrap();
         let Some(Command::Run(mut r)) = Cli::from_arg_matches(&m).unwrap().command else { unreachable!() };
-        r.note_given(m.subcommand_matches("run").unwrap());
+        r.note_given();
         r.given_spec_flags
     };
     // --bs 4k is the default's value, and given: a bare run's fields hid it.

@@ -10,6 +10,7 @@
 pub mod complete;
 mod run;
 mod safety;
+mod spec_flags;
 
 use clap::{Args, Parser, Subcommand};
 use drivelab_engine::options as fields;

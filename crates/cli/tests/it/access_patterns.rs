@@ -130,8 +130,13 @@ fn think_time_stalls_after_every_n_ios_as_fio_does_and_is_never_latency() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let iops = json(Path::new(&s.path("f.json")))["total"]["iops"].as_f64().unwrap();
     assert!(iops > 0.0 && iops <= 501.0, "file: {iops}");
-    // Shaping without the time itself, or with a fixed rate: exit 2, named.
-    for bad in [&["--thinktime-blocks", "4"][..], &["--thinktime", "1ms", "--rate", "1000"][..]] {
+    // Shaping without the time itself does nothing, as in fio (a job file's [global] often
+    // shapes a think time only some jobs have).
+    let o = drivelab(&["run", "null", "--time", "100ms", "--thinktime-blocks", "4", "--json", &s.path("n.json"), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(json(Path::new(&s.path("n.json")))["spec"]["think"].is_null(), "no think time");
+    // With a fixed rate: exit 2, named.
+    for bad in [&["--thinktime", "1ms", "--rate", "1000"][..]] {
         let mut a = vec!["run", "null", "--time", "100ms"];
         a.extend_from_slice(bad);
         let o = drivelab(&a);

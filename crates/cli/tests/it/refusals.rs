@@ -39,7 +39,7 @@ fn invalid_values_are_refused_before_anything_is_created() {
     // Two ways to set a suite's time at once: refused, not one silently ignored.
     refused(&["suite", "quick", &f, "--time", "300ms", "--scale", "0.1"], "cannot be used with", n);
     // Negative numbers reach the option's own check, not clap's "use '-- -4'".
-    refused(&["run", &f, "--qd", "-4"], "'-4' for '--qd", n);
+    refused(&["run", &f, "--qd", "-4"], "--qd '-4'", n);
     refused(&["run", &f, "--time", "-1s"], "--time '-1s' is not a duration", n);
     refused(&["run", &f, "--random", "-5"], "--random", n);
     refused(&["act", &f, "--scale", "-2"], "must be above 0", n);
@@ -52,7 +52,7 @@ fn invalid_values_are_refused_before_anything_is_created() {
     refused(&["run", &f, "--bs", "4k", "--offset", "100"], "--offset 100", n);
     refused(&["run", &f, "--size", "8m", "--span", "16m"], "past the end", n);
     refused(&["run", &f, "--engine", "psync", "--qd", "8"], "--jobs 8", n);
-    refused(&["run", &f, "--engine", "aio"], "uring or psync", n);
+    refused(&["run", &f, "--engine", "aio"], "not an engine: use uring, psync", n);
     refused(&["run", &f, "--batch", "0"], "--batch 0", n);
     refused(&["run", &f, "--cpus", "4096"], "CPU 4096", n);
     refused(&["run", "null", "--qd", "4096", "--bs", "1g"], "I/O buffers", None);

@@ -388,7 +388,9 @@ fn every_run_leaves_a_results_directory_that_report_and_compare_read() {
     assert!(o.status.success(), "{}", stderr(&o));
     let o = drivelab(&[&args[..], &["--results", &results][..]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(&format!("results: {results}/run-")), "the path is printed: {}", stdout(&o));
+    // The line may wrap at the terminal's width: read it as words.
+    let words = stdout(&o).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains(&format!("results: {results}/run-")), "the path is printed: {}", stdout(&o));
     let mut dirs: Vec<_> = std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().path()).collect();
     dirs.sort();
     assert_eq!(dirs.len(), 2);
@@ -519,7 +521,6 @@ fn polled_and_offloaded_io_uring_as_fio_offers_them() {
         (vec!["--hipri", "--buffered"], "O_DIRECT"),
         (vec!["--sqpoll", "--engine", "psync"], "--engine uring"),
         (vec!["--sqpoll", "--sqpoll-cpu", "4095"], "CPU 4095"),
-        (vec!["--sqpoll-cpu", "0"], "--sqpoll"),
     ] {
         let mut a = vec!["run", lo.dev.as_str(), "--time", "100ms"];
         a.extend(args.iter().copied());

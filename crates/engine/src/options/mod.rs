@@ -28,8 +28,8 @@ mod tests;
 pub use field::{is_key, Field, KEYS};
 pub use fio_mix::{check_fio_mix, check_fio_shares, notices, split_filename};
 pub use set::{
-    apply, from_pairs, known_keys, parse_cpus, parse_data, parse_engine, parse_new_file_size, parse_rate, parse_sync,
-    partial_from_pairs, set,
+    apply, canonical, from_pairs, known_keys, parse_cpus, parse_data, parse_engine, parse_new_file_size, parse_rate,
+    parse_sync, partial_from_pairs, set,
 };
 pub use table::{NOT_SUPPORTED, OPTIONS};
 
@@ -51,6 +51,44 @@ pub struct Opt {
     pub help: &'static str,
     /// What a fio job using it gets here, where it runs (the options guide's words).
     pub fio_note: &'static str,
+    /// The words its value completes to (a word ending in `:` starts one with parameters).
+    pub words: &'static [&'static str],
+    /// How `drivelab run` shows its flag in `--help` (None: the flag works, unlisted).
+    pub run: Option<Run>,
+}
+
+/// How `drivelab run` lists an option's flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub heading: Heading,
+    /// The value's name in the help (`N`, `SIZE`; empty: a flag given bare).
+    pub value: &'static str,
+    /// Its place in the help (drivelab's flags first, in the order people read them).
+    pub order: u16,
+    /// fio's spelling of it is listed too, under fio's heading (`--iodepth`).
+    pub fio_shown: bool,
+}
+
+/// The part of `drivelab run --help` a flag is listed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Heading {
+    Access,
+    Rate,
+    Engine,
+    Verify,
+    Fio,
+}
+
+impl Heading {
+    pub fn title(self) -> &'static str {
+        match self {
+            Heading::Access => "Access specification",
+            Heading::Rate => "Fixed rate (open loop)",
+            Heading::Engine => "Engine",
+            Heading::Verify => "Verification",
+            Heading::Fio => "fio's spellings (the same as drivelab's own flags)",
+        }
+    }
 }
 
 /// What an option's value is, with its unit rules.
@@ -203,13 +241,14 @@ pub fn of_field(field: Field) -> Option<&'static Opt> {
 /// fio's name of the option that sets `field`, where fio has one (`Field::Qd` → `iodepth`,
 /// `Field::Span` → `size`): how an error about the field names it to a job file's reader.
 pub fn fio_name_of(field: Field) -> Option<&'static str> {
-    of_field(field).and_then(Opt::fio_name).or_else(|| match field {
+    let other = match field {
         // fio's size is the region a job uses (and a new file's size): drivelab's span.
         Field::Span | Field::Size => Some("size"),
         Field::Random => Some("percentage_random"),
         Field::Read => Some("rwmixread"),
         _ => None,
-    })
+    };
+    of_field(field).and_then(Opt::fio_name).or(other)
 }
 
 /// Every name a drivelab front end takes (drivelab's spellings, then fio's of options that set

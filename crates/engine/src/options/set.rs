@@ -273,6 +273,21 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
     Ok(())
 }
 
+/// `key = value` as the field it sets and that field's value in a spec, written one way: how
+/// saved points are paired whatever spelling recorded them (`iodepth = 8` is `qd = 8`,
+/// `bs = 4k` is `bs = 4096`). None for what is not a key, a value the field refuses, and a
+/// replay (whose value is a trace to read, and parsing does no I/O).
+pub fn canonical(key: &str, value: &str) -> Option<(Field, String)> {
+    let written = Field::from_key(key)?;
+    let field = written.canonical();
+    if field == Field::Replay {
+        return None;
+    }
+    let mut spec = AccessSpec::default();
+    set(&mut spec, written, value).ok()?;
+    Some((field, format!("{spec:?}")))
+}
+
 /// A validated spec from defaults plus `pairs` applied in order. As on the command line, a spec
 /// with `io_size` and no `time` runs until the bytes are done; with neither it runs 10 s. fio's
 /// `rwmixread`/`rwmixwrite` need a mixed `rw` among the pairs (see [`check_fio_mix`]).
@@ -288,9 +303,18 @@ pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Re
 /// `rwmixread` with the `rw` it applies to).
 pub fn partial_from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<AccessSpec, Error> {
     let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+    // `rw` first, whatever the order given: `read`/`random` override its mix (drivelab's), and
+    // fio's `rwmixread`/`rwmixwrite` apply to the final `rw`'s mix wherever they stand (fio's).
+    let rank = |k: &str| match Field::from_key(k) {
+        Some(f) if f.canonical() == Field::Rw => 0,
+        Some(Field::As("rwmixread" | "rwmixwrite")) => 2,
+        _ => 1,
+    };
+    let mut ordered = pairs.clone();
+    ordered.sort_by_key(|(k, _)| rank(k));
     let mut spec = AccessSpec::default();
     let mut timed = false;
-    for &(k, v) in &pairs {
+    for &(k, v) in &ordered {
         apply(&mut spec, k, v)?;
         timed |= Field::from_key(k).map(Field::canonical) == Some(Field::Time);
     }

@@ -558,3 +558,26 @@ fn a_run_of_three_ranks_compares_its_merged_row_with_a_one_host_run() {
         assert!(close(find(t, &label).cells[0], 100.0), "each rank's row too: {label}");
     }
 }
+
+#[test]
+fn points_pair_by_the_workload_their_fields_set_whatever_the_spelling() {
+    // A run saved with drivelab's spellings beside one saved with fio's (and bs in bytes).
+    let own: Vec<PointResult> = ["1", "8"]
+        .iter()
+        .map(|qd| point(&format!("qd={qd}"), "", &[("qd", qd), ("bs", "4k")], &[("/dev/sda", 100.0)]))
+        .collect();
+    let fio: Vec<PointResult> = ["1", "8"]
+        .iter()
+        .map(|qd| point(&format!("iodepth={qd}"), "", &[("iodepth", qd), ("bs", "4096")], &[("/dev/sdb", 90.0)]))
+        .collect();
+    let cmp = compare(&[run("A", "plan", own), run("B", "plan", fio)]).unwrap();
+    assert!(cmp.missing.is_empty(), "every point paired: {:?}", cmp.missing);
+    let t = &cmp.tables[0];
+    let d = find(t, "Δ B vs A");
+    assert!(d.cells.iter().all(|c| close(*c, -10.0)), "{:?}", d.cells);
+    // fio's runtime, like drivelab's time, says how long a point ran, not what.
+    let long = point("qd=1", "", &[("qd", "1"), ("runtime", "60")], &[("/dev/sda", 100.0)]);
+    let short = point("qd=1", "", &[("iodepth", "1"), ("time", "5s")], &[("/dev/sdb", 90.0)]);
+    let cmp = compare(&[run("A", "plan", vec![long]), run("B", "plan", vec![short])]).unwrap();
+    assert!(cmp.missing.is_empty(), "{:?}", cmp.missing);
+}

@@ -121,11 +121,19 @@ pub struct Scratch(pub PathBuf);
 
 impl Scratch {
     pub fn new(tag: &str) -> Scratch {
-        // One test process runs every module's tests: the counter keeps two tests that chose the
-        // same tag apart.
-        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let p = PathBuf::from(format!("/dev/shm/drivelab-test-{tag}-{}-{n}", std::process::id()));
+        // One test process runs every module's tests: a tag taken again gets a number, so two
+        // tests that chose the same tag stay apart (and the first keeps the short path that
+        // tests of line widths count on).
+        static TAKEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let mut taken = TAKEN.lock().unwrap_or_else(|p| p.into_inner());
+        let mut name = tag.to_string();
+        let mut n = 1;
+        while taken.contains(&name) {
+            n += 1;
+            name = format!("{tag}{n}");
+        }
+        taken.push(name.clone());
+        let p = PathBuf::from(format!("/dev/shm/drivelab-test-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         Scratch(p)
