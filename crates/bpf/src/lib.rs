@@ -3,11 +3,20 @@
 //!
 //! Why libbpf-rs: libbpf is the kernel's own loader and the reference implementation of CO-RE
 //! (the programs read kernel structures at the running kernel's offsets, from its BTF), and
-//! libbpf-rs is its maintained Rust binding, kept by the libbpf maintainers. The programs are C,
-//! compiled by clang at build time (the `bpf` feature). aya, the other choice, loads the same
+//! libbpf-rs is its maintained Rust binding, kept by the libbpf maintainers. The programs are C
+//! (src/bpf/split.bpf.c); aya, the other choice, loads the same
 //! object without a C library, but its CO-RE support is its own re-implementation and its
 //! programs are usually written in Rust for a nightly compiler with bpf-linker; see
 //! docs/ARCHITECTURE.md.
+//!
+//! Why the compiled object is committed (src/bpf/split.bpf.o, embedded with `include_bytes!`):
+//! building drivelab then needs no clang, as cilium/ebpf's `bpf2go` commits its objects. The
+//! object is CO-RE (its BTF lets libbpf fit it to the running kernel), so one object serves every
+//! kernel; it is little-endian BPF (`-target bpfel`), for x86-64 and arm64 alike. What keeps it
+//! honest is tests/object.rs: where the project's clang is (CI), it rebuilds the object from the
+//! source and fails if the bytes differ, naming `scripts/bpf-object` to regenerate it. The check
+//! is a test, not a build step, because only the same clang makes the same bytes: a build that
+//! compared would fail for every user with another clang.
 //!
 //! Without the `bpf` feature this crate registers nothing, and the engine refuses
 //! `--latency-split` saying how to get it.
