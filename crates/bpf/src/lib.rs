@@ -18,8 +18,17 @@
 //! is a test, not a build step, because only the same clang makes the same bytes: a build that
 //! compared would fail for every user with another clang.
 //!
-//! Without the `bpf` feature this crate registers nothing, and the engine refuses
-//! `--latency-split` saying how to get it.
+//! Why libbpf, libelf and zlib are linked statically, built from libbpf-sys's own copies (its
+//! `vendored` feature): the binary then loads the programs on any Linux with BTF, with no BPF
+//! library installed, and `cargo install` needs no -dev package. The price is the build: libelf
+//! (elfutils) is built with its autotools, so building needs autoconf, automake, autopoint, flex,
+//! bison and gawk besides gcc, make and pkg-config, and takes about 30 s more CPU than linking
+//! Debian's libelf. No libbpf-sys feature set builds with gcc and make alone: linking the
+//! system's libelf needs libelf-dev instead (and, static, a library path of its own). A loader
+//! without C (aya) would need none of it; see above for why libbpf.
+//!
+//! The `bpf` feature is on by default; without it (`--no-default-features`) this crate
+//! registers nothing, and the engine refuses `--latency-split` saying how to get it.
 
 #[cfg(feature = "bpf")]
 mod loader;
