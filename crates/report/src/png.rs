@@ -11,7 +11,7 @@
 //! The background is painted white: the charts' own background may be transparent, and a PNG
 //! pasted into a dark-themed page should still look like the HTML report.
 //!
-//! Why a cargo feature (`png`, on by default): resvg and its ~35 crates serve `--png` alone, so
+//! Why a cargo feature (`png`, on by default): resvg and its ~40 crates serve `--png` alone, so
 //! a build without them (`--no-default-features`) is much smaller; there `--png` is refused
 //! before anything is read, saying how to get it ([`unavailable`]), as criterion gates its
 //! plotting.

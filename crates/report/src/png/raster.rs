@@ -1,4 +1,4 @@
-//! The one part of `--png` that needs resvg (and its ~35 crates): an SVG rasterized to PNG bytes.
+//! The one part of `--png` that needs resvg (and its ~40 crates): an SVG rasterized to PNG bytes.
 //! Built with the `png` feature only (see [`super`]).
 
 use std::sync::{Arc, OnceLock};
