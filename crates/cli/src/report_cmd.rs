@@ -83,6 +83,9 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         if png_dir.is_empty() {
             return Err(Error::invalid("--png needs a directory: --png DIR"));
         }
+        if let Some(why) = drivelab_report::png::unavailable() {
+            return Err(Error::invalid(format!("--png: {why}")));
+        }
     }
     if let Some(fio) = args.fio_format {
         if args.format != Format::Text {

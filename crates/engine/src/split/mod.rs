@@ -107,8 +107,8 @@ pub fn register(p: Box<dyn SplitProvider>) {
 pub fn unavailable() -> Option<String> {
     match PROVIDER.get() {
         None => Some(
-            "this drivelab was built without BPF (cargo feature `bpf`): rebuild with \
-             `cargo build --release --features bpf` (needs clang and libelf-dev)"
+            "this drivelab was built without BPF (with `--no-default-features`): rebuild it with its \
+             default features, e.g. `cargo install --locked --path crates/cli`"
                 .into(),
         ),
         Some(p) => p.unavailable(),
@@ -154,9 +154,9 @@ mod tests {
     fn without_a_provider_the_split_is_refused_saying_how_to_get_it() {
         // The engine's own tests register no provider: as a build without the `bpf` feature.
         let why = super::unavailable().expect("no provider in the engine's tests");
-        assert!(why.contains("--features bpf"), "{why}");
+        assert!(why.contains("without BPF") && why.contains("default features"), "{why}");
         let err = AccessSpec { latency_split: true, ..Default::default() }.validate().unwrap_err().to_string();
-        assert!(err.contains("latency_split") && err.contains("--features bpf"), "{err}");
+        assert!(err.contains("latency_split") && err.contains("default features"), "{err}");
     }
 
     #[test]
