@@ -99,7 +99,7 @@ fn build(dir: &Path, out: &Path) -> Result<(), String> {
 #[test]
 fn the_committed_object_is_what_clang_makes_of_the_source() {
     if let Some(why) = clang_unavailable() {
-        drivelab_engine::test_skip::skip(&why);
+        drivelab_testkit::skip(&why);
         return;
     }
     let src_dir = crate_dir().join(SOURCE).parent().expect("src/bpf").to_path_buf();
@@ -127,7 +127,7 @@ fn the_committed_object_is_what_clang_makes_of_the_source() {
 #[test]
 fn the_object_does_not_depend_on_where_the_source_is() {
     if let Some(why) = clang_unavailable() {
-        drivelab_engine::test_skip::skip(&why);
+        drivelab_testkit::skip(&why);
         return;
     }
     // The same source built from two directories of different names and depths: the same bytes

@@ -30,7 +30,7 @@ mod tests {
     fn in_git_the_version_names_the_commit() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let Some(commit) = build::commit(dir) else {
-            drivelab_engine::test_skip::skip("not built in a git checkout (or git is missing)");
+            drivelab_testkit::skip("not built in a git checkout (or git is missing)");
             return;
         };
         assert!(super::VERSION.starts_with(env!("CARGO_PKG_VERSION")), "{}", super::VERSION);

@@ -36,8 +36,6 @@ pub mod spec;
 pub mod split;
 pub mod sysfs;
 pub mod target;
-#[doc(hidden)]
-pub mod test_skip;
 pub mod units;
 pub mod usage;
 pub mod verify;

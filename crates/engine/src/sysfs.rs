@@ -473,7 +473,7 @@ mod tests {
     #[test]
     fn real_vda() {
         let Some(d) = DiskFacts::read(Path::new(SYS), "vda") else {
-            crate::test_skip::skip("/sys/block/vda does not exist on this machine");
+            drivelab_testkit::skip("/sys/block/vda does not exist on this machine");
             return;
         };
         println!("{d:?}");
@@ -487,7 +487,7 @@ mod tests {
     #[test]
     fn real_loop_device() {
         let Some(d) = DiskFacts::read(Path::new(SYS), "loop0") else {
-            crate::test_skip::skip("/sys/block/loop0 does not exist on this machine");
+            drivelab_testkit::skip("/sys/block/loop0 does not exist on this machine");
             return;
         };
         assert_eq!(d.transport.as_deref(), Some("loop"));

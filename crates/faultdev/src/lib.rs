@@ -406,7 +406,7 @@ impl Rig {
     /// A drive of `size` bytes with a loop device over it; None (the reason said as a skip)
     /// without root or /dev/fuse.
     pub fn new(size: u64, name: &str) -> Option<Rig> {
-        let skip = drivelab_engine::test_skip::skip;
+        let skip = drivelab_testkit::skip;
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             skip("needs root (FUSE mount and loop devices)");

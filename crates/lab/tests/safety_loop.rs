@@ -45,20 +45,22 @@ fn is_root() -> bool {
     fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
-/// Says why `test` skips (see `drivelab_engine::test_skip`); the caller then returns.
+/// Says why `test` skips (see `drivelab_testkit`); the caller then returns.
 pub fn skip(test: &str, why: &str) {
-    drivelab_engine::test_skip::log(test, None, why)
+    drivelab_testkit::log(test, None, why)
 }
 
 /// Says why one part of `test` skips while the rest ran.
 pub fn skip_part(test: &str, part: &str, why: &str) {
-    drivelab_engine::test_skip::log(test, Some(part), why)
+    drivelab_testkit::log(test, Some(part), why)
 }
 
 /// Paths of `tools` when running as root with all of them; otherwise says why and gives None.
 fn needs<const N: usize>(test: &str, tools: [&str; N]) -> Option<[PathBuf; N]> {
     let missing: Vec<&str> = tools.iter().copied().filter(|t| tool(t).is_none()).collect();
-    let why = if !is_root() {
+    let why = if drivelab_testkit::fast_tier() {
+        drivelab_testkit::FAST_TIER.to_string()
+    } else if !is_root() {
         "not running as root".to_string()
     } else if !missing.is_empty() {
         format!("missing {}", missing.join(", "))
@@ -433,6 +435,9 @@ fn swap_loop_is_refused() {
     drop(lo);
 
     // Active swap: a loop over a file on the disk (/var/tmp), swapped off before it is detached.
+    if !drivelab_testkit::system_changes_allowed() {
+        return skip_part(test, "active swap", drivelab_testkit::SYSTEM_CHANGES);
+    }
     let lo = attach_or_skip!(test, &losetup, disk_backing_file(), false);
     must(&mkswap, &[&lo.dev]);
     let named = lo.path_list();

@@ -321,12 +321,8 @@ fn without_blkid_the_builtin_scan_still_finds_what_mkfs_made() {
         must(&format!("wipefs -qa {0} && dd if=/dev/zero of={0} bs=1M count=2 status=none", lo.dev));
         must(&format!("{cmd} {} >/dev/null 2>&1", lo.dev));
         let before = digest(&lo.dev);
-        let o = Command::new(env!("CARGO_BIN_EXE_drivelab"))
-            .current_dir(scratch_cwd())
-            .env("DRIVELAB_BLKID", "none")
-            .args(["run", &lo.dev, "--destroy", &lo.dev, "--rw", "randwrite", "--time", "200ms", "-q"])
-            .output()
-            .unwrap();
+        let args = ["run", &lo.dev, "--destroy", &lo.dev, "--rw", "randwrite", "--time", "200ms", "-q"];
+        let o = drivelab_without_blkid(scratch_cwd(), &args).expect("a mount namespace to hide blkid in");
         assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
         assert!(stderr(&o).contains(name), "{name}: {}", stderr(&o));
         assert_eq!(digest(&lo.dev), before, "{name}: the device was written");

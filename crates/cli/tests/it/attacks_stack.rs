@@ -242,6 +242,9 @@ impl Drop for SwapFile {
 #[test]
 fn a_loop_over_an_active_swap_file_is_in_use() {
     need_loop!();
+    if !drivelab_testkit::system_changes_allowed() {
+        return skip(drivelab_testkit::SYSTEM_CHANGES);
+    }
     if !tool("mkswap") || !tool("swapon") {
         return skip("mkswap or swapon is not installed");
     }

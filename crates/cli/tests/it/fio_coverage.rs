@@ -85,6 +85,8 @@ const VALUES: &[(&str, &str)] = &[
     ("write_iops_log", "cov"),
     ("write_hist_log", "cov"),
     ("log_avg_msec", "100"),
+    ("log_compression", "0"),
+    ("log_store_compressed", "0"),
     ("log_hist_msec", "100"),
     ("description", "words"),
     ("percentile_list", "99.0:99.9"),

@@ -46,8 +46,13 @@ fn crash(rig: &Rig, journal: &str, args: &[&str]) {
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.wait().unwrap();
     // What the kernel had under way when the process died (its ring is torn down after it is
-    // reaped; an fsync already issued still reaches the drive) settles before the power goes.
-    std::thread::sleep(Duration::from_millis(300));
+    // reaped; an fsync already issued still reaches the drive) settles before the power goes:
+    // the device's own count of requests in flight reaches 0.
+    let inflight = format!("/sys/block/{}/inflight", dev.trim_start_matches("/dev/"));
+    let busy = || std::fs::read_to_string(&inflight).is_ok_and(|t| t.split_whitespace().any(|n| n != "0"));
+    while busy() {
+        std::thread::yield_now();
+    }
     rig.drive().power_cut();
 }
 

@@ -267,6 +267,8 @@ impl Throttle {
                 let sub = std::fs::read_to_string(root.join("cgroup.subtree_control")).unwrap_or_default();
                 let enabled_in = if sub.split_whitespace().any(|c| c == "io") {
                     None
+                } else if !drivelab_testkit::system_changes_allowed() {
+                    return Err(drivelab_testkit::SYSTEM_CHANGES.into());
                 } else {
                     std::fs::write(root.join("cgroup.subtree_control"), "+io")
                         .map_err(|e| format!("enabling the io controller in {}: {e}", root.display()))?;

@@ -30,24 +30,33 @@ fn four_second_plan(s: &Scratch) -> String {
     write_plan(s, "[defaults]\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4, 8]\n")
 }
 
-/// Start drivelab with `args`, send it `signal` after `ms`, and wait for it to end.
-fn signal_after(args: &[&str], ms: u64, signal: i32) -> std::process::ExitStatus {
-    signals_after(args, ms, &[signal])
+/// Start drivelab with `args` (a plan, not quiet), send it `signal` as soon as it says point
+/// `k` started (its `[k/N]` line), and wait for it to end.
+fn signal_at(args: &[&str], k: usize, signal: i32) -> std::process::ExitStatus {
+    signals_at(args, k, &[signal])
 }
 
-/// Start drivelab with `args`, after `ms` send it each of `signals` 20 ms apart, and wait.
-fn signals_after(args: &[&str], ms: u64, signals: &[i32]) -> std::process::ExitStatus {
+/// Start drivelab with `args`, send it each of `signals` at once when point `k` starts (no time
+/// guessed: the event itself), and wait.
+fn signals_at(args: &[&str], k: usize, signals: &[i32]) -> std::process::ExitStatus {
+    use std::io::BufRead;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
         .args(args)
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(ms));
-    for &signal in signals {
-        // SAFETY: sending a signal to our own child.
-        unsafe { libc::kill(child.id() as i32, signal) };
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    let out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut sent = false;
+    for line in out.lines().map_while(Result::ok) {
+        if !sent && line.starts_with(&format!("[{k}/")) {
+            for &signal in signals {
+                // SAFETY: sending a signal to our own child.
+                unsafe { libc::kill(child.id() as i32, signal) };
+            }
+            sent = true;
+        }
     }
+    assert!(sent, "point {k} never started");
     child.wait().unwrap()
 }
 
@@ -148,10 +157,7 @@ fn a_plan_run_saves_run_facts_and_one_file_per_point() {
 fn an_interrupted_plan_resumes_without_running_a_point_twice() {
     let s = Scratch::new("plan-resume");
     let (plan, results) = (four_second_plan(&s), s.path("results"));
-    assert_eq!(
-        signal_after(&["plan", &plan, "null", "--results", &results, "-q"], 1600, libc::SIGINT).code(),
-        Some(130)
-    );
+    assert_eq!(signal_at(&["plan", &plan, "null", "--results", &results], 2, libc::SIGINT).code(), Some(130));
     let dir = result_dirs(Path::new(&results)).pop().unwrap();
     let before = point_files(&dir);
     assert_eq!(before.len(), 2, "point 1 done, point 2 kept as interrupted: {before:?}");
@@ -175,7 +181,7 @@ fn an_interrupted_plan_resumes_without_running_a_point_twice() {
 fn sigterm_stops_a_plan_like_ctrl_c_and_keeps_finished_points_and_the_report() {
     let s = Scratch::new("plan-term");
     let (plan, results) = (four_second_plan(&s), s.path("results"));
-    let status = signal_after(&["plan", &plan, "null", "--results", &results, "-q"], 1600, libc::SIGTERM);
+    let status = signal_at(&["plan", &plan, "null", "--results", &results], 2, libc::SIGTERM);
     assert_eq!(status.code(), Some(130), "a stop, not a kill: {status:?}");
     let dir = &result_dirs(Path::new(&results))[0];
     let files = point_files(dir);
@@ -283,8 +289,7 @@ fn a_resume_runs_on_the_same_targets_from_anywhere_and_refuses_a_target_that_is_
 fn a_stop_signal_delivered_twice_at_once_still_keeps_the_interrupted_point_and_the_report() {
     let s = Scratch::new("plan-int-twice");
     let (plan, results) = (four_second_plan(&s), s.path("results"));
-    let status =
-        signals_after(&["plan", &plan, "null", "--results", &results, "-q"], 1600, &[libc::SIGINT, libc::SIGINT]);
+    let status = signals_at(&["plan", &plan, "null", "--results", &results], 2, &[libc::SIGINT, libc::SIGINT]);
     assert_eq!(status.code(), Some(130));
     let dir = &result_dirs(Path::new(&results))[0];
     let files = point_files(dir);
@@ -298,8 +303,8 @@ fn a_stop_signal_delivered_twice_at_once_still_keeps_the_interrupted_point_and_t
 fn a_resumed_suite_ends_with_the_suites_tables() {
     let s = Scratch::new("suite-resume");
     let results = s.path("results");
-    let args = ["suite", "sync", "null", "--time", "1s", "--results", &results, "-q"];
-    assert_eq!(signal_after(&args, 1600, libc::SIGINT).code(), Some(130));
+    let args = ["suite", "sync", "null", "--time", "1s", "--results", &results];
+    assert_eq!(signal_at(&args, 2, libc::SIGINT).code(), Some(130));
     let dir = result_dirs(Path::new(&results)).pop().unwrap();
     let o = drivelab(&["plan", "--resume", dir.to_str().unwrap(), "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -391,7 +391,7 @@ mod tests {
         // the 128-byte entries were built, submitted, waited for and reaped (a kernel without it
         // answers -EOPNOTSUPP, which proves as much).
         if let Err(why) = ring_available() {
-            crate::test_skip::skip(&why);
+            drivelab_testkit::skip(&why);
             return;
         }
         let f = File::options().read(true).write(true).open("/dev/null").unwrap();

@@ -52,7 +52,7 @@ fn other_submit_errors_are_returned_and_endless_refusal_gives_up() {
 #[test]
 fn a_real_ring_submits_and_completes_a_whole_batch() {
     if available().is_err() {
-        crate::test_skip::skip("no io_uring here");
+        drivelab_testkit::skip("no io_uring here");
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
@@ -75,7 +75,7 @@ fn a_real_ring_submits_and_completes_a_whole_batch() {
 #[test]
 fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
     if available().is_err() {
-        crate::test_skip::skip("no io_uring here");
+        drivelab_testkit::skip("no io_uring here");
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
@@ -92,7 +92,7 @@ fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
 #[test]
 fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {
     if available().is_err() {
-        crate::test_skip::skip("no io_uring here");
+        drivelab_testkit::skip("no io_uring here");
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
@@ -120,7 +120,7 @@ fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {
 fn what_the_kernel_refuses_is_dropped_and_named() {
     // Asking costs nothing where the kernel refuses: the ring is made without it, and says so.
     if available().is_err() {
-        crate::test_skip::skip("no io_uring here");
+        drivelab_testkit::skip("no io_uring here");
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
@@ -140,14 +140,14 @@ fn a_sqpoll_batch_whose_wake_up_fails_is_still_counted_in_flight_and_drained() {
     // The SQPOLL thread takes entries off the ring on its own: a failed wake-up call does not
     // take them back. Counted as not in flight, Drop would free buffers the kernel still fills.
     if available().is_err() {
-        crate::test_skip::skip("no io_uring here");
+        drivelab_testkit::skip("no io_uring here");
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
     let opts = RingOptions { sqpoll: true, ..Default::default() };
     let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts).unwrap();
     if !u.sqpoll {
-        crate::test_skip::skip("SQPOLL refused here");
+        drivelab_testkit::skip("SQPOLL refused here");
         return;
     }
     u.fail_next_submit = Some(libc::EBUSY);
@@ -167,7 +167,7 @@ fn a_sqpoll_batch_whose_wake_up_fails_is_still_counted_in_flight_and_drained() {
 #[test]
 fn a_refused_submit_leaves_nothing_counted_that_the_kernel_did_not_take() {
     if available().is_err() {
-        crate::test_skip::skip("no io_uring here");
+        drivelab_testkit::skip("no io_uring here");
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
@@ -182,7 +182,7 @@ fn a_refused_submit_leaves_nothing_counted_that_the_kernel_did_not_take() {
 fn a_batch_larger_than_the_ring_is_refused_before_any_entry_is_queued() {
     // All or nothing: an error leaves no entry half-queued for a later call to send unawares.
     if available().is_err() {
-        crate::test_skip::skip("no io_uring here");
+        drivelab_testkit::skip("no io_uring here");
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
@@ -226,7 +226,7 @@ fn every_read_and_write_sqe_carries_the_ios_priority() {
 #[test]
 fn a_real_ring_completes_reads_at_the_idle_and_best_effort_priorities() {
     if available().is_err() {
-        crate::test_skip::skip("no io_uring here");
+        drivelab_testkit::skip("no io_uring here");
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();

@@ -307,7 +307,6 @@ pub fn partial_from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)
     // fio's `rwmixread`/`rwmixwrite` apply to the final `rw`'s mix wherever they stand (fio's).
     let rank = |k: &str| match Field::from_key(k) {
         Some(f) if f.canonical() == Field::Rw => 0,
-        Some(Field::As("rwmixread" | "rwmixwrite")) => 2,
         _ => 1,
     };
     let mut ordered = pairs.clone();

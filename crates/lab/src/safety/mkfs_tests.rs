@@ -2,7 +2,7 @@
 //! cryptsetup…), in files in /dev/shm: each is found with blkid's family, through
 //! `read_regions` as a target is read, both as made and placed 1 MiB into a larger zeroed file
 //! (a partition whose table was wiped). A tool that is not installed skips its case with a
-//! message (`drivelab_engine::test_skip`), never silently.
+//! message (`drivelab_testkit`), never silently.
 
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -154,7 +154,7 @@ fn images_made_by_real_tools_are_found_as_made_and_at_1_mib() {
     for case in CASES {
         let name = format!("{} {}", case.tool, case.args.join(" "));
         let Some(program) = tool(case.tool) else {
-            drivelab_engine::test_skip::skip_part(&name, &format!("{} is not installed", case.tool));
+            drivelab_testkit::skip_part(&name, &format!("{} is not installed", case.tool));
             continue;
         };
         let img = scratch.path("img");
@@ -172,7 +172,7 @@ fn images_made_by_real_tools_are_found_as_made_and_at_1_mib() {
         ran += 1;
     }
     if ran == 0 {
-        drivelab_engine::test_skip::skip("none of the mkfs tools is installed");
+        drivelab_testkit::skip("none of the mkfs tools is installed");
     }
 }
 

@@ -42,6 +42,23 @@ fn remove_dead_scratch_cwds() {
     }
 }
 
+/// drivelab in `dir` with blkid hidden, so drivelab's own signature scan is all it has: a private
+/// mount namespace (`unshare --mount`, nothing seen outside it) binds /dev/null over every blkid
+/// drivelab would run. None where that cannot be done here (not root, no unshare).
+pub fn drivelab_without_blkid(dir: &Path, args: &[&str]) -> Option<Output> {
+    const HIDE: &str = "for b in /usr/sbin/blkid /sbin/blkid /usr/bin/blkid /bin/blkid; do \
+                        if [ -e \"$b\" ]; then mount --bind /dev/null \"$b\" || exit 97; fi; done; exec \"$@\"";
+    let o = Command::new("unshare")
+        .args(["--mount", "sh", "-c", HIDE, "sh", env!("CARGO_BIN_EXE_drivelab")])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .ok()?;
+    // unshare or mount refused (not root): the namespace was never made.
+    let refused = o.status.code() == Some(97) || (o.status.code() == Some(1) && stderr(&o).starts_with("unshare:"));
+    (!refused).then_some(o)
+}
+
 pub fn drivelab_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_drivelab")).current_dir(dir).args(args).output().expect("run drivelab")
 }
@@ -149,25 +166,12 @@ impl Drop for Scratch {
     }
 }
 
-/// The fast tier (`scripts/test --fast`, `DRIVELAB_TEST_TIER=fast`): no root, no devices,
-/// nothing long. A test that needs more calls [`full_tier`] first.
-pub fn fast_tier() -> bool {
-    std::env::var_os("DRIVELAB_TEST_TIER").is_some_and(|t| t == "fast")
-}
-
-/// Skips the running test in the fast tier, saying so; true when it may run.
-pub fn full_tier() -> bool {
-    if fast_tier() {
-        skip("the fast tier (scripts/test --fast) runs no devices and no long runs");
-        return false;
-    }
-    true
-}
+pub use drivelab_testkit::{fast_tier, full_tier};
 
 /// Why loop-device tests cannot run here, if they cannot.
 pub fn loop_unavailable() -> Option<String> {
     if fast_tier() {
-        return Some("the fast tier (scripts/test --fast) runs no devices and no long runs".into());
+        return Some(drivelab_testkit::FAST_TIER.into());
     }
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
@@ -182,14 +186,14 @@ pub fn loop_unavailable() -> Option<String> {
     None
 }
 
-/// Says why the running test skips (see `drivelab_engine::test_skip`); the caller then returns.
+/// Says why the running test skips (see `drivelab_testkit`); the caller then returns.
 pub fn skip(why: &str) {
-    drivelab_engine::test_skip::skip(why)
+    drivelab_testkit::skip(why)
 }
 
 /// Says why one part of the running test skips while the rest ran.
 pub fn skip_part(part: &str, why: &str) {
-    drivelab_engine::test_skip::skip_part(part, why)
+    drivelab_testkit::skip_part(part, why)
 }
 
 #[allow(unused_macros)]
