@@ -79,6 +79,9 @@ fn iops_p50(s: &Scratch, args: &[&str]) -> (f64, u64) {
 
 #[test]
 fn think_time_stalls_after_every_n_ios_as_fio_does_and_is_never_latency() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("think");
     // Only upper bounds: the think time caps the rate (null runs millions a second without it);
     // how close to the cap a run gets depends on how busy the machine is, not on drivelab.

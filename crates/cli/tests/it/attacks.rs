@@ -222,6 +222,9 @@ fn while_drivelab_writes_a_file_a_second_drivelab_is_refused_by_name() {
 
 #[test]
 fn a_results_directory_being_written_cannot_be_resumed_by_another_drivelab() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("attack-resume");
     let plan = s.path("p.toml");
     std::fs::write(&plan, "[defaults]\ntime = \"1500ms\"\n[matrix]\nqd = [1, 2]\n").unwrap();

@@ -307,6 +307,9 @@ fn results_and_journal_paths_that_cannot_be_made_are_refused_before_anything_is_
 
 #[test]
 fn a_symlink_planted_at_the_json_name_during_the_run_is_not_followed() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("out-json-late");
     let v = victim(&s, "victim");
     let results = s.0.join("results");
@@ -346,6 +349,9 @@ fn interrupted_after(dir: &Path, args: &[&str], ms: u64) -> Output {
 
 #[test]
 fn a_point_interrupted_again_after_a_resume_keeps_both_records() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("out-twice");
     let plan = s.path("p.toml");
     std::fs::write(&plan, "[defaults]\nrw = \"randread\"\ntime = \"4s\"\n[matrix]\nqd = [1, 2]\n").unwrap();

@@ -63,6 +63,9 @@ fn results_dir(base: &str) -> PathBuf {
 
 #[test]
 fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let Some(bin) = chromium() else {
         common::skip("chromium is not installed (apt-get install chromium)");
         return;
@@ -108,6 +111,9 @@ fn the_report_renders_in_a_real_browser_with_every_chart_drawn() {
 
 #[test]
 fn qos_and_act_reports_render_in_a_real_browser_with_their_charts_drawn() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let Some(bin) = chromium() else {
         eprintln!("skipped: chromium is not installed (apt-get install chromium)");
         return;
@@ -231,6 +237,9 @@ fn measure(bin: &str, profile: &Path, page: &Path) -> Measured {
 
 #[test]
 fn no_chart_text_overlaps_or_leaves_its_chart_on_an_iometer_report_or_a_compare_page() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let Some(bin) = chromium() else {
         common::skip("chromium is not installed (apt-get install chromium)");
         return;

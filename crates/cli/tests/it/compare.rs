@@ -65,6 +65,9 @@ fn compare_shows_deltas_and_points_missing_from_a_run() {
 
 #[test]
 fn report_writes_html_once_and_never_over_a_file() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("report-html");
     let dir = run_plan(&s, "r", "1, 4");
     let d = dir.to_str().unwrap();

@@ -17,6 +17,9 @@ fn only_dir(results: &str) -> PathBuf {
 
 #[test]
 fn act_fails_a_load_the_file_did_not_deliver_and_shows_done_beside_scheduled() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("undelivered");
     let f = s.path("act.dat");
     let results = s.path("results");
@@ -60,6 +63,9 @@ fn act_fails_a_load_the_file_did_not_deliver_and_shows_done_beside_scheduled() {
 
 #[test]
 fn qos_by_queue_depth_says_what_it_searches_answers_with_iops_and_latency_and_warns_of_cpu_bound_probes() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("qosqd");
     let results = s.path("results");
     let o = drivelab(&[

@@ -173,6 +173,9 @@ fn fio() -> Option<&'static str> {
 
 #[test]
 fn argument_forms_are_accepted_and_refused_as_fio_accepts_and_refuses_them() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let Some(fio) = fio() else {
         common::skip("fio is not installed");
         return;

@@ -84,6 +84,9 @@ fn exit_what(what: &str, b_group: &str) -> Vec<serde_json::Value> {
 
 #[test]
 fn exit_what_sets_which_jobs_a_jobs_end_stops() {
+    if !crate::common::full_tier() {
+        return;
+    }
     for what in ["stonewall", "all"] {
         let jobs = exit_what(what, "new_group=1");
         assert_eq!(jobs[1]["ended"], "exitall", "{what}: [b] in another fio group ends too");

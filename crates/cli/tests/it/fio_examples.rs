@@ -257,6 +257,9 @@ fn check(dir: &Path, work: &Path, name: &str, expect: &Outcome) -> Option<String
 
 #[test]
 fn every_example_of_fio_runs_shortened_or_is_refused_as_the_table_says() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let Some(dir) = examples_dir() else {
         skip("fio 3.33's source is not downloaded: run scripts/fio-src");
         return;

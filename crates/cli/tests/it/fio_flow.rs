@@ -34,6 +34,9 @@ fn drivelab_ratio(dir: &Path, file: &str, res: &str) -> f64 {
 
 #[test]
 fn jobs_of_a_flow_keep_the_ratio_of_their_weights_as_fio_does() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("fio-flow");
     let with = drivelab_ratio(&s.0, &job(&s.0, true), "res-flow");
     assert!((6.0..10.0).contains(&with), "reader/writer I/Os with flow=8/flow=1: {with}");

@@ -100,6 +100,9 @@ const RUNNABLE: &[&str] = &[
 
 #[test]
 fn every_job_file_of_the_corpus_runs_as_one_point_per_group() {
+    if !crate::common::full_tier() {
+        return;
+    }
     for name in RUNNABLE {
         let s = Scratch::new(&format!("fiojob-{}", name.trim_end_matches(".fio")));
         let dir = run_drivelab(&s.0, &corpus(name), &[]);
@@ -279,6 +282,9 @@ fn asked(point: &serde_json::Value) -> (f64, f64, f64) {
 
 #[test]
 fn each_job_makes_the_io_pattern_fio_makes() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let Some(fio) = fio() else {
         common::skip("fio is not installed (apt-get install fio)");
         return;

@@ -181,6 +181,9 @@ fn averaged_logs_have_one_line_per_window_in_fios_units() {
 
 #[test]
 fn fios_own_readers_read_drivelabs_logs() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("fiologs-readers");
     // fio-plot finds logs by fio's naming of its own benchmarks: RW-iodepth-QD-numjobs-N_TYPE.
     let p = "randrw-iodepth-1-numjobs-1";

@@ -249,6 +249,9 @@ fn group_json(s: &Scratch, tag: &str, group_reporting: bool) -> serde_json::Valu
 
 #[test]
 fn a_group_writes_one_entry_per_job_or_one_with_group_reporting() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("fioout-group");
     let each = group_json(&s, "each", false);
     let jobs = each["jobs"].as_array().unwrap();

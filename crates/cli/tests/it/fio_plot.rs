@@ -47,6 +47,9 @@ fn pngs(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn fio_plot_charts_drivelabs_fio_json() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let Some(exe) = fio_plot() else {
         common::skip("fio-plot is not installed (.ci/run installs it from PyPI)");
         return;

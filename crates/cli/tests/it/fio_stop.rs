@@ -34,6 +34,9 @@ const STEADY: &str = "[global]\nioengine=null\nsize=1g\nrw=read\nbs=4k\ntime_bas
 
 #[test]
 fn a_job_that_attains_steady_state_ends_early_and_writes_fios_block() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("fio-stop-steady");
     let (code, points, dir, out) = run(&s, STEADY);
     assert_eq!(code, Some(0), "{out}");
@@ -72,6 +75,9 @@ fn a_job_that_attains_steady_state_ends_early_and_writes_fios_block() {
 
 #[test]
 fn a_job_that_cannot_attain_runs_to_its_time_and_says_so() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("fio-stop-never");
     // A deviation strictly below 0% is never met.
     let (code, points, _, out) =
@@ -85,6 +91,9 @@ fn a_job_that_cannot_attain_runs_to_its_time_and_says_so() {
 
 #[test]
 fn a_job_below_its_minimum_rate_fails() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("fio-stop-ratemin");
     // 10 ms of think time per I/O: about 100 IOPS, below the 1000 asked.
     let (code, points, _, out) = run(

@@ -18,6 +18,9 @@ fn point_file(dir: &std::path::Path) -> std::path::PathBuf {
 
 #[test]
 fn a_fio_group_at_a_rate_merges_every_jobs_open_loop_and_its_figures_derive_from_what_it_saved() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("measurement-fio");
     let job = format!(
         "[global]\nfilename={}\nsize=8m\nbs=4k\nrw=randread\nioengine=psync\nruntime=2\ntime_based\nrate_iops=1000\n\n\

@@ -123,6 +123,9 @@ fn a_point_its_target_cannot_take_is_refused_before_anything_runs() {
 
 #[test]
 fn a_plan_run_saves_run_facts_and_one_file_per_point() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("plan-run");
     let plan = write_plan(&s, PLAN);
     let target = s.path("t");
@@ -155,6 +158,9 @@ fn a_plan_run_saves_run_facts_and_one_file_per_point() {
 
 #[test]
 fn an_interrupted_plan_resumes_without_running_a_point_twice() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("plan-resume");
     let (plan, results) = (four_second_plan(&s), s.path("results"));
     assert_eq!(signal_at(&["plan", &plan, "null", "--results", &results], 2, libc::SIGINT).code(), Some(130));
@@ -242,6 +248,9 @@ fn a_point_whose_io_fails_stops_the_plan_unless_told_to_go_on() {
 
 #[test]
 fn a_resume_runs_on_the_same_targets_from_anywhere_and_refuses_a_target_that_is_gone() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("plan-resume-where");
     let plan = write_plan(&s, "[defaults]\nrw = \"randread\"\ntime = \"1s\"\n[matrix]\nqd = [1, 2, 4]\n");
     let here = s.0.join("here");
@@ -301,6 +310,9 @@ fn a_stop_signal_delivered_twice_at_once_still_keeps_the_interrupted_point_and_t
 /// tables.
 #[test]
 fn a_resumed_suite_ends_with_the_suites_tables() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("suite-resume");
     let results = s.path("results");
     let args = ["suite", "sync", "null", "--time", "1s", "--results", &results];
@@ -316,6 +328,9 @@ fn a_resumed_suite_ends_with_the_suites_tables() {
 /// kept run is a real run chosen as asked, and every run's figures are saved with the point.
 #[test]
 fn repeated_points_keep_the_best_or_the_median_run_and_save_every_run() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("repeat");
     for (pick, runs) in [("best", 3usize), ("median", 4)] {
         let results = s.path(&format!("results-{pick}"));

@@ -23,6 +23,9 @@ fn only_dir(results: &str) -> PathBuf {
 
 #[test]
 fn a_fixed_rate_run_keeps_its_rate_and_reports_response_and_service_time() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("rate");
     let f = s.path("f.dat");
     let out = s.path("r.json");
@@ -63,6 +66,9 @@ fn bad_rates_and_objectives_are_refused_with_the_fix() {
 
 #[test]
 fn act_on_a_file_runs_the_three_streams_at_acts_rates_and_writes_an_act_log() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("act");
     let f = s.path("act.dat");
     let results = s.path("results");
@@ -235,6 +241,9 @@ fn act_refuses_a_device_not_named_for_destruction_and_searches_on_loop_devices()
 
 #[test]
 fn qos_by_queue_depth_and_by_rate_find_the_highest_load_meeting_the_objective() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("qos");
     let f = s.path("q.dat");
     let results = s.path("results");
@@ -395,6 +404,9 @@ fn qos_runs_on_a_loop_device_and_reads_need_no_permission() {
 
 #[test]
 fn act_judges_with_the_limits_the_user_chose_and_saves_them() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("act-limits");
     let f = s.path("a.dat");
     let results = s.path("results");
@@ -505,6 +517,9 @@ fn an_io_error_is_never_a_pass_or_a_rate_in_act_and_qos() {
 /// documented non-zero exit code (3), so a CI job can gate on it; a pass exits 0.
 #[test]
 fn a_failed_certification_exits_3_and_a_pass_exits_0() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("act-exit");
     let results = s.path("results");
     // 200 million reads a second on the null target: the schedule cannot be kept, the load fails.

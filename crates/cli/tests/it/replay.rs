@@ -131,6 +131,9 @@ fn a_blkparse_capture_replays_on_a_block_device_with_the_usual_permission() {
 
 #[test]
 fn a_trace_fio_wrote_replays_with_fios_counts() {
+    if !crate::common::full_tier() {
+        return;
+    }
     if std::process::Command::new("fio").arg("--version").output().is_err() {
         common::skip("fio is not installed (apt-get install fio)");
         return;

@@ -68,6 +68,9 @@ fn every_format(dir: &Path) -> (String, String, serde_json::Value) {
 
 #[test]
 fn act_directories_report_in_every_format_with_score_per_watt_and_compare() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("report-act");
     let results = s.path("results");
     let a = act(&s, &results, &["--power-cmd", "echo 5"]);
@@ -128,6 +131,9 @@ fn act_directories_report_in_every_format_with_score_per_watt_and_compare() {
 
 #[test]
 fn qos_and_run_directories_report_in_every_format_and_compare_and_mixed_kinds_are_refused() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("report-qos");
     let results = s.path("results");
     let a = qos(&s, &results, &["--by", "qd", "--max-qd", "4"]);
@@ -198,6 +204,9 @@ fn grid_iops(v: f64) -> String {
 
 #[test]
 fn report_series_gives_every_second_of_a_result_as_csv_with_units_in_its_columns() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("report-series");
     let results = s.path("results");
     ok(&["run", "null", "--time", "2500ms", "--results", &results, "-q"]);

@@ -63,6 +63,9 @@ fn run_json(args: &[&str], out: &str) -> serde_json::Value {
 
 #[test]
 fn random_reads_on_a_new_file_with_both_backends() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("reads");
     let f = s.path("target");
     for engine in ["psync", "uring"] {
@@ -429,6 +432,9 @@ fn every_run_leaves_a_results_directory_that_report_and_compare_read() {
 
 #[test]
 fn a_power_command_that_hangs_is_refused_before_anything_runs() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("power-hang");
     let t = std::time::Instant::now();
     let o = drivelab(&["run", "null", "--time", "200ms", "--power-cmd", "sleep 60", "--results", &s.path("results")]);

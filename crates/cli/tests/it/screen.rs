@@ -63,6 +63,9 @@ fn need_script() -> bool {
 
 #[test]
 fn every_line_of_run_plan_suite_qos_and_act_fits_80_columns() {
+    if !crate::common::full_tier() {
+        return;
+    }
     if !need_script() {
         return;
     }
@@ -128,6 +131,9 @@ fn a_wider_terminal_gets_the_wide_table_and_a_narrow_one_the_80_column_one() {
 
 #[test]
 fn the_live_line_shows_no_p99_before_there_is_one_and_every_rate_is_in_mb_per_s() {
+    if !crate::common::full_tier() {
+        return;
+    }
     if !need_script() {
         return;
     }
@@ -148,6 +154,9 @@ fn the_live_line_shows_no_p99_before_there_is_one_and_every_rate_is_in_mb_per_s(
 /// Issue #26, item 4: a plan's live line says where the whole plan is and its ETA.
 #[test]
 fn a_plans_live_line_shows_the_point_of_the_plan_and_an_eta() {
+    if !crate::common::full_tier() {
+        return;
+    }
     if !need_script() {
         return;
     }
@@ -192,6 +201,9 @@ fn probe_lines(out: &str) -> Vec<String> {
 
 #[test]
 fn qos_probe_lines_say_met_or_missed_with_figure_and_limit_or_not_judged() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("screen-qos");
     let f = s.path("f.dat");
     let qos = |target: &str, by: &[&str], objective: &str, results: &str| {

@@ -87,6 +87,9 @@ fn a_reader_that_stops_reading_ends_drivelab_quietly_and_the_run_goes_on() {
 /// `-q`: only the answer on stdout; the lines that tell how a run goes are gone.
 #[test]
 fn quiet_leaves_only_the_answer_on_stdout_for_every_command() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("quiet");
     let results = s.path("results");
     let plan = s.path("p.toml");

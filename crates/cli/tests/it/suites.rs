@@ -95,6 +95,9 @@ fn quick_prints_reads_and_writes_and_its_tables_match_the_points() {
 
 #[test]
 fn span_mixed_and_hdparm_run_and_tabulate() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("suite-misc");
     let t = s.path("t");
     let (dir, out) = suite(&s, &["span", &t, "--size", "16m", "--time", "150ms"]);
@@ -201,6 +204,9 @@ fn sync_tables_show_each_write_until_durable_and_the_fsync_alone() {
 
 #[test]
 fn bsqd_sweeps_block_size_by_queue_depth() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("suite-bsqd");
     let t = s.path("t");
     let (dir, _) = suite(&s, &["bsqd", &t, "--size", "8m", "--time", "30ms"]);
@@ -280,6 +286,9 @@ fn unknown_suites_and_bad_options_exit_2() {
 
 #[test]
 fn no_arguments_runs_the_quick_suite_on_a_scratch_file_here() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("default");
     let o = common::drivelab_in(&s.0, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -293,6 +302,9 @@ fn no_arguments_runs_the_quick_suite_on_a_scratch_file_here() {
 
 #[test]
 fn power_readings_give_watts_and_mb_per_s_per_watt() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("suite-power");
     let (dir, out) = suite(&s, &["mixed", "null", "--time", "150ms", "--power-cmd", "echo 5"]);
     assert!(out.contains("average power") && out.contains("power efficiency"), "{out}");

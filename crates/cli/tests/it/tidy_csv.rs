@@ -54,6 +54,9 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn pandas_reads_the_tidy_csv_of_a_plan_into_a_row_per_point_with_the_saved_values() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let python = match python_with_pandas() {
         Ok(p) => p,
         Err(why) => return common::skip(&why),

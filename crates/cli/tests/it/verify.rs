@@ -204,6 +204,9 @@ fn healthy_targets_give_no_false_alarm_under_mixed_verified_load() {
 
 #[test]
 fn a_plan_that_changes_compressibility_or_targets_between_points_gives_no_false_alarm() {
+    if !crate::common::full_tier() {
+        return;
+    }
     // Units made with another compressibility read as foreign: the lab starts such a target
     // over (written first) instead. Each path keeps one id in its headers, whatever the point's
     // target list; and the whole plan is journaled.
@@ -235,6 +238,9 @@ fn a_plan_that_changes_compressibility_or_targets_between_points_gives_no_false_
 
 #[test]
 fn an_unverified_write_between_verified_points_makes_the_target_unknown_not_wrong() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("verify-unverified");
     let plan = s.path("plan.toml");
     let body = "[defaults]\ntime = \"1s\"\nqd = 4\n\
@@ -256,6 +262,9 @@ fn an_unverified_write_between_verified_points_makes_the_target_unknown_not_wron
 
 #[test]
 fn a_suite_verifies_every_point_it_can() {
+    if !crate::common::full_tier() {
+        return;
+    }
     let s = Scratch::new("verify-suite");
     let (t, results) = (s.path("t.dat"), s.path("results"));
     let o =
