@@ -441,12 +441,12 @@ pub fn set(spec: &mut AccessSpec, field: Field, value: &str) -> Result<(), Error
             spec.rate.get_or_insert_with(Rate::default).pace = PaceMode::from_name(v)
                 .ok_or_else(|| Error::spec(field, format!("'{v}'"), "use auto, hybrid, sleep or spin"))?
         }
-        Field::Hipri => spec.hipri = boolean(field, v)?,
-        Field::Sqpoll => spec.sqpoll = boolean(field, v)?,
+        Field::Hipri => spec.engine_opts.uring.hipri = boolean(field, v)?,
+        Field::Sqpoll => spec.engine_opts.uring.sqpoll = boolean(field, v)?,
         Field::LatencySplit => spec.latency_split = boolean(field, v)?,
         Field::SqpollCpu => {
-            spec.sqpoll_cpu = Some(number(field, v)?);
-            spec.sqpoll = true;
+            spec.engine_opts.uring.sqpoll_cpu = Some(number(field, v)?);
+            spec.engine_opts.uring.sqpoll = true;
         }
         Field::Verify => spec.verify = boolean(field, v)?,
         Field::VerifyAfter => {
@@ -789,7 +789,8 @@ mod tests {
             let e = from_pairs([("distribution", bad)]).unwrap_err().cli_message();
             assert!(e.starts_with("--distribution") && e.contains(says), "{bad}: {e}");
         }
-        assert_eq!((s.hipri, s.sqpoll, s.sqpoll_cpu), (true, true, Some(0)));
+        let uring = crate::backend::uring::UringOptions { hipri: true, sqpoll: true, sqpoll_cpu: Some(0) };
+        assert_eq!(s.engine_opts.uring, uring);
         assert!(s.random_repeat);
         assert_eq!(s.buffer_pattern_hex.as_deref(), Some("deadface6162"));
         let zones = crate::spec::StridedZones { size_bytes: 16384, range_bytes: Some(65536), skip_bytes: 32768 };
