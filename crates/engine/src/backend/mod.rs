@@ -62,6 +62,11 @@ impl EngineKind {
         }
     }
 
+    /// Whether it sets a priority on each I/O (`cmdprio`: io_uring's SQE), not only the thread's.
+    pub fn takes_io_prio(self) -> bool {
+        matches!(self, EngineKind::Uring)
+    }
+
     /// The engine `name` names (also `io_uring` and `io_uring_cmd`).
     pub fn from_name(name: &str) -> Option<EngineKind> {
         let name = match name {

@@ -94,12 +94,14 @@ impl Fio {
                     Ok(v.to_string())
                 }
             }
+            // drivelab's engines by their names (`EngineKind::from_name`), and fio's that run as one.
             Fio::Ioengine => match v {
-                "io_uring" | "uring" | "libaio" => Ok("uring".into()),
-                "io_uring_cmd" | "uring_cmd" => Ok("uring_cmd".into()),
-                "psync" | "sync" => Ok("psync".into()),
+                "libaio" => Ok("uring".into()),
+                "sync" => Ok("psync".into()),
                 "null" => Err(bad("drivelab has no null engine: give the target null (I/Os complete at once)")),
-                _ => Err(bad("drivelab runs io_uring, psync, sync (as psync) and libaio (as io_uring)")),
+                _ => EngineKind::from_name(v)
+                    .map(|e| e.name().to_string())
+                    .ok_or_else(|| bad("drivelab runs io_uring, psync, sync (as psync) and libaio (as io_uring)")),
             },
             Fio::Rwmixread | Fio::Rwmixwrite => {
                 let pct =

@@ -751,12 +751,14 @@ impl AccessSpec {
         }
         if let Some(p) = &self.prio {
             prio::check(p).map_err(|e| Error::spec(Field::Cmdprio, String::new(), e))?;
-            if p.per_io() && self.engine != EngineKind::Uring {
+            if p.per_io() && !self.engine.takes_io_prio() {
+                let can: Vec<&str> = EngineKind::ALL.iter().filter(|e| e.takes_io_prio()).map(|e| e.name()).collect();
                 return Err(Error::spec(
                     Field::Cmdprio,
                     String::new(),
                     format!(
-                        "per-I/O priorities are set on io_uring's SQEs: use {{engine}} uring, not {}",
+                        "per-I/O priorities are set on each I/O by the engine: use {{engine}} {}, not {}",
+                        can.join(" or "),
                         self.engine.name()
                     ),
                 ));

@@ -10,6 +10,7 @@
 //! Over 600 lines: one arm per fio option, the one table of them (a second table would drift);
 //! options with logic of their own delegate to submodules (logs, jobctl, walk, watch, onerror).
 
+use drivelab_engine::spec::EngineKind;
 use drivelab_engine::units::fmt_duration;
 
 use super::ini::{LineError, Opt};
@@ -372,8 +373,6 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let v = need()?;
             d.engine_written = v.to_string();
             d.engine = Some(match v {
-                "io_uring" => "uring",
-                "io_uring_cmd" => "uring_cmd",
                 "libaio" => {
                     d.notices.push(
                         "ioengine libaio: drivelab has no libaio engine; it runs io_uring, Linux's asynchronous I/O \
@@ -382,14 +381,18 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                     );
                     "uring"
                 }
-                "psync" | "sync" | "pvsync" => "psync",
+                "sync" | "pvsync" => "psync",
                 "null" => "null",
-                _ => {
-                    return Err(bad(
-                        o,
-                        "drivelab runs io_uring, libaio (as io_uring), psync, sync, pvsync (as psync) and null",
-                    ))
-                }
+                // drivelab's engines by their names.
+                _ => match EngineKind::from_name(v) {
+                    Some(e) => e.name(),
+                    None => {
+                        return Err(bad(
+                            o,
+                            "drivelab runs io_uring, libaio (as io_uring), psync, sync, pvsync (as psync) and null",
+                        ))
+                    }
+                },
             });
         }
         "rate" | "rate_iops" => {
@@ -617,7 +620,8 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     } else {
         put("qd", qd.to_string());
     }
-    if let Some(b) = d.batch.filter(|&b| b > 0 && (engine == "uring" || engine == "uring_cmd")) {
+    // Batches are the asynchronous engines' (a synchronous one does one I/O per call).
+    if let Some(b) = d.batch.filter(|&b| b > 0 && engine != "psync") {
         put("batch", b.min(qd).to_string());
     }
     put("engine", engine.into());

@@ -12,6 +12,8 @@
 //! fio reads the `cmdprio_*` options only for its io_uring and libaio engines; so does drivelab
 //! (libaio runs as io_uring).
 
+use drivelab_engine::spec::EngineKind;
+
 use super::value::{size, within, KbBase};
 
 /// What the priority options said.
@@ -133,7 +135,7 @@ pub fn finish(d: &PrioDraft, engine: &str) -> Result<Vec<(String, String)>, Stri
         (None, None) => {}
     }
     if lists.iter().any(|l| !l.is_empty()) {
-        if engine != "uring" {
+        if !EngineKind::from_name(engine).is_some_and(EngineKind::takes_io_prio) {
             return Err(format!(
                 "per-I/O priorities are io_uring's and libaio's in fio; this job runs {engine}: give ioengine=io_uring"
             ));
