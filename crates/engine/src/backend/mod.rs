@@ -19,6 +19,7 @@
 //! engine is refused, named, instead of silently dropped when the engine changes; and the saved
 //! form stays flat (`"engine": "uring", "hipri": true`), as every saved result has it.
 
+pub(crate) mod libaio;
 pub(crate) mod null;
 pub(crate) mod psync;
 pub(crate) mod trim;
@@ -48,23 +49,28 @@ pub enum EngineKind {
     /// (/dev/ngXnY), fio's `ioengine=io_uring_cmd` with `cmd_type=nvme`.
     #[serde(rename = "uring_cmd")]
     UringCmd,
+    /// Linux native AIO (io_submit/io_getevents), fio's `ioengine=libaio`: asynchronous with
+    /// O_DIRECT only.
+    Libaio,
 }
 
 impl EngineKind {
     /// Every engine, in the order `--engine`'s help lists them.
-    pub const ALL: [EngineKind; 3] = [EngineKind::Uring, EngineKind::Psync, EngineKind::UringCmd];
+    pub const ALL: [EngineKind; 4] = [EngineKind::Uring, EngineKind::Psync, EngineKind::UringCmd, EngineKind::Libaio];
 
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Uring => "uring",
             EngineKind::Psync => "psync",
             EngineKind::UringCmd => "uring_cmd",
+            EngineKind::Libaio => "libaio",
         }
     }
 
-    /// Whether it sets a priority on each I/O (`cmdprio`: io_uring's SQE), not only the thread's.
+    /// Whether it sets a priority on each I/O (`cmdprio`: io_uring's SQE, libaio's iocb), not
+    /// only the thread's.
     pub fn takes_io_prio(self) -> bool {
-        matches!(self, EngineKind::Uring)
+        matches!(self, EngineKind::Uring | EngineKind::Libaio)
     }
 
     /// The engine `name` names (also `io_uring` and `io_uring_cmd`).
@@ -143,6 +149,11 @@ pub(crate) fn with_backend<J: WithBackend>(
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("io_uring_cmd setup failed: {e}")),
         },
+        // Dropping the context waits for what is still in flight before its buffers go.
+        EngineKind::Libaio => match libaio::Libaio::new(file, qd, pool) {
+            Ok(mut b) => job.run(&mut b),
+            Err(e) => job.failed(format!("libaio setup failed: {e}")),
+        },
     }
 }
 
@@ -154,7 +165,8 @@ pub(crate) struct Pending {
     pub op: Op,
     pub offset: u64,
     pub len: u32,
-    /// Its I/O priority (ioprio: `class << 13 | level`; 0: the thread's), for io_uring's SQE.
+    /// Its I/O priority (ioprio: `class << 13 | level`; 0: the thread's), for io_uring's SQE or
+    /// libaio's iocb.
     pub prio: u16,
 }
 
