@@ -30,10 +30,6 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
         max_qd: args.max_qd,
     };
     setup.validate().map_err(|(field, why)| Error::invalid(format!("{} {why}", flag(field))))?;
-    let fields = args.run.fields();
-    for n in drivelab_engine::fields::notices(fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
-        crate::term::eprint_warning(&format!("drivelab: {n}"));
-    }
     let mut printer = Printer::new(Style::Search, args.run.quiet, false);
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(&args.run.safety, args.run.power_cmd.as_ref())?, &mut sink);

@@ -38,7 +38,7 @@ const WORDS: &[(&str, &[&str])] = &[
     ("distribution", &["random", "zipf:", "pareto:", "normal:", "zoned:", "zoned_abs:", "hotband:"]),
     ("sync", &["none", "dsync", "fsync:"]),
     ("data", &["random", "zero", "compress:"]),
-    ("engine", &["uring", "psync", "uring_cmd"]),
+    ("engine", &["uring", "psync", "uring_cmd", "libaio"]),
     ("ioengine", &["io_uring", "psync", "sync", "libaio", "io_uring_cmd"]),
     ("cpus", &["none", "spread"]),
     ("rate-scope", &["total", "job"]),

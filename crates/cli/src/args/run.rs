@@ -127,7 +127,8 @@ pub struct RunArgs {
     pub pace: Option<String>,
 
     /// I/O engine: uring (io_uring; falls back to psync where io_uring is unavailable), psync
-    /// (pread/pwrite, one I/O at a time), or uring_cmd (NVMe passthrough on /dev/ngXnY).
+    /// (pread/pwrite, one I/O at a time), uring_cmd (NVMe passthrough on /dev/ngXnY), or libaio
+    /// (Linux native AIO, as fio's; asynchronous with O_DIRECT only).
     #[arg(long, default_value = "uring", value_name = "ENGINE", help_heading = "Engine")]
     pub engine: String,
     /// At most N I/Os per submit call (fio's iodepth_batch_submit). Up to 2, each I/O reaches the
@@ -186,7 +187,7 @@ pub struct RunArgs {
     /// fio's --runtime: --time. A bare number is seconds, as in fio (60 = 60s); units work too.
     #[arg(long, value_name = "SECONDS", conflicts_with = "time", help_heading = FIO)]
     pub runtime: Option<String>,
-    /// fio's --ioengine: io_uring, psync, sync (runs psync) or libaio (runs io_uring, and says so).
+    /// fio's --ioengine: io_uring, libaio, io_uring_cmd, psync or sync (runs psync).
     #[arg(long, value_name = "ENGINE", conflicts_with = "engine", help_heading = FIO)]
     pub ioengine: Option<String>,
     /// fio's --readwrite: --rw.

@@ -1,7 +1,6 @@
 //! fio's spellings of drivelab's access-spec fields ([`Fio`]: `iodepth` for `qd`, `runtime` for
 //! `time`, ...), how each value translates into drivelab's, and the checks only fio's forms need
-//! (`rwmixread` against the `rw` it applies to, `filename` lists, the notices of what runs a
-//! little differently). Apart from `mod.rs`, the one parser of drivelab's own keys, so the
+//! (`rwmixread` against the `rw` it applies to, `filename` lists). Apart from `mod.rs`, the one parser of drivelab's own keys, so the
 //! translation of another tool's vocabulary stays in one place.
 
 use super::*;
@@ -19,7 +18,7 @@ pub enum Fio {
     Blocksize,
     /// `runtime`: `time`; a bare number is seconds, as in fio.
     Runtime,
-    /// `ioengine`: `engine` (io_uring, psync, sync as psync, libaio as io_uring with a notice).
+    /// `ioengine`: `engine` (io_uring, libaio, io_uring_cmd, psync, sync as psync).
     Ioengine,
     /// `readwrite`: `rw`.
     Readwrite,
@@ -96,12 +95,11 @@ impl Fio {
             }
             // drivelab's engines by their names (`EngineKind::from_name`), and fio's that run as one.
             Fio::Ioengine => match v {
-                "libaio" => Ok("uring".into()),
                 "sync" => Ok("psync".into()),
                 "null" => Err(bad("drivelab has no null engine: give the target null (I/Os complete at once)")),
                 _ => EngineKind::from_name(v)
                     .map(|e| e.name().to_string())
-                    .ok_or_else(|| bad("drivelab runs io_uring, psync, sync (as psync) and libaio (as io_uring)")),
+                    .ok_or_else(|| bad("drivelab runs io_uring, libaio, io_uring_cmd, psync and sync (as psync)")),
             },
             Fio::Rwmixread | Fio::Rwmixwrite => {
                 let pct =
@@ -109,16 +107,6 @@ impl Fio {
                 Ok(if self == Fio::Rwmixread { pct } else { 100 - pct }.to_string())
             }
         }
-    }
-
-    /// What the user should be told when `value` runs as something close to but not exactly
-    /// what fio would run.
-    pub fn notice(self, value: &str) -> Option<String> {
-        (self == Fio::Ioengine && value.trim() == "libaio").then(|| {
-            "ioengine libaio: drivelab has no libaio engine; it runs io_uring (uring), Linux's asynchronous \
-             I/O interface that supersedes libaio"
-                .to_string()
-        })
     }
 }
 
@@ -196,18 +184,4 @@ pub fn split_filename(text: &str) -> Result<Vec<String>, Error> {
         )));
     }
     Ok(out)
-}
-
-/// What the user should be told about `pairs` (fio spellings that run as something close to
-/// what fio would run), once each.
-pub fn notices<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (k, v) in pairs {
-        if let Some(n) = Fio::from_name(k).and_then(|f| f.notice(v)) {
-            if !out.contains(&n) {
-                out.push(n);
-            }
-        }
-    }
-    out
 }

@@ -12,7 +12,7 @@
 
 mod fio;
 
-pub use fio::{check_fio_mix, check_fio_shares, notices, split_filename, Fio};
+pub use fio::{check_fio_mix, check_fio_shares, split_filename, Fio};
 
 use crate::error::Error;
 use crate::spec::{
@@ -880,7 +880,7 @@ mod tests {
         same(&[("runtime", "1m")], &[("time", "60s")]);
         same(&[("runtime", "250ms"), ("io_size", "1g")], &[("time", "250ms"), ("io_size", "1g")]);
         same(&[("ioengine", "io_uring")], &[("engine", "uring")]);
-        same(&[("ioengine", "libaio")], &[("engine", "uring")]);
+        same(&[("ioengine", "libaio")], &[("engine", "libaio")]);
         same(&[("ioengine", "sync")], &[("engine", "psync")]);
         same(&[("readwrite", "randrw"), ("rwmixread", "70")], &[("rw", "randrw"), ("read", "70")]);
         same(&[("rw", "readwrite"), ("rwmixwrite", "30")], &[("rw", "rw"), ("read", "70")]);
@@ -927,15 +927,13 @@ mod tests {
     }
 
     #[test]
-    fn fio_keys_are_keys_with_flags_and_notices() {
+    fn fio_keys_are_keys_with_flags() {
         for f in Fio::ALL {
             assert!(is_key(f.name()) && !KEYS.contains(&f.name()));
             assert_eq!(Field::Fio(f).flag(), format!("--{}", f.name()));
             assert_eq!(Field::Fio(f).canonical(), f.field());
         }
         assert_eq!(Field::render_refs("{iodepth} or {qd}", true), "--iodepth or --qd");
-        assert_eq!(notices([("ioengine", "libaio"), ("qd", "4"), ("ioengine", "libaio")]).len(), 1);
-        assert!(notices([("ioengine", "io_uring")]).is_empty());
         let e = apply(&mut AccessSpec::default(), "depth", "4").unwrap_err().to_string();
         assert!(e.contains("fio's iodepth"), "{e}");
     }

@@ -373,14 +373,6 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let v = need()?;
             d.engine_written = v.to_string();
             d.engine = Some(match v {
-                "libaio" => {
-                    d.notices.push(
-                        "ioengine libaio: drivelab has no libaio engine; it runs io_uring, Linux's asynchronous I/O \
-                         interface that supersedes libaio"
-                            .into(),
-                    );
-                    "uring"
-                }
                 "sync" | "pvsync" => "psync",
                 "null" => "null",
                 // drivelab's engines by their names.
@@ -389,7 +381,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                     None => {
                         return Err(bad(
                             o,
-                            "drivelab runs io_uring, libaio (as io_uring), psync, sync, pvsync (as psync) and null",
+                            "drivelab runs io_uring, libaio, io_uring_cmd, psync, sync, pvsync (as psync) and null",
                         ))
                     }
                 },
@@ -859,11 +851,23 @@ mod tests {
     #[test]
     fn engines_depths_and_files() {
         let j = translate("j", 1, &opts("ioengine=libaio\niodepth=16\nnumjobs=4\nfilename=/a:/b")).unwrap();
-        assert_eq!(field(&j, "engine"), Some("uring"));
+        assert_eq!(field(&j, "engine"), Some("libaio"));
         assert_eq!(field(&j, "qd"), Some("16"));
         assert_eq!(field(&j, "jobs"), Some("4"));
         assert_eq!(j.targets, vec!["/a", "/b"]);
-        assert!(j.notices.iter().any(|n| n.contains("libaio")));
+        assert!(!j.notices.iter().any(|n| n.contains("libaio")), "libaio runs libaio: {:?}", j.notices);
+        // fio's iodepth_batch is an asynchronous engine's: libaio's too.
+        let j = translate(
+            "j",
+            1,
+            &opts(
+                "ioengine=libaio
+iodepth=16
+iodepth_batch=8",
+            ),
+        )
+        .unwrap();
+        assert_eq!(field(&j, "batch"), Some("8"));
         let j = translate("j", 1, &opts("iodepth=8\nnumjobs=2\ndirectory=/data")).unwrap();
         assert_eq!(field(&j, "qd"), Some("1"), "psync runs at depth 1");
         assert_eq!(j.targets, vec!["/data/j.0.0", "/data/j.1.0"]);
