@@ -4,9 +4,10 @@
 //!
 //! Each backend owns the `BufferPool` (`pattern.rs`) its I/Os use (slot i is the buffer of the I/O with
 //! `slot == i`) and the file it runs on, so neither can go away while the kernel may still use
-//! them: an io_uring ring drains what is in flight in its `Drop` before its buffers are freed.
-//! Only [`uring::available`] and [`uring::RingFacts`] are public, and `uring_cmd`'s checks of a
-//! target and of the kernel (run before any I/O); the rest is the engine's own.
+//! them: an io_uring ring (a libaio context likewise) drains what is in flight in its `Drop`
+//! before its buffers are freed. Only [`EngineKind`], [`EngineOptions`] (and each engine's
+//! section of them), [`uring::available`] and [`uring::RingFacts`] are public, and `uring_cmd`'s
+//! checks of a target and of the kernel (run before any I/O); the rest is the engine's own.
 //!
 //! Results follow io_uring's convention everywhere: bytes transferred, or `-errno`.
 //!
