@@ -901,7 +901,7 @@ mod tests {
         let e = err(&[("runtime", "abc")]);
         assert!(e.cli_message().starts_with("--runtime"), "{}", e.cli_message());
         let e = err(&[("ioengine", "posixaio")]).cli_message();
-        assert!(e.contains("'posixaio'") && e.contains("io_uring, psync"), "{e}");
+        assert!(e.contains("'posixaio'") && e.contains("io_uring, libaio, io_uring_cmd, psync"), "{e}");
         assert!(err(&[("ioengine", "null")]).to_string().contains("give the target null"));
         // rwmixread with a workload that is not mixed: fio ignores it, drivelab's read would not.
         let e = err(&[("rw", "randread"), ("rwmixread", "70")]).cli_message();
