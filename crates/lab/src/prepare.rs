@@ -218,7 +218,7 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
     if spec.engine != EngineKind::Uring || infos.iter().all(|i| i.kind == TargetKind::Null) {
         return Ok(());
     }
-    if spec.hipri {
+    if spec.engine_opts.uring.hipri {
         let cannot: Vec<&str> =
             infos.iter().filter(|i| i.kind != TargetKind::Null && !can_poll(i)).map(|i| i.path.as_str()).collect();
         if !cannot.is_empty() {
@@ -227,14 +227,14 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
                  no poll queues, e.g. nvme.poll_queues=0); completions by interrupt",
                 cannot.join(", ")
             ));
-            spec.hipri = false;
+            spec.engine_opts.uring.hipri = false;
         }
     }
     if let Err(why) = uring::available() {
         let mut note = format!("{why}; falling back to psync");
-        if spec.hipri || spec.sqpoll {
+        if spec.engine_opts.uring != Default::default() {
             note += " (without --hipri and --sqpoll, which are io_uring's)";
-            (spec.hipri, spec.sqpoll, spec.sqpoll_cpu) = (false, false, None);
+            spec.engine_opts.uring = Default::default();
         }
         if spec.qd > 1 {
             note += &format!(": qd {} runs as {} jobs x qd 1", spec.qd, spec.qd * spec.jobs);

@@ -289,10 +289,11 @@ fn fios_own_options() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--readonly: job w writes"), "{}", stderr(&o));
     assert!(!s.0.join("ro.dat").exists() && !s.0.join("results").exists());
-    // --warnings-fatal: an option that runs differently (libaio as io_uring) refuses the jobs.
-    let o = run(&["--name=a", "--ioengine=libaio", "--size=1m", "--warnings-fatal", "--parse-only"]);
+    // --warnings-fatal: an option that runs differently (iodepth on a synchronous engine, at
+    // depth 1) refuses the jobs.
+    let o = run(&["--name=a", "--ioengine=psync", "--iodepth=8", "--size=1m", "--warnings-fatal", "--parse-only"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--warnings-fatal") && stderr(&o).contains("libaio"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--warnings-fatal") && stderr(&o).contains("iodepth=8"), "{}", stderr(&o));
     // Refused clearly: --debug, --client; a value refused names the argument as written.
     let o = run(&["--debug=io", "--name=a"]);
     assert!(o.status.code() == Some(2) && stderr(&o).contains("--debug=io:"), "{}", stderr(&o));
@@ -302,6 +303,40 @@ fn fios_own_options() {
     assert!(o.status.code() == Some(2) && stderr(&o).contains("--bs=4q:"), "{}", stderr(&o));
     let o = run(&["--name=a", "missing.fio"]);
     assert!(o.status.code() == Some(2) && stderr(&o).contains("missing.fio"), "{}", stderr(&o));
+}
+
+#[test]
+fn ioengine_libaio_runs_native_aio_and_fios_json_names_it() {
+    let s = Scratch::new("fio-cmdline-libaio");
+    // On a file and (where loop devices work) a block device: fio's JSON echoes the engine in the
+    // job's options, and the saved point ran libaio at the depth asked.
+    let mut targets = vec![("file", s.path("aio.dat"), Vec::new())];
+    let lo = common::loop_unavailable().is_none().then(|| LoopDev::new(&s.0.join("backing"), 16 << 20, Some(0)));
+    match &lo {
+        Some(lo) => targets.push(("loop", lo.dev.clone(), vec!["--destroy".to_string(), lo.dev.clone()])),
+        None => common::skip_part("a loop device", &common::loop_unavailable().unwrap_or_default()),
+    }
+    for (what, target, extra) in &targets {
+        let results = format!("results-{what}");
+        let mut argv = vec!["fio", "--name=aio", "--ioengine=libaio", "--direct=1", "--rw=randrw", "--bs=4k"];
+        argv.extend(["--iodepth=32", "--size=16m", "--runtime=300ms", "--time_based", "--output-format=json"]);
+        let fname = format!("--filename={target}");
+        argv.extend([fname.as_str(), "--results", &results]);
+        argv.extend(extra.iter().map(String::as_str));
+        let o = drivelab_in(&s.0, &argv);
+        assert!(o.status.success(), "{what}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains(r#""ioengine" : "libaio""#), "{what}: {out}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let job = &doc["jobs"][0];
+        assert_eq!(job["job options"]["ioengine"], "libaio", "{what}");
+        assert!(job["read"]["io_bytes"].as_u64().unwrap() > 0 && job["write"]["io_bytes"].as_u64().unwrap() > 0);
+        let points = saved_points(&results_dir(&s.0.join(&results)));
+        let result = &points[0]["result"];
+        assert_eq!((&result["engine"]["backend"], &result["spec"]["engine"]), (&"libaio".into(), &"libaio".into()));
+        assert_eq!(result["spec"]["qd"], 32, "{what}");
+        assert!(!stderr(&o).contains("io_uring"), "{what}: libaio runs libaio: {}", stderr(&o));
+    }
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `drivelab run` end to end: real I/O through both backends on files in /dev/shm and on loop
+//! `drivelab run` end to end: real I/O through every backend on files in /dev/shm and on loop
 //! devices, writes read back to prove they landed where the generator said, results checked for
 //! internal consistency, and every bad input refused with exit code 2 and nothing written.
 
@@ -62,20 +62,24 @@ fn run_json(args: &[&str], out: &str) -> serde_json::Value {
 }
 
 #[test]
-fn random_reads_on_a_new_file_with_both_backends() {
+fn random_reads_on_a_new_file_with_every_backend() {
     if !crate::common::full_tier() {
         return;
     }
     let s = Scratch::new("reads");
     let f = s.path("target");
-    for engine in ["psync", "uring"] {
+    for engine in ["psync", "uring", "libaio"] {
         if engine == "uring" {
             if let Some(why) = uring_unavailable() {
                 common::skip_part("uring", &why);
                 continue;
             }
         }
-        let qd = if engine == "psync" { "1" } else { "16" };
+        let qd = match engine {
+            "psync" => "1",
+            "libaio" => "32",
+            _ => "16",
+        };
         let out = s.path(&format!("{engine}.json"));
         let v =
             run_json(&[&f, "--rw", "randread", "--size", "32m", "--qd", qd, "--engine", engine, "--time", "1s"], &out);
@@ -132,7 +136,7 @@ fn verify_writes(target: &str, v: &serde_json::Value, n: usize) {
 #[test]
 fn writes_land_where_the_generator_said_on_files() {
     let s = Scratch::new("writes");
-    for engine in ["psync", "uring"] {
+    for engine in ["psync", "uring", "libaio"] {
         if engine == "uring" && uring_unavailable().is_some() {
             continue;
         }
@@ -164,11 +168,11 @@ fn writes_land_where_the_generator_said_on_files() {
 }
 
 #[test]
-fn reads_and_writes_on_a_loop_device_with_both_backends() {
+fn reads_and_writes_on_a_loop_device_with_every_backend() {
     need_loop!();
     let s = Scratch::new("loopio");
     let lo = LoopDev::new(&s.0.join("backing"), 32 << 20, Some(0xA5));
-    for engine in ["psync", "uring"] {
+    for engine in ["psync", "uring", "libaio"] {
         if engine == "uring" && uring_unavailable().is_some() {
             continue;
         }
@@ -542,6 +546,34 @@ fn polled_and_offloaded_io_uring_as_fio_offers_them() {
         (vec!["--sqpoll", "--sqpoll-cpu", "4095"], "CPU 4095"),
     ] {
         let mut a = vec!["run", lo.dev.as_str(), "--time", "100ms"];
+        a.extend(args.iter().copied());
+        let o = drivelab(&a);
+        assert_eq!(o.status.code(), Some(2), "{a:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{a:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn libaio_runs_native_aio_verified_and_refuses_io_urings_options() {
+    let s = Scratch::new("libaio");
+    let f = s.path("aio.dat");
+    // Writes and reads at depth 32, every read checked against what was written.
+    let out = s.path("verify.json");
+    let args = [&f, "--size", "16m", "--rw", "randrw", "--engine", "libaio", "--qd", "32", "--verify", "--time", "1s"];
+    let v = run_json(&args, &out);
+    check_result(&v, "read");
+    check_result(&v, "write");
+    assert_eq!((&v["engine"]["backend"], &v["spec"]["engine"]), (&"libaio".into(), &"libaio".into()));
+    assert!(v["engine"]["ring"].is_null(), "no io_uring ring: {}", v["engine"]);
+    let inline = &v["verify"]["inline"];
+    assert!(inline["checked_units"].as_u64().unwrap() > 0 && inline["mismatches"] == 0, "{inline}");
+    // io_uring's own options and the io_uring-only split: exit 2, naming the option and the fix.
+    for (args, want) in [
+        (vec!["--hipri"], "--hipri on: is io_uring's, and this runs libaio: use --engine uring"),
+        (vec!["--sqpoll"], "--sqpoll on: is io_uring's, and this runs libaio"),
+        (vec!["--latency-split"], "follows io_uring's tracepoints: use --engine uring"),
+    ] {
+        let mut a = vec!["run", f.as_str(), "--engine", "libaio", "--time", "100ms"];
         a.extend(args.iter().copied());
         let o = drivelab(&a);
         assert_eq!(o.status.code(), Some(2), "{a:?}: {}", stderr(&o));

@@ -27,7 +27,7 @@ fn run(s: &Scratch, args: &[&str]) -> (Option<i32>, Option<serde_json::Value>, S
 fn trims_punch_holes_in_a_file_drivelab_made_and_count_as_their_own_direction() {
     let s = Scratch::new("trim-file");
     let f = s.path("t.dat");
-    for engine in ["uring", "psync"] {
+    for engine in ["uring", "psync", "libaio"] {
         let _ = std::fs::remove_file(&f);
         // Made whole first (every block allocated), then trimmed from start to end and around.
         let (code, v, e) =

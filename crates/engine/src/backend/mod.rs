@@ -4,12 +4,23 @@
 //!
 //! Each backend owns the `BufferPool` (`pattern.rs`) its I/Os use (slot i is the buffer of the I/O with
 //! `slot == i`) and the file it runs on, so neither can go away while the kernel may still use
-//! them: an io_uring ring drains what is in flight in its `Drop` before its buffers are freed.
-//! Only [`uring::available`] and [`uring::RingFacts`] are public, and `uring_cmd`'s checks of a
-//! target and of the kernel (run before any I/O); the rest is the engine's own.
+//! them: an io_uring ring (a libaio context likewise) drains what is in flight in its `Drop`
+//! before its buffers are freed. Only [`EngineKind`], [`EngineOptions`] (and each engine's
+//! section of them), [`uring::available`] and [`uring::RingFacts`] are public, and `uring_cmd`'s
+//! checks of a target and of the kernel (run before any I/O); the rest is the engine's own.
 //!
 //! Results follow io_uring's convention everywhere: bytes transferred, or `-errno`.
+//!
+//! This folder also owns what names a backend and what it is asked for: [`EngineKind`] (the
+//! engines, by name) and [`EngineOptions`], each engine's own options (fio's
+//! `ioengine_ops.options`), defined in that engine's file. A spec holds the two side by side
+//! (`AccessSpec::engine` and `engine_opts`) rather than as one enum with data: the options are
+//! checked against the engine once the whole spec is known ([`EngineOptions::check`]), so the
+//! order an engine and its options are given in never matters and an option given for another
+//! engine is refused, named, instead of silently dropped when the engine changes; and the saved
+//! form stays flat (`"engine": "uring", "hipri": true`), as every saved result has it.
 
+pub(crate) mod libaio;
 pub(crate) mod null;
 pub(crate) mod psync;
 pub(crate) mod trim;
@@ -19,10 +30,87 @@ pub(crate) mod uring_cmd_nvme;
 
 use std::fs::File;
 
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
 use crate::gen::Op;
 use crate::pattern::BufferPool;
-use crate::spec::EngineKind;
 use crate::target::TargetKind;
+
+/// The I/O engine that carries the workload to a file or block device.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// io_uring: one ring per job, registered buffers and file, batched submit and reap.
+    #[default]
+    Uring,
+    /// pread/pwrite, one I/O at a time per job.
+    Psync,
+    /// io_uring_cmd: NVMe reads and writes passed through an NVMe generic character device
+    /// (/dev/ngXnY), fio's `ioengine=io_uring_cmd` with `cmd_type=nvme`.
+    #[serde(rename = "uring_cmd")]
+    UringCmd,
+    /// Linux native AIO (io_submit/io_getevents), fio's `ioengine=libaio`: asynchronous with
+    /// O_DIRECT only.
+    Libaio,
+}
+
+impl EngineKind {
+    /// Every engine, in the order `--engine`'s help lists them.
+    pub const ALL: [EngineKind; 4] = [EngineKind::Uring, EngineKind::Psync, EngineKind::UringCmd, EngineKind::Libaio];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Uring => "uring",
+            EngineKind::Psync => "psync",
+            EngineKind::UringCmd => "uring_cmd",
+            EngineKind::Libaio => "libaio",
+        }
+    }
+
+    /// Whether it sets a priority on each I/O (`cmdprio`: io_uring's SQE, libaio's iocb), not
+    /// only the thread's.
+    pub fn takes_io_prio(self) -> bool {
+        matches!(self, EngineKind::Uring | EngineKind::Libaio)
+    }
+
+    /// The engine `name` names (also `io_uring` and `io_uring_cmd`).
+    pub fn from_name(name: &str) -> Option<EngineKind> {
+        let name = match name {
+            "io_uring" => "uring",
+            "io_uring_cmd" => "uring_cmd",
+            _ => name,
+        };
+        Self::ALL.into_iter().find(|e| e.name() == name)
+    }
+}
+
+/// Every engine's own options, as a spec carries them (see the module docs): one section per
+/// engine that has options, defined in that engine's file and saved flat beside `engine`.
+/// io_uring_cmd shares io_uring's (as fio's io_uring_cmd engine does).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineOptions {
+    /// io_uring's (and io_uring_cmd's): `hipri`, `sqpoll`, `sqpoll_cpu`.
+    #[serde(flatten)]
+    pub uring: uring::UringOptions,
+}
+
+impl EngineOptions {
+    /// Refuse an option `engine` does not take (naming it and the engine that does), and an
+    /// option that cannot work as given (`direct`: whether the spec asks for O_DIRECT).
+    pub fn check(&self, engine: EngineKind, direct: bool) -> Result<(), Error> {
+        self.uring.check(engine, direct)
+    }
+}
+
+/// What the run wires into a job's backend beside the spec's options (nothing a user gives):
+/// the queue depth its buffers and ring are sized for, and the bits `--latency-split` has
+/// io_uring carry in every SQE's user_data above the slot (0: none; `crate::split::user_data_tag`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Wiring {
+    pub qd: u32,
+    pub split_tag: u64,
+}
 
 /// What to do with a backend once it is built: generic over the backend, so the job loop it runs
 /// is monomorphized for each (no dynamic dispatch on the hot path).
@@ -34,30 +122,38 @@ pub(crate) trait WithBackend {
 }
 
 /// THE registry of backends: build the one `engine` names for a target of `kind` (the null
-/// target always gets the null backend) and hand it to `job`. A new backend is one file in this
-/// folder, its `mod` line and one arm here, and its [`EngineKind`] variant and name in spec.rs.
+/// target always gets the null backend) with `opts` (its section of them) and `wiring`, and hand
+/// it to `job`. A new backend is one file in this folder, its `mod` line, one arm here and its
+/// [`EngineKind`] variant and name above (and, if it has options, their section in
+/// [`EngineOptions`]).
 pub(crate) fn with_backend<J: WithBackend>(
     engine: EngineKind,
+    opts: &EngineOptions,
+    wiring: Wiring,
     kind: TargetKind,
     file: Option<File>,
-    qd: u32,
-    ring: uring::RingOptions,
     pool: BufferPool,
     job: J,
 ) -> J::Out {
+    let Wiring { qd, split_tag } = wiring;
     let Some(file) = file.filter(|_| kind != TargetKind::Null) else {
         return job.run(&mut null::Null::new(qd, pool));
     };
     match engine {
         EngineKind::Psync => job.run(&mut psync::Psync::new(file, pool)),
         // Dropping the ring drains what is still in flight before its buffers go.
-        EngineKind::Uring => match uring::Uring::new(file, qd, pool, ring) {
+        EngineKind::Uring => match uring::Uring::new(file, qd, pool, opts.uring, split_tag) {
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("io_uring setup failed: {e}")),
         },
-        EngineKind::UringCmd => match uring_cmd::UringCmd::new(file, qd, pool, ring) {
+        EngineKind::UringCmd => match uring_cmd::UringCmd::new(file, qd, pool, opts.uring) {
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("io_uring_cmd setup failed: {e}")),
+        },
+        // Dropping the context waits for what is still in flight before its buffers go.
+        EngineKind::Libaio => match libaio::Libaio::new(file, qd, pool) {
+            Ok(mut b) => job.run(&mut b),
+            Err(e) => job.failed(format!("libaio setup failed: {e}")),
         },
     }
 }
@@ -70,7 +166,8 @@ pub(crate) struct Pending {
     pub op: Op,
     pub offset: u64,
     pub len: u32,
-    /// Its I/O priority (ioprio: `class << 13 | level`; 0: the thread's), for io_uring's SQE.
+    /// Its I/O priority (ioprio: `class << 13 | level`; 0: the thread's), for io_uring's SQE or
+    /// libaio's iocb.
     pub prio: u16,
 }
 

@@ -12,7 +12,7 @@
 //! Ring flags that cut kernel overhead (COOP_TASKRUN, SINGLE_ISSUER, DEFER_TASKRUN) are asked for
 //! and dropped one by one where the kernel refuses them; what was accepted is reported.
 //!
-//! Asked for (`RingOptions`, fio's `hipri` and `sqthread_poll`): IOPOLL polls for completions
+//! Asked for ([`UringOptions`] in `uring_setup.rs`, fio's `hipri` and `sqthread_poll`): IOPOLL polls for completions
 //! instead of taking interrupts (waiting then polls in the kernel, and a wait with a timeout
 //! polls until the timeout); SQPOLL has a kernel thread take submissions off the ring (a submit is
 //! a system call only when that thread has gone to sleep), and that thread's CPU time is read
@@ -28,7 +28,7 @@ use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{Backend, Pending};
 use crate::pattern::BufferPool;
-pub use setup::{available, RingFlag};
+pub use setup::{available, RingFlag, UringOptions};
 use setup::{build_ring, register_ring_fd, sq_thread_of, Built};
 
 // Kernel ABI values the io-uring crate keeps private.
@@ -78,17 +78,6 @@ pub struct RingFacts {
     pub refused: Vec<String>,
 }
 
-/// Ring features a spec asks for (see the module docs).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RingOptions {
-    pub iopoll: bool,
-    pub sqpoll: bool,
-    pub sqpoll_cpu: Option<u32>,
-    /// `--latency-split`: bits every SQE's user_data carries above its slot (0: none), so the
-    /// kernel's probes find the I/O's record (`crate::split::user_data_tag`).
-    pub user_data_tag: u64,
-}
-
 pub(crate) struct Uring {
     /// Closed in `Drop`, after everything in flight has completed.
     ring: ManuallyDrop<IoUring>,
@@ -124,7 +113,7 @@ pub(crate) struct Uring {
     /// ring's discard needs Linux 6.12); a file's trims punch holes through the ring.
     block: bool,
     pub facts: RingFacts,
-    /// Bits every SQE's user_data carries above its slot (`RingOptions::user_data_tag`).
+    /// Bits every SQE's user_data carries above its slot (`--latency-split`'s: `Wiring::split_tag`).
     tag: u64,
     /// Tests: the errno the next submit call fails with, instead of calling the kernel.
     #[cfg(test)]
@@ -174,8 +163,9 @@ pub(super) fn submit_all<S>(
 
 impl Uring {
     /// A ring for `qd` outstanding I/Os on `file`, with every slot of `pool` registered (slot i
-    /// = buffer i). Must be called on the thread that will submit (SINGLE_ISSUER).
-    pub fn new(file: File, qd: u32, pool: BufferPool, opts: RingOptions) -> io::Result<Uring> {
+    /// = buffer i), every SQE's user_data carrying `tag` above its slot. Must be called on the
+    /// thread that will submit (SINGLE_ISSUER).
+    pub fn new(file: File, qd: u32, pool: BufferPool, opts: UringOptions, tag: u64) -> io::Result<Uring> {
         let fd = file.as_raw_fd();
         let entries = qd.next_power_of_two().max(2);
         let built = build_ring(entries, opts)?;
@@ -216,7 +206,7 @@ impl Uring {
             look_before_sleep: !block && wait::on_tmpfs(fd),
             block,
             facts,
-            tag: opts.user_data_tag,
+            tag,
             #[cfg(test)]
             fail_next_submit: None,
         })

@@ -20,7 +20,7 @@ use std::os::fd::{AsRawFd, RawFd};
 
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
 
-use super::uring::{submit_all, RingFacts, RingFlag, RingOptions};
+use super::uring::{submit_all, RingFacts, RingFlag, UringOptions};
 use super::uring_cmd_nvme::{flush, namespace_of, Namespace, NvmeUringCmd, NVME_URING_CMD_IO};
 use super::{Backend, Pending};
 use crate::pattern::BufferPool;
@@ -101,9 +101,9 @@ pub(crate) struct UringCmd {
 
 /// A ring of SQE128/CQE32 entries with IOPOLL and SQPOLL as asked, each dropped (named in
 /// `refused`) where the kernel refuses it.
-fn build(entries: u32, opts: RingOptions, refused: &mut Vec<String>) -> io::Result<(Ring, bool, bool)> {
+fn build(entries: u32, opts: UringOptions, refused: &mut Vec<String>) -> io::Result<(Ring, bool, bool)> {
     let mut first_err: Option<io::Error> = None;
-    for (iopoll, sqpoll) in [(opts.iopoll, opts.sqpoll), (false, opts.sqpoll), (opts.iopoll, false), (false, false)] {
+    for (iopoll, sqpoll) in [(opts.hipri, opts.sqpoll), (false, opts.sqpoll), (opts.hipri, false), (false, false)] {
         let mut b = Ring::builder();
         b.setup_cqsize(entries * 2);
         if iopoll {
@@ -119,7 +119,7 @@ fn build(entries: u32, opts: RingOptions, refused: &mut Vec<String>) -> io::Resu
             Ok(r) => {
                 let why = first_err.as_ref().map(|e| e.to_string()).unwrap_or_default();
                 for (asked, got, flag) in
-                    [(opts.iopoll, iopoll, RingFlag::Iopoll), (opts.sqpoll, sqpoll, RingFlag::Sqpoll)]
+                    [(opts.hipri, iopoll, RingFlag::Iopoll), (opts.sqpoll, sqpoll, RingFlag::Sqpoll)]
                 {
                     if asked && !got {
                         refused.push(format!("{}: {why}", flag.name()));
@@ -138,13 +138,19 @@ fn build(entries: u32, opts: RingOptions, refused: &mut Vec<String>) -> io::Resu
 impl UringCmd {
     /// A ring for `qd` outstanding commands on the generic character device `file`, its
     /// namespace found, every slot of `pool` registered.
-    pub fn new(file: File, qd: u32, pool: BufferPool, opts: RingOptions) -> io::Result<UringCmd> {
+    pub fn new(file: File, qd: u32, pool: BufferPool, opts: UringOptions) -> io::Result<UringCmd> {
         let ns = namespace_of(&file)?;
         UringCmd::with_namespace(file, qd, pool, opts, ns)
     }
 
     /// [`UringCmd::new`] with the namespace given (tests: a file that is no NVMe device).
-    fn with_namespace(file: File, qd: u32, pool: BufferPool, opts: RingOptions, ns: Namespace) -> io::Result<UringCmd> {
+    fn with_namespace(
+        file: File,
+        qd: u32,
+        pool: BufferPool,
+        opts: UringOptions,
+        ns: Namespace,
+    ) -> io::Result<UringCmd> {
         let fd = file.as_raw_fd();
         let entries = qd.next_power_of_two().max(2);
         let mut refused = Vec::new();
@@ -396,7 +402,7 @@ mod tests {
         }
         let f = File::options().read(true).write(true).open("/dev/null").unwrap();
         let ns = Namespace { nsid: 1, lba_shift: 9 };
-        let mut u = UringCmd::with_namespace(f, 4, BufferPool::new(4, 4096), RingOptions::default(), ns).unwrap();
+        let mut u = UringCmd::with_namespace(f, 4, BufferPool::new(4, 4096), UringOptions::default(), ns).unwrap();
         assert_eq!(u.facts.flags[..2], ["sqe128", "cqe32"]);
         let batch: Vec<Pending> = (0..4u32)
             .map(|i| Pending {

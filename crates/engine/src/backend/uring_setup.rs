@@ -1,13 +1,63 @@
-//! Setting up an io_uring ring (see `uring.rs`): the flags asked for and dropped one by one where
-//! the kernel refuses them, typed (what the backend decides from) and named for the result; the
-//! ring's own fd registered; the SQPOLL thread found.
+//! Setting up an io_uring ring (see `uring.rs`): io_uring's own options (what a user asks a ring
+//! for, [`UringOptions`], checked against the spec), the flags asked for and dropped one by one
+//! where the kernel refuses them, typed (what the backend decides from) and named for the result;
+//! the ring's own fd registered; the SQPOLL thread found.
 
 use std::io;
 use std::os::fd::RawFd;
 
 use io_uring::IoUring;
+use serde::{Deserialize, Serialize};
 
-use super::{RingOptions, RsrcUpdate, IORING_REGISTER_RING_FDS};
+use super::{RsrcUpdate, IORING_REGISTER_RING_FDS};
+use crate::backend::EngineKind;
+use crate::error::{Error, Field};
+
+/// io_uring's own options (fio's io_uring engine options; io_uring_cmd takes them too), saved
+/// flat in a spec beside `engine`, under the names saved results have always had.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UringOptions {
+    /// Poll for completions instead of taking interrupts (IORING_SETUP_IOPOLL, fio's `hipri`).
+    /// Needs O_DIRECT and a device with poll queues; without them the run uses interrupts and
+    /// says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
+    /// A kernel thread takes submissions off the ring (IORING_SETUP_SQPOLL, fio's
+    /// `sqthread_poll`), so submitting needs no system call; its CPU is counted in the result.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sqpoll: bool,
+    /// With `sqpoll`: the CPU its kernel thread is bound to (fio's `sqthread_poll_cpu`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll_cpu: Option<u32>,
+}
+
+impl UringOptions {
+    /// Refuse these options for an engine other than io_uring's two, `hipri` without O_DIRECT
+    /// (io_uring_cmd bypasses the page cache anyway), and `sqpoll_cpu` without `sqpoll` or on a
+    /// CPU this process may not use.
+    pub(crate) fn check(&self, engine: EngineKind, direct: bool) -> Result<(), Error> {
+        let uring = matches!(engine, EngineKind::Uring | EngineKind::UringCmd);
+        if (self.hipri || self.sqpoll) && !uring {
+            let field = if self.hipri { Field::Hipri } else { Field::Sqpoll };
+            let fix = format!("is io_uring's, and this runs {}: use --engine uring, or drop it", engine.name());
+            return Err(Error::spec(field, "on", fix));
+        }
+        if self.hipri && !direct && engine != EngineKind::UringCmd {
+            return Err(Error::spec(Field::Hipri, "on", "polls O_DIRECT I/O only: drop --buffered, or drop --hipri"));
+        }
+        if let Some(cpu) = self.sqpoll_cpu {
+            if !self.sqpoll {
+                return Err(Error::spec(Field::SqpollCpu, cpu.to_string(), "places the --sqpoll thread: add --sqpoll"));
+            }
+            let allowed = crate::affinity::allowed_cpus();
+            if !allowed.contains(&cpu) {
+                let fix = format!("CPU {cpu} is not one this process may use (allowed: {allowed:?})");
+                return Err(Error::spec(Field::SqpollCpu, cpu.to_string(), fix));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// How long an idle SQPOLL thread keeps polling before it sleeps: 1 s keeps it awake across an
 /// open loop's gaps (fio leaves the kernel's default).
@@ -60,10 +110,10 @@ impl Built {
 
 /// A ring with what `opts` asks for, each of IOPOLL and SQPOLL dropped (with a note) where the
 /// kernel refuses it.
-pub(super) fn build_ring(entries: u32, opts: RingOptions) -> io::Result<Built> {
+pub(super) fn build_ring(entries: u32, opts: UringOptions) -> io::Result<Built> {
     let mut refused = Vec::new();
-    let mut tries = vec![(opts.iopoll, opts.sqpoll)];
-    for t in [(false, opts.sqpoll), (opts.iopoll, false), (false, false)] {
+    let mut tries = vec![(opts.hipri, opts.sqpoll)];
+    for t in [(false, opts.sqpoll), (opts.hipri, false), (false, false)] {
         if !tries.contains(&t) {
             tries.push(t);
         }
@@ -73,7 +123,7 @@ pub(super) fn build_ring(entries: u32, opts: RingOptions) -> io::Result<Built> {
         match build_ring_with(entries, iopoll, sqpoll.then_some(opts.sqpoll_cpu)) {
             Ok((ring, mut flags)) => {
                 for (asked, got, flag) in
-                    [(opts.iopoll, iopoll, RingFlag::Iopoll), (opts.sqpoll, sqpoll, RingFlag::Sqpoll)]
+                    [(opts.hipri, iopoll, RingFlag::Iopoll), (opts.sqpoll, sqpoll, RingFlag::Sqpoll)]
                 {
                     if asked && !got {
                         let why = first_err.as_ref().map(|e: &io::Error| e.to_string()).unwrap_or_default();

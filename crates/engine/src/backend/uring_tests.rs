@@ -56,7 +56,7 @@ fn a_real_ring_submits_and_completes_a_whole_batch() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), RingOptions::default()).unwrap();
+    let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), UringOptions::default(), 0).unwrap();
     let batch: Vec<Pending> =
         (0..4u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect();
     u.submit(&batch).unwrap();
@@ -79,7 +79,7 @@ fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), RingOptions::default()).unwrap();
+    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
     let batch: Vec<Pending> =
         (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect();
     u.submit(&batch).unwrap();
@@ -96,8 +96,8 @@ fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let opts = RingOptions { sqpoll: true, ..Default::default() };
-    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts).unwrap();
+    let opts = UringOptions { sqpoll: true, ..Default::default() };
+    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts, 0).unwrap();
     assert!(u.sqpoll && u.facts.flags.contains(&"sqpoll".to_string()) && u.facts.refused.is_empty(), "{:?}", u.facts);
     let cpu0 = u.sq_thread_cpu_ns().expect("the SQPOLL thread's CPU is readable");
     for round in 0..100 {
@@ -124,8 +124,8 @@ fn what_the_kernel_refuses_is_dropped_and_named() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let opts = RingOptions { iopoll: true, sqpoll: true, sqpoll_cpu: Some(u32::MAX), ..Default::default() };
-    let u = Uring::new(f, 4, BufferPool::new(4, 4096), opts).unwrap();
+    let opts = UringOptions { hipri: true, sqpoll: true, sqpoll_cpu: Some(u32::MAX) };
+    let u = Uring::new(f, 4, BufferPool::new(4, 4096), opts, 0).unwrap();
     assert!(!u.facts.flags.contains(&"sqpoll".to_string()), "no CPU u32::MAX: {:?}", u.facts);
     assert!(u.facts.refused.iter().any(|r| r.starts_with("sqpoll: ")), "{:?}", u.facts);
 }
@@ -144,8 +144,8 @@ fn a_sqpoll_batch_whose_wake_up_fails_is_still_counted_in_flight_and_drained() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let opts = RingOptions { sqpoll: true, ..Default::default() };
-    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts).unwrap();
+    let opts = UringOptions { sqpoll: true, ..Default::default() };
+    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts, 0).unwrap();
     if !u.sqpoll {
         drivelab_testkit::skip("SQPOLL refused here");
         return;
@@ -171,7 +171,7 @@ fn a_refused_submit_leaves_nothing_counted_that_the_kernel_did_not_take() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), RingOptions::default()).unwrap();
+    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
     u.fail_next_submit = Some(libc::EBADF);
     assert_eq!(u.submit(&eight_reads()).unwrap_err().raw_os_error(), Some(libc::EBADF));
     assert_eq!(u.inflight, 0, "the kernel took none");
@@ -186,7 +186,7 @@ fn a_batch_larger_than_the_ring_is_refused_before_any_entry_is_queued() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 4, BufferPool::new(8, 4096), RingOptions::default()).unwrap();
+    let mut u = Uring::new(f, 4, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
     assert!(u.submit(&eight_reads()).is_err(), "8 entries do not fit a ring of 4");
     assert_eq!((u.inflight, u.ring.submission().len()), (0, 0), "nothing queued, nothing in flight");
     u.submit(&eight_reads()[..4]).unwrap();
@@ -230,7 +230,7 @@ fn a_real_ring_completes_reads_at_the_idle_and_best_effort_priorities() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), RingOptions::default()).unwrap();
+    let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), UringOptions::default(), 0).unwrap();
     // The kernel checks an SQE's ioprio (a bad class is EINVAL): these two are taken.
     let batch: Vec<Pending> = (0..4u32)
         .map(|i| Pending {

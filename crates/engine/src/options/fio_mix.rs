@@ -2,7 +2,7 @@
 //! `rw` they apply to, fio's `filename` lists, and the notices of what runs a little differently
 //! from fio.
 
-use super::{by_fio, Field};
+use super::Field;
 use crate::error::Error;
 use crate::units::parse_pct;
 
@@ -97,14 +97,6 @@ pub fn notices<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<S
                 ev.trim(),
                 qv.trim()
             ));
-        }
-    }
-    for (k, v) in pairs {
-        let libaio = by_fio(k).and_then(|o| o.fio_name()) == Some("ioengine") && v.trim() == "libaio";
-        let n = "ioengine libaio: drivelab has no libaio engine; it runs io_uring (uring), Linux's asynchronous I/O \
-                 interface that supersedes libaio";
-        if libaio && !out.iter().any(|o| o == n) {
-            out.push(n.to_string());
         }
     }
     out

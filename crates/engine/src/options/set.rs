@@ -161,12 +161,12 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             spec.rate.get_or_insert_with(Rate::default).pace = PaceMode::from_name(v)
                 .ok_or_else(|| Error::spec(field, format!("'{v}'"), "use auto, hybrid, sleep or spin"))?
         }
-        Field::Hipri => spec.hipri = boolean(field, v)?,
-        Field::Sqpoll => spec.sqpoll = boolean(field, v)?,
+        Field::Hipri => spec.engine_opts.uring.hipri = boolean(field, v)?,
+        Field::Sqpoll => spec.engine_opts.uring.sqpoll = boolean(field, v)?,
         Field::LatencySplit => spec.latency_split = boolean(field, v)?,
         Field::SqpollCpu => {
-            spec.sqpoll_cpu = Some(number(field, v)?);
-            spec.sqpoll = true;
+            spec.engine_opts.uring.sqpoll_cpu = Some(number(field, v)?);
+            spec.engine_opts.uring.sqpoll = true;
         }
         Field::Verify => spec.verify = boolean(field, v)?,
         Field::VerifyAfter => {
@@ -392,21 +392,18 @@ pub fn parse_rate(text: &str) -> Result<(f64, RateUnit), Error> {
     }
 }
 
-/// An engine by drivelab's name or fio's (`io_uring`, `sync`, `psync`, `pvsync`, `libaio`).
+/// An engine by drivelab's name or fio's (`io_uring`, `libaio`, `sync`, `psync`, `pvsync`).
 pub fn parse_engine(text: &str) -> Result<EngineKind, Error> {
     let name = match text.trim() {
         // fio's synchronous engines: one I/O at a time with pread/pwrite (or their vectored forms).
         "sync" | "pvsync" | "pvsync2" => "psync",
-        // drivelab has no libaio engine: io_uring, which supersedes it (`notices` says so).
-        "libaio" => "uring",
         other => other,
     };
     EngineKind::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = EngineKind::ALL.iter().map(|e| e.name()).collect();
         Error::spec(
             Field::Engine,
             format!("'{text}'"),
-            format!("not an engine: use {} (or fio's io_uring, libaio, sync, psync, pvsync)", names.join(", ")),
+            "not an engine: use uring, libaio, psync, uring_cmd (or fio's io_uring, io_uring_cmd, sync, pvsync)",
         )
     })
 }

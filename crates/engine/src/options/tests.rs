@@ -116,7 +116,8 @@ fn every_key_is_accepted_with_its_usual_spelling() {
         let e = from_pairs([("distribution", bad)]).unwrap_err().cli_message();
         assert!(e.starts_with("--distribution") && e.contains(says), "{bad}: {e}");
     }
-    assert_eq!((s.hipri, s.sqpoll, s.sqpoll_cpu), (true, true, Some(0)));
+    let uring = crate::backend::uring::UringOptions { hipri: true, sqpoll: true, sqpoll_cpu: Some(0) };
+    assert_eq!(s.engine_opts.uring, uring);
     assert!(s.random_repeat);
     assert_eq!(s.buffer_pattern_hex.as_deref(), Some("deadface6162"));
     let zones = crate::spec::StridedZones { size_bytes: 16384, range_bytes: Some(65536), skip_bytes: 32768 };
@@ -203,7 +204,7 @@ fn fio_spellings_give_the_spec_of_drivelabs_own() {
     same(&[("runtime", "1m")], &[("time", "60s")]);
     same(&[("runtime", "250ms"), ("io_size", "1g")], &[("time", "250ms"), ("io_size", "1g")]);
     same(&[("ioengine", "io_uring")], &[("engine", "uring")]);
-    same(&[("ioengine", "libaio")], &[("engine", "uring")]);
+    same(&[("ioengine", "libaio")], &[("engine", "libaio")]);
     same(&[("ioengine", "sync")], &[("engine", "psync")]);
     same(&[("readwrite", "randrw"), ("rwmixread", "70")], &[("rw", "randrw"), ("read", "70")]);
     same(&[("rw", "readwrite"), ("rwmixwrite", "30")], &[("rw", "rw"), ("read", "70")]);
@@ -229,7 +230,7 @@ fn fio_spellings_refuse_what_fio_would_mean_otherwise() {
     let e = err(&[("runtime", "abc")]);
     assert!(e.cli_message().starts_with("--runtime"), "{}", e.cli_message());
     let e = err(&[("ioengine", "posixaio")]).cli_message();
-    assert!(e.contains("'posixaio'") && e.contains("io_uring, libaio, sync, psync"), "{e}");
+    assert!(e.contains("'posixaio'") && e.contains("uring, libaio, psync"), "{e}");
     assert!(err(&[("ioengine", "null")]).to_string().contains("give the target null"));
     // rwmixread with a workload that is not mixed: fio ignores it, drivelab's read would not.
     let e = err(&[("rw", "randread"), ("rwmixread", "70")]).cli_message();
@@ -264,8 +265,9 @@ fn fio_keys_are_keys_with_flags_and_notices() {
         }
     }
     assert_eq!(Field::render_refs("{iodepth} or {qd}", true), "--iodepth or --qd");
-    assert_eq!(notices([("ioengine", "libaio"), ("qd", "4"), ("ioengine", "libaio")]).len(), 1);
-    assert!(notices([("ioengine", "io_uring")]).is_empty());
+    assert_eq!(notices([("ioengine", "psync"), ("iodepth", "4"), ("ioengine", "sync")]).len(), 1, "once");
+    assert!(notices([("ioengine", "io_uring"), ("iodepth", "4")]).is_empty());
+    assert!(notices([("engine", "psync"), ("qd", "4")]).is_empty(), "drivelab's own spelling is refused instead");
     let e = apply(&mut AccessSpec::default(), "depth", "4").unwrap_err().to_string();
     assert!(e.contains("fio's") && e.contains("iodepth"), "{e}");
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::backend::{with_backend, Backend, WithBackend};
+use crate::backend::{with_backend, Backend, Wiring, WithBackend};
 use crate::clock::now_ns;
 use crate::error::Error;
 use crate::measurement::{summarize, JobPlace, Measurement};
@@ -456,10 +456,9 @@ fn job_thread(
             (JobOutput { failure: Some(why), ..Default::default() }, None)
         }
     }
-    let tag = ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job));
-    let (iopoll, sqpoll, sqpoll_cpu) = (spec.hipri, spec.sqpoll, spec.sqpoll_cpu);
-    let ring = crate::backend::uring::RingOptions { iopoll, sqpoll, sqpoll_cpu, user_data_tag: tag };
-    with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate, verify })
+    let split_tag = ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job));
+    let wiring = Wiring { qd: spec.qd, split_tag };
+    with_backend(engine, &spec.engine_opts, wiring, kind, file, pool, Job { ctx, gate, verify })
 }
 
 /// The host's online cores: the machine the CPU share is "of". Not this process's affinity mask

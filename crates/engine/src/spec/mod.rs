@@ -90,43 +90,9 @@ pub enum CpuPlacement {
 /// The deepest queue a job may have: io_uring's largest ring (IORING_MAX_ENTRIES).
 pub const MAX_QD: u32 = 32768;
 
-/// The I/O engine that carries the workload to a file or block device.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// io_uring: one ring per job, registered buffers and file, batched submit and reap.
-    #[default]
-    Uring,
-    /// pread/pwrite, one I/O at a time per job.
-    Psync,
-    /// io_uring_cmd: NVMe reads and writes passed through an NVMe generic character device
-    /// (/dev/ngXnY), fio's `ioengine=io_uring_cmd` with `cmd_type=nvme`.
-    #[serde(rename = "uring_cmd")]
-    UringCmd,
-}
-
-impl EngineKind {
-    /// Every engine, in the order `--engine`'s help lists them.
-    pub const ALL: [EngineKind; 3] = [EngineKind::Uring, EngineKind::Psync, EngineKind::UringCmd];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Uring => "uring",
-            EngineKind::Psync => "psync",
-            EngineKind::UringCmd => "uring_cmd",
-        }
-    }
-
-    /// The engine `name` names (also `io_uring` and `io_uring_cmd`).
-    pub fn from_name(name: &str) -> Option<EngineKind> {
-        let name = match name {
-            "io_uring" => "uring",
-            "io_uring_cmd" => "uring_cmd",
-            _ => name,
-        };
-        Self::ALL.into_iter().find(|e| e.name() == name)
-    }
-}
+/// The engines and their own options are the backends' (`crate::backend`); a spec names one
+/// and carries its options.
+pub use crate::backend::{EngineKind, EngineOptions};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct AccessSpec {
@@ -168,6 +134,11 @@ pub struct AccessSpec {
     pub data: DataPattern,
     pub seed: u64,
     pub engine: EngineKind,
+    /// The engine's own options (io_uring's `hipri`, `sqpoll`, `sqpoll_cpu`), defined by each
+    /// engine in `crate::backend` and checked against `engine` by `validate`; saved flat, beside
+    /// `engine` (`"hipri": true`), as before they were the engine's.
+    #[serde(flatten)]
+    pub engine_opts: EngineOptions,
     /// Keep going after an I/O error (errors are counted either way).
     pub continue_on_error: bool,
     #[serde(default)]
@@ -180,18 +151,6 @@ pub struct AccessSpec {
     /// Response time is from the intended issue time in open loop, the service time otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds_ns: Vec<u64>,
-    /// io_uring: poll for completions instead of taking interrupts (IORING_SETUP_IOPOLL, fio's
-    /// `hipri`). Needs O_DIRECT and a device with poll queues; without them the run uses
-    /// interrupts and says so.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hipri: bool,
-    /// io_uring: a kernel thread takes submissions off the ring (IORING_SETUP_SQPOLL, fio's
-    /// `sqthread_poll`), so submitting needs no system call; its CPU is counted in the result.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub sqpoll: bool,
-    /// With `sqpoll`: the CPU its kernel thread is bound to (fio's `sqthread_poll_cpu`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sqpoll_cpu: Option<u32>,
     /// Cut every I/O's lat into the stages it spent in drivelab, the kernel, the device and the
     /// completion path, from BPF stamps of the same I/O (`crate::split`; io_uring only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -346,13 +305,11 @@ impl Default for AccessSpec {
             data: DataPattern::Random,
             seed: 0x5eed,
             engine: EngineKind::Uring,
+            engine_opts: EngineOptions::default(),
             continue_on_error: false,
             cpus: CpuPlacement::None,
             rate: None,
             thresholds_ns: Vec::new(),
-            hipri: false,
-            sqpoll: false,
-            sqpoll_cpu: None,
             latency_split: false,
             verify: false,
             verify_after: false,
@@ -632,10 +589,7 @@ impl AccessSpec {
         if self.submit_batch == 0 {
             return bad(Field::Batch, "0".into(), "at least one I/O per submit call");
         }
-        if (self.hipri || self.sqpoll) && !matches!(self.engine, EngineKind::Uring | EngineKind::UringCmd) {
-            let field = if self.hipri { Field::Hipri } else { Field::Sqpoll };
-            return bad(field, "on".into(), "is io_uring's: use --engine uring, or drop it");
-        }
+        self.engine_opts.check(self.engine, self.direct)?;
         if self.latency_split && self.engine != EngineKind::Uring {
             return bad(
                 Field::LatencySplit,
@@ -648,21 +602,8 @@ impl AccessSpec {
                 return bad(Field::LatencySplit, "on".into(), &why);
             }
         }
-        if self.latency_split && self.hipri {
+        if self.latency_split && self.engine_opts.uring.hipri {
             return bad(Field::LatencySplit, "on".into(), "cannot follow polled I/O (--hipri): drop one of them");
-        }
-        if self.hipri && !self.direct && self.engine != EngineKind::UringCmd {
-            return bad(Field::Hipri, "on".into(), "polls O_DIRECT I/O only: drop --buffered, or drop --hipri");
-        }
-        if let Some(cpu) = self.sqpoll_cpu {
-            if !self.sqpoll {
-                return bad(Field::SqpollCpu, cpu.to_string(), "places the --sqpoll thread: add --sqpoll");
-            }
-            let allowed = crate::affinity::allowed_cpus();
-            if !allowed.contains(&cpu) {
-                let fix = format!("CPU {cpu} is not one this process may use (allowed: {allowed:?})");
-                return bad(Field::SqpollCpu, cpu.to_string(), &fix);
-            }
         }
         if self.bs.is_empty() {
             return bad(Field::Bs, String::new(), "is empty: give a block size such as 4k");
@@ -810,12 +751,14 @@ impl AccessSpec {
         }
         if let Some(p) = &self.prio {
             prio::check(p).map_err(|e| Error::spec(Field::Cmdprio, String::new(), e))?;
-            if p.per_io() && self.engine != EngineKind::Uring {
+            if p.per_io() && !self.engine.takes_io_prio() {
+                let can: Vec<&str> = EngineKind::ALL.iter().filter(|e| e.takes_io_prio()).map(|e| e.name()).collect();
                 return Err(Error::spec(
                     Field::Cmdprio,
                     String::new(),
                     format!(
-                        "per-I/O priorities are set on io_uring's SQEs: use {{engine}} uring, not {}",
+                        "per-I/O priorities are set on each I/O by the engine: use {{engine}} {}, not {}",
+                        can.join(" or "),
                         self.engine.name()
                     ),
                 ));

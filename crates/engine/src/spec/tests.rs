@@ -156,3 +156,43 @@ fn verify_units_divide_every_io_and_need_data_with_room_for_a_header() {
     assert_eq!(v("4k", None, 0).verify_zero_pct(), 0);
     assert_eq!(AccessSpec { data: DataPattern::Compress { pct: 30 }, ..v("4k", None, 0) }.verify_zero_pct(), 30);
 }
+
+#[test]
+fn engine_options_keep_their_saved_form_flat_beside_the_engine() {
+    // As every saved result has it: top-level keys, absent when off.
+    let json = r#"{"read_pct":100,"random_pct":100,"bs":[{"bytes":4096,"pct":100}],"align_bytes":null,
+        "offset_bytes":0,"span_bytes":null,"qd":8,"jobs":1,"time_ns":1000000000,"io_size_bytes":null,
+        "ramp_ns":0,"direct":true,"sync":{"mode":"none"},"data":{"kind":"random"},"seed":1,
+        "engine":"uring","continue_on_error":false,"hipri":true,"sqpoll":true,"sqpoll_cpu":1}"#;
+    let s: AccessSpec = serde_json::from_str(json).unwrap();
+    let uring = crate::backend::uring::UringOptions { hipri: true, sqpoll: true, sqpoll_cpu: Some(1) };
+    assert_eq!((s.engine, s.engine_opts.uring), (EngineKind::Uring, uring));
+    let v = serde_json::to_value(&s).unwrap();
+    assert_eq!(
+        (&v["engine"], &v["hipri"], &v["sqpoll"], &v["sqpoll_cpu"]),
+        (&"uring".into(), &true.into(), &true.into(), &1.into())
+    );
+    assert!(v.get("engine_opts").is_none() && v.get("uring").is_none(), "{v}");
+    let plain = serde_json::to_value(AccessSpec::default()).unwrap();
+    assert!(["hipri", "sqpoll", "sqpoll_cpu"].iter().all(|k| plain.get(k).is_none()), "{plain}");
+    let back: AccessSpec = serde_json::from_value(plain).unwrap();
+    assert_eq!(back, AccessSpec::default());
+}
+
+#[test]
+fn an_engine_option_for_another_engine_is_refused_naming_both() {
+    let uring = |hipri, sqpoll, sqpoll_cpu| EngineOptions {
+        uring: crate::backend::uring::UringOptions { hipri, sqpoll, sqpoll_cpu },
+    };
+    let psync = AccessSpec { engine: EngineKind::Psync, engine_opts: uring(true, false, None), ..Default::default() };
+    let e = psync.validate().unwrap_err();
+    assert!(matches!(e, Error::Spec { field: Field::Hipri, .. }), "{e:?}");
+    assert!(e.cli_message().starts_with("--hipri on: is io_uring's, and this runs psync"), "{}", e.cli_message());
+    let sq = AccessSpec { engine: EngineKind::Psync, engine_opts: uring(false, true, None), ..Default::default() };
+    assert!(err(&sq).starts_with("sqpoll on: is io_uring's"), "{}", err(&sq));
+    let buffered = AccessSpec { direct: false, engine_opts: uring(true, false, None), ..Default::default() };
+    assert!(err(&buffered).contains("polls O_DIRECT I/O only"), "{}", err(&buffered));
+    let cpu = AccessSpec { engine_opts: uring(false, false, Some(0)), ..Default::default() };
+    assert!(err(&cpu).contains("add --sqpoll"), "{}", err(&cpu));
+    assert!(AccessSpec { engine_opts: uring(true, true, None), ..Default::default() }.validate().is_ok());
+}

@@ -11,6 +11,7 @@
 //! options with logic of their own delegate to submodules (logs, jobctl, walk, watch, onerror).
 
 use drivelab_engine::options::{Effect, NOT_SUPPORTED};
+use drivelab_engine::spec::EngineKind;
 use drivelab_engine::units::fmt_duration;
 
 use super::ini::{LineError, Opt};
@@ -350,24 +351,18 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let v = need()?;
             d.engine_written = v.to_string();
             d.engine = Some(match v {
-                "io_uring" => "uring",
-                "io_uring_cmd" => "uring_cmd",
-                "libaio" => {
-                    d.notices.push(
-                        "ioengine libaio: drivelab has no libaio engine; it runs io_uring, Linux's asynchronous I/O \
-                         interface that supersedes libaio"
-                            .into(),
-                    );
-                    "uring"
-                }
-                "psync" | "sync" | "pvsync" => "psync",
+                "sync" | "pvsync" => "psync",
                 "null" => "null",
-                _ => {
-                    return Err(bad(
-                        o,
-                        "drivelab runs io_uring, libaio (as io_uring), psync, sync, pvsync (as psync) and null",
-                    ))
-                }
+                // drivelab's engines by their names.
+                _ => match EngineKind::from_name(v) {
+                    Some(e) => e.name(),
+                    None => {
+                        return Err(bad(
+                            o,
+                            "drivelab runs io_uring, libaio, io_uring_cmd, psync, sync, pvsync (as psync) and null",
+                        ))
+                    }
+                },
             });
         }
         "rate" | "rate_iops" => {
@@ -585,8 +580,9 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     } else {
         put("qd", qd.to_string());
     }
-    // A batch above the depth submits what the depth allows, whoever reads it (fio caps it).
-    if let Some(b) = d.batch.filter(|&b| b > 0 && (engine == "uring" || engine == "uring_cmd")) {
+    // Batches are the asynchronous engines' (a synchronous one does one I/O per call); one
+    // above the depth submits what the depth allows, whoever reads it (fio caps it).
+    if let Some(b) = d.batch.filter(|&b| b > 0 && engine != "psync") {
         put("batch", b.to_string());
     }
     put("engine", engine.into());
@@ -824,11 +820,23 @@ mod tests {
     #[test]
     fn engines_depths_and_files() {
         let j = translate("j", 1, &opts("ioengine=libaio\niodepth=16\nnumjobs=4\nfilename=/a:/b")).unwrap();
-        assert_eq!(field(&j, "engine"), Some("uring"));
+        assert_eq!(field(&j, "engine"), Some("libaio"));
         assert_eq!(field(&j, "qd"), Some("16"));
         assert_eq!(field(&j, "jobs"), Some("4"));
         assert_eq!(j.targets, vec!["/a", "/b"]);
-        assert!(j.notices.iter().any(|n| n.contains("libaio")));
+        assert!(!j.notices.iter().any(|n| n.contains("libaio")), "libaio runs libaio: {:?}", j.notices);
+        // fio's iodepth_batch is an asynchronous engine's: libaio's too.
+        let j = translate(
+            "j",
+            1,
+            &opts(
+                "ioengine=libaio
+iodepth=16
+iodepth_batch=8",
+            ),
+        )
+        .unwrap();
+        assert_eq!(field(&j, "batch"), Some("8"));
         let j = translate("j", 1, &opts("iodepth=8\nnumjobs=2\ndirectory=/data")).unwrap();
         assert_eq!(field(&j, "qd"), Some("1"), "psync runs at depth 1");
         assert_eq!(j.targets, vec!["/data/j.0.0", "/data/j.1.0"]);

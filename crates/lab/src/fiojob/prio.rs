@@ -9,8 +9,9 @@
 //!   each with its own; entries of 0% are dropped, as fio does. Exclusive with
 //!   `cmdprio_percentage`.
 //!
-//! fio reads the `cmdprio_*` options only for its io_uring and libaio engines; so does drivelab
-//! (libaio runs as io_uring).
+//! fio reads the `cmdprio_*` options only for its io_uring and libaio engines; so does drivelab.
+
+use drivelab_engine::spec::EngineKind;
 
 use super::value::{size, within, KbBase};
 
@@ -133,9 +134,9 @@ pub fn finish(d: &PrioDraft, engine: &str) -> Result<Vec<(String, String)>, Stri
         (None, None) => {}
     }
     if lists.iter().any(|l| !l.is_empty()) {
-        if engine != "uring" {
+        if !EngineKind::from_name(engine).is_some_and(EngineKind::takes_io_prio) {
             return Err(format!(
-                "per-I/O priorities are io_uring's and libaio's in fio; this job runs {engine}: give ioengine=io_uring"
+                "per-I/O priorities are io_uring's and libaio's in fio; this job runs {engine}: give ioengine=io_uring or libaio"
             ));
         }
         out.push(("cmdprio".to_string(), format!("{},{}", lists[0].join(":"), lists[1].join(":"))));

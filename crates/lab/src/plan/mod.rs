@@ -510,19 +510,8 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
 }
 
 impl Plan {
-    /// What the user should be told about how the points' fio spellings run (once each).
+    /// What the user should be told about how the plan runs (what its source said).
     pub fn notices(&self) -> Vec<String> {
-        let mut out = self.source_notices.clone();
-        for n in fields::notices(
-            self.precondition
-                .iter()
-                .chain(&self.points)
-                .flat_map(|p| p.fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
-        ) {
-            if !out.contains(&n) {
-                out.push(n);
-            }
-        }
-        out
+        self.source_notices.clone()
     }
 }
