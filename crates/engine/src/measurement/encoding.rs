@@ -1,5 +1,6 @@
 //! How a measurement is saved: a small JSON object whose histograms and per-second series are
-//! packed as LEB128 varints (non-empty buckets as runs of neighbours), deflated, in base64. Why:
+//! packed as LEB128 varints (non-empty buckets as runs of neighbours), deflated, in base64, and
+//! whose other kinds (`kinds.rs`) are fields of their own beside them. Why:
 //! a saved point must keep its raw measurement for well under a tenth of its size (a 60 s run
 //! keeps 60 histograms — 120 at a rate — beside the figures), and JSON arrays of bucket pairs
 //! would more than double it.
@@ -14,6 +15,7 @@ use std::io::{Read, Write};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::kinds::Kinds;
 use super::{Cpu, Dir, Measurement, OpenLoop, Second, TargetPart};
 use crate::hist::{bucket_of, Histogram, BUCKETS};
 use crate::result::ErrorStat;
@@ -55,7 +57,7 @@ struct WireTarget {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Wire {
+struct Wire<'a> {
     v: u32,
     window_ns: u64,
     jobs: u64,
@@ -72,6 +74,9 @@ struct Wire {
     /// `--latency-split` (see `split.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     split: Option<String>,
+    /// Every other kind, each in its own field (`kinds.rs`); absent ones read as not measured.
+    #[serde(flatten)]
+    kinds: std::borrow::Cow<'a, Kinds>,
 }
 
 // ---- varints ----
@@ -396,6 +401,7 @@ impl Serialize for Measurement {
                 super::split::write(sp, &mut o);
                 o.b64()
             }),
+            kinds: std::borrow::Cow::Borrowed(&self.kinds),
         }
         .serialize(s)
     }
@@ -462,6 +468,7 @@ fn from_wire(w: Wire) -> R<Measurement> {
             None => None,
             Some(s) => Some(unpack("split", s, super::split::read)?),
         },
+        kinds: w.kinds.into_owned(),
     })
 }
 

@@ -14,7 +14,8 @@ use std::time::Duration;
 use crate::backend::{with_backend, Backend, WithBackend};
 use crate::clock::now_ns;
 use crate::error::Error;
-use crate::measurement::{summarize, JobPlace, Measurement};
+use crate::measurement::kinds::{JobPart, Jobs};
+use crate::measurement::{JobPlace, Measurement};
 use crate::pattern::BufferPool;
 use crate::replay::FileTrace;
 use crate::result::*;
@@ -113,6 +114,8 @@ pub struct VerifyFrom<'a> {
 struct JobReport {
     stream: usize,
     target: usize,
+    /// The job's number among every job of the run.
+    job_no: usize,
     /// Where the job's region starts (its slice, with verify).
     job_start: u64,
     output: JobOutput,
@@ -282,7 +285,7 @@ fn run_streams_with(
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
                     let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify);
                     ctx.live.done.store(true, Ordering::Relaxed);
-                    JobReport { stream: si, target: ti, job_start: start, output, ring, pinned, pin_notice }
+                    JobReport { stream: si, target: ti, job_no, job_start: start, output, ring, pinned, pin_notice }
                 });
                 match spawn(builder, job) {
                     Ok(h) => handles.push(h),
@@ -362,24 +365,30 @@ fn run_streams_with(
         let verify = st.spec.verify_unit().map(|unit| verify::stats(st, &mut reports, maps, unit));
         let peer_stopped = reports.iter().any(|r| r.output.stopped_by_peer);
         let zbd_notice = zbd::notices(st.spec, &reports, &zone_tables[results.len()]);
-        let ended = reports.iter().any(|r| r.output.ended);
-        let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
-        result.engine.job_cpus = cpus;
+        let (mut m, mut u) =
+            aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms, end.reason());
+        u.engine.job_cpus = cpus;
         let own = |d: &&crate::diskstat::DiskUtil| st.targets.iter().any(|t| t.info.disk.as_deref() == Some(&d.name));
-        result.disk_util = disk_util.iter().filter(own).cloned().collect();
-        if ended {
-            result.ended = end.reason();
-        }
-        result.notices.extend(pin_notices);
-        result.notices.extend(zbd_notice);
+        m.kinds.disks = crate::measurement::kinds::Disks(
+            disk_util
+                .iter()
+                .filter(own)
+                .map(|d| {
+                    let first = st.targets.iter().position(|t| t.info.disk.as_deref() == Some(&d.name));
+                    (first.unwrap_or(0) as u64, d.clone())
+                })
+                .collect(),
+        );
+        u.notices.extend(pin_notices);
+        u.notices.extend(zbd_notice);
         if let Some(notice) = stopped_by_peer.as_ref().filter(|_| peer_stopped) {
-            result.notices.push(notice.clone());
+            u.notices.push(notice.clone());
         }
-        if let Some((stats, maps)) = verify {
-            result.verify = Some(stats);
-            result.verify_maps = maps;
+        if let Some((stats, ids, maps)) = verify {
+            m.kinds.verify = Some(stats);
+            (u.verify_ids, u.verify_maps) = (ids, maps);
         }
-        results.push(result);
+        results.push(crate::merge::assemble(m, u));
     }
     Ok(results)
 }
@@ -474,15 +483,16 @@ fn host_cores() -> u32 {
     std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
 }
 
-/// A stream's jobs as one result: each job's output as a [`Measurement`], merged, summarized
-/// (`crate::measurement`: the one merge and the one derivation of figures).
+/// A stream's jobs as one measurement (each job's output as a [`Measurement`], merged by the one
+/// merge; each job's own kept beside, with several) and what is not measured of it.
 fn aggregate(
     spec: &AccessSpec,
     targets: &[OpenTarget],
     engine: EngineKind,
     mut reports: Vec<JobReport>,
     started_unix_ms: u64,
-) -> RunResult {
+    end_reason: Option<EndReason>,
+) -> (Measurement, crate::merge::Unmeasured) {
     let cores = host_cores();
     // fio's logs: each job's, numbered among its target's jobs.
     let mut io_logs = crate::iolog::Logs::new();
@@ -505,87 +515,35 @@ fn aggregate(
                 job_iops,
                 thresholds: spec.thresholds_ns.len(),
                 cores,
+                job: r.job_no as u64,
+                end_reason,
             };
             Measurement::of_job(&r.output, &at)
         })
         .collect();
-    let measurement = crate::measurement::merge::merge_all(&parts).unwrap_or_default();
+    let mut measurement = crate::measurement::merge::merge_all(&parts).unwrap_or_default();
+    if parts.len() > 1 {
+        // Each job's own (fio's numjobs clones: one entry each without group_reporting).
+        let jobs = reports.iter().zip(parts).map(|(r, m)| JobPart { at: r.job_no as u64, m });
+        measurement.kinds.per_job = Jobs(jobs.collect());
+    }
     let uses_null = targets.iter().all(|t| t.info.kind == TargetKind::Null);
     let ring = reports.iter().find_map(|r| r.ring.clone());
+    let facts = EngineFacts {
+        backend: if uses_null { "null".into() } else { engine.name().into() },
+        ring: ring.clone(),
+        job_cpus: Vec::new(),
+    };
+    let infos = targets.iter().map(|t| t.info.clone()).collect();
+    let mut u = crate::merge::Unmeasured::new(spec.clone(), facts, infos, started_unix_ms);
     // What the ring was asked for and the kernel refused: said, never silently dropped.
-    let notices: Vec<String> = ring
+    u.notices = ring
         .iter()
         .flat_map(|r| r.refused.iter())
         .map(|why| format!("io_uring refused {why}; running without it"))
         .collect();
-    let f = summarize(&measurement, spec);
-    let mut result = RunResult {
-        schema: SCHEMA,
-        tool: ToolInfo { name: "drivelab".into(), version: env!("CARGO_PKG_VERSION").into() },
-        started_unix_ms,
-        spec: spec.clone(),
-        engine: EngineFacts {
-            backend: if uses_null { "null".into() } else { engine.name().into() },
-            ring,
-            job_cpus: Vec::new(),
-        },
-        targets: targets.iter().map(|t| t.info.clone()).collect(),
-        runtime_ns: f.runtime_ns,
-        read: f.read,
-        write: f.write,
-        total: f.total,
-        trim: f.trim,
-        sync: f.sync,
-        per_target: f.per_target,
-        cpu: f.cpu,
-        qd_mean: f.qd_mean,
-        series: f.series,
-        errors: f.errors,
-        continued_errors: f.continued_errors,
-        interrupted: f.interrupted,
-        stopped_by_error: f.stopped_by_error,
-        notices,
-        open_loop: f.open_loop,
-        slat_ns: f.slat_ns,
-        verify: None,
-        verify_maps: Vec::new(),
-        measurement: Some(measurement),
-        io_logs,
-        ended: None,
-        steadystate: None,
-        latency_depth: reports.iter().filter_map(|r| r.output.latency_depth).last(),
-        latency_split: f.latency_split.clone(),
-        thread_usage: Some(reports.iter().fold(Default::default(), |mut u: crate::usage::ThreadUsage, r| {
-            u.add(&r.output.usage);
-            u
-        })),
-        disk_util: Vec::new(),
-        iodepths: Some(reports.iter().fold(Default::default(), |mut d: crate::usage::DepthCounts, r| {
-            d.add(&r.output.depths);
-            d
-        })),
-        clones: Vec::new(),
-    };
-    if parts.len() > 1 {
-        // Each job's own figures (fio's numjobs clones: one entry each without group_reporting),
-        // without the merged measurement and logs the whole keeps.
-        let kept = (result.measurement.take(), std::mem::take(&mut result.io_logs));
-        result.clones = parts
-            .iter()
-            .zip(&reports)
-            .map(|(m, r)| {
-                let mut one = result.clone();
-                summarize(m, spec).apply(&mut one);
-                one.targets = vec![targets[r.target].info.clone()];
-                one.latency_depth = r.output.latency_depth;
-                one.thread_usage = Some(r.output.usage);
-                one.iodepths = Some(r.output.depths);
-                one
-            })
-            .collect();
-        (result.measurement, result.io_logs) = kept;
-    }
-    result
+    u.io_logs = io_logs;
+    (measurement, u)
 }
 
 mod gate;

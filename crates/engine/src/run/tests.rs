@@ -195,3 +195,27 @@ fn a_results_figures_are_derived_again_from_its_saved_measurement() {
     let merged = crate::merge::merge_results(&[old.clone(), old]);
     assert_eq!(merged.total.ops, 2 * r.total.ops);
 }
+
+#[test]
+fn a_result_saved_before_its_measurement_kept_every_kind_merges_them_from_its_figures() {
+    // Two jobs: thread usage, depths and each job's own result (the clones) are in the figures.
+    let spec = AccessSpec { jobs: 2, time_ns: Some(200_000_000), ..Default::default() };
+    let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    let m = r.measurement.clone().unwrap();
+    assert_eq!((m.kinds.per_job.0.len(), r.clones.len()), (2, 2), "each job's own, and its result");
+    assert_eq!(r.kinds.thread_usage, m.kinds.thread_usage);
+    // As saved before: the measurement without the kinds (older results never had them there).
+    let mut old = serde_json::to_value(&r).unwrap();
+    for k in ["thread_usage", "iodepths", "per_job"] {
+        old["measurement"].as_object_mut().unwrap().remove(k);
+    }
+    let old: RunResult = serde_json::from_value(old).unwrap();
+    assert_eq!(old.kinds, r.kinds, "the figures read as they were saved");
+    assert_eq!(old.measurement.as_ref().unwrap().kinds, Default::default(), "no kind in its measurement");
+    let merged = crate::merge::merge_results(&[old.clone(), old]);
+    let twice = |u: crate::usage::ThreadUsage| u.context_switches * 2;
+    assert_eq!(merged.kinds.thread_usage.map(|u| u.context_switches), r.kinds.thread_usage.map(twice));
+    assert_eq!(merged.kinds.iodepths.unwrap().issued_at_depth[0], 2 * r.kinds.iodepths.unwrap().issued_at_depth[0]);
+    assert_eq!(merged.clones.len(), 2, "the clones, from their figures (the same two jobs, merged)");
+    assert_eq!(merged.clones[0].total.ops, 2 * r.clones[0].total.ops);
+}

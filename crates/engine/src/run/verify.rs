@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{JobReport, Stream};
 use crate::error::Error;
-use crate::result::{Checks, VerifyStats};
+use crate::result::VerifyStats;
 use crate::spec::{AccessSpec, SyncMode};
 use crate::target::TargetKind;
 use crate::verify::{GenerationMap, JobJournal, Segment, SegmentTarget, UnitFormat};
@@ -185,21 +185,22 @@ fn slice_share(span: u64, spec: &AccessSpec) -> u64 {
     span / spec.jobs.max(1) as u64 / grain * grain
 }
 
-/// What the stream's jobs verified, summed, and each target's map with the jobs' slices put
-/// back.
+/// What the stream's jobs verified, summed (the first mismatches kept as a merge keeps them),
+/// the id of each target's units, and each target's map with the jobs' slices put back.
 pub(super) fn stats(
     st: &Stream,
     reports: &mut [JobReport],
     mut maps: Vec<GenerationMap>,
     unit: u64,
-) -> (VerifyStats, Vec<GenerationMap>) {
+) -> (VerifyStats, Vec<u32>, Vec<GenerationMap>) {
+    use crate::measurement::kinds::Mergeable;
     let mut stats = VerifyStats {
         unit_bytes: unit,
         seed: st.spec.seed,
-        target_ids: (0..st.targets.len()).map(|ti| target_id(st, ti)).collect(),
         journal: st.verify.journal.map(|j| j.path().display().to_string()),
         ..Default::default()
     };
+    let ids = (0..st.targets.len()).map(|ti| target_id(st, ti)).collect();
     for r in reports.iter_mut() {
         let Some(v) = r.output.verify.take() else { continue };
         let map = &mut maps[r.target];
@@ -211,7 +212,7 @@ pub(super) fn stats(
         for m in &mut inline.first {
             m.target = st.targets[r.target].info.path.clone();
         }
-        stats.inline.merge(&inline, Checks::KEEP_PER_RUN);
+        Mergeable::merge(&mut stats.inline, &inline);
     }
-    (stats, maps)
+    (stats, ids, maps)
 }

@@ -232,6 +232,9 @@ pub struct JobOutput {
     pub depths: crate::usage::DepthCounts,
     /// `--latency-split`: where each measured I/O's lat went.
     pub split: Option<crate::measurement::split::Split>,
+    /// Kinds of measurement the job records as they are (see `measurement::kinds`); those above
+    /// are put into it by `Measurement::of_job`.
+    pub kinds: crate::measurement::kinds::Kinds,
 }
 
 /// Run one job to its end on `backend`, using its buffer pool (one slot per queue entry), from

@@ -23,8 +23,8 @@ pub(super) const NOT_MEASURED: [&str; 3] = [
 /// distributions in % (level, submit, complete); 0 for a result saved before they were counted.
 pub(super) fn usage(r: &RunResult) -> ([u64; 3], [[f64; 7]; 3]) {
     use drivelab_engine::usage::fio_pcts;
-    let u = r.thread_usage.unwrap_or_default();
-    let d = r.iodepths.unwrap_or_default();
+    let u = r.kinds.thread_usage.unwrap_or_default();
+    let d = r.kinds.iodepths.unwrap_or_default();
     (
         [u.context_switches, u.major_faults, u.minor_faults],
         [fio_pcts(&d.issued_at_depth), fio_pcts(&d.submit_calls), fio_pcts(&d.reap_passes)],

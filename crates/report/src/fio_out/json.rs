@@ -162,11 +162,11 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
         None => out,
     };
     let out = out
-        .u("latency_depth", u64::from(r.latency_depth.unwrap_or(r.spec.qd)))
+        .u("latency_depth", u64::from(r.kinds.latency_depth.unwrap_or(r.spec.qd)))
         .u("latency_target", lt.target_ns)
         .f("latency_percentile", lt.percentile)
         .u("latency_window", lt.window_ns / 1000);
-    match &r.steadystate {
+    match &r.kinds.steadystate {
         Some(ss) => out.put("steadystate", steadystate(ss)).done(),
         None => out.done(),
     }

@@ -150,7 +150,7 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
         lt.target_ns,
         lt.window_ns / 1000,
         lt.percentile,
-        r.latency_depth.unwrap_or(r.spec.qd)
+        r.kinds.latency_depth.unwrap_or(r.spec.qd)
     );
 }
 
