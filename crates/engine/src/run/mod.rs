@@ -5,6 +5,11 @@
 //! Several specs can run at once as streams (ACT's small reads, large-block reads and large-block
 //! writes on the same drives): every job of every stream starts behind the same barrier, and
 //! each stream gets its own result.
+//!
+//! What a feature adds to a run (verify's maps and journal, fio's flows and zones, the latency
+//! split's stamp table, the disks' statistics, pinning, the notice of a job stopped by another's
+//! error) takes part through one hook (`feature.rs`), so the loop here only makes jobs, follows
+//! them and assembles each stream's result (`crate::merge::assemble`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -178,11 +183,14 @@ fn run_streams_with(
             return Err(Error::invalid("no target: give a file, a block device or null"));
         }
     }
-    let maps = verify::maps(streams)?;
-    let journal_ids = verify::journal(streams, &maps)?;
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
-    // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
     let allowed = crate::affinity::allowed_cpus();
+    let info = RunInfo { n_jobs, allowed: &allowed };
+    let mut features: Vec<Box<dyn RunFeature>> = Vec::new();
+    for prepare in FEATURES {
+        features.extend(prepare(streams, &info)?);
+    }
+    // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
     let cpus = allowed.len().max(1);
     let spin_cpus: f64 = streams
         .iter()
@@ -223,15 +231,6 @@ fn run_streams_with(
         Err(e)
     };
 
-    // fio's flow: one shared counter per flow id.
-    let flows: std::collections::HashMap<u32, Arc<crate::worker::FlowGroup>> = streams
-        .iter()
-        .filter_map(|st| st.spec.flow.filter(|f| f.weight > 0))
-        .map(|f| (f.id, Arc::new(crate::worker::FlowGroup::default())))
-        .collect();
-    let zone_tables = zbd::tables(streams);
-    // `--latency-split`: the kernel's stamp table, attached until the run ends.
-    let split = split::table(streams, n_jobs)?;
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
         let spec_arc = Arc::new(resolved[si].clone());
@@ -239,13 +238,9 @@ fn run_streams_with(
         let job_iops = resolved[si].job_iops(stream_jobs);
         // ACT's service threads all count their schedules from the same instant.
         let aligned = spec.rate.is_some_and(|r| r.aligned);
-        let format = verify::format(spec);
         for (ti, t) in st.targets.iter().enumerate() {
             for j in 0..spec.jobs as u64 {
-                // With verify, each job owns its slice of the region: every unit has one writer.
-                let (start, span, verify) = verify::job_region(format.as_ref(), st, &maps[si], &journal_ids[si], ti, j);
                 let job_no = handles.len();
-                let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, job_no);
                 let live = Arc::new(Live::default());
                 lives.push(live.clone());
                 // Jobs sharing a rate are spread evenly over one interval (unless aligned).
@@ -256,6 +251,7 @@ fn run_streams_with(
                     Some(t) => Arc::new(AccessSpec { io_size_bytes: Some(t.bytes()), ..(*spec_arc).clone() }),
                     None => spec_arc.clone(),
                 };
+                let (start, span) = spec.clone_region(t.start, t.span, j);
                 let ctx = JobCtx {
                     spec: spec_arc,
                     job: ((si as u64) << 40) | (ti as u64 * 1_000_003 + j),
@@ -268,10 +264,13 @@ fn run_streams_with(
                     live,
                     pace: job_iops.map(|iops| (iops, job_phase(aligned, index, stream_jobs))),
                     trace,
-                    flow: spec.flow.filter(|f| f.weight > 0).and_then(|f| flows.get(&f.id).cloned()),
-                    zones: zone_tables[si][ti].clone(),
-                    split: split::job_table(split.as_ref(), spec, job_no),
+                    flow: None,
+                    zones: None,
+                    split: None,
                 };
+                let mut job = JobSetup { ctx, verify: None, cpu: None };
+                let slot = JobSlot { stream: si, st, target: ti, j, job_no };
+                features.iter_mut().for_each(|f| f.attach(&slot, &mut job));
                 let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
                     Ok(f) => f,
                     Err(e) => return abort(handles, Error::io("duplicating fd", e)),
@@ -280,14 +279,16 @@ fn run_streams_with(
                 let gate = gate.clone();
                 let ends = EndsJob(finished.clone());
                 let builder = std::thread::Builder::new().name(format!("drivelab-s{si}t{ti}j{j}"));
-                let job = Box::new(move || {
+                let run = Box::new(move || {
                     let _ends = ends;
+                    let JobSetup { ctx, verify, cpu } = job;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
                     let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify);
                     ctx.live.done.store(true, Ordering::Relaxed);
-                    JobReport { stream: si, target: ti, job_no, job_start: start, output, ring, pinned, pin_notice }
+                    let job_start = ctx.start;
+                    JobReport { stream: si, target: ti, job_no, job_start, output, ring, pinned, pin_notice }
                 });
-                match spawn(builder, job) {
+                match spawn(builder, run) {
                     Ok(h) => handles.push(h),
                     Err(e) => return abort(handles, Error::io("starting a job thread", e)),
                 }
@@ -295,6 +296,43 @@ fn run_streams_with(
         }
     }
 
+    features.iter_mut().for_each(|f| f.starting());
+    let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
+    follow(streams, &lives, &finished, begin, on_progress);
+    let mut reports = Vec::new();
+    for h in handles {
+        reports.push(h.join().map_err(|_| Error::io("a job thread", std::io::Error::other("panicked")))?);
+    }
+    // A backend that could not be set up: no job ran (the gate stayed shut), nothing to keep. A
+    // failure mid-run is an error of its job, kept with what every job measured.
+    if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
+        return Err(Error::io("running the workload", std::io::Error::other(f)));
+    }
+    features.iter_mut().for_each(|f| f.ended(&mut reports));
+    let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
+    for r in reports {
+        by_stream[r.stream].push(r);
+    }
+    let mut results = Vec::new();
+    for (index, (st, mut reports)) in streams.iter().zip(by_stream).enumerate() {
+        let (mut m, mut u) =
+            aggregate(&resolved[index], st.targets, engine, &mut reports, started_unix_ms, end.reason());
+        let mut s = StreamEnd { index, st, reports: &mut reports, m: &mut m, u: &mut u };
+        features.iter_mut().for_each(|f| f.finish(&mut s));
+        results.push(crate::merge::assemble(m, u));
+    }
+    Ok(results)
+}
+
+/// Report the progress of the jobs `lives` (of `streams`, in order) about every 250 ms from
+/// `begin` until every job has ended (`finished`).
+fn follow(
+    streams: &[Stream],
+    lives: &[Arc<Live>],
+    finished: &Finished,
+    begin: u64,
+    on_progress: &mut dyn FnMut(&Progress),
+) {
     // Each stream's jobs in `lives`, in order.
     let mut stream_jobs = Vec::with_capacity(streams.len());
     let mut first = 0;
@@ -303,18 +341,12 @@ fn run_streams_with(
         stream_jobs.push(first..first + n);
         first += n;
     }
-    // fio's disk_util: the disks under the targets, from just before the jobs start.
-    let disks = crate::diskstat::Snapshot::take(
-        streams.iter().flat_map(|st| st.targets.iter().filter_map(|t| t.info.disk.as_deref())),
-    );
-    let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
     let mut last = (begin, 0u64, 0u64);
     let limit =
         streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns + st.spec.start_delay_ns)).max();
-    loop {
-        if finished.wait(handles.len(), Duration::from_millis(250)) {
-            break;
-        }
+    let done =
+        |r: &std::ops::Range<usize>| lives[r.start..r.end].iter().filter(|l| l.done.load(Ordering::Relaxed)).count();
+    while !finished.wait(lives.len(), Duration::from_millis(250)) {
         let now = now_ns();
         let ops: u64 = lives.iter().map(|l| l.ops.load(Ordering::Relaxed)).sum();
         let bytes: u64 = lives.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
@@ -329,83 +361,12 @@ fn run_streams_with(
             stopped_by_error: lives.iter().any(|l| l.stopped_by_error.load(Ordering::Relaxed)),
             ops,
             bytes,
-            streams_done: stream_jobs
-                .iter()
-                .filter(|r| lives[r.start..r.end].iter().all(|l| l.done.load(Ordering::Relaxed)))
-                .count(),
-            stream_jobs: stream_jobs
-                .iter()
-                .map(|r| (lives[r.start..r.end].iter().filter(|l| l.done.load(Ordering::Relaxed)).count(), r.len()))
-                .collect(),
+            streams_done: stream_jobs.iter().filter(|r| done(r) == r.len()).count(),
+            stream_jobs: stream_jobs.iter().map(|r| (done(r), r.len())).collect(),
         };
         last = (now, ops, bytes);
         on_progress(&p);
     }
-    let mut reports = Vec::new();
-    for h in handles {
-        reports.push(h.join().map_err(|_| Error::io("a job thread", std::io::Error::other("panicked")))?);
-    }
-    // A backend that could not be set up: no job ran (the gate stayed shut), nothing to keep. A
-    // failure mid-run is an error of its job, kept with what every job measured.
-    if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
-        return Err(Error::io("running the workload", std::io::Error::other(f)));
-    }
-    split::add_run_figures(split.as_ref(), &mut reports);
-    let disk_util = disks.since();
-    let stopped_by_peer = peer_stop_notice(streams, &reports);
-    let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
-    for r in reports {
-        by_stream[r.stream].push(r);
-    }
-    let mut results = Vec::new();
-    for ((st, mut reports), maps) in streams.iter().zip(by_stream).zip(maps) {
-        // Pinned as recorded only where pinning succeeded; where it failed, a notice says so.
-        let cpus: Vec<Option<u32>> = reports.iter().map(|r| r.pinned).collect();
-        let pin_notices: Vec<String> = reports.iter().filter_map(|r| r.pin_notice.clone()).collect();
-        let verify = st.spec.verify_unit().map(|unit| verify::stats(st, &mut reports, maps, unit));
-        let peer_stopped = reports.iter().any(|r| r.output.stopped_by_peer);
-        let zbd_notice = zbd::notices(st.spec, &reports, &zone_tables[results.len()]);
-        let (mut m, mut u) =
-            aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms, end.reason());
-        u.engine.job_cpus = cpus;
-        let own = |d: &&crate::diskstat::DiskUtil| st.targets.iter().any(|t| t.info.disk.as_deref() == Some(&d.name));
-        m.kinds.disks = crate::measurement::kinds::Disks(
-            disk_util
-                .iter()
-                .filter(own)
-                .map(|d| {
-                    let first = st.targets.iter().position(|t| t.info.disk.as_deref() == Some(&d.name));
-                    (first.unwrap_or(0) as u64, d.clone())
-                })
-                .collect(),
-        );
-        u.notices.extend(pin_notices);
-        u.notices.extend(zbd_notice);
-        if let Some(notice) = stopped_by_peer.as_ref().filter(|_| peer_stopped) {
-            u.notices.push(notice.clone());
-        }
-        if let Some((stats, ids, maps)) = verify {
-            m.kinds.verify = Some(stats);
-            (u.verify_ids, u.verify_maps) = (ids, maps);
-        }
-        results.push(crate::merge::assemble(m, u));
-    }
-    Ok(results)
-}
-
-/// When a job's error stopped others: what their results say (which targets' jobs stopped on an
-/// error), as the MPI ranks' notice does.
-
-fn peer_stop_notice(streams: &[Stream], reports: &[JobReport]) -> Option<String> {
-    reports.iter().any(|r| r.output.stopped_by_peer).then_some(())?;
-    let mut on: Vec<&str> = Vec::new();
-    for r in reports.iter().filter(|r| r.output.stopped_by_error && !r.output.stopped_by_peer) {
-        let path = streams[r.stream].targets[r.target].info.path.as_str();
-        if !on.contains(&path) {
-            on.push(path);
-        }
-    }
-    Some(format!("stopped early with every job: a job on {} stopped on an error", on.join(", ")))
 }
 
 /// Where in the first interval job `index` of `jobs` sharing a rate starts its schedule: spread
@@ -489,7 +450,7 @@ fn aggregate(
     spec: &AccessSpec,
     targets: &[OpenTarget],
     engine: EngineKind,
-    mut reports: Vec<JobReport>,
+    reports: &mut [JobReport],
     started_unix_ms: u64,
     end_reason: Option<EndReason>,
 ) -> (Measurement, crate::merge::Unmeasured) {
@@ -497,7 +458,7 @@ fn aggregate(
     // fio's logs: each job's, numbered among its target's jobs.
     let mut io_logs = crate::iolog::Logs::new();
     let mut per_target = vec![0u64; targets.len()];
-    for r in &mut reports {
+    for r in reports.iter_mut() {
         let job = per_target[r.target];
         per_target[r.target] += 1;
         if let Some(mut l) = r.output.io_log.take() {
@@ -546,7 +507,12 @@ fn aggregate(
     (measurement, u)
 }
 
+mod disks;
+mod feature;
+mod flow;
 mod gate;
+mod peer;
+mod pins;
 mod replay;
 mod split;
 #[cfg(test)]
@@ -554,4 +520,5 @@ mod tests;
 mod verify;
 mod zbd;
 
+use feature::{JobSetup, JobSlot, RunFeature, RunInfo, StreamEnd, FEATURES};
 use gate::{EndsJob, Finished, StartGate};
