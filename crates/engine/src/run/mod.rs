@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::backend::{with_backend, Backend, WithBackend};
-use crate::clock::now_ns;
+use crate::clock::{now_ns, Clock, Monotonic};
 use crate::error::Error;
 use crate::measurement::kinds::{JobPart, Jobs};
 use crate::measurement::{JobPlace, Measurement};
@@ -27,7 +27,7 @@ use crate::result::*;
 use crate::spec::{AccessSpec, EngineKind};
 use crate::target::{OpenTarget, TargetKind};
 use crate::verify::{GenerationMap, Journal};
-use crate::worker::{run_job, JobCtx, JobOutput, JobVerify, Live};
+use crate::worker::{run_job_on, JobCtx, JobOutput, JobVerify, Live};
 
 /// What the progress callback sees, about every 250 ms.
 #[derive(Clone, Debug, Default)]
@@ -166,14 +166,29 @@ pub fn run_streams_until(
     end: Arc<EndEarly>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Vec<RunResult>, Error> {
-    run_streams_with(streams, engine, stop, end, on_progress, &mut |b, f| b.spawn(f))
+    run_streams_on(streams, engine, stop, end, Monotonic, on_progress)
 }
 
-fn run_streams_with(
+/// [`run_streams_until`] with every job reading the time from `clock` (each job a copy): the
+/// machine's ([`Monotonic`]), or one a test chooses as a type (a clock that stalls, so the jobs
+/// are slow to reap what completed).
+pub fn run_streams_on<C: Clock + Clone + Send + 'static>(
     streams: &[Stream],
     engine: EngineKind,
     stop: Arc<AtomicBool>,
     end: Arc<EndEarly>,
+    clock: C,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Vec<RunResult>, Error> {
+    run_streams_with(streams, engine, stop, end, clock, on_progress, &mut |b, f| b.spawn(f))
+}
+
+fn run_streams_with<C: Clock + Clone + Send + 'static>(
+    streams: &[Stream],
+    engine: EngineKind,
+    stop: Arc<AtomicBool>,
+    end: Arc<EndEarly>,
+    clock: C,
     on_progress: &mut dyn FnMut(&Progress),
     spawn: &mut Spawner,
 ) -> Result<Vec<RunResult>, Error> {
@@ -279,11 +294,12 @@ fn run_streams_with(
                 let gate = gate.clone();
                 let ends = EndsJob(finished.clone());
                 let builder = std::thread::Builder::new().name(format!("drivelab-s{si}t{ti}j{j}"));
+                let clock = clock.clone();
                 let run = Box::new(move || {
                     let _ends = ends;
                     let JobSetup { ctx, verify, cpu } = job;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
-                    let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify);
+                    let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify, clock);
                     ctx.live.done.store(true, Ordering::Relaxed);
                     let job_start = ctx.start;
                     JobReport { stream: si, target: ti, job_no, job_start, output, ring, pinned, pin_notice }
@@ -379,14 +395,16 @@ fn job_phase(aligned: bool, index: u64, jobs: u64) -> f64 {
     }
 }
 
-/// One job thread (pinned as asked): build its backend, wait at the start gate with everyone, run.
-fn job_thread(
+/// One job thread (pinned as asked): build its backend, wait at the start gate with everyone, run
+/// (reading the time from `clock`).
+fn job_thread<C: Clock>(
     ctx: &JobCtx,
     kind: TargetKind,
     file: Option<std::fs::File>,
     engine: EngineKind,
     gate: &StartGate,
     verify: Option<JobVerify>,
+    clock: C,
 ) -> (JobOutput, Option<crate::backend::uring::RingFacts>) {
     let spec = ctx.spec.clone();
     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
@@ -395,12 +413,13 @@ fn job_thread(
         pool.fill_repeating(&bytes);
     }
     /// Wait at the gate with everyone, then run the job loop on the backend.
-    struct Job<'a> {
+    struct Job<'a, C> {
         ctx: &'a JobCtx,
         gate: &'a StartGate,
         verify: Option<JobVerify>,
+        clock: C,
     }
-    impl WithBackend for Job<'_> {
+    impl<C: Clock> WithBackend for Job<'_, C> {
         type Out = (JobOutput, Option<crate::backend::uring::RingFacts>);
         fn run<B: Backend>(self, b: &mut B) -> Self::Out {
             // fio's prioclass/prio: the thread's own priority, set before any I/O.
@@ -417,7 +436,7 @@ fn job_thread(
                 return (JobOutput::default(), None);
             };
             let helper0 = b.helper_cpu_ns();
-            let mut out = run_job(self.ctx, b, t0, self.verify);
+            let mut out = run_job_on(self.ctx, b, &self.clock, t0, self.verify);
             out.helper_cpu_ns = helper0.zip(b.helper_cpu_ns()).map(|(a, z)| z.saturating_sub(a));
             (out, b.ring_facts())
         }
@@ -429,7 +448,7 @@ fn job_thread(
     let tag = ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job));
     let (iopoll, sqpoll, sqpoll_cpu) = (spec.hipri, spec.sqpoll, spec.sqpoll_cpu);
     let ring = crate::backend::uring::RingOptions { iopoll, sqpoll, sqpoll_cpu, user_data_tag: tag };
-    with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate, verify })
+    with_backend(engine, kind, file, spec.qd, ring, pool, Job { ctx, gate, verify, clock })
 }
 
 /// The host's online cores: the machine the CPU share is "of". Not this process's affinity mask

@@ -25,6 +25,7 @@ fn a_failed_thread_start_releases_the_jobs_already_started_and_returns_the_error
             EngineKind::Uring,
             Arc::new(AtomicBool::new(false)),
             Arc::new(EndEarly::default()),
+            crate::clock::Monotonic,
             &mut |_| {},
             &mut |b, f| {
                 n += 1;
@@ -218,4 +219,50 @@ fn a_result_saved_before_its_measurement_kept_every_kind_merges_them_from_its_fi
     assert_eq!(merged.kinds.iodepths.unwrap().issued_at_depth[0], 2 * r.kinds.iodepths.unwrap().issued_at_depth[0]);
     assert_eq!(merged.clones.len(), 2, "the clones, from their figures (the same two jobs, merged)");
     assert_eq!(merged.clones[0].total.ops, 2 * r.clones[0].total.ops);
+}
+
+/// A clock that stalls before every answer (spinning: the job thread stays busy), so a job is slow
+/// to take what completed: a slow reap, chosen by the test as a type.
+#[derive(Clone)]
+struct Stalling(u64);
+
+impl crate::clock::Clock for Stalling {
+    fn now(&self) -> u64 {
+        let end = crate::clock::now_ns() + self.0;
+        while crate::clock::now_ns() < end {
+            std::hint::spin_loop();
+        }
+        crate::clock::now_ns()
+    }
+    fn sleep_until(&self, t_ns: u64) {
+        crate::clock::sleep_until(t_ns)
+    }
+}
+
+#[test]
+fn the_clock_a_run_is_given_times_every_io_of_it() {
+    // A real io_uring ring on a file. Every read of the clock stalls 300 us before it answers, so
+    // each I/O's lat spans at least the two stalls between its submit call and its reaping (the
+    // stamp after the submit call, the stamp after the wait), however fast the file is.
+    let path = std::env::temp_dir().join(format!("drivelab-clock-{}", std::process::id()));
+    std::fs::File::create(&path).and_then(|f| f.set_len(1 << 20)).unwrap();
+    let spec = AccessSpec { direct: false, time_ns: Some(100_000_000), ..Default::default() };
+    let info = crate::target::probe(path.to_str().unwrap()).unwrap();
+    let targets = [crate::target::open(&info, &spec).unwrap()];
+    let stall = 300_000;
+    let r = run_streams_on(
+        &[Stream { spec: &spec, targets: &targets, verify: VerifyFrom::default() }],
+        EngineKind::Uring,
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(EndEarly::default()),
+        Stalling(stall),
+        &mut |_| {},
+    );
+    std::fs::remove_file(&path).unwrap();
+    let r = r.unwrap().remove(0);
+    assert_eq!(r.engine.backend, "uring");
+    assert!(r.total.ops > 0, "no I/O in 100 ms");
+    assert!(r.total.lat_ns.min >= 2 * stall, "an I/O's lat {} ns is shorter than two stalls", r.total.lat_ns.min);
+    let clat = r.read.clat_ns.as_ref().expect("io_uring keeps clat");
+    assert!(clat.min >= stall, "clat {} ns spans the stall before the reap", clat.min);
 }

@@ -245,7 +245,7 @@ pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, ver
     run_job_on(ctx, backend, &Monotonic, begin, verify)
 }
 
-/// [`run_job`] reading the time from `clock` (tests drive one).
+/// [`run_job`] reading the time from `clock` (the caller's: see `crate::clock::Clock`).
 pub(crate) fn run_job_on<B: Backend, C: Clock>(
     ctx: &JobCtx,
     backend: &mut B,
@@ -460,7 +460,6 @@ fn exchange<B: Backend, C: Clock>(
 ) -> Result<(u64, bool), Failure> {
     q.journal_intents().map_err(|e| Failure(ErrorOp::Journal, e))?;
     q.submit(backend, rec, measuring, clock).map_err(|e| Failure(ErrorOp::Submit, e))?;
-    q.test_reap_delay(clock);
     let waited = match sched.next_due(&q.free) {
         Some(due) if !stopping && !q.free.is_empty() => {
             let now = clock.now();
