@@ -8,7 +8,7 @@ use super::{ErrorOp, JobOutput, Live, SecondStats, LATE_NS};
 use crate::gen::Op;
 use crate::hist::Histogram;
 use crate::result::ErrorStat;
-use crate::spec::MAX_THRESHOLDS;
+use crate::spec::{AccessSpec, MAX_THRESHOLDS};
 
 /// Per-second counters of response times (and, in open loop, of lat beside them) against the
 /// spec's thresholds: bucket k counts the I/Os at or over exactly k thresholds (integer compares
@@ -129,21 +129,23 @@ pub(super) struct Recorder {
 }
 
 impl Recorder {
-    pub(super) fn new(paced: bool, clat: bool, thresholds: &[u64], seconds_hint: u64) -> Recorder {
+    /// What a job of `spec` records (`paced`: open loop; `clat`: beside lat), its series sized
+    /// for `seconds_hint` seconds: everything the job records is set up here, from its spec.
+    pub(super) fn new(spec: &AccessSpec, paced: bool, clat: bool, seconds_hint: u64) -> Recorder {
         let out = JobOutput { series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1), ..Default::default() };
-        let thresholds = Thresholds::new(thresholds);
+        let log = spec.io_log.as_ref().map(|l| Box::new(crate::iolog::Recorder::new(l, spec.jobs, clat)));
         Recorder {
             paced,
             clat,
-            thresholds,
+            thresholds: Thresholds::new(&spec.thresholds_ns),
             iv: Interval::new(),
             both: Histogram::new(),
             out,
             ops: 0,
             bytes: 0,
-            log: None,
-            ignore: Default::default(),
-            fill: false,
+            log,
+            ignore: spec.ignore_errors.clone().unwrap_or_default(),
+            fill: spec.fill_device,
             full: false,
         }
     }
