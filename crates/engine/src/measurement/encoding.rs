@@ -299,6 +299,28 @@ fn unpack<T>(what: &str, s: &str, f: impl FnOnce(&mut In) -> R<T>) -> R<T> {
     Ok(v)
 }
 
+/// A kind of measurement saved packed, as the histograms are (deflated varints, in base64), in a
+/// field of its own: its own layout ([`Packed::write`]), read back bounded and checked
+/// ([`Packed::read`]), under the encoding's limits.
+pub(super) trait Packed: Sized {
+    /// Its field's name, for what a damaged one says.
+    const FIELD: &'static str;
+    fn write(&self, o: &mut Out);
+    fn read(i: &mut In) -> R<Self>;
+}
+
+/// `v` packed.
+pub(super) fn pack<T: Packed>(v: &T) -> String {
+    let mut o = Out::default();
+    v.write(&mut o);
+    o.b64()
+}
+
+/// A packed `T` read back (refused, saying what is wrong, when damaged or forged).
+pub(super) fn unpack_kind<T: Packed>(s: &str) -> R<T> {
+    unpack(T::FIELD, s, T::read)
+}
+
 fn series_out(series: &[Second]) -> String {
     let mut o = Out::default();
     o.u(series.len() as u128);
@@ -396,11 +418,7 @@ impl Serialize for Measurement {
             targets,
             errors: self.errors.clone(),
             series: series_out(&self.series),
-            split: self.split.as_ref().map(|sp| {
-                let mut o = Out::default();
-                super::split::write(sp, &mut o);
-                o.b64()
-            }),
+            split: self.split.as_ref().map(pack),
             kinds: std::borrow::Cow::Borrowed(&self.kinds),
         }
         .serialize(s)
@@ -464,10 +482,7 @@ fn from_wire(w: Wire) -> R<Measurement> {
         series: unpack("series", &w.series, series_in)?,
         interrupted: w.interrupted,
         stopped_by_error: w.stopped_by_error,
-        split: match &w.split {
-            None => None,
-            Some(s) => Some(unpack("split", s, super::split::read)?),
-        },
+        split: w.split.as_deref().map(unpack_kind).transpose()?,
         kinds: w.kinds.into_owned(),
     })
 }
