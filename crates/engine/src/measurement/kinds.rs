@@ -12,6 +12,8 @@
 //! the parts are merged. What is not a measurement at all (the targets' list, notices, the
 //! generation maps, fio's log records) is attached to a result elsewhere (`crate::merge`).
 
+pub mod prio;
+
 use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
@@ -235,6 +237,10 @@ pub struct Kinds {
     /// Each job's own measurement, with several jobs.
     #[serde(default, skip_serializing_if = "is_empty_jobs")]
     pub per_job: Jobs,
+    /// With per-I/O priorities: each priority's completion latency (`prio.rs`).
+    #[serde(default, skip_serializing_if = "prio::PrioClat::is_empty")]
+    #[serde(serialize_with = "prio::save", deserialize_with = "prio::load")]
+    pub clat_prio: prio::PrioClat,
 }
 
 fn is_empty_disks(d: &Disks) -> bool {
@@ -255,6 +261,7 @@ impl Mergeable for Kinds {
         self.disks.merge(&o.disks);
         self.verify.merge(&o.verify);
         self.per_job.merge(&o.per_job);
+        self.clat_prio.merge(&o.clat_prio);
     }
 }
 
@@ -288,6 +295,10 @@ pub struct KindFigures {
     /// disk (tmpfs, null) and in older results.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disk_util: Vec<DiskUtil>,
+    /// With per-I/O priorities (fio's `cmdprio_*`): each priority's completion latency, by
+    /// direction (fio's `prios` entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clat_prio: Option<prio::PrioLats>,
 }
 
 impl Kinds {
@@ -301,6 +312,7 @@ impl Kinds {
             thread_usage: self.thread_usage,
             iodepths: self.iodepths,
             disk_util: self.disks.0.iter().map(|(_, d)| d.clone()).collect(),
+            clat_prio: self.clat_prio.figures(),
         }
     }
 

@@ -2,7 +2,8 @@
 //! associative and commutative; a sample stream split into any parts and merged in any grouping
 //! is exactly the measurement of the whole stream (every bucket, count, extreme and open-loop
 //! figure, and every other kind: thread usage, depths, the latency target's depth, an early end,
-//! a steady-state verdict, the disks, verify's counts, each job's own); figures summarized from
+//! a steady-state verdict, the disks, verify's counts, each job's own, each priority's clat);
+//! figures summarized from
 //! the merge, and the whole result assembled from it, are those of the whole. And the saved
 //! encoding reads back exactly, and refuses damaged or forged input without panicking.
 
@@ -51,6 +52,8 @@ struct Sample {
     disk: Option<(u64, u64)>,
     /// Verify: 0 stamped, 1 checked, 2 checked and wrong.
     verify: Option<u8>,
+    /// The I/O's priority (an ioprio value; reads and writes keep clat per priority).
+    prio: u16,
 }
 
 const THRESHOLDS: [u64; 3] = [1_000, 50_000, 1_000_000];
@@ -92,6 +95,7 @@ fn samples(rng: &mut fastrand::Rng, n: usize) -> Vec<Sample> {
                 steady: (rng.u32(0..500) == 0).then(|| rng.u64(1..4)),
                 disk: (rng.u32(0..100) == 0).then(|| (rng.u64(0..3), rng.u64(0..1000))),
                 verify: (rng.u32(0..4) == 0).then(|| [0, 1, 1, 1, 2][rng.usize(0..5)]),
+                prio: [0, 0x2000, 0x2001, 0x6007][rng.usize(0..4)],
             }
         })
         .collect()
@@ -124,6 +128,11 @@ fn kinds_of(s: &[Sample]) -> kinds::Kinds {
         ..Default::default()
     };
     let (u, d) = (k.thread_usage.as_mut().unwrap(), k.iodepths.as_mut().unwrap());
+    let mut by_prio: [std::collections::BTreeMap<u16, crate::hist::Histogram>; 2] = Default::default();
+    for x in s.iter().filter(|x| x.dir < 2) {
+        by_prio[x.dir].entry(x.prio).or_default().record(x.clat);
+    }
+    k.clat_prio = kinds::prio::PrioClat(by_prio.map(|d| d.into_iter().collect()));
     for x in s {
         u.context_switches += x.ctx;
         (u.minor_faults, u.major_faults) = (u.minor_faults + x.faults, u.major_faults + x.faults / 2);
@@ -526,6 +535,13 @@ fn a_damaged_or_forged_measurement_is_refused_without_panicking() {
             let _ = serde_json::from_value::<Measurement>(v);
         }
     }
+    // Priorities out of order, and one without I/Os: refused.
+    // (Reads: priorities 5 then 3, each one I/O of 10 ns: one run of one bucket, then min, max,
+    // sum, sum of squares; writes: none.)
+    let e = with("clat_prio", &pack(&[2, 5, 1, 10, 1, 1, 10, 10, 10, 100, 3, 1, 10, 1, 1, 10, 10, 10, 100, 0]));
+    assert!(e.contains("clat_prio") && e.contains("out of order"), "{e}");
+    let e = with("clat_prio", &pack(&[1, 5, 0, 0]));
+    assert!(e.contains("without I/Os"), "{e}");
     let mut wrong = v.clone();
     wrong["v"] = 9.into();
     let e = serde_json::from_value::<Measurement>(wrong).unwrap_err().to_string();

@@ -266,3 +266,26 @@ fn the_clock_a_run_is_given_times_every_io_of_it() {
     let clat = r.read.clat_ns.as_ref().expect("io_uring keeps clat");
     assert!(clat.min >= stall, "clat {} ns spans the stall before the reap", clat.min);
 }
+
+#[test]
+fn with_per_io_priorities_each_priority_used_keeps_its_own_completion_latency() {
+    // 30% of the reads real-time level 0, the rest at the job's own (none set: 0/0), two jobs.
+    let prio = crate::spec::prio::IoPrio { job: 0, cmd: crate::spec::prio::parse_cmd("*/30/1/0").unwrap() };
+    let spec = AccessSpec { jobs: 2, time_ns: Some(200_000_000), prio: Some(prio), ..Default::default() };
+    let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    let ios = |l: &crate::hist::LatSummary| l.histogram.buckets.iter().map(|b| b[1]).sum::<u64>();
+    let p = r.kinds.clat_prio.as_ref().expect("per-priority latencies");
+    assert_eq!(p.read.iter().map(|e| (e.prioclass, e.prio)).collect::<Vec<_>>(), [(0, 0), (1, 0)]);
+    assert!(p.write.is_empty(), "no writes");
+    let (low, high) = (ios(&p.read[0].clat_ns), ios(&p.read[1].clat_ns));
+    assert_eq!(low + high, r.read.ops, "every read, at its own priority");
+    let share = high as f64 / r.read.ops as f64;
+    assert!((0.25..0.35).contains(&share), "30% real-time: {share:.3}");
+    // Each job's own, and the two merged are the whole.
+    let jobs: Vec<u64> = r.clones.iter().map(|c| ios(&c.kinds.clat_prio.as_ref().unwrap().read[1].clat_ns)).collect();
+    assert_eq!(jobs.iter().sum::<u64>(), high);
+    // Without per-I/O priorities nothing is kept.
+    let plain = AccessSpec { prio: None, ..spec };
+    let r = run(&plain, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    assert!(r.kinds.clat_prio.is_none() && r.measurement.unwrap().kinds.clat_prio.is_empty());
+}

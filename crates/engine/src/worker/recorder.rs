@@ -7,6 +7,7 @@ use super::window::{Tick, Window};
 use super::{ErrorOp, JobOutput, Live, SecondStats, LATE_NS};
 use crate::gen::Op;
 use crate::hist::Histogram;
+use crate::measurement::kinds::prio::PrioRec;
 use crate::result::ErrorStat;
 use crate::spec::{AccessSpec, MAX_THRESHOLDS};
 
@@ -126,6 +127,8 @@ pub(super) struct Recorder {
     pub(super) fill: bool,
     /// With `fill`: the file system was found full; the job ends (not an error).
     pub(super) full: bool,
+    /// With per-I/O priorities: each priority's completion latency.
+    prio: Option<PrioRec>,
 }
 
 impl Recorder {
@@ -147,6 +150,7 @@ impl Recorder {
             ignore: spec.ignore_errors.clone().unwrap_or_default(),
             fill: spec.fill_device,
             full: false,
+            prio: PrioRec::of(spec),
         }
     }
 
@@ -162,6 +166,9 @@ impl Recorder {
         let seconds = self.out.series.capacity();
         self.out = JobOutput { series: Vec::with_capacity(seconds), errors, ..Default::default() };
         self.iv.clear();
+        if let Some(p) = self.prio.as_mut() {
+            p.clear();
+        }
         (self.ops, self.bytes) = (0, 0);
     }
 
@@ -196,6 +203,9 @@ impl Recorder {
                 if self.clat {
                     self.out.clat_read.record(clat);
                 }
+                if let Some(p) = self.prio.as_mut() {
+                    p.record(s.op, s.prio, clat);
+                }
                 &mut iv.resp_read
             }
             Op::Write => {
@@ -203,6 +213,9 @@ impl Recorder {
                 iv.write_bytes += s.len as u64;
                 if self.clat {
                     self.out.clat_write.record(clat);
+                }
+                if let Some(p) = self.prio.as_mut() {
+                    p.record(s.op, s.prio, clat);
                 }
                 &mut iv.resp_write
             }
@@ -370,6 +383,7 @@ impl Recorder {
         }
         let measured = if window.measuring { self.out.window_ns } else { 0 };
         self.out.io_log = self.log.take().map(|l| l.finish(measured));
+        self.out.kinds.clat_prio = self.prio.as_ref().map(PrioRec::finish).unwrap_or_default();
         self.out
     }
 }
