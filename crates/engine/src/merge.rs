@@ -53,24 +53,6 @@ impl Unmeasured {
         }
     }
 
-    /// What `r` holds that is not measured.
-    pub fn of(r: &RunResult) -> Unmeasured {
-        Unmeasured {
-            tool: r.tool.clone(),
-            started_unix_ms: r.started_unix_ms,
-            spec: r.spec.clone(),
-            engine: r.engine.clone(),
-            targets: r.targets.clone(),
-            notices: r.notices.clone(),
-            verify_ids: match &r.kinds.verify {
-                Some(v) => (0..r.targets.len()).map(|ti| v.target_id(ti)).collect(),
-                None => Vec::new(),
-            },
-            verify_maps: r.verify_maps.clone(),
-            io_logs: r.io_logs.clone(),
-        }
-    }
-
     /// Several parts' side by side: the first part's tool, spec and engine, the earliest start,
     /// every part's targets in order (and verify's ids with them: a part that verified nothing
     /// counts its targets by index), every notice once, the maps when every part has them, and

@@ -3,8 +3,9 @@
 //! merged, saved and summarized there, one line each. Why this shape: every figure of a result
 //! must come through the one merge and the one saved encoding, or it is merged a second time by
 //! hand (as these once were, in a struct literal beside the merge) and drifts from the rest. A
-//! new kind of measurement is its type (with its merge and figure), one field here, and where the
-//! job records it.
+//! new kind of measurement is its own file under `kinds/` (its type, merge, saved form and figure:
+//! `prio.rs`, fio's per-priority latency, is one), its lines here (the field, its merge, its
+//! figure), and where the job records it (`worker/recorder.rs`).
 //!
 //! What is a job's fact rather than a count (where a latency target's search ended, why a job
 //! ended early, a steady-state verdict) keeps the job's (or the part's) place in the run beside
