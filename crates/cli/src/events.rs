@@ -291,7 +291,7 @@ fn point_line(r: &PointResult) -> String {
         "  INTERRUPTED"
     } else if r.result.mismatches() > 0 {
         "  WRONG DATA"
-    } else if r.result.ended == Some(drivelab_engine::result::EndReason::RateMin) {
+    } else if r.result.kinds.ended == Some(drivelab_engine::result::EndReason::RateMin) {
         "  MINIMUM RATE NOT MET"
     } else if r.result.errored() {
         "  I/O ERRORS"

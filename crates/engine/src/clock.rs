@@ -24,8 +24,11 @@ pub fn sleep_until(t_ns: u64) {
 }
 
 /// Where a job reads the time and sleeps: the machine's monotonic clock ([`Monotonic`]), or in
-/// tests one the test drives, so the job loop's timing logic is tested exactly, whatever the
-/// machine's load. The loop is generic over it: the real path is the plain `now_ns` call.
+/// tests one the test chooses as a type — one it drives, so the job loop's timing logic is tested
+/// exactly whatever the machine's load, or one that stalls before it answers, so the job is busy
+/// while its I/Os complete (a slow reap, made on purpose: `run::run_streams_on`). The loop is
+/// generic over it: the real path is the plain `now_ns` call, and nothing is looked at per I/O to
+/// choose.
 pub trait Clock {
     fn now(&self) -> u64;
     fn sleep_until(&self, t_ns: u64);

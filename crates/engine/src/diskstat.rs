@@ -9,7 +9,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 /// One disk's activity over a run (fio's `disk_util` entry, with what its `util` is made from).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Ordered (name first) so that a merge of two readings of one disk keeps the same one whatever
+/// the order (`measurement::kinds::Disks`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct DiskUtil {
     /// The disk's kernel name (`loop0`, `nvme0n1`).
     pub name: String,

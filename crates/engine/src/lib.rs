@@ -16,7 +16,7 @@
 
 pub(crate) mod affinity;
 pub mod backend;
-pub(crate) mod clock;
+pub mod clock;
 pub mod diskstat;
 pub mod error;
 pub mod gen;

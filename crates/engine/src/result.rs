@@ -256,9 +256,6 @@ pub struct RunResult {
     /// call: every I/O of a batch shares its call). `lat` = `slat` + `clat` for each I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slat_ns: Option<LatSummary>,
-    /// With `verify`: what was stamped and checked, and every mismatch counted by kind.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verify: Option<VerifyStats>,
     /// With `verify`: the generation map of each target after the run (saved beside the result
     /// in binary, not in the JSON).
     #[serde(skip)]
@@ -269,35 +266,17 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement: Option<crate::measurement::Measurement>,
     /// With fio's logging options: what each job recorded for its log files (written by the
-    /// lab at the end of the point; not in the JSON).
+    /// lab at the end of the point; not in the JSON). Not a measurement: records for files.
     #[serde(skip)]
     pub io_logs: crate::iolog::Logs,
-    /// The run was ended early, cleanly (not interrupted), and why (fio's `steadystate`,
-    /// `rate_min`, `exitall`); absent when it ran to its end.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended: Option<EndReason>,
-    /// fio's steady-state check of the run (`steadystate`/`ss`): the window judged last.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steadystate: Option<SteadyStateStats>,
-    /// fio's latency target (`spec.lat_target`): the queue depth its search ended at (fio's
-    /// `latency_depth`; of the last job, with several).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_depth: Option<u32>,
     /// `--latency-split`: where each I/O's lat went, stage by stage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_split: Option<LatencySplitStats>,
-    /// The job threads' context switches and page faults over the measured part, summed (fio's
-    /// `ctx`, `majf`, `minf`); absent in results saved before they were counted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_usage: Option<crate::usage::ThreadUsage>,
-    /// fio's depth distributions as counts, summed over jobs (fio's `iodepth_level`,
-    /// `iodepth_submit`, `iodepth_complete` are their percentages); absent in older results.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iodepths: Option<crate::usage::DepthCounts>,
-    /// The disks under the targets, over the run (fio's `disk_util`); empty for targets with no
-    /// disk (tmpfs, null) and in older results.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub disk_util: Vec<crate::diskstat::DiskUtil>,
+    /// The figures of every other kind of measurement (`verify`, `ended`, `steadystate`,
+    /// `latency_depth`, `thread_usage`, `iodepths`, `disk_util`: top-level fields of the saved
+    /// result; see `measurement::kinds`).
+    #[serde(flatten)]
+    pub kinds: crate::measurement::kinds::KindFigures,
     /// With several jobs: each job thread's own result (fio's numjobs clones, which fio reports
     /// one entry each without group_reporting), without a measurement of its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -306,7 +285,7 @@ pub struct RunResult {
 
 /// Why a run ended before its time or size: a clean end the lab asked for from the per-second
 /// figures, unlike an interruption (Ctrl-C) or an error.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// fio's `steadystate`: the criterion was met over the window.
@@ -361,12 +340,12 @@ impl RunResult {
         self.stopped_by_error
             || !self.errors.is_empty()
             || self.mismatches() > 0
-            || self.ended == Some(EndReason::RateMin)
+            || self.kinds.ended == Some(EndReason::RateMin)
     }
 
     /// Units that were not what was written (inline checks and the re-read at the end).
     pub fn mismatches(&self) -> u64 {
-        self.verify.as_ref().map_or(0, VerifyStats::mismatches)
+        self.kinds.verify.as_ref().map_or(0, VerifyStats::mismatches)
     }
 }
 
@@ -418,7 +397,8 @@ pub struct Checks {
     /// Mismatches by kind (`never_written`, `foreign`, `misdirected`, `stale`, `ahead`, `torn`,
     /// `bit_flip`); kinds not seen are absent.
     pub by_kind: std::collections::BTreeMap<crate::verify::MismatchKind, u64>,
-    /// The first mismatches, at most [`Checks::KEEP`] per job, in the order found.
+    /// The first mismatches, at most [`Checks::KEEP`] per job in the order found; a run's (over
+    /// its jobs, at most [`Checks::KEEP_PER_RUN`]) in target and offset order.
     pub first: Vec<MismatchRecord>,
     /// A re-read: units that could not be read (an I/O error), and the first of their offsets.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -457,8 +437,9 @@ impl Checks {
     }
 }
 
-/// One unit that was not what was written: where, what kind, what was expected and found.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+/// One unit that was not what was written: where, what kind, what was expected and found
+/// (ordered by target and offset: a merge keeps the first few in that order).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MismatchRecord {
     /// The target's path (its index in the run's targets is `expected.target`).
     pub target: String,
@@ -477,7 +458,7 @@ pub struct MismatchRecord {
 }
 
 /// A unit header as the results show it.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct UnitHeader {
     pub target: u32,
     pub offset_bytes: u64,

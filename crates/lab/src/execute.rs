@@ -10,6 +10,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use drivelab_engine::measurement::kinds::First;
 use drivelab_engine::result::RunResult;
 use drivelab_engine::run::{run_streams_until, EndEarly, Progress, Stream, VerifyFrom};
 use drivelab_engine::spec::AccessSpec;
@@ -479,8 +480,8 @@ impl<'a> Lab<'a> {
         });
         if let (Some(w), Ok(results)) = (watch.as_ref(), ran.as_mut()) {
             for r in results.iter_mut() {
-                r.steadystate = w.steadystate();
-                if let Some(note) = w.note().filter(|_| r.ended.is_some()) {
+                r.amend(|k| k.steadystate = w.steadystate().map(|s| First::new(0, s)));
+                if let Some(note) = w.note().filter(|_| r.kinds.ended.is_some()) {
                     r.notices.push(note.to_string());
                 }
             }
@@ -492,7 +493,7 @@ impl<'a> Lab<'a> {
         self.emit(Event::MeasureEnd);
         let mut results = ran?;
         for (r, p) in results.iter_mut().zip(prepared) {
-            if r.verify.is_some() {
+            if r.kinds.verify.is_some() {
                 self.known.keep(r);
             } else if p.spec.has_writes() {
                 // Unverified writes: what those targets hold is no longer known.
@@ -502,9 +503,11 @@ impl<'a> Lab<'a> {
                 let total: usize = r.verify_maps.iter().map(|m| m.written()).sum();
                 self.emit(Event::Info(&format!("verify: re-reading the {total} units written")));
                 let checks = verify::after(r, &p.targets, &self.setup.stop);
-                if let Some(v) = r.verify.as_mut() {
-                    v.after = Some(checks);
-                }
+                r.amend(|k| {
+                    if let Some(v) = k.verify.as_mut() {
+                        v.after = Some(checks);
+                    }
+                });
             }
             r.notices.extend(p.notices.iter().cloned());
             if !p.spec.direct {

@@ -137,7 +137,7 @@ pub fn after(r: &RunResult, targets: &[OpenTarget], stop: &AtomicBool) -> Checks
     let unit = spec.verify_unit().unwrap_or(4096);
     let format = UnitFormat::new(unit as usize, spec.seed, spec.verify_zero_pct()).with_pattern(spec.verify_pattern());
     let mut all = Checks::default();
-    let Some(v) = &r.verify else { return all };
+    let Some(v) = &r.kinds.verify else { return all };
     for (ti, (t, map)) in targets.iter().zip(&r.verify_maps).enumerate() {
         let Some(file) = t.file.as_ref().filter(|_| t.info.kind != TargetKind::Null) else { continue };
         let c = sweep_target(file, &t.info.path, map, &format, v.target_id(ti), stop);
@@ -181,7 +181,7 @@ impl Recheck {
 /// each of its targets, and check it (read-only: opened for reading, as the point's I/O mode).
 pub fn recheck(dir: &std::path::Path, stop: &AtomicBool) -> Result<Recheck, Error> {
     let results = crate::results::load(dir)?;
-    let point = results.points.iter().rev().find(|p| p.result.verify.is_some()).ok_or_else(|| {
+    let point = results.points.iter().rev().find(|p| p.result.kinds.verify.is_some()).ok_or_else(|| {
         Error::invalid(format!(
             "{} has no point run with verify: give the results directory of a run, plan or suite made with --verify",
             dir.display()
@@ -206,7 +206,7 @@ pub fn recheck(dir: &std::path::Path, stop: &AtomicBool) -> Result<Recheck, Erro
         let Some(info) = info else { continue };
         let open = drivelab_engine::target::open(info, &spec)?;
         let file = open.file.as_ref().expect("a file or device target has a file");
-        let id = point.result.verify.as_ref().map_or(ti as u32, |v| v.target_id(ti));
+        let id = point.result.kinds.verify.as_ref().map_or(ti as u32, |v| v.target_id(ti));
         out.targets.push((t.path.clone(), sweep_target(file, &t.path, map, &format, id, stop)));
     }
     Ok(out)

@@ -1,5 +1,6 @@
 //! fio's output formats written by drivelab (`drivelab report DIR --fio-format ...`) against
-//! fio 3.33's own, for five workloads run by both on one loop device over /dev/shm: the JSON
+//! fio 3.33's own, for six workloads run by both on one loop device over /dev/shm (one with
+//! per-I/O priorities: each direction's `prios`, fio's `clat prio` lines): the JSON
 //! documents (json and json+) have the same keys with the same JSON types apart from the
 //! documented list below, the terse lines fio's field count, the normal output fio's line
 //! shapes. And drivelab reads its fio-format JSON back as it reads fio's, saying who wrote it.
@@ -35,6 +36,10 @@ const WORKLOADS: &[(&str, &str)] = &[
     (
         "two-job-group",
         "[global]\nfilename=DEV\ndirect=1\nruntime=1\ntime_based\nsize=32m\nbs=4k\nioengine=psync\n[reader]\nrw=randread\n[writer]\nrw=randwrite\n",
+    ),
+    (
+        "cmdprio-30",
+        "[global]\nfilename=DEV\ndirect=1\nruntime=1\ntime_based\nsize=32m\n[cp]\nrw=randrw\nbs=4k\nioengine=io_uring\niodepth=8\ncmdprio_percentage=30\ncmdprio_class=1\ncmdprio=0\n",
     ),
 ];
 
@@ -108,7 +113,7 @@ fn report(cwd: &Path, dir: &Path, format: &str) -> String {
 }
 
 #[test]
-fn drivelabs_fio_output_has_fios_shape_for_five_workloads() {
+fn drivelabs_fio_output_has_fios_shape_for_six_workloads() {
     need_loop!();
     if !fio_installed() {
         common::skip("fio is not installed (.ci/run installs it)");
@@ -148,6 +153,10 @@ fn drivelabs_fio_output_has_fios_shape_for_five_workloads() {
             let entries = |d: &serde_json::Value| d["jobs"].as_array().unwrap().len();
             if *name == "two-job-group" {
                 assert_eq!((entries(&doc), entries(&fio_doc)), (2, 2), "one entry per job of the group, as fio");
+            }
+            if *name == "cmdprio-30" {
+                let prios = |d: &serde_json::Value| d["jobs"][0]["read"]["prios"].as_array().map_or(0, |p| p.len());
+                assert_eq!((prios(&doc), prios(&fio_doc)), (2, 2), "the reads at each priority, as fio");
             }
             if *name == "randread-qd32-numjobs2" {
                 assert_eq!((entries(&doc), entries(&fio_doc)), (2, 2), "one entry per numjobs clone, as fio");

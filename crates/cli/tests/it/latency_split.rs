@@ -1,8 +1,9 @@
 //! `--latency-split` proven through the binary on real kernel paths made here (issue #28, "How it
 //! is proven"): the stages of each I/O add up to its lat on a loop device and on a file on the
 //! disk; each stage moves when, and only when, it should (a throttling cgroup moves the kernel
-//! stage, a slow drive the device stage, a slow reap the completion and reap stages, a tmpfs
-//! file's io-wq hand-off the kernel stage); the device stage agrees with bpftrace's own timing
+//! stage, a slow drive the device stage, a slow reap the completion and reap stages — made by
+//! running the engine in this process with a clock that stalls, a test seam chosen as a type —, a
+//! tmpfs file's io-wq hand-off the kernel stage); the device stage agrees with bpftrace's own timing
 //! of the same block requests; bad input is refused with exit code 2.
 //!
 //! Why one lock: every test here compares the timing of two runs and attaches BPF programs, so
@@ -56,12 +57,11 @@ macro_rules! need_split {
     };
 }
 
-/// `drivelab run TARGET --latency-split ARGS --json -` (in the tests' scratch directory, with
-/// `env` set): the result.
-fn split_run(target: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
+/// `drivelab run TARGET --latency-split ARGS --json -` (in the tests' scratch directory): the
+/// result.
+fn split_run(target: &str, args: &[&str]) -> Value {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_drivelab"));
     cmd.current_dir(scratch_cwd()).args(["run", target, "--latency-split", "--json", "-", "--quiet"]).args(args);
-    cmd.envs(env.iter().copied());
     result_of(cmd.output().expect("run drivelab"), args)
 }
 
@@ -165,14 +165,13 @@ fn stages_add_up_to_lat_on_a_loop_device_and_a_disk_file_at_qd1_and_qd32() {
     let disk = DiskDir::new("sums");
     let file = disk.0.join("f").to_string_lossy().into_owned();
     for qd in ["1", "32"] {
-        let v = split_run(&dev.dev, &["--rw", "randread", "--bs", "4k", "--qd", qd, "--time", "500ms"], &[]);
+        let v = split_run(&dev.dev, &["--rw", "randread", "--bs", "4k", "--qd", qd, "--time", "500ms"]);
         check_sums(&v, &format!("loop device, QD{qd}"));
         match &disk.1 {
             None => {
                 let v = split_run(
                     &file,
                     &["--size", "32m", "--rw", "randread", "--bs", "4k", "--qd", qd, "--time", "500ms"],
-                    &[],
                 );
                 check_sums(&v, &format!("file on the disk, QD{qd}"));
             }
@@ -314,7 +313,7 @@ fn a_throttling_cgroup_moves_the_kernel_stage_and_not_the_device_stage() {
     let dev = loop_dev("throttle", 1 << 30);
     let (_, majmin) = devno(&dev.dev);
     let args = ["--rw", "randread", "--bs", "4k", "--qd", "32", "--time", "1s"];
-    let free = split_run(&dev.dev, &args, &[]);
+    let free = split_run(&dev.dev, &args);
     let cg = match Throttle::new(&majmin, 2000) {
         Ok(t) => t,
         Err(why) => return skip(&format!("no read throttle for {}: {why}", dev.dev)),
@@ -355,10 +354,10 @@ fn a_slow_drive_moves_the_device_stage_by_its_delay_and_not_the_tool_or_kernel_s
     need_split!();
     let Some(rig) = drivelab_faultdev::Rig::new(64 << 20, "split") else { return };
     let args = ["--rw", "randread", "--bs", "4k", "--qd", "1", "--time", "500ms"];
-    let fast = split_run(&rig.loop_dev, &args, &[]);
+    let fast = split_run(&rig.loop_dev, &args);
     let delay = 2_000_000.0;
     rig.drive().set_delay(Duration::from_nanos(delay as u64));
-    let slow = split_run(&rig.loop_dev, &args, &[]);
+    let slow = split_run(&rig.loop_dev, &args);
     rig.drive().set_delay(Duration::ZERO);
     let what = format!("no delay: {}; 2 ms: {}", stages_text(&fast), stages_text(&slow));
     eprintln!("{what}");
@@ -367,6 +366,51 @@ fn a_slow_drive_moves_the_device_stage_by_its_delay_and_not_the_tool_or_kernel_s
     for s in ["tool", "kernel"] {
         assert!(grew(s) < 0.05 * grew("device"), "the {s} stage p50 grew {} ns with the device: {what}", grew(s));
     }
+}
+
+/// A clock that stalls before every answer, spinning (a sleeping thread would let the CPU go
+/// idle, and waking an idle virtual CPU slows the loop device's own worker too, which would move
+/// the device stage as well): the job thread is busy while its I/O completes, a slow reap made on
+/// purpose. `--thinktime` cannot make one (it stalls only once nothing is in flight).
+#[derive(Clone)]
+struct Stalling(u64);
+
+impl drivelab_engine::clock::Clock for Stalling {
+    fn now(&self) -> u64 {
+        let end = drivelab_engine::clock::now_ns() + self.0;
+        while drivelab_engine::clock::now_ns() < end {
+            std::hint::spin_loop();
+        }
+        drivelab_engine::clock::now_ns()
+    }
+    fn sleep_until(&self, t_ns: u64) {
+        drivelab_engine::clock::sleep_until(t_ns)
+    }
+}
+
+/// What `drivelab run TARGET --latency-split --rw randread --bs 4k --qd 1 --time 300ms` runs,
+/// through the engine in this process (this build's BPF side registered, as the binary does),
+/// every job reading the time from `clock`: the result as saved.
+fn split_run_on<C: drivelab_engine::clock::Clock + Clone + Send + 'static>(target: &str, clock: C) -> Value {
+    use drivelab_engine::run::{run_streams_on, EndEarly, Stream, VerifyFrom};
+    use drivelab_engine::spec::AccessSpec;
+    drivelab_bpf::register();
+    let spec = AccessSpec { latency_split: true, time_ns: Some(300_000_000), ..Default::default() };
+    let info = drivelab_engine::target::probe(target).expect("probe the target");
+    let targets = [drivelab_engine::target::open(&info, &spec).expect("open the target")];
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut r = run_streams_on(
+        &[Stream { spec: &spec, targets: &targets, verify: VerifyFrom::default() }],
+        spec.engine,
+        stop,
+        std::sync::Arc::new(EndEarly::default()),
+        clock,
+        &mut |_| {},
+    )
+    .expect("the run");
+    let v = serde_json::to_value(r.remove(0)).unwrap();
+    assert!(v["latency_split"].is_object(), "no latency_split in the result");
+    v
 }
 
 #[test]
@@ -378,11 +422,10 @@ fn a_slow_reap_moves_the_completion_and_reap_stages_and_not_the_device_stage() {
     // worker on the same CPUs, which a busy drivelab slows: 5.7 -> 23 us at QD1 here.)
     let Some(rig) = drivelab_faultdev::Rig::new(64 << 20, "split-reap") else { return };
     rig.drive().set_delay(Duration::from_millis(1));
-    let args = ["--rw", "randread", "--bs", "4k", "--qd", "1", "--time", "300ms"];
-    let prompt = split_run(&rig.loop_dev, &args, &[]);
-    // The engine's test hook: 3 ms busy after each submit, with the I/O in flight; it completes
-    // after 1 ms and waits for drivelab the other 2.
-    let slow = split_run(&rig.loop_dev, &args, &[("DRIVELAB_TEST_REAP_DELAY_US", "3000")]);
+    let prompt = split_run_on(&rig.loop_dev, drivelab_engine::clock::Monotonic);
+    // 3 ms busy at every read of the clock (the one after each submit among them), with the I/O
+    // in flight: it completes after 1 ms and waits for drivelab the other 2.
+    let slow = split_run_on(&rig.loop_dev, Stalling(3_000_000));
     let what = format!("prompt: {}; slow reap: {}", stages_text(&prompt), stages_text(&slow));
     eprintln!("{what}");
     let after = |v: &Value| p50(v, "completion") + p50(v, "reap");
@@ -405,7 +448,6 @@ fn a_tmpfs_file_has_no_device_stage_and_its_io_wq_hand_off_is_in_the_kernel_stag
     let v = split_run(
         &dir.path("f"),
         &["--size", "16m", "--rw", "randwrite", "--bs", "4k", "--qd", "8", "--buffered", "--time", "300ms"],
-        &[],
     );
     let counts = ["ios", "cut", "without_device", "io_wq", "unmatched"].map(|f| format!("{f} {}", count(&v, f)));
     let what = format!("{}; {}", counts.join(", "), stages_text(&v));
@@ -481,7 +523,7 @@ fn the_device_stage_agrees_with_bpftrace_on_the_same_block_requests() {
             return skip(&format!("bpftrace did not attach: {err}"));
         }
     }
-    let v = split_run(&dev.dev, &["--rw", "randread", "--bs", "64k", "--qd", "32", "--time", "1s"], &[]);
+    let v = split_run(&dev.dev, &["--rw", "randread", "--bs", "64k", "--qd", "32", "--time", "1s"]);
     // SAFETY: kill has no memory preconditions; the pid is our child's, not yet waited for.
     unsafe { libc::kill(bt.id() as i32, libc::SIGINT) };
     let mut text = String::new();

@@ -1,5 +1,6 @@
 //! How a measurement is saved: a small JSON object whose histograms and per-second series are
-//! packed as LEB128 varints (non-empty buckets as runs of neighbours), deflated, in base64. Why:
+//! packed as LEB128 varints (non-empty buckets as runs of neighbours), deflated, in base64, and
+//! whose other kinds (`kinds.rs`) are fields of their own beside them. Why:
 //! a saved point must keep its raw measurement for well under a tenth of its size (a 60 s run
 //! keeps 60 histograms — 120 at a rate — beside the figures), and JSON arrays of bucket pairs
 //! would more than double it.
@@ -14,6 +15,7 @@ use std::io::{Read, Write};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::kinds::Kinds;
 use super::{Cpu, Dir, Measurement, OpenLoop, Second, TargetPart};
 use crate::hist::{bucket_of, Histogram, BUCKETS};
 use crate::result::ErrorStat;
@@ -55,7 +57,7 @@ struct WireTarget {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Wire {
+struct Wire<'a> {
     v: u32,
     window_ns: u64,
     jobs: u64,
@@ -72,6 +74,9 @@ struct Wire {
     /// `--latency-split` (see `split.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     split: Option<String>,
+    /// Every other kind, each in its own field (`kinds.rs`); absent ones read as not measured.
+    #[serde(flatten)]
+    kinds: std::borrow::Cow<'a, Kinds>,
 }
 
 // ---- varints ----
@@ -294,6 +299,28 @@ fn unpack<T>(what: &str, s: &str, f: impl FnOnce(&mut In) -> R<T>) -> R<T> {
     Ok(v)
 }
 
+/// A kind of measurement saved packed, as the histograms are (deflated varints, in base64), in a
+/// field of its own: its own layout ([`Packed::write`]), read back bounded and checked
+/// ([`Packed::read`]), under the encoding's limits.
+pub(super) trait Packed: Sized {
+    /// Its field's name, for what a damaged one says.
+    const FIELD: &'static str;
+    fn write(&self, o: &mut Out);
+    fn read(i: &mut In) -> R<Self>;
+}
+
+/// `v` packed.
+pub(super) fn pack<T: Packed>(v: &T) -> String {
+    let mut o = Out::default();
+    v.write(&mut o);
+    o.b64()
+}
+
+/// A packed `T` read back (refused, saying what is wrong, when damaged or forged).
+pub(super) fn unpack_kind<T: Packed>(s: &str) -> R<T> {
+    unpack(T::FIELD, s, T::read)
+}
+
 fn series_out(series: &[Second]) -> String {
     let mut o = Out::default();
     o.u(series.len() as u128);
@@ -391,11 +418,8 @@ impl Serialize for Measurement {
             targets,
             errors: self.errors.clone(),
             series: series_out(&self.series),
-            split: self.split.as_ref().map(|sp| {
-                let mut o = Out::default();
-                super::split::write(sp, &mut o);
-                o.b64()
-            }),
+            split: self.split.as_ref().map(pack),
+            kinds: std::borrow::Cow::Borrowed(&self.kinds),
         }
         .serialize(s)
     }
@@ -458,10 +482,8 @@ fn from_wire(w: Wire) -> R<Measurement> {
         series: unpack("series", &w.series, series_in)?,
         interrupted: w.interrupted,
         stopped_by_error: w.stopped_by_error,
-        split: match &w.split {
-            None => None,
-            Some(s) => Some(unpack("split", s, super::split::read)?),
-        },
+        split: w.split.as_deref().map(unpack_kind).transpose()?,
+        kinds: w.kinds.into_owned(),
     })
 }
 

@@ -111,6 +111,11 @@ pub(super) fn from_figures(r: &RunResult) -> Measurement {
         stopped_by_error: r.stopped_by_error,
         // A split is kept only with its measurement (it is not rebuilt from figures).
         split: None,
+        kinds: {
+            let mut k = super::kinds::Kinds::default();
+            k.fill_from(r);
+            k
+        },
     }
 }
 

@@ -5,8 +5,10 @@
 //! extremes and moments with them); extremes and per-job maxima take the maximum (or minimum, a
 //! first error's offset); flags are "any". Seconds are added second by second (every part counts
 //! them from the common start). Targets merge by (order, path) and errors by (target, op, errno), and
-//! both are kept sorted, so the order of the parts leaves no trace.
+//! both are kept sorted, so the order of the parts leaves no trace. Every other kind merges by its
+//! own [`Mergeable`] (`kinds.rs`).
 
+use super::kinds::Mergeable;
 use super::{Cpu, Dir, Measurement, OpenLoop, Second, TargetPart};
 use crate::hist::Histogram;
 use crate::result::ErrorStat;
@@ -39,6 +41,11 @@ pub fn merge(a: &Measurement, b: &Measurement) -> Measurement {
         split: match (&a.split, &b.split) {
             (Some(x), Some(y)) => Some(super::split::merge(x, y)),
             (x, y) => x.clone().or_else(|| y.clone()),
+        },
+        kinds: {
+            let mut k = a.kinds.clone();
+            k.merge(&b.kinds);
+            k
         },
     }
 }

@@ -15,6 +15,7 @@
 //! and a saved measurement reads back bit for bit.
 
 pub mod encoding;
+pub mod kinds;
 mod legacy;
 pub mod merge;
 pub mod split;
@@ -143,6 +144,8 @@ pub struct Measurement {
     pub stopped_by_error: bool,
     /// `--latency-split`: where each I/O's lat went (see `split.rs`).
     pub split: Option<split::Split>,
+    /// Every other kind of measurement (see `kinds.rs`).
+    pub kinds: kinds::Kinds,
 }
 
 /// Where a job ran, for [`Measurement::of_job`].
@@ -154,6 +157,11 @@ pub struct JobPlace<'a> {
     /// How many thresholds the spec has (the series' counts per second).
     pub thresholds: usize,
     pub cores: u32,
+    /// The job's place among every job of the run (see [`kinds::Placed`]).
+    pub job: u64,
+    /// Why the run's jobs were asked to end early, if they were (the job's `ended` says whether
+    /// it stopped for it).
+    pub end_reason: Option<crate::result::EndReason>,
 }
 
 /// `ns` over `window` in parts per million (0 for an empty window).
@@ -225,6 +233,13 @@ impl Measurement {
             interrupted: out.interrupted,
             stopped_by_error: out.stopped_by_error,
             split: out.split.clone(),
+            kinds: kinds::Kinds {
+                thread_usage: Some(out.usage),
+                iodepths: Some(out.depths),
+                latency_depth: out.latency_depth.map(|d| kinds::Last::new(at.job, d)),
+                ended: at.end_reason.filter(|_| out.ended).map(|e| kinds::First::new(at.job, e)),
+                ..out.kinds.clone()
+            },
         }
     }
 
@@ -232,7 +247,12 @@ impl Measurement {
     /// its figures as samples, as near as they allow (see `legacy.rs`).
     pub fn of_result(r: &crate::result::RunResult) -> Measurement {
         match &r.measurement {
-            Some(m) => m.clone(),
+            Some(m) => {
+                // Saved before some kinds were kept in the measurement: those from the figures.
+                let mut m = m.clone();
+                m.kinds.fill_from(r);
+                m
+            }
             None => legacy::from_figures(r),
         }
     }
@@ -240,6 +260,11 @@ impl Measurement {
     /// Rename every target (and the errors naming them), and put them in group `group` (a rank):
     /// groups come one after another in the merged target list.
     pub fn regroup(&mut self, group: u64, rename: impl Fn(&str) -> String) {
+        self.regroup_with(group, &rename);
+    }
+
+    fn regroup_with(&mut self, group: u64, rename: &dyn Fn(&str) -> String) {
+        self.kinds.regroup(group, rename);
         for t in &mut self.targets {
             t.path = rename(&t.path);
             t.order = (group << 32) | (t.order & 0xffff_ffff);

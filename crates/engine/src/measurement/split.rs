@@ -81,7 +81,19 @@ pub fn merge(a: &Split, b: &Split) -> Split {
 }
 
 /// Packed as the measurement's other fields are (see `encoding`).
-pub(super) fn write(s: &Split, o: &mut Out) {
+impl super::encoding::Packed for Split {
+    const FIELD: &'static str = "split";
+
+    fn write(&self, o: &mut Out) {
+        write(self, o)
+    }
+
+    fn read(i: &mut In) -> R<Split> {
+        read(i)
+    }
+}
+
+fn write(s: &Split, o: &mut Out) {
     for h in s.stages.iter().chain([&s.total]) {
         o.hist(h);
     }
@@ -102,7 +114,7 @@ pub(super) fn write(s: &Split, o: &mut Out) {
 
 /// Read back bounded and checked: buckets in range and ascending, and no bucket holding stage
 /// sums without I/Os of its own.
-pub(super) fn read(i: &mut In) -> R<Split> {
+fn read(i: &mut In) -> R<Split> {
     let mut hists = Vec::with_capacity(6);
     for _ in 0..6 {
         hists.push(i.hist()?);

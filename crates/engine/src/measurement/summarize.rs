@@ -34,12 +34,16 @@ pub struct Figures {
     pub open_loop: Option<OpenLoopStats>,
     pub slat_ns: Option<LatSummary>,
     pub latency_split: Option<crate::result::LatencySplitStats>,
+    /// Every other kind's figures (`kinds.rs`); verify's target ids are not among them (they
+    /// are attached with the targets, `crate::merge`).
+    pub kinds: super::kinds::KindFigures,
 }
 
 use crate::hist::LatSummary;
 
 impl Figures {
-    /// Put these figures into `r` (every other field of `r` stays).
+    /// Put these figures into `r` (every other field of `r` stays; verify's target ids go with
+    /// the figures: attach them after, `crate::merge::assemble`).
     pub fn apply(self, r: &mut RunResult) {
         r.runtime_ns = self.runtime_ns;
         r.read = self.read;
@@ -58,6 +62,7 @@ impl Figures {
         r.open_loop = self.open_loop;
         r.slat_ns = self.slat_ns;
         r.latency_split = self.latency_split;
+        r.kinds = self.kinds;
     }
 
     /// The figures `r` holds now.
@@ -80,6 +85,13 @@ impl Figures {
             open_loop: r.open_loop.clone(),
             slat_ns: r.slat_ns.clone(),
             latency_split: r.latency_split.clone(),
+            kinds: {
+                let mut k = r.kinds.clone();
+                if let Some(v) = k.verify.as_mut() {
+                    v.target_ids.clear();
+                }
+                k
+            },
         }
     }
 }
@@ -137,6 +149,7 @@ pub fn summarize(m: &Measurement, spec: &AccessSpec) -> Figures {
             .map(|_| open_loop(m, spec.rate.unwrap_or_default(), spec.mean_bs(), all.count())),
         slat_ns: (m.slat.count() > 0).then(|| m.slat.summary()),
         latency_split: m.split.as_ref().map(super::split::summarize),
+        kinds: m.kinds.figures(),
     }
 }
 

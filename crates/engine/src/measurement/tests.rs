@@ -1,12 +1,19 @@
 //! Property tests of the one merge (seeded, so they run the same in CI every time): merging is
 //! associative and commutative; a sample stream split into any parts and merged in any grouping
 //! is exactly the measurement of the whole stream (every bucket, count, extreme and open-loop
-//! figure); figures summarized from the merge are those of the whole. And the saved encoding
-//! reads back exactly, and refuses damaged or forged input without panicking.
+//! figure, and every other kind: thread usage, depths, the latency target's depth, an early end,
+//! a steady-state verdict, the disks, verify's counts, each job's own, each priority's clat);
+//! figures summarized from
+//! the merge, and the whole result assembled from it, are those of the whole. And the saved
+//! encoding reads back exactly, and refuses damaged or forged input without panicking.
 
+use super::kinds::{Disks, First, JobPart, Jobs, Last};
 use super::*;
+use crate::diskstat::DiskUtil;
 use crate::hist::{bucket_of, Pct};
+use crate::result::{EndReason, MismatchRecord, SteadyStateStats, UnitHeader, VerifyStats};
 use crate::spec::{AccessSpec, Rate};
+use crate::usage::{DepthCounts, ThreadUsage};
 
 /// One I/O as a job saw it, with the job-level facts it contributes (a maximum, or a share of a
 /// sum), so that a part of a stream is a measurement of its own.
@@ -30,6 +37,23 @@ struct Sample {
     target_uiops: u64,
     gave_up: bool,
     error: Option<(i32, u64)>,
+    /// The job that did it (its place in the run).
+    job: u64,
+    /// Context switches and page faults the job counted meanwhile; the depth buckets it issued at
+    /// and submitted and reaped in.
+    ctx: u64,
+    faults: u64,
+    depth: usize,
+    /// Job-level facts seen with this I/O: where a latency target's search stood, an early end, a
+    /// steady-state verdict (its window length), a disk's reading (disk, reads).
+    lat_depth: Option<u32>,
+    ended: Option<EndReason>,
+    steady: Option<u64>,
+    disk: Option<(u64, u64)>,
+    /// Verify: 0 stamped, 1 checked, 2 checked and wrong.
+    verify: Option<u8>,
+    /// The I/O's priority (an ioprio value; reads and writes keep clat per priority).
+    prio: u16,
 }
 
 const THRESHOLDS: [u64; 3] = [1_000, 50_000, 1_000_000];
@@ -61,14 +85,133 @@ fn samples(rng: &mut fastrand::Rng, n: usize) -> Vec<Sample> {
                 target_uiops: rng.u64(0..1_000_000_000),
                 gave_up: rng.u32(0..5000) == 0,
                 error: (rng.u32(0..200) == 0).then(|| (rng.i32(1..4), rng.u64(0..1 << 30))),
+                job: rng.u64(0..4),
+                ctx: rng.u64(0..3),
+                faults: rng.u64(0..2),
+                depth: rng.usize(0..7),
+                lat_depth: (rng.u32(0..50) == 0).then(|| rng.u32(1..64)),
+                ended: (rng.u32(0..300) == 0)
+                    .then(|| [EndReason::Steady, EndReason::RateMin, EndReason::Exitall][rng.usize(0..3)]),
+                steady: (rng.u32(0..500) == 0).then(|| rng.u64(1..4)),
+                disk: (rng.u32(0..100) == 0).then(|| (rng.u64(0..3), rng.u64(0..1000))),
+                verify: (rng.u32(0..4) == 0).then(|| [0, 1, 1, 1, 2][rng.usize(0..5)]),
+                prio: [0, 0x2000, 0x2001, 0x6007][rng.usize(0..4)],
             }
         })
         .collect()
 }
 
-/// The measurement of a sample stream, accumulated directly (as a job does), not by merging.
+/// The measurement of a sample stream, accumulated directly (as a job does), not by merging;
+/// each job's own beside it (`kinds.per_job`).
 fn measure(s: &[Sample], open: bool) -> Measurement {
-    let mut m = Measurement { jobs: 1, ..Default::default() };
+    let mut m = measure_one(s, open);
+    let mut ids: Vec<u64> = s.iter().map(|x| x.job).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let own = |j: u64| {
+        let mine: Vec<Sample> = s.iter().filter(|x| x.job == j).cloned().collect();
+        // A job split across parts is one job: its own measurement counts no job thread.
+        Measurement { jobs: 0, ..measure_one(&mine, open) }
+    };
+    m.kinds.per_job = Jobs(ids.into_iter().map(|j| JobPart { at: j, m: own(j) }).collect());
+    m
+}
+
+/// The kinds of `s` beside the core histograms, each by its own rule written out here: counts
+/// summed; the latency target's depth of the last job (the largest of that job's); the first job's
+/// early end and steady-state verdict; each disk once (its first place, its largest reading);
+/// verify's counts summed and its first mismatches in (target, offset) order.
+fn kinds_of(s: &[Sample]) -> kinds::Kinds {
+    let mut k = kinds::Kinds {
+        thread_usage: Some(ThreadUsage::default()),
+        iodepths: Some(DepthCounts::default()),
+        ..Default::default()
+    };
+    let (u, d) = (k.thread_usage.as_mut().unwrap(), k.iodepths.as_mut().unwrap());
+    let mut by_prio: [std::collections::BTreeMap<u16, crate::hist::Histogram>; 2] = Default::default();
+    for x in s.iter().filter(|x| x.dir < 2) {
+        by_prio[x.dir].entry(x.prio).or_default().record(x.clat);
+    }
+    k.clat_prio = kinds::prio::PrioClat(by_prio.map(|d| d.into_iter().collect()));
+    for x in s {
+        u.context_switches += x.ctx;
+        (u.minor_faults, u.major_faults) = (u.minor_faults + x.faults, u.major_faults + x.faults / 2);
+        d.issued_at_depth[x.depth] += 1;
+        d.submit_calls[6 - x.depth] += 1;
+        d.reap_passes[x.depth / 2] += 1;
+    }
+    k.latency_depth = s.iter().filter_map(|x| x.lat_depth.map(|v| (x.job, v))).max().map(|(j, v)| Last::new(j, v));
+    k.ended =
+        s.iter().filter_map(|x| x.ended.map(|e| (x.job, std::cmp::Reverse(e)))).min().map(|(j, e)| First::new(j, e.0));
+    let verdict = |n: u64| SteadyStateStats {
+        ss: "iops_slope:0.1%".into(),
+        duration_s: n,
+        attained: n > 1,
+        ..Default::default()
+    };
+    k.steadystate = s
+        .iter()
+        .filter_map(|x| x.steady.map(|n| (x.job, std::cmp::Reverse(n))))
+        .min()
+        .map(|(j, n)| First::new(j, verdict(n.0)));
+    let mut disks: Vec<(u64, DiskUtil)> = Vec::new();
+    for (x, (disk, reads)) in s.iter().filter_map(|x| x.disk.map(|d| (x, d))) {
+        let name = format!("loop{disk}");
+        let reading = DiskUtil { name: name.clone(), read_ios: reads, busy_ms: reads / 3, ..Default::default() };
+        match disks.iter_mut().find(|d| d.1.name == name) {
+            Some(d) => {
+                (d.0, d.1.read_ios, d.1.busy_ms) =
+                    (d.0.min(x.target as u64), d.1.read_ios.max(reads), d.1.busy_ms.max(reads / 3))
+            }
+            None => disks.push((x.target as u64, reading)),
+        }
+    }
+    disks.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
+    k.disks = Disks(disks);
+    if s.iter().any(|x| x.verify.is_some()) {
+        let mut v = VerifyStats { unit_bytes: 4096, seed: 7, ..Default::default() };
+        let mut wrong = Vec::new();
+        for x in s {
+            match x.verify {
+                Some(0) => v.written_units += 1,
+                Some(1) => v.inline.checked_units += 1,
+                Some(_) => {
+                    v.inline.checked_units += 1;
+                    v.inline.mismatches += 1;
+                    *v.inline.by_kind.entry(crate::verify::MismatchKind::Stale).or_default() += 1;
+                    let head = UnitHeader {
+                        target: x.target as u32,
+                        offset_bytes: x.lat,
+                        generation: x.job,
+                        seed: 7,
+                        unit_bytes: 4096,
+                    };
+                    wrong.push(MismatchRecord {
+                        target: format!("/t{}", x.target),
+                        offset_bytes: x.lat,
+                        kind: crate::verify::MismatchKind::Stale,
+                        expected: head,
+                        found: None,
+                        bits: x.slat,
+                        differs_at_byte: None,
+                        expected_hex: String::new(),
+                        found_hex: String::new(),
+                    });
+                }
+                None => {}
+            }
+        }
+        wrong.sort();
+        wrong.truncate(crate::result::Checks::KEEP_PER_RUN);
+        v.inline.first = wrong;
+        k.verify = Some(v);
+    }
+    k
+}
+
+/// [`measure`] without each job's own.
+fn measure_one(s: &[Sample], open: bool) -> Measurement {
+    let mut m = Measurement { jobs: 1, kinds: kinds_of(s), ..Default::default() };
     let mut ol = OpenLoop::default();
     for x in s {
         let d = match x.dir {
@@ -202,7 +345,20 @@ fn splitting_a_stream_into_parts_and_merging_them_gives_the_whole_stream_exactly
         let merged = merge_randomly(&mut rng, &parts, open);
         assert_eq!(merged, whole, "round {round}: {k} parts");
         assert_eq!(summarize(&merged, &spec(open)), summarize(&whole, &spec(open)), "round {round}");
+        // Every figure of the result, each job's own result (fio's clones) among them.
+        let (a, b) = (assemble(merged, open), assemble(whole, open));
+        assert!(a.clones.len() > 1 || n < 100, "round {round}: each job's own result");
+        assert_eq!(a, b, "round {round}");
     }
+}
+
+/// The result of `m`, on the samples' targets.
+fn assemble(m: Measurement, open: bool) -> crate::result::RunResult {
+    let targets =
+        (0..3).map(|t| crate::target::TargetInfo { path: format!("/t{t}"), ..crate::target::TargetInfo::null() });
+    let facts = crate::result::EngineFacts { backend: "null".into(), ring: None, job_cpus: Vec::new() };
+    let u = crate::merge::Unmeasured::new(spec(open), facts, targets.collect(), 0);
+    crate::merge::assemble(m, u)
 }
 
 #[test]
@@ -277,7 +433,15 @@ fn pacing_spin_does_not_make_a_job_cpu_bound() {
         spin_ns: 600_000_000,
         ..Default::default()
     };
-    let at = |iops| JobPlace { target_path: "null", target_index: 0, job_iops: iops, thresholds: 0, cores: 2 };
+    let at = |iops| JobPlace {
+        target_path: "null",
+        target_index: 0,
+        job_iops: iops,
+        thresholds: 0,
+        cores: 2,
+        job: 0,
+        end_reason: None,
+    };
     let m = Measurement::of_job(&out, &at(Some(1000.0)));
     let c = summarize(&m, &spec(true)).cpu;
     assert!(!c.cpu_bound, "{c:?}");
@@ -334,7 +498,8 @@ fn a_saved_measurement_reads_back_exactly() {
 #[test]
 fn a_damaged_or_forged_measurement_is_refused_without_panicking() {
     let mut rng = fastrand::Rng::with_seed(13);
-    let m = measure(&samples(&mut rng, 500), true);
+    // The packed fields of one measurement (a job's own, nested, are read by the same code).
+    let m = measure_one(&samples(&mut rng, 500), true);
     let v: serde_json::Value = serde_json::to_value(&m).unwrap();
     let with = |field: &str, s: &str| {
         let mut v = v.clone();
@@ -370,6 +535,13 @@ fn a_damaged_or_forged_measurement_is_refused_without_panicking() {
             let _ = serde_json::from_value::<Measurement>(v);
         }
     }
+    // Priorities out of order, and one without I/Os: refused.
+    // (Reads: priorities 5 then 3, each one I/O of 10 ns: one run of one bucket, then min, max,
+    // sum, sum of squares; writes: none.)
+    let e = with("clat_prio", &pack(&[2, 5, 1, 10, 1, 1, 10, 10, 10, 100, 3, 1, 10, 1, 1, 10, 10, 10, 100, 0]));
+    assert!(e.contains("clat_prio") && e.contains("out of order"), "{e}");
+    let e = with("clat_prio", &pack(&[1, 5, 0, 0]));
+    assert!(e.contains("without I/Os"), "{e}");
     let mut wrong = v.clone();
     wrong["v"] = 9.into();
     let e = serde_json::from_value::<Measurement>(wrong).unwrap_err().to_string();

@@ -5,6 +5,11 @@
 //! Several specs can run at once as streams (ACT's small reads, large-block reads and large-block
 //! writes on the same drives): every job of every stream starts behind the same barrier, and
 //! each stream gets its own result.
+//!
+//! What a feature adds to a run (verify's maps and journal, fio's flows and zones, the latency
+//! split's stamp table, the disks' statistics, pinning, the notice of a job stopped by another's
+//! error) takes part through one hook (`feature.rs`), so the loop here only makes jobs, follows
+//! them and assembles each stream's result (`crate::merge::assemble`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -12,16 +17,17 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::backend::{with_backend, Backend, Wiring, WithBackend};
-use crate::clock::now_ns;
+use crate::clock::{now_ns, Clock, Monotonic};
 use crate::error::Error;
-use crate::measurement::{summarize, JobPlace, Measurement};
+use crate::measurement::kinds::{JobPart, Jobs};
+use crate::measurement::{JobPlace, Measurement};
 use crate::pattern::BufferPool;
 use crate::replay::FileTrace;
 use crate::result::*;
 use crate::spec::{AccessSpec, EngineKind};
 use crate::target::{OpenTarget, TargetKind};
 use crate::verify::{GenerationMap, Journal};
-use crate::worker::{run_job, JobCtx, JobOutput, JobVerify, Live};
+use crate::worker::{run_job_on, JobCtx, JobOutput, JobVerify, Live};
 
 /// What the progress callback sees, about every 250 ms.
 #[derive(Clone, Debug, Default)]
@@ -113,6 +119,8 @@ pub struct VerifyFrom<'a> {
 struct JobReport {
     stream: usize,
     target: usize,
+    /// The job's number among every job of the run.
+    job_no: usize,
     /// Where the job's region starts (its slice, with verify).
     job_start: u64,
     output: JobOutput,
@@ -158,14 +166,29 @@ pub fn run_streams_until(
     end: Arc<EndEarly>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Vec<RunResult>, Error> {
-    run_streams_with(streams, engine, stop, end, on_progress, &mut |b, f| b.spawn(f))
+    run_streams_on(streams, engine, stop, end, Monotonic, on_progress)
 }
 
-fn run_streams_with(
+/// [`run_streams_until`] with every job reading the time from `clock` (each job a copy): the
+/// machine's ([`Monotonic`]), or one a test chooses as a type (a clock that stalls, so the jobs
+/// are slow to reap what completed).
+pub fn run_streams_on<C: Clock + Clone + Send + 'static>(
     streams: &[Stream],
     engine: EngineKind,
     stop: Arc<AtomicBool>,
     end: Arc<EndEarly>,
+    clock: C,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Vec<RunResult>, Error> {
+    run_streams_with(streams, engine, stop, end, clock, on_progress, &mut |b, f| b.spawn(f))
+}
+
+fn run_streams_with<C: Clock + Clone + Send + 'static>(
+    streams: &[Stream],
+    engine: EngineKind,
+    stop: Arc<AtomicBool>,
+    end: Arc<EndEarly>,
+    clock: C,
     on_progress: &mut dyn FnMut(&Progress),
     spawn: &mut Spawner,
 ) -> Result<Vec<RunResult>, Error> {
@@ -175,11 +198,14 @@ fn run_streams_with(
             return Err(Error::invalid("no target: give a file, a block device or null"));
         }
     }
-    let maps = verify::maps(streams)?;
-    let journal_ids = verify::journal(streams, &maps)?;
     let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
-    // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
     let allowed = crate::affinity::allowed_cpus();
+    let info = RunInfo { n_jobs, allowed: &allowed };
+    let mut features: Vec<Box<dyn RunFeature>> = Vec::new();
+    for prepare in FEATURES {
+        features.extend(prepare(streams, &info)?);
+    }
+    // Each stream's spec as it runs: an `auto` pace resolved against the CPUs this run may use.
     let cpus = allowed.len().max(1);
     let spin_cpus: f64 = streams
         .iter()
@@ -220,15 +246,6 @@ fn run_streams_with(
         Err(e)
     };
 
-    // fio's flow: one shared counter per flow id.
-    let flows: std::collections::HashMap<u32, Arc<crate::worker::FlowGroup>> = streams
-        .iter()
-        .filter_map(|st| st.spec.flow.filter(|f| f.weight > 0))
-        .map(|f| (f.id, Arc::new(crate::worker::FlowGroup::default())))
-        .collect();
-    let zone_tables = zbd::tables(streams);
-    // `--latency-split`: the kernel's stamp table, attached until the run ends.
-    let split = split::table(streams, n_jobs)?;
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
         let spec_arc = Arc::new(resolved[si].clone());
@@ -236,13 +253,9 @@ fn run_streams_with(
         let job_iops = resolved[si].job_iops(stream_jobs);
         // ACT's service threads all count their schedules from the same instant.
         let aligned = spec.rate.is_some_and(|r| r.aligned);
-        let format = verify::format(spec);
         for (ti, t) in st.targets.iter().enumerate() {
             for j in 0..spec.jobs as u64 {
-                // With verify, each job owns its slice of the region: every unit has one writer.
-                let (start, span, verify) = verify::job_region(format.as_ref(), st, &maps[si], &journal_ids[si], ti, j);
                 let job_no = handles.len();
-                let cpu = crate::affinity::cpu_for_job(&spec.cpus, &allowed, job_no);
                 let live = Arc::new(Live::default());
                 lives.push(live.clone());
                 // Jobs sharing a rate are spread evenly over one interval (unless aligned).
@@ -253,6 +266,7 @@ fn run_streams_with(
                     Some(t) => Arc::new(AccessSpec { io_size_bytes: Some(t.bytes()), ..(*spec_arc).clone() }),
                     None => spec_arc.clone(),
                 };
+                let (start, span) = spec.clone_region(t.start, t.span, j);
                 let ctx = JobCtx {
                     spec: spec_arc,
                     job: ((si as u64) << 40) | (ti as u64 * 1_000_003 + j),
@@ -265,10 +279,13 @@ fn run_streams_with(
                     live,
                     pace: job_iops.map(|iops| (iops, job_phase(aligned, index, stream_jobs))),
                     trace,
-                    flow: spec.flow.filter(|f| f.weight > 0).and_then(|f| flows.get(&f.id).cloned()),
-                    zones: zone_tables[si][ti].clone(),
-                    split: split::job_table(split.as_ref(), spec, job_no),
+                    flow: None,
+                    zones: None,
+                    split: None,
                 };
+                let mut job = JobSetup { ctx, verify: None, cpu: None };
+                let slot = JobSlot { stream: si, st, target: ti, j, job_no };
+                features.iter_mut().for_each(|f| f.attach(&slot, &mut job));
                 let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
                     Ok(f) => f,
                     Err(e) => return abort(handles, Error::io("duplicating fd", e)),
@@ -277,14 +294,17 @@ fn run_streams_with(
                 let gate = gate.clone();
                 let ends = EndsJob(finished.clone());
                 let builder = std::thread::Builder::new().name(format!("drivelab-s{si}t{ti}j{j}"));
-                let job = Box::new(move || {
+                let clock = clock.clone();
+                let run = Box::new(move || {
                     let _ends = ends;
+                    let JobSetup { ctx, verify, cpu } = job;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
-                    let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify);
+                    let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify, clock);
                     ctx.live.done.store(true, Ordering::Relaxed);
-                    JobReport { stream: si, target: ti, job_start: start, output, ring, pinned, pin_notice }
+                    let job_start = ctx.start;
+                    JobReport { stream: si, target: ti, job_no, job_start, output, ring, pinned, pin_notice }
                 });
-                match spawn(builder, job) {
+                match spawn(builder, run) {
                     Ok(h) => handles.push(h),
                     Err(e) => return abort(handles, Error::io("starting a job thread", e)),
                 }
@@ -292,6 +312,43 @@ fn run_streams_with(
         }
     }
 
+    features.iter_mut().for_each(|f| f.starting());
+    let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
+    follow(streams, &lives, &finished, begin, on_progress);
+    let mut reports = Vec::new();
+    for h in handles {
+        reports.push(h.join().map_err(|_| Error::io("a job thread", std::io::Error::other("panicked")))?);
+    }
+    // A backend that could not be set up: no job ran (the gate stayed shut), nothing to keep. A
+    // failure mid-run is an error of its job, kept with what every job measured.
+    if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
+        return Err(Error::io("running the workload", std::io::Error::other(f)));
+    }
+    features.iter_mut().for_each(|f| f.ended(&mut reports));
+    let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
+    for r in reports {
+        by_stream[r.stream].push(r);
+    }
+    let mut results = Vec::new();
+    for (index, (st, mut reports)) in streams.iter().zip(by_stream).enumerate() {
+        let (mut m, mut u) =
+            aggregate(&resolved[index], st.targets, engine, &mut reports, started_unix_ms, end.reason());
+        let mut s = StreamEnd { index, st, reports: &mut reports, m: &mut m, u: &mut u };
+        features.iter_mut().for_each(|f| f.finish(&mut s));
+        results.push(crate::merge::assemble(m, u));
+    }
+    Ok(results)
+}
+
+/// Report the progress of the jobs `lives` (of `streams`, in order) about every 250 ms from
+/// `begin` until every job has ended (`finished`).
+fn follow(
+    streams: &[Stream],
+    lives: &[Arc<Live>],
+    finished: &Finished,
+    begin: u64,
+    on_progress: &mut dyn FnMut(&Progress),
+) {
     // Each stream's jobs in `lives`, in order.
     let mut stream_jobs = Vec::with_capacity(streams.len());
     let mut first = 0;
@@ -300,18 +357,12 @@ fn run_streams_with(
         stream_jobs.push(first..first + n);
         first += n;
     }
-    // fio's disk_util: the disks under the targets, from just before the jobs start.
-    let disks = crate::diskstat::Snapshot::take(
-        streams.iter().flat_map(|st| st.targets.iter().filter_map(|t| t.info.disk.as_deref())),
-    );
-    let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
     let mut last = (begin, 0u64, 0u64);
     let limit =
         streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns + st.spec.start_delay_ns)).max();
-    loop {
-        if finished.wait(handles.len(), Duration::from_millis(250)) {
-            break;
-        }
+    let done =
+        |r: &std::ops::Range<usize>| lives[r.start..r.end].iter().filter(|l| l.done.load(Ordering::Relaxed)).count();
+    while !finished.wait(lives.len(), Duration::from_millis(250)) {
         let now = now_ns();
         let ops: u64 = lives.iter().map(|l| l.ops.load(Ordering::Relaxed)).sum();
         let bytes: u64 = lives.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
@@ -326,77 +377,12 @@ fn run_streams_with(
             stopped_by_error: lives.iter().any(|l| l.stopped_by_error.load(Ordering::Relaxed)),
             ops,
             bytes,
-            streams_done: stream_jobs
-                .iter()
-                .filter(|r| lives[r.start..r.end].iter().all(|l| l.done.load(Ordering::Relaxed)))
-                .count(),
-            stream_jobs: stream_jobs
-                .iter()
-                .map(|r| (lives[r.start..r.end].iter().filter(|l| l.done.load(Ordering::Relaxed)).count(), r.len()))
-                .collect(),
+            streams_done: stream_jobs.iter().filter(|r| done(r) == r.len()).count(),
+            stream_jobs: stream_jobs.iter().map(|r| (done(r), r.len())).collect(),
         };
         last = (now, ops, bytes);
         on_progress(&p);
     }
-    let mut reports = Vec::new();
-    for h in handles {
-        reports.push(h.join().map_err(|_| Error::io("a job thread", std::io::Error::other("panicked")))?);
-    }
-    // A backend that could not be set up: no job ran (the gate stayed shut), nothing to keep. A
-    // failure mid-run is an error of its job, kept with what every job measured.
-    if let Some(f) = reports.iter().find_map(|r| r.output.failure.clone()) {
-        return Err(Error::io("running the workload", std::io::Error::other(f)));
-    }
-    split::add_run_figures(split.as_ref(), &mut reports);
-    let disk_util = disks.since();
-    let stopped_by_peer = peer_stop_notice(streams, &reports);
-    let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
-    for r in reports {
-        by_stream[r.stream].push(r);
-    }
-    let mut results = Vec::new();
-    for ((st, mut reports), maps) in streams.iter().zip(by_stream).zip(maps) {
-        // Pinned as recorded only where pinning succeeded; where it failed, a notice says so.
-        let cpus: Vec<Option<u32>> = reports.iter().map(|r| r.pinned).collect();
-        let pin_notices: Vec<String> = reports.iter().filter_map(|r| r.pin_notice.clone()).collect();
-        let verify = st.spec.verify_unit().map(|unit| verify::stats(st, &mut reports, maps, unit));
-        let peer_stopped = reports.iter().any(|r| r.output.stopped_by_peer);
-        let zbd_notice = zbd::notices(st.spec, &reports, &zone_tables[results.len()]);
-        let ended = reports.iter().any(|r| r.output.ended);
-        let mut result = aggregate(&resolved[results.len()], st.targets, engine, reports, started_unix_ms);
-        result.engine.job_cpus = cpus;
-        let own = |d: &&crate::diskstat::DiskUtil| st.targets.iter().any(|t| t.info.disk.as_deref() == Some(&d.name));
-        result.disk_util = disk_util.iter().filter(own).cloned().collect();
-        if ended {
-            result.ended = end.reason();
-        }
-        result.notices.extend(pin_notices);
-        result.notices.extend(zbd_notice);
-        if let Some(notice) = stopped_by_peer.as_ref().filter(|_| peer_stopped) {
-            result.notices.push(notice.clone());
-        }
-        if let Some((stats, maps)) = verify {
-            result.verify = Some(stats);
-            result.verify_maps = maps;
-        }
-        results.push(result);
-    }
-    Ok(results)
-}
-
-/// When a job's error stopped others: what their results say (which targets' jobs stopped on an
-/// error), as the MPI ranks' notice does.
-
-fn peer_stop_notice(streams: &[Stream], reports: &[JobReport]) -> Option<String> {
-    reports.iter().any(|r| r.output.stopped_by_peer).then_some(())?;
-    let mut on: Vec<&str> = Vec::new();
-    for r in reports.iter().filter(|r| r.output.stopped_by_error && !r.output.stopped_by_peer) {
-        let path = streams[r.stream].targets[r.target].info.path.as_str();
-        if !on.contains(&path) {
-            on.push(path);
-        }
-    }
-    Some(format!("stopped early with every job: a job on {} stopped on an error", on.join(", ")))
 }
 
 /// Where in the first interval job `index` of `jobs` sharing a rate starts its schedule: spread
@@ -409,14 +395,16 @@ fn job_phase(aligned: bool, index: u64, jobs: u64) -> f64 {
     }
 }
 
-/// One job thread (pinned as asked): build its backend, wait at the start gate with everyone, run.
-fn job_thread(
+/// One job thread (pinned as asked): build its backend, wait at the start gate with everyone, run
+/// (reading the time from `clock`).
+fn job_thread<C: Clock>(
     ctx: &JobCtx,
     kind: TargetKind,
     file: Option<std::fs::File>,
     engine: EngineKind,
     gate: &StartGate,
     verify: Option<JobVerify>,
+    clock: C,
 ) -> (JobOutput, Option<crate::backend::uring::RingFacts>) {
     let spec = ctx.spec.clone();
     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
@@ -425,12 +413,13 @@ fn job_thread(
         pool.fill_repeating(&bytes);
     }
     /// Wait at the gate with everyone, then run the job loop on the backend.
-    struct Job<'a> {
+    struct Job<'a, C> {
         ctx: &'a JobCtx,
         gate: &'a StartGate,
         verify: Option<JobVerify>,
+        clock: C,
     }
-    impl WithBackend for Job<'_> {
+    impl<C: Clock> WithBackend for Job<'_, C> {
         type Out = (JobOutput, Option<crate::backend::uring::RingFacts>);
         fn run<B: Backend>(self, b: &mut B) -> Self::Out {
             // fio's prioclass/prio: the thread's own priority, set before any I/O.
@@ -447,7 +436,7 @@ fn job_thread(
                 return (JobOutput::default(), None);
             };
             let helper0 = b.helper_cpu_ns();
-            let mut out = run_job(self.ctx, b, t0, self.verify);
+            let mut out = run_job_on(self.ctx, b, &self.clock, t0, self.verify);
             out.helper_cpu_ns = helper0.zip(b.helper_cpu_ns()).map(|(a, z)| z.saturating_sub(a));
             (out, b.ring_facts())
         }
@@ -458,7 +447,7 @@ fn job_thread(
     }
     let split_tag = ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job));
     let wiring = Wiring { qd: spec.qd, split_tag };
-    with_backend(engine, &spec.engine_opts, wiring, kind, file, pool, Job { ctx, gate, verify })
+    with_backend(engine, &spec.engine_opts, wiring, kind, file, pool, Job { ctx, gate, verify, clock })
 }
 
 /// The host's online cores: the machine the CPU share is "of". Not this process's affinity mask
@@ -473,20 +462,21 @@ fn host_cores() -> u32 {
     std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
 }
 
-/// A stream's jobs as one result: each job's output as a [`Measurement`], merged, summarized
-/// (`crate::measurement`: the one merge and the one derivation of figures).
+/// A stream's jobs as one measurement (each job's output as a [`Measurement`], merged by the one
+/// merge; each job's own kept beside, with several) and what is not measured of it.
 fn aggregate(
     spec: &AccessSpec,
     targets: &[OpenTarget],
     engine: EngineKind,
-    mut reports: Vec<JobReport>,
+    reports: &mut [JobReport],
     started_unix_ms: u64,
-) -> RunResult {
+    end_reason: Option<EndReason>,
+) -> (Measurement, crate::merge::Unmeasured) {
     let cores = host_cores();
     // fio's logs: each job's, numbered among its target's jobs.
     let mut io_logs = crate::iolog::Logs::new();
     let mut per_target = vec![0u64; targets.len()];
-    for r in &mut reports {
+    for r in reports.iter_mut() {
         let job = per_target[r.target];
         per_target[r.target] += 1;
         if let Some(mut l) = r.output.io_log.take() {
@@ -504,90 +494,43 @@ fn aggregate(
                 job_iops,
                 thresholds: spec.thresholds_ns.len(),
                 cores,
+                job: r.job_no as u64,
+                end_reason,
             };
             Measurement::of_job(&r.output, &at)
         })
         .collect();
-    let measurement = crate::measurement::merge::merge_all(&parts).unwrap_or_default();
+    let mut measurement = crate::measurement::merge::merge_all(&parts).unwrap_or_default();
+    if parts.len() > 1 {
+        // Each job's own (fio's numjobs clones: one entry each without group_reporting).
+        let jobs = reports.iter().zip(parts).map(|(r, m)| JobPart { at: r.job_no as u64, m });
+        measurement.kinds.per_job = Jobs(jobs.collect());
+    }
     let uses_null = targets.iter().all(|t| t.info.kind == TargetKind::Null);
     let ring = reports.iter().find_map(|r| r.ring.clone());
+    let facts = EngineFacts {
+        backend: if uses_null { "null".into() } else { engine.name().into() },
+        ring: ring.clone(),
+        job_cpus: Vec::new(),
+    };
+    let infos = targets.iter().map(|t| t.info.clone()).collect();
+    let mut u = crate::merge::Unmeasured::new(spec.clone(), facts, infos, started_unix_ms);
     // What the ring was asked for and the kernel refused: said, never silently dropped.
-    let notices: Vec<String> = ring
+    u.notices = ring
         .iter()
         .flat_map(|r| r.refused.iter())
         .map(|why| format!("io_uring refused {why}; running without it"))
         .collect();
-    let f = summarize(&measurement, spec);
-    let mut result = RunResult {
-        schema: SCHEMA,
-        tool: ToolInfo { name: "drivelab".into(), version: env!("CARGO_PKG_VERSION").into() },
-        started_unix_ms,
-        spec: spec.clone(),
-        engine: EngineFacts {
-            backend: if uses_null { "null".into() } else { engine.name().into() },
-            ring,
-            job_cpus: Vec::new(),
-        },
-        targets: targets.iter().map(|t| t.info.clone()).collect(),
-        runtime_ns: f.runtime_ns,
-        read: f.read,
-        write: f.write,
-        total: f.total,
-        trim: f.trim,
-        sync: f.sync,
-        per_target: f.per_target,
-        cpu: f.cpu,
-        qd_mean: f.qd_mean,
-        series: f.series,
-        errors: f.errors,
-        continued_errors: f.continued_errors,
-        interrupted: f.interrupted,
-        stopped_by_error: f.stopped_by_error,
-        notices,
-        open_loop: f.open_loop,
-        slat_ns: f.slat_ns,
-        verify: None,
-        verify_maps: Vec::new(),
-        measurement: Some(measurement),
-        io_logs,
-        ended: None,
-        steadystate: None,
-        latency_depth: reports.iter().filter_map(|r| r.output.latency_depth).last(),
-        latency_split: f.latency_split.clone(),
-        thread_usage: Some(reports.iter().fold(Default::default(), |mut u: crate::usage::ThreadUsage, r| {
-            u.add(&r.output.usage);
-            u
-        })),
-        disk_util: Vec::new(),
-        iodepths: Some(reports.iter().fold(Default::default(), |mut d: crate::usage::DepthCounts, r| {
-            d.add(&r.output.depths);
-            d
-        })),
-        clones: Vec::new(),
-    };
-    if parts.len() > 1 {
-        // Each job's own figures (fio's numjobs clones: one entry each without group_reporting),
-        // without the merged measurement and logs the whole keeps.
-        let kept = (result.measurement.take(), std::mem::take(&mut result.io_logs));
-        result.clones = parts
-            .iter()
-            .zip(&reports)
-            .map(|(m, r)| {
-                let mut one = result.clone();
-                summarize(m, spec).apply(&mut one);
-                one.targets = vec![targets[r.target].info.clone()];
-                one.latency_depth = r.output.latency_depth;
-                one.thread_usage = Some(r.output.usage);
-                one.iodepths = Some(r.output.depths);
-                one
-            })
-            .collect();
-        (result.measurement, result.io_logs) = kept;
-    }
-    result
+    u.io_logs = io_logs;
+    (measurement, u)
 }
 
+mod disks;
+mod feature;
+mod flow;
 mod gate;
+mod peer;
+mod pins;
 mod replay;
 mod split;
 #[cfg(test)]
@@ -595,4 +538,5 @@ mod tests;
 mod verify;
 mod zbd;
 
+use feature::{JobSetup, JobSlot, RunFeature, RunInfo, StreamEnd, FEATURES};
 use gate::{EndsJob, Finished, StartGate};

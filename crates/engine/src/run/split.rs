@@ -3,13 +3,37 @@
 
 use std::sync::Arc;
 
+use super::feature::{JobSetup, JobSlot, RunFeature, RunInfo};
 use super::{JobReport, Stream};
 use crate::error::Error;
 use crate::split::{JobTable, SplitTable};
 use crate::target::TargetKind;
 
-/// The table for the run's `n_jobs` jobs when a stream asks for the split (None when none does).
-pub(super) fn table(streams: &[Stream], n_jobs: usize) -> Result<Option<Arc<dyn SplitTable>>, Error> {
+struct Split(Arc<dyn SplitTable>);
+
+/// The table for the run's jobs when a stream asks for the split (None when none does).
+pub(super) fn prepare(streams: &[Stream], run: &RunInfo) -> Result<Option<Box<dyn RunFeature>>, Error> {
+    Ok(table(streams, run.n_jobs)?.map(|t| Box::new(Split(t)) as Box<dyn RunFeature>))
+}
+
+impl RunFeature for Split {
+    fn attach(&mut self, slot: &JobSlot, job: &mut JobSetup) {
+        if slot.st.spec.latency_split {
+            job.ctx.split = Some(JobTable { table: self.0.clone(), job: slot.job_no as u32 });
+        }
+    }
+
+    /// The table's own figures (events the kernel side could not match, its programs' CPU), read
+    /// once every job has ended, into the first job's split: so a merge counts them once.
+    fn ended(&mut self, reports: &mut [JobReport]) {
+        if let Some(s) = reports.iter_mut().find_map(|r| r.output.split.as_mut()) {
+            s.lost_events = self.0.lost_events();
+            (s.bpf_ns, s.bpf_runs) = self.0.kernel_cost().unwrap_or_default();
+        }
+    }
+}
+
+fn table(streams: &[Stream], n_jobs: usize) -> Result<Option<Arc<dyn SplitTable>>, Error> {
     if !streams.iter().any(|st| st.spec.latency_split) {
         return Ok(None);
     }
@@ -21,23 +45,4 @@ pub(super) fn table(streams: &[Stream], n_jobs: usize) -> Result<Option<Arc<dyn 
     let slots = streams.iter().map(|st| st.spec.qd).max().unwrap_or(1);
     let jobs = u32::try_from(n_jobs).unwrap_or(u32::MAX);
     crate::split::begin(jobs, slots).map(Some).map_err(|why| Error::invalid(format!("--latency-split: {why}")))
-}
-
-/// Job `job_no`'s part of the table, when its stream asks for the split.
-pub(super) fn job_table(
-    table: Option<&Arc<dyn SplitTable>>,
-    spec: &crate::spec::AccessSpec,
-    job_no: usize,
-) -> Option<JobTable> {
-    table.filter(|_| spec.latency_split).map(|t| JobTable { table: t.clone(), job: job_no as u32 })
-}
-
-/// The table's own figures (events the kernel side could not match, its programs' CPU), read
-/// once every job has ended, into the first job's split: so a merge counts them once.
-pub(super) fn add_run_figures(table: Option<&Arc<dyn SplitTable>>, reports: &mut [JobReport]) {
-    let Some(t) = table else { return };
-    if let Some(s) = reports.iter_mut().find_map(|r| r.output.split.as_mut()) {
-        s.lost_events = t.lost_events();
-        (s.bpf_ns, s.bpf_runs) = t.kernel_cost().unwrap_or_default();
-    }
 }

@@ -25,6 +25,7 @@ fn a_failed_thread_start_releases_the_jobs_already_started_and_returns_the_error
             EngineKind::Uring,
             Arc::new(AtomicBool::new(false)),
             Arc::new(EndEarly::default()),
+            crate::clock::Monotonic,
             &mut |_| {},
             &mut |b, f| {
                 n += 1;
@@ -194,4 +195,97 @@ fn a_results_figures_are_derived_again_from_its_saved_measurement() {
     assert!(old.measurement.is_none());
     let merged = crate::merge::merge_results(&[old.clone(), old]);
     assert_eq!(merged.total.ops, 2 * r.total.ops);
+}
+
+#[test]
+fn a_result_saved_before_its_measurement_kept_every_kind_merges_them_from_its_figures() {
+    // Two jobs: thread usage, depths and each job's own result (the clones) are in the figures.
+    let spec = AccessSpec { jobs: 2, time_ns: Some(200_000_000), ..Default::default() };
+    let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    let m = r.measurement.clone().unwrap();
+    assert_eq!((m.kinds.per_job.0.len(), r.clones.len()), (2, 2), "each job's own, and its result");
+    assert_eq!(r.kinds.thread_usage, m.kinds.thread_usage);
+    // As saved before: the measurement without the kinds (older results never had them there).
+    let mut old = serde_json::to_value(&r).unwrap();
+    for k in ["thread_usage", "iodepths", "per_job"] {
+        old["measurement"].as_object_mut().unwrap().remove(k);
+    }
+    let old: RunResult = serde_json::from_value(old).unwrap();
+    assert_eq!(old.kinds, r.kinds, "the figures read as they were saved");
+    assert_eq!(old.measurement.as_ref().unwrap().kinds, Default::default(), "no kind in its measurement");
+    let merged = crate::merge::merge_results(&[old.clone(), old]);
+    let twice = |u: crate::usage::ThreadUsage| u.context_switches * 2;
+    assert_eq!(merged.kinds.thread_usage.map(|u| u.context_switches), r.kinds.thread_usage.map(twice));
+    assert_eq!(merged.kinds.iodepths.unwrap().issued_at_depth[0], 2 * r.kinds.iodepths.unwrap().issued_at_depth[0]);
+    assert_eq!(merged.clones.len(), 2, "the clones, from their figures (the same two jobs, merged)");
+    assert_eq!(merged.clones[0].total.ops, 2 * r.clones[0].total.ops);
+}
+
+/// A clock that stalls before every answer (spinning: the job thread stays busy), so a job is slow
+/// to take what completed: a slow reap, chosen by the test as a type.
+#[derive(Clone)]
+struct Stalling(u64);
+
+impl crate::clock::Clock for Stalling {
+    fn now(&self) -> u64 {
+        let end = crate::clock::now_ns() + self.0;
+        while crate::clock::now_ns() < end {
+            std::hint::spin_loop();
+        }
+        crate::clock::now_ns()
+    }
+    fn sleep_until(&self, t_ns: u64) {
+        crate::clock::sleep_until(t_ns)
+    }
+}
+
+#[test]
+fn the_clock_a_run_is_given_times_every_io_of_it() {
+    // A real io_uring ring on a file. Every read of the clock stalls 300 us before it answers, so
+    // each I/O's lat spans at least the two stalls between its submit call and its reaping (the
+    // stamp after the submit call, the stamp after the wait), however fast the file is.
+    let path = std::env::temp_dir().join(format!("drivelab-clock-{}", std::process::id()));
+    std::fs::File::create(&path).and_then(|f| f.set_len(1 << 20)).unwrap();
+    let spec = AccessSpec { direct: false, time_ns: Some(100_000_000), ..Default::default() };
+    let info = crate::target::probe(path.to_str().unwrap()).unwrap();
+    let targets = [crate::target::open(&info, &spec).unwrap()];
+    let stall = 300_000;
+    let r = run_streams_on(
+        &[Stream { spec: &spec, targets: &targets, verify: VerifyFrom::default() }],
+        EngineKind::Uring,
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(EndEarly::default()),
+        Stalling(stall),
+        &mut |_| {},
+    );
+    std::fs::remove_file(&path).unwrap();
+    let r = r.unwrap().remove(0);
+    assert_eq!(r.engine.backend, "uring");
+    assert!(r.total.ops > 0, "no I/O in 100 ms");
+    assert!(r.total.lat_ns.min >= 2 * stall, "an I/O's lat {} ns is shorter than two stalls", r.total.lat_ns.min);
+    let clat = r.read.clat_ns.as_ref().expect("io_uring keeps clat");
+    assert!(clat.min >= stall, "clat {} ns spans the stall before the reap", clat.min);
+}
+
+#[test]
+fn with_per_io_priorities_each_priority_used_keeps_its_own_completion_latency() {
+    // 30% of the reads real-time level 0, the rest at the job's own (none set: 0/0), two jobs.
+    let prio = crate::spec::prio::IoPrio { job: 0, cmd: crate::spec::prio::parse_cmd("*/30/1/0").unwrap() };
+    let spec = AccessSpec { jobs: 2, time_ns: Some(200_000_000), prio: Some(prio), ..Default::default() };
+    let r = run(&spec, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    let ios = |l: &crate::hist::LatSummary| l.histogram.buckets.iter().map(|b| b[1]).sum::<u64>();
+    let p = r.kinds.clat_prio.as_ref().expect("per-priority latencies");
+    assert_eq!(p.read.iter().map(|e| (e.prioclass, e.prio)).collect::<Vec<_>>(), [(0, 0), (1, 0)]);
+    assert!(p.write.is_empty(), "no writes");
+    let (low, high) = (ios(&p.read[0].clat_ns), ios(&p.read[1].clat_ns));
+    assert_eq!(low + high, r.read.ops, "every read, at its own priority");
+    let share = high as f64 / r.read.ops as f64;
+    assert!((0.25..0.35).contains(&share), "30% real-time: {share:.3}");
+    // Each job's own, and the two merged are the whole.
+    let jobs: Vec<u64> = r.clones.iter().map(|c| ios(&c.kinds.clat_prio.as_ref().unwrap().read[1].clat_ns)).collect();
+    assert_eq!(jobs.iter().sum::<u64>(), high);
+    // Without per-I/O priorities nothing is kept.
+    let plain = AccessSpec { prio: None, ..spec };
+    let r = run(&plain, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
+    assert!(r.kinds.clat_prio.is_none() && r.measurement.unwrap().kinds.clat_prio.is_empty());
 }

@@ -4,36 +4,68 @@
 
 use std::sync::Arc;
 
+use super::feature::{JobSetup, JobSlot, RunFeature, RunInfo, StreamEnd};
 use super::{JobReport, Stream};
 use crate::error::Error;
-use crate::result::{Checks, VerifyStats};
+use crate::result::VerifyStats;
 use crate::spec::{AccessSpec, SyncMode};
 use crate::target::TargetKind;
 use crate::verify::{GenerationMap, JobJournal, Segment, SegmentTarget, UnitFormat};
 use crate::worker::JobVerify;
 
+/// Each stream's maps to start from, its journal ids, its unit format (None: it does not verify).
+struct Verify {
+    maps: Vec<Vec<GenerationMap>>,
+    journal_ids: Vec<Vec<Option<u32>>>,
+    formats: Vec<Option<Arc<UnitFormat>>>,
+}
+
+pub(super) fn prepare(streams: &[Stream], _: &RunInfo) -> Result<Option<Box<dyn RunFeature>>, Error> {
+    if !streams.iter().any(|st| st.spec.verify_unit().is_some()) {
+        return Ok(None);
+    }
+    let maps = maps(streams)?;
+    let journal_ids = journal(streams, &maps)?;
+    let formats = streams.iter().map(|st| format(st.spec)).collect();
+    Ok(Some(Box::new(Verify { maps, journal_ids, formats })))
+}
+
+impl RunFeature for Verify {
+    fn attach(&mut self, slot: &JobSlot, job: &mut JobSetup) {
+        let i = slot.stream;
+        let Some(f) = self.formats[i].as_ref() else { return };
+        // Each job owns its slice of the region: every unit has one writer.
+        let (start, span, v) = job_region(f, slot.st, &self.maps[i], &self.journal_ids[i], slot.target, slot.j);
+        (job.ctx.start, job.ctx.span, job.verify) = (start, span, Some(v));
+    }
+
+    fn finish(&mut self, s: &mut StreamEnd) {
+        let Some(unit) = s.st.spec.verify_unit() else { return };
+        let maps = std::mem::take(&mut self.maps[s.index]);
+        let (stats, ids, maps) = stats(s.st, s.reports, maps, unit);
+        s.m.kinds.verify = Some(stats);
+        (s.u.verify_ids, s.u.verify_maps) = (ids, maps);
+    }
+}
+
 /// The unit format of a verifying stream (None: it does not verify).
-pub(super) fn format(spec: &AccessSpec) -> Option<Arc<UnitFormat>> {
+fn format(spec: &AccessSpec) -> Option<Arc<UnitFormat>> {
     spec.verify_unit().map(|u| {
         Arc::new(UnitFormat::new(u as usize, spec.seed, spec.verify_zero_pct()).with_pattern(spec.verify_pattern()))
     })
 }
 
-/// Job `j`'s region on target `ti` of stream `st`, and with verify its part of the target's map
+/// Job `j`'s region on target `ti` of verifying stream `st`, and its part of the target's map
 /// (and of the journal, with its journal id in `journal_ids`).
-pub(super) fn job_region(
-    format: Option<&Arc<UnitFormat>>,
+fn job_region(
+    f: &Arc<UnitFormat>,
     st: &Stream,
     maps: &[GenerationMap],
     journal_ids: &[Option<u32>],
     ti: usize,
     j: u64,
-) -> (u64, u64, Option<JobVerify>) {
+) -> (u64, u64, JobVerify) {
     let t = &st.targets[ti];
-    let Some(f) = format else {
-        let (start, span) = st.spec.clone_region(t.start, t.span, j);
-        return (start, span, None);
-    };
     // fio's offset_increment sets each job's start (and its region ends at the next one's).
     let (start, span) = if st.spec.offset_increment_bytes > 0 {
         st.spec.clone_region(t.start, t.span, j)
@@ -54,7 +86,7 @@ pub(super) fn job_region(
         serve_reads: t.info.kind == TargetKind::Null,
         journal,
     };
-    (start, span, Some(v))
+    (start, span, v)
 }
 
 /// The id target `ti`'s units carry in their headers: the lab's, or its index.
@@ -65,7 +97,7 @@ fn target_id(st: &Stream, ti: usize) -> u32 {
 /// With `--journal`: each verifying stream's segment in the journal (its seed, unit, targets and
 /// their maps at the start), and the journal id of each of its targets (None: a null target,
 /// which stores nothing, or a stream that does not verify or journal).
-pub(super) fn journal(streams: &[Stream], maps: &[Vec<GenerationMap>]) -> Result<Vec<Vec<Option<u32>>>, Error> {
+fn journal(streams: &[Stream], maps: &[Vec<GenerationMap>]) -> Result<Vec<Vec<Option<u32>>>, Error> {
     let mut out = Vec::new();
     for (st, maps) in streams.iter().zip(maps) {
         let (Some(journal), Some(unit)) = (st.verify.journal, st.spec.verify_unit()) else {
@@ -99,7 +131,7 @@ pub(super) fn journal(streams: &[Stream], maps: &[Vec<GenerationMap>]) -> Result
 /// The generation maps each verifying stream starts from: the stream's own (checked against
 /// its targets and unit), or fresh ones over each whole target. Empty for a stream that does
 /// not verify. Two streams verifying the same target are refused: each unit needs one writer.
-pub(super) fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
+fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for st in streams {
@@ -185,21 +217,22 @@ fn slice_share(span: u64, spec: &AccessSpec) -> u64 {
     span / spec.jobs.max(1) as u64 / grain * grain
 }
 
-/// What the stream's jobs verified, summed, and each target's map with the jobs' slices put
-/// back.
-pub(super) fn stats(
+/// What the stream's jobs verified, summed (the first mismatches kept as a merge keeps them),
+/// the id of each target's units, and each target's map with the jobs' slices put back.
+fn stats(
     st: &Stream,
     reports: &mut [JobReport],
     mut maps: Vec<GenerationMap>,
     unit: u64,
-) -> (VerifyStats, Vec<GenerationMap>) {
+) -> (VerifyStats, Vec<u32>, Vec<GenerationMap>) {
+    use crate::measurement::kinds::Mergeable;
     let mut stats = VerifyStats {
         unit_bytes: unit,
         seed: st.spec.seed,
-        target_ids: (0..st.targets.len()).map(|ti| target_id(st, ti)).collect(),
         journal: st.verify.journal.map(|j| j.path().display().to_string()),
         ..Default::default()
     };
+    let ids = (0..st.targets.len()).map(|ti| target_id(st, ti)).collect();
     for r in reports.iter_mut() {
         let Some(v) = r.output.verify.take() else { continue };
         let map = &mut maps[r.target];
@@ -211,7 +244,7 @@ pub(super) fn stats(
         for m in &mut inline.first {
             m.target = st.targets[r.target].info.path.clone();
         }
-        stats.inline.merge(&inline, Checks::KEEP_PER_RUN);
+        Mergeable::merge(&mut stats.inline, &inline);
     }
-    (stats, maps)
+    (stats, ids, maps)
 }

@@ -5,13 +5,35 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::feature::{JobSetup, JobSlot, RunFeature, RunInfo, StreamEnd};
 use super::{JobReport, Stream};
+use crate::error::Error;
 use crate::spec::AccessSpec;
 use crate::zbd::ZoneTable;
 
+/// Per stream, per target: its zone table (None without `zbd`).
+struct Zones(Vec<Vec<Option<Arc<ZoneTable>>>>);
+
+pub(super) fn prepare(streams: &[Stream], _: &RunInfo) -> Result<Option<Box<dyn RunFeature>>, Error> {
+    if !streams.iter().any(|st| st.spec.zbd.is_some()) {
+        return Ok(None);
+    }
+    Ok(Some(Box::new(Zones(tables(streams)))))
+}
+
+impl RunFeature for Zones {
+    fn attach(&mut self, slot: &JobSlot, job: &mut JobSetup) {
+        job.ctx.zones = self.0[slot.stream][slot.target].clone();
+    }
+
+    fn finish(&mut self, s: &mut StreamEnd) {
+        s.u.notices.extend(notices(s.st.spec, s.reports, &self.0[s.index]));
+    }
+}
+
 /// Per stream, per target: its zone table (None without `zbd`). Jobs of any stream on the same
 /// path with the same zones share one.
-pub(super) fn tables(streams: &[Stream]) -> Vec<Vec<Option<Arc<ZoneTable>>>> {
+fn tables(streams: &[Stream]) -> Vec<Vec<Option<Arc<ZoneTable>>>> {
     let mut by_target: HashMap<(String, u64, u64, u32), Arc<ZoneTable>> = HashMap::new();
     streams
         .iter()
@@ -32,7 +54,7 @@ pub(super) fn tables(streams: &[Stream]) -> Vec<Vec<Option<Arc<ZoneTable>>>> {
 
 /// What a stream's result says of its zones: the resets (fio's status line's "zone resets"),
 /// and why jobs that ended early did.
-pub(super) fn notices(spec: &AccessSpec, reports: &[JobReport], tables: &[Option<Arc<ZoneTable>>]) -> Vec<String> {
+fn notices(spec: &AccessSpec, reports: &[JobReport], tables: &[Option<Arc<ZoneTable>>]) -> Vec<String> {
     let Some(z) = spec.zbd else { return Vec::new() };
     let mut out = Vec::new();
     let ended = reports.iter().filter(|r| r.output.zbd_ended).count();

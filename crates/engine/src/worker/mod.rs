@@ -15,7 +15,7 @@
 //! fio's clat, in `read`/`write`) and from its intended time (response time, in `resp_*`). The
 //! difference is the lag, recorded at submission; a job whose lag passes `max_lag` gives up.
 //!
-//! [`run_job`] is a short loop over parts with one job each, one file each:
+//! [`run_job_on`] is a short loop over parts with one job each, one file each:
 //! - `stamps.rs` (`stamp_*`, `Slot`): every clock read that feeds a latency, in one place;
 //! - `schedule.rs` (`Schedule`): what may be issued when (closed loop, or open loop through
 //!   `Pace`) and the fsync cadence;
@@ -49,7 +49,7 @@ pub use verify::{JobVerify, VerifyOutput};
 use window::Window;
 
 use crate::backend::Backend;
-use crate::clock::{Clock, Monotonic};
+use crate::clock::Clock;
 use crate::gen::Op;
 use crate::hist::Histogram;
 use crate::result::ErrorStat;
@@ -232,17 +232,22 @@ pub struct JobOutput {
     pub depths: crate::usage::DepthCounts,
     /// `--latency-split`: where each measured I/O's lat went.
     pub split: Option<crate::measurement::split::Split>,
+    /// Kinds of measurement the job records as they are (see `measurement::kinds`); those above
+    /// are put into it by `Measurement::of_job`.
+    pub kinds: crate::measurement::kinds::Kinds,
+}
+
+/// [`run_job_on`] on the machine's clock (the tests' shorthand).
+#[cfg(test)]
+pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, verify: Option<JobVerify>) -> JobOutput {
+    run_job_on(ctx, backend, &crate::clock::Monotonic, begin, verify)
 }
 
 /// Run one job to its end on `backend`, using its buffer pool (one slot per queue entry), from
 /// `begin` (the start every job of the run shares; a job that is early waits for it, one that
-/// is late finds its first I/Os already due). What is still in flight after a failure of the
-/// machinery is the backend's to drain.
-pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, verify: Option<JobVerify>) -> JobOutput {
-    run_job_on(ctx, backend, &Monotonic, begin, verify)
-}
-
-/// [`run_job`] reading the time from `clock` (tests drive one).
+/// is late finds its first I/Os already due), reading the time from `clock` (the caller's: see
+/// `crate::clock::Clock`). What is still in flight after a failure of the machinery is the
+/// backend's to drain.
 pub(crate) fn run_job_on<B: Backend, C: Clock>(
     ctx: &JobCtx,
     backend: &mut B,
@@ -264,14 +269,10 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     }
     let mut sched = Schedule::new(ctx, begin);
     let mut window = Window::new(spec, begin);
-    let mut rec = Recorder::new(sched.paced(), !B::SUBMIT_COMPLETES, &spec.thresholds_ns, window.run_ns / SECOND);
-    if let Some(l) = &spec.io_log {
-        let mut log = Box::new(crate::iolog::Recorder::new(l, spec.jobs, !B::SUBMIT_COMPLETES));
+    let mut rec = Recorder::new(spec, sched.paced(), !B::SUBMIT_COMPLETES, window.run_ns / SECOND);
+    if let Some(log) = rec.log.as_mut() {
         log.start(window.start);
-        rec.log = Some(log);
     }
-    rec.ignore = spec.ignore_errors.clone().unwrap_or_default();
-    rec.fill = spec.fill_device;
     let mut q = Queue::new::<B>(ctx, verify);
     if let Some(s) = q.split.as_mut() {
         s.start = window.start;
@@ -457,7 +458,6 @@ fn exchange<B: Backend, C: Clock>(
 ) -> Result<(u64, bool), Failure> {
     q.journal_intents().map_err(|e| Failure(ErrorOp::Journal, e))?;
     q.submit(backend, rec, measuring, clock).map_err(|e| Failure(ErrorOp::Submit, e))?;
-    q.test_reap_delay(clock);
     let waited = match sched.next_due(&q.free) {
         Some(due) if !stopping && !q.free.is_empty() => {
             let now = clock.now();

@@ -1,13 +1,4 @@
 //! Queue: the slots (one per queue entry), the free list, the batch being built, what is in flight.
-//!
-//! Test hook (tests only, never set by drivelab itself): `DRIVELAB_TEST_REAP_DELAY_US=N` in the
-//! environment, read once when a job starts, makes the job spin N µs after each submit, before
-//! it waits for and reaps completions, so I/Os complete while drivelab is busy elsewhere: a slow
-//! reap, made on purpose. It spins rather than sleeps: a sleeping thread lets the CPU go idle,
-//! and waking an idle CPU (here a virtual one) slows the loop device's own worker too, which
-//! would move the device stage as well. `--thinktime` cannot make one (it stalls only once nothing is in
-//! flight); the tests of `--latency-split` use it to show the completion and reap stages grow
-//! (crates/cli/tests/it/latency_split.rs). Unset or 0: no sleep, nothing looked at per I/O.
 
 use super::flow::FlowGate;
 use super::recorder::Recorder;
@@ -55,8 +46,6 @@ pub(super) struct Queue {
     pub(super) split: Option<super::split::SplitRec>,
     /// At most this many I/Os queued or in flight (the latency target's depth; else `qd`).
     pub(super) limit: usize,
-    /// The test hook's busy time before each wait and reap (`DRIVELAB_TEST_REAP_DELAY_US`; 0: none).
-    pub(super) test_reap_delay_ns: u64,
 }
 
 impl Queue {
@@ -102,18 +91,6 @@ impl Queue {
             lat: spec.lat_target.as_ref().map(|t| super::lat_target::LatControl::new(t, spec.qd, 0)),
             split: ctx.split.clone().and_then(|t| super::split::SplitRec::new(t, spec.qd)),
             limit: if spec.lat_target.is_some() { 1 } else { qd },
-            test_reap_delay_ns: test_reap_delay_ns(),
-        }
-    }
-
-    /// The test hook (module docs): with I/Os in flight, stay busy before waiting for them.
-    #[inline]
-    pub(super) fn test_reap_delay<C: Clock>(&self, clock: &C) {
-        if self.test_reap_delay_ns > 0 && self.inflight > 0 {
-            let end = clock.now() + self.test_reap_delay_ns;
-            while clock.now() < end {
-                std::hint::spin_loop();
-            }
         }
     }
 
@@ -403,13 +380,4 @@ impl Queue {
             None => Ok(()),
         }
     }
-}
-
-/// `DRIVELAB_TEST_REAP_DELAY_US` in ns (the module's test hook; 0 when unset or not a number).
-fn test_reap_delay_ns() -> u64 {
-    std::env::var("DRIVELAB_TEST_REAP_DELAY_US")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(0)
-        .saturating_mul(1000)
 }

@@ -7,8 +7,9 @@ use super::window::{Tick, Window};
 use super::{ErrorOp, JobOutput, Live, SecondStats, LATE_NS};
 use crate::gen::Op;
 use crate::hist::Histogram;
+use crate::measurement::kinds::prio::PrioRec;
 use crate::result::ErrorStat;
-use crate::spec::MAX_THRESHOLDS;
+use crate::spec::{AccessSpec, MAX_THRESHOLDS};
 
 /// Per-second counters of response times (and, in open loop, of lat beside them) against the
 /// spec's thresholds: bucket k counts the I/Os at or over exactly k thresholds (integer compares
@@ -126,25 +127,30 @@ pub(super) struct Recorder {
     pub(super) fill: bool,
     /// With `fill`: the file system was found full; the job ends (not an error).
     pub(super) full: bool,
+    /// With per-I/O priorities: each priority's completion latency.
+    prio: Option<PrioRec>,
 }
 
 impl Recorder {
-    pub(super) fn new(paced: bool, clat: bool, thresholds: &[u64], seconds_hint: u64) -> Recorder {
+    /// What a job of `spec` records (`paced`: open loop; `clat`: beside lat), its series sized
+    /// for `seconds_hint` seconds: everything the job records is set up here, from its spec.
+    pub(super) fn new(spec: &AccessSpec, paced: bool, clat: bool, seconds_hint: u64) -> Recorder {
         let out = JobOutput { series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1), ..Default::default() };
-        let thresholds = Thresholds::new(thresholds);
+        let log = spec.io_log.as_ref().map(|l| Box::new(crate::iolog::Recorder::new(l, spec.jobs, clat)));
         Recorder {
             paced,
             clat,
-            thresholds,
+            thresholds: Thresholds::new(&spec.thresholds_ns),
             iv: Interval::new(),
             both: Histogram::new(),
             out,
             ops: 0,
             bytes: 0,
-            log: None,
-            ignore: Default::default(),
-            fill: false,
+            log,
+            ignore: spec.ignore_errors.clone().unwrap_or_default(),
+            fill: spec.fill_device,
             full: false,
+            prio: PrioRec::of(spec),
         }
     }
 
@@ -160,6 +166,9 @@ impl Recorder {
         let seconds = self.out.series.capacity();
         self.out = JobOutput { series: Vec::with_capacity(seconds), errors, ..Default::default() };
         self.iv.clear();
+        if let Some(p) = self.prio.as_mut() {
+            p.clear();
+        }
         (self.ops, self.bytes) = (0, 0);
     }
 
@@ -194,6 +203,9 @@ impl Recorder {
                 if self.clat {
                     self.out.clat_read.record(clat);
                 }
+                if let Some(p) = self.prio.as_mut() {
+                    p.record(s.op, s.prio, clat);
+                }
                 &mut iv.resp_read
             }
             Op::Write => {
@@ -201,6 +213,9 @@ impl Recorder {
                 iv.write_bytes += s.len as u64;
                 if self.clat {
                     self.out.clat_write.record(clat);
+                }
+                if let Some(p) = self.prio.as_mut() {
+                    p.record(s.op, s.prio, clat);
                 }
                 &mut iv.resp_write
             }
@@ -368,6 +383,7 @@ impl Recorder {
         }
         let measured = if window.measuring { self.out.window_ns } else { 0 };
         self.out.io_log = self.log.take().map(|l| l.finish(measured));
+        self.out.kinds.clat_prio = self.prio.as_ref().map(PrioRec::finish).unwrap_or_default();
         self.out
     }
 }

@@ -45,7 +45,7 @@ pub fn load_maps(
             }
         })?;
         left -= 32 + m.len() as u64;
-        let unit = point.result.verify.as_ref().map_or(m.unit(), |v| v.unit_bytes);
+        let unit = point.result.kinds.verify.as_ref().map_or(m.unit(), |v| v.unit_bytes);
         if m.unit() != unit {
             return Err(Error::invalid(format!(
                 "{} (the map of {}): units of {} bytes, and the point verified {unit}-byte units: give the results \

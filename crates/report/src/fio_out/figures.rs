@@ -23,8 +23,8 @@ pub(super) const NOT_MEASURED: [&str; 3] = [
 /// distributions in % (level, submit, complete); 0 for a result saved before they were counted.
 pub(super) fn usage(r: &RunResult) -> ([u64; 3], [[f64; 7]; 3]) {
     use drivelab_engine::usage::fio_pcts;
-    let u = r.thread_usage.unwrap_or_default();
-    let d = r.iodepths.unwrap_or_default();
+    let u = r.kinds.thread_usage.unwrap_or_default();
+    let d = r.kinds.iodepths.unwrap_or_default();
     (
         [u.context_switches, u.major_faults, u.minor_faults],
         [fio_pcts(&d.issued_at_depth), fio_pcts(&d.submit_calls), fio_pcts(&d.reap_passes)],
@@ -112,6 +112,10 @@ pub(super) struct Dir<'a> {
     /// KiB/s per second.
     pub bw_kib: Samples,
     pub iops_s: Samples,
+    /// With per-I/O priorities, two or more used (fio shows them only then): each priority's
+    /// (class, level) and completion latency, the job's own priority first (as fio lists it),
+    /// then the others by value.
+    pub prios: Vec<(u16, u16, Lat<'a>)>,
 }
 
 fn stats(r: &RunResult, d: Ddir) -> Option<&DirStats> {
@@ -137,6 +141,7 @@ impl<'a> Dir<'a> {
                 lat: Lat::none(),
                 bw_kib: Samples::default(),
                 iops_s: Samples::default(),
+                prios: Vec::new(),
             };
         };
         let lat = Lat::of(&s.lat_ns, s.ops);
@@ -183,8 +188,30 @@ impl<'a> Dir<'a> {
             lat,
             bw_kib: Samples::of(&bw),
             iops_s: Samples::of(&per_s),
+            prios: prios(r, d),
         }
     }
+}
+
+/// A direction's per-priority completion latencies in fio's order (see [`Dir::prios`]).
+fn prios(r: &RunResult, d: Ddir) -> Vec<(u16, u16, Lat<'_>)> {
+    let Some(p) = r.kinds.clat_prio.as_ref() else { return Vec::new() };
+    let list = match d {
+        Ddir::Read => &p.read,
+        Ddir::Write => &p.write,
+        Ddir::Trim => return Vec::new(),
+    };
+    let job = r.spec.prio.as_ref().map_or(0, |p| p.job);
+    let mut out: Vec<(u16, u16, Lat)> =
+        list.iter().map(|e| (e.prioclass, e.prio, Lat::of(&e.clat_ns, 0))).filter(|e| e.2.n > 0).collect();
+    out.sort_by_key(|&(class, level, _)| {
+        let v = class << 13 | level;
+        (v != job, v)
+    });
+    if out.len() < 2 {
+        out.clear();
+    }
+    out
 }
 
 /// fio's latency distribution keys: ns and us share them, ms adds 2000 and `>=2000`.

@@ -72,7 +72,7 @@ fn lat(l: &Lat, percentiles: bool, bins: bool) -> J {
 
 fn ddir(d: &Dir, group_bw: u64, plus: bool) -> J {
     let agg = if group_bw > 0 { d.bw_bytes as f64 * 100.0 / group_bw as f64 } else { 0.0 };
-    obj()
+    let mut o = obj()
         .u("io_bytes", d.bytes)
         .u("io_kbytes", d.bytes >> 10)
         .u("bw_bytes", d.bw_bytes)
@@ -84,8 +84,19 @@ fn ddir(d: &Dir, group_bw: u64, plus: bool) -> J {
         .u("drop_ios", 0)
         .put("slat_ns", lat(&d.slat, false, false))
         .put("clat_ns", lat(&d.clat, true, plus))
-        .put("lat_ns", lat(&d.lat, false, false))
-        .u("bw_min", d.bw_kib.min as u64)
+        .put("lat_ns", lat(&d.lat, false, false));
+    if !d.prios.is_empty() {
+        // fio's per-priority completion latencies, with its percentiles (and json+'s bins).
+        let prio = |(class, level, l): &(u16, u16, Lat)| {
+            obj()
+                .u("prioclass", u64::from(*class))
+                .u("prio", u64::from(*level))
+                .put("clat_ns", lat(l, true, plus))
+                .done()
+        };
+        o = o.put("prios", J::A(d.prios.iter().map(prio).collect()));
+    }
+    o.u("bw_min", d.bw_kib.min as u64)
         .u("bw_max", d.bw_kib.max as u64)
         .f("bw_agg", agg)
         .f("bw_mean", d.bw_kib.mean)
@@ -162,11 +173,11 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
         None => out,
     };
     let out = out
-        .u("latency_depth", u64::from(r.latency_depth.unwrap_or(r.spec.qd)))
+        .u("latency_depth", u64::from(r.kinds.latency_depth.unwrap_or(r.spec.qd)))
         .u("latency_target", lt.target_ns)
         .f("latency_percentile", lt.percentile)
         .u("latency_window", lt.window_ns / 1000);
-    match &r.steadystate {
+    match &r.kinds.steadystate {
         Some(ss) => out.put("steadystate", steadystate(ss)).done(),
         None => out.done(),
     }

@@ -108,7 +108,7 @@ pub(super) fn build(saved: &Results) -> Result<Model<'_>, Error> {
         .unwrap_or(0);
     let mut disks: Vec<drivelab_engine::diskstat::DiskUtil> = Vec::new();
     let runs = saved.points.iter().map(|p| &p.result).chain(saved.probes.iter().flat_map(|p| p.results()));
-    for d in runs.flat_map(|r| &r.disk_util) {
+    for d in runs.flat_map(|r| &r.kinds.disk_util) {
         match disks.iter_mut().find(|s| s.name == d.name) {
             Some(s) => s.add(d),
             None => disks.push(d.clone()),

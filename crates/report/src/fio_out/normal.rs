@@ -26,7 +26,7 @@ fn lat_line(out: &mut String, name: &str, l: &Lat) {
     );
 }
 
-fn percentiles(out: &mut String, l: &Lat) {
+fn percentiles(out: &mut String, name: &str, l: &Lat) {
     let p = l.percentiles();
     if p.is_empty() {
         return;
@@ -36,7 +36,7 @@ fn percentiles(out: &mut String, l: &Lat) {
     let scaled: Vec<(f64, u64)> = p.iter().map(|&(q, v)| (q, v.div_ceil(div))).collect();
     let width = ((scaled.last().map_or(1, |x| x.1).max(1) as f64).log10() as usize + 1).max(5);
     let per_line = 73 / (2 + 10 + width);
-    let _ = write!(out, "    clat percentiles ({unit}):\n     |");
+    let _ = write!(out, "    {name} percentiles ({unit}):\n     |");
     for (j, (q, v)) in scaled.iter().enumerate() {
         if j != 0 && j % per_line == 0 {
             out.push_str("     |");
@@ -66,7 +66,14 @@ fn ddir(out: &mut String, name: &str, d: &Dir, group_bw: u64) {
     lat_line(out, "slat", &d.slat);
     lat_line(out, "clat", &d.clat);
     lat_line(out, " lat", &d.lat);
-    percentiles(out, &d.clat);
+    for (class, level, l) in &d.prios {
+        lat_line(out, &format!("clat prio {class}/{level}"), l);
+    }
+    percentiles(out, "clat", &d.clat);
+    for (class, level, l) in &d.prios {
+        let share = if d.clat.n > 0 { l.n as f64 * 100.0 / d.clat.n as f64 } else { 0.0 };
+        percentiles(out, &format!("clat prio {class}/{level} ({share:.2}% of IOs)"), l);
+    }
     if d.bw_kib.n > 0 {
         let per = if group_bw > 0 { bw * 100.0 / group_bw as f64 } else { 0.0 };
         let s = &d.bw_kib;
@@ -150,7 +157,7 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
         lt.target_ns,
         lt.window_ns / 1000,
         lt.percentile,
-        r.latency_depth.unwrap_or(r.spec.qd)
+        r.kinds.latency_depth.unwrap_or(r.spec.qd)
     );
 }
 

@@ -109,3 +109,59 @@ fn a_runs_last_milliseconds_are_not_a_bandwidth_sample() {
     let read = &doc["jobs"][0]["read"];
     assert_eq!((read["iops_samples"].as_u64(), read["iops_max"].as_u64()), (Some(2), Some(100)));
 }
+
+/// One job's reads at two priorities (best-effort 4 its own, real-time 0 a third of them), as a
+/// job with fio's cmdprio leaves them.
+fn two_priorities(own: u16) -> drivelab_lab::results::Results {
+    use drivelab_engine::measurement::kinds::prio::{PrioLat, PrioLats};
+    let mut p = with_latencies(point("p", "p", &[], &[("/t", 1.0)]), &[1000, 2000, 30_000]);
+    let lat = |ns: &[u64]| {
+        let mut h = Histogram::new();
+        ns.iter().for_each(|&v| h.record(v));
+        h.summary()
+    };
+    p.result.spec.prio = Some(drivelab_engine::spec::prio::IoPrio { job: own, cmd: Default::default() });
+    p.result.kinds.clat_prio = Some(PrioLats {
+        read: vec![
+            PrioLat { prioclass: 1, prio: 0, clat_ns: lat(&[1000]) },
+            PrioLat { prioclass: 2, prio: 4, clat_ns: lat(&[2000, 30_000]) },
+        ],
+        write: Vec::new(),
+    });
+    results("plan", vec![p])
+}
+
+#[test]
+fn per_priority_latencies_are_fios_prios_own_priority_first() {
+    let doc = json(&two_priorities(0x4004), FioFormat::Json);
+    let read = doc["jobs"][0]["read"].as_object().unwrap();
+    let keys: Vec<&str> = read.keys().map(String::as_str).collect();
+    let at = |k: &str| keys.iter().position(|x| *x == k).unwrap();
+    assert_eq!(at("prios"), at("lat_ns") + 1, "after lat_ns, as fio: {keys:?}");
+    let prios = read["prios"].as_array().unwrap();
+    let order: Vec<(u64, u64)> =
+        prios.iter().map(|p| (p["prioclass"].as_u64().unwrap(), p["prio"].as_u64().unwrap())).collect();
+    assert_eq!(order, [(2, 4), (1, 0)], "the job's own priority first, as fio lists it");
+    assert_eq!(prios[0]["clat_ns"]["N"], 2);
+    assert_eq!(prios[0]["clat_ns"]["percentile"]["99.000000"], 30_000);
+    assert!(prios[0]["clat_ns"].get("bins").is_none());
+    assert!(doc["jobs"][0]["write"].get("prios").is_none(), "no writes: no entry");
+    let plus = json(&two_priorities(0x4004), FioFormat::JsonPlus);
+    assert!(plus["jobs"][0]["read"]["prios"][1]["clat_ns"]["bins"].is_object(), "json+: each priority's bins");
+
+    let text = render(&two_priorities(0x4004), FioFormat::Normal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let first = |s: &str| lines.iter().position(|l| l.starts_with(s)).unwrap_or_else(|| panic!("no {s:?}:\n{text}"));
+    assert!(first("    clat prio 2/4 (") < first("    clat prio 1/0 ("));
+    assert!(
+        first("     lat (") < first("    clat prio 2/4 (")
+            && first("    clat prio 1/0 (") < first("    clat percentiles")
+    );
+    let share = lines.iter().find(|l| l.starts_with("    clat prio 1/0 (33.33% of IOs) percentiles (")).is_some();
+    assert!(share, "{text}");
+
+    // One priority alone is no split: fio writes none.
+    let mut one = two_priorities(0);
+    one.points[0].result.kinds.clat_prio.as_mut().unwrap().read.truncate(1);
+    assert!(json(&one, FioFormat::Json)["jobs"][0]["read"].get("prios").is_none());
+}

@@ -401,7 +401,7 @@ fn durable_lines(r: &RunResult) -> Vec<String> {
 /// With verify: what was stamped and checked, and every wrong unit counted by kind, with the
 /// first one in detail (the rest are in the result's `verify.inline.first` / `verify.after.first`).
 fn verify_lines(r: &RunResult) -> Vec<String> {
-    let Some(v) = &r.verify else { return Vec::new() };
+    let Some(v) = &r.kinds.verify else { return Vec::new() };
     let unit = drivelab_engine::units::fmt_size(v.unit_bytes);
     let mut line = format!(
         "  verify {} units checked ({unit} units), {} wrong; {} written",
