@@ -82,15 +82,11 @@ struct Draft {
     arrivals: Option<&'static str>,
     sync: Option<String>,
     data: Option<String>,
-    distribution: Option<String>,
     norandommap: bool,
     seed: Option<u64>,
     think: Vec<(String, String)>,
     replay: Option<String>,
     replay_fast: bool,
-    hipri: bool,
-    sqpoll: bool,
-    sqpoll_cpu: Option<u64>,
     cpus: Option<String>,
     verify: bool,
     do_verify: bool,
@@ -108,8 +104,6 @@ struct Draft {
     rw_n: Option<String>,
     /// `rw_sequencer` and strided zones (`walk.rs`).
     walk: super::walk::Walk,
-    /// `buffer_pattern`, in fio's syntax (the engine's field reads it).
-    buffer_pattern: Option<String>,
     /// `wait_for`: the job this one starts after.
     wait_for: Option<String>,
     /// `verify_pattern`, in fio's syntax (the engine's field reads it).
@@ -142,6 +136,9 @@ struct Draft {
     /// fields, and whether the target is set (above 0: fio's search runs only then).
     lat: Vec<(String, String)>,
     lat_on: bool,
+    /// Options that set a field of the spec with no rule of fio's job reader around them: passed
+    /// on as written to the spec's one setter (`options::set`), which reads them by fio's rules.
+    passed: Vec<(String, String)>,
 }
 
 fn bad(o: &Opt, why: impl std::fmt::Display) -> LineError {
@@ -413,7 +410,6 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 d.data = Some("zero".into());
             }
         }
-        "random_distribution" => d.distribution = Some(need()?.to_string()),
         "norandommap" => d.norandommap = flag()?,
         "randseed" => d.seed = Some(num(need()?)?),
         "read_iolog" => d.replay = Some(need()?.to_string()),
@@ -426,12 +422,6 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "thinktime_blocks" | "thinktime_blocks_type" => d.think.push((key.to_string(), need()?.to_string())),
-        "hipri" => d.hipri = flag()?,
-        "sqthread_poll" => d.sqpoll = flag()?,
-        "sqthread_poll_cpu" => {
-            d.sqpoll = true;
-            d.sqpoll_cpu = Some(num(need()?)?);
-        }
         "cpus_allowed" => d.cpus = Some(cpu_list(need()?).map_err(|e| bad(o, e))?),
         "verify" => {
             let v = need()?;
@@ -476,7 +466,6 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "stonewall" => d.stonewall = flag()?,
         k if super::logs::is_key(k) => super::logs::apply(&mut d.logs, o).map_err(|e| bad(o, e))?,
         _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
-        "buffer_pattern" => d.buffer_pattern = Some(need()?.to_string()),
         k if super::walk::KEYS.contains(&k) => d.walk.apply(o, need()?, kb).map_err(|e| bad(o, e))?,
         "wait_for" => d.wait_for = Some(need()?.to_string()),
         "cmd_type" => {
@@ -527,8 +516,17 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.lat.push((key.into(), p.to_string()));
         }
         "latency_run" => d.lat.push((key.into(), flag()?.to_string())),
-        // Every row of the table that sets the spec or shapes a job has its arm above (the
-        // table's test holds them together); one without is a row added without its effect.
+        // An option that sets a field of the spec, with nothing of fio's job rules around it: the
+        // spec's own setter, as every front end (a new row of the table needs nothing here).
+        _ if matches!(opt.effect, Effect::Spec(_)) => {
+            let v = match (value, opt.kind) {
+                (None, drivelab_engine::options::Kind::Bool | drivelab_engine::options::Kind::Flag) => "1",
+                _ => need()?,
+            };
+            d.passed.push((o.key.clone(), v.to_string()));
+        }
+        // A row that shapes a job has its arm above (the table's test holds them together); one
+        // without is a row added without its effect.
         _ => return Err(bad(o, unsupported(key, "the option table lists it, but fio's job reader has no arm for it"))),
     }
     Ok(())
@@ -620,9 +618,6 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if let Some(data) = d.data {
         put("data", data);
     }
-    if let Some(dist) = d.distribution.filter(|x| x != "random") {
-        put("distribution", dist);
-    }
     if let Some(s) = d.seed {
         put("seed", s.to_string());
     }
@@ -635,15 +630,6 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         for (k, v) in d.think {
             put(&k, v);
         }
-    }
-    if d.hipri {
-        put("hipri", "true".into());
-    }
-    if d.sqpoll {
-        put("sqpoll", "true".into());
-    }
-    if let Some(c) = d.sqpoll_cpu {
-        put("sqpoll_cpu", c.to_string());
     }
     if let Some(c) = d.cpus {
         put("cpus", c);
@@ -682,9 +668,6 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     let io_log = super::logs::finish(d.logs, &name, 0, file_per_clone);
     fields.extend(d.walk.fields().map_err(err)?);
-    if let Some(p) = d.buffer_pattern {
-        fields.push(("buffer_pattern".into(), p));
-    }
     if let (Some(p), true) = (d.verify_pattern, d.verify) {
         fields.push(("verify_pattern".into(), p));
     }
@@ -696,6 +679,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if d.lat_on {
         fields.extend(d.lat);
     }
+    fields.extend(d.passed);
     if let (Some(u), true) = (d.verify_interval, d.verify) {
         fields.push(("verify_unit".into(), u.to_string()));
     }
