@@ -113,6 +113,9 @@ pub enum Kind {
     Text,
 }
 
+/// An option's own setter ([`Effect::Set`]).
+pub type Setter = fn(&mut crate::spec::AccessSpec, &str, Dialect) -> Result<(), String>;
+
 /// What a bare number of a time option counts, as fio has it per option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bare {
@@ -123,10 +126,14 @@ pub enum Bare {
 }
 
 /// What an option does in drivelab.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Effect {
     /// Sets this field of the access spec ([`set`]), whichever front end read it.
     Spec(Field),
+    /// Sets the spec through its own setter, written beside its row (an option added with a field
+    /// of its own needs nothing else here): the value's text, read by `Dialect`'s rules; the
+    /// error says what is wrong with the value (the front end names the option).
+    Set(Setter),
     /// Shapes a fio job (its files, groups, logs, fio's own time and size rules): read by the
     /// job-file front end (`lab::fiojob`), in job files and on fio's command line.
     Job,
@@ -165,7 +172,7 @@ impl Opt {
 
     /// Is it taken by drivelab's own front ends (`run` flags, plan keys)?
     pub fn in_own(&self) -> bool {
-        matches!(self.effect, Effect::Spec(_))
+        matches!(self.effect, Effect::Spec(_) | Effect::Set(_))
     }
 
     /// `text` as this option's kind reads it in `dialect`: the typed scalar, or the text itself
@@ -278,7 +285,7 @@ pub fn guide_table() -> String {
     for o in OPTIONS.iter().filter(|o| !o.fio.is_empty()) {
         let names: Vec<String> = o.fio.iter().map(|n| format!("`{n}`")).collect();
         let (status, words) = match o.effect {
-            Effect::Spec(_) | Effect::Job => ("supported", o.fio_note),
+            Effect::Spec(_) | Effect::Set(_) | Effect::Job => ("supported", o.fio_note),
             Effect::Checked(why) | Effect::NoEffect(why) => ("no effect", why),
             Effect::Refused(why) => ("refused", why),
         };

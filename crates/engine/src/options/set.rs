@@ -84,6 +84,11 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
     match field {
         Field::As(name) => {
             let opt = by_key(name).ok_or_else(|| Error::invalid(format!("'{name}' is not an access-spec field")))?;
+            // An option with a setter of its own (its row's): the value by the spelling's rules.
+            if let super::Effect::Set(setter) = opt.effect {
+                let dialect = if opt.own == Some(name) { dialect } else { Dialect::Fio(crate::units::KbBase::Binary) };
+                return setter(spec, v, dialect).map_err(|why| Error::spec(field, format!("'{v}'"), why));
+            }
             let canonical = field.canonical();
             let translated;
             let v = match opt.fio_name() {

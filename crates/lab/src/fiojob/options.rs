@@ -246,7 +246,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 d.no_effect.push(o.key.clone());
             }
         }
-        Effect::Spec(_) | Effect::Job => {}
+        Effect::Spec(_) | Effect::Set(_) | Effect::Job => {}
     }
     let key = opt.name();
     match key {
@@ -518,7 +518,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "latency_run" => d.lat.push((key.into(), flag()?.to_string())),
         // An option that sets a field of the spec, with nothing of fio's job rules around it: the
         // spec's own setter, as every front end (a new row of the table needs nothing here).
-        _ if matches!(opt.effect, Effect::Spec(_)) => {
+        _ if matches!(opt.effect, Effect::Spec(_) | Effect::Set(_)) => {
             let v = match (value, opt.kind) {
                 (None, drivelab_engine::options::Kind::Bool | drivelab_engine::options::Kind::Flag) => "1",
                 _ => need()?,
