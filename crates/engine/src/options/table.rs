@@ -10,6 +10,12 @@
 
 use super::{Bare, Effect, Field, Heading, Kind, Opt, Run};
 
+/// fio's `end_fsync` (and `fsync_on_close`: a job closes its file once, at its end).
+fn end_fsync(spec: &mut crate::spec::AccessSpec, v: &str, _: crate::units::Dialect) -> Result<(), String> {
+    spec.end_fsync = crate::units::parse_bool(v)?;
+    Ok(())
+}
+
 /// Why fio's options drivelab does not do are refused.
 pub const NOT_SUPPORTED: &str = "drivelab does not support it; remove it (or run this job with fio)";
 
@@ -81,8 +87,8 @@ pub static OPTIONS: &[Opt] = &[
     Opt { fio: &["write_barrier"], own: None, kind: Kind::Int, fio_default: Some("0"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
     Opt { fio: &["sync_file_range"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
     Opt { fio: &["overwrite"], own: None, kind: Kind::Bool, fio_default: Some("0"), effect: Effect::NoEffect("drivelab writes a new file whole before measuring"), help: "", fio_note: "", words: &[], run: None },
-    Opt { fio: &["end_fsync"], own: None, kind: Kind::Bool, fio_default: Some("0"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
-    Opt { fio: &["fsync_on_close"], own: None, kind: Kind::Bool, fio_default: Some("0"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
+    Opt { fio: &["end_fsync"], own: Some("end_fsync"), kind: Kind::Bool, fio_default: Some("0"), effect: Effect::Set(end_fsync), help: "fsync the target once the job's writes are done (fio's end_fsync): waited for, in no latency figure, as in fio.", fio_note: "`end_fsync`: one fsync once the job's I/O is done, waited for and in no latency figure (fio's `sync` counts none either); a failed one is the job's error", words: &[], run: None },
+    Opt { fio: &["fsync_on_close"], own: None, kind: Kind::Bool, fio_default: Some("0"), effect: Effect::Set(end_fsync), help: "fio's fsync_on_close: a job closes its file once, at its end: end_fsync.", fio_note: "`end_fsync`: a job closes its file once, at its end, so as end_fsync", words: &[], run: None },
     Opt { fio: &["rwmixread"], own: None, kind: Kind::Pct, fio_default: Some("50"), effect: Effect::Spec(Field::Read), help: "fio's --rwmixread: percent reads of a mixed --rw (randrw, rw, readwrite); with any other --rw it is refused, since fio ignores it there. --read sets the share for any --rw.", fio_note: "`rwmixread` (refused where fio ignores it: rw not mixed)", words: &[], run: Some(Run { heading: Heading::Fio, value: "PCT", order: 106, fio_shown: true }) },
     Opt { fio: &["rwmixwrite"], own: None, kind: Kind::Pct, fio_default: Some("50"), effect: Effect::Spec(Field::Read), help: "fio's --rwmixwrite: percent writes of a mixed --rw (--read is 100 minus it).", fio_note: "`rwmixwrite` (refused where fio ignores it: rw not mixed)", words: &[], run: Some(Run { heading: Heading::Fio, value: "PCT", order: 107, fio_shown: true }) },
     Opt { fio: &["random_distribution"], own: Some("distribution"), kind: Kind::Text, fio_default: Some("random"), effect: Effect::Spec(Field::Distribution), help: "Where random I/Os land: random (uniform), zipf:THETA, pareto:H, normal:DEV, zoned:P/S:... (P% of I/Os to the next S% of the region), zoned_abs:P/SIZE:...; fio's random_distribution, with its optional center (zipf:1.2:0.25).", fio_note: "`distribution` (zipf, pareto, normal, zoned, zoned_abs)", words: &["random", "zipf:", "pareto:", "normal:", "zoned:", "zoned_abs:", "hotband:"], run: Some(Run { heading: Heading::Access, value: "DIST", order: 3, fio_shown: false }) },

@@ -252,6 +252,10 @@ pub struct AccessSpec {
     /// to `qd`, that meets it. None: `qd` I/Os in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lat_target: Option<lat_target::LatTarget>,
+    /// fio's `end_fsync`: the job fsyncs its target once its I/O is done (a writing job only),
+    /// waited for and, as in fio, in no latency figure; a failure is the job's error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub end_fsync: bool,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -336,6 +340,7 @@ impl Default for AccessSpec {
             prio: None,
             fill_device: false,
             lat_target: None,
+            end_fsync: false,
         }
     }
 }

@@ -372,6 +372,13 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
             stopping = lat_step(ctx, &mut q, &mut window, &mut rec, t);
         }
     }
+    // fio's end_fsync: the writes made durable once the job's I/O is done (nothing in flight).
+    // As in fio, it is waited for but in no latency figure (fio's `sync` counts none).
+    if spec.end_fsync && spec.has_writes() && q.idle() && !rec.out.interrupted && !rec.out.stopped_by_error {
+        if let Err(e) = backend.fsync() {
+            rec.failed(ErrorOp::Fsync, 0, -e.raw_os_error().unwrap_or(libc::EIO), spec.continue_on_error);
+        }
+    }
     let mut out = rec.finish(&window, last_t, &ctx.live);
     out.zbd_ended = q.exhausted;
     out.latency_depth = q.lat.as_ref().map(|l| l.qd);

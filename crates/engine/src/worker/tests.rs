@@ -324,6 +324,30 @@ fn a_closed_loop_job_ends_at_its_bytes_with_an_fsync_after_every_n_writes() {
 }
 
 #[test]
+fn end_fsync_syncs_once_after_the_last_write_and_in_no_latency_figure() {
+    // fio's end_fsync: one fsync once every write is done, not counted with the job's fsyncs.
+    let writes = AccessSpec {
+        read_pct: 0,
+        qd: 8,
+        time_ns: None,
+        io_size_bytes: Some(100 * 4096),
+        end_fsync: true,
+        ..Default::default()
+    };
+    let mut b = Counting::new(8);
+    let out = run_on(&ctx(writes.clone(), None), &mut b, &TestClock::new());
+    assert_eq!((b.writes, b.fsyncs, b.writes_at_fsync.as_slice()), (100, 1, &[100][..]));
+    assert_eq!(out.sync.count(), 0, "as fio: its sync figures count no end_fsync");
+    // Without it, none; a job that only reads has nothing to make durable.
+    let mut b = Counting::new(8);
+    run_on(&ctx(AccessSpec { end_fsync: false, ..writes.clone() }, None), &mut b, &TestClock::new());
+    assert_eq!(b.fsyncs, 0);
+    let mut b = Counting::new(8);
+    run_on(&ctx(AccessSpec { read_pct: 100, ..writes }, None), &mut b, &TestClock::new());
+    assert_eq!(b.fsyncs, 0);
+}
+
+#[test]
 fn io_in_the_ramp_is_not_counted_and_the_stop_flag_interrupts() {
     // A 100 ms ramp, then a 60 s run that Ctrl-C stops 300 ms after the start: measured for
     // the 200 ms between.
