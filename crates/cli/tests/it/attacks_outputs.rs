@@ -332,19 +332,37 @@ fn a_symlink_planted_at_the_json_name_during_the_run_is_not_followed() {
     assert!(stdout(&o).contains("\"schema\": 2"), "the result follows on standard output: {}", stdout(&o));
 }
 
-/// Start drivelab in `dir` with `args`, send it SIGINT after `ms`, and wait.
-fn interrupted_after(dir: &Path, args: &[&str], ms: u64) -> Output {
-    let child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+/// Start drivelab in `dir` with `args` (a plan, not quiet), send it SIGINT as soon as it says
+/// point `k` started (its `[k/N]` line: the event, no time guessed), and wait.
+fn interrupted_at(dir: &Path, args: &[&str], k: usize) -> Output {
+    use std::io::{BufRead, Read};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
         .current_dir(dir)
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(ms));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    child.wait_with_output().unwrap()
+    let mut err = child.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        err.read_to_end(&mut v).unwrap();
+        v
+    });
+    let mut out = Vec::new();
+    let mut sent = false;
+    for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines().map_while(Result::ok) {
+        if !sent && line.starts_with(&format!("[{k}/")) {
+            // SAFETY: sending a signal to our own child.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+            sent = true;
+        }
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    assert!(sent, "point {k} never started");
+    let status = child.wait().unwrap();
+    Output { status, stdout: out, stderr: stderr.join().unwrap() }
 }
 
 #[test]
@@ -355,11 +373,11 @@ fn a_point_interrupted_again_after_a_resume_keeps_both_records() {
     let s = Scratch::new("out-twice");
     let plan = s.path("p.toml");
     std::fs::write(&plan, "[defaults]\nrw = \"randread\"\ntime = \"4s\"\n[matrix]\nqd = [1, 2]\n").unwrap();
-    let o = interrupted_after(&s.0, &["plan", &plan, "null", "--results", "results", "-q"], 1600);
+    let o = interrupted_at(&s.0, &["plan", &plan, "null", "--results", "results"], 1);
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     let dir = dirs(&s.0.join("results")).pop().unwrap();
     let first = std::fs::read(dir.join("points/0001-qd1.interrupted.json")).unwrap();
-    let o = interrupted_after(&s.0, &["plan", "--resume", dir.to_str().unwrap(), "-q"], 1600);
+    let o = interrupted_at(&s.0, &["plan", "--resume", dir.to_str().unwrap()], 1);
     assert_eq!(o.status.code(), Some(130), "a second stop is a stop, not an error: {}", stderr(&o));
     assert_eq!(names(&dir.join("points")), ["0001-qd1.2.interrupted.json", "0001-qd1.interrupted.json"]);
     assert_eq!(std::fs::read(dir.join("points/0001-qd1.interrupted.json")).unwrap(), first, "kept as it was");

@@ -268,14 +268,34 @@ fn end_fsync_runs_in_a_job_on_fios_command_line_and_as_a_run_flag() {
     let s = Scratch::new("fio-end-fsync");
     let f = s.path("w.dat");
     let o = drivelab(&[
-        "fio", "--name=w", "--rw=write", "--bs=4k", "--size=1m", &format!("--filename={f}"), "--end_fsync=1",
-        "--output-format=json", "--results", &s.path("r1"),
+        "fio",
+        "--name=w",
+        "--rw=write",
+        "--bs=4k",
+        "--size=1m",
+        &format!("--filename={f}"),
+        "--end_fsync=1",
+        "--output-format=json",
+        "--results",
+        &s.path("r1"),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&String::from_utf8_lossy(&o.stdout)).unwrap();
     assert_eq!(v["jobs"][0]["sync"]["total_ios"], 0, "as fio: the end fsync is in no figure");
     let out = s.path("r.json");
-    let o = drivelab(&["run", &f, "--rw", "write", "--io-size", "1m", "--end-fsync", "--json", &out, "--results", &s.path("r2")]);
+    let o = drivelab(&[
+        "run",
+        &f,
+        "--rw",
+        "write",
+        "--io-size",
+        "1m",
+        "--end-fsync",
+        "--json",
+        &out,
+        "--results",
+        &s.path("r2"),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(json(Path::new(&out))["spec"]["end_fsync"], true);
 }
