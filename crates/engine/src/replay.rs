@@ -332,6 +332,18 @@ pub fn refusal(field: crate::options::Field, e: crate::Error) -> crate::Error {
 
 /// A replaying spec's buffers: the trace's longest I/O, on the 512-byte grid every trace's
 /// offsets are on (set when the trace is named, and again when it runs, whatever `bs` was
+/// A replay's trace read (bounded) and what it does put into the spec: the share of reads of
+/// its I/Os and buffers for its longest. Parsing only names the trace (parsing does no I/O); the
+/// lab calls this when a run is checked, before anything runs, so what the trace does (writes?)
+/// decides what the run may need (`--destroy`) and a bad trace is refused first.
+pub fn resolve(spec: &mut AccessSpec) -> Result<(), crate::Error> {
+    let Some(r) = &spec.replay else { return Ok(()) };
+    let t = Trace::load(&r.path).map_err(|e| refusal(crate::options::Field::Replay, e))?;
+    spec.read_pct = t.read_pct();
+    fit_buffers(spec, &t.files);
+    Ok(())
+}
+
 /// given since).
 pub fn fit_buffers<'a>(spec: &mut AccessSpec, files: impl IntoIterator<Item = &'a FileTrace>) {
     let longest = files.into_iter().map(|f| f.max_len()).max().unwrap_or(4096) as u64;

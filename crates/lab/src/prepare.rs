@@ -51,6 +51,8 @@ fn check_with(
     claims: Option<&Claims>,
 ) -> Result<(AccessSpec, Vec<TargetInfo>, Vec<String>), Error> {
     let mut spec = spec.clone();
+    // A replay's trace is read now, before every other check (parsing only named it).
+    drivelab_engine::replay::resolve(&mut spec)?;
     let mut notices = Vec::new();
     let mut infos = probe_all(names)?;
     check_uring_cmd(&spec, &infos)?;

@@ -193,11 +193,11 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             }
         }
         Field::Replay => {
-            // Read now: what the trace does (writes? trims?) decides what the run may need
-            // (--destroy), and a bad trace is refused before anything runs.
-            let t = crate::replay::Trace::load(v).map_err(|e| crate::replay::refusal(field, e))?;
-            spec.read_pct = t.read_pct();
-            crate::replay::fit_buffers(spec, &t.files);
+            // The trace is named, not read: parsing does no I/O. What it does (writes? trims?)
+            // is read when the run is checked (`replay::resolve`), before anything runs.
+            if v.is_empty() {
+                return Err(Error::spec(field, "", "give the trace's path"));
+            }
             let fast = spec.replay.as_ref().is_some_and(|r| r.fast);
             spec.replay = Some(crate::spec::Replay { path: v.to_string(), fast });
         }
@@ -280,14 +280,10 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
 
 /// `key = value` as the field it sets and that field's value in a spec, written one way: how
 /// saved points are paired whatever spelling recorded them (`iodepth = 8` is `qd = 8`,
-/// `bs = 4k` is `bs = 4096`). None for what is not a key, a value the field refuses, and a
-/// replay (whose value is a trace to read, and parsing does no I/O).
+/// `bs = 4k` is `bs = 4096`). None for what is not a key or a value the field refuses.
 pub fn canonical(key: &str, value: &str) -> Option<(Field, String)> {
     let written = Field::from_key(key)?;
     let field = written.canonical();
-    if field == Field::Replay {
-        return None;
-    }
     let mut spec = AccessSpec::default();
     set(&mut spec, written, value).ok()?;
     Some((field, format!("{spec:?}")))

@@ -85,8 +85,13 @@ fn every_key_is_accepted_with_its_usual_spelling() {
     let mut r = AccessSpec::default();
     apply(&mut r, "replay", trace.to_str().unwrap()).unwrap();
     apply(&mut r, "replay_timing", "fast").unwrap();
+    // Parsing named the trace and read nothing; the run's check reads it.
+    assert_eq!((r.read_pct, r.bs[0].bytes), (100, 4096), "parsing does no I/O");
+    crate::replay::resolve(&mut r).unwrap();
     std::fs::remove_file(&trace).unwrap();
     assert_eq!((r.read_pct, r.bs[0].bytes), (50, 65536), "the trace's mix and its longest I/O");
+    let mut gone = r.clone();
+    assert!(crate::replay::resolve(&mut gone).is_err(), "a trace that is not there is refused at the check");
     assert_eq!(r.replay.as_ref().map(|p| p.fast), Some(true));
     assert!(apply(&mut AccessSpec::default(), "replay_timing", "fast").is_err(), "timing without a trace");
     assert_eq!((s.read_pct, s.random_pct, s.qd, s.jobs, s.submit_batch), (70, 5, 32, 2, 4));
