@@ -118,8 +118,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         refuse_writes(&plan)?;
     }
     if a.parse_only {
-        plan_cmd::dry_run(&plan, true);
-        return Ok(Outcome::Done);
+        return plan_cmd::dry_run(&plan, true);
     }
     if a.status_interval.is_some() {
         eprintln!(

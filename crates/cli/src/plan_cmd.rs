@@ -56,8 +56,10 @@ pub fn load_capped(
 }
 
 /// Every point (and the precondition), in run order, with its estimated duration; for points
-/// made from a fio job file, each job's drivelab fields and targets too.
-pub fn dry_run(plan: &Plan, jobs: bool) {
+/// made from a fio job file, each job's drivelab fields and targets too. A replay's trace is
+/// read first: what the run would refuse, the dry run refuses.
+pub fn dry_run(plan: &Plan, jobs: bool) -> Result<Outcome, Error> {
+    plan.read_traces()?;
     // Each line wrapped to the screen (a point's targets continue under it).
     let width = term::width(Stream::Stdout);
     let say = |line: &str| crate::output::stdout_line(&term::wrap(line, width));
@@ -87,6 +89,7 @@ pub fn dry_run(plan: &Plan, jobs: bool) {
         Some(t) => say(&format!("estimated total: {} (with {} pauses)", fmt_elapsed(t), fmt_elapsed(plan.pause_ns))),
         None => say("estimated total: unknown (some points end by io_size, not time)"),
     }
+    Ok(Outcome::Done)
 }
 
 pub fn run(args: &PlanArgs) -> Result<Outcome, Error> {
@@ -135,8 +138,7 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, Error> {
         safety.size = Some(bytes.to_string());
     }
     if args.dry_run {
-        dry_run(&plan, args.file.as_deref().is_some_and(|f| fiojob::is_job_file(Path::new(f))));
-        return Ok(Outcome::Done);
+        return dry_run(&plan, args.file.as_deref().is_some_and(|f| fiojob::is_job_file(Path::new(f))));
     }
     let kind = resume.as_ref().map(|r| r.kind).unwrap_or(Kind::Plan);
     let resume_dir = resume.map(|r| r.dir);

@@ -41,8 +41,7 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
         }
     }
     if args.dry_run {
-        plan_cmd::dry_run(&plan, false);
-        return Ok(Outcome::Done);
+        return plan_cmd::dry_run(&plan, false);
     }
     let power = args.power_cmd.as_ref();
     let (outcome, dir) =

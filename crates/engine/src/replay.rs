@@ -330,8 +330,6 @@ pub fn refusal(field: crate::options::Field, e: crate::Error) -> crate::Error {
     }
 }
 
-/// A replaying spec's buffers: the trace's longest I/O, on the 512-byte grid every trace's
-/// offsets are on (set when the trace is named, and again when it runs, whatever `bs` was
 /// A replay's trace read (bounded) and what it does put into the spec: the share of reads of
 /// its I/Os and buffers for its longest. Parsing only names the trace (parsing does no I/O); the
 /// lab calls this when a run is checked, before anything runs, so what the trace does (writes?)
@@ -344,7 +342,8 @@ pub fn resolve(spec: &mut AccessSpec) -> Result<(), crate::Error> {
     Ok(())
 }
 
-/// given since).
+/// A replaying spec's buffers: the trace's longest I/O, on the 512-byte grid every trace's
+/// offsets are on (set when the run is checked and again when it runs, whatever `bs` was given).
 pub fn fit_buffers<'a>(spec: &mut AccessSpec, files: impl IntoIterator<Item = &'a FileTrace>) {
     let longest = files.into_iter().map(|f| f.max_len()).max().unwrap_or(4096) as u64;
     spec.bs = vec![BlockSize { bytes: longest, pct: 100 }];

@@ -514,4 +514,14 @@ impl Plan {
     pub fn notices(&self) -> Vec<String> {
         self.source_notices.clone()
     }
+
+    /// Every replay's trace read and checked as the run's check reads it (bounded), so a dry
+    /// run refuses a trace the run would refuse (parsing only named it).
+    pub fn read_traces(&self) -> Result<(), Error> {
+        let points = self.precondition.iter().chain(&self.points);
+        for spec in points.flat_map(|p| std::iter::once(&p.spec).chain(p.concurrent.iter().map(|j| &j.spec))) {
+            drivelab_engine::replay::resolve(&mut spec.clone())?;
+        }
+        Ok(())
+    }
 }
