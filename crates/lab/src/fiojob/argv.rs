@@ -17,6 +17,7 @@ use drivelab_engine::options::{self, Kind};
 use drivelab_engine::Error;
 
 use super::ini::{Opt, Section};
+use super::notice::Notice;
 
 /// The `line` of the command line's first option: far above any job file's lines, so a refusal
 /// of a command-line option applied to a job file's job still names the argument.
@@ -67,7 +68,7 @@ pub struct FioArgs {
     pub cap_time: Option<String>,
     pub cap_size: Option<String>,
     /// What was read differently from how it was written, to say on stderr.
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
 }
 
 /// How a fio (or drivelab) option that is not a job option takes its value.
@@ -329,8 +330,7 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
                 "auto" => Eta::Auto,
                 other => {
                     // fio takes any other word as auto, silently; a script that runs on fio runs here.
-                    out.notices
-                        .push(format!("{shown}: '{other}' is read as auto, as fio reads it (always, never, auto)"));
+                    Notice::EtaWord { shown: shown.to_string(), word: other.to_string() }.push_to(&mut out.notices);
                     Eta::Auto
                 }
             })

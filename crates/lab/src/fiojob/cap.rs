@@ -94,33 +94,6 @@ impl Cap {
         let cap = self.time_ns.filter(|&c| longest_ns > c)?;
         Some((delay_ns as u128 * cap as u128 / longest_ns as u128) as u64)
     }
-
-    /// What the notice adds when start delays were scaled ([`Cap::delay`]), the longest being
-    /// `longest_ns`.
-    pub fn delay_clause(&self, longest_ns: u64) -> String {
-        let cap = fmt_duration(self.time_ns.unwrap_or(0), 9);
-        format!(
-            "; start delays (startdelay) scaled by {cap}/{}: the last job starts {cap} after its group, the \
-             others in proportion and in the same order",
-            fmt_duration(longest_ns, 9)
-        )
-    }
-
-    /// What the result says of a capped run.
-    pub fn notice(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(t) = self.time_ns {
-            parts.push(format!("--cap-time {}", fmt_duration(t, 9)));
-        }
-        if let Some(b) = self.bytes {
-            parts.push(format!("--cap-size {b}"));
-        }
-        format!(
-            "{}: shortened run: every job's time, ramp, region and bytes are at most these (the fields show what \
-             ran); its figures are not those of the job file's full run",
-            parts.join(" ")
-        )
-    }
 }
 
 #[cfg(test)]
@@ -156,6 +129,5 @@ mod tests {
         assert_eq!(d, vec![Some(0), Some(3_225_806), Some(100_000_000)]);
         assert_eq!(cap.delay(50_000_000, 80_000_000), None, "within the cap: unchanged");
         assert_eq!(Cap::default().delay(5, 10), None);
-        assert!(cap.delay_clause(124_000_000_000).contains("scaled by 100ms/124s"));
     }
 }

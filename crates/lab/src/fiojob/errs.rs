@@ -14,16 +14,6 @@
 
 use super::value::boolean;
 
-/// fill_device on a job that does not write: fio fills the file system first; drivelab does not.
-pub const FILL_READS: &str = "fill_device with a job that does not write: fio fills the file system \
-     before it reads; drivelab reads the target as it is (fill it with a writing job first)";
-
-/// What a trim is on each kind of target, where fio 3.33 differs (its Linux `os_trim` issues
-/// the BLKDISCARD ioctl whatever the target, which a regular file refuses with ENOTTY).
-pub const TRIM_FILES: &str = "trims: drivelab discards on a block device and punches a hole \
-     (fallocate PUNCH_HOLE|KEEP_SIZE) in a regular file; fio 3.33 discards (BLKDISCARD) on every \
-     target, so its trims of a regular file fail with ENOTTY (err=25)";
-
 /// What `key=value` does here: None when the key is not one of these; the option is read
 /// (`fill` set, or the key added to `no_effect`), or why the value is refused.
 pub fn apply(
@@ -69,6 +59,7 @@ pub fn new_file_refused(job: &str, target: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fiojob::notice::Notice;
 
     #[test]
     fn fill_sets_the_flag_and_the_others_are_read_with_no_effect() {
@@ -91,13 +82,13 @@ mod tests {
     fn trim_jobs_say_what_a_trim_of_a_file_is_and_reads_are_not_filled() {
         let o = |k: &str, v: &str| super::super::ini::Opt { key: k.into(), value: Some(v.into()), line: 1 };
         let job = |rw: &str| super::super::options::translate("j", 1, &[o("rw", rw), o("size", "1m")]);
-        assert!(job("randtrim").unwrap().notices.iter().any(|n| n == TRIM_FILES));
-        assert!(!job("write").unwrap().notices.iter().any(|n| n == TRIM_FILES));
+        assert!(job("randtrim").unwrap().notices.iter().any(|n| *n == Notice::TrimFiles));
+        assert!(!job("write").unwrap().notices.iter().any(|n| *n == Notice::TrimFiles));
         let fill = |rw: &str| {
             super::super::options::translate("j", 1, &[o("rw", rw), o("fill_device", "1")]).map(|j| j.fields)
         };
         assert!(fill("write").unwrap().contains(&("fill_device".into(), "true".into())));
         let reads = super::super::options::translate("j", 1, &[o("rw", "read"), o("fill_device", "1")]).unwrap();
-        assert!(reads.notices.iter().any(|n| n == FILL_READS) && !reads.fields.iter().any(|(k, _)| k == "fill_device"));
+        assert!(reads.notices.iter().any(|n| *n == Notice::FillReads) && !reads.fields.iter().any(|(k, _)| k == "fill_device"));
     }
 }

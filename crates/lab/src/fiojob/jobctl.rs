@@ -16,6 +16,7 @@
 //! (`zonemode` is `walk`'s, `ignore_error` `onerror`'s; `rate_min` and its kin `watch`'s.)
 
 use super::ini::{LineError, Opt};
+use super::notice::Notice;
 
 /// What these options leave for the job once all are read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,7 +29,7 @@ pub struct Ctl {
     pub cpus: Option<String>,
     /// Options read with no effect here.
     pub no_effect: Vec<String>,
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
 }
 
 /// The host's NUMA nodes: (node, its CPU list as the kernel writes it, has memory).
@@ -176,11 +177,7 @@ pub fn apply(c: &mut Ctl, o: &Opt) -> Option<Result<(), LineError>> {
                         ),
                     ));
                 }
-                c.notices.push(format!(
-                    "numa_mem_policy={}: this host's memory is one NUMA node, so every policy places the buffers \
-                     where the default does",
-                    need()?
-                ));
+                Notice::NumaMemPolicy { policy: need()?.to_string() }.push_to(&mut c.notices);
             }
             _ => unreachable!("apply is called for this module's keys"),
         }

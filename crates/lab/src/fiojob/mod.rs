@@ -26,6 +26,7 @@ mod errs;
 mod ini;
 mod jobctl;
 mod logs;
+mod notice;
 mod onerror;
 mod options;
 mod prio;
@@ -39,6 +40,7 @@ mod walk;
 pub mod watch;
 
 pub use cap::Cap;
+pub use notice::Notice;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -318,7 +320,7 @@ fn build<'a>(
 ) -> Result<PlanFile, Error> {
     let combos = combinations(given.vars)?;
     let mut points: Vec<Point> = Vec::new();
-    let mut notices: Vec<String> = Vec::new();
+    let mut notices: Vec<Notice> = Vec::new();
     let mut no_effect: Vec<String> = Vec::new();
     let mut new_file_bytes: Option<u64> = None;
     let (mut labels, mut slugs) = (HashSet::new(), HashSet::new());
@@ -345,9 +347,7 @@ fn build<'a>(
         if !given.targets.is_empty() {
             let size = given.targets.first().and_then(|t| drivelab_engine::target::probe(t).ok()).map(|i| i.size_bytes);
             if let Some(n) = share::notice(&files, given.targets, size) {
-                if !notices.contains(&n) {
-                    notices.push(n);
-                }
+                n.push_to(&mut notices);
             }
         }
         for group in groups(jobs) {
@@ -372,10 +372,8 @@ fn build<'a>(
             let mut fio = FioOptions::default();
             for (job, part) in &group {
                 let origin = &parts[*part].origin;
-                for n in job.notices.iter() {
-                    if !notices.contains(n) {
-                        notices.push(n.clone());
-                    }
+                for n in &job.notices {
+                    n.clone().push_to(&mut notices);
                 }
                 for k in &job.no_effect {
                     if !no_effect.contains(k) {
@@ -389,7 +387,7 @@ fn build<'a>(
                         fields.extend(given.cap.overrides(&whole));
                         if let Some((f, note)) = given.cap.bytes.and_then(|c| stripe::cap(c, &whole, &job.name)) {
                             fields.extend(f);
-                            notices.push(note);
+                            note.push_to(&mut notices);
                         }
                         if let Some(d) = given.cap.delay(whole.start_delay_ns, longest_delay) {
                             fields.push(("start_delay".into(), fmt_duration(d, 9)));
@@ -462,20 +460,15 @@ fn build<'a>(
             }
         }
         if let (Some(by), false) = (&ended_by, left_out.is_empty()) {
-            let n = format!(
-                "exit_what=all in [{by}]: fio ends every job when it ends and the jobs of later groups never                  start; left out: {}",
-                left_out.join(", ")
-            );
-            if !notices.contains(&n) {
-                notices.push(n);
-            }
+            Notice::ExitWhatAll { by: by.clone(), left_out }.push_to(&mut notices);
         }
     }
     if !given.cap.is_none() {
-        notices.push(given.cap.notice() + &scaled_delays.map(|l| given.cap.delay_clause(l)).unwrap_or_default());
+        let c = &given.cap;
+        notices.push(Notice::Capped { time_ns: c.time_ns, bytes: c.bytes, scaled_delay: scaled_delays });
     }
     if !no_effect.is_empty() {
-        notices.push(format!("{}: read, no effect in drivelab (see docs/guide/fio.md \"fio job files: drivelab run JOB.fio, drivelab plan JOB.fio\")", no_effect.join(", ")));
+        notices.push(Notice::NoEffect { options: no_effect });
     }
     let mut targets: Vec<String> = Vec::new();
     for t in points.iter().flat_map(|p| p.targets.iter().chain(p.concurrent.iter().flat_map(|c| &c.targets))) {
@@ -491,7 +484,7 @@ fn build<'a>(
         pause_ns: 0,
         precondition: None,
         points,
-        source_notices: notices,
+        source_notices: notices.iter().map(Notice::to_string).collect(),
     };
     Ok(PlanFile { plan, new_file_bytes })
 }

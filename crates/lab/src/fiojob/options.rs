@@ -15,6 +15,7 @@ use drivelab_engine::spec::EngineKind;
 use drivelab_engine::units::fmt_duration;
 
 use super::ini::{LineError, Opt};
+use super::notice::Notice;
 use super::value::{boolean, bssplit, cpu_list, size, time_ns, whole, within, BareTime, KbBase};
 
 /// A job section with the options that apply to it (the `[global]` ones before it, then its
@@ -42,7 +43,7 @@ pub struct Job {
     /// `stonewall`/`wait_for_previous`: the job waits for the ones before it.
     pub stonewall: bool,
     /// What runs a little differently from fio, to tell the user.
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
     /// Options read that change nothing here (reporting, fio's bookkeeping).
     pub no_effect: Vec<String>,
     /// fio's log files (`write_lat_log`, ...; see `logs`), job numbers not yet given.
@@ -96,7 +97,7 @@ struct Draft {
     directory: Option<String>,
     stonewall: bool,
     loops: Option<u64>,
-    notices: Vec<String>,
+    notices: Vec<Notice>,
     no_effect: Vec<String>,
     logs: super::logs::LogDraft,
     ctl: super::jobctl::Ctl,
@@ -180,12 +181,8 @@ pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError
         if !d.verify {
             return Err(bad(o, "with verify=none nothing checks the pattern: drop verify=none (or give buffer_pattern for the written data alone)"));
         }
-        d.notices.retain(|n| !n.starts_with("verify="));
-        d.notices.push(
-            "verify_pattern: writes carry the pattern and reads are checked against it, with no header (fio's \
-             verify=pattern), whatever method verify names"
-                .into(),
-        );
+        d.notices.retain(|n| !matches!(n, Notice::VerifyOwnHeader { .. }));
+        Notice::VerifyPattern.push_to(&mut d.notices);
     }
     let ctl = std::mem::take(&mut d.ctl);
     let (delay, rates, arrivals, seed) = (d.start_delay.take(), d.rates.take(), d.arrivals, d.seed);
@@ -384,7 +381,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             "0" | "none" => {}
             "1" | "sync" => {
                 d.sync = Some("dsync".into());
-                d.notices.push("sync=1 (O_SYNC) runs as O_DSYNC: the data is durable on return, as with O_SYNC".into());
+                Notice::SyncAsDsync.push_to(&mut d.notices);
             }
             "dsync" => d.sync = Some("dsync".into()),
             _ => return Err(bad(o, "expected 0, 1, none, sync or dsync")),
@@ -394,7 +391,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             if n > 0 {
                 d.sync = Some(format!("fsync:{n}"));
                 if key == "fdatasync" {
-                    d.notices.push(format!("fdatasync={n}: drivelab calls fsync after every {n} writes"));
+                    Notice::FdatasyncAsFsync { every: n }.push_to(&mut d.notices);
                 }
             }
         }
@@ -403,7 +400,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.data = (n > 0).then(|| format!("compress:{n}"));
         }
         "buffer_compress_chunk" => {
-            d.notices.push("buffer_compress_chunk: drivelab makes each 4 KiB the given percent zeros".into());
+            Notice::CompressChunk.push_to(&mut d.notices);
         }
         "zero_buffers" => {
             if flag()? {
@@ -428,21 +425,14 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.verify_named = true;
             d.verify = !matches!(v, "0" | "none");
             if d.verify {
-                d.notices.push(format!(
-                    "verify={v}: drivelab checks every block with its own header and CRC32C (docs/guide/verify.md, \
-                     \"Data verification\")"
-                ));
+                Notice::VerifyOwnHeader { method: v.to_string() }.push_to(&mut d.notices);
             }
         }
         "do_verify" => d.do_verify = flag()?,
         "verify_backlog" | "verify_async" | "verify_fatal" => {
             // drivelab checks every read as it completes and stops at the first wrong block.
-            if key == "verify_backlog" && !d.notices.iter().any(|n| n.starts_with("verify_backlog")) {
-                d.notices.push(
-                    "verify_backlog: fio reads written blocks back while the job writes; drivelab checks every \
-                     written block once the writing is done (verify_after): the same blocks, checked later"
-                        .into(),
-                );
+            if key == "verify_backlog" {
+                Notice::VerifyBacklog.push_to(&mut d.notices);
             }
         }
         "continue_on_error" => d.continue_on_error = !matches!(need()?, "none" | "0"),
@@ -475,7 +465,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         "nonvectored" => {
             if num(need()?)? == 0 {
-                d.notices.push("nonvectored=0: drivelab issues every I/O with one buffer (non-vectored)".into());
+                Notice::NonVectored.push_to(&mut d.notices);
             }
         }
         _ if super::watch::check(key, o.value.as_deref()).transpose().map_err(|e| bad(o, e))?.is_some() => {}
@@ -570,10 +560,8 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     let qd = d.qd.unwrap_or(1);
     if engine == "psync" && qd > 1 {
-        notices.push(format!(
-            "ioengine {}: a synchronous engine runs one I/O at a time, so iodepth={qd} runs at depth 1, as in fio",
-            if d.engine.is_some() { d.engine_written.as_str() } else { "psync (fio's default)" }
-        ));
+        let engine = if d.engine.is_some() { d.engine_written.clone() } else { "psync (fio's default)".into() };
+        Notice::SyncEngineDepth { engine, qd }.push_to(&mut notices);
         put("qd", "1".into());
     } else {
         put("qd", qd.to_string());
@@ -645,11 +633,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         put("continue_on_error", "true".into());
     }
     if rw.starts_with("rand") && !d.norandommap && !rw.contains("trim") {
-        notices.push(
-            "without norandommap fio visits every block once per pass; drivelab draws each random offset \
-             independently (as fio with norandommap)"
-                .into(),
-        );
+        Notice::RandomWithReplacement.push_to(&mut notices);
     }
     let numjobs = d.numjobs.unwrap_or(1);
     let (targets, file_per_clone) = match (&d.filename, null) {
@@ -686,21 +670,17 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     let (stripe_fields, increment_pct) = d.stripe.fields(numjobs, file_per_clone).map_err(err)?;
     fields.extend(stripe_fields);
     if d.stripe.dump && d.verify {
-        notices.push(
-            "verify_dump: drivelab writes no dump files; a failed check is in the result (its offset, what was \
-             expected and found, the bits that differ)"
-                .into(),
-        );
+        Notice::VerifyDump.push_to(&mut notices);
     }
     if d.fill_device {
         if writes {
             fields.push(("fill_device".into(), "true".into()));
         } else {
-            notices.push(super::errs::FILL_READS.into());
+            Notice::FillReads.push_to(&mut notices);
         }
     }
     if rw.contains("trim") {
-        notices.push(super::errs::TRIM_FILES.into());
+        Notice::TrimFiles.push_to(&mut notices);
     }
     Ok(Job {
         name,
@@ -808,7 +788,7 @@ mod tests {
         assert_eq!(field(&j, "qd"), Some("16"));
         assert_eq!(field(&j, "jobs"), Some("4"));
         assert_eq!(j.targets, vec!["/a", "/b"]);
-        assert!(!j.notices.iter().any(|n| n.contains("libaio")), "libaio runs libaio: {:?}", j.notices);
+        assert!(!j.notices.iter().any(|n| n.to_string().contains("libaio")), "libaio runs libaio: {:?}", j.notices);
         // fio's iodepth_batch is an asynchronous engine's: libaio's too.
         let j = translate(
             "j",
@@ -839,7 +819,7 @@ iodepth_batch=8",
         assert_eq!((field(&j, "sync"), field(&j, "data")), (Some("fsync:4"), Some("compress:50")));
         let j = translate("j", 1, &opts("rw=randwrite\nverify=crc32c\nsize=1m\nnorandommap")).unwrap();
         assert_eq!((field(&j, "verify"), field(&j, "verify_after")), (Some("true"), Some("true")));
-        assert!(!j.notices.iter().any(|n| n.contains("norandommap")));
+        assert!(!j.notices.contains(&Notice::RandomWithReplacement));
     }
 
     #[test]

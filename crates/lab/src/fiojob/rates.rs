@@ -8,6 +8,7 @@
 //! I/Os reads, which delivers the same two rates. One direction paced while the other runs free
 //! has no such form and is refused.
 
+use super::notice::Notice;
 use super::value::{size, whole, KbBase};
 
 /// One rate option as read: per direction (read, write, trim), bytes or I/Os a second.
@@ -36,7 +37,7 @@ pub fn parse(text: &str, bytes: bool, kb: KbBase) -> Result<Rates, String> {
 
 /// drivelab's fields for `r` on a job of fio's `rw` word, and a notice when the mix is set by
 /// the rates.
-pub fn fields(r: &Rates, rw: &str) -> Result<(Vec<(String, String)>, Option<String>), String> {
+pub fn fields(r: &Rates, rw: &str) -> Result<(Vec<(String, String)>, Option<Notice>), String> {
     let [read, write, trim] = r.per_dir;
     let dirs: &[(&str, Option<u64>)] = match rw {
         "read" | "randread" => &[("read", read)],
@@ -66,10 +67,7 @@ pub fn fields(r: &Rates, rw: &str) -> Result<(Vec<(String, String)>, Option<Stri
         if rw.ends_with("rw") {
             let pct = ((*a as u128 * 100 + total as u128 / 2) / total as u128) as u64;
             out.push(("read".into(), pct.to_string()));
-            notice = Some(format!(
-                "rate per direction ({a} reads, {b} writes): drivelab paces the job at {total}{unit} with {pct}% \
-                 reads, the two rates fio delivers (rwmixread gives way to them, as in fio)"
-            ));
+            notice = Some(Notice::RatePerDirection { reads: *a, writes: *b, total, unit, read_pct: pct });
         } else if a != b {
             return Err(format!("rw={rw} trims and writes every block once each: give trims and writes one rate"));
         }
@@ -101,7 +99,7 @@ mod tests {
         // fio 3.33, randrw rate_iops=200,100: 400 reads and 201 writes in 2 s.
         let (f, n) = fields(&parse("200,100", false, kb).unwrap(), "randrw").unwrap();
         assert_eq!((get(&f, "rate"), get(&f, "read"), get(&f, "rate_scope")), (Some("300"), Some("67"), Some("job")));
-        assert!(n.unwrap().contains("67% reads"));
+        assert!(n.unwrap().to_string().contains("67% reads"));
         // One value on a mixed job: each direction's (fio: rate_iops=200 gives 200 + 200).
         let (f, _) = fields(&parse("300", true, kb).unwrap(), "randrw").unwrap();
         assert_eq!((get(&f, "rate"), get(&f, "read")), (Some("600/s"), Some("50")));

@@ -8,6 +8,7 @@
 
 use drivelab_engine::units::fmt_size;
 
+use super::notice::Notice;
 use super::options::Job;
 
 /// Where a job runs among the targets given.
@@ -79,30 +80,19 @@ pub fn part_fields(
 }
 
 /// What the user is told when the files share one target, or map onto several.
-pub fn notice(files: &[Vec<String>], given: &[String], size: Option<u64>) -> Option<String> {
+pub fn notice(files: &[Vec<String>], given: &[String], size: Option<u64>) -> Option<Notice> {
     if files.len() < 2 {
         return None;
     }
     let names: Vec<String> = files.iter().map(|f| f.join(":")).collect();
     if given.len() == files.len() {
-        let pairs: Vec<String> = names.iter().zip(given).map(|(n, t)| format!("{n} on {t}")).collect();
-        return Some(format!("the job file names {} files: {}", files.len(), pairs.join(", ")));
+        return Some(Notice::FilesOnTargets { pairs: names.into_iter().zip(given.iter().cloned()).collect() });
     }
     if given.len() != 1 {
         return None;
     }
-    let len = part_len(size?, files.len());
-    let parts: Vec<String> =
-        names.iter().enumerate().map(|(k, n)| format!("{n} at {}", fmt_size(k as u64 * len))).collect();
-    Some(format!(
-        "the job file names {} files and one target was given: each file has its own {} of {} ({}), \
-         as apart as on its own file; give {} targets to run each file on its own",
-        files.len(),
-        fmt_size(len),
-        given[0],
-        parts.join(", "),
-        files.len()
-    ))
+    let part_bytes = part_len(size?, files.len());
+    Some(Notice::FilesShareTarget { names, part_bytes, target: given[0].clone() })
 }
 
 #[cfg(test)]
@@ -166,7 +156,7 @@ mod tests {
         );
         let e = part_fields("j", "t", 4096, 1, 2, 0, None).unwrap_err();
         assert!(e.contains("2 targets"), "{e}");
-        let n = notice(&[vec!["a".into()], vec!["b".into()]], &["t".into()], Some(4 << 20)).unwrap();
+        let n = notice(&[vec!["a".into()], vec!["b".into()]], &["t".into()], Some(4 << 20)).unwrap().to_string();
         assert!(n.contains("a at 0") && n.contains("b at 2"), "{n}");
     }
 }

@@ -8,6 +8,7 @@
 use drivelab_engine::spec::AccessSpec;
 
 use super::ini::Opt;
+use super::notice::Notice;
 use super::value::{boolean, size, within, KbBase};
 
 /// The options this module reads.
@@ -131,7 +132,7 @@ pub fn resolve_pct(p: IncrementPct, size: u64, fields: &mut Vec<(String, String)
 /// Under `--cap-size CAP`: a spec whose clones, `offset_increment` apart, reach past `CAP` bytes
 /// from its offset gets an increment of `CAP / jobs` (whole blocks) and regions that end within
 /// the cap; the fields, and the sentence saying so.
-pub fn cap(cap: u64, spec: &AccessSpec, job: &str) -> Option<(Vec<(String, String)>, String)> {
+pub fn cap(cap: u64, spec: &AccessSpec, job: &str) -> Option<(Vec<(String, String)>, Notice)> {
     let inc = spec.offset_increment_bytes;
     let n = spec.jobs as u64;
     if inc == 0 || n <= 1 {
@@ -145,12 +146,16 @@ pub fn cap(cap: u64, spec: &AccessSpec, job: &str) -> Option<(Vec<(String, Strin
     let new_inc = (cap / n / grain).max(1) * grain;
     let room = cap.saturating_sub((n - 1) * new_inc);
     let new_span = (span.min(room) / grain).max(1) * grain;
-    let note = format!(
-        "--cap-size: [{job}]'s {n} jobs start every {new_inc} bytes from offset {} (offset_increment {inc} scaled down \
-         to fit {cap} bytes), each over {new_span} bytes{}",
-        spec.offset_bytes,
-        if spec.verify { format!(" (with verify, the {new_inc} bytes up to the next job's start)") } else { String::new() }
-    );
+    let note = Notice::CapIncrement {
+        job: job.to_string(),
+        jobs: n,
+        from: spec.offset_bytes,
+        increment: new_inc,
+        was: inc,
+        cap,
+        span: new_span,
+        verify: spec.verify,
+    };
     Some((vec![("offset_increment".into(), new_inc.to_string()), ("span".into(), new_span.to_string())], note))
 }
 
@@ -207,6 +212,7 @@ mod tests {
         ])
         .unwrap();
         let (f, note) = cap(1 << 20, &spec, "write-verify").unwrap();
+        let note = note.to_string();
         assert_eq!(f, vec![("offset_increment".into(), "32768".into()), ("span".into(), "98304".into())]);
         assert!(note.contains("30 jobs start every 32768 bytes from offset 122880"), "{note}");
         let mut fitted = spec.clone();

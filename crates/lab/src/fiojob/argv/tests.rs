@@ -102,7 +102,8 @@ fn bad_input_is_refused_naming_the_argument_and_the_fix() {
     assert!(e.contains("--rw=: needs a value"), "{e}");
     let a = ok("--eta=sometimes");
     assert_eq!(a.eta, Some(Eta::Auto), "fio reads any other word as auto");
-    assert!(a.notices[0].contains("--eta=sometimes") && a.notices[0].contains("auto"), "{:?}", a.notices);
+    let n = a.notices[0].to_string();
+    assert!(n.contains("--eta=sometimes") && n.contains("auto"), "{n}");
     assert!(err("--minimal=1").contains("takes no value"));
     assert!(err("--debug=io").contains("debug tracing is not in drivelab"));
     assert!(err("--client=host1").contains("mpirun"));
