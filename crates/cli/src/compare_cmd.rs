@@ -45,7 +45,7 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
             Some(out) => (Format::Html, Some(out)),
             None => (args.format, None),
         };
-        let text = export::export_text(format, &report).map_err(Error::invalid)?;
+        let text = export::export_text(format, &report)?;
         match out {
             Some(out) => {
                 store::write_new(Path::new(out), text.as_bytes())?;

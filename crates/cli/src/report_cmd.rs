@@ -16,15 +16,14 @@ use crate::run_cmd::Outcome;
 
 /// One results directory in a single-document format.
 pub fn render(saved: &Results, format: Format) -> Result<String, Error> {
-    drivelab_report::render(saved, format).map_err(|e| Error::io("writing the report", std::io::Error::other(e)))
+    Ok(drivelab_report::render(saved, format)?)
 }
 
 pub fn print_tables(dir: &Path) -> Result<(), Error> {
     // The text exporter wraps the report's prose (its typed warnings, never a table row) and
     // fits its tables to the width main set from stdout (drivelab_report::fit).
     let report = drivelab_report::views::build(&results::load(dir)?);
-    let text = drivelab_report::export::export_text(Format::Text, &report)
-        .map_err(|e| Error::io("writing the report", std::io::Error::other(e)))?;
+    let text = drivelab_report::export::export_text(Format::Text, &report)?;
     stdout_text(&format!("\n{text}"));
     Ok(())
 }
@@ -116,7 +115,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         if all.len() != 1 {
             return Err(Error::invalid("--png writes the charts of one results directory: give exactly one DIR"));
         }
-        let pngs = drivelab_report::chart_pngs(&all[0], 2.0).map_err(Error::invalid)?;
+        let pngs = drivelab_report::chart_pngs(&all[0], 2.0)?;
         let written = drivelab_report::png::write_all_new(Path::new(png_dir), pngs)?;
         stdout_text(&format!("wrote {} chart(s) to {png_dir}\n", written.len()));
         if args.output.is_none() {
@@ -143,8 +142,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         let blocks = all
             .iter()
             .map(drivelab_report::tables_csv)
-            .collect::<Result<Vec<String>, String>>()
-            .map_err(|e| Error::io("writing the report", std::io::Error::other(e)))?;
+            .collect::<Result<Vec<String>, _>>()?;
         stdout_text(&blocks.join("\n"));
         return Ok(Outcome::Done);
     }

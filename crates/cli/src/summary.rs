@@ -16,7 +16,7 @@ pub fn text(dir: &Path, p: &PointResult, notes: &[String], stream: Stream) -> Re
     fit::set_width(term::width(stream));
     let text = if crate::mpi::writes() {
         let saved = drivelab_lab::results::load(dir)?;
-        drivelab_report::run_text(&saved, notes).map_err(Error::invalid)
+        Ok(drivelab_report::run_text(&saved, notes)?)
     } else {
         let s = drivelab_report::views::summary::summary(&p.result, &p.point.label, p.power_w);
         let mut t = s.text(fit::width());

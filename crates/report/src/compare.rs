@@ -180,7 +180,7 @@ pub fn render(runs: &[Run], format: crate::Format) -> Result<String, Error> {
     match format {
         crate::Format::Json => Ok(cmp.json()),
         crate::Format::Html | crate::Format::Png => Err(Error::invalid("compare writes HTML with -o FILE")),
-        f => crate::export::export_text(f, &cmp.report()).map_err(Error::invalid),
+        f => Ok(crate::export::export_text(f, &cmp.report())?),
     }
 }
 

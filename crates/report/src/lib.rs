@@ -86,7 +86,7 @@ pub use tables::{build, default_tables, Dir, Key, Metric, Table, TableSpec};
 
 /// A results directory in a single-document format (text, md, csv, json, html). CSV is the
 /// tidy table, a row per point ([`tidy_csv`]); the tables as CSV are [`tables_csv`].
-pub fn render(saved: &Results, format: Format) -> Result<String, String> {
+pub fn render(saved: &Results, format: Format) -> Result<String, export::ExportError> {
     match format {
         Format::Html => Ok(html_page(saved)),
         Format::Csv => Ok(tidy_csv::csv(saved)),
@@ -96,7 +96,7 @@ pub fn render(saved: &Results, format: Format) -> Result<String, String> {
 
 /// A results directory's text with `notes` added (what the command knows that the saved results
 /// do not say): what `drivelab run` prints, the same as `drivelab report RUNDIR`.
-pub fn run_text(saved: &Results, notes: &[String]) -> Result<String, String> {
+pub fn run_text(saved: &Results, notes: &[String]) -> Result<String, export::ExportError> {
     let mut r = views::build(saved);
     r.notes.extend(notes.iter().filter(|n| !r.notes.contains(n)).cloned().collect::<Vec<_>>());
     export::export_text(Format::Text, &r)
@@ -104,7 +104,7 @@ pub fn run_text(saved: &Results, notes: &[String]) -> Result<String, String> {
 
 /// The report's tables as CSV blocks, each headed by its metric and axes (`report --format csv
 /// --tables`): the CSV exporter of the report model.
-pub fn tables_csv(saved: &Results) -> Result<String, String> {
+pub fn tables_csv(saved: &Results) -> Result<String, export::ExportError> {
     export::export_text(Format::Csv, &views::build(saved))
 }
 
@@ -119,7 +119,7 @@ pub fn html_page(saved: &Results) -> String {
 
 /// Every chart of a results directory as (file name, PNG bytes), drawn from its chart specs
 /// (never from the HTML page).
-pub fn chart_pngs(saved: &Results, scale: f32) -> Result<Vec<(String, Vec<u8>)>, String> {
+pub fn chart_pngs(saved: &Results, scale: f32) -> Result<Vec<(String, Vec<u8>)>, export::ExportError> {
     let docs = export::Png { scale }.export(&views::build(saved))?;
     Ok(docs.into_iter().map(|d| (d.name, d.bytes)).collect())
 }

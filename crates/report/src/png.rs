@@ -32,15 +32,40 @@ pub fn unavailable() -> Option<&'static str> {
     )
 }
 
+/// Why a chart made no PNG, by kind: the build and the scale are the user's to change (exit 2);
+/// the rest are failures of the drawing itself.
+#[derive(Debug, thiserror::Error)]
+pub enum PngError {
+    #[error("{0}")]
+    NotBuilt(&'static str),
+    #[error("PNG scale must be a positive number, not {0}")]
+    Scale(f32),
+    #[error("a {svg_w}x{svg_h} SVG at scale {scale} gives a {w}x{h} PNG (each side must be 1..={max} pixels)")]
+    Size { svg_w: f32, svg_h: f32, scale: f32, w: f32, h: f32, max: u32 },
+    #[error("cannot parse the chart's SVG: {0}")]
+    Svg(String),
+    #[error("cannot allocate a {0}x{1} image")]
+    Alloc(u32, u32),
+    #[error("cannot encode the PNG: {0}")]
+    Encode(String),
+}
+
+impl PngError {
+    /// Whether the user's choice (the build, the scale) caused it.
+    pub fn is_input(&self) -> bool {
+        matches!(self, PngError::NotBuilt(_) | PngError::Scale(_) | PngError::Size { .. })
+    }
+}
+
 /// Rasterize one SVG document to PNG bytes at `scale` (1.0 = the SVG's size; use 2.0 for
 /// articles). The PNG is the SVG's size times `scale`, rounded up, on a white background.
-pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PngError> {
     #[cfg(feature = "png")]
     return raster::svg_to_png(svg, scale);
     #[cfg(not(feature = "png"))]
     {
         let _ = (svg, scale);
-        Err(unavailable().unwrap_or_default().to_string())
+        Err(PngError::NotBuilt(unavailable().unwrap_or_default()))
     }
 }
 
@@ -77,7 +102,7 @@ mod tests {
         assert_eq!(why.is_some(), !cfg!(feature = "png"), "{why:?}");
         if let Some(why) = why {
             assert!(why.contains("default features"), "{why}");
-            assert_eq!(super::svg_to_png("<svg/>", 1.0).unwrap_err(), why);
+            assert_eq!(super::svg_to_png("<svg/>", 1.0).unwrap_err().to_string(), why);
         }
     }
 }

@@ -87,7 +87,7 @@ pub(crate) fn section_html(s: &Section) -> String {
 }
 
 impl Exporter for Html {
-    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, super::ExportError> {
         Ok(vec![Artifact { name: "report.html".into(), bytes: page(r).into_bytes() }])
     }
 }

@@ -26,9 +26,31 @@ impl Artifact {
     }
 }
 
+/// Why an exporter made no document, by kind: the command decides what the user is told (and
+/// the exit code) from the kind, never from the words.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("encoding JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A chart (named by its file) could not be drawn as PNG.
+    #[error("{chart}: {why}")]
+    Chart { chart: String, why: crate::png::PngError },
+}
+
+impl From<ExportError> for drivelab_engine::Error {
+    /// A PNG the build cannot draw, or at a scale that cannot be, is the user's to change (exit
+    /// 2); anything else is the report failing to be written.
+    fn from(e: ExportError) -> Self {
+        match &e {
+            ExportError::Chart { why, .. } if why.is_input() => drivelab_engine::Error::invalid(e.to_string()),
+            _ => drivelab_engine::Error::io("writing the report", std::io::Error::other(e)),
+        }
+    }
+}
+
 /// Turns a report into documents (one, or one per chart for PNG).
 pub trait Exporter {
-    fn export(&self, report: &Report) -> Result<Vec<Artifact>, String>;
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ExportError>;
 }
 
 /// The exporter of a format (PNG at twice the charts' size, for articles).
@@ -44,7 +66,7 @@ pub fn exporter(format: Format) -> Box<dyn Exporter> {
 }
 
 /// A single-document format's output as text.
-pub fn export_text(format: Format, report: &Report) -> Result<String, String> {
+pub fn export_text(format: Format, report: &Report) -> Result<String, ExportError> {
     let docs = exporter(format).export(report)?;
     Ok(docs.into_iter().map(|d| String::from_utf8_lossy(&d.bytes).into_owned()).collect())
 }
@@ -56,7 +78,7 @@ pub const WARNING: &str = "warning: ";
 pub struct Text;
 
 impl Exporter for Text {
-    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, ExportError> {
         // Prose is wrapped to the tables' width (crate::fit), continued under itself.
         let cols = crate::fit::width();
         if let Some(s) = run_summary(r) {
@@ -119,7 +141,7 @@ fn summary_text(s: &crate::views::summary::RunSummary, r: &Report, cols: usize) 
 pub struct Markdown;
 
 impl Exporter for Markdown {
-    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, ExportError> {
         let mut out = format!("# {}\n\n", r.title);
         for (k, v) in &r.answer {
             out += &format!("- **{k}**: {v}\n");
@@ -188,7 +210,7 @@ fn csv_block(t: &Grid) -> String {
 }
 
 impl Exporter for Csv {
-    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, ExportError> {
         let mut blocks = Vec::new();
         if !r.answer.is_empty() {
             let mut b = String::from("answer,value\n");
@@ -220,8 +242,8 @@ impl Exporter for Csv {
 pub struct Json;
 
 impl Exporter for Json {
-    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
-        let mut s = serde_json::to_string_pretty(r).map_err(|e| format!("encoding JSON: {e}"))?;
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, ExportError> {
+        let mut s = serde_json::to_string_pretty(r)?;
         s.push('\n');
         Ok(vec![Artifact::text("report.json", s)])
     }

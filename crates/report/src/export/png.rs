@@ -12,7 +12,7 @@ pub struct Png {
 }
 
 impl Exporter for Png {
-    fn export(&self, r: &Report) -> Result<Vec<Artifact>, String> {
+    fn export(&self, r: &Report) -> Result<Vec<Artifact>, super::ExportError> {
         let specs: Vec<_> = r.charts().collect();
         let width = specs.len().to_string().len().max(2);
         specs
@@ -20,7 +20,7 @@ impl Exporter for Png {
             .enumerate()
             .map(|(i, c)| {
                 let name = format!("{:0width$}-{}.png", i + 1, drivelab_lab::store::short_slug(&c.title(), 60));
-                let bytes = crate::png::svg_to_png(&charts::draw(c), self.scale).map_err(|e| format!("{name}: {e}"))?;
+                let bytes = crate::png::svg_to_png(&charts::draw(c), self.scale).map_err(|why| super::ExportError::Chart { chart: name.clone(), why })?;
                 Ok(Artifact { name, bytes })
             })
             .collect()

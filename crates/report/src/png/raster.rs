@@ -7,6 +7,8 @@ use resvg::tiny_skia;
 use resvg::usvg;
 use resvg::usvg::fontdb;
 
+use super::PngError;
+
 /// The largest side, in pixels, a rendered PNG may have (a typo'd scale should fail, not
 /// allocate gigabytes).
 const MAX_SIDE: u32 = 16_384;
@@ -67,9 +69,9 @@ fn fix_generic_families(db: &mut fontdb::Database) {
 
 /// Rasterize one SVG document to PNG bytes at `scale` (1.0 = the SVG's size; use 2.0 for
 /// articles). The PNG is the SVG's size times `scale`, rounded up, on a white background.
-pub(super) fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+pub(super) fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, PngError> {
     if !(scale.is_finite() && scale > 0.0) {
-        return Err(format!("PNG scale must be a positive number, not {scale}"));
+        return Err(PngError::Scale(scale));
     }
     let db = fonts();
     let mut opt = usvg::Options::default();
@@ -81,23 +83,19 @@ pub(super) fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
         .unwrap_or_else(|| opt.font_family.clone());
     opt.fontdb = db;
     let svg = with_namespace(svg);
-    let tree = usvg::Tree::from_str(&svg, &opt).map_err(|e| format!("cannot parse the chart's SVG: {e}"))?;
+    let tree = usvg::Tree::from_str(&svg, &opt).map_err(|e| PngError::Svg(e.to_string()))?;
     let size = tree.size();
     let side = |v: f32| (v * scale).ceil();
     let (w, h) = (side(size.width()), side(size.height()));
     if !(w >= 1.0 && h >= 1.0 && w <= MAX_SIDE as f32 && h <= MAX_SIDE as f32) {
-        return Err(format!(
-            "a {}x{} SVG at scale {scale} gives a {w}x{h} PNG (each side must be 1..={MAX_SIDE} pixels)",
-            size.width(),
-            size.height()
-        ));
+        return Err(PngError::Size { svg_w: size.width(), svg_h: size.height(), scale, w, h, max: MAX_SIDE });
     }
     let (w, h) = (w as u32, h as u32);
-    let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("cannot allocate a {w}x{h} image"))?;
+    let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or(PngError::Alloc(w, h))?;
     pixmap.fill(tiny_skia::Color::WHITE);
     let transform = tiny_skia::Transform::from_scale(w as f32 / size.width(), h as f32 / size.height());
     resvg::render(&tree, transform, &mut pixmap.as_mut());
-    pixmap.encode_png().map_err(|e| format!("cannot encode the PNG: {e}"))
+    pixmap.encode_png().map_err(|e| PngError::Encode(e.to_string()))
 }
 
 /// usvg only reads elements in the SVG namespace; an `<svg>` pasted into HTML may not declare it.
