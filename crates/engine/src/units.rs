@@ -64,9 +64,12 @@ pub fn parse_size_in(text: &str, dialect: Dialect) -> Result<u64, String> {
         .map_err(|_| format!("'{text}' is not a size: write a number with an optional unit, such as 4k or 1MiB"))?;
     let too_large = || format!("'{text}' is too large for a size in bytes");
     if unit.starts_with('.') {
-        return Err(format!(
-            "'{text}': sizes are whole numbers; write it in a smaller unit (e.g. 1536 instead of 1.5k)"
-        ));
+        return Err(match dialect {
+            Dialect::Own => {
+                format!("'{text}': sizes are whole numbers; write it in a smaller unit (e.g. 1536 instead of 1.5k)")
+            }
+            Dialect::Fio(_) => format!("'{t}': fio reads only the whole part of a fraction; write it in a smaller unit"),
+        });
     }
     let kb = match dialect {
         Dialect::Own => {
@@ -171,12 +174,20 @@ fn time_ns(text: &str, bare: Option<crate::options::Bare>, dialect: Dialect) -> 
 
 /// A whole number with nothing after it.
 pub fn parse_whole(text: &str) -> Result<u64, String> {
+    parse_whole_in(text, Dialect::Own)
+}
+
+/// A whole number with nothing after it, by `dialect`'s rules (fio's takes hexadecimal with
+/// `0x`, as its strtoll does).
+pub fn parse_whole_in(text: &str, dialect: Dialect) -> Result<u64, String> {
     let t = text.trim();
-    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-        return t.parse().map_err(|_| format!("'{t}' is too large"));
-    }
-    match leading_number(t, Dialect::Own) {
+    match leading_number(t, dialect) {
+        Ok((v, "")) => Ok(v),
+        Ok((_, rest)) if rest.starts_with('.') && matches!(dialect, Dialect::Fio(_)) => {
+            Err(format!("'{t}': fio reads only the whole part of a fraction; write it in a smaller unit"))
+        }
         Ok((_, rest)) => Err(format!("'{t}': unexpected '{rest}' after the number")),
+        Err(e) if e.ends_with("too large") => Err(e),
         Err(_) => Err(format!("'{t}' is not a whole number")),
     }
 }

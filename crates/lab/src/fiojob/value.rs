@@ -1,111 +1,31 @@
-//! fio's own rules for numbers, sizes and times, as fio 3.x parses them (`parse.c`), so a job
-//! file means to drivelab exactly what it means to fio:
+//! fio's values as a job file gives them. Sizes, times and whole numbers are read by the one
+//! parser of each (`drivelab_engine::units`) in fio's dialect — fio 3.x's `parse.c`: `kb_base`
+//! and its "opposite units" (`KiB` is 1000 under the default), hexadecimal with `0x`, a bare
+//! time counting the option's unit (seconds for `runtime`, microseconds for `thinktime`), `N%`
+//! and fractions refused rather than guessed — so a job file, `drivelab fio` and the table's
+//! fio spellings on drivelab's own command line read a value alike.
 //!
-//! - A size is a whole number (decimal, or hexadecimal when it contains `0x`) and a unit. With
-//!   fio's default `kb_base=1024`, `k`, `kb`, `K`, `KB` are 1024 and — fio's compatibility rule
-//!   — `KiB` is 1000 ("opposite units"); with `kb_base=1000`, `k`/`kB` are 1000 and `KiB` 1024.
-//!   The same for m, g, t, p. `4k` is 4096 either way only under the default.
-//! - A time with a unit (`us`, `ms`, `s`, `m`, `h`, `d`) is that; a bare number is seconds for
-//!   options counted in seconds (`runtime`, `ramp_time`) and microseconds for the others
-//!   (`thinktime`).
-//! - `N%` is a percentage, which drivelab refuses where fio would take it as a share of the
-//!   target.
-//!
-//! - fio's lists: `bssplit` (`4k/70:64k/`) and CPU lists (`0-3,6`) in drivelab's spelling.
-//!
-//! Anything fio would read differently from its face value (a fraction, trailing text) is
-//! refused here instead of guessed.
+//! Here: fio's lists — `bssplit` (`4k/70:64k/`) and CPU lists (`0-3,6`) in drivelab's
+//! spelling — and its booleans and ranges.
 
-/// fio's `kb_base`: what `k` means.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KbBase {
-    /// fio's default: k = 1024 (and KiB = 1000).
-    Binary,
-    /// k = 1000, KiB = 1024.
-    Decimal,
-}
+pub use drivelab_engine::options::Bare as BareTime;
+pub use drivelab_engine::units::KbBase;
+use drivelab_engine::units::{self, Dialect};
 
-/// The leading whole number of `text` (decimal, or hex when `0x` appears, as fio's strtoll
-/// does) and the rest.
-fn number(text: &str) -> Result<(u64, &str), String> {
-    let t = text.trim();
-    let hex = t.contains("0x") || t.contains("0X");
-    let body = if hex { t.trim_start_matches("0x").trim_start_matches("0X") } else { t };
-    let end =
-        body.find(|c: char| !(if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() })).unwrap_or(body.len());
-    if end == 0 {
-        return Err(format!("'{t}' is not a number"));
-    }
-    let v = u64::from_str_radix(&body[..end], if hex { 16 } else { 10 }).map_err(|_| format!("'{t}' is too large"))?;
-    let rest = &body[end..];
-    if rest.starts_with('.') {
-        return Err(format!("'{t}': fio reads only the whole part of a fraction; write it in a smaller unit"));
-    }
-    Ok((v, rest))
-}
-
-/// A size in bytes, by fio's rules under `kb`.
+/// A size in bytes by fio's rules under `kb` (the one size parser's fio dialect).
 pub fn size(text: &str, kb: KbBase) -> Result<u64, String> {
-    let (v, unit) = number(text)?;
-    let u = unit.trim().to_ascii_lowercase();
-    if u.starts_with('%') {
-        return Err(format!(
-            "'{}' is a percentage of the target; drivelab takes absolute sizes here: give bytes (e.g. 8g)",
-            text.trim()
-        ));
-    }
-    let base: u64 = match kb {
-        KbBase::Binary => 1024,
-        KbBase::Decimal => 1000,
-    };
-    let other: u64 = if base == 1024 { 1000 } else { 1024 };
-    let powers = ["k", "m", "g", "t", "p"];
-    let (mult, pow) = if u.is_empty() {
-        (1, 0)
-    } else if let Some(i) = powers.iter().position(|p| u == format!("{p}ib")) {
-        (other, i as u32 + 1)
-    } else if let Some(i) = powers.iter().position(|p| u == *p || u == format!("{p}b")) {
-        (base, i as u32 + 1)
-    } else if u == "b" {
-        (1, 0)
-    } else {
-        return Err(format!("'{}': '{unit}' is not a size unit; expected k, m, g, t, p (or kb, kib ...)", text.trim()));
-    };
-    mult.checked_pow(pow).and_then(|m| v.checked_mul(m)).ok_or_else(|| format!("'{}' is too large", text.trim()))
+    units::parse_size_in(text, Dialect::Fio(kb))
 }
 
-/// What a bare number of a time option counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BareTime {
-    Seconds,
-    Micros,
-}
-
-/// A time in nanoseconds by fio's rules.
+/// A time in nanoseconds by fio's rules, a bare number counting `bare` (the one time parser's
+/// fio dialect).
 pub fn time_ns(text: &str, bare: BareTime) -> Result<u64, String> {
-    let (v, unit) = number(text)?;
-    let us: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" => match bare {
-            BareTime::Seconds => 1_000_000,
-            BareTime::Micros => 1,
-        },
-        "us" | "usec" => 1,
-        "ms" | "msec" => 1_000,
-        "s" => 1_000_000,
-        "m" => 60_000_000,
-        "h" => 3_600_000_000,
-        "d" => 86_400_000_000,
-        other => return Err(format!("'{}': '{other}' is not a time unit; expected us, ms, s, m, h or d", text.trim())),
-    };
-    v.checked_mul(us).and_then(|x| x.checked_mul(1000)).ok_or_else(|| format!("'{}' is too long", text.trim()))
+    units::parse_time(text, bare, Dialect::Fio(KbBase::Binary))
 }
 
-/// A whole number with nothing after it.
+/// A whole number with nothing after it (hexadecimal with `0x`, as fio's strtoll reads it).
 pub fn whole(text: &str) -> Result<u64, String> {
-    match number(text)? {
-        (v, "") => Ok(v),
-        (_, rest) => Err(format!("'{}': unexpected '{rest}' after the number", text.trim())),
-    }
+    units::parse_whole_in(text, Dialect::Fio(KbBase::Binary))
 }
 
 /// A whole number within `lo..=hi` (fio's `minval`/`maxval` for the option).
