@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use drivelab_engine::options::Field;
 use drivelab_engine::units::fmt_elapsed;
 use drivelab_engine::Error;
 use drivelab_lab::execute::Lab;
@@ -169,11 +170,9 @@ pub fn execute(
     let plan = if steady.latency_split {
         let mut p = plan.clone();
         for pt in &mut p.points {
-            pt.spec.latency_split = true;
-            pt.fields.push(("latency_split".into(), "true".into()));
+            pt.set(Field::LatencySplit, "true")?;
             for c in &mut pt.concurrent {
-                c.spec.latency_split = true;
-                c.fields.push(("latency_split".into(), "true".into()));
+                c.set(Field::LatencySplit, "true")?;
             }
         }
         split_plan = p;

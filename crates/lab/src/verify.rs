@@ -16,6 +16,7 @@ use drivelab_engine::result::{Checks, RunResult};
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::target::{OpenTarget, TargetKind};
 use drivelab_engine::verify::{sweep, GenerationMap, UnitFormat};
+use drivelab_engine::options::Field;
 use drivelab_engine::Error;
 
 /// The generation map of every target verified so far, by path, with the seed and
@@ -278,18 +279,16 @@ pub fn after_crash(journal: &std::path::Path, paths: &[String], stop: &AtomicBoo
 pub fn verify_plan(plan: &mut crate::plan::Plan, after: bool) -> Vec<String> {
     let mut left_out = Vec::new();
     for p in &mut plan.points {
-        let mut spec = p.spec.clone();
-        spec.verify = true;
-        spec.verify_after = after;
-        if spec.validate().is_err() {
+        let mut checked = p.clone();
+        let set = checked.set(Field::Verify, "true").and_then(|()| match (after, checked.spec.verify_after) {
+            (false, false) => Ok(()),
+            _ => checked.set(Field::VerifyAfter, if after { "true" } else { "false" }),
+        });
+        if set.is_err() || checked.spec.validate().is_err() {
             left_out.push(p.label.clone());
             continue;
         }
-        p.spec = spec;
-        p.fields.push(("verify".into(), "true".into()));
-        if after {
-            p.fields.push(("verify_after".into(), "true".into()));
-        }
+        *p = checked;
     }
     left_out
 }

@@ -204,7 +204,30 @@ pub struct ConcurrentJob {
     pub spec: AccessSpec,
 }
 
+/// `field` set to `value` in `spec` through the option table's one setter, and in `fields` (the
+/// record of what was given) in the same step, replacing an earlier value: the two never drift.
+fn set_both(spec: &mut AccessSpec, fields: &mut Vec<(String, String)>, field: fields::Field, value: &str) -> Result<(), Error> {
+    fields::set(spec, field, value)?;
+    let same = |k: &str| fields::Field::from_key(k).map(fields::Field::canonical) == Some(field.canonical());
+    fields.retain(|(k, _)| !same(k));
+    fields.push((field.name().to_string(), value.to_string()));
+    Ok(())
+}
+
+impl ConcurrentJob {
+    /// `field` set in the job's spec and recorded in its fields at once.
+    pub fn set(&mut self, field: fields::Field, value: &str) -> Result<(), Error> {
+        set_both(&mut self.spec, &mut self.fields, field, value)
+    }
+}
+
 impl Point {
+    /// `field` set in the point's spec and recorded in its fields at once (a command's flag
+    /// added to every point of a plan, as `--latency-split` and `--verify` are).
+    pub fn set(&mut self, field: fields::Field, value: &str) -> Result<(), Error> {
+        set_both(&mut self.spec, &mut self.fields, field, value)
+    }
+
     /// Every stream the point runs at once: its own spec on its targets, then its concurrent
     /// jobs'.
     pub fn streams(&self) -> Vec<(AccessSpec, Vec<String>)> {
