@@ -1,6 +1,5 @@
 //! The CLI's defaults against the lab's and the engine's, where each is defined: a flag whose
-//! default drifts from what it configures fails here. (A file of its own: `args/mod.rs` is at
-//! its 600-line limit.)
+//! default drifts from what it configures fails here.
 
 use super::*;
 use drivelab_engine::spec::AccessSpec;

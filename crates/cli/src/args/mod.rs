@@ -4,8 +4,8 @@
 //! clap parses strings; every value with a unit is parsed by the engine's `units` so the CLI and
 //! (later) plan files accept exactly the same spellings and give the same errors.
 //!
-//! Over 600 lines: the top of the clap tree (every command and the flag groups they share); each
-//! command's own groups live in the submodules. Split further when a command's flags move out.
+//! The top of the clap tree: every command and the flag groups they share; each command's own
+//! groups live in the submodules.
 
 pub mod complete;
 mod run;

@@ -507,9 +507,14 @@ fn the_device_stage_agrees_with_bpftrace_on_the_same_block_requests() {
     let dev = loop_dev("bpftrace", 1 << 30);
     let (no, _) = devno(&dev.dev);
     // Room for every 100 ns bucket of the tail (bpftrace's default is 4,096 keys a map).
-    let mut bt = Command::new("bpftrace")
+    // bpftrace finds tracepoints in tracefs: where the machine has none mounted (a container),
+    // it is mounted in a mount namespace of bpftrace's own, which leaves with it (unshare and
+    // sh exec, so the pid signalled below is bpftrace's).
+    let mut bt = Command::new("unshare")
         .env("BPFTRACE_MAP_KEYS_MAX", "262144")
-        .args(["-B", "none", "-e", &bpftrace_script(no)])
+        .args(["--mount", "--propagation", "private", "sh", "-c"])
+        .arg("T=/sys/kernel/tracing; [ -e $T/events ] || mount -t tracefs nodev $T; exec bpftrace \"$@\"")
+        .args(["sh", "-B", "none", "-e", &bpftrace_script(no)])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -9,8 +9,7 @@
 //! together, which read best in one place. What has a job of its own is beside it: the rate
 //! (`rate.rs`), distributions (`distribution.rs`), trims and replays (`source.rs`).
 //!
-//! Over 600 lines: `AccessSpec` is one struct whose fields, defaults and cross-field checks are read
-//! together; the parts that stand alone (stride, buffer patterns, flows, ...) are submodules.
+//! `AccessSpec` is one struct whose fields, defaults and cross-field checks are read together; the parts that stand alone (stride, buffer patterns, flows, ...) are submodules.
 
 use serde::{Deserialize, Serialize};
 

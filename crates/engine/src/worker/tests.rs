@@ -1,8 +1,6 @@
 //! The job loop's tests, on mock backends whose timing is known, against a clock the test drives
 //! ([`TestClock`]): the schedule's logic is checked exactly, however busy the machine is (how
 //! well the real clock keeps time is measured in bench/timing, not here).
-//!
-//! Over 600 lines: the worker loop's tests, one per behaviour of one loop.
 
 use std::cell::Cell;
 use std::rc::Rc;

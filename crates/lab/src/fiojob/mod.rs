@@ -16,8 +16,8 @@
 //!   point's label ends with the combination (`seq-read BS=4k QD=8`): seed 004's sweep of a
 //!   job file, without a wrapper script.
 //!
-//! Over 600 lines: the job file's (and command line's) way from sections to points in one place;
-//! options, argv, logs, zones, caps and job control are submodules.
+//! The job file's (and command line's) way from sections to points is in one place; options,
+//! argv, logs, zones, caps, notices and job control are submodules.
 
 mod argv;
 mod cap;

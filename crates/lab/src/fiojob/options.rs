@@ -7,8 +7,10 @@
 //! without `ioengine` runs psync, without `direct` goes through the page cache, without `bs`
 //! moves 4 KiB.
 //!
-//! Over 600 lines: one arm per fio option, the one table of them (a second table would drift);
-//! options with logic of their own delegate to submodules (logs, jobctl, walk, watch, onerror).
+//! The names, kinds and effects are the engine's option table's (`drivelab_engine::options`);
+//! here are the arms of the options that need a job's context (rules across options, defaults
+//! fio gives a job); options with logic of their own delegate to submodules (logs, jobctl, walk,
+//! watch, onerror).
 
 use drivelab_engine::options::{Effect, NOT_SUPPORTED};
 use drivelab_engine::spec::EngineKind;

@@ -21,8 +21,8 @@
 //! Schema 1 (drivelab 0.1 before this model) had only plan and suite directories; its reader is
 //! [`schema1`]. A directory of a newer schema than this drivelab knows is refused, not guessed at.
 //!
-//! Over 600 lines: the results directory's record types and its reader/writer, kept together so
-//! the on-disk format is defined in one place (docs/RESULTS.md documents it).
+//! The results directory's record types and its reader/writer are kept together so the on-disk
+//! format is defined in one place (docs/RESULTS.md documents it).
 
 pub mod fio_json;
 mod maps;

@@ -1,7 +1,7 @@
 //! The built-in signature scan (`signatures/builtin`) on crafted buffers: every magic at the
 //! offset it lives at is found with blkid's family, and look-alikes are not.
 //!
-//! Over 600 lines: one test per signature kind of the built-in scan, each building its own image.
+//! One test per signature kind of the built-in scan, each building its own image.
 
 use super::signatures::*;
 use super::tests::{families, put, zeros};
