@@ -6,6 +6,67 @@
 
 use std::time::Duration;
 
+/// Why a size, time, number, yes-or-no or percentage was refused: the kind, with the text as
+/// written and what the fix needs. Every message of the parsers is here, once; a caller that
+/// wants text renders it (a `String` converts from it, for callers that build their own words).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("'{0}' is not a number")]
+    NotNumber(String),
+    #[error("'{0}' is too large")]
+    TooLarge(String),
+    #[error("empty size: write a number of bytes such as 4096 or 4k")]
+    EmptySize,
+    #[error("'{0}' is not a size: write a number with an optional unit, such as 4k or 1MiB")]
+    NotSize(String),
+    #[error("'{0}' is too large for a size in bytes")]
+    SizeTooLarge(String),
+    #[error("'{0}': sizes are whole numbers; write it in a smaller unit (e.g. 1536 instead of 1.5k)")]
+    SizeFraction(String),
+    /// fio's dialect: fio would read only the whole part.
+    #[error("'{0}': fio reads only the whole part of a fraction; write it in a smaller unit")]
+    FioFraction(String),
+    #[error("'{text}' is ambiguous (1000 or 1024?): write {number}{prefix}iB for binary or the exact byte count")]
+    AmbiguousSize { text: String, number: String, prefix: String },
+    #[error("'{text}' has an unknown unit '{unit}': use k, m, g, t (or KiB, MiB, GiB, TiB), or plain bytes")]
+    SizeUnit { text: String, unit: String },
+    #[error("'{0}' is a percentage of the target; drivelab takes absolute sizes here: give bytes (e.g. 8g)")]
+    ShareOfTarget(String),
+    #[error("'{text}': '{unit}' is not a size unit; expected k, m, g, t, p (or kb, kib ...)")]
+    FioSizeUnit { text: String, unit: String },
+    #[error("'{0}' is not a duration: write e.g. 500ms, 10s, 3m or 1h")]
+    NotDuration(String),
+    #[error("'{text}' has no unit: write {number}s for seconds or {number}ms for milliseconds")]
+    NoTimeUnit { text: String, number: String },
+    #[error("'{text}' has an unknown unit '{unit}': use ns, us, ms, s, m, h or d")]
+    TimeUnit { text: String, unit: String },
+    #[error("'{0}' is too long a duration")]
+    TooLong(String),
+    #[error("'{text}': unexpected '{rest}' after the number")]
+    Trailing { text: String, rest: String },
+    #[error("'{0}' is not a whole number")]
+    NotWhole(String),
+    #[error("'{0}' is not a yes or no: give 1 or 0 (true or false)")]
+    NotBool(String),
+    /// `what` names the value, with a space after it (empty where the caller names it).
+    #[error("{what}'{text}' is outside 0..100: give a percentage from 0 to 100")]
+    PctRange { what: String, text: String },
+    #[error("{what}'{text}' is not a whole percentage: give a number from 0 to 100")]
+    NotPct { what: String, text: String },
+    /// fio's bounds of an option (its `minval`/`maxval`).
+    #[error("'{text}' is out of range: give {lo}..{hi}")]
+    OutOfRange { text: String, lo: u64, hi: u64 },
+    /// fio's booleans (a job file's `=1`/`=0`).
+    #[error("'{0}' is not a boolean; expected 1 or 0")]
+    NotFioBool(String),
+}
+
+impl From<ValueError> for String {
+    fn from(e: ValueError) -> String {
+        e.to_string()
+    }
+}
+
 /// Whose rules a size or a time is read by: drivelab's own (flags, plan keys) or fio's (job
 /// files, fio's command line, fio's JSON), which differ where fio keeps old habits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -30,20 +91,21 @@ pub enum KbBase {
 
 /// The leading whole number of `t` (decimal, or in fio's forms hexadecimal when it contains
 /// `0x`, as fio's strtoll does) and the rest.
-fn leading_number(t: &str, dialect: Dialect) -> Result<(u64, &str), String> {
+fn leading_number(t: &str, dialect: Dialect) -> Result<(u64, &str), ValueError> {
     let hex = matches!(dialect, Dialect::Fio(_)) && (t.contains("0x") || t.contains("0X"));
     let body = if hex { t.trim_start_matches("0x").trim_start_matches("0X") } else { t };
     let end =
         body.find(|c: char| !(if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() })).unwrap_or(body.len());
     if end == 0 {
-        return Err(format!("'{t}' is not a number"));
+        return Err(ValueError::NotNumber(t.to_string()));
     }
-    let v = u64::from_str_radix(&body[..end], if hex { 16 } else { 10 }).map_err(|_| format!("'{t}' is too large"))?;
+    let v = u64::from_str_radix(&body[..end], if hex { 16 } else { 10 })
+        .map_err(|_| ValueError::TooLarge(t.to_string()))?;
     Ok((v, &body[end..]))
 }
 
 /// Parse a size in bytes by drivelab's rules: `512`, `4k`, `4KiB`, `1m`, `8g`, `2t` (k = 1024).
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, ValueError> {
     parse_size_in(text, Dialect::Own)
 }
 
@@ -55,20 +117,17 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 ///   "opposite units"), under `kb_base=1000` the other way round; a unit is matched by its
 ///   first letters as fio does (`Mi` is `m`); hexadecimal with `0x`; `N%` (a share of the
 ///   target) and fractions are refused rather than guessed.
-pub fn parse_size_in(text: &str, dialect: Dialect) -> Result<u64, String> {
+pub fn parse_size_in(text: &str, dialect: Dialect) -> Result<u64, ValueError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("empty size: write a number of bytes such as 4096 or 4k".into());
+        return Err(ValueError::EmptySize);
     }
-    let (value, unit) = leading_number(t, dialect)
-        .map_err(|_| format!("'{text}' is not a size: write a number with an optional unit, such as 4k or 1MiB"))?;
-    let too_large = || format!("'{text}' is too large for a size in bytes");
+    let (value, unit) = leading_number(t, dialect).map_err(|_| ValueError::NotSize(text.to_string()))?;
+    let too_large = || ValueError::SizeTooLarge(text.to_string());
     if unit.starts_with('.') {
         return Err(match dialect {
-            Dialect::Own => {
-                format!("'{text}': sizes are whole numbers; write it in a smaller unit (e.g. 1536 instead of 1.5k)")
-            }
-            Dialect::Fio(_) => format!("'{t}': fio reads only the whole part of a fraction; write it in a smaller unit"),
+            Dialect::Own => ValueError::SizeFraction(text.to_string()),
+            Dialect::Fio(_) => ValueError::FioFraction(t.to_string()),
         });
     }
     let kb = match dialect {
@@ -81,17 +140,13 @@ pub fn parse_size_in(text: &str, dialect: Dialect) -> Result<u64, String> {
                 "t" | "T" | "TiB" | "Ti" => 40,
                 "p" | "P" | "PiB" | "Pi" => 50,
                 "KB" | "kB" | "kb" | "Kb" | "MB" | "mb" | "Mb" | "GB" | "gb" | "Gb" | "TB" | "tb" | "Tb" => {
-                    let num = &t[..t.len() - unit.len()];
-                    let p = &unit[..1].to_ascii_uppercase();
-                    return Err(format!(
-                        "'{text}' is ambiguous (1000 or 1024?): write {num}{p}iB for binary or the exact byte count"
-                    ));
+                    return Err(ValueError::AmbiguousSize {
+                        text: text.to_string(),
+                        number: t[..t.len() - unit.len()].to_string(),
+                        prefix: unit[..1].to_ascii_uppercase(),
+                    });
                 }
-                _ => {
-                    return Err(format!(
-                        "'{text}' has an unknown unit '{unit}': use k, m, g, t (or KiB, MiB, GiB, TiB), or plain bytes"
-                    ))
-                }
+                _ => return Err(ValueError::SizeUnit { text: text.to_string(), unit: unit.to_string() }),
             };
             return value.checked_mul(1u64 << shift).ok_or_else(too_large);
         }
@@ -99,9 +154,7 @@ pub fn parse_size_in(text: &str, dialect: Dialect) -> Result<u64, String> {
     };
     let u = unit.trim().to_ascii_lowercase();
     if u.starts_with('%') {
-        return Err(format!(
-            "'{t}' is a percentage of the target; drivelab takes absolute sizes here: give bytes (e.g. 8g)"
-        ));
+        return Err(ValueError::ShareOfTarget(t.to_string()));
     }
     let (base, other): (u64, u64) = match kb {
         KbBase::Binary => (1024, 1000),
@@ -115,7 +168,7 @@ pub fn parse_size_in(text: &str, dialect: Dialect) -> Result<u64, String> {
     } else if let Some(i) = powers.iter().position(|p| u == *p || u == format!("{p}b") || u == format!("{p}i")) {
         (base, i as u32 + 1)
     } else {
-        return Err(format!("'{t}': '{unit}' is not a size unit; expected k, m, g, t, p (or kb, kib ...)"));
+        return Err(ValueError::FioSizeUnit { text: t.to_string(), unit: unit.to_string() });
     };
     mult.checked_pow(pow).and_then(|m| value.checked_mul(m)).ok_or_else(too_large)
 }
@@ -123,7 +176,7 @@ pub fn parse_size_in(text: &str, dialect: Dialect) -> Result<u64, String> {
 /// Parse a duration by drivelab's rules: `500ms`, `10s`, `3m`, `1h`, `1d`, `250us`, or with a
 /// decimal point, `1.5s`. A bare number is refused: seconds or milliseconds is a guess we will
 /// not make (an option whose bare numbers fio counts in a unit is read by [`parse_time`]).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, ValueError> {
     time_ns(text, None, Dialect::Own).map(Duration::from_nanos)
 }
 
@@ -131,21 +184,21 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// seconds for `runtime`, microseconds for `thinktime`), in `dialect`: nanoseconds.
 /// Units: `ns`, `us`/`usec`/`µs`, `ms`/`msec`, `s`/`sec`, `m`/`min`, `h`, `d`. drivelab's
 /// dialect takes fractions (`1.5s`); fio's refuses them (fio reads only the whole part).
-pub fn parse_time(text: &str, bare: crate::options::Bare, dialect: Dialect) -> Result<u64, String> {
+pub fn parse_time(text: &str, bare: crate::options::Bare, dialect: Dialect) -> Result<u64, ValueError> {
     time_ns(text, Some(bare), dialect)
 }
 
-fn time_ns(text: &str, bare: Option<crate::options::Bare>, dialect: Dialect) -> Result<u64, String> {
+fn time_ns(text: &str, bare: Option<crate::options::Bare>, dialect: Dialect) -> Result<u64, ValueError> {
     use crate::options::Bare;
     let t = text.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let not = || format!("'{text}' is not a duration: write e.g. 500ms, 10s, 3m or 1h");
+    let not = || ValueError::NotDuration(text.to_string());
     if num.is_empty() || num.matches('.').count() > 1 || num.ends_with('.') || num.starts_with('.') {
         return Err(not());
     }
     if num.contains('.') && matches!(dialect, Dialect::Fio(_)) {
-        return Err(format!("'{t}': fio reads only the whole part of a fraction; write it in a smaller unit"));
+        return Err(ValueError::FioFraction(t.to_string()));
     }
     let ns_per_unit: f64 = match unit.trim().to_ascii_lowercase().as_str() {
         "ns" | "nsec" => 1.0,
@@ -159,55 +212,64 @@ fn time_ns(text: &str, bare: Option<crate::options::Bare>, dialect: Dialect) -> 
             Some(Bare::Seconds) => 1e9,
             Some(Bare::Micros) => 1e3,
             Some(Bare::Unit) | None => {
-                return Err(format!("'{text}' has no unit: write {num}s for seconds or {num}ms for milliseconds"))
+                return Err(ValueError::NoTimeUnit { text: text.to_string(), number: num.to_string() })
             }
         },
-        _ => return Err(format!("'{text}' has an unknown unit '{unit}': use ns, us, ms, s, m, h or d")),
+        _ => return Err(ValueError::TimeUnit { text: text.to_string(), unit: unit.to_string() }),
     };
     let value: f64 = num.parse().map_err(|_| not())?;
     let ns = value * ns_per_unit;
     if !(ns.is_finite()) || ns > 1e18 {
-        return Err(format!("'{text}' is too long a duration"));
+        return Err(ValueError::TooLong(text.to_string()));
     }
     Ok(ns.round() as u64)
 }
 
 /// A whole number with nothing after it.
-pub fn parse_whole(text: &str) -> Result<u64, String> {
+pub fn parse_whole(text: &str) -> Result<u64, ValueError> {
     parse_whole_in(text, Dialect::Own)
 }
 
 /// A whole number with nothing after it, by `dialect`'s rules (fio's takes hexadecimal with
 /// `0x`, as its strtoll does).
-pub fn parse_whole_in(text: &str, dialect: Dialect) -> Result<u64, String> {
+pub fn parse_whole_in(text: &str, dialect: Dialect) -> Result<u64, ValueError> {
     let t = text.trim();
     match leading_number(t, dialect) {
         Ok((v, "")) => Ok(v),
         Ok((_, rest)) if rest.starts_with('.') && matches!(dialect, Dialect::Fio(_)) => {
-            Err(format!("'{t}': fio reads only the whole part of a fraction; write it in a smaller unit"))
+            Err(ValueError::FioFraction(t.to_string()))
         }
-        Ok((_, rest)) => Err(format!("'{t}': unexpected '{rest}' after the number")),
-        Err(e) if e.ends_with("too large") => Err(e),
-        Err(_) => Err(format!("'{t}' is not a whole number")),
+        Ok((_, rest)) => Err(ValueError::Trailing { text: t.to_string(), rest: rest.to_string() }),
+        Err(e @ ValueError::TooLarge(_)) => Err(e),
+        Err(_) => Err(ValueError::NotWhole(t.to_string())),
     }
 }
 
 /// A yes or no: `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
-pub fn parse_bool(text: &str) -> Result<bool, String> {
+pub fn parse_bool(text: &str) -> Result<bool, ValueError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
-        other => Err(format!("'{other}' is not a yes or no: give 1 or 0 (true or false)")),
+        other => Err(ValueError::NotBool(other.to_string())),
+    }
+}
+
+/// `what` as a message's first word: followed by a space, or nothing.
+fn named(what: &str) -> String {
+    if what.is_empty() {
+        String::new()
+    } else {
+        format!("{what} ")
     }
 }
 
 /// Parse a whole percentage 0..=100.
-pub fn parse_pct(text: &str, what: &str) -> Result<u8, String> {
+pub fn parse_pct(text: &str, what: &str) -> Result<u8, ValueError> {
     let t = text.trim().trim_end_matches('%');
     match t.parse::<u32>() {
         Ok(v) if v <= 100 => Ok(v as u8),
-        Ok(_) => Err(format!("{what} '{text}' is outside 0..100: give a percentage from 0 to 100")),
-        Err(_) => Err(format!("{what} '{text}' is not a whole percentage: give a number from 0 to 100")),
+        Ok(_) => Err(ValueError::PctRange { what: named(what), text: text.to_string() }),
+        Err(_) => Err(ValueError::NotPct { what: named(what), text: text.to_string() }),
     }
 }
 
@@ -376,13 +438,13 @@ mod tests {
 
     #[test]
     fn ambiguous_or_unknown_sizes_are_refused_with_the_fix() {
-        let e = parse_size("4KB").unwrap_err();
+        let e = parse_size("4KB").unwrap_err().to_string();
         assert!(e.contains("ambiguous") && e.contains("4KiB"), "{e}");
-        assert!(parse_size("4x").unwrap_err().contains("unknown unit"));
-        assert!(parse_size("1.5k").unwrap_err().contains("whole numbers"));
+        assert!(parse_size("4x").unwrap_err().to_string().contains("unknown unit"));
+        assert!(parse_size("1.5k").unwrap_err().to_string().contains("whole numbers"));
         assert!(parse_size("").is_err());
         assert!(parse_size("k").is_err());
-        assert!(parse_size("99999999999t").unwrap_err().contains("too large"));
+        assert!(parse_size("99999999999t").unwrap_err().to_string().contains("too large"));
     }
 
     #[test]
@@ -391,7 +453,7 @@ mod tests {
         assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
         assert_eq!(parse_duration("3m").unwrap(), Duration::from_secs(180));
         assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert!(parse_duration("10").unwrap_err().contains("10s"));
+        assert!(parse_duration("10").unwrap_err().to_string().contains("10s"));
         assert!(parse_duration("10 parsecs").is_err());
         assert!(parse_duration("1.2.3s").is_err());
     }
@@ -400,7 +462,7 @@ mod tests {
     fn percentages_stay_in_range() {
         assert_eq!(parse_pct("95", "read").unwrap(), 95);
         assert_eq!(parse_pct("100%", "read").unwrap(), 100);
-        assert!(parse_pct("101", "read").unwrap_err().contains("outside 0..100"));
+        assert!(parse_pct("101", "read").unwrap_err().to_string().contains("outside 0..100"));
         assert!(parse_pct("-1", "read").is_err());
     }
 

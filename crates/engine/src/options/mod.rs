@@ -177,7 +177,7 @@ impl Opt {
 
     /// `text` as this option's kind reads it in `dialect`: the typed scalar, or the text itself
     /// for [`Kind::Text`]. Errors say what is wrong with the value (the caller names the option).
-    pub fn parse(&self, text: &str, dialect: Dialect) -> Result<Value, String> {
+    pub fn parse(&self, text: &str, dialect: Dialect) -> Result<Value, units::ValueError> {
         parse_value(self.kind, text, dialect)
     }
 }
@@ -205,7 +205,7 @@ impl Value {
 }
 
 /// `text` as `kind` reads it in `dialect`.
-pub fn parse_value(kind: Kind, text: &str, dialect: Dialect) -> Result<Value, String> {
+pub fn parse_value(kind: Kind, text: &str, dialect: Dialect) -> Result<Value, units::ValueError> {
     let t = text.trim();
     match kind {
         Kind::Bool | Kind::Flag => units::parse_bool(t).map(Value::Bool),
@@ -213,13 +213,13 @@ pub fn parse_value(kind: Kind, text: &str, dialect: Dialect) -> Result<Value, St
         Kind::Range(lo, hi) => {
             let v = units::parse_whole(t)?;
             if v < lo || v > hi {
-                return Err(format!("'{t}' is out of range: give {lo}..{hi}"));
+                return Err(units::ValueError::OutOfRange { text: t.to_string(), lo, hi });
             }
             Ok(Value::Int(v))
         }
         Kind::Size => units::parse_size_in(t, dialect).map(Value::Bytes),
         Kind::Time(bare) => units::parse_time(t, bare, dialect).map(Value::Ns),
-        Kind::Pct => units::parse_pct(t, "").map(Value::Pct).map_err(|e| e.trim_start().to_string()),
+        Kind::Pct => units::parse_pct(t, "").map(Value::Pct),
         Kind::Text => Ok(Value::Text(t.to_string())),
     }
 }

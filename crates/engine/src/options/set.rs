@@ -24,7 +24,7 @@ pub fn known_keys() -> String {
     format!("{} (or fio's {})", KEYS.join(", "), fio_of_own.iter().chain(&fio).copied().collect::<Vec<_>>().join(", "))
 }
 
-fn inv(field: Field, e: String) -> Error {
+fn inv(field: Field, e: impl Into<String>) -> Error {
     Error::spec(field, "", e)
 }
 
@@ -80,7 +80,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         }
         _ => duration_ns(v),
     };
-    let pct = |v: &str| parse_pct(v, "").map_err(|e| inv(field, e.trim_start().to_string()));
+    let pct = |v: &str| parse_pct(v, "").map_err(|e| inv(field, e));
     match field {
         Field::As(name) => {
             let opt = by_key(name).ok_or_else(|| Error::invalid(format!("'{name}' is not an access-spec field")))?;
@@ -94,7 +94,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             let v = match opt.fio_name() {
                 // fio's share of writes: drivelab's share of reads is the rest.
                 Some("rwmixwrite") => {
-                    let pct = parse_pct(v, "").map_err(|e| Error::spec(field, "", e.trim_start().to_string()))?;
+                    let pct = parse_pct(v, "").map_err(|e| Error::spec(field, "", e))?;
                     translated = (100 - pct).to_string();
                     translated.as_str()
                 }

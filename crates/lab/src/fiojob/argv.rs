@@ -181,7 +181,7 @@ fn lookup(name: &str) -> Result<Option<Known>, Vec<&'static str>> {
 
 /// A time argument of fio's command line (`--status-interval=2s`) as fio reads it: a bare number
 /// is seconds.
-pub fn fio_time_ns(text: &str) -> Result<u64, String> {
+pub fn fio_time_ns(text: &str) -> Result<u64, drivelab_engine::units::ValueError> {
     super::value::time_ns(text, super::value::BareTime::Seconds)
 }
 

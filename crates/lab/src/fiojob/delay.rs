@@ -15,7 +15,7 @@ const FIO_SEED: u64 = 0x89;
 pub fn parse(text: &str) -> Result<(u64, u64), String> {
     let one = |t: &str| time_ns(t, BareTime::Seconds);
     match text.split_once('-') {
-        None => one(text).map(|t| (t, t)),
+        None => Ok(one(text).map(|t| (t, t))?),
         Some((a, b)) => {
             let (a, b) = (one(a)?, one(b)?);
             if a > b {

@@ -28,8 +28,8 @@ pub fn apply(
         }
     };
     let r = match key {
-        "fill_device" | "fill_fs" => boolean(value).map(|b| *fill = b),
-        "error_dump" | "create_serialize" | "verify_dump" => boolean(value).map(|_| quiet()),
+        "fill_device" | "fill_fs" => boolean(value).map(|b| *fill = b).map_err(String::from),
+        "error_dump" | "create_serialize" | "verify_dump" => boolean(value).map(|_| quiet()).map_err(String::from),
         "fallocate" => match value.map(str::trim) {
             Some("none" | "native" | "posix" | "keep" | "truncate" | "0" | "1") => {
                 quiet();

@@ -55,7 +55,7 @@ pub fn apply(d: &mut LogDraft, o: &Opt) -> Result<(), String> {
     let flag = || boolean(value);
     let int = |hi: u64| -> Result<u64, String> {
         let v = value.filter(|v| !v.is_empty()).ok_or("needs a value (key=value)")?;
-        within(v, 0, hi)
+        Ok(within(v, 0, hi)?)
     };
     match o.key.as_str() {
         "write_lat_log" => d.lat = Some(prefix()),

@@ -10,41 +10,41 @@
 
 pub use drivelab_engine::options::Bare as BareTime;
 pub use drivelab_engine::units::KbBase;
-use drivelab_engine::units::{self, Dialect};
+use drivelab_engine::units::{self, Dialect, ValueError};
 
 /// A size in bytes by fio's rules under `kb` (the one size parser's fio dialect).
-pub fn size(text: &str, kb: KbBase) -> Result<u64, String> {
+pub fn size(text: &str, kb: KbBase) -> Result<u64, ValueError> {
     units::parse_size_in(text, Dialect::Fio(kb))
 }
 
 /// A time in nanoseconds by fio's rules, a bare number counting `bare` (the one time parser's
 /// fio dialect).
-pub fn time_ns(text: &str, bare: BareTime) -> Result<u64, String> {
+pub fn time_ns(text: &str, bare: BareTime) -> Result<u64, ValueError> {
     units::parse_time(text, bare, Dialect::Fio(KbBase::Binary))
 }
 
 /// A whole number with nothing after it (hexadecimal with `0x`, as fio's strtoll reads it).
-pub fn whole(text: &str) -> Result<u64, String> {
+pub fn whole(text: &str) -> Result<u64, ValueError> {
     units::parse_whole_in(text, Dialect::Fio(KbBase::Binary))
 }
 
 /// A whole number within `lo..=hi` (fio's `minval`/`maxval` for the option).
-pub fn within(text: &str, lo: u64, hi: u64) -> Result<u64, String> {
+pub fn within(text: &str, lo: u64, hi: u64) -> Result<u64, ValueError> {
     let v = whole(text)?;
     if v < lo || v > hi {
-        return Err(format!("'{}' is out of range: give {lo}..{hi}", text.trim()));
+        return Err(ValueError::OutOfRange { text: text.trim().to_string(), lo, hi });
     }
     Ok(v)
 }
 
 /// fio's booleans: a bare option, or `=1`/`=0` (`true`/`false`, `yes`/`no`, `on`/`off`).
-pub fn boolean(value: Option<&str>) -> Result<bool, String> {
+pub fn boolean(value: Option<&str>) -> Result<bool, ValueError> {
     match value.map(|v| v.trim().to_ascii_lowercase()) {
         None => Ok(true),
         Some(v) => match v.as_str() {
             "1" | "true" | "yes" | "on" => Ok(true),
             "0" | "false" | "no" | "off" => Ok(false),
-            _ => Err(format!("'{v}' is not a boolean; expected 1 or 0")),
+            _ => Err(ValueError::NotFioBool(v)),
         },
     }
 }
@@ -122,9 +122,9 @@ mod tests {
         assert_eq!(size("4kB", d), Ok(4000));
         assert_eq!(size("4KiB", d), Ok(4096));
         assert_eq!(size("1MiB", d), Ok(1 << 20));
-        assert!(size("50%", b).unwrap_err().contains("percentage"));
-        assert!(size("1.5g", b).unwrap_err().contains("fraction"));
-        assert!(size("4x", b).unwrap_err().contains("not a size unit"));
+        assert!(size("50%", b).unwrap_err().to_string().contains("percentage"));
+        assert!(size("1.5g", b).unwrap_err().to_string().contains("fraction"));
+        assert!(size("4x", b).unwrap_err().to_string().contains("not a size unit"));
         assert!(size("k", b).is_err());
     }
 

@@ -160,8 +160,8 @@ fn set(g: &mut Given, key: &str, v: &str) -> Result<(), String> {
         "steadystate" | "ss" => g.ss = Some(Criterion::parse(v)?),
         "steadystate_duration" | "ss_dur" => g.ss_dur_s = time_ns(v, BareTime::Seconds)? / SECOND,
         "steadystate_ramp_time" | "ss_ramp" => g.ss_ramp_ns = time_ns(v, BareTime::Seconds)?,
-        "rate_min" | "ratemin" => g.rate_min = minimum(g, v, |x| size(x, KbBase::Binary))?,
-        "rate_iops_min" => g.rate_iops_min = minimum(g, v, whole)?,
+        "rate_min" | "ratemin" => g.rate_min = minimum(g, v, |x| Ok(size(x, KbBase::Binary)?))?,
+        "rate_iops_min" => g.rate_iops_min = minimum(g, v, |x| Ok(whole(x)?))?,
         "rate_cycle" | "ratecycle" => g.rate_cycle_ms = Some(whole(v)?.max(1)),
         "rate_iops" => g.rate_iops = whole(v.split(',').next().unwrap_or(v)).ok(),
         "exitall" => {

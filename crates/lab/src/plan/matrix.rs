@@ -2,7 +2,7 @@
 //! an axis's values in the unit of their field.
 
 use drivelab_engine::options::{self as fields, Bare, Field, Kind};
-use drivelab_engine::units::{fmt_duration, fmt_size, parse_duration, parse_size};
+use drivelab_engine::units::{fmt_duration, fmt_size, parse_duration, parse_size, ValueError};
 use drivelab_engine::Error;
 use toml_edit::{Item, Value};
 
@@ -125,16 +125,16 @@ pub(super) fn unit_of(key: &str) -> Option<Unit> {
     }
 }
 
-pub(super) fn parse_in(unit: Unit, text: &str) -> Result<u64, String> {
+pub(super) fn parse_in(unit: Unit, text: &str) -> Result<u64, ValueError> {
     let nanos = |d: std::time::Duration| d.as_nanos().min(u64::MAX as u128) as u64;
     match unit {
         Unit::Size => parse_size(text),
         Unit::Duration => parse_duration(text).map(nanos),
         Unit::Seconds => match text.trim().parse::<u64>() {
-            Ok(s) => s.checked_mul(1_000_000_000).ok_or_else(|| format!("'{text}' is too long a duration")),
+            Ok(s) => s.checked_mul(1_000_000_000).ok_or_else(|| ValueError::TooLong(text.to_string())),
             Err(_) => parse_duration(text).map(nanos),
         },
-        Unit::Count => text.parse().map_err(|_| format!("'{text}' is not a whole number")),
+        Unit::Count => text.parse().map_err(|_| ValueError::NotWhole(text.to_string())),
     }
 }
 
