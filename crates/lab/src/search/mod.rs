@@ -23,4 +23,4 @@ mod objective;
 mod tests;
 
 pub use highest::{HighestPassing, SearchOutcome, SearchSpace, Step};
-pub use objective::{parse_objective, Clause, ClauseResult, Evaluation, Objective, Stat};
+pub use objective::{parse_objective, Clause, ClauseResult, Evaluation, Objective, ObjectiveError, Stat};

@@ -32,29 +32,52 @@ pub struct Objective {
     pub clauses: Vec<Clause>,
 }
 
+/// Why an objective was refused: the kind, with the clause as written (every message here, once).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ObjectiveError {
+    #[error("empty objective: write latency limits such as p99<1ms,p99.9<5ms")]
+    Empty,
+    #[error("'{0}' has an empty criterion: separate criteria with single commas, e.g. p99<1ms,p99.9<5ms")]
+    EmptyClause(String),
+    #[error("'{0}': objectives are upper limits on latency: write e.g. p99<1ms")]
+    LowerLimit(String),
+    #[error("'{0}' has no limit: write STAT<LIMIT, e.g. p99<1ms")]
+    NoLimit(String),
+    #[error("'{clause}': unknown statistic '{stat}': use p<percentile> (p50, p99, p99.9), mean or max")]
+    UnknownStat { clause: String, stat: String },
+    #[error("'{clause}': percentile {digits} is outside 0..100: use e.g. p99 or p99.9")]
+    Percentile { clause: String, digits: String },
+    #[error("'{clause}' has no limit after '<': write e.g. {stat}<1ms")]
+    EmptyLimit { clause: String, stat: String },
+    #[error("'{clause}': the limit {limit} has no unit: write a unit, e.g. {stat}<{limit}ms or {stat}<{limit}us")]
+    NoUnit { clause: String, stat: String, limit: String },
+    #[error("'{clause}': {why}")]
+    Duration { clause: String, why: drivelab_engine::units::ValueError },
+    #[error("'{clause}': a limit of 0 can never be met: give a positive duration, e.g. {stat}<1ms")]
+    Zero { clause: String, stat: String },
+}
+
 /// Parse `p99<1ms,p99.9<5ms`, `p50<200us`, `mean<1ms`, `max<=20ms`. Spaces are allowed anywhere;
 /// limits go through [`parse_duration`], so a bare number is refused as ambiguous.
-pub fn parse_objective(text: &str) -> Result<Objective, String> {
+pub fn parse_objective(text: &str) -> Result<Objective, ObjectiveError> {
     if text.trim().is_empty() {
-        return Err("empty objective: write latency limits such as p99<1ms,p99.9<5ms".into());
+        return Err(ObjectiveError::Empty);
     }
     let clauses = text.split(',').map(|c| parse_clause(c, text)).collect::<Result<Vec<_>, _>>()?;
     Ok(Objective { clauses })
 }
 
-fn parse_clause(clause: &str, whole: &str) -> Result<Clause, String> {
+fn parse_clause(clause: &str, whole: &str) -> Result<Clause, ObjectiveError> {
     let shown = clause.trim();
     let c: String = shown.split_whitespace().collect();
     if c.is_empty() {
-        return Err(format!(
-            "'{whole}' has an empty criterion: separate criteria with single commas, e.g. p99<1ms,p99.9<5ms"
-        ));
+        return Err(ObjectiveError::EmptyClause(whole.to_string()));
     }
     if c.contains('>') {
-        return Err(format!("'{shown}': objectives are upper limits on latency: write e.g. p99<1ms"));
+        return Err(ObjectiveError::LowerLimit(shown.to_string()));
     }
     let Some((lhs, rhs)) = c.split_once('<') else {
-        return Err(format!("'{shown}' has no limit: write STAT<LIMIT, e.g. p99<1ms"));
+        return Err(ObjectiveError::NoLimit(shown.to_string()));
     };
     let (rhs, inclusive) = match rhs.strip_prefix('=') {
         Some(rest) => (rest, true),
@@ -65,35 +88,36 @@ fn parse_clause(clause: &str, whole: &str) -> Result<Clause, String> {
     Ok(Clause { stat, limit_ns, inclusive })
 }
 
-fn parse_stat(text: &str, clause: &str) -> Result<Stat, String> {
+fn parse_stat(text: &str, clause: &str) -> Result<Stat, ObjectiveError> {
     let lower = text.to_ascii_lowercase();
     match lower.as_str() {
         "mean" | "avg" => return Ok(Stat::Mean),
         "max" => return Ok(Stat::Max),
         _ => {}
     }
-    let unknown =
-        || format!("'{clause}': unknown statistic '{text}': use p<percentile> (p50, p99, p99.9), mean or max");
+    let unknown = || ObjectiveError::UnknownStat { clause: clause.to_string(), stat: text.to_string() };
     let digits = lower.strip_prefix('p').ok_or_else(unknown)?;
     let p: f64 = digits.parse().map_err(|_| unknown())?;
     if !(p > 0.0 && p <= 100.0) {
-        return Err(format!("'{clause}': percentile {digits} is outside 0..100: use e.g. p99 or p99.9"));
+        return Err(ObjectiveError::Percentile { clause: clause.to_string(), digits: digits.to_string() });
     }
     Ok(Stat::Percentile(p))
 }
 
-fn parse_limit(text: &str, stat: &str, clause: &str) -> Result<u64, String> {
+fn parse_limit(text: &str, stat: &str, clause: &str) -> Result<u64, ObjectiveError> {
+    let (clause, stat) = (clause.to_string(), stat.to_string());
     if text.is_empty() {
-        return Err(format!("'{clause}' has no limit after '<': write e.g. {stat}<1ms"));
+        return Err(ObjectiveError::EmptyLimit { clause, stat });
     }
     if text.parse::<f64>().is_ok() {
-        return Err(format!(
-            "'{clause}': the limit {text} has no unit: write a unit, e.g. {stat}<{text}ms or {stat}<{text}us"
-        ));
+        return Err(ObjectiveError::NoUnit { clause, stat, limit: text.to_string() });
     }
-    let ns = parse_duration(text).map_err(|e| format!("'{clause}': {e}"))?.as_nanos();
+    let ns = match parse_duration(text) {
+        Ok(d) => d.as_nanos(),
+        Err(why) => return Err(ObjectiveError::Duration { clause, why }),
+    };
     if ns == 0 {
-        return Err(format!("'{clause}': a limit of 0 can never be met: give a positive duration, e.g. {stat}<1ms"));
+        return Err(ObjectiveError::Zero { clause, stat });
     }
     Ok(u64::try_from(ns).unwrap_or(u64::MAX))
 }

@@ -180,7 +180,7 @@ fn objectives_parse_in_the_usual_spellings() {
 
 #[test]
 fn bad_objectives_name_the_clause_and_the_fix() {
-    let err = |t: &str| parse_objective(t).unwrap_err();
+    let err = |t: &str| parse_objective(t).unwrap_err().to_string();
     assert!(err("p99<1").contains("'p99<1'") && err("p99<1").contains("p99<1ms"), "{}", err("p99<1"));
     assert!(err("").contains("p99<1ms"));
     assert!(err("p99<1ms,").contains("empty criterion"));
