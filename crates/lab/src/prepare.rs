@@ -99,7 +99,7 @@ fn check_trace_fits(spec: &AccessSpec, infos: &[TargetInfo], regions: &[(u64, u6
         .zip(regions)
         .map(|(i, &(start, span))| Region { path: &i.path, start, span, null: i.kind == TargetKind::Null })
         .collect();
-    trace.check_fit(&regions).map_err(|why| Error::spec(Field::Replay, r.path.clone(), why))
+    trace.check_fit(&regions).map_err(|why| Error::spec(Field::Replay, r.path.clone(), why.to_string()))
 }
 
 /// `e` added to the devices already found unnamed (`Err` only if `e` is another refusal).
