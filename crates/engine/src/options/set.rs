@@ -130,7 +130,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::Buffered => spec.direct = !boolean(field, v)?,
         Field::Sync => spec.sync = parse_sync(v)?,
         Field::Data => spec.data = parse_data(v)?,
-        Field::Distribution => spec.distribution = Distribution::parse(v).map_err(|e| inv(field, e))?,
+        Field::Distribution => spec.distribution = Distribution::parse(v).map_err(|e| inv(field, e.to_string()))?,
         Field::Seed => spec.seed = number(field, v)?,
         Field::Engine => spec.engine = parse_engine(v)?,
         Field::Cpus => spec.cpus = parse_cpus(v)?,

@@ -34,7 +34,7 @@ pub mod zbd;
 fn fmt_ns(ns: u64) -> String {
     format!("{}us", ns / 1000)
 }
-pub use distribution::{BandEdge, Distribution, Zone, ZoneSize};
+pub use distribution::{BandEdge, Distribution, DistributionError, Zone, ZoneSize};
 pub use rate::{Arrivals, PaceMode, Rate, RateScope, RateUnit, HYBRID_SPIN_NS};
 pub use source::{Replay, Trim};
 pub use stride::StridedZones;
