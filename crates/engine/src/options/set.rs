@@ -255,11 +255,13 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             })?)
         }
         Field::Prio => {
-            let job = crate::spec::prio::parse_job(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            let job =
+                crate::spec::prio::parse_job(v).map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
             spec.prio.get_or_insert_with(Default::default).job = job;
         }
         Field::Cmdprio => {
-            let cmd = crate::spec::prio::parse_cmd(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            let cmd =
+                crate::spec::prio::parse_cmd(v).map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
             spec.prio.get_or_insert_with(Default::default).cmd = cmd;
         }
         Field::FillDevice => spec.fill_device = boolean(field, v)?,
