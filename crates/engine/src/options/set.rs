@@ -228,7 +228,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         }
         Field::VerifyPattern => {
             crate::spec::verify_pattern::VerifyPattern::parse(v)
-                .map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+                .map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
             spec.verify_pattern = Some(v.trim().to_string());
         }
         Field::IgnoreError => {
