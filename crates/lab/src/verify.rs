@@ -36,7 +36,7 @@ impl Known {
             .iter()
             .map(|t| match self.current(spec, &t.info.path) {
                 Some(m) => Ok(m.clone()),
-                None => GenerationMap::whole(t.info.size_bytes, unit).map_err(Error::invalid),
+                None => GenerationMap::whole(t.info.size_bytes, unit).map_err(Error::from),
             })
             .collect()
     }
