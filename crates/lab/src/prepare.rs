@@ -262,7 +262,7 @@ fn check_uring_cmd(spec: &AccessSpec, infos: &[TargetInfo]) -> Result<(), Error>
         return Ok(());
     }
     for info in infos.iter().filter(|i| i.kind != TargetKind::Null) {
-        drivelab_engine::backend::uring_cmd::check_target(&info.path).map_err(Error::invalid)?;
+        drivelab_engine::backend::uring_cmd::check_target(&info.path)?;
     }
     if spec.trim != drivelab_engine::spec::Trim::None {
         return Err(Error::invalid(
