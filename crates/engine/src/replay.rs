@@ -20,6 +20,9 @@
 //! regular file of at most 1 GiB) and every number in it is checked as it becomes a time, an
 //! offset or a length: a sector × 512, an offset + length or µs × 1000 past 2^64 is refused by
 //! `FILE:LINE`, never wrapped (a wrapped sector once replayed a write at byte 0).
+//!
+//! What is wrong with a trace, or with where it is to be replayed, is a [`TraceError`]: the
+//! words a user reads are written once, there, and a caller can match the kind.
 
 use std::collections::HashMap;
 
@@ -75,6 +78,86 @@ pub const MAX_IOS: usize = 100_000_000;
 /// Most files (or devices) one trace may name: each is replayed on a target of its own.
 pub const MAX_FILES: usize = 4096;
 
+/// Why a trace cannot be read, or replayed where it was asked to be. Each kind carries what the
+/// message names (the line, the number and its limit); a word of the trace is kept as messages
+/// show it (cut to 60 characters: a line may be 100 MB). Parse errors read `LINE: what is wrong`
+/// ([`Trace::load`] puts the file's name before them); [`Trace::check_fit`]'s name no line.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TraceError {
+    #[error(
+        "1: no I/O to replay; expected a fio iolog (\"fio version 2 iolog\" or 3) or blkparse's text output"
+    )]
+    NoIo,
+    #[error(
+        "{line}: '{name}' is a file past the {} this trace may name (each is replayed on a target of its own); \
+         replay a part of the trace",
+        MAX_FILES
+    )]
+    TooManyFiles { line: usize, name: String },
+    #[error("{line}: a length of {len} bytes; expected 1 byte to 64 MiB")]
+    Length { line: usize, len: u64 },
+    #[error("{line}: {len} bytes at offset {offset} end past byte 2^64; no target is that large")]
+    PastEnd { line: usize, len: u64, offset: u64 },
+    #[error("{line}: more than {} I/Os; replay a part of the trace", MAX_IOS)]
+    TooManyIos { line: usize },
+    /// `word` is not the number it should be: `what` names it ("an offset", "a sector").
+    #[error("{line}: '{word}' is not {what}")]
+    NotA { line: usize, word: String, what: &'static str },
+    #[error("{line}: {us} µs is past what a time can hold (2^64 ns); give times from 0")]
+    TooLate { line: usize, us: u64 },
+    #[error("{line}: '{text}'; expected FILE ACTION [OFFSET LENGTH]")]
+    Malformed { line: usize, text: String },
+    #[error("{line}: wait needs its delay in µs")]
+    WaitNeedsDelay { line: usize },
+    #[error("{line}: the waits add up past what a time can hold (2^64 ns); give shorter waits")]
+    WaitsTooLong { line: usize },
+    #[error("{line}: '{action}' is not an iolog action")]
+    UnknownAction { line: usize, action: String },
+    /// A read, write or trim without its range.
+    #[error("{line}: {} needs OFFSET LENGTH", iolog_action(*op))]
+    NeedsRange { line: usize, op: Op },
+    /// A sector (or sector count) × 512 past 2^64: `what` is which.
+    #[error("{line}: {what} {n} × 512 is past byte 2^64; no device is that large")]
+    PastByte { line: usize, what: &'static str, n: u64 },
+    /// Not one target per file: `names` are the first 8 files' (then "...").
+    #[error(
+        "the trace has I/Os for {files} file(s) ({}) and the run {targets} target(s): give one target per file, \
+         in that order",
+        names.join(", ")
+    )]
+    FileCount { files: usize, names: Vec<String>, targets: usize },
+    /// I/O `index` (from 1) of `file` does not fit in the region of `span` bytes from `start` on
+    /// `path`; the trace's I/Os reach byte `extent`. `{offset}`/`{span}` are fields the caller renders.
+    #[error(
+        "I/O {index} of {file} ({} of {} bytes at offset {}) ends at byte {}, past the end of the region of {span} \
+         bytes on {path} from byte {start}; the trace's offsets count from {{offset}}: give a larger {{span}}, a \
+         lower {{offset}} or a larger target, or a trace that fits (its I/Os reach byte {extent})",
+        an_io(io.op),
+        io.len,
+        io.offset,
+        io.offset.saturating_add(io.len as u64)
+    )]
+    Outside { index: usize, file: String, io: IoDesc, span: u64, path: String, start: u64, extent: u64 },
+}
+
+/// An iolog's word for `op`.
+fn iolog_action(op: Op) -> &'static str {
+    match op {
+        Op::Read => "read",
+        Op::Write => "write",
+        Op::Trim => "trim",
+    }
+}
+
+/// `op` in a sentence.
+fn an_io(op: Op) -> &'static str {
+    match op {
+        Op::Read => "a read",
+        Op::Write => "a write",
+        Op::Trim => "a trim",
+    }
+}
+
 impl Trace {
     /// Read the trace at `path`.
     pub fn load(path: &str) -> Result<Trace, crate::Error> {
@@ -83,7 +166,7 @@ impl Trace {
     }
 
     /// Parse a trace; errors read `LINE: what is wrong`.
-    pub fn parse(text: &str) -> Result<Trace, String> {
+    pub fn parse(text: &str) -> Result<Trace, TraceError> {
         let first = text.lines().next().unwrap_or_default().trim();
         let mut t = match first {
             "fio version 2 iolog" => Trace { format: "fio iolog v2", ..Trace::default() },
@@ -96,10 +179,7 @@ impl Trace {
             t.parse_iolog(text, t.format.ends_with('3'))?;
         }
         if t.files.iter().all(|f| f.ios.is_empty()) {
-            return Err(
-                "1: no I/O to replay; expected a fio iolog (\"fio version 2 iolog\" or 3) or blkparse's text output"
-                    .to_string(),
-            );
+            return Err(TraceError::NoIo);
         }
         t.files.retain(|f| !f.ios.is_empty());
         t.index = HashMap::new();
@@ -112,16 +192,10 @@ impl Trace {
         Ok(t)
     }
 
-    fn file(&mut self, name: &str, line: usize) -> Result<&mut FileTrace, String> {
+    fn file(&mut self, name: &str, line: usize) -> Result<&mut FileTrace, TraceError> {
         let i = match self.index.get(name) {
             Some(&i) => i,
-            None if self.files.len() >= MAX_FILES => {
-                return Err(format!(
-                    "{line}: '{}' is a file past the {MAX_FILES} this trace may name (each is replayed on a target \
-                     of its own); replay a part of the trace",
-                    quote(name)
-                ))
-            }
+            None if self.files.len() >= MAX_FILES => return Err(TraceError::TooManyFiles { line, name: quote(name) }),
             None => {
                 self.files.push(FileTrace { name: name.to_string(), ..FileTrace::default() });
                 self.index.insert(name.to_string(), self.files.len() - 1);
@@ -131,15 +205,15 @@ impl Trace {
         Ok(&mut self.files[i])
     }
 
-    fn push(&mut self, file: &str, t_ns: u64, op: Op, offset: u64, len: u64, line: usize) -> Result<(), String> {
+    fn push(&mut self, file: &str, t_ns: u64, op: Op, offset: u64, len: u64, line: usize) -> Result<(), TraceError> {
         if len == 0 || len > 64 << 20 {
-            return Err(format!("{line}: a length of {len} bytes; expected 1 byte to 64 MiB"));
+            return Err(TraceError::Length { line, len });
         }
         if offset.checked_add(len).is_none() {
-            return Err(format!("{line}: {len} bytes at offset {offset} end past byte 2^64; no target is that large"));
+            return Err(TraceError::PastEnd { line, len, offset });
         }
         if self.ios >= MAX_IOS {
-            return Err(format!("{line}: more than {MAX_IOS} I/Os; replay a part of the trace"));
+            return Err(TraceError::TooManyIos { line });
         }
         self.ios += 1;
         let f = self.file(file, line)?;
@@ -150,7 +224,7 @@ impl Trace {
         Ok(())
     }
 
-    fn parse_iolog(&mut self, text: &str, v3: bool) -> Result<(), String> {
+    fn parse_iolog(&mut self, text: &str, v3: bool) -> Result<(), TraceError> {
         let mut clock_us = 0u64;
         for (i, raw) in text.lines().enumerate().skip(1) {
             let line = i + 1;
@@ -158,15 +232,14 @@ impl Trace {
             if words.is_empty() {
                 continue;
             }
-            let num =
-                |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("{line}: '{}' is not {what}", quote(w)));
+            let num = |w: &str, what: &'static str| {
+                w.parse::<u64>().map_err(|_| TraceError::NotA { line, word: quote(w), what })
+            };
             let (t_us, rest) =
                 if v3 { (Some(num(words[0], "a time in µs")?), &words[1..]) } else { (None, &words[..]) };
-            let too_late =
-                |us: u64| format!("{line}: {us} µs is past what a time can hold (2^64 ns); give times from 0");
             let (file, act) = match rest {
                 [f, a, ..] => (*f, *a),
-                _ => return Err(format!("{line}: '{}'; expected FILE ACTION [OFFSET LENGTH]", quote(raw))),
+                _ => return Err(TraceError::Malformed { line, text: quote(raw) }),
             };
             if let Some(t) = t_us {
                 clock_us = t;
@@ -176,11 +249,9 @@ impl Trace {
                 "write" => Op::Write,
                 "trim" => Op::Trim,
                 "wait" if !v3 => {
-                    let us = rest.get(2).ok_or_else(|| format!("{line}: wait needs its delay in µs"))?;
+                    let us = rest.get(2).ok_or(TraceError::WaitNeedsDelay { line })?;
                     let us = num(us, "a delay in µs")?;
-                    clock_us = clock_us.checked_add(us).ok_or_else(|| {
-                        format!("{line}: the waits add up past what a time can hold (2^64 ns); give shorter waits")
-                    })?;
+                    clock_us = clock_us.checked_add(us).ok_or(TraceError::WaitsTooLong { line })?;
                     continue;
                 }
                 "add" | "open" | "close" => {
@@ -191,19 +262,19 @@ impl Trace {
                     self.skipped += 1;
                     continue;
                 }
-                other => return Err(format!("{line}: '{}' is not an iolog action", quote(other))),
+                other => return Err(TraceError::UnknownAction { line, action: quote(other) }),
             };
             let (Some(off), Some(len)) = (rest.get(2), rest.get(3)) else {
-                return Err(format!("{line}: {act} needs OFFSET LENGTH"));
+                return Err(TraceError::NeedsRange { line, op });
             };
             let (off, len) = (num(off, "an offset")?, num(len, "a length")?);
-            let t_ns = clock_us.checked_mul(1000).ok_or_else(|| too_late(clock_us))?;
+            let t_ns = clock_us.checked_mul(1000).ok_or(TraceError::TooLate { line, us: clock_us })?;
             self.push(file, t_ns, op, off, len, line)?;
         }
         Ok(())
     }
 
-    fn parse_blkparse(&mut self, text: &str) -> Result<(), String> {
+    fn parse_blkparse(&mut self, text: &str) -> Result<(), TraceError> {
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let w: Vec<&str> = raw.split_whitespace().collect();
@@ -227,16 +298,15 @@ impl Trace {
                 self.skipped += 1;
                 continue;
             };
-            let secs =
-                parse_seconds(w[3]).ok_or_else(|| format!("{line}: '{}' is not a time in seconds", quote(w[3])))?;
-            let sector: u64 = w[7].parse().map_err(|_| format!("{line}: '{}' is not a sector", quote(w[7])))?;
-            let count: u64 = w[9].parse().map_err(|_| format!("{line}: '{}' is not a sector count", quote(w[9])))?;
+            let not_a = |word: &str, what: &'static str| TraceError::NotA { line, word: quote(word), what };
+            let secs = parse_seconds(w[3]).ok_or_else(|| not_a(w[3], "a time in seconds"))?;
+            let sector: u64 = w[7].parse().map_err(|_| not_a(w[7], "a sector"))?;
+            let count: u64 = w[9].parse().map_err(|_| not_a(w[9], "a sector count"))?;
             if count == 0 {
                 self.skipped += 1; // a flush queued as an empty write
                 continue;
             }
-            let past =
-                |what: &str, n: u64| format!("{line}: {what} {n} × 512 is past byte 2^64; no device is that large");
+            let past = |what: &'static str, n: u64| TraceError::PastByte { line, what, n };
             let offset = sector.checked_mul(512).ok_or_else(|| past("sector", sector))?;
             let len = count.checked_mul(512).ok_or_else(|| past("sector count", count))?;
             self.push(w[0], secs, op, offset, len, line)?;
@@ -281,41 +351,25 @@ pub struct Region<'a> {
 impl Trace {
     /// One region per file of the trace, in order, and every I/O of each file inside its
     /// region; else what does not fit and the fix (`{field}`s are rendered by the caller).
-    pub fn check_fit(&self, regions: &[Region]) -> Result<(), String> {
+    pub fn check_fit(&self, regions: &[Region]) -> Result<(), TraceError> {
         if self.files.len() != regions.len() {
             let mut names: Vec<String> = self.files.iter().take(8).map(|f| quote(&f.name)).collect();
             if self.files.len() > 8 {
                 names.push("...".into());
             }
-            return Err(format!(
-                "the trace has I/Os for {} file(s) ({}) and the run {} target(s): give one target per file, in that \
-                 order",
-                self.files.len(),
-                names.join(", "),
-                regions.len()
-            ));
+            return Err(TraceError::FileCount { files: self.files.len(), names, targets: regions.len() });
         }
         for (f, r) in self.files.iter().zip(regions) {
             let Some((n, io)) = f.first_outside(r.span).filter(|_| !r.null) else { continue };
-            let op = match io.op {
-                Op::Read => "a read",
-                Op::Write => "a write",
-                Op::Trim => "a trim",
-            };
-            return Err(format!(
-                "I/O {} of {} ({op} of {} bytes at offset {}) ends at byte {}, past the end of the region of {} \
-                 bytes on {} from byte {}; the trace's offsets count from {{offset}}: give a larger {{span}}, a \
-                 lower {{offset}} or a larger target, or a trace that fits (its I/Os reach byte {})",
-                n + 1,
-                quote(&f.name),
-                io.len,
-                io.offset,
-                io.offset.saturating_add(io.len as u64),
-                r.span,
-                r.path,
-                r.start,
-                f.extent()
-            ));
+            return Err(TraceError::Outside {
+                index: n + 1,
+                file: quote(&f.name),
+                io,
+                span: r.span,
+                path: r.path.to_string(),
+                start: r.start,
+                extent: f.extent(),
+            });
         }
         Ok(())
     }
@@ -399,7 +453,7 @@ mod tests {
         .unwrap();
         assert_eq!(t.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(t.files[1].t_ns, [500_000]);
-        assert!(Trace::parse("fio version 2 iolog\na read 0\n").unwrap_err().starts_with("2: read needs"));
+        assert!(Trace::parse("fio version 2 iolog\na read 0\n").unwrap_err().to_string().starts_with("2: read needs"));
     }
 
     #[test]
@@ -426,19 +480,44 @@ mod tests {
     #[test]
     fn numbers_past_2_64_are_refused_by_line_and_long_words_are_cut_in_messages() {
         let blk = "  7,0  0  1  0.0  42  Q  WS 36028797018963968 + 8 [a]\n";
-        assert!(Trace::parse(blk).unwrap_err().starts_with("1: sector 36028797018963968 × 512 is past byte 2^64"));
+        let e = Trace::parse(blk).unwrap_err();
+        assert_eq!(e, TraceError::PastByte { line: 1, what: "sector", n: 36028797018963968 });
+        assert!(e.to_string().starts_with("1: sector 36028797018963968 × 512 is past byte 2^64"), "{e}");
         let wrap = "fio version 3 iolog\n0 /x write 18446744073709547520 8192\n";
-        assert!(Trace::parse(wrap).unwrap_err().starts_with("2: 8192 bytes at offset"));
+        assert!(Trace::parse(wrap).unwrap_err().to_string().starts_with("2: 8192 bytes at offset"));
         let long = format!("fio version 3 iolog\n0 {}\n", "x".repeat(1 << 20));
-        let e = Trace::parse(&long).unwrap_err();
+        let e = Trace::parse(&long).unwrap_err().to_string();
         assert!(e.len() < 200 && e.contains("(1048578 bytes)"), "{e}");
         assert!(parse_seconds("0.12345678é").is_none(), "not a panic on a cut inside a character");
     }
 
     #[test]
+    fn a_trace_that_does_not_fit_its_targets_says_where() {
+        let t = Trace::parse("fio version 3 iolog\n0 /a write 4096 8192\n5 /b read 0 512\n").unwrap();
+        let region = |path, span| Region { path, start: 1024, span, null: false };
+        let e = t.check_fit(&[region("/dev/x", 1 << 20)]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the trace has I/Os for 2 file(s) (/a, /b) and the run 1 target(s): give one target per file, in that \
+             order"
+        );
+        let e = t.check_fit(&[region("/dev/x", 8192), region("/dev/y", 512)]).unwrap_err();
+        assert!(matches!(e, TraceError::Outside { index: 1, span: 8192, extent: 12288, .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "I/O 1 of /a (a write of 8192 bytes at offset 4096) ends at byte 12288, past the end of the region of 8192 \
+             bytes on /dev/x from byte 1024; the trace's offsets count from {offset}: give a larger {span}, a lower \
+             {offset} or a larger target, or a trace that fits (its I/Os reach byte 12288)"
+        );
+        assert!(t.check_fit(&[region("/dev/x", 12288), region("/dev/y", 512)]).is_ok());
+    }
+
+    #[test]
     fn what_is_not_a_trace_says_so() {
-        assert!(Trace::parse("hello\n").unwrap_err().contains("no I/O to replay"));
-        assert!(Trace::parse("fio version 3 iolog\nx /f read 0 1\n").unwrap_err().starts_with("2: 'x'"));
-        assert!(Trace::parse("fio version 3 iolog\n1 /f read 0 0\n").unwrap_err().contains("length of 0"));
+        assert_eq!(Trace::parse("hello\n").unwrap_err(), TraceError::NoIo);
+        assert!(Trace::parse("fio version 3 iolog\nx /f read 0 1\n").unwrap_err().to_string().starts_with("2: 'x'"));
+        let e = Trace::parse("fio version 3 iolog\n1 /f read 0 0\n").unwrap_err();
+        assert_eq!(e, TraceError::Length { line: 2, len: 0 });
+        assert_eq!(e.to_string(), "2: a length of 0 bytes; expected 1 byte to 64 MiB");
     }
 }

@@ -279,7 +279,7 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
         // An NVMe generic character device (/dev/ngXnY), for io_uring_cmd: its namespace's block
         // device's size and facts; written only with --destroy, as a block device.
         Some(m) if m.file_type().is_char_device() && crate::backend::uring_cmd::check_target(path).is_ok() => {
-            let (disk, lba) = crate::backend::uring_cmd::check_target(path).map_err(Error::invalid)?;
+            let (disk, lba) = crate::backend::uring_cmd::check_target(path)?;
             let sectors = std::fs::read_to_string(format!("{}/block/{disk}/size", crate::sysfs::SYS))
                 .ok()
                 .and_then(|t| t.trim().parse::<u64>().ok())

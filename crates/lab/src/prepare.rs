@@ -99,7 +99,7 @@ fn check_trace_fits(spec: &AccessSpec, infos: &[TargetInfo], regions: &[(u64, u6
         .zip(regions)
         .map(|(i, &(start, span))| Region { path: &i.path, start, span, null: i.kind == TargetKind::Null })
         .collect();
-    trace.check_fit(&regions).map_err(|why| Error::spec(Field::Replay, r.path.clone(), why))
+    trace.check_fit(&regions).map_err(|why| Error::spec(Field::Replay, r.path.clone(), why.to_string()))
 }
 
 /// `e` added to the devices already found unnamed (`Err` only if `e` is another refusal).
@@ -262,7 +262,7 @@ fn check_uring_cmd(spec: &AccessSpec, infos: &[TargetInfo]) -> Result<(), Error>
         return Ok(());
     }
     for info in infos.iter().filter(|i| i.kind != TargetKind::Null) {
-        drivelab_engine::backend::uring_cmd::check_target(&info.path).map_err(Error::invalid)?;
+        drivelab_engine::backend::uring_cmd::check_target(&info.path)?;
     }
     if spec.trim != drivelab_engine::spec::Trim::None {
         return Err(Error::invalid(

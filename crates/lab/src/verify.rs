@@ -36,7 +36,7 @@ impl Known {
             .iter()
             .map(|t| match self.current(spec, &t.info.path) {
                 Some(m) => Ok(m.clone()),
-                None => GenerationMap::whole(t.info.size_bytes, unit).map_err(Error::invalid),
+                None => GenerationMap::whole(t.info.size_bytes, unit).map_err(Error::from),
             })
             .collect()
     }
@@ -233,12 +233,12 @@ impl CrashRecheck {
 pub fn after_crash(journal: &std::path::Path, paths: &[String], stop: &AtomicBool) -> Result<CrashRecheck, Error> {
     // Each target's size, known before the journal's units for it are allocated.
     let mut sizes: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
-    let mut size_of = |id: usize, recorded: &str| -> Result<u64, String> {
+    let mut size_of = |id: usize, recorded: &str| -> Result<u64, Error> {
         let path = paths.get(id).map_or(recorded, |p| p.as_str());
         if let Some(&s) = sizes.get(path) {
             return Ok(s);
         }
-        let size = drivelab_engine::target::probe(path).map_err(|e| e.to_string())?.size_bytes;
+        let size = drivelab_engine::target::probe(path)?.size_bytes;
         sizes.insert(path.to_string(), size);
         Ok(size)
     };

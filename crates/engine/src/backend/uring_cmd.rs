@@ -25,7 +25,7 @@ use super::uring_cmd_nvme::{flush, namespace_of, Namespace, NvmeUringCmd, NVME_U
 use super::{Backend, Pending};
 use crate::pattern::BufferPool;
 
-pub use super::uring_cmd_nvme::check_target;
+pub use super::uring_cmd_nvme::{check_target, NvmeTargetError};
 
 type Ring = IoUring<squeue::Entry128, cqueue::Entry32>;
 

@@ -4,12 +4,15 @@
 //! character device `/dev/ngXnY`, whose namespace id comes from `NVME_IOCTL_ID` and whose LBA
 //! size from sysfs (`/sys/block/nvmeXnY/queue/logical_block_size`). Kept apart from the ring
 //! (`uring_cmd.rs`) so the encoding can be checked byte by byte without a device.
+//!
+//! Why a target cannot carry the commands is an [`NvmeTargetError`]: the words a user reads are
+//! written once, there, and a caller can match the kind.
 
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileTypeExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::gen::Op;
 
@@ -114,46 +117,82 @@ pub fn block_name_of(char_name: &str) -> Option<String> {
     (digits(ctrl) && digits(ns)).then(|| format!("nvme{ctrl}n{ns}"))
 }
 
-/// The LBA size sysfs gives for block device `disk` under `sys` (normally `/sys`).
-fn lba_bytes(sys: &Path, disk: &str) -> Result<u32, String> {
-    let p = sys.join("block").join(disk).join("queue/logical_block_size");
-    let text = std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    let v: u32 = text.trim().parse().map_err(|_| format!("{} holds '{}', not a size", p.display(), text.trim()))?;
-    if !v.is_power_of_two() || v < 512 {
-        return Err(format!("{} holds {v}, not a power of two of 512 or more", p.display()));
+/// What every refusal of a target for io_uring_cmd ends with: what it needs, and the fix.
+const NOT_GENERIC: &str = "not an NVMe generic character device (/dev/ngXnY): ioengine io_uring_cmd (engine uring_cmd) \
+                           passes NVMe commands through one; use io_uring (engine uring) for files and block devices";
+
+/// Why a target cannot carry NVMe commands through io_uring_cmd (the user named the wrong
+/// target: it becomes an [`crate::Error::Invalid`] with the same words), or why sysfs does not
+/// give its namespace's LBA size. `path` is the target, `file` the sysfs file read.
+#[derive(Debug, thiserror::Error)]
+pub enum NvmeTargetError {
+    #[error("{path} is not readable ({source}), {}", NOT_GENERIC)]
+    Unreadable { path: String, source: io::Error },
+    #[error("{path} is a regular file, {}", NOT_GENERIC)]
+    RegularFile { path: String },
+    #[error("{path} is a block device, {}", NOT_GENERIC)]
+    BlockDevice { path: String },
+    #[error("{path} is neither a file nor a device, {}", NOT_GENERIC)]
+    NotAFileOrDevice { path: String },
+    #[error("{path} is a character device not named ngXnY, {}", NOT_GENERIC)]
+    NotNamedNg { path: String },
+    /// Named ngXnY, but sysfs does not describe its namespace: `inner` says how.
+    #[error("{path} is a character device without a namespace: {inner}, {}", NOT_GENERIC)]
+    NoNamespace { path: String, inner: Box<NvmeTargetError> },
+    #[error("cannot read {}: {source}", file.display())]
+    SysfsUnreadable { file: PathBuf, source: io::Error },
+    #[error("{} holds '{text}', not a size", file.display())]
+    SysfsNotASize { file: PathBuf, text: String },
+    #[error("{} holds {bytes}, not a power of two of 512 or more", file.display())]
+    SysfsBadSize { file: PathBuf, bytes: u32 },
+}
+
+impl From<NvmeTargetError> for crate::Error {
+    fn from(e: NvmeTargetError) -> crate::Error {
+        crate::Error::invalid(e.to_string())
     }
-    Ok(v)
+}
+
+/// The LBA size sysfs gives for block device `disk` under `sys` (normally `/sys`).
+fn lba_bytes(sys: &Path, disk: &str) -> Result<u32, NvmeTargetError> {
+    let file = sys.join("block").join(disk).join("queue/logical_block_size");
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(source) => return Err(NvmeTargetError::SysfsUnreadable { file, source }),
+    };
+    let Ok(bytes) = text.trim().parse::<u32>() else {
+        return Err(NvmeTargetError::SysfsNotASize { file, text: text.trim().to_string() });
+    };
+    if !bytes.is_power_of_two() || bytes < 512 {
+        return Err(NvmeTargetError::SysfsBadSize { file, bytes });
+    }
+    Ok(bytes)
 }
 
 /// Why `path` cannot carry NVMe commands through io_uring_cmd, or the namespace's block
 /// device name (`nvmeXnY`) and LBA size in bytes. Looks only at the name, the inode and sysfs:
 /// no I/O, so it runs before anything else.
-pub fn check_target(path: &str) -> Result<(String, u32), String> {
+pub fn check_target(path: &str) -> Result<(String, u32), NvmeTargetError> {
     check_target_in(Path::new(crate::sysfs::SYS), path)
 }
 
-fn check_target_in(sys: &Path, path: &str) -> Result<(String, u32), String> {
-    let not_one = |what: &str| {
-        format!(
-            "{path} is {what}, not an NVMe generic character device (/dev/ngXnY): ioengine io_uring_cmd \
-             (engine uring_cmd) passes NVMe commands through one; use io_uring (engine uring) for files and block \
-             devices"
-        )
-    };
-    let meta = std::fs::metadata(path).map_err(|e| not_one(&format!("not readable ({e})")))?;
+fn check_target_in(sys: &Path, path: &str) -> Result<(String, u32), NvmeTargetError> {
+    let owned = || path.to_string();
+    let meta = std::fs::metadata(path).map_err(|source| NvmeTargetError::Unreadable { path: owned(), source })?;
     let ft = meta.file_type();
     if ft.is_file() {
-        return Err(not_one("a regular file"));
+        return Err(NvmeTargetError::RegularFile { path: owned() });
     }
     if ft.is_block_device() {
-        return Err(not_one("a block device"));
+        return Err(NvmeTargetError::BlockDevice { path: owned() });
     }
     if !ft.is_char_device() {
-        return Err(not_one("neither a file nor a device"));
+        return Err(NvmeTargetError::NotAFileOrDevice { path: owned() });
     }
     let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let disk = block_name_of(&name).ok_or_else(|| not_one("a character device not named ngXnY"))?;
-    let lba = lba_bytes(sys, &disk).map_err(|e| not_one(&format!("a character device without a namespace: {e}")))?;
+    let disk = block_name_of(&name).ok_or_else(|| NvmeTargetError::NotNamedNg { path: owned() })?;
+    let lba =
+        lba_bytes(sys, &disk).map_err(|e| NvmeTargetError::NoNamespace { path: owned(), inner: Box::new(e) })?;
     Ok((disk, lba))
 }
 

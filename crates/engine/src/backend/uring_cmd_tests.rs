@@ -107,20 +107,22 @@ fn files_block_devices_and_other_character_devices_are_refused_with_why() {
     let file = dir.join("data");
     std::fs::write(&file, b"x").unwrap();
     let e = check_target_in(&dir, file.to_str().unwrap()).unwrap_err();
+    assert!(matches!(e, NvmeTargetError::RegularFile { .. }), "{e}");
+    let e = e.to_string();
     assert!(e.contains("is a regular file, not an NVMe generic character device (/dev/ngXnY)"), "{e}");
-    let e = check_target_in(&dir, "/dev/null").unwrap_err();
+    let e = check_target_in(&dir, "/dev/null").unwrap_err().to_string();
     assert!(e.contains("a character device not named ngXnY"), "{e}");
     // A character device named ngXnY whose namespace sysfs does not know.
     let fake = dir.join("ng9n9");
     let made = std::ffi::CString::new(fake.to_str().unwrap()).unwrap();
     // SAFETY: mknod with a valid C string; /dev/null's numbers (1, 3).
     if unsafe { libc::mknod(made.as_ptr(), libc::S_IFCHR | 0o600, libc::makedev(1, 3)) } == 0 {
-        let e = check_target_in(&dir, fake.to_str().unwrap()).unwrap_err();
+        let e = check_target_in(&dir, fake.to_str().unwrap()).unwrap_err().to_string();
         assert!(e.contains("without a namespace") && e.contains("nvme9n9/queue/logical_block_size"), "{e}");
         // With the sysfs file it describes a namespace.
         std::fs::create_dir_all(dir.join("block/nvme9n9/queue")).unwrap();
         std::fs::write(dir.join("block/nvme9n9/queue/logical_block_size"), "4096\n").unwrap();
-        assert_eq!(check_target_in(&dir, fake.to_str().unwrap()), Ok(("nvme9n9".to_string(), 4096)));
+        assert_eq!(check_target_in(&dir, fake.to_str().unwrap()).ok(), Some(("nvme9n9".to_string(), 4096)));
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

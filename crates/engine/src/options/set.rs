@@ -130,7 +130,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::Buffered => spec.direct = !boolean(field, v)?,
         Field::Sync => spec.sync = parse_sync(v)?,
         Field::Data => spec.data = parse_data(v)?,
-        Field::Distribution => spec.distribution = Distribution::parse(v).map_err(|e| inv(field, e))?,
+        Field::Distribution => spec.distribution = Distribution::parse(v).map_err(|e| inv(field, e.to_string()))?,
         Field::Seed => spec.seed = number(field, v)?,
         Field::Engine => spec.engine = parse_engine(v)?,
         Field::Cpus => spec.cpus = parse_cpus(v)?,
@@ -228,7 +228,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         }
         Field::VerifyPattern => {
             crate::spec::verify_pattern::VerifyPattern::parse(v)
-                .map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+                .map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
             spec.verify_pattern = Some(v.trim().to_string());
         }
         Field::IgnoreError => {
@@ -244,7 +244,8 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             spec.dedupe = crate::spec::dedupe::Dedupe::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?
         }
         Field::Zbd => {
-            spec.zbd = Some(crate::spec::zbd::Zbd::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?)
+            let zbd = crate::spec::zbd::Zbd::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
+            spec.zbd = Some(zbd);
         }
         Field::StartDelay => spec.start_delay_ns = duration_ns(v)?,
         Field::NumberIos => spec.number_ios = Some(number(field, v)?),
@@ -255,11 +256,13 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             })?)
         }
         Field::Prio => {
-            let job = crate::spec::prio::parse_job(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            let job =
+                crate::spec::prio::parse_job(v).map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
             spec.prio.get_or_insert_with(Default::default).job = job;
         }
         Field::Cmdprio => {
-            let cmd = crate::spec::prio::parse_cmd(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+            let cmd =
+                crate::spec::prio::parse_cmd(v).map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
             spec.prio.get_or_insert_with(Default::default).cmd = cmd;
         }
         Field::FillDevice => spec.fill_device = boolean(field, v)?,

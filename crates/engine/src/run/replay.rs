@@ -26,7 +26,7 @@ pub(super) fn load_trace(st: &Stream) -> Result<Option<Vec<Arc<FileTrace>>>, Err
         .iter()
         .map(|t| Region { path: &t.info.path, start: t.start, span: t.span, null: t.info.kind == TargetKind::Null })
         .collect();
-    trace.check_fit(&regions).map_err(|why| Error::spec(Field::Replay, r.path.clone(), why))?;
+    trace.check_fit(&regions).map_err(|why| Error::spec(Field::Replay, r.path.clone(), why.to_string()))?;
     let files = trace.files.into_iter().zip(&regions).map(|(mut f, r)| {
         if !r.null {
             // Inside [0, span) checked above, and start + span inside the target: no overflow.

@@ -168,7 +168,7 @@ fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
         if st.verify.maps.is_empty() {
             let fresh: Result<Vec<_>, _> =
                 st.targets.iter().map(|t| GenerationMap::new(0, (t.start + t.span) / unit * unit, unit)).collect();
-            out.push(fresh.map_err(Error::invalid)?);
+            out.push(fresh?);
             continue;
         }
         if st.verify.maps.len() != st.targets.len() {

@@ -16,6 +16,9 @@
 //! popular block at that fraction of the region (fio's center); otherwise it is placed by the
 //! seed. As in fio, ranks are scattered over the region by a multiplicative hash, so hot blocks
 //! are spread out, not packed at the start.
+//!
+//! What is wrong with a distribution's text is a [`DistributionError`]: the words a user reads are
+//! written once, there, and a caller can match the kind.
 
 use serde::{Deserialize, Serialize};
 
@@ -81,6 +84,89 @@ pub enum ZoneSize {
     Bytes(u64),
 }
 
+/// Why a distribution's text does not parse. Each kind carries the value it refuses (and the
+/// zone list's name, `zoned` or `zoned_abs`, where it has one); a size's own error (from
+/// [`parse_size`]) is kept as its text.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DistributionError {
+    /// `text` should be the model's `what` (theta, power, deviation, center).
+    #[error("{what} '{text}' is not a number")]
+    NotANumber { what: &'static str, text: String },
+    #[error("{name} needs its {what}: e.g. {name}:10")]
+    NeedsValue { name: String, what: &'static str },
+    #[error("center {center} is outside 0..1: give a fraction of the region")]
+    CenterOutside { center: f64 },
+    #[error("{name} takes a value and at most a center: {name}:V[:CENTER]")]
+    TooManyParts { name: String },
+    #[error("zipf theta {theta} must be above 0 (1.2 is a common choice)")]
+    ZipfTheta { theta: f64 },
+    #[error("pareto power {h} must be between 0 and 1, exclusive (fio's default is 0.2)")]
+    ParetoPower { h: f64 },
+    #[error("normal deviation {dev_pct} is outside 0..100 (percent of the region)")]
+    NormalDeviation { dev_pct: f64 },
+    #[error(
+        "'{text}' is not a distribution: use random, zipf:THETA, pareto:H, normal:DEV, zoned:P/S:..., \
+         zoned_abs:P/SIZE:... or hotband:FROM/TO"
+    )]
+    Unknown { text: String },
+    #[error("'{text}': write {}", HOTBAND_SYNTAX)]
+    HotbandSyntax { text: String },
+    /// A hot band's edge in percent that does not fit a percent at all.
+    #[error("'{text}' is too large")]
+    EdgeTooLarge { text: String },
+    #[error("{pct}% is past 200; give a size with its unit (e.g. 8g) for bytes")]
+    EdgePastPct { pct: u16 },
+    /// A hot band's edge that is not a size: the size parser's words.
+    #[error("hotband edge {0}")]
+    EdgeSize(String),
+    #[error("hotband {from}/{to}: expected FROM below 100 and FROM < TO <= FROM + 100")]
+    HotbandPct { from: u16, to: u16 },
+    #[error("hotband: {to} bytes is not past {from}")]
+    HotbandBytes { from: u64, to: u64 },
+    #[error("hotband: give both edges in percent or both as sizes")]
+    HotbandMixed,
+    #[error("{kind}: one zone list for reads and writes alike (fio's per-direction lists are not supported)")]
+    ZonesPerDirection { kind: &'static str },
+    #[error(
+        "{kind} zone '{part}': write PERCENT_OF_IO/{}",
+        if *kind == "zoned_abs" { "SIZE" } else { "PERCENT_OF_REGION" }
+    )]
+    ZoneSyntax { kind: &'static str, part: String },
+    /// `text`, a zone's share of the I/Os or of the region, is not a percentage.
+    #[error("{kind} zone '{part}': {text} is not a percentage 0..100")]
+    ZonePct { kind: &'static str, part: String, text: String },
+    /// A `zoned_abs` zone's size does not parse: the size parser's words.
+    #[error("{kind} zone '{part}': {why}")]
+    ZoneSize { kind: &'static str, part: String, why: String },
+    #[error("{kind} needs zones: e.g. {kind}:60/10:40/90")]
+    NoZones { kind: &'static str },
+    #[error("{kind}: {zones} zones; at most 256")]
+    TooManyZones { kind: &'static str, zones: usize },
+    #[error("{kind}: the zones' shares of I/O add up to {total}%, not 100%")]
+    IoShares { kind: &'static str, total: u32 },
+    #[error("zoned: the zones cover {total}% of the region, more than 100%")]
+    RegionShares { total: u32 },
+    /// A zone that gets I/Os but covers none of the region (`text`: the whole zone list).
+    #[error(
+        "{kind}:{text}: a zone gets {io_pct}% of the I/Os but {} of the region; give every zone with I/Os some of \
+         the region (e.g. {kind}:{io_pct}/10)",
+        zone_size(*size)
+    )]
+    EmptyZone { kind: &'static str, text: String, io_pct: u8, size: ZoneSize },
+}
+
+/// How a hot band is written.
+const HOTBAND_SYNTAX: &str =
+    "hotband:FROM/TO, in percent of the region (hotband:40/60, hotband:90/110 wraps) or sizes (hotband:1g/2g)";
+
+/// A zone's size in a sentence.
+fn zone_size(size: ZoneSize) -> String {
+    match size {
+        ZoneSize::Pct(p) => format!("{p}%"),
+        ZoneSize::Bytes(b) => format!("{b} bytes"),
+    }
+}
+
 impl Distribution {
     pub fn is_uniform(&self) -> bool {
         *self == Distribution::Uniform
@@ -88,34 +174,34 @@ impl Distribution {
 
     /// Parse fio's syntax: `random`, `zipf:1.2`, `pareto:0.9`, `normal:10`, `zipf:1.2:0.25`,
     /// `zoned:60/10:30/20:10/70`, `zoned_abs:60/20g:40/100g` (also `zoned_abs=…`, as fio prints it).
-    pub fn parse(text: &str) -> Result<Distribution, String> {
+    pub fn parse(text: &str) -> Result<Distribution, DistributionError> {
         let t = text.trim();
         let (name, rest) = match t.find([':', '=']) {
             Some(i) => (&t[..i], Some(&t[i + 1..])),
             None => (t, None),
         };
-        let number = |s: &str, what: &str| -> Result<f64, String> {
+        let number = |s: &str, what: &'static str| -> Result<f64, DistributionError> {
             s.trim()
                 .parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite())
-                .ok_or_else(|| format!("{what} '{s}' is not a number"))
+                .ok_or_else(|| DistributionError::NotANumber { what, text: s.to_string() })
         };
         // `theta[:center]`, with the model's default when absent.
-        let params = |what: &str, default: Option<f64>| -> Result<(f64, Option<f64>), String> {
+        let params = |what: &'static str, default: Option<f64>| -> Result<(f64, Option<f64>), DistributionError> {
             let mut it = rest.unwrap_or("").split(':');
             let first = it.next().filter(|s| !s.is_empty());
             let v = match (first, default) {
                 (Some(s), _) => number(s, what)?,
                 (None, Some(d)) => d,
-                (None, None) => return Err(format!("{name} needs its {what}: e.g. {name}:10")),
+                (None, None) => return Err(DistributionError::NeedsValue { name: name.to_string(), what }),
             };
             let center = it.next().map(|s| number(s, "center")).transpose()?;
-            if center.is_some_and(|c| !(0.0..=1.0).contains(&c)) {
-                return Err(format!("center {} is outside 0..1: give a fraction of the region", center.unwrap()));
+            if let Some(center) = center.filter(|c| !(0.0..=1.0).contains(c)) {
+                return Err(DistributionError::CenterOutside { center });
             }
             if it.next().is_some() {
-                return Err(format!("{name} takes a value and at most a center: {name}:V[:CENTER]"));
+                return Err(DistributionError::TooManyParts { name: name.to_string() });
             }
             Ok((v, center))
         };
@@ -124,32 +210,27 @@ impl Distribution {
             "zipf" => {
                 let (theta, center) = params("theta", Some(1.1))?;
                 if theta <= 0.0 {
-                    return Err(format!("zipf theta {theta} must be above 0 (1.2 is a common choice)"));
+                    return Err(DistributionError::ZipfTheta { theta });
                 }
                 Distribution::Zipf { theta, center }
             }
             "pareto" => {
                 let (h, center) = params("power", Some(0.2))?;
                 if !(h > 0.0 && h < 1.0) {
-                    return Err(format!("pareto power {h} must be between 0 and 1, exclusive (fio's default is 0.2)"));
+                    return Err(DistributionError::ParetoPower { h });
                 }
                 Distribution::Pareto { h, center }
             }
             "normal" | "gauss" => {
                 let (dev_pct, center) = params("deviation", None)?;
                 if !(0.0..=100.0).contains(&dev_pct) {
-                    return Err(format!("normal deviation {dev_pct} is outside 0..100 (percent of the region)"));
+                    return Err(DistributionError::NormalDeviation { dev_pct });
                 }
                 Distribution::Normal { dev_pct, center }
             }
             "zoned" | "zoned_abs" => Distribution::Zoned(zones(name == "zoned_abs", rest.unwrap_or(""))?),
             "hotband" => hotband(rest.unwrap_or(""))?,
-            _ => {
-                return Err(format!(
-                    "'{t}' is not a distribution: use random, zipf:THETA, pareto:H, normal:DEV, zoned:P/S:..., \
-                     zoned_abs:P/SIZE:... or hotband:FROM/TO"
-                ))
-            }
+            _ => return Err(DistributionError::Unknown { text: t.to_string() }),
         };
         Ok(d)
     }
@@ -157,73 +238,69 @@ impl Distribution {
 
 /// `FROM/TO`: percents of the region (`40/60`; up to 200, past 100 wrapping to the start, as
 /// vdbench's `hotband=(90,110)`) or sizes (`1g/2g`).
-fn hotband(text: &str) -> Result<Distribution, String> {
-    let expected =
-        "hotband:FROM/TO, in percent of the region (hotband:40/60, hotband:90/110 wraps) or sizes (hotband:1g/2g)";
-    let (a, b) = text.split_once('/').ok_or_else(|| format!("'{text}': write {expected}"))?;
-    let edge = |s: &str| -> Result<BandEdge, String> {
+fn hotband(text: &str) -> Result<Distribution, DistributionError> {
+    let (a, b) = text.split_once('/').ok_or_else(|| DistributionError::HotbandSyntax { text: text.to_string() })?;
+    let edge = |s: &str| -> Result<BandEdge, DistributionError> {
         let s = s.trim();
         if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) {
-            let p: u16 = s.parse().map_err(|_| format!("'{s}' is too large"))?;
+            let p: u16 = s.parse().map_err(|_| DistributionError::EdgeTooLarge { text: s.to_string() })?;
             if p > 200 {
-                return Err(format!("{p}% is past 200; give a size with its unit (e.g. 8g) for bytes"));
+                return Err(DistributionError::EdgePastPct { pct: p });
             }
             return Ok(BandEdge::Pct(p));
         }
-        parse_size(s).map(BandEdge::Bytes).map_err(|e| format!("hotband edge {e}"))
+        parse_size(s).map(BandEdge::Bytes).map_err(|e| DistributionError::EdgeSize(e.to_string()))
     };
     let (from, to) = (edge(a)?, edge(b)?);
     match (from, to) {
         (BandEdge::Pct(f), BandEdge::Pct(t)) if t <= f || t - f > 100 || f >= 100 => {
-            Err(format!("hotband {f}/{t}: expected FROM below 100 and FROM < TO <= FROM + 100"))
+            Err(DistributionError::HotbandPct { from: f, to: t })
         }
-        (BandEdge::Bytes(f), BandEdge::Bytes(t)) if t <= f => Err(format!("hotband: {t} bytes is not past {f}")),
+        (BandEdge::Bytes(f), BandEdge::Bytes(t)) if t <= f => Err(DistributionError::HotbandBytes { from: f, to: t }),
         (BandEdge::Pct(_), BandEdge::Bytes(_)) | (BandEdge::Bytes(_), BandEdge::Pct(_)) => {
-            Err("hotband: give both edges in percent or both as sizes".into())
+            Err(DistributionError::HotbandMixed)
         }
         _ => Ok(Distribution::HotBand { from, to }),
     }
 }
 
 /// `60/10:30/20:10/70` (or with sizes, for `zoned_abs`).
-fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, String> {
+fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, DistributionError> {
     let kind = if abs { "zoned_abs" } else { "zoned" };
     if text.contains(',') {
-        return Err(format!(
-            "{kind}: one zone list for reads and writes alike (fio's per-direction lists are not supported)"
-        ));
+        return Err(DistributionError::ZonesPerDirection { kind });
     }
     let mut out = Vec::new();
     let mut missing = 0u32;
     for part in text.split(':').filter(|p| !p.trim().is_empty()) {
         let Some((io, size)) = part.split_once('/') else {
-            return Err(format!(
-                "{kind} zone '{part}': write PERCENT_OF_IO/{}",
-                if abs { "SIZE" } else { "PERCENT_OF_REGION" }
-            ));
+            return Err(DistributionError::ZoneSyntax { kind, part: part.to_string() });
         };
         let pct = |s: &str| s.trim().trim_end_matches('%').parse::<u8>().ok().filter(|&p| p <= 100);
-        let io_pct = pct(io).ok_or_else(|| format!("{kind} zone '{part}': {io} is not a percentage 0..100"))?;
+        let not_pct = |s: &str| DistributionError::ZonePct { kind, part: part.to_string(), text: s.to_string() };
+        let io_pct = pct(io).ok_or_else(|| not_pct(io))?;
         let size = if abs {
-            ZoneSize::Bytes(parse_size(size).map_err(|e| format!("{kind} zone '{part}': {e}"))?)
+            let bytes = parse_size(size);
+            let part = part.to_string();
+            ZoneSize::Bytes(bytes.map_err(|e| DistributionError::ZoneSize { kind, part, why: e.to_string() })?)
         } else if size.trim().is_empty() {
             // fio: a zone without its share of the region shares what the others leave.
             missing += 1;
             ZoneSize::Pct(u8::MAX)
         } else {
-            ZoneSize::Pct(pct(size).ok_or_else(|| format!("{kind} zone '{part}': {size} is not a percentage 0..100"))?)
+            ZoneSize::Pct(pct(size).ok_or_else(|| not_pct(size))?)
         };
         out.push(Zone { io_pct, size });
     }
     if out.is_empty() {
-        return Err(format!("{kind} needs zones: e.g. {kind}:60/10:40/90"));
+        return Err(DistributionError::NoZones { kind });
     }
     if out.len() > 256 {
-        return Err(format!("{kind}: {} zones; at most 256", out.len()));
+        return Err(DistributionError::TooManyZones { kind, zones: out.len() });
     }
     let io: u32 = out.iter().map(|z| z.io_pct as u32).sum();
     if io != 100 {
-        return Err(format!("{kind}: the zones' shares of I/O add up to {io}%, not 100%"));
+        return Err(DistributionError::IoShares { kind, total: io });
     }
     if !abs {
         let given = |z: &Zone| match z.size {
@@ -232,7 +309,7 @@ fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, String> {
         };
         let span: u32 = out.iter().map(given).sum();
         if span > 100 {
-            return Err(format!("zoned: the zones cover {span}% of the region, more than 100%"));
+            return Err(DistributionError::RegionShares { total: span });
         }
         if let Some(each) = (100 - span).checked_div(missing) {
             let each = each as u8;
@@ -243,17 +320,8 @@ fn zones(abs: bool, text: &str) -> Result<Vec<Zone>, String> {
     }
     // A zone that gets I/Os but covers none of the region has nowhere to put them.
     if let Some(z) = out.iter().find(|z| z.io_pct > 0 && matches!(z.size, ZoneSize::Pct(0) | ZoneSize::Bytes(0))) {
-        let size = match z.size {
-            ZoneSize::Pct(p) => format!("{p}%"),
-            ZoneSize::Bytes(b) => format!("{b} bytes"),
-        };
-        return Err(format!(
-            "{kind}:{}: a zone gets {}% of the I/Os but {size} of the region; give every zone with I/Os some of \
-             the region (e.g. {kind}:{}/10)",
-            text.trim(),
-            z.io_pct,
-            z.io_pct
-        ));
+        let text = text.trim().to_string();
+        return Err(DistributionError::EmptyZone { kind, text, io_pct: z.io_pct, size: z.size });
     }
     Ok(out)
 }
@@ -295,8 +363,8 @@ impl From<Distribution> for String {
 }
 
 impl TryFrom<String> for Distribution {
-    type Error = String;
-    fn try_from(s: String) -> Result<Distribution, String> {
+    type Error = DistributionError;
+    fn try_from(s: String) -> Result<Distribution, DistributionError> {
         Distribution::parse(&s)
     }
 }

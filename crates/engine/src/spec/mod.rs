@@ -34,7 +34,7 @@ pub mod zbd;
 fn fmt_ns(ns: u64) -> String {
     format!("{}us", ns / 1000)
 }
-pub use distribution::{BandEdge, Distribution, Zone, ZoneSize};
+pub use distribution::{BandEdge, Distribution, DistributionError, Zone, ZoneSize};
 pub use rate::{Arrivals, PaceMode, Rate, RateScope, RateUnit, HYBRID_SPIN_NS};
 pub use source::{Replay, Trim};
 pub use stride::StridedZones;
@@ -754,7 +754,7 @@ impl AccessSpec {
             }
         }
         if let Some(p) = &self.prio {
-            prio::check(p).map_err(|e| Error::spec(Field::Cmdprio, String::new(), e))?;
+            prio::check(p).map_err(|e| Error::spec(Field::Cmdprio, String::new(), e.to_string()))?;
             if p.per_io() && !self.engine.takes_io_prio() {
                 let can: Vec<&str> = EngineKind::ALL.iter().filter(|e| e.takes_io_prio()).map(|e| e.name()).collect();
                 return Err(Error::spec(

@@ -10,6 +10,9 @@
 //! `BS/PCT/CLASS/LEVEL` entries joined by `:`, reads' list `,` writes' list (one list: both);
 //! `*` as BS takes every size (fio's `cmdprio_percentage`). `64k/25/1/1:64k/75/3/2,1m/100/2/0`:
 //! of the 64 KiB reads 25% run real-time level 1 and 75% idle; every 1 MiB write best-effort 0.
+//!
+//! What is wrong with a priority is a [`PrioError`]: the words a user reads are written once,
+//! there, and a caller can match the kind.
 
 use serde::{Deserialize, Serialize};
 
@@ -62,51 +65,82 @@ impl IoPrio {
     }
 }
 
+/// Why a priority (or a list of per-I/O ones) does not parse or cannot run. Each kind carries
+/// the text or the numbers it refuses; a block size's own error is kept as its text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrioError {
+    #[error("'{text}': give CLASS/LEVEL, e.g. be/4 or 1/0")]
+    JobSyntax { text: String },
+    #[error("'{text}' is not a priority class: use rt (1), be (2) or idle (3)")]
+    Class { text: String },
+    #[error("'{text}' is not a priority level: use 0 (highest) to 7")]
+    Level { text: String },
+    #[error("'{text}': at most two lists, reads' then writes', joined by ','")]
+    Lists { text: String },
+    #[error("'{entry}': give BS/PCT/CLASS/LEVEL, e.g. 64k/25/1/0 (BS * for every size)")]
+    Entry { entry: String },
+    /// The entry's block size does not parse: the size parser's words.
+    #[error("'{entry}': {why}")]
+    EntrySize { entry: String, why: String },
+    #[error("'{entry}': the share '{share}' is not a percentage from 0 to 100")]
+    Share { entry: String, share: String },
+    /// More than [`MAX_CMDPRIO`] entries for `dir` (reads or writes).
+    #[error("{entries} entries for {dir}: at most {}", MAX_CMDPRIO)]
+    TooManyEntries { dir: &'static str, entries: usize },
+    /// The shares of `dir`'s I/Os of `bytes` bytes (0: every size) add up past 100%.
+    #[error(
+        "the {dir}' shares for {} add up to {total}%: at most 100%",
+        if *bytes == 0 { "every size".to_string() } else { format!("{bytes} bytes") }
+    )]
+    SharesOver { dir: &'static str, bytes: u64, total: u32 },
+}
+
 /// The job's priority from `CLASS/LEVEL` (`2/7`, `idle/0`, `rt/1`, `be/4`).
-pub fn parse_job(text: &str) -> Result<u16, String> {
+pub fn parse_job(text: &str) -> Result<u16, PrioError> {
     let t = text.trim();
-    let (c, l) = t.split_once('/').ok_or_else(|| format!("'{t}': give CLASS/LEVEL, e.g. be/4 or 1/0"))?;
+    let (c, l) = t.split_once('/').ok_or_else(|| PrioError::JobSyntax { text: t.to_string() })?;
     Ok(value(class(c)?, level(l)?))
 }
 
-fn class(c: &str) -> Result<u16, String> {
+fn class(c: &str) -> Result<u16, PrioError> {
     match c.trim() {
         "rt" | "1" => Ok(CLASS_RT),
         "be" | "2" => Ok(CLASS_BE),
         "idle" | "3" => Ok(CLASS_IDLE),
         "0" | "none" => Ok(0),
-        other => Err(format!("'{other}' is not a priority class: use rt (1), be (2) or idle (3)")),
+        other => Err(PrioError::Class { text: other.to_string() }),
     }
 }
 
-fn level(l: &str) -> Result<u16, String> {
+fn level(l: &str) -> Result<u16, PrioError> {
     match l.trim().parse::<u16>() {
         Ok(n) if n <= 7 => Ok(n),
-        _ => Err(format!("'{}' is not a priority level: use 0 (highest) to 7", l.trim())),
+        _ => Err(PrioError::Level { text: l.trim().to_string() }),
     }
 }
 
 /// Per-I/O priorities from `READS[,WRITES]` lists of `BS/PCT/CLASS/LEVEL` entries.
-pub fn parse_cmd(text: &str) -> Result<[Vec<CmdPrio>; 2], String> {
+pub fn parse_cmd(text: &str) -> Result<[Vec<CmdPrio>; 2], PrioError> {
     let t = text.trim();
     let lists: Vec<&str> = t.split(',').collect();
     if lists.len() > 2 {
-        return Err(format!("'{t}': at most two lists, reads' then writes', joined by ','"));
+        return Err(PrioError::Lists { text: t.to_string() });
     }
     let mut out: [Vec<CmdPrio>; 2] = Default::default();
     for (d, list) in lists.iter().enumerate() {
         for e in list.split(':').map(str::trim).filter(|e| !e.is_empty()) {
             let f: Vec<&str> = e.split('/').collect();
             let [bs, pct, c, l] = f[..] else {
-                return Err(format!("'{e}': give BS/PCT/CLASS/LEVEL, e.g. 64k/25/1/0 (BS * for every size)"));
+                return Err(PrioError::Entry { entry: e.to_string() });
             };
             let bytes = match bs.trim() {
                 "*" => 0,
-                b => crate::units::parse_size(b).map_err(|why| format!("'{e}': {why}"))?,
+                b => crate::units::parse_size(b)
+                    .map_err(|why| PrioError::EntrySize { entry: e.to_string(), why: why.to_string() })?,
             };
             let pct = match pct.trim().parse::<u8>() {
                 Ok(p) if p <= 100 => p,
-                _ => return Err(format!("'{e}': the share '{pct}' is not a percentage from 0 to 100")),
+                _ => return Err(PrioError::Share { entry: e.to_string(), share: pct.to_string() }),
             };
             out[d].push(CmdPrio { bytes, pct, ioprio: value(class(c)?, level(l)?) });
         }
@@ -118,19 +152,18 @@ pub fn parse_cmd(text: &str) -> Result<[Vec<CmdPrio>; 2], String> {
 }
 
 /// Why `p` cannot run: entries past [`MAX_CMDPRIO`], or one size's shares over 100%.
-pub fn check(p: &IoPrio) -> Result<(), String> {
+pub fn check(p: &IoPrio) -> Result<(), PrioError> {
     for (d, list) in p.cmd.iter().enumerate() {
         let dir = if d == 0 { "reads" } else { "writes" };
         if list.len() > MAX_CMDPRIO {
-            return Err(format!("{} entries for {dir}: at most {MAX_CMDPRIO}", list.len()));
+            return Err(PrioError::TooManyEntries { dir, entries: list.len() });
         }
         for e in list {
             // An entry for every size counts with each size's own.
             let total: u32 =
                 list.iter().filter(|o| o.bytes == e.bytes || o.bytes == 0 || e.bytes == 0).map(|o| o.pct as u32).sum();
             if total > 100 {
-                let size = if e.bytes == 0 { "every size".to_string() } else { format!("{} bytes", e.bytes) };
-                return Err(format!("the {dir}' shares for {size} add up to {total}%: at most 100%"));
+                return Err(PrioError::SharesOver { dir, bytes: e.bytes, total });
             }
         }
     }
@@ -146,8 +179,8 @@ mod tests {
         assert_eq!(parse_job("2/7").unwrap(), 0x4007);
         assert_eq!(parse_job("idle/0").unwrap(), 0x6000);
         assert_eq!(parse_job("0/3").unwrap(), 0x4003, "no class with a level: best-effort, as fio");
-        assert!(parse_job("4/0").unwrap_err().contains("class"));
-        assert!(parse_job("1/8").unwrap_err().contains("level"));
+        assert_eq!(parse_job("4/0").unwrap_err(), PrioError::Class { text: "4".into() });
+        assert_eq!(parse_job("1/8").unwrap_err().to_string(), "'8' is not a priority level: use 0 (highest) to 7");
         let c = parse_cmd("64k/25/1/1:64k/75/3/2,1m/100/2/0").unwrap();
         assert_eq!(
             c[0],
@@ -156,14 +189,16 @@ mod tests {
         assert_eq!(c[1], vec![CmdPrio { bytes: 1 << 20, pct: 100, ioprio: 0x4000 }]);
         let both = parse_cmd("*/20/1/0").unwrap();
         assert_eq!(both[0], both[1], "one list: both directions");
-        assert!(parse_cmd("64k/25/1").unwrap_err().contains("BS/PCT/CLASS/LEVEL"));
-        assert!(parse_cmd("64k/101/1/0").unwrap_err().contains("percentage"));
+        assert!(parse_cmd("64k/25/1").unwrap_err().to_string().contains("BS/PCT/CLASS/LEVEL"));
+        assert!(parse_cmd("64k/101/1/0").unwrap_err().to_string().contains("percentage"));
     }
 
     #[test]
     fn shares_of_one_size_over_100_are_refused() {
         let p = IoPrio { job: 0, cmd: parse_cmd("64k/60/1/0:64k/50/3/0").unwrap() };
-        assert!(check(&p).unwrap_err().contains("110%"));
+        let e = check(&p).unwrap_err();
+        assert_eq!(e, PrioError::SharesOver { dir: "reads", bytes: 65536, total: 110 });
+        assert_eq!(e.to_string(), "the reads' shares for 65536 bytes add up to 110%: at most 100%");
         let ok = IoPrio { job: 0, cmd: parse_cmd("64k/60/1/0:1m/50/3/0").unwrap() };
         assert!(check(&ok).is_ok());
     }

@@ -5,6 +5,9 @@
 //! fio, the pattern (its `%o` pasted once) repeats from each unit's start; the unit is the block
 //! size when every I/O has one size (fio pastes each I/O's offset, so the bytes are equal),
 //! or `verify_unit`. Saved in the spec in fio's syntax (`verify_pattern`).
+//!
+//! What is wrong with a pattern is a [`VerifyPatternError`]: the words a user reads are written
+//! once, there, and a caller can match the kind.
 
 use super::AccessSpec;
 use crate::error::Error;
@@ -12,6 +15,22 @@ use crate::options::Field;
 
 /// Bytes `%o` takes in the pattern (fio's `paste_blockoff`: a 64-bit offset).
 const OFFSET_BYTES: usize = 8;
+
+/// Why a `verify_pattern` does not parse. A piece that is not `buffer_pattern`'s syntax keeps
+/// that parser's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyPatternError {
+    /// A piece between `%o`s is not `buffer_pattern`'s syntax: its parser's words.
+    #[error("{0}")]
+    Piece(String),
+    #[error("'%' starts a format: fio knows only %o (the block's offset)")]
+    Format,
+    #[error("an empty pattern")]
+    Empty,
+    /// Longer than `buffer_pattern`'s limit.
+    #[error("{bytes} bytes: at most {} (fio's limit)", super::buffer_pattern::MAX_PATTERN_BYTES)]
+    TooLong { bytes: usize },
+}
 
 /// A parsed `verify_pattern`: its bytes (zeros where `%o` goes) and where each `%o` starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,14 +41,15 @@ pub struct VerifyPattern {
 
 impl VerifyPattern {
     /// fio's `verify_pattern` text, or why not.
-    pub fn parse(text: &str) -> Result<VerifyPattern, String> {
+    pub fn parse(text: &str) -> Result<VerifyPattern, VerifyPatternError> {
         let mut bytes = Vec::new();
         let mut offsets = Vec::new();
         let mut piece = String::new();
         let mut quoted = false;
-        let flush = |piece: &mut String, bytes: &mut Vec<u8>| -> Result<(), String> {
+        let flush = |piece: &mut String, bytes: &mut Vec<u8>| -> Result<(), VerifyPatternError> {
             if !piece.trim().is_empty() {
-                bytes.extend(super::buffer_pattern::parse(piece)?);
+                let piece = super::buffer_pattern::parse(piece).map_err(VerifyPatternError::Piece)?;
+                bytes.extend(piece);
             }
             piece.clear();
             Ok(())
@@ -41,7 +61,7 @@ impl VerifyPattern {
             }
             if c == '%' && !quoted {
                 if chars.next() != Some('o') {
-                    return Err("'%' starts a format: fio knows only %o (the block's offset)".into());
+                    return Err(VerifyPatternError::Format);
                 }
                 flush(&mut piece, &mut bytes)?;
                 offsets.push(bytes.len());
@@ -52,11 +72,10 @@ impl VerifyPattern {
         }
         flush(&mut piece, &mut bytes)?;
         if bytes.is_empty() {
-            return Err("an empty pattern".into());
+            return Err(VerifyPatternError::Empty);
         }
-        let max = super::buffer_pattern::MAX_PATTERN_BYTES;
-        if bytes.len() > max {
-            return Err(format!("{} bytes: at most {max} (fio's limit)", bytes.len()));
+        if bytes.len() > super::buffer_pattern::MAX_PATTERN_BYTES {
+            return Err(VerifyPatternError::TooLong { bytes: bytes.len() });
         }
         Ok(VerifyPattern { bytes, offsets })
     }
@@ -113,7 +132,7 @@ impl AccessSpec {
         let Some(text) = &self.verify_pattern else { return Ok(()) };
         let bad = |fix: String| Err(Error::spec(Field::VerifyPattern, format!("'{text}'"), fix));
         if let Err(e) = VerifyPattern::parse(text) {
-            return bad(e);
+            return bad(e.to_string());
         }
         if !self.verify {
             return bad("is what {verify} checks reads against: add {verify}, or drop it".into());
@@ -135,7 +154,7 @@ mod tests {
         let p = VerifyPattern::parse("%o0xdeadbeef%o").unwrap();
         assert_eq!((p.bytes.len(), p.offsets.clone()), (20, vec![0, 12]));
         assert_eq!(VerifyPattern::parse("\"%o\"").unwrap().bytes, b"%o", "inside a string, %o is text");
-        assert!(VerifyPattern::parse("%x").unwrap_err().contains("%o"));
+        assert_eq!(VerifyPattern::parse("%x").unwrap_err(), VerifyPatternError::Format);
         assert!(VerifyPattern::parse("").is_err() && VerifyPattern::parse("0xzz").is_err());
     }
 

@@ -5,6 +5,9 @@
 //! zone, reads stay below it. One field, `zbd`, carries every option in one value so the spec
 //! gains one key: `SIZE[,capacity=SIZE][,max_open=N][,job_max_open=N][,read_beyond_wp]
 //! [,reset_threshold=F][,reset_frequency=F][,skip=SIZE]`.
+//!
+//! What is wrong with the value is a [`ZbdError`]: the words a user reads are written once,
+//! there, and a caller can match the kind.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +18,45 @@ use crate::units::{fmt_size, parse_size};
 
 /// fio's `ZBD_MAX_OPEN_ZONES`: the most zones `max_open_zones` may keep open.
 pub const MAX_OPEN_ZONES: u32 = 4096;
+
+/// Why a `zbd` value does not parse, or its options do not go together (as fio refuses them).
+/// Each kind carries the part, the value and the limit it names; a size's own error is kept as
+/// its text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ZbdError {
+    /// A size does not parse: `part` is which ("the zone size", "capacity", "skip"), `why` the
+    /// size parser's words.
+    #[error("{part}: {why}")]
+    Size { part: &'static str, why: String },
+    #[error("{key} needs a value ({key}=...)")]
+    NeedsValue { key: String },
+    #[error("{key}={value}: expected a whole number")]
+    Count { key: String, value: String },
+    #[error("{key}={value}: expected a number from 0 to 1")]
+    Share { key: String, value: String },
+    #[error("read_beyond_wp={value}: expected 0 or 1")]
+    ReadBeyondWp { value: String },
+    #[error(
+        "unknown part '{key}': use SIZE[,capacity=SIZE][,max_open=N][,job_max_open=N][,read_beyond_wp]\
+         [,reset_threshold=F][,reset_frequency=F][,skip=SIZE]"
+    )]
+    UnknownPart { key: String },
+    #[error("the zone size must be at least 512 bytes (as in fio)")]
+    ZoneTooSmall { zone: u64 },
+    #[error("capacity {capacity} is larger than the zone size {zone} (as fio refuses): give at most the zone size")]
+    CapacityOverZone { capacity: u64, zone: u64 },
+    #[error("capacity 0: give a capacity of at least one block")]
+    CapacityZero,
+    /// `max_open` or `job_max_open` (`open`, the larger) past [`MAX_OPEN_ZONES`].
+    #[error("at most {} open zones (fio's limit)", MAX_OPEN_ZONES)]
+    OpenZones { open: u32 },
+    #[error(
+        "job_max_open needs max_open (fio: job_max_open_zones cannot be used without a global open zones limit)"
+    )]
+    JobMaxOpenAlone,
+    #[error("skip {skip} is not a multiple of the zone size {zone} (as fio refuses)")]
+    Skip { skip: u64, zone: u64 },
+}
 
 /// fio's zone options under `zonemode=zbd`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -52,38 +94,37 @@ impl Zbd {
     }
 
     /// Parse the field's value (see the module's docs); the error says what is wrong.
-    pub fn parse(v: &str) -> Result<Zbd, String> {
+    pub fn parse(v: &str) -> Result<Zbd, ZbdError> {
+        let size_of = |part: &'static str, s: &str| {
+            parse_size(s).map_err(|e| ZbdError::Size { part, why: e.to_string() })
+        };
         let mut parts = v.split(',').map(str::trim);
         let size = parts.next().unwrap_or_default();
-        let mut z = Zbd { zone_bytes: parse_size(size).map_err(|e| format!("the zone size: {e}"))?, ..Zbd::default() };
+        let mut z = Zbd { zone_bytes: size_of("the zone size", size)?, ..Zbd::default() };
         for p in parts {
             let (k, val) = p.split_once('=').map_or((p, None), |(k, v)| (k.trim(), Some(v.trim())));
-            let need = || val.ok_or_else(|| format!("{k} needs a value ({k}=...)"));
-            let count = |s: &str| s.parse::<u32>().map_err(|_| format!("{k}={s}: expected a whole number"));
+            let need = || val.ok_or_else(|| ZbdError::NeedsValue { key: k.to_string() });
+            let count =
+                |s: &str| s.parse::<u32>().map_err(|_| ZbdError::Count { key: k.to_string(), value: s.to_string() });
             let share = |s: &str| match s.parse::<f64>() {
                 Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
-                _ => Err(format!("{k}={s}: expected a number from 0 to 1")),
+                _ => Err(ZbdError::Share { key: k.to_string(), value: s.to_string() }),
             };
             match k {
-                "capacity" => z.capacity_bytes = Some(parse_size(need()?).map_err(|e| format!("capacity: {e}"))?),
+                "capacity" => z.capacity_bytes = Some(size_of("capacity", need()?)?),
                 "max_open" => z.max_open = count(need()?)?,
                 "job_max_open" => z.job_max_open = count(need()?)?,
                 "read_beyond_wp" => {
                     z.read_beyond_wp = match val {
                         None | Some("1") | Some("true") => true,
                         Some("0") | Some("false") => false,
-                        Some(o) => return Err(format!("read_beyond_wp={o}: expected 0 or 1")),
+                        Some(o) => return Err(ZbdError::ReadBeyondWp { value: o.to_string() }),
                     }
                 }
                 "reset_threshold" => z.reset_threshold = share(need()?)?,
                 "reset_frequency" => z.reset_frequency = share(need()?)?,
-                "skip" => z.skip_bytes = parse_size(need()?).map_err(|e| format!("skip: {e}"))?,
-                _ => {
-                    return Err(format!(
-                        "unknown part '{k}': use SIZE[,capacity=SIZE][,max_open=N][,job_max_open=N]\
-                         [,read_beyond_wp][,reset_threshold=F][,reset_frequency=F][,skip=SIZE]"
-                    ))
-                }
+                "skip" => z.skip_bytes = size_of("skip", need()?)?,
+                _ => return Err(ZbdError::UnknownPart { key: k.to_string() }),
             }
         }
         z.check()?;
@@ -91,33 +132,25 @@ impl Zbd {
     }
 
     /// fio's checks of the options together (`init_zone_info`, `zbd_setup_files`).
-    pub fn check(&self) -> Result<(), String> {
-        if self.zone_bytes < 512 {
-            return Err("the zone size must be at least 512 bytes (as in fio)".into());
+    pub fn check(&self) -> Result<(), ZbdError> {
+        let zone = self.zone_bytes;
+        if zone < 512 {
+            return Err(ZbdError::ZoneTooSmall { zone });
         }
-        if self.capacity() > self.zone_bytes {
-            return Err(format!(
-                "capacity {} is larger than the zone size {} (as fio refuses): give at most the zone size",
-                self.capacity(),
-                self.zone_bytes
-            ));
+        if self.capacity() > zone {
+            return Err(ZbdError::CapacityOverZone { capacity: self.capacity(), zone });
         }
         if self.capacity() == 0 {
-            return Err("capacity 0: give a capacity of at least one block".into());
+            return Err(ZbdError::CapacityZero);
         }
         if self.max_open > MAX_OPEN_ZONES || self.job_max_open > MAX_OPEN_ZONES {
-            return Err(format!("at most {MAX_OPEN_ZONES} open zones (fio's limit)"));
+            return Err(ZbdError::OpenZones { open: self.max_open.max(self.job_max_open) });
         }
         if self.job_max_open > 0 && self.max_open == 0 {
-            return Err("job_max_open needs max_open (fio: job_max_open_zones cannot be used without a global \
-                        open zones limit)"
-                .into());
+            return Err(ZbdError::JobMaxOpenAlone);
         }
-        if !self.skip_bytes.is_multiple_of(self.zone_bytes) {
-            return Err(format!(
-                "skip {} is not a multiple of the zone size {} (as fio refuses)",
-                self.skip_bytes, self.zone_bytes
-            ));
+        if !self.skip_bytes.is_multiple_of(zone) {
+            return Err(ZbdError::Skip { skip: self.skip_bytes, zone });
         }
         Ok(())
     }
@@ -129,7 +162,7 @@ impl AccessSpec {
         let Some(z) = self.zbd else { return Ok(()) };
         let bad = |fix: String| Err(Error::spec(Field::Zbd, z.to_string(), fix));
         if let Err(e) = z.check() {
-            return bad(e);
+            return bad(e.to_string());
         }
         if self.zones.is_some() {
             return bad(
@@ -244,7 +277,7 @@ mod tests {
             ("1m,open=2", "unknown part 'open'"),
             ("1m,max_open", "needs a value"),
         ] {
-            let e = Zbd::parse(bad).unwrap_err();
+            let e = Zbd::parse(bad).unwrap_err().to_string();
             assert!(e.contains(words), "{bad}: {e}");
         }
     }

@@ -112,7 +112,21 @@ fn a_frame_torn_by_the_crash_ends_the_journal_and_is_counted() {
     let r = replay(&damaged[..], damaged.len() as u64, &mut |_, _| Ok(u64::MAX)).unwrap();
     assert_eq!(r.records, 1, "the ack's frame fails its CRC: the intent is all that is left");
     assert_eq!(r.ignored_tail_bytes, 24 + 24);
-    assert!(replay(&b"not a journal at all"[..], 20, &mut |_, _| Ok(u64::MAX)).is_err());
+    let e = replay(&b"not a journal at all"[..], 20, &mut |_, _| Ok(u64::MAX)).unwrap_err();
+    assert!(matches!(e, JournalError::WrongMagic), "{e}");
+    // A target smaller than the journal's map of it: refused by kind, in the words it always had.
+    let e = replay(&bytes[..], bytes.len() as u64, &mut |_, _| Ok(UNIT)).unwrap_err();
+    let JournalError::Segment { at: 16, inner } = &e else { panic!("{e:?}") };
+    assert!(matches!(**inner, JournalError::PastTarget { size: 4096, .. }), "{e:?}");
+    assert!(e.to_string().starts_with("segment at byte 16: "), "{e}");
+    let tail = " to byte 65536: past the end of the target (4096 bytes); give the target it journaled";
+    assert!(e.to_string().ends_with(tail), "{e}");
+    let far = JournalError::PastTarget { path: "/x".into(), units: 1 << 60, unit: 4096, start: 0, end: None, size: 1 };
+    assert_eq!(
+        far.to_string(),
+        "/x: its map covers 1152921504606846976 units of 4096 bytes from byte 0 beyond byte 2^64: past the end of \
+         the target (1 bytes); give the target it journaled"
+    );
 }
 
 /// A target file of 16 units, unit `u` holding what `lay[u]` says.

@@ -10,6 +10,9 @@
 //!
 //! The map is saved with the results (`save`/`load`: a 32-byte header, then the bytes) so a
 //! later `drivelab verify` can re-check the device.
+//!
+//! A region that cannot be mapped is a [`MapError`]: the words a user reads are written once,
+//! there, and a caller can match the kind (or take it as the [`crate::Error::Invalid`] it is).
 
 use std::cmp::Ordering;
 use std::io::{self, Read, Write};
@@ -19,6 +22,25 @@ const FILE_MAGIC: &[u8; 8] = b"dlgenmap";
 pub const UNKNOWN: u8 = 255;
 /// The highest generation before the ring wraps to 1.
 const RING: u64 = 254;
+
+/// Why a region cannot be mapped. It is the user's input (a unit, a region) that is wrong, so
+/// it becomes an [`crate::Error::Invalid`] with the same words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MapError {
+    #[error("verify unit {unit}: use a power of two from 512 to 4096 bytes")]
+    Unit { unit: u64 },
+    #[error("region {start}+{span} is not a whole number of {unit}-byte units")]
+    Region { start: u64, span: u64, unit: u64 },
+    /// More units than this machine can index.
+    #[error("{span} bytes is too large a region to map")]
+    TooLarge { span: u64 },
+}
+
+impl From<MapError> for crate::Error {
+    fn from(e: MapError) -> crate::Error {
+        crate::Error::invalid(e.to_string())
+    }
+}
 
 /// The last generation written to each unit of `[start, start + units * unit)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,19 +53,19 @@ pub struct GenerationMap {
 impl GenerationMap {
     /// A map of the region `[start, start + span)` in units of `unit` bytes (a power of two from
     /// 512 to 4096; `start` and `span` multiples of it), all never written.
-    pub fn new(start: u64, span: u64, unit: u64) -> Result<GenerationMap, String> {
+    pub fn new(start: u64, span: u64, unit: u64) -> Result<GenerationMap, MapError> {
         if !unit.is_power_of_two() || !(512..=4096).contains(&unit) {
-            return Err(format!("verify unit {unit}: use a power of two from 512 to 4096 bytes"));
+            return Err(MapError::Unit { unit });
         }
         if !start.is_multiple_of(unit) || !span.is_multiple_of(unit) {
-            return Err(format!("region {start}+{span} is not a whole number of {unit}-byte units"));
+            return Err(MapError::Region { start, span, unit });
         }
-        let units = usize::try_from(span / unit).map_err(|_| format!("{span} bytes is too large a region to map"))?;
+        let units = usize::try_from(span / unit).map_err(|_| MapError::TooLarge { span })?;
         Ok(GenerationMap { unit, start, gens: vec![0; units] })
     }
 
     /// A map over the whole of a target of `size` bytes (its last partial unit left out).
-    pub fn whole(size: u64, unit: u64) -> Result<GenerationMap, String> {
+    pub fn whole(size: u64, unit: u64) -> Result<GenerationMap, MapError> {
         GenerationMap::new(0, size / unit * unit, unit)
     }
 

@@ -46,6 +46,6 @@ pub use crash::{judge, CrashChecks, NotDurable};
 pub use format::UnitFormat;
 pub use header::{Header, HEADER_BYTES, MAGIC, VERSION};
 pub use journal::{JobJournal, Journal, Segment, SegmentTarget, FILE_MAGIC as JOURNAL_MAGIC};
-pub use map::{compare_generations, next as next_generation, GenerationMap, UNKNOWN};
-pub use replay::{replay, replay_file, JournalTarget, Replayed, Units};
+pub use map::{compare_generations, next as next_generation, GenerationMap, MapError, UNKNOWN};
+pub use replay::{replay, replay_file, JournalError, JournalTarget, Replayed, Units};
 pub use sweep::sweep;

@@ -14,6 +14,9 @@
 //! a regular file ([`crate::input`]), a frame's declared length is checked against the bytes
 //! left before its payload is allocated (longer: a torn tail), and each target's declared unit
 //! count against the target's size (`size_of`) before its four bytes per unit are.
+//!
+//! What is wrong with a journal is a [`JournalError`]: its words are defined once, there, and a
+//! caller can tell one kind from another without reading them.
 
 use std::io::{self, BufReader, Read};
 use std::path::Path;
@@ -83,7 +86,69 @@ pub struct Replayed {
 
 /// The size in bytes of the `id`th target of a journal, recorded as `path`: what its units are
 /// checked against before they are allocated (or why it cannot be known).
-pub type SizeOf<'a> = &'a mut dyn FnMut(usize, &str) -> Result<u64, String>;
+pub type SizeOf<'a> = &'a mut dyn FnMut(usize, &str) -> Result<u64, crate::Error>;
+
+/// Why a journal cannot be replayed. A journal is input that may be damaged or tampered with, so
+/// each way it can be wrong is a kind of its own (carrying the byte, the unit, the target's path)
+/// and the words a user reads are written once, here; [`replay_file`] puts them in a
+/// [`crate::Error::Invalid`] naming the journal.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("too short to be a drivelab journal")]
+    TooShort,
+    #[error("not a drivelab journal (wrong magic)")]
+    WrongMagic,
+    #[error("frame of unknown kind {kind} at byte {at}")]
+    UnknownFrame { kind: u32, at: u64 },
+    /// `inner` is what is wrong with the segment frame at byte `at`.
+    #[error("segment at byte {at}: {inner}")]
+    Segment { at: u64, inner: Box<JournalError> },
+    /// `inner` is what is wrong with the records frame at byte `at`.
+    #[error("records at byte {at}: {inner}")]
+    Records { at: u64, inner: Box<JournalError> },
+    /// The journal could not be read.
+    #[error("reading: {0}")]
+    Read(#[source] io::Error),
+    /// A frame's payload ends before what it declares.
+    #[error("cut short")]
+    CutShort,
+    #[error("a unit of {unit} bytes; drivelab journals units of 512 to 4096 bytes")]
+    Unit { unit: u64 },
+    #[error("target id {id} out of order")]
+    TargetOutOfOrder { id: usize },
+    /// The target's size could not be known (`size_of`'s error, as it was).
+    #[error(transparent)]
+    Size(crate::Error),
+    #[error("{path}: its map starts at byte {start}, not on a {unit}-byte unit")]
+    Misaligned { path: String, start: u64, unit: u64 },
+    /// The map reaches past the end of the target (`end`: None past byte 2^64).
+    #[error(
+        "{path}: its map covers {units} units of {unit} bytes from byte {start} {}: past the end of the target \
+         ({size} bytes); give the target it journaled",
+        end.map_or("beyond byte 2^64".to_string(), |e| format!("to byte {e}"))
+    )]
+    PastTarget { path: String, units: u64, unit: u64, start: u64, end: Option<u64>, size: u64 },
+    #[error("{path}: {units} units is too many to replay")]
+    TooManyUnits { path: String, units: u64 },
+    #[error("{path}: the map runs past its {units} units")]
+    MapPastUnits { path: String, units: usize },
+    #[error("{path}: the map has {has} of its {units} units")]
+    MapShort { path: String, has: usize, units: usize },
+    #[error("{len} bytes is not a whole number of records")]
+    NotWholeRecords { len: usize },
+    #[error("record of unknown kind {kind}")]
+    UnknownRecord { kind: u8 },
+    #[error("record for unknown target {target}")]
+    UnknownTarget { target: usize },
+    #[error("{path}: a record for {len} bytes at offset {offset} is outside its units")]
+    OutsideUnits { path: String, len: u64, offset: u64 },
+    /// An intent's generation is not the one the replay gives its first unit.
+    #[error(
+        "{path}: the write at offset {offset} is journaled as generation {journaled}, the replay makes it \
+         {replayed}: the journal does not agree with itself"
+    )]
+    Disagrees { path: String, offset: u64, journaled: u8, replayed: u8 },
+}
 
 /// Replay the journal at `path` (a regular file; see the module docs).
 pub fn replay_file(path: &Path, size_of: SizeOf) -> Result<Replayed, crate::Error> {
@@ -93,20 +158,22 @@ pub fn replay_file(path: &Path, size_of: SizeOf) -> Result<Replayed, crate::Erro
 }
 
 /// Replay a journal of `len` bytes from `r`.
-pub fn replay(mut r: impl Read, len: u64, size_of: SizeOf) -> Result<Replayed, String> {
+pub fn replay(mut r: impl Read, len: u64, size_of: SizeOf) -> Result<Replayed, JournalError> {
     let mut magic = [0u8; 16];
-    r.read_exact(&mut magic).map_err(|_| "too short to be a drivelab journal".to_string())?;
+    r.read_exact(&mut magic).map_err(|_| JournalError::TooShort)?;
     if &magic != FILE_MAGIC {
-        return Err("not a drivelab journal (wrong magic)".into());
+        return Err(JournalError::WrongMagic);
     }
     let mut out = Replayed::default();
     let mut at = 16u64;
     let mut payload = Vec::new();
     while let Some(kind) = next_frame(&mut r, &mut payload, len.saturating_sub(at))? {
         match kind {
-            SEGMENT => out.segment(&payload, &mut *size_of).map_err(|e| format!("segment at byte {at}: {e}"))?,
-            RECORDS => out.records(&payload).map_err(|e| format!("records at byte {at}: {e}"))?,
-            k => return Err(format!("frame of unknown kind {k} at byte {at}")),
+            SEGMENT => {
+                out.segment(&payload, &mut *size_of).map_err(|e| JournalError::Segment { at, inner: Box::new(e) })?
+            }
+            RECORDS => out.records(&payload).map_err(|e| JournalError::Records { at, inner: Box::new(e) })?,
+            kind => return Err(JournalError::UnknownFrame { kind, at }),
         }
         at += (FRAME_HEADER + payload.len()) as u64;
     }
@@ -116,7 +183,7 @@ pub fn replay(mut r: impl Read, len: u64, size_of: SizeOf) -> Result<Replayed, S
 
 /// The next whole, intact frame's kind (its payload in `payload`); None at the end or at a torn
 /// frame (one longer than the `left` bytes there are is one: nothing is allocated for it).
-fn next_frame(r: &mut impl Read, payload: &mut Vec<u8>, left: u64) -> Result<Option<u32>, String> {
+fn next_frame(r: &mut impl Read, payload: &mut Vec<u8>, left: u64) -> Result<Option<u32>, JournalError> {
     let mut h = [0u8; FRAME_HEADER];
     if read_full(r, &mut h)? < FRAME_HEADER {
         return Ok(None);
@@ -139,14 +206,14 @@ fn next_frame(r: &mut impl Read, payload: &mut Vec<u8>, left: u64) -> Result<Opt
 }
 
 /// Read until `buf` is full or the end; the bytes read.
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, String> {
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, JournalError> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("reading: {e}")),
+            Err(e) => return Err(JournalError::Read(e)),
         }
     }
     Ok(n)
@@ -156,34 +223,36 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, String> {
 struct Cursor<'a>(&'a [u8]);
 
 impl Cursor<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
-        if self.0.len() < n {
-            return Err("cut short".into());
-        }
-        let (a, b) = self.0.split_at(n);
+    fn take(&mut self, n: usize) -> Result<&[u8], JournalError> {
+        let (a, b) = self.0.split_at_checked(n).ok_or(JournalError::CutShort)?;
         self.0 = b;
         Ok(a)
     }
-    fn u8(&mut self) -> Result<u8, String> {
-        Ok(self.take(1)?[0])
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], JournalError> {
+        let (a, b) = self.0.split_first_chunk::<N>().ok_or(JournalError::CutShort)?;
+        self.0 = b;
+        Ok(*a)
     }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    fn u8(&mut self) -> Result<u8, JournalError> {
+        Ok(self.array::<1>()?[0])
     }
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    fn u32(&mut self) -> Result<u32, JournalError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    fn u64(&mut self) -> Result<u64, JournalError> {
+        Ok(u64::from_le_bytes(self.array()?))
     }
 }
 
 impl Replayed {
-    fn segment(&mut self, p: &[u8], size_of: SizeOf) -> Result<(), String> {
+    fn segment(&mut self, p: &[u8], size_of: SizeOf) -> Result<(), JournalError> {
         let mut c = Cursor(p);
         let durable_acks = c.u8()? != 0;
         let zero_pct = c.u8()?;
         c.take(2)?;
         let unit = c.u32()? as u64;
         if !unit.is_power_of_two() || !(512..=4096).contains(&unit) {
-            return Err(format!("a unit of {unit} bytes; drivelab journals units of 512 to 4096 bytes"));
+            return Err(JournalError::Unit { unit });
         }
         let seed = c.u64()?;
         for _ in 0..c.u32()? {
@@ -194,40 +263,36 @@ impl Replayed {
             let path_len = c.u32()? as usize;
             let path = String::from_utf8_lossy(c.take(path_len)?).into_owned();
             if id > self.targets.len() {
-                return Err(format!("target id {id} out of order"));
+                return Err(JournalError::TargetOutOfOrder { id });
             }
             // Checked before the units are allocated (four bytes each in the replay).
-            let size = size_of(id, &path)?;
+            let size = size_of(id, &path).map_err(JournalError::Size)?;
             let end = n.checked_mul(unit).and_then(|b| start.checked_add(b));
             if !start.is_multiple_of(unit) {
-                return Err(format!("{path}: its map starts at byte {start}, not on a {unit}-byte unit"));
+                return Err(JournalError::Misaligned { path, start, unit });
             }
             if end.is_none_or(|end| end > size) {
-                let end = end.map_or("beyond byte 2^64".to_string(), |e| format!("to byte {e}"));
-                return Err(format!(
-                    "{path}: its map covers {n} units of {unit} bytes from byte {start} {end}: past the end of the \
-                     target ({size} bytes); give the target it journaled"
-                ));
+                return Err(JournalError::PastTarget { path, units: n, unit, start, end, size });
             }
-            let n = usize::try_from(n).map_err(|_| format!("{path}: {n} units is too many to replay"))?;
+            let Ok(n) = usize::try_from(n) else { return Err(JournalError::TooManyUnits { path, units: n }) };
             let mut snapshot = Vec::with_capacity(n);
             for _ in 0..c.u64()? {
                 let g = c.u8()?;
                 let count = c.u64()?;
                 if count > (n - snapshot.len()) as u64 {
-                    return Err(format!("{path}: the map runs past its {n} units"));
+                    return Err(JournalError::MapPastUnits { path, units: n });
                 }
                 snapshot.resize(snapshot.len() + count as usize, g);
             }
             if snapshot.len() != n {
-                return Err(format!("{path}: the map has {} of its {n} units", snapshot.len()));
+                return Err(JournalError::MapShort { path, has: snapshot.len(), units: n });
             }
             if id == self.targets.len() {
                 let units = Units::new(snapshot);
                 self.targets.push(JournalTarget { path, run_index, seed, zero_pct, unit, start, durable_acks, units });
                 continue;
             }
-            let t = self.targets.get_mut(id).ok_or_else(|| format!("target id {id} out of order"))?;
+            let t = self.targets.get_mut(id).ok_or(JournalError::TargetOutOfOrder { id })?;
             t.durable_acks = durable_acks;
             if (t.run_index, t.seed, t.zero_pct, t.unit, t.start) != (run_index, seed, zero_pct, unit, start)
                 || t.units.len() != n
@@ -252,16 +317,16 @@ impl Replayed {
         Ok(())
     }
 
-    fn records(&mut self, p: &[u8]) -> Result<(), String> {
+    fn records(&mut self, p: &[u8]) -> Result<(), JournalError> {
         if !p.len().is_multiple_of(RECORD) {
-            return Err(format!("{} bytes is not a whole number of records", p.len()));
+            return Err(JournalError::NotWholeRecords { len: p.len() });
         }
         for r in p.chunks_exact(RECORD) {
-            let op = Op::from_u8(r[0]).ok_or_else(|| format!("record of unknown kind {}", r[0]))?;
+            let op = Op::from_u8(r[0]).ok_or(JournalError::UnknownRecord { kind: r[0] })?;
             let target = u32::from_le_bytes(r[4..8].try_into().unwrap()) as usize;
             let offset = u64::from_le_bytes(r[8..16].try_into().unwrap());
             let len = u64::from_le_bytes(r[16..24].try_into().unwrap());
-            let t = self.targets.get_mut(target).ok_or_else(|| format!("record for unknown target {target}"))?;
+            let t = self.targets.get_mut(target).ok_or(JournalError::UnknownTarget { target })?;
             t.apply(op, r[1], offset, len)?;
             self.records += 1;
         }
@@ -271,14 +336,14 @@ impl Replayed {
 
 impl JournalTarget {
     /// Replay one record over `[offset, offset + len)`.
-    fn apply(&mut self, op: Op, generation: u8, offset: u64, len: u64) -> Result<(), String> {
+    fn apply(&mut self, op: Op, generation: u8, offset: u64, len: u64) -> Result<(), JournalError> {
         let (first, n) = (offset.wrapping_sub(self.start) / self.unit, len / self.unit);
         if offset < self.start
             || !offset.is_multiple_of(self.unit)
             || !len.is_multiple_of(self.unit)
             || first + n > self.units.len() as u64
         {
-            return Err(format!("{}: a record for {len} bytes at offset {offset} is outside its units", self.path));
+            return Err(JournalError::OutsideUnits { path: self.path.clone(), len, offset });
         }
         let u = &mut self.units;
         let range = first as usize..(first + n) as usize;
@@ -286,11 +351,8 @@ impl JournalTarget {
             Op::Intent => {
                 let g = next(u.issued[range.start]);
                 if g != generation {
-                    return Err(format!(
-                        "{}: the write at offset {offset} is journaled as generation {generation}, the replay makes it \
-                         {g}: the journal does not agree with itself",
-                        self.path
-                    ));
+                    let path = self.path.clone();
+                    return Err(JournalError::Disagrees { path, offset, journaled: generation, replayed: g });
                 }
                 for i in range {
                     u.issued[i] = next(u.issued[i]);

@@ -156,7 +156,7 @@ impl Walk {
         if let Some(k) = self.skip.filter(|&k| k > 0) {
             v += &format!(",skip={k}");
         }
-        drivelab_engine::spec::zbd::Zbd::parse(&v)?;
+        drivelab_engine::spec::zbd::Zbd::parse(&v).map_err(|e| e.to_string())?;
         Ok(v)
     }
 }
