@@ -28,13 +28,18 @@ impl fmt::Display for Pick {
     }
 }
 
+/// A `--pick` that is neither `best` nor `median`.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a pick: give best or median")]
+pub struct UnknownPick(String);
+
 impl FromStr for Pick {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Pick, String> {
+    type Err = UnknownPick;
+    fn from_str(s: &str) -> Result<Pick, UnknownPick> {
         match s {
             "best" => Ok(Pick::Best),
             "median" => Ok(Pick::Median),
-            other => Err(format!("{other:?} is not a pick: give best or median")),
+            other => Err(UnknownPick(other.to_string())),
         }
     }
 }

@@ -653,7 +653,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         put("jobs", numjobs.to_string());
     }
     let io_log = super::logs::finish(d.logs, &name, 0, file_per_clone);
-    fields.extend(d.walk.fields().map_err(err)?);
+    fields.extend(d.walk.fields().map_err(|e| err(e.to_string()))?);
     if let (Some(p), true) = (d.verify_pattern, d.verify) {
         fields.push(("verify_pattern".into(), p));
     }

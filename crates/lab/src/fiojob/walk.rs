@@ -42,16 +42,40 @@ pub struct Walk {
     reset_frequency: Option<f64>,
 }
 
+/// Why a zone or sequencer option was refused, by kind (the words once, here).
+#[derive(Debug, thiserror::Error)]
+pub enum WalkError {
+    #[error("after {word}, N is a count of I/Os (a new random offset every N I/Os): '{n}' is not a whole number")]
+    RandomCount { word: String, n: String },
+    #[error(transparent)]
+    Value(#[from] drivelab_engine::units::ValueError),
+    #[error("expected sequential or identical")]
+    Sequencer,
+    #[error("expected none, strided or zbd")]
+    ZoneMode,
+    #[error("expected a number of zones from 0 to {0}")]
+    OpenZones(u32),
+    #[error("expected 0 or 1")]
+    Bool,
+    #[error("expected a number from 0 to 1")]
+    Share,
+    #[error("zonemode=none and zonesize do not go together (as in fio)")]
+    NoneWithSize,
+    #[error("zonemode=strided needs zonesize (as in fio)")]
+    StridedWithoutSize,
+    #[error("zonemode=zbd on a file or a device that is not zoned emulates zones: it needs zonesize (as in fio)")]
+    ZbdWithoutSize,
+    #[error(transparent)]
+    Zbd(#[from] drivelab_engine::spec::zbd::ZbdError),
+}
+
 /// The `:N` of fio's `rw=WORD:N` in drivelab's spelling: for a random word a count of I/Os
 /// (fio's `atoi`), otherwise bytes (fio's sizes, with `kb_base`; a leading `-` walks backwards).
-pub fn rw_suffix(word: &str, n: &str, kb: KbBase) -> Result<String, String> {
+pub fn rw_suffix(word: &str, n: &str, kb: KbBase) -> Result<String, WalkError> {
     let n = n.trim();
     if word.starts_with("rand") {
-        let count: u32 = n.parse().map_err(|_| {
-            format!(
-                "after {word}, N is a count of I/Os (a new random offset every N I/Os): '{n}' is not a whole number"
-            )
-        })?;
+        let count: u32 =
+            n.parse().map_err(|_| WalkError::RandomCount { word: word.to_string(), n: n.to_string() })?;
         return Ok(count.to_string());
     }
     let (sign, body) = match n.strip_prefix('-') {
@@ -63,14 +87,14 @@ pub fn rw_suffix(word: &str, n: &str, kb: KbBase) -> Result<String, String> {
 
 impl Walk {
     /// Read option `o` (one of [`KEYS`]) with its `value`.
-    pub fn apply(&mut self, o: &Opt, value: &str, kb: KbBase) -> Result<(), String> {
+    pub fn apply(&mut self, o: &Opt, value: &str, kb: KbBase) -> Result<(), WalkError> {
         let sz = |v: &str| size(v, kb);
         match o.key.as_str() {
             "rw_sequencer" => {
                 self.sequencer = Some(match value {
                     "sequential" => "sequential",
                     "identical" => "identical",
-                    _ => return Err("expected sequential or identical".into()),
+                    _ => return Err(WalkError::Sequencer),
                 })
             }
             "zonemode" => {
@@ -78,7 +102,7 @@ impl Walk {
                     "none" => (Some(false), false),
                     "strided" => (Some(true), false),
                     "zbd" => (None, true),
-                    _ => return Err("expected none, strided or zbd".into()),
+                    _ => return Err(WalkError::ZoneMode),
                 }
             }
             "zonerange" => self.range = Some(sz(value)?),
@@ -101,7 +125,7 @@ impl Walk {
     }
 
     /// The fields these options set, checked together as fio checks them.
-    pub fn fields(&self) -> Result<Vec<(String, String)>, String> {
+    pub fn fields(&self) -> Result<Vec<(String, String)>, WalkError> {
         let mut out = Vec::new();
         if let Some(s) = self.sequencer {
             out.push(("rw_sequencer".to_string(), s.to_string()));
@@ -112,8 +136,8 @@ impl Walk {
         }
         let size = self.size.filter(|&s| s > 0);
         let strided = match (self.strided, size) {
-            (Some(false), Some(_)) => return Err("zonemode=none and zonesize do not go together (as in fio)".into()),
-            (Some(true), None) => return Err("zonemode=strided needs zonesize (as in fio)".into()),
+            (Some(false), Some(_)) => return Err(WalkError::NoneWithSize),
+            (Some(true), None) => return Err(WalkError::StridedWithoutSize),
             (Some(s), _) => s,
             // fio: a zonesize without zonemode is strided.
             (None, s) => s.is_some(),
@@ -133,10 +157,8 @@ impl Walk {
 
 impl Walk {
     /// The engine's `zbd` value: `zonesize` and the zbd options (fio ignores `zonerange` here).
-    fn zbd_value(&self) -> Result<String, String> {
-        let size = self.size.filter(|&s| s > 0).ok_or(
-            "zonemode=zbd on a file or a device that is not zoned emulates zones: it needs zonesize (as in fio)",
-        )?;
+    fn zbd_value(&self) -> Result<String, WalkError> {
+        let size = self.size.filter(|&s| s > 0).ok_or(WalkError::ZbdWithoutSize)?;
         let mut v = size.to_string();
         if let Some(c) = self.capacity.filter(|&c| c > 0) {
             v += &format!(",capacity={c}");
@@ -156,30 +178,30 @@ impl Walk {
         if let Some(k) = self.skip.filter(|&k| k > 0) {
             v += &format!(",skip={k}");
         }
-        drivelab_engine::spec::zbd::Zbd::parse(&v).map_err(|e| e.to_string())?;
+        drivelab_engine::spec::zbd::Zbd::parse(&v)?;
         Ok(v)
     }
 }
 
 /// fio's `max_open_zones`/`job_max_open_zones`: 0 to `ZBD_MAX_OPEN_ZONES`.
-fn open_zones(v: &str) -> Result<u32, String> {
+fn open_zones(v: &str) -> Result<u32, WalkError> {
     let max = drivelab_engine::spec::zbd::MAX_OPEN_ZONES;
-    v.trim().parse::<u32>().ok().filter(|&n| n <= max).ok_or(format!("expected a number of zones from 0 to {max}"))
+    v.trim().parse::<u32>().ok().filter(|&n| n <= max).ok_or(WalkError::OpenZones(max))
 }
 
 /// fio's booleans.
-fn fio_bool(v: &str) -> Result<bool, String> {
+fn fio_bool(v: &str) -> Result<bool, WalkError> {
     match v.trim() {
         "1" | "true" | "on" | "yes" => Ok(true),
         "0" | "false" | "off" | "no" => Ok(false),
-        _ => Err("expected 0 or 1".into()),
+        _ => Err(WalkError::Bool),
     }
 }
 
 /// fio's `zone_reset_threshold`/`zone_reset_frequency`: a share from 0 to 1 (fio reads one
 /// value of its list here).
-fn share(v: &str) -> Result<f64, String> {
-    v.trim().parse::<f64>().ok().filter(|f| (0.0..=1.0).contains(f)).ok_or("expected a number from 0 to 1".into())
+fn share(v: &str) -> Result<f64, WalkError> {
+    v.trim().parse::<f64>().ok().filter(|f| (0.0..=1.0).contains(f)).ok_or(WalkError::Share)
 }
 
 #[cfg(test)]

@@ -92,17 +92,27 @@ impl fmt::Display for Kind {
     }
 }
 
+/// Why a results directory's `kind` was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum KindError {
+    #[error("unknown results kind '{0}' (run, plan, suite:NAME, qos or act)")]
+    Unknown(String),
+    /// `suite:NAME` with a name that is no suite.
+    #[error(transparent)]
+    Suite(#[from] Error),
+}
+
 impl FromStr for Kind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Kind, String> {
+    type Err = KindError;
+    fn from_str(s: &str) -> Result<Kind, KindError> {
         match s {
             "run" => Ok(Kind::Run),
             "plan" => Ok(Kind::Plan),
             "qos" => Ok(Kind::Qos),
             "act" => Ok(Kind::Act),
             _ => match s.strip_prefix("suite:") {
-                Some(name) => name.parse().map(Kind::Suite).map_err(|e: Error| e.to_string()),
-                None => Err(format!("unknown results kind '{s}' (run, plan, suite:NAME, qos or act)")),
+                Some(name) => Ok(Kind::Suite(name.parse()?)),
+                None => Err(KindError::Unknown(s.to_string())),
             },
         }
     }
@@ -115,8 +125,8 @@ impl From<Kind> for String {
 }
 
 impl TryFrom<String> for Kind {
-    type Error = String;
-    fn try_from(s: String) -> Result<Kind, String> {
+    type Error = KindError;
+    fn try_from(s: String) -> Result<Kind, KindError> {
         s.parse()
     }
 }
@@ -600,7 +610,7 @@ mod tests {
             assert_eq!(serde_json::from_str::<Kind>(&json).unwrap(), k, "{json}");
         }
         assert_eq!(serde_json::to_string(&Kind::Suite(SuiteId::Iometer)).unwrap(), "\"suite:iometer\"");
-        assert!("suite:crystal".parse::<Kind>().unwrap_err().contains("quick"));
+        assert!("suite:crystal".parse::<Kind>().unwrap_err().to_string().contains("quick"));
         assert!("bench".parse::<Kind>().is_err());
     }
 
