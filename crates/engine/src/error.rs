@@ -38,6 +38,12 @@ pub enum Error {
     /// `inner` happened while doing `what` ("point 3 (random read)"); its kind is kept.
     #[error("{what}: {inner}")]
     Within { what: String, inner: Box<Error> },
+    /// A target refused, by kind.
+    #[error(transparent)]
+    Target(#[from] crate::target::TargetError),
+    /// An input file (a trace, a plan, a job file, JSON) refused, by kind.
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     /// `inner`'s fields came from a source that spells them its own way: named so.
     #[error("{}", inner.message(*spelling))]
     Written { spelling: Spelling, inner: Box<Error> },

@@ -8,7 +8,8 @@
 //! refused unless it is a regular file within the limit for its kind; it is then read through a
 //! `take` of the size the limit allows, so a file that grows while it is read cannot grow the
 //! buffer past the limit either. Every refusal is an [`Error::Invalid`] (exit code 2) naming
-//! the path, what it is, and the fix; a failing read of a regular file is an [`Error::Io`].
+//! the path, what it is, and the fix, typed ([`InputError`], so a caller can tell a missing file
+//! from a hostile one); a failing read of a regular file is an [`Error::Io`].
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
@@ -16,6 +17,31 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::error::Error;
+
+/// Why an input file was refused, by kind, with the path as shown and what the file was to be
+/// (`what`: "trace", "plan file"...). Every one is the user's to fix (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{path}: no such file; expected the path of a {what}{such}")]
+    Missing { path: String, what: &'static str, such: String },
+    #[error("{path}: a part of the path is not a directory; give the path of the {what}")]
+    NotDirectory { path: String, what: &'static str },
+    #[error("{path}: too many levels of symbolic links (a symlink loop); give the path of the {what} itself")]
+    SymlinkLoop { path: String, what: &'static str },
+    #[error("{path}: permission denied; give a {what} this user may read")]
+    Denied { path: String, what: &'static str },
+    #[error("{path}: the path is too long; give a shorter one")]
+    PathTooLong { path: String },
+    #[error(
+        "{path} is {kind}: a {what} is read only from a regular file; give the path of one (copy a stream to a file \
+         first)"
+    )]
+    NotRegular { path: String, kind: &'static str, what: &'static str },
+    #[error("{path}: {size}, over the {limit} limit for a {what}; give a smaller one{hint}")]
+    TooLarge { path: String, size: String, limit: String, what: &'static str, hint: &'static str },
+    #[error("{path}: byte {at} is not UTF-8; a {what} is text")]
+    NotUtf8 { path: String, at: usize, what: &'static str },
+}
 
 /// A kind of input file: what it is called in messages and the most it may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +72,7 @@ impl Input {
     /// Open `path` as this kind of input: the file and its size. Refused: anything but a
     /// regular file (a FIFO, a socket, a device, a directory), a file over the limit.
     pub fn open(self, path: &Path) -> Result<(File, u64), Error> {
-        let shown = path.display();
+        let shown = path.display().to_string();
         let what = self.what;
         let file = OpenOptions::new()
             .read(true)
@@ -56,20 +82,12 @@ impl Input {
                 Some(libc::ENOENT) => {
                     let such =
                         if self.example.is_empty() { String::new() } else { format!(" such as {}", self.example) };
-                    Error::invalid(format!("{shown}: no such file; expected the path of a {what}{such}"))
+                    InputError::Missing { path: shown.clone(), what, such }.into()
                 }
-                Some(libc::ENOTDIR) => Error::invalid(format!(
-                    "{shown}: a part of the path is not a directory; give the path of the {what}"
-                )),
-                Some(libc::ELOOP) => Error::invalid(format!(
-                    "{shown}: too many levels of symbolic links (a symlink loop); give the path of the {what} itself"
-                )),
-                Some(libc::EACCES | libc::EPERM) => {
-                    Error::invalid(format!("{shown}: permission denied; give a {what} this user may read"))
-                }
-                Some(libc::ENAMETOOLONG) => {
-                    Error::invalid(format!("{shown}: the path is too long; give a shorter one"))
-                }
+                Some(libc::ENOTDIR) => InputError::NotDirectory { path: shown.clone(), what }.into(),
+                Some(libc::ELOOP) => InputError::SymlinkLoop { path: shown.clone(), what }.into(),
+                Some(libc::EACCES | libc::EPERM) => InputError::Denied { path: shown.clone(), what }.into(),
+                Some(libc::ENAMETOOLONG) => InputError::PathTooLong { path: shown.clone() }.into(),
                 _ => Error::io(format!("opening the {what} {shown}"), e),
             })?;
         let meta = file.metadata().map_err(|e| Error::io(format!("examining the {what} {shown}"), e))?;
@@ -90,10 +108,7 @@ impl Input {
             Some("not a regular file")
         };
         if let Some(kind) = kind {
-            return Err(Error::invalid(format!(
-                "{shown} is {kind}: a {what} is read only from a regular file; give the path of one (copy a stream to \
-                 a file first)"
-            )));
+            return Err(InputError::NotRegular { path: shown, kind, what }.into());
         }
         let size = meta.len();
         if size > self.limit {
@@ -103,13 +118,14 @@ impl Input {
     }
 
     fn too_large(self, path: &Path, size: &str) -> Error {
-        Error::invalid(format!(
-            "{}: {size}, over the {} limit for a {}; give a smaller one{}",
-            path.display(),
-            limit_text(self.limit),
-            self.what,
-            if self == Input::TRACE { " (replay a part of the trace)" } else { "" }
-        ))
+        InputError::TooLarge {
+            path: path.display().to_string(),
+            size: size.to_string(),
+            limit: limit_text(self.limit),
+            what: self.what,
+            hint: if self == Input::TRACE { " (replay a part of the trace)" } else { "" },
+        }
+        .into()
     }
 
     /// The whole of `path`, checked as [`Input::open`] checks it.
@@ -129,12 +145,8 @@ impl Input {
     /// The whole of `path` as UTF-8 text.
     pub fn read_string(self, path: &Path) -> Result<String, Error> {
         String::from_utf8(self.read(path)?).map_err(|e| {
-            Error::invalid(format!(
-                "{}: byte {} is not UTF-8; a {} is text",
-                path.display(),
-                e.utf8_error().valid_up_to(),
-                self.what
-            ))
+            InputError::NotUtf8 { path: path.display().to_string(), at: e.utf8_error().valid_up_to(), what: self.what }
+                .into()
         })
     }
 }

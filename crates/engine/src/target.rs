@@ -197,56 +197,74 @@ impl Mark {
     }
 }
 
+/// Why a target was refused, by kind, with the path as shown: a caller can tell a target that
+/// is missing from one that is busy or changed under it. Every one is the user's to fix (exit
+/// code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("'' is not a target: give a file, a block device (/dev/...) or null")]
+    Empty,
+    #[error("{path} is a symbolic link to {link}, which does not exist: give the target itself")]
+    DanglingLink { path: String, link: String },
+    #[error("{path}: the name is too long for this system ({len} bytes): give a shorter path")]
+    NameTooLong { path: String, len: usize },
+    #[error("cannot look at {path} ({why}): give a path this user can reach")]
+    Unreachable { path: String, why: io::Error },
+    #[error("{path} does not exist and neither does its directory {dir}: create the directory or give another path")]
+    NoDirectory { path: String, dir: String },
+    #[error("{path} does not exist: give an existing block device (see lsblk) or a file path")]
+    NoDevice { path: String },
+    #[error("{path}: the size of {disk} is not in sysfs")]
+    NoSize { path: String, disk: String },
+    #[error("{path} is neither a regular file nor a block device: give a file, a /dev block device, or null")]
+    NotFileOrDevice { path: String },
+    #[error("{path} appeared while drivelab was preparing it; run again")]
+    Appeared { path: String },
+    #[error("{path} is busy (opened exclusively by someone else): stop that user first")]
+    Busy { path: String },
+    #[error("{path} cannot be opened {how} ({why}): give a target this user may use, or run as its owner")]
+    Denied { path: String, how: &'static str, why: io::Error },
+    #[error(
+        "{path} changed between its checks and its opening (it now names another file or device): nothing was \
+         done through it; run again to check what it names now"
+    )]
+    Changed { path: String },
+}
+
 /// Look at a target without changing anything.
 pub fn probe(path: &str) -> Result<TargetInfo, Error> {
     if path == "null" {
         return Ok(TargetInfo::null());
     }
     if path.is_empty() {
-        return Err(Error::invalid("'' is not a target: give a file, a block device (/dev/...) or null"));
+        return Err(TargetError::Empty.into());
     }
     let p = Path::new(path);
     let meta = match std::fs::metadata(p) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if let Ok(link) = std::fs::read_link(p) {
-                return Err(Error::invalid(format!(
-                    "{path} is a symbolic link to {}, which does not exist: give the target itself",
-                    link.display()
-                )));
+                return Err(TargetError::DanglingLink { path: path.into(), link: link.display().to_string() }.into());
             }
             None
         }
         Err(e) if e.raw_os_error() == Some(libc::ENAMETOOLONG) => {
-            return Err(Error::invalid(format!(
-                "{}: the name is too long for this system ({} bytes): give a shorter path",
-                shorten(path),
-                path.len()
-            )))
+            return Err(TargetError::NameTooLong { path: shorten(path), len: path.len() }.into())
         }
         Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES | libc::ENOTDIR | libc::ELOOP)) => {
-            return Err(Error::invalid(format!(
-                "cannot look at {} ({e}): give a path this user can reach",
-                shorten(path)
-            )))
+            return Err(TargetError::Unreachable { path: shorten(path), why: e }.into())
         }
         Err(e) => return Err(Error::io(format!("cannot look at {}", shorten(path)), e)),
     };
     match meta {
         None => {
             let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let pm = std::fs::metadata(parent).map_err(|_| {
-                Error::invalid(format!(
-                    "{path} does not exist and neither does its directory {}: create the directory or give another path",
-                    parent.display()
-                ))
-            })?;
+            let pm = std::fs::metadata(parent)
+                .map_err(|_| TargetError::NoDirectory { path: path.into(), dir: parent.display().to_string() })?;
             let canon_parent = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
             let under_dev = canon_parent.starts_with("/dev") && !canon_parent.starts_with("/dev/shm");
             if under_dev {
-                return Err(Error::invalid(format!(
-                    "{path} does not exist: give an existing block device (see lsblk) or a file path"
-                )));
+                return Err(TargetError::NoDevice { path: path.into() }.into());
             }
             Ok(file_info(path, pm.dev(), 0, false, parent))
         }
@@ -283,7 +301,7 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
             let sectors = std::fs::read_to_string(format!("{}/block/{disk}/size", crate::sysfs::SYS))
                 .ok()
                 .and_then(|t| t.trim().parse::<u64>().ok())
-                .ok_or_else(|| Error::invalid(format!("{path}: the size of {disk} is not in sysfs")))?;
+                .ok_or_else(|| TargetError::NoSize { path: path.into(), disk: disk.clone() })?;
             let facts = disk_facts(&disk);
             Ok(TargetInfo {
                 path: path.into(),
@@ -300,9 +318,7 @@ pub fn probe(path: &str) -> Result<TargetInfo, Error> {
                 identity: Some(Identity::of(&m)),
             })
         }
-        Some(_) => Err(Error::invalid(format!(
-            "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
-        ))),
+        Some(_) => Err(TargetError::NotFileOrDevice { path: path.into() }.into()),
     }
 }
 
@@ -397,7 +413,7 @@ pub fn create_file(
     let p = Path::new(path);
     let file = OpenOptions::new().read(true).write(true).create_new(true).open(p).map_err(|e| {
         if e.kind() == io::ErrorKind::AlreadyExists {
-            Error::invalid(format!("{path} appeared while drivelab was preparing it; run again"))
+            TargetError::Appeared { path: path.into() }.into()
         } else {
             Error::io(format!("cannot create {path}"), e)
         }
@@ -497,13 +513,10 @@ fn open_with(info: &TargetInfo, spec: &AccessSpec, held: Option<&File>) -> Resul
         if e.raw_os_error() == Some(libc::EINVAL) && spec.direct {
             Error::DirectIoRefused { path: info.path.clone() }
         } else if e.raw_os_error() == Some(libc::EBUSY) {
-            Error::invalid(format!("{} is busy (opened exclusively by someone else): stop that user first", info.path))
+            TargetError::Busy { path: info.path.clone() }.into()
         } else if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM | libc::EROFS)) {
-            Error::invalid(format!(
-                "{} cannot be opened {} ({e}): give a target this user may use, or run as its owner",
-                info.path,
-                if spec.has_writes() { "for writing" } else { "for reading" }
-            ))
+            let how = if spec.has_writes() { "for writing" } else { "for reading" };
+            TargetError::Denied { path: info.path.clone(), how, why: e }.into()
         } else {
             Error::io(format!("cannot open {}", info.path), e)
         }
@@ -521,10 +534,7 @@ fn open_with(info: &TargetInfo, spec: &AccessSpec, held: Option<&File>) -> Resul
 
 /// The refusal for a path that names another object than the one probed and checked.
 pub fn changed(path: &str) -> Error {
-    Error::invalid(format!(
-        "{path} changed between its checks and its opening (it now names another file or device): \
-         nothing was done through it; run again to check what it names now"
-    ))
+    TargetError::Changed { path: path.into() }.into()
 }
 
 /// A path as a message shows it: whole up to 120 characters, else its start and end.
