@@ -40,6 +40,13 @@ pub enum StoreError {
     NotWritable { base: PathBuf, dir: PathBuf, error: std::io::Error },
     #[error("too many results directories named {stem} in {}", .base.display())]
     TooManyDirs { stem: String, base: PathBuf },
+    /// A directory drivelab made (or was to make) has a symlink or a file in its place.
+    #[error("{} is not the directory drivelab made (a symlink or a file is in its place): drivelab does not \
+             write through it; remove it and run again", .path.display())]
+    NotOurDir { path: PathBuf },
+    /// A name meant as one entry of a directory is not one: drivelab's own mistake.
+    #[error("internal: {name} is not a file name")]
+    NotOneName { name: String },
 }
 
 impl From<StoreError> for Error {
