@@ -19,8 +19,8 @@ pub enum MapsError {
     #[error("{} (the map of {target}): units of {unit} bytes, and the point verified {verified}-byte units: give the \
              results directory as drivelab left it", .path.display())]
     OtherUnit { path: PathBuf, target: String, unit: u64, verified: u64 },
-    #[error("{}: {left} bytes after the maps of the point's {targets} target(s): give the results directory as drivelab \
-             left it", .path.display())]
+    #[error("{}: {left} bytes after the maps of the point's {targets} target(s): give the results directory as \
+             drivelab left it", .path.display())]
     Trailing { path: PathBuf, left: u64, targets: usize },
 }
 

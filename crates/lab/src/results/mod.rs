@@ -543,13 +543,15 @@ pub fn is_results_dir(dir: &Path) -> bool {
 /// code 2.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{} is not a results directory (no run.json): give a directory made by drivelab run, plan, suite, qos or act",
-            .dir.display())]
+    #[error("{} is not a results directory (no run.json): give a directory made by drivelab run, plan, suite, \
+             qos or act", .dir.display())]
     NoRunJson { dir: PathBuf },
     #[error("{} is not a drivelab manifest: {error}", .path.display())]
     NotAManifest { path: PathBuf, error: serde_json::Error },
-    #[error("{} was written by a newer drivelab (results schema {schema}; this one reads 1 and {SCHEMA}): use that version",
-            .path.display())]
+    #[error("{} is not a drivelab schema-1 manifest: {error}", .path.display())]
+    NotASchema1Manifest { path: PathBuf, error: serde_json::Error },
+    #[error("{} was written by a newer drivelab (results schema {schema}; this one reads 1 and {SCHEMA}): use \
+             that version", .path.display())]
     NewerSchema { path: PathBuf, schema: u64 },
     #[error("{}: unknown results schema {schema}", .path.display())]
     UnknownSchema { path: PathBuf, schema: u64 },
