@@ -80,6 +80,9 @@ pub enum ThreadsError {
     LoadTooSmall { total: u64, threads: u32 },
     #[error("--service-threads 1 with commit-to-device: reads and record writes need a thread each, give 2 or more")]
     OneWithWrites,
+    /// `drivelab act` with no service or no large-block threads.
+    #[error("--service-threads and --large-block-threads must be at least 1")]
+    NoThreads,
 }
 
 impl From<ThreadsError> for Error {
