@@ -252,6 +252,33 @@ mod tests {
     }
 
     #[test]
+    fn refusals_keep_their_words_and_their_kind() {
+        let long = format!("/tmp/{}", "n".repeat(NAME_MAX + 1));
+        let e = check_results_base(Path::new(&long)).unwrap_err();
+        assert!(e.is_invalid());
+        let want = format!(
+            "--results {long}: a name in it is 256 bytes long and a file name can be at most 255: choose a \
+             shorter one"
+        );
+        assert_eq!(e.cli_message(), want);
+        assert!(matches!(e.refusal::<StoreError>(), Some(StoreError::NameTooLong { len: 256, .. })));
+        let e = check_results_base(Path::new("")).unwrap_err();
+        assert_eq!(e.to_string(), "--results needs a directory: --results DIR");
+        let e = check_new_file("--json", "").unwrap_err().context("checking");
+        assert_eq!(e.to_string(), "checking: --json needs a file name: --json FILE");
+        assert!(matches!(e.refusal::<GivenError>(), Some(GivenError::Empty { .. })) && e.is_invalid());
+        let e = check_new_file("-o", "/").unwrap_err();
+        assert_eq!(e.to_string(), "-o / names a directory: give a file name (-o DIR/FILE)");
+        let e = check_new_file("-o", "/no-such-drivelab-dir/x.json").unwrap_err();
+        let want = "-o /no-such-drivelab-dir/x.json: the directory /no-such-drivelab-dir does not exist; create it \
+                    first";
+        assert_eq!(e.to_string(), want);
+        assert!(matches!(e.refusal::<GivenError>(), Some(GivenError::NoDir { .. })));
+        let e = write_new(Path::new("a/"), b"").unwrap_err();
+        assert_eq!(e.to_string(), "a/ names a directory, not a file: give a file name");
+    }
+
+    #[test]
     fn stamps_are_utc_calendar_dates() {
         assert_eq!(utc_stamp(0), "19700101-000000");
         assert_eq!(utc_stamp(951_782_400), "20000229-000000"); // leap day
