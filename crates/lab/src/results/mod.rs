@@ -399,7 +399,7 @@ fn lock_dir(dir: &store::Dir) -> Result<(), Error> {
     let consequence =
         "two drivelab runs writing one results directory mix their points; wait for it to finish or stop it";
     crate::safety::locks::lock_exclusive(dir.file(), &dir.path().display().to_string(), consequence)
-        .map_err(Error::invalid)
+        .map_err(|held| crate::safety::SafetyError::Locked(held).into())
 }
 
 /// The name a results directory starts with (`store::new_dir` makes it a slug): the plan's

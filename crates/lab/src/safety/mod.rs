@@ -74,6 +74,9 @@ pub enum SafetyError {
     NotOurs { path: String, mark: Mark },
     #[error("{path} is not a block device")]
     NotABlockDevice { path: String },
+    /// Another process holds the target's lock: the lock's own words (who holds it, what to do).
+    #[error("{0}")]
+    Locked(String),
 }
 
 impl From<SafetyError> for Error {
@@ -153,7 +156,7 @@ impl Claims {
         }
         if perm.shared {
             let file = open_to_look(info, false)?;
-            locks::lock_shared(&file, &info.path, locks::TARGET_IN_USE).map_err(Error::invalid)?;
+            locks::lock_shared(&file, &info.path, locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
             forced_notice(&info.path, examine(&file, &info.path, perm, Hold::Shared)?, notices);
             let identity =
                 Identity::of(&file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?);
@@ -165,7 +168,7 @@ impl Claims {
             Err(e) if info.kind == TargetKind::Block && busy(&e) => (open_to_look(info, false)?, false),
             Err(e) => return Err(e),
         };
-        locks::lock_exclusive(&file, &info.path, locks::TARGET_IN_USE).map_err(Error::invalid)?;
+        locks::lock_exclusive(&file, &info.path, locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
         // A device someone else holds exclusively is a live user: examine refuses it.
         forced_notice(&info.path, examine(&file, &info.path, perm, Hold::Claimed { exclusive })?, notices);
         let identity =
@@ -179,7 +182,7 @@ impl Claims {
     pub fn adopt(&mut self, file: File, perm: &Permission) -> Result<&File, Error> {
         if perm.shared {
             // Made by this rank; its siblings hold it too.
-            locks::lock_shared(&file, "a new file", locks::TARGET_IN_USE).map_err(Error::invalid)?;
+            locks::lock_shared(&file, "a new file", locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
         }
         let identity = Identity::of(&file.metadata().map_err(|e| Error::io("cannot look at a new file", e))?);
         self.held.push(Held { file, identity });
