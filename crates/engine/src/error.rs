@@ -44,6 +44,10 @@ pub enum Error {
     /// An input file (a trace, a plan, a job file, JSON) refused, by kind.
     #[error(transparent)]
     Input(#[from] crate::input::InputError),
+    /// A refusal typed by the layer that made it (a lab module's enum): exit code 2, its words
+    /// its own; a caller that knows the type downcasts it ([`Error::refusal`]).
+    #[error(transparent)]
+    Refused(Box<dyn std::error::Error + Send + Sync + 'static>),
     /// `inner`'s fields came from a source that spells them its own way: named so.
     #[error("{}", inner.message(*spelling))]
     Written { spelling: Spelling, inner: Box<Error> },
@@ -123,6 +127,17 @@ fn render_direct_as(path: &str, spelling: Spelling) -> String {
 impl Error {
     pub fn invalid(msg: impl Into<String>) -> Error {
         Error::Invalid(msg.into())
+    }
+    /// A refusal typed by the layer that made it (see [`Error::Refused`]).
+    pub fn refused(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+        Error::Refused(Box::new(e))
+    }
+    /// The typed refusal under any context, when it is a `T` (see [`Error::Refused`]).
+    pub fn refusal<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        match self.root() {
+            Error::Refused(e) => e.downcast_ref::<T>(),
+            _ => None,
+        }
     }
     pub fn io(context: impl Into<String>, source: io::Error) -> Error {
         Error::Io { context: context.into(), source }
@@ -217,6 +232,15 @@ mod tests {
         assert!(e.cli_message().contains("use --buffered"), "{}", e.cli_message());
         assert!(e.is_invalid());
         assert!(!Error::io("x", io::Error::other("y")).is_invalid());
+    }
+
+    #[test]
+    fn a_refusal_keeps_its_words_and_its_type_under_context() {
+        let e = Error::refused(io::Error::other("no such suite")).context("plan p");
+        assert!(e.is_invalid() && !e.is_interrupted());
+        assert_eq!((e.to_string(), e.cli_message()), ("plan p: no such suite".into(), "plan p: no such suite".into()));
+        assert!(e.refusal::<io::Error>().is_some());
+        assert!(e.refusal::<std::fmt::Error>().is_none());
     }
 
     #[test]

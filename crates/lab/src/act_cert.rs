@@ -37,7 +37,7 @@ pub fn check(lab: &Lab, opts: &ActOptions, act_log: Option<&Path>) -> Result<(),
         crate::store::check_new_file("--act-log", &log.to_string_lossy())?;
     }
     if opts.service_threads == 0 || opts.large_block_threads == 0 {
-        return Err(Error::invalid("--service-threads and --large-block-threads must be at least 1"));
+        return Err(act_run::ThreadsError::NoThreads.into());
     }
     lab.check_power()?;
     for (_, t, spec) in act_run::plan(opts)?.1 {

@@ -104,13 +104,34 @@ pub struct Setup<'a> {
     pub ranks: Option<std::rc::Rc<Ranks>>,
 }
 
+/// Why a point or its journal is refused as it is about to run: the words defined once, each
+/// kind with its point or file, so a caller can match (or downcast from [`Error::Refused`]) the
+/// kind. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecuteError {
+    #[error("--journal {}: the file exists; a journal is never appended to or overwritten: give a new file name",
+            .path.display())]
+    JournalExists { path: std::path::PathBuf },
+    /// A stream (`label`) that does not verify, with `--journal`.
+    #[error("--journal {}: \"{label}\" runs without verify, so its writes could not be journaled: add --verify \
+             (or `verify = true` to the point)", .path.display())]
+    JournalWithoutVerify { path: std::path::PathBuf, label: String },
+    /// A point's fio options whose watch no longer reads (the point was edited since its job
+    /// file was read): the reader's words.
+    #[error("{point}: {why}")]
+    Watch { point: String, why: String },
+}
+
+impl From<ExecuteError> for Error {
+    fn from(e: ExecuteError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// Why the journal at `path` could not be created, and what to do.
 pub fn journal_error(path: &std::path::Path, e: std::io::Error) -> Error {
     if e.kind() == std::io::ErrorKind::AlreadyExists {
-        return Error::invalid(format!(
-            "--journal {}: the file exists; a journal is never appended to or overwritten: give a new file name",
-            path.display()
-        ));
+        return ExecuteError::JournalExists { path: path.to_path_buf() }.into();
     }
     Error::io(format!("creating the journal {}", path.display()), e)
 }
@@ -353,7 +374,7 @@ impl<'a> Lab<'a> {
         // Checked when the job file was read: an error here is a point edited since.
         self.watch = match point.fio.as_ref().map(crate::fiojob::watch::Watch::of).transpose() {
             Ok(w) => w.flatten(),
-            Err(e) => return Err(Error::invalid(format!("{}: {e}", point.label))),
+            Err(why) => return Err(ExecuteError::Watch { point: point.label.clone(), why }.into()),
         };
         if point.concurrent.is_empty() {
             return self.measure(&point.spec, &point.targets);
@@ -534,12 +555,7 @@ impl<'a> Lab<'a> {
     fn journal_for(&mut self, prepared: &[Prepared]) -> Result<Option<Arc<Journal>>, Error> {
         let Some(path) = self.setup.journal.clone() else { return Ok(None) };
         if let Some(p) = prepared.iter().find(|p| !p.spec.verify) {
-            return Err(Error::invalid(format!(
-                "--journal {}: \"{}\" runs without verify, so its writes could not be journaled: add --verify \
-                 (or `verify = true` to the point)",
-                path.display(),
-                p.spec.label()
-            )));
+            return Err(ExecuteError::JournalWithoutVerify { path, label: p.spec.label() }.into());
         }
         if self.journal.is_none() {
             let j = Journal::create(&path).map_err(|e| journal_error(&path, e))?;

@@ -111,6 +111,29 @@ fn files(p: &Point) -> Vec<File> {
     out
 }
 
+/// Why a point's fio log files cannot be written: the words defined once, each kind with the
+/// log's name, so a caller can match (or downcast from [`Error::Refused`]) the kind. Exit code
+/// 2; nothing was run.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("fio log {name}: fio's log files are not written under MPI (each rank's records stay with it); \
+             remove the write_*_log options, or run without mpirun")]
+    UnderMpi { name: String },
+    /// Two points' jobs write the log `name`: the first at `first`, again at `second`.
+    #[error("fio log {name}: written by two jobs (points {first} and {second}); give each job its own \
+             write_*_log prefix, or keep per_job_logs=1")]
+    TwoJobs { name: String, first: usize, second: usize },
+    #[error("fio log {name}: the file exists, and drivelab never overwrites one; remove it, or give \
+             write_*_log another prefix")]
+    Exists { name: String },
+}
+
+impl From<LogError> for Error {
+    fn from(e: LogError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// Before anything runs: every log name of `points` is new (nothing, not even a dangling
 /// symlink, has it) and no two jobs write the same one; under MPI (`ranks`) no point asks for
 /// logs (each rank's jobs keep what they record: it is not gathered).
@@ -119,27 +142,15 @@ pub fn check<'a>(points: impl IntoIterator<Item = &'a Point>, ranks: bool) -> Re
     for p in points {
         let files = files(p);
         if ranks && !files.is_empty() {
-            return Err(Error::invalid(format!(
-                "fio log {}: fio's log files are not written under MPI (each rank's records stay with it); \
-                 remove the write_*_log options, or run without mpirun",
-                files[0].name
-            )));
+            return Err(LogError::UnderMpi { name: files[0].name.clone() }.into());
         }
         for f in files {
             if let Some(other) = seen.insert(f.name.clone(), p.index) {
-                return Err(Error::invalid(format!(
-                    "fio log {}: written by two jobs (points {other} and {}); give each job its own \
-                     write_*_log prefix, or keep per_job_logs=1",
-                    f.name, p.index
-                )));
+                return Err(LogError::TwoJobs { name: f.name.clone(), first: other, second: p.index }.into());
             }
             let path = Path::new(&f.name);
             if path.symlink_metadata().is_ok() {
-                return Err(Error::invalid(format!(
-                    "fio log {}: the file exists, and drivelab never overwrites one; remove it, or give \
-                     write_*_log another prefix",
-                    path.display()
-                )));
+                return Err(LogError::Exists { name: f.name.clone() }.into());
             }
         }
     }

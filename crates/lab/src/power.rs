@@ -9,6 +9,28 @@ use std::time::{Duration, Instant};
 
 use drivelab_engine::Error;
 
+/// Why `--power-cmd` gave no reading: the words defined once, each kind with the command, so a
+/// caller can match (or downcast from [`Error::Refused`]) the kind. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum PowerError {
+    #[error("--power-cmd '{cmd}' could not be run: {error}")]
+    NotRun { cmd: String, error: std::io::Error },
+    #[error("--power-cmd '{cmd}' printed no reading within {} s: give a command that prints watts and exits",
+            .limit.as_secs_f64())]
+    TimedOut { cmd: String, limit: Duration },
+    #[error("--power-cmd '{cmd}' failed ({status}): give a command that prints watts")]
+    Failed { cmd: String, status: std::process::ExitStatus },
+    /// What the command printed (trimmed), which holds no number of watts.
+    #[error("--power-cmd '{cmd}' printed '{printed}', not a number of watts")]
+    NotWatts { cmd: String, printed: String },
+}
+
+impl From<PowerError> for Error {
+    fn from(e: PowerError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// How long a power command may take to print its reading before it is killed (a meter that
 /// hangs must not hang the run).
 pub const TIMEOUT: Duration = Duration::from_secs(5);
@@ -30,7 +52,7 @@ pub fn read_watts_within(cmd: &str, limit: Duration) -> Result<f64, Error> {
         .stderr(std::process::Stdio::null())
         .process_group(0)
         .spawn()
-        .map_err(|e| Error::invalid(format!("--power-cmd '{cmd}' could not be run: {e}")))?;
+        .map_err(|error| PowerError::NotRun { cmd: cmd.to_string(), error })?;
     let end = Instant::now() + limit;
     let status = loop {
         match child.try_wait() {
@@ -40,10 +62,7 @@ pub fn read_watts_within(cmd: &str, limit: Duration) -> Result<f64, Error> {
                 // SAFETY: kill(2) on the process group this child leads (made by process_group(0)).
                 unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
                 let _ = child.wait();
-                return Err(Error::invalid(format!(
-                    "--power-cmd '{cmd}' printed no reading within {} s: give a command that prints watts and exits",
-                    limit.as_secs_f64()
-                )));
+                return Err(PowerError::TimedOut { cmd: cmd.to_string(), limit }.into());
             }
         }
     };
@@ -52,12 +71,12 @@ pub fn read_watts_within(cmd: &str, limit: Duration) -> Result<f64, Error> {
         let _ = out.read_to_string(&mut text);
     }
     if !status.success() {
-        return Err(Error::invalid(format!("--power-cmd '{cmd}' failed ({status}): give a command that prints watts")));
+        return Err(PowerError::Failed { cmd: cmd.to_string(), status }.into());
     }
     text.split_whitespace()
         .find_map(|w| w.trim_end_matches('W').parse::<f64>().ok())
         .filter(|w| w.is_finite() && *w >= 0.0)
-        .ok_or_else(|| Error::invalid(format!("--power-cmd '{cmd}' printed '{}', not a number of watts", text.trim())))
+        .ok_or_else(|| PowerError::NotWatts { cmd: cmd.to_string(), printed: text.trim().to_string() }.into())
 }
 
 /// Samples `read_watts` every second until `finish`.

@@ -16,6 +16,39 @@ use drivelab_engine::Error;
 
 use crate::safety::{Claims, Permission};
 
+/// Why targets are refused before anything is opened or created: the words defined once, each
+/// kind with its target, so a caller can match (or downcast from [`Error::Refused`]) the kind.
+/// Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error("no target: give a file, a block device or null")]
+    NoTarget,
+    #[error("{target} is given twice: name each target once (use --jobs for more workers)")]
+    GivenTwice { target: String },
+    #[error(
+        "ioengine io_uring_cmd (engine uring_cmd) carries NVMe reads and writes only: trims need io_uring \
+         (engine uring) on the block device"
+    )]
+    UringCmdTrim,
+    /// The kernel cannot run io_uring_cmd: the engine's words why.
+    #[error("{0}")]
+    RingUnavailable(String),
+    #[error("{}: a path cannot hold a NUL byte", .path.escape_debug())]
+    NulByte { path: String },
+    #[error("{path} cannot be opened {} ({error}): give a target this user may use, or run as its owner",
+            if *.write { "for writing" } else { "for reading" })]
+    NoAccess { path: String, write: bool, error: std::io::Error },
+    #[error("cannot create {path}: its directory {} is not writable ({error}): \
+             give a target in a writable directory", .dir.display())]
+    DirNotWritable { path: String, dir: std::path::PathBuf, error: std::io::Error },
+}
+
+impl From<PrepareError> for Error {
+    fn from(e: PrepareError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// Targets ready to run, and what the user should be told about how.
 pub struct Prepared {
     /// The spec as it will run (the psync fallback changes qd and jobs).
@@ -147,7 +180,7 @@ pub fn prepare(
 /// Probe every target (no side effects) and refuse one named twice.
 pub fn probe_all(names: &[String]) -> Result<Vec<TargetInfo>, Error> {
     if names.is_empty() {
-        return Err(Error::invalid("no target: give a file, a block device or null"));
+        return Err(PrepareError::NoTarget.into());
     }
     let mut infos: Vec<TargetInfo> = Vec::new();
     for t in names {
@@ -160,9 +193,7 @@ pub fn probe_all(names: &[String]) -> Result<Vec<TargetInfo>, Error> {
                 || (info.kind == TargetKind::Block && i.identity.map(|d| d.rdev) == info.identity.map(|d| d.rdev))
         };
         if info.kind != TargetKind::Null && infos.iter().any(same) {
-            return Err(Error::invalid(format!(
-                "{t} is given twice: name each target once (use --jobs for more workers)"
-            )));
+            return Err(PrepareError::GivenTwice { target: t.clone() }.into());
         }
         infos.push(info);
     }
@@ -265,13 +296,10 @@ fn check_uring_cmd(spec: &AccessSpec, infos: &[TargetInfo]) -> Result<(), Error>
         drivelab_engine::backend::uring_cmd::check_target(&info.path)?;
     }
     if spec.trim != drivelab_engine::spec::Trim::None {
-        return Err(Error::invalid(
-            "ioengine io_uring_cmd (engine uring_cmd) carries NVMe reads and writes only: trims need io_uring \
-             (engine uring) on the block device",
-        ));
+        return Err(PrepareError::UringCmdTrim.into());
     }
     if infos.iter().any(|i| i.kind != TargetKind::Null) {
-        drivelab_engine::backend::uring_cmd::ring_available().map_err(Error::invalid)?;
+        drivelab_engine::backend::uring_cmd::ring_available().map_err(PrepareError::RingUnavailable)?;
     }
     Ok(())
 }
@@ -292,17 +320,13 @@ fn check_access(info: &TargetInfo, write: bool) -> Result<(), Error> {
         return check_creatable(&info.path);
     }
     let Ok(c) = std::ffi::CString::new(info.path.as_str()) else {
-        return Err(Error::invalid(format!("{}: a path cannot hold a NUL byte", info.path.escape_debug())));
+        return Err(PrepareError::NulByte { path: info.path.clone() }.into());
     };
     let mode = if write { libc::R_OK | libc::W_OK } else { libc::R_OK };
     // SAFETY: access(2) reads the NUL-terminated path only.
     if unsafe { libc::access(c.as_ptr(), mode) } != 0 {
-        let e = std::io::Error::last_os_error();
-        return Err(Error::invalid(format!(
-            "{} cannot be opened {} ({e}): give a target this user may use, or run as its owner",
-            info.path,
-            if write { "for writing" } else { "for reading" }
-        )));
+        let error = std::io::Error::last_os_error();
+        return Err(PrepareError::NoAccess { path: info.path.clone(), write, error }.into());
     }
     Ok(())
 }
@@ -313,17 +337,13 @@ fn check_creatable(path: &str) -> Result<(), Error> {
     let p = std::path::Path::new(path);
     let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
-        return Err(Error::invalid(format!("{}: a path cannot hold a NUL byte", path.escape_debug())));
+        return Err(PrepareError::NulByte { path: path.to_string() }.into());
     };
     // SAFETY: access(2) reads the NUL-terminated path only.
     if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
-        let e = std::io::Error::last_os_error();
-        let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        return Err(Error::invalid(format!(
-            "cannot create {path}: its directory {} is not writable ({e}): \
-             give a target in a writable directory",
-            full.display()
-        )));
+        let error = std::io::Error::last_os_error();
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        return Err(PrepareError::DirNotWritable { path: path.to_string(), dir, error }.into());
     }
     Ok(())
 }

@@ -105,9 +105,25 @@ impl QosSetup {
     }
 }
 
+/// A qos setting refused before anything runs: the setting and why (the words of
+/// [`QosSetup::validate`]), so a caller can match (or downcast from [`Error::Refused`]) the
+/// setting. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{} {why}", .field.name())]
+pub struct QosError {
+    pub field: QosField,
+    pub why: String,
+}
+
+impl From<QosError> for Error {
+    fn from(e: QosError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// Every check that can refuse, before anything runs.
 pub fn check(lab: &Lab, setup: &QosSetup) -> Result<(), Error> {
-    setup.validate().map_err(|(field, why)| Error::invalid(format!("{} {why}", field.name())))?;
+    setup.validate().map_err(|(field, why)| QosError { field, why })?;
     lab.check_power()?;
     lab.check(&setup.spec, &setup.targets)?;
     if setup.by == SearchBy::Qd {

@@ -12,8 +12,40 @@ use drivelab_engine::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Plan;
-use crate::ranks::{Ranks, RanksRecord};
+use crate::ranks::{Ranks, RanksRecord, Share};
 use crate::results::{Kind, TargetFacts};
+
+/// Why a results directory cannot be resumed: the words defined once, each kind with the
+/// directory (and the target or the ranks), so a caller can match (or downcast from
+/// [`Error::Refused`]) the kind. Exit code 2; nothing was run.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error("--resume {}: a {kind} results directory has no points to resume; run it again instead", .dir.display())]
+    NoPoints { dir: PathBuf, kind: Kind },
+    #[error("--resume {d}: the run was started by mpirun on {size} ranks with --share {share}; resume it the same \
+             way: mpirun -n {size} drivelab plan --resume {d} --share {share} (nothing was run)",
+            d = .dir.display(), share = .share.name())]
+    RanksDiffer { dir: PathBuf, size: usize, share: Share },
+    #[error("--resume {}: the run was started without mpirun; resume it without mpirun, or start a new \
+             run (nothing was run)", .dir.display())]
+    NowUnderMpi { dir: PathBuf },
+    #[error("--resume {}: target {target} did not exist when the run started, and a file that is not a finished \
+             drivelab target is there now (someone else's, or one another drivelab is filling); a resumed run \
+             measures only what it made (move that file away, or start a new \
+             run; nothing was run)", .dir.display())]
+    SomeoneElsesFile { dir: PathBuf, target: String },
+    /// The target is gone (`gone`) or is another drive.
+    #[error("--resume {}: target {target} {} since the run started; a resumed run must measure the same \
+             targets (start a new run instead; nothing was run)",
+            .dir.display(), if *.gone { "no longer exists" } else { "is another drive" })]
+    TargetChanged { dir: PathBuf, target: String, gone: bool },
+}
+
+impl From<ResumeError> for Error {
+    fn from(e: ResumeError) -> Error {
+        Error::refused(e)
+    }
+}
 
 /// A results directory to resume, as read from it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -48,11 +80,7 @@ pub fn read(dir: &Path, ranks: Option<&Ranks>) -> Result<Resume, Error> {
 fn read_here(dir: &Path) -> Result<Resume, Error> {
     let saved = crate::results::load(dir)?;
     let Some(plan) = saved.manifest.plan() else {
-        return Err(Error::invalid(format!(
-            "--resume {}: a {} results directory has no points to resume; run it again instead",
-            saved.dir.display(),
-            saved.manifest.kind
-        )));
+        return Err(ResumeError::NoPoints { dir: saved.dir.clone(), kind: saved.manifest.kind }.into());
     };
     let mut used: Vec<String> = Vec::new();
     for p in saved.points.iter().filter(|p| !p.result.interrupted) {
@@ -88,25 +116,15 @@ impl Resume {
     /// not such a file: what the stop left of it (nothing, or a half-filled file marked as
     /// drivelab's unfinished one that no process is filling) is cleared, to be created again.
     pub fn check(&self, ranks: Option<&Ranks>) -> Result<(), Error> {
-        let d = self.dir.display();
+        let d = || self.dir.clone();
         let mine = match (&self.ranks, ranks) {
             (None, None) => &self.targets,
             (Some(r), Some(now)) if r.size == now.size() && r.share == now.share() => &r.ranks[now.rank()].targets,
             (Some(r), _) => {
-                return Err(Error::invalid(format!(
-                    "--resume {d}: the run was started by mpirun on {} ranks with --share {}; resume it the same \
-                     way: mpirun -n {} drivelab plan --resume {d} --share {} (nothing was run)",
-                    r.size,
-                    r.share.name(),
-                    r.size,
-                    r.share.name()
-                )))
+                return Err(ResumeError::RanksDiffer { dir: d(), size: r.size, share: r.share }.into())
             }
             (None, Some(_)) => {
-                return Err(Error::invalid(format!(
-                    "--resume {d}: the run was started without mpirun; resume it without mpirun, or start a new \
-                     run (nothing was run)"
-                )))
+                return Err(ResumeError::NowUnderMpi { dir: d() }.into())
             }
         };
         for facts in mine {
@@ -128,12 +146,7 @@ impl Resume {
                     continue;
                 }
                 // Not what this run made: someone else's file has the name now.
-                return Err(Error::invalid(format!(
-                    "--resume {d}: target {t} did not exist when the run started, and a file that is not a finished \
-                     drivelab target is there now (someone else's, or one another drivelab is filling); a resumed run \
-                     measures only what it made (move that file away, or start a new \
-                     run; nothing was run)"
-                )));
+                return Err(ResumeError::SomeoneElsesFile { dir: d(), target: t.clone() }.into());
             }
             let gone = info.kind == TargetKind::File && !info.exists;
             let now = info.disk.as_deref().and_then(crate::sysinfo::device);
@@ -144,11 +157,7 @@ impl Resume {
                 _ => false,
             };
             if gone || other_drive {
-                return Err(Error::invalid(format!(
-                    "--resume {d}: target {t} {} since the run started; a resumed run must measure the same \
-                     targets (start a new run instead; nothing was run)",
-                    if gone { "no longer exists" } else { "is another drive" }
-                )));
+                return Err(ResumeError::TargetChanged { dir: d(), target: t.clone(), gone }.into());
             }
         }
         Ok(())

@@ -7,18 +7,62 @@
 mod dir;
 mod given;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use drivelab_engine::Error;
 
+/// Why a result file or a results directory is refused: the words defined once, each kind with
+/// its paths and limits, so a caller can match (or downcast from [`Error::Refused`]) the kind
+/// instead of reading a message. Exit code 2, as every refusal.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{} names a directory, not a file: give a file name", .path.display())]
+    NotAFileName { path: PathBuf },
+    #[error("{} is not a drivelab result: {error}", .path.display())]
+    NotAResult { path: PathBuf, error: serde_json::Error },
+    #[error("--results needs a directory: --results DIR")]
+    NoResultsDir,
+    #[error("--results {}: a name in it is {len} bytes long and a file name can be at most {NAME_MAX}: choose a \
+             shorter one", .base.display())]
+    NameTooLong { base: PathBuf, len: usize },
+    #[error("--results {}: the path is {len} bytes long; at most {RESULTS_BASE_MAX}, so that the files in its \
+             results directory stay within the system's 4096-byte path limit: choose a shorter one", .base.display())]
+    PathTooLong { base: PathBuf, len: usize },
+    #[error("--results {}: {} is not a directory: give --results a directory", .base.display(), .at.display())]
+    NotADir { base: PathBuf, at: PathBuf },
+    #[error("--results {}: {} is a symlink that leads nowhere ({error}): fix it or give --results another \
+             directory", .base.display(), .at.display())]
+    DanglingSymlink { base: PathBuf, at: PathBuf, error: std::io::Error },
+    #[error("--results {}: a path cannot hold a NUL byte", .base.display())]
+    NulByte { base: PathBuf },
+    #[error("cannot make the results directory under {}: {} is not writable ({error}): \
+             give --results DIR somewhere writable", .base.display(), .dir.display())]
+    NotWritable { base: PathBuf, dir: PathBuf, error: std::io::Error },
+    #[error("too many results directories named {stem} in {}", .base.display())]
+    TooManyDirs { stem: String, base: PathBuf },
+    /// A directory drivelab made (or was to make) has a symlink or a file in its place.
+    #[error("{} is not the directory drivelab made (a symlink or a file is in its place): drivelab does not \
+             write through it; remove it and run again", .path.display())]
+    NotOurDir { path: PathBuf },
+    /// A name meant as one entry of a directory is not one: drivelab's own mistake.
+    #[error("internal: {name} is not a file name")]
+    NotOneName { name: String },
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Error {
+        Error::refused(e)
+    }
+}
+
 pub use dir::Dir;
-pub use given::{check_new_file, split, NAME_MAX};
+pub use given::{check_new_file, split, Existing, GivenError, NAME_MAX};
 
 /// Write `bytes` to `path`, which must not exist (as anything: a dangling symlink included).
 /// The directory part of `path` is opened as given; the file is made inside it ([`Dir::write_new`]).
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let Some((dir, name)) = split(path) else {
-        return Err(Error::invalid(format!("{} names a directory, not a file: give a file name", path.display())));
+        return Err(StoreError::NotAFileName { path: path.to_path_buf() }.into());
     };
     Dir::open(dir)?.write_new(name, bytes)
 }
@@ -39,7 +83,7 @@ pub fn json_bytes<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     let text = drivelab_engine::input::Input::JSON.read(path)?;
     serde_json::from_slice(&text)
-        .map_err(|e| Error::invalid(format!("{} is not a drivelab result: {e}", path.display())))
+        .map_err(|error| StoreError::NotAResult { path: path.to_path_buf(), error }.into())
 }
 
 /// Wall-clock time, Unix epoch ms (0 if the clock is before 1970).
@@ -73,40 +117,23 @@ pub const RESULTS_BASE_MAX: usize = 3500;
 /// existing ancestor is a directory this user may write, and no missing part of it is a symlink
 /// that leads nowhere (dangling, or a loop: the directory could never be made through it).
 pub fn check_results_base(base: &Path) -> Result<(), Error> {
-    let shown = base.display();
+    let shown = || base.to_path_buf();
     if base.as_os_str().is_empty() {
-        return Err(Error::invalid("--results needs a directory: --results DIR"));
+        return Err(StoreError::NoResultsDir.into());
     }
     if let Some(long) = base.iter().find(|c| c.len() > NAME_MAX) {
-        return Err(Error::invalid(format!(
-            "--results {shown}: a name in it is {} bytes long and a file name can be at most {NAME_MAX}: choose a \
-             shorter one",
-            long.len()
-        )));
+        return Err(StoreError::NameTooLong { base: shown(), len: long.len() }.into());
     }
     if base.as_os_str().len() > RESULTS_BASE_MAX {
-        return Err(Error::invalid(format!(
-            "--results {shown}: the path is {} bytes long; at most {RESULTS_BASE_MAX}, so that the files in its \
-             results directory stay within the system's 4096-byte path limit: choose a shorter one",
-            base.as_os_str().len()
-        )));
+        return Err(StoreError::PathTooLong { base: shown(), len: base.as_os_str().len() }.into());
     }
     let mut at = base;
     let existing = loop {
         match std::fs::metadata(if at.as_os_str().is_empty() { Path::new(".") } else { at }) {
             Ok(m) if m.is_dir() => break at,
-            Ok(_) => {
-                return Err(Error::invalid(format!(
-                    "--results {shown}: {} is not a directory: give --results a directory",
-                    at.display()
-                )))
-            }
-            Err(e) if std::fs::symlink_metadata(at).is_ok_and(|m| m.is_symlink()) => {
-                return Err(Error::invalid(format!(
-                    "--results {shown}: {} is a symlink that leads nowhere ({e}): fix it or give --results another \
-                     directory",
-                    at.display()
-                )))
+            Ok(_) => return Err(StoreError::NotADir { base: shown(), at: at.to_path_buf() }.into()),
+            Err(error) if std::fs::symlink_metadata(at).is_ok_and(|m| m.is_symlink()) => {
+                return Err(StoreError::DanglingSymlink { base: shown(), at: at.to_path_buf(), error }.into())
             }
             Err(_) => match at.parent() {
                 Some(p) => at = p,
@@ -116,17 +143,13 @@ pub fn check_results_base(base: &Path) -> Result<(), Error> {
     };
     let dir = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
     let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
-        return Err(Error::invalid(format!("--results {shown}: a path cannot hold a NUL byte")));
+        return Err(StoreError::NulByte { base: shown() }.into());
     };
     // SAFETY: access(2) reads the NUL-terminated path only.
     if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
-        let e = std::io::Error::last_os_error();
-        let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        return Err(Error::invalid(format!(
-            "cannot make the results directory under {shown}: {} is not writable ({e}): \
-             give --results DIR somewhere writable",
-            full.display()
-        )));
+        let error = std::io::Error::last_os_error();
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        return Err(StoreError::NotWritable { base: shown(), dir, error }.into());
     }
     Ok(())
 }
@@ -148,7 +171,7 @@ pub fn new_dir(base: &Path, name: &str, unix_s: u64) -> Result<Dir, Error> {
             Err(e) => return Err(Error::io(format!("creating {}", base.join(&entry).display()), e)),
         }
     }
-    Err(Error::invalid(format!("too many results directories named {stem} in {}", base.display())))
+    Err(StoreError::TooManyDirs { stem, base: base.to_path_buf() }.into())
 }
 
 /// The longest slug, in bytes: with a point's number and suffix (`0001-<slug>.interrupted.genmap`)
@@ -226,6 +249,33 @@ mod tests {
         assert_eq!(a, slug(&format!("{} a", "name ".repeat(1000))), "the same name, the same slug");
         let short = "x".repeat(SLUG_MAX);
         assert_eq!(slug(&short), short);
+    }
+
+    #[test]
+    fn refusals_keep_their_words_and_their_kind() {
+        let long = format!("/tmp/{}", "n".repeat(NAME_MAX + 1));
+        let e = check_results_base(Path::new(&long)).unwrap_err();
+        assert!(e.is_invalid());
+        let want = format!(
+            "--results {long}: a name in it is 256 bytes long and a file name can be at most 255: choose a \
+             shorter one"
+        );
+        assert_eq!(e.cli_message(), want);
+        assert!(matches!(e.refusal::<StoreError>(), Some(StoreError::NameTooLong { len: 256, .. })));
+        let e = check_results_base(Path::new("")).unwrap_err();
+        assert_eq!(e.to_string(), "--results needs a directory: --results DIR");
+        let e = check_new_file("--json", "").unwrap_err().context("checking");
+        assert_eq!(e.to_string(), "checking: --json needs a file name: --json FILE");
+        assert!(matches!(e.refusal::<GivenError>(), Some(GivenError::Empty { .. })) && e.is_invalid());
+        let e = check_new_file("-o", "/").unwrap_err();
+        assert_eq!(e.to_string(), "-o / names a directory: give a file name (-o DIR/FILE)");
+        let e = check_new_file("-o", "/no-such-drivelab-dir/x.json").unwrap_err();
+        let want = "-o /no-such-drivelab-dir/x.json: the directory /no-such-drivelab-dir does not exist; create it \
+                    first";
+        assert_eq!(e.to_string(), want);
+        assert!(matches!(e.refusal::<GivenError>(), Some(GivenError::NoDir { .. })));
+        let e = write_new(Path::new("a/"), b"").unwrap_err();
+        assert_eq!(e.to_string(), "a/ names a directory, not a file: give a file name");
     }
 
     #[test]

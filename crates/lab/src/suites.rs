@@ -7,7 +7,7 @@
 //! on growing subsets of the targets. `drivelab suite NAME TARGET...` runs one; the tables each
 //! prints are defined in the report crate, keyed by the suite's name.
 
-use drivelab_engine::units::parse_duration;
+use drivelab_engine::units::{parse_duration, ValueError};
 use drivelab_engine::Error;
 
 use crate::plan::{self, Plan};
@@ -292,10 +292,36 @@ pub struct SuiteOptions {
     pub target_bytes: u64,
 }
 
+/// Why a suite or its options are refused: the words defined once, each kind with the value
+/// given, so a caller can match (or downcast from [`Error::Refused`]) the kind. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("'{name}' is not a suite: use one of {}", .names.join(", "))]
+    NoSuchSuite { name: String, names: Vec<&'static str> },
+    #[error("--time {0}")]
+    Time(ValueError),
+    #[error("--scale {0}: give a positive factor such as 0.1")]
+    Scale(f64),
+    #[error("--dql 0: at least one outstanding I/O per disk")]
+    NoDepth,
+    /// `--dql` as given, and why it cannot be read (the plan axis reader's words, or ours).
+    #[error("--dql {text}: {why}; expected N (1..N outstanding I/Os per disk), a list such as 1,2,4 or a \
+             range such as 1..32x2")]
+    Dql { text: String, why: String },
+    #[error("the jbod suite needs the drives to scale over: give one or more targets")]
+    JbodNoTargets,
+}
+
+impl From<SuiteError> for Error {
+    fn from(e: SuiteError) -> Error {
+        Error::refused(e)
+    }
+}
+
 pub fn find(name: &str) -> Result<&'static Suite, Error> {
     SUITES.iter().find(|s| s.name == name).ok_or_else(|| {
         let names: Vec<&str> = SUITES.iter().map(|s| s.name).collect();
-        Error::invalid(format!("'{name}' is not a suite: use one of {}", names.join(", ")))
+        SuiteError::NoSuchSuite { name: name.to_string(), names }.into()
     })
 }
 
@@ -314,11 +340,11 @@ pub fn smallest_target_bytes(targets: &[String], new_file_size: u64) -> Result<u
 /// The per-point time as a duration string the plan parser takes.
 fn point_time(suite: &Suite, opts: &SuiteOptions) -> Result<String, Error> {
     if let Some(t) = &opts.time {
-        parse_duration(t).map_err(|e| Error::invalid(format!("--time {e}")))?;
+        parse_duration(t).map_err(SuiteError::Time)?;
         return Ok(t.clone());
     }
     if !(opts.scale > 0.0 && opts.scale.is_finite()) {
-        return Err(Error::invalid(format!("--scale {}: give a positive factor such as 0.1", opts.scale)));
+        return Err(SuiteError::Scale(opts.scale).into());
     }
     let base = parse_duration(suite.default_time).expect("suite defaults parse");
     let ms = ((base.as_secs_f64() * opts.scale) * 1000.0).round().max(100.0) as u64;
@@ -335,7 +361,7 @@ pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan
         return jbod(targets, &time);
     }
     if opts.dql.is_empty() || opts.dql.contains(&0) {
-        return Err(Error::invalid("--dql 0: at least one outstanding I/O per disk"));
+        return Err(SuiteError::NoDepth.into());
     }
     let dql: Vec<String> = opts.dql.iter().map(u32::to_string).collect();
     let span = opts.target_bytes.min(8 << 30) / 4096 * 4096;
@@ -356,12 +382,7 @@ pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan
 /// `--dql`: a whole number N is Iometer's 1..N outstanding I/Os per disk; a list or a range
 /// (`1,2,4..32 x2`, the syntax of a plan's axis) is those depths.
 pub fn dql(text: &str) -> Result<Vec<u32>, Error> {
-    let bad = |why: String| {
-        Error::invalid(format!(
-            "--dql {text}: {why}; expected N (1..N outstanding I/Os per disk), a list such as 1,2,4 or a \
-             range such as 1..32x2"
-        ))
-    };
+    let bad = |why: String| -> Error { SuiteError::Dql { text: text.to_string(), why }.into() };
     let values = plan::count_list(text).map_err(bad)?;
     if values.contains(&0) {
         return Err(bad("0 outstanding I/Os is no load: give at least 1".into()));
@@ -388,7 +409,7 @@ pub fn dql(text: &str) -> Result<Vec<u32>, Error> {
 /// For k = 1..N, the four workloads on the first k targets at once.
 fn jbod(targets: &[String], time: &str) -> Result<Plan, Error> {
     if targets.is_empty() {
-        return Err(Error::invalid("the jbod suite needs the drives to scale over: give one or more targets"));
+        return Err(SuiteError::JbodNoTargets.into());
     }
     let steps = JBOD_STEPS.replace("{time}", time);
     let mut all: Option<Plan> = None;

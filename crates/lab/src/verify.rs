@@ -19,6 +19,29 @@ use drivelab_engine::verify::{sweep, GenerationMap, UnitFormat};
 use drivelab_engine::options::Field;
 use drivelab_engine::Error;
 
+/// Why saved results or a journal cannot be checked against the targets: the words defined
+/// once, each kind with its paths and sizes, so a caller can match (or downcast from
+/// [`Error::Refused`]) the kind. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("{} has no point run with verify: give the results directory of a run, plan or suite made with --verify",
+            .dir.display())]
+    NoVerifiedPoint { dir: std::path::PathBuf },
+    /// More paths than the journal has targets; `recorded` are the journal's.
+    #[error("{given} targets given, and the journal {} records {} ({}): give at most one path per journaled target, in \
+             its order", .journal.display(), .recorded.len(), .recorded.join(", "))]
+    TooManyPaths { given: usize, journal: std::path::PathBuf, recorded: Vec<String> },
+    #[error("{path} holds {size} bytes, and the journal's {journaled} was written up to byte {end}: give the target it \
+             journaled")]
+    TargetTooSmall { path: String, size: u64, journaled: String, end: u64 },
+}
+
+impl From<CheckError> for Error {
+    fn from(e: CheckError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// The generation map of every target verified so far, by path, with the seed and
 /// compressibility its units were made with, and the id its units carry.
 #[derive(Default)]
@@ -182,12 +205,8 @@ impl Recheck {
 /// each of its targets, and check it (read-only: opened for reading, as the point's I/O mode).
 pub fn recheck(dir: &std::path::Path, stop: &AtomicBool) -> Result<Recheck, Error> {
     let results = crate::results::load(dir)?;
-    let point = results.points.iter().rev().find(|p| p.result.kinds.verify.is_some()).ok_or_else(|| {
-        Error::invalid(format!(
-            "{} has no point run with verify: give the results directory of a run, plan or suite made with --verify",
-            dir.display()
-        ))
-    })?;
+    let point = results.points.iter().rev().find(|p| p.result.kinds.verify.is_some());
+    let point = point.ok_or_else(|| CheckError::NoVerifiedPoint { dir: dir.to_path_buf() })?;
     // Each target as it is now: its map is checked against its size before it is read.
     let infos: Vec<Option<drivelab_engine::target::TargetInfo>> = point
         .result
@@ -244,14 +263,8 @@ pub fn after_crash(journal: &std::path::Path, paths: &[String], stop: &AtomicBoo
     };
     let replayed = drivelab_engine::verify::replay_file(journal, &mut size_of)?;
     if paths.len() > replayed.targets.len() {
-        return Err(Error::invalid(format!(
-            "{} targets given, and the journal {} records {} ({}): give at most one path per journaled target, in \
-             its order",
-            paths.len(),
-            journal.display(),
-            replayed.targets.len(),
-            replayed.targets.iter().map(|t| t.path.as_str()).collect::<Vec<_>>().join(", ")
-        )));
+        let recorded = replayed.targets.iter().map(|t| t.path.clone()).collect();
+        return Err(CheckError::TooManyPaths { given: paths.len(), journal: journal.to_path_buf(), recorded }.into());
     }
     let mut targets = Vec::new();
     for (i, t) in replayed.targets.iter().enumerate() {
@@ -259,11 +272,8 @@ pub fn after_crash(journal: &std::path::Path, paths: &[String], stop: &AtomicBoo
         let info = drivelab_engine::target::probe(path)?;
         let end = t.start + t.units.len() as u64 * t.unit;
         if info.size_bytes < end {
-            return Err(Error::invalid(format!(
-                "{path} holds {} bytes, and the journal's {} was written up to byte {end}: give the target it \
-                 journaled",
-                info.size_bytes, t.path
-            )));
+            let (path, size, journaled) = (path.clone(), info.size_bytes, t.path.clone());
+            return Err(CheckError::TargetTooSmall { path, size, journaled, end }.into());
         }
         let spec = AccessSpec { read_pct: 100, direct: info.kind == TargetKind::Block, ..Default::default() };
         let open = drivelab_engine::target::open(&info, &spec)?;

@@ -111,7 +111,9 @@ pub struct StreamResult {
     pub result: RunResult,
 }
 
-pub use streams::{default_service_threads, min_op_bytes, plan, service_threads, share, ServiceThreads, StreamPlan};
+pub use streams::{
+    default_service_threads, min_op_bytes, plan, service_threads, share, ServiceThreads, StreamPlan, ThreadsError,
+};
 
 /// Which latency a set of slices and its verdict judge.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -69,28 +69,45 @@ pub struct ServiceThreads {
     pub writers: u32,
 }
 
+/// Why ACT's service threads cannot share the load: the words defined once, each kind with
+/// its numbers, so a caller can match (or downcast from [`Error::Refused`]) the kind. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum ThreadsError {
+    #[error("--service-threads 0: give at least 1 (ACT's default is 5 per CPU)")]
+    Zero,
+    #[error("{total} requests/s over {threads} service threads is under 1 per thread (ACT: \"load config too \
+             small\"): give fewer --service-threads or a higher N")]
+    LoadTooSmall { total: u64, threads: u32 },
+    #[error("--service-threads 1 with commit-to-device: reads and record writes need a thread each, give 2 or more")]
+    OneWithWrites,
+    /// `drivelab act` with no service or no large-block threads.
+    #[error("--service-threads and --large-block-threads must be at least 1")]
+    NoThreads,
+}
+
+impl From<ThreadsError> for Error {
+    fn from(e: ThreadsError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// The service threads' shares for `rates` over all targets, refused as ACT refuses a load too
 /// small to give every thread a request per second.
 pub fn service_threads(rates: &ActRates, threads: u32) -> Result<ServiceThreads, Error> {
     let (reads, writes) = (rates.internal_read_reqs_total, rates.internal_write_reqs_total);
     let total = reads + writes;
     if threads == 0 {
-        return Err(Error::invalid("--service-threads 0: give at least 1 (ACT's default is 5 per CPU)"));
+        return Err(ThreadsError::Zero.into());
     }
     let per_thread_per_s = total / threads as u64;
     if per_thread_per_s == 0 {
-        return Err(Error::invalid(format!(
-            "{total} requests/s over {threads} service threads is under 1 per thread (ACT: \"load config too \
-             small\"): give fewer --service-threads or a higher N"
-        )));
+        return Err(ThreadsError::LoadTooSmall { total, threads }.into());
     }
     if writes == 0 {
         return Ok(ServiceThreads { per_thread_per_s, readers: threads, writers: 0 });
     }
     if threads < 2 {
-        return Err(Error::invalid(
-            "--service-threads 1 with commit-to-device: reads and record writes need a thread each, give 2 or more",
-        ));
+        return Err(ThreadsError::OneWithWrites.into());
     }
     let readers = ((threads as u64 * reads + total / 2) / total).clamp(1, threads as u64 - 1) as u32;
     Ok(ServiceThreads { per_thread_per_s, readers, writers: threads - readers })

@@ -9,6 +9,26 @@ use toml_edit::{Item, TableLike, Value};
 
 pub(super) type Span = Option<Range<usize>>;
 
+/// Why a plan is refused: the words defined once, so a caller can match (or downcast from
+/// [`Error::Refused`]) the kind: a place in the file and what is wrong there, or a refusal of
+/// the file or the command line as a whole. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// `at` is `FILE:LINE:COLUMN`; `what` says what is wrong there and what was expected.
+    #[error("{at}: {what}")]
+    At { at: String, what: String },
+    #[error("{file} is a directory: give the path of a plan file such as sweep.toml")]
+    IsADirectory { file: String },
+    #[error("target {target} is given twice on the command line; expected each target once")]
+    TargetTwice { target: String },
+}
+
+impl From<PlanError> for Error {
+    fn from(e: PlanError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// The text being parsed, for locations in messages.
 pub(super) struct Src<'a> {
     pub(super) text: &'a str,
@@ -30,7 +50,7 @@ impl Src<'_> {
     }
 
     pub(super) fn err(&self, span: Span, msg: impl Display) -> Error {
-        Error::invalid(format!("{}: {msg}", self.at(&span)))
+        PlanError::At { at: self.at(&span), what: msg.to_string() }.into()
     }
 }
 

@@ -71,8 +71,8 @@
 //!
 //! # Errors
 //!
-//! Every refusal is [`Error::Invalid`] and reads `FILE:LINE:COLUMN: what is wrong; what was
-//! expected`, pointing at the offending key or value, or, for a refusal that comes from a
+//! Every refusal of the plan's text is a [`PlanError`] (exit code 2) and reads `FILE:LINE:COLUMN:
+//! what is wrong; what was expected`, pointing at the offending key or value, or, for a refusal that comes from a
 //! combination of fields, at the `[[step]]` header or the `[defaults]` table.
 
 mod errors;
@@ -90,6 +90,7 @@ use drivelab_engine::units::parse_duration;
 use drivelab_engine::Error;
 use toml_edit::{Document, Item};
 
+pub use errors::PlanError;
 use errors::{a_type, key_span, syntax_message, Src};
 use expand::{estimate, first_duplicate, pairs};
 pub use matrix::count_list;
@@ -315,7 +316,7 @@ pub fn load_with(path: &Path, targets: Targets) -> Result<Plan, Error> {
 pub fn load_file(path: &Path, targets: Targets) -> Result<PlanFile, Error> {
     let file = path.display().to_string();
     if path.is_dir() {
-        return Err(Error::invalid(format!("{file} is a directory: give the path of a plan file such as sweep.toml")));
+        return Err(PlanError::IsADirectory { file }.into());
     }
     let bytes = drivelab_engine::input::Input::PLAN.read(path)?;
     let text = String::from_utf8(bytes).map_err(|e| {
@@ -498,9 +499,7 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
     }
     if !cli_targets.is_empty() {
         if let Some(t) = first_duplicate(cli_targets) {
-            return Err(Error::invalid(format!(
-                "target {t} is given twice on the command line; expected each target once"
-            )));
+            return Err(PlanError::TargetTwice { target: t.to_string() }.into());
         }
     }
 

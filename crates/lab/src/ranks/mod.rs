@@ -90,6 +90,26 @@ impl Share {
     }
 }
 
+/// Why ranks cannot run as asked: the words defined once, each kind with its ranks and sizes,
+/// so a caller can match (or downcast from [`Error::Refused`]) the kind. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum RanksError {
+    /// Two ranks of one host (`first` and `second`, as [`Ranks::who`] names them) name one target.
+    #[error("{first} and {second} both name {target} as their own target on {host}: put {{rank}} in the target's path \
+             so each rank has its own, or add --share split (or whole) to share it among the ranks \
+             (nothing was written)")]
+    SameTarget { first: String, second: String, target: String, host: String },
+    #[error("--share split: a region of {region} bytes cannot give each of {ranks} ranks one {unit}-byte block: \
+             enlarge the target or the span, or use fewer ranks")]
+    RegionTooSmall { region: u64, ranks: usize, unit: u64 },
+}
+
+impl From<RanksError> for Error {
+    fn from(e: RanksError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// An error as it crosses ranks: its kind (which decides the exit code) and its message.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct WireError {
@@ -323,14 +343,9 @@ impl Ranks {
             for t in targets.iter().filter(|t| t.as_str() != "null") {
                 if let Some(&other) = seen.get(&(self.host_of(rank), t.as_str())) {
                     if other != rank {
-                        return Err(Error::invalid(format!(
-                            "{} and {} both name {t} as their own target on {}: put {{rank}} in the target's path \
-                             so each rank has its own, or add --share split (or whole) to share it among the ranks \
-                             (nothing was written)",
-                            self.who(other),
-                            self.who(rank),
-                            self.host_of(rank)
-                        )));
+                        let (first, second) = (self.who(other), self.who(rank));
+                        let (target, host) = (t.clone(), self.host_of(rank).to_string());
+                        return Err(RanksError::SameTarget { first, second, target, host }.into());
                     }
                 }
                 seen.insert((self.host_of(rank), t.as_str()), rank);
@@ -353,11 +368,7 @@ impl Ranks {
             let unit = spec.max_bs().max(spec.align_bytes.unwrap_or(0)).max(1);
             let segment = region / self.size as u64 / unit * unit;
             if segment == 0 {
-                return Err(Error::invalid(format!(
-                    "--share split: a region of {region} bytes cannot give each of {} ranks one {unit}-byte block: \
-                     enlarge the target or the span, or use fewer ranks",
-                    self.size
-                )));
+                return Err(RanksError::RegionTooSmall { region, ranks: self.size, unit }.into());
             }
             spec.offset_bytes += segment * self.rank as u64;
             spec.span_bytes = Some(segment);

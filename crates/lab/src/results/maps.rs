@@ -8,6 +8,28 @@ use drivelab_engine::Error;
 use super::PointResult;
 use crate::plan::Point;
 
+/// Why a point's saved generation maps cannot be read: the words defined once, each kind with
+/// the map file and its target, so a caller can match (or downcast from [`Error::Refused`]) the
+/// kind. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum MapsError {
+    /// A map that is cut short or not a map; `why` is the map reader's words.
+    #[error("{} (the map of {target}): {why}; give the results directory as drivelab left it", .path.display())]
+    Damaged { path: PathBuf, target: String, why: String },
+    #[error("{} (the map of {target}): units of {unit} bytes, and the point verified {verified}-byte units: give the \
+             results directory as drivelab left it", .path.display())]
+    OtherUnit { path: PathBuf, target: String, unit: u64, verified: u64 },
+    #[error("{}: {left} bytes after the maps of the point's {targets} target(s): give the results directory as \
+             drivelab left it", .path.display())]
+    Trailing { path: PathBuf, left: u64, targets: usize },
+}
+
+impl From<MapsError> for Error {
+    fn from(e: MapsError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// Where a verifying point's generation maps are saved: `points/0001-<slug>.genmap` (or
 /// `.interrupted.genmap`), one map per target in the result's target order (see
 /// `drivelab_engine::verify::GenerationMap::save`).
@@ -35,11 +57,7 @@ pub fn load_maps(
             let why =
                 if e.kind() == std::io::ErrorKind::UnexpectedEof { "cut short".to_string() } else { e.to_string() };
             if e.kind() == std::io::ErrorKind::InvalidData || e.kind() == std::io::ErrorKind::UnexpectedEof {
-                Error::invalid(format!(
-                    "{} (the map of {}): {why}; give the results directory as drivelab left it",
-                    path.display(),
-                    t.path
-                ))
+                MapsError::Damaged { path: path.clone(), target: t.path.clone(), why }.into()
             } else {
                 Error::io(format!("reading {}", path.display()), e)
             }
@@ -47,22 +65,13 @@ pub fn load_maps(
         left -= 32 + m.len() as u64;
         let unit = point.result.kinds.verify.as_ref().map_or(m.unit(), |v| v.unit_bytes);
         if m.unit() != unit {
-            return Err(Error::invalid(format!(
-                "{} (the map of {}): units of {} bytes, and the point verified {unit}-byte units: give the results \
-                 directory as drivelab left it",
-                path.display(),
-                t.path,
-                m.unit()
-            )));
+            let (target, unit, verified) = (t.path.clone(), m.unit(), unit);
+            return Err(MapsError::OtherUnit { path, target, unit, verified }.into());
         }
         maps.push(m);
     }
     if left != 0 {
-        return Err(Error::invalid(format!(
-            "{}: {left} bytes after the maps of the point's {} target(s): give the results directory as drivelab left it",
-            path.display(),
-            point.result.targets.len()
-        )));
+        return Err(MapsError::Trailing { path, left, targets: point.result.targets.len() }.into());
     }
     Ok(maps)
 }

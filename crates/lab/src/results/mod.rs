@@ -46,7 +46,7 @@ use crate::store;
 use crate::suites::SuiteId;
 use crate::sysinfo::{self, HostFacts};
 
-pub use maps::{load_maps, map_file};
+pub use maps::{load_maps, map_file, MapsError};
 
 /// The schema this drivelab writes.
 pub const SCHEMA: u32 = 2;
@@ -399,7 +399,7 @@ fn lock_dir(dir: &store::Dir) -> Result<(), Error> {
     let consequence =
         "two drivelab runs writing one results directory mix their points; wait for it to finish or stop it";
     crate::safety::locks::lock_exclusive(dir.file(), &dir.path().display().to_string(), consequence)
-        .map_err(Error::invalid)
+        .map_err(|held| crate::safety::SafetyError::Locked(held).into())
 }
 
 /// The name a results directory starts with (`store::new_dir` makes it a slug): the plan's
@@ -538,15 +538,41 @@ pub fn is_results_dir(dir: &Path) -> bool {
     dir.join("run.json").is_file()
 }
 
+/// Why saved results cannot be read: the words defined once, each kind with its path (and the
+/// schema found), so a caller can match (or downcast from [`Error::Refused`]) the kind. Exit
+/// code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{} is not a results directory (no run.json): give a directory made by drivelab run, plan, suite, \
+             qos or act", .dir.display())]
+    NoRunJson { dir: PathBuf },
+    #[error("{} is not a drivelab manifest: {error}", .path.display())]
+    NotAManifest { path: PathBuf, error: serde_json::Error },
+    #[error("{} is not a drivelab schema-1 manifest: {error}", .path.display())]
+    NotASchema1Manifest { path: PathBuf, error: serde_json::Error },
+    #[error("{} was written by a newer drivelab (results schema {schema}; this one reads 1 and {SCHEMA}): use \
+             that version", .path.display())]
+    NewerSchema { path: PathBuf, schema: u64 },
+    #[error("{}: unknown results schema {schema}", .path.display())]
+    UnknownSchema { path: PathBuf, schema: u64 },
+    /// Neither a results directory nor fio's JSON output: `what` says what it is.
+    #[error("{} is not a results directory: it is {what}; give a directory made by drivelab run, plan, suite, qos \
+             or act, or fio's JSON output (a file written by fio --output-format=json or json+)", .path.display())]
+    NotResults { path: PathBuf, what: &'static str },
+}
+
+impl From<LoadError> for Error {
+    fn from(e: LoadError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// Read a results directory of schema 1 or 2.
 pub fn load(dir: &Path) -> Result<Results, Error> {
     // A run.json that is there but not a regular file (a FIFO, a device) is refused by the
     // reader, saying what it is.
     if !dir.join("run.json").exists() {
-        return Err(Error::invalid(format!(
-            "{} is not a results directory (no run.json): give a directory made by drivelab run, plan, suite, qos or act",
-            dir.display()
-        )));
+        return Err(LoadError::NoRunJson { dir: dir.to_path_buf() }.into());
     }
     let run_json = dir.join("run.json");
     let value: serde_json::Value = store::read_json(&run_json)?;
@@ -555,7 +581,7 @@ pub fn load(dir: &Path) -> Result<Results, Error> {
         1 => schema1::load(dir, value),
         s if s == SCHEMA as u64 => {
             let manifest: Manifest = serde_json::from_value(value)
-                .map_err(|e| Error::invalid(format!("{} is not a drivelab manifest: {e}", run_json.display())))?;
+                .map_err(|error| LoadError::NotAManifest { path: run_json.clone(), error })?;
             let points =
                 record_files(&dir.join("points")).iter().map(|f| store::read_json(f)).collect::<Result<_, _>>()?;
             let probes =
@@ -564,11 +590,8 @@ pub fn load(dir: &Path) -> Result<Results, Error> {
             let outcome = if outcome_file.exists() { Some(store::read_json(&outcome_file)?) } else { None };
             Ok(Results { dir: dir.to_path_buf(), manifest, points, probes, outcome })
         }
-        s if s > SCHEMA as u64 => Err(Error::invalid(format!(
-            "{} was written by a newer drivelab (results schema {s}; this one reads 1 and {SCHEMA}): use that version",
-            run_json.display()
-        ))),
-        s => Err(Error::invalid(format!("{}: unknown results schema {s}", run_json.display()))),
+        schema if schema > SCHEMA as u64 => Err(LoadError::NewerSchema { path: run_json, schema }.into()),
+        schema => Err(LoadError::UnknownSchema { path: run_json, schema }.into()),
     }
 }
 
@@ -589,11 +612,7 @@ pub fn open(path: &Path) -> Result<Results, Error> {
     } else {
         "not there"
     };
-    Err(Error::invalid(format!(
-        "{} is not a results directory: it is {what}; give a directory made by drivelab run, plan, suite, qos \
-         or act, or fio's JSON output (a file written by fio --output-format=json or json+)",
-        path.display()
-    )))
+    Err(LoadError::NotResults { path: path.to_path_buf(), what }.into())
 }
 
 #[cfg(test)]

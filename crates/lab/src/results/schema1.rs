@@ -67,9 +67,8 @@ fn with_spec(mut p: Point, fallback: Option<&RunResult>) -> Point {
 
 /// `run.json` (already parsed as `value`) and the points of a schema-1 directory.
 pub fn load(dir: &Path, value: serde_json::Value) -> Result<Results, Error> {
-    let old: ManifestV1 = serde_json::from_value(value).map_err(|e| {
-        Error::invalid(format!("{} is not a drivelab schema-1 manifest: {e}", dir.join("run.json").display()))
-    })?;
+    let old: ManifestV1 = serde_json::from_value(value)
+        .map_err(|error| super::LoadError::NotASchema1Manifest { path: dir.join("run.json"), error })?;
     let mut targets: Vec<String> = Vec::new();
     for t in old.plan.points.iter().flat_map(|p| p.targets.iter()) {
         if !targets.contains(t) {

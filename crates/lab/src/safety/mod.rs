@@ -56,6 +56,35 @@ use locks::Others;
 use signatures::signature_concerns;
 use stack::{open_concern, stack_concerns};
 
+/// Why drivelab will not write (or look at) a target: the words defined once, each kind with
+/// its path, so a caller can match (or downcast from [`Error::Refused`]) the kind instead of
+/// reading a message. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum SafetyError {
+    #[error("{path} cannot be opened ({error}): give a target this user may use")]
+    NoPermission { path: String, error: io::Error },
+    #[error("{path} is neither a regular file nor a block device: give a file, a /dev block device, or null")]
+    NeitherFileNorDevice { path: String },
+    /// What was found using the target (live, or stale without `--force`): the concerns' own
+    /// words, with the flag that would allow it where one would.
+    #[error("{message}")]
+    Concerns { path: String, message: String },
+    /// An existing file whose mark does not vouch for it, without `--overwrite`.
+    #[error("{}", not_ours_message(.path, *.mark))]
+    NotOurs { path: String, mark: Mark },
+    #[error("{path} is not a block device")]
+    NotABlockDevice { path: String },
+    /// Another process holds the target's lock: the lock's own words (who holds it, what to do).
+    #[error("{0}")]
+    Locked(String),
+}
+
+impl From<SafetyError> for Error {
+    fn from(e: SafetyError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// What the user allowed on the command line.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Permission<'a> {
@@ -127,7 +156,7 @@ impl Claims {
         }
         if perm.shared {
             let file = open_to_look(info, false)?;
-            locks::lock_shared(&file, &info.path, locks::TARGET_IN_USE).map_err(Error::invalid)?;
+            locks::lock_shared(&file, &info.path, locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
             forced_notice(&info.path, examine(&file, &info.path, perm, Hold::Shared)?, notices);
             let identity =
                 Identity::of(&file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?);
@@ -139,7 +168,7 @@ impl Claims {
             Err(e) if info.kind == TargetKind::Block && busy(&e) => (open_to_look(info, false)?, false),
             Err(e) => return Err(e),
         };
-        locks::lock_exclusive(&file, &info.path, locks::TARGET_IN_USE).map_err(Error::invalid)?;
+        locks::lock_exclusive(&file, &info.path, locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
         // A device someone else holds exclusively is a live user: examine refuses it.
         forced_notice(&info.path, examine(&file, &info.path, perm, Hold::Claimed { exclusive })?, notices);
         let identity =
@@ -153,7 +182,7 @@ impl Claims {
     pub fn adopt(&mut self, file: File, perm: &Permission) -> Result<&File, Error> {
         if perm.shared {
             // Made by this rank; its siblings hold it too.
-            locks::lock_shared(&file, "a new file", locks::TARGET_IN_USE).map_err(Error::invalid)?;
+            locks::lock_shared(&file, "a new file", locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
         }
         let identity = Identity::of(&file.metadata().map_err(|e| Error::io("cannot look at a new file", e))?);
         self.held.push(Held { file, identity });
@@ -179,7 +208,7 @@ fn forced_notice(path: &str, overridden: Vec<String>, notices: &mut Vec<String>)
     }
 }
 
-/// May drivelab write `target`? `Ok(())`, or `Err(Error::Invalid)` naming the reason and the
+/// May drivelab write `target`? `Ok(())`, or a refusal ([`SafetyError`]) naming the reason and the
 /// flag that would allow it. Looks only.
 pub fn check_write(target: &TargetInfo, perm: &Permission) -> Result<(), Error> {
     Claims::new().check_write(target, perm)
@@ -216,7 +245,7 @@ fn open_to_look(info: &TargetInfo, exclusive: bool) -> Result<File, Error> {
         if e.raw_os_error() == Some(libc::EBUSY) {
             Error::io(format!("{} is busy", info.path), e)
         } else if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)) {
-            Error::invalid(format!("{} cannot be opened ({e}): give a target this user may use", info.path))
+            SafetyError::NoPermission { path: info.path.clone(), error: e }.into()
         } else if e.kind() == io::ErrorKind::NotFound {
             target::changed(&info.path)
         } else {
@@ -249,9 +278,7 @@ fn examine(file: &File, path: &str, perm: &Permission, hold: Hold) -> Result<Vec
     } else if meta.is_file() {
         examine_file(file, &meta, path, perm, others, shared, hold)
     } else {
-        Err(Error::invalid(format!(
-            "{path} is neither a regular file nor a block device: give a file, a /dev block device, or null"
-        )))
+        Err(SafetyError::NeitherFileNorDevice { path: path.to_string() }.into())
     }
 }
 
@@ -259,7 +286,7 @@ fn examine(file: &File, path: &str, perm: &Permission, hold: Hold) -> Result<Vec
 /// `--force` let through.
 fn decide(path: &str, concerns: &[Concern], force: bool) -> Result<Vec<String>, Error> {
     match concern::refusal(path, concerns, force) {
-        Some(msg) => Err(Error::invalid(msg)),
+        Some(message) => Err(SafetyError::Concerns { path: path.to_string(), message }.into()),
         None => Ok(concern::texts(concerns, Kind::Stale)),
     }
 }
@@ -278,9 +305,10 @@ fn examine_file(
     if !mark.vouches_for(meta) && !perm.overwrite {
         // Someone else's lock refuses whatever the flags: say that first.
         if let Some(l) = lock {
-            return Err(Error::invalid(concern::live_message(path, &[l])));
+            let message = concern::live_message(path, &[l]);
+            return Err(SafetyError::Concerns { path: path.to_string(), message }.into());
         }
-        return Err(Error::invalid(not_ours_message(path, mark)));
+        return Err(SafetyError::NotOurs { path: path.to_string(), mark }.into());
     }
     let mut concerns: Vec<Concern> = lock.into_iter().map(Concern::live).collect();
     if is_active_swap_file(meta) {
@@ -400,6 +428,6 @@ fn block_rdev(path: &str) -> Result<u64, Error> {
     if meta.file_type().is_block_device() {
         Ok(meta.rdev())
     } else {
-        Err(Error::invalid(format!("{path} is not a block device")))
+        Err(SafetyError::NotABlockDevice { path: path.to_string() }.into())
     }
 }

@@ -18,6 +18,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use drivelab_engine::Error;
+
+use super::StoreError;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
@@ -48,11 +50,7 @@ impl Dir {
         let path = self.path.join(name);
         match rustix::fs::openat(&self.file, name, dir_flags() | OFlags::NOFOLLOW, Mode::empty()) {
             Ok(fd) => Ok(Dir { file: File::from(fd), path }),
-            Err(e) if e == Errno::LOOP || e == Errno::NOTDIR => Err(Error::invalid(format!(
-                "{} is not the directory drivelab made (a symlink or a file is in its place): drivelab does not \
-                 write through it; remove it and run again",
-                path.display()
-            ))),
+            Err(e) if e == Errno::LOOP || e == Errno::NOTDIR => Err(StoreError::NotOurDir { path }.into()),
             Err(e) => Err(Error::io(format!("opening the directory {}", path.display()), e.into())),
         }
     }
@@ -176,7 +174,7 @@ fn one_name<N: AsRef<OsStr> + ?Sized>(name: &N) -> Result<&OsStr, Error> {
     let n = name.as_ref();
     let b = n.as_bytes();
     if b.is_empty() || b == b"." || b == b".." || b.contains(&b'/') {
-        return Err(Error::invalid(format!("internal: {} is not a file name", n.to_string_lossy())));
+        return Err(StoreError::NotOneName { name: n.to_string_lossy().into_owned() }.into());
     }
     Ok(n)
 }

@@ -8,11 +8,62 @@
 use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use drivelab_engine::Error;
 
 use super::dir::Dir;
+
+/// Why a file name given for a new file (`--json`, `-o`, `--act-log`) is refused: the words
+/// defined once, each kind with the flag and the name given, so a caller can match (or
+/// downcast from [`Error::Refused`]) the kind. Exit code 2; nothing was run.
+#[derive(Debug, thiserror::Error)]
+pub enum GivenError {
+    #[error("{flag} needs a file name: {flag} FILE")]
+    Empty { flag: String },
+    #[error("{flag} {given} names a directory: give a file name ({flag} DIR/FILE)")]
+    NamesADir { flag: String, given: String },
+    #[error("{flag} {given}: the file name is {len} bytes long and a file name can be at most {NAME_MAX}: choose a \
+             shorter name (nothing was run)")]
+    NameTooLong { flag: String, given: String, len: usize },
+    /// The name exists already; `why` says as what.
+    #[error("{flag} {given} {}; remove it or choose another name (nothing was run)", .why.words())]
+    Exists { flag: String, given: String, why: Existing },
+    #[error("{flag} {given}: the directory {} does not exist; create it first", .dir.display())]
+    NoDir { flag: String, given: String, dir: PathBuf },
+    #[error("{flag} {given}: {} is not a directory (a file is in the way): choose another path", .dir.display())]
+    DirNotADir { flag: String, given: String, dir: PathBuf },
+    #[error("{flag} {given}: the path is too long ({error}): choose a shorter one")]
+    PathTooLong { flag: String, given: String, error: std::io::Error },
+    #[error("{flag} {given} cannot be written ({error}): choose a place you can write to (nothing was run)")]
+    NotWritable { flag: String, given: String, error: std::io::Error },
+}
+
+/// What a name given for a new file already is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    Symlink,
+    Dir,
+    File,
+    Other,
+}
+
+impl Existing {
+    fn words(self) -> &'static str {
+        match self {
+            Existing::Symlink => "is a symlink: drivelab never writes through one (nor over a name that exists)",
+            Existing::Dir => "is a directory: give a file name",
+            Existing::File => "exists: drivelab never overwrites files",
+            Existing::Other => "exists (a FIFO, socket or device): drivelab only ever creates a new file",
+        }
+    }
+}
+
+impl From<GivenError> for Error {
+    fn from(e: GivenError) -> Error {
+        Error::refused(e)
+    }
+}
 
 /// The longest file name Linux filesystems take (NAME_MAX), in bytes.
 pub const NAME_MAX: usize = 255;
@@ -37,63 +88,50 @@ pub fn split(path: &Path) -> Option<(&Path, &OsStr)> {
 /// Refuse `given` for `flag` unless drivelab can create it as a new file (see the module doc).
 /// Every refusal names the value and the fix; nothing is created (but a probe file, removed).
 pub fn check_new_file(flag: &str, given: &str) -> Result<(), Error> {
+    let (flag, given) = (flag.to_string(), given.to_string());
     if given.is_empty() {
-        return Err(Error::invalid(format!("{flag} needs a file name: {flag} FILE")));
+        return Err(GivenError::Empty { flag }.into());
     }
-    let path = Path::new(given);
+    let path = Path::new(&given);
     let Some((dir, name)) = split(path) else {
-        return Err(Error::invalid(format!("{flag} {given} names a directory: give a file name ({flag} DIR/FILE)")));
+        return Err(GivenError::NamesADir { flag, given }.into());
     };
     if name.len() > NAME_MAX {
-        return Err(Error::invalid(format!(
-            "{flag} {given}: the file name is {} bytes long and a file name can be at most {NAME_MAX}: choose a \
-             shorter name (nothing was run)",
-            name.len()
-        )));
+        return Err(GivenError::NameTooLong { len: name.len(), flag, given }.into());
     }
     match std::fs::symlink_metadata(path) {
         Ok(m) => {
             let t = m.file_type();
             let why = if t.is_symlink() {
-                "is a symlink: drivelab never writes through one (nor over a name that exists)"
+                Existing::Symlink
             } else if t.is_dir() {
-                "is a directory: give a file name"
+                Existing::Dir
             } else if t.is_file() {
-                "exists: drivelab never overwrites files"
+                Existing::File
             } else {
-                "exists (a FIFO, socket or device): drivelab only ever creates a new file"
+                Existing::Other
             };
-            return Err(Error::invalid(format!(
-                "{flag} {given} {why}; remove it or choose another name (nothing was run)"
-            )));
+            return Err(GivenError::Exists { flag, given, why }.into());
         }
         Err(e) if e.kind() == ErrorKind::NotFound => {}
-        Err(e) => return Err(unusable(flag, given, dir, e)),
+        Err(e) => return Err(unusable(&flag, &given, dir, e).into()),
     }
     let opened = Dir::open(dir).map_err(|e| match e {
-        Error::Io { source, .. } => unusable(flag, given, dir, source),
+        Error::Io { source, .. } => unusable(&flag, &given, dir, source).into(),
         other => other,
     })?;
-    opened.probe().map_err(|e| {
-        Error::invalid(format!(
-            "{flag} {given} cannot be written ({e}): choose a place you can write to (nothing was run)"
-        ))
-    })
+    opened.probe().map_err(|error| GivenError::NotWritable { flag, given, error }.into())
 }
 
 /// Why `given`'s directory `dir` cannot take it.
-fn unusable(flag: &str, given: &str, dir: &Path, e: std::io::Error) -> Error {
-    let dir = dir.display();
-    Error::invalid(match e.kind() {
-        ErrorKind::NotFound => format!("{flag} {given}: the directory {dir} does not exist; create it first"),
-        ErrorKind::NotADirectory => {
-            format!("{flag} {given}: {dir} is not a directory (a file is in the way): choose another path")
-        }
-        _ if e.raw_os_error() == Some(libc::ENAMETOOLONG) => {
-            format!("{flag} {given}: the path is too long ({e}): choose a shorter one")
-        }
-        _ => format!("{flag} {given} cannot be written ({e}): choose a place you can write to (nothing was run)"),
-    })
+fn unusable(flag: &str, given: &str, dir: &Path, error: std::io::Error) -> GivenError {
+    let (flag, given, dir) = (flag.to_string(), given.to_string(), dir.to_path_buf());
+    match error.kind() {
+        ErrorKind::NotFound => GivenError::NoDir { flag, given, dir },
+        ErrorKind::NotADirectory => GivenError::DirNotADir { flag, given, dir },
+        _ if error.raw_os_error() == Some(libc::ENAMETOOLONG) => GivenError::PathTooLong { flag, given, error },
+        _ => GivenError::NotWritable { flag, given, error },
+    }
 }
 
 #[cfg(test)]

@@ -72,10 +72,26 @@ pub fn looks_like(path: &Path) -> Result<bool, Error> {
     Ok(doc::looks_like_fio(&head))
 }
 
+/// fio's JSON output that cannot be read as results: the file and the reader's words why, so a
+/// caller can tell it (downcast from [`Error::Refused`]) from a file that could not be read.
+/// Exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {why}", .path.display())]
+pub struct FioJsonError {
+    pub path: std::path::PathBuf,
+    pub why: String,
+}
+
+impl From<FioJsonError> for Error {
+    fn from(e: FioJsonError) -> Error {
+        Error::refused(e)
+    }
+}
+
 /// fio's JSON output in `path` as results (see the module docs).
 pub fn load(path: &Path) -> Result<Results, Error> {
     let bytes = drivelab_engine::input::Input::JSON.read(path)?;
-    from_bytes(&bytes, path).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))
+    from_bytes(&bytes, path).map_err(|why| FioJsonError { path: path.to_path_buf(), why }.into())
 }
 
 /// The reporting groups of a document, in fio's order: (groupid, its entries).
