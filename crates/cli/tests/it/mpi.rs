@@ -16,8 +16,12 @@ use std::time::{Duration, Instant};
 use crate::common::{skip, LoopDev, Saved, Scratch};
 use serde_json::Value;
 
-/// Why these tests cannot run here, if they cannot.
+/// Why these tests cannot run here, if they cannot. The fast tier runs none: each starts three
+/// ranks of drivelab under mpirun, most on devices, for seconds.
 fn mpi_unavailable() -> Option<String> {
+    if drivelab_testkit::fast_tier() {
+        return Some(drivelab_testkit::FAST_TIER.into());
+    }
     if !cfg!(feature = "mpi") {
         return Some(
             "built without MPI: cargo test --features drivelab/mpi (needs libopenmpi-dev, libclang-dev)".into(),
