@@ -139,10 +139,7 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
     }
     if format == Format::Csv {
         // The tables of each directory, separated by an empty line.
-        let blocks = all
-            .iter()
-            .map(drivelab_report::tables_csv)
-            .collect::<Result<Vec<String>, _>>()?;
+        let blocks = all.iter().map(drivelab_report::tables_csv).collect::<Result<Vec<String>, _>>()?;
         stdout_text(&blocks.join("\n"));
         return Ok(Outcome::Done);
     }

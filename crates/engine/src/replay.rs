@@ -84,9 +84,7 @@ pub const MAX_FILES: usize = 4096;
 /// ([`Trace::load`] puts the file's name before them); [`Trace::check_fit`]'s name no line.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TraceError {
-    #[error(
-        "1: no I/O to replay; expected a fio iolog (\"fio version 2 iolog\" or 3) or blkparse's text output"
-    )]
+    #[error("1: no I/O to replay; expected a fio iolog (\"fio version 2 iolog\" or 3) or blkparse's text output")]
     NoIo,
     #[error(
         "{line}: '{name}' is a file past the {} this trace may name (each is replayed on a target of its own); \

@@ -116,15 +116,21 @@ fn files(p: &Point) -> Vec<File> {
 /// 2; nothing was run.
 #[derive(Debug, thiserror::Error)]
 pub enum LogError {
-    #[error("fio log {name}: fio's log files are not written under MPI (each rank's records stay with it); \
-             remove the write_*_log options, or run without mpirun")]
+    #[error(
+        "fio log {name}: fio's log files are not written under MPI (each rank's records stay with it); \
+             remove the write_*_log options, or run without mpirun"
+    )]
     UnderMpi { name: String },
     /// Two points' jobs write the log `name`: the first at `first`, again at `second`.
-    #[error("fio log {name}: written by two jobs (points {first} and {second}); give each job its own \
-             write_*_log prefix, or keep per_job_logs=1")]
+    #[error(
+        "fio log {name}: written by two jobs (points {first} and {second}); give each job its own \
+             write_*_log prefix, or keep per_job_logs=1"
+    )]
     TwoJobs { name: String, first: usize, second: usize },
-    #[error("fio log {name}: the file exists, and drivelab never overwrites one; remove it, or give \
-             write_*_log another prefix")]
+    #[error(
+        "fio log {name}: the file exists, and drivelab never overwrites one; remove it, or give \
+             write_*_log another prefix"
+    )]
     Exists { name: String },
 }
 

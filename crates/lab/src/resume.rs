@@ -120,12 +120,8 @@ impl Resume {
         let mine = match (&self.ranks, ranks) {
             (None, None) => &self.targets,
             (Some(r), Some(now)) if r.size == now.size() && r.share == now.share() => &r.ranks[now.rank()].targets,
-            (Some(r), _) => {
-                return Err(ResumeError::RanksDiffer { dir: d(), size: r.size, share: r.share }.into())
-            }
-            (None, Some(_)) => {
-                return Err(ResumeError::NowUnderMpi { dir: d() }.into())
-            }
+            (Some(r), _) => return Err(ResumeError::RanksDiffer { dir: d(), size: r.size, share: r.share }.into()),
+            (None, Some(_)) => return Err(ResumeError::NowUnderMpi { dir: d() }.into()),
         };
         for facts in mine {
             let t = &facts.path;

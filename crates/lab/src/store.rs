@@ -82,8 +82,7 @@ pub fn json_bytes<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 /// Read a JSON file written by `write_json`.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     let text = drivelab_engine::input::Input::JSON.read(path)?;
-    serde_json::from_slice(&text)
-        .map_err(|error| StoreError::NotAResult { path: path.to_path_buf(), error }.into())
+    serde_json::from_slice(&text).map_err(|error| StoreError::NotAResult { path: path.to_path_buf(), error }.into())
 }
 
 /// Wall-clock time, Unix epoch ms (0 if the clock is before 1970).

@@ -305,8 +305,10 @@ pub enum SuiteError {
     #[error("--dql 0: at least one outstanding I/O per disk")]
     NoDepth,
     /// `--dql` as given, and why it cannot be read (the plan axis reader's words, or ours).
-    #[error("--dql {text}: {why}; expected N (1..N outstanding I/Os per disk), a list such as 1,2,4 or a \
-             range such as 1..32x2")]
+    #[error(
+        "--dql {text}: {why}; expected N (1..N outstanding I/Os per disk), a list such as 1,2,4 or a \
+             range such as 1..32x2"
+    )]
     Dql { text: String, why: String },
     #[error("the jbod suite needs the drives to scale over: give one or more targets")]
     JbodNoTargets,

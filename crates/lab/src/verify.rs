@@ -12,11 +12,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
+use drivelab_engine::options::Field;
 use drivelab_engine::result::{Checks, RunResult};
 use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::target::{OpenTarget, TargetKind};
 use drivelab_engine::verify::{sweep, GenerationMap, UnitFormat};
-use drivelab_engine::options::Field;
 use drivelab_engine::Error;
 
 /// Why saved results or a journal cannot be checked against the targets: the words defined
@@ -31,8 +31,10 @@ pub enum CheckError {
     #[error("{given} targets given, and the journal {} records {} ({}): give at most one path per journaled target, in \
              its order", .journal.display(), .recorded.len(), .recorded.join(", "))]
     TooManyPaths { given: usize, journal: std::path::PathBuf, recorded: Vec<String> },
-    #[error("{path} holds {size} bytes, and the journal's {journaled} was written up to byte {end}: give the target it \
-             journaled")]
+    #[error(
+        "{path} holds {size} bytes, and the journal's {journaled} was written up to byte {end}: give the target it \
+             journaled"
+    )]
     TargetTooSmall { path: String, size: u64, journaled: String, end: u64 },
 }
 

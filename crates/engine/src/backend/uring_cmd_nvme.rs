@@ -118,7 +118,8 @@ pub fn block_name_of(char_name: &str) -> Option<String> {
 }
 
 /// What every refusal of a target for io_uring_cmd ends with: what it needs, and the fix.
-const NOT_GENERIC: &str = "not an NVMe generic character device (/dev/ngXnY): ioengine io_uring_cmd (engine uring_cmd) \
+const NOT_GENERIC: &str =
+    "not an NVMe generic character device (/dev/ngXnY): ioengine io_uring_cmd (engine uring_cmd) \
                            passes NVMe commands through one; use io_uring (engine uring) for files and block devices";
 
 /// Why a target cannot carry NVMe commands through io_uring_cmd (the user named the wrong
@@ -191,8 +192,7 @@ fn check_target_in(sys: &Path, path: &str) -> Result<(String, u32), NvmeTargetEr
     }
     let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let disk = block_name_of(&name).ok_or_else(|| NvmeTargetError::NotNamedNg { path: owned() })?;
-    let lba =
-        lba_bytes(sys, &disk).map_err(|e| NvmeTargetError::NoNamespace { path: owned(), inner: Box::new(e) })?;
+    let lba = lba_bytes(sys, &disk).map_err(|e| NvmeTargetError::NoNamespace { path: owned(), inner: Box::new(e) })?;
     Ok((disk, lba))
 }
 

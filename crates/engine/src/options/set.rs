@@ -244,7 +244,8 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             spec.dedupe = crate::spec::dedupe::Dedupe::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?
         }
         Field::Zbd => {
-            let zbd = crate::spec::zbd::Zbd::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
+            let zbd =
+                crate::spec::zbd::Zbd::parse(v).map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
             spec.zbd = Some(zbd);
         }
         Field::StartDelay => spec.start_delay_ns = duration_ns(v)?,

@@ -50,9 +50,7 @@ pub enum ZbdError {
     /// `max_open` or `job_max_open` (`open`, the larger) past [`MAX_OPEN_ZONES`].
     #[error("at most {} open zones (fio's limit)", MAX_OPEN_ZONES)]
     OpenZones { open: u32 },
-    #[error(
-        "job_max_open needs max_open (fio: job_max_open_zones cannot be used without a global open zones limit)"
-    )]
+    #[error("job_max_open needs max_open (fio: job_max_open_zones cannot be used without a global open zones limit)")]
     JobMaxOpenAlone,
     #[error("skip {skip} is not a multiple of the zone size {zone} (as fio refuses)")]
     Skip { skip: u64, zone: u64 },
@@ -95,9 +93,8 @@ impl Zbd {
 
     /// Parse the field's value (see the module's docs); the error says what is wrong.
     pub fn parse(v: &str) -> Result<Zbd, ZbdError> {
-        let size_of = |part: &'static str, s: &str| {
-            parse_size(s).map_err(|e| ZbdError::Size { part, why: e.to_string() })
-        };
+        let size_of =
+            |part: &'static str, s: &str| parse_size(s).map_err(|e| ZbdError::Size { part, why: e.to_string() });
         let mut parts = v.split(',').map(str::trim);
         let size = parts.next().unwrap_or_default();
         let mut z = Zbd { zone_bytes: size_of("the zone size", size)?, ..Zbd::default() };

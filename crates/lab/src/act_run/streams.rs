@@ -75,8 +75,10 @@ pub struct ServiceThreads {
 pub enum ThreadsError {
     #[error("--service-threads 0: give at least 1 (ACT's default is 5 per CPU)")]
     Zero,
-    #[error("{total} requests/s over {threads} service threads is under 1 per thread (ACT: \"load config too \
-             small\"): give fewer --service-threads or a higher N")]
+    #[error(
+        "{total} requests/s over {threads} service threads is under 1 per thread (ACT: \"load config too \
+             small\"): give fewer --service-threads or a higher N"
+    )]
     LoadTooSmall { total: u64, threads: u32 },
     #[error("--service-threads 1 with commit-to-device: reads and record writes need a thread each, give 2 or more")]
     OneWithWrites,

@@ -89,6 +89,9 @@ mod tests {
         };
         assert!(fill("write").unwrap().contains(&("fill_device".into(), "true".into())));
         let reads = super::super::options::translate("j", 1, &[o("rw", "read"), o("fill_device", "1")]).unwrap();
-        assert!(reads.notices.iter().any(|n| *n == Notice::FillReads) && !reads.fields.iter().any(|(k, _)| k == "fill_device"));
+        assert!(
+            reads.notices.iter().any(|n| *n == Notice::FillReads)
+                && !reads.fields.iter().any(|(k, _)| k == "fill_device")
+        );
     }
 }

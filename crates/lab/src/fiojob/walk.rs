@@ -74,8 +74,7 @@ pub enum WalkError {
 pub fn rw_suffix(word: &str, n: &str, kb: KbBase) -> Result<String, WalkError> {
     let n = n.trim();
     if word.starts_with("rand") {
-        let count: u32 =
-            n.parse().map_err(|_| WalkError::RandomCount { word: word.to_string(), n: n.to_string() })?;
+        let count: u32 = n.parse().map_err(|_| WalkError::RandomCount { word: word.to_string(), n: n.to_string() })?;
         return Ok(count.to_string());
     }
     let (sign, body) = match n.strip_prefix('-') {

@@ -207,7 +207,12 @@ pub struct ConcurrentJob {
 
 /// `field` set to `value` in `spec` through the option table's one setter, and in `fields` (the
 /// record of what was given) in the same step, replacing an earlier value: the two never drift.
-fn set_both(spec: &mut AccessSpec, fields: &mut Vec<(String, String)>, field: fields::Field, value: &str) -> Result<(), Error> {
+fn set_both(
+    spec: &mut AccessSpec,
+    fields: &mut Vec<(String, String)>,
+    field: fields::Field,
+    value: &str,
+) -> Result<(), Error> {
     fields::set(spec, field, value)?;
     let same = |k: &str| fields::Field::from_key(k).map(fields::Field::canonical) == Some(field.canonical());
     fields.retain(|(k, _)| !same(k));

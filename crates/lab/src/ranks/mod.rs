@@ -95,12 +95,16 @@ impl Share {
 #[derive(Debug, thiserror::Error)]
 pub enum RanksError {
     /// Two ranks of one host (`first` and `second`, as [`Ranks::who`] names them) name one target.
-    #[error("{first} and {second} both name {target} as their own target on {host}: put {{rank}} in the target's path \
+    #[error(
+        "{first} and {second} both name {target} as their own target on {host}: put {{rank}} in the target's path \
              so each rank has its own, or add --share split (or whole) to share it among the ranks \
-             (nothing was written)")]
+             (nothing was written)"
+    )]
     SameTarget { first: String, second: String, target: String, host: String },
-    #[error("--share split: a region of {region} bytes cannot give each of {ranks} ranks one {unit}-byte block: \
-             enlarge the target or the span, or use fewer ranks")]
+    #[error(
+        "--share split: a region of {region} bytes cannot give each of {ranks} ranks one {unit}-byte block: \
+             enlarge the target or the span, or use fewer ranks"
+    )]
     RegionTooSmall { region: u64, ranks: usize, unit: u64 },
 }
 

@@ -23,8 +23,10 @@ pub enum GivenError {
     Empty { flag: String },
     #[error("{flag} {given} names a directory: give a file name ({flag} DIR/FILE)")]
     NamesADir { flag: String, given: String },
-    #[error("{flag} {given}: the file name is {len} bytes long and a file name can be at most {NAME_MAX}: choose a \
-             shorter name (nothing was run)")]
+    #[error(
+        "{flag} {given}: the file name is {len} bytes long and a file name can be at most {NAME_MAX}: choose a \
+             shorter name (nothing was run)"
+    )]
     NameTooLong { flag: String, given: String, len: usize },
     /// The name exists already; `why` says as what.
     #[error("{flag} {given} {}; remove it or choose another name (nothing was run)", .why.words())]

@@ -20,7 +20,8 @@ impl Exporter for Png {
             .enumerate()
             .map(|(i, c)| {
                 let name = format!("{:0width$}-{}.png", i + 1, drivelab_lab::store::short_slug(&c.title(), 60));
-                let bytes = crate::png::svg_to_png(&charts::draw(c), self.scale).map_err(|why| super::ExportError::Chart { chart: name.clone(), why })?;
+                let bytes = crate::png::svg_to_png(&charts::draw(c), self.scale)
+                    .map_err(|why| super::ExportError::Chart { chart: name.clone(), why })?;
                 Ok(Artifact { name, bytes })
             })
             .collect()
