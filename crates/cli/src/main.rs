@@ -131,9 +131,15 @@ fn exit_code(outcome: Result<Outcome, drivelab_engine::Error>) -> i32 {
     }
 }
 
+/// This process's command line as text for the record (a non-UTF-8 word shown lossily: never a
+/// panic, as `std::env::args` would give).
+pub fn command_line() -> Vec<String> {
+    std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect()
+}
+
 /// This very command line with `--destroy DEV` added for each of `devices`, quoted for a shell.
 fn with_destroy(devices: &[String]) -> String {
-    let mut words: Vec<String> = std::env::args().collect();
+    let mut words: Vec<String> = command_line();
     if let Some(first) = words.first_mut() {
         *first = "drivelab".to_string();
     }

@@ -199,7 +199,7 @@ pub fn execute(
             let o = runner::run(&mut lab, plan, &dir, &opts)?;
             (dir, o)
         }
-        None => runner::start(&mut lab, Path::new(results), kind, std::env::args().collect(), plan, &opts)?,
+        None => runner::start(&mut lab, Path::new(results), kind, crate::command_line(), plan, &opts)?,
     };
     let stopped = lab.stopped();
     drop(lab);

@@ -155,7 +155,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref())?, &mut sink);
     let base = Path::new(&args.results);
     let (dir, outcome) =
-        runner::start(&mut lab, base, Kind::Run, std::env::args().collect(), &plan, &PlanOptions::default())?;
+        runner::start(&mut lab, base, Kind::Run, crate::command_line(), &plan, &PlanOptions::default())?;
     let stopped = lab.stopped();
     drop(lab);
     drop(sink);
