@@ -546,7 +546,10 @@ impl Plan {
     /// run refuses a trace the run would refuse (parsing only named it).
     pub fn read_traces(&self) -> Result<(), Error> {
         let points = self.precondition.iter().chain(&self.points);
-        for spec in points.flat_map(|p| std::iter::once(&p.spec).chain(p.concurrent.iter().map(|j| &j.spec))) {
+        let specs = points.flat_map(|p| std::iter::once(&p.spec).chain(p.concurrent.iter().map(|j| &j.spec)));
+        // Each trace once, however many points replay it (a trace may be up to 1 GiB).
+        let mut read = std::collections::HashSet::new();
+        for spec in specs.filter(|s| s.replay.as_ref().is_some_and(|r| read.insert(r.path.clone()))) {
             drivelab_engine::replay::resolve(&mut spec.clone())?;
         }
         Ok(())
