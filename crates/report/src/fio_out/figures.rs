@@ -272,6 +272,22 @@ pub(super) fn fio_errors(r: &RunResult) -> Option<(u64, i32)> {
     Some((total, first))
 }
 
+/// The job's error as fio writes it (JSON's `error`, normal's `err=`, terse's field 5): the
+/// errno of its first failed I/O; EIO for one saved without an errno (a short transfer: fio's
+/// `full resid` is EIO); EILSEQ for data read back wrong (fio's verify returns it). 0 only for
+/// a job that had no error: an errored job is never shown as a success.
+pub(super) fn job_error(r: &RunResult) -> i32 {
+    match r.errors.first() {
+        Some(_) => r.errors.iter().map(|e| e.errno).find(|&e| e != 0).unwrap_or(EIO),
+        None if r.mismatches() > 0 => EILSEQ,
+        None => 0,
+    }
+}
+
+/// Linux's EIO and EILSEQ (the numbers fio writes; the report crate links no libc).
+const EIO: i32 = 5;
+const EILSEQ: i32 = 84;
+
 /// The C library's text for an errno, as fio prints it (`strerror`: no "(os error N)").
 pub(super) fn strerror(errno: i32) -> String {
     if errno == 0 {

@@ -133,7 +133,7 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
     ms_keys.extend(["2000", ">=2000"]);
     let depth_keys = ["1", "2", "4", "8", "16", "32", ">=64"];
     let io_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
-    let error = r.errors.iter().map(|e| e.errno).find(|&e| e != 0).unwrap_or(0);
+    let error = super::figures::job_error(r);
     let elapsed_s = (r.spec.ramp_ns + r.runtime_ns).div_ceil(1_000_000_000);
     // fio's latency target (ns; its window in µs); without one fio writes 0, 0 and 100.
     let lt = r.spec.lat_target.unwrap_or_default();

@@ -102,10 +102,16 @@ fn ranges(out: &mut String, unit: &str, keys: &[String], values: &[f64]) {
 fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
     let r = e.result;
     let dirs = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Dir::of(r, d));
-    let error = r.errors.iter().map(|e| e.errno).find(|&e| e != 0).unwrap_or(0);
+    let error = super::figures::job_error(r);
+    // fio: an errored job's line says what failed after the number (its `verror`).
+    let what = match (error, r.errors.is_empty()) {
+        (0, _) => String::new(),
+        (_, true) => format!(" (file:drivelab, func=verify, error={})", super::figures::strerror(error)),
+        (_, false) => format!(" (file:drivelab, func=io_u error, error={})", super::figures::strerror(error)),
+    };
     let _ = writeln!(
         out,
-        "{}: (groupid={}, jobs={}): err={error:2}: pid=0: {}",
+        "{}: (groupid={}, jobs={}): err={error:2}{what}: pid=0: {}",
         e.name,
         e.groupid,
         e.jobs,

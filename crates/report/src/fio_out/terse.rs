@@ -51,7 +51,7 @@ fn ddir(f: &mut Vec<String>, d: &Dir, group_bw: u64) {
 fn fields(e: &Entry, group_bw: [u64; 3]) -> Vec<String> {
     let r = e.result;
     let dirs = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Dir::of(r, d));
-    let error = r.errors.iter().map(|e| e.errno).find(|&e| e != 0).unwrap_or(0);
+    let error = super::figures::job_error(r);
     let mut f: Vec<String> =
         vec!["3".into(), FIO_VERSION.into(), e.name.clone(), e.groupid.to_string(), error.to_string()];
     ddir(&mut f, &dirs[0], group_bw[0]);

@@ -165,3 +165,39 @@ fn per_priority_latencies_are_fios_prios_own_priority_first() {
     one.points[0].result.kinds.clat_prio.as_mut().unwrap().read.truncate(1);
     assert!(json(&one, FioFormat::Json)["jobs"][0]["read"].get("prios").is_none());
 }
+
+/// A job that ended on an error is never shown as a success in any of fio's formats: a failed
+/// I/O saved without an errno (a short read) is fio's EIO, data read back wrong fio's EILSEQ.
+#[test]
+fn an_errored_job_is_never_error_0_in_any_format() {
+    use drivelab_engine::result::{Checks, ErrorStat, VerifyStats};
+    let short = {
+        let mut p = with_latencies(point("a", "a", &[], &[("/t", 1.0)]), &[1000]);
+        p.result.errors.push(ErrorStat {
+            target: "/t".into(),
+            op: "read".into(),
+            errno: 0,
+            error: "short read: 0 of 4096 bytes".into(),
+            count: 1,
+            first_offset_bytes: 8192,
+            continued: false,
+        });
+        results("plan", vec![p])
+    };
+    let wrong = {
+        let mut p = with_latencies(point("a", "a", &[], &[("/t", 1.0)]), &[1000]);
+        let inline = Checks { checked_units: 4, mismatches: 1, ..Checks::default() };
+        p.result.kinds.verify = Some(VerifyStats { unit_bytes: 4096, inline, ..VerifyStats::default() });
+        results("plan", vec![p])
+    };
+    for (r, errno, what) in [(&short, 5, "Input/output error"), (&wrong, 84, "func=verify")] {
+        assert_eq!(json(r, FioFormat::Json)["jobs"][0]["error"], errno);
+        let text = render(r, FioFormat::Normal).unwrap();
+        let head = text.lines().next().unwrap();
+        assert!(head.starts_with(&format!("a: (groupid=0, jobs=1): err={errno:2} (")) && head.contains(what), "{head}");
+        let terse = render(r, FioFormat::Terse).unwrap();
+        assert_eq!(terse.split(';').nth(4), Some(errno.to_string().as_str()), "{terse}");
+    }
+    let clean = with_latencies(point("a", "a", &[], &[("/t", 1.0)]), &[1000]);
+    assert_eq!(json(&results("plan", vec![clean]), FioFormat::Json)["jobs"][0]["error"], 0);
+}
