@@ -12,7 +12,7 @@ use drivelab_lab::act_run::ActOptions;
 use drivelab_lab::execute::Lab;
 
 use crate::args::ActArgs;
-use crate::events::{Printer, Style};
+use crate::events::{Printer, Style, Voice};
 use crate::run_cmd::{lab_setup, Outcome};
 use crate::term::{self, Stream};
 
@@ -89,7 +89,7 @@ pub fn run(args: &ActArgs) -> Result<Outcome, Error> {
     if let Some(log) = &args.act_log {
         drivelab_lab::store::check_new_file("--act-log", log)?;
     }
-    let mut printer = Printer::new(Style::Search, args.quiet, false);
+    let mut printer = Printer::new(Style::Search, Voice::quiet_if(args.quiet), false);
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref())?, &mut sink);
     let log = args.act_log.as_deref().map(Path::new);

@@ -7,6 +7,10 @@
 //! no live line, no `results:` line, no point, round, probe or slice lines. Warnings (notices) and
 //! I/O errors are never dropped: they go to stderr, always, as they happen; each command prints
 //! its answer (summary, closing line, tables, qos or act answer) itself, quiet or not.
+//!
+//! `drivelab fio` speaks fio's contract ([`Voice::Fio`]): nothing on stderr for a clean run but
+//! the I/O errors fio would print too; the notices are in the saved results (and on stderr with
+//! `--drivelab-notices`), the live line only on a terminal unless `--eta=never`.
 
 use drivelab_engine::hist::Pct;
 use drivelab_engine::result::RunResult;
@@ -30,9 +34,55 @@ pub enum Style {
     Search,
 }
 
+/// Who hears how the run goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Voice {
+    /// Every line.
+    Normal,
+    /// `-q`: no telling of how it goes; notices and errors still.
+    Quiet,
+    /// `drivelab fio`: what fio writes and nothing else — I/O errors (fio prints its own), the
+    /// live line on a terminal (`live`: not `--eta=never`), notices only when `notices`
+    /// (`--drivelab-notices`).
+    Fio { notices: bool, live: bool },
+}
+
+impl Voice {
+    /// `-q` or not.
+    pub fn quiet_if(quiet: bool) -> Voice {
+        if quiet {
+            Voice::Quiet
+        } else {
+            Voice::Normal
+        }
+    }
+
+    /// Lines that tell how the run goes (points, rounds, `results:`).
+    fn tells(self) -> bool {
+        self == Voice::Normal
+    }
+
+    /// The live lines on a terminal.
+    fn live(self) -> bool {
+        match self {
+            Voice::Normal => true,
+            Voice::Quiet => false,
+            Voice::Fio { live, .. } => live,
+        }
+    }
+
+    /// Notices on stderr as they are raised.
+    fn notices(self) -> bool {
+        match self {
+            Voice::Normal | Voice::Quiet => true,
+            Voice::Fio { notices, .. } => notices,
+        }
+    }
+}
+
 pub struct Printer {
     style: Style,
-    quiet: bool,
+    voice: Voice,
     /// Human lines to stderr (stdout carries JSON).
     to_stderr: bool,
     live: Option<progress::Live>,
@@ -55,10 +105,10 @@ struct Said {
 }
 
 impl Printer {
-    pub fn new(style: Style, quiet: bool, to_stderr: bool) -> Printer {
+    pub fn new(style: Style, voice: Voice, to_stderr: bool) -> Printer {
         Printer {
             style,
-            quiet,
+            voice,
             to_stderr,
             live: None,
             filling: None,
@@ -85,7 +135,7 @@ impl Printer {
 
     /// A line (or several) telling how the run goes; `-q` drops it.
     pub fn say(&mut self, text: &str) {
-        if self.quiet {
+        if !self.voice.tells() {
             return;
         }
         self.clear();
@@ -117,7 +167,9 @@ impl Printer {
             return;
         }
         self.notices.push(Said { text: text.to_string(), points: point.into_iter().collect(), times: 1 });
-        self.warn(text);
+        if self.voice.notices() {
+            self.warn(text);
+        }
     }
 
     /// Every I/O error of `r`, on stderr (`what`: which point or probe it was, if several run).
@@ -156,7 +208,7 @@ impl Printer {
             Event::ResultsDir(d) => self.say(&format!("results: {}", d.display())),
             Event::Notice(n) => self.notice(n),
             Event::Fill { path, done_bytes, total_bytes } => {
-                let show = !self.quiet;
+                let show = self.voice.live();
                 self.filling.get_or_insert_with(|| progress::Filling::new(path, total_bytes, show)).update(done_bytes)
             }
             Event::Precondition { target, pass, passes } => {
@@ -203,7 +255,7 @@ impl Printer {
                 if let Some(f) = self.filling.take() {
                     f.finish();
                 }
-                let show = !self.quiet;
+                let show = self.voice.live();
                 let at = self.plan.as_ref().map(|c| c.line(std::time::Instant::now(), p.remaining_ns));
                 self.live.get_or_insert_with(|| progress::Live::new(show)).update(p, at.as_deref())
             }
@@ -246,6 +298,9 @@ impl Printer {
 
     pub fn finish(mut self) {
         self.clear();
+        if !self.voice.notices() {
+            return;
+        }
         let repeated: Vec<String> = self.notices.iter().filter(|s| s.times > 1).map(said_once).collect();
         for line in repeated {
             self.warn(&line);

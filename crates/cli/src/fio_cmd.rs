@@ -4,8 +4,12 @@
 //! as `drivelab run JOB.fio` (one table of options). The plan runs into a drivelab results
 //! directory like any other (its lines and where it is go to stderr); standard output, or
 //! `--output FILE`, carries fio's output in the formats `--output-format` asks for, in fio's
-//! order, as `drivelab_report::fio_out` writes them. drivelab's safety rules stay: writing a
-//! block device needs `--destroy DEV`, an existing file is never overwritten.
+//! order, as `drivelab_report::fio_out` writes them. stderr carries what fio would write there
+//! (I/O errors, refusals) and nothing for a clean run: drivelab's notices are saved with the
+//! results, and said only with `--drivelab-notices`. The results directory goes to drivelab's
+//! data directory, not the working directory. drivelab's safety rules stay: writing a block
+//! device needs `--destroy DEV`, a target file drivelab did not make is written only with
+//! `--overwrite`; fio's `--output` is replaced whole, as fio replaces it.
 
 use std::path::Path;
 
@@ -17,6 +21,7 @@ use drivelab_lab::results::Kind;
 use drivelab_report::fio_out::{render, FioFormat};
 
 use crate::args::{PointsArgs, SafetyArgs};
+use crate::events::Voice;
 use crate::run_cmd::Outcome;
 use crate::{output, plan_cmd};
 
@@ -49,7 +54,8 @@ apply to every job): --rw=randread --bs=4k --iodepth=32 --size=1g --runtime=60
 --time_based ... Each behaves as the same line of a job file does.
 
 fio's options:
-  --output=FILE         write fio's output to FILE (a new file, never replaced)
+  --output=FILE         write fio's output to FILE (replaced whole, as fio does;
+                        never through a symlink to a file)
   --output-format=LIST  normal (default), json, json+, terse; comma-separated
   --minimal             terse output (--output-format=terse)
   --terse-version=3     the terse format (version 3 only)
@@ -70,7 +76,10 @@ drivelab's own:
   --destroy DEV         allow writing this block device (destroys its data)
   --force               with --destroy: even a mounted or partitioned device
   --overwrite           allow writing an existing file drivelab did not make
-  --results DIR         where the results directory is made (default results)
+  --results DIR         where the results directory is made (default
+                        $XDG_DATA_HOME/drivelab/results, ~/.local/share/...)
+  --drivelab-notices    drivelab's notices and where the results went, on stderr
+                        (fio's contract keeps stderr empty for a clean run)
   --cap-time TIME       shorten every job to at most TIME (as drivelab run)
   --cap-size SIZE       shorten every job's region to at most SIZE
 Refused with a reason: --debug, --client, --server, --latency-log,
@@ -86,8 +95,10 @@ pub fn run(argv: &[String]) -> Result<Outcome, Error> {
 
 fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     let a = fiojob::split_args(argv)?;
-    for n in &a.notices {
-        eprintln!("notice: {n}");
+    if a.drivelab_notices {
+        for n in &a.notices {
+            eprintln!("notice: {n}");
+        }
     }
     if a.help {
         output::stdout_text(USAGE);
@@ -99,9 +110,11 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     }
     let formats = formats(&a)?;
     check_times(&a)?;
-    if let Some(o) = &a.output {
-        drivelab_lab::store::check_new_file("--output", o)?;
-    }
+    // fio writes over its --output file; drivelab replaces it whole, never through a symlink.
+    let output = match &a.output {
+        Some(o) => Some((o.as_str(), drivelab_lab::store::check_output_file("--output", o)?)),
+        None => None,
+    };
     if a.showcmd {
         output::stdout_text(&fiojob::showcmd(&a)?);
         return Ok(Outcome::Done);
@@ -120,7 +133,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     if a.parse_only {
         return plan_cmd::dry_run(&plan, true);
     }
-    if a.status_interval.is_some() {
+    if a.status_interval.is_some() && a.drivelab_notices {
         eprintln!(
             "notice: --status-interval: drivelab prints no status block while running; every result keeps a \
              per-second series (drivelab report DIR --format csv --series)"
@@ -143,11 +156,11 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
             output::silence();
         }
     }
-    let results = a.results.clone().unwrap_or_else(|| "results".into());
-    let quiet = a.eta == Some(Eta::Never);
-    // stdout is fio's: the point lines, the closing line and the report's path go to stderr.
+    let results = results_base(&a)?;
+    let voice = Voice::Fio { notices: a.drivelab_notices, live: a.eta != Some(Eta::Never) };
+    // stdout is fio's: with --drivelab-notices, the closing line and the report's path go to stderr.
     output::divert_to_stderr(true);
-    let ran = plan_cmd::execute(&plan, Kind::Plan, None, &safety, &results, quiet, None, &PointsArgs::default());
+    let ran = plan_cmd::execute(&plan, Kind::Plan, None, &safety, &results, voice, None, &PointsArgs::default());
     output::divert_to_stderr(false);
     let (outcome, dir) = ran.map_err(|e| name_writers(e, &plan))?;
     if !crate::mpi::writes() {
@@ -158,11 +171,41 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     for f in formats {
         text.push_str(&render(&saved, f)?);
     }
-    match &a.output {
-        Some(o) => drivelab_lab::store::write_new(Path::new(o), text.as_bytes())?,
+    match output {
+        Some((o, how)) => drivelab_lab::store::write_output(o, how, text.as_bytes())?,
         None => output::stdout_text(&text),
     }
     Ok(outcome)
+}
+
+/// Where `drivelab fio` makes its results directory: `--results DIR`, else drivelab's data
+/// directory (`$XDG_DATA_HOME/drivelab/results`, or `~/.local/share/drivelab/results`) — never
+/// the working directory uninvited: fio leaves nothing there but its job files, and a script may
+/// run in a read-only one.
+fn results_base(a: &FioArgs) -> Result<String, Error> {
+    if let Some(r) = &a.results {
+        return Ok(r.clone());
+    }
+    let absolute = |v: std::ffi::OsString| Some(std::path::PathBuf::from(v)).filter(|p| p.is_absolute());
+    let base = match std::env::var_os("XDG_DATA_HOME").and_then(absolute) {
+        Some(d) => d,
+        None => match std::env::var_os("HOME").and_then(absolute) {
+            Some(h) => h.join(".local/share"),
+            None => {
+                return Err(Error::invalid(
+                    "drivelab fio saves its results under $XDG_DATA_HOME or $HOME, and neither is set: give \
+                     --results DIR",
+                ))
+            }
+        },
+    };
+    let dir = base.join("drivelab/results");
+    dir.to_str().map(str::to_string).ok_or_else(|| {
+        Error::invalid(format!(
+            "drivelab fio's results directory {} is not UTF-8: give --results DIR",
+            dir.to_string_lossy()
+        ))
+    })
 }
 
 /// A refusal to write block devices without `--destroy`, with the jobs that would write them

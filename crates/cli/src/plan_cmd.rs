@@ -16,7 +16,7 @@ use drivelab_lab::resume;
 use drivelab_lab::runner::{self, PlanOptions};
 
 use crate::args::{PlanArgs, PointsArgs, SafetyArgs};
-use crate::events::{Printer, Style};
+use crate::events::{Printer, Style, Voice};
 use crate::run_cmd::{lab_setup, Outcome};
 use crate::term::{self, Stream};
 
@@ -143,8 +143,16 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, Error> {
     }
     let kind = resume.as_ref().map(|r| r.kind).unwrap_or(Kind::Plan);
     let resume_dir = resume.map(|r| r.dir);
-    let (outcome, dir) =
-        execute(&plan, kind, resume_dir, &safety, &args.results, args.quiet, args.power_cmd.as_ref(), &args.steady)?;
+    let (outcome, dir) = execute(
+        &plan,
+        kind,
+        resume_dir,
+        &safety,
+        &args.results,
+        Voice::quiet_if(args.quiet),
+        args.power_cmd.as_ref(),
+        &args.steady,
+    )?;
     // A resumed suite ends as the suite itself does: with its tables.
     if kind.suite().is_some() {
         crate::report_cmd::print_tables(&dir)?;
@@ -161,7 +169,7 @@ pub fn execute(
     resume: Option<PathBuf>,
     safety: &SafetyArgs,
     results: &str,
-    quiet: bool,
+    voice: Voice,
     power_cmd: Option<&String>,
     steady: &PointsArgs,
 ) -> Result<(Outcome, PathBuf), Error> {
@@ -188,7 +196,7 @@ pub fn execute(
         fill_devices: !steady.no_prep,
         no_prep: steady.no_prep,
     };
-    let mut printer = Printer::new(Style::Points, quiet, false);
+    let mut printer = Printer::new(Style::Points, voice, false);
     printer.plan_points(plan.points.iter().map(|p| (p.index, p.estimate_ns)).collect());
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(safety, power_cmd)?, &mut sink);
@@ -207,9 +215,15 @@ pub fn execute(
     printer.finish();
     let dir = dir.path().to_path_buf();
     let line = closing_line(&outcome, plan.points.len(), &dir);
-    crate::output::stdout_line(&term::wrap(&line, term::width(Stream::Stdout)));
+    // fio's contract: its output is the answer; the closing lines only when asked for.
+    let closing = !matches!(voice, Voice::Fio { notices: false, .. });
+    if closing {
+        crate::output::stdout_line(&term::wrap(&line, term::width(Stream::Stdout)));
+    }
     crate::report_cmd::write_dir_report(&dir)?;
-    crate::output::stdout_line(&format!("report: {}", dir.join("report.html").display()));
+    if closing {
+        crate::output::stdout_line(&format!("report: {}", dir.join("report.html").display()));
+    }
     let ended = if outcome.interrupted || stopped {
         Outcome::Interrupted
     } else if outcome.errored > 0 {

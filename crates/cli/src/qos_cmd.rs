@@ -10,7 +10,7 @@ use drivelab_lab::qos::{self, QosField, QosSetup, SearchBy};
 use drivelab_lab::search::parse_objective;
 
 use crate::args::QosArgs;
-use crate::events::{Printer, Style};
+use crate::events::{Printer, Style, Voice};
 use crate::run_cmd::{lab_setup, Outcome};
 use crate::term::{self, Stream};
 
@@ -34,7 +34,7 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
     for n in drivelab_engine::options::notices(fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
         crate::term::eprint_warning(&format!("drivelab: {n}"));
     }
-    let mut printer = Printer::new(Style::Search, args.run.quiet, false);
+    let mut printer = Printer::new(Style::Search, Voice::quiet_if(args.run.quiet), false);
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(&args.run.safety, args.run.power_cmd.as_ref())?, &mut sink);
     let end = qos::run(&mut lab, Path::new(&args.run.results), crate::command_line(), &setup)?;

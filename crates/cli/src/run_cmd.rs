@@ -15,7 +15,7 @@ use drivelab_lab::results::Kind;
 use drivelab_lab::runner::{self, PlanOptions};
 
 use crate::args::{RunArgs, SafetyArgs};
-use crate::events::{Printer, Style};
+use crate::events::{Printer, Style, Voice};
 use crate::term::Stream;
 use crate::{output, plan_cmd, summary};
 
@@ -125,7 +125,7 @@ fn run_job_file(args: &RunArgs, file: &Path) -> Result<Outcome, Error> {
         None,
         &safety,
         &args.results,
-        args.quiet,
+        Voice::quiet_if(args.quiet),
         args.power_cmd.as_ref(),
         &crate::args::PointsArgs::default(),
     )?;
@@ -150,7 +150,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     let json_to_stdout = args.json.as_deref() == Some("-");
     let mut plan = Plan::single(spec, args.targets.clone());
     plan.points[0].fields = args.fields();
-    let mut printer = Printer::new(Style::Run, args.quiet, json_to_stdout);
+    let mut printer = Printer::new(Style::Run, Voice::quiet_if(args.quiet), json_to_stdout);
     let mut sink = printer.sink();
     let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref())?, &mut sink);
     let base = Path::new(&args.results);

@@ -7,6 +7,7 @@ use drivelab_lab::suites::{self, SuiteId, SuiteOptions, SUITES};
 
 use crate::args::SuiteArgs;
 use crate::default_job::SCRATCH;
+use crate::events::Voice;
 use crate::output::stdout_line;
 use crate::plan_cmd;
 use crate::run_cmd::Outcome;
@@ -44,8 +45,16 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
         return plan_cmd::dry_run(&plan, false);
     }
     let power = args.power_cmd.as_ref();
-    let (outcome, dir) =
-        plan_cmd::execute(&plan, Kind::Suite(id), None, &args.safety, &args.results, args.quiet, power, &args.steady)?;
+    let (outcome, dir) = plan_cmd::execute(
+        &plan,
+        Kind::Suite(id),
+        None,
+        &args.safety,
+        &args.results,
+        Voice::quiet_if(args.quiet),
+        power,
+        &args.steady,
+    )?;
     crate::report_cmd::print_tables(&dir)?;
     Ok(outcome)
 }

@@ -56,7 +56,7 @@ impl From<StoreError> for Error {
 }
 
 pub use dir::Dir;
-pub use given::{check_new_file, split, Existing, GivenError, NAME_MAX};
+pub use given::{check_new_file, check_output_file, split, write_output, Existing, GivenError, OutputFile, NAME_MAX};
 
 /// Write `bytes` to `path`, which must not exist (as anything: a dangling symlink included).
 /// The directory part of `path` is opened as given; the file is made inside it ([`Dir::write_new`]).

@@ -17,7 +17,7 @@ struct Background(Child);
 
 impl Background {
     fn start(args: &[&str]) -> Background {
-        let child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        let child = crate::common::bin()
             .current_dir(scratch_cwd())
             .args(args)
             .stdout(Stdio::null())

@@ -5,7 +5,7 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::common::*;
 
@@ -116,7 +116,7 @@ fn stopped_while_creating(s: &Scratch, signal: i32) -> std::path::PathBuf {
     let plan = s.path("plan.toml");
     std::fs::write(&plan, "[defaults]\nrw = \"randread\"\ntime = \"200ms\"\n[matrix]\nqd = [1, 2]\n").unwrap();
     let (target, results) = (s.0.join("t.dat"), s.path("results"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let mut child = crate::common::bin()
         .current_dir(&s.0)
         .args(["plan", &plan, target.to_str().unwrap(), "--size", "512m", "--results", &results, "-q"])
         .stdout(Stdio::null())

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{need_loop, LoopDev, Scratch};
@@ -15,7 +15,7 @@ use crate::common::{need_loop, LoopDev, Scratch};
 /// test fails naming it.
 fn drivelab(s: &Scratch, args: &[&str]) -> (i32, String) {
     let (out, err) = (s.0.join(".stdout"), s.0.join(".stderr"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let mut child = crate::common::bin()
         .current_dir(&s.0)
         .args(args)
         .stdin(Stdio::null())

@@ -21,6 +21,7 @@ fn raced(dir: &Path, plant: &[&str], victim: &Path, args: &[&str]) -> Output {
     }
     script += "exec \"$0\" \"$@\"";
     Command::new("sh")
+        .env("XDG_DATA_HOME", crate::common::data_home())
         .current_dir(dir)
         .arg("-c")
         .arg(script)
@@ -313,7 +314,7 @@ fn a_symlink_planted_at_the_json_name_during_the_run_is_not_followed() {
     let s = Scratch::new("out-json-late");
     let v = victim(&s, "victim");
     let results = s.0.join("results");
-    let child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let child = crate::common::bin()
         .current_dir(&s.0)
         .args(["run", "null", "--time", "2s", "--json", "o.json", "--results", "results", "-q"])
         .stdout(std::process::Stdio::piped())
@@ -336,7 +337,7 @@ fn a_symlink_planted_at_the_json_name_during_the_run_is_not_followed() {
 /// point `k` started (its `[k/N]` line: the event, no time guessed), and wait.
 fn interrupted_at(dir: &Path, args: &[&str], k: usize) -> Output {
     use std::io::{BufRead, Read};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let mut child = crate::common::bin()
         .current_dir(dir)
         .args(args)
         .stdout(std::process::Stdio::piped())

@@ -8,7 +8,7 @@
 use crate::common;
 
 use std::os::unix::fs::FileExt;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::common::*;
 
@@ -17,7 +17,7 @@ const MIB: u64 = 1 << 20;
 /// drivelab with `args`, with blkid or (`blkid` false) the built-in scan alone.
 fn drivelab_with(blkid: bool, args: &[&str]) -> Output {
     if blkid {
-        return Command::new(env!("CARGO_BIN_EXE_drivelab")).current_dir(scratch_cwd()).args(args).output().unwrap();
+        return crate::common::bin().current_dir(scratch_cwd()).args(args).output().unwrap();
     }
     drivelab_without_blkid(scratch_cwd(), args)
         .expect("a mount namespace to hide blkid in (the loop tests run as root)")

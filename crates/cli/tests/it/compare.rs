@@ -11,7 +11,7 @@ use crate::common::{drivelab, json, stderr, stdout, Scratch};
 /// tests compare with the directories (at 80 columns a long path is abbreviated from the left:
 /// width80.rs).
 fn drivelab_wide(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    crate::common::bin()
         .current_dir(common::scratch_cwd())
         .env("COLUMNS", "300")
         .args(args)

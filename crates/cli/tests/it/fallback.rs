@@ -9,7 +9,7 @@ use crate::common;
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::common::{json, scratch_cwd, stderr, Scratch};
 
@@ -44,7 +44,7 @@ fn deny_io_uring_setup(errno: u16) -> [libc::sock_filter; 6] {
 /// drivelab with `args`, in a child whose `io_uring_setup` fails with EPERM.
 fn drivelab_without_io_uring(args: &[&str]) -> Output {
     let filter = deny_io_uring_setup(libc::EPERM as u16);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_drivelab"));
+    let mut cmd = crate::common::bin();
     cmd.current_dir(scratch_cwd()).args(args);
     // SAFETY: between fork and exec the closure only makes two prctl calls on data owned by the
     // closure (no allocation, no lock); the filter applies to the child alone and is inherited

@@ -108,17 +108,16 @@ fn every_command_line_of_the_corpus_runs_with_the_spec_it_asks_for() {
         let args = args_of(e, &[("{DEV}", &dev.dev), ("{FILE}", &file), ("{DIR}", &dir)]);
         let mut argv = vec!["fio"];
         argv.extend(args.iter().map(String::as_str));
-        let o = drivelab_in(&s.0, &argv);
-        let results = s.0.join("results");
+        let o = common::bin().env("XDG_DATA_HOME", s.0.join("data")).current_dir(&s.0).args(&argv).output().unwrap();
+        let results = s.0.join("data/drivelab/results");
         assert!(results.is_dir(), "{} ({args:?}) saved no results: {}", e.source, stderr(&o));
         let dir = results_dir(&results);
         let ok = o.status.success();
         assert!(ok, "{} ({args:?}): {:?}\n{}", e.source, o.status, stderr(&o));
-        assert!(
-            stderr(&o).contains(&dir.display().to_string()) || stderr(&o).contains("results/"),
-            "where the results are is said on stderr: {}",
-            stderr(&o)
-        );
+        // fio's contract: nothing on stderr for a clean run, nothing left in the working directory
+        // but the job's files.
+        assert_eq!(stderr(&o), "", "{} ({args:?})", e.source);
+        assert!(!s.0.join("results").exists(), "{}", e.source);
         // fio itself takes the same command line (drivelab's own --destroy aside).
         if let Some(fio) = fio() {
             let elsewhere = Scratch::new(&format!("fio-cmdline-{n}-fio"));
@@ -144,9 +143,11 @@ fn every_command_line_of_the_corpus_runs_with_the_spec_it_asks_for() {
 #[test]
 fn run_with_fios_name_first_is_fios_command_line() {
     let s = Scratch::new("fio-cmdline-run");
-    let o = drivelab_in(
-        &s.0,
-        &[
+    // Its own data directory, where `drivelab fio` keeps its results (not the working directory).
+    let o = common::bin()
+        .env("XDG_DATA_HOME", s.0.join("data"))
+        .current_dir(&s.0)
+        .args([
             "run",
             "--name=randread",
             "--ioengine=io_uring",
@@ -155,14 +156,16 @@ fn run_with_fios_name_first_is_fios_command_line() {
             "--size=1m",
             "--rw=randread",
             "--filename=r.dat",
-        ],
-    );
-    let points = saved_points(&results_dir(&s.0.join("results")));
+        ])
+        .output()
+        .unwrap();
+    assert!(!s.0.join("results").exists(), "nothing in the working directory but the job's file");
+    let points = saved_points(&results_dir(&s.0.join("data/drivelab/results")));
     assert_eq!(points.len(), 1, "{}", stderr(&o));
     assert_eq!((field(&points[0], "bs"), field(&points[0], "qd")), ("8192".into(), "4".into()));
-    // Its point lines and closing line are on stderr: stdout is fio's output alone.
-    assert!(!stdout(&o).contains("results in"), "{}", stdout(&o));
-    assert!(stderr(&o).contains("results in"), "{}", stderr(&o));
+    // fio's contract: stdout is fio's output alone, stderr empty for a clean run.
+    assert!(stdout(&o).contains("randread: (groupid=0"), "{}", stdout(&o));
+    assert_eq!(stderr(&o), "");
 }
 
 /// `fio` if it is installed.
@@ -259,23 +262,32 @@ fn fios_own_options() {
     // --help lists fio's options; exit 0.
     let o = run(&["--help"]);
     assert!(o.status.success() && stdout(&o).contains("--output-format"), "{}", stdout(&o));
-    // --output: never over an existing file, refused before anything runs.
+    // --output: an existing file is replaced whole, as fio replaces it; stderr stays empty and
+    // nothing is left in the working directory (the results go to the data directory).
     std::fs::write(s.0.join("taken.txt"), "mine").unwrap();
     let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output=taken.txt"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("--output taken.txt exists") && stderr(&o).contains("choose another name"),
-        "{}",
-        stderr(&o)
-    );
-    assert_eq!(std::fs::read_to_string(s.0.join("taken.txt")).unwrap(), "mine");
-    assert!(!s.0.join("results").exists(), "nothing ran");
-    // ... nor through a symlink, even a dangling one.
-    std::os::unix::fs::symlink(s.0.join("elsewhere.txt"), s.0.join("link.txt")).unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), ("", ""));
+    let text = std::fs::read_to_string(s.0.join("taken.txt")).unwrap();
+    assert!(text.starts_with("a: (groupid=0"), "{text}");
+    assert!(!s.0.join("results").exists(), "no results directory in the working directory");
+    // ... but never through a symlink to a file, not even a dangling one's future file.
+    std::os::unix::fs::symlink("taken.txt", s.0.join("link.txt")).unwrap();
     let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output", "link.txt"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("link.txt is a symlink"), "{}", stderr(&o));
-    assert!(!s.0.join("elsewhere.txt").exists() && !s.0.join("results").exists());
+    assert!(stderr(&o).contains("link.txt is a symlink to a file"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(s.0.join("taken.txt")).unwrap(), text, "untouched");
+    std::os::unix::fs::symlink(s.0.join("elsewhere.txt"), s.0.join("dangling.txt")).unwrap();
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output", "dangling.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("dangling.txt"), "{}", stderr(&o));
+    assert!(!s.0.join("elsewhere.txt").exists());
+    // A stream is written as one (/dev/null, a pipe); a pipe nobody reads is refused, not waited on.
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output=/dev/null"]);
+    assert!(o.status.success() && stdout(&o).is_empty(), "{}", stderr(&o));
+    assert!(std::process::Command::new("mkfifo").arg(s.0.join("fifo")).status().unwrap().success());
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output=fifo"]);
+    assert!(o.status.code() == Some(2) && stderr(&o).contains("no process reads"), "{}", stderr(&o));
     // --output-format: fio's names only.
     let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output-format=xml"]);
     assert_eq!(o.status.code(), Some(2));
@@ -344,7 +356,7 @@ fn section_runs_only_the_named_jobs_of_a_job_file() {
     let s = Scratch::new("fio-cmdline-section");
     let job = s.path("j.fio");
     std::fs::write(&job, "[global]\nioengine=null\nsize=1m\n[a]\nrw=read\n[b]\nrw=randread\nbs=16k\n").unwrap();
-    let o = drivelab_in(&s.0, &["fio", "--section=b", &job]);
+    let o = drivelab_in(&s.0, &["fio", "--section=b", &job, "--results", "results"]);
     let points = saved_points(&results_dir(&s.0.join("results")));
     let labels: Vec<&str> = points.iter().map(|p| p["point"]["label"].as_str().unwrap()).collect();
     assert_eq!(labels, ["b"], "{}", stderr(&o));
@@ -378,9 +390,10 @@ fn under_mpirun_every_rank_runs_the_jobs_and_rank_0_saves_them_merged() {
     }
     let s = Scratch::new("fio-cmdline-mpi");
     let o = std::process::Command::new("mpirun")
+        .env("XDG_DATA_HOME", crate::common::data_home())
         .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", "2"])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
-        .args(["fio", "--name=a", "--ioengine=null", "--size=4m", "--bs=8k"])
+        .args(["fio", "--name=a", "--ioengine=null", "--size=4m", "--bs=8k", "--results", "results"])
         .current_dir(&s.0)
         .env("OMPI_MCA_mpi_yield_when_idle", "1")
         .output()

@@ -7,7 +7,7 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{drivelab, need_loop, stderr, stdout, Scratch};
@@ -21,7 +21,7 @@ fn crash(rig: &Rig, journal: &str, args: &[&str]) {
     a.extend_from_slice(&["--time", "60s", "--verify", "--journal", journal, "--quiet", "--json", "-"]);
     a.extend_from_slice(args);
     let dir = Scratch::new("journal-run");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let mut child = crate::common::bin()
         .current_dir(&dir.0)
         .args(&a)
         .stdout(Stdio::null())

@@ -60,7 +60,7 @@ macro_rules! need_split {
 /// `drivelab run TARGET --latency-split ARGS --json -` (in the tests' scratch directory): the
 /// result.
 fn split_run(target: &str, args: &[&str]) -> Value {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_drivelab"));
+    let mut cmd = crate::common::bin();
     cmd.current_dir(scratch_cwd()).args(["run", target, "--latency-split", "--json", "-", "--quiet"]).args(args);
     result_of(cmd.output().expect("run drivelab"), args)
 }
@@ -192,7 +192,7 @@ fn two_split_runs_at_once_never_stamp_each_others_ios() {
     let (a, b) = (loop_dev("two-a", 128 << 20), loop_dev("two-b", 128 << 20));
     let args = ["--rw", "randread", "--bs", "4k", "--qd", "32", "--time", "700ms"];
     let spawn = |dev: &str| {
-        Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        crate::common::bin()
             .current_dir(scratch_cwd())
             .args(["run", dev, "--latency-split", "--json", "-", "--quiet"])
             .args(args)

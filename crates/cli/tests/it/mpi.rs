@@ -55,6 +55,7 @@ macro_rules! need_mpi {
 
 fn mpirun_cmd(n: usize, dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new("mpirun");
+    c.env("XDG_DATA_HOME", crate::common::data_home());
     c.args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", &n.to_string()])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
         .args(args)
@@ -492,6 +493,7 @@ fn ranks_on_three_hosts_over_tcp_merge_into_one_result() {
     let s = Scratch::new("mpi-hosts");
     let target = s.path("{host}.dat");
     let o = Command::new(Hosts::script())
+        .env("XDG_DATA_HOME", crate::common::data_home())
         .args(["run", hosts.0, "3", "--"])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
         .args(["run", &target, "--size", "8m", "--rw", "randread", "--time", "1s", "--results"])
@@ -524,6 +526,7 @@ fn the_cpu_line_under_mpirun_counts_the_hosts_cores() {
     let _alone = need_mpi!();
     let s = Scratch::new("mpi-cores");
     let o = Command::new("mpirun")
+        .env("XDG_DATA_HOME", crate::common::data_home())
         .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "core", "-n", "2"])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
         .args(["run", "null", "--rw", "randread", "--time", "0.3s", "--results", "r"])

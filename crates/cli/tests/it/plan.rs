@@ -40,11 +40,7 @@ fn signal_at(args: &[&str], k: usize, signal: i32) -> std::process::ExitStatus {
 /// guessed: the event itself), and wait.
 fn signals_at(args: &[&str], k: usize, signals: &[i32]) -> std::process::ExitStatus {
     use std::io::BufRead;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::bin().args(args).stdout(std::process::Stdio::piped()).spawn().unwrap();
     let out = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut sent = false;
     for line in out.lines().map_while(Result::ok) {
@@ -257,7 +253,7 @@ fn a_resume_runs_on_the_same_targets_from_anywhere_and_refuses_a_target_that_is_
     std::fs::create_dir(&here).unwrap();
     let results = s.path("results");
     // Started from `here` with a relative target, interrupted after the first point.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let mut child = crate::common::bin()
         .current_dir(&here)
         .args(["plan", &plan, "t.dat", "--size", "8m", "--results", &results, "-q"])
         .stdout(std::process::Stdio::null())
@@ -394,7 +390,7 @@ fn count_of(counts: &[(usize, String)], what: &str) -> usize {
 fn after_ctrl_c_the_closing_line_counts_finished_interrupted_and_unrun_points_apart() {
     let s = Scratch::new("plan-count");
     let (plan, results) = (four_second_plan(&s), s.path("results"));
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let child = crate::common::bin()
         .args(["plan", &plan, "null", "--results", &results])
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -424,7 +420,7 @@ fn ctrl_c_while_a_later_points_file_is_created_still_counts_every_point() {
     let (results, new) = (s.path("results"), s.path("second.dat"));
     // jbod on null and a new 1 GiB file: points 1-4 run on null alone, point 5 creates the file.
     let args = ["suite", "jbod", "null", &new, "--size", "1g", "--time", "100ms", "--results", &results];
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let child = crate::common::bin()
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -16,7 +16,7 @@ static LOOPS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// drivelab with its record of written devices in `state` (never this host's own).
 fn dl(state: &Scratch, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    crate::common::bin()
         .current_dir(scratch_cwd())
         .env("DRIVELAB_STATE_DIR", state.path("state"))
         .args(args)

@@ -290,7 +290,7 @@ fn a_fio_group_of_two_jobs_on_one_target_is_one_measurement_in_the_report() {
 
 /// `drivelab` with `COLUMNS` set (no terminal: the width drivelab fits its text to).
 fn at_width(columns: usize, args: &[&str]) -> String {
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let o = crate::common::bin()
         .args(args)
         .current_dir(common::scratch_cwd())
         .env("COLUMNS", columns.to_string())

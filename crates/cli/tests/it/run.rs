@@ -262,7 +262,7 @@ fn interrupt_stops_the_run_early_and_keeps_the_partial_result() {
     let s = Scratch::new("sigint");
     let out = s.path("i.json");
     let spawned = std::time::Instant::now();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let mut child = crate::common::bin()
         .args(["run", "null", "--time", "60s", "--json", &out, "--results", &s.path("results")])
         .stdout(std::process::Stdio::piped())
         .spawn()

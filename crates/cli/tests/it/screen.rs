@@ -19,7 +19,12 @@ fn on_terminal(dir: &Path, cols: u16, args: &[&str]) -> Option<(Option<i32>, Vec
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     let inner = format!("stty cols {cols} rows 40; exec {}", quoted.join(" "));
-    let o = Command::new("script").args(["-qec", &inner, "/dev/null"]).current_dir(dir).env_remove("COLUMNS").output();
+    let o = Command::new("script")
+        .env("XDG_DATA_HOME", crate::common::data_home())
+        .args(["-qec", &inner, "/dev/null"])
+        .current_dir(dir)
+        .env_remove("COLUMNS")
+        .output();
     let o = match o {
         Ok(o) => o,
         Err(_) => return None,
@@ -121,10 +126,10 @@ fn a_wider_terminal_gets_the_wide_table_and_a_narrow_one_the_80_column_one() {
     let cells: Vec<&str> = wide.split_whitespace().collect();
     assert_eq!(cells, ["ops", "IOPS", "MB/s", "│", "min", "mean", "p50", "p99", "p99.9", "max"], "{wide}");
     // Not a terminal: 80 columns (or $COLUMNS).
-    let o = Command::new(env!("CARGO_BIN_EXE_drivelab")).args(args).current_dir(&s.0).env("COLUMNS", "132").output();
+    let o = crate::common::bin().args(args).current_dir(&s.0).env("COLUMNS", "132").output();
     let text = stdout(&o.unwrap());
     assert!(text.lines().any(|l| l.contains("min") && l.contains('│')), "$COLUMNS is honoured:\n{text}");
-    let o = Command::new(env!("CARGO_BIN_EXE_drivelab")).args(args).current_dir(&s.0).env_remove("COLUMNS").output();
+    let o = crate::common::bin().args(args).current_dir(&s.0).env_remove("COLUMNS").output();
     let text = stdout(&o.unwrap());
     assert!(too_wide(&text.lines().map(String::from).collect::<Vec<_>>(), 80).is_empty(), "{text}");
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 use crate::common::{drivelab, stderr, stdout, Scratch};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    crate::common::bin()
 }
 
 /// drivelab with its standard output on /dev/full (every write fails with ENOSPC).

@@ -9,7 +9,7 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use drivelab_lab::suites::SuiteId;
 
@@ -27,7 +27,7 @@ struct Checker {
 impl Checker {
     /// Run drivelab with `COLUMNS=80`, stdout and stderr piped; note every line too wide.
     fn run(&mut self, args: &[&str]) -> Output {
-        let o = Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        let o = crate::common::bin()
             .current_dir(&self.cwd)
             .env("COLUMNS", WIDTH.to_string())
             .args(args)

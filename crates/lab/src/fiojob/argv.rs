@@ -67,8 +67,12 @@ pub struct FioArgs {
     /// drivelab's `--cap-time T`, `--cap-size S`: every job shortened, as `drivelab run` does.
     pub cap_time: Option<String>,
     pub cap_size: Option<String>,
-    /// What was read differently from how it was written, to say on stderr.
+    /// What was read differently from how it was written, to say on stderr with
+    /// `--drivelab-notices`.
     pub notices: Vec<Notice>,
+    /// drivelab's `--drivelab-notices`: its notices (and where the results went) on stderr; fio's
+    /// contract otherwise keeps stderr for what fio itself writes there.
+    pub drivelab_notices: bool,
 }
 
 /// How a fio (or drivelab) option that is not a job option takes its value.
@@ -126,6 +130,7 @@ const CONTROL: &[(&str, Option<char>, Arg)] = &[
     ("results", None, Arg::Required),
     ("cap-time", None, Arg::Required),
     ("cap-size", None, Arg::Required),
+    ("drivelab-notices", None, Arg::None),
 ];
 
 /// What a name on the command line is.
@@ -350,6 +355,7 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
         "results" => out.results = Some(v()),
         "cap-time" => out.cap_time = Some(v()),
         "cap-size" => out.cap_size = Some(v()),
+        "drivelab-notices" => out.drivelab_notices = true,
         "debug" => {
             return Err(bad(
                 shown,

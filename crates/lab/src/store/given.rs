@@ -8,6 +8,7 @@
 use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use drivelab_engine::Error;
@@ -39,6 +40,24 @@ pub enum GivenError {
     PathTooLong { flag: String, given: String, error: std::io::Error },
     #[error("{flag} {given} cannot be written ({error}): choose a place you can write to (nothing was run)")]
     NotWritable { flag: String, given: String, error: std::io::Error },
+    /// fio's `--output` names something that is neither a file to replace nor a stream.
+    #[error("{flag} {given} {} (nothing was run)", .why)]
+    NotAnOutput { flag: String, given: String, why: &'static str },
+    #[error("{flag} {given} is a pipe no process reads: start its reader first (nothing was run)")]
+    NoReader { flag: String, given: String },
+}
+
+/// How fio's `--output FILE` is written (fio writes over what is there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFile {
+    /// A new name: made as [`super::write_new`] makes one.
+    New,
+    /// An existing regular file (the name itself, not a symlink): replaced whole, by a new file
+    /// renamed over it, so it is never left half-written.
+    Replace,
+    /// A pipe, a socket or a character device (`/dev/null`, a terminal, `/dev/stdout`, a
+    /// process substitution's `/dev/fd/63`): written as a stream; nothing there can be lost.
+    Stream,
 }
 
 /// What a name given for a new file already is.
@@ -123,6 +142,91 @@ pub fn check_new_file(flag: &str, given: &str) -> Result<(), Error> {
         other => other,
     })?;
     opened.probe().map_err(|error| GivenError::NotWritable { flag, given, error }.into())
+}
+
+/// How fio's `--output` `given` can be written (see [`OutputFile`]), checked before the run: a
+/// symlink to a file, a directory and a block device are refused (drivelab never writes through
+/// a symlink to a file, nor over a device), and so is a pipe nobody reads (writing it would wait
+/// forever).
+pub fn check_output_file(flag: &str, given: &str) -> Result<OutputFile, Error> {
+    let refuse = |why| GivenError::NotAnOutput { flag: flag.to_string(), given: given.to_string(), why };
+    let path = Path::new(given);
+    let own = match std::fs::symlink_metadata(path) {
+        Ok(m) => m.file_type(),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            check_new_file(flag, given)?;
+            return Ok(OutputFile::New);
+        }
+        Err(e) => return Err(GivenError::NotWritable { flag: flag.into(), given: given.into(), error: e }.into()),
+    };
+    if own.is_file() {
+        let Some((dir, _)) = split(path) else {
+            return Err(GivenError::NamesADir { flag: flag.into(), given: given.into() }.into());
+        };
+        let opened = Dir::open(dir).map_err(|e| match e {
+            Error::Io { source, .. } => unusable(flag, given, dir, source).into(),
+            other => other,
+        })?;
+        opened.probe().map_err(|error| GivenError::NotWritable { flag: flag.into(), given: given.into(), error })?;
+        return Ok(OutputFile::Replace);
+    }
+    if own.is_dir() {
+        return Err(refuse("is a directory: give a file name").into());
+    }
+    // A symlink is written through only to a stream (`/dev/stdout`, `/dev/fd/N`).
+    let target = std::fs::metadata(path)
+        .map_err(|error| GivenError::NotWritable { flag: flag.into(), given: given.into(), error })?
+        .file_type();
+    if target.is_fifo() {
+        // Opened without waiting: with no reader, open(2) says ENXIO instead of blocking.
+        return match open_stream(path) {
+            Ok(_) => Ok(OutputFile::Stream),
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                Err(GivenError::NoReader { flag: flag.into(), given: given.into() }.into())
+            }
+            Err(error) => Err(GivenError::NotWritable { flag: flag.into(), given: given.into(), error }.into()),
+        };
+    }
+    if target.is_char_device() || target.is_socket() {
+        return Ok(OutputFile::Stream);
+    }
+    Err(refuse(match () {
+        _ if target.is_file() => "is a symlink to a file: drivelab never writes through one; give the file itself",
+        _ if target.is_dir() => "is a symlink to a directory: give a file name",
+        _ if target.is_block_device() => "is a block device: fio's output never goes over a drive; give a file name",
+        _ => "is not a file, a pipe or a terminal: give a file name",
+    })
+    .into())
+}
+
+/// `path` (a pipe, socket or character device) opened for writing without waiting for a reader,
+/// then made blocking again (a writer waits for a slow reader rather than failing).
+fn open_stream(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)?;
+    let fd = rustix::fs::fcntl_getfl(&f)?;
+    rustix::fs::fcntl_setfl(&f, fd - rustix::fs::OFlags::NONBLOCK)?;
+    Ok(f)
+}
+
+/// Write fio's output `bytes` to `given` as [`check_output_file`] found it: a new file made
+/// whole, an existing file replaced whole, a stream written.
+pub fn write_output(given: &str, how: OutputFile, bytes: &[u8]) -> Result<(), Error> {
+    let path = Path::new(given);
+    match how {
+        OutputFile::New => super::write_new(path, bytes),
+        OutputFile::Replace => {
+            let Some((dir, name)) = split(path) else {
+                return Err(GivenError::NamesADir { flag: "--output".into(), given: given.into() }.into());
+            };
+            Dir::open(dir)?.replace(name, bytes)
+        }
+        OutputFile::Stream => {
+            use std::io::Write;
+            let mut f = open_stream(path).map_err(|e| Error::io(format!("opening {given}"), e))?;
+            f.write_all(bytes).map_err(|e| Error::io(format!("writing {given}"), e))
+        }
+    }
 }
 
 /// Why `given`'s directory `dir` cannot take it.

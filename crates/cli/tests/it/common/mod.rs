@@ -49,6 +49,7 @@ pub fn drivelab_without_blkid(dir: &Path, args: &[&str]) -> Option<Output> {
     const HIDE: &str = "for b in /usr/sbin/blkid /sbin/blkid /usr/bin/blkid /bin/blkid; do \
                         if [ -e \"$b\" ]; then mount --bind /dev/null \"$b\" || exit 97; fi; done; exec \"$@\"";
     let o = Command::new("unshare")
+        .env("XDG_DATA_HOME", data_home())
         .args(["--mount", "sh", "-c", HIDE, "sh", env!("CARGO_BIN_EXE_drivelab")])
         .args(args)
         .current_dir(dir)
@@ -60,7 +61,21 @@ pub fn drivelab_without_blkid(dir: &Path, args: &[&str]) -> Option<Output> {
 }
 
 pub fn drivelab_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_drivelab")).current_dir(dir).args(args).output().expect("run drivelab")
+    bin().current_dir(dir).args(args).output().expect("run drivelab")
+}
+
+/// The drivelab binary as every test starts it: its data directory (where `drivelab fio` keeps
+/// its results) in this process's scratch directory, never the user's `~/.local/share`.
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_drivelab"));
+    c.env("XDG_DATA_HOME", data_home());
+    c
+}
+
+/// The `XDG_DATA_HOME` every drivelab of the tests runs with (see [`bin`]); set it on a command
+/// that starts drivelab through another program (`sh -c`, `mpirun`, `unshare`).
+pub fn data_home() -> PathBuf {
+    scratch_cwd().join("xdg-data")
 }
 
 /// The commands `drivelab --help` lists (without `help`).
