@@ -87,6 +87,7 @@ const OWN_BASE: &[(&str, &str)] = &[
     ("io_size", "1m"),
     ("time", "1s"),
     ("buffered", "true"),
+    ("random_map", "true"),
 ];
 
 /// The spec of a job file of one job: FIO_BASE, then `name=value`; or the refusal's words

@@ -406,3 +406,51 @@ fn under_mpirun_every_rank_runs_the_jobs_and_rank_0_saves_them_merged() {
     assert_eq!(points[0]["ranks"].as_array().map(Vec::len), Some(2), "each rank's part saved");
     assert_eq!(field(&points[0], "bs"), "8192");
 }
+
+/// fio's random map: a size-bound random write visits every block exactly once (fio's t0020),
+/// on a file and on a block device, and verify checks them all; `norandommap` draws each offset
+/// independently, so some blocks come twice and others never. Offsets counted from fio's own
+/// per-I/O log (`write_lat_log` with `log_offset=1`).
+#[test]
+fn a_size_bound_random_write_visits_every_block_once_unless_norandommap() {
+    let s = Scratch::new("fio-cmdline-randommap");
+    let mut targets = vec![("file", s.path("map.dat"), Vec::new())];
+    let lo = common::loop_unavailable().is_none().then(|| LoopDev::new(&s.0.join("backing"), 8 << 20, Some(0)));
+    match &lo {
+        Some(lo) => targets.push(("loop", lo.dev.clone(), vec!["--destroy".to_string(), lo.dev.clone()])),
+        None => common::skip_part("a loop device", &common::loop_unavailable().unwrap_or_default()),
+    }
+    for (what, target, extra) in &targets {
+        for (map, expect_all) in [("", true), ("--norandommap", false)] {
+            let log = format!("{what}{}", map.trim_start_matches('-'));
+            let mut argv = vec!["fio", "--name=m", "--rw=randwrite", "--bs=4k", "--size=8m", "--verify=crc32c"];
+            let (fname, lat) = (format!("--filename={target}"), format!("--write_lat_log={log}"));
+            argv.extend([fname.as_str(), lat.as_str(), "--log_offset=1", "--output-format=json"]);
+            argv.extend(extra.iter().map(String::as_str));
+            if !map.is_empty() {
+                argv.push(map);
+            }
+            let o = drivelab_in(&s.0, &argv);
+            assert!(o.status.success(), "{what} {map}: {}", stderr(&o));
+            assert_eq!(stderr(&o), "", "{what} {map}: a clean run says nothing on stderr");
+            let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+            assert_eq!(doc["jobs"][0]["error"], 0, "{what} {map}: verify passed");
+            let text = std::fs::read_to_string(s.0.join(format!("{log}_clat.1.log"))).unwrap();
+            let writes: Vec<u64> = text
+                .lines()
+                .filter(|l| l.split(',').nth(2).map(str::trim) == Some("1"))
+                .map(|l| l.split(',').nth(4).unwrap().trim().parse().unwrap())
+                .collect();
+            assert_eq!(writes.len(), 2048, "{what} {map}: 8 MiB in 4 KiB writes");
+            let distinct: std::collections::BTreeSet<u64> = writes.iter().copied().collect();
+            if expect_all {
+                assert_eq!(distinct.len(), 2048, "{what}: every block once");
+            } else {
+                assert!(distinct.len() < 1500, "{what} {map}: independent draws repeat blocks: {}", distinct.len());
+            }
+        }
+        if *what == "file" {
+            std::fs::remove_file(target).unwrap();
+        }
+    }
+}

@@ -7,11 +7,13 @@
 //! division, allocation or floating point.
 
 pub mod prio;
+mod randommap;
 mod skew;
 #[cfg(test)]
 mod skew_tests;
 mod walk;
 
+use randommap::RandomMap;
 use skew::Skew;
 use walk::{Turn, Walk};
 
@@ -70,6 +72,9 @@ pub struct Generator {
     max_len: u64,
     /// fio's `zonemode=zbd`: the target's emulated zones (`crate::zbd`).
     zbd: Option<crate::zbd::JobZones>,
+    /// fio's random map (`spec.random_map`): uniform random I/Os visit each position once per
+    /// pass. None: each offset drawn independently.
+    map: Option<RandomMap>,
 }
 
 impl Generator {
@@ -103,6 +108,15 @@ impl Generator {
             sizes[..spec.bs.len()].iter().chain(&wsizes[..writes.len()]).map(|s| s.positions).max().unwrap_or(1);
         // Every job of a spec places its hot blocks alike (the spec's seed, not the job's).
         let skew = Skew::new(&spec.distribution, blocks, align, spec.seed);
+        // As fio's: over uniform random offsets only (a skewed distribution picks its own; a
+        // strided zone is its own region), and within a bound (see `randommap::MAX_POSITIONS`).
+        let grid = span / align;
+        let map = (spec.random_map
+            && spec.random_pct > 0
+            && spec.distribution.is_uniform()
+            && spec.zones.is_none()
+            && (1..=randommap::MAX_POSITIONS).contains(&grid))
+        .then(|| RandomMap::new(grid));
         Generator {
             rng: fastrand::Rng::with_seed(seed),
             read_pct: spec.read_pct as u32,
@@ -122,6 +136,7 @@ impl Generator {
             walk: Walk::new(spec, start),
             max_len: spec.max_bs(),
             zbd: None,
+            map,
         }
     }
 
@@ -193,14 +208,19 @@ impl Generator {
             None => (self.start, self.end),
             Some(z) => z.enter(self.start, self.end, self.max_len, &mut self.next_seq),
         };
+        let mut len = len;
         let offset = match self.walk.turn() {
-            Turn::MayBeRandom if self.draw_pct(self.random_pct) => self.random_offset(op, size, lo, hi),
+            Turn::MayBeRandom if self.draw_pct(self.random_pct) => {
+                let (offset, cut) = self.random_offset(op, size, lo, hi);
+                len = cut.unwrap_or(len);
+                offset
+            }
             Turn::Repeat if self.walk.last >= lo && self.walk.last + len <= hi => self.walk.last,
             Turn::Repeat => lo,
             turn => match walk::seq_offset(self.next_seq, len, lo, hi, self.walk.skip) {
                 Some(o) => o,
                 // fio's randread:N seeks where the run reaches the end; plain sequential wraps.
-                None if turn == Turn::Sequential => self.random_offset(op, size, lo, hi),
+                None if turn == Turn::Sequential => self.random_offset(op, size, lo, hi).0,
                 None => lo,
             },
         };
@@ -219,15 +239,16 @@ impl Generator {
         let rem = (after - self.start) % self.align;
         self.next_seq = if rem == 0 { after } else { after + (self.align - rem) };
         if self.trim == Trim::ThenWrite {
-            self.write_after_trim = Some(IoDesc { op: Op::Write, offset, len: size.len });
+            self.write_after_trim = Some(IoDesc { op: Op::Write, offset, len: len as u32 });
         }
         Some(IoDesc { op, offset, len: len as u32 })
     }
 
     /// A random aligned offset for a block of `size` in `[lo, hi)`: the region's (under
-    /// `spec.distribution`) or a strided zone's (uniform).
+    /// `spec.distribution`) or a strided zone's (uniform); with the random map, the block's
+    /// length when the map cut it short at a visited block (fio shortens it to the gap).
     #[inline]
-    fn random_offset(&mut self, op: Op, size: SizeChoice, lo: u64, hi: u64) -> u64 {
+    fn random_offset(&mut self, op: Op, size: SizeChoice, lo: u64, hi: u64) -> (u64, Option<u64>) {
         if self.walk.zone.is_some() {
             let positions = if lo + self.walk.zone.as_ref().map_or(0, |z| z.range) <= hi {
                 size.zone_positions
@@ -235,19 +256,29 @@ impl Generator {
                 // The region's last zone, cut short by its end.
                 (hi - lo - size.len as u64) / self.align + 1
             };
-            return lo + self.rng.u64(0..positions) * self.align;
+            return (lo + self.rng.u64(0..positions) * self.align, None);
         }
-        let block = match self.skew.block(&mut self.rng, op == Op::Write) {
+        let (block, cut) = match self.skew.block(&mut self.rng, op == Op::Write) {
             // A block of the smallest size's grid where this size does not fit: wrap.
             Some(mut b) => {
                 while b >= size.positions {
                     b -= size.positions;
                 }
-                b
+                (b, None)
             }
-            None => self.rng.u64(0..size.positions),
+            None => {
+                let drawn = self.rng.u64(0..size.positions);
+                match self.map.as_mut() {
+                    None => (drawn, None),
+                    Some(m) => {
+                        let want = (size.len as u64).div_ceil(self.align);
+                        let (b, n) = m.take(drawn, size.positions, want);
+                        (b, (n < want).then(|| n * self.align))
+                    }
+                }
+            }
         };
-        self.start + block * self.align
+        (self.start + block * self.align, cut)
     }
 }
 
@@ -315,6 +346,30 @@ mod tests {
             assert_eq!((t.op, w.op), (Op::Trim, Op::Write));
             assert_eq!((t.offset, t.len), (w.offset, w.len), "the same range, trimmed then written");
             assert_eq!(t.offset, (k * 4096) % (1 << 20), "sequential, wrapping");
+        }
+    }
+
+    #[test]
+    fn the_random_map_visits_every_block_once_per_pass() {
+        for (bs, align, span) in [(4096u64, None, 1000 * 4096u64), (8192, None, 1 << 20), (4096, None, 4096)] {
+            let mut s = spec(0, 100, &[(bs, 100)], align);
+            s.random_map = true;
+            let mut g = Generator::new(&s, 1 << 20, span, 0);
+            let step = align.unwrap_or(bs);
+            let passes = span / bs;
+            for pass in 0..3 {
+                let mut seen = std::collections::HashSet::new();
+                for _ in 0..passes {
+                    let io = g.next_io();
+                    assert!(io.offset + io.len as u64 <= (1 << 20) + span && (io.offset - (1 << 20)) % step == 0);
+                    assert!(seen.insert(io.offset), "bs {bs}: {} twice in pass {pass}", io.offset);
+                }
+            }
+            // Without the map: drawn independently, so some block comes twice in a pass.
+            s.random_map = false;
+            let mut g = Generator::new(&s, 0, 1000 * 4096, 0);
+            let offsets: std::collections::HashSet<u64> = (0..1000).map(|_| g.next_io().offset).collect();
+            assert!(offsets.len() < 1000);
         }
     }
 

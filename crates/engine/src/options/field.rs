@@ -28,6 +28,7 @@ pub enum Field {
     Engine,
     Cpus,
     ContinueOnError,
+    RandomMap,
     Rate,
     RateScope,
     Arrivals,
@@ -97,7 +98,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 63] = [
+    pub const SETTABLE: [Field; 64] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -120,6 +121,7 @@ impl Field {
         Field::Engine,
         Field::Cpus,
         Field::ContinueOnError,
+        Field::RandomMap,
         Field::Rate,
         Field::RateScope,
         Field::Arrivals,
@@ -198,6 +200,7 @@ impl Field {
             Field::Engine => "engine",
             Field::Cpus => "cpus",
             Field::ContinueOnError => "continue_on_error",
+            Field::RandomMap => "random_map",
             Field::Rate => "rate",
             Field::RateScope => "rate_scope",
             Field::Arrivals => "arrivals",

@@ -29,6 +29,7 @@ fn every_key_is_accepted_with_its_usual_spelling() {
         ("engine", "psync"),
         ("cpus", "0"),
         ("continue_on_error", "true"),
+        ("random_map", "true"),
         ("rate", "2k"),
         ("rate_scope", "job"),
         ("arrivals", "poisson"),

@@ -161,6 +161,11 @@ pub struct AccessSpec {
     /// With `verify`: re-read and check every written unit when the run ends.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify_after: bool,
+    /// fio's random map: each uniform random I/O goes to a block not yet visited in this pass
+    /// over the region, so a pass touches every block once (fio's default; its `norandommap`,
+    /// and drivelab's own default, Iometer's: each offset drawn independently).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub random_map: bool,
     /// With `verify`: bytes per stamped unit (512..4096, a power of two dividing every block
     /// size, the alignment and the offset). None: the largest such, at most 4096.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,6 +321,7 @@ impl Default for AccessSpec {
             latency_split: false,
             verify: false,
             verify_after: false,
+            random_map: false,
             verify_unit_bytes: None,
             think: None,
             trim: Trim::None,

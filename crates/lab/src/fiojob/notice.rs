@@ -30,8 +30,6 @@ pub enum Notice {
     NonVectored,
     /// A synchronous engine with `iodepth` over 1 runs at depth 1, as in fio.
     SyncEngineDepth { engine: String, qd: u64 },
-    /// A random job without `norandommap`: offsets drawn independently.
-    RandomWithReplacement,
     /// `fill_device` on a job that does not write.
     FillReads,
     /// What a trim is on each kind of target.
@@ -95,10 +93,6 @@ impl fmt::Display for Notice {
             Notice::SyncEngineDepth { engine, qd } => write!(
                 f,
                 "ioengine {engine}: a synchronous engine runs one I/O at a time, so iodepth={qd} runs at depth 1, as in fio"
-            ),
-            Notice::RandomWithReplacement => f.write_str(
-                "without norandommap fio visits every block once per pass; drivelab draws each random offset \
-                 independently (as fio with norandommap)",
             ),
             Notice::FillReads => f.write_str(
                 "fill_device with a job that does not write: fio fills the file system before it reads; drivelab \

@@ -86,6 +86,8 @@ struct Draft {
     sync: Option<String>,
     data: Option<String>,
     norandommap: bool,
+    /// `random_generator=lfsr`: fio's LFSR visits every block once per pass, map or not.
+    lfsr: bool,
     seed: Option<u64>,
     think: Vec<(String, String)>,
     replay: Option<String>,
@@ -410,6 +412,13 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "norandommap" => d.norandommap = flag()?,
+        "random_generator" => {
+            d.lfsr = match need()? {
+                "lfsr" => true,
+                "tausworthe" | "tausworthe64" => false,
+                _ => return Err(bad(o, "expected tausworthe, lfsr or tausworthe64")),
+            }
+        }
         "randseed" => d.seed = Some(num(need()?)?),
         "read_iolog" => d.replay = Some(need()?.to_string()),
         "replay_no_stall" => d.replay_fast = flag()?,
@@ -545,6 +554,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     for (k, v) in &d.mix {
         put(k, v.clone());
     }
+    let some_random = rw.starts_with("rand") || (rw == "rw" && d.random_pct.as_deref().is_some_and(|r| r != "0"));
     if let Some(r) = d.random_pct {
         if rw.starts_with("rand") || rw == "rw" {
             put("random", r);
@@ -634,8 +644,9 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if d.continue_on_error {
         put("continue_on_error", "true".into());
     }
-    if rw.starts_with("rand") && !d.norandommap && !rw.contains("trim") {
-        Notice::RandomWithReplacement.push_to(&mut notices);
+    // fio's random map, unless norandommap: a pass visits every block once.
+    if some_random && (!d.norandommap || d.lfsr) {
+        put("random_map", "true".into());
     }
     let numjobs = d.numjobs.unwrap_or(1);
     let (targets, file_per_clone) = match (&d.filename, null) {
@@ -821,7 +832,11 @@ iodepth_batch=8",
         assert_eq!((field(&j, "sync"), field(&j, "data")), (Some("fsync:4"), Some("compress:50")));
         let j = translate("j", 1, &opts("rw=randwrite\nverify=crc32c\nsize=1m\nnorandommap")).unwrap();
         assert_eq!((field(&j, "verify"), field(&j, "verify_after")), (Some("true"), Some("true")));
-        assert!(!j.notices.contains(&Notice::RandomWithReplacement));
+        assert_eq!(field(&j, "random_map"), None, "norandommap: independent draws");
+        let j = translate("j", 1, &opts("rw=randread\nsize=1m")).unwrap();
+        assert_eq!(field(&j, "random_map"), Some("true"), "fio's random map by default");
+        let j = translate("j", 1, &opts("rw=randread\nsize=1m\nnorandommap\nrandom_generator=lfsr")).unwrap();
+        assert_eq!(field(&j, "random_map"), Some("true"), "fio's LFSR visits every block once per pass");
     }
 
     #[test]
