@@ -75,6 +75,12 @@ impl RandomMap {
         (p, n)
     }
 
+    /// Whether position `p` is still to be visited this pass.
+    #[inline]
+    pub fn is_free(&self, p: u64) -> bool {
+        p < self.positions && self.levels[0][(p / 64) as usize] & (1u64 << (p % 64)) == 0
+    }
+
     /// Mark position `p` visited (and the words above it that it fills); false if it was.
     #[inline]
     fn set(&mut self, p: u64) -> bool {

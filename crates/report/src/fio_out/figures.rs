@@ -126,15 +126,30 @@ fn stats(r: &RunResult, d: Ddir) -> Option<&DirStats> {
     }
 }
 
+/// The re-read of every written block after a verifying job's writes (`verify_after`, fio's
+/// verify phase), as fio counts it in the reads' `io_bytes` and `total_ios`: (I/Os of the job's
+/// smallest block size, bytes). Its latencies are not in the reads' (drivelab re-reads in 1 MiB
+/// sweeps and times none of them).
+fn verify_reads(r: &RunResult) -> (u64, u64) {
+    let Some(after) = r.kinds.verify.as_ref().and_then(|v| v.after.as_ref().map(|a| (v.unit_bytes, a))) else {
+        return (0, 0);
+    };
+    let (unit, a) = after;
+    let bytes = (a.checked_units + a.unreadable_units) * unit;
+    (bytes.div_ceil(r.spec.min_bs().max(1)), bytes)
+}
+
 impl<'a> Dir<'a> {
     pub fn of(r: &'a RunResult, d: Ddir) -> Dir<'a> {
+        let (verify_ops, verify_bytes) = if d == Ddir::Read { verify_reads(r) } else { (0, 0) };
         let Some(s) = stats(r, d).filter(|s| s.ops > 0) else {
+            let runtime_ms = if verify_ops > 0 { (r.runtime_ns + 500_000) / 1_000_000 } else { 0 };
             return Dir {
-                ops: 0,
-                bytes: 0,
+                ops: verify_ops,
+                bytes: verify_bytes,
                 bw_bytes: 0,
                 iops: 0.0,
-                runtime_ms: 0,
+                runtime_ms,
                 short: 0,
                 slat: Lat::none(),
                 clat: Lat::none(),
@@ -177,8 +192,8 @@ impl<'a> Dir<'a> {
             .collect();
         let bw: Vec<f64> = per_s.iter().map(|i| i * size / 1024.0).collect();
         Dir {
-            ops: s.ops,
-            bytes: s.bytes,
+            ops: s.ops + verify_ops,
+            bytes: s.bytes + verify_bytes,
             bw_bytes: s.bw_bytes_per_s.round() as u64,
             iops: s.iops,
             runtime_ms: (r.runtime_ns + 500_000) / 1_000_000,

@@ -201,3 +201,21 @@ fn an_errored_job_is_never_error_0_in_any_format() {
     let clean = with_latencies(point("a", "a", &[], &[("/t", 1.0)]), &[1000]);
     assert_eq!(json(&results("plan", vec![clean]), FioFormat::Json)["jobs"][0]["error"], 0);
 }
+
+/// fio counts its verify phase's reads as reads: a write job with verify re-reads what it wrote,
+/// and fio's JSON says so in the reads' `io_kbytes` and `total_ios` (fio's t0005).
+#[test]
+fn a_verifying_jobs_re_read_counts_in_the_reads_as_fio_counts_it() {
+    use drivelab_engine::result::{Checks, VerifyStats};
+    let mut p = point("w", "w", &[], &[("/t", 1.0)]);
+    (p.result.read.ops, p.result.read.bytes) = (0, 0);
+    p.result.write.ops = 25600;
+    p.result.write.bytes = 100 << 20;
+    p.result.spec.bs = vec![drivelab_engine::spec::BlockSize { bytes: 4096, pct: 100 }];
+    let after = Checks { checked_units: 25600, ..Checks::default() };
+    p.result.kinds.verify = Some(VerifyStats { unit_bytes: 4096, after: Some(after), ..VerifyStats::default() });
+    let doc = json(&results("plan", vec![p]), FioFormat::Json);
+    let job = &doc["jobs"][0];
+    assert_eq!((job["read"]["io_kbytes"].as_u64(), job["read"]["total_ios"].as_u64()), (Some(102400), Some(25600)));
+    assert_eq!(job["write"]["io_kbytes"], 102400);
+}
