@@ -110,3 +110,32 @@ fn saved(res: &Path) -> Saved {
         None => Saved { run: Default::default(), points: Vec::new(), probes: Vec::new(), outcome: Default::default() },
     }
 }
+
+/// fio's t0006: a randrw job with verify_pattern on a file it creates. fio checks only the reads
+/// of what the job wrote (its verify list); a read of a block only laid out is not checked, so
+/// the job passes — and in fio's formats the verify reads count with the reads (about twice
+/// the writes). Once drivelab checked every read against the pattern and failed the job with
+/// "foreign" data.
+#[test]
+fn a_mixed_job_checks_its_own_writes_not_the_files_layout() {
+    let s = Scratch::new("fio-verify-pattern-randrw");
+    let args = [
+        "fio",
+        "--name=ver-test",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=8m",
+        "--verify=meta",
+        "--verify_pattern=0xaaa",
+        "--verify_backlog=1024",
+        "--filename=foo",
+        "--output-format=json",
+    ];
+    let o = drivelab_in(&s.0, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let job = &doc["jobs"][0];
+    assert_eq!(job["error"], 0, "{job}");
+    let (r, w) = (job["read"]["io_kbytes"].as_f64().unwrap(), job["write"]["io_kbytes"].as_f64().unwrap());
+    assert!((r / w - 2.0).abs() < 0.1, "reads {r} KiB with the verify reads, writes {w} KiB");
+}

@@ -85,6 +85,7 @@ fn job_region(
         gens: map.slice(map.index(start), (span / map.unit()) as usize),
         serve_reads: t.info.kind == TargetKind::Null,
         journal,
+        reads_only: !st.spec.has_writes(),
     };
     (start, span, v)
 }

@@ -33,6 +33,11 @@ pub struct JobVerify {
     pub serve_reads: bool,
     /// With `--journal`: every write's intent, ack or failure, and every completed fsync.
     pub journal: Option<JobJournal>,
+    /// The job only reads: with fio's `verify_pattern`, every unit it reads is checked against
+    /// the pattern, whoever wrote it (fio verifies every read of a job that does not write); a
+    /// job that writes too checks only what the lab knows it wrote, as fio checks only its own
+    /// writes.
+    pub reads_only: bool,
 }
 
 /// What a job's verification counted, and its map copy back.
@@ -160,7 +165,7 @@ impl Verifier {
             let exp = Expected { target: self.v.target, offset: offset + (k * self.unit) as u64, generation: g as u64 };
             if self.v.serve_reads {
                 self.v.format.stamp(found, exp.target, exp.offset, exp.generation);
-            } else if (g == 0 && !self.v.format.is_pattern()) || g == UNKNOWN {
+            } else if (g == 0 && !(self.v.format.is_pattern() && self.v.reads_only)) || g == UNKNOWN {
                 self.out.unchecked_units += 1;
                 continue;
             }

@@ -83,6 +83,7 @@ fn verifying(read_pct: u8, qd: u32) -> (JobCtx, JobVerify) {
         gens: map.slice(0, map.len()),
         serve_reads: false,
         journal: None,
+        reads_only: false,
     };
     (c, v)
 }
