@@ -126,16 +126,18 @@ fn stats(r: &RunResult, d: Ddir) -> Option<&DirStats> {
     }
 }
 
-/// The re-read of every written block after a verifying job's writes (`verify_after`, fio's
-/// verify phase), as fio counts it in the reads' `io_bytes` and `total_ios`: (I/Os of the job's
-/// smallest block size, bytes). Its latencies are not in the reads' (drivelab re-reads in 1 MiB
-/// sweeps and times none of them).
+/// The re-read of what a verifying job wrote (`verify_after`, fio's verify phase), as fio counts
+/// it in the reads' `io_bytes` and `total_ios`: (I/Os of the job's smallest block size, bytes).
+/// fio re-reads the job's own writes; drivelab's sweep re-reads every unit the lab knows written
+/// (a new file's stamped layout too), so fio's count is the smaller of the sweep and the job's
+/// writes. Its latencies are not in the reads' (drivelab re-reads in 1 MiB sweeps and times
+/// none of them).
 fn verify_reads(r: &RunResult) -> (u64, u64) {
     let Some(after) = r.kinds.verify.as_ref().and_then(|v| v.after.as_ref().map(|a| (v.unit_bytes, a))) else {
         return (0, 0);
     };
     let (unit, a) = after;
-    let bytes = (a.checked_units + a.unreadable_units) * unit;
+    let bytes = ((a.checked_units + a.unreadable_units) * unit).min(r.write.bytes);
     (bytes.div_ceil(r.spec.min_bs().max(1)), bytes)
 }
 

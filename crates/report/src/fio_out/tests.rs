@@ -214,8 +214,12 @@ fn a_verifying_jobs_re_read_counts_in_the_reads_as_fio_counts_it() {
     p.result.spec.bs = vec![drivelab_engine::spec::BlockSize { bytes: 4096, pct: 100 }];
     let after = Checks { checked_units: 25600, ..Checks::default() };
     p.result.kinds.verify = Some(VerifyStats { unit_bytes: 4096, after: Some(after), ..VerifyStats::default() });
-    let doc = json(&results("plan", vec![p]), FioFormat::Json);
+    let doc = json(&results("plan", vec![p.clone()]), FioFormat::Json);
     let job = &doc["jobs"][0];
     assert_eq!((job["read"]["io_kbytes"].as_u64(), job["read"]["total_ios"].as_u64()), (Some(102400), Some(25600)));
     assert_eq!(job["write"]["io_kbytes"], 102400);
+    // The sweep re-read a laid-out file whole; fio re-reads only the job's writes (t0008).
+    (p.result.write.ops, p.result.write.bytes) = (12800, 50 << 20);
+    let doc = json(&results("plan", vec![p]), FioFormat::Json);
+    assert_eq!(doc["jobs"][0]["read"]["io_kbytes"], 51200);
 }
