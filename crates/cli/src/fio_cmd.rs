@@ -120,6 +120,13 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         return Ok(Outcome::Done);
     }
     let loaded = fiojob::from_args(&a)?;
+    // fio's contract keeps stderr for fio's own words, but never hides figures that differ from
+    // fio's: those notices are said whatever the flags (the others with --drivelab-notices).
+    if !a.drivelab_notices {
+        for n in &loaded.differs_from_fio {
+            eprintln!("drivelab: {n}");
+        }
+    }
     let plan = loaded.plan;
     if a.warnings_fatal && !plan.source_notices.is_empty() {
         return Err(Error::invalid(format!(

@@ -486,7 +486,8 @@ fn build<'a>(
         points,
         source_notices: notices.iter().map(Notice::to_string).collect(),
     };
-    Ok(PlanFile { plan, new_file_bytes })
+    let differs_from_fio = notices.iter().filter(|n| n.differs_from_fio()).map(Notice::to_string).collect();
+    Ok(PlanFile { plan, new_file_bytes, differs_from_fio })
 }
 
 /// Every combination of the variables' values, first variable outermost (one empty

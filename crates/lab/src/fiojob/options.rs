@@ -88,6 +88,8 @@ struct Draft {
     norandommap: bool,
     /// `random_generator=lfsr`: fio's LFSR visits every block once per pass, map or not.
     lfsr: bool,
+    /// `serialize_overlap=1`: checked against the depth and verify when the job is made.
+    serialize_overlap: Option<Opt>,
     seed: Option<u64>,
     think: Vec<(String, String)>,
     replay: Option<String>,
@@ -348,20 +350,25 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "ioengine" => {
             let v = need()?;
             d.engine_written = v.to_string();
-            d.engine = Some(match v {
-                "sync" | "pvsync" => "psync",
-                "null" => "null",
-                // drivelab's engines by their names.
-                _ => match EngineKind::from_name(v) {
-                    Some(e) => e.name(),
-                    None => {
-                        return Err(bad(
-                            o,
-                            "drivelab runs io_uring, libaio, io_uring_cmd, psync, sync, pvsync (as psync) and null",
-                        ))
+            d.engine =
+                Some(match v {
+                    "sync" | "pvsync" => "psync",
+                    "null" => "null",
+                    // No POSIX AIO engine here: io_uring, at the job's depth (a notice says so).
+                    "posixaio" => {
+                        Notice::PosixaioAsUring.push_to(&mut d.notices);
+                        EngineKind::Uring.name()
                     }
-                },
-            });
+                    // drivelab's engines by their names.
+                    _ => match EngineKind::from_name(v) {
+                        Some(e) => e.name(),
+                        None => return Err(bad(
+                            o,
+                            "drivelab runs io_uring, libaio, io_uring_cmd, psync, sync, pvsync (as psync), posixaio \
+                             (as io_uring) and null",
+                        )),
+                    },
+                });
         }
         "rate" | "rate_iops" => {
             let r = super::rates::parse(need()?, key == "rate", kb).map_err(|e| bad(o, e))?;
@@ -440,6 +447,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "do_verify" => d.do_verify = flag()?,
+        "serialize_overlap" => d.serialize_overlap = Some(o.clone()).filter(|_| matches!(value, None | Some("1"))),
         "verify_backlog" | "verify_async" | "verify_fatal" => {
             // drivelab checks every read as it completes and stops at the first wrong block.
             if key == "verify_backlog" {
@@ -571,6 +579,19 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         put("align", a.to_string());
     }
     let qd = d.qd.unwrap_or(1);
+    if let Some(o) = &d.serialize_overlap {
+        let effective_qd = if engine == "psync" { 1 } else { qd };
+        if effective_qd > 1 && !d.verify {
+            return Err(bad(
+                o,
+                format!(
+                    "drivelab serializes overlapping I/Os only with verify; at iodepth={qd} give verify=, or \
+                     iodepth=1, or drop serialize_overlap"
+                ),
+            ));
+        }
+        Notice::SerializeOverlapMoot.push_to(&mut notices);
+    }
     if engine == "psync" && qd > 1 {
         let engine = if d.engine.is_some() { d.engine_written.clone() } else { "psync (fio's default)".into() };
         Notice::SyncEngineDepth { engine, qd }.push_to(&mut notices);

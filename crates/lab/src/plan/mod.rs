@@ -305,6 +305,9 @@ pub struct PlanFile {
     /// `size`: the size of file targets that do not exist yet (fio's `size`); the command
     /// line's `--size` wins.
     pub new_file_bytes: Option<u64>,
+    /// Of the plan's notices, those that mean its figures differ from what fio would measure
+    /// (`drivelab fio` says these on stderr even under fio's contract).
+    pub differs_from_fio: Vec<String>,
 }
 
 /// Read, parse and expand the plan at `path`. `cli_targets`, when not empty, replace the file's.
@@ -533,7 +536,7 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
 
     let precondition = precondition.map(|p| Point { targets: targets.clone(), ..p });
     let plan = Plan { name, targets, together, repeat, pause_ns, precondition, points, source_notices: Vec::new() };
-    Ok(PlanFile { plan, new_file_bytes })
+    Ok(PlanFile { plan, new_file_bytes, differs_from_fio: Vec::new() })
 }
 
 impl Plan {
