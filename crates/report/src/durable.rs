@@ -40,7 +40,7 @@ fn writes<'a>(r: &'a RunResult, target: Option<&'a TargetResult>) -> &'a DirStat
 
 /// The point made its writes durable with an fsync after every N writes.
 pub fn uses_fsync(r: &RunResult) -> bool {
-    matches!(r.spec.sync, SyncMode::Fsync { .. })
+    matches!(r.spec.sync, SyncMode::Fsync { .. } | SyncMode::Fdatasync { .. })
 }
 
 /// Mean ns per write until it is durable (see the module docs): write + its share of the
@@ -54,7 +54,7 @@ pub fn until_durable_mean_ns(r: &RunResult, target: Option<&TargetResult>) -> Op
     match r.spec.sync {
         SyncMode::None => None,
         SyncMode::Dsync => Some(w.lat_ns.mean),
-        SyncMode::Fsync { .. } => {
+        SyncMode::Fsync { .. } | SyncMode::Fdatasync { .. } => {
             let s = fsyncs(r, target)?;
             let total = w.lat_ns.mean * w.ops as f64 + s.lat_ns.mean * s.ops as f64;
             Some(total / w.ops as f64)

@@ -480,3 +480,30 @@ fn posixaio_runs_on_io_uring_saying_so_and_serialize_overlap_where_it_holds() {
     assert!(stderr(&o).contains("serialize_overlap=1") && stderr(&o).contains("iodepth=1"), "{}", stderr(&o));
     assert!(!s.0.join("s.dat").exists());
 }
+
+/// etcd's disk check (etcd.io's "Hardware recommendations" and every Kubernetes guide after it):
+/// `fdatasync=1` on a small sequential write; its answer is the fdatasync p99. drivelab calls
+/// fdatasync (not fsync) and writes fio's `sync` block: JSON's `sync.lat_ns.percentile` and the
+/// normal output's "fsync/fdatasync/sync_file_range" section, as fio does.
+#[test]
+fn the_etcd_fdatasync_recipe_gets_its_p99() {
+    let s = Scratch::new("fio-cmdline-etcd");
+    std::fs::create_dir_all(s.0.join("test-data")).unwrap();
+    let base = ["fio", "--rw=write", "--ioengine=sync", "--fdatasync=1", "--directory=test-data", "--size=1m"];
+    let json_args = ["--bs=2300", "--name=mytest", "--output-format=json", "--results", "res"];
+    let o = drivelab_in(&s.0, &[&base[..], &json_args].concat());
+    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    let points = saved_points(&results_dir(&s.0.join("res")));
+    assert_eq!(points[0]["point"]["spec"]["sync"], serde_json::json!({"mode": "fdatasync", "every": 1}));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let sync = &doc["jobs"][0]["sync"]["lat_ns"];
+    let writes = doc["jobs"][0]["write"]["total_ios"].as_u64().unwrap();
+    assert_eq!(sync["N"].as_u64(), Some(writes), "one fdatasync per write: {sync}");
+    let p99 = sync["percentile"]["99.000000"].as_u64().unwrap();
+    assert!(p99 >= sync["min"].as_u64().unwrap() && p99 > 0, "{sync}");
+    let o = drivelab_in(&s.0, &[&base[..], &["--bs=2300", "--name=normal"]].concat());
+    let text = stdout(&o);
+    let block = text.split("  fsync/fdatasync/sync_file_range:\n").nth(1).expect("fio's sync section");
+    assert!(block.starts_with("    sync (") && block.lines().next().unwrap().contains("): min="), "{block}");
+    assert!(block.contains("    sync percentiles (") && block.contains("99.00th=["), "{block}");
+}

@@ -319,8 +319,12 @@ unsafe impl Backend for Libaio {
         self.ready = 0;
     }
 
-    fn fsync(&mut self) -> io::Result<()> {
-        self.file.sync_all()
+    fn fsync(&mut self, data_only: bool) -> io::Result<()> {
+        if data_only {
+            self.file.sync_data()
+        } else {
+            self.file.sync_all()
+        }
     }
 }
 

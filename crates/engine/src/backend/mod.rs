@@ -210,8 +210,9 @@ pub(crate) unsafe trait Backend {
     }
     /// Hand every available completion to `f(slot, result)`.
     fn reap(&mut self, f: &mut impl FnMut(u32, i32));
-    /// Make written data durable (fsync); `Ok` at once where that means nothing.
-    fn fsync(&mut self) -> std::io::Result<()>;
+    /// Make written data durable: fsync, or fdatasync when `data_only`; `Ok` at once where that
+    /// means nothing.
+    fn fsync(&mut self, data_only: bool) -> std::io::Result<()>;
     /// How the io_uring ring was set up, for the result (None for other backends).
     fn ring_facts(&self) -> Option<uring::RingFacts> {
         None

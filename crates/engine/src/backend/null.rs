@@ -42,7 +42,7 @@ unsafe impl Backend for Null {
         self.done.clear();
     }
 
-    fn fsync(&mut self) -> std::io::Result<()> {
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
         Ok(())
     }
 }

@@ -70,7 +70,11 @@ unsafe impl Backend for Psync {
         }
     }
 
-    fn fsync(&mut self) -> std::io::Result<()> {
-        self.file.sync_all()
+    fn fsync(&mut self, data_only: bool) -> std::io::Result<()> {
+        if data_only {
+            self.file.sync_data()
+        } else {
+            self.file.sync_all()
+        }
     }
 }

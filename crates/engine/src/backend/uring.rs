@@ -534,8 +534,12 @@ unsafe impl Backend for Uring {
         self.sq_thread_cpu_ns()
     }
 
-    fn fsync(&mut self) -> io::Result<()> {
-        self.file.sync_all()
+    fn fsync(&mut self, data_only: bool) -> io::Result<()> {
+        if data_only {
+            self.file.sync_data()
+        } else {
+            self.file.sync_all()
+        }
     }
 }
 

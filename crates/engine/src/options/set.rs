@@ -431,14 +431,24 @@ pub fn parse_sync(text: &str) -> Result<SyncMode, Error> {
     match text {
         "none" => Ok(SyncMode::None),
         "dsync" => Ok(SyncMode::Dsync),
-        t if t.starts_with("fsync") => {
-            let n = t.strip_prefix("fsync").unwrap_or_default().strip_prefix(':').unwrap_or("1");
+        t if t.starts_with("fsync") || t.starts_with("fdatasync") => {
+            let (word, rest) =
+                if let Some(r) = t.strip_prefix("fdatasync") { ("fdatasync", r) } else { ("fsync", &t[5..]) };
+            let n = rest.strip_prefix(':').unwrap_or(if rest.is_empty() { "1" } else { rest });
             let every = n.parse::<u32>().map_err(|_| {
-                Error::spec(Field::Sync, format!("'{text}'"), "write fsync:N with N a whole number, e.g. fsync:1")
+                Error::spec(
+                    Field::Sync,
+                    format!("'{text}'"),
+                    format!("write {word}:N with N a whole number, e.g. {word}:1"),
+                )
             })?;
-            Ok(SyncMode::Fsync { every })
+            Ok(if word == "fsync" { SyncMode::Fsync { every } } else { SyncMode::Fdatasync { every } })
         }
-        _ => Err(Error::spec(Field::Sync, format!("'{text}'"), "not a sync mode: use none, dsync or fsync:N")),
+        _ => Err(Error::spec(
+            Field::Sync,
+            format!("'{text}'"),
+            "not a sync mode: use none, dsync, fsync:N or fdatasync:N",
+        )),
     }
 }
 

@@ -320,3 +320,14 @@ fn the_fio_options_guide_is_the_table_printed() {
         assert!(!words.is_empty(), "{}: the guide would say nothing of it", o.name());
     }
 }
+
+#[test]
+fn sync_modes_read_fsync_and_fdatasync_every_n_writes() {
+    use crate::spec::SyncMode;
+    assert_eq!(super::set::parse_sync("fsync:4").unwrap(), SyncMode::Fsync { every: 4 });
+    assert_eq!(super::set::parse_sync("fdatasync:1").unwrap(), SyncMode::Fdatasync { every: 1 });
+    assert_eq!(super::set::parse_sync("fdatasync").unwrap(), SyncMode::Fdatasync { every: 1 });
+    assert_eq!(SyncMode::Fdatasync { every: 3 }.every(), 3);
+    let e = super::set::parse_sync("fdatasync:x").unwrap_err().to_string();
+    assert!(e.contains("fdatasync:N"), "{e}");
+}

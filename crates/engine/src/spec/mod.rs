@@ -57,6 +57,19 @@ pub enum SyncMode {
     Dsync,
     /// An fsync after every `every` writes (issued once the writes before it have completed).
     Fsync { every: u32 },
+    /// An fdatasync after every `every` writes (fio's `fdatasync=N`: the data and what reading
+    /// it back needs, not every metadata change; etcd's write-ahead-log recipe measures these).
+    Fdatasync { every: u32 },
+}
+
+impl SyncMode {
+    /// Writes between two syncs (fsync or fdatasync); 0: none.
+    pub fn every(self) -> u32 {
+        match self {
+            SyncMode::Fsync { every } | SyncMode::Fdatasync { every } => every,
+            SyncMode::None | SyncMode::Dsync => 0,
+        }
+    }
 }
 
 /// What the write buffers hold.
@@ -654,7 +667,7 @@ impl AccessSpec {
         if self.io_size_bytes == Some(0) {
             return bad(Field::IoSize, "0".into(), "give a size such as 1g");
         }
-        if let SyncMode::Fsync { every: 0 } = self.sync {
+        if let SyncMode::Fsync { every: 0 } | SyncMode::Fdatasync { every: 0 } = self.sync {
             return bad(Field::Sync, "fsync:0".into(), "fsync after every N writes needs N >= 1");
         }
         if let DataPattern::Compress { pct } = self.data {

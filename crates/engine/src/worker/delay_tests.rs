@@ -45,7 +45,7 @@ unsafe impl Backend for Timed {
             f(slot, res);
         }
     }
-    fn fsync(&mut self) -> std::io::Result<()> {
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
         Ok(())
     }
 }

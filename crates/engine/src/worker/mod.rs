@@ -283,6 +283,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     let mut stopping = false;
     let mut last_t = begin;
     ctx.live.measuring.store(window.measuring, Ordering::Relaxed);
+    let data_only = matches!(spec.sync, crate::spec::SyncMode::Fdatasync { .. });
 
     loop {
         if !stopping && !q.fill(&mut sched, &mut window, backend.pool_mut(), clock) {
@@ -290,7 +291,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
         }
         let t = if q.idle() {
             if sched.sync_due() && !rec.out.interrupted && !rec.out.stopped_by_error {
-                let (synced, stops) = fsync(backend, &mut rec, &window, spec.continue_on_error, clock);
+                let (synced, stops) = fsync(backend, &mut rec, &window, spec.continue_on_error, data_only, clock);
                 if stops {
                     stop_on_error(ctx, &mut rec);
                 }
@@ -375,7 +376,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     // fio's end_fsync: the writes made durable once the job's I/O is done (nothing in flight).
     // As in fio, it is waited for but in no latency figure (fio's `sync` counts none).
     if spec.end_fsync && spec.has_writes() && q.idle() && !rec.out.interrupted && !rec.out.stopped_by_error {
-        if let Err(e) = backend.fsync() {
+        if let Err(e) = backend.fsync(false) {
             rec.failed(ErrorOp::Fsync, 0, -e.raw_os_error().unwrap_or(libc::EIO), spec.continue_on_error);
         }
     }
@@ -551,10 +552,11 @@ fn fsync<B: Backend>(
     rec: &mut Recorder,
     window: &Window,
     continue_on_error: bool,
+    data_only: bool,
     clock: &impl Clock,
 ) -> (bool, bool) {
     let t0 = clock.now();
-    let r = backend.fsync();
+    let r = backend.fsync(data_only);
     let t1 = clock.now();
     if window.measuring {
         rec.out.sync.record(t1 - t0);

@@ -6,7 +6,7 @@
 
 use super::JobCtx;
 use crate::pace::Pace;
-use crate::spec::{Arrivals, PaceMode, SyncMode, Think, HYBRID_SPIN_NS};
+use crate::spec::{Arrivals, PaceMode, Think, HYBRID_SPIN_NS};
 
 /// Hybrid pacing's spin: how long before an intended time the thread stops sleeping and spins.
 /// It follows how late this thread's timer wake-ups have been: twice the worst recent lateness
@@ -88,10 +88,7 @@ impl Schedule {
             // Think times are short sleeps: the default 50 µs timer slack would lengthen each.
             crate::clock::precise_timers();
         }
-        let fsync_every = match spec.sync {
-            SyncMode::Fsync { every } => every,
-            _ => 0,
-        };
+        let fsync_every = spec.sync.every();
         let max_lag_ns = spec.rate.and_then(|r| r.max_lag_ns).unwrap_or(u64::MAX);
         // `auto` is resolved when a run starts (`run_streams`); a job started alone counts as one
         // job on the CPUs this thread may use.

@@ -88,7 +88,7 @@ unsafe impl Backend for Stalling {
             f(slot, res);
         }
     }
-    fn fsync(&mut self) -> std::io::Result<()> {
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -291,7 +291,7 @@ unsafe impl Backend for Counting {
             f(slot, res);
         }
     }
-    fn fsync(&mut self) -> std::io::Result<()> {
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
         self.fsyncs += 1;
         self.writes_at_fsync.push(self.writes);
         Ok(())
@@ -461,7 +461,7 @@ unsafe impl Backend for Delayed {
             !ready
         });
     }
-    fn fsync(&mut self) -> std::io::Result<()> {
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -555,7 +555,7 @@ unsafe impl Backend for Faulty {
             f(slot, res);
         }
     }
-    fn fsync(&mut self) -> std::io::Result<()> {
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
         match self.fault {
             Fault::Fsync if self.submits >= self.at => Err(std::io::Error::from_raw_os_error(libc::EIO)),
             _ => Ok(()),

@@ -54,7 +54,7 @@ unsafe impl Backend for RamDrive {
             f(slot, res);
         }
     }
-    fn fsync(&mut self) -> std::io::Result<()> {
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
         Ok(())
     }
 }

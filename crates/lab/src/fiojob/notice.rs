@@ -14,8 +14,6 @@ use drivelab_engine::units::{fmt_duration, fmt_size};
 pub enum Notice {
     /// `sync=1` (O_SYNC) runs as O_DSYNC.
     SyncAsDsync,
-    /// `fdatasync=N` runs as an fsync every N writes.
-    FdatasyncAsFsync { every: u64 },
     /// `buffer_compress_chunk` is read; drivelab's chunk is 4 KiB.
     CompressChunk,
     /// `verify=METHOD`: drivelab's own header and CRC32C, whatever the method.
@@ -68,7 +66,7 @@ impl Notice {
     pub fn differs_from_fio(&self) -> bool {
         // posixaio on io_uring: ten times fio's IOPS on a loop device. verify_backlog: fio's write
         // phase includes its interleaved verify reads, drivelab's re-read follows it.
-        matches!(self, Notice::PosixaioAsUring | Notice::FdatasyncAsFsync { .. } | Notice::VerifyBacklog)
+        matches!(self, Notice::PosixaioAsUring | Notice::VerifyBacklog)
     }
 
     pub fn push_to(self, list: &mut Vec<Notice>) {
@@ -82,9 +80,6 @@ impl fmt::Display for Notice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Notice::SyncAsDsync => f.write_str("sync=1 (O_SYNC) runs as O_DSYNC: the data is durable on return, as with O_SYNC"),
-            Notice::FdatasyncAsFsync { every } => {
-                write!(f, "fdatasync={every}: drivelab calls fsync after every {every} writes")
-            }
             Notice::CompressChunk => f.write_str("buffer_compress_chunk: drivelab makes each 4 KiB the given percent zeros"),
             Notice::VerifyOwnHeader { method } => write!(
                 f,

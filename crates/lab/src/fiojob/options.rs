@@ -400,10 +400,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "fsync" | "fdatasync" => {
             let n = num(need()?)?;
             if n > 0 {
-                d.sync = Some(format!("fsync:{n}"));
-                if key == "fdatasync" {
-                    Notice::FdatasyncAsFsync { every: n }.push_to(&mut d.notices);
-                }
+                d.sync = Some(format!("{key}:{n}"));
             }
         }
         "buffer_compress_percentage" => {

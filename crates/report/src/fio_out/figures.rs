@@ -46,7 +46,7 @@ impl<'a> Lat<'a> {
         Lat { n: 0, min: 0, max: 0, mean: 0.0, stddev: 0.0, hist: None }
     }
 
-    fn of(s: &'a LatSummary, ops: u64) -> Lat<'a> {
+    pub(super) fn of(s: &'a LatSummary, ops: u64) -> Lat<'a> {
         let counted: u64 = s.histogram.buckets.iter().map(|b| b[1]).sum();
         let n = if counted > 0 { counted } else { ops };
         if n == 0 {

@@ -118,14 +118,8 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
     let r = e.result;
     let dirs = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Dir::of(r, d));
     let sync = r.sync.as_ref().filter(|s| s.ops > 0);
-    let sync_lat = sync.map(|s| Lat {
-        n: s.ops,
-        min: s.lat_ns.min,
-        max: s.lat_ns.max,
-        mean: s.lat_ns.mean,
-        stddev: s.lat_ns.stdev,
-        hist: None,
-    });
+    // fio's sync block: fsync/fdatasync latencies with their percentiles (etcd's recipe reads the p99).
+    let sync_lat = sync.map(|s| Lat::of(&s.lat_ns, s.ops));
     let (ns, us, ms) = lat_ranges(&[&dirs[0], &dirs[1], &dirs[2]]);
     let keys: Vec<String> = LAT_KEYS.iter().map(u64::to_string).collect();
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
@@ -152,7 +146,7 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
             "sync",
             obj()
                 .u("total_ios", sync.map_or(0, |s| s.ops))
-                .put("lat_ns", lat(&sync_lat.unwrap_or_else(Lat::none), false, false))
+                .put("lat_ns", lat(&sync_lat.unwrap_or_else(Lat::none), true, false))
                 .done(),
         )
         .u("job_runtime", (r.runtime_ns + 500_000) / 1_000_000)

@@ -126,6 +126,13 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
     ranges(out, "usec", &keys, &us);
     keys.extend([String::from("2000"), String::from(">=2000")]);
     ranges(out, "msec", &keys, &ms);
+    // fio's sync block (fsync, fdatasync): after the latency ranges, before the CPU line.
+    if let Some(s) = r.sync.as_ref().filter(|s| s.ops > 0) {
+        let l = super::figures::Lat::of(&s.lat_ns, s.ops);
+        out.push_str("  fsync/fdatasync/sync_file_range:\n");
+        lat_line(out, "sync", &l);
+        percentiles(out, "sync", &l);
+    }
     let (c, depths) = super::figures::usage(r);
     let _ = writeln!(
         out,

@@ -418,6 +418,7 @@ fn verify_lines(r: &RunResult) -> Vec<String> {
         let durable = match r.spec.sync {
             SyncMode::Dsync => "each acknowledged write durable (O_DSYNC)",
             SyncMode::Fsync { .. } => "acknowledged writes durable at each fsync",
+            SyncMode::Fdatasync { .. } => "acknowledged writes durable at each fdatasync",
             SyncMode::None => "no write promised durable (no O_DSYNC, no fsync)",
         };
         out.push(format!("         journaled in {j}: {durable}"));
