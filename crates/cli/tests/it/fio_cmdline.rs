@@ -507,3 +507,31 @@ fn the_etcd_fdatasync_recipe_gets_its_p99() {
     assert!(block.starts_with("    sync (") && block.lines().next().unwrap().contains("): min="), "{block}");
     assert!(block.contains("    sync percentiles (") && block.contains("99.00th=["), "{block}");
 }
+
+/// fio's `bsrange`: each I/O's size drawn from MIN up to MAX as fio 3.33 draws it (MIN plus a
+/// uniform share of MAX, rounded down to a multiple of MIN), so 1k-4k gives 1, 2, 3 and 4 KiB a
+/// quarter each; fio's `MIN:MAX` spelling too (fio's t0001 and t0002). Sizes read from the
+/// per-I/O log.
+#[test]
+fn bsrange_draws_sizes_as_fio_does() {
+    let s = Scratch::new("fio-cmdline-bsrange");
+    for (range, log) in [("--bsrange=1k-4k", "dash"), ("--bsrange=1k:4k", "colon")] {
+        let lat = format!("--write_lat_log={log}");
+        // norandommap: the map would cut sizes at visited blocks (as fio's does).
+        let mut argv = vec!["fio", "--name=r", "--rw=randread", "--size=4m", "--filename=r.dat", "--norandommap"];
+        argv.extend([range, lat.as_str(), "--output=/dev/null"]);
+        let o = drivelab_in(&s.0, &argv);
+        assert!(o.status.success() && stderr(&o).is_empty(), "{range}: {}", stderr(&o));
+        let text = std::fs::read_to_string(s.0.join(format!("{log}_clat.1.log"))).unwrap();
+        let sizes: Vec<u64> = text.lines().map(|l| l.split(',').nth(3).unwrap().trim().parse().unwrap()).collect();
+        let n = sizes.len() as f64;
+        assert!(n > 1000.0, "{range}: {n} I/Os");
+        for k in 1..=4u64 {
+            let share = sizes.iter().filter(|&&b| b == k * 1024).count() as f64 / n;
+            assert!((share - 0.25).abs() < 0.05, "{range}: {k} KiB in {share} of the I/Os");
+        }
+        assert!(sizes.iter().all(|b| b % 1024 == 0 && (1024..=4096).contains(b)), "{range}");
+    }
+    let o = drivelab_in(&s.0, &["fio", "--name=r", "--size=1m", "--filename=r.dat", "--bsrange=8k-4k"]);
+    assert!(o.status.code() == Some(2) && stderr(&o).contains("MIN-MAX"), "{}", stderr(&o));
+}

@@ -75,6 +75,11 @@ pub struct Generator {
     /// fio's random map (`spec.random_map`): uniform random I/Os visit each position once per
     /// pass. None: each offset drawn independently.
     map: Option<RandomMap>,
+    /// fio's bsrange (`spec.bs_max`): sizes drawn from `sizes[0]` up to this; and the region's
+    /// and a zone's length, to place a size drawn so.
+    range_max: Option<u64>,
+    span: u64,
+    zone: u64,
 }
 
 impl Generator {
@@ -137,6 +142,9 @@ impl Generator {
             max_len: spec.max_bs(),
             zbd: None,
             map,
+            range_max: spec.bs_max.filter(|&m| m > spec.bs[0].bytes),
+            span,
+            zone,
         }
     }
 
@@ -202,7 +210,21 @@ impl Generator {
         while i + 1 < n && d >= table[i].below {
             i += 1;
         }
-        let size = table[i];
+        let mut size = table[i];
+        if let Some(max) = self.range_max {
+            // fio 3.33's bsrange: MIN plus a uniform share of MAX, rounded down to a multiple
+            // of MIN, at most MAX.
+            let min = size.len as u64;
+            let mut len = min + self.rng.u64(0..max);
+            len -= len % min;
+            let len = len.min(max);
+            size = SizeChoice {
+                len: len as u32,
+                below: 100,
+                positions: (self.span - len) / self.align + 1,
+                zone_positions: (self.zone - len.min(self.zone)) / self.align + 1,
+            };
+        }
         let len = size.len as u64;
         let (lo, hi) = match self.walk.zone.as_mut() {
             None => (self.start, self.end),

@@ -29,6 +29,7 @@ pub enum Field {
     Cpus,
     ContinueOnError,
     RandomMap,
+    BsMax,
     Rate,
     RateScope,
     Arrivals,
@@ -98,7 +99,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 64] = [
+    pub const SETTABLE: [Field; 65] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -122,6 +123,7 @@ impl Field {
         Field::Cpus,
         Field::ContinueOnError,
         Field::RandomMap,
+        Field::BsMax,
         Field::Rate,
         Field::RateScope,
         Field::Arrivals,
@@ -201,6 +203,7 @@ impl Field {
             Field::Cpus => "cpus",
             Field::ContinueOnError => "continue_on_error",
             Field::RandomMap => "random_map",
+            Field::BsMax => "bs_max",
             Field::Rate => "rate",
             Field::RateScope => "rate_scope",
             Field::Arrivals => "arrivals",

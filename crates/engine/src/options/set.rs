@@ -136,6 +136,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::Cpus => spec.cpus = parse_cpus(v)?,
         // fio's words too: none (0) or an error class (read, write, io, verify, all; 1).
         Field::RandomMap => spec.random_map = boolean(field, v)?,
+        Field::BsMax => spec.bs_max = Some(size(v)?),
         Field::ContinueOnError => {
             spec.continue_on_error = match v {
                 "none" => false,

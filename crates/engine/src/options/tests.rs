@@ -30,6 +30,7 @@ fn every_key_is_accepted_with_its_usual_spelling() {
         ("cpus", "0"),
         ("continue_on_error", "true"),
         ("random_map", "true"),
+        ("bs_max", "64k"),
         ("rate", "2k"),
         ("rate_scope", "job"),
         ("arrivals", "poisson"),

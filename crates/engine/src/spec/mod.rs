@@ -256,6 +256,11 @@ pub struct AccessSpec {
     /// `bs` for every direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bs_write: Option<Vec<BlockSize>>,
+    /// fio's `bsrange=MIN-MAX`: each I/O's size drawn from MIN (`bs`, one size) up to this, as
+    /// fio 3.33 draws it (MIN plus a uniform share of MAX, rounded down to a multiple of MIN, at
+    /// most MAX). None: the sizes of `bs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs_max: Option<u64>,
     /// I/O priorities: the job's and per-I/O ones (fio's `prio`, `prioclass`, `cmdprio_*`;
     /// `prio.rs`). None: the thread's own, on every I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -355,6 +360,7 @@ impl Default for AccessSpec {
             start_delay_ns: 0,
             number_ios: None,
             bs_write: None,
+            bs_max: None,
             prio: None,
             fill_device: false,
             lat_target: None,
@@ -457,7 +463,7 @@ impl AccessSpec {
         self.all_bs().map(|b| b.bytes).min().unwrap_or(4096)
     }
     pub fn max_bs(&self) -> u64 {
-        self.all_bs().map(|b| b.bytes).max().unwrap_or(4096)
+        self.all_bs().map(|b| b.bytes).max().unwrap_or(4096).max(self.bs_max.unwrap_or(0))
     }
     /// Every block size of the spec: reads' (`bs`) and writes' (`bs_write`).
     pub fn all_bs(&self) -> impl Iterator<Item = &BlockSize> {
@@ -754,6 +760,23 @@ impl AccessSpec {
 
     /// Writes' own block sizes (as `bs`'s checks) and the priorities.
     fn validate_bs_write_and_prio(&self) -> Result<(), Error> {
+        if let Some(max) = self.bs_max {
+            let min = self.bs.first().map_or(0, |b| b.bytes);
+            if self.bs.len() != 1 || self.bs_write.is_some() {
+                return Err(Error::spec(
+                    Field::BsMax,
+                    fmt_size(max),
+                    "a range of sizes starts at one {bs}: give one size",
+                ));
+            }
+            if max < min || max > 1 << 30 {
+                return Err(Error::spec(
+                    Field::BsMax,
+                    fmt_size(max),
+                    format!("the largest size of the range is {} to 1g", fmt_size(min)),
+                ));
+            }
+        }
         if let Some(w) = &self.bs_write {
             let text = || w.iter().map(|b| format!("{}:{}", fmt_size(b.bytes), b.pct)).collect::<Vec<_>>().join(",");
             let total: u32 = w.iter().map(|b| b.pct as u32).sum();

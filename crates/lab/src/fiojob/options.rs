@@ -70,6 +70,8 @@ struct Draft {
     mix: Vec<(String, String)>,
     random_pct: Option<String>,
     bs: Option<String>,
+    /// `bsrange`'s MAX when above its MIN (`bs`).
+    bs_max: Option<u64>,
     align: Option<u64>,
     qd: Option<u64>,
     batch: Option<u64>,
@@ -307,16 +309,20 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
             d.bs = Some(r.to_string());
             d.bs_write = (w != r).then(|| w.to_string());
+            d.bs_max = None;
         }
         "bsrange" => {
             let v = need()?;
             one_direction(v)?;
-            let (a, b) = v.split_once('-').ok_or_else(|| bad(o, "expected MIN-MAX, e.g. 4k-4k"))?;
+            // fio's range: MIN-MAX or MIN:MAX.
+            let (a, b) = v.split_once(['-', ':']).ok_or_else(|| bad(o, "expected MIN-MAX, e.g. 1k-4k"))?;
             let (a, b) = (sz(a.trim())?, sz(b.trim())?);
-            if a != b {
-                return Err(bad(o, "a range of block sizes is not supported; give bs, or bssplit with shares"));
+            if a > b {
+                return Err(bad(o, "the smallest size comes first: MIN-MAX"));
             }
             d.bs = Some(a.to_string());
+            d.bs_write = None;
+            d.bs_max = (a != b).then_some(b);
         }
         "bssplit" => {
             let v = need()?;
@@ -329,6 +335,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let writes = if w.trim().is_empty() { reads.clone() } else { bssplit(w, kb).map_err(|e| bad(o, e))? };
             d.bs_write = (writes != reads).then_some(writes);
             d.bs = Some(reads);
+            d.bs_max = None;
         }
         "blockalign" => {
             let v = need()?;
@@ -572,6 +579,9 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         }
         put("write_bs", w);
     }
+    if let Some(m) = d.bs_max {
+        put("bs_max", m.to_string());
+    }
     if let Some(a) = d.align {
         put("align", a.to_string());
     }
@@ -807,7 +817,11 @@ mod tests {
         assert_eq!(field(&translate("j", 1, &opts("bssplit=4k/50:8k/50,")).unwrap(), "write_bs"), None);
         assert!(translate("j", 1, &opts("bssplit=4k,8k,16k")).unwrap_err().message.contains("trim"));
         assert!(translate("j", 1, &opts("rw=trimwrite\nbs=4k,8k")).unwrap_err().message.contains("trims"));
-        assert!(translate("j", 1, &opts("bsrange=4k-64k")).is_err());
+        let j = translate("j", 1, &opts("bsrange=1k-4k")).unwrap();
+        assert_eq!((field(&j, "bs"), field(&j, "bs_max")), (Some("1024"), Some("4096")));
+        let j = translate("j", 1, &opts("bsrange=512:1M")).unwrap();
+        assert_eq!((field(&j, "bs"), field(&j, "bs_max")), (Some("512"), Some("1048576")));
+        assert!(translate("j", 1, &opts("bsrange=64k-4k")).is_err());
         let j = translate("j", 1, &opts("kb_base=1000\nbs=4k")).unwrap();
         assert_eq!(field(&j, "bs"), Some("4000"));
     }
