@@ -535,3 +535,18 @@ fn bsrange_draws_sizes_as_fio_does() {
     let o = drivelab_in(&s.0, &["fio", "--name=r", "--size=1m", "--filename=r.dat", "--bsrange=8k-4k"]);
     assert!(o.status.code() == Some(2) && stderr(&o).contains("MIN-MAX"), "{}", stderr(&o));
 }
+
+/// A new file is laid out as fio lays it out: to the end of the job's region (offset + size, and
+/// the last clone's offset_increment), so a job at an offset past `size` runs (fio's t0003,
+/// dbench's sequential job) instead of being refused.
+#[test]
+fn a_new_file_reaches_the_end_of_the_jobs_region() {
+    let s = Scratch::new("fio-cmdline-layout");
+    let o = drivelab_in(&s.0, &["fio", "--name=o", "--rw=write", "--offset=8m", "--size=1m", "--filename=o.dat"]);
+    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert_eq!(std::fs::metadata(s.0.join("o.dat")).unwrap().len(), 9 << 20, "offset + size, as fio");
+    let args = ["--name=c", "--rw=read", "--size=1m", "--numjobs=3", "--offset_increment=2m", "--filename=c.dat"];
+    let o = drivelab_in(&s.0, &[&["fio"][..], &args].concat());
+    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert_eq!(std::fs::metadata(s.0.join("c.dat")).unwrap().len(), 5 << 20, "the last clone at 4m, plus 1m");
+}

@@ -401,7 +401,14 @@ fn build<'a>(
                 logs::number(&mut spec, job, given.targets.is_empty(), targets.len(), &mut next_job);
                 if !job.null && given.targets.is_empty() {
                     if let Some(s) = job.size {
-                        let whole = s.checked_next_multiple_of(4096).ok_or_else(|| {
+                        // As fio lays a new file out: to the end of the job's region (its offset,
+                        // and its last clone's offset_increment, plus its size).
+                        let clones = u64::from(spec.jobs.saturating_sub(1));
+                        let end = spec
+                            .offset_bytes
+                            .checked_add(spec.offset_increment_bytes.saturating_mul(clones))
+                            .and_then(|o| o.checked_add(s));
+                        let whole = end.and_then(|e| e.checked_next_multiple_of(4096)).ok_or_else(|| {
                             let message =
                                 format!("[{}]: size={s} is too large for a file; give a smaller size", job.name);
                             origin.at(ini::LineError { line: job.line, message })

@@ -28,6 +28,8 @@ pub enum Notice {
     NonVectored,
     /// A synchronous engine with `iodepth` over 1 runs at depth 1, as in fio.
     SyncEngineDepth { engine: String, qd: u64 },
+    /// `verify_interval` above 4 KiB without a pattern: drivelab's headers every 4 KiB or less.
+    VerifyIntervalFiner { interval: u64 },
     /// `ioengine=posixaio` runs on io_uring (drivelab has no POSIX AIO engine).
     PosixaioAsUring,
     /// `serialize_overlap` at depth 1 (nothing of a job can overlap) or with verify (drivelab
@@ -99,6 +101,11 @@ impl fmt::Display for Notice {
                  expected and found, the bits that differ)",
             ),
             Notice::NonVectored => f.write_str("nonvectored=0: drivelab issues every I/O with one buffer (non-vectored)"),
+            Notice::VerifyIntervalFiner { interval } => write!(
+                f,
+                "verify_interval={interval}: drivelab's own header checks every block at most every 4 KiB, finer than \
+                 fio's interval (the same data checked, with more headers)"
+            ),
             Notice::PosixaioAsUring => f.write_str(
                 "ioengine=posixaio runs on io_uring: the same depth and the same I/Os, submitted asynchronously by the \
                  kernel instead of glibc's POSIX AIO threads (faster and cheaper in CPU than fio's posixaio)",

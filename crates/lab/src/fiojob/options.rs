@@ -693,6 +693,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     let io_log = super::logs::finish(d.logs, &name, 0, file_per_clone);
     fields.extend(d.walk.fields().map_err(|e| err(e.to_string()))?);
+    let has_pattern = d.verify_pattern.is_some();
     if let (Some(p), true) = (d.verify_pattern, d.verify) {
         fields.push(("verify_pattern".into(), p));
     }
@@ -706,7 +707,14 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     fields.extend(d.passed);
     if let (Some(u), true) = (d.verify_interval, d.verify) {
-        fields.push(("verify_unit".into(), u.to_string()));
+        // drivelab's own header checks at most every 4 KiB: a coarser fio interval is checked
+        // more finely (the same data, more headers). A pattern restarts at each interval, so
+        // there the interval is the data: kept, and refused by the spec if it cannot be.
+        if u > 4096 && !has_pattern {
+            Notice::VerifyIntervalFiner { interval: u }.push_to(&mut notices);
+        } else {
+            fields.push(("verify_unit".into(), u.to_string()));
+        }
     }
     let (stripe_fields, increment_pct) = d.stripe.fields(numjobs, file_per_clone).map_err(err)?;
     fields.extend(stripe_fields);
@@ -864,6 +872,12 @@ iodepth_batch=8",
         assert_eq!((field(&j, "sync"), field(&j, "data")), (Some("fsync:4"), Some("compress:50")));
         let j = translate("j", 1, &opts("rw=randwrite\nverify=crc32c\nsize=1m\nnorandommap")).unwrap();
         assert_eq!((field(&j, "verify"), field(&j, "verify_after")), (Some("true"), Some("true")));
+        // fio's t0004: a 1 MiB verify_interval is checked every 4 KiB or less by drivelab's header.
+        let j = translate("j", 1, &opts("rw=write\nverify=md5\nverify_interval=1M\nsize=1m")).unwrap();
+        assert_eq!(field(&j, "verify_unit"), None);
+        assert!(j.notices.contains(&Notice::VerifyIntervalFiner { interval: 1 << 20 }));
+        let j = translate("j", 1, &opts("rw=write\nverify_pattern=0xaa\nverify_interval=1M\nsize=1m")).unwrap();
+        assert_eq!(field(&j, "verify_unit"), Some("1048576"), "a pattern restarts at each interval: kept");
         assert_eq!(field(&j, "random_map"), None, "norandommap: independent draws");
         let j = translate("j", 1, &opts("rw=randread\nsize=1m")).unwrap();
         assert_eq!(field(&j, "random_map"), Some("true"), "fio's random map by default");
