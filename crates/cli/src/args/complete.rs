@@ -167,6 +167,7 @@ mod tests {
             "zoned_abs:" => "zoned_abs:100/1g".to_string(),
             "hotband:" => "hotband:40/60".to_string(),
             "fsync:" => "fsync:1".to_string(),
+            "fdatasync:" => "fdatasync:1".to_string(),
             "compress:" => "compress:50".to_string(),
             w => w.to_string(),
         };

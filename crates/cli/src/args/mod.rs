@@ -636,7 +636,8 @@ mod tests {
         assert_eq!(args(&["--sync", "dsync"]).unwrap().sync, SyncMode::Dsync);
         assert_eq!(args(&["--data", "compress:50"]).unwrap().data, DataPattern::Compress { pct: 50 });
         assert!(args(&["--data", "compress:150"]).unwrap_err().to_string().contains("outside 0..100"));
-        assert!(args(&["--sync", "always"]).unwrap_err().to_string().contains("none, dsync or fsync:N"));
+        assert!(args(&["--sync", "always"]).unwrap_err().to_string().contains("none, dsync, fsync:N or fdatasync:N"));
+        assert_eq!(args(&["--sync", "fdatasync:2"]).unwrap().sync, SyncMode::Fdatasync { every: 2 });
     }
 
     #[test]

@@ -293,17 +293,19 @@ impl Generator {
                 match self.map.as_mut() {
                     None => (drawn, None),
                     Some(m) => {
-                        // A visited block is drawn again up to three times before the next free
-                        // one is taken: fio takes it at once, which late in a pass sets I/Os side
-                        // by side (9 of 256 on average, where independent draws give 1; fio's
-                        // t0020 refuses more than 10); with the redraws, 2.
-                        for _ in 0..3 {
+                        let want = (size.len as u64).div_ceil(self.align);
+                        // A block of one position: a visited one is drawn again up to three times
+                        // before the next free one is taken. fio takes it at once, which late in a
+                        // pass sets I/Os side by side (9 of 256 on average, where independent
+                        // draws give 1; fio's t0020 refuses more than 10); with the redraws, 2.
+                        // A larger block keeps fio's way exactly: where it lands decides how
+                        // often it is cut short, so transfer sizes stay fio's.
+                        for _ in 0..if want == 1 { 3 } else { 0 } {
                             if m.is_free(drawn) {
                                 break;
                             }
                             drawn = self.rng.u64(0..size.positions);
                         }
-                        let want = (size.len as u64).div_ceil(self.align);
                         let (b, n) = m.take(drawn, size.positions, want);
                         (b, (n < want).then(|| n * self.align))
                     }
