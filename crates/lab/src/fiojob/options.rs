@@ -92,6 +92,8 @@ struct Draft {
     lfsr: bool,
     /// `serialize_overlap=1`: checked against the depth and verify when the job is made.
     serialize_overlap: Option<Opt>,
+    /// `iodepth_batch_complete_max`, checked against the depth when the job is made.
+    complete_max: Option<(u64, Opt)>,
     seed: Option<u64>,
     think: Vec<(String, String)>,
     replay: Option<String>,
@@ -451,6 +453,16 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "do_verify" => d.do_verify = flag()?,
+        "iodepth_batch_complete_min" => {
+            if num(need()?)? != 1 {
+                return Err(bad(
+                    o,
+                    "drivelab waits for one completion and takes every one there is (fio's default, 1); 0 (polling \
+                     without waiting) and batches of completions are not supported: drop it",
+                ));
+            }
+        }
+        "iodepth_batch_complete_max" => d.complete_max = Some((num(need()?)?, o.clone())),
         "serialize_overlap" => d.serialize_overlap = Some(o.clone()).filter(|_| matches!(value, None | Some("1"))),
         "verify_backlog" | "verify_async" | "verify_fatal" => {
             // drivelab checks every read as it completes and stops at the first wrong block.
@@ -586,6 +598,17 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         put("align", a.to_string());
     }
     let qd = d.qd.unwrap_or(1);
+    if let Some((max, o)) = &d.complete_max {
+        if *max < qd {
+            return Err(bad(
+                o,
+                format!(
+                    "drivelab takes every completion there is at once; a cap below iodepth={qd} is not supported: give \
+                     {qd} or more, or drop it"
+                ),
+            ));
+        }
+    }
     if let Some(o) = &d.serialize_overlap {
         let effective_qd = if engine == "psync" { 1 } else { qd };
         if effective_qd > 1 && !d.verify {
@@ -854,6 +877,13 @@ iodepth_batch=8",
         )
         .unwrap();
         assert_eq!(field(&j, "batch"), Some("8"));
+        // Google Cloud's fio lines: a completion cap at or above the depth is what drivelab does.
+        let gcp = "ioengine=libaio\niodepth=64\niodepth_batch_submit=64\niodepth_batch_complete_max=64";
+        assert_eq!(field(&translate("j", 1, &opts(gcp)).unwrap(), "qd"), Some("64"));
+        let e = translate("j", 1, &opts("ioengine=libaio\niodepth=64\niodepth_batch_complete_max=8")).unwrap_err();
+        assert!(e.message.contains("iodepth_batch_complete_max=8") && e.message.contains("64"), "{}", e.message);
+        assert!(translate("j", 1, &opts("iodepth_batch_complete=4")).is_err());
+        assert!(translate("j", 1, &opts("iodepth_batch_complete_min=1")).is_ok());
         let j = translate("j", 1, &opts("iodepth=8\nnumjobs=2\ndirectory=/data")).unwrap();
         assert_eq!(field(&j, "qd"), Some("1"), "psync runs at depth 1");
         assert_eq!(j.targets, vec!["/data/j.0.0", "/data/j.1.0"]);
