@@ -354,6 +354,7 @@ impl<'a> Lab<'a> {
         if self.ranks().is_none() {
             prepared.notices.extend(unexpanded_notices(targets));
         }
+        prepared.notices.extend(random_map_notices(&prepared));
         for n in &prepared.notices {
             self.emit(Event::Notice(n));
         }
@@ -607,6 +608,31 @@ impl<'a> Lab<'a> {
 
 /// A target naming `{rank}` or `{host}` outside mpirun is used as written (drivelab alone behaves
 /// as it always has), but a file literally named `t{rank}.dat` is rarely what was meant.
+/// fio's random map covers at most [`RANDOM_MAP_MAX_POSITIONS`] blocks per job (a 256 MiB
+/// bitmap); a larger region runs with each offset drawn independently, and the result says so.
+///
+/// [`RANDOM_MAP_MAX_POSITIONS`]: drivelab_engine::gen::RANDOM_MAP_MAX_POSITIONS
+fn random_map_notices(p: &Prepared) -> Vec<String> {
+    let s = &p.spec;
+    if !s.random_map || s.random_pct == 0 {
+        return Vec::new();
+    }
+    let max = drivelab_engine::gen::RANDOM_MAP_MAX_POSITIONS;
+    p.targets
+        .iter()
+        .filter(|t| t.span / s.align().max(1) > max)
+        .map(|t| {
+            format!(
+                "random map: {}'s region of {} holds more than {max} blocks of {} bytes; its random offsets are drawn \
+                 independently (as with norandommap), so a pass may repeat some blocks and miss others",
+                t.info.path,
+                drivelab_engine::units::fmt_size(t.span),
+                s.align()
+            )
+        })
+        .collect()
+}
+
 fn unexpanded_notices(targets: &[String]) -> Vec<String> {
     targets
         .iter()

@@ -550,3 +550,18 @@ fn a_new_file_reaches_the_end_of_the_jobs_region() {
     assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
     assert_eq!(std::fs::metadata(s.0.join("c.dat")).unwrap().len(), 5 << 20, "the last clone at 4m, plus 1m");
 }
+
+/// fio's random map covers at most 2^31 blocks per job; a larger region (a sparse 9 TiB file)
+/// runs with independent draws, and the result's notices say so — never silently.
+#[test]
+fn a_region_too_large_for_the_random_map_says_so() {
+    let s = Scratch::new("fio-cmdline-bigmap");
+    let f = s.0.join("big.img");
+    std::fs::File::create(&f).unwrap().set_len(9 << 40).unwrap();
+    let args = ["run", f.to_str().unwrap(), "--rw", "randread", "--random-map", "--time", "100ms", "--buffered"];
+    let o = drivelab_in(&s.0, &[&args[..], &["--engine", "psync", "--json", "-", "-q"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let notices: Vec<&str> = r["notices"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert!(notices.iter().any(|n| n.starts_with("random map:") && n.contains("independently")), "{notices:?}");
+}

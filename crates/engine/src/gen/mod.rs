@@ -8,6 +8,7 @@
 
 pub mod prio;
 mod randommap;
+pub use randommap::MAX_POSITIONS as RANDOM_MAP_MAX_POSITIONS;
 mod skew;
 #[cfg(test)]
 mod skew_tests;
