@@ -317,17 +317,25 @@ fn fios_own_options() {
     assert!(o.status.code() == Some(2) && stderr(&o).contains("missing.fio"), "{}", stderr(&o));
 }
 
+/// The targets a test runs on: the file `file` in `s` and, where loop devices work, a loop device
+/// of `bytes` over a file in `s` (with the `--destroy` it needs) — (what, target, extra
+/// arguments) each — and the loop device, attached while it is kept.
+fn file_and_loop(s: &Scratch, file: &str, bytes: u64) -> (Vec<(&'static str, String, Vec<String>)>, Option<LoopDev>) {
+    let mut targets = vec![("file", s.path(file), Vec::new())];
+    let lo = common::loop_unavailable().is_none().then(|| LoopDev::new(&s.0.join("backing"), bytes, Some(0)));
+    match &lo {
+        Some(lo) => targets.push(("loop", lo.dev.clone(), vec!["--destroy".to_string(), lo.dev.clone()])),
+        None => common::skip_part("a loop device", &common::loop_unavailable().unwrap_or_default()),
+    }
+    (targets, lo)
+}
+
 #[test]
 fn ioengine_libaio_runs_native_aio_and_fios_json_names_it() {
     let s = Scratch::new("fio-cmdline-libaio");
     // On a file and (where loop devices work) a block device: fio's JSON echoes the engine in the
     // job's options, and the saved point ran libaio at the depth asked.
-    let mut targets = vec![("file", s.path("aio.dat"), Vec::new())];
-    let lo = common::loop_unavailable().is_none().then(|| LoopDev::new(&s.0.join("backing"), 16 << 20, Some(0)));
-    match &lo {
-        Some(lo) => targets.push(("loop", lo.dev.clone(), vec!["--destroy".to_string(), lo.dev.clone()])),
-        None => common::skip_part("a loop device", &common::loop_unavailable().unwrap_or_default()),
-    }
+    let (targets, _lo) = file_and_loop(&s, "aio.dat", 16 << 20);
     for (what, target, extra) in &targets {
         let results = format!("results-{what}");
         let mut argv = vec!["fio", "--name=aio", "--ioengine=libaio", "--direct=1", "--rw=randrw", "--bs=4k"];
@@ -414,12 +422,7 @@ fn under_mpirun_every_rank_runs_the_jobs_and_rank_0_saves_them_merged() {
 #[test]
 fn a_size_bound_random_write_visits_every_block_once_unless_norandommap() {
     let s = Scratch::new("fio-cmdline-randommap");
-    let mut targets = vec![("file", s.path("map.dat"), Vec::new())];
-    let lo = common::loop_unavailable().is_none().then(|| LoopDev::new(&s.0.join("backing"), 8 << 20, Some(0)));
-    match &lo {
-        Some(lo) => targets.push(("loop", lo.dev.clone(), vec!["--destroy".to_string(), lo.dev.clone()])),
-        None => common::skip_part("a loop device", &common::loop_unavailable().unwrap_or_default()),
-    }
+    let (targets, _lo) = file_and_loop(&s, "map.dat", 8 << 20);
     for (what, target, extra) in &targets {
         for (map, expect_all) in [("", true), ("--norandommap", false)] {
             let log = format!("{what}{}", map.trim_start_matches('-'));

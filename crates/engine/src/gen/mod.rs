@@ -301,11 +301,10 @@ impl Generator {
                         // draws give 1; fio's t0020 refuses more than 10); with the redraws, 2.
                         // A larger block keeps fio's way exactly: where it lands decides how
                         // often it is cut short, so transfer sizes stay fio's.
-                        for _ in 0..if want == 1 { 3 } else { 0 } {
-                            if m.is_free(drawn) {
-                                break;
-                            }
+                        let mut redraws = if want == 1 { 3 } else { 0 };
+                        while redraws > 0 && !m.is_free(drawn) {
                             drawn = self.rng.u64(0..size.positions);
+                            redraws -= 1;
                         }
                         let (b, n) = m.take(drawn, size.positions, want);
                         (b, (n < want).then(|| n * self.align))
