@@ -18,6 +18,7 @@
 //! the options that set the spec; fio's take fio's names only. A name is found by
 //! [`by_own`]/[`by_fio`] and never matched as text anywhere else.
 
+mod describe;
 mod field;
 mod fio_mix;
 mod set;
@@ -25,6 +26,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
+pub use describe::describe;
 pub use field::{is_key, Field, KEYS};
 pub use fio_mix::{check_fio_mix, check_fio_shares, notices, split_filename};
 pub use set::{

@@ -33,6 +33,9 @@ pub struct Dedupe {
     pub global: bool,
 }
 
+/// fio's default `dedupe_working_set_percentage`.
+pub const DEFAULT_WORKING_SET_PCT: u8 = 5;
+
 impl Dedupe {
     /// Parse `PCT[:repeat|:working_set[:WS]][:global]`.
     pub fn parse(text: &str) -> Result<Option<Dedupe>, String> {
@@ -41,7 +44,7 @@ impl Dedupe {
             Ok(p) if p <= 100 => p,
             _ => return Err(format!("'{text}': the duplicate share is a percentage 0..100 first")),
         };
-        let mut d = Dedupe { pct, mode: DedupeMode::Repeat, working_set_pct: 5, global: false };
+        let mut d = Dedupe { pct, mode: DedupeMode::Repeat, working_set_pct: DEFAULT_WORKING_SET_PCT, global: false };
         let rest: Vec<&str> = parts.collect();
         let mut i = 0;
         while i < rest.len() {
@@ -74,6 +77,11 @@ impl std::fmt::Display for Dedupe {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.pct)?;
         match self.mode {
+            // A working set given and then `repeat` (the parser keeps both): written so it reads
+            // back the same.
+            DedupeMode::Repeat if self.working_set_pct != DEFAULT_WORKING_SET_PCT => {
+                write!(f, ":working_set:{}:repeat", self.working_set_pct)?
+            }
             DedupeMode::Repeat => write!(f, ":repeat")?,
             DedupeMode::WorkingSet => write!(f, ":working_set:{}", self.working_set_pct)?,
         }
@@ -117,6 +125,10 @@ mod tests {
         let d = Dedupe::parse("30").unwrap().unwrap();
         assert_eq!((d.mode, d.global), (DedupeMode::Repeat, false));
         assert_eq!(Dedupe::parse("10:working_set").unwrap().unwrap().working_set_pct, 5, "fio's default");
+        for text in ["30", "30:repeat:global", "40:working_set:10:repeat", "10:working_set"] {
+            let d = Dedupe::parse(text).unwrap();
+            assert_eq!(Dedupe::parse(&d.unwrap().to_string()).unwrap(), d, "{text}");
+        }
         assert_eq!(Dedupe::parse("0:repeat").unwrap(), None, "0: no dedupe, as in fio");
         for bad in ["101", "x", "50:often", "50:working_set:200"] {
             assert!(Dedupe::parse(bad).is_err(), "{bad}");

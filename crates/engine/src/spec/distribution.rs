@@ -346,8 +346,10 @@ impl std::fmt::Display for Distribution {
                 write!(f, "{}:{}", if abs { "zoned_abs" } else { "zoned" }, parts.join(":"))
             }
             Distribution::HotBand { from, to } => {
+                // Bare digits are a percent: a size without a unit is written in bytes (`512b`).
                 let e = |x: &BandEdge| match x {
                     BandEdge::Pct(p) => p.to_string(),
+                    BandEdge::Bytes(b) if b % 1024 != 0 || *b == 0 => format!("{b}b"),
                     BandEdge::Bytes(b) => fmt_size(*b),
                 };
                 write!(f, "hotband:{}/{}", e(from), e(to))

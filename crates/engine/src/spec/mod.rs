@@ -72,6 +72,19 @@ impl SyncMode {
     }
 }
 
+/// As `sync`'s value (`none`, `dsync`, `fsync:N`, `fdatasync:N`): what
+/// [`parse_sync`](crate::options::parse_sync) reads back.
+impl std::fmt::Display for SyncMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyncMode::None => f.write_str("none"),
+            SyncMode::Dsync => f.write_str("dsync"),
+            SyncMode::Fsync { every } => write!(f, "fsync:{every}"),
+            SyncMode::Fdatasync { every } => write!(f, "fdatasync:{every}"),
+        }
+    }
+}
+
 /// What the write buffers hold.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase", tag = "kind")]
@@ -83,6 +96,18 @@ pub enum DataPattern {
     Zero,
     /// `pct` percent of every 4 KiB is zeros, the rest random: compresses to about (100-pct)%.
     Compress { pct: u8 },
+}
+
+/// As `data`'s value (`random`, `zero`, `compress:PCT`): what
+/// [`parse_data`](crate::options::parse_data) reads back.
+impl std::fmt::Display for DataPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DataPattern::Random => f.write_str("random"),
+            DataPattern::Zero => f.write_str("zero"),
+            DataPattern::Compress { pct } => write!(f, "compress:{pct}"),
+        }
+    }
 }
 
 /// Where job threads run.
@@ -97,6 +122,21 @@ pub enum CpuPlacement {
     None,
     /// Job i is pinned to `list[i % len]`.
     List(Vec<u32>),
+}
+
+/// As `cpus`'s value (`spread`, `none`, `0,2`): what [`parse_cpus`](crate::options::parse_cpus)
+/// reads back.
+impl std::fmt::Display for CpuPlacement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CpuPlacement::Spread => f.write_str("spread"),
+            CpuPlacement::None => f.write_str("none"),
+            CpuPlacement::List(cpus) => {
+                let list: Vec<String> = cpus.iter().map(u32::to_string).collect();
+                f.write_str(&list.join(","))
+            }
+        }
+    }
 }
 
 /// The deepest queue a job may have: io_uring's largest ring (IORING_MAX_ENTRIES).
@@ -441,6 +481,16 @@ impl AccessSpec {
             out.push(BlockSize { bytes, pct });
         }
         Ok(out)
+    }
+
+    /// Block sizes as [`AccessSpec::parse_bs`] reads them back: one size (`4k`) when it is the
+    /// only one and takes every I/O, else the split with every share (`4k:70,64k:30`). Sizes are
+    /// exact (`fmt_size` writes a unit only where it divides the size).
+    pub fn bs_to_text(bs: &[BlockSize]) -> String {
+        if let [BlockSize { bytes, pct: 100 }] = bs {
+            return fmt_size(*bytes);
+        }
+        bs.iter().map(|b| format!("{}:{}", fmt_size(b.bytes), b.pct)).collect::<Vec<_>>().join(",")
     }
 
     /// The seed of where random I/Os land and of open-loop arrivals: `seed` in round 0, mixed

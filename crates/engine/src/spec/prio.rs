@@ -119,6 +119,41 @@ fn level(l: &str) -> Result<u16, PrioError> {
     }
 }
 
+/// `CLASS/LEVEL` as [`parse_job`] reads it back (`rt/1`, `be/4`, `idle/0`). Exact for every value
+/// the parser gives; a value it never gives (class 0 with a level, class above 3, bits between
+/// the level and the class) is written as its class and level numbers, which read back
+/// differently or are refused.
+pub fn job_text(v: u16) -> String {
+    let (c, l) = parts(v);
+    match c {
+        CLASS_RT => format!("rt/{l}"),
+        CLASS_BE => format!("be/{l}"),
+        CLASS_IDLE => format!("idle/{l}"),
+        other => format!("{other}/{l}"),
+    }
+}
+
+/// Per-I/O priorities as [`parse_cmd`] reads them back: `BS/PCT/CLASS/LEVEL` entries joined by
+/// `:` (`*` as BS for every size), one list when reads and writes have the same, else
+/// `READS,WRITES`.
+pub fn cmd_text(cmd: &[Vec<CmdPrio>; 2]) -> String {
+    let list = |l: &[CmdPrio]| {
+        let entries: Vec<String> = l
+            .iter()
+            .map(|e| {
+                let bs = if e.bytes == 0 { "*".to_string() } else { crate::units::fmt_size(e.bytes) };
+                format!("{bs}/{}/{}", e.pct, job_text(e.ioprio))
+            })
+            .collect();
+        entries.join(":")
+    };
+    if cmd[0] == cmd[1] {
+        list(&cmd[0])
+    } else {
+        format!("{},{}", list(&cmd[0]), list(&cmd[1]))
+    }
+}
+
 /// Per-I/O priorities from `READS[,WRITES]` lists of `BS/PCT/CLASS/LEVEL` entries.
 pub fn parse_cmd(text: &str) -> Result<[Vec<CmdPrio>; 2], PrioError> {
     let t = text.trim();
@@ -191,6 +226,20 @@ mod tests {
         assert_eq!(both[0], both[1], "one list: both directions");
         assert!(parse_cmd("64k/25/1").unwrap_err().to_string().contains("BS/PCT/CLASS/LEVEL"));
         assert!(parse_cmd("64k/101/1/0").unwrap_err().to_string().contains("percentage"));
+    }
+
+    #[test]
+    fn the_texts_read_back() {
+        for job in ["rt/0", "be/4", "idle/7", "2/3", "0/5"] {
+            let v = parse_job(job).unwrap();
+            assert_eq!(parse_job(&job_text(v)).unwrap(), v, "{job}");
+        }
+        assert_eq!(job_text(parse_job("1/2").unwrap()), "rt/2");
+        for cmd in ["64k/25/1/1:64k/75/3/2,1m/100/2/0", "*/20/1/0", "4k/25/rt/1,*/10/2/0", ",8k/5/idle/1", ""] {
+            let c = parse_cmd(cmd).unwrap();
+            assert_eq!(parse_cmd(&cmd_text(&c)).unwrap(), c, "{cmd}: {}", cmd_text(&c));
+        }
+        assert_eq!(cmd_text(&parse_cmd("*/20/1/0").unwrap()), "*/20/rt/0", "one list for both");
     }
 
     #[test]

@@ -24,6 +24,16 @@ pub enum RateScope {
     Job,
 }
 
+impl RateScope {
+    /// `rate_scope`'s word for it (what `set` reads).
+    pub fn name(self) -> &'static str {
+        match self {
+            RateScope::Total => "total",
+            RateScope::Job => "job",
+        }
+    }
+}
+
 /// When scheduled I/Os arrive.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -33,6 +43,16 @@ pub enum Arrivals {
     Uniform,
     /// A Poisson process: exponential gaps with mean 1/rate, as independent clients produce.
     Poisson,
+}
+
+impl Arrivals {
+    /// `arrivals`' word for it (what `set` reads).
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrivals::Uniform => "uniform",
+            Arrivals::Poisson => "poisson",
+        }
+    }
 }
 
 /// How an open-loop job waits for the next intended issue time.
@@ -119,6 +139,27 @@ impl Default for Rate {
             pace: PaceMode::Auto,
             aligned: false,
             per_slot: false,
+        }
+    }
+}
+
+impl Rate {
+    /// `per_s` and `unit` as `rate`'s value, what [`parse_rate`](crate::options::parse_rate)
+    /// reads back to the same number: I/Os per second as the shortest decimal that is the same
+    /// `f64` (`2000`, `2.5`), bytes per second as a size (`200m/s`). Bytes per second that are
+    /// not a whole number (never read from text) are written as the number (`1.5/s`), which the
+    /// parser refuses rather than rounds.
+    pub fn per_s_text(&self) -> String {
+        match self.unit {
+            RateUnit::Iops => format!("{}", self.per_s),
+            RateUnit::Bytes => {
+                let whole = self.per_s.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&self.per_s);
+                if whole {
+                    format!("{}/s", crate::units::fmt_size(self.per_s as u64))
+                } else {
+                    format!("{}/s", self.per_s)
+                }
+            }
         }
     }
 }

@@ -196,3 +196,35 @@ fn an_engine_option_for_another_engine_is_refused_naming_both() {
     assert!(err(&cpu).contains("add --sqpoll"), "{}", err(&cpu));
     assert!(AccessSpec { engine_opts: uring(true, true, None), ..Default::default() }.validate().is_ok());
 }
+
+#[test]
+fn written_values_read_back_through_their_parsers() {
+    use crate::options::{parse_cpus, parse_data, parse_rate, parse_sync};
+    for bs in ["4k", "1536", "4k:70,64k:30", "512:100", "4k:70"] {
+        let parsed = AccessSpec::parse_bs(bs).unwrap();
+        assert_eq!(AccessSpec::parse_bs(&AccessSpec::bs_to_text(&parsed)).unwrap(), parsed, "{bs}");
+    }
+    assert_eq!(AccessSpec::bs_to_text(&AccessSpec::parse_bs("4k:100").unwrap()), "4k");
+    for sync in ["none", "dsync", "fsync", "fsync:8", "fdatasync:3"] {
+        let s = parse_sync(sync).unwrap();
+        assert_eq!(parse_sync(&s.to_string()).unwrap(), s, "{sync}");
+    }
+    for data in ["random", "zero", "compress:50"] {
+        let d = parse_data(data).unwrap();
+        assert_eq!(parse_data(&d.to_string()).unwrap(), d, "{data}");
+    }
+    for cpus in ["spread", "none", "0", "0,2,5"] {
+        let c = parse_cpus(cpus).unwrap();
+        assert_eq!(parse_cpus(&c.to_string()).unwrap(), c, "{cpus}");
+    }
+    for rate in ["5000", "2.5k", "0.125", "1m iops", "200MiB/s", "1536/s"] {
+        let (per_s, unit) = parse_rate(rate).unwrap();
+        let text = Rate { per_s, unit, ..Rate::default() }.per_s_text();
+        assert_eq!(parse_rate(&text).unwrap(), (per_s, unit), "{rate}: {text}");
+    }
+    // A hot band's edges in bytes: bare digits would be a percent.
+    for band in ["hotband:512b/1m", "hotband:1536b/1g", "hotband:40/60"] {
+        let d = Distribution::parse(band).unwrap();
+        assert_eq!(Distribution::parse(&d.to_string()).unwrap(), d, "{band}: {d}");
+    }
+}

@@ -239,8 +239,13 @@ impl std::fmt::Display for Zbd {
         if self.read_beyond_wp {
             f.write_str(",read_beyond_wp")?;
         }
-        if self.reset_frequency > 0.0 {
-            write!(f, ",reset_threshold={},reset_frequency={}", self.reset_threshold, self.reset_frequency)?;
+        // Each on its own: the parser takes either alone, and a threshold without a frequency
+        // must read back as given.
+        if self.reset_threshold != 0.0 {
+            write!(f, ",reset_threshold={}", self.reset_threshold)?;
+        }
+        if self.reset_frequency != 0.0 {
+            write!(f, ",reset_frequency={}", self.reset_frequency)?;
         }
         if self.skip_bytes > 0 {
             write!(f, ",skip={}", fmt_size(self.skip_bytes))?;
@@ -264,6 +269,9 @@ mod tests {
         let r = Zbd::parse("256m,reset_threshold=0.5,reset_frequency=0.25").unwrap();
         assert_eq!((r.reset_threshold, r.reset_frequency, r.capacity()), (0.5, 0.25, 256 << 20));
         assert_eq!(Zbd::parse(&r.to_string()).unwrap(), r);
+        assert_eq!(r.to_string(), "256m,reset_threshold=0.5,reset_frequency=0.25");
+        let t = Zbd::parse("64k,reset_threshold=0.75").unwrap();
+        assert_eq!(Zbd::parse(&t.to_string()).unwrap(), t, "a threshold alone reads back");
         for (bad, words) in [
             ("256", "at least 512"),
             ("1m,capacity=2m", "larger than the zone size"),
