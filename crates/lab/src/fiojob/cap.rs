@@ -4,7 +4,6 @@
 //! by size alone also ends after DUR. The capped values are the point's recorded fields, and the
 //! result says it was shortened, so a capped run is never mistaken for the file's full run.
 
-use drivelab_engine::units::fmt_duration;
 use drivelab_engine::Error;
 
 use super::value::{size, time_ns, BareTime, KbBase};
@@ -44,16 +43,14 @@ impl Cap {
         self.time_ns.is_none() && self.bytes.is_none()
     }
 
-    /// The fields to add after a job's own (later fields win) so that `spec`, the job's spec,
-    /// keeps within the cap; empty when it already does.
-    pub fn overrides(&self, spec: &drivelab_engine::spec::AccessSpec) -> Vec<(String, String)> {
-        let mut out = Vec::new();
+    /// Shorten `spec`, a job's spec, to keep within the cap (unchanged when it already does).
+    pub fn apply(&self, spec: &mut drivelab_engine::spec::AccessSpec) {
         if let Some(cap) = self.time_ns {
             if spec.time_ns.is_none_or(|t| t > cap) {
-                out.push(("time".to_string(), fmt_duration(cap, 9)));
+                spec.time_ns = Some(cap);
             }
             if spec.ramp_ns > cap {
-                out.push(("ramp".to_string(), fmt_duration(cap, 9)));
+                spec.ramp_ns = cap;
             }
         }
         if let Some(cap) = self.bytes {
@@ -61,10 +58,10 @@ impl Cap {
             let bs = spec.bs.iter().map(|b| b.bytes).max().unwrap_or(4096).max(1);
             let cap = (cap / bs).max(1) * bs;
             if spec.span_bytes.is_none_or(|s| s > cap) {
-                out.push(("span".to_string(), cap.to_string()));
+                spec.span_bytes = Some(cap);
             }
             if spec.io_size_bytes.is_some_and(|s| s > cap) {
-                out.push(("io_size".to_string(), cap.to_string()));
+                spec.io_size_bytes = Some(cap);
             }
             // zonemode=zbd: emulated zones within the capped region (capacity and skip with them).
             if let Some(mut z) = spec.zbd.filter(|z| z.zone_bytes > cap) {
@@ -72,19 +69,16 @@ impl Cap {
                 z.capacity_bytes = z.capacity_bytes.map(|_| ((cap as f64 * ratio) as u64 / bs).max(1) * bs);
                 z.skip_bytes = z.skip_bytes / z.zone_bytes * cap;
                 z.zone_bytes = cap;
-                out.push(("zbd".to_string(), z.to_string()));
+                spec.zbd = Some(z);
             }
             // zonemode=strided: zones within the capped region (the skip between them stays).
-            if let Some(z) = spec.zones.as_ref() {
-                if z.size_bytes > cap {
-                    out.push(("zone_size".to_string(), cap.to_string()));
-                }
+            if let Some(z) = spec.zones.as_mut() {
                 if z.range_bytes.is_some_and(|r| r > cap) || (z.range_bytes.is_none() && z.size_bytes > cap) {
-                    out.push(("zone_range".to_string(), cap.to_string()));
+                    z.range_bytes = Some(cap);
                 }
+                z.size_bytes = z.size_bytes.min(cap);
             }
         }
-        out
     }
 
     /// A job's start delay (fio's `startdelay`) under the cap when `longest`, the longest of its
@@ -100,26 +94,25 @@ impl Cap {
 mod tests {
     use super::*;
     use drivelab_engine::options::from_pairs;
+    use drivelab_engine::spec::AccessSpec;
 
     #[test]
     fn a_cap_shortens_only_what_exceeds_it() {
         let cap = Cap::parse(Some("200ms"), Some("1m")).unwrap();
         let long = from_pairs([("time", "900s"), ("ramp", "5s"), ("span", "10g"), ("bs", "256k")]).unwrap();
-        let o = cap.overrides(&long);
-        assert_eq!(
-            o,
-            vec![
-                ("time".to_string(), "200ms".to_string()),
-                ("ramp".to_string(), "200ms".to_string()),
-                ("span".to_string(), "1048576".to_string())
-            ]
-        );
+        let mut o = long.clone();
+        cap.apply(&mut o);
+        assert_eq!((o.time_ns, o.ramp_ns, o.span_bytes), (Some(200_000_000), 200_000_000, Some(1 << 20)));
+        assert_eq!(AccessSpec { time_ns: long.time_ns, ramp_ns: long.ramp_ns, span_bytes: long.span_bytes, ..o }, long);
         let sized = from_pairs([("io_size", "64m"), ("span", "64m"), ("bs", "48k")]).unwrap();
-        let o = cap.overrides(&sized);
-        assert!(o.contains(&("time".to_string(), "200ms".to_string())), "a size-bound job also ends at the cap");
-        assert!(o.contains(&("io_size".to_string(), (21 * 49152).to_string())), "{o:?}");
+        let mut o = sized.clone();
+        cap.apply(&mut o);
+        assert_eq!(o.time_ns, Some(200_000_000), "a size-bound job also ends at the cap");
+        assert_eq!(o.io_size_bytes, Some(21 * 49152));
         let short = from_pairs([("time", "100ms"), ("span", "512k")]).unwrap();
-        assert!(cap.overrides(&short).is_empty());
+        let mut o = short.clone();
+        cap.apply(&mut o);
+        assert_eq!(o, short);
         assert!(Cap::parse(Some("0"), None).is_err());
         assert!(Cap::parse(None, Some("1k")).is_err());
         assert!(Cap::parse(None, None).unwrap().is_none());

@@ -42,11 +42,6 @@ pub fn apply(
     Some(r)
 }
 
-/// Whether a job's fields ask for `fill_device`.
-pub fn fills(fields: &[(String, String)]) -> bool {
-    fields.iter().rev().find(|(k, _)| k == "fill_device").is_some_and(|(_, v)| v == "true")
-}
-
 /// Why a `fill_device` job without a size cannot run on `target`, a file that does not exist.
 pub fn new_file_refused(job: &str, target: &str) -> String {
     format!(
@@ -75,7 +70,6 @@ mod tests {
         assert!(apply(&mut fill, &mut quiet, "fallocate", Some("sometimes")).unwrap().unwrap_err().contains("posix"));
         assert!(apply(&mut fill, &mut quiet, "error_dump", Some("maybe")).unwrap().is_err());
         assert_eq!(apply(&mut fill, &mut quiet, "bs", Some("4k")), None);
-        assert!(fills(&[("fill_device".into(), "true".into())]) && !fills(&[]));
     }
 
     #[test]
@@ -84,14 +78,9 @@ mod tests {
         let job = |rw: &str| super::super::options::translate("j", 1, &[o("rw", rw), o("size", "1m")]);
         assert!(job("randtrim").unwrap().notices.iter().any(|n| *n == Notice::TrimFiles));
         assert!(!job("write").unwrap().notices.iter().any(|n| *n == Notice::TrimFiles));
-        let fill = |rw: &str| {
-            super::super::options::translate("j", 1, &[o("rw", rw), o("fill_device", "1")]).map(|j| j.fields)
-        };
-        assert!(fill("write").unwrap().contains(&("fill_device".into(), "true".into())));
-        let reads = super::super::options::translate("j", 1, &[o("rw", "read"), o("fill_device", "1")]).unwrap();
-        assert!(
-            reads.notices.iter().any(|n| *n == Notice::FillReads)
-                && !reads.fields.iter().any(|(k, _)| k == "fill_device")
-        );
+        let fill = |rw: &str| super::super::options::translate("j", 1, &[o("rw", rw), o("fill_device", "1")]);
+        assert!(fill("write").unwrap().spec.fill_device);
+        let reads = fill("read").unwrap();
+        assert!(reads.notices.iter().any(|n| *n == Notice::FillReads) && !reads.spec.fill_device);
     }
 }

@@ -26,7 +26,7 @@ pub struct Ctl {
     /// `exit_what=all`: with `exitall`, the job's end ends the run, later groups included.
     pub exit_what_all: bool,
     /// The CPUs of `numa_cpu_nodes` (drivelab's `cpus` list).
-    pub cpus: Option<String>,
+    pub cpus: Option<Vec<u32>>,
     /// Options read with no effect here.
     pub no_effect: Vec<String>,
     pub notices: Vec<Notice>,
@@ -113,22 +113,22 @@ pub fn mem_policy(text: &str, host: &[u32]) -> Result<Vec<u32>, String> {
 }
 
 /// The CPUs of `nodes` (kernel cpulists such as `0-3,8`) as one list.
-fn node_cpus(nodes: &[u32], host: &[(u32, String)]) -> Result<String, String> {
+fn node_cpus(nodes: &[u32], host: &[(u32, String)]) -> Result<Vec<u32>, String> {
     let mut lists = Vec::new();
     for n in nodes {
         let l = host.iter().find(|(h, _)| h == n).map(|(_, c)| c.as_str()).unwrap_or("");
         if l.is_empty() {
             return Err(format!("NUMA node {n} has no CPUs; give a node with CPUs"));
         }
-        lists.push(super::value::cpu_list(l)?);
+        lists.extend(super::value::cpu_list(l)?);
     }
-    Ok(lists.join(","))
+    Ok(lists)
 }
 
 /// Give `job` what the options left: the nodes' CPUs, `exitall`, notices.
 pub fn merge(c: Ctl, job: &mut super::options::Job) {
     if let Some(cpus) = c.cpus {
-        job.fields.push(("cpus".into(), cpus));
+        job.spec.cpus = drivelab_engine::spec::CpuPlacement::List(cpus);
     }
     job.exitall = c.exitall;
     job.exit_what_all = c.exit_what_all;

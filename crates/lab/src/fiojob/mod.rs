@@ -46,7 +46,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use drivelab_engine::options as fields;
-use drivelab_engine::units::fmt_duration;
+use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 
 use crate::plan::{expand, ConcurrentJob, FioOptions, Plan, PlanFile, Point};
@@ -79,8 +79,8 @@ pub fn job_spec(
         })
         .collect();
     let job = options::translate(name, 1, &opts).map_err(|e| (e.line.checked_sub(2), e.message))?;
-    fields::from_pairs(expand::pairs(&job.fields))
-        .map_err(|e| (None, e.written_as(drivelab_engine::Spelling::FioJob).cli_message()))
+    job.spec.validate().map_err(|e| (None, e.written_as(drivelab_engine::Spelling::FioJob).cli_message()))?;
+    Ok(job.spec)
 }
 
 /// Whether `path` names a fio job file (by its extension: `.fio`, `.job`, `.ini`) rather than a
@@ -362,12 +362,7 @@ fn build<'a>(
                 ended_by = Some(j.name.clone());
             }
             // --cap-time: start delays scaled so the group's longest is the cap (`Cap::delay`).
-            let longest_delay = group
-                .iter()
-                .filter_map(|(j, _)| fields::from_pairs(expand::pairs(&j.fields)).ok())
-                .map(|s| s.start_delay_ns)
-                .max()
-                .unwrap_or(0);
+            let longest_delay = group.iter().map(|(j, _)| j.spec.start_delay_ns).max().unwrap_or(0);
             let mut streams = Vec::new();
             let mut fio = FioOptions::default();
             for (job, part) in &group {
@@ -380,22 +375,20 @@ fn build<'a>(
                         no_effect.push(k.clone());
                     }
                 }
-                let (targets, mut fields) = resolve(job, given.targets, &files)
+                let (targets, mut spec) = resolve(job, given.targets, &files)
                     .map_err(|m| origin.at(ini::LineError { line: job.line, message: m }))?;
                 if !given.cap.is_none() {
-                    if let Ok(whole) = fields::from_pairs(expand::pairs(&fields)) {
-                        fields.extend(given.cap.overrides(&whole));
-                        if let Some((f, note)) = given.cap.bytes.and_then(|c| stripe::cap(c, &whole, &job.name)) {
-                            fields.extend(f);
-                            note.push_to(&mut notices);
-                        }
-                        if let Some(d) = given.cap.delay(whole.start_delay_ns, longest_delay) {
-                            fields.push(("start_delay".into(), fmt_duration(d, 9)));
-                            scaled_delays = scaled_delays.max(Some(longest_delay));
-                        }
+                    let whole = spec.clone();
+                    given.cap.apply(&mut spec);
+                    if let Some(note) = given.cap.bytes.and_then(|c| stripe::cap(c, &mut spec, &job.name)) {
+                        note.push_to(&mut notices);
+                    }
+                    if let Some(d) = given.cap.delay(whole.start_delay_ns, longest_delay) {
+                        spec.start_delay_ns = d;
+                        scaled_delays = scaled_delays.max(Some(longest_delay));
                     }
                 }
-                let mut spec = fields::from_pairs(expand::pairs(&fields)).map_err(|e| {
+                spec.validate().map_err(|e| {
                     origin.at(ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
                 })?;
                 logs::number(&mut spec, job, given.targets.is_empty(), targets.len(), &mut next_job);
@@ -417,7 +410,7 @@ fn build<'a>(
                         new_file_bytes = Some(new_file_bytes.unwrap_or(0).max(whole));
                     }
                 }
-                streams.push((job.name.clone(), targets, fields, spec));
+                streams.push((job.name.clone(), targets, spec));
                 let (global, own) = given_options.next().expect("one entry per job");
                 if fio.jobs.is_empty() {
                     fio.global = global;
@@ -440,9 +433,10 @@ fn build<'a>(
             }
             let slug = expand::unique_slug(&unique, &mut slugs);
             let mut it = streams.into_iter();
-            let (step, targets, fields, spec) = it.next().expect("a group has a job");
-            let concurrent: Vec<ConcurrentJob> =
-                it.map(|(name, targets, fields, spec)| ConcurrentJob { name, targets, fields, spec }).collect();
+            let (step, targets, spec) = it.next().expect("a group has a job");
+            let concurrent: Vec<ConcurrentJob> = it
+                .map(|(name, targets, spec)| ConcurrentJob { name, targets, fields: described(&spec), spec })
+                .collect();
             let estimate = std::iter::once(&spec)
                 .chain(concurrent.iter().map(|c| &c.spec))
                 .map(|s| s.time_ns.map(|t| t + s.ramp_ns + s.start_delay_ns))
@@ -453,7 +447,7 @@ fn build<'a>(
                 slug,
                 step,
                 targets,
-                fields,
+                fields: described(&spec),
                 spec,
                 estimate_ns: estimate,
                 concurrent,
@@ -627,25 +621,34 @@ fn groups(jobs: Vec<(Job, usize)>) -> Vec<Vec<(Job, usize)>> {
     out
 }
 
-/// A job's targets (the command line's replace its files) and its fields with what depends on
+/// A spec's workload as a point records it for display (`options::describe`).
+fn described(spec: &drivelab_engine::spec::AccessSpec) -> Vec<(String, String)> {
+    fields::describe(spec).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// A job's targets (the command line's replace its files) and its spec with what depends on
 /// them: one job per clone sharing them, or one file per clone; the bytes of one pass over the
 /// whole target when fio would do that.
-fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<String>, Fields), String> {
-    let mut fields = job.fields.clone();
+fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<String>, AccessSpec), String> {
+    let mut spec = job.spec.clone();
+    // One pass over the target (or the job's part of it): bytes bound the job, and its runtime.
+    let pass = |spec: &mut AccessSpec, bytes: u64| {
+        spec.io_size_bytes = Some(bytes);
+        if !job.runtime_given {
+            spec.time_ns = None;
+        }
+    };
     let mut part = false;
     let targets = if !given.is_empty() {
         if job.file_per_clone {
-            let clones = job.targets.len().max(1);
-            fields.push(("jobs".into(), clones.to_string()));
+            spec.jobs = u32::try_from(job.targets.len().max(1)).unwrap_or(u32::MAX);
         }
         match share::place(job, files, given.len()) {
             share::Place::All => given.to_vec(),
             share::Place::Target(i) => vec![given[i].clone()],
             share::Place::Part { index, of } => {
                 let info = drivelab_engine::target::probe(&given[0]).map_err(|e| e.to_string())?;
-                let num = |k: &str| fields.iter().rev().find(|(f, _)| f == k).and_then(|(_, v)| v.parse::<u64>().ok());
-                let (offset, span) = (num("offset").unwrap_or(0), num("span"));
-                fields.extend(share::part_fields(&job.name, &given[0], info.size_bytes, index, of, offset, span)?);
+                share::into_part(&job.name, &given[0], info.size_bytes, index, of, &mut spec)?;
                 part = true;
                 given.to_vec()
             }
@@ -672,19 +675,19 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
             let info = drivelab_engine::target::probe(t).map_err(|e| e.to_string())?;
             smallest = Some(smallest.map_or(info.size_bytes, |s: u64| s.min(info.size_bytes)));
         }
-        stripe::resolve_pct(p, smallest.unwrap_or(0), &mut fields).map_err(|e| format!("[{}]: {e}", job.name))?;
+        stripe::resolve_pct(p, smallest.unwrap_or(0), &mut spec).map_err(|e| format!("[{}]: {e}", job.name))?;
     }
     if job.whole_target && part {
         // One pass over the job's part of the target.
-        if let Some((_, span)) = fields.iter().rev().find(|(k, _)| k == "span").cloned() {
-            fields.push(("io_size".into(), span));
+        if let Some(span) = spec.span_bytes {
+            pass(&mut spec, span);
         }
     } else if job.whole_target {
-        let offset = fields.iter().rev().find(|(k, _)| k == "offset").and_then(|(_, v)| v.parse::<u64>().ok());
+        let offset = spec.offset_bytes;
         let mut smallest: Option<u64> = None;
         for t in &targets {
             let info = drivelab_engine::target::probe(t).map_err(|e| e.to_string())?;
-            if !info.exists && errs::fills(&fields) {
+            if !info.exists && spec.fill_device {
                 return Err(errs::new_file_refused(&job.name, t));
             }
             if !info.exists {
@@ -693,14 +696,14 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
                     job.name
                 ));
             }
-            let bytes = info.size_bytes.saturating_sub(offset.unwrap_or(0));
+            let bytes = info.size_bytes.saturating_sub(offset);
             smallest = Some(smallest.map_or(bytes, |s: u64| s.min(bytes)));
         }
         if let Some(b) = smallest.filter(|&b| b > 0) {
-            fields.push(("io_size".into(), b.to_string()));
+            pass(&mut spec, b);
         }
     }
-    Ok((targets, fields))
+    Ok((targets, spec))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 use drivelab_engine::spec::ignore_error::IgnoreErrors;
 
 /// The `ignore_error` field for fio's `ignore_error` text and `continue_on_error` value.
-pub fn resolve(ignore: &str, continue_on_error: Option<&str>) -> Result<String, String> {
+pub fn resolve(ignore: &str, continue_on_error: Option<&str>) -> Result<IgnoreErrors, String> {
     let given = IgnoreErrors::parse(ignore)?;
     // Read, write, verify: the directions continue_on_error names.
     let named = match continue_on_error.unwrap_or("none") {
@@ -31,7 +31,7 @@ pub fn resolve(ignore: &str, continue_on_error: Option<&str>) -> Result<String, 
         write_errnos: pick(named[1], given.write_errnos),
         verify_errnos: pick(named[2], given.verify_errnos),
     };
-    Ok(out.to_text())
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -41,9 +41,9 @@ mod tests {
     #[test]
     fn directions_as_fio_resolves_them() {
         // enospc-pressure.fio: writes continue after ENOSPC alone; reads stop at any error.
-        assert_eq!(resolve(",ENOSPC", Some("write")).unwrap(), ",28,");
-        assert_eq!(resolve(",ENOSPC", None).unwrap(), ",28,", "a list turns its direction on");
-        assert_eq!(resolve("EIO", Some("all")).unwrap(), "5,5:84,5:84", "fio's default: EIO and EILSEQ");
+        assert_eq!(resolve(",ENOSPC", Some("write")).unwrap().to_text(), ",28,");
+        assert_eq!(resolve(",ENOSPC", None).unwrap().to_text(), ",28,", "a list turns its direction on");
+        assert_eq!(resolve("EIO", Some("all")).unwrap().to_text(), "5,5:84,5:84", "fio's default: EIO and EILSEQ");
         assert!(resolve(",ENOSPC", Some("sometimes")).unwrap_err().contains("continue_on_error=sometimes"));
         assert!(resolve("EWHAT", None).is_err());
     }

@@ -12,9 +12,13 @@
 //! fio gives a job); options with logic of their own delegate to submodules (logs, jobctl, walk,
 //! watch, onerror).
 
-use drivelab_engine::options::{Effect, NOT_SUPPORTED};
-use drivelab_engine::spec::EngineKind;
-use drivelab_engine::units::fmt_duration;
+use drivelab_engine::options::{Effect, Field, NOT_SUPPORTED};
+use drivelab_engine::spec::flow::Flow;
+use drivelab_engine::spec::ignore_error::IgnoreErrors;
+use drivelab_engine::spec::lat_target::LatTarget;
+use drivelab_engine::spec::{
+    AccessSpec, Arrivals, BlockSize, CpuPlacement, DataPattern, EngineKind, Replay, SyncMode, Think,
+};
 
 use super::ini::{LineError, Opt};
 use super::notice::Notice;
@@ -22,13 +26,17 @@ use super::value::{boolean, bssplit, cpu_list, size, time_ns, whole, within, Bar
 
 /// A job section with the options that apply to it (the `[global]` ones before it, then its
 /// own), translated.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Job {
     pub name: String,
     /// The section's line.
     pub line: usize,
-    /// drivelab's access-spec fields (keys as in plan files, values in drivelab's syntax).
-    pub fields: Vec<(String, String)>,
+    /// The job's workload, typed: what the options set, fio's defaults for the rest. What
+    /// depends on the targets (a part of a shared one, one pass over it) is set once they are
+    /// known (`mod.rs`'s `resolve`), then the spec is validated.
+    pub spec: AccessSpec,
+    /// `runtime` was given: a job bound by bytes also ends at it.
+    pub runtime_given: bool,
     /// Files or devices from `filename`/`directory` (or fio's default `NAME.N.0` files); empty
     /// for `ioengine=null` (the null target). Targets on the command line replace these.
     pub targets: Vec<String>,
@@ -67,9 +75,11 @@ pub struct Job {
 struct Draft {
     name: Option<String>,
     rw: Option<String>,
-    mix: Vec<(String, String)>,
-    random_pct: Option<String>,
-    bs: Option<String>,
+    /// `rwmixread`/`rwmixwrite` as written (checked against `rw` as a whole) and the share of
+    /// reads each gives.
+    mix: Vec<(String, String, u8)>,
+    random_pct: Option<u8>,
+    bs: Option<Vec<BlockSize>>,
     /// `bsrange`'s MAX when above its MIN (`bs`).
     bs_max: Option<u64>,
     align: Option<u64>,
@@ -84,9 +94,9 @@ struct Draft {
     direct: Option<bool>,
     engine: Option<&'static str>,
     engine_written: String,
-    arrivals: Option<&'static str>,
-    sync: Option<String>,
-    data: Option<String>,
+    arrivals: Option<Arrivals>,
+    sync: Option<SyncMode>,
+    data: Option<DataPattern>,
     norandommap: bool,
     /// `random_generator=lfsr`: fio's LFSR visits every block once per pass, map or not.
     lfsr: bool,
@@ -95,10 +105,13 @@ struct Draft {
     /// `iodepth_batch_complete_max`, checked against the depth when the job is made.
     complete_max: Option<(u64, Opt)>,
     seed: Option<u64>,
-    think: Vec<(String, String)>,
+    /// `thinktime` (above 0: fio thinks only then), `thinktime_spin`, `thinktime_blocks`,
+    /// `thinktime_blocks_type`.
+    think: Think,
+    think_blocks_type: Option<bool>,
     replay: Option<String>,
     replay_fast: bool,
-    cpus: Option<String>,
+    cpus: Option<Vec<u32>>,
     verify: bool,
     do_verify: bool,
     continue_on_error: bool,
@@ -111,8 +124,8 @@ struct Draft {
     no_effect: Vec<String>,
     logs: super::logs::LogDraft,
     ctl: super::jobctl::Ctl,
-    /// The `:N` of `rw=WORD:N` in drivelab's spelling (`walk::rw_suffix`).
-    rw_n: Option<String>,
+    /// The `:N` of `rw=WORD:N` (`walk::rw_suffix`).
+    rw_n: Option<super::walk::RwSuffix>,
     /// `rw_sequencer` and strided zones (`walk.rs`).
     walk: super::walk::Walk,
     /// `wait_for`: the job this one starts after.
@@ -124,9 +137,9 @@ struct Draft {
     /// `verify_interval` in bytes: drivelab's `verify_unit`.
     verify_interval: Option<u64>,
     /// `ignore_error` with `continue_on_error`, resolved (`onerror.rs`).
-    ignore_error: Option<String>,
-    /// `flow`, `flow_id`, `flow_sleep` as the engine's fields.
-    flow: Vec<(String, String)>,
+    ignore_error: Option<IgnoreErrors>,
+    /// `flow`, `flow_id`, `flow_sleep`.
+    flow: Option<Flow>,
     /// `allow_file_create` (fio's default: true).
     allow_file_create: Option<bool>,
     /// `offset_increment`, dedupe, `verify_dump` (`stripe.rs`).
@@ -140,16 +153,16 @@ struct Draft {
     /// `prio`, `prioclass`, `cmdprio_*` (`prio.rs`).
     prio: super::prio::PrioDraft,
     /// Writes' block sizes when `bs`/`bssplit` gave their own (drivelab's `write_bs`).
-    bs_write: Option<String>,
+    bs_write: Option<Vec<BlockSize>>,
     /// `fill_device`/`fill_fs` (`errs.rs`).
     fill_device: bool,
-    /// `latency_target`, `latency_window`, `latency_percentile`, `latency_run` as the engine's
-    /// fields, and whether the target is set (above 0: fio's search runs only then).
-    lat: Vec<(String, String)>,
-    lat_on: bool,
-    /// Options that set a field of the spec with no rule of fio's job reader around them: passed
-    /// on as written to the spec's one setter (`options::set`), which reads them by fio's rules.
-    passed: Vec<(String, String)>,
+    /// `latency_target`, `latency_window`, `latency_percentile`, `latency_run` (fio's search
+    /// runs only with a target above 0).
+    lat: LatTarget,
+    /// Options that set a field of the spec with no rule of fio's job reader around them: the
+    /// field as the user spelt it and the text, read once by the spec's one setter
+    /// (`options::set`, fio's rules for fio's spelling) when the spec is made, in file order.
+    passed: Vec<(Field, String, usize)>,
 }
 
 fn bad(o: &Opt, why: impl std::fmt::Display) -> LineError {
@@ -197,24 +210,24 @@ pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError
     let ctl = std::mem::take(&mut d.ctl);
     let (delay, rates, arrivals, seed) = (d.start_delay.take(), d.rates.take(), d.arrivals, d.seed);
     let number_ios = d.number_ios.take().map(|n| n.saturating_mul(d.loops.unwrap_or(1)));
+    let rw = d.rw.clone().unwrap_or_else(|| "read".into());
     let mut job = finish(name, line, d)?;
     super::jobctl::merge(ctl, &mut job);
-    let rw = job.fields.iter().find(|(k, _)| k == "rw").map(|(_, v)| v.split(':').next().unwrap_or("").to_string());
-    let rw = rw.unwrap_or_default();
     if let Some(ns) = delay.map(|r| super::delay::pick(r, seed, &job.name)).filter(|&ns| ns > 0) {
-        job.fields.push(("start_delay".into(), fmt_duration(ns, 9)));
+        job.spec.start_delay_ns = ns;
     }
     // fio: a trimwrite's trim and write of a block are two I/Os.
     if let Some(n) = number_ios.map(|n| if rw.contains("trimwrite") { n.saturating_mul(2) } else { n }) {
-        job.fields.push(("number_ios".into(), n.to_string()));
+        job.spec.number_ios = Some(n);
     }
     if let Some((r, o)) = rates {
-        let (fields, notice) = super::rates::fields(&r, &rw).map_err(|e| bad(&o, e))?;
-        if let (false, Some(a)) = (fields.is_empty(), arrivals) {
-            job.fields.extend(fields);
-            job.fields.push(("arrivals".into(), a.into()));
-        } else {
-            job.fields.extend(fields);
+        let (rate, read_pct, notice) = super::rates::rate(&r, &rw).map_err(|e| bad(&o, e))?;
+        if let Some(mut rate) = rate {
+            rate.arrivals = arrivals.unwrap_or(rate.arrivals);
+            job.spec.rate = Some(rate);
+        }
+        if let Some(p) = read_pct {
+            job.spec.read_pct = p;
         }
         job.notices.extend(notice);
     }
@@ -285,12 +298,13 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "rwmixread" | "rwmixwrite" => {
             let v = need()?;
             one_direction(v)?;
-            d.mix.push((key.to_string(), pct(v)?.to_string()))
+            let share = pct(v)? as u8;
+            d.mix.push((key.to_string(), v.to_string(), if key == "rwmixread" { share } else { 100 - share }))
         }
         "percentage_random" => {
             let v = need()?;
             one_direction(v)?;
-            d.random_pct = Some(pct(v)?.to_string());
+            d.random_pct = Some(pct(v)? as u8);
         }
         "bs" => {
             let v = need()?;
@@ -309,8 +323,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             if each.len() > 2 && dir(2)? != r {
                 return Err(bad(o, "a trim block size of its own is not supported; give READ,WRITE"));
             }
-            d.bs = Some(r.to_string());
-            d.bs_write = (w != r).then(|| w.to_string());
+            d.bs = Some(vec![BlockSize { bytes: r, pct: 100 }]);
+            d.bs_write = (w != r).then(|| vec![BlockSize { bytes: w, pct: 100 }]);
             d.bs_max = None;
         }
         "bsrange" => {
@@ -322,7 +336,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             if a > b {
                 return Err(bad(o, "the smallest size comes first: MIN-MAX"));
             }
-            d.bs = Some(a.to_string());
+            d.bs = Some(vec![BlockSize { bytes: a, pct: 100 }]);
             d.bs_write = None;
             d.bs_max = (a != b).then_some(b);
         }
@@ -385,8 +399,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         "rate_process" => {
             d.arrivals = Some(match need()? {
-                "linear" => "uniform",
-                "poisson" => "poisson",
+                "linear" => Arrivals::Uniform,
+                "poisson" => Arrivals::Poisson,
                 _ => return Err(bad(o, "expected linear or poisson")),
             })
         }
@@ -400,28 +414,28 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "sync" => match need()? {
             "0" | "none" => {}
             "1" | "sync" => {
-                d.sync = Some("dsync".into());
+                d.sync = Some(SyncMode::Dsync);
                 Notice::SyncAsDsync.push_to(&mut d.notices);
             }
-            "dsync" => d.sync = Some("dsync".into()),
+            "dsync" => d.sync = Some(SyncMode::Dsync),
             _ => return Err(bad(o, "expected 0, 1, none, sync or dsync")),
         },
         "fsync" | "fdatasync" => {
-            let n = num(need()?)?;
-            if n > 0 {
-                d.sync = Some(format!("{key}:{n}"));
+            let every = range(need()?, 0, u32::MAX.into())? as u32;
+            if every > 0 {
+                d.sync = Some(if key == "fsync" { SyncMode::Fsync { every } } else { SyncMode::Fdatasync { every } });
             }
         }
         "buffer_compress_percentage" => {
-            let n = pct(need()?)?;
-            d.data = (n > 0).then(|| format!("compress:{n}"));
+            let pct = pct(need()?)? as u8;
+            d.data = (pct > 0).then_some(DataPattern::Compress { pct });
         }
         "buffer_compress_chunk" => {
             Notice::CompressChunk.push_to(&mut d.notices);
         }
         "zero_buffers" => {
             if flag()? {
-                d.data = Some("zero".into());
+                d.data = Some(DataPattern::Zero);
             }
         }
         "norandommap" => d.norandommap = flag()?,
@@ -437,12 +451,16 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "replay_no_stall" => d.replay_fast = flag()?,
         "thinktime" | "thinktime_spin" => {
             let ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?;
-            d.think.retain(|(k, _)| k != key);
-            if ns > 0 {
-                d.think.push((key.to_string(), fmt_duration(ns, 9)));
-            }
+            *if key == "thinktime" { &mut d.think.ns } else { &mut d.think.spin_ns } = ns;
         }
-        "thinktime_blocks" | "thinktime_blocks_type" => d.think.push((key.to_string(), need()?.to_string())),
+        "thinktime_blocks" => d.think.blocks = range(need()?, 0, u32::MAX.into())? as u32,
+        "thinktime_blocks_type" => {
+            d.think_blocks_type = Some(match need()? {
+                "complete" => false,
+                "issue" => true,
+                _ => return Err(bad(o, "expected complete (fio's default) or issue")),
+            })
+        }
         "cpus_allowed" => d.cpus = Some(cpu_list(need()?).map_err(|e| bad(o, e))?),
         "verify" => {
             let v = need()?;
@@ -509,11 +527,11 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "ignore_error" => {
             need()?;
         }
-        "flow" => d.flow.push((key.into(), range(need()?, 0, 1000)?.to_string())),
-        "flow_id" => d.flow.push((key.into(), range(need()?, 0, u32::MAX as u64)?.to_string())),
+        "flow" => d.flow.get_or_insert_with(Flow::default).weight = range(need()?, 0, 1000)? as u32,
+        "flow_id" => d.flow.get_or_insert_with(Flow::default).id = range(need()?, 0, u32::MAX.into())? as u32,
         "flow_sleep" => {
-            let ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?;
-            d.flow.push((key.into(), fmt_duration(ns, 9)));
+            d.flow.get_or_insert_with(Flow::default).sleep_ns =
+                time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?
         }
         // fio 3.33 reads it and does nothing (FIO_OPT_SOFT_DEPRECATED).
         "flow_watermark" => d.no_effect.push(key.into()),
@@ -528,19 +546,13 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             .transpose()
             .map_err(|e| bad(o, e))?
             .is_some() => {}
-        "latency_target" | "latency_window" => {
-            let ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?;
-            if key == "latency_target" {
-                d.lat_on = ns > 0;
-            }
-            d.lat.push((key.into(), fmt_duration(ns, 9)));
-        }
+        "latency_target" => d.lat.target_ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?,
+        "latency_window" => d.lat.window_ns = time_ns(need()?, BareTime::Micros).map_err(|e| bad(o, e))?,
         "latency_percentile" => {
             let p = need()?.parse::<f64>().ok().filter(|p| (0.0..=100.0).contains(p));
-            let p = p.ok_or_else(|| bad(o, "give a percentage from 0 to 100 (fio's range), e.g. 99.9"))?;
-            d.lat.push((key.into(), p.to_string()));
+            d.lat.percentile = p.ok_or_else(|| bad(o, "give a percentage from 0 to 100 (fio's range), e.g. 99.9"))?;
         }
-        "latency_run" => d.lat.push((key.into(), flag()?.to_string())),
+        "latency_run" => d.lat.run = flag()?,
         // An option that sets a field of the spec, with nothing of fio's job rules around it: the
         // spec's own setter, as every front end (a new row of the table needs nothing here).
         _ if matches!(opt.effect, Effect::Spec(_) | Effect::Set(_)) => {
@@ -548,7 +560,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 (None, drivelab_engine::options::Kind::Bool | drivelab_engine::options::Kind::Flag) => "1",
                 _ => need()?,
             };
-            d.passed.push((o.key.clone(), v.to_string()));
+            let field = Field::from_key(&o.key).ok_or_else(|| bad(o, "the option table has no field for it"))?;
+            d.passed.push((field, v.to_string(), o.line));
         }
         // A row that shapes a job has its arm above (the table's test holds them together); one
         // without is a row added without its effect.
@@ -567,36 +580,42 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     let name = d.name.clone().unwrap_or_else(|| section.to_string());
     let null = d.engine == Some("null");
     let engine = match d.engine {
-        Some("null") | None => "psync",
-        Some(e) => e,
+        Some("null") | None => EngineKind::Psync,
+        Some(e) => EngineKind::from_name(e).ok_or_else(|| err(format!("no engine {e}")))?,
     };
-    let mut fields: Vec<(String, String)> = Vec::new();
-    let mut put = |k: &str, v: String| fields.push((k.to_string(), v));
+    // fio's defaults where drivelab's differ; what the options set replaces them below.
+    let mut spec = AccessSpec { engine, direct: false, ..AccessSpec::default() };
     let mut notices = d.notices;
     let rw = d.rw.clone().unwrap_or_else(|| "read".into());
-    put("rw", rw.clone() + &d.rw_n.as_ref().map(|n| format!(":{n}")).unwrap_or_default());
-    for (k, v) in &d.mix {
-        put(k, v.clone());
+    spec.set_rw(&rw).map_err(|e| err(e.to_string()))?;
+    if let Some(n) = d.rw_n {
+        n.set(&mut spec);
     }
-    let some_random = rw.starts_with("rand") || (rw == "rw" && d.random_pct.as_deref().is_some_and(|r| r != "0"));
+    if !d.mix.is_empty() {
+        // fio applies rwmixread/rwmixwrite to a mixed workload only (`check_fio_mix` says so).
+        let mut pairs: Vec<(&str, &str)> = vec![("rw", rw.as_str())];
+        pairs.extend(d.mix.iter().map(|(k, v, _)| (k.as_str(), v.as_str())));
+        drivelab_engine::options::check_fio_mix(&pairs)
+            .map_err(|e| err(e.written_as(drivelab_engine::Spelling::FioJob).to_string()))?;
+        spec.read_pct = d.mix.last().map_or(spec.read_pct, |m| m.2);
+    }
+    let some_random = rw.starts_with("rand") || (rw == "rw" && d.random_pct.is_some_and(|r| r != 0));
     if let Some(r) = d.random_pct {
         if rw.starts_with("rand") || rw == "rw" {
-            put("random", r);
+            spec.random_pct = r;
         }
     }
-    put("bs", d.bs.unwrap_or_else(|| "4096".into()));
+    if let Some(bs) = d.bs {
+        spec.bs = bs;
+    }
     if let Some(w) = d.bs_write {
         if rw.contains("trim") {
             return Err(err("writes' own block sizes are not supported with trims; give one bs".into()));
         }
-        put("write_bs", w);
+        spec.bs_write = Some(w);
     }
-    if let Some(m) = d.bs_max {
-        put("bs_max", m.to_string());
-    }
-    if let Some(a) = d.align {
-        put("align", a.to_string());
-    }
+    spec.bs_max = d.bs_max;
+    spec.align_bytes = d.align;
     let qd = d.qd.unwrap_or(1);
     if let Some((max, o)) = &d.complete_max {
         if *max < qd {
@@ -609,8 +628,9 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
             ));
         }
     }
+    let sync_engine = engine == EngineKind::Psync;
     if let Some(o) = &d.serialize_overlap {
-        let effective_qd = if engine == "psync" { 1 } else { qd };
+        let effective_qd = if sync_engine { 1 } else { qd };
         if effective_qd > 1 && !d.verify {
             return Err(bad(
                 o,
@@ -622,83 +642,66 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         }
         Notice::SerializeOverlapMoot.push_to(&mut notices);
     }
-    if engine == "psync" && qd > 1 {
+    let depth = |n: u64| u32::try_from(n).map_err(|_| err(format!("iodepth={n} is too deep")));
+    if sync_engine && qd > 1 {
         let engine = if d.engine.is_some() { d.engine_written.clone() } else { "psync (fio's default)".into() };
         Notice::SyncEngineDepth { engine, qd }.push_to(&mut notices);
-        put("qd", "1".into());
+        spec.qd = 1;
     } else {
-        put("qd", qd.to_string());
+        spec.qd = depth(qd)?;
     }
     // Batches are the asynchronous engines' (a synchronous one does one I/O per call); one
     // above the depth submits what the depth allows, whoever reads it (fio caps it).
-    if let Some(b) = d.batch.filter(|&b| b > 0 && engine != "psync") {
-        put("batch", b.to_string());
+    if let Some(b) = d.batch.filter(|&b| b > 0 && !sync_engine) {
+        spec.submit_batch = u32::try_from(b).unwrap_or(u32::MAX);
     }
-    put("engine", engine.into());
     // NVMe passthrough bypasses the page cache whatever `direct` says, as O_DIRECT does.
-    put("direct", (d.direct.unwrap_or(false) || engine == "uring_cmd").to_string());
+    spec.direct = d.direct.unwrap_or(false) || engine == EngineKind::UringCmd;
     if let Some(o) = d.offset {
-        put("offset", o.to_string());
+        spec.offset_bytes = o;
     }
-    if let Some(s) = d.size {
-        put("span", s.to_string());
-    }
+    spec.span_bytes = d.size;
     let loops = d.loops.unwrap_or(1);
     let mut whole_target = false;
     if d.time_based {
         let Some(t) = d.runtime_ns else {
             return Err(err("time_based without runtime would run until stopped; give runtime=".into()));
         };
-        put("time", fmt_duration(t, 9));
+        spec.time_ns = Some(t);
     } else {
         match d.io_size.or(d.size) {
-            Some(b) => put("io_size", b.saturating_mul(loops).to_string()),
+            Some(b) => spec.io_size_bytes = Some(b.saturating_mul(loops)),
             // A replay ends with its trace.
             None => whole_target = d.replay.is_none(),
         }
-        if let Some(t) = d.runtime_ns {
-            put("time", fmt_duration(t, 9));
+        // Bytes (or a trace) bound the job, and a runtime too when given; a job bound by
+        // neither yet (one pass over a target not probed) keeps the default until it is.
+        if spec.io_size_bytes.is_some() || d.replay.is_some() || d.runtime_ns.is_some() {
+            spec.time_ns = d.runtime_ns;
         }
     }
-    if let Some(r) = d.ramp_ns.filter(|&r| r > 0) {
-        put("ramp", fmt_duration(r, 9));
-    }
-    if let Some(s) = d.sync {
-        put("sync", s);
-    }
-    if let Some(data) = d.data {
-        put("data", data);
-    }
+    spec.ramp_ns = d.ramp_ns.unwrap_or(0);
+    spec.sync = d.sync.unwrap_or_default();
+    spec.data = d.data.unwrap_or_default();
     if let Some(s) = d.seed {
-        put("seed", s.to_string());
+        spec.seed = s;
     }
-    if let Some(r) = d.replay.clone() {
-        put("replay", r);
-        put("replay_timing", if d.replay_fast { "fast" } else { "original" }.into());
+    if let Some(path) = d.replay.clone() {
+        spec.replay = Some(Replay { path, fast: d.replay_fast });
     }
     // fio thinks only with a thinktime above zero; its other think options shape that.
-    if d.think.iter().any(|(k, _)| k == "thinktime") {
-        for (k, v) in d.think {
-            put(&k, v);
-        }
+    if d.think.ns > 0 {
+        spec.think = Some(Think { by_issue: d.think_blocks_type.unwrap_or(false), ..d.think });
     }
     if let Some(c) = d.cpus {
-        put("cpus", c);
+        spec.cpus = CpuPlacement::List(c);
     }
     let writes = rw != "read" && rw != "randread" && !rw.ends_with("trim");
-    if d.verify {
-        put("verify", "true".into());
-        if writes && d.do_verify {
-            put("verify_after", "true".into());
-        }
-    }
-    if d.continue_on_error {
-        put("continue_on_error", "true".into());
-    }
+    spec.verify = d.verify;
+    spec.verify_after = d.verify && writes && d.do_verify;
+    spec.continue_on_error = d.continue_on_error;
     // fio's random map, unless norandommap: a pass visits every block once.
-    if some_random && (!d.norandommap || d.lfsr) {
-        put("random_map", "true".into());
-    }
+    spec.random_map = some_random && (!d.norandommap || d.lfsr);
     let numjobs = d.numjobs.unwrap_or(1);
     let (targets, file_per_clone) = match (&d.filename, null) {
         (_, true) => (Vec::new(), false),
@@ -712,23 +715,29 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         }
     };
     if !file_per_clone {
-        put("jobs", numjobs.to_string());
+        spec.jobs = u32::try_from(numjobs).map_err(|_| err(format!("numjobs={numjobs} is too many")))?;
     }
     let io_log = super::logs::finish(d.logs, &name, 0, file_per_clone);
-    fields.extend(d.walk.fields().map_err(|e| err(e.to_string()))?);
+    d.walk.set(&mut spec).map_err(|e| err(e.to_string()))?;
     let has_pattern = d.verify_pattern.is_some();
-    if let (Some(p), true) = (d.verify_pattern, d.verify) {
-        fields.push(("verify_pattern".into(), p));
+    if let (Some(p), true) = (&d.verify_pattern, d.verify) {
+        // The pattern's one reading (fio's syntax).
+        drivelab_engine::options::set(&mut spec, Field::VerifyPattern, p)
+            .map_err(|e| err(e.written_as(drivelab_engine::Spelling::FioJob).to_string()))?;
     }
-    if let Some(t) = d.ignore_error {
-        fields.push(("ignore_error".into(), t));
+    spec.ignore_errors = d.ignore_error;
+    spec.flow = d.flow;
+    spec.prio = super::prio::finish(&d.prio, engine).map_err(err)?;
+    if d.lat.target_ns > 0 {
+        spec.lat_target = Some(d.lat);
     }
-    fields.extend(d.flow);
-    fields.extend(super::prio::finish(&d.prio, engine).map_err(err)?);
-    if d.lat_on {
-        fields.extend(d.lat);
+    // The options with no rule of the job reader's around them, read once each, in file order.
+    for (field, text, at) in &d.passed {
+        drivelab_engine::options::set(&mut spec, *field, text).map_err(|e| LineError {
+            line: *at,
+            message: format!("[{section}]: {}", e.written_as(drivelab_engine::Spelling::FioJob)),
+        })?;
     }
-    fields.extend(d.passed);
     if let (Some(u), true) = (d.verify_interval, d.verify) {
         // drivelab's own header checks at most every 4 KiB: a coarser fio interval is checked
         // more finely (the same data, more headers). A pattern restarts at each interval, so
@@ -736,17 +745,16 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         if u > 4096 && !has_pattern {
             Notice::VerifyIntervalFiner { interval: u }.push_to(&mut notices);
         } else {
-            fields.push(("verify_unit".into(), u.to_string()));
+            spec.verify_unit_bytes = Some(u);
         }
     }
-    let (stripe_fields, increment_pct) = d.stripe.fields(numjobs, file_per_clone).map_err(err)?;
-    fields.extend(stripe_fields);
+    let increment_pct = d.stripe.set(&mut spec, numjobs, file_per_clone).map_err(err)?;
     if d.stripe.dump && d.verify {
         Notice::VerifyDump.push_to(&mut notices);
     }
     if d.fill_device {
         if writes {
-            fields.push(("fill_device".into(), "true".into()));
+            spec.fill_device = true;
         } else {
             Notice::FillReads.push_to(&mut notices);
         }
@@ -757,7 +765,8 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     Ok(Job {
         name,
         line,
-        fields,
+        spec,
+        runtime_given: d.runtime_ns.is_some(),
         targets,
         file_per_clone,
         null,
@@ -798,33 +807,32 @@ mod tests {
             .collect()
     }
 
-    fn field<'a>(j: &'a Job, k: &str) -> Option<&'a str> {
-        j.fields.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str())
+    fn bs(sizes: &[(u64, u8)]) -> Vec<BlockSize> {
+        sizes.iter().map(|&(bytes, pct)| BlockSize { bytes, pct }).collect()
     }
 
     #[test]
     fn fios_defaults_are_the_jobs_defaults() {
         let j = translate("j", 1, &opts("size=1m")).unwrap();
-        assert_eq!(field(&j, "rw"), Some("read"));
-        assert_eq!(field(&j, "engine"), Some("psync"));
-        assert_eq!(field(&j, "direct"), Some("false"));
-        assert_eq!(field(&j, "bs"), Some("4096"));
-        assert_eq!(field(&j, "io_size"), Some("1048576"));
-        assert_eq!(field(&j, "span"), Some("1048576"));
+        let s = &j.spec;
+        assert_eq!((s.read_pct, s.random_pct), (100, 0), "rw=read");
+        assert_eq!((s.engine, s.direct, s.qd), (EngineKind::Psync, false, 1));
+        assert_eq!(s.bs, bs(&[(4096, 100)]));
+        assert_eq!((s.io_size_bytes, s.span_bytes, s.time_ns), (Some(1 << 20), Some(1 << 20), None));
         assert_eq!(j.targets, vec!["j.0.0"]);
+        s.validate().unwrap();
     }
 
     #[test]
     fn a_time_based_job_runs_for_its_runtime_and_others_until_size_is_moved() {
         let j = translate("j", 1, &opts("size=10G\ntime_based\nruntime=900\nramp_time=5")).unwrap();
-        assert_eq!(field(&j, "time"), Some("900s"));
-        assert_eq!(field(&j, "ramp"), Some("5s"));
-        assert_eq!(field(&j, "io_size"), None);
+        assert_eq!((j.spec.time_ns, j.spec.ramp_ns), (Some(900_000_000_000), 5_000_000_000));
+        assert_eq!(j.spec.io_size_bytes, None);
         let j = translate("j", 1, &opts("size=64m\nruntime=2\nloops=3")).unwrap();
-        assert_eq!(field(&j, "io_size"), Some(&*(3u64 * 64 * 1048576).to_string()));
-        assert_eq!(field(&j, "time"), Some("2s"));
+        assert_eq!(j.spec.io_size_bytes, Some((3 * 64) << 20));
+        assert_eq!(j.spec.time_ns, Some(2_000_000_000));
         let j = translate("j", 1, &opts("filename=/dev/sdz")).unwrap();
-        assert!(j.whole_target);
+        assert!(j.whole_target && !j.runtime_given);
         let e = translate("j", 7, &opts("time_based")).unwrap_err();
         assert!(e.message.contains("runtime"), "{}", e.message);
     }
@@ -832,37 +840,37 @@ mod tests {
     #[test]
     fn block_sizes_splits_and_ranges() {
         let j = translate("j", 1, &opts("bssplit=512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10")).unwrap();
-        assert_eq!(field(&j, "bs"), Some("512:10,1024:5,2048:5,4096:60,8192:2,16384:4,32768:4,65536:10"));
+        let split = [(512, 10), (1024, 5), (2048, 5), (4096, 60), (8192, 2), (16384, 4), (32768, 4), (65536, 10)];
+        assert_eq!(j.spec.bs, bs(&split));
         let j = translate("j", 1, &opts("bssplit=4k/50:64k/")).unwrap();
-        assert_eq!(field(&j, "bs"), Some("4096:50,65536:50"));
+        assert_eq!(j.spec.bs, bs(&[(4096, 50), (65536, 50)]));
         let j = translate("j", 1, &opts("bsrange=4k-4k")).unwrap();
-        assert_eq!(field(&j, "bs"), Some("4096"));
+        assert_eq!((j.spec.bs.clone(), j.spec.bs_max), (bs(&[(4096, 100)]), None));
         // fio's READ,WRITE: writes' own sizes (an empty one: fio's default, 4k).
         let j = translate("j", 1, &opts("bs=4k,64k")).unwrap();
-        assert_eq!((field(&j, "bs"), field(&j, "write_bs")), (Some("4096"), Some("65536")));
+        assert_eq!((j.spec.bs, j.spec.bs_write), (bs(&[(4096, 100)]), Some(bs(&[(65536, 100)]))));
         let j = translate("j", 1, &opts("bs=,8k")).unwrap();
-        assert_eq!((field(&j, "bs"), field(&j, "write_bs")), (Some("4096"), Some("8192")));
-        assert_eq!(field(&translate("j", 1, &opts("bs=8k,8k")).unwrap(), "write_bs"), None);
+        assert_eq!((j.spec.bs, j.spec.bs_write), (bs(&[(4096, 100)]), Some(bs(&[(8192, 100)]))));
+        assert_eq!(translate("j", 1, &opts("bs=8k,8k")).unwrap().spec.bs_write, None);
         let j = translate("j", 1, &opts("bssplit=64k/40:1024k/60,1024k/100")).unwrap();
-        assert_eq!((field(&j, "bs"), field(&j, "write_bs")), (Some("65536:40,1048576:60"), Some("1048576:100")));
-        assert_eq!(field(&translate("j", 1, &opts("bssplit=4k/50:8k/50,")).unwrap(), "write_bs"), None);
+        assert_eq!(j.spec.bs, bs(&[(65536, 40), (1 << 20, 60)]));
+        assert_eq!(j.spec.bs_write, Some(bs(&[(1 << 20, 100)])));
+        assert_eq!(translate("j", 1, &opts("bssplit=4k/50:8k/50,")).unwrap().spec.bs_write, None);
         assert!(translate("j", 1, &opts("bssplit=4k,8k,16k")).unwrap_err().message.contains("trim"));
         assert!(translate("j", 1, &opts("rw=trimwrite\nbs=4k,8k")).unwrap_err().message.contains("trims"));
         let j = translate("j", 1, &opts("bsrange=1k-4k")).unwrap();
-        assert_eq!((field(&j, "bs"), field(&j, "bs_max")), (Some("1024"), Some("4096")));
+        assert_eq!((j.spec.bs, j.spec.bs_max), (bs(&[(1024, 100)]), Some(4096)));
         let j = translate("j", 1, &opts("bsrange=512:1M")).unwrap();
-        assert_eq!((field(&j, "bs"), field(&j, "bs_max")), (Some("512"), Some("1048576")));
+        assert_eq!((j.spec.bs, j.spec.bs_max), (bs(&[(512, 100)]), Some(1 << 20)));
         assert!(translate("j", 1, &opts("bsrange=64k-4k")).is_err());
         let j = translate("j", 1, &opts("kb_base=1000\nbs=4k")).unwrap();
-        assert_eq!(field(&j, "bs"), Some("4000"));
+        assert_eq!(j.spec.bs, bs(&[(4000, 100)]));
     }
 
     #[test]
     fn engines_depths_and_files() {
         let j = translate("j", 1, &opts("ioengine=libaio\niodepth=16\nnumjobs=4\nfilename=/a:/b")).unwrap();
-        assert_eq!(field(&j, "engine"), Some("libaio"));
-        assert_eq!(field(&j, "qd"), Some("16"));
-        assert_eq!(field(&j, "jobs"), Some("4"));
+        assert_eq!((j.spec.engine, j.spec.qd, j.spec.jobs), (EngineKind::Libaio, 16, 4));
         assert_eq!(j.targets, vec!["/a", "/b"]);
         assert!(!j.notices.iter().any(|n| n.to_string().contains("libaio")), "libaio runs libaio: {:?}", j.notices);
         // fio's iodepth_batch is an asynchronous engine's: libaio's too.
@@ -876,16 +884,16 @@ iodepth_batch=8",
             ),
         )
         .unwrap();
-        assert_eq!(field(&j, "batch"), Some("8"));
+        assert_eq!(j.spec.submit_batch, 8);
         // Google Cloud's fio lines: a completion cap at or above the depth is what drivelab does.
         let gcp = "ioengine=libaio\niodepth=64\niodepth_batch_submit=64\niodepth_batch_complete_max=64";
-        assert_eq!(field(&translate("j", 1, &opts(gcp)).unwrap(), "qd"), Some("64"));
+        assert_eq!(translate("j", 1, &opts(gcp)).unwrap().spec.qd, 64);
         let e = translate("j", 1, &opts("ioengine=libaio\niodepth=64\niodepth_batch_complete_max=8")).unwrap_err();
         assert!(e.message.contains("iodepth_batch_complete_max=8") && e.message.contains("64"), "{}", e.message);
         assert!(translate("j", 1, &opts("iodepth_batch_complete=4")).is_err());
         assert!(translate("j", 1, &opts("iodepth_batch_complete_min=1")).is_ok());
         let j = translate("j", 1, &opts("iodepth=8\nnumjobs=2\ndirectory=/data")).unwrap();
-        assert_eq!(field(&j, "qd"), Some("1"), "psync runs at depth 1");
+        assert_eq!(j.spec.qd, 1, "psync runs at depth 1");
         assert_eq!(j.targets, vec!["/data/j.0.0", "/data/j.1.0"]);
         assert!(j.file_per_clone);
         let j = translate("j", 1, &opts("ioengine=null\nsize=1g")).unwrap();
@@ -894,25 +902,31 @@ iodepth_batch=8",
 
     #[test]
     fn rates_syncs_data_and_verify() {
+        use drivelab_engine::spec::{RateScope, RateUnit};
         let j = translate("j", 1, &opts("rate_iops=50\nrate_process=poisson\nsize=1m")).unwrap();
-        assert_eq!((field(&j, "rate"), field(&j, "arrivals")), (Some("50"), Some("poisson")));
+        let r = j.spec.rate.unwrap();
+        assert_eq!((r.per_s, r.unit, r.scope, r.arrivals), (50.0, RateUnit::Iops, RateScope::Job, Arrivals::Poisson));
         let j = translate("j", 1, &opts("rate=1250\nsize=1m")).unwrap();
-        assert_eq!(field(&j, "rate"), Some("1250/s"));
+        assert_eq!(
+            j.spec.rate.map(|r| (r.per_s, r.unit, r.arrivals)),
+            Some((1250.0, RateUnit::Bytes, Arrivals::Uniform))
+        );
         let j = translate("j", 1, &opts("fsync=4\nbuffer_compress_percentage=50\nsize=1m")).unwrap();
-        assert_eq!((field(&j, "sync"), field(&j, "data")), (Some("fsync:4"), Some("compress:50")));
+        assert_eq!((j.spec.sync, j.spec.data), (SyncMode::Fsync { every: 4 }, DataPattern::Compress { pct: 50 }));
         let j = translate("j", 1, &opts("rw=randwrite\nverify=crc32c\nsize=1m\nnorandommap")).unwrap();
-        assert_eq!((field(&j, "verify"), field(&j, "verify_after")), (Some("true"), Some("true")));
+        assert!(j.spec.verify && j.spec.verify_after);
+        assert!(!j.spec.random_map, "norandommap: independent draws");
         // fio's t0004: a 1 MiB verify_interval is checked every 4 KiB or less by drivelab's header.
         let j = translate("j", 1, &opts("rw=write\nverify=md5\nverify_interval=1M\nsize=1m")).unwrap();
-        assert_eq!(field(&j, "verify_unit"), None);
+        assert_eq!(j.spec.verify_unit_bytes, None);
         assert!(j.notices.contains(&Notice::VerifyIntervalFiner { interval: 1 << 20 }));
         let j = translate("j", 1, &opts("rw=write\nverify_pattern=0xaa\nverify_interval=1M\nsize=1m")).unwrap();
-        assert_eq!(field(&j, "verify_unit"), Some("1048576"), "a pattern restarts at each interval: kept");
-        assert_eq!(field(&j, "random_map"), None, "norandommap: independent draws");
+        assert_eq!(j.spec.verify_unit_bytes, Some(1 << 20), "a pattern restarts at each interval: kept");
+        assert_eq!(j.spec.verify_pattern.as_deref(), Some("0xaa"));
         let j = translate("j", 1, &opts("rw=randread\nsize=1m")).unwrap();
-        assert_eq!(field(&j, "random_map"), Some("true"), "fio's random map by default");
+        assert!(j.spec.random_map, "fio's random map by default");
         let j = translate("j", 1, &opts("rw=randread\nsize=1m\nnorandommap\nrandom_generator=lfsr")).unwrap();
-        assert_eq!(field(&j, "random_map"), Some("true"), "fio's LFSR visits every block once per pass");
+        assert!(j.spec.random_map, "fio's LFSR visits every block once per pass");
     }
 
     #[test]
@@ -922,10 +936,11 @@ iodepth_batch=8",
         assert!(e.message.contains("latency_percentile=101") && e.message.contains("0 to 100"), "{}", e.message);
         let j =
             translate("j", 1, &opts("latency_target=500000\nlatency_window=5000000\nlatency_percentile=99.9")).unwrap();
-        assert_eq!(field(&j, "latency_target"), Some("500ms"), "a bare number is µs, as in fio");
-        assert_eq!((field(&j, "latency_window"), field(&j, "latency_percentile")), (Some("5s"), Some("99.9")));
+        let l = j.spec.lat_target.unwrap();
+        assert_eq!(l.target_ns, 500_000_000, "a bare number is µs, as in fio");
+        assert_eq!((l.window_ns, l.percentile), (5_000_000_000, 99.9));
         let j = translate("j", 1, &opts("latency_target=0\nlatency_window=1s")).unwrap();
-        assert_eq!(field(&j, "latency_window"), None, "fio searches only with a target above 0");
+        assert_eq!(j.spec.lat_target, None, "fio searches only with a target above 0");
         let e = translate("j", 1, &opts("rw=read:x")).unwrap_err();
         assert!(e.message.contains("rw=read:x") && e.message.contains("'x'"), "{}", e.message);
         let e = translate("j", 1, &opts("size=1m\nexec_prerun=ls")).unwrap_err();

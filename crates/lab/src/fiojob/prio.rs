@@ -11,6 +11,7 @@
 //!
 //! fio reads the `cmdprio_*` options only for its io_uring and libaio engines; so does drivelab.
 
+use drivelab_engine::spec::prio::{value, CmdPrio, IoPrio, CLASS_RT};
 use drivelab_engine::spec::EngineKind;
 
 use super::value::{size, within, KbBase};
@@ -99,61 +100,74 @@ pub fn apply(d: &mut PrioDraft, key: &str, value: &str, kb: KbBase) -> Result<()
     Ok(())
 }
 
-/// The `prio` and `cmdprio` fields (drivelab's syntax), or why the options cannot run on
-/// `engine` (drivelab's engine name).
-pub fn finish(d: &PrioDraft, engine: &str) -> Result<Vec<(String, String)>, String> {
-    use drivelab_engine::spec::prio::{parts, value, CLASS_RT};
-    let mut out = Vec::new();
+/// The job's priorities, or why the options cannot run on `engine`.
+pub fn finish(d: &PrioDraft, engine: EngineKind) -> Result<Option<IoPrio>, String> {
+    let mut out = IoPrio::default();
     if d.class.is_some() || d.level.is_some() {
-        let (c, l) = parts(value(d.class.unwrap_or(0), d.level.unwrap_or(0)));
-        out.push(("prio".to_string(), format!("{c}/{l}")));
+        out.job = value(d.class.unwrap_or(0), d.level.unwrap_or(0));
     }
     let class = d.cmd_class.unwrap_or([CLASS_RT; 2]);
     let level = d.cmd_level.unwrap_or([0; 2]);
-    let implicit = |dir: usize| format!("{}/{}", class[dir], level[dir]);
-    let mut lists: [Vec<String>; 2] = Default::default();
+    let implicit = |dir: usize| value(class[dir], level[dir]);
     match (&d.pct, &d.bssplit) {
         (Some(p), Some(_)) if p.iter().any(|&x| x > 0) => {
             return Err("cmdprio_percentage and cmdprio_bssplit are mutually exclusive (as in fio): give one".into())
         }
         (_, Some(split)) => {
-            for (dir, list) in lists.iter_mut().enumerate() {
+            for (dir, list) in out.cmd.iter_mut().enumerate() {
                 for &(bytes, pct, own) in &split[dir] {
-                    let prio = own.map_or_else(|| implicit(dir), |(c, l)| format!("{c}/{l}"));
-                    list.push(format!("{bytes}/{pct}/{prio}"));
+                    let ioprio = own.map_or_else(|| implicit(dir), |(c, l)| value(c, l));
+                    list.push(CmdPrio { bytes, pct, ioprio });
                 }
             }
         }
         (Some(p), None) => {
-            for (dir, list) in lists.iter_mut().enumerate() {
+            for (dir, list) in out.cmd.iter_mut().enumerate() {
                 if p[dir] > 0 {
-                    list.push(format!("*/{}/{}", p[dir], implicit(dir)));
+                    list.push(CmdPrio { bytes: 0, pct: p[dir], ioprio: implicit(dir) });
                 }
             }
         }
         (None, None) => {}
     }
-    if lists.iter().any(|l| !l.is_empty()) {
-        if !EngineKind::from_name(engine).is_some_and(EngineKind::takes_io_prio) {
-            return Err(format!(
-                "per-I/O priorities are io_uring's and libaio's in fio; this job runs {engine}: give ioengine=io_uring or libaio"
-            ));
-        }
-        out.push(("cmdprio".to_string(), format!("{},{}", lists[0].join(":"), lists[1].join(":"))));
+    if out.cmd.iter().any(|l| !l.is_empty()) && !engine.takes_io_prio() {
+        return Err(format!(
+            "per-I/O priorities are io_uring's and libaio's in fio; this job runs {}: give ioengine=io_uring or libaio",
+            engine.name()
+        ));
     }
-    Ok(out)
+    Ok((out != IoPrio::default()).then_some(out))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The priorities as `prio` (`CLASS/LEVEL`) and `cmdprio` (`BS/PCT/CLASS/LEVEL` lists) texts.
     fn run(opts: &[(&str, &str)], engine: &str) -> Result<Vec<(String, String)>, String> {
+        use drivelab_engine::spec::prio::parts;
         let mut d = PrioDraft::default();
         for (k, v) in opts {
             apply(&mut d, k, v, KbBase::Binary)?;
         }
-        finish(&d, engine)
+        let Some(p) = finish(&d, EngineKind::from_name(engine).unwrap())? else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        if p.job != 0 {
+            let (c, l) = parts(p.job);
+            out.push(("prio".to_string(), format!("{c}/{l}")));
+        }
+        let list = |l: &[CmdPrio]| {
+            let entry = |e: &CmdPrio| {
+                let (c, l) = parts(e.ioprio);
+                let bs = if e.bytes == 0 { "*".to_string() } else { e.bytes.to_string() };
+                format!("{bs}/{}/{c}/{l}", e.pct)
+            };
+            l.iter().map(entry).collect::<Vec<_>>().join(":")
+        };
+        if p.cmd.iter().any(|l| !l.is_empty()) {
+            out.push(("cmdprio".to_string(), format!("{},{}", list(&p.cmd[0]), list(&p.cmd[1]))));
+        }
+        Ok(out)
     }
 
     fn field(out: &[(String, String)], k: &str) -> Option<String> {
@@ -176,7 +190,7 @@ mod tests {
         let o = run(&adv, "uring").unwrap();
         assert_eq!(field(&o, "cmdprio").as_deref(), Some("65536/25/1/1:65536/75/3/2,"));
         assert_eq!(field(&o, "prio").as_deref(), Some("2/7"));
-        // The engine reads what the lab writes.
+        // The engine's own reading of the same priorities gives the same values.
         let mut s = drivelab_engine::spec::AccessSpec::default();
         for (k, v) in &o {
             drivelab_engine::options::apply(&mut s, k, v).unwrap();

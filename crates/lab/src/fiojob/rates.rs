@@ -8,6 +8,8 @@
 //! I/Os reads, which delivers the same two rates. One direction paced while the other runs free
 //! has no such form and is refused.
 
+use drivelab_engine::spec::{Rate, RateScope, RateUnit};
+
 use super::notice::Notice;
 use super::value::{size, whole, KbBase};
 
@@ -35,9 +37,12 @@ pub fn parse(text: &str, bytes: bool, kb: KbBase) -> Result<Rates, String> {
     Ok(Rates { bytes, per_dir })
 }
 
-/// drivelab's fields for `r` on a job of fio's `rw` word, and a notice when the mix is set by
-/// the rates.
-pub fn fields(r: &Rates, rw: &str) -> Result<(Vec<(String, String)>, Option<Notice>), String> {
+/// What a job's rates come to: its rate (None: no direction paced), the share of reads when the
+/// rates set the mix, and a notice then.
+pub type Paced = (Option<Rate>, Option<u8>, Option<Notice>);
+
+/// The rate of a job of fio's `rw` word paced by `r` (see [`Paced`]).
+pub fn rate(r: &Rates, rw: &str) -> Result<Paced, String> {
     let [read, write, trim] = r.per_dir;
     let dirs: &[(&str, Option<u64>)] = match rw {
         "read" | "randread" => &[("read", read)],
@@ -48,7 +53,7 @@ pub fn fields(r: &Rates, rw: &str) -> Result<(Vec<(String, String)>, Option<Noti
     };
     let given: Vec<u64> = dirs.iter().filter_map(|d| d.1).collect();
     if given.is_empty() {
-        return Ok((Vec::new(), None));
+        return Ok((None, None, None));
     }
     if given.len() < dirs.len() {
         let free: Vec<&str> = dirs.iter().filter(|d| d.1.is_none()).map(|d| d.0).collect();
@@ -59,28 +64,37 @@ pub fn fields(r: &Rates, rw: &str) -> Result<(Vec<(String, String)>, Option<Noti
             free.join(" and ")
         ));
     }
-    let total: u64 = given.iter().sum();
+    let total = given.iter().fold(0u64, |a, &b| a.saturating_add(b));
     let unit = if r.bytes { "/s" } else { "" };
-    let mut out = vec![("rate".to_string(), format!("{total}{unit}")), ("rate_scope".into(), "job".into())];
-    let mut notice = None;
+    let rate = Rate {
+        per_s: total as f64,
+        unit: if r.bytes { RateUnit::Bytes } else { RateUnit::Iops },
+        scope: RateScope::Job,
+        ..Rate::default()
+    };
+    let (mut read_pct, mut notice) = (None, None);
     if let [(_, Some(a)), (_, Some(b))] = dirs {
         if rw.ends_with("rw") {
             let pct = ((*a as u128 * 100 + total as u128 / 2) / total as u128) as u64;
-            out.push(("read".into(), pct.to_string()));
+            read_pct = Some(pct.min(100) as u8);
             notice = Some(Notice::RatePerDirection { reads: *a, writes: *b, total, unit, read_pct: pct });
         } else if a != b {
             return Err(format!("rw={rw} trims and writes every block once each: give trims and writes one rate"));
         }
     }
-    Ok((out, notice))
+    Ok((Some(rate), read_pct, notice))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn get<'a>(f: &'a [(String, String)], k: &str) -> Option<&'a str> {
-        f.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str())
+    /// The rate's total (with `/s` for bytes) and the share of reads it set.
+    fn fields(r: &Rates, rw: &str) -> Result<(Option<String>, Option<u8>, Option<Notice>), String> {
+        let (rate, read, notice) = rate(r, rw)?;
+        assert!(rate.is_none_or(|r| r.scope == RateScope::Job), "each clone paced on its own");
+        let unit = |r: &Rate| if r.unit == RateUnit::Bytes { "/s" } else { "" };
+        Ok((rate.map(|r| format!("{}{}", r.per_s, unit(&r))), read, notice))
     }
 
     #[test]
@@ -97,17 +111,17 @@ mod tests {
     fn a_mixed_job_runs_at_the_sum_with_the_rates_mix_and_one_sided_pacing_is_refused() {
         let kb = KbBase::Binary;
         // fio 3.33, randrw rate_iops=200,100: 400 reads and 201 writes in 2 s.
-        let (f, n) = fields(&parse("200,100", false, kb).unwrap(), "randrw").unwrap();
-        assert_eq!((get(&f, "rate"), get(&f, "read"), get(&f, "rate_scope")), (Some("300"), Some("67"), Some("job")));
+        let (r, read, n) = fields(&parse("200,100", false, kb).unwrap(), "randrw").unwrap();
+        assert_eq!((r.as_deref(), read), (Some("300"), Some(67)));
         assert!(n.unwrap().to_string().contains("67% reads"));
         // One value on a mixed job: each direction's (fio: rate_iops=200 gives 200 + 200).
-        let (f, _) = fields(&parse("300", true, kb).unwrap(), "randrw").unwrap();
-        assert_eq!((get(&f, "rate"), get(&f, "read")), (Some("600/s"), Some("50")));
-        let (f, n) = fields(&parse("300,300,300", true, kb).unwrap(), "read").unwrap();
-        assert_eq!((get(&f, "rate"), get(&f, "read"), n), (Some("300/s"), None, None));
-        let (f, _) = fields(&parse(",100", false, kb).unwrap(), "write").unwrap();
-        assert_eq!(get(&f, "rate"), Some("100"));
-        assert!(fields(&parse(",100", false, kb).unwrap(), "read").unwrap().0.is_empty(), "reads unpaced");
+        let (r, read, _) = fields(&parse("300", true, kb).unwrap(), "randrw").unwrap();
+        assert_eq!((r.as_deref(), read), (Some("600/s"), Some(50)));
+        let (r, read, n) = fields(&parse("300,300,300", true, kb).unwrap(), "read").unwrap();
+        assert_eq!((r.as_deref(), read, n), (Some("300/s"), None, None));
+        let (r, _, _) = fields(&parse(",100", false, kb).unwrap(), "write").unwrap();
+        assert_eq!(r.as_deref(), Some("100"));
+        assert!(fields(&parse(",100", false, kb).unwrap(), "read").unwrap().0.is_none(), "reads unpaced");
         let e = fields(&parse(",100", false, kb).unwrap(), "randrw").unwrap_err();
         assert!(e.contains("write paced and read unpaced"), "{e}");
         assert!(fields(&parse("1,2,3", false, kb).unwrap(), "trimwrite").is_err());

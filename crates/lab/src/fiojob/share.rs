@@ -55,16 +55,16 @@ pub fn part_len(size: u64, of: usize) -> u64 {
     each / align * align
 }
 
-/// The fields that put a job with region `offset`/`span` (its own) into its part; or why not.
-pub fn part_fields(
+/// Put a job whose spec has its own region (offset, span) into its part; or why not.
+pub fn into_part(
     name: &str,
     target: &str,
     size: u64,
     index: usize,
     of: usize,
-    offset: u64,
-    span: Option<u64>,
-) -> Result<Vec<(String, String)>, String> {
+    spec: &mut drivelab_engine::spec::AccessSpec,
+) -> Result<(), String> {
+    let (offset, span) = (spec.offset_bytes, spec.span_bytes);
     let len = part_len(size, of);
     if len == 0 || offset >= len {
         return Err(format!(
@@ -74,9 +74,9 @@ pub fn part_fields(
             if offset > 0 { format!(" at offset {offset}") } else { String::new() },
         ));
     }
-    let start = index as u64 * len + offset;
-    let span = span.unwrap_or(u64::MAX).min(len - offset);
-    Ok(vec![("offset".into(), start.to_string()), ("span".into(), span.to_string())])
+    spec.offset_bytes = index as u64 * len + offset;
+    spec.span_bytes = Some(span.unwrap_or(u64::MAX).min(len - offset));
+    Ok(())
 }
 
 /// What the user is told when the files share one target, or map onto several.
@@ -100,25 +100,7 @@ mod tests {
     use super::*;
 
     fn job(targets: &[&str]) -> Job {
-        Job {
-            name: "j".into(),
-            line: 1,
-            fields: Vec::new(),
-            targets: targets.iter().map(|t| t.to_string()).collect(),
-            file_per_clone: false,
-            null: false,
-            size: None,
-            whole_target: false,
-            stonewall: false,
-            notices: Vec::new(),
-            no_effect: Vec::new(),
-            io_log: None,
-            exitall: false,
-            wait_for: None,
-            existing_only: false,
-            increment_pct: None,
-            exit_what_all: false,
-        }
+        Job { name: "j".into(), line: 1, targets: targets.iter().map(|t| t.to_string()).collect(), ..Job::default() }
     }
 
     #[test]
@@ -149,12 +131,11 @@ mod tests {
         assert_eq!(part_len(4 << 20, 2), 2 << 20);
         assert_eq!(part_len((4 << 20) + 12345, 3), 1 << 20);
         assert_eq!(part_len(40960, 3), 12288);
-        let f = part_fields("j", "t", 4 << 20, 1, 2, 4096, Some(999 << 30)).unwrap();
-        assert_eq!(
-            f,
-            vec![("offset".into(), ((2 << 20) + 4096).to_string()), ("span".into(), ((2 << 20) - 4096).to_string())]
-        );
-        let e = part_fields("j", "t", 4096, 1, 2, 0, None).unwrap_err();
+        let mut spec =
+            drivelab_engine::spec::AccessSpec { offset_bytes: 4096, span_bytes: Some(999 << 30), ..Default::default() };
+        into_part("j", "t", 4 << 20, 1, 2, &mut spec).unwrap();
+        assert_eq!((spec.offset_bytes, spec.span_bytes), ((2 << 20) + 4096, Some((2 << 20) - 4096)));
+        let e = into_part("j", "t", 4096, 1, 2, &mut Default::default()).unwrap_err();
         assert!(e.contains("2 targets"), "{e}");
         let n = notice(&[vec!["a".into()], vec!["b".into()]], &["t".into()], Some(4 << 20)).unwrap().to_string();
         assert!(n.contains("a at 0") && n.contains("b at 2"), "{n}");

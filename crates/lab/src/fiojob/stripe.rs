@@ -5,6 +5,7 @@
 //! `--cap-size` the clones' layout is shrunk to fit the shortened region ([`cap`]), and the run
 //! says how.
 
+use drivelab_engine::spec::dedupe::{Dedupe, DedupeMode};
 use drivelab_engine::spec::AccessSpec;
 
 use super::ini::Opt;
@@ -73,13 +74,14 @@ impl Stripe {
         Ok(())
     }
 
-    /// The engine's fields, and a percentage increment to resolve against the target.
-    pub fn fields(
+    /// Give `spec` the increment and the dedupe; a percentage increment is returned, to resolve
+    /// against the target.
+    pub fn set(
         &self,
+        spec: &mut AccessSpec,
         numjobs: u64,
         file_per_clone: bool,
-    ) -> Result<(Vec<(String, String)>, Option<IncrementPct>), String> {
-        let mut out = Vec::new();
+    ) -> Result<Option<IncrementPct>, String> {
         let spreads = self.increment.is_some_and(|i| i > 0) || self.increment_pct.is_some_and(|p| p > 0);
         if spreads && numjobs > 1 && file_per_clone {
             return Err("offset_increment spreads numjobs clones over one file, and these clones each have their \
@@ -87,34 +89,26 @@ impl Stripe {
                 .into());
         }
         if let Some(i) = self.increment.filter(|&i| i > 0) {
-            out.push(("offset_increment".to_string(), i.to_string()));
+            spec.offset_increment_bytes = i;
         }
         if self.dedupe_pct > 0 {
-            let mut d = self.dedupe_pct.to_string();
-            if self.working_set {
-                d.push_str(&format!(":working_set:{}", self.working_set_pct.unwrap_or(5)));
-            } else {
-                d.push_str(":repeat");
-            }
-            if self.global {
-                d.push_str(":global");
-            }
-            out.push(("dedupe".to_string(), d));
+            // Percentages: at most 100 (`within` above).
+            spec.dedupe = Some(Dedupe {
+                pct: self.dedupe_pct as u8,
+                mode: if self.working_set { DedupeMode::WorkingSet } else { DedupeMode::Repeat },
+                working_set_pct: self.working_set_pct.unwrap_or(5) as u8,
+                global: self.global,
+            });
         }
-        let pct = self.increment_pct.filter(|&p| p > 0).map(|pct| IncrementPct { pct, align: self.align });
-        Ok((out, pct))
+        Ok(self.increment_pct.filter(|&p| p > 0).map(|pct| IncrementPct { pct, align: self.align }))
     }
 }
 
 /// `offset_increment=P%` on a target of `size` bytes: fio's increment (P% of the size) and each
-/// clone's start rounded up to `align` (or the smallest block), as the fields `offset` and
-/// `offset_increment`; refused when the rounded starts are not evenly spaced.
-pub fn resolve_pct(p: IncrementPct, size: u64, fields: &mut Vec<(String, String)>) -> Result<(), String> {
-    let get = |k: &str| fields.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.clone());
-    let offset: u64 = get("offset").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let min_bs = get("bs")
-        .map(|b| b.split(',').filter_map(|x| x.split(':').next()?.parse::<u64>().ok()).min().unwrap_or(4096))
-        .unwrap_or(4096);
+/// clone's start rounded up to `align` (or the smallest block), given to `spec`'s offset and
+/// increment; refused when the rounded starts are not evenly spaced.
+pub fn resolve_pct(p: IncrementPct, size: u64, spec: &mut AccessSpec) -> Result<(), String> {
+    let min_bs = spec.bs.iter().map(|b| b.bytes).min().unwrap_or(4096);
     let align = p.align.unwrap_or(min_bs).max(1);
     let inc = p.pct * size / 100;
     if inc % align != 0 {
@@ -124,15 +118,15 @@ pub fn resolve_pct(p: IncrementPct, size: u64, fields: &mut Vec<(String, String)
             p.pct
         ));
     }
-    fields.push(("offset".into(), offset.next_multiple_of(align).to_string()));
-    fields.push(("offset_increment".into(), inc.to_string()));
+    spec.offset_bytes = spec.offset_bytes.next_multiple_of(align);
+    spec.offset_increment_bytes = inc;
     Ok(())
 }
 
 /// Under `--cap-size CAP`: a spec whose clones, `offset_increment` apart, reach past `CAP` bytes
 /// from its offset gets an increment of `CAP / jobs` (whole blocks) and regions that end within
-/// the cap; the fields, and the sentence saying so.
-pub fn cap(cap: u64, spec: &AccessSpec, job: &str) -> Option<(Vec<(String, String)>, Notice)> {
+/// the cap, and the sentence saying so.
+pub fn cap(cap: u64, spec: &mut AccessSpec, job: &str) -> Option<Notice> {
     let inc = spec.offset_increment_bytes;
     let n = spec.jobs as u64;
     if inc == 0 || n <= 1 {
@@ -156,7 +150,9 @@ pub fn cap(cap: u64, spec: &AccessSpec, job: &str) -> Option<(Vec<(String, Strin
         span: new_span,
         verify: spec.verify,
     };
-    Some((vec![("offset_increment".into(), new_inc.to_string()), ("span".into(), new_span.to_string())], note))
+    spec.offset_increment_bytes = new_inc;
+    spec.span_bytes = Some(new_span);
+    Some(note)
 }
 
 #[cfg(test)]
@@ -180,23 +176,24 @@ mod tests {
         ] {
             s.apply(&opt(k, v), v, KbBase::Binary).unwrap();
         }
-        let (f, pct) = s.fields(30, false).unwrap();
-        assert_eq!(f[0], ("offset_increment".to_string(), (124u64 << 30).to_string()));
-        assert_eq!(f[1], ("dedupe".to_string(), "50:working_set:20:global".to_string()));
+        let mut spec = AccessSpec::default();
+        let pct = s.set(&mut spec, 30, false).unwrap();
+        assert_eq!(spec.offset_increment_bytes, 124 << 30);
+        let d = Dedupe { pct: 50, mode: DedupeMode::WorkingSet, working_set_pct: 20, global: true };
+        assert_eq!(spec.dedupe, Some(d));
         assert!(pct.is_none());
-        assert!(s.fields(30, true).unwrap_err().contains("filename="));
+        assert!(s.set(&mut spec, 30, true).unwrap_err().contains("filename="));
         assert!(s.apply(&opt("dedupe_mode", "often"), "often", KbBase::Binary).is_err());
         assert!(s.apply(&opt("dedupe_percentage", "101"), "101", KbBase::Binary).is_err());
     }
 
     #[test]
     fn a_percentage_is_of_the_target_and_rounds_the_starts_as_fio_does() {
-        let mut f = vec![("bs".to_string(), "16384".to_string()), ("offset".to_string(), "122880".to_string())];
-        resolve_pct(IncrementPct { pct: 25, align: None }, 4 << 20, &mut f).unwrap();
+        let mut spec = from_pairs([("bs", "16384"), ("offset", "122880")]).unwrap();
+        resolve_pct(IncrementPct { pct: 25, align: None }, 4 << 20, &mut spec).unwrap();
         // fio: start = ceil((120k + k * 1m) / 16k) * 16k = 128k + k * 1m.
-        assert_eq!(f[2], ("offset".to_string(), (128u64 << 10).to_string()));
-        assert_eq!(f[3], ("offset_increment".to_string(), (1u64 << 20).to_string()));
-        let e = resolve_pct(IncrementPct { pct: 33, align: None }, 4 << 20, &mut f).unwrap_err();
+        assert_eq!((spec.offset_bytes, spec.offset_increment_bytes), (128 << 10, 1 << 20));
+        let e = resolve_pct(IncrementPct { pct: 33, align: None }, 4 << 20, &mut spec).unwrap_err();
         assert!(e.contains("in bytes"), "{e}");
     }
 
@@ -211,16 +208,15 @@ mod tests {
             ("io_size", "1m"),
         ])
         .unwrap();
-        let (f, note) = cap(1 << 20, &spec, "write-verify").unwrap();
-        let note = note.to_string();
-        assert_eq!(f, vec![("offset_increment".into(), "32768".into()), ("span".into(), "98304".into())]);
-        assert!(note.contains("30 jobs start every 32768 bytes from offset 122880"), "{note}");
         let mut fitted = spec.clone();
-        fitted.offset_increment_bytes = 32768;
-        fitted.span_bytes = Some(98304);
+        let note = cap(1 << 20, &mut fitted, "write-verify").unwrap().to_string();
+        assert_eq!((fitted.offset_increment_bytes, fitted.span_bytes), (32768, Some(98304)));
+        assert!(note.contains("30 jobs start every 32768 bytes from offset 122880"), "{note}");
         assert!(fitted.offset_bytes + 29 * 32768 + 98304 <= (120 << 10) + (1 << 20), "inside the capped region");
-        let small =
+        let mut small =
             from_pairs([("jobs", "2"), ("offset_increment", "64k"), ("span", "64k"), ("io_size", "1m")]).unwrap();
-        assert!(cap(1 << 20, &small, "j").is_none(), "a layout inside the cap is kept");
+        let before = small.clone();
+        assert!(cap(1 << 20, &mut small, "j").is_none(), "a layout inside the cap is kept");
+        assert_eq!(small, before);
     }
 }

@@ -9,6 +9,7 @@
 //! spelling — and its booleans and ranges.
 
 pub use drivelab_engine::options::Bare as BareTime;
+use drivelab_engine::spec::BlockSize;
 pub use drivelab_engine::units::KbBase;
 use drivelab_engine::units::{self, Dialect, ValueError};
 
@@ -49,9 +50,9 @@ pub fn boolean(value: Option<&str>) -> Result<bool, ValueError> {
     }
 }
 
-/// fio's `bssplit` (`4k/70:64k/30`, a share left empty takes what is left) as drivelab's split
-/// (`4096:70,65536:30`).
-pub fn bssplit(v: &str, kb: KbBase) -> Result<String, String> {
+/// fio's `bssplit` (`4k/70:64k/30`, a share left empty takes what is left): the sizes with
+/// their shares.
+pub fn bssplit(v: &str, kb: KbBase) -> Result<Vec<BlockSize>, String> {
     let mut parts: Vec<(u64, Option<u64>)> = Vec::new();
     for item in v.split(':').filter(|s| !s.trim().is_empty()) {
         let (b, pct) = match item.split_once('/') {
@@ -69,22 +70,22 @@ pub fn bssplit(v: &str, kb: KbBase) -> Result<String, String> {
     let left = 100 - given;
     let (each, extra) = (left.checked_div(open).unwrap_or(0), left.checked_rem(open).unwrap_or(0));
     let mut first_open = true;
-    let out: Vec<String> = parts
+    Ok(parts
         .iter()
-        .map(|&(b, p)| {
+        .map(|&(bytes, p)| {
             let pct = p.unwrap_or_else(|| {
                 let e = each + if first_open { extra } else { 0 };
                 first_open = false;
                 e
             });
-            format!("{b}:{pct}")
+            // At most 100: the shares were checked above.
+            BlockSize { bytes, pct: pct.min(100) as u8 }
         })
-        .collect();
-    Ok(out.join(","))
+        .collect())
 }
 
-/// fio's CPU list (`0-3,6`) as drivelab's (`0,1,2,3,6`).
-pub fn cpu_list(v: &str) -> Result<String, String> {
+/// fio's CPU list (`0-3,6`): the CPUs (`0,1,2,3,6`).
+pub fn cpu_list(v: &str) -> Result<Vec<u32>, String> {
     let mut cpus = Vec::new();
     for part in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match part.split_once('-') {
@@ -98,7 +99,7 @@ pub fn cpu_list(v: &str) -> Result<String, String> {
             None => cpus.push(whole(part)?),
         }
     }
-    Ok(cpus.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
+    cpus.into_iter().map(|c| u32::try_from(c).map_err(|_| format!("CPU {c} is not a CPU number"))).collect()
 }
 
 #[cfg(test)]
@@ -154,7 +155,7 @@ mod tests {
 
     #[test]
     fn cpu_lists_expand_ranges() {
-        assert_eq!(cpu_list("0-3,6").unwrap(), "0,1,2,3,6");
+        assert_eq!(cpu_list("0-3,6").unwrap(), vec![0, 1, 2, 3, 6]);
         assert!(cpu_list("3-1").is_err());
     }
 }

@@ -4,6 +4,9 @@
 //! emulated with write pointers: the engine's `zbd` field) with its own options. Kept beside
 //! `options.rs` so its table only gains one arm delegating here.
 
+use drivelab_engine::spec::zbd::Zbd;
+use drivelab_engine::spec::{AccessSpec, StridedZones};
+
 use super::ini::Opt;
 use super::value::{size, KbBase};
 
@@ -23,10 +26,11 @@ pub const KEYS: &[&str] = &[
     "ignore_zone_limits",
 ];
 
-/// What the walk's options set, made into fields by [`Walk::fields`].
+/// What the walk's options set, given to the spec by [`Walk::set`].
 #[derive(Default)]
 pub struct Walk {
-    sequencer: Option<&'static str>,
+    /// `rw_sequencer=identical` (true) or `sequential`.
+    sequencer: Option<bool>,
     /// `zonemode` as given: None (fio: strided when `zonesize` is given), Some(true) strided.
     strided: Option<bool>,
     range: Option<u64>,
@@ -49,6 +53,8 @@ pub enum WalkError {
     RandomCount { word: String, n: String },
     #[error(transparent)]
     Value(#[from] drivelab_engine::units::ValueError),
+    #[error("the bytes skipped are too many: give at most 8 EiB")]
+    SkipTooLarge,
     #[error("expected sequential or identical")]
     Sequencer,
     #[error("expected none, strided or zbd")]
@@ -69,19 +75,40 @@ pub enum WalkError {
     Zbd(#[from] drivelab_engine::spec::zbd::ZbdError),
 }
 
-/// The `:N` of fio's `rw=WORD:N` in drivelab's spelling: for a random word a count of I/Os
-/// (fio's `atoi`), otherwise bytes (fio's sizes, with `kb_base`; a leading `-` walks backwards).
-pub fn rw_suffix(word: &str, n: &str, kb: KbBase) -> Result<String, WalkError> {
+/// The `:N` of fio's `rw=WORD:N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwSuffix {
+    /// After a random word: a new random offset every N I/Os (the spec's `random_every_ios`).
+    EveryIos(u32),
+    /// After a sequential word: bytes skipped after each I/O, backwards when negative (the
+    /// spec's `seq_skip_bytes`).
+    SkipBytes(i64),
+}
+
+impl RwSuffix {
+    /// Give `spec` the suffix (after its `rw` is set, which clears both).
+    pub fn set(self, spec: &mut AccessSpec) {
+        match self {
+            RwSuffix::EveryIos(n) => spec.random_every_ios = n,
+            RwSuffix::SkipBytes(b) => spec.seq_skip_bytes = b,
+        }
+    }
+}
+
+/// The `:N` of fio's `rw=WORD:N`: for a random word a count of I/Os (fio's `atoi`), otherwise
+/// bytes (fio's sizes, with `kb_base`; a leading `-` walks backwards).
+pub fn rw_suffix(word: &str, n: &str, kb: KbBase) -> Result<RwSuffix, WalkError> {
     let n = n.trim();
     if word.starts_with("rand") {
         let count: u32 = n.parse().map_err(|_| WalkError::RandomCount { word: word.to_string(), n: n.to_string() })?;
-        return Ok(count.to_string());
+        return Ok(RwSuffix::EveryIos(count));
     }
-    let (sign, body) = match n.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", n),
+    let (negative, body) = match n.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, n),
     };
-    Ok(format!("{sign}{}", size(body, kb)?))
+    let bytes = i64::try_from(size(body, kb)?).map_err(|_| WalkError::SkipTooLarge)?;
+    Ok(RwSuffix::SkipBytes(if negative { -bytes } else { bytes }))
 }
 
 impl Walk {
@@ -91,8 +118,8 @@ impl Walk {
         match o.key.as_str() {
             "rw_sequencer" => {
                 self.sequencer = Some(match value {
-                    "sequential" => "sequential",
-                    "identical" => "identical",
+                    "sequential" => false,
+                    "identical" => true,
                     _ => return Err(WalkError::Sequencer),
                 })
             }
@@ -123,15 +150,14 @@ impl Walk {
         Ok(())
     }
 
-    /// The fields these options set, checked together as fio checks them.
-    pub fn fields(&self) -> Result<Vec<(String, String)>, WalkError> {
-        let mut out = Vec::new();
-        if let Some(s) = self.sequencer {
-            out.push(("rw_sequencer".to_string(), s.to_string()));
+    /// Give `spec` what these options set, checked together as fio checks them.
+    pub fn set(&self, spec: &mut AccessSpec) -> Result<(), WalkError> {
+        if let Some(identical) = self.sequencer {
+            spec.random_repeat = identical;
         }
         if self.zbd {
-            out.push(("zbd".to_string(), self.zbd_value()?));
-            return Ok(out);
+            spec.zbd = Some(self.zbd()?);
+            return Ok(());
         }
         let size = self.size.filter(|&s| s > 0);
         let strided = match (self.strided, size) {
@@ -143,42 +169,32 @@ impl Walk {
         };
         if strided {
             let size = size.unwrap_or_default();
-            out.push(("zone_size".into(), size.to_string()));
             // fio: zonerange defaults to zonesize.
-            out.push(("zone_range".into(), self.range.filter(|&r| r > 0).unwrap_or(size).to_string()));
-            if let Some(k) = self.skip {
-                out.push(("zone_skip".into(), k.to_string()));
-            }
+            let range = Some(self.range.filter(|&r| r > 0).unwrap_or(size));
+            spec.zones =
+                Some(StridedZones { size_bytes: size, range_bytes: range, skip_bytes: self.skip.unwrap_or(0) });
         }
-        Ok(out)
+        Ok(())
     }
 }
 
 impl Walk {
-    /// The engine's `zbd` value: `zonesize` and the zbd options (fio ignores `zonerange` here).
-    fn zbd_value(&self) -> Result<String, WalkError> {
-        let size = self.size.filter(|&s| s > 0).ok_or(WalkError::ZbdWithoutSize)?;
-        let mut v = size.to_string();
-        if let Some(c) = self.capacity.filter(|&c| c > 0) {
-            v += &format!(",capacity={c}");
-        }
-        if let Some(n) = self.max_open.filter(|&n| n > 0) {
-            v += &format!(",max_open={n}");
-        }
-        if let Some(n) = self.job_max_open.filter(|&n| n > 0) {
-            v += &format!(",job_max_open={n}");
-        }
-        if self.read_beyond_wp {
-            v += ",read_beyond_wp";
-        }
-        if let Some(f) = self.reset_frequency.filter(|&f| f > 0.0) {
-            v += &format!(",reset_threshold={},reset_frequency={f}", self.reset_threshold.unwrap_or(0.0));
-        }
-        if let Some(k) = self.skip.filter(|&k| k > 0) {
-            v += &format!(",skip={k}");
-        }
-        drivelab_engine::spec::zbd::Zbd::parse(&v)?;
-        Ok(v)
+    /// The emulated zones: `zonesize` and the zbd options (fio ignores `zonerange` here).
+    fn zbd(&self) -> Result<Zbd, WalkError> {
+        let zone_bytes = self.size.filter(|&s| s > 0).ok_or(WalkError::ZbdWithoutSize)?;
+        let frequency = self.reset_frequency.filter(|&f| f > 0.0);
+        let z = Zbd {
+            zone_bytes,
+            capacity_bytes: self.capacity.filter(|&c| c > 0),
+            max_open: self.max_open.unwrap_or(0),
+            job_max_open: self.job_max_open.unwrap_or(0),
+            read_beyond_wp: self.read_beyond_wp,
+            reset_threshold: frequency.map_or(0.0, |_| self.reset_threshold.unwrap_or(0.0)),
+            reset_frequency: frequency.unwrap_or(0.0),
+            skip_bytes: self.skip.unwrap_or(0),
+        };
+        z.check()?;
+        Ok(z)
     }
 }
 
@@ -218,42 +234,37 @@ mod tests {
             .collect()
     }
 
-    fn fields(text: &str) -> Result<Vec<(String, String)>, String> {
-        translate("j", 1, &opts(text)).map(|j| j.fields).map_err(|e| format!("{}: {}", e.line, e.message))
-    }
-
-    fn field(text: &str, key: &str) -> Option<String> {
-        fields(text).unwrap().into_iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    fn spec(text: &str) -> Result<AccessSpec, String> {
+        translate("j", 1, &opts(text)).map(|j| j.spec).map_err(|e| format!("{}: {}", e.line, e.message))
     }
 
     #[test]
-    fn rw_suffixes_in_drivelabs_spelling_with_fios_units() {
-        assert_eq!(field("rw=read:-8k", "rw").as_deref(), Some("read:-8192"));
-        assert_eq!(field("kb_base=1000\nrw=write:64k", "rw").as_deref(), Some("write:64000"));
-        assert_eq!(field("rw=randread:8", "rw").as_deref(), Some("randread:8"));
+    fn rw_suffixes_with_fios_units() {
+        assert_eq!(rw_suffix("read", "-8k", KbBase::Binary).unwrap(), RwSuffix::SkipBytes(-8192));
+        assert_eq!(spec("rw=read:-8k").unwrap().seq_skip_bytes, -8192);
+        assert_eq!(spec("kb_base=1000\nrw=write:64k").unwrap().seq_skip_bytes, 64000);
+        let s = spec("rw=randread:8").unwrap();
+        assert_eq!((s.random_every_ios, s.random_pct, s.read_pct), (8, 100, 100));
         // A later plain rw drops the suffix, as fio's rw callback resets it.
-        assert_eq!(field("rw=write:64k\nrw=write", "rw").as_deref(), Some("write"));
-        let e = fields("size=1m\nrw=randread:8k").unwrap_err();
+        assert_eq!(spec("rw=write:64k\nrw=write").unwrap().seq_skip_bytes, 0);
+        let e = spec("size=1m\nrw=randread:8k").unwrap_err();
         assert!(e.starts_with("2: rw=randread:8k") && e.contains("count of I/Os"), "{e}");
-        let e = fields("rw=bogus:4k").unwrap_err();
+        let e = spec("rw=bogus:4k").unwrap_err();
         assert!(e.contains("expected read"), "{e}");
     }
 
     #[test]
     fn zones_follow_fios_rules() {
-        let f = fields("zonesize=256m\nzoneskip=2g").unwrap();
-        let get = |k: &str| f.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
-        assert_eq!(
-            (get("zone_size"), get("zone_range"), get("zone_skip")),
-            (Some("268435456"), Some("268435456"), Some("2147483648"))
-        );
-        assert_eq!(field("zonemode=strided\nzonesize=16k\nzonerange=64k", "zone_range").as_deref(), Some("65536"));
-        assert_eq!(field("zonemode=none\nzonerange=64k", "zone_range"), None, "no zones without zonesize");
-        assert!(fields("zonemode=strided\nzonerange=64k").unwrap_err().contains("needs zonesize"));
-        assert!(fields("zonemode=none\nzonesize=64k").unwrap_err().contains("do not go together"));
-        assert!(fields("zonemode=zbd").unwrap_err().contains("it needs zonesize"));
-        assert_eq!(field("rw=randread:4\nrw_sequencer=identical", "rw_sequencer").as_deref(), Some("identical"));
-        assert!(fields("rw_sequencer=backwards").unwrap_err().contains("sequential or identical"));
+        let z = spec("zonesize=256m\nzoneskip=2g").unwrap().zones.unwrap();
+        assert_eq!((z.size_bytes, z.range_bytes, z.skip_bytes), (256 << 20, Some(256 << 20), 2 << 30));
+        let z = spec("zonemode=strided\nzonesize=16k\nzonerange=64k").unwrap().zones.unwrap();
+        assert_eq!(z.range_bytes, Some(65536));
+        assert_eq!(spec("zonemode=none\nzonerange=64k").unwrap().zones, None, "no zones without zonesize");
+        assert!(spec("zonemode=strided\nzonerange=64k").unwrap_err().contains("needs zonesize"));
+        assert!(spec("zonemode=none\nzonesize=64k").unwrap_err().contains("do not go together"));
+        assert!(spec("zonemode=zbd").unwrap_err().contains("it needs zonesize"));
+        assert!(spec("rw=randread:4\nrw_sequencer=identical").unwrap().random_repeat);
+        assert!(spec("rw_sequencer=backwards").unwrap_err().contains("sequential or identical"));
     }
 }
 
@@ -271,23 +282,21 @@ mod zbd_tests {
                 Opt { key: k.into(), value: Some(v.into()), line: i + 1 }
             })
             .collect();
+        // The emulated zones as the engine's `zbd` value reads them.
         translate("j", 1, &opts)
-            .map(|j| j.fields.into_iter().find(|(k, _)| k == "zbd").map(|(_, v)| v))
+            .map(|j| j.spec.zbd.map(|z| z.to_string()))
             .map_err(|e| format!("{}: {}", e.line, e.message))
     }
 
     #[test]
     fn zbd_options_make_the_engines_zbd_field() {
-        assert_eq!(
-            zbd("zonemode=zbd\nzonesize=256M\nmax_open_zones=32").unwrap().as_deref(),
-            Some("268435456,max_open=32")
-        );
+        assert_eq!(zbd("zonemode=zbd\nzonesize=256M\nmax_open_zones=32").unwrap().as_deref(), Some("256m,max_open=32"));
         let all = "zonemode=zbd\nzonesize=1m\nzonecapacity=512k\nmax_open_zones=4\njob_max_open_zones=2\n\
                    read_beyond_wp=1\nzone_reset_threshold=0.5\nzone_reset_frequency=0.25\nzoneskip=2m\nzonerange=4m\n\
                    ignore_zone_limits=1";
         assert_eq!(
             zbd(all).unwrap().as_deref(),
-            Some("1048576,capacity=524288,max_open=4,job_max_open=2,read_beyond_wp,reset_threshold=0.5,reset_frequency=0.25,skip=2097152")
+            Some("1m,capacity=512k,max_open=4,job_max_open=2,read_beyond_wp,reset_threshold=0.5,reset_frequency=0.25,skip=2m")
         );
         // No strided zones with zbd, and strided zones without it.
         assert_eq!(zbd("zonesize=1m").unwrap(), None);

@@ -158,11 +158,11 @@ pub struct Point {
     pub step: String,
     /// The targets this point runs on: one, or all when the plan runs them together.
     pub targets: Vec<String>,
-    /// The access-spec fields as given (defaults, then step, then matrix; a later key replaces an
-    /// earlier one), for the record.
+    /// For display only, never read to decide: a plan's fields as given (defaults, then step,
+    /// then matrix; a later key replaces an earlier one), `run`'s flags, or a fio job's
+    /// `options::describe(&spec)`. Set together with the spec by [`Point::set`].
     pub fields: Vec<(String, String)>,
-    /// `fields::from_pairs(fields)` (for `drivelab run`, whose point has no fields, the spec
-    /// built from its flags).
+    /// The point's workload: the one source of what it runs and of how `compare` pairs it.
     #[serde(default)]
     pub spec: AccessSpec,
     /// Ramp plus time; None when only `io_size` bounds the run.
@@ -200,7 +200,7 @@ pub struct ConcurrentJob {
     /// The job's name (a fio job section's).
     pub name: String,
     pub targets: Vec<String>,
-    /// The access-spec fields as given, for the record.
+    /// For display only: `options::describe(&spec)`.
     pub fields: Vec<(String, String)>,
     pub spec: AccessSpec,
 }
