@@ -184,8 +184,8 @@ pub fn render(runs: &[Run], format: crate::Format) -> Result<String, Error> {
     }
 }
 
-/// What a point is across runs: its step, its fields (sorted) and, where it matters, on how
-/// many targets at once it ran.
+/// What a point is across runs: its step, its workload (or, matched by label, its label) and,
+/// where it matters, on how many targets at once it ran.
 type PointKey = (String, Vec<(String, String)>, Option<usize>);
 
 /// Field keys that say how long a point ran, not what it ran.
@@ -202,20 +202,21 @@ fn workload_fields(fields: &[(String, String)]) -> Vec<(String, String)> {
     fields.iter().filter(|(k, _)| !duration(k)).cloned().collect()
 }
 
-/// Points pair by the workload their fields set, however each run spelt them (`qd = 8` and
-/// `iodepth = 8`, `bs = 4k` and `bs = 4096`: one option of the table, one value); a field the
-/// table does not read (a fio job's label) pairs as written.
-fn point_key(p: &PointResult, with_count: bool) -> PointKey {
-    let mut fields: Vec<(String, String)> = workload_fields(&p.point.fields)
-        .into_iter()
-        .map(|(k, v)| match drivelab_engine::options::canonical(&k, &v) {
-            Some((field, value)) => (field.name().to_string(), value),
-            None => (k, v),
-        })
-        .collect();
-    fields.sort();
-    fields.dedup();
-    (p.point.step.clone(), fields, with_count.then_some(p.point.targets.len()))
+/// Points pair by their typed workload, however each run spelt it (`qd = 8` and `iodepth = 8`,
+/// `bs = 4k` and `bs = 4096`, a default given or left out: one spec): the spec as
+/// `options::describe` writes it, without how long the point ran. Matched by label, by the
+/// label alone.
+fn point_key(p: &PointResult, with_count: bool, by: Matching) -> PointKey {
+    let workload = match by {
+        Matching::Labels => vec![(LABEL_KEY.to_string(), point_name(p))],
+        Matching::Fields => drivelab_engine::options::describe(&p.point.spec)
+            .into_iter()
+            .filter(|(k, _)| !DURATION_KEYS.contains(k))
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    };
+    let step = if by == Matching::Labels { String::new() } else { p.point.step.clone() };
+    (step, workload, with_count.then_some(p.point.targets.len()))
 }
 
 /// Stands for the run's `i`-th target in row and column labels until they are shown.
@@ -286,7 +287,9 @@ fn matching(runs: &[Run], count_varies: bool) -> Matching {
         let paired = |same: &dyn Fn(&PointResult, &PointResult) -> bool| {
             first.points.iter().filter(|p| r.points.iter().any(|q| same(p, q))).count()
         };
-        let by_fields = paired(&|p, q| point_key(p, count_varies) == point_key(q, count_varies));
+        let by_fields = paired(&|p, q| {
+            point_key(p, count_varies, Matching::Fields) == point_key(q, count_varies, Matching::Fields)
+        });
         let by_label = paired(&|p, q| point_name(p) == point_name(q));
         if by_label > by_fields {
             return Matching::Labels;
@@ -332,7 +335,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
             pts
         })
         .collect();
-    // Paired by the workload their fields set, a point is shown in the baseline's spelling
+    // Paired by their typed workload, a point is shown in the baseline's spelling
     // (`iodepth = 8` beside the baseline's `qd = 8` is one column, `qd 8`).
     let points: Vec<Vec<PointResult>> = if matched_by == Matching::Fields {
         let base = points[0].clone();
@@ -340,8 +343,8 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
             .into_iter()
             .map(|mut pts| {
                 for p in &mut pts {
-                    let key = point_key(p, count_varies);
-                    if let Some(b) = base.iter().find(|b| point_key(b, count_varies) == key) {
+                    let key = point_key(p, count_varies, Matching::Fields);
+                    if let Some(b) = base.iter().find(|b| point_key(b, count_varies, Matching::Fields) == key) {
                         p.point.fields = b.point.fields.clone();
                     }
                 }
@@ -418,7 +421,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         .map(|pts| {
             let mut v: Vec<(PointKey, String)> = Vec::new();
             for p in pts {
-                let k = point_key(p, count_varies);
+                let k = point_key(p, count_varies, matched_by);
                 if !v.iter().any(|(x, _)| *x == k) {
                     v.push((k, point_name(p)));
                 }

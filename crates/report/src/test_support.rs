@@ -25,6 +25,17 @@ pub(crate) fn stats(mb: f64) -> DirStats {
     }
 }
 
+/// The spec a point of these `fields` saves (`rw` first, as the plan reader takes it); a key
+/// that is no field of the spec's (a test's own label) is left out.
+pub(crate) fn spec_of(fields: &[(&str, &str)]) -> AccessSpec {
+    let mut spec = AccessSpec::default();
+    let rw_first = fields.iter().filter(|(k, _)| *k == "rw").chain(fields.iter().filter(|(k, _)| *k != "rw"));
+    for (k, v) in rw_first {
+        let _ = drivelab_engine::options::apply(&mut spec, k, v);
+    }
+    spec
+}
+
 /// A saved point labelled `label` of `step` with `fields` that moved `mb` MB/s on each target.
 pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &[(&str, f64)]) -> PointResult {
     let sum: f64 = targets.iter().map(|t| t.1).sum();
@@ -42,7 +53,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
         jobs: Vec::new(),
         point: Point {
             index: 0,
-            spec: AccessSpec::default(),
+            spec: spec_of(fields),
             label: label.into(),
             slug: String::new(),
             step: step.into(),

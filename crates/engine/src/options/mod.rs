@@ -30,8 +30,8 @@ pub use describe::describe;
 pub use field::{is_key, Field, KEYS};
 pub use fio_mix::{check_fio_mix, check_fio_shares, notices, split_filename};
 pub use set::{
-    apply, canonical, from_pairs, known_keys, parse_cpus, parse_data, parse_engine, parse_new_file_size, parse_rate,
-    parse_sync, partial_from_pairs, set,
+    apply, from_pairs, known_keys, parse_cpus, parse_data, parse_engine, parse_new_file_size, parse_rate, parse_sync,
+    partial_from_pairs, set,
 };
 pub use table::{NOT_SUPPORTED, OPTIONS};
 

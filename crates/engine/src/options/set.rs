@@ -284,17 +284,6 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
     Ok(())
 }
 
-/// `key = value` as the field it sets and that field's value in a spec, written one way: how
-/// saved points are paired whatever spelling recorded them (`iodepth = 8` is `qd = 8`,
-/// `bs = 4k` is `bs = 4096`). None for what is not a key or a value the field refuses.
-pub fn canonical(key: &str, value: &str) -> Option<(Field, String)> {
-    let written = Field::from_key(key)?;
-    let field = written.canonical();
-    let mut spec = AccessSpec::default();
-    set(&mut spec, written, value).ok()?;
-    Some((field, format!("{spec:?}")))
-}
-
 /// A validated spec from defaults plus `pairs` applied in order. As on the command line, a spec
 /// with `io_size` and no `time` runs until the bytes are done; with neither it runs 10 s. fio's
 /// `rwmixread`/`rwmixwrite` need a mixed `rw` among the pairs (see [`check_fio_mix`]).

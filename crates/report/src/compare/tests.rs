@@ -104,6 +104,7 @@ fn a_point_missing_in_one_run_is_reported_and_its_delta_is_a_dash() {
     let mut c = plan_run("C", "/dev/sdc", [1.0, 2.0, 3.0], true);
     c.points[2].point.label = "seq qd=8 on sdc #2".into();
     c.points[2].point.fields = vec![("rw".into(), "read".into()), ("qd".into(), "8".into())];
+    c.points[2].point.spec = crate::test_support::spec_of(&[("rw", "read"), ("qd", "8")]);
     let cmp = compare(&[plan_run("A", "/dev/sda", [100.0, 200.0, 400.0], true), c]).unwrap();
     assert_eq!(
         cmp.missing,
@@ -580,4 +581,14 @@ fn points_pair_by_the_workload_their_fields_set_whatever_the_spelling() {
     let short = point("qd=1", "", &[("iodepth", "1"), ("time", "5s")], &[("/dev/sdb", 90.0)]);
     let cmp = compare(&[run("A", "plan", vec![long]), run("B", "plan", vec![short])]).unwrap();
     assert!(cmp.missing.is_empty(), "{:?}", cmp.missing);
+    // The typed workload decides, not the saved words: a default left out is the default given,
+    // and points whose fields read alike but whose specs differ do not pair.
+    let given = point("x", "", &[("qd", "8"), ("bs", "4096")], &[("/dev/sda", 100.0)]);
+    let left_out = point("y", "", &[("qd", "8")], &[("/dev/sdb", 90.0)]);
+    let cmp = compare(&[run("A", "plan", vec![given.clone()]), run("B", "plan", vec![left_out])]).unwrap();
+    assert!(cmp.missing.is_empty(), "{:?}", cmp.missing);
+    let mut deeper = point("y", "", &[("qd", "8"), ("bs", "4096")], &[("/dev/sdb", 90.0)]);
+    deeper.point.spec.qd = 16;
+    let cmp = compare(&[run("A", "plan", vec![given]), run("B", "plan", vec![deeper])]).unwrap();
+    assert_eq!(cmp.missing.len(), 2, "{:?}", cmp.missing);
 }
