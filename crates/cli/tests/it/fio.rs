@@ -244,7 +244,7 @@ fn ambiguous_fio_spellings_are_refused_with_nothing_created() {
         ),
         (&["run", "null", "--rwmixwrite", "30"], "no --rw is given"),
         (&["run", "null", "--rw", "randrw", "--rwmixread", "70", "--rwmixwrite", "40"], "do not add up to 100"),
-        (&["run", "null", "--ioengine", "posixaio"], "--ioengine 'posixaio'"),
+        (&["run", "null", "--ioengine", "windowsaio"], "--ioengine 'windowsaio'"),
         (&["run", "null", "--blocksize", "4k,64k"], "fio's READ,WRITE block sizes"),
         (&["run", "null", "--rw", "randwrite:8k"], "after a random word, N is a count of I/Os"),
         (&["run", "null", "--filename", "null"], "--filename null and the targets null both name targets"),

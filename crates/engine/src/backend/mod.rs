@@ -22,6 +22,7 @@
 
 pub(crate) mod libaio;
 pub(crate) mod null;
+pub(crate) mod posixaio;
 pub(crate) mod psync;
 pub(crate) mod trim;
 pub mod uring;
@@ -53,11 +54,14 @@ pub enum EngineKind {
     /// Linux native AIO (io_submit/io_getevents), fio's `ioengine=libaio`: asynchronous with
     /// O_DIRECT only.
     Libaio,
+    /// POSIX AIO (glibc's aio_read/aio_write on its own threads), fio's `ioengine=posixaio`.
+    Posixaio,
 }
 
 impl EngineKind {
     /// Every engine, in the order `--engine`'s help lists them.
-    pub const ALL: [EngineKind; 4] = [EngineKind::Uring, EngineKind::Psync, EngineKind::UringCmd, EngineKind::Libaio];
+    pub const ALL: [EngineKind; 5] =
+        [EngineKind::Uring, EngineKind::Psync, EngineKind::UringCmd, EngineKind::Libaio, EngineKind::Posixaio];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -65,6 +69,7 @@ impl EngineKind {
             EngineKind::Psync => "psync",
             EngineKind::UringCmd => "uring_cmd",
             EngineKind::Libaio => "libaio",
+            EngineKind::Posixaio => "posixaio",
         }
     }
 
@@ -155,6 +160,8 @@ pub(crate) fn with_backend<J: WithBackend>(
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("libaio setup failed: {e}")),
         },
+        // Dropping it waits for what glibc's threads still have before its buffers go.
+        EngineKind::Posixaio => job.run(&mut posixaio::PosixAio::new(file, qd, pool)),
     }
 }
 

@@ -399,7 +399,8 @@ pub fn parse_engine(text: &str) -> Result<EngineKind, Error> {
         Error::spec(
             Field::Engine,
             format!("'{text}'"),
-            "not an engine: use uring, libaio, psync, uring_cmd (or fio's io_uring, io_uring_cmd, sync, pvsync)",
+            "not an engine: use uring, libaio, posixaio, psync, uring_cmd (or fio's io_uring, io_uring_cmd, sync, \
+             pvsync)",
         )
     })
 }

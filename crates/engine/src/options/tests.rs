@@ -240,8 +240,9 @@ fn fio_spellings_refuse_what_fio_would_mean_otherwise() {
     assert!(e.cli_message().starts_with("--iodepth 0:"), "{}", e.cli_message());
     let e = err(&[("runtime", "abc")]);
     assert!(e.cli_message().starts_with("--runtime"), "{}", e.cli_message());
-    let e = err(&[("ioengine", "posixaio")]).cli_message();
-    assert!(e.contains("'posixaio'") && e.contains("uring, libaio, psync"), "{e}");
+    assert_eq!(from_pairs([("ioengine", "posixaio")]).unwrap().engine, crate::spec::EngineKind::Posixaio);
+    let e = err(&[("ioengine", "windowsaio")]).cli_message();
+    assert!(e.contains("'windowsaio'") && e.contains("uring, libaio, posixaio, psync"), "{e}");
     assert!(err(&[("ioengine", "null")]).to_string().contains("give the target null"));
     // rwmixread with a workload that is not mixed: fio ignores it, drivelab's read would not.
     let e = err(&[("rw", "randread"), ("rwmixread", "70")]).cli_message();

@@ -761,11 +761,21 @@ impl AccessSpec {
                     "give a weight from 0 to 1000 (fio's limit)",
                 ));
             }
-            if f.weight > 0 && (self.rate.is_some() || self.replay.is_some()) {
+            // A rate and a flow both hold a job back, as in fio: an I/O issues when it is due
+            // and the flow admits it (a flow that holds it makes it late: its lag says so). A
+            // replay's I/Os have their own times and order.
+            if f.weight > 0 && self.replay.is_some() {
                 return Err(Error::spec(
                     Field::Flow,
                     f.weight.to_string(),
-                    "a flow holds jobs back by their I/O counts, which a {rate} or a replay sets too: drop one of them",
+                    "a flow holds jobs back by their I/O counts, which a replay sets too: drop one of them",
+                ));
+            }
+            if f.weight > 0 && self.rate.as_ref().is_some_and(|r| r.per_slot) {
+                return Err(Error::spec(
+                    Field::Flow,
+                    f.weight.to_string(),
+                    "a flow and a schedule of one stream per slot do not go together: drop the flow",
                 ));
             }
         }

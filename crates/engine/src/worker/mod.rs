@@ -312,14 +312,15 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
                 t
             } else {
                 match sched.next_due(&q.free) {
-                    // Open loop: idle until the next intended issue time (or the end of the run).
-                    Some(due) if !stopping => {
-                        wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec, clock)
-                    }
-                    // fio's flow: held back with nothing in flight; pause, then try again.
+                    // fio's flow: held back with nothing in flight (a paced I/O already due
+                    // too: it is late); pause, then try again.
                     _ if !stopping && q.flow_held => {
                         q.flow_pause();
                         clock.now()
+                    }
+                    // Open loop: idle until the next intended issue time (or the end of the run).
+                    Some(due) if !stopping => {
+                        wait_idle(sched.mode, &mut sched.spin, due.min(window.wake_limit()), &mut rec, clock)
                     }
                     _ => break,
                 }

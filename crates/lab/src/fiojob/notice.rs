@@ -30,8 +30,6 @@ pub enum Notice {
     SyncEngineDepth { engine: String, qd: u64 },
     /// `verify_interval` above 4 KiB without a pattern: drivelab's headers every 4 KiB or less.
     VerifyIntervalFiner { interval: u64 },
-    /// `ioengine=posixaio` runs on io_uring (drivelab has no POSIX AIO engine).
-    PosixaioAsUring,
     /// `serialize_overlap` at depth 1 (nothing of a job can overlap) or with verify (drivelab
     /// serializes overlapping I/Os then anyway).
     SerializeOverlapMoot,
@@ -66,9 +64,9 @@ impl Notice {
     /// are reached): `drivelab fio` says these on stderr even under fio's contract, where every
     /// other notice is saved with the results only.
     pub fn differs_from_fio(&self) -> bool {
-        // posixaio on io_uring: ten times fio's IOPS on a loop device. verify_backlog: fio's write
-        // phase includes its interleaved verify reads, drivelab's re-read follows it.
-        matches!(self, Notice::PosixaioAsUring | Notice::VerifyBacklog)
+        // verify_backlog: fio's write phase includes its interleaved verify reads, drivelab's
+        // re-read follows it.
+        matches!(self, Notice::VerifyBacklog)
     }
 
     pub fn push_to(self, list: &mut Vec<Notice>) {
@@ -105,10 +103,6 @@ impl fmt::Display for Notice {
                 f,
                 "verify_interval={interval}: drivelab's own header checks every block at most every 4 KiB, finer than \
                  fio's interval (the same data checked, with more headers)"
-            ),
-            Notice::PosixaioAsUring => f.write_str(
-                "ioengine=posixaio runs on io_uring: the same depth and the same I/Os, submitted asynchronously by the \
-                 kernel instead of glibc's POSIX AIO threads (faster and cheaper in CPU than fio's posixaio)",
             ),
             Notice::SerializeOverlapMoot => f.write_str(
                 "serialize_overlap: at iodepth=1, or with verify (which serializes overlapping I/Os), no two I/Os of \

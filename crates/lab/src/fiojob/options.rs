@@ -377,18 +377,13 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 Some(match v {
                     "sync" | "pvsync" => "psync",
                     "null" => "null",
-                    // No POSIX AIO engine here: io_uring, at the job's depth (a notice says so).
-                    "posixaio" => {
-                        Notice::PosixaioAsUring.push_to(&mut d.notices);
-                        EngineKind::Uring.name()
-                    }
                     // drivelab's engines by their names.
                     _ => match EngineKind::from_name(v) {
                         Some(e) => e.name(),
                         None => return Err(bad(
                             o,
-                            "drivelab runs io_uring, libaio, io_uring_cmd, psync, sync, pvsync (as psync), posixaio \
-                             (as io_uring) and null",
+                            "drivelab runs io_uring, libaio, posixaio, io_uring_cmd, psync, sync, pvsync (as psync) \
+                             and null",
                         )),
                     },
                 });

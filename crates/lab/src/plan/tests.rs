@@ -443,7 +443,7 @@ fn fio_spellings_that_would_be_ambiguous_are_refused_where_written() {
         "3:11",
         &["runtime '1.5'", "whole part of a fraction"],
     );
-    assert_err("targets = [\"t\"]\n[defaults]\nioengine = \"posixaio\"\n", "3:12", &["ioengine 'posixaio'"]);
+    assert_err("targets = [\"t\"]\n[defaults]\nioengine = \"windowsaio\"\n", "3:12", &["ioengine 'windowsaio'"]);
     assert_err("targets = [\"t\"]\n[defaults]\nsize = \"1g\"\n", "3:1", &["before the first [table]"]);
 }
 
