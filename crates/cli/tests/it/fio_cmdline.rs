@@ -471,6 +471,12 @@ fn posixaio_runs_glibcs_posix_aio_and_serialize_overlap_where_it_holds() {
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(doc["jobs"][0]["job options"]["ioengine"], "posixaio");
     assert_eq!((doc["jobs"][0]["read"]["total_ios"].as_u64(), doc["jobs"][0]["error"].as_u64()), (Some(256), Some(0)));
+    // fio's t0015-t0017: slat per I/O (the I/Os of a call share its time), so the means add up
+    // as each I/O's do, whatever the calls carried.
+    let lat = |k: &str| doc["jobs"][0]["read"][k]["mean"].as_f64().unwrap();
+    assert_eq!(doc["jobs"][0]["read"]["slat_ns"]["N"], 256);
+    let off = lat("slat_ns") + lat("clat_ns") - lat("lat_ns");
+    assert!(off.abs() <= 1.0, "mean slat + mean clat is mean lat: {off} ns off");
     let points = saved_points(&results_dir(&s.0.join("data/drivelab/results")));
     assert_eq!((field(&points[0], "engine"), field(&points[0], "qd")), ("\"posixaio\"".into(), "16".into()));
     // Written and read back through glibc's threads, checked block by block.

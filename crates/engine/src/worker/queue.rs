@@ -278,7 +278,7 @@ impl Queue {
             backend.submit(part)?;
             let t_submit = stamp_after_submit::<B>(before, clock);
             if measuring && !B::SUBMIT_COMPLETES {
-                rec.submitted(t_submit - before);
+                rec.submitted(t_submit - before, part.len() as u64);
             }
             for p in part {
                 let s = &mut self.slots[p.slot as usize];

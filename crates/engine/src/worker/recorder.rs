@@ -183,10 +183,11 @@ impl Recorder {
         self.out.late_ops += (lag > LATE_NS) as u64;
     }
 
-    /// A measured submit call took `ns` (slat; asynchronous backends only).
+    /// A measured submit call of `ios` I/Os took `ns`: each I/O's slat (asynchronous backends
+    /// only), as fio counts it, so that for the means too lat = slat + clat.
     #[inline]
-    pub(super) fn submitted(&mut self, ns: u64) {
-        self.out.slat.record(ns);
+    pub(super) fn submitted(&mut self, ns: u64, ios: u64) {
+        self.out.slat.record_n(ns, ios);
     }
 
     /// A measured I/O completed in full at `done`: its lat in the second's histograms, its clat

@@ -15,7 +15,7 @@ pub(super) const PERCENTILES: [f64; 17] =
 /// Figures drivelab does not measure and how they are filled, written into the document.
 pub(super) const NOT_MEASURED: [&str; 3] = [
     "short_ios: drivelab's short transfers; drop_ios: 0 (drivelab drops no I/O)",
-    "slat_ns: N = 0 where drivelab has no submission latency of that direction alone (psync; io_uring runs mixing directions: its slat_ns is per submit call, of all directions)",
+    "slat_ns: N = 0 where drivelab has no submission latency of that direction alone (psync; a run mixing directions: its slat_ns is of the I/Os of all directions)",
     "bw_* and iops_* samples: one per second (fio: one per 500 ms); a direction's per-second bandwidth is its IOPS times its mean I/O size",
 ];
 
