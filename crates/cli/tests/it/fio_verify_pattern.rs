@@ -139,3 +139,27 @@ fn a_mixed_job_checks_its_own_writes_not_the_files_layout() {
     let (r, w) = (job["read"]["io_kbytes"].as_f64().unwrap(), job["write"]["io_kbytes"].as_f64().unwrap());
     assert!((r / w - 2.0).abs() < 0.1, "reads {r} KiB with the verify reads, writes {w} KiB");
 }
+
+/// fio's t0005: a sequential write with `verify_backlog=32` reads every block back while it
+/// writes (32 written, 32 read back and checked, ...), the reads counted as the job's reads and
+/// not against its size: as many KiB read as written, nothing said on stderr.
+#[test]
+fn verify_backlog_reads_back_while_the_job_writes() {
+    let s = Scratch::new("fio-verify-backlog");
+    let base = ["fio", "--name=write", "--rw=write", "--bs=4k", "--size=1m", "--verify=md5", "--filename=xxx"];
+    let o = drivelab_in(&s.0, &[&base[..], &["--verify_backlog=32", "--output-format=json"]].concat());
+    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let job = &doc["jobs"][0];
+    assert_eq!((job["read"]["io_kbytes"].as_u64(), job["write"]["io_kbytes"].as_u64()), (Some(1024), Some(1024)));
+    assert_eq!(job["error"], 0);
+    // A backlog of 1 on a mixed job: every write read back before the next I/O (fio's t0008).
+    let mixed = ["fio", "--name=foo", "--rw=readwrite", "--bs=4k", "--size=2m", "--verify=crc32c", "--filename=m"];
+    let o = drivelab_in(&s.0, &[&mixed[..], &["--do_verify=1", "--verify_backlog=1", "--output-format=json"]].concat());
+    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let (r, w) =
+        (doc["jobs"][0]["read"]["io_kbytes"].as_u64().unwrap(), doc["jobs"][0]["write"]["io_kbytes"].as_u64().unwrap());
+    assert_eq!(r, 2048, "the job's reads and its writes read back: its 2 MiB");
+    assert!(w > 0 && w < 2048, "{w} KiB written");
+}

@@ -81,6 +81,49 @@ pub struct Generator {
     range_max: Option<u64>,
     span: u64,
     zone: u64,
+    /// fio's `verify_backlog` (`spec.verify_backlog`, with verify): the blocks written since the
+    /// last read-back, read back once there are N.
+    backlog: Option<Backlog>,
+}
+
+/// The blocks written since the last read-back (fio's `verify_backlog`): sized once, at N.
+struct Backlog {
+    held: Vec<IoDesc>,
+    n: usize,
+    /// The next of `held` to read back, once `reading`.
+    next: usize,
+    reading: bool,
+}
+
+impl Backlog {
+    fn new(n: u64) -> Backlog {
+        let n = n.clamp(1, crate::spec::MAX_VERIFY_BACKLOG) as usize;
+        Backlog { held: Vec::with_capacity(n), n, next: 0, reading: false }
+    }
+
+    #[inline]
+    fn wrote(&mut self, w: IoDesc) {
+        self.held.push(IoDesc { op: Op::Read, ..w });
+        self.reading = self.held.len() >= self.n;
+    }
+
+    #[inline]
+    fn read(&mut self) -> Option<IoDesc> {
+        if !self.reading {
+            return None;
+        }
+        match self.held.get(self.next) {
+            Some(&io) => {
+                self.next += 1;
+                Some(io)
+            }
+            None => {
+                (self.next, self.reading) = (0, false);
+                self.held.clear();
+                None
+            }
+        }
+    }
 }
 
 impl Generator {
@@ -146,6 +189,25 @@ impl Generator {
             range_max: spec.bs_max.filter(|&m| m > spec.bs[0].bytes),
             span,
             zone,
+            backlog: (spec.verify && spec.verify_backlog > 0).then(|| Backlog::new(spec.verify_backlog)),
+        }
+    }
+
+    /// The next block to read back and check (fio's `verify_backlog`), before any new I/O; None
+    /// while fewer than N written blocks are held (or no backlog is kept).
+    #[inline]
+    pub fn backlog_read(&mut self) -> Option<IoDesc> {
+        self.backlog.as_mut().and_then(Backlog::read)
+    }
+
+    /// The job's bytes are done: read back what is held, however few. Whether reads remain.
+    pub fn backlog_flush(&mut self) -> bool {
+        match self.backlog.as_mut() {
+            Some(b) => {
+                b.reading |= !b.held.is_empty();
+                b.reading && b.next < b.held.len()
+            }
+            None => false,
         }
     }
 
@@ -181,6 +243,9 @@ impl Generator {
     #[inline]
     pub fn try_next_io(&mut self) -> Option<IoDesc> {
         if let Some(w) = self.write_after_trim.take() {
+            if let Some(b) = self.backlog.as_mut() {
+                b.wrote(w);
+            }
             return Some(w);
         }
         if let Some((t, i)) = self.trace.as_mut() {
@@ -264,7 +329,11 @@ impl Generator {
         if self.trim == Trim::ThenWrite {
             self.write_after_trim = Some(IoDesc { op: Op::Write, offset, len: len as u32 });
         }
-        Some(IoDesc { op, offset, len: len as u32 })
+        let io = IoDesc { op, offset, len: len as u32 };
+        if let (Some(b), Op::Write) = (self.backlog.as_mut(), op) {
+            b.wrote(io);
+        }
+        Some(io)
     }
 
     /// A random aligned offset for a block of `size` in `[lo, hi)`: the region's (under
@@ -320,6 +389,54 @@ impl Generator {
 mod tests {
     use super::*;
     use crate::spec::BlockSize;
+
+    /// The I/O a queue takes next: a block to read back first (verify_backlog), else a new one.
+    fn take(g: &mut Generator) -> IoDesc {
+        g.backlog_read().unwrap_or_else(|| g.next_io())
+    }
+
+    #[test]
+    fn a_backlog_reads_back_every_n_blocks_written_in_order_and_the_rest_when_flushed() {
+        let s = AccessSpec {
+            read_pct: 30,
+            random_pct: 100,
+            verify: true,
+            verify_backlog: 4,
+            ..spec(30, 100, &[(4096, 100)], None)
+        };
+        let mut g = Generator::new(&s, 0, 1 << 20, 0);
+        let mut held: Vec<u64> = Vec::new();
+        let mut read_back = 0;
+        for _ in 0..10_000 {
+            let io = take(&mut g);
+            if io.op == Op::Write {
+                held.push(io.offset);
+            }
+            if held.len() == 4 {
+                // Nothing else is issued until the four blocks written since the last read-back
+                // are read back, in the order written (the next four I/Os).
+                let back: Vec<(Op, u64)> = (0..4).map(|_| take(&mut g)).map(|io| (io.op, io.offset)).collect();
+                assert_eq!(back, held.iter().map(|&o| (Op::Read, o)).collect::<Vec<_>>());
+                (read_back, held) = (read_back + 4, Vec::new());
+            }
+        }
+        assert!(read_back > 2000, "about 70% of 10k I/Os are writes, each read back: {read_back}");
+        // The bytes done: what is held is read back, however few, and then nothing.
+        while held.len() != 2 {
+            let io = take(&mut g);
+            if io.op == Op::Write {
+                held.push(io.offset);
+            }
+        }
+        assert!(g.backlog_flush());
+        let rest: Vec<u64> = (0..2).map(|_| g.backlog_read().unwrap().offset).collect();
+        assert_eq!(rest, held);
+        assert!(!g.backlog_flush(), "nothing is left to read back");
+        // Without verify no backlog is kept.
+        let mut plain =
+            Generator::new(&AccessSpec { verify_backlog: 4, ..spec(0, 0, &[(4096, 100)], None) }, 0, 1 << 20, 0);
+        assert!((0..100).all(|_| plain.backlog_read().is_none() && plain.next_io().op == Op::Write));
+    }
 
     fn spec(read: u8, random: u8, bs: &[(u64, u8)], align: Option<u64>) -> AccessSpec {
         AccessSpec {

@@ -74,6 +74,8 @@ pub enum Field {
     StartDelay,
     /// fio's `number_ios`: the job ends after this many measured I/Os.
     NumberIos,
+    /// fio's `verify_backlog`: written blocks are read back and checked every N writes.
+    VerifyBacklog,
     /// Writes' block sizes when they differ from reads' (fio's `bs=R,W`, `bssplit=R,W`).
     WriteBs,
     /// The job's I/O priority (fio's `prioclass`/`prio`): `CLASS/LEVEL`.
@@ -99,7 +101,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 65] = [
+    pub const SETTABLE: [Field; 66] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -156,6 +158,7 @@ impl Field {
         Field::Zbd,
         Field::StartDelay,
         Field::NumberIos,
+        Field::VerifyBacklog,
         Field::WriteBs,
         Field::Prio,
         Field::Cmdprio,
@@ -166,14 +169,14 @@ impl Field {
         Field::LatencyRun,
         Field::LatencySplit,
     ];
-    const ALL: [Field; 65] = {
-        let mut all = [Field::Thresholds; 65];
+    /// Every settable field and `Size` (the fields a `{key}` in a message can name).
+    const ALL: [Field; Field::SETTABLE.len() + 1] = {
+        let mut all = [Field::Size; Field::SETTABLE.len() + 1];
         let mut i = 0;
         while i < Field::SETTABLE.len() {
             all[i] = Field::SETTABLE[i];
             i += 1;
         }
-        all[64] = Field::Size;
         all
     };
 
@@ -237,6 +240,7 @@ impl Field {
             Field::Zbd => "zbd",
             Field::StartDelay => "start_delay",
             Field::NumberIos => "number_ios",
+            Field::VerifyBacklog => "verify_backlog",
             Field::WriteBs => "write_bs",
             Field::Prio => "prio",
             Field::Cmdprio => "cmdprio",

@@ -64,6 +64,7 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("zbd", "1m,max_open=2"),
     ("start_delay", "250ms"),
     ("number_ios", "1000"),
+    ("verify_backlog", "32"),
     ("write_bs", "64k"),
     ("prio", "idle/3"),
     ("cmdprio", "4k/25/rt/1,*/10/2/0"),

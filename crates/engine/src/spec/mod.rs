@@ -142,6 +142,9 @@ impl std::fmt::Display for CpuPlacement {
 /// The deepest queue a job may have: io_uring's largest ring (IORING_MAX_ENTRIES).
 pub const MAX_QD: u32 = 32768;
 
+/// The most blocks `verify_backlog` keeps to read back (16 bytes each, allocated once per job).
+pub const MAX_VERIFY_BACKLOG: u64 = 1 << 20;
+
 /// The engines and their own options are the backends' (`crate::backend`); a spec names one
 /// and carries its options.
 pub use crate::backend::{EngineKind, EngineOptions};
@@ -292,6 +295,11 @@ pub struct AccessSpec {
     /// by time or bytes). None: no such bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_ios: Option<u64>,
+    /// fio's `verify_backlog`: with verify, every N blocks written are read back and checked
+    /// before more are written (the reads count as reads, not against the job's bytes); what
+    /// is left when the job's bytes are done is checked then. 0: checked as verify says.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub verify_backlog: u64,
     /// Writes' block sizes when they differ from reads' (fio's `bs=R,W`, `bssplit=R,W`); None:
     /// `bs` for every direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -399,6 +407,7 @@ impl Default for AccessSpec {
             zbd: None,
             start_delay_ns: 0,
             number_ios: None,
+            verify_backlog: 0,
             bs_write: None,
             bs_max: None,
             prio: None,
@@ -884,6 +893,13 @@ impl AccessSpec {
                 return bad(Field::VerifyUnit, fmt_size(u), "is the unit of {verify}: add {verify}, or drop it".into());
             }
             return Ok(());
+        }
+        if self.verify_backlog > MAX_VERIFY_BACKLOG {
+            return bad(
+                Field::VerifyBacklog,
+                self.verify_backlog.to_string(),
+                format!("at most {MAX_VERIFY_BACKLOG} blocks are kept to read back: give fewer"),
+            );
         }
         if self.data == DataPattern::Zero || self.data == (DataPattern::Compress { pct: 100 }) {
             return bad(

@@ -135,7 +135,8 @@ impl Queue {
             if sched.sync_due() || sched.think_due() {
                 break;
             }
-            if window.budget_spent() {
+            // The bytes are done: what verify_backlog holds is read back, then the job stops.
+            if window.budget_spent() && !self.gen.backlog_flush() {
                 return false;
             }
             if let Some(f) = self.flow.as_mut() {
@@ -199,17 +200,27 @@ impl Queue {
         window: &mut Window,
         pool: &mut BufferPool,
     ) -> bool {
-        let Some(io) = self.gen.try_next_io() else {
-            self.exhausted = true;
-            self.free.push(slot);
-            return false;
+        // fio's verify_backlog: a written block read back and checked goes first; it counts as
+        // a read, not against the job's bytes or I/Os, its writes or its think time.
+        let (io, read_back) = match self.gen.backlog_read() {
+            Some(io) => (io, true),
+            None => match self.gen.try_next_io() {
+                Some(io) => (io, false),
+                None => {
+                    self.exhausted = true;
+                    self.free.push(slot);
+                    return false;
+                }
+            },
         };
         let prio = self.prio.next(io.op, io.len);
-        if io.op == Op::Write {
-            sched.wrote();
+        if !read_back {
+            if io.op == Op::Write {
+                sched.wrote();
+            }
+            sched.issued_one();
+            window.issued(io.len);
         }
-        sched.issued_one();
-        window.issued(io.len);
         let s = &mut self.slots[slot as usize];
         *s = Slot {
             op: io.op,

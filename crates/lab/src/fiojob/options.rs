@@ -134,6 +134,8 @@ struct Draft {
     verify_pattern: Option<String>,
     /// `verify` was given (fio's verify_pattern turns verify on only when it was not).
     verify_named: bool,
+    /// `verify_backlog`: blocks written between read-backs (0: none).
+    verify_backlog: u64,
     /// `verify_interval` in bytes: drivelab's `verify_unit`.
     verify_interval: Option<u64>,
     /// `ignore_error` with `continue_on_error`, resolved (`onerror.rs`).
@@ -477,12 +479,9 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         "iodepth_batch_complete_max" => d.complete_max = Some((num(need()?)?, o.clone())),
         "serialize_overlap" => d.serialize_overlap = Some(o.clone()).filter(|_| matches!(value, None | Some("1"))),
-        "verify_backlog" | "verify_async" | "verify_fatal" => {
-            // drivelab checks every read as it completes and stops at the first wrong block.
-            if key == "verify_backlog" {
-                Notice::VerifyBacklog.push_to(&mut d.notices);
-            }
-        }
+        // drivelab checks every read as it completes and stops at the first wrong block.
+        "verify_async" | "verify_fatal" => {}
+        "verify_backlog" => d.verify_backlog = num(need()?)?,
         "continue_on_error" => d.continue_on_error = !matches!(need()?, "none" | "0"),
         "numjobs" => d.numjobs = Some(range(need()?, 1, 65536)?),
         "filename" => d.filename = Some(need()?.to_string()),
@@ -693,7 +692,10 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     let writes = rw != "read" && rw != "randread" && !rw.ends_with("trim");
     spec.verify = d.verify;
-    spec.verify_after = d.verify && writes && d.do_verify;
+    // With verify_backlog the written blocks are read back while the job writes, the rest
+    // when its bytes are done (fio's do_verify with a backlog): nothing is left for after.
+    spec.verify_backlog = d.verify_backlog;
+    spec.verify_after = d.verify && writes && d.do_verify && spec.verify_backlog == 0;
     spec.continue_on_error = d.continue_on_error;
     // fio's random map, unless norandommap: a pass visits every block once.
     spec.random_map = some_random && (!d.norandommap || d.lfsr);
