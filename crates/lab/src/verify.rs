@@ -102,11 +102,17 @@ impl Known {
         }
     }
 
-    /// Keep the maps a run ended with.
+    /// Keep the maps a run ended with. A target two streams verified (regions apart, each its
+    /// own map) is forgotten instead: neither map knows the other's writes.
     pub fn keep(&mut self, r: &RunResult) {
         let format = (r.spec.seed, r.spec.verify_zero_pct());
+        let twice = |path: &str| r.targets.iter().filter(|t| t.path == path).count() > 1;
         for (t, m) in r.targets.iter().zip(&r.verify_maps) {
-            self.maps.insert(t.path.clone(), (m.clone(), format.0, format.1));
+            if twice(&t.path) {
+                self.maps.remove(&t.path);
+            } else {
+                self.maps.insert(t.path.clone(), (m.clone(), format.0, format.1));
+            }
         }
     }
 

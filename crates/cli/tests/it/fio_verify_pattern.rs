@@ -163,3 +163,28 @@ fn verify_backlog_reads_back_while_the_job_writes() {
     assert_eq!(r, 2048, "the job's reads and its writes read back: its 2 MiB");
     assert!(w > 0 && w < 2048, "{w} KiB written");
 }
+
+/// fio's t0002/t0003: two jobs of one group verify one file in regions apart (each writes and
+/// checks its own); regions that overlap are refused before anything runs (a unit needs one
+/// writer for its check to mean anything).
+#[test]
+fn two_jobs_verify_one_file_in_regions_apart() {
+    let s = Scratch::new("fio-verify-two-streams");
+    let job = |second_offset: &str| {
+        format!(
+            "[global]\nfilename=shared.dat\nrw=write\nbs=4k\nsize=256k\nverify=crc32c\nioengine=libaio\niodepth=8\n\
+             [low]\noffset=0\n[high]\noffset={second_offset}\n"
+        )
+    };
+    std::fs::write(s.0.join("apart.fio"), job("1m")).unwrap();
+    let o = drivelab_in(&s.0, &["fio", "apart.fio", "--output-format=json"]);
+    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    for j in doc["jobs"].as_array().unwrap() {
+        assert_eq!((j["error"].as_u64(), j["read"]["io_kbytes"].as_u64()), (Some(0), Some(256)), "{}", j["jobname"]);
+    }
+    std::fs::write(s.0.join("overlap.fio"), job("128k")).unwrap();
+    let o = drivelab_in(&s.0, &["fio", "overlap.fio", "--output-format=json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("overlapping regions"), "{}", stderr(&o));
+}

@@ -131,9 +131,12 @@ fn journal(streams: &[Stream], maps: &[Vec<GenerationMap>]) -> Result<Vec<Vec<Op
 
 /// The generation maps each verifying stream starts from: the stream's own (checked against
 /// its targets and unit), or fresh ones over each whole target. Empty for a stream that does
-/// not verify. Two streams verifying the same target are refused: each unit needs one writer.
+/// not verify. Two streams verifying the same target run when their regions are apart (fio's
+/// t0002: jobs at 0 and at 4 GiB of one file), each with its own map; regions that overlap
+/// are refused: each unit needs one writer.
 fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
-    let mut seen = std::collections::HashSet::new();
+    // The bytes each verifying stream's jobs may touch on each target so far.
+    let mut seen: Vec<(&str, u64, u64)> = Vec::new();
     let mut out = Vec::new();
     for st in streams {
         let Some(unit) = st.spec.verify_unit() else {
@@ -154,12 +157,19 @@ fn maps(streams: &[Stream]) -> Result<Vec<Vec<GenerationMap>>, Error> {
                     st.spec.max_bs()
                 )));
             }
-            if !seen.insert(t.info.path.clone()) {
+            let clones = u64::from(st.spec.jobs.saturating_sub(1));
+            let end =
+                t.start.saturating_add(t.span).saturating_add(st.spec.offset_increment_bytes.saturating_mul(clones));
+            let path = t.info.path.as_str();
+            if let Some(&(_, lo, hi)) = seen.iter().find(|&&(p, lo, hi)| p == path && t.start < hi && lo < end) {
                 return Err(Error::invalid(format!(
-                    "{} is verified by two streams at once: verify needs one writer per unit; verify one of them",
-                    t.info.path
+                    "{path} is verified by two streams at once in overlapping regions (bytes {}..{end} and \
+                     {lo}..{hi}): verify needs one writer per unit; give them regions apart (offset, size) or \
+                     verify one of them",
+                    t.start
                 )));
             }
+            seen.push((path, t.start, end));
         }
         if st.verify.ids.len() > st.targets.len()
             || (!st.verify.ids.is_empty() && st.verify.ids.len() != st.targets.len())
