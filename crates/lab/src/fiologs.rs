@@ -38,6 +38,8 @@ enum Kind {
     Bw,
     Iops,
     Hist,
+    /// `write_iolog`: the I/Os issued, fio's iolog version 3.
+    IoLog,
 }
 
 impl Kind {
@@ -49,6 +51,7 @@ impl Kind {
             Kind::Bw => "bw",
             Kind::Iops => "iops",
             Kind::Hist => "clat_hist",
+            Kind::IoLog => "iolog",
         }
     }
 }
@@ -93,6 +96,14 @@ fn files(p: &Point) -> Vec<File> {
             (l.iops.as_ref(), Kind::Iops),
         ];
         let n = clones(spec, l, targets[stream]);
+        // The iolog: its file as named (fio's write_iolog), `.N` for each of several clones.
+        if let Some(path) = &l.iolog {
+            for c in 0..n {
+                let number = l.first_job + c as u32;
+                let name = if n == 1 { path.clone() } else { format!("{path}.{number}") };
+                out.push(File { stream, kind: Kind::IoLog, name, clones: vec![(number, c)] });
+            }
+        }
         for (prefix, kind) in kinds {
             let Some(prefix) = prefix else { continue };
             if l.per_job {
@@ -194,7 +205,10 @@ pub fn write(p: &Point, r: &RunResult, results: Option<&Path>) -> Result<Vec<Str
                 .filter(|(s, j)| *s == f.stream && if l.clone_per_target { j.target as u64 } else { j.job } == clone)
                 .map(|(_, j)| &**j)
                 .collect();
-            render(&mut text, f.kind, l, &logs);
+            match f.kind {
+                Kind::IoLog => iolog_lines(&mut text, r, &logs),
+                kind => render(&mut text, kind, l, &logs),
+            }
             let dropped: u64 = logs.iter().map(|j| j.dropped).sum();
             if dropped > 0 {
                 left_out.insert((f.stream, clone), dropped);
@@ -251,7 +265,7 @@ fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
                     Kind::Slat => e.slat_ns as u64,
                     // fio's per-I/O bandwidth: bytes × 10^6 / clat in ns.
                     Kind::Bw => (e.len as u64 * 1_000_000).checked_div(e.clat_ns()).unwrap_or(0),
-                    Kind::Iops | Kind::Hist => 1,
+                    Kind::Iops | Kind::Hist | Kind::IoLog => 1,
                 };
                 line(e.t_ns, value, e.dir, e.len as u64, e.offset, e.prio);
             }
@@ -269,11 +283,44 @@ fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
                     Kind::Slat => pick(w.slat_sum, w.slat_max),
                     // fio's windowed rates: KiB/s and I/Os per second.
                     Kind::Bw => (w.bytes as u128 * 1_000_000_000 / w.len_ns as u128 / 1024) as u64,
-                    Kind::Iops | Kind::Hist => (w.ios as u128 * 1_000_000_000 / w.len_ns as u128) as u64,
+                    Kind::Iops | Kind::Hist | Kind::IoLog => (w.ios as u128 * 1_000_000_000 / w.len_ns as u128) as u64,
                 };
                 line(w.end_ns, value, w.dir, 0, 0, 0);
             }
         }
+    }
+}
+
+/// fio's iolog version 3 of one clone's I/Os (several targets' merged): the version line, each
+/// file's `add` and `open`, every I/O in the order issued (`TIME FILE read|write|trim OFFSET
+/// LENGTH`, TIME in µs since the job's measurement started), each file's `close` — what fio
+/// 3.33's `write_iolog` writes and `read_iolog` reads.
+fn iolog_lines(out: &mut String, r: &RunResult, logs: &[&JobLog]) {
+    out.push_str("fio version 3 iolog\n");
+    let name = |j: &JobLog| r.targets.get(j.target).map_or("", |t| t.path.as_str());
+    let mut files: Vec<&str> = logs.iter().map(|j| name(j)).collect();
+    files.dedup();
+    for f in &files {
+        let _ = writeln!(out, "0 {f} add");
+        let _ = writeln!(out, "0 {f} open");
+    }
+    // Issued at completion minus lat: the order fio logs them in (at issue).
+    let mut all: Vec<(u64, &str, &IoEntry)> =
+        logs.iter().flat_map(|j| j.entries().map(move |e| (e.t_ns.saturating_sub(e.lat_ns), name(j), e))).collect();
+    all.sort_by_key(|&(t, _, _)| t);
+    let mut last_us = 0;
+    for (t, f, e) in all {
+        let action = match e.dir {
+            0 => "read",
+            1 => "write",
+            _ => "trim",
+        };
+        last_us = t / 1000;
+        let _ = writeln!(out, "{last_us} {f} {action} {} {}", e.offset, e.len);
+    }
+    let end_us = logs.iter().map(|j| j.end_ns / 1000).max().unwrap_or(0).max(last_us);
+    for f in &files {
+        let _ = writeln!(out, "{end_us} {f} close");
     }
 }
 

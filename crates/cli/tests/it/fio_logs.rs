@@ -292,3 +292,59 @@ fn under_mpi_a_job_asking_for_logs_is_refused_before_the_run() {
     assert!(all.contains("m_bw.1.log") && all.contains("MPI"), "{all}");
     assert!(!s.0.join("m_bw.1.log").exists() && !s.0.join("res").exists(), "nothing written");
 }
+
+/// fio's t0007: `write_iolog` writes the I/Os issued in fio's iolog version 3, which fio's
+/// `read_iolog` and drivelab's replay play back to the same I/Os; and a sequential read that
+/// skips 512 KiB after each 1 MiB ends at the file's end, as fio's does (5 reads of an 8 MiB
+/// file, every 1.5 MiB), fio's own iolog the same offsets where fio is installed.
+#[test]
+fn write_iolog_records_the_ios_fio_would_issue_and_replays_them() {
+    let s = Scratch::new("fio-write-iolog");
+    std::fs::write(s.0.join("t0007.fio"), "[foo]\nsize=8m\nrw=read:512k\nbs=1m\nnorandommap\nwrite_iolog=log\n")
+        .unwrap();
+    let o = drivelab_in(&s.0, &["fio", "t0007.fio", "--output-format=json"]);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["jobs"][0]["read"]["io_kbytes"], 5 * 1024);
+    let text = std::fs::read_to_string(s.0.join("log")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "fio version 3 iolog");
+    // TIME FILE ACTION OFFSET LENGTH: the I/Os.
+    let io_lines = |t: &str| -> Vec<(String, u64)> {
+        t.lines()
+            .filter_map(|l| match cols_ws(l)[..] {
+                [_, _, dir, off, _] => Some((dir.to_string(), off.parse::<u64>().unwrap())),
+                _ => None,
+            })
+            .collect()
+    };
+    let ios = io_lines(&text);
+    let offsets: Vec<u64> = ios.iter().map(|(_, o)| *o).collect();
+    assert_eq!(offsets, [0, 1536, 3072, 4608, 6144].map(|k: u64| k << 10), "{text}");
+    assert!(ios.iter().all(|(d, _)| d == "read"));
+    assert!(lines[1].ends_with("add") && lines[2].ends_with("open") && lines.last().unwrap().ends_with("close"));
+    // drivelab's replay of it: the same five reads.
+    let o = drivelab_in(&s.0, &["fio", "--name=again", "--read_iolog=log", "--output-format=json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (doc["jobs"][0]["read"]["total_ios"].as_u64(), doc["jobs"][0]["read"]["io_kbytes"].as_u64()),
+        (Some(5), Some(5120))
+    );
+    if !tool("fio") {
+        return skip_part("the comparison with fio's iolog", "fio is not installed (apt-get install fio)");
+    }
+    let o = Command::new("fio")
+        .args(["--name=foo", "--size=8m", "--rw=read:512k", "--bs=1m", "--norandommap", "--write_iolog=fio.log"])
+        .args(["--filename=foo.0.0", "--output=/dev/null"])
+        .current_dir(&s.0)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let theirs = std::fs::read_to_string(s.0.join("fio.log")).unwrap();
+    assert_eq!(io_lines(&theirs), ios, "fio's iolog:\n{theirs}");
+}
+
+fn cols_ws(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}

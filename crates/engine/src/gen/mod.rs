@@ -53,6 +53,8 @@ pub struct Generator {
     start: u64,
     end: u64,
     align: u64,
+    /// The grid sequential offsets are rounded up to (`AccessSpec::seq_grid`).
+    seq_align: u64,
     sizes: [SizeChoice; Generator::MAX_SIZES],
     n_sizes: usize,
     /// Writes' own sizes (`spec.bs_write`); none: writes use `sizes`.
@@ -173,6 +175,7 @@ impl Generator {
             start,
             end: start + span,
             align,
+            seq_align: spec.seq_grid(),
             sizes,
             n_sizes: spec.bs.len(),
             wsizes,
@@ -324,8 +327,8 @@ impl Generator {
             z.done += len;
         }
         // Continue after this I/O, on the alignment grid.
-        let rem = (after - self.start) % self.align;
-        self.next_seq = if rem == 0 { after } else { after + (self.align - rem) };
+        let rem = (after - self.start) % self.seq_align;
+        self.next_seq = if rem == 0 { after } else { after + (self.seq_align - rem) };
         if self.trim == Trim::ThenWrite {
             self.write_after_trim = Some(IoDesc { op: Op::Write, offset, len: len as u32 });
         }

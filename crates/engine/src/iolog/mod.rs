@@ -51,6 +51,10 @@ pub struct IoLogSpec {
     /// `write_hist_log`: the prefix of the `_clat_hist` log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hist: Option<String>,
+    /// `write_iolog`: the file of the I/Os issued, in fio's iolog (version 3), which
+    /// `read_iolog` (and drivelab's `replay`) plays back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iolog: Option<String>,
     /// `log_avg_msec`: 0 logs every I/O; otherwise one line per window and direction.
     #[serde(default)]
     pub avg_ms: u64,
@@ -87,9 +91,9 @@ impl IoLogSpec {
     pub fn wants_ios(&self) -> bool {
         self.lat.is_some() || self.bw.is_some() || self.iops.is_some()
     }
-    /// Per-I/O entries are recorded (no `log_avg_msec`).
+    /// Per-I/O entries are recorded (no `log_avg_msec`, or an iolog of the I/Os).
     pub fn per_io(&self) -> bool {
-        self.wants_ios() && self.avg_ms == 0
+        (self.wants_ios() && self.avg_ms == 0) || self.iolog.is_some()
     }
     /// Histogram windows are recorded.
     pub fn hists(&self) -> bool {

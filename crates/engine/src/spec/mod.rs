@@ -518,6 +518,17 @@ impl AccessSpec {
     pub fn align(&self) -> u64 {
         self.align_bytes.unwrap_or_else(|| self.min_bs())
     }
+
+    /// The grid sequential offsets stay on: the alignment, or with fio's `rw=WORD:N` skip and no
+    /// alignment given, the finest grid both the block and the skip keep (fio does not round a
+    /// sequential offset: 1 MiB blocks skipping 512 KiB start every 1.5 MiB, fio's t0007).
+    pub fn seq_grid(&self) -> u64 {
+        let a = self.align();
+        match (self.align_bytes, self.seq_skip_bytes.unsigned_abs()) {
+            (None, skip) if skip > 0 => gcd(a, skip),
+            _ => a,
+        }
+    }
     pub fn min_bs(&self) -> u64 {
         self.all_bs().map(|b| b.bytes).min().unwrap_or(4096)
     }
@@ -1007,6 +1018,9 @@ impl AccessSpec {
             if !self.offset_bytes.is_multiple_of(dio_align) {
                 return not_multiple(Field::Offset, self.offset_bytes);
             }
+            if !self.seq_grid().is_multiple_of(dio_align) {
+                return not_multiple(Field::Rw, self.seq_skip_bytes.unsigned_abs());
+            }
         }
         Ok((self.offset_bytes, span))
     }
@@ -1014,3 +1028,11 @@ impl AccessSpec {
 
 #[cfg(test)]
 mod tests;
+
+/// The greatest common divisor (`a` when `b` is 0).
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}

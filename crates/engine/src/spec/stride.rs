@@ -70,12 +70,13 @@ impl AccessSpec {
     /// The walk's checks that need no target: a skip on the alignment grid, a zone that holds
     /// a block and moves some bytes.
     pub(super) fn validate_walk(&self) -> Result<(), Error> {
-        let align = self.align();
-        if self.seq_skip_bytes.unsigned_abs() % align != 0 {
+        let grid = self.seq_grid();
+        if self.seq_skip_bytes.unsigned_abs() % grid != 0 {
             let value = format!("{} bytes skipped", self.seq_skip_bytes);
-            let fix = format!("skip a multiple of the alignment ({align} bytes) so every offset stays on the grid");
+            let fix = format!("skip a multiple of the alignment ({grid} bytes) so every offset stays on the grid");
             return Err(Error::spec(Field::Rw, value, fix));
         }
+        let align = self.align();
         if let Some(z) = self.zones {
             if z.size_bytes == 0 {
                 return Err(Error::spec(Field::ZoneSize, "0", "give the bytes to move in each zone, e.g. 256m"));

@@ -17,6 +17,7 @@ pub struct LogDraft {
     bw: Option<String>,
     iops: Option<String>,
     hist: Option<String>,
+    iolog: Option<String>,
     avg_ms: u64,
     hist_ms: u64,
     coarseness: u32,
@@ -34,6 +35,7 @@ pub fn is_key(key: &str) -> bool {
             | "write_bw_log"
             | "write_iops_log"
             | "write_hist_log"
+            | "write_iolog"
             | "log_avg_msec"
             | "log_hist_msec"
             | "log_hist_coarseness"
@@ -62,6 +64,13 @@ pub fn apply(d: &mut LogDraft, o: &Opt) -> Result<(), String> {
         "write_bw_log" => d.bw = Some(prefix()),
         "write_iops_log" => d.iops = Some(prefix()),
         "write_hist_log" => d.hist = Some(prefix()),
+        "write_iolog" => {
+            let path = prefix();
+            if path.is_empty() {
+                return Err("needs the file to write the I/Os to (write_iolog=FILE)".into());
+            }
+            d.iolog = Some(path);
+        }
         "log_avg_msec" => d.avg_ms = int(u32::MAX.into())?,
         "log_hist_msec" => d.hist_ms = int(u32::MAX.into())?,
         // fio's coarseness goes to 6: 64 buckets summed into one.
@@ -98,6 +107,7 @@ pub fn finish(d: LogDraft, name: &str, first_job: u32, clone_per_target: bool) -
         bw: named(d.bw),
         iops: named(d.iops),
         hist: named(d.hist),
+        iolog: d.iolog,
         avg_ms: d.avg_ms,
         hist_ms: d.hist_ms,
         hist_coarseness: d.coarseness,
@@ -108,7 +118,7 @@ pub fn finish(d: LogDraft, name: &str, first_job: u32, clone_per_target: bool) -
         first_job,
         clone_per_target,
     };
-    (spec.wants_ios() || spec.hist.is_some()).then_some(spec)
+    (spec.wants_ios() || spec.hist.is_some() || spec.iolog.is_some()).then_some(spec)
 }
 
 /// Give job `job`'s logs (if any) fio's job numbers, from `next` on: one per clone (its targets

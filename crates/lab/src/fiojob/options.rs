@@ -664,7 +664,18 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         spec.time_ns = Some(t);
     } else {
         match d.io_size.or(d.size) {
-            Some(b) => spec.io_size_bytes = Some(b.saturating_mul(loops)),
+            Some(b) => {
+                // A sequential pass that skips (`rw=read:512k`) ends at the region's end, as
+                // fio's does: fewer bytes than the region per pass.
+                let pass = match (d.io_size, d.size, spec.bs.as_slice()) {
+                    (None, Some(region), [one]) if !some_random && spec.seq_skip_bytes > 0 => {
+                        let (bs, skip) = (one.bytes, spec.seq_skip_bytes as u64);
+                        region.checked_sub(bs).map_or(0, |room| (room / (bs + skip) + 1) * bs)
+                    }
+                    _ => b,
+                };
+                spec.io_size_bytes = Some(pass.saturating_mul(loops))
+            }
             // A replay ends with its trace.
             None => whole_target = d.replay.is_none(),
         }

@@ -151,8 +151,8 @@ mod plans {
         assert!(e.starts_with("--bs=4q: ") && !e.contains("bs=4q: bs=4q"), "{e}");
         let e = plan("--name=a --size=1m --bs 4q").unwrap_err().to_string();
         assert!(e.starts_with("--bs 4q: "), "{e}");
-        let e = plan("--name=a --size=1m --write_iolog=x").unwrap_err().to_string();
-        assert!(e.starts_with("--write_iolog=x: ") && e.contains("not supported"), "{e}");
+        let e = plan("--name=a --size=1m --exec_prerun=x").unwrap_err().to_string();
+        assert!(e.starts_with("--exec_prerun=x: ") && e.contains("not supported"), "{e}");
         let e = plan("--name=a --time_based").unwrap_err().to_string();
         assert!(e.starts_with("--name=a: [a]: time_based without runtime"), "{e}");
         let e = plan("--bs=4k").unwrap_err().to_string();
