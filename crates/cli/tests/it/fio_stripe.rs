@@ -117,10 +117,12 @@ fn the_cap_shrinks_fios_cross_stripe_layout_into_the_capped_region_and_says_how(
     assert_eq!((spec["offset_increment_bytes"].as_u64(), spec["span_bytes"].as_u64()), (Some(32768), Some(98304)));
     let r = &p["result"];
     assert!(r["errors"].as_array().unwrap().is_empty(), "{}", r["errors"]);
-    // verify=crc32c: after the writes every written unit is read back and checked, each clone's own.
-    let after = &r["verify"]["after"];
-    assert!(after["checked_units"].as_u64() >= Some(30 * 4), "{}", r["verify"]);
-    assert_eq!(after["mismatches"].as_u64(), Some(0), "{}", r["verify"]);
+    // verify=crc32c with verify_backlog=1: each written unit is read back and checked before the
+    // clone's next write, each clone's own: every unit written is checked, none wrong.
+    let inline = &r["verify"]["inline"];
+    assert!(inline["checked_units"].as_u64() >= Some(30 * 4), "{}", r["verify"]);
+    assert_eq!(inline["checked_units"], r["verify"]["written_units"], "{}", r["verify"]);
+    assert_eq!(inline["mismatches"].as_u64(), Some(0), "{}", r["verify"]);
     // Each of the 30 clones writes its 16 KiB at 120k + k * 32k (the next is 128k on: past its
     // slice, so it wraps); nothing lands outside [120k, 120k + 1m).
     let blocks: Vec<u64> = {

@@ -52,7 +52,7 @@ fn invalid_values_are_refused_before_anything_is_created() {
     refused(&["run", &f, "--bs", "4k", "--offset", "100"], "--offset 100", n);
     refused(&["run", &f, "--size", "8m", "--span", "16m"], "past the end", n);
     refused(&["run", &f, "--engine", "psync", "--qd", "8"], "--jobs 8", n);
-    refused(&["run", &f, "--engine", "aio"], "not an engine: use uring, libaio, psync", n);
+    refused(&["run", &f, "--engine", "aio"], "not an engine: use uring, libaio, posixaio, psync", n);
     refused(&["run", &f, "--batch", "0"], "--batch 0", n);
     refused(&["run", &f, "--cpus", "4096"], "CPU 4096", n);
     refused(&["run", "null", "--qd", "4096", "--bs", "1g"], "I/O buffers", None);
