@@ -236,6 +236,12 @@ impl Generator {
         }
     }
 
+    /// The smallest block the job moves.
+    fn min_len(&self) -> u64 {
+        let sizes = self.sizes[..self.n_sizes].iter().chain(&self.wsizes[..self.n_wsizes]);
+        sizes.map(|s| s.len as u64).min().unwrap_or(u64::MAX).max(1)
+    }
+
     /// The next I/O (a generator without zbd zones always has one).
     #[inline]
     pub fn next_io(&mut self) -> IoDesc {
@@ -312,6 +318,15 @@ impl Generator {
                 Some(o) => o,
                 // fio's randread:N seeks where the run reaches the end; plain sequential wraps.
                 None if turn == Turn::Sequential => self.random_offset(op, size, lo, hi).0,
+                // The room left before the end holds a smaller block of the job's sizes: the
+                // block is cut to it, as fio shortens a transfer to fit (bsrange, bssplit).
+                None if self.walk.skip == 0
+                    && self.next_seq >= lo
+                    && hi.saturating_sub(self.next_seq) >= self.min_len() =>
+                {
+                    len = (hi - self.next_seq) / self.align * self.align;
+                    self.next_seq
+                }
                 None => lo,
             },
         };
@@ -378,7 +393,11 @@ impl Generator {
                             drawn = self.rng.u64(0..size.positions);
                             redraws -= 1;
                         }
-                        let (b, n) = m.take(drawn, size.positions, want);
+                        // The next free position anywhere in the region, as fio's axmap finds
+                        // it: a block there that would pass the region's end is cut at it (fio
+                        // shortens the transfer to fit), so a pass visits the last positions too.
+                        let all = m.positions();
+                        let (b, n) = m.take(drawn, all, want);
                         (b, (n < want).then(|| n * self.align))
                     }
                 }
@@ -396,6 +415,29 @@ mod tests {
     /// The I/O a queue takes next: a block to read back first (verify_backlog), else a new one.
     fn take(g: &mut Generator) -> IoDesc {
         g.backlog_read().unwrap_or_else(|| g.next_io())
+    }
+
+    /// fio's t0023/t0024: blocks of 512 B to 4 KiB (bsrange) over 1 MiB, randomly with the map or
+    /// in order, cover every 512-byte unit in one pass of 1 MiB: a block that would pass the end
+    /// is cut at it (as fio shortens a transfer to fit), never left out.
+    #[test]
+    fn a_pass_of_mixed_sizes_covers_the_region_to_its_last_unit() {
+        for random in [100, 0] {
+            let s = AccessSpec { bs_max: Some(4096), random_map: true, ..spec(0, random, &[(512, 100)], None) };
+            let mut g = Generator::new(&s, 0, 1 << 20, 0);
+            let (mut covered, mut bytes) = (vec![false; 2048], 0u64);
+            while bytes < 1 << 20 {
+                let io = g.next_io();
+                assert!(io.offset + io.len as u64 <= 1 << 20, "{io:?} inside the region");
+                for u in io.offset / 512..(io.offset + io.len as u64) / 512 {
+                    assert!(!covered[u as usize] || random == 0, "unit {u} twice in one pass");
+                    covered[u as usize] = true;
+                }
+                bytes += io.len as u64;
+            }
+            assert_eq!(bytes, 1 << 20, "random {random}%: the pass is the region's bytes");
+            assert!(covered.iter().all(|&c| c), "random {random}%: every unit, the last too");
+        }
     }
 
     #[test]

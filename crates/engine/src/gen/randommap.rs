@@ -75,6 +75,12 @@ impl RandomMap {
         (p, n)
     }
 
+    /// The positions of the region (the smallest block's grid).
+    #[inline]
+    pub fn positions(&self) -> u64 {
+        self.positions
+    }
+
     /// Whether position `p` is still to be visited this pass.
     #[inline]
     pub fn is_free(&self, p: u64) -> bool {

@@ -156,6 +156,9 @@ struct Draft {
     prio: super::prio::PrioDraft,
     /// Writes' block sizes when `bs`/`bssplit` gave their own (drivelab's `write_bs`).
     bs_write: Option<Vec<BlockSize>>,
+    /// `bs`'s trim size and the smallest of its three: a trim job's blocks (a trimwrite
+    /// writes what it trimmed) on fio's grid, the smallest size.
+    bs_trim: Option<(u64, u64)>,
     /// `fill_device`/`fill_fs` (`errs.rs`).
     fill_device: bool,
     /// `latency_target`, `latency_window`, `latency_percentile`, `latency_run` (fio's search
@@ -313,8 +316,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let sizes: Vec<&str> = v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
             let first = sizes.first().ok_or_else(|| bad(o, "needs a block size"))?;
             let b = sz(first)?;
-            // fio's READ,WRITE[,TRIM]: an empty one is fio's default (4k); a trim size of its
-            // own is refused (trims take the reads' sizes here).
+            // fio's READ,WRITE[,TRIM]: an empty one is fio's default (4k); one not given takes
+            // the one before it (fio 3.33: bs=4k,8k trims 8k).
             let each: Vec<&str> = v.split(',').map(str::trim).collect();
             let dir = |i: usize| match each.get(i) {
                 Some(s) if !s.is_empty() => sz(s),
@@ -322,24 +325,26 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 None => Ok(b),
             };
             let (r, w) = (dir(0)?, if each.len() > 1 { dir(1)? } else { b });
-            if each.len() > 2 && dir(2)? != r {
-                return Err(bad(o, "a trim block size of its own is not supported; give READ,WRITE"));
-            }
+            let t = if each.len() > 2 { dir(2)? } else { w };
             d.bs = Some(vec![BlockSize { bytes: r, pct: 100 }]);
             d.bs_write = (w != r).then(|| vec![BlockSize { bytes: w, pct: 100 }]);
+            d.bs_trim = Some((t, r.min(w).min(t)));
             d.bs_max = None;
         }
         "bsrange" => {
             let v = need()?;
             one_direction(v)?;
-            // fio's range: MIN-MAX or MIN:MAX.
+            // fio's range: MIN-MAX or MIN:MAX. As fio's range reader, each side is the size it
+            // starts with (`512/25:1k:25` is 512 to 1k, fio's t0023).
             let (a, b) = v.split_once(['-', ':']).ok_or_else(|| bad(o, "expected MIN-MAX, e.g. 1k-4k"))?;
-            let (a, b) = (sz(a.trim())?, sz(b.trim())?);
+            let lead = |t: &str| -> String { t.trim().chars().take_while(|c| c.is_ascii_alphanumeric()).collect() };
+            let (a, b) = (sz(&lead(a))?, sz(&lead(b))?);
             if a > b {
                 return Err(bad(o, "the smallest size comes first: MIN-MAX"));
             }
             d.bs = Some(vec![BlockSize { bytes: a, pct: 100 }]);
             d.bs_write = None;
+            d.bs_trim = None;
             d.bs_max = (a != b).then_some(b);
         }
         "bssplit" => {
@@ -352,6 +357,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             let reads = bssplit(r, kb).map_err(|e| bad(o, e))?;
             let writes = if w.trim().is_empty() { reads.clone() } else { bssplit(w, kb).map_err(|e| bad(o, e))? };
             d.bs_write = (writes != reads).then_some(writes);
+            d.bs_trim = None;
             d.bs = Some(reads);
             d.bs_max = None;
         }
@@ -602,14 +608,21 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if let Some(bs) = d.bs {
         spec.bs = bs;
     }
-    if let Some(w) = d.bs_write {
-        if rw.contains("trim") {
+    match (rw.contains("trim"), d.bs_trim) {
+        // A trim job moves blocks of the trim size (a trimwrite's writes follow its trims).
+        (true, Some((t, smallest))) => {
+            spec.bs = vec![BlockSize { bytes: t, pct: 100 }];
+            if smallest < t && d.align.is_none() {
+                spec.align_bytes = Some(smallest);
+            }
+        }
+        (true, None) if d.bs_write.is_some() => {
             return Err(err("writes' own block sizes are not supported with trims; give one bs".into()));
         }
-        spec.bs_write = Some(w);
+        _ => spec.bs_write = d.bs_write,
     }
     spec.bs_max = d.bs_max;
-    spec.align_bytes = d.align;
+    spec.align_bytes = d.align.or(spec.align_bytes);
     let qd = d.qd.unwrap_or(1);
     if let Some((max, o)) = &d.complete_max {
         if *max < qd {
@@ -674,7 +687,9 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
                     }
                     _ => b,
                 };
-                spec.io_size_bytes = Some(pass.saturating_mul(loops))
+                // fio's trimwrite trims and writes each block: both count, twice the bytes.
+                let pairs = if rw.contains("trimwrite") { 2 } else { 1 };
+                spec.io_size_bytes = Some(pass.saturating_mul(loops).saturating_mul(pairs))
             }
             // A replay ends with its trace.
             None => whole_target = d.replay.is_none(),
@@ -865,7 +880,16 @@ mod tests {
         assert_eq!(j.spec.bs_write, Some(bs(&[(1 << 20, 100)])));
         assert_eq!(translate("j", 1, &opts("bssplit=4k/50:8k/50,")).unwrap().spec.bs_write, None);
         assert!(translate("j", 1, &opts("bssplit=4k,8k,16k")).unwrap_err().message.contains("trim"));
-        assert!(translate("j", 1, &opts("rw=trimwrite\nbs=4k,8k")).unwrap_err().message.contains("trims"));
+        // A trim job's blocks are the trim size (one not given: the writes'), on the smallest's grid.
+        let j = translate("j", 1, &opts("rw=trimwrite\nbs=4k,4k,8k")).unwrap();
+        assert_eq!(
+            (j.spec.bs.clone(), j.spec.bs_write.clone(), j.spec.align_bytes),
+            (bs(&[(8192, 100)]), None, Some(4096))
+        );
+        assert_eq!(translate("j", 1, &opts("rw=randtrim\nbs=4k,8k")).unwrap().spec.bs, bs(&[(8192, 100)]));
+        // fio's range reader takes the size each side starts with (fio's t0023).
+        let j = translate("j", 1, &opts("bsrange=512/25:1k:25:2k:25:4k/25")).unwrap();
+        assert_eq!((j.spec.bs, j.spec.bs_max), (bs(&[(512, 100)]), Some(1024)));
         let j = translate("j", 1, &opts("bsrange=1k-4k")).unwrap();
         assert_eq!((j.spec.bs, j.spec.bs_max), (bs(&[(1024, 100)]), Some(4096)));
         let j = translate("j", 1, &opts("bsrange=512:1M")).unwrap();
