@@ -581,3 +581,22 @@ fn a_region_too_large_for_the_random_map_says_so() {
     let notices: Vec<&str> = r["notices"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
     assert!(notices.iter().any(|n| n.starts_with("random map:") && n.contains("independently")), "{notices:?}");
 }
+
+/// fio's percentile options choose which latencies list percentiles in fio's JSON: clat's by
+/// default; `lat_percentiles=1` adds lat's (scripts read `lat_ns.percentile`), `slat_percentiles`
+/// slat's, `clat_percentiles=0` takes clat's away, as fio 3.33 writes them.
+#[test]
+fn percentile_options_choose_the_latencies_fios_json_lists() {
+    let s = Scratch::new("fio-cmdline-percentiles");
+    let base = ["fio", "--name=p", "--ioengine=libaio", "--iodepth=4", "--size=1m", "--filename=p.dat"];
+    let listed = |extra: &[&str]| -> Vec<bool> {
+        let o = drivelab_in(&s.0, &[&base[..], extra, &["--output-format=json"]].concat());
+        assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let read = &doc["jobs"][0]["read"];
+        ["slat_ns", "clat_ns", "lat_ns"].iter().map(|k| read[k]["percentile"]["99.000000"].is_u64()).collect()
+    };
+    assert_eq!(listed(&[]), [false, true, false], "fio's default: clat's");
+    assert_eq!(listed(&["--lat_percentiles=1"]), [false, true, true]);
+    assert_eq!(listed(&["--lat_percentiles=1", "--clat_percentiles=0", "--slat_percentiles=1"]), [true, false, true]);
+}

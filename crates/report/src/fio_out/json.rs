@@ -11,7 +11,7 @@
 
 use super::figures::{lat_ranges, Ddir, Dir, Lat, LAT_KEYS, NOT_MEASURED};
 use super::jw::{obj, J};
-use super::model::{Entry, Model};
+use super::model::{Entry, Model, Percentiles};
 use super::plat;
 
 /// fio's version the document's shape is (fio's readers check this string).
@@ -70,7 +70,9 @@ fn lat(l: &Lat, percentiles: bool, bins: bool) -> J {
     o.done()
 }
 
-fn ddir(d: &Dir, group_bw: u64, plus: bool) -> J {
+/// A direction's object; `pct`: which latencies list percentiles (and json+'s bins), as the
+/// job's `slat_percentiles`, `clat_percentiles`, `lat_percentiles` say.
+fn ddir(d: &Dir, group_bw: u64, plus: bool, pct: Percentiles) -> J {
     let agg = if group_bw > 0 { d.bw_bytes as f64 * 100.0 / group_bw as f64 } else { 0.0 };
     let mut o = obj()
         .u("io_bytes", d.bytes)
@@ -82,9 +84,9 @@ fn ddir(d: &Dir, group_bw: u64, plus: bool) -> J {
         .u("total_ios", d.ops)
         .u("short_ios", d.short)
         .u("drop_ios", 0)
-        .put("slat_ns", lat(&d.slat, false, false))
-        .put("clat_ns", lat(&d.clat, true, plus))
-        .put("lat_ns", lat(&d.lat, false, false));
+        .put("slat_ns", lat(&d.slat, pct.slat, plus && pct.slat))
+        .put("clat_ns", lat(&d.clat, pct.clat, plus && pct.clat))
+        .put("lat_ns", lat(&d.lat, pct.lat, plus && pct.lat));
     if !d.prios.is_empty() {
         // fio's per-priority completion latencies, with its percentiles (and json+'s bins).
         let prio = |(class, level, l): &(u16, u16, Lat)| {
@@ -139,9 +141,9 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
         .u("eta", 0)
         .u("elapsed", elapsed_s)
         .put("job options", J::O(e.options.iter().map(|(k, v)| (k.clone(), J::S(v.clone()))).collect()))
-        .put("read", ddir(&dirs[0], group_bw[0], plus))
-        .put("write", ddir(&dirs[1], group_bw[1], plus))
-        .put("trim", ddir(&dirs[2], group_bw[2], plus))
+        .put("read", ddir(&dirs[0], group_bw[0], plus, e.pct))
+        .put("write", ddir(&dirs[1], group_bw[1], plus, e.pct))
+        .put("trim", ddir(&dirs[2], group_bw[2], plus, e.pct))
         .put(
             "sync",
             obj()

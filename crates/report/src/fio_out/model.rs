@@ -21,6 +21,41 @@ pub(super) struct Entry<'a> {
     pub result: &'a RunResult,
     /// Jobs summed into this entry (fio's `jobs=N` of the normal output).
     pub jobs: usize,
+    /// Which latencies list percentiles (fio's `slat_percentiles`, `clat_percentiles`,
+    /// `lat_percentiles`).
+    pub pct: Percentiles,
+}
+
+/// fio's percentile options of a job: which of slat, clat and lat list their percentiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Percentiles {
+    pub slat: bool,
+    pub clat: bool,
+    pub lat: bool,
+}
+
+impl Default for Percentiles {
+    /// fio's defaults: clat's percentiles only.
+    fn default() -> Percentiles {
+        Percentiles { slat: false, clat: true, lat: false }
+    }
+}
+
+impl Percentiles {
+    /// From a job's options (`[global]`'s, then its own; a later one wins; a bare flag is on).
+    fn of<'o>(options: impl IntoIterator<Item = &'o (String, String)>) -> Percentiles {
+        let mut p = Percentiles::default();
+        for (k, v) in options {
+            let on = !matches!(v.trim(), "0" | "false" | "no" | "off");
+            match k.as_str() {
+                "slat_percentiles" => p.slat = on,
+                "clat_percentiles" => p.clat = on,
+                "lat_percentiles" => p.lat = on,
+                _ => {}
+            }
+        }
+        p
+    }
 }
 
 /// What fio's output is written from.
@@ -52,6 +87,10 @@ fn point_entries<'a>(p: &'a PointResult, groupid: usize, out: &mut Vec<Entry<'a>
             None => p.point.concurrent.get(k - 1).map(|c| listed(&c.fields)).unwrap_or_default(),
         }
     };
+    let pct = |k: usize| match &p.point.fio {
+        Some(f) => Percentiles::of(f.global.iter().chain(f.jobs.get(k).into_iter().flatten())),
+        None => Percentiles::default(),
+    };
     let grouped = p.point.fio.as_ref().is_some_and(|f| f.group_reporting());
     // fio's numjobs clones, one entry each (fio job files only).
     let clones = |r: &'a RunResult| -> Vec<&'a RunResult> {
@@ -63,20 +102,27 @@ fn point_entries<'a>(p: &'a PointResult, groupid: usize, out: &mut Vec<Entry<'a>
     };
     if !grouped && p.jobs.len() < 2 && clones(&p.result).len() > 1 {
         for r in clones(&p.result) {
-            out.push(Entry { name: names[0].clone(), groupid, options: own(0), result: r, jobs: 1 });
+            out.push(Entry { name: names[0].clone(), groupid, options: own(0), result: r, jobs: 1, pct: pct(0) });
         }
         return;
     }
     if grouped || p.jobs.len() < 2 {
         // fio names a summed group after its first job and lists its last job's options.
         let last = names.len().saturating_sub(1);
-        out.push(Entry { name: names[0].clone(), groupid, options: own(last), result: &p.result, jobs: names.len() });
+        out.push(Entry {
+            name: names[0].clone(),
+            groupid,
+            options: own(last),
+            result: &p.result,
+            jobs: names.len(),
+            pct: pct(last),
+        });
         return;
     }
     for (k, job) in p.jobs.iter().enumerate() {
         let name = names.get(k).cloned().unwrap_or_else(|| format!("job{k}"));
         for r in clones(job) {
-            out.push(Entry { name: name.clone(), groupid, options: own(k), result: r, jobs: 1 });
+            out.push(Entry { name: name.clone(), groupid, options: own(k), result: r, jobs: 1, pct: pct(k) });
         }
     }
 }
@@ -91,7 +137,8 @@ pub(super) fn build(saved: &Results) -> Result<Model<'_>, Error> {
     for (k, probe) in saved.probes.iter().enumerate() {
         for r in probe.results() {
             let name = format!("probe{}", probe.index);
-            entries.push(Entry { name, groupid: groups + k, options: Vec::new(), result: r, jobs: 1 });
+            let pct = Percentiles::default();
+            entries.push(Entry { name, groupid: groups + k, options: Vec::new(), result: r, jobs: 1, pct });
         }
     }
     if entries.is_empty() {
