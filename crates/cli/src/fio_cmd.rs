@@ -61,7 +61,8 @@ fio's options:
   --terse-version=3     the terse format (version 3 only)
   --section=NAME        run only this job section (repeatable)
   --readonly            refuse any job that writes, before anything runs
-  --parse-only          list the jobs as drivelab runs them; run nothing
+  --parse-only          check the jobs, run nothing (with --drivelab-notices: list
+                        them as drivelab runs them)
   --showcmd             print each job file as a command line
   --warnings-fatal      refuse the jobs when any option warns
   --eta=auto|always|never   never: no live line (auto, always: as drivelab)
@@ -137,8 +138,14 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     if a.readonly {
         refuse_writes(&plan)?;
     }
+    // fio's --parse-only says nothing of jobs that parse; drivelab's listing of what each job
+    // became comes with --drivelab-notices.
     if a.parse_only {
-        return plan_cmd::dry_run(&plan, true);
+        if a.drivelab_notices {
+            return plan_cmd::dry_run(&plan, true);
+        }
+        plan.read_traces()?;
+        return Ok(crate::run_cmd::Outcome::Done);
     }
     if a.status_interval.is_some() && a.drivelab_notices {
         eprintln!(

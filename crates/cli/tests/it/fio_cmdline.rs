@@ -292,8 +292,11 @@ fn fios_own_options() {
     let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--output-format=xml"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("'xml' is not one of fio's formats"), "{}", stderr(&o));
-    // --parse-only lists the jobs as drivelab runs them and runs nothing.
+    // --parse-only runs nothing and, as fio's, says nothing of jobs that parse; with
+    // --drivelab-notices it lists the jobs as drivelab runs them.
     let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--bs=64k", "--parse-only"]);
+    assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty(), "{}", stdout(&o));
+    let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--bs=64k", "--parse-only", "--drivelab-notices"]);
     assert!(o.status.success() && stdout(&o).contains("bs=64k"), "{}", stdout(&o));
     assert!(!s.0.join("results").exists());
     // --readonly refuses a job that writes, naming it, before anything is made.
