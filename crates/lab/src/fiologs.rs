@@ -122,6 +122,9 @@ fn files(p: &Point) -> Vec<File> {
     out
 }
 
+/// The longest file name a directory entry holds (Linux's NAME_MAX).
+const NAME_MAX: usize = 255;
+
 /// Why a point's fio log files cannot be written: the words defined once, each kind with the
 /// log's name, so a caller can match (or downcast from [`Error::Refused`]) the kind. Exit code
 /// 2; nothing was run.
@@ -143,6 +146,10 @@ pub enum LogError {
              write_*_log another prefix"
     )]
     Exists { name: String },
+    #[error("fio log {name}: the file name is longer than {NAME_MAX} bytes; give a shorter prefix (or job name)")]
+    TooLong { name: String },
+    #[error("fio log {name}: the directory {dir} does not exist; create it, or give a prefix in one that does")]
+    NoDirectory { name: String, dir: String },
 }
 
 impl From<LogError> for Error {
@@ -166,6 +173,15 @@ pub fn check<'a>(points: impl IntoIterator<Item = &'a Point>, ranks: bool) -> Re
                 return Err(LogError::TwoJobs { name: f.name.clone(), first: other, second: p.index }.into());
             }
             let path = Path::new(&f.name);
+            // What the file system would refuse after the run, refused before it: a name longer
+            // than a directory entry holds, a directory that is not there.
+            if path.file_name().is_some_and(|n| n.len() > NAME_MAX) {
+                return Err(LogError::TooLong { name: f.name.clone() }.into());
+            }
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            if !dir.is_dir() {
+                return Err(LogError::NoDirectory { name: f.name.clone(), dir: dir.display().to_string() }.into());
+            }
             if path.symlink_metadata().is_ok() {
                 return Err(LogError::Exists { name: f.name.clone() }.into());
             }

@@ -240,6 +240,16 @@ fn a_log_name_that_exists_is_refused_before_anything_runs() {
     let o = run_drivelab(&s.0, PER_IO);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!Path::new("/nonexistent/x").exists());
+    // What the file system would refuse after a full run is refused before it (fio's issue item
+    // 10): a 300-character prefix, a prefix in a directory that is not there.
+    let long = "p".repeat(300);
+    for (prefix, says) in [(long.as_str(), "longer than 255 bytes"), ("missing/pfx", "does not exist")] {
+        let job = format!("[j]\nioengine=null\nsize=1m\nwrite_bw_log={prefix}\n");
+        std::fs::write(s.0.join("p.fio"), job).unwrap();
+        let o = drivelab_in(&s.0, &["fio", "p.fio", "--output-format=json"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says) && o.stdout.is_empty(), "{}", stderr(&o));
+    }
 }
 
 #[test]
