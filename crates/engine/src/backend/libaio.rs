@@ -320,11 +320,7 @@ unsafe impl Backend for Libaio {
     }
 
     fn fsync(&mut self, data_only: bool) -> io::Result<()> {
-        if data_only {
-            self.file.sync_data()
-        } else {
-            self.file.sync_all()
-        }
+        super::sync_file(&self.file, data_only)
     }
 }
 

@@ -165,6 +165,16 @@ pub(crate) fn with_backend<J: WithBackend>(
     }
 }
 
+/// fsync (or fdatasync when `data_only`) of a backend's file: every file backend's
+/// [`Backend::fsync`].
+pub(crate) fn sync_file(file: &File, data_only: bool) -> std::io::Result<()> {
+    if data_only {
+        file.sync_data()
+    } else {
+        file.sync_all()
+    }
+}
+
 /// One I/O handed to a backend. `slot` identifies the I/O and its buffer (slot `slot` of the
 /// backend's pool) until it completes.
 #[derive(Clone, Copy, Debug)]

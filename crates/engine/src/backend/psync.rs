@@ -71,10 +71,6 @@ unsafe impl Backend for Psync {
     }
 
     fn fsync(&mut self, data_only: bool) -> std::io::Result<()> {
-        if data_only {
-            self.file.sync_data()
-        } else {
-            self.file.sync_all()
-        }
+        super::sync_file(&self.file, data_only)
     }
 }
