@@ -603,3 +603,73 @@ fn percentile_options_choose_the_latencies_fios_json_lists() {
     assert_eq!(listed(&["--lat_percentiles=1"]), [false, true, true]);
     assert_eq!(listed(&["--lat_percentiles=1", "--clat_percentiles=0", "--slat_percentiles=1"]), [true, false, true]);
 }
+
+/// `percentile_list` chooses the percentiles every fio format lists (sorted, as fio sorts them;
+/// normal output with the digits they were given with), and a list fio refuses is refused.
+#[test]
+fn a_percentile_list_is_what_every_fio_format_lists() {
+    let s = Scratch::new("fio-cmdline-percentile-list");
+    let base = ["fio", "--name=p", "--rw=randread", "--size=1m", "--filename=p.dat", "--percentile_list=99.9:50:99"];
+    let run = |extra: &[&str]| -> String {
+        let o = drivelab_in(&s.0, &[&base[..], extra].concat());
+        assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let doc: serde_json::Value = serde_json::from_str(&run(&["--output-format=json"])).unwrap();
+    let keys: Vec<&String> = doc["jobs"][0]["read"]["clat_ns"]["percentile"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["50.000000", "99.000000", "99.900000"]);
+    let normal = run(&["--lat_percentiles=1"]);
+    for name in ["clat", "lat"] {
+        let block = normal.split(&format!("    {name} percentiles (")).nth(1).unwrap_or_else(|| panic!("{normal}"));
+        let line = block.lines().nth(1).unwrap();
+        assert!(
+            line.starts_with("     | 50.0th=[") && line.contains(", 99.0th=[") && line.contains(", 99.9th=["),
+            "{line}"
+        );
+    }
+    let terse = run(&["--minimal"]);
+    let f: Vec<&str> = terse.trim().split(';').collect();
+    assert!(f[17].starts_with("50.000000%=") && f[19].starts_with("99.900000%=") && f[20] == "0%=0", "{terse}");
+    for bad in ["--percentile_list=50:101", "--percentile_list=p99"] {
+        let o = drivelab_in(&s.0, &["fio", "--name=p", "--size=1m", "--filename=p.dat", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("percentile_list"), "{}", stderr(&o));
+    }
+}
+
+/// `unified_rw_reporting`: fio's `mixed` object in place of the directions (and no sync block),
+/// or after them with `both`; its figures are the directions' summed; normal and terse follow.
+#[test]
+fn unified_rw_reporting_writes_fios_mixed_direction() {
+    let s = Scratch::new("fio-cmdline-unified");
+    let base = ["fio", "--name=u", "--rw=randrw", "--size=1m", "--filename=u.dat"];
+    let run = |extra: &[&str]| -> String {
+        let o = drivelab_in(&s.0, &[&base[..], extra].concat());
+        assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let json = |mode: &str| -> serde_json::Value {
+        let doc: serde_json::Value =
+            serde_json::from_str(&run(&[&format!("--unified_rw_reporting={mode}"), "--output-format=json"])).unwrap();
+        doc["jobs"][0].clone()
+    };
+    let mixed = json("mixed");
+    assert!(mixed["read"].is_null() && mixed["write"].is_null() && mixed["sync"].is_null(), "{mixed}");
+    assert_eq!(mixed["mixed"]["io_bytes"], 1 << 20);
+    assert_eq!(mixed["mixed"]["total_ios"], 256);
+    assert_eq!(mixed["mixed"]["clat_ns"]["N"], 256);
+    let both = json("both");
+    let (r, w, m) = (&both["read"], &both["write"], &both["mixed"]);
+    assert_eq!(r["total_ios"].as_u64().unwrap() + w["total_ios"].as_u64().unwrap(), m["total_ios"].as_u64().unwrap());
+    assert!(both["sync"].is_object());
+    let none = json("none");
+    assert!(none["mixed"].is_null() && none["read"].is_object());
+    let normal = run(&["--unified_rw_reporting=1"]);
+    assert!(normal.contains("\n  mixed: IOPS=") && !normal.contains("\n  read: "), "{normal}");
+    assert!(normal.contains("\n  MIXED: bw=") && !normal.contains("   READ: bw="), "{normal}");
+    let fields = |mode: &str| run(&[&format!("--unified_rw_reporting={mode}"), "--minimal"]).trim().split(';').count();
+    // fio 3.33's terse v3: read and write (41 fields each) or mixed alone, or all three.
+    assert_eq!((fields("none") - fields("mixed"), fields("both") - fields("none")), (41, 41));
+    let o = drivelab_in(&s.0, &["fio", "--name=u", "--size=1m", "--filename=u.dat", "--unified_rw_reporting=yes"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

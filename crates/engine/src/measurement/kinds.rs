@@ -50,6 +50,17 @@ impl Mergeable for ThreadUsage {
     }
 }
 
+/// fio's `nr_zone_resets` (`zonemode=zbd`): zones reset by the writes, summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ZoneResets(pub u64);
+
+impl Mergeable for ZoneResets {
+    fn merge(&mut self, other: &Self) {
+        self.0 += other.0;
+    }
+}
+
 impl Mergeable for DepthCounts {
     fn merge(&mut self, other: &Self) {
         self.add(other);
@@ -242,6 +253,9 @@ pub struct Kinds {
     #[serde(default, skip_serializing_if = "prio::PrioClat::is_empty")]
     #[serde(serialize_with = "prio::save", deserialize_with = "prio::load")]
     pub clat_prio: prio::PrioClat,
+    /// With `zonemode=zbd` and writes: the zones reset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_resets: Option<ZoneResets>,
 }
 
 fn is_empty_disks(d: &Disks) -> bool {
@@ -263,6 +277,7 @@ impl Mergeable for Kinds {
         self.verify.merge(&o.verify);
         self.per_job.merge(&o.per_job);
         self.clat_prio.merge(&o.clat_prio);
+        self.zone_resets.merge(&o.zone_resets);
     }
 }
 
@@ -300,6 +315,10 @@ pub struct KindFigures {
     /// direction (fio's `prios` entries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clat_prio: Option<prio::PrioLats>,
+    /// With `zonemode=zbd` and writes: the zones the writes reset (fio's `nr_zone_resets`, its
+    /// write line's "zone resets").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_resets: Option<u64>,
 }
 
 impl Kinds {
@@ -314,6 +333,7 @@ impl Kinds {
             iodepths: self.iodepths,
             disk_util: self.disks.0.iter().map(|(_, d)| d.clone()).collect(),
             clat_prio: self.clat_prio.figures(),
+            zone_resets: self.zone_resets.map(|z| z.0),
         }
     }
 
@@ -331,6 +351,7 @@ impl Kinds {
         or(&mut self.iodepths, || k.iodepths);
         or(&mut self.latency_depth, || k.latency_depth.map(|d| Last::new(u64::MAX, d)));
         or(&mut self.ended, || k.ended.map(|e| First::new(0, e)));
+        or(&mut self.zone_resets, || k.zone_resets.map(ZoneResets));
         or(&mut self.steadystate, || k.steadystate.clone().map(|s| First::new(0, s)));
         or(&mut self.verify, || k.verify.clone().map(|v| VerifyStats { target_ids: Vec::new(), ..v }));
         if self.disks.0.is_empty() {

@@ -28,6 +28,10 @@ impl RunFeature for Zones {
 
     fn finish(&mut self, s: &mut StreamEnd) {
         s.u.notices.extend(notices(s.st.spec, s.reports, &self.0[s.index]));
+        if s.st.spec.has_writes() {
+            let resets = resets(&self.0[s.index]);
+            s.m.kinds.zone_resets = Some(crate::measurement::kinds::ZoneResets(resets));
+        }
     }
 }
 
@@ -71,15 +75,21 @@ fn notices(spec: &AccessSpec, reports: &[JobReport], tables: &[Option<Arc<ZoneTa
         ));
     }
     if spec.has_writes() {
-        let mut seen: Vec<*const ZoneTable> = Vec::new();
-        let mut resets = 0;
-        for t in tables.iter().flatten() {
-            if !seen.contains(&Arc::as_ptr(t)) {
-                seen.push(Arc::as_ptr(t));
-                resets += t.resets();
-            }
-        }
+        let resets = resets(tables);
         out.push(format!("zonemode=zbd ({} zones): {resets} zone resets", crate::units::fmt_size(z.zone_bytes)));
     }
     out
+}
+
+/// The zones a stream's tables reset (a table its jobs share counted once).
+fn resets(tables: &[Option<Arc<ZoneTable>>]) -> u64 {
+    let mut seen: Vec<*const ZoneTable> = Vec::new();
+    let mut resets = 0;
+    for t in tables.iter().flatten() {
+        if !seen.contains(&Arc::as_ptr(t)) {
+            seen.push(Arc::as_ptr(t));
+            resets += t.resets();
+        }
+    }
+    resets
 }

@@ -31,6 +31,7 @@ mod onerror;
 mod options;
 mod prio;
 mod rates;
+pub mod reporting;
 mod share;
 pub mod steadystate;
 mod stripe;

@@ -553,6 +553,13 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             d.lat.percentile = p.ok_or_else(|| bad(o, "give a percentage from 0 to 100 (fio's range), e.g. 99.9"))?;
         }
         "latency_run" => d.lat.run = flag()?,
+        // Reporting options: checked as fio checks them; fio's formats read them back.
+        "percentile_list" => {
+            super::reporting::PercentileList::parse(need()?).map_err(|e| bad(o, e))?;
+        }
+        "unified_rw_reporting" => {
+            super::reporting::Unified::parse(need()?).map_err(|e| bad(o, e))?;
+        }
         // An option that sets a field of the spec, with nothing of fio's job rules around it: the
         // spec's own setter, as every front end (a new row of the table needs nothing here).
         _ if matches!(opt.effect, Effect::Spec(_) | Effect::Set(_)) => {

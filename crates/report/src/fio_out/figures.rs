@@ -7,10 +7,7 @@
 
 use drivelab_engine::hist::{Histogram, HistogramData, LatSummary};
 use drivelab_engine::result::{DirStats, RunResult};
-
-/// fio's default `percentile_list`.
-pub(super) const PERCENTILES: [f64; 17] =
-    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+use drivelab_lab::fiojob::reporting::PercentileList;
 
 /// Figures drivelab does not measure and how they are filled, written into the document.
 pub(super) const NOT_MEASURED: [&str; 3] = [
@@ -56,12 +53,13 @@ impl<'a> Lat<'a> {
         Lat { n, min: s.min, max: s.max, mean: s.mean, stddev: s.stdev, hist }
     }
 
-    /// fio's percentile list and each value (ns), from the histogram; empty without one.
-    pub fn percentiles(&self) -> Vec<(f64, u64)> {
+    /// The job's percentiles (`percentile_list`) and each value (ns), from the histogram;
+    /// empty without one.
+    pub fn percentiles(&self, list: &PercentileList) -> Vec<(f64, u64)> {
         let Some(h) = self.hist else { return Vec::new() };
         let mut hist = Histogram::from_sparse(&h.buckets);
         hist.set_extremes(self.min, self.max);
-        PERCENTILES.iter().map(|&p| (p, hist.percentile(p))).collect()
+        list.values().iter().map(|&p| (p, hist.percentile(p))).collect()
     }
 }
 
@@ -90,12 +88,14 @@ impl Samples {
     }
 }
 
-/// Which direction: fio's read, write, trim.
+/// Which direction: fio's read, write, trim, or all three summed as one (fio's `mixed`, with
+/// `unified_rw_reporting`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ddir {
     Read,
     Write,
     Trim,
+    Mixed,
 }
 
 /// One direction of one entry in fio's terms.
@@ -123,6 +123,7 @@ fn stats(r: &RunResult, d: Ddir) -> Option<&DirStats> {
         Ddir::Read => Some(&r.read),
         Ddir::Write => Some(&r.write),
         Ddir::Trim => r.trim.as_ref(),
+        Ddir::Mixed => Some(&r.total),
     }
 }
 
@@ -143,7 +144,7 @@ fn verify_reads(r: &RunResult) -> (u64, u64) {
 
 impl<'a> Dir<'a> {
     pub fn of(r: &'a RunResult, d: Ddir) -> Dir<'a> {
-        let (verify_ops, verify_bytes) = if d == Ddir::Read { verify_reads(r) } else { (0, 0) };
+        let (verify_ops, verify_bytes) = if matches!(d, Ddir::Read | Ddir::Mixed) { verify_reads(r) } else { (0, 0) };
         let Some(s) = stats(r, d).filter(|s| s.ops > 0) else {
             let runtime_ms = if verify_ops > 0 { (r.runtime_ns + 500_000) / 1_000_000 } else { 0 };
             return Dir {
@@ -168,16 +169,18 @@ impl<'a> Dir<'a> {
             .into_iter()
             .filter(|&x| stats(r, x).is_some_and(|s| s.ops > 0))
             .count();
+        // drivelab's slat is of the I/Os of every direction: fio's `mixed` exactly.
         let slat = match &r.slat_ns {
-            Some(sl) if used == 1 => Lat::of(sl, 0),
+            Some(sl) if used == 1 || d == Ddir::Mixed => Lat::of(sl, 0),
             _ => Lat::none(),
         };
         let op = match d {
             Ddir::Read => "read",
             Ddir::Write => "write",
             Ddir::Trim => "trim",
+            Ddir::Mixed => "",
         };
-        let short = r.errors.iter().filter(|e| e.errno == 0 && e.op == op).map(|e| e.count).sum();
+        let short = r.errors.iter().filter(|e| e.errno == 0 && (e.op == op || d == Ddir::Mixed)).map(|e| e.count).sum();
         let size = s.bytes as f64 / s.ops as f64;
         // Whole seconds only, where there are any: a run's last few milliseconds, taken as a
         // rate, would be a sample fio (one per 500 ms) never takes.
@@ -190,6 +193,8 @@ impl<'a> Dir<'a> {
                 Ddir::Read => Some(p.read_iops),
                 Ddir::Write => Some(p.write_iops),
                 Ddir::Trim => None,
+                // fio sums the directions' samples (min, max, mean each added).
+                Ddir::Mixed => Some(p.read_iops + p.write_iops),
             })
             .collect();
         let bw: Vec<f64> = per_s.iter().map(|i| i * size / 1024.0).collect();
@@ -216,7 +221,7 @@ fn prios(r: &RunResult, d: Ddir) -> Vec<(u16, u16, Lat<'_>)> {
     let list = match d {
         Ddir::Read => &p.read,
         Ddir::Write => &p.write,
-        Ddir::Trim => return Vec::new(),
+        Ddir::Trim | Ddir::Mixed => return Vec::new(),
     };
     let job = r.spec.prio.as_ref().map_or(0, |p| p.job);
     let mut out: Vec<(u16, u16, Lat)> =

@@ -11,8 +11,9 @@
 
 use super::figures::{lat_ranges, Ddir, Dir, Lat, LAT_KEYS, NOT_MEASURED};
 use super::jw::{obj, J};
-use super::model::{Entry, Model, Percentiles};
+use super::model::{Entry, Model};
 use super::plat;
+use drivelab_lab::fiojob::reporting::{PercentileList, Reporting, Unified};
 
 /// fio's version the document's shape is (fio's readers check this string).
 pub(super) const FIO_VERSION: &str = "fio-3.33";
@@ -54,10 +55,10 @@ pub(super) fn ctime_of(ms: u64) -> String {
     ctime(ms)
 }
 
-fn lat(l: &Lat, percentiles: bool, bins: bool) -> J {
+fn lat(l: &Lat, percentiles: Option<&PercentileList>, bins: bool) -> J {
     let mut o = obj().u("min", l.min).u("max", l.max).f("mean", l.mean).f("stddev", l.stddev).u("N", l.n);
-    if l.n > 0 && percentiles {
-        let p = l.percentiles();
+    if let Some(list) = percentiles.filter(|_| l.n > 0) {
+        let p = l.percentiles(list);
         if !p.is_empty() {
             o = o.put("percentile", J::O(p.into_iter().map(|(p, v)| (format!("{p:.6}"), J::U(v))).collect()));
         }
@@ -70,9 +71,10 @@ fn lat(l: &Lat, percentiles: bool, bins: bool) -> J {
     o.done()
 }
 
-/// A direction's object; `pct`: which latencies list percentiles (and json+'s bins), as the
-/// job's `slat_percentiles`, `clat_percentiles`, `lat_percentiles` say.
-fn ddir(d: &Dir, group_bw: u64, plus: bool, pct: Percentiles) -> J {
+/// A direction's object; `rep`: which latencies list which percentiles (and json+'s bins), as
+/// the job's `slat_percentiles`, `clat_percentiles`, `lat_percentiles`, `percentile_list` say.
+fn ddir(d: &Dir, group_bw: u64, plus: bool, rep: &Reporting) -> J {
+    let list = |on: bool| on.then_some(&rep.list);
     let agg = if group_bw > 0 { d.bw_bytes as f64 * 100.0 / group_bw as f64 } else { 0.0 };
     let mut o = obj()
         .u("io_bytes", d.bytes)
@@ -84,16 +86,16 @@ fn ddir(d: &Dir, group_bw: u64, plus: bool, pct: Percentiles) -> J {
         .u("total_ios", d.ops)
         .u("short_ios", d.short)
         .u("drop_ios", 0)
-        .put("slat_ns", lat(&d.slat, pct.slat, plus && pct.slat))
-        .put("clat_ns", lat(&d.clat, pct.clat, plus && pct.clat))
-        .put("lat_ns", lat(&d.lat, pct.lat, plus && pct.lat));
+        .put("slat_ns", lat(&d.slat, list(rep.slat), plus && rep.slat))
+        .put("clat_ns", lat(&d.clat, list(rep.clat), plus && rep.clat))
+        .put("lat_ns", lat(&d.lat, list(rep.lat), plus && rep.lat));
     if !d.prios.is_empty() {
         // fio's per-priority completion latencies, with its percentiles (and json+'s bins).
         let prio = |(class, level, l): &(u16, u16, Lat)| {
             obj()
                 .u("prioclass", u64::from(*class))
                 .u("prio", u64::from(*level))
-                .put("clat_ns", lat(l, true, plus))
+                .put("clat_ns", lat(l, Some(&rep.list), plus))
                 .done()
         };
         o = o.put("prios", J::A(d.prios.iter().map(prio).collect()));
@@ -116,7 +118,7 @@ fn pct_obj(keys: &[&str], values: &[f64]) -> J {
     J::O(keys.iter().zip(values).map(|(k, v)| (k.to_string(), J::F(*v))).collect())
 }
 
-fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
+fn entry(e: &Entry, group_bw: [u64; 4], plus: bool) -> J {
     let r = e.result;
     let dirs = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Dir::of(r, d));
     let sync = r.sync.as_ref().filter(|s| s.ops > 0);
@@ -140,17 +142,33 @@ fn entry(e: &Entry, group_bw: [u64; 3], plus: bool) -> J {
         .i("error", i64::from(error))
         .u("eta", 0)
         .u("elapsed", elapsed_s)
-        .put("job options", J::O(e.options.iter().map(|(k, v)| (k.clone(), J::S(v.clone()))).collect()))
-        .put("read", ddir(&dirs[0], group_bw[0], plus, e.pct))
-        .put("write", ddir(&dirs[1], group_bw[1], plus, e.pct))
-        .put("trim", ddir(&dirs[2], group_bw[2], plus, e.pct))
-        .put(
-            "sync",
-            obj()
-                .u("total_ios", sync.map_or(0, |s| s.ops))
-                .put("lat_ns", lat(&sync_lat.unwrap_or_else(Lat::none), true, false))
-                .done(),
-        )
+        .put("job options", J::O(e.options.iter().map(|(k, v)| (k.clone(), J::S(v.clone()))).collect()));
+    let rep = &e.rep;
+    let mixed = || ddir(&Dir::of(r, Ddir::Mixed), group_bw[3], plus, rep);
+    // fio's unified_rw_reporting: `mixed` alone in the directions' place (and no sync block),
+    // or after them (`both`).
+    let out = match rep.unified {
+        Unified::Mixed => out.put("mixed", mixed()),
+        split_or_both => {
+            let out = out
+                .put("read", ddir(&dirs[0], group_bw[0], plus, rep))
+                .put("write", ddir(&dirs[1], group_bw[1], plus, rep))
+                .put("trim", ddir(&dirs[2], group_bw[2], plus, rep))
+                .put(
+                    "sync",
+                    obj()
+                        .u("total_ios", sync.map_or(0, |s| s.ops))
+                        .put("lat_ns", lat(&sync_lat.unwrap_or_else(Lat::none), Some(&rep.list), false))
+                        .done(),
+                );
+            if split_or_both == Unified::Both {
+                out.put("mixed", mixed())
+            } else {
+                out
+            }
+        }
+    };
+    let out = out
         .u("job_runtime", (r.runtime_ns + 500_000) / 1_000_000)
         .f("usr_cpu", r.cpu.usr_pct)
         .f("sys_cpu", r.cpu.sys_pct)
@@ -202,12 +220,12 @@ fn steadystate(ss: &drivelab_engine::result::SteadyStateStats) -> J {
         .done()
 }
 
-/// Each group's bandwidth per direction (bytes/s), summed over its entries (fio's `bw_agg`
-/// is an entry's share of it).
-pub(super) fn group_bw(m: &Model, groupid: usize) -> [u64; 3] {
-    let mut out = [0u64; 3];
+/// Each group's bandwidth per direction (bytes/s: read, write, trim, the three summed as fio's
+/// `mixed`), summed over its entries (fio's `bw_agg` is an entry's share of it).
+pub(super) fn group_bw(m: &Model, groupid: usize) -> [u64; 4] {
+    let mut out = [0u64; 4];
     for e in m.entries.iter().filter(|e| e.groupid == groupid) {
-        for (k, d) in [Ddir::Read, Ddir::Write, Ddir::Trim].into_iter().enumerate() {
+        for (k, d) in [Ddir::Read, Ddir::Write, Ddir::Trim, Ddir::Mixed].into_iter().enumerate() {
             out[k] += Dir::of(e.result, d).bw_bytes;
         }
     }

@@ -10,6 +10,7 @@
 
 use drivelab_engine::result::RunResult;
 use drivelab_engine::Error;
+use drivelab_lab::fiojob::reporting::Reporting;
 use drivelab_lab::results::{PointResult, Results};
 
 /// One of fio's `jobs` entries.
@@ -21,41 +22,9 @@ pub(super) struct Entry<'a> {
     pub result: &'a RunResult,
     /// Jobs summed into this entry (fio's `jobs=N` of the normal output).
     pub jobs: usize,
-    /// Which latencies list percentiles (fio's `slat_percentiles`, `clat_percentiles`,
-    /// `lat_percentiles`).
-    pub pct: Percentiles,
-}
-
-/// fio's percentile options of a job: which of slat, clat and lat list their percentiles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Percentiles {
-    pub slat: bool,
-    pub clat: bool,
-    pub lat: bool,
-}
-
-impl Default for Percentiles {
-    /// fio's defaults: clat's percentiles only.
-    fn default() -> Percentiles {
-        Percentiles { slat: false, clat: true, lat: false }
-    }
-}
-
-impl Percentiles {
-    /// From a job's options (`[global]`'s, then its own; a later one wins; a bare flag is on).
-    fn of<'o>(options: impl IntoIterator<Item = &'o (String, String)>) -> Percentiles {
-        let mut p = Percentiles::default();
-        for (k, v) in options {
-            let on = !matches!(v.trim(), "0" | "false" | "no" | "off");
-            match k.as_str() {
-                "slat_percentiles" => p.slat = on,
-                "clat_percentiles" => p.clat = on,
-                "lat_percentiles" => p.lat = on,
-                _ => {}
-            }
-        }
-        p
-    }
+    /// fio's reporting options of the job: which latencies list which percentiles, and whether
+    /// the directions are summed as `mixed`.
+    pub rep: Reporting,
 }
 
 /// What fio's output is written from.
@@ -88,8 +57,8 @@ fn point_entries<'a>(p: &'a PointResult, groupid: usize, out: &mut Vec<Entry<'a>
         }
     };
     let pct = |k: usize| match &p.point.fio {
-        Some(f) => Percentiles::of(f.global.iter().chain(f.jobs.get(k).into_iter().flatten())),
-        None => Percentiles::default(),
+        Some(f) => Reporting::of(f.global.iter().chain(f.jobs.get(k).into_iter().flatten())),
+        None => Reporting::default(),
     };
     let grouped = p.point.fio.as_ref().is_some_and(|f| f.group_reporting());
     // fio's numjobs clones, one entry each (fio job files only).
@@ -102,7 +71,7 @@ fn point_entries<'a>(p: &'a PointResult, groupid: usize, out: &mut Vec<Entry<'a>
     };
     if !grouped && p.jobs.len() < 2 && clones(&p.result).len() > 1 {
         for r in clones(&p.result) {
-            out.push(Entry { name: names[0].clone(), groupid, options: own(0), result: r, jobs: 1, pct: pct(0) });
+            out.push(Entry { name: names[0].clone(), groupid, options: own(0), result: r, jobs: 1, rep: pct(0) });
         }
         return;
     }
@@ -115,14 +84,14 @@ fn point_entries<'a>(p: &'a PointResult, groupid: usize, out: &mut Vec<Entry<'a>
             options: own(last),
             result: &p.result,
             jobs: names.len(),
-            pct: pct(last),
+            rep: pct(last),
         });
         return;
     }
     for (k, job) in p.jobs.iter().enumerate() {
         let name = names.get(k).cloned().unwrap_or_else(|| format!("job{k}"));
         for r in clones(job) {
-            out.push(Entry { name: name.clone(), groupid, options: own(k), result: r, jobs: 1, pct: pct(k) });
+            out.push(Entry { name: name.clone(), groupid, options: own(k), result: r, jobs: 1, rep: pct(k) });
         }
     }
 }
@@ -137,8 +106,8 @@ pub(super) fn build(saved: &Results) -> Result<Model<'_>, Error> {
     for (k, probe) in saved.probes.iter().enumerate() {
         for r in probe.results() {
             let name = format!("probe{}", probe.index);
-            let pct = Percentiles::default();
-            entries.push(Entry { name, groupid: groups + k, options: Vec::new(), result: r, jobs: 1, pct });
+            let rep = Reporting::default();
+            entries.push(Entry { name, groupid: groups + k, options: Vec::new(), result: r, jobs: 1, rep });
         }
     }
     if entries.is_empty() {

@@ -9,6 +9,7 @@ use super::figures::{lat_ranges, Ddir, Dir, Lat, LAT_KEYS};
 use super::json::ctime_of;
 use super::model::{Entry, Model};
 use super::text::{human, lat_unit, line_unit};
+use drivelab_lab::fiojob::reporting::{PercentileList, Reporting, Unified};
 
 fn lat_line(out: &mut String, name: &str, l: &Lat) {
     if l.n == 0 {
@@ -26,37 +27,43 @@ fn lat_line(out: &mut String, name: &str, l: &Lat) {
     );
 }
 
-fn percentiles(out: &mut String, name: &str, l: &Lat) {
-    let p = l.percentiles();
+/// fio's percentile block (stat.c `show_clat_percentiles`): the list's values with as many
+/// digits after the point as it was given with (`percentile_precision`).
+fn percentiles(out: &mut String, name: &str, l: &Lat, list: &PercentileList) {
+    let p = l.percentiles(list);
     if p.is_empty() {
         return;
     }
-    let (min, max) = (p.first().map_or(0, |x| x.1), p.last().map_or(0, |x| x.1));
+    let min = p.iter().map(|x| x.1).min().unwrap_or(0);
+    let max = p.iter().map(|x| x.1).max().unwrap_or(0);
     let (unit, div) = lat_unit(min, max);
     let scaled: Vec<(f64, u64)> = p.iter().map(|&(q, v)| (q, v.div_ceil(div))).collect();
-    let width = ((scaled.last().map_or(1, |x| x.1).max(1) as f64).log10() as usize + 1).max(5);
-    let per_line = 73 / (2 + 10 + width);
+    let width = ((max / div).max(1) as f64).log10() as usize + 1;
+    let width = width.max(5);
+    let prec = usize::from(list.precision);
+    let per_line = 73 / (prec + 10 + width);
     let _ = write!(out, "    {name} percentiles ({unit}):\n     |");
     for (j, (q, v)) in scaled.iter().enumerate() {
         if j != 0 && j % per_line == 0 {
             out.push_str("     |");
         }
         let last = j + 1 == scaled.len();
-        let _ = write!(out, " {q:5.2}th=[{v:width$}]{}", if last { '\n' } else { ',' });
+        let _ = write!(out, " {q:qw$.prec$}th=[{v:width$}]{}", if last { '\n' } else { ',' }, qw = prec + 3);
         if !last && j % per_line == per_line - 1 {
             out.push('\n');
         }
     }
 }
 
-fn ddir(out: &mut String, name: &str, d: &Dir, group_bw: u64) {
+/// A direction's block; `after`: what fio adds to its first line (the write line's zone resets).
+fn ddir(out: &mut String, name: &str, d: &Dir, group_bw: u64, rep: &Reporting, after: &str) {
     if d.ops == 0 {
         return;
     }
     let bw = d.bw_bytes as f64;
     let _ = writeln!(
         out,
-        "  {name}: IOPS={}, BW={} ({})({}/{}msec)",
+        "  {name}: IOPS={}, BW={} ({})({}/{}msec){after}",
         human(d.iops, 1000.0, ""),
         human(bw, 1024.0, "B/s"),
         human(bw, 1000.0, "B/s"),
@@ -69,10 +76,17 @@ fn ddir(out: &mut String, name: &str, d: &Dir, group_bw: u64) {
     for (class, level, l) in &d.prios {
         lat_line(out, &format!("clat prio {class}/{level}"), l);
     }
-    percentiles(out, "clat", &d.clat);
-    for (class, level, l) in &d.prios {
-        let share = if d.clat.n > 0 { l.n as f64 * 100.0 / d.clat.n as f64 } else { 0.0 };
-        percentiles(out, &format!("clat prio {class}/{level} ({share:.2}% of IOs)"), l);
+    // As the job's slat_percentiles, clat_percentiles and lat_percentiles say.
+    for (on, name, l) in [(rep.slat, "slat", &d.slat), (rep.clat, "clat", &d.clat), (rep.lat, "lat", &d.lat)] {
+        if on {
+            percentiles(out, name, l, &rep.list);
+        }
+    }
+    if rep.clat || rep.lat {
+        for (class, level, l) in &d.prios {
+            let share = if d.clat.n > 0 { l.n as f64 * 100.0 / d.clat.n as f64 } else { 0.0 };
+            percentiles(out, &format!("clat prio {class}/{level} ({share:.2}% of IOs)"), l, &rep.list);
+        }
     }
     if d.bw_kib.n > 0 {
         let per = if group_bw > 0 { bw * 100.0 / group_bw as f64 } else { 0.0 };
@@ -99,7 +113,7 @@ fn ranges(out: &mut String, unit: &str, keys: &[String], values: &[f64]) {
     }
 }
 
-fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
+fn entry(out: &mut String, e: &Entry, group_bw: [u64; 4]) {
     let r = e.result;
     let dirs = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Dir::of(r, d));
     let error = super::figures::job_error(r);
@@ -117,8 +131,17 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
         e.jobs,
         ctime_of(r.started_unix_ms)
     );
-    for (k, name) in [" read", "write", " trim"].iter().enumerate() {
-        ddir(out, name.trim_start(), &dirs[k], group_bw[k]);
+    let rep = &e.rep;
+    // fio's unified_rw_reporting: the directions summed as `mixed` instead of them, or after.
+    if rep.unified != Unified::Mixed {
+        // fio on Linux (zoned block support built in) ends every write line with the zone resets.
+        let resets = format!("; {} zone resets", r.kinds.zone_resets.unwrap_or(0));
+        for (k, name) in ["read", "write", "trim"].iter().enumerate() {
+            ddir(out, name, &dirs[k], group_bw[k], rep, if k == 1 { &resets } else { "" });
+        }
+    }
+    if rep.unified != Unified::Split {
+        ddir(out, "mixed", &Dir::of(r, Ddir::Mixed), group_bw[3], rep, "");
     }
     let (ns, us, ms) = lat_ranges(&[&dirs[0], &dirs[1], &dirs[2]]);
     let mut keys: Vec<String> = LAT_KEYS.iter().map(u64::to_string).collect();
@@ -131,7 +154,7 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
         let l = super::figures::Lat::of(&s.lat_ns, s.ops);
         out.push_str("  fsync/fdatasync/sync_file_range:\n");
         lat_line(out, "sync", &l);
-        percentiles(out, "sync", &l);
+        percentiles(out, "sync", &l, &rep.list);
     }
     let (c, depths) = super::figures::usage(r);
     let _ = writeln!(
@@ -147,16 +170,22 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
     let _ = writeln!(out, "  IO depths    : {}", line(level, &depths[0]));
     let _ = writeln!(out, "     submit    : {}", line(calls, &depths[1]));
     let _ = writeln!(out, "     complete  : {}", line(calls, &depths[2]));
+    // With `mixed`, fio counts every direction's I/Os in the first slot.
+    let mut issued = dirs.each_ref().map(|d| (d.ops, d.short));
+    if rep.unified == Unified::Mixed {
+        let m = Dir::of(r, Ddir::Mixed);
+        issued = [(m.ops, m.short), (0, 0), (0, 0)];
+    }
     let _ = writeln!(
         out,
         "     issued rwts: total={},{},{},{} short={},{},{},0 dropped=0,0,0,0",
-        dirs[0].ops,
-        dirs[1].ops,
-        dirs[2].ops,
+        issued[0].0,
+        issued[1].0,
+        issued[2].0,
         r.sync.as_ref().map_or(0, |s| s.ops),
-        dirs[0].short,
-        dirs[1].short,
-        dirs[2].short
+        issued[0].1,
+        issued[1].1,
+        issued[2].1
     );
     if let Some((total, first)) = super::figures::fio_errors(r) {
         let _ =
@@ -174,33 +203,60 @@ fn entry(out: &mut String, e: &Entry, group_bw: [u64; 3]) {
     );
 }
 
+/// One `Run status group` line's figures over a group's directions: (bandwidth summed, lowest,
+/// highest, bytes, shortest and longest runtime).
+fn group_line(out: &mut String, name: &str, f: (f64, f64, f64, f64, u64, u64)) {
+    let (total, lo, hi, io, rlo, rhi) = f;
+    let _ = writeln!(
+        out,
+        "{name}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={rlo}-{rhi}msec",
+        human(total, 1024.0, "B/s"),
+        human(total, 1000.0, "B/s"),
+        human(lo, 1024.0, "B/s"),
+        human(hi, 1024.0, "B/s"),
+        human(lo, 1000.0, "B/s"),
+        human(hi, 1000.0, "B/s"),
+        human(io, 1024.0, "B"),
+        human(io, 1000.0, "B"),
+    );
+}
+
 fn group(out: &mut String, m: &Model, g: usize) {
     let _ = writeln!(out, "\nRun status group {g} (all jobs):");
-    for (k, name) in ["   READ", "  WRITE", "   TRIM"].iter().enumerate() {
-        let d = [Ddir::Read, Ddir::Write, Ddir::Trim][k];
-        let dirs: Vec<Dir> =
-            m.entries.iter().filter(|e| e.groupid == g).map(|e| Dir::of(e.result, d)).filter(|d| d.ops > 0).collect();
-        if dirs.is_empty() {
-            continue;
+    let entries: Vec<&Entry> = m.entries.iter().filter(|e| e.groupid == g).collect();
+    let unified = entries.first().map_or(Unified::Split, |e| e.rep.unified);
+    let figures = |d: Ddir| {
+        let dirs: Vec<Dir> = entries.iter().map(|e| Dir::of(e.result, d)).filter(|d| d.ops > 0).collect();
+        (!dirs.is_empty()).then(|| {
+            (
+                dirs.iter().map(|d| d.bw_bytes as f64).sum::<f64>(),
+                dirs.iter().map(|d| d.bw_bytes).min().unwrap_or(0) as f64,
+                dirs.iter().map(|d| d.bw_bytes).max().unwrap_or(0) as f64,
+                dirs.iter().map(|d| d.bytes as f64).sum::<f64>(),
+                dirs.iter().map(|d| d.runtime_ms).min().unwrap_or(0),
+                dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0),
+            )
+        })
+    };
+    if unified == Unified::Mixed {
+        if let Some(f) = figures(Ddir::Mixed) {
+            group_line(out, "  MIXED", f);
         }
-        let total: f64 = dirs.iter().map(|d| d.bw_bytes as f64).sum();
-        let lo = dirs.iter().map(|d| d.bw_bytes).min().unwrap_or(0) as f64;
-        let hi = dirs.iter().map(|d| d.bw_bytes).max().unwrap_or(0) as f64;
-        let io: f64 = dirs.iter().map(|d| d.bytes as f64).sum();
-        let rlo = dirs.iter().map(|d| d.runtime_ms).min().unwrap_or(0);
-        let rhi = dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
-        let _ = writeln!(
-            out,
-            "{name}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={rlo}-{rhi}msec",
-            human(total, 1024.0, "B/s"),
-            human(total, 1000.0, "B/s"),
-            human(lo, 1024.0, "B/s"),
-            human(hi, 1024.0, "B/s"),
-            human(lo, 1000.0, "B/s"),
-            human(hi, 1000.0, "B/s"),
-            human(io, 1024.0, "B"),
-            human(io, 1000.0, "B"),
-        );
+        return;
+    }
+    let each: Vec<_> = [Ddir::Read, Ddir::Write, Ddir::Trim].map(figures).into_iter().collect();
+    for (k, name) in ["   READ", "  WRITE", "   TRIM"].iter().enumerate() {
+        if let Some(f) = each[k] {
+            group_line(out, name, f);
+        }
+    }
+    // `both`: fio's mixed line sums the directions' lines (stat.c `show_mixed_group_stats`).
+    let used: Vec<_> = each.into_iter().flatten().collect();
+    if unified == Unified::Both && !used.is_empty() {
+        let f = used.iter().fold((0.0, f64::MAX, 0.0, 0.0, u64::MAX, 0), |a, f| {
+            (a.0 + f.0, a.1.min(f.1), f64::max(a.2, f.2), a.3 + f.3, a.4.min(f.4), a.5.max(f.5))
+        });
+        group_line(out, "  MIXED", f);
     }
 }
 

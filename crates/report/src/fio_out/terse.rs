@@ -7,9 +7,10 @@
 
 use std::fmt::Write;
 
-use super::figures::{lat_ranges, Ddir, Dir, Lat, PERCENTILES};
+use super::figures::{lat_ranges, Ddir, Dir, Lat};
 use super::json::FIO_VERSION;
 use super::model::{Entry, Model};
+use drivelab_lab::fiojob::reporting::{Reporting, Unified};
 
 /// fio's number of percentile slots in a terse line.
 const SLOTS: usize = 20;
@@ -21,16 +22,24 @@ fn lat(f: &mut Vec<String>, l: &Lat) {
     f.push(format!("{:.6}", l.stddev / 1000.0));
 }
 
-fn ddir(f: &mut Vec<String>, d: &Dir, group_bw: u64) {
+fn ddir(f: &mut Vec<String>, d: &Dir, group_bw: u64, rep: &Reporting) {
     f.push((d.bytes >> 10).to_string());
     f.push((d.bw_bytes >> 10).to_string());
     f.push(format!("{:.0}", d.iops));
     f.push(d.runtime_ms.to_string());
     lat(f, &d.slat);
     lat(f, &d.clat);
-    // Without latencies fio still lists its percentiles, each 0.
-    let p = d.clat.percentiles();
-    let p = if p.is_empty() { PERCENTILES.iter().map(|&q| (q, 0)).collect() } else { p };
+    // fio's slots hold lat's percentiles with lat_percentiles, else clat's, else none; without
+    // latencies fio still lists its percentiles, each 0.
+    let p = match (rep.lat, rep.clat) {
+        (true, _) => d.lat.percentiles(&rep.list),
+        (false, true) => d.clat.percentiles(&rep.list),
+        (false, false) => Vec::new(),
+    };
+    let p = match p.is_empty() {
+        true if rep.lat || rep.clat => rep.list.values().iter().map(|&q| (q, 0)).collect(),
+        _ => p,
+    };
     for k in 0..SLOTS {
         match p.get(k) {
             Some((q, v)) => f.push(format!("{q:.6}%={}", v / 1000)),
@@ -48,14 +57,24 @@ fn ddir(f: &mut Vec<String>, d: &Dir, group_bw: u64) {
 }
 
 /// The fields of one entry's line.
-fn fields(e: &Entry, group_bw: [u64; 3]) -> Vec<String> {
+fn fields(e: &Entry, group_bw: [u64; 4]) -> Vec<String> {
     let r = e.result;
     let dirs = [Ddir::Read, Ddir::Write, Ddir::Trim].map(|d| Dir::of(r, d));
     let error = super::figures::job_error(r);
     let mut f: Vec<String> =
         vec!["3".into(), FIO_VERSION.into(), e.name.clone(), e.groupid.to_string(), error.to_string()];
-    ddir(&mut f, &dirs[0], group_bw[0]);
-    ddir(&mut f, &dirs[1], group_bw[1]);
+    let rep = &e.rep;
+    // fio's unified_rw_reporting: `mixed` in read's place and no write (`mixed`), or the
+    // directions then `mixed` (`both`).
+    if rep.unified == Unified::Mixed {
+        ddir(&mut f, &Dir::of(r, Ddir::Mixed), group_bw[3], rep);
+    } else {
+        ddir(&mut f, &dirs[0], group_bw[0], rep);
+        ddir(&mut f, &dirs[1], group_bw[1], rep);
+    }
+    if rep.unified == Unified::Both {
+        ddir(&mut f, &Dir::of(r, Ddir::Mixed), group_bw[3], rep);
+    }
     f.push(format!("{:.6}%", r.cpu.usr_pct));
     f.push(format!("{:.6}%", r.cpu.sys_pct));
     let (counts, depths) = super::figures::usage(r);
