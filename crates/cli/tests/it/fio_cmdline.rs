@@ -96,7 +96,7 @@ fn field(point: &serde_json::Value, name: &str) -> String {
 fn every_command_line_of_the_corpus_runs_with_the_spec_it_asks_for() {
     need_loop!();
     let entries = corpus();
-    assert!(entries.len() >= 20, "the corpus has {} command lines", entries.len());
+    assert!(entries.len() >= 40, "the corpus has {} command lines", entries.len());
     let shm = Scratch::new("fio-cmdline-dev");
     let dev = LoopDev::new(&shm.0.join("backing"), 8 << 20, Some(0x5a));
     for (n, e) in entries.iter().enumerate() {

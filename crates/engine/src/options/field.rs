@@ -76,6 +76,8 @@ pub enum Field {
     NumberIos,
     /// fio's `verify_backlog`: written blocks are read back and checked every N writes.
     VerifyBacklog,
+    /// fio's `iodepth_batch_complete_min`: the fewest completions waited for after a submit.
+    CompleteMin,
     /// Writes' block sizes when they differ from reads' (fio's `bs=R,W`, `bssplit=R,W`).
     WriteBs,
     /// The job's I/O priority (fio's `prioclass`/`prio`): `CLASS/LEVEL`.
@@ -101,7 +103,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 66] = [
+    pub const SETTABLE: [Field; 67] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -159,6 +161,7 @@ impl Field {
         Field::StartDelay,
         Field::NumberIos,
         Field::VerifyBacklog,
+        Field::CompleteMin,
         Field::WriteBs,
         Field::Prio,
         Field::Cmdprio,
@@ -241,6 +244,7 @@ impl Field {
             Field::StartDelay => "start_delay",
             Field::NumberIos => "number_ios",
             Field::VerifyBacklog => "verify_backlog",
+            Field::CompleteMin => "complete_min",
             Field::WriteBs => "write_bs",
             Field::Prio => "prio",
             Field::Cmdprio => "cmdprio",

@@ -65,6 +65,7 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("start_delay", "250ms"),
     ("number_ios", "1000"),
     ("verify_backlog", "32"),
+    ("complete_min", "4"),
     ("write_bs", "64k"),
     ("prio", "idle/3"),
     ("cmdprio", "4k/25/rt/1,*/10/2/0"),

@@ -177,6 +177,11 @@ pub struct AccessSpec {
     /// halves the submit calls of 1 while every I/O still reaches the device at once.
     #[serde(default = "default_submit_batch")]
     pub submit_batch: u32,
+    /// fio's `iodepth_batch_complete_min`: the fewest completions a job waits for once it has
+    /// submitted (never more than are in flight). 1: one, then every one there is (fio's
+    /// default); 0: when the queue is not full, only those already there (fio's polling).
+    #[serde(default = "one_u32", skip_serializing_if = "is_one_u32")]
+    pub complete_min: u32,
     /// Measured duration; the run ends at whichever of time and io_size comes first.
     pub time_ns: Option<u64>,
     /// Bytes to transfer per job (measured part).
@@ -408,6 +413,7 @@ impl Default for AccessSpec {
             start_delay_ns: 0,
             number_ios: None,
             verify_backlog: 0,
+            complete_min: 1,
             bs_write: None,
             bs_max: None,
             prio: None,
@@ -416,6 +422,14 @@ impl Default for AccessSpec {
             end_fsync: false,
         }
     }
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+fn is_one_u32(n: &u32) -> bool {
+    *n == 1
 }
 
 /// What a saved spec without `submit_batch` gets: the same as [`AccessSpec::default`].

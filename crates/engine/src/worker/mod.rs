@@ -482,7 +482,10 @@ fn exchange<B: Backend, C: Clock>(
                 PaceMode::Hybrid | PaceMode::Spin => spin_poll(backend, due, rec, clock),
             }
         }
-        _ => backend.wait(1),
+        _ => match q.completions_wanted() {
+            0 => backend.poll().map(drop),
+            n => backend.wait(n),
+        },
     };
     waited.map_err(|e| Failure(ErrorOp::Wait, e))?;
     let done = stamp_completion(clock);

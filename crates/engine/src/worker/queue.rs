@@ -46,6 +46,8 @@ pub(super) struct Queue {
     pub(super) split: Option<super::split::SplitRec>,
     /// At most this many I/Os queued or in flight (the latency target's depth; else `qd`).
     pub(super) limit: usize,
+    /// fio's `iodepth_batch_complete_min` (`spec.complete_min`).
+    complete_min: u32,
 }
 
 impl Queue {
@@ -91,6 +93,19 @@ impl Queue {
             lat: spec.lat_target.as_ref().map(|t| super::lat_target::LatControl::new(t, spec.qd, 0)),
             split: ctx.split.clone().and_then(|t| super::split::SplitRec::new(t, spec.qd)),
             limit: if spec.lat_target.is_some() { 1 } else { qd },
+            complete_min: spec.complete_min,
+        }
+    }
+
+    /// The completions to wait for after a submit, as fio's `wait_for_completions`: the job's
+    /// `complete_min` but never more than are in flight; with 0, one when the queue is full,
+    /// else none (the backend is asked, not waited on).
+    pub(super) fn completions_wanted(&self) -> u32 {
+        let inflight = self.inflight as u32;
+        match self.complete_min {
+            0 if self.inflight + self.batch.len() >= self.limit => 1.min(inflight),
+            0 => 0,
+            n => n.min(inflight).max(1),
         }
     }
 

@@ -628,3 +628,70 @@ fn a_clean_early_end_stops_the_job_without_marking_it_interrupted() {
     assert!(out.ended && !out.interrupted && !out.stopped_by_error);
     assert!(out.window_ns < 1_000_000_000, "stopped at once, window {}", out.window_ns);
 }
+
+/// Completes what was submitted only when waited on, and records how many each wait asked for.
+struct Waits {
+    pool: BufferPool,
+    pending: Vec<(u32, i32)>,
+    done: Vec<(u32, i32)>,
+    asked: Vec<u32>,
+    polls: u64,
+}
+
+// SAFETY: never touches the buffers; every submitted I/O completes at the next wait or poll.
+unsafe impl Backend for Waits {
+    const SUBMIT_COMPLETES: bool = false;
+    fn pool_mut(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
+    fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
+        self.pending.extend(batch.iter().map(|p| (p.slot, p.len as i32)));
+        Ok(())
+    }
+    fn wait(&mut self, n: u32) -> std::io::Result<()> {
+        assert!(n as usize <= self.pending.len(), "waited for {n} with {} in flight", self.pending.len());
+        self.asked.push(n);
+        self.done.append(&mut self.pending);
+        Ok(())
+    }
+    fn poll(&mut self) -> std::io::Result<bool> {
+        self.polls += 1;
+        self.done.append(&mut self.pending);
+        Ok(true)
+    }
+    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
+        for (slot, res) in self.done.drain(..) {
+            f(slot, res);
+        }
+    }
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_job_waits_for_its_completion_minimum_never_more_than_are_in_flight() {
+    // fio's iodepth_batch_complete_min: min(N, in flight); 0 waits for one only when full.
+    let asked = |complete_min: u32| {
+        let spec =
+            AccessSpec { qd: 8, time_ns: None, io_size_bytes: Some(64 * 4096), complete_min, ..Default::default() };
+        let mut b = Waits {
+            pool: BufferPool::new(8, 4096),
+            pending: Vec::new(),
+            done: Vec::new(),
+            asked: Vec::new(),
+            polls: 0,
+        };
+        let out = run_on(&ctx(spec, None), &mut b, &TestClock::new());
+        assert_eq!(out.read.count(), 64);
+        let mut asked = b.asked;
+        asked.dedup();
+        (asked, b.polls)
+    };
+    assert_eq!(asked(1).0, [1]);
+    assert_eq!(asked(4).0, [4]);
+    assert_eq!(asked(16).0, [8], "never more than the 8 in flight");
+    let (waits, polls) = asked(0);
+    assert!(waits.iter().all(|&n| n == 1), "{waits:?}");
+    assert!(polls > 0 || !waits.is_empty());
+}

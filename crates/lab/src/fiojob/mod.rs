@@ -627,6 +627,27 @@ fn described(spec: &drivelab_engine::spec::AccessSpec) -> Vec<(String, String)> 
     fields::describe(spec).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
+/// fio's `ioscheduler=NAME`: fio switches the disk under the target to NAME for the job (and
+/// leaves it so). drivelab changes no setting of a whole device, which every other user of the
+/// disk shares: a disk already on NAME runs, as does a target with no disk under it (tmpfs,
+/// where fio has nothing to switch either); another is refused before the run, saying how to
+/// switch it.
+fn scheduler_is(job: &str, target: &str, want: &str) -> Result<(), String> {
+    let info = drivelab_engine::target::probe(target).map_err(|e| e.to_string())?;
+    let Some(disk) = info.disk else { return Ok(()) };
+    let now = crate::sysinfo::device(&disk).and_then(|d| d.scheduler);
+    match now {
+        Some(now) if now == want => Ok(()),
+        // A disk without a scheduler file (some virtual ones) has nothing to switch.
+        None => Ok(()),
+        Some(now) => Err(format!(
+            "[{job}]: ioscheduler={want}: {disk}, the disk under {target}, runs the {now} I/O scheduler, and drivelab \
+             does not switch a whole device's scheduler (every user of the disk shares it); switch it yourself \
+             (echo {want} > /sys/block/{disk}/queue/scheduler) or drop ioscheduler="
+        )),
+    }
+}
+
 /// A job's targets (the command line's replace its files) and its spec with what depends on
 /// them: one job per clone sharing them, or one file per clone; the bytes of one pass over the
 /// whole target when fio would do that.
@@ -659,6 +680,11 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
     } else {
         job.targets.clone()
     };
+    if let Some(want) = &job.ioscheduler {
+        for t in &targets {
+            scheduler_is(&job.name, t, want)?;
+        }
+    }
     if job.existing_only {
         for t in &targets {
             if !drivelab_engine::target::probe(t).map_err(|e| e.to_string())?.exists {

@@ -64,6 +64,8 @@ pub struct Job {
     pub wait_for: Option<String>,
     /// `allow_file_create=0`: every file the job uses must exist already (fio refuses otherwise).
     pub existing_only: bool,
+    /// fio's `ioscheduler`: the I/O scheduler the job wants on the disk under each target.
+    pub ioscheduler: Option<String>,
     /// `offset_increment=P%`, resolved once the target's size is known (`stripe.rs`).
     pub increment_pct: Option<super::stripe::IncrementPct>,
     /// `exit_what=all` (with `exitall`: the groups after this job's never run).
@@ -144,6 +146,7 @@ struct Draft {
     flow: Option<Flow>,
     /// `allow_file_create` (fio's default: true).
     allow_file_create: Option<bool>,
+    ioscheduler: Option<String>,
     /// `offset_increment`, dedupe, `verify_dump` (`stripe.rs`).
     stripe: super::stripe::Stripe,
     /// `startdelay` as (low, high) ns (`delay.rs`).
@@ -381,20 +384,23 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "ioengine" => {
             let v = need()?;
             d.engine_written = v.to_string();
-            d.engine =
-                Some(match v {
-                    "sync" | "pvsync" => "psync",
-                    "null" => "null",
-                    // drivelab's engines by their names.
-                    _ => match EngineKind::from_name(v) {
-                        Some(e) => e.name(),
-                        None => return Err(bad(
+            d.engine = Some(match v {
+                // fio's synchronous engines, one I/O per call: read/write (sync), readv/
+                // writev (vsync), preadv/pwritev (pvsync, pvsync2) run as pread/pwrite.
+                "sync" | "pvsync" | "vsync" | "pvsync2" => "psync",
+                "null" => "null",
+                // drivelab's engines by their names.
+                _ => match EngineKind::from_name(v) {
+                    Some(e) => e.name(),
+                    None => {
+                        return Err(bad(
                             o,
-                            "drivelab runs io_uring, libaio, posixaio, io_uring_cmd, psync, sync, pvsync (as psync) \
-                             and null",
-                        )),
-                    },
-                });
+                            "drivelab runs io_uring, libaio, posixaio, io_uring_cmd, psync, sync, vsync, pvsync, \
+                             pvsync2 (the four as psync) and null",
+                        ))
+                    }
+                },
+            });
         }
         "rate" | "rate_iops" => {
             let r = super::rates::parse(need()?, key == "rate", kb).map_err(|e| bad(o, e))?;
@@ -474,15 +480,6 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "do_verify" => d.do_verify = flag()?,
-        "iodepth_batch_complete_min" => {
-            if num(need()?)? != 1 {
-                return Err(bad(
-                    o,
-                    "drivelab waits for one completion and takes every one there is (fio's default, 1); 0 (polling \
-                     without waiting) and batches of completions are not supported: drop it",
-                ));
-            }
-        }
         "iodepth_batch_complete_max" => d.complete_max = Some((num(need()?)?, o.clone())),
         "serialize_overlap" => d.serialize_overlap = Some(o.clone()).filter(|_| matches!(value, None | Some("1"))),
         // drivelab checks every read as it completes and stops at the first wrong block.
@@ -536,6 +533,10 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         // fio 3.33 reads it and does nothing (FIO_OPT_SOFT_DEPRECATED).
         "flow_watermark" => d.no_effect.push(key.into()),
         "allow_file_create" => d.allow_file_create = Some(flag()?),
+        "ioscheduler" => d.ioscheduler = Some(need()?.to_string()),
+        "allow_mounted_write" => {
+            flag()?;
+        }
         k if super::stripe::KEYS.contains(&k) => {
             let v = if k == "dedupe_global" || k == "verify_dump" { value.unwrap_or("1") } else { need()? };
             d.stripe.apply(o, v, kb).map_err(|e| bad(o, e))?
@@ -809,6 +810,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         exitall: false,
         wait_for: d.wait_for,
         existing_only: d.allow_file_create == Some(false),
+        ioscheduler: d.ioscheduler.clone(),
         increment_pct,
         exit_what_all: false,
     })
@@ -929,8 +931,10 @@ iodepth_batch=8",
         assert_eq!(translate("j", 1, &opts(gcp)).unwrap().spec.qd, 64);
         let e = translate("j", 1, &opts("ioengine=libaio\niodepth=64\niodepth_batch_complete_max=8")).unwrap_err();
         assert!(e.message.contains("iodepth_batch_complete_max=8") && e.message.contains("64"), "{}", e.message);
-        assert!(translate("j", 1, &opts("iodepth_batch_complete=4")).is_err());
-        assert!(translate("j", 1, &opts("iodepth_batch_complete_min=1")).is_ok());
+        // fio's reaping minimum (ccollicutt's fio_tests.sh: iodepth_batch_complete=16).
+        assert_eq!(translate("j", 1, &opts("iodepth_batch_complete=16")).unwrap().spec.complete_min, 16);
+        assert_eq!(translate("j", 1, &opts("iodepth_batch_complete_min=0")).unwrap().spec.complete_min, 0);
+        assert!(translate("j", 1, &opts("iodepth_batch_complete_min=-1")).is_err());
         let j = translate("j", 1, &opts("iodepth=8\nnumjobs=2\ndirectory=/data")).unwrap();
         assert_eq!(j.spec.qd, 1, "psync runs at depth 1");
         assert_eq!(j.targets, vec!["/data/j.0.0", "/data/j.1.0"]);
