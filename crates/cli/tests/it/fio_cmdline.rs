@@ -673,3 +673,40 @@ fn unified_rw_reporting_writes_fios_mixed_direction() {
     let o = drivelab_in(&s.0, &["fio", "--name=u", "--size=1m", "--filename=u.dat", "--unified_rw_reporting=yes"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// `ioscheduler=NAME`: a disk already on NAME runs as fio's would; on another, drivelab runs
+/// without switching the whole device's scheduler and says so on stderr (its figures may not be
+/// fio's), naming both and the command that switches it; the device's scheduler is untouched.
+#[test]
+fn ioscheduler_is_never_switched_and_a_different_one_is_said() {
+    need_loop!();
+    let shm = Scratch::new("fio-cmdline-iosched");
+    let dev = LoopDev::new(&shm.0.join("backing"), 4 << 20, Some(0x5a));
+    let disk = dev.dev.trim_start_matches("/dev/").to_string();
+    let sched_file = format!("/sys/block/{disk}/queue/scheduler");
+    let before = std::fs::read_to_string(&sched_file).unwrap();
+    let now = before.split('[').nth(1).and_then(|s| s.split(']').next()).unwrap_or("none").to_string();
+    let run = |want: &str| {
+        let o = drivelab_in(
+            &shm.0,
+            &[
+                "fio",
+                "--name=s",
+                "--rw=read",
+                "--size=1m",
+                &format!("--filename={}", dev.dev),
+                &format!("--ioscheduler={want}"),
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    assert_eq!(run(&now), "", "the scheduler it already has");
+    let other = if now == "mq-deadline" { "kyber" } else { "mq-deadline" };
+    let said = run(other);
+    assert!(
+        said.contains(&format!("ioscheduler={other}")) && said.contains(&now) && said.contains(&sched_file),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&sched_file).unwrap(), before, "the device's scheduler is as it was");
+}

@@ -75,7 +75,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("http-s3.fio", Refused(14, "${S3_KEY} is not set")),
     ("http-swift.fio", Refused(19, "${SWIFT_id} is not set")),
     ("http-webdav.fio", Refused(2, "ioengine=http|drivelab runs io_uring")),
-    ("ime.fio", Refused(11, "filename_format=fio-test-ime.$jobnum.$filenum|is not supported")),
+    ("ime.fio", Refused(26, "ioengine=ime_psync|drivelab runs io_uring")),
     ("iometer-file-access-server.fio", Runs),
     ("jesd219.fio", Runs),
     ("latency-profile.fio", Runs),

@@ -370,3 +370,91 @@ fn fios_random_map_cuts_transfers_as_fio_does() {
     // Without the map's cuts the mean would be near the asked 11,346 bytes: 1,450 I/Os.
     assert!(a > 2.0 * 1450.0, "drivelab's transfers were cut at visited blocks: {a} I/Os");
 }
+
+const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fio-jobs-real");
+
+/// `; ENV K=V ...` lines of a real job file: the environment its source's wrapper sets.
+fn job_env(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("; ENV "))
+        .flat_map(|l| l.split_whitespace())
+        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect()
+}
+
+/// Per fio job entry: its name and whether it read and wrote.
+fn entries(doc: &serde_json::Value) -> Vec<(String, bool, bool)> {
+    let ios = |j: &serde_json::Value, d: &str| j[d]["total_ios"].as_u64().unwrap_or(0);
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["jobname"].as_str().unwrap().to_string(), ios(j, "read") > 0, ios(j, "write") > 0))
+        .collect()
+}
+
+/// Files a run left in its working directory (drivelab's data directory aside).
+fn left(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "xdg")
+        .collect();
+    names.sort();
+    names
+}
+
+/// Real job files from public sources (`tests/fio-jobs-real/`, each with its source and what was
+/// scaled down in its first lines) run unchanged as `drivelab fio FILE`: exit 0, nothing on
+/// stderr, every job did I/O; where fio is installed, fio runs the same file in a directory of
+/// its own and both list the same jobs doing the same directions and leave the same files.
+#[test]
+fn every_real_job_file_runs_as_fio_runs_it() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(REAL)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    files.push(Path::new(REAL).join("longhorn-kbench/iops.fio"));
+    files.sort();
+    assert!(files.len() >= 8, "{} real job files", files.len());
+    let fio = std::process::Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(text.lines().next().unwrap().starts_with("; SOURCE https://"), "{} names its source", f.display());
+        let env = job_env(&text);
+        let run = |tool: Option<&str>| -> (serde_json::Value, Vec<String>) {
+            let s = Scratch::new(&format!("fio-real-{}-{}", f.file_stem().unwrap().to_string_lossy(), tool.is_some()));
+            let mut c = match tool {
+                Some(t) => std::process::Command::new(t),
+                None => {
+                    let mut c = common::bin();
+                    c.arg("fio").env("XDG_DATA_HOME", s.0.join("xdg"));
+                    c
+                }
+            };
+            let o = c.current_dir(&s.0).envs(env.iter().cloned()).arg(f).arg("--output-format=json").output().unwrap();
+            let who = tool.unwrap_or("drivelab");
+            assert!(o.status.success(), "{who} {}: {:?}\n{}", f.display(), o.status, stderr(&o));
+            assert_eq!(stderr(&o), "", "{who} {}: fio's contract, nothing on stderr", f.display());
+            // fio writes its warnings ("fio: verification read phase will never start ...") to
+            // stdout before the document; drivelab's document is all of its stdout.
+            let out = stdout(&o);
+            let text = if tool.is_some() { out.find("\n{").map_or(out.as_str(), |at| &out[at + 1..]) } else { &out };
+            let doc: serde_json::Value =
+                serde_json::from_str(text).unwrap_or_else(|e| panic!("{who} {}: {e}\n{out}", f.display()));
+            (doc, left(&s.0))
+        };
+        let (ours, our_files) = run(None);
+        let ours = entries(&ours);
+        assert!(!ours.is_empty() && ours.iter().all(|(_, r, w)| *r || *w), "{}: {ours:?}", f.display());
+        if fio {
+            let (theirs, their_files) = run(Some("fio"));
+            assert_eq!(ours, entries(&theirs), "{}: jobs and their directions", f.display());
+            // fio's verify state files (verify_state_save, its binary thread_io_list) are the one
+            // file drivelab does not write: its own verify journal keeps what was written.
+            let their_files: Vec<String> = their_files.into_iter().filter(|n| !n.ends_with("-verify.state")).collect();
+            assert_eq!(our_files, their_files, "{}: the files each left", f.display());
+        }
+    }
+}

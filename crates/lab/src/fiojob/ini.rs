@@ -9,8 +9,26 @@
 //! that is not set, drivelab refuses the file: a job that silently lost its block size is not
 //! the job that was written (when that section runs: a section `--section` leaves out is not
 //! read, as in fio).
+//!
+//! `include FILE` inside a section reads FILE's options into that section, as fio does: FILE as
+//! written, else beside the including file; no sections in an included file (fio refuses them
+//! too); included files read through the bounded input reader, at most [`MAX_INCLUDE_DEPTH`]
+//! deep (fio recurses without end on a file that includes itself). An included option keeps the
+//! line of its `include`, so a refusal names the line the job file's reader can see.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How deep `include` nests.
+pub const MAX_INCLUDE_DEPTH: usize = 8;
+
+/// Where `include` looks: the including file (its directory is the second place), or nowhere
+/// (fio's command line, standard input).
+#[derive(Clone, Copy, Debug)]
+pub enum From<'a> {
+    File(&'a Path),
+    Nowhere,
+}
 
 /// One option as written: `key`, its value (None for a bare `key`), its line (1-based).
 #[derive(Clone, Debug, PartialEq)]
@@ -49,16 +67,45 @@ fn err(line: usize, message: impl Into<String>) -> LineError {
     LineError { line, message: message.into() }
 }
 
-/// The sections of `text`, with `vars` (and then the environment) substituted.
-pub fn parse(text: &str, vars: &BTreeMap<String, String>) -> Result<Vec<Section>, LineError> {
+/// The sections of `text`, with `vars` (and then the environment) substituted; `from`: the file
+/// it was read from, for `include`.
+pub fn parse(text: &str, vars: &BTreeMap<String, String>, from: From) -> Result<Vec<Section>, LineError> {
     let mut sections: Vec<Section> = Vec::new();
+    read(text, vars, from, &mut sections, None)?;
+    Ok(sections)
+}
+
+/// `include NAME` as fio finds it: as written, else beside `from`.
+fn include_path(name: &str, from: From) -> Option<PathBuf> {
+    let given = Path::new(name);
+    if given.exists() {
+        return Some(given.to_path_buf());
+    }
+    match from {
+        From::File(f) => Some(f.parent().unwrap_or(Path::new(".")).join(given)),
+        From::Nowhere => None,
+    }
+}
+
+/// The lines of `text` into `sections`; `included`: the line of the `include` (and its depth)
+/// when `text` is an included file's.
+fn read(
+    text: &str,
+    vars: &BTreeMap<String, String>,
+    from: From,
+    sections: &mut Vec<Section>,
+    included: Option<(usize, usize)>,
+) -> Result<(), LineError> {
     for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
+        let line = included.map_or(i + 1, |(at, _)| at);
         let body = raw.split([';', '#']).next().unwrap_or_default().trim();
         if body.is_empty() {
             continue;
         }
         if let Some(rest) = body.strip_prefix('[') {
+            if included.is_some() {
+                return Err(err(line, format!("the included file opens a section ('{body}'); fio takes no new sections in an included file either: include only options")));
+            }
             let Some(name) = rest.strip_suffix(']') else {
                 return Err(err(line, format!("'{body}' opens a section but does not close it; expected [name]")));
             };
@@ -75,11 +122,32 @@ pub fn parse(text: &str, vars: &BTreeMap<String, String>) -> Result<Vec<Section>
                 format!("option '{body}' is outside of any [section]; put it under [global] or a job"),
             ));
         };
-        if body == "include" || body.starts_with("include ") {
-            return Err(err(
-                line,
-                "include is not supported; put the included options into this file (or give them with --var)",
-            ));
+        if let Some(name) = body.strip_prefix("include ").map(str::trim).filter(|n| !n.is_empty()) {
+            let depth = included.map_or(1, |(_, d)| d + 1);
+            if depth > MAX_INCLUDE_DEPTH {
+                return Err(err(
+                    line,
+                    format!(
+                        "include {name}: includes nest deeper than {MAX_INCLUDE_DEPTH} (does a file include itself?)"
+                    ),
+                ));
+            }
+            let Some(path) = include_path(name, from) else {
+                return Err(err(
+                    line,
+                    format!("include {name}: no such file (fio's command line has no job file to look beside)"),
+                ));
+            };
+            let bytes = drivelab_engine::input::Input::JOB
+                .read(&path)
+                .map_err(|e| err(line, format!("include {name}: {e}")))?;
+            let inner = String::from_utf8(bytes)
+                .map_err(|_| err(line, format!("include {name}: not a text file; expected fio job options")))?;
+            read(&inner, vars, From::File(&path), sections, Some((line, depth)))?;
+            continue;
+        }
+        if body == "include" {
+            return Err(err(line, "include needs a file name: include FILE"));
         }
         let substituted = match substitute(body, vars) {
             Ok(s) => s,
@@ -97,7 +165,7 @@ pub fn parse(text: &str, vars: &BTreeMap<String, String>) -> Result<Vec<Section>
         }
         section.options.push(Opt { key, value, line });
     }
-    Ok(sections)
+    Ok(())
 }
 
 /// `text` with `${NAME}` and fio's `$keywords` replaced.
@@ -161,7 +229,7 @@ mod tests {
     #[test]
     fn sections_options_and_comments_as_fio_reads_them() {
         let text = "; a comment\n[global]\nbs=4k\n  direct = 1 ; trailing\n\n[job one]\ntime_based\n# x\nnumjobs=4\t; 4 threads\n";
-        let s = parse(text, &vars(&[])).unwrap();
+        let s = parse(text, &vars(&[]), From::Nowhere).unwrap();
         assert_eq!(s.len(), 2);
         assert!(s[0].is_global());
         assert_eq!(s[0].options[1], Opt { key: "direct".into(), value: Some("1".into()), line: 4 });
@@ -173,23 +241,44 @@ mod tests {
 
     #[test]
     fn variables_come_from_vars_then_the_environment_and_a_missing_one_is_kept_for_its_section() {
-        let s = parse("[j]\nbs=${BS}\niodepth=${QD}\n", &vars(&[("BS", "64k"), ("QD", "8")])).unwrap();
+        let s = parse("[j]\nbs=${BS}\niodepth=${QD}\n", &vars(&[("BS", "64k"), ("QD", "8")]), From::Nowhere).unwrap();
         assert_eq!(s[0].options[0].value.as_deref(), Some("64k"));
         assert_eq!(s[0].options[1].value.as_deref(), Some("8"));
-        let s = parse("[j]\nbs=4k\n[k]\nbs=${DRIVELAB_SURELY_UNSET_VAR}\n", &vars(&[])).unwrap();
+        let s = parse("[j]\nbs=4k\n[k]\nbs=${DRIVELAB_SURELY_UNSET_VAR}\n", &vars(&[]), From::Nowhere).unwrap();
         assert_eq!(s[0].unset, None, "a section without variables reads whole");
         let e = s[1].unset.clone().expect("the missing variable is kept for when [k] runs");
         assert_eq!(e.line, 4);
         assert!(e.message.contains("--var DRIVELAB_SURELY_UNSET_VAR=VALUE"), "{}", e.message);
-        let n = parse("[j]\nnumjobs=$ncpus\n", &vars(&[])).unwrap();
+        let n = parse("[j]\nnumjobs=$ncpus\n", &vars(&[]), From::Nowhere).unwrap();
         let cpus: u64 = n[0].options[0].value.as_deref().unwrap().parse().unwrap();
         assert!(cpus >= 1);
     }
 
     #[test]
     fn bad_lines_name_their_line() {
-        assert_eq!(parse("bs=4k\n", &vars(&[])).unwrap_err().line, 1);
-        assert_eq!(parse("[j]\n[broken\n", &vars(&[])).unwrap_err().line, 2);
-        assert!(parse("[j]\ninclude other.fio\n", &vars(&[])).unwrap_err().message.contains("include"));
+        assert_eq!(parse("bs=4k\n", &vars(&[]), From::Nowhere).unwrap_err().line, 1);
+        assert_eq!(parse("[j]\n[broken\n", &vars(&[]), From::Nowhere).unwrap_err().line, 2);
+        assert!(parse("[j]\ninclude other.fio\n", &vars(&[]), From::Nowhere).unwrap_err().message.contains("include"));
+    }
+
+    #[test]
+    fn include_reads_a_files_options_into_the_section_as_fio_does() {
+        let dir = std::env::temp_dir().join(format!("drivelab-ini-include-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("common.fio"), "; shared\nbs=64k\nincludes=x\n").unwrap();
+        std::fs::write(dir.join("sec.fio"), "[oops]\nbs=4k\n").unwrap();
+        std::fs::write(dir.join("self.fio"), "include self.fio\n").unwrap();
+        let job = dir.join("job.fio");
+        let s = parse("[a]\nrw=read\ninclude common.fio\niodepth=2\n", &vars(&[]), From::File(&job)).unwrap();
+        let keys: Vec<&str> = s[0].options.iter().map(|o| o.key.as_str()).collect();
+        assert_eq!(keys, ["rw", "bs", "includes", "iodepth"]);
+        assert_eq!(s[0].options[1].line, 3, "an included option keeps its include's line");
+        let e = parse("[a]\ninclude sec.fio\n", &vars(&[]), From::File(&job)).unwrap_err();
+        assert!(e.message.contains("section") && e.line == 2, "{e:?}");
+        let e = parse("[a]\ninclude self.fio\n", &vars(&[]), From::File(&job)).unwrap_err();
+        assert!(e.message.contains("deeper"), "{e:?}");
+        let e = parse("[a]\ninclude missing.fio\n", &vars(&[]), From::File(&job)).unwrap_err();
+        assert!(e.message.contains("missing.fio"), "{e:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -220,7 +220,7 @@ struct Part<'a> {
 pub fn parse(text: &str, file: &str, name: &str, given: Given) -> Result<PlanFile, Error> {
     let empty = format!("{file}: no job section; expected at least one [jobname]");
     build(name, file, &empty, given, |vars| {
-        let sections = ini::parse(text, vars).map_err(|e| at(file, e))?;
+        let sections = ini::parse(text, vars, ini::From::File(Path::new(file))).map_err(|e| at(file, e))?;
         Ok(vec![Part { origin: Origin::File(file), sections, fresh: false }])
     })
 }
@@ -246,7 +246,8 @@ pub fn from_args(args: &FioArgs) -> Result<PlanFile, Error> {
         let mut parts =
             vec![Part { origin: Origin::Args(args), sections: only(args, args.sections.clone()), fresh: false }];
         for (k, (file, text)) in texts.iter().enumerate() {
-            let sections = ini::parse(text, vars).map_err(|e| at(file, e))?;
+            let from = if *file == "-" { ini::From::Nowhere } else { ini::From::File(Path::new(file)) };
+            let sections = ini::parse(text, vars, from).map_err(|e| at(file, e))?;
             parts.push(Part { origin: Origin::File(file), sections: only(args, sections), fresh: k > 0 });
         }
         Ok::<_, Error>(parts)
@@ -289,7 +290,8 @@ pub fn showcmd(args: &FioArgs) -> Result<String, Error> {
     for f in &args.files {
         let bytes = drivelab_engine::input::Input::JOB.read(Path::new(f))?;
         let text = String::from_utf8_lossy(&bytes);
-        let sections = only(args, ini::parse(&text, &BTreeMap::new()).map_err(|e| at(f, e))?);
+        let sections =
+            only(args, ini::parse(&text, &BTreeMap::new(), ini::From::File(Path::new(f))).map_err(|e| at(f, e))?);
         if let Some(e) = sections.iter().find_map(|s| s.unset.clone()) {
             return Err(at(f, e));
         }
@@ -378,6 +380,11 @@ fn build<'a>(
                 }
                 let (targets, mut spec) = resolve(job, given.targets, &files)
                     .map_err(|m| origin.at(ini::LineError { line: job.line, message: m }))?;
+                if let Some(want) = &job.ioscheduler {
+                    for n in targets.iter().filter_map(|t| scheduler_kept(t, want)) {
+                        n.push_to(&mut notices);
+                    }
+                }
                 if !given.cap.is_none() {
                     let whole = spec.clone();
                     given.cap.apply(&mut spec);
@@ -629,23 +636,13 @@ fn described(spec: &drivelab_engine::spec::AccessSpec) -> Vec<(String, String)> 
 
 /// fio's `ioscheduler=NAME`: fio switches the disk under the target to NAME for the job (and
 /// leaves it so). drivelab changes no setting of a whole device, which every other user of the
-/// disk shares: a disk already on NAME runs, as does a target with no disk under it (tmpfs,
-/// where fio has nothing to switch either); another is refused before the run, saying how to
-/// switch it.
-fn scheduler_is(job: &str, target: &str, want: &str) -> Result<(), String> {
-    let info = drivelab_engine::target::probe(target).map_err(|e| e.to_string())?;
-    let Some(disk) = info.disk else { return Ok(()) };
-    let now = crate::sysinfo::device(&disk).and_then(|d| d.scheduler);
-    match now {
-        Some(now) if now == want => Ok(()),
-        // A disk without a scheduler file (some virtual ones) has nothing to switch.
-        None => Ok(()),
-        Some(now) => Err(format!(
-            "[{job}]: ioscheduler={want}: {disk}, the disk under {target}, runs the {now} I/O scheduler, and drivelab \
-             does not switch a whole device's scheduler (every user of the disk shares it); switch it yourself \
-             (echo {want} > /sys/block/{disk}/queue/scheduler) or drop ioscheduler="
-        )),
-    }
+/// disk shares: a disk on another scheduler runs as it is, with a notice that says so (the
+/// figures may not be fio's); a target with no disk under it (tmpfs) has nothing to switch, in
+/// fio either.
+fn scheduler_kept(target: &str, want: &str) -> Option<Notice> {
+    let disk = drivelab_engine::target::probe(target).ok()?.disk?;
+    let now = crate::sysinfo::device(&disk)?.scheduler?;
+    (now != want).then(|| Notice::SchedulerKept { disk, now, want: want.to_string() })
 }
 
 /// A job's targets (the command line's replace its files) and its spec with what depends on
@@ -680,11 +677,6 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
     } else {
         job.targets.clone()
     };
-    if let Some(want) = &job.ioscheduler {
-        for t in &targets {
-            scheduler_is(&job.name, t, want)?;
-        }
-    }
     if job.existing_only {
         for t in &targets {
             if !drivelab_engine::target::probe(t).map_err(|e| e.to_string())?.exists {

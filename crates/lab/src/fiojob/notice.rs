@@ -54,6 +54,8 @@ pub enum Notice {
     NoEffect { options: Vec<String> },
     /// `--eta=WORD` with a word fio reads as auto.
     EtaWord { shown: String, word: String },
+    /// `ioscheduler=WANT` on a disk running another scheduler, which drivelab does not switch.
+    SchedulerKept { disk: String, now: String, want: String },
 }
 
 impl Notice {
@@ -62,11 +64,9 @@ impl Notice {
     /// are reached): `drivelab fio` says these on stderr even under fio's contract, where every
     /// other notice is saved with the results only.
     pub fn differs_from_fio(&self) -> bool {
-        // None now: what drivelab runs differently from fio (posixaio ran on io_uring,
-        // verify_backlog read back after the writing) runs as fio's. A notice that says the
-        // figures are not fio's goes here, and reaches stderr under fio's contract.
-        let _ = self;
-        false
+        // What drivelab runs differently from fio. A notice that says the figures are not fio's
+        // goes here, and reaches stderr under fio's contract.
+        matches!(self, Notice::SchedulerKept { .. })
     }
 
     pub fn push_to(self, list: &mut Vec<Notice>) {
@@ -193,6 +193,12 @@ impl fmt::Display for Notice {
             Notice::EtaWord { shown, word } => {
                 write!(f, "{shown}: '{word}' is read as auto, as fio reads it (always, never, auto)")
             }
+            Notice::SchedulerKept { disk, now, want } => write!(
+                f,
+                "ioscheduler={want}: {disk} ran its {now} I/O scheduler: drivelab does not switch a whole \
+                 device's scheduler, which every user of the disk shares (fio switches it and leaves it so); \
+                 to measure with {want}, run `echo {want} > /sys/block/{disk}/queue/scheduler` first"
+            ),
         }
     }
 }

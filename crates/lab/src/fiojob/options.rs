@@ -147,6 +147,8 @@ struct Draft {
     /// `allow_file_create` (fio's default: true).
     allow_file_create: Option<bool>,
     ioscheduler: Option<String>,
+    /// fio's `filename_format` (default `$jobname.$jobnum.$filenum`).
+    filename_format: Option<String>,
     /// `offset_increment`, dedupe, `verify_dump` (`stripe.rs`).
     stripe: super::stripe::Stripe,
     /// `startdelay` as (low, high) ns (`delay.rs`).
@@ -534,6 +536,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "flow_watermark" => d.no_effect.push(key.into()),
         "allow_file_create" => d.allow_file_create = Some(flag()?),
         "ioscheduler" => d.ioscheduler = Some(need()?.to_string()),
+        "filename_format" => d.filename_format = Some(need()?.to_string()),
         "allow_mounted_write" => {
             flag()?;
         }
@@ -741,8 +744,21 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
             (list.into_iter().map(|t| in_dir(d.directory.as_deref(), &t)).collect(), false)
         }
         (None, false) => {
-            let files = (0..numjobs).map(|k| in_dir(d.directory.as_deref(), &format!("{name}.{k}.0"))).collect();
-            (files, true)
+            // fio names a job's files after its section (not a `name=` inside it).
+            let format = d.filename_format.as_deref().unwrap_or("$jobname.$jobnum.$filenum");
+            let files: Vec<String> =
+                (0..numjobs).map(|k| in_dir(d.directory.as_deref(), &file_name(format, section, k))).collect();
+            match files.iter().skip(1).filter(|f| **f == files[0]).count() {
+                // Clones whose names are one file share it, as in fio.
+                n if n + 1 == files.len() && files.len() > 1 => (files[..1].to_vec(), false),
+                0 => (files, true),
+                _ => {
+                    return Err(err(format!(
+                        "filename_format={format} names some of the {numjobs} clones' files alike and others apart; \
+                         drivelab runs clones on one file each or all on one: use $jobnum or leave it out"
+                    )))
+                }
+            }
         }
     };
     if !file_per_clone {
@@ -817,6 +833,12 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
 }
 
 /// `file` in fio's `directory`, unless it is a path of its own.
+/// A clone's file name by fio's `filename_format`: `$jobname` (the section), `$jobnum` (the
+/// clone), `$filenum` (0: one file per job); anything else as written.
+fn file_name(format: &str, section: &str, clone: u64) -> String {
+    format.replace("$jobname", section).replace("$jobnum", &clone.to_string()).replace("$filenum", "0")
+}
+
 fn in_dir(dir: Option<&str>, file: &str) -> String {
     match dir {
         Some(d) if !file.starts_with('/') => format!("{}/{file}", d.trim_end_matches('/')),
@@ -939,6 +961,17 @@ iodepth_batch=8",
         assert_eq!(j.spec.qd, 1, "psync runs at depth 1");
         assert_eq!(j.targets, vec!["/data/j.0.0", "/data/j.1.0"]);
         assert!(j.file_per_clone);
+        // fio's filename_format (Virtuozzo's guide: __testfile'$jobnum'); a name= inside the
+        // section names the job, not its files (kubestr's job file).
+        let j = translate("j", 1, &opts("numjobs=2\nname=other\nfilename_format=__testfile'$jobnum'")).unwrap();
+        assert_eq!(
+            (j.targets.as_slice(), j.file_per_clone),
+            (&["__testfile'0'".to_string(), "__testfile'1'".into()][..], true)
+        );
+        let j = translate("j", 1, &opts("numjobs=3\nfilename_format=shared.$filenum")).unwrap();
+        assert_eq!((j.targets.as_slice(), j.file_per_clone, j.spec.jobs), (&["shared.0".to_string()][..], false, 3));
+        let j = translate("j", 1, &opts("numjobs=2\nname=other")).unwrap();
+        assert_eq!(j.targets, vec!["j.0.0", "j.1.0"]);
         let j = translate("j", 1, &opts("ioengine=null\nsize=1g")).unwrap();
         assert!(j.null && j.targets.is_empty());
     }
