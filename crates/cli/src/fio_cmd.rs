@@ -18,7 +18,7 @@ use drivelab_engine::{Error, Spelling};
 use drivelab_lab::fiojob::{self, Eta, FioArgs};
 use drivelab_lab::plan::Plan;
 use drivelab_lab::results::Kind;
-use drivelab_report::fio_out::{render, FioFormat};
+use drivelab_report::fio_out::{error_lines, render, FioFormat};
 
 use crate::args::{PointsArgs, SafetyArgs};
 use crate::events::Voice;
@@ -189,6 +189,8 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         Some((o, how)) => drivelab_lab::store::write_output(o, how, text.as_bytes())?,
         None => output::stdout_text(&text),
     }
+    // fio says on stderr what failed (its verify lines and each failed job's closing line).
+    eprint!("{}", error_lines(&saved)?);
     Ok(outcome)
 }
 

@@ -571,8 +571,9 @@ impl<'a> Lab<'a> {
         if !p.spec.verify || !p.spec.has_reads() {
             return Ok(());
         }
-        // fio's verify_pattern: every read is checked against the pattern, whoever wrote it.
-        if p.spec.verify_pattern.is_some() {
+        // fio's verify_pattern: every read is checked against the pattern, whoever wrote it;
+        // verify_found (fio's jobs): every read is checked by what it finds.
+        if p.spec.verify_pattern.is_some() || p.spec.verify_found {
             return Ok(());
         }
         for t in &p.targets {

@@ -78,6 +78,8 @@ pub enum Field {
     VerifyBacklog,
     /// fio's `iodepth_batch_complete_min`: the fewest completions waited for after a submit.
     CompleteMin,
+    /// A verifying job that reads checks the data it finds by each unit's own header (fio's).
+    VerifyFound,
     /// Writes' block sizes when they differ from reads' (fio's `bs=R,W`, `bssplit=R,W`).
     WriteBs,
     /// The job's I/O priority (fio's `prioclass`/`prio`): `CLASS/LEVEL`.
@@ -103,7 +105,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 67] = [
+    pub const SETTABLE: [Field; 68] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -162,6 +164,7 @@ impl Field {
         Field::NumberIos,
         Field::VerifyBacklog,
         Field::CompleteMin,
+        Field::VerifyFound,
         Field::WriteBs,
         Field::Prio,
         Field::Cmdprio,
@@ -245,6 +248,7 @@ impl Field {
             Field::NumberIos => "number_ios",
             Field::VerifyBacklog => "verify_backlog",
             Field::CompleteMin => "complete_min",
+            Field::VerifyFound => "verify_found",
             Field::WriteBs => "write_bs",
             Field::Prio => "prio",
             Field::Cmdprio => "cmdprio",

@@ -254,6 +254,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::NumberIos => spec.number_ios = Some(number(field, v)?),
         Field::VerifyBacklog => spec.verify_backlog = number(field, v)?,
         Field::CompleteMin => spec.complete_min = number(field, v)?,
+        Field::VerifyFound => spec.verify_found = boolean(field, v)?,
         Field::WriteBs => {
             spec.bs_write = Some(AccessSpec::parse_bs(v).map_err(|e| match e {
                 Error::Spec { value, fix, .. } => Error::spec(field, value, fix),

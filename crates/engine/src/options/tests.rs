@@ -66,6 +66,7 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("number_ios", "1000"),
     ("verify_backlog", "32"),
     ("complete_min", "4"),
+    ("verify_found", "true"),
     ("write_bs", "64k"),
     ("prio", "idle/3"),
     ("cmdprio", "4k/25/rt/1,*/10/2/0"),

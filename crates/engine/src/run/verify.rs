@@ -86,6 +86,7 @@ fn job_region(
         serve_reads: t.info.kind == TargetKind::Null,
         journal,
         reads_only: !st.spec.has_writes(),
+        check_found: st.spec.verify_found && !st.spec.has_writes(),
     };
     (start, span, v)
 }

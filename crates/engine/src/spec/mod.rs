@@ -222,6 +222,12 @@ pub struct AccessSpec {
     /// With `verify`: re-read and check every written unit when the run ends.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify_after: bool,
+    /// A verifying job that reads checks what it finds: each unit the lab has no record of is
+    /// checked by its own header (offset, size, payload CRC), and nothing is written first
+    /// (fio's verify of a job that reads). Off: a region nothing is known of is written first,
+    /// stamped, so every read is checked against what drivelab wrote.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify_found: bool,
     /// fio's random map: each uniform random I/O goes to a block not yet visited in this pass
     /// over the region, so a pass touches every block once (fio's default; its `norandommap`,
     /// and drivelab's own default, Iometer's: each offset drawn independently).
@@ -392,6 +398,7 @@ impl Default for AccessSpec {
             latency_split: false,
             verify: false,
             verify_after: false,
+            verify_found: false,
             random_map: false,
             verify_unit_bytes: None,
             think: None,

@@ -203,6 +203,20 @@ impl UnitFormat {
         diff == 0
     }
 
+    /// Whether `found` is a whole unit that some verifying write left at `offset`, whoever wrote
+    /// it and whenever: a header that reads back for this offset and this unit size, and a
+    /// payload whose CRC32C is the header's (fio's verify of a job that only reads: each block
+    /// checked by what its own header says). A pattern format has no header to go by.
+    pub fn self_consistent(&self, found: &[u8], offset: u64) -> bool {
+        if self.pattern.is_some() || found.len() != self.unit {
+            return false;
+        }
+        let Some(h) = Header::decode(found) else { return false };
+        h.offset == offset
+            && h.unit_len as usize == self.unit
+            && crc32c::crc32c(&found[HEADER_BYTES..]) == h.payload_crc
+    }
+
     /// Check `found` (one whole unit) against `exp`: Ok when it is exactly the unit written,
     /// else how it is wrong (the slow path builds the expected unit to compare bit by bit).
     pub fn check(&self, found: &[u8], exp: &Expected) -> Result<(), Mismatch> {

@@ -38,6 +38,9 @@ pub struct JobVerify {
     /// job that writes too checks only what the lab knows it wrote, as fio checks only its own
     /// writes.
     pub reads_only: bool,
+    /// `spec.verify_found` on a job that only reads: a unit the lab has no record of is checked
+    /// by its own header.
+    pub check_found: bool,
 }
 
 /// What a job's verification counted, and its map copy back.
@@ -165,6 +168,16 @@ impl Verifier {
             let exp = Expected { target: self.v.target, offset: offset + (k * self.unit) as u64, generation: g as u64 };
             if self.v.serve_reads {
                 self.v.format.stamp(found, exp.target, exp.offset, exp.generation);
+            } else if g == 0 && self.v.check_found && !self.v.format.is_pattern() {
+                // A job that only reads, over units the lab has no record of writing: each is
+                // checked by its own header, as fio checks every block such a job reads.
+                self.out.inline.checked_units += 1;
+                if !self.v.format.self_consistent(found, exp.offset) {
+                    let m = self.v.format.check(found, &exp).expect_err("a unit that is not whole");
+                    self.record(m.kind, MismatchRecord::new(&m, &exp, self.v.format.seed(), self.unit));
+                    wrong += 1;
+                }
+                continue;
             } else if (g == 0 && !(self.v.format.is_pattern() && self.v.reads_only)) || g == UNKNOWN {
                 self.out.unchecked_units += 1;
                 continue;

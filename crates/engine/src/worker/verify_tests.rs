@@ -84,6 +84,7 @@ fn verifying(read_pct: u8, qd: u32) -> (JobCtx, JobVerify) {
         serve_reads: false,
         journal: None,
         reads_only: false,
+        check_found: false,
     };
     (c, v)
 }
@@ -124,4 +125,31 @@ fn without_verify_nothing_is_held_or_checked() {
     let c = JobCtx { spec: Arc::new(spec), stop: Arc::new(AtomicBool::new(false)), ..c };
     let out = run_job(&c, &mut drive(16, Some(100)), now_ns(), None);
     assert!(out.verify.is_none() && !out.stopped_by_error);
+}
+
+#[test]
+fn a_reading_job_checks_what_it_finds_by_each_units_own_header() {
+    // fio's verify of a job that only reads: data another run stamped (its own seed, target id
+    // and generations) passes; units of another size, or never written, do not.
+    let (c, v) = verifying(100, 4);
+    let v = JobVerify { reads_only: true, check_found: true, ..v };
+    let mut d = drive(4, None);
+    let theirs = UnitFormat::new(4096, 0xabcd, 0);
+    for (k, u) in d.media.chunks_exact_mut(4096).enumerate() {
+        theirs.stamp(u, 7, k as u64 * 4096, 3);
+    }
+    let run = |d: &mut RamDrive, v: JobVerify| run_job(&c, d, now_ns(), Some(v)).verify.expect("verify output");
+    let out = run(&mut d, JobVerify { gens: v.gens.clone(), format: v.format.clone(), ..v });
+    assert_eq!(out.inline.mismatches, 0, "{:?}", out.inline.first);
+    assert!(out.inline.checked_units > 100 && out.unchecked_units == 0);
+    let small = UnitFormat::new(512, 0xabcd, 0);
+    for (k, u) in d.media.chunks_exact_mut(512).enumerate() {
+        small.stamp(u, 7, k as u64 * 512, 1);
+    }
+    let (_, v) = verifying(100, 4);
+    let out = run(&mut d, JobVerify { reads_only: true, check_found: true, ..v });
+    assert!(out.inline.mismatches > 0, "512-byte units read as 4 KiB ones are wrong (fio's t0003)");
+    let (_, v) = verifying(100, 4);
+    let out = run(&mut drive(4, None), JobVerify { reads_only: true, check_found: true, ..v });
+    assert!(out.inline.mismatches > 0, "never-written units are wrong");
 }

@@ -729,6 +729,8 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     let writes = rw != "read" && rw != "randread" && !rw.ends_with("trim");
     spec.verify = d.verify;
+    // fio checks what a reading job finds; it writes nothing first.
+    spec.verify_found = d.verify;
     // With verify_backlog the written blocks are read back while the job writes, the rest
     // when its bytes are done (fio's do_verify with a backlog): nothing is left for after.
     spec.verify_backlog = d.verify_backlog;

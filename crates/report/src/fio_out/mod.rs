@@ -74,6 +74,61 @@ pub fn render(results: &Results, format: FioFormat) -> Result<String, Error> {
     })
 }
 
+/// What fio writes on stderr for the jobs of `results` that failed (nothing for a clean run):
+/// per verify failure kept, fio's `verify: bad ...` line (at most 8 per job); per I/O error, the
+/// operation, errno and first offset; then fio's closing line for the job
+/// (`fio: pid=0, err=N/file:drivelab, func=..., error=...`). Control characters in names are
+/// shown escaped.
+pub fn error_lines(results: &Results) -> Result<String, Error> {
+    use std::fmt::Write;
+    let m = model::build(results)?;
+    let clean = |t: &str| -> String {
+        t.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
+    };
+    let mut out = String::new();
+    for e in &m.entries {
+        let r = e.result;
+        let errno = figures::job_error(r);
+        if errno == 0 {
+            continue;
+        }
+        let checks = r.kinds.verify.iter().flat_map(|v| std::iter::once(&v.inline).chain(v.after.as_ref()));
+        for c in checks.flat_map(|c| &c.first).take(8) {
+            let at =
+                format!("at file {} offset {}, length {}", clean(&c.target), c.offset_bytes, c.expected.unit_bytes);
+            let _ = match &c.found {
+                None => writeln!(out, "verify: bad magic header {at}"),
+                Some(h) if h.unit_bytes != c.expected.unit_bytes => {
+                    writeln!(out, "verify: bad header length {}, wanted {} {at}", h.unit_bytes, c.expected.unit_bytes)
+                }
+                Some(h) if h.offset_bytes != c.expected.offset_bytes => {
+                    writeln!(out, "verify: bad header offset {}, wanted {} {at}", h.offset_bytes, c.offset_bytes)
+                }
+                Some(_) => writeln!(out, "verify: bad checksum {at} ({} bits differ)", c.bits),
+            };
+        }
+        for x in r.errors.iter().filter(|x| !x.continued) {
+            let _ = writeln!(
+                out,
+                "fio: io_u error on file {}: {}: {} offset={}, count={}",
+                clean(&x.target),
+                figures::strerror(if x.errno == 0 { 5 } else { x.errno }),
+                clean(&x.op),
+                x.first_offset_bytes,
+                x.count
+            );
+        }
+        let func = if r.errors.is_empty() { "verify" } else { "io_u error" };
+        let _ = writeln!(
+            out,
+            "fio: pid=0, err={errno}/file:drivelab, func={func}, error={} (job {})",
+            figures::strerror(errno),
+            clean(&e.name)
+        );
+    }
+    Ok(out)
+}
+
 impl FioFormat {
     /// fio's name of the format.
     pub fn name(self) -> &'static str {
