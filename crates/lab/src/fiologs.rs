@@ -291,7 +291,14 @@ fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
             if logs.len() > 1 {
                 all.sort_by_key(|w| (w.end_ns, w.dir));
             }
+            let whole_ns = l.avg_ms.saturating_mul(1_000_000);
             for w in all {
+                // fio samples its bandwidth and IOPS at each window's end: the job's last, cut
+                // short by its end, is no sample (as a rate over a few microseconds it would be
+                // an absurd one); lat, clat and slat average whatever the window holds.
+                if matches!(kind, Kind::Bw | Kind::Iops) && w.len_ns < whole_ns {
+                    continue;
+                }
                 let pick = |sum: u64, max: u64| if l.max { max } else { (sum + w.ios / 2) / w.ios.max(1) };
                 let value = match kind {
                     Kind::Lat => pick(w.lat_sum, w.lat_max),
