@@ -18,7 +18,7 @@ use drivelab_engine::{Error, Spelling};
 use drivelab_lab::fiojob::{self, Eta, FioArgs};
 use drivelab_lab::plan::Plan;
 use drivelab_lab::results::Kind;
-use drivelab_report::fio_out::{error_lines, render, FioFormat};
+use drivelab_report::fio_out::{error_lines, job_lines, render, FioFormat};
 
 use crate::args::{PointsArgs, SafetyArgs};
 use crate::events::Voice;
@@ -171,6 +171,15 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         }
     }
     let results = results_base(&a)?;
+    // fio's normal output announces its jobs before they run: on stdout at once, or at the head
+    // of the --output file.
+    let preamble = match formats.contains(&FioFormat::Normal) && crate::mpi::writes() {
+        true => job_lines(&loaded.fio_jobs, loaded.new_file_bytes),
+        false => String::new(),
+    };
+    if output.is_none() {
+        output::stdout_text(&preamble);
+    }
     let voice = Voice::Fio { notices: a.drivelab_notices, live: a.eta != Some(Eta::Never) };
     // stdout is fio's: with --drivelab-notices, the closing line and the report's path go to stderr.
     output::divert_to_stderr(true);
@@ -181,7 +190,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         return Ok(outcome);
     }
     let saved = drivelab_lab::results::load(&dir)?;
-    let mut text = String::new();
+    let mut text = if output.is_some() { preamble } else { String::new() };
     for f in formats {
         text.push_str(&render(&saved, f)?);
     }

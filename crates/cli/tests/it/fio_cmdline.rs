@@ -269,7 +269,8 @@ fn fios_own_options() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), ("", ""));
     let text = std::fs::read_to_string(s.0.join("taken.txt")).unwrap();
-    assert!(text.starts_with("a: (groupid=0"), "{text}");
+    // fio's job line, version and start first, as fio writes them into its --output file.
+    assert!(text.starts_with("a: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=null, iodepth=1\nfio-3.33\nStarting 1 process\n\na: (groupid=0"), "{text}");
     assert!(!s.0.join("results").exists(), "no results directory in the working directory");
     // ... but never through a symlink to a file, not even a dangling one's future file.
     std::os::unix::fs::symlink("taken.txt", s.0.join("link.txt")).unwrap();
@@ -709,4 +710,43 @@ fn ioscheduler_is_never_switched_and_a_different_one_is_said() {
         "{said}"
     );
     assert_eq!(std::fs::read_to_string(&sched_file).unwrap(), before, "the device's scheduler is as it was");
+}
+
+/// fio's normal output announces its jobs before they run: each job's line (`...` for its
+/// clones), fio's version, `Starting N processes`, and a line per file it lays out, then an
+/// empty line before the report. drivelab's lines are fio's, to the byte.
+#[test]
+fn the_normal_output_announces_the_jobs_as_fio_does() {
+    let args = [
+        "--name=a",
+        "--size=64k",
+        "--numjobs=2",
+        "--bsrange=4k-16k",
+        "--name=b",
+        "--rw=randwrite",
+        "--bs=8k,16k",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--size=64k",
+        "--stonewall",
+    ];
+    let head = |text: &str| text.split("\n\n").next().unwrap_or("").to_string();
+    let s = Scratch::new("fio-cmdline-preamble");
+    let mut ours = vec!["fio"];
+    ours.extend(args);
+    let o = drivelab_in(&s.0, &ours);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    let mine = head(&stdout(&o));
+    assert!(
+        mine.starts_with("a: (g=0): rw=read, bs=(R) 4096B-16.0KiB,")
+            && mine.contains("\n...\nb: (g=1): rw=randwrite, bs=(R) 8192B-8192B, (W) 16.0KiB-16.0KiB"),
+        "{mine}"
+    );
+    assert!(mine.contains("\nStarting 3 processes\na: Laying out IO file (1 file / 0MiB)\n"), "{mine}");
+    if let Some(fio) = fio() {
+        let f = Scratch::new("fio-cmdline-preamble-fio");
+        let o = std::process::Command::new(fio).args(args).current_dir(&f.0).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(mine, head(&stdout(&o)));
+    }
 }

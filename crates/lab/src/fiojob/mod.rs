@@ -42,6 +42,21 @@ pub mod watch;
 
 pub use cap::Cap;
 pub use notice::Notice;
+pub use options::Banner;
+
+/// One job as fio's normal output announces it before the run (`NAME: (g=G): rw=...`, `...`
+/// for its clones, `NAME: Laying out IO file (1 file / NMiB)` for each file it makes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobLine {
+    pub name: String,
+    /// Its group (fio's `g=`): the point it runs in, from 0.
+    pub group: usize,
+    pub banner: Banner,
+    /// Its clones (`numjobs`), itself included.
+    pub clones: u64,
+    /// The files it will make (they do not exist yet): each path.
+    pub new_files: Vec<String>,
+}
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -329,6 +344,7 @@ fn build<'a>(
     let (mut labels, mut slugs) = (HashSet::new(), HashSet::new());
     // fio's job numbers (its log files' `.N`): every job of the file from 1, clones included.
     let mut next_job = 1u32;
+    let mut fio_jobs: Vec<JobLine> = Vec::new();
     // The longest start delay `--cap-time` scaled, to say how.
     let mut scaled_delays: Option<u64> = None;
     for combo in &combos {
@@ -418,6 +434,18 @@ fn build<'a>(
                         new_file_bytes = Some(new_file_bytes.unwrap_or(0).max(whole));
                     }
                 }
+                let new_files = if job.null || !given.targets.is_empty() {
+                    Vec::new()
+                } else {
+                    targets.iter().filter(|t| !Path::new(t.as_str()).exists()).cloned().collect()
+                };
+                fio_jobs.push(JobLine {
+                    name: job.name.clone(),
+                    group: points.len(),
+                    banner: job.banner.clone(),
+                    clones: if job.file_per_clone { targets.len() as u64 } else { u64::from(spec.jobs) },
+                    new_files,
+                });
                 streams.push((job.name.clone(), targets, spec));
                 let (global, own) = given_options.next().expect("one entry per job");
                 if fio.jobs.is_empty() {
@@ -496,7 +524,7 @@ fn build<'a>(
         source_notices: notices.iter().map(Notice::to_string).collect(),
     };
     let differs_from_fio = notices.iter().filter(|n| n.differs_from_fio()).map(Notice::to_string).collect();
-    Ok(PlanFile { plan, new_file_bytes, differs_from_fio })
+    Ok(PlanFile { plan, new_file_bytes, differs_from_fio, fio_jobs })
 }
 
 /// Every combination of the variables' values, first variable outermost (one empty

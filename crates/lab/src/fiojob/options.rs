@@ -29,6 +29,8 @@ use super::value::{boolean, bssplit, cpu_list, size, time_ns, whole, within, Bar
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Job {
     pub name: String,
+    /// What fio's job line says of it (`NAME: (g=0): rw=..., bs=..., ioengine=..., iodepth=N`).
+    pub banner: Banner,
     /// The section's line.
     pub line: usize,
     /// The job's workload, typed: what the options set, fio's defaults for the rest. What
@@ -811,8 +813,28 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if rw.contains("trim") {
         Notice::TrimFiles.push_to(&mut notices);
     }
+    let range = |b: &[BlockSize]| {
+        let lo = b.iter().map(|b| b.bytes).min().unwrap_or(4096);
+        (lo, b.iter().map(|b| b.bytes).max().unwrap_or(lo))
+    };
+    let read = match spec.bs_max {
+        Some(max) => (range(&spec.bs).0, max),
+        None => range(&spec.bs),
+    };
+    let write = match (&spec.bs_write, spec.bs_max) {
+        (Some(w), _) => range(w),
+        (None, _) => read,
+    };
+    let banner = Banner {
+        rw: rw.split(':').next().unwrap_or("read").to_string(),
+        bs: [read, write, d.bs_trim.map_or(write, |(t, _)| (t, t))],
+        engine: if d.engine.is_some() { d.engine_written.clone() } else { "psync".into() },
+        iodepth: d.qd.unwrap_or(1),
+        thread: d.no_effect.iter().any(|k| k == "thread"),
+    };
     Ok(Job {
         name,
+        banner,
         line,
         spec,
         runtime_given: d.runtime_ns.is_some(),
@@ -834,13 +856,25 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     })
 }
 
-/// `file` in fio's `directory`, unless it is a path of its own.
 /// A clone's file name by fio's `filename_format`: `$jobname` (the section), `$jobnum` (the
 /// clone), `$filenum` (0: one file per job); anything else as written.
 fn file_name(format: &str, section: &str, clone: u64) -> String {
     format.replace("$jobname", section).replace("$jobnum", &clone.to_string()).replace("$filenum", "0")
 }
 
+/// What fio's normal output says of a job before it runs, as the job was written: its `rw`,
+/// the smallest and largest block of each direction (read, write, trim), its `ioengine` and
+/// `iodepth` (before a synchronous engine caps it), and whether it runs as a thread.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Banner {
+    pub rw: String,
+    pub bs: [(u64, u64); 3],
+    pub engine: String,
+    pub iodepth: u64,
+    pub thread: bool,
+}
+
+/// `file` in fio's `directory`, unless it is a path of its own.
 fn in_dir(dir: Option<&str>, file: &str) -> String {
     match dir {
         Some(d) if !file.starts_with('/') => format!("{}/{file}", d.trim_end_matches('/')),

@@ -308,6 +308,9 @@ pub struct PlanFile {
     /// Of the plan's notices, those that mean its figures differ from what fio would measure
     /// (`drivelab fio` says these on stderr even under fio's contract).
     pub differs_from_fio: Vec<String>,
+    /// A fio job file's (or command line's) jobs as fio's normal output announces them before
+    /// it runs; empty for drivelab's own plans.
+    pub fio_jobs: Vec<crate::fiojob::JobLine>,
 }
 
 /// Read, parse and expand the plan at `path`. `cli_targets`, when not empty, replace the file's.
@@ -536,7 +539,7 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
 
     let precondition = precondition.map(|p| Point { targets: targets.clone(), ..p });
     let plan = Plan { name, targets, together, repeat, pause_ns, precondition, points, source_notices: Vec::new() };
-    Ok(PlanFile { plan, new_file_bytes, differs_from_fio: Vec::new() })
+    Ok(PlanFile { plan, new_file_bytes, differs_from_fio: Vec::new(), fio_jobs: Vec::new() })
 }
 
 impl Plan {

@@ -182,13 +182,12 @@ impl<'a> Dir<'a> {
         };
         let short = r.errors.iter().filter(|e| e.errno == 0 && (e.op == op || d == Ddir::Mixed)).map(|e| e.count).sum();
         let size = s.bytes as f64 / s.ops as f64;
-        // Whole seconds only, where there are any: a run's last few milliseconds, taken as a
-        // rate, would be a sample fio (one per 500 ms) never takes.
-        let whole = r.series.iter().any(|p| p.dur_ns >= 500_000_000);
+        // Seconds of 500 ms or more only: a run's last few milliseconds (or a whole run shorter
+        // than that), taken as a rate, would be a sample fio (one per 500 ms) never takes.
         let per_s: Vec<f64> = r
             .series
             .iter()
-            .filter(|p| p.dur_ns > 0 && (!whole || p.dur_ns >= 500_000_000))
+            .filter(|p| p.dur_ns >= 500_000_000)
             .filter_map(|p| match d {
                 Ddir::Read => Some(p.read_iops),
                 Ddir::Write => Some(p.write_iops),

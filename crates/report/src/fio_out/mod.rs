@@ -74,6 +74,55 @@ pub fn render(results: &Results, format: FioFormat) -> Result<String, Error> {
     })
 }
 
+/// What fio's normal output says before its jobs run (stdout, or its `--output` file): each
+/// job's line (`NAME: (g=G): rw=RW, bs=(R) MIN-MAX, (W) ..., (T) ..., ioengine=E, iodepth=N`,
+/// `...` after it for its clones), fio's version, `Starting N processes` (threads when the job
+/// says `thread`), and `NAME: Laying out IO file (1 file / NMiB)` for each file a job makes.
+pub fn job_lines(jobs: &[drivelab_lab::fiojob::JobLine], new_file_bytes: Option<u64>) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let bs = |(lo, hi): (u64, u64)| format!("{}-{}", text::num2str(lo, 4, true, "B"), text::num2str(hi, 4, true, "B"));
+    for j in jobs {
+        let b = &j.banner;
+        let _ = writeln!(
+            out,
+            "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",
+            j.name,
+            j.group,
+            b.rw,
+            bs(b.bs[0]),
+            bs(b.bs[1]),
+            bs(b.bs[2]),
+            b.engine,
+            b.iodepth
+        );
+        if j.clones > 1 {
+            out.push_str("...\n");
+        }
+    }
+    let count = |thread: bool| jobs.iter().filter(|j| j.banner.thread == thread).map(|j| j.clones).sum::<u64>();
+    let (threads, processes) = (count(true), count(false));
+    let _ = writeln!(out, "{}", json::FIO_VERSION);
+    out.push_str("Starting ");
+    if threads > 0 {
+        let _ = write!(out, "{threads} thread{}", if threads > 1 { "s" } else { "" });
+    }
+    if processes > 0 {
+        if threads > 0 {
+            out.push_str(" and ");
+        }
+        let _ = write!(out, "{processes} process{}", if processes > 1 { "es" } else { "" });
+    }
+    out.push('\n');
+    let mib = new_file_bytes.unwrap_or(0) >> 20;
+    for j in jobs {
+        for _ in &j.new_files {
+            let _ = writeln!(out, "{}: Laying out IO file (1 file / {mib}MiB)", j.name);
+        }
+    }
+    out
+}
+
 /// What fio writes on stderr for the jobs of `results` that failed (nothing for a clean run):
 /// per verify failure kept, fio's `verify: bad ...` line (at most 8 per job); per I/O error, the
 /// operation, errno and first offset; then fio's closing line for the job

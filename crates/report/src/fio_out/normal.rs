@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::figures::{lat_ranges, Ddir, Dir, Lat, LAT_KEYS};
 use super::json::ctime_of;
 use super::model::{Entry, Model};
-use super::text::{human, lat_unit, line_unit};
+use super::text::{human, lat_unit, line_unit, num2str};
 use drivelab_lab::fiojob::reporting::{PercentileList, Reporting, Unified};
 
 fn lat_line(out: &mut String, name: &str, l: &Lat) {
@@ -20,8 +20,8 @@ fn lat_line(out: &mut String, name: &str, l: &Lat) {
     let _ = writeln!(
         out,
         "    {name} ({unit}): min={}, max={}, avg={:5.02}, stdev={:5.02}",
-        human((l.min / div) as f64, 1000.0, ""),
-        human((l.max / div) as f64, 1000.0, ""),
+        num2str(l.min / div, 6, false, ""),
+        num2str(l.max / div, 6, false, ""),
         l.mean / d,
         l.stddev / d
     );
@@ -262,7 +262,8 @@ fn group(out: &mut String, m: &Model, g: usize) {
 
 /// fio's normal output of `m`.
 pub(super) fn render(m: &Model) -> String {
-    let mut out = String::new();
+    // fio starts its report with an empty line (after its job lines, or another format's).
+    let mut out = String::from("\n");
     for e in &m.entries {
         entry(&mut out, e, super::json::group_bw(m, e.groupid));
     }

@@ -85,7 +85,7 @@ fn terse_has_fios_field_count_per_entry() {
 #[test]
 fn normal_has_a_block_per_entry_and_a_group_line() {
     let text = render(&two_jobs(false), FioFormat::Normal).unwrap();
-    assert!(text.starts_with("a: (groupid=0, jobs=1): err= 0: pid=0: "), "{text}");
+    assert!(text.starts_with("\na: (groupid=0, jobs=1): err= 0: pid=0: "), "fio's empty line first: {text}");
     assert!(text.contains("\nb: (groupid=0, jobs=1)"));
     assert!(text.contains("\nRun status group 0 (all jobs):\n   READ: bw="));
     assert!(text.contains("    clat percentiles (nsec):\n     |  1.00th=["), "{text}");
@@ -193,7 +193,7 @@ fn an_errored_job_is_never_error_0_in_any_format() {
     for (r, errno, what) in [(&short, 5, "Input/output error"), (&wrong, 84, "func=verify")] {
         assert_eq!(json(r, FioFormat::Json)["jobs"][0]["error"], errno);
         let text = render(r, FioFormat::Normal).unwrap();
-        let head = text.lines().next().unwrap();
+        let head = text.lines().nth(1).unwrap();
         assert!(head.starts_with(&format!("a: (groupid=0, jobs=1): err={errno:2} (")) && head.contains(what), "{head}");
         let terse = render(r, FioFormat::Terse).unwrap();
         assert_eq!(terse.split(';').nth(4), Some(errno.to_string().as_str()), "{terse}");
