@@ -18,7 +18,7 @@ use drivelab_engine::{Error, Spelling};
 use drivelab_lab::fiojob::{self, Eta, FioArgs};
 use drivelab_lab::plan::Plan;
 use drivelab_lab::results::Kind;
-use drivelab_report::fio_out::{error_lines, job_lines, render, FioFormat};
+use drivelab_report::fio_out::{before_report, error_lines, render, FioFormat};
 
 use crate::args::{PointsArgs, SafetyArgs};
 use crate::events::Voice;
@@ -173,8 +173,8 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     let results = results_base(&a)?;
     // fio's normal output announces its jobs before they run: on stdout at once, or at the head
     // of the --output file.
-    let preamble = match formats.contains(&FioFormat::Normal) && crate::mpi::writes() {
-        true => job_lines(&loaded.fio_jobs, loaded.new_file_bytes),
+    let preamble = match crate::mpi::writes() {
+        true => before_report(&loaded.fio_jobs, loaded.new_file_bytes, formats.contains(&FioFormat::Normal)),
         false => String::new(),
     };
     if output.is_none() {

@@ -743,6 +743,30 @@ fn the_normal_output_announces_the_jobs_as_fio_does() {
         "{mine}"
     );
     assert!(mine.contains("\nStarting 3 processes\na: Laying out IO file (1 file / 0MiB)\n"), "{mine}");
+    // fio's own words on stdout, in every format: a synchronous engine asked for a queue (each
+    // clone, as it starts) and a time_based verifying writer whose read phase never comes.
+    let o =
+        drivelab_in(&s.0, &["fio", "--name=q", "--size=64k", "--iodepth=8", "--numjobs=2", "--output-format=terse"]);
+    let note = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n";
+    assert!(stdout(&o).starts_with(&note.repeat(2)) && stdout(&o).contains("\n3;fio-3.33;q;"), "{}", stdout(&o));
+    let o = drivelab_in(
+        &s.0,
+        &[
+            "fio",
+            "--name=v",
+            "--size=64k",
+            "--rw=write",
+            "--verify=crc32c",
+            "--time_based",
+            "--runtime=200ms",
+            "--output-format=json",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("fio: verification read phase will never start because write phase uses all of runtime\n{"),
+        "{out}"
+    );
     if let Some(fio) = fio() {
         let f = Scratch::new("fio-cmdline-preamble-fio");
         let o = std::process::Command::new(fio).args(args).current_dir(&f.0).output().unwrap();

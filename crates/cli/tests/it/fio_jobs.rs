@@ -423,7 +423,7 @@ fn every_real_job_file_runs_as_fio_runs_it() {
         let text = std::fs::read_to_string(f).unwrap();
         assert!(text.lines().next().unwrap().starts_with("; SOURCE https://"), "{} names its source", f.display());
         let env = job_env(&text);
-        let run = |tool: Option<&str>| -> (serde_json::Value, Vec<String>) {
+        let run = |tool: Option<&str>| -> (serde_json::Value, Vec<String>, String) {
             let s = Scratch::new(&format!("fio-real-{}-{}", f.file_stem().unwrap().to_string_lossy(), tool.is_some()));
             let mut c = match tool {
                 Some(t) => std::process::Command::new(t),
@@ -437,19 +437,20 @@ fn every_real_job_file_runs_as_fio_runs_it() {
             let who = tool.unwrap_or("drivelab");
             assert!(o.status.success(), "{who} {}: {:?}\n{}", f.display(), o.status, stderr(&o));
             assert_eq!(stderr(&o), "", "{who} {}: fio's contract, nothing on stderr", f.display());
-            // fio writes its warnings ("fio: verification read phase will never start ...") to
-            // stdout before the document; drivelab's document is all of its stdout.
+            // fio writes its own words ("fio: verification read phase will never start ...") to
+            // stdout before the document, and so does drivelab.
             let out = stdout(&o);
-            let text = if tool.is_some() { out.find("\n{").map_or(out.as_str(), |at| &out[at + 1..]) } else { &out };
+            let at = if out.starts_with('{') { 0 } else { out.find("\n{").map_or(0, |at| at + 1) };
             let doc: serde_json::Value =
-                serde_json::from_str(text).unwrap_or_else(|e| panic!("{who} {}: {e}\n{out}", f.display()));
-            (doc, left(&s.0))
+                serde_json::from_str(&out[at..]).unwrap_or_else(|e| panic!("{who} {}: {e}\n{out}", f.display()));
+            (doc, left(&s.0), out[..at].to_string())
         };
-        let (ours, our_files) = run(None);
+        let (ours, our_files, our_words) = run(None);
         let ours = entries(&ours);
         assert!(!ours.is_empty() && ours.iter().all(|(_, r, w)| *r || *w), "{}: {ours:?}", f.display());
         if fio {
-            let (theirs, their_files) = run(Some("fio"));
+            let (theirs, their_files, their_words) = run(Some("fio"));
+            assert_eq!(our_words, their_words, "{}: fio's words before the document", f.display());
             assert_eq!(ours, entries(&theirs), "{}: jobs and their directions", f.display());
             // fio's verify state files (verify_state_save, its binary thread_io_list) are the one
             // file drivelab does not write: its own verify journal keeps what was written.

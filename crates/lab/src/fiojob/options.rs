@@ -825,12 +825,29 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         (Some(w), _) => range(w),
         (None, _) => read,
     };
+    let writes_only = !matches!(rw.split(':').next().unwrap_or(""), "read" | "randread" | "rw" | "randrw");
+    let verify_writes = d.verify && writes && d.do_verify;
+    let says = Says {
+        writers_overlap: verify_writes
+            && d.numjobs.unwrap_or(1) > 1
+            && (d.filename.is_some()
+                || d.filename_format
+                    .as_deref()
+                    .is_some_and(|f| !(f.contains("$jobname") && f.contains("$jobnum") && f.contains("$filenum")))),
+        verify_never_starts: verify_writes
+            && writes_only
+            && d.runtime_ns.is_some()
+            && d.time_based
+            && d.verify_backlog == 0,
+        depth_capped: sync_engine && qd > 1,
+    };
     let banner = Banner {
         rw: rw.split(':').next().unwrap_or("read").to_string(),
         bs: [read, write, d.bs_trim.map_or(write, |(t, _)| (t, t))],
         engine: if d.engine.is_some() { d.engine_written.clone() } else { "psync".into() },
         iodepth: d.qd.unwrap_or(1),
         thread: d.no_effect.iter().any(|k| k == "thread"),
+        says,
     };
     Ok(Job {
         name,
@@ -872,6 +889,21 @@ pub struct Banner {
     pub engine: String,
     pub iodepth: u64,
     pub thread: bool,
+    /// fio's own lines on stdout for the job, in any output format: its warnings as its
+    /// options are read, and a note as each clone starts.
+    pub says: Says,
+}
+
+/// What fio says on stdout of a job, whatever the output format (fio's `log_info`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Says {
+    /// "fio: multiple writers may overwrite blocks ...": a verifying writer with clones on
+    /// shared files.
+    pub writers_overlap: bool,
+    /// "fio: verification read phase will never start ...": a time_based verifying writer.
+    pub verify_never_starts: bool,
+    /// "note: both iodepth >= 1 and synchronous I/O engine ...": each clone, as it starts.
+    pub depth_capped: bool,
 }
 
 /// `file` in fio's `directory`, unless it is a path of its own.

@@ -74,6 +74,36 @@ pub fn render(results: &Results, format: FioFormat) -> Result<String, Error> {
     })
 }
 
+/// What fio writes on stdout (or into its `--output` file) before its jobs' report: its
+/// warnings about the jobs as it reads them, in every format; with the normal output its job
+/// lines ([`job_lines`]); then, in every format, its note for each clone of a synchronous job
+/// asked for a deeper queue.
+pub fn before_report(jobs: &[drivelab_lab::fiojob::JobLine], new_file_bytes: Option<u64>, normal: bool) -> String {
+    let mut out = String::new();
+    for j in jobs {
+        if j.banner.says.writers_overlap {
+            out.push_str(
+                "fio: multiple writers may overwrite blocks that belong to other jobs. This can cause verification \
+                 failures.\n",
+            );
+        }
+        if j.banner.says.verify_never_starts {
+            out.push_str("fio: verification read phase will never start because write phase uses all of runtime\n");
+        }
+    }
+    if normal {
+        out.push_str(&job_lines(jobs, new_file_bytes));
+    }
+    for j in jobs.iter().filter(|j| j.banner.says.depth_capped) {
+        for _ in 0..j.clones {
+            out.push_str(
+                "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n",
+            );
+        }
+    }
+    out
+}
+
 /// What fio's normal output says before its jobs run (stdout, or its `--output` file): each
 /// job's line (`NAME: (g=G): rw=RW, bs=(R) MIN-MAX, (W) ..., (T) ..., ioengine=E, iodepth=N`,
 /// `...` after it for its clones), fio's version, `Starting N processes` (threads when the job
