@@ -521,6 +521,14 @@ fn open_with(info: &TargetInfo, spec: &AccessSpec, held: Option<&File>) -> Resul
             Error::io(format!("cannot open {}", info.path), e)
         }
     })?;
+    // fio's fadvise_hint: the pattern told to the kernel (its readahead for buffered I/O). Advice
+    // is a hint: a filesystem that takes none changes nothing, as in fio (which only warns).
+    if let Some(advice) = spec.fadvise.advice(spec) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: posix_fadvise reads only its integer arguments and acts on a descriptor this
+        // function owns (`file`), open for the whole call.
+        let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), start as i64, span as i64, advice) };
+    }
     // The checks were made on what the path named when probed; the descriptor written through
     // must be that same object, not whatever the path names now.
     if let Some(id) = info.identity {

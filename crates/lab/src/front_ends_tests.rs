@@ -88,6 +88,7 @@ const OWN_BASE: &[(&str, &str)] = &[
     ("time", "1s"),
     ("buffered", "true"),
     ("random_map", "true"),
+    ("fadvise", "1"),
 ];
 
 /// The spec of a job file of one job: FIO_BASE, then `name=value`; or the refusal's words

@@ -80,6 +80,8 @@ pub enum Field {
     CompleteMin,
     /// A verifying job that reads checks the data it finds by each unit's own header (fio's).
     VerifyFound,
+    /// fio's `fadvise_hint`: the access pattern told to the kernel for a file's page cache.
+    Fadvise,
     /// Writes' block sizes when they differ from reads' (fio's `bs=R,W`, `bssplit=R,W`).
     WriteBs,
     /// The job's I/O priority (fio's `prioclass`/`prio`): `CLASS/LEVEL`.
@@ -105,7 +107,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 68] = [
+    pub const SETTABLE: [Field; 69] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -165,6 +167,7 @@ impl Field {
         Field::VerifyBacklog,
         Field::CompleteMin,
         Field::VerifyFound,
+        Field::Fadvise,
         Field::WriteBs,
         Field::Prio,
         Field::Cmdprio,
@@ -249,6 +252,7 @@ impl Field {
             Field::VerifyBacklog => "verify_backlog",
             Field::CompleteMin => "complete_min",
             Field::VerifyFound => "verify_found",
+            Field::Fadvise => "fadvise",
             Field::WriteBs => "write_bs",
             Field::Prio => "prio",
             Field::Cmdprio => "cmdprio",

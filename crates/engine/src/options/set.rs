@@ -255,6 +255,11 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::VerifyBacklog => spec.verify_backlog = number(field, v)?,
         Field::CompleteMin => spec.complete_min = number(field, v)?,
         Field::VerifyFound => spec.verify_found = boolean(field, v)?,
+        Field::Fadvise => {
+            spec.fadvise = crate::spec::Fadvise::parse(v).ok_or_else(|| {
+                Error::spec(field, format!("'{v}'"), "give 0 (none), 1 (the job's pattern), random or sequential")
+            })?
+        }
         Field::WriteBs => {
             spec.bs_write = Some(AccessSpec::parse_bs(v).map_err(|e| match e {
                 Error::Spec { value, fix, .. } => Error::spec(field, value, fix),

@@ -228,6 +228,11 @@ pub struct AccessSpec {
     /// stamped, so every read is checked against what drivelab wrote.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify_found: bool,
+    /// fio's `fadvise_hint`: what each file target's descriptor tells the kernel of the access
+    /// pattern (`posix_fadvise` over the region when opened), which sets its readahead for
+    /// buffered I/O. drivelab's default tells nothing; fio jobs' tells the job's pattern.
+    #[serde(default, skip_serializing_if = "Fadvise::is_none")]
+    pub fadvise: Fadvise,
     /// fio's random map: each uniform random I/O goes to a block not yet visited in this pass
     /// over the region, so a pass touches every block once (fio's default; its `norandommap`,
     /// and drivelab's own default, Iometer's: each offset drawn independently).
@@ -399,6 +404,7 @@ impl Default for AccessSpec {
             verify: false,
             verify_after: false,
             verify_found: false,
+            fadvise: Fadvise::None,
             random_map: false,
             verify_unit_bytes: None,
             think: None,
@@ -427,6 +433,54 @@ impl Default for AccessSpec {
             fill_device: false,
             lat_target: None,
             end_fsync: false,
+        }
+    }
+}
+
+/// fio's `fadvise_hint` values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fadvise {
+    /// No advice (fio's 0).
+    #[default]
+    None,
+    /// Random for a job with random I/O, else sequential (fio's 1, its default).
+    Pattern,
+    Random,
+    Sequential,
+}
+
+impl Fadvise {
+    pub fn parse(text: &str) -> Option<Fadvise> {
+        match text.trim() {
+            "0" | "none" => Some(Fadvise::None),
+            "1" | "pattern" => Some(Fadvise::Pattern),
+            "random" => Some(Fadvise::Random),
+            "sequential" => Some(Fadvise::Sequential),
+            _ => None,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Fadvise::None => "none",
+            Fadvise::Pattern => "pattern",
+            Fadvise::Random => "random",
+            Fadvise::Sequential => "sequential",
+        }
+    }
+
+    fn is_none(&self) -> bool {
+        *self == Fadvise::None
+    }
+
+    /// The `posix_fadvise` advice for `spec`, if any.
+    pub fn advice(self, spec: &AccessSpec) -> Option<i32> {
+        match self {
+            Fadvise::None => None,
+            Fadvise::Pattern if spec.random_pct > 0 => Some(libc::POSIX_FADV_RANDOM),
+            Fadvise::Pattern | Fadvise::Sequential => Some(libc::POSIX_FADV_SEQUENTIAL),
+            Fadvise::Random => Some(libc::POSIX_FADV_RANDOM),
         }
     }
 }

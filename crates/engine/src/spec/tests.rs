@@ -228,3 +228,17 @@ fn written_values_read_back_through_their_parsers() {
         assert_eq!(Distribution::parse(&d.to_string()).unwrap(), d, "{band}: {d}");
     }
 }
+
+#[test]
+fn fadvise_tells_the_kernel_fios_advice_for_the_pattern() {
+    use super::Fadvise;
+    let random = AccessSpec { random_pct: 100, ..Default::default() };
+    let seq = AccessSpec { random_pct: 0, ..Default::default() };
+    assert_eq!(Fadvise::Pattern.advice(&random), Some(libc::POSIX_FADV_RANDOM));
+    assert_eq!(Fadvise::Pattern.advice(&seq), Some(libc::POSIX_FADV_SEQUENTIAL));
+    assert_eq!(Fadvise::Random.advice(&seq), Some(libc::POSIX_FADV_RANDOM));
+    assert_eq!(Fadvise::None.advice(&random), None, "drivelab's default tells nothing");
+    assert_eq!(Fadvise::parse("1"), Some(Fadvise::Pattern));
+    assert_eq!(Fadvise::parse("0"), Some(Fadvise::None));
+    assert_eq!(Fadvise::parse("normal"), None, "fio 3.33 takes 0, 1, random, sequential");
+}

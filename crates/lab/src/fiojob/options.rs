@@ -731,8 +731,11 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     }
     let writes = rw != "read" && rw != "randread" && !rw.ends_with("trim");
     spec.verify = d.verify;
-    // fio checks what a reading job finds; it writes nothing first.
-    spec.verify_found = d.verify;
+    // fio checks what a reading job finds; it writes nothing first (a verify_pattern is checked
+    // against every read anyway).
+    spec.verify_found = d.verify && d.verify_pattern.is_none();
+    // fio's default fadvise_hint=1 (an option given replaces it, through the setter).
+    spec.fadvise = drivelab_engine::spec::Fadvise::Pattern;
     // With verify_backlog the written blocks are read back while the job writes, the rest
     // when its bytes are done (fio's do_verify with a backlog): nothing is left for after.
     spec.verify_backlog = d.verify_backlog;
