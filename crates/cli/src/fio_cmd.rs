@@ -83,8 +83,10 @@ drivelab's own:
                         (fio's contract keeps stderr empty for a clean run)
   --cap-time TIME       shorten every job to at most TIME (as drivelab run)
   --cap-size SIZE       shorten every job's region to at most SIZE
-Refused with a reason: --debug, --client, --server, --latency-log,
---bandwidth-log and fio's other tools.
+  --bandwidth-log         fio's agg-read_bw.log, agg-write_bw.log, agg-trim_bw.log
+                        (each second's KiB/s per direction, all jobs summed)
+Refused with a reason: --debug, --client, --server, --latency-log and fio's
+other tools.
 
 The user guide's chapter fio, section \"fio's command line: drivelab fio\",
 says what each option becomes.
@@ -115,6 +117,17 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     let output = match &a.output {
         Some(o) => Some((o.as_str(), drivelab_lab::store::check_output_file("--output", o)?)),
         None => None,
+    };
+    // --bandwidth-log's files, checked before anything runs (a directory or a symlink there is
+    // refused then, not after the run).
+    let agg_logs = match a.bandwidth_log {
+        true => Some(
+            drivelab_lab::fiologs::AGG_BW_LOGS
+                .iter()
+                .map(|n| drivelab_lab::store::check_output_file("--bandwidth-log", n))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        false => None,
     };
     if a.showcmd {
         output::stdout_text(&fiojob::showcmd(&a)?);
@@ -197,6 +210,14 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     match output {
         Some((o, how)) => drivelab_lab::store::write_output(o, how, text.as_bytes())?,
         None => output::stdout_text(&text),
+    }
+    // --bandwidth-log: fio's aggregate logs in the working directory, replaced as fio replaces
+    // them (never through a symlink).
+    if let Some(hows) = agg_logs {
+        let results: Vec<_> = saved.points.iter().map(|p| &p.result).collect();
+        for ((name, text), how) in drivelab_lab::fiologs::aggregate_bw(&results).into_iter().zip(hows) {
+            drivelab_lab::store::write_output(name, how, text.as_bytes())?;
+        }
     }
     // fio says on stderr what failed (its verify lines and each failed job's closing line).
     eprint!("{}", error_lines(&saved)?);

@@ -370,3 +370,31 @@ fn hist_lines(out: &mut String, l: &IoLogSpec, logs: &[&JobLog]) {
 
 #[cfg(test)]
 mod tests;
+
+/// The files of fio's `--bandwidth-log`, in the working directory.
+pub const AGG_BW_LOGS: [&str; 3] = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
+
+/// fio's `--bandwidth-log`: the run's bandwidth per direction over time, summed over every job,
+/// in fio's log format (`TIME_MS, KiB/s, DIR, 0, 0`) as `agg-read_bw.log`, `agg-write_bw.log`
+/// and `agg-trim_bw.log`: (file name, text). fio samples it from its status thread (every
+/// 500 ms, and only when it draws a status line; fio 3.33 run from a script leaves the three files
+/// empty); drivelab's sample is each whole second of the per-second series, TIME counted from the
+/// first point's start, a direction's KiB/s its I/Os that second times its mean size.
+pub fn aggregate_bw(points: &[&RunResult]) -> [(&'static str, String); 3] {
+    let names = AGG_BW_LOGS;
+    let mut text = [String::new(), String::new(), String::new()];
+    let genesis = points.iter().map(|r| r.started_unix_ms).min().unwrap_or(0);
+    for r in points {
+        let size = |s: &drivelab_engine::result::DirStats| if s.ops > 0 { s.bytes as f64 / s.ops as f64 } else { 0.0 };
+        let (rs, ws) = (size(&r.read), size(&r.write));
+        let at = r.started_unix_ms.saturating_sub(genesis) + r.spec.ramp_ns / 1_000_000;
+        for p in r.series.iter().filter(|p| p.dur_ns >= 500_000_000) {
+            let t = at + (p.t_s * 1000.0).round() as u64;
+            for (d, v) in [(0, p.read_iops * rs), (1, p.write_iops * ws)] {
+                let _ = writeln!(text[d], "{t}, {}, {d}, 0, 0", (v / 1024.0).round() as u64);
+            }
+        }
+    }
+    let [r, w, t] = text;
+    [(names[0], r), (names[1], w), (names[2], t)]
+}

@@ -774,3 +774,35 @@ fn the_normal_output_announces_the_jobs_as_fio_does() {
         assert_eq!(mine, head(&stdout(&o)));
     }
 }
+
+/// `--bandwidth-log`: fio's three aggregate logs in the working directory, in fio's log format
+/// (each whole second's KiB/s per direction); a symlink in one's place is refused before the run.
+#[test]
+fn bandwidth_log_writes_fios_aggregate_logs() {
+    let s = Scratch::new("fio-cmdline-agg");
+    let args = [
+        "fio",
+        "--name=a",
+        "--ioengine=null",
+        "--size=1g",
+        "--rw=randrw",
+        "--time_based",
+        "--runtime=1200ms",
+        "--bandwidth-log",
+    ];
+    let o = drivelab_in(&s.0, &args);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    for (name, dir) in [("agg-read_bw.log", "0"), ("agg-write_bw.log", "1")] {
+        let text = std::fs::read_to_string(s.0.join(name)).unwrap();
+        let line = text.lines().next().unwrap_or_else(|| panic!("{name} is empty"));
+        let cols: Vec<&str> = line.split(", ").collect();
+        assert_eq!((cols.len(), cols[2], cols[3]), (5, dir, "0"), "{line}");
+        assert!(cols[1].parse::<u64>().unwrap() > 0, "{line}");
+    }
+    assert_eq!(std::fs::read_to_string(s.0.join("agg-trim_bw.log")).unwrap(), "", "no trims");
+    std::fs::remove_file(s.0.join("agg-read_bw.log")).unwrap();
+    std::os::unix::fs::symlink("elsewhere", s.0.join("agg-read_bw.log")).unwrap();
+    let o = drivelab_in(&s.0, &args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!s.0.join("elsewhere").exists());
+}

@@ -49,6 +49,9 @@ pub struct FioArgs {
     /// `--section NAME`, each time it is given.
     pub only: Vec<String>,
     pub readonly: bool,
+    /// `--bandwidth-log`: fio's aggregate bandwidth logs (`agg-read_bw.log`, ...) in the
+    /// working directory.
+    pub bandwidth_log: bool,
     pub eta: Option<Eta>,
     /// `--eta-newline=T`, `--status-interval=T`, `--eta-interval=T` as given.
     pub eta_newline: Option<String>,
@@ -328,6 +331,7 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
         "help" => out.help = true,
         "showcmd" => out.showcmd = true,
         "readonly" => out.readonly = true,
+        "bandwidth-log" => out.bandwidth_log = true,
         "eta" => {
             out.eta = Some(match v().as_str() {
                 "always" => Eta::Always,
@@ -370,7 +374,7 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
                  mpirun (docs/guide/mpi.md \"Many hosts: MPI\")",
             ))
         }
-        "latency-log" | "bandwidth-log" => {
+        "latency-log" => {
             return Err(bad(
                 shown,
                 "fio's aggregate logs are not written; every drivelab result keeps a per-second series (drop it)",
