@@ -186,6 +186,29 @@ fn bad(o: &Opt, why: impl std::fmt::Display) -> LineError {
 }
 
 /// fio's `kb_base` among `opts` (fio reads it before the options it affects).
+/// fio's zone units: `size`, `io_size`, `offset`, `offset_increment` and `zoneskip` given as
+/// `Nz` count zones of the job's `zonesize` (fio's `FIO_OPT_STR_VAL_ZONE`); each is rewritten to
+/// its bytes before it is read. Without a `zonesize` there is no zone to count: refused.
+fn in_zones(opts: &[Opt], kb: KbBase) -> Result<Vec<Opt>, LineError> {
+    const ZONED: [&str; 5] = ["size", "io_size", "offset", "offset_increment", "zoneskip"];
+    let zone = opts.iter().rev().find(|o| o.key == "zonesize").and_then(|o| o.value.as_deref());
+    let mut out = opts.to_vec();
+    for o in out.iter_mut().filter(|o| ZONED.contains(&o.key.as_str())) {
+        let Some(n) = o.value.as_deref().map(str::trim).and_then(|v| v.strip_suffix('z')) else { continue };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        let Some(zone) = zone else {
+            return Err(bad(
+                o,
+                format!("{n}z counts zones; give zonesize= (with zonemode=strided or zbd) for their size"),
+            ));
+        };
+        let bytes = size(zone.trim(), kb).map_err(|e| bad(o, format!("zonesize={zone}: {e}")))?;
+        let total = n.checked_mul(bytes).ok_or_else(|| bad(o, format!("{n}z of {zone} is too large")))?;
+        o.value = Some(total.to_string());
+    }
+    Ok(out)
+}
+
 fn kb_base(opts: &[Opt]) -> Result<KbBase, LineError> {
     match opts.iter().rev().find(|o| o.key == "kb_base") {
         None => Ok(KbBase::Binary),
@@ -201,6 +224,7 @@ fn kb_base(opts: &[Opt]) -> Result<KbBase, LineError> {
 pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError> {
     let kb = kb_base(opts)?;
     let mut d = Draft { do_verify: true, ..Draft::default() };
+    let opts = &in_zones(opts, kb)?;
     for o in opts {
         apply(&mut d, o, kb)?;
     }
@@ -1032,6 +1056,10 @@ iodepth_batch=8",
         assert_eq!(j.spec.qd, 1, "psync runs at depth 1");
         assert_eq!(j.targets, vec!["/data/j.0.0", "/data/j.1.0"]);
         assert!(j.file_per_clone);
+        // fio's zone units: N zones of zonesize.
+        let j = translate("j", 1, &opts("zonemode=strided\nzonesize=64k\nzonerange=128k\nsize=4z\noffset=1z")).unwrap();
+        assert_eq!((j.size, j.spec.offset_bytes), (Some(4 << 16), 1 << 16));
+        assert!(translate("j", 1, &opts("size=4z")).unwrap_err().message.contains("zonesize"));
         // fio's filename_format (Virtuozzo's guide: __testfile'$jobnum'); a name= inside the
         // section names the job, not its files (kubestr's job file).
         let j = translate("j", 1, &opts("numjobs=2\nname=other\nfilename_format=__testfile'$jobnum'")).unwrap();
