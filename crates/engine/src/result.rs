@@ -405,6 +405,10 @@ pub struct Checks {
     pub unreadable_units: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub first_unreadable_offsets_bytes: Vec<u64>,
+    /// A re-read after the run (`verify_after`, fio's verify phase): how long it took, summed
+    /// over the sweeps merged (0: untimed, or saved before it was timed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sweep_ns: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -427,6 +431,7 @@ impl Checks {
         let room = keep.saturating_sub(self.first.len());
         self.first.extend(other.first.iter().take(room).cloned());
         self.unreadable_units += other.unreadable_units;
+        self.sweep_ns += other.sweep_ns;
         let room = keep.saturating_sub(self.first_unreadable_offsets_bytes.len());
         self.first_unreadable_offsets_bytes.extend(other.first_unreadable_offsets_bytes.iter().take(room));
     }

@@ -806,3 +806,19 @@ fn bandwidth_log_writes_fios_aggregate_logs() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!s.0.join("elsewhere").exists());
 }
+
+/// A verifying writer's verify phase is in its reads as fio counts it: the bytes re-read, and
+/// the re-read's own runtime, bandwidth and IOPS (they were 0 before the sweep was timed).
+#[test]
+fn a_verifying_writers_reads_have_the_verify_phases_time() {
+    let s = Scratch::new("fio-cmdline-verify-phase");
+    let o = drivelab_in(
+        &s.0,
+        &["fio", "--name=v", "--size=4m", "--rw=write", "--verify=crc32c", "--filename=v.dat", "--output-format=json"],
+    );
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let r = &doc["jobs"][0]["read"];
+    assert_eq!((r["io_bytes"].as_u64(), r["total_ios"].as_u64()), (Some(4 << 20), Some(1024)), "{r}");
+    assert!(r["runtime"].as_u64() > Some(0) && r["bw"].as_u64() > Some(0) && r["iops"].as_f64() > Some(0.0), "{r}");
+}

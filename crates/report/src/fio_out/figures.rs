@@ -131,27 +131,35 @@ fn stats(r: &RunResult, d: Ddir) -> Option<&DirStats> {
 /// it in the reads' `io_bytes` and `total_ios`: (I/Os of the job's smallest block size, bytes).
 /// fio re-reads the job's own writes; drivelab's sweep re-reads every unit the lab knows written
 /// (a new file's stamped layout too), so fio's count is the smaller of the sweep and the job's
-/// writes. Its latencies are not in the reads' (drivelab re-reads in 1 MiB sweeps and times
-/// none of them).
-fn verify_reads(r: &RunResult) -> (u64, u64) {
+/// writes; and how long the re-read took (drivelab re-reads in 1 MiB sweeps and times the sweep,
+/// not each of its reads, so no latency of it is in the reads').
+fn verify_reads(r: &RunResult) -> (u64, u64, u64) {
     let Some(after) = r.kinds.verify.as_ref().and_then(|v| v.after.as_ref().map(|a| (v.unit_bytes, a))) else {
-        return (0, 0);
+        return (0, 0, 0);
     };
     let (unit, a) = after;
     let bytes = ((a.checked_units + a.unreadable_units) * unit).min(r.write.bytes);
-    (bytes.div_ceil(r.spec.min_bs().max(1)), bytes)
+    (bytes.div_ceil(r.spec.min_bs().max(1)), bytes, a.sweep_ns)
 }
 
 impl<'a> Dir<'a> {
     pub fn of(r: &'a RunResult, d: Ddir) -> Dir<'a> {
-        let (verify_ops, verify_bytes) = if matches!(d, Ddir::Read | Ddir::Mixed) { verify_reads(r) } else { (0, 0) };
+        let (verify_ops, verify_bytes, sweep_ns) =
+            if matches!(d, Ddir::Read | Ddir::Mixed) { verify_reads(r) } else { (0, 0, 0) };
         let Some(s) = stats(r, d).filter(|s| s.ops > 0) else {
-            let runtime_ms = if verify_ops > 0 { (r.runtime_ns + 500_000) / 1_000_000 } else { 0 };
+            // Only the verify phase read: its reads over its own time, as fio's read runtime,
+            // bandwidth and IOPS (a sweep saved untimed has none).
+            let runtime_ms = match (verify_ops, sweep_ns) {
+                (0, _) => 0,
+                (_, 0) => (r.runtime_ns + 500_000) / 1_000_000,
+                (_, ns) => ns.div_ceil(1_000_000),
+            };
+            let per_s = |n: u64| if sweep_ns > 0 { n as f64 * 1e9 / sweep_ns as f64 } else { 0.0 };
             return Dir {
                 ops: verify_ops,
                 bytes: verify_bytes,
-                bw_bytes: 0,
-                iops: 0.0,
+                bw_bytes: per_s(verify_bytes).round() as u64,
+                iops: per_s(verify_ops),
                 runtime_ms,
                 short: 0,
                 slat: Lat::none(),
