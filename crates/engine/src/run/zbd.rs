@@ -27,11 +27,9 @@ impl RunFeature for Zones {
     }
 
     fn finish(&mut self, s: &mut StreamEnd) {
-        s.u.notices.extend(notices(s.st.spec, s.reports, &self.0[s.index]));
-        if s.st.spec.has_writes() {
-            let resets = resets(&self.0[s.index]);
-            s.m.kinds.zone_resets = Some(crate::measurement::kinds::ZoneResets(resets));
-        }
+        let resets = s.st.spec.has_writes().then(|| resets(&self.0[s.index]));
+        s.u.notices.extend(notices(s.st.spec, s.reports, resets));
+        s.m.kinds.zone_resets = resets.map(crate::measurement::kinds::ZoneResets);
     }
 }
 
@@ -56,9 +54,9 @@ fn tables(streams: &[Stream]) -> Vec<Vec<Option<Arc<ZoneTable>>>> {
         .collect()
 }
 
-/// What a stream's result says of its zones: the resets (fio's status line's "zone resets"),
-/// and why jobs that ended early did.
-fn notices(spec: &AccessSpec, reports: &[JobReport], tables: &[Option<Arc<ZoneTable>>]) -> Vec<String> {
+/// What a stream's result says of its zones: the resets (fio's status line's "zone resets";
+/// None for a stream that does not write), and why jobs that ended early did.
+fn notices(spec: &AccessSpec, reports: &[JobReport], resets: Option<u64>) -> Vec<String> {
     let Some(z) = spec.zbd else { return Vec::new() };
     let mut out = Vec::new();
     let ended = reports.iter().filter(|r| r.output.zbd_ended).count();
@@ -74,8 +72,7 @@ fn notices(spec: &AccessSpec, reports: &[JobReport], tables: &[Option<Arc<ZoneTa
             reports.len()
         ));
     }
-    if spec.has_writes() {
-        let resets = resets(tables);
+    if let Some(resets) = resets {
         out.push(format!("zonemode=zbd ({} zones): {resets} zone resets", crate::units::fmt_size(z.zone_bytes)));
     }
     out

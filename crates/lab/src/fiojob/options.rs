@@ -185,17 +185,22 @@ fn bad(o: &Opt, why: impl std::fmt::Display) -> LineError {
     LineError { line: o.line, message: format!("{written}: {why}") }
 }
 
-/// fio's `kb_base` among `opts` (fio reads it before the options it affects).
 /// fio's zone units: `size`, `io_size`, `offset`, `offset_increment` and `zoneskip` given as
 /// `Nz` count zones of the job's `zonesize` (fio's `FIO_OPT_STR_VAL_ZONE`); each is rewritten to
 /// its bytes before it is read. Without a `zonesize` there is no zone to count: refused.
-fn in_zones(opts: &[Opt], kb: KbBase) -> Result<Vec<Opt>, LineError> {
+fn in_zones(opts: &[Opt], kb: KbBase) -> Result<std::borrow::Cow<'_, [Opt]>, LineError> {
     const ZONED: [&str; 5] = ["size", "io_size", "offset", "offset_increment", "zoneskip"];
+    let zones_of = |o: &Opt| {
+        let n = o.value.as_deref().map(str::trim).and_then(|v| v.strip_suffix('z'))?;
+        n.parse::<u64>().ok().filter(|_| ZONED.contains(&o.key.as_str()))
+    };
+    if !opts.iter().any(|o| zones_of(o).is_some()) {
+        return Ok(std::borrow::Cow::Borrowed(opts));
+    }
     let zone = opts.iter().rev().find(|o| o.key == "zonesize").and_then(|o| o.value.as_deref());
     let mut out = opts.to_vec();
-    for o in out.iter_mut().filter(|o| ZONED.contains(&o.key.as_str())) {
-        let Some(n) = o.value.as_deref().map(str::trim).and_then(|v| v.strip_suffix('z')) else { continue };
-        let Ok(n) = n.parse::<u64>() else { continue };
+    for o in out.iter_mut() {
+        let Some(n) = zones_of(o) else { continue };
         let Some(zone) = zone else {
             return Err(bad(
                 o,
@@ -206,9 +211,10 @@ fn in_zones(opts: &[Opt], kb: KbBase) -> Result<Vec<Opt>, LineError> {
         let total = n.checked_mul(bytes).ok_or_else(|| bad(o, format!("{n}z of {zone} is too large")))?;
         o.value = Some(total.to_string());
     }
-    Ok(out)
+    Ok(std::borrow::Cow::Owned(out))
 }
 
+/// fio's `kb_base` among `opts` (fio reads it before the options it affects).
 fn kb_base(opts: &[Opt]) -> Result<KbBase, LineError> {
     match opts.iter().rev().find(|o| o.key == "kb_base") {
         None => Ok(KbBase::Binary),
@@ -224,7 +230,7 @@ fn kb_base(opts: &[Opt]) -> Result<KbBase, LineError> {
 pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError> {
     let kb = kb_base(opts)?;
     let mut d = Draft { do_verify: true, ..Draft::default() };
-    let opts = &in_zones(opts, kb)?;
+    let opts = &*in_zones(opts, kb)?;
     for o in opts {
         apply(&mut d, o, kb)?;
     }
@@ -687,7 +693,8 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         Notice::SerializeOverlapMoot.push_to(&mut notices);
     }
     let depth = |n: u64| u32::try_from(n).map_err(|_| err(format!("iodepth={n} is too deep")));
-    if sync_engine && qd > 1 {
+    let depth_capped = sync_engine && qd > 1;
+    if depth_capped {
         let engine = if d.engine.is_some() { d.engine_written.clone() } else { "psync (fio's default)".into() };
         Notice::SyncEngineDepth { engine, qd }.push_to(&mut notices);
         spec.qd = 1;
@@ -848,10 +855,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         Some(max) => (range(&spec.bs).0, max),
         None => range(&spec.bs),
     };
-    let write = match (&spec.bs_write, spec.bs_max) {
-        (Some(w), _) => range(w),
-        (None, _) => read,
-    };
+    let write = spec.bs_write.as_deref().map_or(read, range);
     let writes_only = !matches!(rw.split(':').next().unwrap_or(""), "read" | "randread" | "rw" | "randrw");
     let verify_writes = d.verify && writes && d.do_verify;
     let says = Says {
@@ -866,7 +870,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
             && d.runtime_ns.is_some()
             && d.time_based
             && d.verify_backlog == 0,
-        depth_capped: sync_engine && qd > 1,
+        depth_capped,
     };
     let banner = Banner {
         rw: rw.split(':').next().unwrap_or("read").to_string(),

@@ -8,6 +8,32 @@
 /// fio's `FIO_IO_U_LIST_MAX_LEN`: the most percentiles a list holds.
 pub const MAX_PERCENTILES: usize = 20;
 
+/// A reporting option's value fio would refuse, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BadValue {
+    /// More percentiles than fio's list holds.
+    TooMany,
+    /// An item that is not a number.
+    NotANumber(String),
+    /// A percentile outside 0..=100.
+    OutOfRange(String),
+    /// A word `unified_rw_reporting` does not know.
+    UnknownWord(String),
+}
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadValue::TooMany => {
+                write!(f, "more than {MAX_PERCENTILES} percentiles (fio's limit); give at most {MAX_PERCENTILES}")
+            }
+            BadValue::NotANumber(v) => write!(f, "'{v}' is not a number; give percentiles such as 50:99:99.9"),
+            BadValue::OutOfRange(v) => write!(f, "{v} is outside 0..100"),
+            BadValue::UnknownWord(v) => write!(f, "'{v}': expected none, mixed or both (or 0, 1, 2)"),
+        }
+    }
+}
+
 /// fio's default `percentile_list`.
 pub const DEFAULT_PERCENTILES: &str = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99";
 
@@ -29,22 +55,20 @@ impl PercentileList {
 
     /// `text` as fio reads a `percentile_list`: `:`-separated numbers in 0..=100, at most 20;
     /// as in fio, a 0 ends the list.
-    pub fn parse(text: &str) -> Result<PercentileList, String> {
+    pub fn parse(text: &str) -> Result<PercentileList, BadValue> {
         let mut values = [0.0; MAX_PERCENTILES];
         let (mut len, mut precision, mut ended) = (0usize, 0u8, false);
         for item in text.split(':').map(str::trim) {
             if len == MAX_PERCENTILES {
-                return Err(format!(
-                    "more than {MAX_PERCENTILES} percentiles (fio's limit); give at most {MAX_PERCENTILES}"
-                ));
+                return Err(BadValue::TooMany);
             }
             let v: f64 = item
                 .parse()
                 .ok()
                 .filter(|v: &f64| v.is_finite())
-                .ok_or_else(|| format!("'{item}' is not a number; give percentiles such as 50:99:99.9"))?;
+                .ok_or_else(|| BadValue::NotANumber(item.to_string()))?;
             if !(0.0..=100.0).contains(&v) {
-                return Err(format!("{item} is outside 0..100"));
+                return Err(BadValue::OutOfRange(item.to_string()));
             }
             let digits = item.split_once('.').map_or(0, |(_, f)| f.bytes().take_while(u8::is_ascii_digit).count());
             precision = precision.max(digits.min(9) as u8);
@@ -80,12 +104,12 @@ pub enum Unified {
 }
 
 impl Unified {
-    pub fn parse(text: &str) -> Result<Unified, String> {
+    pub fn parse(text: &str) -> Result<Unified, BadValue> {
         match text.trim() {
             "none" | "0" => Ok(Unified::Split),
             "mixed" | "1" => Ok(Unified::Mixed),
             "both" | "2" => Ok(Unified::Both),
-            v => Err(format!("'{v}': expected none, mixed or both (or 0, 1, 2)")),
+            v => Err(BadValue::UnknownWord(v.to_string())),
         }
     }
 }
@@ -142,11 +166,12 @@ mod tests {
         assert_eq!(l.precision, 1);
         assert_eq!(PercentileList::parse("50:99").unwrap().precision, 0);
         assert_eq!(PercentileList::parse("50:0:99").unwrap().values(), &[50.0]);
-        assert!(PercentileList::parse("101").unwrap_err().contains("outside"));
-        assert!(PercentileList::parse("p99").unwrap_err().contains("'p99'"));
+        assert_eq!(PercentileList::parse("101"), Err(BadValue::OutOfRange("101".into())));
+        assert_eq!(PercentileList::parse("p99"), Err(BadValue::NotANumber("p99".into())));
         assert!(PercentileList::parse("nan").is_err());
         let many = vec!["1"; 21].join(":");
-        assert!(PercentileList::parse(&many).unwrap_err().contains("20"));
+        assert_eq!(PercentileList::parse(&many), Err(BadValue::TooMany));
+        assert!(BadValue::TooMany.to_string().contains("20"));
         assert!(PercentileList::parse(&vec!["1"; 20].join(":")).is_ok());
     }
 
