@@ -1,7 +1,7 @@
 //! fio's token flow through `drivelab run JOB.fio`: flow.fio shortened (a writer of weight 1 and
 //! a random reader of weight 8 sharing the global flow) runs with the reader doing about 8 I/Os
 //! to the writer's one — within 25% of 8, and of the ratio fio 3.33 itself gets on the same job
-//! where fio is installed; the same jobs without flow are not held to it.
+//! where fio is installed and itself holds 8:1; the same jobs without flow are not held to it.
 
 use crate::common;
 
@@ -56,6 +56,12 @@ fn jobs_of_a_flow_keep_the_ratio_of_their_weights_as_fio_does() {
                 jobs.iter().find(|j| j["jobname"] == name).unwrap()[dir]["total_ios"].as_f64().unwrap()
             };
             let theirs = ios("job1", "read") / ios("job2", "write");
+            if !(6.0..10.0).contains(&theirs) {
+                // fio's jobs join their flow in their own threads; on a busy machine one that
+                // starts late leaves the other unchecked (3.2 for 8 was seen), so fio's run is
+                // no reference then. drivelab counts every job before any starts.
+                return common::skip_part("the comparison with fio", "fio itself missed 8:1 on this busy machine");
+            }
             let off = (with / theirs - 1.0).abs();
             assert!(off < 0.25, "drivelab {with:.2}, fio {theirs:.2}: {:.0}% apart", off * 100.0);
             eprintln!("flow 8:1 — drivelab {with:.2}, fio {theirs:.2}, drivelab without flow {without:.2}");

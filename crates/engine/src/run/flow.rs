@@ -1,4 +1,5 @@
-//! fio's `flow` in a run: one shared counter per flow id, which every job of that id joins.
+//! fio's `flow` in a run: one shared counter per flow id, which every job of that id joins;
+//! the jobs that start with the run are counted in it before any starts.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,11 +12,17 @@ use crate::worker::FlowGroup;
 struct Flows(HashMap<u32, Arc<FlowGroup>>);
 
 pub(super) fn prepare(streams: &[Stream], _: &RunInfo) -> Result<Option<Box<dyn RunFeature>>, Error> {
-    let flows: HashMap<u32, Arc<FlowGroup>> = streams
-        .iter()
-        .filter_map(|st| st.spec.flow.filter(|f| f.weight > 0))
-        .map(|f| (f.id, Arc::new(FlowGroup::default())))
-        .collect();
+    // Each flow's weight of the jobs that start with the run (every target's `jobs` clones).
+    let mut starting: HashMap<u32, u64> = HashMap::new();
+    for st in streams {
+        if let Some(f) = st.spec.flow.filter(|f| f.weight > 0) {
+            let jobs = st.targets.len() as u64 * st.spec.jobs as u64;
+            let w = if st.spec.start_delay_ns == 0 { f.weight as u64 * jobs } else { 0 };
+            *starting.entry(f.id).or_default() += w;
+        }
+    }
+    let flows: HashMap<u32, Arc<FlowGroup>> =
+        starting.into_iter().map(|(id, w)| (id, Arc::new(FlowGroup::new(w)))).collect();
     Ok((!flows.is_empty()).then(|| Box::new(Flows(flows)) as Box<dyn RunFeature>))
 }
 

@@ -86,7 +86,11 @@ impl Queue {
             chunk: if B::SUBMIT_COMPLETES { qd.max(1) } else { spec.submit_batch.max(1) as usize },
             verify: verify.map(|v| Verifier::new(v, qd)),
             held: None,
-            flow: ctx.flow.clone().zip(spec.flow).map(|(g, f)| FlowGate::join(g, f.weight, f.sleep_ns)),
+            flow: ctx
+                .flow
+                .clone()
+                .zip(spec.flow)
+                .map(|(g, f)| FlowGate::join(g, f.weight, f.sleep_ns, spec.start_delay_ns == 0)),
             flow_held: false,
             dedupe: spec.dedupe.filter(|_| spec.has_writes()).map(|d| super::dedupe::DedupeFill::new(ctx, d)),
             exhausted: false,
