@@ -187,7 +187,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     // fio's normal output announces its jobs before they run: on stdout at once, or at the head
     // of the --output file.
     let preamble = match crate::mpi::writes() {
-        true => before_report(&loaded.fio_jobs, loaded.new_file_bytes, formats.contains(&FioFormat::Normal)),
+        true => before_report(&loaded.fio_jobs, formats.contains(&FioFormat::Normal)),
         false => String::new(),
     };
     if output.is_none() {

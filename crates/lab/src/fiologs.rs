@@ -74,7 +74,7 @@ fn specs(p: &Point) -> Vec<&AccessSpec> {
 /// its jobs per target.
 fn clones(spec: &AccessSpec, l: &IoLogSpec, targets: usize) -> u64 {
     if l.clone_per_target {
-        targets as u64
+        (targets / (spec.files.per_job as usize).max(1)) as u64
     } else {
         spec.jobs as u64
     }
@@ -320,16 +320,24 @@ fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
 /// 3.33's `write_iolog` writes and `read_iolog` reads.
 fn iolog_lines(out: &mut String, r: &RunResult, logs: &[&JobLog]) {
     out.push_str("fio version 3 iolog\n");
-    let name = |j: &JobLog| r.targets.get(j.target).map_or("", |t| t.path.as_str());
-    let mut files: Vec<&str> = logs.iter().map(|j| name(j)).collect();
-    files.dedup();
+    // A job's files: its target's, or a file set's from there (`IoEntry::file`).
+    let name = |j: &JobLog, file: u16| r.targets.get(j.target + file as usize).map_or("", |t| t.path.as_str());
+    let per_job = (r.spec.files.per_job as usize).max(1) as u16;
+    let mut files: Vec<&str> = Vec::new();
+    for f in logs.iter().flat_map(|j| (0..per_job).map(move |f| name(j, f))) {
+        if !files.contains(&f) {
+            files.push(f);
+        }
+    }
     for f in &files {
         let _ = writeln!(out, "0 {f} add");
         let _ = writeln!(out, "0 {f} open");
     }
     // Issued at completion minus lat: the order fio logs them in (at issue).
-    let mut all: Vec<(u64, &str, &IoEntry)> =
-        logs.iter().flat_map(|j| j.entries().map(move |e| (e.t_ns.saturating_sub(e.lat_ns), name(j), e))).collect();
+    let mut all: Vec<(u64, &str, &IoEntry)> = logs
+        .iter()
+        .flat_map(|j| j.entries().map(move |e| (e.t_ns.saturating_sub(e.lat_ns), name(j, e.file), e)))
+        .collect();
     all.sort_by_key(|&(t, _, _)| t);
     let mut last_us = 0;
     for (t, f, e) in all {

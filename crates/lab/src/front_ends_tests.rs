@@ -158,12 +158,20 @@ fn every_option_gives_the_same_spec_or_refusal_through_every_front_end() {
         format!("fio version 2 iolog\n{0} add\n{0} open\n{0} read 0 4096\n{0} close\n", target.display()),
     )
     .unwrap();
+    // opendir's sample: a directory of one file (its one job over its files is one file).
+    let opendir = dir.join("od");
+    std::fs::create_dir_all(&opendir).unwrap();
+    std::fs::write(opendir.join("f"), b"x").unwrap();
     let target = target.to_str().unwrap();
     let mut wrong: Vec<String> = Vec::new();
     let mut checked = 0;
     for opt in OPTIONS.iter().filter(|o| !o.fio.is_empty()) {
         for &name in opt.fio {
-            let sample = if name == "read_iolog" { Some(trace.to_str().unwrap()) } else { value(name) };
+            let sample = match name {
+                "read_iolog" => Some(trace.to_str().unwrap()),
+                "opendir" => Some(opendir.to_str().unwrap()),
+                _ => value(name),
+            };
             let job = job_file(name, sample, target);
             let argv = fio_argv(name, sample, target);
             let (json, untranslated) = fio_json(name, sample, target);

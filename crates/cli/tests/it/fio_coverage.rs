@@ -16,6 +16,8 @@ const VALUES: &[(&str, &str)] = &[
     ("rwmixwrite", "30\nrw=randrw"),
     ("hipri", "1\nioengine=io_uring\ndirect=1"),
     ("read_iolog", "trace.log"),
+    ("opendir", "."),
+    ("file_service_type", "random"),
     ("percentage_random", "50"),
     ("bs", "64k"),
     ("blocksize", "64k"),

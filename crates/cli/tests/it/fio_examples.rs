@@ -54,7 +54,7 @@ const EXAMPLES: &[(&str, Outcome)] = &[
     ("exec.fio", Refused(6, "ioengine=exec|drivelab runs io_uring")),
     ("exitwhat.fio", Runs),
     ("falloc.fio", Refused(2, "ioengine=falloc|drivelab runs io_uring")),
-    ("filecreate-ioengine.fio", Refused(14, "nrfiles=31250|are not supported")),
+    ("filecreate-ioengine.fio", Refused(14, "nrfiles=31250|give 1..1024")),
     ("filedelete-ioengine.fio", Refused(8, "ioengine=filedelete|drivelab runs io_uring")),
     ("filestat-ioengine.fio", Refused(7, "ioengine=filestat|drivelab runs io_uring")),
     ("fio-rand-RW.fio", Runs),

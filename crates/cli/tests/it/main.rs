@@ -27,6 +27,7 @@ mod fio_coverage;
 mod fio_delay;
 mod fio_enospc;
 mod fio_examples;
+mod fio_files;
 mod fio_flow;
 mod fio_ignore_error;
 mod fio_job_figures;

@@ -21,10 +21,10 @@
 //! for every I/O in flight, then `io_destroy` (which waits too), before the buffers are freed;
 //! if neither could, the buffers are leaked rather than freed under the kernel.
 
-use std::fs::File;
 use std::io;
 use std::mem::ManuallyDrop;
-use std::os::fd::AsRawFd;
+
+use super::files::Files;
 
 use super::uring::submit_all;
 use super::{Backend, Pending};
@@ -90,15 +90,14 @@ pub(crate) struct Libaio {
     inflight: usize,
     /// Freed in `Drop` once nothing is in flight, or leaked when that could not be made sure.
     pool: ManuallyDrop<BufferPool>,
-    file: File,
     /// Trims are discards (a block device) or punched holes (a file).
-    block: bool,
+    files: Files,
 }
 
 impl Libaio {
     /// An AIO context for `qd` outstanding I/Os on `file`, slot i of `pool` the buffer of the
     /// I/O in slot i.
-    pub fn new(file: File, qd: u32, pool: BufferPool) -> io::Result<Libaio> {
+    pub fn new(files: Files, qd: u32, pool: BufferPool) -> io::Result<Libaio> {
         let mut ctx: AioContext = 0;
         // SAFETY: io_setup writes the new context's id into `ctx`, which lives through the call
         // and is 0 as the call requires.
@@ -124,8 +123,7 @@ impl Libaio {
             stash: Vec::with_capacity(slots),
             inflight: 0,
             pool: ManuallyDrop::new(pool),
-            block: super::trim::is_block_device(&file),
-            file,
+            files,
         })
     }
 
@@ -242,10 +240,9 @@ unsafe impl Backend for Libaio {
     #[inline]
     fn submit(&mut self, batch: &[Pending]) -> io::Result<()> {
         self.queue.clear();
-        let fd = self.file.as_raw_fd() as u32;
         for p in batch {
             if p.op == Op::Trim {
-                self.stash.push((p.slot, super::trim::trim_now(&self.file, self.block, p.offset, p.len)));
+                self.stash.push((p.slot, self.files.trim_now(p.file, p.offset, p.len)));
                 continue;
             }
             let buf = self.pool.io_ptr(p.slot, p.len);
@@ -253,7 +250,7 @@ unsafe impl Backend for Libaio {
             *cb = Iocb {
                 aio_data: p.slot as u64,
                 aio_lio_opcode: if p.op == Op::Read { IOCB_CMD_PREAD } else { IOCB_CMD_PWRITE },
-                aio_fildes: fd,
+                aio_fildes: self.files.fd(p.file) as u32,
                 aio_buf: buf as u64,
                 aio_nbytes: p.len as u64,
                 aio_offset: p.offset as i64,
@@ -320,7 +317,7 @@ unsafe impl Backend for Libaio {
     }
 
     fn fsync(&mut self, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.file, data_only)
+        self.files.sync(data_only)
     }
 }
 

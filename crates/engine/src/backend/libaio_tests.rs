@@ -6,6 +6,8 @@ use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 
 use super::*;
+use crate::backend::files::Files;
+use std::fs::File;
 
 /// A scratch file of `bytes` (all `fill`) in /dev/shm, opened read-write with O_DIRECT; None (the
 /// test is skipped) where the file system refuses O_DIRECT.
@@ -28,7 +30,7 @@ fn direct_file_in(dir: std::path::PathBuf, name: &str, bytes: usize, fill: u8) -
 }
 
 fn io(slot: u32, op: Op, offset: u64, len: u32) -> Pending {
-    Pending { slot, op, offset, len, prio: 0 }
+    Pending { slot, op, offset, len, prio: 0, file: 0 }
 }
 
 /// Wait for and reap `n` completions: (slot, result) in the order they came.
@@ -45,7 +47,7 @@ fn complete(b: &mut Libaio, n: usize) -> Vec<(u32, i32)> {
 #[test]
 fn a_batch_of_writes_lands_where_asked_and_reads_read_it_back() {
     let Some((f, path)) = direct_file("rw", 64 << 10, 0) else { return };
-    let mut b = Libaio::new(f, 8, BufferPool::new(8, 4096)).unwrap();
+    let mut b = Libaio::new(Files::new(vec![f]), 8, BufferPool::new(8, 4096)).unwrap();
     // Slot i writes 4 KiB of byte i+1 at block 15-i: every slot lands somewhere else.
     for i in 0..8 {
         b.pool_mut().slot_mut(i).fill(i as u8 + 1);
@@ -79,7 +81,7 @@ fn a_batch_of_writes_lands_where_asked_and_reads_read_it_back() {
 #[test]
 fn short_completions_come_back_as_the_bytes_the_kernel_moved() {
     let Some((f, path)) = direct_file("short", 16 << 10, 7) else { return };
-    let mut b = Libaio::new(f, 4, BufferPool::new(4, 8192)).unwrap();
+    let mut b = Libaio::new(Files::new(vec![f]), 4, BufferPool::new(4, 8192)).unwrap();
     // 8 KiB from the last 4 KiB of the file: short, 4096 bytes; at the end: 0.
     b.submit(&[io(0, Op::Read, 12 << 10, 8192), io(1, Op::Read, 16 << 10, 4096)]).unwrap();
     assert_eq!(complete(&mut b, 2), [(0, 4096), (1, 0)]);
@@ -92,7 +94,7 @@ fn a_failed_io_completes_with_its_errno() {
     // A misaligned O_DIRECT read on a file system that checks alignment (ext4, xfs: not tmpfs)
     // is submitted, then fails in the kernel: -EINVAL in its completion.
     let Some((f, path)) = direct_file_in(std::env::temp_dir(), "einval", 16 << 10, 0) else { return };
-    let mut b = Libaio::new(f, 2, BufferPool::new(2, 4096)).unwrap();
+    let mut b = Libaio::new(Files::new(vec![f]), 2, BufferPool::new(2, 4096)).unwrap();
     b.submit(&[io(0, Op::Read, 100, 4096), io(1, Op::Read, 4096, 4096)]).unwrap();
     let got = complete(&mut b, 2);
     drop(b);
@@ -109,7 +111,7 @@ fn a_submit_the_kernel_refuses_is_an_error_with_nothing_in_flight() {
     let Some((_, path)) = direct_file("ro", 16 << 10, 0) else { return };
     // Writes to a file opened read-only: io_submit refuses the first one (EBADF).
     let ro = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(&path).unwrap();
-    let mut b = Libaio::new(ro, 4, BufferPool::new(4, 4096)).unwrap();
+    let mut b = Libaio::new(Files::new(vec![ro]), 4, BufferPool::new(4, 4096)).unwrap();
     let e = b.submit(&[io(0, Op::Write, 0, 4096), io(1, Op::Write, 4096, 4096)]).unwrap_err();
     assert_eq!(e.raw_os_error(), Some(libc::EBADF), "{e}");
     assert_eq!((b.inflight, b.done()), (0, 0));
@@ -120,7 +122,7 @@ fn a_submit_the_kernel_refuses_is_an_error_with_nothing_in_flight() {
 #[test]
 fn trims_punch_holes_and_are_reaped_with_the_completions() {
     let Some((f, path)) = direct_file("trim", 16 << 10, 0xAB) else { return };
-    let mut b = Libaio::new(f, 4, BufferPool::new(4, 4096)).unwrap();
+    let mut b = Libaio::new(Files::new(vec![f]), 4, BufferPool::new(4, 4096)).unwrap();
     b.submit(&[io(0, Op::Trim, 4096, 4096), io(1, Op::Read, 0, 4096)]).unwrap();
     assert_eq!(complete(&mut b, 2), [(0, 4096), (1, 4096)]);
     let mut on_disk = Vec::new();
@@ -135,7 +137,7 @@ fn trims_punch_holes_and_are_reaped_with_the_completions() {
 #[test]
 fn an_io_with_its_own_priority_completes() {
     let Some((f, path)) = direct_file("prio", 16 << 10, 0) else { return };
-    let mut b = Libaio::new(f, 2, BufferPool::new(2, 4096)).unwrap();
+    let mut b = Libaio::new(Files::new(vec![f]), 2, BufferPool::new(2, 4096)).unwrap();
     // Best effort, level 3: IOCB_FLAG_IOPRIO with aio_reqprio (a kernel without it says EINVAL).
     let p = Pending { prio: (2 << 13) | 3, ..io(0, Op::Read, 0, 4096) };
     b.submit(&[p, io(1, Op::Read, 4096, 4096)]).unwrap();
@@ -149,7 +151,7 @@ fn an_io_with_its_own_priority_completes() {
 #[test]
 fn poll_and_a_timed_wait_find_completions_without_blocking_for_them() {
     let Some((f, path)) = direct_file("poll", 16 << 10, 0) else { return };
-    let mut b = Libaio::new(f, 4, BufferPool::new(4, 4096)).unwrap();
+    let mut b = Libaio::new(Files::new(vec![f]), 4, BufferPool::new(4, 4096)).unwrap();
     assert!(!b.poll().unwrap(), "nothing in flight, nothing to take");
     b.wait_timeout(1, 1_000).unwrap();
     b.submit(&[io(0, Op::Read, 0, 4096), io(1, Op::Read, 4096, 4096)]).unwrap();
@@ -164,7 +166,7 @@ fn poll_and_a_timed_wait_find_completions_without_blocking_for_them() {
 #[test]
 fn dropping_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
     let Some((f, path)) = direct_file("drop", 64 << 10, 0x5A) else { return };
-    let mut b = Libaio::new(f, 16, BufferPool::new(16, 4096)).unwrap();
+    let mut b = Libaio::new(Files::new(vec![f]), 16, BufferPool::new(16, 4096)).unwrap();
     let batch: Vec<Pending> = (0..16u32).map(|i| io(i, Op::Read, i as u64 * 4096, 4096)).collect();
     b.submit(&batch).unwrap();
     assert!(b.drain(), "every submitted read completes");
@@ -184,6 +186,8 @@ fn a_context_the_system_cannot_give_is_a_clear_error() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let Err(e) = Libaio::new(f, max + 1, BufferPool::new(1, 4096)) else { panic!("a context past fs.aio-max-nr") };
+    let Err(e) = Libaio::new(Files::new(vec![f]), max + 1, BufferPool::new(1, 4096)) else {
+        panic!("a context past fs.aio-max-nr")
+    };
     assert!(e.to_string().contains("raise fs.aio-max-nr, or lower the queue depth or the jobs"), "{e}");
 }

@@ -20,6 +20,7 @@
 //! engine is refused, named, instead of silently dropped when the engine changes; and the saved
 //! form stays flat (`"engine": "uring", "hipri": true`), as every saved result has it.
 
+pub(crate) mod files;
 pub(crate) mod libaio;
 pub(crate) mod null;
 pub(crate) mod posixaio;
@@ -136,14 +137,15 @@ pub(crate) fn with_backend<J: WithBackend>(
     opts: &EngineOptions,
     wiring: Wiring,
     kind: TargetKind,
-    file: Option<File>,
+    files: Vec<File>,
     pool: BufferPool,
     job: J,
 ) -> J::Out {
     let Wiring { qd, split_tag } = wiring;
-    let Some(file) = file.filter(|_| kind != TargetKind::Null) else {
+    if files.is_empty() || kind == TargetKind::Null {
         return job.run(&mut null::Null::new(qd, pool));
-    };
+    }
+    let file = files::Files::new(files);
     match engine {
         EngineKind::Psync => job.run(&mut psync::Psync::new(file, pool)),
         // Dropping the ring drains what is still in flight before its buffers go.
@@ -151,7 +153,7 @@ pub(crate) fn with_backend<J: WithBackend>(
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("io_uring setup failed: {e}")),
         },
-        EngineKind::UringCmd => match uring_cmd::UringCmd::new(file, qd, pool, opts.uring) {
+        EngineKind::UringCmd => match uring_cmd::UringCmd::new(file.into_first(), qd, pool, opts.uring) {
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("io_uring_cmd setup failed: {e}")),
         },
@@ -186,6 +188,8 @@ pub(crate) struct Pending {
     /// Its I/O priority (ioprio: `class << 13 | level`; 0: the thread's), for io_uring's SQE or
     /// libaio's iocb.
     pub prio: u16,
+    /// Which of the job's files it goes to (`files::Files`; 0 for a job of one file).
+    pub file: u32,
 }
 
 /// # Safety

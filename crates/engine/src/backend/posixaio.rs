@@ -12,10 +12,10 @@
 //! `aio_cancel` cannot stop an I/O a thread has started: `Drop` waits for every I/O in flight
 //! before the buffers are freed, and leaks them if it could not.
 
-use std::fs::File;
 use std::io;
 use std::mem::ManuallyDrop;
-use std::os::fd::AsRawFd;
+
+use super::files::Files;
 
 use super::{Backend, Pending};
 use crate::gen::Op;
@@ -32,15 +32,14 @@ pub(crate) struct PosixAio {
     done: Vec<(u32, i32)>,
     /// Freed in `Drop` once nothing is in flight, or leaked when that could not be made sure.
     pool: ManuallyDrop<BufferPool>,
-    file: File,
     /// Trims are discards (a block device) or punched holes (a file).
-    block: bool,
+    files: Files,
 }
 
 impl PosixAio {
     /// Control blocks for `qd` outstanding I/Os on `file`, slot i of `pool` the buffer of the
     /// I/O in slot i.
-    pub fn new(file: File, qd: u32, pool: BufferPool) -> PosixAio {
+    pub fn new(files: Files, qd: u32, pool: BufferPool) -> PosixAio {
         let slots = qd as usize;
         // SAFETY: `aiocb` is a plain C struct for which all-zero bytes are a valid (unused)
         // value; every field an I/O needs is set in `submit`.
@@ -51,8 +50,7 @@ impl PosixAio {
             waiting: Vec::with_capacity(slots),
             done: Vec::with_capacity(slots),
             pool: ManuallyDrop::new(pool),
-            block: super::trim::is_block_device(&file),
-            file,
+            files,
         }
     }
 
@@ -150,16 +148,15 @@ unsafe impl Backend for PosixAio {
 
     #[inline]
     fn submit(&mut self, batch: &[Pending]) -> io::Result<()> {
-        let fd = self.file.as_raw_fd();
         for p in batch {
             if p.op == Op::Trim {
-                self.done.push((p.slot, super::trim::trim_now(&self.file, self.block, p.offset, p.len)));
+                self.done.push((p.slot, self.files.trim_now(p.file, p.offset, p.len)));
                 continue;
             }
             let buf = self.pool.io_ptr(p.slot, p.len);
             {
                 let cb = &mut self.cbs[p.slot as usize];
-                cb.aio_fildes = fd;
+                cb.aio_fildes = self.files.fd(p.file);
                 cb.aio_buf = buf.cast();
                 cb.aio_nbytes = p.len as usize;
                 cb.aio_offset = p.offset as libc::off_t;
@@ -234,7 +231,7 @@ unsafe impl Backend for PosixAio {
     }
 
     fn fsync(&mut self, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.file, data_only)
+        self.files.sync(data_only)
     }
 }
 
@@ -242,6 +239,7 @@ unsafe impl Backend for PosixAio {
 mod tests {
     use super::*;
     use crate::pattern::BufferPool;
+    use std::fs::File;
     use std::io::Write;
 
     fn scratch(bytes: &[u8]) -> (std::path::PathBuf, File) {
@@ -256,9 +254,9 @@ mod tests {
     fn reads_and_writes_complete_with_their_bytes_and_errors_as_errno() {
         let data: Vec<u8> = (0..64 * 1024).map(|i| (i % 251) as u8).collect();
         let (path, file) = scratch(&data);
-        let mut b = PosixAio::new(file, 4, BufferPool::new(4, 4096));
+        let mut b = PosixAio::new(crate::backend::files::Files::new(vec![file]), 4, BufferPool::new(4, 4096));
         let batch: Vec<Pending> = (0..4u32)
-            .map(|i| Pending { slot: i, op: Op::Read, offset: u64::from(i) * 4096, len: 4096, prio: 0 })
+            .map(|i| Pending { slot: i, op: Op::Read, offset: u64::from(i) * 4096, len: 4096, prio: 0, file: 0 })
             .collect();
         b.submit(&batch).unwrap();
         b.wait(4).unwrap();
@@ -271,8 +269,8 @@ mod tests {
             assert_eq!(&b.pool_mut().slot_mut(s as usize)[..4096], &data[at..at + 4096], "slot {s} holds its block");
         }
         // A read at the end of the file is short; past it, 0 bytes.
-        b.submit(&[Pending { slot: 0, op: Op::Read, offset: 62 * 1024, len: 4096, prio: 0 }]).unwrap();
-        b.submit(&[Pending { slot: 1, op: Op::Read, offset: 1 << 30, len: 4096, prio: 0 }]).unwrap();
+        b.submit(&[Pending { slot: 0, op: Op::Read, offset: 62 * 1024, len: 4096, prio: 0, file: 0 }]).unwrap();
+        b.submit(&[Pending { slot: 1, op: Op::Read, offset: 1 << 30, len: 4096, prio: 0, file: 0 }]).unwrap();
         b.wait(2).unwrap();
         let mut got = Vec::new();
         b.reap(&mut |slot, res| got.push((slot, res)));
@@ -280,7 +278,7 @@ mod tests {
         assert_eq!(got, vec![(0, 2048), (1, 0)]);
         // A write lands.
         b.pool_mut().slot_mut(2)[..4096].fill(0xab);
-        b.submit(&[Pending { slot: 2, op: Op::Write, offset: 8192, len: 4096, prio: 0 }]).unwrap();
+        b.submit(&[Pending { slot: 2, op: Op::Write, offset: 8192, len: 4096, prio: 0, file: 0 }]).unwrap();
         b.wait(1).unwrap();
         b.reap(&mut |_, res| assert_eq!(res, 4096));
         b.fsync(true).unwrap();
@@ -288,8 +286,8 @@ mod tests {
         assert!(std::fs::read(&path).unwrap()[8192..12288].iter().all(|&x| x == 0xab));
         // A descriptor opened read-only: a write fails with EBADF, as a result.
         let ro = File::open(&path).unwrap();
-        let mut b = PosixAio::new(ro, 1, BufferPool::new(1, 4096));
-        b.submit(&[Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0 }]).unwrap();
+        let mut b = PosixAio::new(crate::backend::files::Files::new(vec![ro]), 1, BufferPool::new(1, 4096));
+        b.submit(&[Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0, file: 0 }]).unwrap();
         b.wait(1).unwrap();
         b.reap(&mut |_, res| assert_eq!(res, -libc::EBADF));
         std::fs::remove_file(&path).unwrap();

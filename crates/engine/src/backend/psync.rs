@@ -2,24 +2,20 @@
 //! where io_uring is missing or forbidden. `submit` performs the call; `reap` hands back
 //! its result.
 
-use std::fs::File;
-use std::os::fd::AsRawFd;
-
+use super::files::Files;
 use super::{Backend, Pending};
 use crate::gen::Op;
 use crate::pattern::BufferPool;
 
 pub(crate) struct Psync {
-    file: File,
-    /// Trims are discards (a block device) or punched holes (a file).
-    block: bool,
+    files: Files,
     pool: BufferPool,
     done: Option<(u32, i32)>,
 }
 
 impl Psync {
-    pub fn new(file: File, pool: BufferPool) -> Psync {
-        Psync { block: super::trim::is_block_device(&file), file, pool, done: None }
+    pub fn new(files: Files, pool: BufferPool) -> Psync {
+        Psync { files, pool, done: None }
     }
 }
 
@@ -36,14 +32,14 @@ unsafe impl Backend for Psync {
     fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
         debug_assert!(batch.len() <= 1, "psync runs one I/O at a time");
         if let Some(p) = batch.first().filter(|p| p.op == Op::Trim) {
-            self.done = Some((p.slot, super::trim::trim_now(&self.file, self.block, p.offset, p.len)));
+            self.done = Some((p.slot, self.files.trim_now(p.file, p.offset, p.len)));
             return Ok(());
         }
         if let Some(p) = batch.first() {
             let buf = self.pool.io_ptr(p.slot, p.len);
-            let fd = self.file.as_raw_fd();
+            let fd = self.files.fd(p.file);
             // SAFETY: `buf` points at `p.len` bytes of slot `p.slot` of our own pool (io_ptr
-            // checks both), which nothing else uses during the call; `fd` is our open file.
+            // checks both), which nothing else uses during the call; `fd` is one of our open files.
             let r = unsafe {
                 match p.op {
                     Op::Read => libc::pread(fd, buf as *mut libc::c_void, p.len as usize, p.offset as i64),
@@ -71,6 +67,6 @@ unsafe impl Backend for Psync {
     }
 
     fn fsync(&mut self, data_only: bool) -> std::io::Result<()> {
-        super::sync_file(&self.file, data_only)
+        self.files.sync(data_only)
     }
 }

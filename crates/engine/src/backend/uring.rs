@@ -19,13 +19,13 @@
 //! from its CPU clock (schedstat where that is refused) so the result can count it. Either, refused by the kernel, is dropped with a
 //! note in `RingFacts::refused`.
 
-use std::fs::File;
 use std::io;
 use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, RawFd};
 
 use io_uring::{opcode, squeue, types, IoUring};
 
+use super::files::Files;
 use super::{Backend, Pending};
 use crate::pattern::BufferPool;
 pub use setup::{available, RingFlag, UringOptions};
@@ -86,8 +86,7 @@ pub(crate) struct Uring {
     pool: ManuallyDrop<BufferPool>,
     /// I/Os the kernel took whose completion we have not taken off the ring yet.
     inflight: usize,
-    file: File,
-    fd: RawFd,
+    files: Files,
     fixed_file: bool,
     fixed_buffers: bool,
     /// What `io_uring_enter` is called with: the registered ring index (then `enter_flags` has
@@ -109,9 +108,9 @@ pub(crate) struct Uring {
     /// The file is on tmpfs, whose reads and writes io_uring hands to its io-wq workers: look
     /// for completions before sleeping (see [`Uring::wait`]).
     look_before_sleep: bool,
-    /// The file is a block device: trims are discards, done by a system call in `submit` (the
+    /// A file is a block device: its trims are discards, done by a system call in `submit` (the
     /// ring's discard needs Linux 6.12); a file's trims punch holes through the ring.
-    block: bool,
+    any_block: bool,
     pub facts: RingFacts,
     /// Bits every SQE's user_data carries above its slot (`--latency-split`'s: `Wiring::split_tag`).
     tag: u64,
@@ -165,15 +164,14 @@ impl Uring {
     /// A ring for `qd` outstanding I/Os on `file`, with every slot of `pool` registered (slot i
     /// = buffer i), every SQE's user_data carrying `tag` above its slot. Must be called on the
     /// thread that will submit (SINGLE_ISSUER).
-    pub fn new(file: File, qd: u32, pool: BufferPool, opts: UringOptions, tag: u64) -> io::Result<Uring> {
-        let fd = file.as_raw_fd();
+    pub fn new(files: Files, qd: u32, pool: BufferPool, opts: UringOptions, tag: u64) -> io::Result<Uring> {
         let entries = qd.next_power_of_two().max(2);
         let built = build_ring(entries, opts)?;
         let (iopoll, sqpoll) = (built.has(RingFlag::Iopoll), built.has(RingFlag::Sqpoll));
         let Built { ring, flags, refused } = built;
         let flags = flags.into_iter().map(|f| f.name().to_string()).collect();
         let sq_thread = if sqpoll { sq_thread_of(ring.as_raw_fd()) } else { None };
-        let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
+        let fixed_file = ring.submitter().register_files(&files.fds()).is_ok();
         let bufs = pool.iovecs();
         // SAFETY: the iovecs describe `pool`, which moves into the returned Uring (its heap
         // allocation does not move) and is freed only in Uring's Drop after the ring is drained
@@ -186,13 +184,14 @@ impl Uring {
         };
         let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0, refused };
         let stash = Vec::with_capacity(qd as usize);
-        let block = super::trim::is_block_device(&file);
+        let any_block = files.any_block();
+        // A regular file only: a device node on /dev (devtmpfs) reports tmpfs too.
+        let look_before_sleep = !any_block && wait::on_tmpfs(files.fd(0));
         Ok(Uring {
             ring: ManuallyDrop::new(ring),
             pool: ManuallyDrop::new(pool),
             inflight: 0,
-            file,
-            fd,
+            files,
             fixed_file,
             fixed_buffers,
             enter_fd,
@@ -202,9 +201,8 @@ impl Uring {
             sqpoll,
             sq_thread,
             wait_avg_ns: u64::MAX,
-            // A regular file only: a device node on /dev (devtmpfs) reports tmpfs too.
-            look_before_sleep: !block && wait::on_tmpfs(fd),
-            block,
+            look_before_sleep,
+            any_block,
             facts,
             tag,
             #[cfg(test)]
@@ -330,17 +328,19 @@ impl Uring {
 #[inline]
 fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut u8) -> squeue::Entry {
     let e = match (fixed_file, fixed_buffers, p.op) {
-        (true, true, Op::Read) => {
-            opcode::ReadFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
-        }
-        (true, true, Op::Write) => {
-            opcode::WriteFixed::new(types::Fixed(0), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
-        }
+        (true, true, Op::Read) => opcode::ReadFixed::new(types::Fixed(p.file), buf, p.len, p.slot as u16)
+            .offset(p.offset)
+            .ioprio(p.prio)
+            .build(),
+        (true, true, Op::Write) => opcode::WriteFixed::new(types::Fixed(p.file), buf, p.len, p.slot as u16)
+            .offset(p.offset)
+            .ioprio(p.prio)
+            .build(),
         (true, false, Op::Read) => {
-            opcode::Read::new(types::Fixed(0), buf, p.len).offset(p.offset).ioprio(p.prio).build()
+            opcode::Read::new(types::Fixed(p.file), buf, p.len).offset(p.offset).ioprio(p.prio).build()
         }
         (true, false, Op::Write) => {
-            opcode::Write::new(types::Fixed(0), buf, p.len).offset(p.offset).ioprio(p.prio).build()
+            opcode::Write::new(types::Fixed(p.file), buf, p.len).offset(p.offset).ioprio(p.prio).build()
         }
         (false, true, Op::Read) => {
             opcode::ReadFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
@@ -355,9 +355,10 @@ fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut 
             opcode::Write::new(types::Fd(fd), buf, p.len).offset(p.offset).ioprio(p.prio).build()
         }
         // A file's trim: its range punched out (a block device's is a discard, done in submit).
-        (true, _, Op::Trim) => {
-            opcode::Fallocate::new(types::Fixed(0), p.len as u64).offset(p.offset).mode(super::trim::PUNCH_HOLE).build()
-        }
+        (true, _, Op::Trim) => opcode::Fallocate::new(types::Fixed(p.file), p.len as u64)
+            .offset(p.offset)
+            .mode(super::trim::PUNCH_HOLE)
+            .build(),
         (false, _, Op::Trim) => {
             opcode::Fallocate::new(types::Fd(fd), p.len as u64).offset(p.offset).mode(super::trim::PUNCH_HOLE).build()
         }
@@ -430,20 +431,25 @@ unsafe impl Backend for Uring {
             return Ok(());
         }
         // All or nothing: room for the whole batch first, so no error leaves part of it queued.
-        let ring_ios = if self.block { batch.iter().filter(|p| p.op != Op::Trim).count() } else { batch.len() };
+        let ring_ios = if self.any_block {
+            batch.iter().filter(|p| !(p.op == Op::Trim && self.files.block(p.file))).count()
+        } else {
+            batch.len()
+        };
         self.room_for(ring_ios)?;
         let mut queued = 0u32;
         let mut pushed = Ok(());
         {
             let mut sq = self.ring.submission();
             for p in batch {
-                if p.op == Op::Trim && self.block {
+                if p.op == Op::Trim && self.any_block && self.files.block(p.file) {
                     // A discard now, reaped with the ring's completions (at most qd in the stash:
                     // one per slot).
-                    self.stash.push((p.slot, super::trim::trim_now(&self.file, true, p.offset, p.len)));
+                    self.stash.push((p.slot, self.files.trim_now(p.file, p.offset, p.len)));
                     continue;
                 }
-                let e = sqe(self.fixed_file, self.fixed_buffers, self.fd, p, self.pool.io_ptr(p.slot, p.len));
+                let e =
+                    sqe(self.fixed_file, self.fixed_buffers, self.files.fd(p.file), p, self.pool.io_ptr(p.slot, p.len));
                 let e = if self.tag != 0 { e.user_data(p.slot as u64 | self.tag) } else { e };
                 // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
                 // lives until Drop has drained the ring, and which the worker leaves alone until
@@ -535,7 +541,7 @@ unsafe impl Backend for Uring {
     }
 
     fn fsync(&mut self, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.file, data_only)
+        self.files.sync(data_only)
     }
 }
 

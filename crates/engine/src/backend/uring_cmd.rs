@@ -412,6 +412,7 @@ mod tests {
                 offset: i as u64 * 4096,
                 len: 4096,
                 prio: 0,
+                file: 0,
             })
             .collect();
         u.submit(&batch).unwrap();

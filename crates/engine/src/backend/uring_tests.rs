@@ -1,6 +1,7 @@
 //! io_uring backend tests: the submit loop's answers to the kernel, real rings, SQPOLL.
 
 use super::*;
+use crate::backend::files::Files;
 
 fn err(code: i32) -> io::Error {
     io::Error::from_raw_os_error(code)
@@ -56,9 +57,10 @@ fn a_real_ring_submits_and_completes_a_whole_batch() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), UringOptions::default(), 0).unwrap();
-    let batch: Vec<Pending> =
-        (0..4u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect();
+    let mut u = Uring::new(Files::new(vec![f]), 4, BufferPool::new(4, 4096), UringOptions::default(), 0).unwrap();
+    let batch: Vec<Pending> = (0..4u32)
+        .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0 })
+        .collect();
     u.submit(&batch).unwrap();
     assert_eq!(u.inflight, 4);
     let mut done = 0;
@@ -79,9 +81,10 @@ fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
-    let batch: Vec<Pending> =
-        (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect();
+    let mut u = Uring::new(Files::new(vec![f]), 8, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
+    let batch: Vec<Pending> = (0..8u32)
+        .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0 })
+        .collect();
     u.submit(&batch).unwrap();
     assert!(u.drain(), "every submitted read completes");
     assert_eq!(u.inflight, 0);
@@ -97,12 +100,13 @@ fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
     let opts = UringOptions { sqpoll: true, ..Default::default() };
-    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts, 0).unwrap();
+    let mut u = Uring::new(Files::new(vec![f]), 8, BufferPool::new(8, 4096), opts, 0).unwrap();
     assert!(u.sqpoll && u.facts.flags.contains(&"sqpoll".to_string()) && u.facts.refused.is_empty(), "{:?}", u.facts);
     let cpu0 = u.sq_thread_cpu_ns().expect("the SQPOLL thread's CPU is readable");
     for round in 0..100 {
-        let batch: Vec<Pending> =
-            (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect();
+        let batch: Vec<Pending> = (0..8u32)
+            .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0 })
+            .collect();
         u.submit(&batch).unwrap_or_else(|e| panic!("round {round}: {e}"));
         let mut done = 0;
         while done < 8 {
@@ -125,14 +129,14 @@ fn what_the_kernel_refuses_is_dropped_and_named() {
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
     let opts = UringOptions { hipri: true, sqpoll: true, sqpoll_cpu: Some(u32::MAX) };
-    let u = Uring::new(f, 4, BufferPool::new(4, 4096), opts, 0).unwrap();
+    let u = Uring::new(Files::new(vec![f]), 4, BufferPool::new(4, 4096), opts, 0).unwrap();
     assert!(!u.facts.flags.contains(&"sqpoll".to_string()), "no CPU u32::MAX: {:?}", u.facts);
     assert!(u.facts.refused.iter().any(|r| r.starts_with("sqpoll: ")), "{:?}", u.facts);
 }
 
 /// Eight 4 KiB reads of this test binary, one per slot.
 fn eight_reads() -> Vec<Pending> {
-    (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0 }).collect()
+    (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0 }).collect()
 }
 
 #[test]
@@ -145,7 +149,7 @@ fn a_sqpoll_batch_whose_wake_up_fails_is_still_counted_in_flight_and_drained() {
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
     let opts = UringOptions { sqpoll: true, ..Default::default() };
-    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), opts, 0).unwrap();
+    let mut u = Uring::new(Files::new(vec![f]), 8, BufferPool::new(8, 4096), opts, 0).unwrap();
     if !u.sqpoll {
         drivelab_testkit::skip("SQPOLL refused here");
         return;
@@ -171,7 +175,7 @@ fn a_refused_submit_leaves_nothing_counted_that_the_kernel_did_not_take() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 8, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
+    let mut u = Uring::new(Files::new(vec![f]), 8, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
     u.fail_next_submit = Some(libc::EBADF);
     assert_eq!(u.submit(&eight_reads()).unwrap_err().raw_os_error(), Some(libc::EBADF));
     assert_eq!(u.inflight, 0, "the kernel took none");
@@ -186,7 +190,7 @@ fn a_batch_larger_than_the_ring_is_refused_before_any_entry_is_queued() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 4, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
+    let mut u = Uring::new(Files::new(vec![f]), 4, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
     assert!(u.submit(&eight_reads()).is_err(), "8 entries do not fit a ring of 4");
     assert_eq!((u.inflight, u.ring.submission().len()), (0, 0), "nothing queued, nothing in flight");
     u.submit(&eight_reads()[..4]).unwrap();
@@ -215,7 +219,7 @@ fn every_read_and_write_sqe_carries_the_ios_priority() {
     let mut buf = [0u8; 4096];
     for (fixed_file, fixed_buffers) in [(true, true), (true, false), (false, true), (false, false)] {
         for op in [Op::Read, Op::Write] {
-            let p = Pending { slot: 0, op, offset: 0, len: 4096, prio: 0x6002 };
+            let p = Pending { slot: 0, op, offset: 0, len: 4096, prio: 0x6002, file: 0 };
             assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &p, buf.as_mut_ptr())), 0x6002, "{op:?}");
             let none = Pending { prio: 0, ..p };
             assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &none, buf.as_mut_ptr())), 0);
@@ -230,7 +234,7 @@ fn a_real_ring_completes_reads_at_the_idle_and_best_effort_priorities() {
         return;
     }
     let f = std::fs::File::open("/proc/self/exe").unwrap();
-    let mut u = Uring::new(f, 4, BufferPool::new(4, 4096), UringOptions::default(), 0).unwrap();
+    let mut u = Uring::new(Files::new(vec![f]), 4, BufferPool::new(4, 4096), UringOptions::default(), 0).unwrap();
     // The kernel checks an SQE's ioprio (a bad class is EINVAL): these two are taken.
     let batch: Vec<Pending> = (0..4u32)
         .map(|i| Pending {
@@ -239,6 +243,7 @@ fn a_real_ring_completes_reads_at_the_idle_and_best_effort_priorities() {
             offset: i as u64 * 4096,
             len: 4096,
             prio: [0x6000, 0x4007][i as usize % 2],
+            file: 0,
         })
         .collect();
     u.submit(&batch).unwrap();
@@ -248,7 +253,7 @@ fn a_real_ring_completes_reads_at_the_idle_and_best_effort_priorities() {
         u.reap(&mut |slot, res| done.push((slot, res)));
     }
     assert!(done.iter().all(|&(_, r)| r == 4096), "{done:?}");
-    let bad = Pending { slot: 0, op: Op::Read, offset: 0, len: 4096, prio: 7 << 13 };
+    let bad = Pending { slot: 0, op: Op::Read, offset: 0, len: 4096, prio: 7 << 13, file: 0 };
     u.submit(&[bad]).unwrap();
     let mut res = Vec::new();
     while res.is_empty() {

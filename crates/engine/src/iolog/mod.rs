@@ -116,6 +116,8 @@ pub struct IoEntry {
     pub dir: u8,
     /// Its I/O priority (ioprio: `class << 13 | level`), fio's log_prio column.
     pub prio: u16,
+    /// Which of the job's files it went to (a file set's, in order; 0 for a job of one).
+    pub file: u16,
 }
 
 impl IoEntry {

@@ -77,7 +77,7 @@ impl Recorder {
     /// A measured I/O completed at `done`.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn io(&mut self, dir: u8, len: u32, offset: u64, prio: u16, lat: u64, slat: u64, done: u64) {
+    pub(crate) fn io(&mut self, dir: u8, len: u32, offset: u64, prio: u16, lat: u64, slat: u64, done: u64, file: u32) {
         let t = done.saturating_sub(self.origin);
         let d = dir as usize % DIRS;
         let clat = lat.saturating_sub(slat);
@@ -90,6 +90,7 @@ impl Recorder {
                 len,
                 dir,
                 prio,
+                file: file as u16,
             });
         }
         if self.avg_ns > 0 {

@@ -42,8 +42,8 @@ fn every_io_is_an_entry_in_order_until_the_bound() {
     let s = IoLogSpec { avg_ms: 0, hist: None, ..spec(0, 0) };
     let mut r = Recorder::new(&s, 1, true);
     r.start(1000);
-    r.io(0, 4096, 8192, 0, 500, 100, 1000 + 5 * MS);
-    r.io(1, 512, 0, 0, 700, 0, 1000 + 6 * MS);
+    r.io(0, 4096, 8192, 0, 500, 100, 1000 + 5 * MS, 0);
+    r.io(1, 512, 0, 0, 700, 0, 1000 + 6 * MS, 0);
     let log = r.finish(7 * MS);
     let e: Vec<&IoEntry> = log.entries().collect();
     assert_eq!(e.len(), 2);
@@ -56,7 +56,7 @@ fn every_io_is_an_entry_in_order_until_the_bound() {
     let jobs = (MAX_IO_ENTRIES / CHUNK as u64) as u32;
     let mut r = Recorder::new(&s, jobs, false);
     for k in 0..(CHUNK as u64 + 10) {
-        r.io(0, 4096, 0, 0, 10, 0, k);
+        r.io(0, 4096, 0, 0, 10, 0, k, 0);
     }
     let log = r.finish(1);
     assert_eq!(log.entries().count(), CHUNK);
@@ -69,11 +69,11 @@ fn windows_sum_each_direction_and_close_at_their_ends() {
     let s = IoLogSpec { hist: None, ..spec(10, 0) };
     let mut r = Recorder::new(&s, 1, true);
     r.start(0);
-    r.io(0, 4096, 0, 0, 100, 10, 2 * MS);
-    r.io(0, 4096, 0, 0, 300, 30, 3 * MS);
-    r.io(1, 8192, 0, 0, 1000, 0, 4 * MS);
+    r.io(0, 4096, 0, 0, 100, 10, 2 * MS, 0);
+    r.io(0, 4096, 0, 0, 300, 30, 3 * MS, 0);
+    r.io(1, 8192, 0, 0, 1000, 0, 4 * MS, 0);
     // Nothing in 10..20 ms: no line for it; 25 ms opens 20..30.
-    r.io(0, 4096, 0, 0, 50, 0, 25 * MS);
+    r.io(0, 4096, 0, 0, 50, 0, 25 * MS, 0);
     let log = r.finish(27 * MS);
     let w = &log.windows;
     assert_eq!(w.len(), 3, "{w:?}");
@@ -93,11 +93,11 @@ fn histogram_windows_start_at_the_first_io_and_drop_the_partial_last() {
     let s = IoLogSpec { lat: None, ..spec(0, 10) };
     let mut r = Recorder::new(&s, 1, false);
     r.start(0);
-    r.io(0, 4096, 0, 0, 100, 0, 3 * MS);
-    r.io(0, 4096, 0, 0, 1000, 0, 8 * MS);
-    r.io(0, 512, 0, 0, 1000, 0, 13 * MS); // closes 3..13
-    r.io(1, 4096, 0, 0, 5, 0, 14 * MS);
-    r.io(0, 4096, 0, 0, 5, 0, 15 * MS); // partial: dropped
+    r.io(0, 4096, 0, 0, 100, 0, 3 * MS, 0);
+    r.io(0, 4096, 0, 0, 1000, 0, 8 * MS, 0);
+    r.io(0, 512, 0, 0, 1000, 0, 13 * MS, 0); // closes 3..13
+    r.io(1, 4096, 0, 0, 5, 0, 14 * MS, 0);
+    r.io(0, 4096, 0, 0, 5, 0, 15 * MS, 0); // partial: dropped
     let log = r.finish(16 * MS);
     assert_eq!(log.hists.len(), 1, "{:?}", log.hists);
     let h = &log.hists[0];

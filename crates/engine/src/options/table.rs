@@ -16,6 +16,11 @@ fn end_fsync(spec: &mut crate::spec::AccessSpec, v: &str, _: crate::units::Diale
     Ok(())
 }
 
+fn file_service(spec: &mut crate::spec::AccessSpec, v: &str, _: crate::units::Dialect) -> Result<(), String> {
+    spec.files.service = crate::spec::files::FileService::parse(v)?;
+    Ok(())
+}
+
 /// Why fio's options drivelab does not do are refused.
 pub const NOT_SUPPORTED: &str = "drivelab does not support it; remove it (or run this job with fio)";
 
@@ -40,11 +45,11 @@ pub static OPTIONS: &[Opt] = &[
     Opt { fio: &["filename"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Job, help: "", fio_note: "the targets (`a:b` several); targets on the command line replace them", words: &[], run: None },
     Opt { fio: &["filename_format"], own: None, kind: Kind::Text, fio_default: Some("$jobname.$jobnum.$filenum"), effect: Effect::Job, help: "", fio_note: "the names of the files a job without `filename` makes: `$jobname` (its section), `$jobnum` (the clone), `$filenum` (0); clones whose names are one file share it", words: &[], run: None },
     Opt { fio: &["unique_filename"], own: None, kind: Kind::Bool, fio_default: Some("1"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
-    Opt { fio: &["opendir"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
+    Opt { fio: &["opendir"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Job, help: "", fio_note: "every regular file below the directory (links not followed), one job over them all; at most 1024", words: &[], run: None },
     Opt { fio: &["lockfile"], own: None, kind: Kind::Text, fio_default: Some("none"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
-    Opt { fio: &["nrfiles", "nr_files"], own: None, kind: Kind::Int, fio_default: Some("1"), effect: Effect::Job, help: "", fio_note: "1 only; more files per job are refused (list them in filename)", words: &[], run: None },
+    Opt { fio: &["nrfiles", "nr_files"], own: None, kind: Kind::Int, fio_default: Some("1"), effect: Effect::Job, help: "", fio_note: "one job over N files named by filename_format (`size` split between them, or `filesize` each), I/Os spread by file_service_type; at most 1024", words: &[], run: None },
     Opt { fio: &["openfiles"], own: None, kind: Kind::Int, fio_default: None, effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
-    Opt { fio: &["file_service_type"], own: None, kind: Kind::Text, fio_default: Some("roundrobin"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
+    Opt { fio: &["file_service_type"], own: None, kind: Kind::Text, fio_default: Some("roundrobin"), effect: Effect::Set(file_service), help: "", fio_note: "roundrobin, random, sequential (each with :N): which file of a job over several files its next I/O goes to; fio's skewed choices (zipf, pareto, normal, gauss) are refused", words: &["roundrobin", "random", "sequential"], run: None },
     Opt { fio: &["ioscheduler"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Job, help: "", fio_note: "the scheduler is not switched (fio switches the whole disk's and leaves it so): a disk on another one runs as it is, with a notice on stderr naming both and the command that switches it; a target with no disk (tmpfs) has nothing to switch, as in fio", words: &[], run: None },
     Opt { fio: &["create_serialize"], own: None, kind: Kind::Bool, fio_default: Some("1"), effect: Effect::Checked("drivelab creates (and fills) every new file before any job measures, one after another"), help: "", fio_note: "", words: &[], run: None },
     Opt { fio: &["create_fsync"], own: None, kind: Kind::Bool, fio_default: Some("1"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
@@ -123,7 +128,7 @@ pub static OPTIONS: &[Opt] = &[
     Opt { fio: &["lockmem"], own: None, kind: Kind::Size, fio_default: Some("0"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
     Opt { fio: &["size"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Job, help: "", fio_note: "`span` and, unless time_based, `io_size`; a new file's size", words: &[], run: None },
     Opt { fio: &["io_size", "io_limit"], own: Some("io_size"), kind: Kind::Size, fio_default: None, effect: Effect::Spec(Field::IoSize), help: "Bytes to transfer per job; the run ends at whichever of --time and --io-size comes first.", fio_note: "`io_size`", words: &[], run: Some(Run { heading: Heading::Access, value: "SIZE", order: 17, fio_shown: false }) },
-    Opt { fio: &["filesize"], own: None, kind: Kind::Size, fio_default: None, effect: Effect::Job, help: "", fio_note: "as size", words: &[], run: None },
+    Opt { fio: &["filesize"], own: None, kind: Kind::Size, fio_default: None, effect: Effect::Job, help: "", fio_note: "each file's size (`span`; `size` is then the job's total, every file's by default); one size only, a range is refused", words: &[], run: None },
     Opt { fio: &["file_append"], own: None, kind: Kind::Bool, fio_default: Some("0"), effect: Effect::Refused(NOT_SUPPORTED), help: "", fio_note: "", words: &[], run: None },
     Opt { fio: &["fill_device", "fill_fs"], own: Some("fill_device"), kind: Kind::Bool, fio_default: Some("0"), effect: Effect::Spec(Field::FillDevice), help: "", fio_note: "the engine's `fill_device`: writes over the whole target (or `size`, as `--cap-size` allows) until the file system is full; the write that fails with ENOSPC or EDQUOT (or comes back short) ends the job cleanly, listed in `continued_errors`; a file that does not exist yet is refused (create it, sparse, first); a job that only reads is not filled first, as fio would (a notice says so)", words: &[], run: None },
     Opt { fio: &["ioengine"], own: Some("engine"), kind: Kind::Text, fio_default: Some("psync"), effect: Effect::Spec(Field::Engine), help: "I/O engine: uring (io_uring; falls back to psync where io_uring is unavailable), libaio (Linux native AIO, as fio's libaio), posixaio (glibc's POSIX AIO, as fio's posixaio), psync (pread/pwrite, one I/O at a time), or uring_cmd (NVMe passthrough on /dev/ngXnY).", fio_note: "`engine`: io_uring → uring, libaio → libaio (Linux native AIO, asynchronous with O_DIRECT only, as fio's), posixaio → posixaio (glibc's POSIX AIO threads, as fio's), io_uring_cmd → uring_cmd (NVMe passthrough on /dev/ngXnY), psync/sync/pvsync → psync, null → the null target; others refused", words: &["uring", "psync", "uring_cmd", "io_uring", "libaio", "posixaio", "sync", "pvsync"], run: Some(Run { heading: Heading::Engine, value: "ENGINE", order: 29, fio_shown: true }) },

@@ -16,7 +16,7 @@ pub(super) fn prepare(streams: &[Stream], _: &RunInfo) -> Result<Option<Box<dyn 
     let mut starting: HashMap<u32, u64> = HashMap::new();
     for st in streams {
         if let Some(f) = st.spec.flow.filter(|f| f.weight > 0) {
-            let jobs = st.targets.len() as u64 * st.spec.jobs as u64;
+            let jobs = st.n_jobs() as u64;
             let w = if st.spec.start_delay_ns == 0 { f.weight as u64 * jobs } else { 0 };
             *starting.entry(f.id).or_default() += w;
         }

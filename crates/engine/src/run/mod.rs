@@ -100,6 +100,18 @@ pub struct Stream<'a> {
     pub verify: VerifyFrom<'a>,
 }
 
+impl Stream<'_> {
+    /// Targets per job: 1, or a file set's (`spec.files`: fio's job over several files).
+    fn per_job(&self) -> usize {
+        (self.spec.files.per_job as usize).max(1)
+    }
+
+    /// The stream's jobs: `jobs` per target, or per file set.
+    pub(crate) fn n_jobs(&self) -> usize {
+        self.targets.len().div_ceil(self.per_job()) * self.spec.jobs as usize
+    }
+}
+
 /// With `verify`: what is known of a stream's targets before it runs, and where its writes are
 /// journaled. The default: nothing known, no journal.
 #[derive(Clone, Copy, Default)]
@@ -198,7 +210,11 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
             return Err(Error::invalid("no target: give a file, a block device or null"));
         }
     }
-    let n_jobs: usize = streams.iter().map(|st| st.targets.len() * st.spec.jobs as usize).sum();
+    if let Some(st) = streams.iter().find(|st| st.targets.len() % st.per_job() != 0) {
+        let (n, k) = (st.targets.len(), st.per_job());
+        return Err(Error::invalid(format!("{n} targets cannot be run {k} files per job")));
+    }
+    let n_jobs: usize = streams.iter().map(Stream::n_jobs).sum();
     let allowed = crate::affinity::allowed_cpus();
     let info = RunInfo { n_jobs, allowed: &allowed };
     let mut features: Vec<Box<dyn RunFeature>> = Vec::new();
@@ -210,7 +226,7 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
     let spin_cpus: f64 = streams
         .iter()
         .map(|st| {
-            let jobs = st.targets.len() as u64 * st.spec.jobs as u64;
+            let jobs = st.n_jobs() as u64;
             st.spec.hybrid_spin_cpus(jobs, jobs)
         })
         .sum();
@@ -249,17 +265,20 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
     for (si, st) in streams.iter().enumerate() {
         let spec = st.spec;
         let spec_arc = Arc::new(resolved[si].clone());
-        let stream_jobs = st.targets.len() as u64 * spec.jobs as u64;
+        let stream_jobs = st.n_jobs() as u64;
+        let per_job = st.per_job();
         let job_iops = resolved[si].job_iops(stream_jobs);
         // ACT's service threads all count their schedules from the same instant.
         let aligned = spec.rate.is_some_and(|r| r.aligned);
-        for (ti, t) in st.targets.iter().enumerate() {
+        // Each target its own jobs, or (fio's job over a file set) each group of `per_job`.
+        for (gi, set) in st.targets.chunks(per_job).enumerate() {
+            let (ti, t) = (gi * per_job, &set[0]);
             for j in 0..spec.jobs as u64 {
                 let job_no = handles.len();
                 let live = Arc::new(Live::default());
                 lives.push(live.clone());
                 // Jobs sharing a rate are spread evenly over one interval (unless aligned).
-                let index = ti as u64 * spec.jobs as u64 + j;
+                let index = gi as u64 * spec.jobs as u64 + j;
                 let trace = traces[si].as_ref().map(|files| files[ti].clone());
                 // A replay ends when its target's share of the trace is done.
                 let spec_arc = match &trace {
@@ -267,6 +286,7 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     None => spec_arc.clone(),
                 };
                 let (start, span) = spec.clone_region(t.start, t.span, j);
+                let more_files = set[1..].iter().map(|t| spec.clone_region(t.start, t.span, j)).collect();
                 let ctx = JobCtx {
                     spec: spec_arc,
                     job: ((si as u64) << 40) | (ti as u64 * 1_000_003 + j),
@@ -282,11 +302,12 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     flow: None,
                     zones: None,
                     split: None,
+                    more_files,
                 };
                 let mut job = JobSetup { ctx, verify: None, cpu: None };
                 let slot = JobSlot { stream: si, st, target: ti, j, job_no };
                 features.iter_mut().for_each(|f| f.attach(&slot, &mut job));
-                let file = match t.file.as_ref().map(|f| f.try_clone()).transpose() {
+                let files = match set.iter().filter_map(|t| t.file.as_ref().map(|f| f.try_clone())).collect() {
                     Ok(f) => f,
                     Err(e) => return abort(handles, Error::io("duplicating fd", e)),
                 };
@@ -299,7 +320,7 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     let _ends = ends;
                     let JobSetup { ctx, verify, cpu } = job;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
-                    let (output, ring) = job_thread(&ctx, kind, file, engine, &gate, verify, clock);
+                    let (output, ring) = job_thread(&ctx, kind, files, engine, &gate, verify, clock);
                     ctx.live.done.store(true, Ordering::Relaxed);
                     let job_start = ctx.start;
                     JobReport { stream: si, target: ti, job_no, job_start, output, ring, pinned, pin_notice }
@@ -353,7 +374,7 @@ fn follow(
     let mut stream_jobs = Vec::with_capacity(streams.len());
     let mut first = 0;
     for st in streams {
-        let n = st.targets.len() * st.spec.jobs as usize;
+        let n = st.n_jobs();
         stream_jobs.push(first..first + n);
         first += n;
     }
@@ -400,7 +421,7 @@ fn job_phase(aligned: bool, index: u64, jobs: u64) -> f64 {
 fn job_thread<C: Clock>(
     ctx: &JobCtx,
     kind: TargetKind,
-    file: Option<std::fs::File>,
+    files: Vec<std::fs::File>,
     engine: EngineKind,
     gate: &StartGate,
     verify: Option<JobVerify>,
@@ -447,7 +468,7 @@ fn job_thread<C: Clock>(
     }
     let split_tag = ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job));
     let wiring = Wiring { qd: spec.qd, split_tag };
-    with_backend(engine, &spec.engine_opts, wiring, kind, file, pool, Job { ctx, gate, verify, clock })
+    with_backend(engine, &spec.engine_opts, wiring, kind, files, pool, Job { ctx, gate, verify, clock })
 }
 
 /// The host's online cores: the machine the CPU share is "of". Not this process's affinity mask
@@ -473,6 +494,7 @@ fn aggregate(
     end_reason: Option<EndReason>,
 ) -> (Measurement, crate::merge::Unmeasured) {
     let cores = host_cores();
+    let per_job = (spec.files.per_job as usize).max(1);
     // fio's logs: each job's, numbered among its target's jobs.
     let mut io_logs = crate::iolog::Logs::new();
     let mut per_target = vec![0u64; targets.len()];
@@ -488,8 +510,14 @@ fn aggregate(
     let parts: Vec<Measurement> = reports
         .iter()
         .map(|r| {
+            // A file set's job: its files' paths, as fio names them (`a:b`).
+            let set = &targets[r.target..(r.target + per_job).min(targets.len())];
+            let path = match set {
+                [one] => std::borrow::Cow::Borrowed(one.info.path.as_str()),
+                _ => set.iter().map(|t| t.info.path.as_str()).collect::<Vec<_>>().join(":").into(),
+            };
             let at = JobPlace {
-                target_path: &targets[r.target].info.path,
+                target_path: &path,
                 target_index: r.target,
                 job_iops,
                 thresholds: spec.thresholds_ns.len(),

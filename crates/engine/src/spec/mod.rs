@@ -19,6 +19,7 @@ use crate::units::fmt_size;
 pub mod buffer_pattern;
 pub mod dedupe;
 mod distribution;
+pub mod files;
 pub mod flow;
 pub mod ignore_error;
 pub mod lat_target;
@@ -290,6 +291,10 @@ pub struct AccessSpec {
     /// fio's token flow (`flow`, `flow_id`, `flow_sleep`: `flow.rs`). None: not in a flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<flow::Flow>,
+    /// fio's job over several files (`files.rs`): how many targets each job runs over, and
+    /// which file its next I/O goes to. The default: every target its own jobs.
+    #[serde(default, skip_serializing_if = "files::FileSet::is_single")]
+    pub files: files::FileSet,
     /// fio's `offset_increment`: job `j` of each target starts at `offset_bytes + j *` this
     /// (its region as long as `span_bytes`, or to the end of the target); with verify each job
     /// keeps to at most this many bytes, so every unit has one writer. 0: the jobs share the
@@ -420,6 +425,7 @@ impl Default for AccessSpec {
             verify_pattern: None,
             ignore_errors: None,
             flow: None,
+            files: files::FileSet::default(),
             offset_increment_bytes: 0,
             dedupe: None,
             zbd: None,
@@ -716,6 +722,34 @@ impl AccessSpec {
     }
 
     /// Checks that need no target. Every error names the field, the value and the fix.
+    /// A job over several files (fio's): what keeps to one file per job is refused, named.
+    fn check_file_set(&self) -> Result<(), Error> {
+        let n = self.files.per_job;
+        let one = |field: Field, value: String, what: &str| {
+            Err(Error::spec(
+                field,
+                value,
+                &format!(
+                    "{what} keeps to one file per job, and this job runs over {n}: give each file its own job \
+                     (a section each, or numjobs with filename_format)"
+                ),
+            ))
+        };
+        if self.verify {
+            return one(Field::Verify, "on".into(), "verify");
+        }
+        if self.zbd.is_some() {
+            return one(Field::Zbd, "zbd".into(), "zonemode=zbd");
+        }
+        if self.replay.is_some() {
+            return one(Field::Replay, "a replay".into(), "a replayed trace");
+        }
+        if self.engine == EngineKind::UringCmd {
+            return one(Field::Engine, "io_uring_cmd".into(), "io_uring_cmd");
+        }
+        Ok(())
+    }
+
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |field: Field, value: String, fix: &str| Err(Error::spec(field, value, fix));
         if self.number_ios == Some(0) {
@@ -732,6 +766,9 @@ impl AccessSpec {
             );
         }
         self.check_trims_and_replay()?;
+        if self.files.per_job > 1 {
+            self.check_file_set()?;
+        }
         if self.qd == 0 {
             return bad(Field::Qd, "0".into(), "the queue depth must be at least 1");
         }

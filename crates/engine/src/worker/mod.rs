@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 mod dedupe;
+mod files;
 mod flow;
 mod lat_target;
 mod queue;
@@ -134,6 +135,9 @@ pub struct JobCtx {
     pub zones: Option<Arc<crate::zbd::ZoneTable>>,
     /// `--latency-split`: this job's records in the kernel's stamp table.
     pub split: Option<crate::split::JobTable>,
+    /// fio's job over several files (`spec.files`): the regions (`start`, `span`) of its other
+    /// files, in order after the first's (`start`, `span` above). Empty: one file.
+    pub more_files: Vec<(u64, u64)>,
 }
 
 /// One second (or the last partial second) of one job.

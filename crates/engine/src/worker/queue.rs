@@ -14,7 +14,11 @@ use crate::gen::{Generator, Op};
 use crate::pattern::{self, BufferPool, WRITE_TAG};
 
 pub(super) struct Queue {
-    pub(super) gen: Generator,
+    /// The next I/O: the file's generator, one per file of the job (each its own position and
+    /// random map, as fio keeps per file).
+    pub(super) gens: Vec<Generator>,
+    /// A job over several files: which one the next I/O goes to (fio's `file_service_type`).
+    files: Option<super::files::FileChooser>,
     /// Each I/O's priority (the job's, or a per-I/O one: `spec.prio`).
     prio: PrioDraw,
     /// Writes carry stamps (offset, tag) per 4 KiB.
@@ -55,9 +59,21 @@ impl Queue {
         let spec = &*ctx.spec;
         let qd = spec.qd as usize;
         Queue {
-            gen: Generator::new(spec, ctx.start, ctx.span, ctx.job)
-                .with_trace(ctx.trace.clone())
-                .with_zones(ctx.zones.clone().map(|t| crate::zbd::JobZones::new(t, spec, ctx.start, ctx.span))),
+            gens: std::iter::once(
+                Generator::new(spec, ctx.start, ctx.span, ctx.job)
+                    .with_trace(ctx.trace.clone())
+                    .with_zones(ctx.zones.clone().map(|t| crate::zbd::JobZones::new(t, spec, ctx.start, ctx.span))),
+            )
+            // A file set's other files (neither traces nor zones: `spec.files` refuses them),
+            // each its own draw.
+            .chain(ctx.more_files.iter().enumerate().map(|(i, &(start, span))| {
+                Generator::new(spec, start, span, ctx.job ^ (i as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D))
+            }))
+            .collect(),
+            files: (!ctx.more_files.is_empty()).then(|| {
+                let spans = std::iter::once(ctx.span).chain(ctx.more_files.iter().map(|f| f.1)).collect();
+                super::files::FileChooser::new(spec.files.service, spans, spec.offset_seed() ^ ctx.job)
+            }),
             prio: PrioDraw::new(spec.prio.as_ref(), spec.offset_seed() ^ ctx.job.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             stamp_writes: spec.has_writes()
                 && pattern::stamps(spec.data)
@@ -70,6 +86,7 @@ impl Queue {
                     len: 0,
                     offset: 0,
                     prio: 0,
+                    file: 0,
                     t_before: 0,
                     t_submit: 0,
                     t_intended: 0,
@@ -155,7 +172,7 @@ impl Queue {
                 break;
             }
             // The bytes are done: what verify_backlog holds is read back, then the job stops.
-            if window.budget_spent() && !self.gen.backlog_flush() {
+            if window.budget_spent() && !self.gens[0].backlog_flush() {
                 return false;
             }
             if let Some(f) = self.flow.as_mut() {
@@ -221,9 +238,12 @@ impl Queue {
     ) -> bool {
         // fio's verify_backlog: a written block read back and checked goes first; it counts as
         // a read, not against the job's bytes or I/Os, its writes or its think time.
-        let (io, read_back) = match self.gen.backlog_read() {
+        // A file set's file for this I/O (verify's backlog, one file's only, is file 0's).
+        let file = self.files.as_ref().map_or(0, |f| f.current());
+        let gen = &mut self.gens[file as usize];
+        let (io, read_back) = match gen.backlog_read() {
             Some(io) => (io, true),
-            None => match self.gen.try_next_io() {
+            None => match gen.try_next_io() {
                 Some(io) => (io, false),
                 None => {
                     self.exhausted = true;
@@ -233,6 +253,9 @@ impl Queue {
             },
         };
         let prio = self.prio.next(io.op, io.len);
+        if let Some(f) = self.files.as_mut() {
+            f.issued(io.len);
+        }
         if !read_back {
             if io.op == Op::Write {
                 sched.wrote();
@@ -246,6 +269,7 @@ impl Queue {
             len: io.len,
             offset: io.offset,
             prio,
+            file,
             t_before: 0,
             t_submit: 0,
             t_intended,
@@ -279,7 +303,7 @@ impl Queue {
                 pattern::stamp(buf, s.offset, WRITE_TAG);
             }
         }
-        self.batch.push(Pending { slot, op: s.op, offset: s.offset, len: s.len, prio: s.prio });
+        self.batch.push(Pending { slot, op: s.op, offset: s.offset, len: s.len, prio: s.prio, file: s.file });
     }
 
     /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),

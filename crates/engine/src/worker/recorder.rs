@@ -248,7 +248,7 @@ impl Recorder {
                 Op::Write => 1,
                 Op::Trim => 2,
             };
-            log.io(dir, s.len, s.offset, s.prio, service, s.t_submit.saturating_sub(s.t_before), done);
+            log.io(dir, s.len, s.offset, s.prio, service, s.t_submit.saturating_sub(s.t_before), done, s.file);
         }
     }
 

@@ -21,6 +21,8 @@ pub(super) struct Slot {
     pub(super) offset: u64,
     /// Its I/O priority (ioprio; 0: the thread's).
     pub(super) prio: u16,
+    /// Which of the job's files (0 for a job of one).
+    pub(super) file: u32,
     /// Just before its submit call (where `lat` starts).
     pub(super) t_before: u64,
     /// When its submit call returned (where `clat` starts; for a synchronous backend, the same

@@ -110,6 +110,7 @@ pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
         pace: iops.map(|i| (i, 0.0)),
         trace: None,
         flow: None,
+        more_files: Vec::new(),
     }
 }
 

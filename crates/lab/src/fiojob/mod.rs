@@ -28,6 +28,7 @@ mod jobctl;
 mod logs;
 mod notice;
 mod onerror;
+mod opendir;
 mod options;
 mod prio;
 mod rates;
@@ -45,7 +46,7 @@ pub use notice::Notice;
 pub use options::Banner;
 
 /// One job as fio's normal output announces it before the run (`NAME: (g=G): rw=...`, `...`
-/// for its clones, `NAME: Laying out IO file (1 file / NMiB)` for each file it makes).
+/// for its clones, `NAME: Laying out IO file (1 file / NMiB)` for each set of files it makes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobLine {
     pub name: String,
@@ -54,8 +55,12 @@ pub struct JobLine {
     pub banner: Banner,
     /// Its clones (`numjobs`), itself included.
     pub clones: u64,
-    /// The files it will make (they do not exist yet): each path.
-    pub new_files: Vec<String>,
+    /// The files it will make (they do not exist yet), per set a job lays out (a clone's
+    /// file, or a job's several: `nrfiles`): each path.
+    pub new_files: Vec<Vec<String>>,
+    /// The bytes each new file is laid out to (the job's offset and size, before drivelab
+    /// rounds a new file up to whole pages).
+    pub file_bytes: u64,
 }
 
 use std::collections::{BTreeMap, HashSet};
@@ -341,6 +346,7 @@ fn build<'a>(
     let mut notices: Vec<Notice> = Vec::new();
     let mut no_effect: Vec<String> = Vec::new();
     let mut new_file_bytes: Option<u64> = None;
+    let mut file_bytes = 0;
     let (mut labels, mut slugs) = (HashSet::new(), HashSet::new());
     // fio's job numbers (its log files' `.N`): every job of the file from 1, clones included.
     let mut next_job = 1u32;
@@ -425,6 +431,7 @@ fn build<'a>(
                             .offset_bytes
                             .checked_add(spec.offset_increment_bytes.saturating_mul(clones))
                             .and_then(|o| o.checked_add(s));
+                        file_bytes = end.unwrap_or(0);
                         let whole = end.and_then(|e| e.checked_next_multiple_of(4096)).ok_or_else(|| {
                             let message =
                                 format!("[{}]: size={s} is too large for a file; give a smaller size", job.name);
@@ -437,14 +444,23 @@ fn build<'a>(
                 let new_files = if job.null || !given.targets.is_empty() {
                     Vec::new()
                 } else {
-                    targets.iter().filter(|t| !Path::new(t.as_str()).exists()).cloned().collect()
+                    let per_job = (spec.files.per_job as usize).max(1);
+                    let new = |set: &[String]| -> Vec<String> {
+                        set.iter().filter(|t| !Path::new(t.as_str()).exists()).cloned().collect()
+                    };
+                    targets.chunks(per_job).map(new).filter(|set| !set.is_empty()).collect()
                 };
                 fio_jobs.push(JobLine {
                     name: job.name.clone(),
                     group: points.len(),
                     banner: job.banner.clone(),
-                    clones: if job.file_per_clone { targets.len() as u64 } else { u64::from(spec.jobs) },
+                    clones: if job.file_per_clone {
+                        (targets.len() / (spec.files.per_job as usize).max(1)) as u64
+                    } else {
+                        u64::from(spec.jobs)
+                    },
                     new_files,
+                    file_bytes: std::mem::take(&mut file_bytes),
                 });
                 streams.push((job.name.clone(), targets, spec));
                 let (global, own) = given_options.next().expect("one entry per job");
@@ -688,7 +704,14 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
     let mut part = false;
     let targets = if !given.is_empty() {
         if job.file_per_clone {
-            spec.jobs = u32::try_from(job.targets.len().max(1)).unwrap_or(u32::MAX);
+            let clones = job.targets.len() / (spec.files.per_job as usize).max(1);
+            spec.jobs = u32::try_from(clones.max(1)).unwrap_or(u32::MAX);
+        }
+        // The targets given replace a job's files: a job over several runs over every target
+        // given (or its one target, or part).
+        let all = matches!(share::place(job, files, given.len()), share::Place::All);
+        if spec.files.per_job > 1 {
+            spec.files.per_job = if all { u32::try_from(given.len()).unwrap_or(u32::MAX) } else { 1 };
         }
         match share::place(job, files, given.len()) {
             share::Place::All => given.to_vec(),
@@ -731,7 +754,7 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
         }
     } else if job.whole_target {
         let offset = spec.offset_bytes;
-        let mut smallest: Option<u64> = None;
+        let mut each = Vec::with_capacity(targets.len());
         for t in &targets {
             let info = drivelab_engine::target::probe(t).map_err(|e| e.to_string())?;
             if !info.exists && spec.fill_device {
@@ -743,9 +766,11 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
                     job.name
                 ));
             }
-            let bytes = info.size_bytes.saturating_sub(offset);
-            smallest = Some(smallest.map_or(bytes, |s: u64| s.min(bytes)));
+            each.push(info.size_bytes.saturating_sub(offset));
         }
+        // A pass over each job's files (one, or a file set's: fio's job over several).
+        let per_job = (spec.files.per_job as usize).max(1);
+        let smallest = each.chunks(per_job).map(|set| set.iter().sum::<u64>()).min();
         if let Some(b) = smallest.filter(|&b| b > 0) {
             pass(&mut spec, b);
         }

@@ -122,6 +122,12 @@ struct Draft {
     numjobs: Option<u64>,
     filename: Option<String>,
     directory: Option<String>,
+    /// fio's `nrfiles`: files per job (named by `filename_format`) when no filename is given.
+    nrfiles: Option<u64>,
+    /// fio's `opendir`: every regular file below it, one job over them all.
+    opendir: Option<String>,
+    /// fio's `filesize`: each file's size (`size` is then the job's total).
+    filesize: Option<u64>,
     stonewall: bool,
     loops: Option<u64>,
     notices: Vec<Notice>,
@@ -405,7 +411,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         "iodepth" => d.qd = Some(range(need()?, 1, 65536)?),
         "iodepth_batch" => d.batch = Some(num(need()?)?),
-        "size" | "filesize" => d.size = Some(sz(need()?)?),
+        "size" => d.size = Some(sz(need()?)?),
+        "filesize" => d.filesize = Some(sz(need()?)?),
         "io_size" => d.io_size = Some(sz(need()?)?),
         "offset" => d.offset = Some(sz(need()?)?),
         "runtime" => d.runtime_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),
@@ -532,11 +539,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
             d.directory = Some(v.to_string());
         }
-        "nrfiles" => {
-            if num(need()?)? != 1 {
-                return Err(bad(o, "several files per job are not supported; list them in filename=a:b instead"));
-            }
-        }
+        "nrfiles" => d.nrfiles = Some(range(need()?, 1, MAX_FILES_PER_JOB)?),
+        "opendir" => d.opendir = Some(need()?.to_string()),
         "stonewall" => d.stonewall = flag()?,
         k if super::logs::is_key(k) => super::logs::apply(&mut d.logs, o).map_err(|e| bad(o, e))?,
         _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
@@ -622,6 +626,8 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     let err = |m: String| LineError { line, message: format!("[{section}]: {m}") };
     let name = d.name.clone().unwrap_or_else(|| section.to_string());
     let null = d.engine == Some("null");
+    let numjobs = d.numjobs.unwrap_or(1);
+    let files = job_files(&d, section, null, numjobs).map_err(err)?;
     let engine = match d.engine {
         Some("null") | None => EngineKind::Psync,
         Some(e) => EngineKind::from_name(e).ok_or_else(|| err(format!("no engine {e}")))?,
@@ -711,7 +717,19 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     if let Some(o) = d.offset {
         spec.offset_bytes = o;
     }
-    spec.span_bytes = d.size;
+    // A job over several files: `size` is its total, each file an equal part (fio's `size /
+    // nrfiles`), unless `filesize` gives each file's; with `filesize` alone the total is every
+    // file's.
+    let per = u64::from(files.per_job);
+    let (region, total) = match (d.filesize, d.size) {
+        (Some(f), s) => (Some(f), s.or(Some(f.saturating_mul(per)))),
+        (None, Some(s)) => (Some(s / per), Some(s)),
+        (None, None) => (None, None),
+    };
+    if files.per_job > 1 {
+        spec.files.per_job = files.per_job;
+    }
+    spec.span_bytes = region;
     let loops = d.loops.unwrap_or(1);
     let mut whole_target = false;
     if d.time_based {
@@ -720,14 +738,20 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         };
         spec.time_ns = Some(t);
     } else {
-        match d.io_size.or(d.size) {
+        match d.io_size.or(total) {
             Some(b) => {
                 // A sequential pass that skips (`rw=read:512k`) ends at the region's end, as
                 // fio's does: fewer bytes than the region per pass.
-                let pass = match (d.io_size, d.size, spec.bs.as_slice()) {
+                let pass = match (d.io_size, region, spec.bs.as_slice()) {
                     (None, Some(region), [one]) if !some_random && spec.seq_skip_bytes > 0 => {
                         let (bs, skip) = (one.bytes, spec.seq_skip_bytes as u64);
-                        region.checked_sub(bs).map_or(0, |room| (room / (bs + skip) + 1) * bs)
+                        per * region.checked_sub(bs).map_or(0, |room| (room / (bs + skip) + 1) * bs)
+                    }
+                    // fio ends each file where its next block would not fit: whole blocks of
+                    // each file (`size=100k bs=64k` moves 64 KiB, `size=1m` over 3 files at
+                    // 64 KiB 960 KiB).
+                    (None, Some(region), [one]) if spec.bs_max.is_none() && one.bytes > 0 => {
+                        b.min(per.saturating_mul(region / one.bytes * one.bytes))
                     }
                     _ => b,
                 };
@@ -774,31 +798,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
     spec.continue_on_error = d.continue_on_error;
     // fio's random map, unless norandommap: a pass visits every block once.
     spec.random_map = some_random && (!d.norandommap || d.lfsr);
-    let numjobs = d.numjobs.unwrap_or(1);
-    let (targets, file_per_clone) = match (&d.filename, null) {
-        (_, true) => (Vec::new(), false),
-        (Some(f), false) => {
-            let list = drivelab_engine::options::split_filename(f).map_err(|e| err(e.to_string()))?;
-            (list.into_iter().map(|t| in_dir(d.directory.as_deref(), &t)).collect(), false)
-        }
-        (None, false) => {
-            // fio names a job's files after its section (not a `name=` inside it).
-            let format = d.filename_format.as_deref().unwrap_or("$jobname.$jobnum.$filenum");
-            let files: Vec<String> =
-                (0..numjobs).map(|k| in_dir(d.directory.as_deref(), &file_name(format, section, k))).collect();
-            match files.iter().skip(1).filter(|f| **f == files[0]).count() {
-                // Clones whose names are one file share it, as in fio.
-                n if n + 1 == files.len() && files.len() > 1 => (files[..1].to_vec(), false),
-                0 => (files, true),
-                _ => {
-                    return Err(err(format!(
-                        "filename_format={format} names some of the {numjobs} clones' files alike and others apart; \
-                         drivelab runs clones on one file each or all on one: use $jobnum or leave it out"
-                    )))
-                }
-            }
-        }
-    };
+    let JobFiles { targets, file_per_clone, .. } = files;
     if !file_per_clone {
         spec.jobs = u32::try_from(numjobs).map_err(|_| err(format!("numjobs={numjobs} is too many")))?;
     }
@@ -889,7 +889,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         targets,
         file_per_clone,
         null,
-        size: d.size,
+        size: region,
         whole_target,
         stonewall: d.stonewall,
         notices,
@@ -906,8 +906,65 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
 
 /// A clone's file name by fio's `filename_format`: `$jobname` (the section), `$jobnum` (the
 /// clone), `$filenum` (0: one file per job); anything else as written.
-fn file_name(format: &str, section: &str, clone: u64) -> String {
-    format.replace("$jobname", section).replace("$jobnum", &clone.to_string()).replace("$filenum", "0")
+fn file_name(format: &str, section: &str, clone: u64, file: u64) -> String {
+    format.replace("$jobname", section).replace("$jobnum", &clone.to_string()).replace("$filenum", &file.to_string())
+}
+
+/// The most files one job runs over (`nrfiles`, `filename=a:b:...`, `opendir`): each is a
+/// target drivelab checks, claims and opens.
+pub const MAX_FILES_PER_JOB: u64 = 1024;
+
+/// A job's files: its targets, whether each clone has its own, and how many each job runs over.
+struct JobFiles {
+    targets: Vec<String>,
+    file_per_clone: bool,
+    per_job: u32,
+}
+
+/// The files of a job as fio names them: `filename`'s list (in `directory`), every regular
+/// file below `opendir`, or `nrfiles` names by `filename_format` for each clone — shared by
+/// the clones when their names are alike, one set per clone when they differ.
+fn job_files(d: &Draft, section: &str, null: bool, numjobs: u64) -> Result<JobFiles, String> {
+    let one_set = |targets: Vec<String>| {
+        if targets.len() as u64 > MAX_FILES_PER_JOB {
+            return Err(format!(
+                "{} files in one job; drivelab runs at most {MAX_FILES_PER_JOB} files per job: split the job",
+                targets.len()
+            ));
+        }
+        let per_job = targets.len().max(1) as u32;
+        Ok(JobFiles { targets, file_per_clone: false, per_job })
+    };
+    if null {
+        return Ok(JobFiles { targets: Vec::new(), file_per_clone: false, per_job: 1 });
+    }
+    if let Some(f) = &d.filename {
+        let list = drivelab_engine::options::split_filename(f).map_err(|e| e.to_string())?;
+        return one_set(list.into_iter().map(|t| in_dir(d.directory.as_deref(), &t)).collect());
+    }
+    if let Some(dir) = &d.opendir {
+        return one_set(super::opendir::files_below(dir)?);
+    }
+    // fio names a job's files after its section (not a `name=` inside it).
+    let format = d.filename_format.as_deref().unwrap_or("$jobname.$jobnum.$filenum");
+    let nrfiles = d.nrfiles.unwrap_or(1);
+    let sets: Vec<Vec<String>> = (0..numjobs)
+        .map(|k| (0..nrfiles).map(|f| in_dir(d.directory.as_deref(), &file_name(format, section, k, f))).collect())
+        .collect();
+    match sets.iter().skip(1).filter(|s| **s == sets[0]).count() {
+        // Clones whose names are the same files share them, as in fio.
+        n if n + 1 == sets.len() && sets.len() > 1 => one_set(sets[0].clone()),
+        0 => {
+            let mut one = one_set(sets[0].clone())?;
+            one.file_per_clone = true;
+            one.targets = sets.concat();
+            Ok(one)
+        }
+        _ => Err(format!(
+            "filename_format={format} names some of the {numjobs} clones' files alike and others apart; \
+             drivelab runs clones on files of their own or all on the same: use $jobnum or leave it out"
+        )),
+    }
 }
 
 /// What fio's normal output says of a job before it runs, as the job was written: its `rw`,

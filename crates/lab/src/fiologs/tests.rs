@@ -51,7 +51,7 @@ fn names_are_fios_with_the_job_number_of_each_clone() {
 
 #[test]
 fn per_io_lines_carry_fios_columns_and_units() {
-    let e = IoEntry { t_ns: 2_500_000, lat_ns: 3000, offset: 8192, slat_ns: 1000, len: 4096, dir: 1, prio: 0 };
+    let e = IoEntry { t_ns: 2_500_000, lat_ns: 3000, offset: 8192, slat_ns: 1000, len: 4096, dir: 1, prio: 0, file: 0 };
     let log = JobLog { slat: true, ios: vec![vec![e]], ..Default::default() };
     let l = log_spec();
     assert_eq!(lines(Kind::Lat, &l, &[&log]), vec!["2, 3000, 1, 4096, 0"]);

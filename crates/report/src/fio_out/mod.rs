@@ -78,7 +78,7 @@ pub fn render(results: &Results, format: FioFormat) -> Result<String, Error> {
 /// warnings about the jobs as it reads them, in every format; with the normal output its job
 /// lines ([`job_lines`]); then, in every format, its note for each clone of a synchronous job
 /// asked for a deeper queue.
-pub fn before_report(jobs: &[drivelab_lab::fiojob::JobLine], new_file_bytes: Option<u64>, normal: bool) -> String {
+pub fn before_report(jobs: &[drivelab_lab::fiojob::JobLine], normal: bool) -> String {
     let mut out = String::new();
     for j in jobs {
         if j.banner.says.writers_overlap {
@@ -92,7 +92,7 @@ pub fn before_report(jobs: &[drivelab_lab::fiojob::JobLine], new_file_bytes: Opt
         }
     }
     if normal {
-        out.push_str(&job_lines(jobs, new_file_bytes));
+        out.push_str(&job_lines(jobs));
     }
     for j in jobs.iter().filter(|j| j.banner.says.depth_capped) {
         for _ in 0..j.clones {
@@ -107,8 +107,9 @@ pub fn before_report(jobs: &[drivelab_lab::fiojob::JobLine], new_file_bytes: Opt
 /// What fio's normal output says before its jobs run (stdout, or its `--output` file): each
 /// job's line (`NAME: (g=G): rw=RW, bs=(R) MIN-MAX, (W) ..., (T) ..., ioengine=E, iodepth=N`,
 /// `...` after it for its clones), fio's version, `Starting N processes` (threads when the job
-/// says `thread`), and `NAME: Laying out IO file (1 file / NMiB)` for each file a job makes.
-pub fn job_lines(jobs: &[drivelab_lab::fiojob::JobLine], new_file_bytes: Option<u64>) -> String {
+/// says `thread`), and `NAME: Laying out IO file (1 file / NMiB)` for each file a job makes
+/// (`Laying out IO files (N files / total NMiB)` for a job's several).
+pub fn job_lines(jobs: &[drivelab_lab::fiojob::JobLine]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let bs = |(lo, hi): (u64, u64)| format!("{}-{}", text::num2str(lo, 4, true, "B"), text::num2str(hi, 4, true, "B"));
@@ -144,10 +145,13 @@ pub fn job_lines(jobs: &[drivelab_lab::fiojob::JobLine], new_file_bytes: Option<
         let _ = write!(out, "{processes} process{}", if processes > 1 { "es" } else { "" });
     }
     out.push('\n');
-    let mib = new_file_bytes.unwrap_or(0) >> 20;
     for j in jobs {
-        for _ in &j.new_files {
-            let _ = writeln!(out, "{}: Laying out IO file (1 file / {mib}MiB)", j.name);
+        for set in &j.new_files {
+            let total = (j.file_bytes.saturating_mul(set.len() as u64)) >> 20;
+            let _ = match set.len() {
+                1 => writeln!(out, "{}: Laying out IO file (1 file / {total}MiB)", j.name),
+                n => writeln!(out, "{}: Laying out IO files ({n} files / total {total}MiB)", j.name),
+            };
         }
     }
     out
