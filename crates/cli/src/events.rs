@@ -43,8 +43,16 @@ pub enum Voice {
     Quiet,
     /// `drivelab fio`: what fio writes and nothing else — I/O errors (fio prints its own), the
     /// live line on a terminal (`live`: not `--eta=never`), notices only when `notices`
-    /// (`--drivelab-notices`).
-    Fio { notices: bool, live: bool },
+    /// (`--drivelab-notices`), and with `--status-interval` (`status`) fio's whole report of
+    /// the run so far at every interval.
+    Fio { notices: bool, live: bool, status: Option<FioStatus> },
+}
+
+/// fio's `--status-interval`: every how long, and in which of fio's formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FioStatus {
+    pub every_ns: u64,
+    pub formats: [Option<drivelab_report::fio_out::FioFormat>; 4],
 }
 
 impl Voice {
@@ -78,6 +86,14 @@ impl Voice {
             Voice::Fio { notices, .. } => notices,
         }
     }
+
+    /// fio's `--status-interval` in ns (0: none), for the lab.
+    pub fn status_every_ns(self) -> u64 {
+        match self {
+            Voice::Fio { status: Some(s), .. } => s.every_ns,
+            _ => 0,
+        }
+    }
 }
 
 pub struct Printer {
@@ -94,6 +110,9 @@ pub struct Printer {
     plan: Option<progress::PlanClock>,
     /// Every notice said, each once, with the points (or the number of times) it was raised.
     notices: Vec<Said>,
+    /// fio's `--status-interval`: the results directory and the point running, for the
+    /// report of the run so far.
+    status: Option<(Option<std::path::PathBuf>, Option<drivelab_lab::plan::Point>)>,
 }
 
 /// A notice said once however often it was raised: a `--size` on a device is the same notice
@@ -116,6 +135,7 @@ impl Printer {
             point: None,
             plan: None,
             notices: Vec::new(),
+            status: matches!(voice, Voice::Fio { status: Some(_), .. }).then_some((None, None)),
         }
     }
 
@@ -205,7 +225,12 @@ impl Printer {
 
     pub fn event(&mut self, e: Event) {
         match e {
-            Event::ResultsDir(d) => self.say(&format!("results: {}", d.display())),
+            Event::ResultsDir(d) => {
+                if let Some(s) = self.status.as_mut() {
+                    s.0 = Some(d.to_path_buf());
+                }
+                self.say(&format!("results: {}", d.display()))
+            }
             Event::Notice(n) => self.notice(n),
             Event::Fill { path, done_bytes, total_bytes } => {
                 let show = self.voice.live();
@@ -216,6 +241,9 @@ impl Printer {
             }
             Event::PointStart { point, total } => {
                 self.point = Some(point.index);
+                if let Some(s) = self.status.as_mut() {
+                    s.1 = Some(point.clone());
+                }
                 if let Some(c) = &mut self.plan {
                     c.start(point.index, std::time::Instant::now());
                 }
@@ -255,12 +283,39 @@ impl Printer {
                 if let Some(f) = self.filling.take() {
                     f.finish();
                 }
+                if let Some(streams) = &p.status {
+                    self.clear();
+                    self.fio_status(streams);
+                }
                 let show = self.voice.live();
                 let at = self.plan.as_ref().map(|c| c.line(std::time::Instant::now(), p.remaining_ns));
                 self.live.get_or_insert_with(|| progress::Live::new(show)).update(p, at.as_deref())
             }
             Event::MeasureEnd => self.clear(),
         }
+    }
+
+    /// fio's report of the run so far (`--status-interval`): the points finished (as saved)
+    /// and the one running with each stream's result so far, in each of the formats asked.
+    fn fio_status(&mut self, streams: &[RunResult]) {
+        let (Some((Some(dir), Some(point))), Voice::Fio { status: Some(s), .. }) = (&self.status, self.voice) else {
+            return;
+        };
+        let Ok(mut saved) = drivelab_lab::results::load(dir) else { return };
+        let result = match streams {
+            [one] => one.clone(),
+            _ => drivelab_engine::merge::merge_results(streams),
+        };
+        let jobs = if streams.len() > 1 { streams.to_vec() } else { Vec::new() };
+        saved.points.retain(|p| p.point.index != point.index);
+        saved.points.push(PointResult::of(point.clone(), result, jobs));
+        let mut text = String::new();
+        for f in s.formats.into_iter().flatten() {
+            if let Ok(t) = drivelab_report::fio_out::render(&saved, f) {
+                text.push_str(&t);
+            }
+        }
+        crate::output::fio_status_text(&text);
     }
 
     fn point_done(&mut self, record: &PointResult) {

@@ -21,7 +21,7 @@ use drivelab_lab::results::Kind;
 use drivelab_report::fio_out::{before_report, error_lines, render, FioFormat};
 
 use crate::args::{PointsArgs, SafetyArgs};
-use crate::events::Voice;
+use crate::events::{FioStatus, Voice};
 use crate::run_cmd::Outcome;
 use crate::{output, plan_cmd};
 
@@ -68,7 +68,7 @@ fio's options:
   --eta=auto|always|never   never: no live line (auto, always: as drivelab)
   --eta-newline=TIME    accepted; drivelab's live line is one line
   --eta-interval=TIME   accepted; drivelab's live line updates every second
-  --status-interval=TIME    accepted; every result keeps a per-second series
+  --status-interval=TIME    fio's whole report of the run so far every TIME
   --max-jobs=N          accepted, no effect
   --alloc-size=KB       accepted, no effect
   --version             fio-3.33-compatible version line
@@ -160,12 +160,6 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         plan.read_traces()?;
         return Ok(crate::run_cmd::Outcome::Done);
     }
-    if a.status_interval.is_some() && a.drivelab_notices {
-        eprintln!(
-            "notice: --status-interval: drivelab prints no status block while running; every result keeps a \
-             per-second series (drivelab report DIR --format csv --series)"
-        );
-    }
     let mut safety = SafetyArgs {
         size: loaded.new_file_bytes.map(|b| b.to_string()),
         destroy: a.destroy.clone(),
@@ -193,7 +187,23 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     if output.is_none() {
         output::stdout_text(&preamble);
     }
-    let voice = Voice::Fio { notices: a.drivelab_notices, live: a.eta != Some(Eta::Never) };
+    // --status-interval: fio's whole report of the run so far at every interval, in its
+    // formats, on stdout (or held for the --output file, before the final report).
+    let status = match &a.status_interval {
+        Some(v) => {
+            let every_ns = fiojob::fio_time_ns(v).map_err(|e| Error::invalid(format!("--status-interval={v}: {e}")))?;
+            let mut list = [None; 4];
+            for (slot, f) in list.iter_mut().zip(&formats) {
+                *slot = Some(*f);
+            }
+            if output.is_some() {
+                crate::output::hold_fio_status();
+            }
+            Some(FioStatus { every_ns, formats: list })
+        }
+        None => None,
+    };
+    let voice = Voice::Fio { notices: a.drivelab_notices, live: a.eta != Some(Eta::Never), status };
     // stdout is fio's: with --drivelab-notices, the closing line and the report's path go to stderr.
     output::divert_to_stderr(true);
     let ran = plan_cmd::execute(&plan, Kind::Plan, None, &safety, &results, voice, None, &PointsArgs::default());
@@ -203,7 +213,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         return Ok(outcome);
     }
     let saved = drivelab_lab::results::load(&dir)?;
-    let mut text = if output.is_some() { preamble } else { String::new() };
+    let mut text = if output.is_some() { preamble + &crate::output::hold_fio_status() } else { String::new() };
     for f in formats {
         text.push_str(&render(&saved, f)?);
     }

@@ -59,6 +59,27 @@ pub fn divert_to_stderr(on: bool) {
     DIVERTED.store(on, Ordering::Relaxed);
 }
 
+/// fio's `--status-interval` reports held for its `--output` file (None: they go to stdout).
+static FIO_STATUS_HELD: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// A report of `drivelab fio --status-interval`: on stdout as fio writes it (whatever
+/// [`divert_to_stderr`] says: stdout is fio's), or held for the `--output` file
+/// ([`hold_fio_status`]).
+pub fn fio_status_text(text: &str) {
+    if let Some(held) = FIO_STATUS_HELD.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        held.push_str(text);
+        return;
+    }
+    let was = DIVERTED.swap(false, Ordering::Relaxed);
+    stdout_text(text);
+    DIVERTED.store(was, Ordering::Relaxed);
+}
+
+/// Hold the status reports for the `--output` file from now; the ones held so far are taken.
+pub fn hold_fio_status() -> String {
+    FIO_STATUS_HELD.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(String::new).split_off(0)
+}
+
 /// `line` and a newline on standard output (see [`stdout_text`]).
 pub fn stdout_line(line: &str) {
     stdout_text(&format!("{line}\n"));

@@ -199,7 +199,9 @@ pub fn execute(
     let mut printer = Printer::new(Style::Points, voice, false);
     printer.plan_points(plan.points.iter().map(|p| (p.index, p.estimate_ns)).collect());
     let mut sink = printer.sink();
-    let mut lab = Lab::new(lab_setup(safety, power_cmd)?, &mut sink);
+    let mut setup = lab_setup(safety, power_cmd)?;
+    setup.status_every_ns = voice.status_every_ns();
+    let mut lab = Lab::new(setup, &mut sink);
     let (dir, outcome) = match resume {
         Some(d) => {
             lab.agree(runner::check(&lab, plan, &opts))?;

@@ -206,6 +206,7 @@ mod tests {
             bytes: 0,
             streams_done: 0,
             stream_jobs: Vec::new(),
+            status: None,
         }
     }
 

@@ -65,6 +65,7 @@ pub fn lab_setup<'a>(safety: &'a SafetyArgs, power_cmd: Option<&String>) -> Resu
         stop: stop_flag(),
         journal: safety.journal_path()?,
         ranks: crate::mpi::ranks(),
+        status_every_ns: 0,
     })
 }
 

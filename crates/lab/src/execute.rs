@@ -102,6 +102,9 @@ pub struct Setup<'a> {
     pub journal: Option<std::path::PathBuf>,
     /// Under `mpirun`: this rank's place among the others (see [`crate::ranks`]). None: alone.
     pub ranks: Option<std::rc::Rc<Ranks>>,
+    /// fio's `--status-interval`: each measurement's result so far every this many ns, in its
+    /// `Event::Progress` (0: never).
+    pub status_every_ns: u64,
 }
 
 /// Why a point or its journal is refused as it is about to run: the words defined once, each
@@ -488,6 +491,7 @@ impl<'a> Lab<'a> {
         let stop = halt.as_ref().map_or_else(|| self.setup.stop.clone(), Halt::flag);
         let sink = &mut *self.sink;
         let end = Arc::new(EndEarly::default());
+        end.report_every(self.setup.status_every_ns);
         let mut watch = self.watch.take();
         let mut ran = run_streams_until(&list, engine, stop, end.clone(), &mut |p| {
             if let Some(h) = halt.as_mut() {

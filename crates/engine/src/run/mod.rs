@@ -50,6 +50,10 @@ pub struct Progress {
     pub streams_done: usize,
     /// Each stream's jobs: (ended, all). fio's `exitall` acts on a job's end, a clone's included.
     pub stream_jobs: Vec<(usize, usize)>,
+    /// fio's `--status-interval` ([`EndEarly::report_every`]): on the ticks a report is due,
+    /// each stream's result so far, made as the final one is (the I/O logs, verify's maps and
+    /// the latency split aside).
+    pub status: Option<Vec<RunResult>>,
 }
 
 /// A clean early end of a run, asked for by whoever watches its progress (fio's
@@ -62,6 +66,9 @@ pub struct EndEarly {
     code: AtomicU8,
     /// The streams asked to end: bit k is stream k (streams 63 and later share bit 63).
     streams: AtomicU64,
+    /// What the watcher also asks of the run: each stream's result so far every this many ns
+    /// (fio's `--status-interval`; 0: never).
+    status_every_ns: AtomicU64,
 }
 
 impl EndEarly {
@@ -74,6 +81,16 @@ impl EndEarly {
     pub fn end_streams(&self, why: EndReason, mask: u64) {
         let _ = self.code.compare_exchange(0, why.code(), Ordering::SeqCst, Ordering::SeqCst);
         self.streams.fetch_or(mask, Ordering::SeqCst);
+    }
+
+    /// Ask for each stream's result so far every `ns` (fio's `--status-interval`), in
+    /// [`Progress::status`]; set before the run starts.
+    pub fn report_every(&self, ns: u64) {
+        self.status_every_ns.store(ns, Ordering::SeqCst);
+    }
+
+    fn status_every(&self) -> Option<u64> {
+        Some(self.status_every_ns.load(Ordering::SeqCst)).filter(|&ns| ns > 0)
     }
 
     pub fn reason(&self) -> Option<EndReason> {
@@ -126,6 +143,22 @@ pub struct VerifyFrom<'a> {
     pub ids: &'a [u32],
     /// `--journal`: every write's intent and ack, and every fsync, recorded durably.
     pub journal: Option<&'a Arc<Journal>>,
+}
+
+impl JobReport {
+    /// Where a job is, before it has output.
+    fn place(stream: usize, target: usize, job_no: usize, job_start: u64) -> JobReport {
+        JobReport {
+            stream,
+            target,
+            job_no,
+            job_start,
+            output: JobOutput::default(),
+            ring: None,
+            pinned: None,
+            pin_notice: None,
+        }
+    }
 }
 
 struct JobReport {
@@ -253,6 +286,9 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     let mut lives = Vec::new();
     let mut handles: Vec<JoinHandle<JobReport>> = Vec::new();
+    // fio's --status-interval: where jobs post their figures so far, and where each job is.
+    let board = end.status_every().map(|_| Arc::new(status::StatusBoard::new(n_jobs)));
+    let mut places: Vec<JobReport> = Vec::new();
     // A failed start releases the jobs already started and waits for them before returning.
     let abort = |handles: Vec<JoinHandle<JobReport>>, e: Error| {
         gate.cancel();
@@ -303,6 +339,7 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     zones: None,
                     split: None,
                     more_files,
+                    status: board.clone(),
                 };
                 let mut job = JobSetup { ctx, verify: None, cpu: None };
                 let slot = JobSlot { stream: si, st, target: ti, j, job_no };
@@ -316,11 +353,15 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                 let ends = EndsJob(finished.clone());
                 let builder = std::thread::Builder::new().name(format!("drivelab-s{si}t{ti}j{j}"));
                 let clock = clock.clone();
+                places.push(JobReport::place(si, ti, job_no, job.ctx.start));
                 let run = Box::new(move || {
                     let _ends = ends;
                     let JobSetup { ctx, verify, cpu } = job;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
                     let (output, ring) = job_thread(&ctx, kind, files, engine, &gate, verify, clock);
+                    if let Some(b) = ctx.status.as_deref() {
+                        b.ended(job_no, output.report_copy());
+                    }
                     ctx.live.done.store(true, Ordering::Relaxed);
                     let job_start = ctx.start;
                     JobReport { stream: si, target: ti, job_no, job_start, output, ring, pinned, pin_notice }
@@ -335,7 +376,27 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
 
     features.iter_mut().for_each(|f| f.starting());
     let begin = gate.start(n_jobs).unwrap_or_else(now_ns);
-    follow(streams, &lives, &finished, begin, on_progress);
+    // A status report: each stream's result so far, from what every job posted, merged and
+    // assembled as the final results are.
+    let report = |board: &status::StatusBoard| -> Vec<RunResult> {
+        let outs = board.collect(|j| !lives[j].done.load(Ordering::Relaxed), JobOutput::report_copy);
+        let mut by_stream: Vec<Vec<JobReport>> = streams.iter().map(|_| Vec::new()).collect();
+        for (p, out) in places.iter().zip(outs) {
+            if let Some(output) = out {
+                by_stream[p.stream]
+                    .push(JobReport { output, ..JobReport::place(p.stream, p.target, p.job_no, p.job_start) });
+            }
+        }
+        let reason = end.reason();
+        let mut results = Vec::with_capacity(streams.len());
+        for (i, (st, mut reports)) in streams.iter().zip(by_stream).enumerate() {
+            let (m, u) = aggregate(&resolved[i], st.targets, engine, &mut reports, started_unix_ms, reason);
+            results.push(crate::merge::assemble(m, u));
+        }
+        results
+    };
+    let status = board.as_deref().zip(end.status_every()).map(|(b, every)| (every, move || report(b)));
+    follow(streams, &lives, &finished, begin, on_progress, status);
     let mut reports = Vec::new();
     for h in handles {
         reports.push(h.join().map_err(|_| Error::io("a job thread", std::io::Error::other("panicked")))?);
@@ -362,13 +423,15 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
 }
 
 /// Report the progress of the jobs `lives` (of `streams`, in order) about every 250 ms from
-/// `begin` until every job has ended (`finished`).
+/// `begin` until every job has ended (`finished`); with `status` (every N ns, and what makes a
+/// report), each stream's result so far every N.
 fn follow(
     streams: &[Stream],
     lives: &[Arc<Live>],
     finished: &Finished,
     begin: u64,
     on_progress: &mut dyn FnMut(&Progress),
+    mut status: Option<(u64, impl FnMut() -> Vec<RunResult>)>,
 ) {
     // Each stream's jobs in `lives`, in order.
     let mut stream_jobs = Vec::with_capacity(streams.len());
@@ -383,8 +446,20 @@ fn follow(
         streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns + st.spec.start_delay_ns)).max();
     let done =
         |r: &std::ops::Range<usize>| lives[r.start..r.end].iter().filter(|l| l.done.load(Ordering::Relaxed)).count();
-    while !finished.wait(lives.len(), Duration::from_millis(250)) {
+    let mut next_status = status.as_ref().map(|(every, _)| begin.saturating_add(*every));
+    let tick = |now: u64, due: Option<u64>| {
+        let ns = due.map_or(250_000_000, |d| d.saturating_sub(now).clamp(1_000_000, 250_000_000));
+        Duration::from_nanos(ns)
+    };
+    while !finished.wait(lives.len(), tick(now_ns(), next_status)) {
         let now = now_ns();
+        let report = match (&mut status, next_status) {
+            (Some((every, make)), Some(due)) if now >= due => {
+                next_status = Some(due.saturating_add(*every).max(now));
+                Some(make())
+            }
+            _ => None,
+        };
         let ops: u64 = lives.iter().map(|l| l.ops.load(Ordering::Relaxed)).sum();
         let bytes: u64 = lives.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
         let dt = (now - last.0) as f64 / 1e9;
@@ -400,6 +475,7 @@ fn follow(
             bytes,
             streams_done: stream_jobs.iter().filter(|r| done(r) == r.len()).count(),
             stream_jobs: stream_jobs.iter().map(|r| (done(r), r.len())).collect(),
+            status: report,
         };
         last = (now, ops, bytes);
         on_progress(&p);
@@ -561,6 +637,7 @@ mod peer;
 mod pins;
 mod replay;
 mod split;
+pub(crate) mod status;
 #[cfg(test)]
 mod tests;
 mod verify;

@@ -138,6 +138,8 @@ pub struct JobCtx {
     /// fio's job over several files (`spec.files`): the regions (`start`, `span`) of its other
     /// files, in order after the first's (`start`, `span` above). Empty: one file.
     pub more_files: Vec<(u64, u64)>,
+    /// fio's `--status-interval`: where the job posts its figures so far when asked.
+    pub status: Option<Arc<crate::run::status::StatusBoard>>,
 }
 
 /// One second (or the last partial second) of one job.
@@ -241,6 +243,34 @@ pub struct JobOutput {
     pub kinds: crate::measurement::kinds::Kinds,
 }
 
+impl JobOutput {
+    /// A copy of the figures a report shows (`--status-interval`): everything but verify's
+    /// maps, the I/O log and the latency split, which only the end gives.
+    pub(crate) fn report_copy(&self) -> JobOutput {
+        JobOutput {
+            read: self.read.clone(),
+            write: self.write.clone(),
+            sync: self.sync.clone(),
+            clat_read: self.clat_read.clone(),
+            clat_write: self.clat_write.clone(),
+            slat: self.slat.clone(),
+            trim: self.trim.clone(),
+            resp_read: self.resp_read.clone(),
+            resp_write: self.resp_write.clone(),
+            lag: self.lag.clone(),
+            tool_lag: self.tool_lag.clone(),
+            series: self.series.clone(),
+            errors: self.errors.clone(),
+            failure: self.failure.clone(),
+            kinds: self.kinds.clone(),
+            verify: None,
+            io_log: None,
+            split: None,
+            ..*self
+        }
+    }
+}
+
 /// [`run_job_on`] on the machine's clock (the tests' shorthand).
 #[cfg(test)]
 pub(crate) fn run_job<B: Backend>(ctx: &JobCtx, backend: &mut B, begin: u64, verify: Option<JobVerify>) -> JobOutput {
@@ -288,6 +318,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     let mut last_t = begin;
     ctx.live.measuring.store(window.measuring, Ordering::Relaxed);
     let data_only = matches!(spec.sync, crate::spec::SyncMode::Fdatasync { .. });
+    let mut status_seen = 0;
 
     loop {
         if !stopping && !q.fill(&mut sched, &mut window, backend.pool_mut(), clock) {
@@ -376,6 +407,13 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
         }
         if !stopping {
             stopping = lat_step(ctx, &mut q, &mut window, &mut rec, t);
+        }
+        // fio's --status-interval: the figures so far, when the watcher asks (one load a turn).
+        if let Some(b) = ctx.status.as_deref() {
+            if let Some(generation) = b.wanted(status_seen) {
+                status_seen = generation;
+                b.post(ctx.run_job.0 as usize, generation, rec.snapshot(&window, t));
+            }
         }
     }
     // fio's end_fsync: the writes made durable once the job's I/O is done (nothing in flight).

@@ -373,6 +373,30 @@ impl Recorder {
     }
 
     /// The job ended at `last_t`: close the last partial second and the window's figures.
+    /// The figures so far at `t`, as `finish` gives them at the end, for a status report
+    /// (`run/status.rs`): a copy; the job goes on.
+    pub(super) fn snapshot(&self, window: &Window, t: u64) -> JobOutput {
+        let mut out = self.out.report_copy();
+        // The second in progress is in `iv` until it rolls: counted too.
+        let iv = &self.iv;
+        out.read.merge(&iv.read);
+        out.write.merge(&iv.write);
+        out.trim.merge(&iv.trim);
+        (out.read_bytes, out.write_bytes, out.trim_bytes) =
+            (out.read_bytes + iv.read_bytes, out.write_bytes + iv.write_bytes, out.trim_bytes + iv.trim_bytes);
+        if self.paced {
+            out.resp_read.merge(&iv.resp_read);
+            out.resp_write.merge(&iv.resp_write);
+        }
+        if window.measuring {
+            (out.cpu_usr_ns, out.cpu_sys_ns, out.runq_wait_ns) = window.cpu();
+            out.usage = crate::usage::ThreadUsage::of_thread().since(window.usage0);
+            out.window_ns = t.saturating_sub(window.start);
+        }
+        out.kinds.clat_prio = self.prio.as_ref().map(PrioRec::finish).unwrap_or_default();
+        out
+    }
+
     pub(super) fn finish(mut self, window: &Window, last_t: u64, live: &Live) -> JobOutput {
         if window.measuring {
             (self.out.cpu_usr_ns, self.out.cpu_sys_ns, self.out.runq_wait_ns) = window.cpu();

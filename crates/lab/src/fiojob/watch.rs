@@ -365,6 +365,7 @@ mod tests {
             bytes: ops * 4096,
             streams_done: done,
             stream_jobs,
+            status: None,
         }
     }
 

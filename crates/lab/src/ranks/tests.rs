@@ -43,6 +43,7 @@ fn on_ranks<T: Send>(n: usize, share: Share, f: impl Fn(&mut Lab) -> T + Sync) -
                         stop: Arc::new(AtomicBool::new(false)),
                         journal: None,
                         ranks: Some(ranks),
+                        status_every_ns: 0,
                     };
                     let mut lab = Lab::new(setup, &mut sink);
                     f(&mut lab)
@@ -265,6 +266,7 @@ fn a_run_stopped_by_another_ranks_error_is_not_interrupted_and_says_who() {
         bytes: 0,
         streams_done: 0,
         stream_jobs: Vec::new(),
+        status: None,
     };
     let dir = scratch("halt");
     let target = path(&dir, "t.dat");

@@ -248,6 +248,24 @@ pub struct PointResult {
     pub jobs: Vec<RunResult>,
 }
 
+impl PointResult {
+    /// `point`'s record with `result` (and each job's, `jobs`, for a point of several) and
+    /// nothing else: a report of a point still running (fio's `--status-interval`).
+    pub fn of(point: Point, result: RunResult, jobs: Vec<RunResult>) -> PointResult {
+        PointResult {
+            schema: SCHEMA,
+            point,
+            result,
+            power_w: None,
+            steady: None,
+            repeats: None,
+            ranks: Vec::new(),
+            prep: Vec::new(),
+            jobs,
+        }
+    }
+}
+
 /// The rounds of a point run to steady state (SNIA PTS), for the report's convergence chart.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SteadyRecord {
