@@ -110,9 +110,17 @@ pub struct Printer {
     plan: Option<progress::PlanClock>,
     /// Every notice said, each once, with the points (or the number of times) it was raised.
     notices: Vec<Said>,
-    /// fio's `--status-interval`: the results directory and the point running, for the
-    /// report of the run so far.
-    status: Option<(Option<std::path::PathBuf>, Option<drivelab_lab::plan::Point>)>,
+    /// fio's `--status-interval`: what a report of the run so far is made of.
+    status: Option<StatusState>,
+}
+
+/// fio's `--status-interval`: the results directory (the points finished), the point running,
+/// and the plan's points (those not started are reported with zeros, as fio lists its jobs).
+#[derive(Default)]
+struct StatusState {
+    dir: Option<std::path::PathBuf>,
+    point: Option<drivelab_lab::plan::Point>,
+    all: Vec<drivelab_lab::plan::Point>,
 }
 
 /// A notice said once however often it was raised: a `--size` on a device is the same notice
@@ -135,13 +143,20 @@ impl Printer {
             point: None,
             plan: None,
             notices: Vec::new(),
-            status: matches!(voice, Voice::Fio { status: Some(_), .. }).then_some((None, None)),
+            status: matches!(voice, Voice::Fio { status: Some(_), .. }).then(StatusState::default),
         }
     }
 
     /// The points a plan will run (index, configured time), for its live line's ETA.
     pub fn plan_points(&mut self, points: Vec<(usize, Option<u64>)>) {
         self.plan = Some(progress::PlanClock::new(points));
+    }
+
+    /// The plan's points, for fio's status reports (`--status-interval`).
+    pub fn status_points(&mut self, points: &[drivelab_lab::plan::Point]) {
+        if let Some(s) = self.status.as_mut() {
+            s.all = points.to_vec();
+        }
     }
 
     /// Where lines for people go.
@@ -227,7 +242,7 @@ impl Printer {
         match e {
             Event::ResultsDir(d) => {
                 if let Some(s) = self.status.as_mut() {
-                    s.0 = Some(d.to_path_buf());
+                    s.dir = Some(d.to_path_buf());
                 }
                 self.say(&format!("results: {}", d.display()))
             }
@@ -242,7 +257,7 @@ impl Printer {
             Event::PointStart { point, total } => {
                 self.point = Some(point.index);
                 if let Some(s) = self.status.as_mut() {
-                    s.1 = Some(point.clone());
+                    s.point = Some(point.clone());
                 }
                 if let Some(c) = &mut self.plan {
                     c.start(point.index, std::time::Instant::now());
@@ -298,7 +313,9 @@ impl Printer {
     /// fio's report of the run so far (`--status-interval`): the points finished (as saved)
     /// and the one running with each stream's result so far, in each of the formats asked.
     fn fio_status(&mut self, streams: &[RunResult]) {
-        let (Some((Some(dir), Some(point))), Voice::Fio { status: Some(s), .. }) = (&self.status, self.voice) else {
+        let (Some(StatusState { dir: Some(dir), point: Some(point), all }), Voice::Fio { status: Some(s), .. }) =
+            (&self.status, self.voice)
+        else {
             return;
         };
         let Ok(mut saved) = drivelab_lab::results::load(dir) else { return };
@@ -307,8 +324,9 @@ impl Printer {
             _ => drivelab_engine::merge::merge_results(streams),
         };
         let jobs = if streams.len() > 1 { streams.to_vec() } else { Vec::new() };
-        saved.points.retain(|p| p.point.index != point.index);
+        saved.points.retain(|p| p.point.index < point.index);
         saved.points.push(PointResult::of(point.clone(), result, jobs));
+        saved.points.extend(all.iter().filter(|p| p.index > point.index).cloned().map(PointResult::not_started));
         let mut text = String::new();
         for f in s.formats.into_iter().flatten() {
             if let Ok(t) = drivelab_report::fio_out::render(&saved, f) {

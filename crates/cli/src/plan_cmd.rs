@@ -198,6 +198,7 @@ pub fn execute(
     };
     let mut printer = Printer::new(Style::Points, voice, false);
     printer.plan_points(plan.points.iter().map(|p| (p.index, p.estimate_ns)).collect());
+    printer.status_points(&plan.points);
     let mut sink = printer.sink();
     let mut setup = lab_setup(safety, power_cmd)?;
     setup.status_every_ns = voice.status_every_ns();

@@ -106,6 +106,13 @@ impl Unmeasured {
 /// The result of measurement `m` with what is not measured, `u`: the one way a result is made.
 /// With several jobs (`m.kinds.per_job`), each job's own result beside it (fio's numjobs clones),
 /// without a measurement of its own.
+/// The result of `spec` before it has run: nothing measured (what fio's status report shows of
+/// a job not started yet).
+pub fn not_started(spec: &crate::spec::AccessSpec) -> RunResult {
+    let engine = EngineFacts { backend: spec.engine.name().into(), ring: None, job_cpus: Vec::new() };
+    assemble(Measurement::default(), Unmeasured::new(spec.clone(), engine, Vec::new(), 0))
+}
+
 pub fn assemble(m: Measurement, u: Unmeasured) -> RunResult {
     let f = summarize(&m, &u.spec);
     let clones = if m.kinds.per_job.0.len() > 1 {

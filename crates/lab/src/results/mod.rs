@@ -252,6 +252,20 @@ impl PointResult {
     /// `point`'s record with `result` (and each job's, `jobs`, for a point of several) and
     /// nothing else: a report of a point still running (fio's `--status-interval`).
     pub fn of(point: Point, result: RunResult, jobs: Vec<RunResult>) -> PointResult {
+        PointResult::with(point, result, jobs)
+    }
+
+    /// `point`'s record before it has run: every job with nothing measured (fio's status
+    /// report lists the jobs not started yet with zeros).
+    pub fn not_started(point: Point) -> PointResult {
+        let streams: Vec<RunResult> =
+            point.streams().iter().map(|(spec, _)| drivelab_engine::merge::not_started(spec)).collect();
+        let result = drivelab_engine::merge::not_started(&point.spec);
+        let jobs = if streams.len() > 1 { streams } else { Vec::new() };
+        PointResult::with(point, result, jobs)
+    }
+
+    fn with(point: Point, result: RunResult, jobs: Vec<RunResult>) -> PointResult {
         PointResult {
             schema: SCHEMA,
             point,

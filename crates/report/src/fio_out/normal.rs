@@ -264,7 +264,10 @@ fn group(out: &mut String, m: &Model, g: usize) {
 pub(super) fn render(m: &Model) -> String {
     // fio starts its report with an empty line (after its job lines, or another format's).
     let mut out = String::from("\n");
-    for e in &m.entries {
+    // fio leaves out a job that moved nothing (a job of a group not started yet, in a status
+    // report); its group's line stays.
+    let moved = |e: &&Entry| e.result.total.ops > 0 || e.result.total.bytes > 0 || !e.result.errors.is_empty();
+    for e in m.entries.iter().filter(moved) {
         entry(&mut out, e, super::json::group_bw(m, e.groupid));
     }
     let mut groups: Vec<usize> = m.entries.iter().map(|e| e.groupid).collect();
