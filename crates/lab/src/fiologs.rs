@@ -74,7 +74,7 @@ fn specs(p: &Point) -> Vec<&AccessSpec> {
 /// its jobs per target.
 fn clones(spec: &AccessSpec, l: &IoLogSpec, targets: usize) -> u64 {
     if l.clone_per_target {
-        (targets / (spec.files.per_job as usize).max(1)) as u64
+        (targets / spec.files.each()) as u64
     } else {
         spec.jobs as u64
     }
@@ -322,7 +322,7 @@ fn iolog_lines(out: &mut String, r: &RunResult, logs: &[&JobLog]) {
     out.push_str("fio version 3 iolog\n");
     // A job's files: its target's, or a file set's from there (`IoEntry::file`).
     let name = |j: &JobLog, file: u16| r.targets.get(j.target + file as usize).map_or("", |t| t.path.as_str());
-    let per_job = (r.spec.files.per_job as usize).max(1) as u16;
+    let per_job = r.spec.files.each() as u16;
     let mut files: Vec<&str> = Vec::new();
     for f in logs.iter().flat_map(|j| (0..per_job).map(move |f| name(j, f))) {
         if !files.contains(&f) {

@@ -120,7 +120,7 @@ pub struct Stream<'a> {
 impl Stream<'_> {
     /// Targets per job: 1, or a file set's (`spec.files`: fio's job over several files).
     fn per_job(&self) -> usize {
-        (self.spec.files.per_job as usize).max(1)
+        self.spec.files.each()
     }
 
     /// The stream's jobs: `jobs` per target, or per file set.
@@ -570,7 +570,7 @@ fn aggregate(
     end_reason: Option<EndReason>,
 ) -> (Measurement, crate::merge::Unmeasured) {
     let cores = host_cores();
-    let per_job = (spec.files.per_job as usize).max(1);
+    let per_job = spec.files.each();
     // fio's logs: each job's, numbered among its target's jobs.
     let mut io_logs = crate::iolog::Logs::new();
     let mut per_target = vec![0u64; targets.len()];

@@ -26,6 +26,11 @@ impl FileSet {
     pub fn is_single(&self) -> bool {
         *self == FileSet::default()
     }
+
+    /// Targets each job runs over: `per_job`, at least 1.
+    pub fn each(&self) -> usize {
+        self.per_job.max(1) as usize
+    }
 }
 
 /// fio's `file_service_type`: which file a job's next I/O goes to.

@@ -125,7 +125,7 @@ pub fn finish(d: LogDraft, name: &str, first_job: u32, clone_per_target: bool) -
 /// when each clone has its own file, `own_files`, else its jobs per target).
 pub fn number(spec: &mut AccessSpec, job: &Job, own_files: bool, targets: usize, next: &mut u32) {
     let per_target = job.file_per_clone && own_files;
-    let clones = if per_target { (targets / (spec.files.per_job as usize).max(1)) as u32 } else { spec.jobs };
+    let clones = if per_target { (targets / spec.files.each()) as u32 } else { spec.jobs };
     if let Some(mut l) = job.io_log.clone() {
         l.first_job = *next;
         l.clone_per_target = per_target;

@@ -444,7 +444,7 @@ fn build<'a>(
                 let new_files = if job.null || !given.targets.is_empty() {
                     Vec::new()
                 } else {
-                    let per_job = (spec.files.per_job as usize).max(1);
+                    let per_job = spec.files.each();
                     let new = |set: &[String]| -> Vec<String> {
                         set.iter().filter(|t| !Path::new(t.as_str()).exists()).cloned().collect()
                     };
@@ -455,7 +455,7 @@ fn build<'a>(
                     group: points.len(),
                     banner: job.banner.clone(),
                     clones: if job.file_per_clone {
-                        (targets.len() / (spec.files.per_job as usize).max(1)) as u64
+                        (targets.len() / spec.files.each()) as u64
                     } else {
                         u64::from(spec.jobs)
                     },
@@ -704,7 +704,7 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
     let mut part = false;
     let targets = if !given.is_empty() {
         if job.file_per_clone {
-            let clones = job.targets.len() / (spec.files.per_job as usize).max(1);
+            let clones = job.targets.len() / spec.files.each();
             spec.jobs = u32::try_from(clones.max(1)).unwrap_or(u32::MAX);
         }
         // The targets given replace a job's files: a job over several runs over every target
@@ -769,7 +769,7 @@ fn resolve(job: &Job, given: &[String], files: &[Vec<String>]) -> Result<(Vec<St
             each.push(info.size_bytes.saturating_sub(offset));
         }
         // A pass over each job's files (one, or a file set's: fio's job over several).
-        let per_job = (spec.files.per_job as usize).max(1);
+        let per_job = spec.files.each();
         let smallest = each.chunks(per_job).map(|set| set.iter().sum::<u64>()).min();
         if let Some(b) = smallest.filter(|&b| b > 0) {
             pass(&mut spec, b);

@@ -914,6 +914,9 @@ fn file_name(format: &str, section: &str, clone: u64, file: u64) -> String {
 /// target drivelab checks, claims and opens.
 pub const MAX_FILES_PER_JOB: u64 = 1024;
 
+/// The most files one job section names with its clones (`numjobs` x `nrfiles`).
+const MAX_FILES_PER_SECTION: u64 = 65536;
+
 /// A job's files: its targets, whether each clone has its own, and how many each job runs over.
 struct JobFiles {
     targets: Vec<String>,
@@ -948,6 +951,14 @@ fn job_files(d: &Draft, section: &str, null: bool, numjobs: u64) -> Result<JobFi
     // fio names a job's files after its section (not a `name=` inside it).
     let format = d.filename_format.as_deref().unwrap_or("$jobname.$jobnum.$filenum");
     let nrfiles = d.nrfiles.unwrap_or(1);
+    // Bounded before any name is made: each file is a target drivelab checks and opens.
+    if numjobs.saturating_mul(nrfiles) > MAX_FILES_PER_SECTION {
+        return Err(format!(
+            "numjobs={numjobs} with nrfiles={nrfiles} names {} files; drivelab runs at most {MAX_FILES_PER_SECTION} \
+             per job section: fewer clones or files",
+            numjobs.saturating_mul(nrfiles)
+        ));
+    }
     let sets: Vec<Vec<String>> = (0..numjobs)
         .map(|k| (0..nrfiles).map(|f| in_dir(d.directory.as_deref(), &file_name(format, section, k, f))).collect())
         .collect();
@@ -1084,6 +1095,18 @@ mod tests {
         assert!(translate("j", 1, &opts("bsrange=64k-4k")).is_err());
         let j = translate("j", 1, &opts("kb_base=1000\nbs=4k")).unwrap();
         assert_eq!(j.spec.bs, bs(&[(4000, 100)]));
+    }
+
+    #[test]
+    fn nrfiles_name_each_clones_files_and_are_bounded_before_any_is_named() {
+        let j = translate("j", 1, &opts("nrfiles=2\nnumjobs=2\nsize=1m")).unwrap();
+        assert_eq!(j.targets, ["j.0.0", "j.0.1", "j.1.0", "j.1.1"]);
+        assert_eq!((j.spec.files.per_job, j.spec.span_bytes, j.file_per_clone), (2, Some(512 << 10), true));
+        let shared = translate("j", 1, &opts("nrfiles=3\nnumjobs=2\nfilename_format=f.$filenum")).unwrap();
+        assert_eq!((shared.targets.len(), shared.spec.jobs, shared.file_per_clone), (3, 2, false));
+        // Refused before 67 million names are made.
+        let e = translate("j", 1, &opts("nrfiles=1024\nnumjobs=65536")).unwrap_err().message;
+        assert!(e.contains("at most 65536"), "{e}");
     }
 
     #[test]
