@@ -41,6 +41,16 @@ pub enum PrepareError {
     #[error("cannot create {path}: its directory {} is not writable ({error}): \
              give a target in a writable directory", .dir.display())]
     DirNotWritable { path: String, dir: std::path::PathBuf, error: std::io::Error },
+    #[error(
+        "ioengine {engine} works on files by name; {path} is not a regular file: name files (or \
+             names to create)"
+    )]
+    MetaNotFile { engine: &'static str, path: String },
+    #[error(
+        "ioengine filedelete deletes {path}, which exists and which drivelab was not told to remove: \
+             add --overwrite if deleting it is what you want"
+    )]
+    MetaDelete { path: String },
 }
 
 impl From<PrepareError> for Error {
@@ -83,6 +93,9 @@ fn check_with(
     perm: &Permission,
     claims: Option<&Claims>,
 ) -> Result<(AccessSpec, Vec<TargetInfo>, Vec<String>), Error> {
+    if spec.engine.is_meta() {
+        return Ok((spec.clone(), check_meta(spec, names, perm)?, Vec::new()));
+    }
     let mut spec = spec.clone();
     // A replay's trace is read now, before every other check (parsing only named it).
     drivelab_engine::replay::resolve(&mut spec)?;
@@ -157,6 +170,9 @@ pub fn prepare(
     stop: &AtomicBool,
     on_fill: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<Prepared, Error> {
+    if spec.engine.is_meta() {
+        return prepare_meta(spec, names, perm);
+    }
     let (spec, mut infos, mut notices) = check_with(spec, names, new_file_size, perm, None)?;
     let mut created = Vec::new();
     let mut ctx = OpenCtx { spec: &spec, perm, claims, new_file_size, stop, on_fill, notices: &mut notices };
@@ -175,6 +191,33 @@ pub fn prepare(
             Err(e)
         }
     }
+}
+
+/// fio's metadata engines (`filecreate`, `filestat`, `filedelete`): the files are worked on
+/// by name during the run, never created, opened or filled before it. Each name is checked
+/// now: a regular file or nothing yet (never a device, a directory or anything else), in a
+/// directory that exists; `filedelete` removes files, so one that exists needs `--overwrite`
+/// (drivelab never removes a file it was not told to).
+fn prepare_meta(spec: &AccessSpec, names: &[String], perm: &Permission) -> Result<Prepared, Error> {
+    let span = spec.span_bytes.unwrap_or(0).max(spec.max_bs());
+    let targets =
+        check_meta(spec, names, perm)?.into_iter().map(|info| OpenTarget { info, file: None, start: 0, span });
+    Ok(Prepared { spec: spec.clone(), targets: targets.collect(), notices: Vec::new(), created: Vec::new() })
+}
+
+/// [`prepare_meta`]'s checks, with no side effects: the names probed.
+fn check_meta(spec: &AccessSpec, names: &[String], perm: &Permission) -> Result<Vec<TargetInfo>, Error> {
+    let infos = probe_all(names)?;
+    check_threads(spec, infos.len())?;
+    for info in &infos {
+        if info.exists && info.kind != TargetKind::File {
+            return Err(PrepareError::MetaNotFile { engine: spec.engine.name(), path: info.path.clone() }.into());
+        }
+        if spec.engine == EngineKind::FileDelete && info.exists && !perm.overwrite {
+            return Err(PrepareError::MetaDelete { path: info.path.clone() }.into());
+        }
+    }
+    Ok(infos)
 }
 
 /// Probe every target (no side effects) and refuse one named twice.
@@ -356,11 +399,13 @@ pub const MAX_JOBS_PER_CPU: u64 = 64;
 /// run a 500 ms point on 2 CPUs). Refuse what cannot run well.
 fn check_threads(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
     let cpus = std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1);
-    let threads = spec.jobs as u64 * targets as u64;
+    // A job over several files (fio's) is one thread for its set.
+    let sets = targets.div_ceil(spec.files.each());
+    let threads = spec.jobs as u64 * sets as u64;
     if threads > MAX_JOBS_PER_CPU * cpus {
         return Err(Error::spec(
             Field::Jobs,
-            format!("{} x {targets} target(s)", spec.jobs),
+            format!("{} x {sets} target(s)", spec.jobs),
             format!(
                 "{threads} job threads on {cpus} CPU(s) cannot share one measured window (at most {} here): \
                  use fewer {{jobs}} or a deeper {{qd}} per job",
@@ -375,7 +420,8 @@ fn check_threads(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
 /// refuse a spec whose buffers would not fit comfortably in memory, rather than abort later.
 fn check_buffer_memory(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
     let slot = spec.max_bs().div_ceil(4096) * 4096;
-    let need = (targets as u128) * (spec.jobs as u128) * (spec.qd as u128) * (slot as u128);
+    let sets = targets.div_ceil(spec.files.each());
+    let need = (sets as u128) * (spec.jobs as u128) * (spec.qd as u128) * (slot as u128);
     // SAFETY: sysconf has no preconditions.
     let ram = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) as u128 * libc::sysconf(libc::_SC_PAGESIZE) as u128 };
     if ram > 0 && need > ram / 2 {

@@ -35,6 +35,7 @@ mod fio_jobctl;
 mod fio_jobs;
 mod fio_latency_target;
 mod fio_logs;
+mod fio_meta;
 mod fio_output;
 mod fio_pattern;
 mod fio_plot;

@@ -22,6 +22,7 @@
 
 pub(crate) mod files;
 pub(crate) mod libaio;
+pub(crate) mod meta;
 pub(crate) mod null;
 pub(crate) mod posixaio;
 pub(crate) mod psync;
@@ -57,12 +58,28 @@ pub enum EngineKind {
     Libaio,
     /// POSIX AIO (glibc's aio_read/aio_write on its own threads), fio's `ioengine=posixaio`.
     Posixaio,
+    /// fio's metadata engines (`meta.rs`): each I/O creates (opens with O_CREAT, then closes),
+    /// stats or deletes its file, timed; no data moves.
+    #[serde(rename = "filecreate")]
+    FileCreate,
+    #[serde(rename = "filestat")]
+    FileStat,
+    #[serde(rename = "filedelete")]
+    FileDelete,
 }
 
 impl EngineKind {
     /// Every engine, in the order `--engine`'s help lists them.
-    pub const ALL: [EngineKind; 5] =
-        [EngineKind::Uring, EngineKind::Psync, EngineKind::UringCmd, EngineKind::Libaio, EngineKind::Posixaio];
+    pub const ALL: [EngineKind; 8] = [
+        EngineKind::Uring,
+        EngineKind::Psync,
+        EngineKind::UringCmd,
+        EngineKind::Libaio,
+        EngineKind::Posixaio,
+        EngineKind::FileCreate,
+        EngineKind::FileStat,
+        EngineKind::FileDelete,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -71,7 +88,21 @@ impl EngineKind {
             EngineKind::UringCmd => "uring_cmd",
             EngineKind::Libaio => "libaio",
             EngineKind::Posixaio => "posixaio",
+            EngineKind::FileCreate => "filecreate",
+            EngineKind::FileStat => "filestat",
+            EngineKind::FileDelete => "filedelete",
         }
+    }
+
+    /// fio's metadata engines: each I/O is an operation on its file's name, not on data; the
+    /// files are neither created nor opened before the run.
+    pub fn is_meta(self) -> bool {
+        matches!(self, EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete)
+    }
+
+    /// One I/O at a time, done by the submit call (psync and the metadata engines).
+    pub fn is_sync(self) -> bool {
+        self == EngineKind::Psync || self.is_meta()
     }
 
     /// Whether it sets a priority on each I/O (`cmdprio`: io_uring's SQE, libaio's iocb), not
@@ -138,10 +169,17 @@ pub(crate) fn with_backend<J: WithBackend>(
     wiring: Wiring,
     kind: TargetKind,
     files: Vec<File>,
+    names: &[String],
     pool: BufferPool,
     job: J,
 ) -> J::Out {
     let Wiring { qd, split_tag } = wiring;
+    if engine.is_meta() {
+        return match meta::Meta::new(engine, names, pool) {
+            Ok(mut b) => job.run(&mut b),
+            Err(e) => job.failed(format!("{}: {e}", engine.name())),
+        };
+    }
     if files.is_empty() || kind == TargetKind::Null {
         return job.run(&mut null::Null::new(qd, pool));
     }
@@ -164,6 +202,7 @@ pub(crate) fn with_backend<J: WithBackend>(
         },
         // Dropping it waits for what glibc's threads still have before its buffers go.
         EngineKind::Posixaio => job.run(&mut posixaio::PosixAio::new(file, qd, pool)),
+        EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete => unreachable!("taken above"),
     }
 }
 

@@ -348,6 +348,9 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     Ok(f) => f,
                     Err(e) => return abort(handles, Error::io("duplicating fd", e)),
                 };
+                // The metadata engines reach their files by name (they are not opened before).
+                let names: Vec<String> =
+                    if engine.is_meta() { set.iter().map(|t| t.info.path.clone()).collect() } else { Vec::new() };
                 let kind = t.info.kind;
                 let gate = gate.clone();
                 let ends = EndsJob(finished.clone());
@@ -358,7 +361,7 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     let _ends = ends;
                     let JobSetup { ctx, verify, cpu } = job;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
-                    let (output, ring) = job_thread(&ctx, kind, files, engine, &gate, verify, clock);
+                    let (output, ring) = job_thread(&ctx, kind, (files, &names), engine, &gate, verify, clock);
                     if let Some(b) = ctx.status.as_deref() {
                         b.ended(job_no, output.report_copy());
                     }
@@ -497,7 +500,7 @@ fn job_phase(aligned: bool, index: u64, jobs: u64) -> f64 {
 fn job_thread<C: Clock>(
     ctx: &JobCtx,
     kind: TargetKind,
-    files: Vec<std::fs::File>,
+    (files, names): (Vec<std::fs::File>, &[String]),
     engine: EngineKind,
     gate: &StartGate,
     verify: Option<JobVerify>,
@@ -544,7 +547,7 @@ fn job_thread<C: Clock>(
     }
     let split_tag = ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job));
     let wiring = Wiring { qd: spec.qd, split_tag };
-    with_backend(engine, &spec.engine_opts, wiring, kind, files, pool, Job { ctx, gate, verify, clock })
+    with_backend(engine, &spec.engine_opts, wiring, kind, files, names, pool, Job { ctx, gate, verify, clock })
 }
 
 /// The host's online cores: the machine the CPU share is "of". Not this process's affinity mask

@@ -863,9 +863,10 @@ impl AccessSpec {
                 return bad(Field::Data, format!("compress:{pct}"), "the compressible share must be 0..100");
             }
         }
-        if self.engine == EngineKind::Psync && self.qd > 1 {
-            let fix = format!("psync does one I/O at a time; use {{jobs}} {} {{qd}} 1, or {{engine}} uring", self.qd);
-            return bad(Field::Qd, format!("{} with {{engine}} psync", self.qd), &fix);
+        if self.engine.is_sync() && self.qd > 1 {
+            let e = self.engine.name();
+            let fix = format!("{e} does one I/O at a time; use {{jobs}} {} {{qd}} 1, or {{engine}} uring", self.qd);
+            return bad(Field::Qd, format!("{} with {{engine}} {e}", self.qd), &fix);
         }
         if self.thresholds_ns.len() > MAX_THRESHOLDS {
             let fix = format!("{} latency thresholds, at most {MAX_THRESHOLDS}", self.thresholds_ns.len());

@@ -441,7 +441,7 @@ fn build<'a>(
                         new_file_bytes = Some(new_file_bytes.unwrap_or(0).max(whole));
                     }
                 }
-                let new_files = if job.null || !given.targets.is_empty() {
+                let new_files = if job.null || !given.targets.is_empty() || spec.engine.is_meta() {
                     Vec::new()
                 } else {
                     let per_job = spec.files.each();

@@ -437,7 +437,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                         return Err(bad(
                             o,
                             "drivelab runs io_uring, libaio, posixaio, io_uring_cmd, psync, sync, vsync, pvsync, \
-                             pvsync2 (the four as psync) and null",
+                             pvsync2 (the four as psync), null and the metadata engines filecreate, filestat, \
+                             filedelete",
                         ))
                     }
                 },
@@ -684,7 +685,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
             ));
         }
     }
-    let sync_engine = engine == EngineKind::Psync;
+    let sync_engine = engine.is_sync();
     if let Some(o) = &d.serialize_overlap {
         let effective_qd = if sync_engine { 1 } else { qd };
         if effective_qd > 1 && !d.verify {
@@ -725,6 +726,13 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         (Some(f), s) => (Some(f), s.or(Some(f.saturating_mul(per)))),
         (None, Some(s)) => (Some(s / per), Some(s)),
         (None, None) => (None, None),
+    };
+    // fio's metadata engines: one operation per file and pass, counted as one block (fio also
+    // counts filesize/bs blocks that move nothing: the same when filesize is bs, as in fio's
+    // examples); nothing is laid out.
+    let (region, total) = match engine.is_meta() {
+        true => (Some(spec.max_bs()), Some(spec.max_bs().saturating_mul(per))),
+        false => (region, total),
     };
     if files.per_job > 1 {
         spec.files.per_job = files.per_job;
@@ -889,7 +897,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         targets,
         file_per_clone,
         null,
-        size: region,
+        size: region.filter(|_| !engine.is_meta()),
         whole_target,
         stonewall: d.stonewall,
         notices,
