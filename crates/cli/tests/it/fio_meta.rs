@@ -54,7 +54,11 @@ fn filecreate_filestat_filedelete_make_stat_and_remove_each_file_as_fio_counts_t
         let m = std::fs::metadata(s.0.join(f)).unwrap();
         assert_eq!((m.len(), m.permissions().mode() & 0o777), (0, 0o600), "{f}: created empty, 0600, as fio");
     }
-    let (code, err, stat) = meta(false, &s.0, "filestat", &[]);
+    // --readonly refuses what changes the file system, before anything runs.
+    let (code, err, _) = meta(false, &s.0, "filedelete", &["--overwrite", "--readonly"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--readonly") && err.contains("filedelete"), "{err}");
+    let (code, err, stat) = meta(false, &s.0, "filestat", &["--readonly"]);
     assert_eq!((code, stat), (Some(0), Some((50, 50 * 4096))), "{err}");
     // Deleting files that exist needs drivelab to be told so; nothing is deleted before.
     let (code, err, _) = meta(false, &s.0, "filedelete", &[]);
