@@ -11,6 +11,7 @@ use crate::execute::{Event, Lab};
 
 /// The spec of one pass (its `io_size` is set per target to the target's size).
 pub fn pass_spec(engine: EngineKind, seed: u64) -> AccessSpec {
+    let engine = engine.for_data();
     AccessSpec {
         read_pct: 0,
         random_pct: 0,

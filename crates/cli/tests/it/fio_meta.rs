@@ -54,6 +54,10 @@ fn filecreate_filestat_filedelete_make_stat_and_remove_each_file_as_fio_counts_t
         let m = std::fs::metadata(s.0.join(f)).unwrap();
         assert_eq!((m.len(), m.permissions().mode() & 0o777), (0, 0o600), "{f}: created empty, 0600, as fio");
     }
+    // Nothing to verify where no data moves.
+    let (code, err, _) = meta(false, &s.0, "filestat", &["--verify=crc32c"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("nothing to verify"), "{err}");
     // --readonly refuses what changes the file system, before anything runs.
     let (code, err, _) = meta(false, &s.0, "filedelete", &["--overwrite", "--readonly"]);
     assert_eq!(code, Some(2), "{err}");

@@ -100,6 +100,16 @@ impl EngineKind {
         matches!(self, EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete)
     }
 
+    /// The engine that moves data for a run made on a point's behalf (preconditioning, verify's
+    /// fill): the point's own, or psync for a metadata engine, which moves none.
+    pub fn for_data(self) -> EngineKind {
+        if self.is_meta() {
+            EngineKind::Psync
+        } else {
+            self
+        }
+    }
+
     /// One I/O at a time, done by the submit call (psync and the metadata engines).
     pub fn is_sync(self) -> bool {
         self == EngineKind::Psync || self.is_meta()

@@ -766,6 +766,11 @@ impl AccessSpec {
             );
         }
         self.check_trims_and_replay()?;
+        if self.engine.is_meta() && (self.verify || self.verify_found) {
+            let fix =
+                format!("ioengine {} moves no data, so there is nothing to verify: drop verify", self.engine.name());
+            return bad(Field::Verify, "on".into(), &fix);
+        }
         if self.files.per_job > 1 {
             self.check_file_set()?;
         }
