@@ -112,7 +112,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         return Ok(Outcome::Done);
     }
     let formats = formats(&a)?;
-    check_times(&a)?;
+    let status_ns = check_times(&a)?;
     // fio writes over its --output file; drivelab replaces it whole, never through a symlink.
     let output = match &a.output {
         Some(o) => Some((o.as_str(), drivelab_lab::store::check_output_file("--output", o)?)),
@@ -189,9 +189,8 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     }
     // --status-interval: fio's whole report of the run so far at every interval, in its
     // formats, on stdout (or held for the --output file, before the final report).
-    let status = match &a.status_interval {
-        Some(v) => {
-            let every_ns = fiojob::fio_time_ns(v).map_err(|e| Error::invalid(format!("--status-interval={v}: {e}")))?;
+    let status = match status_ns {
+        Some(every_ns) => {
             let mut list = [None; 4];
             for (slot, f) in list.iter_mut().zip(&formats) {
                 *slot = Some(*f);
@@ -309,8 +308,10 @@ fn formats(a: &FioArgs) -> Result<Vec<FioFormat>, Error> {
     Ok(list)
 }
 
-/// fio's time arguments, checked as fio checks them (a bare number is seconds).
-fn check_times(a: &FioArgs) -> Result<(), Error> {
+/// fio's time arguments, checked as fio checks them (a bare number is seconds); the
+/// `--status-interval` read, in ns.
+fn check_times(a: &FioArgs) -> Result<Option<u64>, Error> {
+    let mut status_ns = None;
     let times = [
         ("--eta-newline", &a.eta_newline, 1),
         ("--eta-interval", &a.eta_interval, 1),
@@ -324,8 +325,11 @@ fn check_times(a: &FioArgs) -> Result<(), Error> {
                 "{flag}={v}: too short for fio; give at least 1ms (or 1 for a second)"
             )));
         }
+        if flag == "--status-interval" {
+            status_ns = Some(ns);
+        }
     }
-    Ok(())
+    Ok(status_ns)
 }
 
 /// `--readonly`: a job that writes (or trims), or a target that would be created, is refused

@@ -17,7 +17,7 @@ fn end_fsync(spec: &mut crate::spec::AccessSpec, v: &str, _: crate::units::Diale
 }
 
 fn file_service(spec: &mut crate::spec::AccessSpec, v: &str, _: crate::units::Dialect) -> Result<(), String> {
-    spec.files.service = crate::spec::files::FileService::parse(v)?;
+    spec.files.service = crate::spec::files::FileService::parse(v).map_err(|e| e.to_string())?;
     Ok(())
 }
 

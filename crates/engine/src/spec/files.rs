@@ -33,6 +33,17 @@ impl FileSet {
     }
 }
 
+/// Why a `file_service_type` is refused: the words defined once.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FileServiceError {
+    #[error("'{0}': the I/Os before switching files must be a whole number from 1")]
+    Switch(String),
+    #[error("'{0}': drivelab chooses files by roundrobin, random or sequential, not by a skewed distribution; use one of those")]
+    Skewed(String),
+    #[error("'{0}': expected roundrobin, random or sequential (with an optional :N)")]
+    Unknown(String),
+}
+
 /// fio's `file_service_type`: which file a job's next I/O goes to.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -54,25 +65,17 @@ impl Default for FileService {
 impl FileService {
     /// fio's spelling: `roundrobin`, `random`, `sequential`, each with an optional `:N` (I/Os
     /// before switching). fio's skewed choices (`zipf`, `pareto`, `normal`, `gauss`) are refused.
-    pub fn parse(v: &str) -> Result<FileService, String> {
+    pub fn parse(v: &str) -> Result<FileService, FileServiceError> {
         let (word, n) = v.split_once(':').map_or((v, None), |(w, n)| (w, Some(n)));
-        let switch = || -> Result<u32, String> {
-            n.map_or(Ok(1), |n| {
-                n.parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| format!("'{n}': the I/Os before switching files must be a whole number from 1"))
-            })
+        let switch = || -> Result<u32, FileServiceError> {
+            n.map_or(Ok(1), |n| n.parse().ok().filter(|&n| n > 0).ok_or_else(|| FileServiceError::Switch(n.into())))
         };
         match word {
             "roundrobin" => Ok(FileService::RoundRobin { switch: switch()? }),
             "random" => Ok(FileService::Random { switch: switch()? }),
             "sequential" => Ok(FileService::Sequential),
-            "zipf" | "pareto" | "normal" | "gauss" => Err(format!(
-                "'{word}': drivelab chooses files by roundrobin, random or sequential, not by a skewed \
-                 distribution; use one of those"
-            )),
-            _ => Err(format!("'{word}': expected roundrobin, random or sequential (with an optional :N)")),
+            "zipf" | "pareto" | "normal" | "gauss" => Err(FileServiceError::Skewed(word.into())),
+            _ => Err(FileServiceError::Unknown(word.into())),
         }
     }
 
@@ -97,8 +100,8 @@ mod tests {
         for w in ["roundrobin", "roundrobin:4", "random", "random:2", "sequential"] {
             assert_eq!(FileService::parse(w).unwrap().word(), w);
         }
-        assert!(FileService::parse("zipf:1.2").unwrap_err().contains("skewed"));
-        assert!(FileService::parse("roundrobin:0").is_err());
-        assert!(FileService::parse("lottery").unwrap_err().contains("expected"));
+        assert_eq!(FileService::parse("zipf:1.2"), Err(FileServiceError::Skewed("zipf".into())));
+        assert_eq!(FileService::parse("roundrobin:0"), Err(FileServiceError::Switch("0".into())));
+        assert_eq!(FileService::parse("lottery"), Err(FileServiceError::Unknown("lottery".into())));
     }
 }

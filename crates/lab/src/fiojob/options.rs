@@ -954,7 +954,7 @@ fn job_files(d: &Draft, section: &str, null: bool, numjobs: u64) -> Result<JobFi
         return one_set(list.into_iter().map(|t| in_dir(d.directory.as_deref(), &t)).collect());
     }
     if let Some(dir) = &d.opendir {
-        return one_set(super::opendir::files_below(dir)?);
+        return one_set(super::opendir::files_below(dir).map_err(|e| e.to_string())?);
     }
     // fio names a job's files after its section (not a `name=` inside it).
     let format = d.filename_format.as_deref().unwrap_or("$jobname.$jobnum.$filenum");
