@@ -46,7 +46,7 @@ pub fn load_capped(
         let targets = match targets {
             plan::Targets::Given(t) | plan::Targets::ForListing(t) => t,
         };
-        return fiojob::load(file, fiojob::Given { targets, vars: &vars, cap });
+        return fiojob::load(file, fiojob::Given { targets, vars: &vars, cap, aux: None });
     }
     if let Some(v) = vars.first() {
         return Err(Error::invalid(format!(

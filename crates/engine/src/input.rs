@@ -66,6 +66,9 @@ impl Input {
     /// A results directory's generation maps: bounded by the targets they map (a byte per
     /// unit), checked by their reader against the file's size and the targets' sizes.
     pub const MAP: Input = Input { what: "generation map", limit: u64::MAX, example: "" };
+    /// fio's verify state file (`verify_state_load`): a header and one job's list, fio's
+    /// at most a few KiB; every field checked by its reader.
+    pub const VERIFY_STATE: Input = Input { what: "verify state file", limit: 16 << 20, example: "" };
     /// A crash journal: read as a stream, every frame checked against the bytes left.
     pub const JOURNAL: Input = Input { what: "journal", limit: u64::MAX, example: "" };
 

@@ -35,6 +35,8 @@ pub struct Unmeasured {
     pub verify_maps: Vec<GenerationMap>,
     /// fio's log records of each job.
     pub io_logs: Logs,
+    /// Each verifying job's writes, for fio's verify state files.
+    pub verify_writes: Vec<(usize, crate::result::JobWrites)>,
 }
 
 impl Unmeasured {
@@ -50,6 +52,7 @@ impl Unmeasured {
             verify_ids: Vec::new(),
             verify_maps: Vec::new(),
             io_logs: Logs::new(),
+            verify_writes: Vec::new(),
         }
     }
 
@@ -87,6 +90,11 @@ impl Unmeasured {
                 .enumerate()
                 .flat_map(|(i, p)| p.io_logs.iter().map(move |(_, l)| (i, l.clone())))
                 .collect(),
+            verify_writes: parts
+                .iter()
+                .enumerate()
+                .flat_map(|(i, p)| p.verify_writes.iter().map(move |(_, w)| (i, w.clone())))
+                .collect(),
         }
     }
 
@@ -98,6 +106,7 @@ impl Unmeasured {
             verify_ids: Vec::new(),
             verify_maps: Vec::new(),
             io_logs: Logs::new(),
+            verify_writes: Vec::new(),
             ..self.clone()
         }
     }
@@ -155,6 +164,7 @@ pub fn assemble(m: Measurement, u: Unmeasured) -> RunResult {
         verify_maps: u.verify_maps,
         measurement: Some(m),
         io_logs: u.io_logs,
+        verify_writes: u.verify_writes,
         latency_split: f.latency_split,
         kinds,
         clones,

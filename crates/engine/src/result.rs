@@ -269,6 +269,11 @@ pub struct RunResult {
     /// lab at the end of the point; not in the JSON). Not a measurement: records for files.
     #[serde(skip)]
     pub io_logs: crate::iolog::Logs,
+    /// With verify: each writing job's writes as fio's verify state records them (its
+    /// stream, then the job's), for fio's `verify_state_save` files written by the lab at the
+    /// end of the point; not in the JSON. Records for files, as `io_logs`.
+    #[serde(skip)]
+    pub verify_writes: Vec<(usize, JobWrites)>,
     /// `--latency-split`: where each I/O's lat went, stage by stage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_split: Option<LatencySplitStats>,
@@ -347,6 +352,21 @@ impl RunResult {
     pub fn mismatches(&self) -> u64 {
         self.kinds.verify.as_ref().map_or(0, VerifyStats::mismatches)
     }
+}
+
+/// One verifying job's writes as fio's verify state file holds them (`verify_state_save`):
+/// how many it issued (fio's `numberio`) and the offsets of its last writes completed whole,
+/// at most its depth (fio's completions, which a later `verify_state_load` checks the last
+/// writes against).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobWrites {
+    /// The job's target (index in the run's targets) and its number among that target's jobs.
+    pub target: usize,
+    pub job: u64,
+    pub issued: u64,
+    pub last_offsets_bytes: Vec<u64>,
+    /// The job's depth.
+    pub depth: u32,
 }
 
 /// Data verification of a run (`verify`): what was stamped, what was checked, what was wrong.

@@ -103,7 +103,7 @@ fn job_file(name: &str, value: Option<&str>, target: &str) -> Result<AccessSpec,
         None => format!("{name}\n"),
     };
     let targets = [target.to_string()];
-    let given = Given { targets: &targets, vars: &[], cap: Cap::default() };
+    let given = Given { targets: &targets, vars: &[], cap: Cap::default(), aux: None };
     fiojob::parse(&text, "t.fio", "t", given)
         .map(|f| f.plan.points[0].spec.clone())
         .map_err(|e| e.to_string().split_once(": ").map_or(e.to_string(), |(_, m)| m.to_string()))

@@ -265,6 +265,7 @@ fn run_points(
             for n in crate::fiologs::write(p, &saved.result, Some(dir.path()))? {
                 lab.emit(Event::Notice(&n));
             }
+            crate::fiojob::vstate::write_point(p, &saved.result)?;
         }
         lab.emit(Event::PointDone { record: &saved });
         let (interrupted, errored) = (saved.result.interrupted, saved.result.errored());

@@ -102,6 +102,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             verify_maps: Vec::new(),
             measurement: None,
             io_logs: Vec::new(),
+            verify_writes: Vec::new(),
             latency_split: None,
             kinds: Default::default(),
             clones: Vec::new(),

@@ -45,6 +45,7 @@ mod fio_status;
 mod fio_stop;
 mod fio_stripe;
 mod fio_verify_pattern;
+mod fio_verify_state;
 mod fio_walk;
 mod fio_zbd;
 mod guide;

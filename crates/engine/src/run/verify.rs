@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::feature::{JobSetup, JobSlot, RunFeature, RunInfo, StreamEnd};
 use super::{JobReport, Stream};
 use crate::error::Error;
-use crate::result::VerifyStats;
+use crate::result::{JobWrites, VerifyStats};
 use crate::spec::{AccessSpec, SyncMode};
 use crate::target::TargetKind;
 use crate::verify::{GenerationMap, JobJournal, Segment, SegmentTarget, UnitFormat};
@@ -42,6 +42,24 @@ impl RunFeature for Verify {
     fn finish(&mut self, s: &mut StreamEnd) {
         let Some(unit) = s.st.spec.verify_unit() else { return };
         let maps = std::mem::take(&mut self.maps[s.index]);
+        // fio's verify state of each writing job (its number among its target's jobs), before
+        // `stats` takes the jobs' outputs.
+        if s.st.spec.has_writes() {
+            let mut per_target = vec![0u64; s.st.targets.len()];
+            for r in s.reports.iter() {
+                let job = per_target[r.target];
+                per_target[r.target] += 1;
+                let Some(v) = r.output.verify.as_ref() else { continue };
+                let w = JobWrites {
+                    target: r.target,
+                    job,
+                    issued: v.writes_issued,
+                    last_offsets_bytes: v.last_writes.clone(),
+                    depth: s.st.spec.qd,
+                };
+                s.u.verify_writes.push((0, w));
+            }
+        }
         let (stats, ids, maps) = stats(s.st, s.reports, maps, unit);
         s.m.kinds.verify = Some(stats);
         (s.u.verify_ids, s.u.verify_maps) = (ids, maps);

@@ -51,6 +51,12 @@ pub struct VerifyOutput {
     pub unchecked_units: u64,
     pub held_ios: u64,
     pub inline: Checks,
+    /// Writes issued (fio's `numberio` of a job's verify state).
+    pub writes_issued: u64,
+    /// The offsets of the job's last writes completed whole, at most its depth, oldest first
+    /// (fio's verify state: what a later `verify_state_load` may check of the writes that were
+    /// in flight last).
+    pub last_writes: Vec<u64>,
 }
 
 pub(super) struct Verifier {
@@ -60,6 +66,10 @@ pub(super) struct Verifier {
     out: VerifyOutput,
     /// Slots of reads completed whole, to check once the reap pass is over.
     to_check: Vec<u32>,
+    /// The last writes completed whole: a ring of the job's depth, `next` the oldest once full.
+    last: Vec<u64>,
+    next: usize,
+    depth: usize,
 }
 
 impl Verifier {
@@ -71,6 +81,9 @@ impl Verifier {
             v,
             out: VerifyOutput::default(),
             to_check: Vec::with_capacity(qd),
+            last: Vec::with_capacity(qd.max(1)),
+            next: 0,
+            depth: qd.max(1),
         }
     }
 
@@ -107,6 +120,7 @@ impl Verifier {
             self.v.format.stamp(unit, self.v.target, offset + (k * self.unit) as u64, g as u64);
         }
         self.out.written_units += (buf.len() / self.unit) as u64;
+        self.out.writes_issued += 1;
     }
 
     /// An I/O of `s` completed with `ok` (whole): a read is queued for its check; a failed
@@ -118,6 +132,14 @@ impl Verifier {
         }
         match (s.op, ok) {
             (Op::Read, true) => self.to_check.push(slot),
+            (Op::Write, true) => {
+                if self.last.len() < self.depth {
+                    self.last.push(s.offset);
+                } else {
+                    self.last[self.next] = s.offset;
+                    self.next = (self.next + 1) % self.last.len();
+                }
+            }
             (Op::Write, false) => {
                 let first = self.index(s.offset);
                 let n = s.len as usize / self.unit;
@@ -203,6 +225,8 @@ impl Verifier {
 
     pub(super) fn finish(mut self) -> VerifyOutput {
         self.out.gens = std::mem::take(&mut self.v.gens);
+        self.last.rotate_left(self.next);
+        self.out.last_writes = self.last;
         self.out
     }
 }

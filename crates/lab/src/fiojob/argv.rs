@@ -76,6 +76,8 @@ pub struct FioArgs {
     /// drivelab's `--drivelab-notices`: its notices (and where the results went) on stderr; fio's
     /// contract otherwise keeps stderr for what fio itself writes there.
     pub drivelab_notices: bool,
+    /// fio's `--aux-path`: the directory of verify state files.
+    pub aux_path: Option<String>,
 }
 
 /// How a fio (or drivelab) option that is not a job option takes its value.
@@ -360,6 +362,7 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
         "cap-time" => out.cap_time = Some(v()),
         "cap-size" => out.cap_size = Some(v()),
         "drivelab-notices" => out.drivelab_notices = true,
+        "aux-path" => out.aux_path = Some(v()),
         "debug" => {
             return Err(bad(
                 shown,

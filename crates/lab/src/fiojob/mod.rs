@@ -37,6 +37,7 @@ mod share;
 pub mod steadystate;
 mod stripe;
 mod value;
+pub mod vstate;
 mod waitfor;
 mod walk;
 pub mod watch;
@@ -71,7 +72,7 @@ use drivelab_engine::spec::AccessSpec;
 use drivelab_engine::Error;
 
 use crate::plan::{expand, ConcurrentJob, FioOptions, Plan, PlanFile, Point};
-use options::Job;
+use options::{Job, VerifyStateUse};
 
 pub use argv::{fio_time_ns, split as split_args, Eta, FioArgs};
 
@@ -185,6 +186,8 @@ pub struct Given<'a> {
     pub vars: &'a [Var],
     /// `--cap-time`/`--cap-size`: each job shortened to these.
     pub cap: Cap,
+    /// fio's `--aux-path`: where verify state files are written and read (`vstate.rs`).
+    pub aux: Option<&'a str>,
 }
 
 /// Read the fio job file at `path` into a plan.
@@ -293,7 +296,58 @@ pub fn from_args(args: &FioArgs) -> Result<PlanFile, Error> {
         .unwrap_or_else(|| "fio".into());
     let empty = "fio's command line has no job: give --name=NAME and the job's options, or a job file";
     let cap = Cap::parse(args.cap_time.as_deref(), args.cap_size.as_deref())?;
-    build(&name, "fio's command line", empty, Given { targets: &[], vars: &[], cap }, read)
+    let given = Given { targets: &[], vars: &[], cap, aux: args.aux_path.as_deref() };
+    build(&name, "fio's command line", empty, given, read)
+}
+
+/// fio's verify state files of `job` (its clones numbered from `first_index`): with
+/// `verify_state_load`, each clone's file read and the writes it counts made the job's bound;
+/// with `verify_state_save`, each clone's file checked writable and the files to write when
+/// the job ends. Refusals name the file.
+fn verify_states(
+    job: &Job,
+    spec: &mut AccessSpec,
+    aux: Option<&str>,
+    first_index: u64,
+    clones: u64,
+) -> Result<Option<crate::plan::StateFiles>, String> {
+    let paths = (0..clones).map(|k| vstate::path(aux, &job.name, first_index + k));
+    match job.verify_state {
+        VerifyStateUse::None => Ok(None),
+        VerifyStateUse::Save => {
+            for p in paths {
+                vstate::check_writable(&p).map_err(|e| format!("[{}]: {e}", job.name))?;
+            }
+            let dir = aux.map(str::to_string);
+            Ok(Some(crate::plan::StateFiles { name: job.name.clone(), dir, first_index, ..Default::default() }))
+        }
+        VerifyStateUse::Load => {
+            let mut counts = Vec::new();
+            for p in paths {
+                let s = vstate::VerifyState::load(&p).map_err(|e| format!("[{}]: verify_state_load: {e}", job.name))?;
+                counts.push((p, s.numberio));
+            }
+            let Some(&(_, n)) = counts.first() else { return Ok(None) };
+            if let Some((p, m)) = counts.iter().find(|(_, m)| *m != n) {
+                return Err(format!(
+                    "[{}]: verify_state_load: {} counts {m} writes and {} counts {n}: drivelab checks one count for every \
+                     clone of a job; verify the clones as jobs of their own (numjobs=1, offset=)",
+                    job.name,
+                    p.display(),
+                    counts[0].0.display()
+                ));
+            }
+            if n == 0 {
+                return Err(format!(
+                    "[{}]: verify_state_load: {} counts no write: there is nothing to verify",
+                    job.name,
+                    counts[0].0.display()
+                ));
+            }
+            spec.number_ios = Some(spec.number_ios.map_or(n, |b| b.min(n)));
+            Ok(None)
+        }
+    }
 }
 
 /// `sections` without the jobs `--section` leaves out (fio keeps every `[global]`).
@@ -421,7 +475,16 @@ fn build<'a>(
                 spec.validate().map_err(|e| {
                     origin.at(ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
                 })?;
+                let first_index = u64::from(next_job - 1);
                 logs::number(&mut spec, job, given.targets.is_empty(), targets.len(), &mut next_job);
+                let per_target = job.file_per_clone && given.targets.is_empty();
+                let clones = if per_target { (targets.len() / spec.files.each()) as u64 } else { u64::from(spec.jobs) };
+                let states = verify_states(job, &mut spec, given.aux, first_index, clones)
+                    .map_err(|m| origin.at(ini::LineError { line: job.line, message: m }))?;
+                if let Some(mut s) = states {
+                    (s.stream, s.per_target, s.per_job_targets) = (fio.jobs.len(), per_target, spec.files.each());
+                    fio.verify_states.push(s);
+                }
                 if !job.null && given.targets.is_empty() {
                     if let Some(s) = job.size {
                         // As fio lays a new file out: to the end of the job's region (its offset,

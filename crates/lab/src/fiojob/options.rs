@@ -72,6 +72,22 @@ pub struct Job {
     pub increment_pct: Option<super::stripe::IncrementPct>,
     /// `exit_what=all` (with `exitall`: the groups after this job's never run).
     pub exit_what_all: bool,
+    /// fio's verify state files of the job (`vstate.rs`): written when it ends, or read to
+    /// bound what `verify_only` checks.
+    pub verify_state: VerifyStateUse,
+}
+
+/// What a job does with fio's verify state files (`vstate.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VerifyStateUse {
+    /// Neither: the job does not write with verify, or `verify_state_save=0`.
+    #[default]
+    None,
+    /// `verify_state_save` (fio's default) on a job that writes with verify: each clone's
+    /// state is written when the job ends.
+    Save,
+    /// `verify_only` with `verify_state_load`: each clone checks the writes its state counts.
+    Load,
 }
 
 /// What each option set, before the fields are made.
@@ -148,6 +164,11 @@ struct Draft {
     verify_backlog: u64,
     /// `verify_interval` in bytes: drivelab's `verify_unit`.
     verify_interval: Option<u64>,
+    /// `verify_only`: the job's writes are not made, but read back and checked.
+    verify_only: bool,
+    /// `verify_state_save` (fio's default: on), `verify_state_load`.
+    state_save: bool,
+    state_load: bool,
     /// `ignore_error` with `continue_on_error`, resolved (`onerror.rs`).
     ignore_error: Option<IgnoreErrors>,
     /// `flow`, `flow_id`, `flow_sleep`.
@@ -235,7 +256,7 @@ fn kb_base(opts: &[Opt]) -> Result<KbBase, LineError> {
 /// Translate job `name`'s options (global ones first, then its own, in order).
 pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError> {
     let kb = kb_base(opts)?;
-    let mut d = Draft { do_verify: true, ..Draft::default() };
+    let mut d = Draft { do_verify: true, state_save: true, ..Draft::default() };
     let opts = &*in_zones(opts, kb)?;
     for o in opts {
         apply(&mut d, o, kb)?;
@@ -259,6 +280,7 @@ pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError
     let (delay, rates, arrivals, seed) = (d.start_delay.take(), d.rates.take(), d.arrivals, d.seed);
     let number_ios = d.number_ios.take().map(|n| n.saturating_mul(d.loops.unwrap_or(1)));
     let rw = d.rw.clone().unwrap_or_else(|| "read".into());
+    let state = (d.verify_only, d.state_save, d.state_load);
     let mut job = finish(name, line, d)?;
     super::jobctl::merge(ctl, &mut job);
     if let Some(ns) = delay.map(|r| super::delay::pick(r, seed, &job.name)).filter(|&ns| ns > 0) {
@@ -279,7 +301,53 @@ pub fn translate(name: &str, line: usize, opts: &[Opt]) -> Result<Job, LineError
         }
         job.notices.extend(notice);
     }
+    verify_only(&mut job, &rw, state, opts)?;
     Ok(job)
+}
+
+/// fio's `verify_only` (the job's writes are not made: each block they would write is read
+/// back and checked by its header, in the order they would be written — the same offsets, as
+/// the same seed draws them) and which verify state files the job writes or reads
+/// (`vstate.rs`). `state` is (verify_only, verify_state_save, verify_state_load).
+fn verify_only(job: &mut Job, rw: &str, state: (bool, bool, bool), opts: &[Opt]) -> Result<(), LineError> {
+    let (only, save, load) = state;
+    let at = |key: &str| opts.iter().rev().find(|o| o.key == key).expect("the option was read");
+    let spec = &mut job.spec;
+    if load && !only {
+        return Err(bad(
+            at("verify_state_load"),
+            "verify_state_load bounds what verify_only checks to the writes a state file counts: give verify_only too",
+        ));
+    }
+    if !only {
+        if save && spec.verify && spec.has_writes() {
+            job.verify_state = VerifyStateUse::Save;
+        }
+        return Ok(());
+    }
+    let o = at("verify_only");
+    if !spec.verify {
+        return Err(bad(o, "verify_only checks what a verifying writer wrote: give its verify= too"));
+    }
+    if !matches!(rw.split(':').next().unwrap_or(""), "write" | "randwrite") {
+        return Err(bad(
+            o,
+            format!(
+                "verify_only reads back what a job that only writes wrote; rw={rw} reads or trims too: give the \
+                 writer's rw=write or rw=randwrite"
+            ),
+        ));
+    }
+    // The writer's blocks, read: its sizes and offsets, nothing written, each block checked by
+    // its own header as it completes (fio checks the header of each, not its write's number).
+    spec.read_pct = 100;
+    if let Some(w) = spec.bs_write.take() {
+        spec.bs = w;
+    }
+    (spec.verify_after, spec.verify_backlog, spec.fill_device) = (false, 0, false);
+    spec.verify_found = spec.verify_pattern.is_none();
+    job.verify_state = if load { VerifyStateUse::Load } else { VerifyStateUse::None };
+    Ok(())
 }
 
 fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
@@ -522,6 +590,9 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             }
         }
         "do_verify" => d.do_verify = flag()?,
+        "verify_only" => d.verify_only = flag()?,
+        "verify_state_save" => d.state_save = flag()?,
+        "verify_state_load" => d.state_load = flag()?,
         "iodepth_batch_complete_max" => d.complete_max = Some((num(need()?)?, o.clone())),
         "serialize_overlap" => d.serialize_overlap = Some(o.clone()).filter(|_| matches!(value, None | Some("1"))),
         // drivelab checks every read as it completes and stops at the first wrong block.
@@ -909,6 +980,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         ioscheduler: d.ioscheduler.clone(),
         increment_pct,
         exit_what_all: false,
+        verify_state: VerifyStateUse::None,
     })
 }
 

@@ -4,7 +4,8 @@ use drivelab_engine::spec::{EngineKind, SyncMode};
 fn plan(text: &str, targets: &[&str], vars: &[&str]) -> Result<Plan, Error> {
     let targets: Vec<String> = targets.iter().map(|s| s.to_string()).collect();
     let vars: Vec<Var> = vars.iter().map(|v| parse_var(v).unwrap()).collect();
-    parse(text, "job.fio", "job", Given { targets: &targets, vars: &vars, cap: Cap::default() }).map(|f| f.plan)
+    parse(text, "job.fio", "job", Given { targets: &targets, vars: &vars, cap: Cap::default(), aux: None })
+        .map(|f| f.plan)
 }
 
 const SSD_TEST: &str = "[global]\nbs=4k\nioengine=libaio\niodepth=4\nsize=10g\ndirect=1\nruntime=60\n\

@@ -348,6 +348,7 @@ mod tests {
         FioOptions {
             global: opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             jobs: vec![Vec::new(); jobs],
+            verify_states: Vec::new(),
         }
     }
 
@@ -395,7 +396,11 @@ mod tests {
     /// Jobs with these own options, `stream_jobs` (ended, all) each.
     fn jobs(global: &[(&str, &str)], own: &[&[(&str, &str)]]) -> Watch {
         let pairs = |o: &[(&str, &str)]| o.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
-        let fio = FioOptions { global: pairs(global), jobs: own.iter().map(|o| pairs(o)).collect() };
+        let fio = FioOptions {
+            global: pairs(global),
+            jobs: own.iter().map(|o| pairs(o)).collect(),
+            verify_states: Vec::new(),
+        };
         Watch::of(&fio).unwrap().unwrap()
     }
 

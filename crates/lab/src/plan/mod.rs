@@ -185,6 +185,26 @@ pub struct FioOptions {
     pub global: Vec<(String, String)>,
     /// Each job's own options, in stream order (the point's spec, then its concurrent jobs).
     pub jobs: Vec<Vec<(String, String)>>,
+    /// fio's verify state files the point's verifying writers leave when they end.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verify_states: Vec<StateFiles>,
+}
+
+/// The verify state files of one job of a point (`fiojob::vstate`): one per clone, named
+/// `local-NAME-INDEX-verify.state` in `dir` (fio's `--aux-path`) or the current directory.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StateFiles {
+    /// The job's stream in the point.
+    pub stream: usize,
+    pub name: String,
+    pub dir: Option<String>,
+    /// The number of the job's first clone in the job file, from 0 (fio's thread index).
+    pub first_index: u64,
+    /// Each clone has its own files (a clone is its target set's index), else the clones
+    /// share them (a clone is the job's number among its target's jobs).
+    pub per_target: bool,
+    /// Targets per job (a file set's).
+    pub per_job_targets: usize,
 }
 
 impl FioOptions {
