@@ -9,9 +9,11 @@ use std::path::Path;
 
 use crate::common::{self, need_loop, stderr, LoopDev, Scratch};
 
-/// `drivelab fio` in `dir` with `args` and fio's JSON: exit code, stderr, the read and write
-/// (total_ios, io_bytes) and the job's error.
-fn fio(dir: &Path, args: &[&str]) -> (Option<i32>, String, (u64, u64), (u64, u64), i64) {
+/// A run's exit code, stderr, read and write (total_ios, io_bytes) and the job's error.
+type Ran = (Option<i32>, String, (u64, u64), (u64, u64), i64);
+
+/// `drivelab fio` in `dir` with `args` and fio's JSON.
+fn fio(dir: &Path, args: &[&str]) -> Ran {
     let o = common::bin()
         .arg("fio")
         .args(args)
