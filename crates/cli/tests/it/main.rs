@@ -22,6 +22,7 @@ mod completions;
 mod delivery;
 mod fallback;
 mod fio;
+mod fio_atomic;
 mod fio_cmdline;
 mod fio_coverage;
 mod fio_delay;

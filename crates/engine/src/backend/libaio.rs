@@ -76,6 +76,8 @@ const _: () = assert!(std::mem::size_of::<Iocb>() == 64 && std::mem::size_of::<I
 
 pub(crate) struct Libaio {
     ctx: AioContext,
+    /// The `RWF_` flags of every write's iocb (`atomic`; 0: none).
+    write_flags: i32,
     /// One control block per slot (slot i's I/O is `iocbs[i]`).
     iocbs: Box<[Iocb]>,
     /// The control blocks of the batch being submitted. Sized once (qd), never grows past it.
@@ -97,6 +99,12 @@ pub(crate) struct Libaio {
 impl Libaio {
     /// An AIO context for `qd` outstanding I/Os on `file`, slot i of `pool` the buffer of the
     /// I/O in slot i.
+    /// Every write with these `RWF_` flags (`EngineOptions::write_flags`).
+    pub fn with_write_flags(mut self, flags: i32) -> Libaio {
+        self.write_flags = flags;
+        self
+    }
+
     pub fn new(files: Files, qd: u32, pool: BufferPool) -> io::Result<Libaio> {
         let mut ctx: AioContext = 0;
         // SAFETY: io_setup writes the new context's id into `ctx`, which lives through the call
@@ -116,6 +124,7 @@ impl Libaio {
         let slots = qd as usize;
         Ok(Libaio {
             ctx,
+            write_flags: 0,
             iocbs: vec![Iocb::default(); slots].into_boxed_slice(),
             queue: Vec::with_capacity(slots),
             events: vec![IoEvent::default(); slots].into_boxed_slice(),
@@ -254,6 +263,7 @@ unsafe impl Backend for Libaio {
                 aio_buf: buf as u64,
                 aio_nbytes: p.len as u64,
                 aio_offset: p.offset as i64,
+                aio_rw_flags: if p.op == Op::Write { self.write_flags } else { 0 },
                 ..Iocb::default()
             };
             if p.prio != 0 {

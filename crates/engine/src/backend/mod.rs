@@ -20,6 +20,7 @@
 //! engine is refused, named, instead of silently dropped when the engine changes; and the saved
 //! form stays flat (`"engine": "uring", "hipri": true`), as every saved result has it.
 
+pub mod atomic;
 pub(crate) mod files;
 pub(crate) mod libaio;
 pub(crate) mod meta;
@@ -140,13 +141,31 @@ pub struct EngineOptions {
     /// io_uring's (and io_uring_cmd's): `hipri`, `sqpoll`, `sqpoll_cpu`.
     #[serde(flatten)]
     pub uring: uring::UringOptions,
+    /// Every write with torn-write protection (RWF_ATOMIC, fio's `atomic`): all of it or none
+    /// of it lands if power fails mid-write. psync, io_uring and libaio; O_DIRECT only; each
+    /// target is checked before the run (`atomic::check`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub atomic: bool,
 }
 
 impl EngineOptions {
     /// Refuse an option `engine` does not take (naming it and the engine that does), and an
     /// option that cannot work as given (`direct`: whether the spec asks for O_DIRECT).
     pub fn check(&self, engine: EngineKind, direct: bool) -> Result<(), Error> {
-        self.uring.check(engine, direct)
+        self.uring.check(engine, direct)?;
+        if self.atomic {
+            atomic::check_engine(engine, direct)?;
+        }
+        Ok(())
+    }
+
+    /// The `RWF_` flags every write carries (0: none).
+    pub(crate) fn write_flags(&self) -> i32 {
+        if self.atomic {
+            libc::RWF_ATOMIC
+        } else {
+            0
+        }
     }
 }
 
@@ -195,10 +214,10 @@ pub(crate) fn with_backend<J: WithBackend>(
     }
     let file = files::Files::new(files);
     match engine {
-        EngineKind::Psync => job.run(&mut psync::Psync::new(file, pool)),
+        EngineKind::Psync => job.run(&mut psync::Psync::new(file, pool).with_write_flags(opts.write_flags())),
         // Dropping the ring drains what is still in flight before its buffers go.
         EngineKind::Uring => match uring::Uring::new(file, qd, pool, opts.uring, split_tag) {
-            Ok(mut b) => job.run(&mut b),
+            Ok(b) => job.run(&mut b.with_write_flags(opts.write_flags())),
             Err(e) => job.failed(format!("io_uring setup failed: {e}")),
         },
         EngineKind::UringCmd => match uring_cmd::UringCmd::new(file.into_first(), qd, pool, opts.uring) {
@@ -207,7 +226,7 @@ pub(crate) fn with_backend<J: WithBackend>(
         },
         // Dropping the context waits for what is still in flight before its buffers go.
         EngineKind::Libaio => match libaio::Libaio::new(file, qd, pool) {
-            Ok(mut b) => job.run(&mut b),
+            Ok(b) => job.run(&mut b.with_write_flags(opts.write_flags())),
             Err(e) => job.failed(format!("libaio setup failed: {e}")),
         },
         // Dropping it waits for what glibc's threads still have before its buffers go.

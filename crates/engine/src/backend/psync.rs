@@ -11,11 +11,19 @@ pub(crate) struct Psync {
     files: Files,
     pool: BufferPool,
     done: Option<(u32, i32)>,
+    /// The `RWF_` flags of every write (`atomic`: `pwritev2` then; 0: `pwrite`).
+    write_flags: i32,
 }
 
 impl Psync {
     pub fn new(files: Files, pool: BufferPool) -> Psync {
-        Psync { files, pool, done: None }
+        Psync { files, pool, done: None, write_flags: 0 }
+    }
+
+    /// Every write with these `RWF_` flags (`EngineOptions::write_flags`).
+    pub fn with_write_flags(mut self, flags: i32) -> Psync {
+        self.write_flags = flags;
+        self
     }
 }
 
@@ -39,11 +47,18 @@ unsafe impl Backend for Psync {
             let buf = self.pool.io_ptr(p.slot, p.len);
             let fd = self.files.fd(p.file);
             // SAFETY: `buf` points at `p.len` bytes of slot `p.slot` of our own pool (io_ptr
-            // checks both), which nothing else uses during the call; `fd` is one of our open files.
+            // checks both), which nothing else uses during the call (`iov` describes the same
+            // bytes and lives through it); `fd` is one of our open files.
             let r = unsafe {
                 match p.op {
                     Op::Read => libc::pread(fd, buf as *mut libc::c_void, p.len as usize, p.offset as i64),
-                    Op::Write => libc::pwrite(fd, buf as *const libc::c_void, p.len as usize, p.offset as i64),
+                    Op::Write if self.write_flags == 0 => {
+                        libc::pwrite(fd, buf as *const libc::c_void, p.len as usize, p.offset as i64)
+                    }
+                    Op::Write => {
+                        let iov = libc::iovec { iov_base: buf as *mut libc::c_void, iov_len: p.len as usize };
+                        libc::pwritev2(fd, &iov, 1, p.offset as i64, self.write_flags)
+                    }
                     Op::Trim => unreachable!("trims are done above"),
                 }
             };

@@ -79,6 +79,8 @@ pub struct RingFacts {
 }
 
 pub(crate) struct Uring {
+    /// The `RWF_` flags of every write's SQE (`atomic`; 0: none).
+    write_flags: i32,
     /// Closed in `Drop`, after everything in flight has completed.
     ring: ManuallyDrop<IoUring>,
     /// The buffers registered with the ring; freed in `Drop` after the ring is closed, or
@@ -188,6 +190,7 @@ impl Uring {
         // A regular file only: a device node on /dev (devtmpfs) reports tmpfs too.
         let look_before_sleep = !any_block && wait::on_tmpfs(files.fd(0));
         Ok(Uring {
+            write_flags: 0,
             ring: ManuallyDrop::new(ring),
             pool: ManuallyDrop::new(pool),
             inflight: 0,
@@ -208,6 +211,12 @@ impl Uring {
             #[cfg(test)]
             fail_next_submit: None,
         })
+    }
+
+    /// Every write with these `RWF_` flags (`EngineOptions::write_flags`).
+    pub fn with_write_flags(mut self, flags: i32) -> Uring {
+        self.write_flags = flags;
+        self
     }
 
     /// SQPOLL: CPU time its kernel thread has used so far, in ns (None without SQPOLL, or when
@@ -326,7 +335,10 @@ impl Uring {
 }
 
 #[inline]
-fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut u8) -> squeue::Entry {
+fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut u8, wflags: i32) -> squeue::Entry {
+    // The kernel refuses an atomic write from a registered buffer (EINVAL: it takes one user
+    // buffer, not a bvec), so such a write names its buffer by address.
+    let fixed_buffers = fixed_buffers && !(wflags & libc::RWF_ATOMIC != 0 && p.op == Op::Write);
     let e = match (fixed_file, fixed_buffers, p.op) {
         (true, true, Op::Read) => opcode::ReadFixed::new(types::Fixed(p.file), buf, p.len, p.slot as u16)
             .offset(p.offset)
@@ -335,24 +347,29 @@ fn sqe(fixed_file: bool, fixed_buffers: bool, fd: RawFd, p: &Pending, buf: *mut 
         (true, true, Op::Write) => opcode::WriteFixed::new(types::Fixed(p.file), buf, p.len, p.slot as u16)
             .offset(p.offset)
             .ioprio(p.prio)
+            .rw_flags(wflags)
             .build(),
         (true, false, Op::Read) => {
             opcode::Read::new(types::Fixed(p.file), buf, p.len).offset(p.offset).ioprio(p.prio).build()
         }
-        (true, false, Op::Write) => {
-            opcode::Write::new(types::Fixed(p.file), buf, p.len).offset(p.offset).ioprio(p.prio).build()
-        }
+        (true, false, Op::Write) => opcode::Write::new(types::Fixed(p.file), buf, p.len)
+            .offset(p.offset)
+            .ioprio(p.prio)
+            .rw_flags(wflags)
+            .build(),
         (false, true, Op::Read) => {
             opcode::ReadFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
         }
-        (false, true, Op::Write) => {
-            opcode::WriteFixed::new(types::Fd(fd), buf, p.len, p.slot as u16).offset(p.offset).ioprio(p.prio).build()
-        }
+        (false, true, Op::Write) => opcode::WriteFixed::new(types::Fd(fd), buf, p.len, p.slot as u16)
+            .offset(p.offset)
+            .ioprio(p.prio)
+            .rw_flags(wflags)
+            .build(),
         (false, false, Op::Read) => {
             opcode::Read::new(types::Fd(fd), buf, p.len).offset(p.offset).ioprio(p.prio).build()
         }
         (false, false, Op::Write) => {
-            opcode::Write::new(types::Fd(fd), buf, p.len).offset(p.offset).ioprio(p.prio).build()
+            opcode::Write::new(types::Fd(fd), buf, p.len).offset(p.offset).ioprio(p.prio).rw_flags(wflags).build()
         }
         // A file's trim: its range punched out (a block device's is a discard, done in submit).
         (true, _, Op::Trim) => opcode::Fallocate::new(types::Fixed(p.file), p.len as u64)
@@ -448,8 +465,8 @@ unsafe impl Backend for Uring {
                     self.stash.push((p.slot, self.files.trim_now(p.file, p.offset, p.len)));
                     continue;
                 }
-                let e =
-                    sqe(self.fixed_file, self.fixed_buffers, self.files.fd(p.file), p, self.pool.io_ptr(p.slot, p.len));
+                let (fd, buf) = (self.files.fd(p.file), self.pool.io_ptr(p.slot, p.len));
+                let e = sqe(self.fixed_file, self.fixed_buffers, fd, p, buf, self.write_flags);
                 let e = if self.tag != 0 { e.user_data(p.slot as u64 | self.tag) } else { e };
                 // SAFETY: the SQE's buffer is `p.len` bytes of slot `p.slot` of our pool, which
                 // lives until Drop has drained the ring, and which the worker leaves alone until

@@ -220,10 +220,30 @@ fn every_read_and_write_sqe_carries_the_ios_priority() {
     for (fixed_file, fixed_buffers) in [(true, true), (true, false), (false, true), (false, false)] {
         for op in [Op::Read, Op::Write] {
             let p = Pending { slot: 0, op, offset: 0, len: 4096, prio: 0x6002, file: 0 };
-            assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &p, buf.as_mut_ptr())), 0x6002, "{op:?}");
+            assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &p, buf.as_mut_ptr(), 0)), 0x6002, "{op:?}");
             let none = Pending { prio: 0, ..p };
-            assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &none, buf.as_mut_ptr())), 0);
+            assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &none, buf.as_mut_ptr(), 0)), 0);
         }
+    }
+}
+
+/// The SQE's `rw_flags` (bytes 28..32, native endian).
+fn sqe_rw_flags(e: squeue::Entry) -> u32 {
+    // SAFETY: as `sqe_ioprio`'s.
+    let bytes: [u8; 64] = unsafe { std::mem::transmute(e) };
+    u32::from_ne_bytes([bytes[28], bytes[29], bytes[30], bytes[31]])
+}
+
+#[test]
+fn atomic_writes_carry_rwf_atomic_and_reads_nothing() {
+    let mut buf = [0u8; 4096];
+    for (fixed_file, fixed_buffers) in [(true, true), (true, false), (false, true), (false, false)] {
+        let w = Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0, file: 0 };
+        let atomic = libc::RWF_ATOMIC;
+        assert_eq!(sqe_rw_flags(sqe(fixed_file, fixed_buffers, 3, &w, buf.as_mut_ptr(), atomic)), atomic as u32);
+        assert_eq!(sqe_rw_flags(sqe(fixed_file, fixed_buffers, 3, &w, buf.as_mut_ptr(), 0)), 0);
+        let r = Pending { op: Op::Read, ..w };
+        assert_eq!(sqe_rw_flags(sqe(fixed_file, fixed_buffers, 3, &r, buf.as_mut_ptr(), atomic)), 0);
     }
 }
 

@@ -38,6 +38,7 @@ pub enum Field {
     Hipri,
     Sqpoll,
     SqpollCpu,
+    Atomic,
     LatencySplit,
     Verify,
     VerifyAfter,
@@ -107,7 +108,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 69] = [
+    pub const SETTABLE: [Field; 70] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -140,6 +141,7 @@ impl Field {
         Field::Hipri,
         Field::Sqpoll,
         Field::SqpollCpu,
+        Field::Atomic,
         Field::Verify,
         Field::VerifyAfter,
         Field::VerifyUnit,
@@ -224,6 +226,7 @@ impl Field {
             Field::Hipri => "hipri",
             Field::Sqpoll => "sqpoll",
             Field::SqpollCpu => "sqpoll_cpu",
+            Field::Atomic => "atomic",
             Field::LatencySplit => "latency_split",
             Field::Verify => "verify",
             Field::VerifyAfter => "verify_after",

@@ -39,6 +39,7 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("hipri", "true"),
     ("sqpoll", "true"),
     ("sqpoll_cpu", "0"),
+    ("atomic", "true"),
     ("verify", "true"),
     ("verify_after", "true"),
     ("verify_unit", "512"),

@@ -242,6 +242,15 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
         if st.targets.is_empty() {
             return Err(Error::invalid("no target: give a file, a block device or null"));
         }
+        // Torn-write protection is the target's to give: asked of each before anything runs.
+        if st.spec.engine_opts.atomic && st.spec.has_writes() {
+            for t in st.targets {
+                let Some(f) = t.file.as_ref() else { continue };
+                let units = crate::backend::atomic::units(f)
+                    .map_err(|e| Error::io(format!("asking {} for its torn-write limits (statx)", t.info.path), e))?;
+                crate::backend::atomic::check_target(&t.info.path, units, st.spec, t.start)?;
+            }
+        }
     }
     if let Some(st) = streams.iter().find(|st| st.targets.len() % st.per_job() != 0) {
         let (n, k) = (st.targets.len(), st.per_job());

@@ -183,6 +183,7 @@ fn engine_options_keep_their_saved_form_flat_beside_the_engine() {
 fn an_engine_option_for_another_engine_is_refused_naming_both() {
     let uring = |hipri, sqpoll, sqpoll_cpu| EngineOptions {
         uring: crate::backend::uring::UringOptions { hipri, sqpoll, sqpoll_cpu },
+        atomic: false,
     };
     let psync = AccessSpec { engine: EngineKind::Psync, engine_opts: uring(true, false, None), ..Default::default() };
     let e = psync.validate().unwrap_err();
