@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use drivelab_engine::spec::{EngineKind, Trim};
+use drivelab_engine::spec::Trim;
 use drivelab_engine::{Error, Spelling};
 use drivelab_lab::fiojob::{self, Eta, FioArgs};
 use drivelab_lab::plan::Plan;
@@ -339,7 +339,7 @@ fn refuse_writes(plan: &Plan) -> Result<(), Error> {
         let jobs = std::iter::once((&p.step, &p.spec, &p.targets))
             .chain(p.concurrent.iter().map(|c| (&c.name, &c.spec, &c.targets)));
         for (name, spec, targets) in jobs {
-            if matches!(spec.engine, EngineKind::FileCreate | EngineKind::FileDelete) {
+            if spec.engine.changes_names() {
                 return Err(Error::invalid(format!(
                     "--readonly: job {name} runs ioengine={}, which changes the file system; nothing was run (drop \
                      the job, or --readonly)",

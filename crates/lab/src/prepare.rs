@@ -47,10 +47,17 @@ pub enum PrepareError {
     )]
     MetaNotFile { engine: &'static str, path: String },
     #[error(
-        "ioengine filedelete deletes {path}, which exists and which drivelab was not told to remove: \
+        "ioengine {engine} deletes {path}, which exists and which drivelab was not told to remove: \
              add --overwrite if deleting it is what you want"
     )]
-    MetaDelete { path: String },
+    MetaDelete { engine: &'static str, path: String },
+    #[error(
+        "ioengine {engine} works on directories by name; {path} is there and is not a directory (a symbolic \
+             link is not followed): name directories (or names to create)"
+    )]
+    MetaNotDir { engine: &'static str, path: String },
+    #[error("ioengine {engine}: making {path} before the run: {error}")]
+    MetaSetup { engine: &'static str, path: String, error: std::io::Error },
 }
 
 impl From<PrepareError> for Error {
@@ -193,29 +200,87 @@ pub fn prepare(
     }
 }
 
-/// fio's metadata engines (`filecreate`, `filestat`, `filedelete`): the files are worked on
-/// by name during the run, never created, opened or filled before it. Each name is checked
-/// now: a regular file or nothing yet (never a device, a directory or anything else), in a
-/// directory that exists; `filedelete` removes files, so one that exists needs `--overwrite`
-/// (drivelab never removes a file it was not told to).
+/// fio's metadata engines (`filecreate`, `filestat`, `filedelete`; `dircreate`, `dirstat`,
+/// `dirdelete` on directories): the names are worked on during the run, never opened before it.
+/// Each name is checked now: a regular file (a directory) or nothing yet — never a device, a
+/// symbolic link or anything else — in a directory that exists. The engines that stat or
+/// delete make the missing ones first, as fio does; the deleting ones remove one that was there
+/// before only with `--overwrite` (drivelab never removes a file it was not told to).
 fn prepare_meta(spec: &AccessSpec, names: &[String], perm: &Permission) -> Result<Prepared, Error> {
     let span = spec.span_bytes.unwrap_or(0).max(spec.max_bs());
-    let targets =
-        check_meta(spec, names, perm)?.into_iter().map(|info| OpenTarget { info, file: None, start: 0, span });
+    let infos = check_meta(spec, names, perm)?;
+    // As fio, the engines that stat or delete make what is missing first (fio's layout of the
+    // files, `setup_dirs` of the directories), so each I/O has one: a file of the region's
+    // bytes (mode 0644, as fio's; never through a symbolic link), a directory (0700).
+    let makes = [EngineKind::FileStat, EngineKind::FileDelete, EngineKind::DirStat, EngineKind::DirDelete];
+    if makes.contains(&spec.engine) {
+        for info in infos.iter().filter(|i| !i.exists) {
+            let made = if spec.engine.is_dir() {
+                use std::os::unix::fs::DirBuilderExt;
+                std::fs::DirBuilder::new().mode(0o700).create(&info.path)
+            } else {
+                use std::io::Write;
+                use std::os::unix::fs::OpenOptionsExt;
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o644)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                    .open(&info.path)
+                    .and_then(|mut f| f.write_all(&vec![0u8; span as usize]))
+            };
+            let engine = spec.engine.name();
+            made.map_err(|error| PrepareError::MetaSetup { engine, path: info.path.clone(), error })?;
+        }
+    }
+    let targets = infos.into_iter().map(|info| OpenTarget { info, file: None, start: 0, span });
     Ok(Prepared { spec: spec.clone(), targets: targets.collect(), notices: Vec::new(), created: Vec::new() })
 }
 
 /// [`prepare_meta`]'s checks, with no side effects: the names probed.
 fn check_meta(spec: &AccessSpec, names: &[String], perm: &Permission) -> Result<Vec<TargetInfo>, Error> {
-    let infos = probe_all(names)?;
+    let infos = if spec.engine.is_dir() { probe_dirs(spec.engine, names)? } else { probe_all(names)? };
     check_threads(spec, infos.len())?;
     for info in &infos {
         if info.exists && info.kind != TargetKind::File {
             return Err(PrepareError::MetaNotFile { engine: spec.engine.name(), path: info.path.clone() }.into());
         }
-        if spec.engine == EngineKind::FileDelete && info.exists && !perm.overwrite {
-            return Err(PrepareError::MetaDelete { path: info.path.clone() }.into());
+        if spec.engine.deletes() && info.exists && !perm.overwrite {
+            return Err(PrepareError::MetaDelete { engine: spec.engine.name(), path: info.path.clone() }.into());
         }
+    }
+    Ok(infos)
+}
+
+/// The names of a directory engine's job, looked at (no side effects): each is a directory or
+/// nothing yet (its parent must be there); anything else — a file, a symbolic link, a device —
+/// is refused. A name given twice is refused.
+fn probe_dirs(engine: EngineKind, names: &[String]) -> Result<Vec<TargetInfo>, Error> {
+    let mut infos: Vec<TargetInfo> = Vec::with_capacity(names.len());
+    for n in names {
+        if infos.iter().any(|i| &i.path == n) {
+            return Err(Error::invalid(format!("{n} is named twice: give each directory once")));
+        }
+        let exists = match std::fs::symlink_metadata(n) {
+            Ok(m) if m.file_type().is_dir() => true,
+            Ok(_) => return Err(PrepareError::MetaNotDir { engine: engine.name(), path: n.clone() }.into()),
+            Err(_) => {
+                // Nothing there yet: its parent must be, as for a new file.
+                target::probe(n)?;
+                false
+            }
+        };
+        // A name not there yet is drivelab's once made (by the run, or before it: dirstat).
+        let created_by_drivelab = !exists;
+        let info = TargetInfo {
+            path: n.clone(),
+            kind: TargetKind::File,
+            exists,
+            size_bytes: 0,
+            created_by_drivelab,
+            ..TargetInfo::null()
+        };
+        infos.push(info);
     }
     Ok(infos)
 }

@@ -266,6 +266,9 @@ fn run_points(
                 lab.emit(Event::Notice(&n));
             }
             crate::fiojob::vstate::write_point(p, &saved.result)?;
+            for n in crate::fiojob::unlink::after_point(p, &saved.result, lab.setup.perm.overwrite) {
+                lab.emit(Event::Notice(&n));
+            }
         }
         lab.emit(Event::PointDone { record: &saved });
         let (interrupted, errored) = (saved.result.interrupted, saved.result.errored());

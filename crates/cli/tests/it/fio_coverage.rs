@@ -15,6 +15,11 @@ const VALUES: &[(&str, &str)] = &[
     ("rwmixread", "70\nrw=randrw"),
     ("rwmixwrite", "30\nrw=randrw"),
     ("hipri", "1\nioengine=io_uring\ndirect=1"),
+    ("atomic", "1\ndirect=1"),
+    ("verify_only", "1\nverify=crc32c\nrw=write"),
+    // Loading needs the state file of a writer (crates/cli/tests/it/fio_verify_state.rs).
+    ("verify_state_load", "0"),
+    ("unlink_each_loop", "0"),
     ("read_iolog", "trace.log"),
     ("opendir", "."),
     ("file_service_type", "random"),

@@ -225,3 +225,45 @@ fn the_lines_before_the_report_lay_out_each_clones_files_as_fio_says() {
         assert_eq!(mine, head(&["fio"]));
     }
 }
+
+/// `drivelab fio ARGS` in `dir`: exit code and stderr.
+fn drivelab_fio(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let o = common::bin()
+        .arg("fio")
+        .args(args)
+        .args(["--output=/dev/null", "--drivelab-notices"])
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (o.status.code(), stderr(&o))
+}
+
+#[test]
+fn unlink_deletes_the_files_drivelab_made_and_others_only_with_overwrite() {
+    let s = Scratch::new("fio-unlink");
+    // Made by the run, deleted when it ends: every file of the set.
+    let (code, err) =
+        drivelab_fio(&s.0, &["--name=u", "--filename=a.dat:b.dat", "--size=128k", "--rw=write", "--unlink=1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!s.0.join("a.dat").exists() && !s.0.join("b.dat").exists(), "{err}");
+    // Someone else's file is kept (and said so) unless drivelab is told to overwrite it.
+    std::fs::write(s.0.join("theirs.dat"), vec![7u8; 128 << 10]).unwrap();
+    let theirs = ["--name=u", "--filename=theirs.dat", "--size=128k", "--rw=read", "--unlink=1"];
+    let (code, err) = drivelab_fio(&s.0, &theirs);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("theirs.dat was kept"), "{err}");
+    assert_eq!(std::fs::read(s.0.join("theirs.dat")).unwrap(), vec![7u8; 128 << 10]);
+    let (code, err) = drivelab_fio(&s.0, &[&theirs[..], &["--overwrite"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!s.0.join("theirs.dat").exists());
+    // A directory engine's directories go as directories.
+    let (code, err) =
+        drivelab_fio(&s.0, &["--name=d", "--ioengine=dircreate", "--nrfiles=3", "--filesize=4k", "--unlink=1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!s.0.join("d.0.0").exists(), "{err}");
+    // Deleting between loops is refused, naming the fix.
+    let (code, err) = drivelab_fio(&s.0, &["--name=u", "--filename=c.dat", "--size=64k", "--unlink_each_loop=1"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("unlink=1"), "{err}");
+}

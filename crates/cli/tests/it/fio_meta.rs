@@ -72,9 +72,15 @@ fn filecreate_filestat_filedelete_make_stat_and_remove_each_file_as_fio_counts_t
     let (code, err, deleted) = meta(false, &s.0, "filedelete", &["--overwrite"]);
     assert_eq!((code, deleted), (Some(0), Some((50, 50 * 4096))), "{err}");
     assert!(files(&s.0).is_empty());
-    // A stat of files that are gone is the job's error, as fio's (ENOENT), never a pass.
-    let (code, _, _) = meta(false, &s.0, "filestat", &[]);
-    assert_eq!(code, Some(1));
+    // As fio, filestat (and filedelete) first make the files that are missing, of filesize.
+    let (code, err, stat) = meta(false, &s.0, "filestat", &[]);
+    assert_eq!((code, stat), (Some(0), Some((50, 50 * 4096))), "{err}");
+    assert_eq!(std::fs::metadata(s.0.join("t.0.0")).unwrap().len(), 4096);
+    let (code, err, gone) = meta(false, &s.0, "filedelete", &["--overwrite"]);
+    assert_eq!((code, gone), (Some(0), Some((50, 50 * 4096))), "{err}");
+    let (code, err, gone) = meta(false, &s.0, "filedelete", &[]);
+    assert_eq!((code, gone), (Some(0), Some((50, 50 * 4096))), "made by the run, deleted without --overwrite: {err}");
+    assert!(files(&s.0).is_empty());
     if fio_installed() {
         let theirs = Scratch::new("fio-meta-fio");
         let (code, err, fio_created) = meta(true, &theirs.0, "filecreate", &[]);
@@ -118,4 +124,57 @@ fn a_link_is_never_created_through_and_a_device_is_refused() {
         assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
     }
     assert!(Path::new(&dev.dev).exists());
+}
+
+fn dirs(dir: &Path) -> Vec<String> {
+    let mut d: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()) && e.file_name().to_string_lossy().starts_with("t."))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    d.sort();
+    d
+}
+
+#[test]
+fn dircreate_dirstat_dirdelete_make_stat_and_remove_each_directory() {
+    let s = Scratch::new("fio-meta-dirs");
+    let (code, err, made) = meta(false, &s.0, "dircreate", &[]);
+    assert_eq!((code, made), (Some(0), Some((50, 50 * 4096))), "{err}");
+    let d = dirs(&s.0);
+    assert_eq!(d.len(), 50);
+    let mode = std::fs::metadata(s.0.join(&d[0])).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
+    // Made again: each mkdir fails (EEXIST), the job's error, never a pass.
+    let (code, _, _) = meta(false, &s.0, "dircreate", &[]);
+    assert_eq!(code, Some(1));
+    let (code, err, stat) = meta(false, &s.0, "dirstat", &[]);
+    assert_eq!((code, stat), (Some(0), Some((50, 50 * 4096))), "{err}");
+    // Directories that were there are removed only when drivelab is told so.
+    let (code, err, _) = meta(false, &s.0, "dirdelete", &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--overwrite") && err.contains("t.0.0"), "{err}");
+    assert_eq!(dirs(&s.0).len(), 50);
+    let (code, err, gone) = meta(false, &s.0, "dirdelete", &["--overwrite"]);
+    assert_eq!((code, gone), (Some(0), Some((50, 50 * 4096))), "{err}");
+    assert!(dirs(&s.0).is_empty());
+    // As fio, dirdelete (and dirstat) make their missing directories first: each I/O removes one.
+    let (code, err, gone) = meta(false, &s.0, "dirdelete", &[]);
+    assert_eq!((code, gone), (Some(0), Some((50, 50 * 4096))), "{err}");
+    assert!(dirs(&s.0).is_empty());
+    // A name that is not a directory — a file, a symbolic link to one — is refused, untouched.
+    std::fs::write(s.0.join("t.0.0"), b"keep").unwrap();
+    for engine in ["dirstat", "dirdelete", "dircreate"] {
+        let (code, err, _) = meta(false, &s.0, engine, &["--overwrite"]);
+        assert_eq!(code, Some(2), "{engine}: {err}");
+        assert!(err.contains("not a directory"), "{engine}: {err}");
+    }
+    assert_eq!(std::fs::read(s.0.join("t.0.0")).unwrap(), b"keep");
+    // --readonly refuses each: they change the file system.
+    for engine in ["dircreate", "dirstat", "dirdelete"] {
+        let (code, err, _) = meta(false, &s.0, engine, &["--readonly"]);
+        assert_eq!(code, Some(2), "{engine}: {err}");
+        assert!(err.contains("--readonly"), "{engine}: {err}");
+    }
 }

@@ -1,7 +1,9 @@
-//! fio's metadata engines (`filecreate`, `filestat`, `filedelete`): each I/O is one operation
-//! on its file's name — a create (open with O_CREAT, mode 0600, then close), a stat, or a
-//! delete — done by the submit call and timed as the I/O's latency, as fio times them (its
-//! clat). No data moves. Each file is reached through its directory, opened once before the
+//! fio's metadata engines (`filecreate`, `filestat`, `filedelete`, and fio 3.34's `dircreate`,
+//! `dirstat`, `dirdelete`): each I/O is one operation on its file's (directory's) name — a
+//! create (open with O_CREAT, mode 0600, then close; a directory: mkdir, mode 0700), a stat, or a
+//! delete (a directory: rmdir, which removes only an empty one) — done by the submit call and
+//! timed as the I/O's latency, as fio times them (its clat). No data moves. (fio makes its
+//! directories with mode 0, unreadable even to their owner; drivelab's are 0700.) Each file is reached through its directory, opened once before the
 //! run. What changes a name never follows a symbolic link in its last component: a create of a
 //! link fails with ELOOP, a delete removes the link itself (unlink never follows); a stat is
 //! fio's default `stat_type=stat`, which reads through a link.
@@ -67,6 +69,12 @@ impl Meta {
                 let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
                 unsafe { libc::fstatat(dir, name.as_ptr(), st.as_mut_ptr(), 0) }
             }
+            EngineKind::DirCreate => unsafe { libc::mkdirat(dir, name.as_ptr(), 0o700) },
+            EngineKind::DirStat => {
+                let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+                unsafe { libc::fstatat(dir, name.as_ptr(), st.as_mut_ptr(), 0) }
+            }
+            EngineKind::DirDelete => unsafe { libc::unlinkat(dir, name.as_ptr(), libc::AT_REMOVEDIR) },
             _ => unsafe { libc::unlinkat(dir, name.as_ptr(), 0) },
         };
         if r < 0 {

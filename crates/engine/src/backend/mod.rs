@@ -67,11 +67,19 @@ pub enum EngineKind {
     FileStat,
     #[serde(rename = "filedelete")]
     FileDelete,
+    /// fio's directory engines (fio 3.34's): each I/O makes (mode 0700), stats or removes its
+    /// directory; `dirstat` and `dirdelete` make the missing ones before the run, as fio does.
+    #[serde(rename = "dircreate")]
+    DirCreate,
+    #[serde(rename = "dirstat")]
+    DirStat,
+    #[serde(rename = "dirdelete")]
+    DirDelete,
 }
 
 impl EngineKind {
     /// Every engine, in the order `--engine`'s help lists them.
-    pub const ALL: [EngineKind; 8] = [
+    pub const ALL: [EngineKind; 11] = [
         EngineKind::Uring,
         EngineKind::Psync,
         EngineKind::UringCmd,
@@ -80,6 +88,9 @@ impl EngineKind {
         EngineKind::FileCreate,
         EngineKind::FileStat,
         EngineKind::FileDelete,
+        EngineKind::DirCreate,
+        EngineKind::DirStat,
+        EngineKind::DirDelete,
     ];
 
     pub fn name(self) -> &'static str {
@@ -92,13 +103,32 @@ impl EngineKind {
             EngineKind::FileCreate => "filecreate",
             EngineKind::FileStat => "filestat",
             EngineKind::FileDelete => "filedelete",
+            EngineKind::DirCreate => "dircreate",
+            EngineKind::DirStat => "dirstat",
+            EngineKind::DirDelete => "dirdelete",
         }
     }
 
     /// fio's metadata engines: each I/O is an operation on its file's name, not on data; the
     /// files are neither created nor opened before the run.
     pub fn is_meta(self) -> bool {
-        matches!(self, EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete)
+        matches!(self, EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete) || self.is_dir()
+    }
+
+    /// fio's directory engines: each I/O is an operation on a directory's name.
+    pub fn is_dir(self) -> bool {
+        matches!(self, EngineKind::DirCreate | EngineKind::DirStat | EngineKind::DirDelete)
+    }
+
+    /// The metadata engines that change the file system: they create or remove names (dirstat
+    /// makes its missing directories first).
+    pub fn changes_names(self) -> bool {
+        self.is_meta() && !matches!(self, EngineKind::FileStat)
+    }
+
+    /// The metadata engines that remove what is there.
+    pub fn deletes(self) -> bool {
+        matches!(self, EngineKind::FileDelete | EngineKind::DirDelete)
     }
 
     /// The engine that moves data for a run made on a point's behalf (preconditioning, verify's
@@ -231,7 +261,12 @@ pub(crate) fn with_backend<J: WithBackend>(
         },
         // Dropping it waits for what glibc's threads still have before its buffers go.
         EngineKind::Posixaio => job.run(&mut posixaio::PosixAio::new(file, qd, pool)),
-        EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete => unreachable!("taken above"),
+        EngineKind::FileCreate
+        | EngineKind::FileStat
+        | EngineKind::FileDelete
+        | EngineKind::DirCreate
+        | EngineKind::DirStat
+        | EngineKind::DirDelete => unreachable!("taken above"),
     }
 }
 

@@ -36,6 +36,7 @@ pub mod reporting;
 mod share;
 pub mod steadystate;
 mod stripe;
+pub mod unlink;
 mod value;
 pub mod vstate;
 mod waitfor;
@@ -481,6 +482,9 @@ fn build<'a>(
                 let clones = if per_target { (targets.len() / spec.files.each()) as u64 } else { u64::from(spec.jobs) };
                 let states = verify_states(job, &mut spec, given.aux, first_index, clones)
                     .map_err(|m| origin.at(ini::LineError { line: job.line, message: m }))?;
+                if job.unlink {
+                    fio.unlink.push(fio.jobs.len());
+                }
                 if let Some(mut s) = states {
                     (s.stream, s.per_target, s.per_job_targets) = (fio.jobs.len(), per_target, spec.files.each());
                     fio.verify_states.push(s);

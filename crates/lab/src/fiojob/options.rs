@@ -75,6 +75,8 @@ pub struct Job {
     /// fio's verify state files of the job (`vstate.rs`): written when it ends, or read to
     /// bound what `verify_only` checks.
     pub verify_state: VerifyStateUse,
+    /// `unlink=1`: the job's files are deleted when its group ends (`runner`).
+    pub unlink: bool,
 }
 
 /// What a job does with fio's verify state files (`vstate.rs`).
@@ -166,6 +168,8 @@ struct Draft {
     verify_interval: Option<u64>,
     /// `verify_only`: the job's writes are not made, but read back and checked.
     verify_only: bool,
+    /// `unlink`: the job's files are deleted when its group ends.
+    unlink: bool,
     /// `verify_state_save` (fio's default: on), `verify_state_load`.
     state_save: bool,
     state_load: bool,
@@ -591,6 +595,16 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         }
         "do_verify" => d.do_verify = flag()?,
         "verify_only" => d.verify_only = flag()?,
+        "unlink" => d.unlink = flag()?,
+        "unlink_each_loop" => {
+            if flag()? {
+                return Err(bad(
+                    o,
+                    "deleting the job's files between its loops is not in drivelab: give unlink=1 \
+                                   (deleted when the job's group ends), or loops=1",
+                ));
+            }
+        }
         "verify_state_save" => d.state_save = flag()?,
         "verify_state_load" => d.state_load = flag()?,
         "iodepth_batch_complete_max" => d.complete_max = Some((num(need()?)?, o.clone())),
@@ -981,6 +995,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         increment_pct,
         exit_what_all: false,
         verify_state: VerifyStateUse::None,
+        unlink: d.unlink,
     })
 }
 

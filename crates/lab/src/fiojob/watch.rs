@@ -349,6 +349,7 @@ mod tests {
             global: opts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             jobs: vec![Vec::new(); jobs],
             verify_states: Vec::new(),
+            unlink: Vec::new(),
         }
     }
 
@@ -400,6 +401,7 @@ mod tests {
             global: pairs(global),
             jobs: own.iter().map(|o| pairs(o)).collect(),
             verify_states: Vec::new(),
+            unlink: Vec::new(),
         };
         Watch::of(&fio).unwrap().unwrap()
     }

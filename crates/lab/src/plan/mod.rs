@@ -188,6 +188,9 @@ pub struct FioOptions {
     /// fio's verify state files the point's verifying writers leave when they end.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verify_states: Vec<StateFiles>,
+    /// The streams whose files are deleted when the point ends (fio's `unlink=1`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlink: Vec<usize>,
 }
 
 /// The verify state files of one job of a point (`fiojob::vstate`): one per clone, named

@@ -31,6 +31,7 @@ fn two_jobs(group_reporting: bool) -> drivelab_lab::results::Results {
         global: [vec![("bs".to_string(), "4k".to_string())], flag].concat(),
         jobs: vec![vec![("rw".into(), "randread".into())], vec![("rw".into(), "randwrite".into())]],
         verify_states: Vec::new(),
+        unlink: Vec::new(),
     });
     let a = with_latencies(point("a", "a", &[], &[("/t", 1.0)]), &[1000]).result;
     let b = with_latencies(point("b", "b", &[], &[("/t", 1.0)]), &[2000]).result;
