@@ -204,6 +204,7 @@ mod tests {
             stopped_by_error: false,
             ops: 0,
             bytes: 0,
+            clat_sum_ns: 0,
             streams_done: 0,
             stream_jobs: Vec::new(),
             status: None,

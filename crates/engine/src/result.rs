@@ -337,6 +337,9 @@ pub struct SteadyStateStats {
     /// The window's samples, oldest first: IOPS and bytes/s of each second.
     pub iops: Vec<u64>,
     pub bw_bytes_per_s: Vec<u64>,
+    /// With fio's `lat` criteria: each second's mean completion latency, ns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lat_ns: Vec<u64>,
 }
 
 impl RunResult {

@@ -124,3 +124,35 @@ fn exitall_ends_the_groups_other_jobs_when_the_first_ends() {
     assert_eq!(p["result"]["ended"], "exitall");
     assert!(jobs[1]["runtime_ns"].as_u64().unwrap() < 30 * S / 2, "the long job ended with the short one");
 }
+
+/// fio 3.39's `ss=lat:P%`: the window holds each second's mean completion latency, and the job
+/// ends when those settle, whatever the IOPS do.
+const STEADY_LAT: &str = "[global]\nioengine=null\nsize=1g\nrw=read\nbs=4k\ntime_based\n[steady]\nruntime=30\n\
+                          rate_iops=2000\nss=lat:50%\nss_dur=2\n";
+
+#[test]
+fn a_latency_criterion_judges_each_seconds_mean_completion_latency() {
+    if !crate::common::full_tier() {
+        return;
+    }
+    let s = Scratch::new("fio-stop-steady-lat");
+    let (code, points, dir, out) = run(&s, STEADY_LAT);
+    assert_eq!(code, Some(0), "{out}");
+    let r = &points[0]["result"];
+    assert_eq!(r["ended"], "steady", "{out}");
+    let ss = &r["steadystate"];
+    assert_eq!((ss["ss"].as_str(), ss["attained"].as_bool()), (Some("lat:50.000000%"), Some(true)), "{ss}");
+    let lat: Vec<u64> = ss["lat_ns"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert_eq!(lat.len(), 2, "{ss}");
+    let o = drivelab_in(&s.0, &["report", dir.to_str().unwrap(), "--fio-format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let data = &doc["jobs"][0]["steadystate"]["data"];
+    assert_eq!(data["lat_ns"].as_array().map(Vec::len), Some(2), "{data}");
+    assert_eq!(data["lat_mean"].as_u64(), Some(lat.iter().sum::<u64>() / 2), "fio's whole-number mean");
+    // fio 3.39's order, in the text (the parsed map sorts its keys).
+    let text = stdout(&o);
+    let text = &text[text.find("\"steadystate\"").unwrap()..];
+    let at = |k: &str| text.find(&format!("\"{k}\" :")).unwrap_or_else(|| panic!("{k}: {text}"));
+    let order = ["bw_mean", "iops_mean", "lat_mean", "lat_ns", "iops", "bw"].map(at);
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+}

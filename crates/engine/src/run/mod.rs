@@ -46,6 +46,8 @@ pub struct Progress {
     /// Since the start, ramp included: I/Os and bytes completed by every job of the run.
     pub ops: u64,
     pub bytes: u64,
+    /// Since the start, ramp included: the completion latencies of `ops` summed, ns.
+    pub clat_sum_ns: u64,
     /// Streams whose every job has ended (fio's `exitall` ends the others then).
     pub streams_done: usize,
     /// Each stream's jobs: (ended, all). fio's `exitall` acts on a job's end, a clone's included.
@@ -485,6 +487,7 @@ fn follow(
             stopped_by_error: lives.iter().any(|l| l.stopped_by_error.load(Ordering::Relaxed)),
             ops,
             bytes,
+            clat_sum_ns: lives.iter().map(|l| l.clat_sum_ns.load(Ordering::Relaxed)).fold(0, u64::saturating_add),
             streams_done: stream_jobs.iter().filter(|r| done(r) == r.len()).count(),
             stream_jobs: stream_jobs.iter().map(|r| (done(r), r.len())).collect(),
             status: report,

@@ -66,6 +66,9 @@ pub const LATE_NS: u64 = 1_000_000;
 pub struct Live {
     pub ops: AtomicU64,
     pub bytes: AtomicU64,
+    /// The completion latencies (fio's clat: lat for a synchronous backend) of `ops`, summed,
+    /// ns: what fio's `steadystate=lat` samples each second.
+    pub clat_sum_ns: AtomicU64,
     /// p99 of the last whole second, in ns.
     pub p99_ns: AtomicU64,
     pub measuring: AtomicBool,

@@ -286,6 +286,15 @@ impl Recorder {
     pub(super) fn publish(&self, live: &Live) {
         live.ops.store(self.ops, Ordering::Relaxed);
         live.bytes.store(self.bytes, Ordering::Relaxed);
+        // The clat totals where they are kept (asynchronous backends), else lat: the seconds
+        // closed and the one under way.
+        let o = &self.out;
+        let sum = if self.clat {
+            o.clat_read.sum() + o.clat_write.sum() + self.iv.trim.sum() + o.trim.sum()
+        } else {
+            o.read.sum() + o.write.sum() + o.trim.sum() + self.iv.read.sum() + self.iv.write.sum() + self.iv.trim.sum()
+        };
+        live.clat_sum_ns.store(sum.min(u64::MAX as u128) as u64, Ordering::Relaxed);
     }
 
     /// Close the current second: save it (sparse: the one allocation per second) to the series

@@ -1,6 +1,7 @@
 //! fio 3.33's steady-state check (`steadystate`/`ss`, `ss_dur`, `ss_ramp`) as a pure function,
-//! so the numbers are fio's exactly: a rolling window of `ss_dur` one-second samples (IOPS or
-//! bytes/s), judged after each new sample, oldest sample at x = 0:
+//! so the numbers are fio's exactly: a rolling window of `ss_dur` one-second samples (IOPS,
+//! bytes/s, or — fio 3.39's `lat`, `lat_slope` — the mean completion latency of the second's
+//! I/Os in ns), judged after each new sample, oldest sample at x = 0:
 //!
 //! - `iops`/`bw` (deviation): the largest |sample − mean| of the window, or that as a percent of
 //!   the mean (`%`), must be below the limit.
@@ -8,12 +9,15 @@
 //!   (`%`; fio divides by the mean rounded down to a whole number), taken without its sign, must
 //!   be below the limit.
 //!
+//! An absolute `lat` limit is a time, a bare number µs (fio's time syntax); drivelab compares it
+//! in ns with the ns samples. (fio parses it in µs and compares that number with ns samples, so
+//! fio's absolute `lat:100` holds the deviation below 100 ns; `lat:1%` is the same in both.)
+//!
 //! fio ends the job at the first sample that meets the criterion. [`Tracker`] is fed each
 //! second's figures by `watch` during the run; [`SteadyState::stats`] is what the result keeps
 //! (`RunResult::steadystate`), from which fio's output writers make fio's JSON block.
 
 use serde::Serialize;
-use serde_json::json;
 
 /// What is sampled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -21,6 +25,8 @@ use serde_json::json;
 pub enum Metric {
     Iops,
     Bw,
+    /// The mean completion latency of each second's I/Os, ns.
+    Lat,
 }
 
 /// fio's criterion: metric, deviation or slope, limit (absolute, or percent of the mean).
@@ -43,7 +49,9 @@ impl Criterion {
             "iops_slope" => (Metric::Iops, true),
             "bw" => (Metric::Bw, false),
             "bw_slope" => (Metric::Bw, true),
-            other => return Err(format!("'{other}': expected iops, iops_slope, bw or bw_slope")),
+            "lat" => (Metric::Lat, false),
+            "lat_slope" => (Metric::Lat, true),
+            other => return Err(format!("'{other}': expected iops, iops_slope, bw, bw_slope, lat or lat_slope")),
         };
         let limit = limit.trim();
         let float = |t: &str| t.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
@@ -51,6 +59,8 @@ impl Criterion {
             (float(p).ok_or(format!("'{limit}' is not a percentage"))?, true)
         } else if metric == Metric::Iops {
             (float(limit).ok_or(format!("'{limit}' is not a number"))?, false)
+        } else if metric == Metric::Lat {
+            (super::value::time_ns(limit, super::value::BareTime::Micros)? as f64, false)
         } else {
             (super::value::size(limit, super::value::KbBase::Binary)? as f64, false)
         };
@@ -61,7 +71,11 @@ impl Criterion {
     pub fn fio_name(&self) -> String {
         format!(
             "{}{}:{:.6}{}",
-            if self.metric == Metric::Iops { "iops" } else { "bw" },
+            match self.metric {
+                Metric::Iops => "iops",
+                Metric::Bw => "bw",
+                Metric::Lat => "lat",
+            },
             if self.slope { "_slope" } else { "" },
             self.limit as f32,
             if self.pct { "%" } else { "" }
@@ -113,6 +127,8 @@ pub struct SteadyState {
     /// The window's samples, oldest first.
     pub iops: Vec<u64>,
     pub bw_bytes_per_s: Vec<u64>,
+    /// With `lat`: each second's mean completion latency, ns (empty otherwise).
+    pub lat_ns: Vec<u64>,
 }
 
 impl SteadyState {
@@ -127,26 +143,8 @@ impl SteadyState {
             slope: self.slope,
             iops: self.iops.clone(),
             bw_bytes_per_s: self.bw_bytes_per_s.clone(),
+            lat_ns: self.lat_ns.clone(),
         }
-    }
-
-    /// fio's JSON `steadystate` block of a job.
-    pub fn fio_json(&self) -> serde_json::Value {
-        let mean = |v: &[u64]| if self.duration_s == 0 { 0 } else { v.iter().sum::<u64>() / self.duration_s };
-        json!({
-            "ss": self.criterion.fio_name(),
-            "duration": self.duration_s,
-            "attained": u8::from(self.attained),
-            "criterion": format!("{:.6}{}", self.value as f32, if self.criterion.pct { "%" } else { "" }),
-            "max_deviation": self.max_deviation,
-            "slope": self.slope,
-            "data": {
-                "bw_mean": mean(&self.bw_bytes_per_s),
-                "iops_mean": mean(&self.iops),
-                "iops": self.iops,
-                "bw": self.bw_bytes_per_s,
-            }
-        })
     }
 }
 
@@ -157,27 +155,36 @@ pub struct Tracker {
     pub duration_s: u64,
     iops: Vec<u64>,
     bw: Vec<u64>,
+    lat: Vec<u64>,
     last: Option<Verdict>,
 }
 
 impl Tracker {
     pub fn new(criterion: Criterion, duration_s: u64) -> Tracker {
         let cap = duration_s as usize;
-        Tracker { criterion, duration_s, iops: Vec::with_capacity(cap), bw: Vec::with_capacity(cap), last: None }
+        let v = || Vec::with_capacity(cap);
+        Tracker { criterion, duration_s, iops: v(), bw: v(), lat: v(), last: None }
     }
 
-    /// Add one second's figures; true when the job should end (the criterion is met).
-    pub fn push(&mut self, iops: u64, bw_bytes_per_s: u64) -> bool {
+    /// Add one second's figures (its IOPS, bytes/s and mean completion latency in ns); true
+    /// when the job should end (the criterion is met).
+    pub fn push(&mut self, iops: u64, bw_bytes_per_s: u64, lat_ns: u64) -> bool {
         if self.iops.len() == self.duration_s as usize {
             self.iops.remove(0);
             self.bw.remove(0);
+            self.lat.remove(0);
         }
         self.iops.push(iops);
         self.bw.push(bw_bytes_per_s);
+        self.lat.push(lat_ns);
         if self.iops.len() < self.duration_s as usize || self.duration_s == 0 {
             return false;
         }
-        let window = if self.criterion.metric == Metric::Iops { &self.iops } else { &self.bw };
+        let window = match self.criterion.metric {
+            Metric::Iops => &self.iops,
+            Metric::Bw => &self.bw,
+            Metric::Lat => &self.lat,
+        };
         let v = judge(&self.criterion, window);
         self.last = Some(v);
         v.attained
@@ -195,6 +202,7 @@ impl Tracker {
             slope: v.slope,
             iops: self.iops.clone(),
             bw_bytes_per_s: self.bw.clone(),
+            lat_ns: if self.criterion.metric == Metric::Lat { self.lat.clone() } else { Vec::new() },
         }
     }
 }
@@ -211,7 +219,7 @@ mod tests {
         let c = Criterion::parse("bw:1m").unwrap();
         assert_eq!((c.metric, c.slope, c.limit, c.pct), (Metric::Bw, false, 1048576.0, false));
         assert_eq!(Criterion::parse("iops:2").unwrap().limit, 2.0);
-        assert!(Criterion::parse("lat:5%").is_err(), "fio 3.33 has no lat criterion");
+        assert!(Criterion::parse("clat:5%").is_err());
         assert!(Criterion::parse("iops").is_err());
     }
 
@@ -245,18 +253,33 @@ mod tests {
     #[test]
     fn the_tracker_judges_once_the_window_is_full_and_keeps_the_window() {
         let mut t = Tracker::new(Criterion::parse("iops:10%").unwrap(), 3);
-        assert!(!t.push(50, 5));
-        assert!(!t.push(100, 10), "no judgement before ss_dur samples");
-        assert!(!t.push(100, 10), "50, 100, 100: 33% off the mean");
-        assert!(t.push(100, 10), "100, 100, 100");
+        assert!(!t.push(50, 5, 900));
+        assert!(!t.push(100, 10, 1000), "no judgement before ss_dur samples");
+        assert!(!t.push(100, 10, 1000), "50, 100, 100: 33% off the mean");
+        assert!(t.push(100, 10, 1000), "100, 100, 100");
         let r = t.result();
         assert!(r.attained);
         assert_eq!((r.iops.clone(), r.bw_bytes_per_s.clone()), (vec![100, 100, 100], vec![10, 10, 10]));
-        let j = r.fio_json();
-        assert_eq!(j["ss"], "iops:10.000000%");
-        assert_eq!(j["attained"], 1);
-        assert_eq!(j["criterion"], "0.000000%");
-        assert_eq!(j["data"]["iops_mean"], 100);
-        assert_eq!(j["data"]["bw"], json!([10, 10, 10]));
+        assert!(r.lat_ns.is_empty(), "the latencies are kept for a lat criterion only");
+        let s = r.stats();
+        assert_eq!((s.ss.as_str(), s.attained, s.criterion.as_str()), ("iops:10.000000%", true, "0.000000%"));
+    }
+
+    #[test]
+    fn lat_judges_each_seconds_mean_completion_latency() {
+        let c = Criterion::parse("lat:10%").unwrap();
+        assert_eq!((c.metric, c.slope, c.fio_name().as_str()), (Metric::Lat, false, "lat:10.000000%"));
+        // An absolute limit is a time, a bare number µs (fio's syntax), compared in ns.
+        assert_eq!(Criterion::parse("lat:2ms").unwrap().limit, 2e6);
+        assert_eq!(Criterion::parse("lat_slope:50").unwrap().limit, 50_000.0);
+        let mut t = Tracker::new(c, 3);
+        // The IOPS hold still while the latency settles: only the latency decides.
+        assert!(!t.push(100, 10, 2000));
+        assert!(!t.push(100, 10, 1000));
+        assert!(!t.push(100, 10, 1000), "2000, 1000, 1000: 50% off the mean");
+        assert!(t.push(100, 10, 1050), "1000, 1000, 1050: 3.3%");
+        let r = t.result();
+        assert_eq!(r.lat_ns, vec![1000, 1000, 1050]);
+        assert_eq!(r.stats().lat_ns, vec![1000, 1000, 1050]);
     }
 }

@@ -178,8 +178,8 @@ struct Steady {
     ss_ramp_ns: u64,
     /// When the samples start (the first tick after the ramp, plus `ss_ramp`).
     from_ns: Option<u64>,
-    /// The last sample's (time, ops, bytes).
-    base: Option<(u64, u64, u64)>,
+    /// The last sample's (time, ops, bytes, completion latencies summed).
+    base: Option<(u64, u64, u64, u64)>,
 }
 
 /// fio's minimum rate as the run goes.
@@ -300,17 +300,20 @@ impl Steady {
         if p.elapsed_ns < from {
             return false;
         }
-        let Some((t, ops, bytes)) = self.base else {
-            self.base = Some((p.elapsed_ns, p.ops, p.bytes));
+        let Some((t, ops, bytes, clat)) = self.base else {
+            self.base = Some((p.elapsed_ns, p.ops, p.bytes, p.clat_sum_ns));
             return false;
         };
         let dt = p.elapsed_ns.saturating_sub(t);
         if dt < SECOND {
             return false;
         }
-        self.base = Some((p.elapsed_ns, p.ops, p.bytes));
+        self.base = Some((p.elapsed_ns, p.ops, p.bytes, p.clat_sum_ns));
         let per_s = |n: u64| (n as u128 * SECOND as u128 / dt as u128) as u64;
-        self.tracker.push(per_s(p.ops.saturating_sub(ops)), per_s(p.bytes.saturating_sub(bytes)))
+        let n = p.ops.saturating_sub(ops);
+        // fio's sample: the interval's completion latencies over its I/Os (0 with none).
+        let lat = p.clat_sum_ns.saturating_sub(clat).checked_div(n).unwrap_or(0);
+        self.tracker.push(per_s(n), per_s(p.bytes.saturating_sub(bytes)), lat)
     }
 }
 
@@ -365,6 +368,7 @@ mod tests {
             stopped_by_error: false,
             ops,
             bytes: ops * 4096,
+            clat_sum_ns: 0,
             streams_done: done,
             stream_jobs,
             status: None,
@@ -469,7 +473,8 @@ mod tests {
         assert!(check("rate_min", Some("1m,2m")).unwrap().is_ok(), "judged once the jobs' directions are known");
         let e = Watch::of(&fio(&[("rw", "randrw"), ("rate_min", "1m,2m")], 1)).err().unwrap();
         assert!(e.contains("rate_min=1m,2m: '1m,2m': per-direction minimums are supported when"), "{e}");
-        assert!(check("ss", Some("lat:5%")).unwrap().is_err());
+        assert!(check("ss", Some("lat:5%")).unwrap().is_ok(), "fio 3.39's latency criterion");
+        assert!(check("ss", Some("clat:5%")).unwrap().is_err());
         assert!(check("ss_dur", Some("30s")).unwrap().is_ok());
         assert!(check("bs", Some("4k")).is_none());
     }

@@ -264,6 +264,7 @@ fn a_run_stopped_by_another_ranks_error_is_not_interrupted_and_says_who() {
         stopped_by_error,
         ops: 0,
         bytes: 0,
+        clat_sum_ns: 0,
         streams_done: 0,
         stream_jobs: Vec::new(),
         status: None,

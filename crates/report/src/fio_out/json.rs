@@ -201,6 +201,13 @@ fn entry(e: &Entry, group_bw: [u64; 4], plus: bool) -> J {
 /// means are whole numbers, as fio divides.
 fn steadystate(ss: &drivelab_engine::result::SteadyStateStats) -> J {
     let mean = |v: &[u64]| if ss.duration_s == 0 { 0 } else { v.iter().sum::<u64>() / ss.duration_s };
+    let array = |v: &[u64]| J::A(v.iter().map(|&v| J::U(v)).collect());
+    let mut data = obj().u("bw_mean", mean(&ss.bw_bytes_per_s)).u("iops_mean", mean(&ss.iops));
+    // fio 3.39's latency criteria add the window's latencies (ns), before the IOPS.
+    if !ss.lat_ns.is_empty() {
+        data = data.u("lat_mean", mean(&ss.lat_ns)).put("lat_ns", array(&ss.lat_ns));
+    }
+    let data = data.put("iops", array(&ss.iops)).put("bw", array(&ss.bw_bytes_per_s)).done();
     obj()
         .s("ss", &ss.ss)
         .u("duration", ss.duration_s)
@@ -208,15 +215,7 @@ fn steadystate(ss: &drivelab_engine::result::SteadyStateStats) -> J {
         .s("criterion", &ss.criterion)
         .f("max_deviation", ss.max_deviation)
         .f("slope", ss.slope)
-        .put(
-            "data",
-            obj()
-                .u("bw_mean", mean(&ss.bw_bytes_per_s))
-                .u("iops_mean", mean(&ss.iops))
-                .put("iops", J::A(ss.iops.iter().map(|&v| J::U(v)).collect()))
-                .put("bw", J::A(ss.bw_bytes_per_s.iter().map(|&v| J::U(v)).collect()))
-                .done(),
-        )
+        .put("data", data)
         .done()
 }
 
