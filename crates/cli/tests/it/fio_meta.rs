@@ -146,9 +146,12 @@ fn dircreate_dirstat_dirdelete_make_stat_and_remove_each_directory() {
     assert_eq!(d.len(), 50);
     let mode = std::fs::metadata(s.0.join(&d[0])).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
-    // Made again: each mkdir fails (EEXIST), the job's error, never a pass.
-    let (code, _, _) = meta(false, &s.0, "dircreate", &[]);
+    // Made again: each mkdir fails (EEXIST), the job's error, never a pass; the error names the
+    // directory of the job's set, not the set.
+    let (code, err, _) = meta(false, &s.0, "dircreate", &[]);
     assert_eq!(code, Some(1));
+    let named = s.0.join("t.0.0").display().to_string();
+    assert!(err.contains(&format!("I/O error on {named} (")), "{err}");
     let (code, err, stat) = meta(false, &s.0, "dirstat", &[]);
     assert_eq!((code, stat), (Some(0), Some((50, 50 * 4096))), "{err}");
     // Directories that were there are removed only when drivelab is told so.

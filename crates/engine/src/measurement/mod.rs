@@ -207,7 +207,9 @@ impl Measurement {
         });
         let mut errors: Vec<ErrorStat> = Vec::new();
         for e in &out.errors {
-            let e = ErrorStat { target: at.target_path.to_string(), ..e.clone() };
+            // An error of a file set's file names it; any other, the job's target.
+            let target = if e.target.is_empty() { at.target_path.to_string() } else { e.target.clone() };
+            let e = ErrorStat { target, ..e.clone() };
             errors = merge::merge_errors(errors, vec![e]);
         }
         Measurement {

@@ -350,6 +350,11 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     zones: None,
                     split: None,
                     more_files,
+                    file_names: if set.len() > 1 {
+                        set.iter().map(|t| t.info.path.clone()).collect()
+                    } else {
+                        Vec::new()
+                    },
                     status: board.clone(),
                 };
                 let mut job = JobSetup { ctx, verify: None, cpu: None };

@@ -141,6 +141,8 @@ pub struct JobCtx {
     /// fio's job over several files (`spec.files`): the regions (`start`, `span`) of its other
     /// files, in order after the first's (`start`, `span` above). Empty: one file.
     pub more_files: Vec<(u64, u64)>,
+    /// A file set's paths, in order (empty for a job of one file): an I/O error names its file.
+    pub file_names: Vec<String>,
     /// fio's `--status-interval`: where the job posts its figures so far when asked.
     pub status: Option<Arc<crate::run::status::StatusBoard>>,
 }
@@ -307,6 +309,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     let mut sched = Schedule::new(ctx, begin);
     let mut window = Window::new(spec, begin);
     let mut rec = Recorder::new(spec, sched.paced(), !B::SUBMIT_COMPLETES, window.run_ns / SECOND);
+    rec.file_names = ctx.file_names.clone();
     if let Some(log) = rec.log.as_mut() {
         log.start(window.start);
     }
@@ -423,7 +426,7 @@ pub(crate) fn run_job_on<B: Backend, C: Clock>(
     // As in fio, it is waited for but in no latency figure (fio's `sync` counts none).
     if spec.end_fsync && spec.has_writes() && q.idle() && !rec.out.interrupted && !rec.out.stopped_by_error {
         if let Err(e) = backend.fsync(false) {
-            rec.failed(ErrorOp::Fsync, 0, -e.raw_os_error().unwrap_or(libc::EIO), spec.continue_on_error);
+            rec.failed(ErrorOp::Fsync, None, 0, -e.raw_os_error().unwrap_or(libc::EIO), spec.continue_on_error);
         }
     }
     let mut out = rec.finish(&window, last_t, &ctx.live);
@@ -478,7 +481,7 @@ fn lat_step(ctx: &JobCtx, q: &mut Queue, window: &mut Window, rec: &mut Recorder
         }
         lat_target::Step::Done => stops = true,
         lat_target::Step::Fatal { op, offset } => {
-            if rec.failed(ErrorOp::Io(op), offset, -libc::ETIMEDOUT, ctx.spec.continue_on_error) {
+            if rec.failed(ErrorOp::Io(op), None, offset, -libc::ETIMEDOUT, ctx.spec.continue_on_error) {
                 stop_on_error(ctx, rec);
                 stops = true;
             }
@@ -612,7 +615,7 @@ fn fsync<B: Backend>(
     }
     if let Err(e) = r {
         // An fsync has no offset: recorded at 0, as the fsync it was.
-        let stops = rec.failed(ErrorOp::Fsync, 0, -e.raw_os_error().unwrap_or(libc::EIO), continue_on_error);
+        let stops = rec.failed(ErrorOp::Fsync, None, 0, -e.raw_os_error().unwrap_or(libc::EIO), continue_on_error);
         return (false, stops);
     }
     (true, false)

@@ -389,7 +389,7 @@ impl Queue {
                     }
                 }
             } else {
-                err_stop |= rec.failed(super::ErrorOp::Io(s.op), s.offset, res, continue_on_error);
+                err_stop |= rec.failed(super::ErrorOp::Io(s.op), Some(s.file), s.offset, res, continue_on_error);
             }
             if free.is_empty() {
                 *free_since = done;

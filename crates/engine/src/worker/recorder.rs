@@ -108,6 +108,8 @@ impl Interval {
 }
 
 pub(super) struct Recorder {
+    /// A file set's paths (`JobCtx::file_names`): an I/O error names its file.
+    pub(super) file_names: Vec<String>,
     pub(super) paced: bool,
     /// Record clat beside lat (an asynchronous backend: the two differ by the submit call).
     pub(super) clat: bool,
@@ -138,6 +140,7 @@ impl Recorder {
         let out = JobOutput { series: Vec::with_capacity(seconds_hint.min(3600) as usize + 1), ..Default::default() };
         let log = spec.io_log.as_ref().map(|l| Box::new(crate::iolog::Recorder::new(l, spec.jobs, clat)));
         Recorder {
+            file_names: Vec::new(),
             paced,
             clat,
             thresholds: Thresholds::new(&spec.thresholds_ns),
@@ -256,11 +259,19 @@ impl Recorder {
     /// errno `ignore_error` lists for the I/O's direction is counted as continued (not a
     /// failure); with `fill_device`, a write that finds the file system full (ENOSPC, EDQUOT,
     /// or short) is counted as continued and ends the job cleanly (`full`).
-    pub(super) fn failed(&mut self, op: ErrorOp, offset: u64, res: i32, continue_on_error: bool) -> bool {
+    pub(super) fn failed(
+        &mut self,
+        op: ErrorOp,
+        file: Option<u32>,
+        offset: u64,
+        res: i32,
+        continue_on_error: bool,
+    ) -> bool {
         let ignored = self.ignore.continues(matches!(op, ErrorOp::Io(Op::Read)), res);
         let full =
             self.fill && op == ErrorOp::Io(Op::Write) && (res >= 0 || res == -libc::ENOSPC || res == -libc::EDQUOT);
-        note_error(&mut self.out.errors, op, offset, res, ignored || full);
+        let name = file.and_then(|f| self.file_names.get(f as usize)).map(String::as_str);
+        note_error(&mut self.out.errors, op, name, offset, res, ignored || full);
         if full && !ignored {
             self.full = true;
             return false;
@@ -422,9 +433,21 @@ impl Recorder {
     }
 }
 
-pub(super) fn note_error(errors: &mut Vec<ErrorStat>, op: ErrorOp, offset: u64, res: i32, continued: bool) {
+/// Count an error of `op` (on the file `name` of a file set; None: the job's target) in `errors`:
+/// a new entry for its first of a kind (allocated then; errors are rare), a count after.
+pub(super) fn note_error(
+    errors: &mut Vec<ErrorStat>,
+    op: ErrorOp,
+    name: Option<&str>,
+    offset: u64,
+    res: i32,
+    continued: bool,
+) {
     let errno = if res < 0 { -res } else { 0 };
-    if let Some(e) = errors.iter_mut().find(|e| e.errno == errno && e.op == op.name() && e.continued == continued) {
+    let target = name.unwrap_or("");
+    let same =
+        |e: &&mut ErrorStat| e.errno == errno && e.op == op.name() && e.continued == continued && e.target == target;
+    if let Some(e) = errors.iter_mut().find(same) {
         e.count += 1;
         return;
     }
@@ -434,7 +457,7 @@ pub(super) fn note_error(errors: &mut Vec<ErrorStat>, op: ErrorOp, offset: u64, 
         std::io::Error::from_raw_os_error(errno).to_string()
     };
     errors.push(ErrorStat {
-        target: String::new(),
+        target: target.to_string(),
         op: op.name().into(),
         errno,
         error,

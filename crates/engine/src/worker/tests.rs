@@ -111,6 +111,7 @@ pub(super) fn ctx(spec: AccessSpec, iops: Option<f64>) -> JobCtx {
         trace: None,
         flow: None,
         more_files: Vec::new(),
+        file_names: Vec::new(),
         status: None,
     }
 }
