@@ -13,11 +13,13 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::{Backend, EngineKind, Pending};
+use super::{Backend, EngineKind, Pending, StatType};
 use crate::pattern::BufferPool;
 
 pub(crate) struct Meta {
     engine: EngineKind,
+    /// How a stat engine looks at each name (fio's `stat_type`).
+    stat: StatType,
     /// Each file of the job, in order: its directory and its name there.
     entries: Vec<(OwnedFd, CString)>,
     pool: BufferPool,
@@ -46,7 +48,32 @@ impl Meta {
             // SAFETY: `fd` was just returned by open and is owned by nothing else.
             entries.push((unsafe { OwnedFd::from_raw_fd(fd) }, c_name));
         }
-        Ok(Meta { engine, entries, pool, done: None })
+        Ok(Meta { engine, stat: StatType::Stat, entries, pool, done: None })
+    }
+
+    /// Stat each name as `stat` says (fio's `stat_type`).
+    pub fn with_stat(mut self, stat: StatType) -> Meta {
+        self.stat = stat;
+        self
+    }
+
+    /// A stat of `name` in `dir` as `self.stat` says: 0, or -1 with errno set.
+    fn stat_name(&self, dir: libc::c_int, name: &CString) -> libc::c_int {
+        // SAFETY: `dir` is our open directory, `name` a NUL-terminated name we own, alive for the
+        // call; each call writes one struct we own.
+        unsafe {
+            match self.stat {
+                StatType::Stat | StatType::Lstat => {
+                    let flags = if self.stat == StatType::Lstat { libc::AT_SYMLINK_NOFOLLOW } else { 0 };
+                    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+                    libc::fstatat(dir, name.as_ptr(), st.as_mut_ptr(), flags)
+                }
+                StatType::Statx => {
+                    let mut sx = std::mem::MaybeUninit::<libc::statx>::uninit();
+                    libc::statx(dir, name.as_ptr(), 0, libc::STATX_BASIC_STATS, sx.as_mut_ptr())
+                }
+            }
+        }
     }
 
     /// The operation on file `i`: 0, or `-errno`.
@@ -65,15 +92,8 @@ impl Meta {
                 }
                 fd.min(0)
             }
-            EngineKind::FileStat => {
-                let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-                unsafe { libc::fstatat(dir, name.as_ptr(), st.as_mut_ptr(), 0) }
-            }
+            EngineKind::FileStat | EngineKind::DirStat => self.stat_name(dir, name),
             EngineKind::DirCreate => unsafe { libc::mkdirat(dir, name.as_ptr(), 0o700) },
-            EngineKind::DirStat => {
-                let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-                unsafe { libc::fstatat(dir, name.as_ptr(), st.as_mut_ptr(), 0) }
-            }
             EngineKind::DirDelete => unsafe { libc::unlinkat(dir, name.as_ptr(), libc::AT_REMOVEDIR) },
             _ => unsafe { libc::unlinkat(dir, name.as_ptr(), 0) },
         };
@@ -159,6 +179,13 @@ mod tests {
         assert_eq!((result(&mut delete, 0), result(&mut delete, 2)), (4096, 4096));
         assert_eq!(std::fs::read(d.join("elsewhere")).unwrap(), b"keep", "the link went, not its target");
         assert_eq!(result(&mut stat, 0), -libc::ENOENT);
+        // fio's stat_type: a dangling link is gone to stat and statx, there to lstat.
+        std::os::unix::fs::symlink(d.join("nowhere"), d.join("dangling")).unwrap();
+        let dangling = [d.join("dangling").to_string_lossy().into_owned()];
+        for (t, want) in [(StatType::Stat, -libc::ENOENT), (StatType::Statx, -libc::ENOENT), (StatType::Lstat, 4096)] {
+            let mut b = Meta::new(EngineKind::FileStat, &dangling, pool()).unwrap().with_stat(t);
+            assert_eq!(result(&mut b, 0), want, "{t:?}");
+        }
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -176,6 +176,38 @@ pub struct EngineOptions {
     /// target is checked before the run (`atomic::check`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub atomic: bool,
+    /// How `filestat` and `dirstat` look at each name (fio's `stat_type`).
+    #[serde(default, skip_serializing_if = "StatType::is_stat")]
+    pub stat: StatType,
+}
+
+/// fio's `stat_type` of the stat engines: `stat` (follows a symbolic link, fio's default),
+/// `lstat` (the link itself), `statx` (statx(2) with its basic fields, following).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StatType {
+    #[default]
+    Stat,
+    Lstat,
+    Statx,
+}
+
+impl StatType {
+    pub fn name(self) -> &'static str {
+        match self {
+            StatType::Stat => "stat",
+            StatType::Lstat => "lstat",
+            StatType::Statx => "statx",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<StatType> {
+        [StatType::Stat, StatType::Lstat, StatType::Statx].into_iter().find(|t| t.name() == name)
+    }
+
+    fn is_stat(&self) -> bool {
+        *self == StatType::Stat
+    }
 }
 
 impl EngineOptions {
@@ -183,6 +215,10 @@ impl EngineOptions {
     /// option that cannot work as given (`direct`: whether the spec asks for O_DIRECT).
     pub fn check(&self, engine: EngineKind, direct: bool) -> Result<(), Error> {
         self.uring.check(engine, direct)?;
+        if self.stat != StatType::Stat && !matches!(engine, EngineKind::FileStat | EngineKind::DirStat) {
+            let fix = format!("is how filestat and dirstat look at a name, and this runs {}", engine.name());
+            return Err(Error::spec(crate::options::Field::StatType, self.stat.name(), fix));
+        }
         if self.atomic {
             atomic::check_engine(engine, direct)?;
         }
@@ -234,7 +270,7 @@ pub(crate) fn with_backend<J: WithBackend>(
 ) -> J::Out {
     let Wiring { qd, split_tag } = wiring;
     if engine.is_meta() {
-        return match meta::Meta::new(engine, names, pool) {
+        return match meta::Meta::new(engine, names, pool).map(|m| m.with_stat(opts.stat)) {
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("{}: {e}", engine.name())),
         };

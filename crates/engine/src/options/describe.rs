@@ -118,6 +118,7 @@ impl Ctx<'_> {
                 .filter(|_| uring.sqpoll_cpu.is_none()),
             Field::SqpollCpu => given(uring.sqpoll_cpu, d.engine_opts.uring.sqpoll_cpu, |c| c.to_string()),
             Field::Atomic => changed(&s.engine_opts.atomic, &d.engine_opts.atomic, |b| boolean(*b)),
+            Field::StatType => changed(&s.engine_opts.stat, &d.engine_opts.stat, |t| t.name().to_string()),
             Field::LatencySplit => changed(&s.latency_split, &d.latency_split, |b| boolean(*b)),
             Field::Verify => self.verify.verify.map(boolean),
             Field::VerifyAfter => self.verify.after.map(boolean),

@@ -39,6 +39,7 @@ pub enum Field {
     Sqpoll,
     SqpollCpu,
     Atomic,
+    StatType,
     LatencySplit,
     Verify,
     VerifyAfter,
@@ -108,7 +109,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 70] = [
+    pub const SETTABLE: [Field; 71] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -142,6 +143,7 @@ impl Field {
         Field::Sqpoll,
         Field::SqpollCpu,
         Field::Atomic,
+        Field::StatType,
         Field::Verify,
         Field::VerifyAfter,
         Field::VerifyUnit,
@@ -227,6 +229,7 @@ impl Field {
             Field::Sqpoll => "sqpoll",
             Field::SqpollCpu => "sqpoll_cpu",
             Field::Atomic => "atomic",
+            Field::StatType => "stat_type",
             Field::LatencySplit => "latency_split",
             Field::Verify => "verify",
             Field::VerifyAfter => "verify_after",

@@ -171,6 +171,10 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::Hipri => spec.engine_opts.uring.hipri = boolean(field, v)?,
         Field::Sqpoll => spec.engine_opts.uring.sqpoll = boolean(field, v)?,
         Field::Atomic => spec.engine_opts.atomic = boolean(field, v)?,
+        Field::StatType => {
+            spec.engine_opts.stat = crate::backend::StatType::from_name(v)
+                .ok_or_else(|| Error::spec(field, format!("'{v}'"), "use stat, lstat or statx"))?
+        }
         Field::LatencySplit => spec.latency_split = boolean(field, v)?,
         Field::SqpollCpu => {
             spec.engine_opts.uring.sqpoll_cpu = Some(number(field, v)?);

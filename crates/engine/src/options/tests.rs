@@ -40,6 +40,7 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("sqpoll", "true"),
     ("sqpoll_cpu", "0"),
     ("atomic", "true"),
+    ("stat_type", "lstat"),
     ("verify", "true"),
     ("verify_after", "true"),
     ("verify_unit", "512"),
@@ -354,6 +355,7 @@ fn companions(key: &str) -> &'static [(&'static str, &'static str)] {
         "latency_window" | "latency_percentile" | "latency_run" => &[("latency_target", "10ms")],
         "replay_timing" => &[("replay", "TRACE")],
         "zone_range" | "zone_skip" => &[("zone_size", "16k")],
+        "stat_type" => &[("engine", "filestat")],
         _ => &[],
     }
 }

@@ -184,6 +184,7 @@ fn an_engine_option_for_another_engine_is_refused_naming_both() {
     let uring = |hipri, sqpoll, sqpoll_cpu| EngineOptions {
         uring: crate::backend::uring::UringOptions { hipri, sqpoll, sqpoll_cpu },
         atomic: false,
+        stat: Default::default(),
     };
     let psync = AccessSpec { engine: EngineKind::Psync, engine_opts: uring(true, false, None), ..Default::default() };
     let e = psync.validate().unwrap_err();
