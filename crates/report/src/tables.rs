@@ -379,11 +379,25 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
                 && spec.filter.iter().all(|(k, v)| field(p, k) == Some(v.as_str()))
         })
         .collect();
+    // Figures of different drives are never averaged: when a table whose keys name no target
+    // would put points of different targets in one cell (`suite span A B`: each drive's points
+    // under one step), each point's row is named by its targets (a point of several drives at
+    // once stays one measurement, the drives joined by `+`).
+    let targets_of = |p: &PointResult| crate::point_targets::paths(p).join(" + ");
+    let split = !per_target && {
+        let mut seen: HashMap<(String, String), String> = HashMap::new();
+        selected.iter().any(|p| {
+            let (Some(r), Some(c)) = (spec.rows.value(p, None), spec.cols.value(p, None)) else { return false };
+            let set = targets_of(p);
+            seen.insert((r, c), set.clone()).is_some_and(|prev| prev != set)
+        })
+    };
     for &p in &selected {
         let error = point_error(&p.result).map(|e| format!("{}: {e}", p.point.label));
         let mut place = |target: Option<&TargetResult>, value: Option<f64>| {
             let path = target.map(|t| t.path.as_str());
             let (Some(r), Some(c)) = (spec.rows.value(p, path), spec.cols.value(p, path)) else { return };
+            let r = if split && path.is_none() { format!("{r} · {}", targets_of(p)) } else { r };
             let key = (slot(&mut rows, r), slot(&mut cols, c));
             if let Some(v) = value {
                 let cell = cells.entry(key).or_insert((0.0, 0));

@@ -96,6 +96,30 @@ fn without_a_target_key_cells_use_the_points_aggregate() {
     assert_eq!(t.rows, vec![row("2", &[Some(5.0 * 256.0), Some(11.0 * 256.0)])]);
 }
 
+/// `suite span A B`: each drive's points under the same step and column were averaged into one
+/// cell (issue #38). Figures of different drives are never averaged: each gets its own row, and
+/// a repeat of one drive is still the mean of its runs.
+#[test]
+fn points_of_different_drives_in_one_cell_are_never_averaged() {
+    let points = vec![
+        point("span", &[("data", "random")], &[("/fast", 900.0)]),
+        point("span", &[("data", "random")], &[("/slow", 100.0)]),
+        point("span", &[("data", "zero")], &[("/fast", 1000.0)]),
+        point("span", &[("data", "zero")], &[("/slow", 110.0)]),
+        point("span", &[("data", "zero")], &[("/slow", 130.0)]),
+    ];
+    let t = build(&spec(Key::Step, field("data"), Metric::MBps), &points);
+    assert_eq!(t.cols, ["random", "zero"]);
+    assert_eq!(
+        t.rows,
+        vec![row("span · /fast", &[Some(900.0), Some(1000.0)]), row("span · /slow", &[Some(100.0), Some(120.0)])]
+    );
+    // One drive's repeats alone: one row, their mean, as before.
+    let one: Vec<PointResult> = points.into_iter().filter(|p| p.result.per_target[0].path == "/slow").collect();
+    let t = build(&spec(Key::Step, field("data"), Metric::MBps), &one);
+    assert_eq!(t.rows, vec![row("span", &[Some(100.0), Some(120.0)])]);
+}
+
 #[test]
 fn filter_and_step_select_the_points() {
     let points = vec![
