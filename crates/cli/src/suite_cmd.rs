@@ -31,6 +31,11 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     let target_bytes = suites::smallest_target_bytes(&targets, new_size)?;
     let opts = SuiteOptions { time: args.time.clone(), scale: args.scale.unwrap_or(1.0), dql, target_bytes };
     let mut plan = suites::plan(id, &targets, &opts)?;
+    if id == SuiteId::Span {
+        if let Some(n) = suites::span_notice(&opts) {
+            crate::term::eprint_warning(&n);
+        }
+    }
     if args.verify || args.verify_after {
         let left_out = drivelab_lab::verify::verify_plan(&mut plan, args.verify_after);
         if !left_out.is_empty() {

@@ -156,10 +156,9 @@ impl Input {
 
 /// A limit as people say it: `1 GiB`, `64 MiB`, else bytes.
 fn limit_text(b: u64) -> String {
-    match b {
-        b if b >= 1 << 30 && b.is_multiple_of(1 << 30) => format!("{} GiB", b >> 30),
-        b if b >= 1 << 20 && b.is_multiple_of(1 << 20) => format!("{} MiB", b >> 20),
-        b => format!("{b}-byte"),
+    match crate::units::fmt_size_words(b) {
+        w if w.ends_with(" bytes") => format!("{b}-byte"),
+        w => w,
     }
 }
 

@@ -284,6 +284,15 @@ pub fn fmt_size(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// Format bytes as a sentence says them: "8 GiB", "64 MiB", else "N bytes" (titles, limits).
+pub fn fmt_size_words(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b.is_multiple_of(1 << 30) => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b.is_multiple_of(1 << 20) => format!("{} MiB", b >> 20),
+        b => format!("{b} bytes"),
+    }
+}
+
 /// How a number is written. One formatter per concept ([`fmt_number`], [`fmt_latency`]) with
 /// the place it is printed as a parameter, so the terminal, tables and charts scale and round
 /// the same way and differ only where they mean to.

@@ -353,6 +353,22 @@ fn point_time(suite: &Suite, opts: &SuiteOptions) -> Result<String, Error> {
     Ok(format!("{ms}ms"))
 }
 
+/// The span AnandTech's 4K random tests run over (`span`): 8 GiB, or the target if smaller.
+pub const SPAN_BYTES: u64 = 8 << 30;
+
+/// Said before `span` runs on a target smaller than [`SPAN_BYTES`]: the span it will cover.
+pub fn span_notice(opts: &SuiteOptions) -> Option<String> {
+    (opts.target_bytes < SPAN_BYTES).then(|| {
+        format!(
+            "notice: span: the smallest target holds {}, so the tests run over {} and not the suite's {}; give \
+             targets of 8 GiB or more (--size 8g for a new file) to measure what the seed measured",
+            drivelab_engine::units::fmt_size_words(opts.target_bytes),
+            drivelab_engine::units::fmt_size_words(opts.target_bytes / 4096 * 4096),
+            drivelab_engine::units::fmt_size_words(SPAN_BYTES)
+        )
+    })
+}
+
 /// The plan of suite `id` on `targets`.
 pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan, Error> {
     let suite = id.suite();
@@ -366,7 +382,7 @@ pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan
         return Err(SuiteError::NoDepth.into());
     }
     let dql: Vec<String> = opts.dql.iter().map(u32::to_string).collect();
-    let span = opts.target_bytes.min(8 << 30) / 4096 * 4096;
+    let span = opts.target_bytes.min(SPAN_BYTES) / 4096 * 4096;
     let text = match id {
         SuiteId::Quick => QUICK,
         SuiteId::Iometer => IOMETER,

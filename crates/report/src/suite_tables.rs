@@ -117,11 +117,27 @@ fn jbod(_: &[PointResult]) -> Vec<TableSpec> {
     ]
 }
 
-fn span(_: &[PointResult]) -> Vec<TableSpec> {
+fn span(points: &[PointResult]) -> Vec<TableSpec> {
+    let over = span_words(points);
     vec![
-        spec("4K random over the span, QD3", Key::Step, f("data"), Metric::MBps, &[]),
-        spec("4K random over the span, QD3, p99 latency", Key::Step, f("data"), Metric::LatP99Us, &[]),
+        spec(&format!("4K random over {over}, QD3"), Key::Step, f("data"), Metric::MBps, &[]),
+        spec(&format!("4K random over {over}, QD3, p99 latency"), Key::Step, f("data"), Metric::LatP99Us, &[]),
     ]
+}
+
+/// The span the points ran over, said with the suite's own when it is smaller: "the 8 GiB
+/// span", or "the 1 GiB span (the suite asks 8 GiB: the target is smaller)".
+fn span_words(points: &[PointResult]) -> String {
+    let asked = drivelab_lab::suites::SPAN_BYTES;
+    let Some(span) = points.iter().filter_map(|p| p.point.spec.span_bytes).min() else {
+        return "the span".into();
+    };
+    let size = drivelab_engine::units::fmt_size_words(span);
+    if span >= asked {
+        format!("the {size} span")
+    } else {
+        format!("the {size} span (the suite asks {}: the target is smaller)", drivelab_engine::units::fmt_size_words(asked))
+    }
 }
 
 fn mixed(points: &[PointResult]) -> Vec<TableSpec> {
@@ -344,6 +360,24 @@ mod tests {
                 r
             })
             .collect()
+    }
+
+    /// The README's `drivelab suite span f.dat` ran a 1 GiB span and said nothing (issue #38):
+    /// the titles say the span, and the suite's own when the target was smaller.
+    #[test]
+    fn the_span_tables_say_the_span_they_ran_over() {
+        let points = suite_points(SuiteId::Span);
+        let titles: Vec<String> = span(&points).into_iter().map(|s| s.title).collect();
+        assert_eq!(titles[0], "4K random over the 1 GiB span (the suite asks 8 GiB: the target is smaller), QD3");
+        let targets = vec!["/dev/a".to_string()];
+        let opts = SuiteOptions { time: Some("1s".into()), scale: 1.0, dql: vec![1], target_bytes: 100 << 30 };
+        let plan = suites::plan(SuiteId::Span, &targets, &opts).unwrap();
+        let full: Vec<PointResult> =
+            plan.points.iter().map(|p| PointResult { point: p.clone(), ..points[0].clone() }).collect();
+        assert_eq!(span(&full)[0].title, "4K random over the 8 GiB span, QD3");
+        assert!(suites::span_notice(&opts).is_none());
+        let small = SuiteOptions { target_bytes: 1 << 30, ..opts };
+        assert!(suites::span_notice(&small).unwrap().contains("run over 1 GiB and not the suite's 8 GiB"));
     }
 
     #[test]
