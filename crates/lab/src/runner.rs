@@ -265,7 +265,10 @@ fn run_points(
             for n in crate::fiologs::write(p, &saved.result, Some(dir.path()))? {
                 lab.emit(Event::Notice(&n));
             }
-            crate::fiojob::vstate::write_point(p, &saved.result)?;
+            // The state is a file beside the result: failing to write it loses no measurement.
+            if let Err(e) = crate::fiojob::vstate::write_point(p, &saved.result) {
+                lab.emit(Event::Notice(&format!("fio's verify state was not written: {e}")));
+            }
             for n in crate::fiojob::unlink::after_point(p, &saved.result, lab.setup.perm.overwrite) {
                 lab.emit(Event::Notice(&n));
             }

@@ -136,7 +136,10 @@ fn span_words(points: &[PointResult]) -> String {
     if span >= asked {
         format!("the {size} span")
     } else {
-        format!("the {size} span (the suite asks {}: the target is smaller)", drivelab_engine::units::fmt_size_words(asked))
+        format!(
+            "the {size} span (the suite asks {}: the target is smaller)",
+            drivelab_engine::units::fmt_size_words(asked)
+        )
     }
 }
 

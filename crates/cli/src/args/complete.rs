@@ -184,6 +184,11 @@ mod tests {
                         ("thinktime_blocks_type", value.as_str()),
                     ])
                     .is_ok(),
+                    // How the stat engines look at a name: with one of them.
+                    "stat_type" => {
+                        drivelab_engine::options::from_pairs([("engine", "filestat"), ("stat_type", value.as_str())])
+                            .is_ok()
+                    }
                     // Needs a trace, named (parsing reads none).
                     "replay_timing" => {
                         drivelab_engine::options::from_pairs([("replay", "TRACE"), ("replay_timing", value.as_str())])

@@ -16,6 +16,7 @@ const VALUES: &[(&str, &str)] = &[
     ("rwmixwrite", "30\nrw=randrw"),
     ("hipri", "1\nioengine=io_uring\ndirect=1"),
     ("atomic", "1\ndirect=1"),
+    ("stat_type", "lstat\nioengine=filestat"),
     ("verify_only", "1\nverify=crc32c\nrw=write"),
     // Loading needs the state file of a writer (crates/cli/tests/it/fio_verify_state.rs).
     ("verify_state_load", "0"),
