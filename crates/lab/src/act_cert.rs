@@ -23,7 +23,7 @@ use crate::act_run::{self, errored_stream, ActOptions, ActRun, StreamResult, Tim
 use crate::execute::{Event, Lab};
 use crate::precondition;
 use crate::results::{Kind, Outcome, ProbeData, ProbeResult, ProbeRole, ResponseScore, ResultsDir, Setup, SCHEMA};
-use crate::search::{HighestPassing, SearchSpace, Step};
+use crate::search::{HighestPassing, SearchSpace, Step, Unit};
 
 /// How the certification ended.
 pub struct ActEnd {
@@ -188,6 +188,7 @@ impl Cert<'_, '_, '_> {
     /// at the same N and length are not run again.
     fn search(&mut self, start: u32, timing: Timing) -> Result<Searched, Error> {
         let space = SearchSpace {
+            unit: Unit::Load,
             min: 1.0,
             max: start as f64,
             start: start as f64,

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::delivery::Delivery;
 use crate::execute::{Event, Lab};
 use crate::results::{Kind, Outcome, ProbeData, ProbeResult, ProbeRole, QosProbe, ResultsDir, Setup, SCHEMA};
-use crate::search::{Evaluation, HighestPassing, Objective, SearchSpace, Step};
+use crate::search::{Evaluation, HighestPassing, Objective, SearchSpace, Step, Unit};
 
 /// What a qos search was asked.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -231,6 +231,7 @@ impl Search<'_, '_, '_> {
                 }
                 saturation = Some(max);
                 SearchSpace {
+                    unit: Unit::Iops,
                     min: (max / 1000.0).max(1.0),
                     max,
                     start: max,
@@ -241,6 +242,7 @@ impl Search<'_, '_, '_> {
                 }
             }
             SearchBy::Qd => SearchSpace {
+                unit: Unit::Qd,
                 min: 1.0,
                 max: self.setup.max_qd as f64,
                 start: self.setup.max_qd as f64,

@@ -5,8 +5,37 @@ use drivelab_engine::units::fmt_trimmed;
 use serde::{Deserialize, Serialize};
 
 /// Where and how to search. See [`HighestPassing`].
+/// What a searched value is: how a reason says it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// An I/O rate: "11.82 IOPS".
+    #[default]
+    Iops,
+    /// A queue depth: "qd 4".
+    Qd,
+    /// ACT's load multiplier: "4x".
+    Load,
+}
+
+impl Unit {
+    /// `v` said with its unit, to two decimals at most.
+    pub fn say(self, v: f64) -> String {
+        let n = fmt_trimmed(v, 2);
+        match self {
+            Unit::Iops => format!("{n} IOPS"),
+            Unit::Qd => format!("qd {n}"),
+            Unit::Load => format!("{n}x"),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchSpace {
+    /// What a value is, to say it with its unit ("even the minimum 11.82 IOPS fails"); absent in
+    /// results saved before it was kept.
+    #[serde(default)]
+    pub unit: Unit,
     /// Lowest value to try (above 0).
     pub min: f64,
     /// Highest value to try.
@@ -155,11 +184,11 @@ impl HighestPassing {
         match (self.best_pass(), lowest_fail) {
             (None, None) => Plan::Probe(self.first_value(), false),
             (None, Some(fail)) if fail <= self.lo() => {
-                Plan::Done(None, format!("even the minimum {} fails", fmt_trimmed(self.lo(), 2)))
+                Plan::Done(None, format!("even the minimum {} fails", self.space.unit.say(self.lo())))
             }
             (None, Some(fail)) => Plan::Probe(self.step_down_from(fail), false),
             (Some(pass), None) if pass >= self.hi() => {
-                self.converge_at(pass, format!("even the maximum {} passes", fmt_trimmed(self.hi(), 2)))
+                self.converge_at(pass, format!("even the maximum {} passes", self.space.unit.say(self.hi())))
             }
             (Some(pass), None) => Plan::Probe(self.step_up_from(pass), false),
             (Some(pass), Some(fail)) if self.close_enough(pass, fail) => {
@@ -190,13 +219,13 @@ impl HighestPassing {
 
     fn converged_reason(&self, pass: f64, fail: f64) -> String {
         if self.space.integer {
-            format!("converged: {} passes, {} fails", fmt_trimmed(pass, 2), fmt_trimmed(fail, 2))
+            format!("converged: {} passes, {} fails", self.space.unit.say(pass), self.space.unit.say(fail))
         } else {
             format!(
                 "converged within {}%: {} passes, {} fails",
                 fmt_trimmed(self.space.rel_tol * 100.0, 2),
-                fmt_trimmed(pass, 2),
-                fmt_trimmed(fail, 2)
+                self.space.unit.say(pass),
+                self.space.unit.say(fail)
             )
         }
     }

@@ -22,5 +22,5 @@ mod objective;
 #[cfg(test)]
 mod tests;
 
-pub use highest::{HighestPassing, SearchOutcome, SearchSpace, Step};
+pub use highest::{HighestPassing, SearchOutcome, SearchSpace, Step, Unit};
 pub use objective::{parse_objective, Clause, ClauseResult, Evaluation, Objective, ObjectiveError, Stat};

@@ -18,7 +18,16 @@ fn drive(space: SearchSpace, mut pass: impl FnMut(f64, bool) -> bool) -> SearchO
 }
 
 fn qd_space() -> SearchSpace {
-    SearchSpace { min: 1.0, max: 256.0, start: 256.0, integer: true, rel_tol: 0.05, step_down: 0.5, max_probes: 30 }
+    SearchSpace {
+        unit: Unit::Qd,
+        min: 1.0,
+        max: 256.0,
+        start: 256.0,
+        integer: true,
+        rel_tol: 0.05,
+        step_down: 0.5,
+        max_probes: 30,
+    }
 }
 
 fn values(o: &SearchOutcome) -> Vec<f64> {
@@ -64,6 +73,7 @@ fn rate_search_converges_within_the_tolerance_of_the_threshold() {
     // gap 10156.25 - 9765.625 = 390.6 <= 5% of 9765.625 (488.3) -> confirm 9765.625.
     let threshold = 9876.5;
     let space = SearchSpace {
+        unit: Unit::Iops,
         min: 100.0,
         max: 100_000.0,
         start: 50_000.0,
@@ -84,11 +94,11 @@ fn rate_search_converges_within_the_tolerance_of_the_threshold() {
 fn a_passing_start_climbs_to_the_maximum() {
     // Everything passes on 10..500 from 100: 100, 200, 400, then 800 clamped to 500, which
     // passes; confirm 500.
-    let space = SearchSpace { min: 10.0, max: 500.0, start: 100.0, integer: false, ..qd_space() };
+    let space = SearchSpace { unit: Unit::Iops, min: 10.0, max: 500.0, start: 100.0, integer: false, ..qd_space() };
     let o = drive(space, |_, _| true);
     assert_eq!(values(&o), [100.0, 200.0, 400.0, 500.0, 500.0]);
     assert_eq!((o.best, o.lowest_fail, o.confirmed), (Some(500.0), None, true));
-    assert!(o.reason.contains("maximum 500 passes"), "{}", o.reason);
+    assert_eq!(o.reason, "even the maximum 500 IOPS passes", "said with its unit (issue #38)");
 }
 
 #[test]
@@ -97,7 +107,7 @@ fn nothing_passing_ends_with_no_best_and_says_why() {
     let o = drive(qd_space(), |_, _| false);
     assert_eq!(values(&o), [256.0, 128.0, 64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0]);
     assert_eq!((o.best, o.lowest_fail, o.confirmed), (None, Some(1.0), false));
-    assert_eq!(o.reason, "even the minimum 1 fails");
+    assert_eq!(o.reason, "even the minimum qd 1 fails");
 }
 
 #[test]
@@ -126,7 +136,7 @@ fn a_failed_confirmation_with_nothing_below_ends_with_none() {
     let o = drive(space, |v, confirm| v <= 1.0 && !confirm);
     assert_eq!(values(&o), [4.0, 2.0, 1.0, 1.0]);
     assert_eq!((o.best, o.lowest_fail), (None, Some(1.0)));
-    assert_eq!(o.reason, "even the minimum 1 fails");
+    assert_eq!(o.reason, "even the minimum qd 1 fails");
 }
 
 #[test]
@@ -238,6 +248,7 @@ fn rate_search_on_synthetic_histograms_finds_where_p99_crosses_the_limit() {
     let (capacity, base) = (100_000.0, 100_000.0);
     let objective = parse_objective("p99<1ms,p99.9<5ms").unwrap();
     let space = SearchSpace {
+        unit: Unit::Iops,
         min: 1.0,
         max: capacity,
         start: capacity,
