@@ -58,6 +58,8 @@ pub enum PrepareError {
     MetaNotDir { engine: &'static str, path: String },
     #[error("ioengine {engine}: making {path} before the run: {error}")]
     MetaSetup { engine: &'static str, path: String, error: std::io::Error },
+    #[error("{path} is named twice: give each directory once")]
+    NamedTwice { path: String },
 }
 
 impl From<PrepareError> for Error {
@@ -259,7 +261,7 @@ fn probe_dirs(engine: EngineKind, names: &[String]) -> Result<Vec<TargetInfo>, E
     let mut infos: Vec<TargetInfo> = Vec::with_capacity(names.len());
     for n in names {
         if infos.iter().any(|i| &i.path == n) {
-            return Err(Error::invalid(format!("{n} is named twice: give each directory once")));
+            return Err(PrepareError::NamedTwice { path: n.clone() }.into());
         }
         let exists = match std::fs::symlink_metadata(n) {
             Ok(m) if m.file_type().is_dir() => true,

@@ -71,6 +71,12 @@ pub enum VStateError {
     #[error("{path}: {what}")]
     Bad { path: String, what: String },
     #[error(
+        "{path}: the directory {dir} for fio's verify state files is not there; make it, or give verify_state_save=0"
+    )]
+    NoDirectory { path: String, dir: String },
+    #[error("{path}: the verify state file's name is longer than a file name may be; give the job a shorter name")]
+    NameTooLong { path: String },
+    #[error(
         "{path} exists and is not a verify state file: fio would overwrite it, and drivelab replaces only a verify \
          state file; move it away, give --aux-path DIR, or verify_state_save=0"
     )]
@@ -79,7 +85,7 @@ pub enum VStateError {
 
 impl From<VStateError> for Error {
     fn from(e: VStateError) -> Error {
-        Error::invalid(e.to_string())
+        Error::refused(e)
     }
 }
 
@@ -182,15 +188,10 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
     let shown = path.display().to_string();
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(Error::invalid(format!(
-            "{shown}: the directory {} for fio's verify state files is not there; make it, or give verify_state_save=0",
-            dir.display()
-        )));
+        return Err(VStateError::NoDirectory { path: shown, dir: dir.display().to_string() }.into());
     }
-    if path.file_name().is_some_and(|n| n.len() > 255) {
-        return Err(Error::invalid(format!(
-            "{shown}: the verify state file's name is longer than a file name may be; give the job a shorter name"
-        )));
+    if path.file_name().is_some_and(|n| n.len() > crate::store::NAME_MAX) {
+        return Err(VStateError::NameTooLong { path: shown }.into());
     }
     match path.symlink_metadata() {
         Err(_) => Ok(()),
@@ -203,9 +204,9 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
 /// never through a symlink, replacing only a verify state file.
 pub fn write(path: &Path, state: &VerifyState) -> Result<(), Error> {
     check_writable(path)?;
-    let Some((dir, name)) = crate::store::split(path) else {
-        return Err(Error::invalid(format!("{}: not a file name", path.display())));
-    };
+    let not_a_name = || crate::store::StoreError::NotAFileName { path: path.to_path_buf() };
+    let (dir, name) = crate::store::split(path).ok_or_else(not_a_name)?;
+    crate::store::split(path).ok_or_else(|| VStateError::NameTooLong { path: path.display().to_string() })?;
     crate::store::Dir::open(dir)?.replace(name, &state.encode())
 }
 
