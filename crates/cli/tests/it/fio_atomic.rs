@@ -5,20 +5,12 @@
 //! written, with the reason. That the flag reaches the kernel from each engine is proven by the
 //! engine's unit test (`backend::atomic`), where tmpfs refuses it.
 
-use crate::common::{self, need_loop, stderr, tool, LoopDev, Mounted, Scratch};
+use crate::common::{self, need_loop, tool, LoopDev, Mounted, Scratch};
 
-/// `drivelab fio` in `dir` with `args` (terse): exit code, stderr, writes.
+/// `drivelab fio` in `dir` with `args`: exit code, stderr, writes.
 fn fio(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, u64) {
-    let o = common::bin()
-        .arg("fio")
-        .args(args)
-        .arg("--output-format=json")
-        .env("XDG_DATA_HOME", dir.join("data"))
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
-    (o.status.code(), stderr(&o), v["jobs"][0]["write"]["total_ios"].as_u64().unwrap_or(0))
+    let (code, err, v) = common::fio_json(dir, args);
+    (code, err, v["jobs"][0]["write"]["total_ios"].as_u64().unwrap_or(0))
 }
 
 #[test]

@@ -14,18 +14,10 @@ type Ran = (Option<i32>, String, (u64, u64), (u64, u64), i64);
 
 /// `drivelab fio` in `dir` with `args` and fio's JSON.
 fn fio(dir: &Path, args: &[&str]) -> Ran {
-    let o = common::bin()
-        .arg("fio")
-        .args(args)
-        .arg("--output-format=json")
-        .env("XDG_DATA_HOME", dir.join("data"))
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+    let (code, err, v) = common::fio_json(dir, args);
     let j = &v["jobs"][0];
     let d = |k: &str| (j[k]["total_ios"].as_u64().unwrap_or(0), j[k]["io_bytes"].as_u64().unwrap_or(0));
-    (o.status.code(), stderr(&o), d("read"), d("write"), j["error"].as_i64().unwrap_or(-1))
+    (code, err, d("read"), d("write"), j["error"].as_i64().unwrap_or(-1))
 }
 
 /// (numberio, depth, completions) of a state file, read as fio's verify-state.h lays it out.

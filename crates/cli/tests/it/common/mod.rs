@@ -64,6 +64,20 @@ pub fn drivelab_in(dir: &Path, args: &[&str]) -> Output {
     bin().current_dir(dir).args(args).output().expect("run drivelab")
 }
 
+/// `drivelab fio ARGS --output-format=json` in `dir` (its results in `dir/data`): the exit code,
+/// stderr and fio's JSON document (null when stdout is not one).
+pub fn fio_json(dir: &Path, args: &[&str]) -> (Option<i32>, String, serde_json::Value) {
+    let o = bin()
+        .arg("fio")
+        .args(args)
+        .arg("--output-format=json")
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (o.status.code(), stderr(&o), serde_json::from_slice(&o.stdout).unwrap_or_default())
+}
+
 /// The drivelab binary as every test starts it: its data directory (where `drivelab fio` keeps
 /// its results) in this process's scratch directory, never the user's `~/.local/share`.
 pub fn bin() -> Command {
