@@ -91,7 +91,7 @@ pub fn run(args: &ActArgs) -> Result<Outcome, Error> {
     }
     let mut printer = Printer::new(Style::Search, Voice::quiet_if(args.quiet), false);
     let mut sink = printer.sink();
-    let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref())?, &mut sink);
+    let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref(), &opts.targets)?, &mut sink);
     let log = args.act_log.as_deref().map(Path::new);
     let end = act_cert::run(&mut lab, Path::new(&args.results), crate::command_line(), &opts, log)?;
     drop(lab);

@@ -263,7 +263,7 @@ impl Printer {
                     c.start(point.index, std::time::Instant::now());
                 }
                 if self.style == Style::Points {
-                    self.say(&format!("[{}/{}] {} on {}", point.index, total, point.label, point.targets.join(" ")))
+                    self.say(&format!("[{}/{}] {}", point.index, total, point_on(point)))
                 }
             }
             Event::PointSkip { point } => {
@@ -524,6 +524,21 @@ fn act_slices(p: &ProbeResult, run: &ActRun) -> String {
     let why = if r.passed || p.interrupted { String::new() } else { format!(": {}", r.why) };
     let _ = write!(s, "  response-time verdict: {}{why}", verdict(p.interrupted, r.passed));
     s
+}
+
+/// A point and where it runs: `LABEL on TARGET...`, each target by its name where it has one;
+/// a label that already ends in its one target's name gets the path in parentheses instead.
+fn point_on(point: &drivelab_lab::plan::Point) -> String {
+    let label = &point.label;
+    if let [t] = point.targets.as_slice() {
+        let name = point.shown(t);
+        let on = format!(" on {name}");
+        if name != t && (label.ends_with(&on) || label.contains(&format!("{on} #"))) {
+            return format!("{label} ({t})");
+        }
+    }
+    let shown: Vec<&str> = point.targets.iter().map(|t| point.shown(t)).collect();
+    format!("{label} on {}", shown.join(" "))
 }
 
 #[cfg(test)]

@@ -80,6 +80,7 @@ drivelab's own:
   --results DIR         where the results directory is made (default
                         $XDG_DATA_HOME/drivelab/results, ~/.local/share/...)
   --drivelab-notices    drivelab's notices and where the results went, on stderr
+  --label FILE=NAME     show FILE as NAME in drivelab's reports of the results
                         (fio's contract keeps stderr empty for a clean run)
   --cap-time TIME       shorten every job to at most TIME (as drivelab run)
   --cap-size SIZE       shorten every job's region to at most SIZE
@@ -167,6 +168,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         overwrite: a.overwrite,
         journal: None,
         share: "own".into(),
+        labels: a.labels.clone(),
     };
     // Under mpirun, as `run` and `plan`: every rank runs the jobs on its own targets (`{rank}`,
     // `{host}` in their names) and rank 0 saves and prints the merged result.

@@ -111,6 +111,7 @@ fn exit_code(outcome: Result<Outcome, drivelab_engine::Error>) -> i32 {
         Ok(Outcome::Done) => 0,
         Ok(Outcome::StoppedByError) => 1,
         Ok(Outcome::NotMet) => 3,
+        Ok(Outcome::NotSteady) => 4,
         Ok(Outcome::Interrupted) => {
             eprintln!("drivelab: interrupted; finished results were kept");
             130

@@ -173,21 +173,20 @@ pub fn execute(
     power_cmd: Option<&String>,
     steady: &PointsArgs,
 ) -> Result<(Outcome, PathBuf), Error> {
+    // --label: the plan's targets named (a resumed plan's names are in its saved points);
     // --latency-split: on every point (and every job run beside one), recorded with its fields.
-    let split_plan;
-    let plan = if steady.latency_split {
-        let mut p = plan.clone();
-        for pt in &mut p.points {
+    let names = safety.names(&plan.targets)?;
+    let mut plan = plan.clone();
+    plan.name_targets(&names)?;
+    if steady.latency_split {
+        for pt in &mut plan.points {
             pt.set(Field::LatencySplit, "true")?;
             for c in &mut pt.concurrent {
                 c.set(Field::LatencySplit, "true")?;
             }
         }
-        split_plan = p;
-        &split_plan
-    } else {
-        plan
-    };
+    }
+    let plan = &plan;
     let opts = PlanOptions {
         precondition_passes: steady.precondition,
         steady: steady.rule()?,
@@ -200,7 +199,7 @@ pub fn execute(
     printer.plan_points(plan.points.iter().map(|p| (p.index, p.estimate_ns)).collect());
     printer.status_points(&plan.points);
     let mut sink = printer.sink();
-    let mut setup = lab_setup(safety, power_cmd)?;
+    let mut setup = lab_setup(safety, power_cmd, &plan.targets)?;
     setup.status_every_ns = voice.status_every_ns();
     let mut lab = Lab::new(setup, &mut sink);
     let (dir, outcome) = match resume {
@@ -231,6 +230,8 @@ pub fn execute(
         Outcome::Interrupted
     } else if outcome.errored > 0 {
         Outcome::StoppedByError
+    } else if outcome.unsteady > 0 && !steady.steady_unreached_ok {
+        Outcome::NotSteady
     } else {
         Outcome::Done
     };
@@ -246,6 +247,7 @@ fn closing_line(outcome: &runner::Outcome, total: usize, dir: &Path) -> String {
             counts.push(format!("{n} {what}"));
         }
     };
+    count(outcome.unsteady, "of them not steady");
     count(outcome.errored, "with I/O errors");
     count(outcome.interrupted_points, "interrupted");
     count(outcome.skipped, "done earlier");

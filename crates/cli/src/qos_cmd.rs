@@ -36,7 +36,7 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
     }
     let mut printer = Printer::new(Style::Search, Voice::quiet_if(args.run.quiet), false);
     let mut sink = printer.sink();
-    let mut lab = Lab::new(lab_setup(&args.run.safety, args.run.power_cmd.as_ref())?, &mut sink);
+    let mut lab = Lab::new(lab_setup(&args.run.safety, args.run.power_cmd.as_ref(), &setup.targets)?, &mut sink);
     let end = qos::run(&mut lab, Path::new(&args.run.results), crate::command_line(), &setup)?;
     drop(lab);
     drop(sink);

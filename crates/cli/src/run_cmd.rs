@@ -27,6 +27,9 @@ pub enum Outcome {
     /// The run finished and found no load that meets the objective (act: no passing load;
     /// qos: no load meets it): exit 3, so a CI job can gate on a certification.
     NotMet,
+    /// With `--steady`: a point ran its rounds to the end without reaching steady state (its
+    /// result is saved, marked "not steady"): exit 4, unless `--steady-unreached-ok`.
+    NotSteady,
 }
 
 /// Install the Ctrl-C (and SIGTERM) handler once; the flag it sets stops file creation and the
@@ -55,9 +58,15 @@ pub fn stop_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
-/// What every command gives the lab: permissions, the new-file size, power sampling, Ctrl-C.
-pub fn lab_setup<'a>(safety: &'a SafetyArgs, power_cmd: Option<&String>) -> Result<Setup<'a>, Error> {
+/// What every command gives the lab: permissions, the new-file size, power sampling, Ctrl-C,
+/// and the names of `targets` (`--label`).
+pub fn lab_setup<'a>(
+    safety: &'a SafetyArgs,
+    power_cmd: Option<&String>,
+    targets: &[String],
+) -> Result<Setup<'a>, Error> {
     Ok(Setup {
+        names: safety.names(targets)?,
         new_file_size: safety.new_file_size()?,
         size_asked: safety.size.is_some(),
         perm: safety.permission(),
@@ -151,9 +160,11 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     let json_to_stdout = args.json.as_deref() == Some("-");
     let mut plan = Plan::single(spec, args.targets.clone());
     plan.points[0].fields = args.fields();
+    let setup = lab_setup(&args.safety, args.power_cmd.as_ref(), &plan.targets)?;
+    plan.name_targets(&setup.names)?;
     let mut printer = Printer::new(Style::Run, Voice::quiet_if(args.quiet), json_to_stdout);
     let mut sink = printer.sink();
-    let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref())?, &mut sink);
+    let mut lab = Lab::new(setup, &mut sink);
     let base = Path::new(&args.results);
     let (dir, outcome) =
         runner::start(&mut lab, base, Kind::Run, crate::command_line(), &plan, &PlanOptions::default())?;

@@ -29,7 +29,12 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
     let targets = if args.targets.is_empty() { vec![SCRATCH.to_string()] } else { args.targets.clone() };
     let new_size = args.safety.new_file_size()?;
     let target_bytes = suites::smallest_target_bytes(&targets, new_size)?;
-    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale.unwrap_or(1.0), dql, target_bytes };
+    let together = match (args.together, args.each) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    };
+    let opts = SuiteOptions { time: args.time.clone(), scale: args.scale.unwrap_or(1.0), dql, target_bytes, together };
     let mut plan = suites::plan(id, &targets, &opts)?;
     if id == SuiteId::Span {
         if let Some(n) = suites::span_notice(&opts) {

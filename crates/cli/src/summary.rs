@@ -18,7 +18,7 @@ pub fn text(dir: &Path, p: &PointResult, notes: &[String], stream: Stream) -> Re
         let saved = drivelab_lab::results::load(dir)?;
         Ok(drivelab_report::run_text(&saved, notes)?)
     } else {
-        let s = drivelab_report::views::summary::summary(&p.result, &p.point.label, p.power_w);
+        let s = drivelab_report::views::summary::summary(&p.result, &p.point.label, &p.point.names, p.power_w);
         let mut t = s.text(fit::width());
         for n in p.result.notices.iter().chain(notes) {
             t += &fit::hanging("  note: ", n, fit::width(), 8);

@@ -199,6 +199,24 @@ pub fn merge_results(parts: &[RunResult]) -> RunResult {
     merge_parts(parts, &measurements)
 }
 
+/// Results of one workload that ran one after the other (a steady-state window's rounds) as one
+/// result: their measurements joined by `measurement::merge::then` (windows and seconds follow
+/// each other), what is not measured the last part's (its targets, maps and logs: the state the
+/// rounds left), started when the first did, every notice once. `parts` must not be empty.
+pub fn consecutive(parts: &[RunResult]) -> RunResult {
+    assert!(!parts.is_empty(), "consecutive needs at least one result");
+    if parts.len() == 1 {
+        return parts[0].clone();
+    }
+    let measurements: Vec<Measurement> = parts.iter().map(Measurement::of_result).collect();
+    let joined =
+        measurements[1..].iter().fold(measurements[0].clone(), |acc, m| crate::measurement::merge::then(&acc, m));
+    let mut u = Unmeasured::merge(&parts[parts.len() - 1..]);
+    u.started_unix_ms = parts[0].started_unix_ms;
+    u.notices = Unmeasured::merge(parts).notices;
+    assemble(joined, u)
+}
+
 /// `parts` as one result, their measurements given (a rank's with its targets renamed): the
 /// measurements merged, what is not measured side by side, assembled.
 pub fn merge_parts(parts: &[RunResult], measurements: &[Measurement]) -> RunResult {

@@ -105,6 +105,8 @@ pub struct Setup<'a> {
     /// fio's `--status-interval`: each measurement's result so far every this many ns, in its
     /// `Event::Progress` (0: never).
     pub status_every_ns: u64,
+    /// `--label`: the names targets are shown by, saved in the manifest.
+    pub names: crate::names::DriveNames,
 }
 
 /// Why a point or its journal is refused as it is about to run: the words defined once, each
@@ -149,6 +151,39 @@ pub struct Measured {
     /// A point of several jobs: each job's own result, in stream order (`result` is their
     /// merge); empty for one job.
     pub streams: Vec<RunResult>,
+}
+
+impl Measured {
+    /// Measurements of one point that ran one after the other (a steady-state window's
+    /// rounds) as one: the results joined over their windows (`merge::consecutive`), each
+    /// stream's and each rank's the same way, the power their mean. `rounds` must not be empty.
+    pub fn consecutive(rounds: Vec<Measured>) -> Measured {
+        use drivelab_engine::merge::consecutive;
+        let results: Vec<RunResult> = rounds.iter().map(|m| m.result.clone()).collect();
+        let watts: Vec<f64> = rounds.iter().filter_map(|m| m.power_w).collect();
+        let last = rounds.last().expect("at least one round");
+        let streams = (0..last.streams.len())
+            .map(|i| consecutive(&rounds.iter().filter_map(|m| m.streams.get(i).cloned()).collect::<Vec<_>>()))
+            .collect();
+        let ranks = last
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(k, part)| {
+                let of_rank: Vec<&RankPart> = rounds.iter().filter_map(|m| m.ranks.get(k)).collect();
+                let results = (0..part.results.len())
+                    .map(|i| consecutive(&of_rank.iter().filter_map(|r| r.results.get(i).cloned()).collect::<Vec<_>>()))
+                    .collect();
+                let w: Vec<f64> = of_rank.iter().filter_map(|r| r.power_w).collect();
+                RankPart { results, power_w: mean(&w), ..part.clone() }
+            })
+            .collect();
+        Measured { result: consecutive(&results), power_w: mean(&watts), ranks, streams }
+    }
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// Several workloads measured at once: one result per stream (under MPI: every rank's merged).
@@ -245,6 +280,9 @@ impl<'a> Lab<'a> {
     ) -> Result<crate::results::Manifest, Error> {
         let local: Vec<String> = targets.iter().map(|t| self.local_target(t)).collect();
         let mut m = crate::results::Manifest::new(kind, command_line, &local, setup);
+        for (t, given) in m.targets.iter_mut().zip(targets) {
+            t.name = self.setup.names.get(given).map(str::to_string);
+        }
         // Files the run will create, at the size it creates them (what a resume needs).
         for t in &mut m.targets {
             let info = drivelab_engine::target::probe(&t.path).ok();

@@ -15,6 +15,7 @@ pub mod fiojob;
 pub mod fiologs;
 pub mod info;
 pub mod mounts;
+pub mod names;
 pub mod plan;
 pub mod power;
 pub mod precondition;

@@ -65,6 +65,9 @@ pub struct Outcome {
     pub errored: usize,
     /// The plan stopped at an errored point (without `continue_on_error`).
     pub stopped_by_error: bool,
+    /// Points run with `--steady` that finished without reaching steady state (saved, marked
+    /// "not steady" in every table; the command's exit code says so).
+    pub unsteady: usize,
     /// The last point run, as saved (what `drivelab run` summarizes).
     pub last: Option<PointResult>,
 }
@@ -136,17 +139,14 @@ pub fn start(
 /// `plan` with every relative target path made absolute (against the current directory).
 fn absolute_targets(plan: &Plan) -> Result<Plan, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
-    let abs = |t: &String| -> String {
-        if t == "null" || t.is_empty() || t.starts_with('/') {
-            t.clone()
-        } else {
-            cwd.join(t).to_string_lossy().into_owned()
-        }
-    };
+    let abs = |t: &String| crate::names::absolute(t, &cwd);
     let mut plan = plan.clone();
     plan.targets = plan.targets.iter().map(abs).collect();
     for p in plan.points.iter_mut().chain(plan.precondition.iter_mut()) {
         p.targets = p.targets.iter().map(abs).collect();
+        for n in &mut p.names {
+            n.target = abs(&n.target);
+        }
         for j in &mut p.concurrent {
             j.targets = j.targets.iter().map(abs).collect();
         }
@@ -275,11 +275,15 @@ fn run_points(
         }
         lab.emit(Event::PointDone { record: &saved });
         let (interrupted, errored) = (saved.result.interrupted, saved.result.errored());
+        let unsteady = saved.steady.as_ref().is_some_and(|s| !s.steady);
         out.last = Some(saved);
         match (interrupted, errored) {
             (true, _) => out.interrupted_points += 1,
             (false, true) => out.errored += 1,
-            (false, false) => out.finished += 1,
+            (false, false) => {
+                out.finished += 1;
+                out.unsteady += usize::from(unsteady);
+            }
         }
         if errored && !interrupted && !opts.continue_on_error {
             out.stopped_by_error = true;
@@ -354,24 +358,30 @@ fn run_repeated(lab: &mut Lab, p: &Point, repeat: Repeat, pause_ns: u64) -> Resu
 }
 
 /// Run `p` in rounds until the last `rule.window` rounds' IOPS are steady (SNIA PTS) or
-/// `rule.max_rounds` ran; the last round is the point's result.
+/// `rule.max_rounds` ran. The point's result is the last window's rounds as one run (SNIA
+/// reports the window's average: their I/Os over their windows), steady or not — the record
+/// says which; a round that was interrupted, errored or did not carry its rate is the result
+/// alone.
 fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, SteadyRecord), Error> {
     let mut detector = SteadyDetector::new(rule.clone());
     let mut seeds = Vec::new();
-    let record = |steady: bool, window: Option<WindowStats>, d: &SteadyDetector, seeds: &[u64]| SteadyRecord {
-        rule: rule.clone(),
-        rounds_iops: d.values().to_vec(),
-        steady,
-        window,
-        not_delivered: None,
-        rounds_offset_seed: seeds.to_vec(),
-    };
+    let mut last: std::collections::VecDeque<Measured> = std::collections::VecDeque::with_capacity(rule.window);
+    let record =
+        |steady: bool, window: Option<WindowStats>, d: &SteadyDetector, seeds: &[u64], n: usize| SteadyRecord {
+            rule: rule.clone(),
+            rounds_iops: d.values().to_vec(),
+            steady,
+            window,
+            not_delivered: None,
+            rounds_offset_seed: seeds.to_vec(),
+            result_rounds: n as u32,
+        };
     loop {
         let round = in_round(p, seeds.len() as u32);
         seeds.push(round.spec.offset_seed());
         let m = lab.measure_point(&round)?;
         if m.result.interrupted || m.result.errored() {
-            let rec = record(false, detector.last_window(), &detector, &seeds);
+            let rec = record(false, detector.last_window(), &detector, &seeds, 1);
             return Ok((m, rec));
         }
         // A fixed rate the target did not carry is never a steady state: its IOPS are the
@@ -381,20 +391,26 @@ fn run_steady(lab: &mut Lab, p: &Point, rule: &SteadyRule) -> Result<(Measured, 
             let verdict = format!("not steady: {}", d.why_not("", "I/Os"));
             lab.emit(Event::Round { round, iops: m.result.total.iops, window: None, verdict: &verdict });
             let rec =
-                SteadyRecord { not_delivered: Some(d), ..record(false, detector.last_window(), &detector, &seeds) };
+                SteadyRecord { not_delivered: Some(d), ..record(false, detector.last_window(), &detector, &seeds, 1) };
             return Ok((m, rec));
         }
         let verdict = detector.push(m.result.total.iops);
+        if last.len() == rule.window {
+            last.pop_front();
+        }
+        last.push_back(m);
         let round = detector.values().len();
         let window = detector.last_window();
         let (text, done) = match &verdict {
             SteadyVerdict::NeedMore => ("not steady yet", None),
-            SteadyVerdict::Steady(w) => ("steady", Some(record(true, Some(w.clone()), &detector, &seeds))),
-            SteadyVerdict::GaveUp(w) => ("gave up: no steady state", Some(record(false, w.clone(), &detector, &seeds))),
+            SteadyVerdict::Steady(w) => ("steady", Some((true, Some(w.clone())))),
+            SteadyVerdict::GaveUp(w) => ("gave up: no steady state", Some((false, w.clone()))),
         };
-        lab.emit(Event::Round { round, iops: m.result.total.iops, window: window.as_ref(), verdict: text });
-        if let Some(rec) = done {
-            return Ok((m, rec));
+        let iops = last.back().map_or(0.0, |m| m.result.total.iops);
+        lab.emit(Event::Round { round, iops, window: window.as_ref(), verdict: text });
+        if let Some((steady, w)) = done {
+            let n = last.len();
+            return Ok((Measured::consecutive(last.into()), record(steady, w, &detector, &seeds, n)));
         }
     }
 }

@@ -72,6 +72,10 @@ pub struct Suite {
     pub about: &'static str,
     /// Default measured time per point.
     pub default_time: &'static str,
+    /// Its targets run at once in every point by default: only jbod, whose subject is drives
+    /// sharing a host. Every other suite compares drives, each measured alone (the seeds' way:
+    /// Iometer's review ran each interface's array on its own), unless `--together` asks.
+    pub together: bool,
 }
 
 pub const SUITES: &[Suite] = &[
@@ -81,13 +85,15 @@ pub const SUITES: &[Suite] = &[
         reproduces: "CrystalDiskMark's default test",
         about: "SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T1, RND4K Q1T1, reads and writes; MB/s and IOPS",
         default_time: "5s",
+        together: false,
     },
     Suite {
         id: SuiteId::Iometer,
         name: "iometer",
         reproduces: "Iometer access specs (a SAS vs SATA vs SCSI review)",
-        about: "64K at 100/95/80/0% sequential, reads and writes, 1..N outstanding I/Os per disk, all disks at once",
+        about: "64K at 100/95/80/0% sequential, reads and writes, 1..N outstanding I/Os per disk, each disk alone",
         default_time: "10s",
+        together: false,
     },
     Suite {
         id: SuiteId::Jbod,
@@ -95,6 +101,7 @@ pub const SUITES: &[Suite] = &[
         reproduces: "JBOD scaling (drives added one by one)",
         about: "1..N drives at once, one worker each; 128K sequential and 4K random QD32, reads and writes",
         default_time: "10s",
+        together: true,
     },
     Suite {
         id: SuiteId::Span,
@@ -103,6 +110,7 @@ pub const SUITES: &[Suite] = &[
         about: "4K random at QD3 over an 8 GiB span: reads; writes 4K- vs 512-byte aligned; random, \
                 50%-compressible and zero data",
         default_time: "3m",
+        together: false,
     },
     Suite {
         id: SuiteId::Mixed,
@@ -110,6 +118,7 @@ pub const SUITES: &[Suite] = &[
         reproduces: "AnandTech's mixed random read/write curve",
         about: "4K random, 0..100% reads in 10% steps at QD32 as 32 jobs x QD1; 70/30 called out",
         default_time: "10s",
+        together: false,
     },
     Suite {
         id: SuiteId::Bsqd,
@@ -117,6 +126,7 @@ pub const SUITES: &[Suite] = &[
         reproduces: "fio block size x iodepth sweeps",
         about: "random read and write, block size 512 B..1 MiB x queue depth 1..128",
         default_time: "5s",
+        together: false,
     },
     Suite {
         id: SuiteId::Hdparm,
@@ -124,6 +134,7 @@ pub const SUITES: &[Suite] = &[
         reproduces: "hdparm -tT",
         about: "cached reads (page cache, 2 MiB) and sequential disk reads (2 MiB, O_DIRECT)",
         default_time: "3s",
+        together: false,
     },
     Suite {
         id: SuiteId::Sync,
@@ -131,6 +142,7 @@ pub const SUITES: &[Suite] = &[
         reproduces: "the fsync test of power-loss protection",
         about: "4K writes at QD1 plain, with O_DSYNC and with fsync after each write",
         default_time: "10s",
+        together: false,
     },
 ];
 
@@ -164,7 +176,6 @@ qd = 1
 
 const IOMETER: &str = r#"
 name = "iometer"
-together = true
 [defaults]
 bs = "64k"
 time = "{time}"
@@ -290,6 +301,9 @@ pub struct SuiteOptions {
     pub dql: Vec<u32>,
     /// Size of the targets (smallest), for `span` (8 GiB or the target, if smaller).
     pub target_bytes: u64,
+    /// `--together` (Some(true)) or `--each` (Some(false)); None: the suite's own way
+    /// ([`Suite::together`]).
+    pub together: Option<bool>,
 }
 
 /// Why a suite or its options are refused: the words defined once, each kind with the value
@@ -312,6 +326,11 @@ pub enum SuiteError {
     Dql { text: String, why: String },
     #[error("the jbod suite needs the drives to scale over: give one or more targets")]
     JbodNoTargets,
+    #[error(
+        "--each with the jbod suite: jbod measures drives running at once (1..N of them); drop --each, or \
+             run `drivelab suite iometer --each` to measure each drive alone"
+    )]
+    JbodEach,
 }
 
 impl From<SuiteError> for Error {
@@ -376,6 +395,9 @@ pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan
     let time = point_time(suite, opts)?;
     let file = format!("suite {name}");
     if id == SuiteId::Jbod {
+        if opts.together == Some(false) {
+            return Err(SuiteError::JbodEach.into());
+        }
         return jbod(targets, &time);
     }
     if opts.dql.is_empty() || opts.dql.contains(&0) {
@@ -394,7 +416,8 @@ pub fn plan(id: SuiteId, targets: &[String], opts: &SuiteOptions) -> Result<Plan
         SuiteId::Jbod => unreachable!("built above"),
     };
     let text = text.replace("{time}", &time).replace("{dql}", &dql.join(", ")).replace("{span}", &span.to_string());
-    plan::parse(&text, &file, targets)
+    let together = opts.together.unwrap_or(suite.together);
+    plan::parse(&format!("together = {together}\n{text}"), &file, targets)
 }
 
 /// `--dql`: a whole number N is Iometer's 1..N outstanding I/Os per disk; a list or a range
@@ -456,7 +479,7 @@ mod tests {
     use super::*;
 
     fn opts() -> SuiteOptions {
-        SuiteOptions { time: None, scale: 1.0, dql: vec![1, 2, 3], target_bytes: 1 << 30 }
+        SuiteOptions { time: None, scale: 1.0, dql: vec![1, 2, 3], target_bytes: 1 << 30, together: None }
     }
 
     #[test]
@@ -464,7 +487,7 @@ mod tests {
         let t = vec!["a".to_string(), "b".to_string()];
         let expect = [
             ("quick", 16),
-            ("iometer", 24),
+            ("iometer", 48),
             ("jbod", 4 + 4),
             ("span", 14),
             ("mixed", 22),
@@ -484,13 +507,29 @@ mod tests {
     }
 
     #[test]
-    fn iometer_runs_all_disks_at_once_over_dql() {
+    fn iometer_measures_each_disk_alone_unless_together_and_jbod_only_together() {
         let t = vec!["a".to_string(), "b".to_string(), "c".to_string()];
         let p = plan(SuiteId::Iometer, &t, &SuiteOptions { dql: vec![1, 2], ..opts() }).unwrap();
-        assert_eq!(p.points.len(), 4 * 2 * 2);
-        assert!(p.points.iter().all(|pt| pt.targets.len() == 3));
+        assert!(!p.together);
+        assert_eq!(p.points.len(), 3 * 4 * 2 * 2, "every point once per disk");
+        assert!(p.points.iter().all(|pt| pt.targets.len() == 1));
         assert_eq!(p.points[0].spec.bs[0].bytes, 65536);
         assert_eq!((p.points[2].spec.random_pct, p.points[2].spec.read_pct, p.points[2].spec.qd), (0, 0, 1));
+        let both = SuiteOptions { dql: vec![1, 2], together: Some(true), ..opts() };
+        let p = plan(SuiteId::Iometer, &t, &both).unwrap();
+        assert_eq!(p.points.len(), 4 * 2 * 2);
+        assert!(p.together && p.points.iter().all(|pt| pt.targets.len() == 3));
+        for id in SuiteId::ALL {
+            let each = plan(id, &t, &SuiteOptions { together: Some(false), ..opts() });
+            match id {
+                SuiteId::Jbod => {
+                    assert!(matches!(each.unwrap_err().refusal::<SuiteError>(), Some(SuiteError::JbodEach)))
+                }
+                _ => assert!(each.unwrap().points.iter().all(|pt| pt.targets.len() == 1), "{id:?}"),
+            }
+            let default = plan(id, &t, &opts()).unwrap();
+            assert_eq!(default.together, id.suite().together, "{id:?}");
+        }
     }
 
     #[test]
@@ -504,7 +543,7 @@ mod tests {
         }
         let two: Vec<String> = vec!["a".into(), "b".into()];
         let p = plan(SuiteId::Iometer, &two, &SuiteOptions { dql: dql("32").unwrap(), ..opts() }).unwrap();
-        assert_eq!(p.points.len(), 256, "4 access specs x reads and writes x 32 depths, every disk in each");
+        assert_eq!(p.points.len(), 512, "4 access specs x reads and writes x 32 depths, each disk alone");
         let p =
             plan(SuiteId::Iometer, &two[..1], &SuiteOptions { dql: dql("1,2,4..32x2").unwrap(), ..opts() }).unwrap();
         let qds: Vec<u32> = p.points.iter().map(|pt| pt.spec.qd).take(6).collect();

@@ -365,9 +365,11 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
         for p in &mut pts {
             // Tables group and label points by their fields: how long each ran is left out.
             p.point.fields = workload_fields(&p.point.fields);
+            // A target is shown by its name where the run gave it one (`--label TARGET=NAME`).
             for t in &mut p.result.per_target {
-                push_new(&mut ts, &t.path);
-                let i = ts.iter().position(|x| *x == t.path).expect("just pushed");
+                let shown = drivelab_lab::names::shown(&p.point.names, &t.path).to_string();
+                push_new(&mut ts, &shown);
+                let i = ts.iter().position(|x| *x == shown).expect("just pushed");
                 t.path = placeholder(i);
             }
         }
@@ -407,6 +409,7 @@ pub fn compare(runs: &[Run]) -> Result<Comparison, Error> {
                     rows: Vec::new(),
                     note: None,
                     errored: Vec::new(),
+                    unsteady: Vec::new(),
                 })
             })
             .collect();
@@ -628,6 +631,7 @@ impl SideBySide {
             rows: Vec::new(),
             note: None,
             errored: Vec::new(),
+            unsteady: Vec::new(),
         }
     }
 

@@ -85,6 +85,7 @@ fn overlay(c: &Comparison, t: &SideBySide) -> Table {
         rows: t.rows.iter().filter(|r| !r.delta).map(|r| (legend(r), r.cells.clone())).collect(),
         note: None,
         errored: Vec::new(),
+        unsteady: Vec::new(),
     }
 }
 

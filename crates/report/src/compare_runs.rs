@@ -101,7 +101,14 @@ impl RunInfo {
                     })
                 })
                 .collect(),
-            None => m.targets.iter().map(|t| TargetShown { path: t.path.clone(), model: model(t) }).collect(),
+            None => m
+                .targets
+                .iter()
+                .map(|t| TargetShown {
+                    path: t.name.as_ref().map_or_else(|| t.path.clone(), |n| format!("{n} ({})", t.path)),
+                    model: model(t),
+                })
+                .collect(),
         };
         if targets.is_empty() {
             if let Setup::Plan(p) = &m.setup {
@@ -178,10 +185,17 @@ mod tests {
                 device: Some(device(Some("Samsung SSD 870"))),
                 file: None,
                 new_file_bytes: None,
+                name: None,
             },
-            TargetFacts { path: "/dev/sdc".into(), device: Some(device(None)), file: None, new_file_bytes: None },
-            TargetFacts { path: "/dev/shm/x".into(), device: None, file: Some(file), new_file_bytes: None },
-            TargetFacts { path: "null".into(), device: None, file: None, new_file_bytes: None },
+            TargetFacts {
+                path: "/dev/sdc".into(),
+                device: Some(device(None)),
+                file: None,
+                new_file_bytes: None,
+                name: None,
+            },
+            TargetFacts { path: "/dev/shm/x".into(), device: None, file: Some(file), new_file_bytes: None, name: None },
+            TargetFacts { path: "null".into(), device: None, file: None, new_file_bytes: None, name: None },
         ];
         let r = RunInfo::new("nvme", "results/plan-1", &m);
         let models: Vec<&str> = r.targets.iter().map(|t| t.model.as_str()).collect();

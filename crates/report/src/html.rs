@@ -86,7 +86,10 @@ pub(crate) fn table_html(t: &Table) -> String {
         let _ = write!(h, "<tr><td>{}</td>", esc(name));
         for (ci, v) in vals.iter().enumerate() {
             match v {
-                Some(x) => h += &value_td(&grid::human(*x, &t.unit), t.is_errored(ri, ci)),
+                Some(x) => {
+                    let shown = crate::tables::mark_unsteady(grid::human(*x, &t.unit), t.is_unsteady(ri, ci));
+                    h += &value_td(&shown, t.is_errored(ri, ci))
+                }
                 None => h += "<td>—</td>",
             }
         }
@@ -97,6 +100,9 @@ pub(crate) fn table_html(t: &Table) -> String {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(n));
     }
     h += &errored_note_html(&t.errored);
+    if let Some(n) = crate::tables::unsteady_note(&t.unsteady) {
+        let _ = write!(h, "<p class=\"warn\">{}</p>", esc(&n));
+    }
     h
 }
 
@@ -129,7 +135,10 @@ pub(crate) fn chart_title(heading: String, errored: usize) -> String {
 /// Every axis and legend names what it shows ([`axis_words`]): the x axis its key with a unit,
 /// the value axis its quantity and unit, each legend entry its key ("qd 8", "bs 4 KiB").
 pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
-    let title = chart_title(t.heading(), t.errored.len());
+    let mut title = chart_title(t.heading(), t.errored.len());
+    if !t.unsteady.is_empty() {
+        title = format!("{title} — {} value(s) {} (not steady)", t.unsteady.len(), crate::tables::UNSTEADY_MARK);
+    }
     let titled = Table { title, ..t.clone() };
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
@@ -313,7 +322,11 @@ pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
         if let Some(f) = &t.file {
             parts.push(format!("{} on {} ({})", f.filesystem, f.mount_point, f.source));
         }
-        row(&mut h, &format!("target {}", t.path), &parts.join(" · "));
+        let target = match &t.name {
+            Some(name) => format!("target {name} ({})", t.path),
+            None => format!("target {}", t.path),
+        };
+        row(&mut h, &target, &parts.join(" · "));
     }
     h
 }

@@ -267,6 +267,7 @@ fn iometer_drop(points: &[PointResult]) -> Vec<Table> {
             rows,
             note: None,
             errored: Vec::new(),
+            unsteady: Vec::new(),
         });
     }
     out
@@ -328,6 +329,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             rows: efficiency,
             note: None,
             errored: Vec::new(),
+            unsteady: Vec::new(),
         },
         Table {
             title: "Where scaling stops (each added drive adds ≥ half a drive's worth)".into(),
@@ -338,6 +340,7 @@ fn jbod_scaling(points: &[PointResult]) -> Vec<Table> {
             rows: vec![("scales up to".into(), scales_to), ("most tested".into(), tested)],
             note: None,
             errored: Vec::new(),
+            unsteady: Vec::new(),
         },
     ]
 }
@@ -352,7 +355,13 @@ mod tests {
     /// Made-up results of a suite's own plan: every point moved 100 MB/s on each of its targets.
     fn suite_points(id: SuiteId) -> Vec<PointResult> {
         let targets = vec!["/dev/a".to_string(), "/dev/b".to_string(), "/dev/c".to_string()];
-        let opts = SuiteOptions { time: Some("1s".into()), scale: 1.0, dql: vec![1, 2], target_bytes: 1 << 30 };
+        let opts = SuiteOptions {
+            time: Some("1s".into()),
+            scale: 1.0,
+            dql: vec![1, 2],
+            target_bytes: 1 << 30,
+            together: None,
+        };
         let plan = suites::plan(id, &targets, &opts).expect("the suite's plan");
         plan.points
             .iter()
@@ -373,7 +382,8 @@ mod tests {
         let titles: Vec<String> = span(&points).into_iter().map(|s| s.title).collect();
         assert_eq!(titles[0], "4K random over the 1 GiB span (the suite asks 8 GiB: the target is smaller), QD3");
         let targets = vec!["/dev/a".to_string()];
-        let opts = SuiteOptions { time: Some("1s".into()), scale: 1.0, dql: vec![1], target_bytes: 100 << 30 };
+        let opts =
+            SuiteOptions { time: Some("1s".into()), scale: 1.0, dql: vec![1], target_bytes: 100 << 30, together: None };
         let plan = suites::plan(SuiteId::Span, &targets, &opts).unwrap();
         let full: Vec<PointResult> =
             plan.points.iter().map(|p| PointResult { point: p.clone(), ..points[0].clone() }).collect();

@@ -164,6 +164,11 @@ pub struct Table {
     /// format marks them ([`ERRORED_MARK`] and a footnote; CSV an `errored` column, JSON this).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errored: Vec<ErroredCell>,
+    /// Cells holding a point run with `--steady` that never reached steady state (its figures
+    /// are its last window's): every format marks them ([`UNSTEADY_MARK`] and a footnote; CSV
+    /// a `not_steady` column, JSON this), as errored cells are.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unsteady: Vec<ErroredCell>,
 }
 
 impl Key {
@@ -191,7 +196,7 @@ impl Key {
     /// This key's value for a point (and, when tables are per target, one of its targets).
     fn value(&self, p: &PointResult, target: Option<&str>) -> Option<String> {
         match self {
-            Key::Target => target.map(str::to_string),
+            Key::Target => target.map(|t| p.point.shown(t).to_string()),
             Key::Field(f) => field(p, f).map(str::to_string),
             Key::Step => Some(p.point.step.clone()),
             Key::TargetCount => Some(p.point.targets.len().to_string()),
@@ -338,7 +343,8 @@ pub(crate) fn point_name(p: &PointResult) -> String {
     }
     for t in &p.point.targets {
         let file = std::path::Path::new(t).file_name().map(|f| f.to_string_lossy().into_owned());
-        for name in file.iter().chain(std::iter::once(t)) {
+        let named = p.point.names.iter().filter(|n| n.target == *t).map(|n| &n.name);
+        for name in named.chain(file.iter()).chain(std::iter::once(t)) {
             if let Some(head) = label.strip_suffix(&format!(" on {name}")) {
                 return head.to_string();
             }
@@ -371,6 +377,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
     // (row, col) -> (sum, count)
     let mut cells: HashMap<(usize, usize), (f64, usize)> = HashMap::new();
     let mut errored: Vec<ErroredCell> = Vec::new();
+    let mut unsteady: Vec<ErroredCell> = Vec::new();
 
     let selected: Vec<&PointResult> = points
         .iter()
@@ -383,7 +390,9 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
     // would put points of different targets in one cell (`suite span A B`: each drive's points
     // under one step), each point's row is named by its targets (a point of several drives at
     // once stays one measurement, the drives joined by `+`).
-    let targets_of = |p: &PointResult| crate::point_targets::paths(p).join(" + ");
+    let targets_of = |p: &PointResult| {
+        crate::point_targets::paths(p).into_iter().map(|t| p.point.shown(t)).collect::<Vec<_>>().join(" + ")
+    };
     let split = !per_target && {
         let mut seen: HashMap<(String, String), String> = HashMap::new();
         selected.iter().any(|p| {
@@ -394,6 +403,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
     };
     for &p in &selected {
         let error = point_error(&p.result).map(|e| format!("{}: {e}", p.point.label));
+        let not_steady = unsteady_point(p).map(|why| format!("{}: {why}", p.point.label));
         let mut place = |target: Option<&TargetResult>, value: Option<f64>| {
             let path = target.map(|t| t.path.as_str());
             let (Some(r), Some(c)) = (spec.rows.value(p, path), spec.cols.value(p, path)) else { return };
@@ -406,6 +416,11 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
                 if let Some(e) = &error {
                     if !errored.iter().any(|x| (x.row, x.col) == key) {
                         errored.push(ErroredCell { row: key.0, col: key.1, error: e.clone() });
+                    }
+                }
+                if let Some(why) = &not_steady {
+                    if !unsteady.iter().any(|x| (x.row, x.col) == key) {
+                        unsteady.push(ErroredCell { row: key.0, col: key.1, error: why.clone() });
                     }
                 }
             }
@@ -466,6 +481,7 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
             .collect(),
         note: spec.metric.note(&selected),
         errored,
+        unsteady,
     }
 }
 
@@ -480,12 +496,20 @@ impl Table {
         is_errored(&self.errored, row, col)
     }
 
+    /// Is the cell at (`row`, `col`) a point's that never reached steady state?
+    pub fn is_unsteady(&self, row: usize, col: usize) -> bool {
+        is_errored(&self.unsteady, row, col)
+    }
+
     /// A cell for people: the number in the table's unit, [`ERRORED_MARK`] after an errored
     /// point's, "—" for a missing one.
     pub fn show_cell(&self, row: usize, col: usize, v: Option<f64>) -> String {
         match v {
             None => "—".to_string(),
-            Some(v) => mark_if(grid::human(v, &self.unit), self.is_errored(row, col)),
+            Some(v) => mark_unsteady(
+                mark_if(grid::human(v, &self.unit), self.is_errored(row, col)),
+                self.is_unsteady(row, col),
+            ),
         }
     }
 
@@ -494,9 +518,13 @@ impl Table {
         errored_note(&self.errored)
     }
 
-    /// The note under the table: its own, then the errored cells' footnote.
+    /// The note under the table: its own, then the errored and not-steady cells' footnotes.
     fn notes(&self) -> Option<String> {
-        notes(self.note.as_deref(), &self.errored)
+        let mine = notes(self.note.as_deref(), &self.errored);
+        match (mine, unsteady_note(&self.unsteady)) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The header's first cell: the row axis, then the column axis after a backslash
@@ -582,6 +610,10 @@ impl Table {
         if marked {
             header.push("errored".into());
         }
+        let unsteady = !self.unsteady.is_empty();
+        if unsteady {
+            header.push("not_steady".into());
+        }
         out.push_str(&header.join(","));
         out.push('\n');
         for (ri, (label, values)) in self.rows.iter().enumerate() {
@@ -592,6 +624,9 @@ impl Table {
             line.extend(values.iter().map(|v| v.map_or_else(String::new, |v| v.to_string())));
             if marked {
                 line.push(errored_csv_field(&self.errored, &self.cols, ri));
+            }
+            if unsteady {
+                line.push(errored_csv_field(&self.unsteady, &self.cols, ri));
             }
             out.push_str(&line.join(","));
             out.push('\n');

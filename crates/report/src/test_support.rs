@@ -62,6 +62,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             estimate_ns: None,
             concurrent: Vec::new(),
             fio: None,
+            names: Vec::new(),
         },
         result: RunResult {
             schema: 1,

@@ -7,7 +7,10 @@
 //! # Rows
 //!
 //! - run, plan, suite (and fio's results): a row per saved point (`record` = `point`), its
-//!   aggregate over its targets (the per-target figures are in the pivot tables and the JSON).
+//!   aggregate over its targets; a point that ran several drives at once is followed by a row
+//!   per drive (`record` = `target`, `target` its path, `target_name` its `--label` name): each
+//!   drive's own I/Os, rates and latencies (the figures of the whole run, CPU, power and errors,
+//!   are the point row's). Figures of different drives are never only a sum.
 //! - qos: a row per probe (`record` = `probe`): the load it offered, its role, whether it passed,
 //!   then the figures of the probe's run.
 //! - act: a row per slice of each load (`record` = `slice`): the load (N), the slice's span,
@@ -29,8 +32,9 @@
 //! (`read_iops`, `read_lat_p99_ns`, `write_...`, `trim_...`, `fsync_...`), then `cpu_pct`
 //! (user + system of the job threads, % of one core), `cpu_usr_pct`, `cpu_sys_pct`,
 //! `cpu_busiest_job_pct`, `cpu_bound`, `qd_mean`, `power_w`, `error_count`, `errored`,
-//! `first_error`, `interrupted`, and `prep` (each block device's written state when the point
-//! started). Numbers are at full precision; booleans `true`/`false`. docs/RESULTS.md lists them.
+//! `first_error`, `interrupted`, `prep` (each block device's written state when the point
+//! started), and with `--steady` `steady` (false: never reached; the figures are no steady
+//! state's), `steady_rounds` and `steady_result_rounds` (the rounds the figures merge). Numbers are at full precision; booleans `true`/`false`. docs/RESULTS.md lists them.
 
 use drivelab_engine::hist::{LatSummary, Pct};
 use drivelab_engine::result::{DirStats, RunResult};
@@ -51,7 +55,8 @@ struct Row {
 const PCTS: [Pct; 3] = [Pct::P50, Pct::P99, Pct::P99_9];
 
 /// The columns of what a row is: a field of the same name is renamed `field_NAME`.
-const ID_COLUMNS: [&str; 7] = ["results", "record", "index", "label", "step", "targets", "target_count"];
+const ID_COLUMNS: [&str; 9] =
+    ["results", "record", "index", "label", "step", "targets", "target_count", "target", "target_name"];
 
 fn num(v: f64) -> String {
     if v.is_finite() {
@@ -143,19 +148,54 @@ fn prep(p: &PointResult) -> String {
         .join(";")
 }
 
-fn point_row(p: &PointResult) -> Row {
+/// What a point's rows share: which point, its targets, its fields as given.
+fn point_ids(p: &PointResult, record: &str) -> Row {
     let mut row = Row::default();
-    put(&mut row.ids, "record", "point");
+    put(&mut row.ids, "record", record);
     put(&mut row.ids, "index", p.point.index);
     put(&mut row.ids, "label", &p.point.label);
     put(&mut row.ids, "step", &p.point.step);
     put(&mut row.ids, "targets", p.point.targets.join(";"));
     put(&mut row.ids, "target_count", p.point.targets.len());
     row.fields = p.point.fields.clone();
+    row
+}
+
+/// A point's row, then (when it ran several drives at once) a row per drive.
+fn point_rows(p: &PointResult) -> Vec<Row> {
+    let mut row = point_ids(p, "point");
+    if let [only] = p.point.targets.as_slice() {
+        put(&mut row.ids, "target", only);
+        put(&mut row.ids, "target_name", p.point.shown(only));
+    }
     figures(&mut row.figures, &p.result);
     put(&mut row.figures, "power_w", p.power_w.map_or_else(String::new, num));
     put(&mut row.figures, "prep", prep(p));
-    row
+    if let Some(s) = &p.steady {
+        // With --steady: whether the figures are a steady state's, and how many rounds they are.
+        put(&mut row.figures, "steady", s.steady);
+        put(&mut row.figures, "steady_rounds", s.rounds_iops.len());
+        put(&mut row.figures, "steady_result_rounds", s.result_rounds.max(1));
+    }
+    let mut out = vec![row];
+    let targets = crate::point_targets::distinct(p);
+    if targets.len() > 1 {
+        for t in &targets {
+            let mut row = point_ids(p, "target");
+            put(&mut row.ids, "target", &t.path);
+            put(&mut row.ids, "target_name", p.point.shown(&t.path));
+            spec(&mut row.figures, &p.result);
+            put(&mut row.figures, "runtime_ns", p.result.runtime_ns);
+            direction(&mut row.figures, "", &t.total);
+            for (name, d) in [("read_", &t.read), ("write_", &t.write)] {
+                if d.ops > 0 {
+                    direction(&mut row.figures, name, d);
+                }
+            }
+            out.push(row);
+        }
+    }
+    out
 }
 
 fn probe_ids(row: &mut Row, p: &ProbeResult, record: &str) {
@@ -214,7 +254,7 @@ fn rows_of(r: &Results) -> Vec<Row> {
         Setup::Qos(q) => q.by,
         _ => SearchBy::Rate,
     };
-    let mut out: Vec<Row> = r.points.iter().map(point_row).collect();
+    let mut out: Vec<Row> = r.points.iter().flat_map(point_rows).collect();
     for p in &r.probes {
         out.extend(qos_row(p, by));
         out.extend(act_rows(p));
@@ -321,19 +361,33 @@ mod tests {
         let text = csv(&plan(vec![a.clone(), b]));
         assert!(!text.contains("\n\n") && text.ends_with('\n'), "no blank line: {text}");
         let (h, rows) = table(&text);
-        assert_eq!(rows.len(), 2, "a row per point");
+        assert_eq!(rows.len(), 4, "a row per point, and per drive of the point of two drives");
         assert!(rows.iter().all(|r| r.len() == h.len()), "every row has every column");
         let at = |r: usize, c: &str| get(&h, &rows[r], c).to_string();
-        assert_eq!((at(0, "qd"), at(1, "qd")), ("1".into(), "".into()), "empty where a point lacks a field");
-        assert_eq!(at(1, "bs"), "4k");
-        assert_eq!(at(1, "field_iops"), "x", "a field named like a figure is renamed");
+        // Each drive of a point of several: its own figures, as the point saved them.
+        for (r, t) in [(1, &a.result.per_target[0]), (2, &a.result.per_target[1])] {
+            assert_eq!(
+                (at(r, "record"), at(r, "index"), at(r, "target")),
+                ("target".into(), a.point.index.to_string(), t.path.clone())
+            );
+            assert_eq!(at(r, "iops"), t.total.iops.to_string(), "{}'s own IOPS, not the sum", t.path);
+            assert_eq!(at(r, "lat_p99_ns"), t.total.lat_ns.get(Pct::P99).unwrap().to_string());
+            assert_eq!(at(r, "cpu_pct"), "", "the run's CPU is the point row's");
+        }
+        assert_eq!(
+            (at(3, "record"), at(3, "target"), at(3, "target_name")),
+            ("point".into(), "/dev/a".into(), "/dev/a".into())
+        );
+        assert_eq!((at(0, "qd"), at(3, "qd")), ("1".into(), "".into()), "empty where a point lacks a field");
+        assert_eq!(at(3, "bs"), "4k");
+        assert_eq!(at(3, "field_iops"), "x", "a field named like a figure is renamed");
         assert_eq!(at(0, "iops"), (5.0 * 256.0).to_string());
         assert_eq!(at(0, "targets"), "/dev/a;/dev/b");
         assert_eq!(at(0, "target_count"), "2");
         assert_eq!(at(0, "lat_p99_ns"), "5000");
         assert_eq!(at(0, "lat_p50_ns"), "", "a percentile the result lacks is empty, never 0");
         assert_eq!(at(0, "write_mb_per_s"), "1", "a direction with I/O gets its columns");
-        assert_eq!(at(1, "write_mb_per_s"), "", "and is empty where a point did none");
+        assert_eq!(at(3, "write_mb_per_s"), "", "and is empty where a point did none");
         assert_eq!(at(0, "cpu_pct"), "15");
         assert_eq!((at(0, "errored"), at(0, "first_error")), ("false".into(), "".into()));
         let order: Vec<usize> = ["record", "qd", "bs", "spec_qd", "iops", "read_iops", "cpu_pct"]

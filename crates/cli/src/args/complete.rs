@@ -52,6 +52,7 @@ const HINTS: &[(&str, ValueHint)] = &[
     ("DIR", ValueHint::DirPath),
     // Targets: files, devices, results directories or fio's JSON.
     ("TARGET", ValueHint::AnyPath),
+    ("TARGET=NAME", ValueHint::AnyPath),
     ("DEV", ValueHint::AnyPath),
     ("A:B", ValueHint::AnyPath),
     ("DIR|FIO.json", ValueHint::AnyPath),

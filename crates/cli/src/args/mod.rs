@@ -311,6 +311,10 @@ pub struct PointsArgs {
     /// With --steady: rounds in the measurement window.
     #[arg(long, value_name = "N", default_value_t = steady::PTS_WINDOW, requires = "steady", help_heading = "Steady state")]
     pub steady_window: usize,
+    /// With --steady: a point that never reached steady state is still marked "not steady"
+    /// everywhere, but the run exits 0 (without it: exit code 4).
+    #[arg(long, requires = "steady", help_heading = "Steady state")]
+    pub steady_unreached_ok: bool,
     /// Go on to the next point after a point whose I/O failed (it is saved and marked either
     /// way); without it the first errored point stops the run with exit code 1.
     #[arg(long)]
@@ -362,7 +366,7 @@ pub struct PlanArgs {
     pub cap_size: Option<String>,
     /// Continue an interrupted run in this results directory, skipping finished points (a run
     /// started under mpirun: with the same number of ranks and --share).
-    #[arg(long, value_name = "DIR", conflicts_with = "file", value_parser = non_empty())]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["file", "labels"], value_parser = non_empty())]
     pub resume: Option<String>,
     /// Where new results directories are made.
     #[arg(long, default_value = "results", value_name = "DIR", value_parser = non_empty())]
@@ -407,6 +411,14 @@ pub struct SuiteArgs {
     /// 2, 4, 8, 16, 32.
     #[arg(long, default_value = "3", value_name = "DQL")]
     pub dql: String,
+    /// Run every point on all the targets at once (the jbod suite's only way; iometer's drives
+    /// sharing one host, each at its DQL).
+    #[arg(long, conflicts_with = "each")]
+    pub together: bool,
+    /// Measure the targets one after another, each alone (every suite's default but jbod's: a
+    /// comparison of drives never lets one drive's load touch another's figures).
+    #[arg(long)]
+    pub each: bool,
     /// Verify the data of every point that can be verified (all but those writing zeros): stamp
     /// every write, check every read as it completes; a wrong unit stops the point (exit 1).
     #[arg(long, help_heading = "Verification")]

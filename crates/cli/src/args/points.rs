@@ -17,6 +17,7 @@ impl Default for PointsArgs {
             steady: false,
             steady_rounds: rule.max_rounds,
             steady_window: rule.window,
+            steady_unreached_ok: false,
             continue_on_error: false,
             repeat: repeat.runs,
             pick: repeat.pick,

@@ -1,5 +1,5 @@
 //! Target creation and permission to write (`--size`, `--destroy`, `--force`, `--overwrite`,
-//! `--journal`, `--share`): the same flags for every command that measures, and what they become
+//! `--journal`, `--share`, `--label`): the same flags for every command that measures, and what they become
 //! for the lab (`Permission`, each MPI rank's own names).
 
 use clap::Args;
@@ -34,6 +34,10 @@ pub struct SafetyArgs {
     /// MPI".
     #[arg(long, value_name = "HOW", default_value = "own", value_parser = ["own", "split", "whole"], help_heading = "Targets and safety")]
     pub share: String,
+    /// Show TARGET as NAME in every table, chart, CSV and report ("SATA II", not /dev/loop3);
+    /// saved with the results. Repeat for several targets.
+    #[arg(long = "label", value_name = "TARGET=NAME", help_heading = "Targets and safety")]
+    pub labels: Vec<String>,
 }
 
 impl SafetyArgs {
@@ -72,6 +76,11 @@ impl SafetyArgs {
         }
         drivelab_lab::store::check_new_file("--journal", j)?;
         Ok(Some(path))
+    }
+
+    /// `--label`s, each checked against `targets` (the command's, as given).
+    pub fn names(&self, targets: &[String]) -> Result<drivelab_lab::names::DriveNames, Error> {
+        Ok(drivelab_lab::names::DriveNames::parse(&self.labels, targets)?)
     }
 
     /// `--size`, else 1 GiB.

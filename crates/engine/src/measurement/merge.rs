@@ -50,6 +50,30 @@ pub fn merge(a: &Measurement, b: &Measurement) -> Measurement {
     }
 }
 
+/// `a`, then `b`: two measurements of one workload that ran one after the other (the rounds of
+/// a steady-state window), as one measurement of every I/O of both over both windows. As
+/// [`merge`], except what is counted in time: the windows (the run's, each target's, each
+/// job's) add, and `b`'s seconds follow `a`'s. So the IOPS of rounds of equal length is their
+/// average, and a p99 is the p99 of every I/O of every round. Associative, not commutative.
+pub fn then(a: &Measurement, b: &Measurement) -> Measurement {
+    let mut m = merge(a, b);
+    m.window_ns = a.window_ns.saturating_add(b.window_ns);
+    m.series = a.series.iter().chain(&b.series).cloned().collect();
+    for t in &mut m.targets {
+        let of = |x: &Measurement| {
+            x.targets.iter().find(|p| p.path == t.path && p.order == t.order).map_or(0, |p| p.window_ns)
+        };
+        t.window_ns = of(a).saturating_add(of(b));
+    }
+    for j in &mut m.kinds.per_job.0 {
+        let of = |x: &Measurement| x.kinds.per_job.0.iter().find(|p| p.at == j.at).map(|p| p.m.clone());
+        if let (Some(x), Some(y)) = (of(a), of(b)) {
+            j.m = then(&x, &y);
+        }
+    }
+    m
+}
+
 /// Every part as one (None for none).
 pub fn merge_all<'a>(parts: impl IntoIterator<Item = &'a Measurement>) -> Option<Measurement> {
     parts.into_iter().fold(None, |acc: Option<Measurement>, m| Some(acc.map_or_else(|| m.clone(), |a| merge(&a, m))))

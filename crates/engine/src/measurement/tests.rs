@@ -604,3 +604,39 @@ fn merging_forged_measurements_at_the_limits_saturates_instead_of_overflowing() 
     assert_eq!((last.read_ops, last.bytes), (u64::MAX, u64::MAX));
     assert_eq!(merge(&m, &big), merge(&big, &m), "still commutative at the limit");
 }
+
+/// Rounds one after another (a steady-state window): windows and seconds follow each other,
+/// every I/O counts once, and the IOPS of rounds of equal length is their average.
+#[test]
+fn consecutive_rounds_merge_as_one_run_over_both_windows() {
+    let mut rng = fastrand::Rng::with_seed(38);
+    for round in 0..20 {
+        let open = round % 2 == 0;
+        let parts: Vec<Measurement> = (0..3)
+            .map(|_| {
+                let n = rng.usize(1..2000);
+                measure(&samples(&mut rng, n), open)
+            })
+            .collect();
+        let (a, b, c) = (&parts[0], &parts[1], &parts[2]);
+        let ab = merge::then(a, b);
+        assert_eq!(merge::then(&ab, c), merge::then(a, &merge::then(b, c)), "round {round}: associative");
+        assert_eq!(ab.window_ns, a.window_ns + b.window_ns);
+        assert_eq!(ab.series.len(), a.series.len() + b.series.len());
+        assert_eq!(ab.series[a.series.len()..], b.series[..], "b's seconds after a's");
+        let concurrent = merge::merge(a, b);
+        assert_eq!((&ab.read, &ab.write, &ab.errors), (&concurrent.read, &concurrent.write, &concurrent.errors));
+        for t in &ab.targets {
+            let w = |m: &Measurement| m.targets.iter().find(|x| x.path == t.path).map_or(0, |x| x.window_ns);
+            assert_eq!(t.window_ns, w(a) + w(b), "round {round}: {}'s window", t.path);
+        }
+        for j in &ab.kinds.per_job.0 {
+            let w = |m: &Measurement| m.kinds.per_job.0.iter().find(|x| x.at == j.at).map_or(0, |x| x.m.window_ns);
+            assert_eq!(j.m.window_ns, w(a) + w(b), "round {round}: job {}'s window", j.at);
+        }
+        let ops = |m: &Measurement| m.read.lat.count() + m.write.lat.count() + m.trim.lat.count();
+        let f = summarize(&ab, &spec(open));
+        let want = (ops(a) + ops(b)) as f64 / ((a.window_ns + b.window_ns) as f64 / 1e9);
+        assert!((f.total.iops - want).abs() <= want * 1e-9, "round {round}: {} vs {want}", f.total.iops);
+    }
+}

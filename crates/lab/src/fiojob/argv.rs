@@ -67,6 +67,9 @@ pub struct FioArgs {
     pub force: bool,
     pub overwrite: bool,
     pub results: Option<String>,
+    /// drivelab's `--label TARGET=NAME` (repeatable): how a target is shown in drivelab's
+    /// reports (fio's own output names jobs, not targets, and is unchanged).
+    pub labels: Vec<String>,
     /// drivelab's `--cap-time T`, `--cap-size S`: every job shortened, as `drivelab run` does.
     pub cap_time: Option<String>,
     pub cap_size: Option<String>,
@@ -136,6 +139,7 @@ const CONTROL: &[(&str, Option<char>, Arg)] = &[
     ("cap-time", None, Arg::Required),
     ("cap-size", None, Arg::Required),
     ("drivelab-notices", None, Arg::None),
+    ("label", None, Arg::Required),
 ];
 
 /// What a name on the command line is.
@@ -362,6 +366,7 @@ fn control(out: &mut FioArgs, key: &str, value: Option<String>, shown: &str) -> 
         "cap-time" => out.cap_time = Some(v()),
         "cap-size" => out.cap_size = Some(v()),
         "drivelab-notices" => out.drivelab_notices = true,
+        "label" => out.labels.push(v()),
         "aux-path" => out.aux_path = Some(v()),
         "debug" => {
             return Err(bad(

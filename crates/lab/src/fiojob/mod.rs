@@ -571,6 +571,7 @@ fn build<'a>(
                 estimate_ns: estimate,
                 concurrent,
                 fio: Some(fio),
+                names: Vec::new(),
             });
             if points.len() > crate::plan::MAX_POINTS {
                 return Err(Error::invalid(format!(

@@ -28,6 +28,7 @@ fn point(l: IoLogSpec, jobs: u32) -> Point {
         estimate_ns: None,
         concurrent: Vec::new(),
         fio: None,
+        names: Vec::new(),
     }
 }
 

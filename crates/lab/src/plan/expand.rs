@@ -129,6 +129,7 @@ pub(super) fn points(
                     estimate_ns: estimate(&p.spec),
                     concurrent: Vec::new(),
                     fio: None,
+                    names: Vec::new(),
                 });
             }
         }

@@ -176,6 +176,10 @@ pub struct Point {
     /// write its "global options" and each job's "job options" (`drivelab report --fio-format`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fio: Option<FioOptions>,
+    /// The names its targets are shown by (`--label TARGET=TEXT`, [`crate::names`]); a target
+    /// not listed is shown by its path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<crate::names::DriveName>,
 }
 
 /// The fio options of a point from a job file, as given (see [`Point::fio`]).
@@ -264,9 +268,56 @@ impl Point {
             .chain(self.concurrent.iter().map(|j| (j.spec.clone(), j.targets.clone())))
             .collect()
     }
+
+    /// How `target` is shown: its name ([`Point::names`]), else its path.
+    pub fn shown<'a>(&'a self, target: &'a str) -> &'a str {
+        crate::names::shown(&self.names, target)
+    }
 }
 
 impl Plan {
+    /// Give the plan's targets their `names`: each point records the names of its targets, and
+    /// a point of one target among several is labelled `... on NAME` (slugs follow). Refused
+    /// when a name is the file name another target's points are labelled by.
+    pub fn name_targets(&mut self, names: &crate::names::DriveNames) -> Result<(), crate::names::NameError> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let old = expand::target_names(&self.targets);
+        let new: Vec<String> = self
+            .targets
+            .iter()
+            .zip(&old)
+            .map(|(t, o)| names.get(t).map_or_else(|| o.clone(), str::to_string))
+            .collect();
+        for (i, n) in new.iter().enumerate() {
+            if let Some(j) = new.iter().position(|m| m == n).filter(|&j| j != i) {
+                let (a, b) = (i.min(j), i.max(j));
+                let named = if names.get(&self.targets[a]).is_some() { a } else { b };
+                return Err(crate::names::NameError::AnotherTarget {
+                    target: self.targets[named].clone(),
+                    name: n.clone(),
+                });
+            }
+        }
+        let relabel = !self.together && self.targets.len() > 1;
+        let mut slugs = std::collections::HashSet::new();
+        for p in self.precondition.iter_mut().chain(self.points.iter_mut()) {
+            p.names = names.of(&p.targets);
+            if relabel && p.index > 0 {
+                if let [t] = p.targets.as_slice() {
+                    let i = self.targets.iter().position(|x| x == t).expect("a point's target is the plan's");
+                    let (from, to) = (format!(" on {}", old[i]), format!(" on {}", new[i]));
+                    if let Some(at) = p.label.rfind(&from) {
+                        p.label.replace_range(at..at + from.len(), &to);
+                    }
+                }
+                p.slug = expand::unique_slug(&p.label, &mut slugs);
+            }
+        }
+        Ok(())
+    }
+
     /// `drivelab run`'s plan: one point, `spec` on `targets` (all at once), its label the spec's.
     pub fn single(spec: AccessSpec, targets: Vec<String>) -> Plan {
         let point = Point {
@@ -280,6 +331,7 @@ impl Plan {
             spec,
             concurrent: Vec::new(),
             fio: None,
+            names: Vec::new(),
         };
         Plan {
             name: "run".into(),
@@ -501,6 +553,7 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
                 spec,
                 concurrent: Vec::new(),
                 fio: None,
+                names: Vec::new(),
             })
         }
         None => None,

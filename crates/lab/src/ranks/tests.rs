@@ -44,6 +44,7 @@ fn on_ranks<T: Send>(n: usize, share: Share, f: impl Fn(&mut Lab) -> T + Sync) -
                         journal: None,
                         ranks: Some(ranks),
                         status_every_ns: 0,
+                        names: Default::default(),
                     };
                     let mut lab = Lab::new(setup, &mut sink);
                     f(&mut lab)

@@ -141,6 +141,9 @@ pub struct TargetFacts {
     /// resume creates it again at that size, or replaces what a stop during its filling left).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_file_bytes: Option<u64>,
+    /// The name the target is shown by (`--label TARGET=TEXT`, [`crate::names`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 impl TargetFacts {
@@ -151,7 +154,7 @@ impl TargetFacts {
             Some(drivelab_engine::target::TargetKind::File) => sysinfo::file_facts(Path::new(path)),
             _ => None,
         };
-        TargetFacts { path: path.to_string(), device, file, new_file_bytes: None }
+        TargetFacts { path: path.to_string(), device, file, new_file_bytes: None, name: None }
     }
 }
 
@@ -298,6 +301,12 @@ pub struct SteadyRecord {
     /// 0, 1, ...): every round draws new offsets. Empty in results saved before it was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds_offset_seed: Vec<u64>,
+    /// How many of the last rounds the point's `result` is, merged as one run over their windows
+    /// (SNIA PTS reports the measurement window's average): the window's rounds. 0 in results
+    /// saved before: `result` is the last round alone. 1 when the rounds stopped early (an
+    /// interrupted, errored or undelivered round is the result).
+    #[serde(default)]
+    pub result_rounds: u32,
 }
 
 /// What part a probe plays in a search.

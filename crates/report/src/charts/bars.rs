@@ -187,6 +187,7 @@ mod chart_tests {
             rows: vec![("sata".into(), vec![Some(slow), Some(slow * 1.1)]), ("nvme".into(), vec![Some(fast), None])],
             note: None,
             errored: Vec::new(),
+            unsteady: Vec::new(),
         }
     }
 

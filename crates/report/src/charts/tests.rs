@@ -19,6 +19,7 @@ fn table(rows: usize, cols: usize) -> Table {
             .collect(),
         note: None,
         errored: Vec::new(),
+        unsteady: Vec::new(),
     }
 }
 
@@ -185,6 +186,7 @@ fn empty_tables_render() {
             rows: vec![],
             note: None,
             errored: Vec::new(),
+            unsteady: Vec::new(),
         },
         Table {
             title: "All missing".into(),
@@ -195,6 +197,7 @@ fn empty_tables_render() {
             rows: vec![("sda".into(), vec![None, Some(f64::NAN)])],
             note: None,
             errored: Vec::new(),
+            unsteady: Vec::new(),
         },
     ] {
         check(&grouped_bars(&t), &[&t.title, "MB/s", "no data"]);
@@ -211,6 +214,7 @@ fn empty_tables_render() {
         rows: vec![("x".into(), vec![Some(42.0)])],
         note: None,
         errored: Vec::new(),
+        unsteady: Vec::new(),
     };
     check(&heatmap(&one), &["42", "µs"]);
 }

@@ -429,6 +429,7 @@ fn quick_on_model(label: &str, target: &str, model: &str, read: f64) -> Run {
         device: Some(device),
         file: None,
         new_file_bytes: None,
+        name: None,
     }];
     r
 }

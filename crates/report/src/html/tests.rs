@@ -415,6 +415,7 @@ fn steady_state_rounds_are_drawn_with_their_verdict_and_window() {
             window: window_stats(rounds, rule.window),
             not_delivered: None,
             rounds_offset_seed: Vec::new(),
+            result_rounds: 0,
         });
     }
     let page = report(&manifest("plan", &points), &points);
@@ -452,6 +453,7 @@ fn the_steady_section_shows_the_rule_each_point_was_run_with_not_the_default() {
         window: Some(w.clone()),
         not_delivered: None,
         rounds_offset_seed: Vec::new(),
+        result_rounds: 0,
     });
     let points = vec![p];
     let page = report(&manifest("plan", &points), &points);

@@ -31,6 +31,47 @@ pub fn point_error(r: &RunResult) -> Option<String> {
     })
 }
 
+/// What a cell of a point that never reached steady state carries after its number.
+pub const UNSTEADY_MARK: &str = "!unsteady";
+
+/// Why `p` is not a steady state's figure: run with `--steady`, its rounds ended without
+/// reaching it (None for a point that did, or ran without `--steady`).
+pub fn unsteady_point(p: &drivelab_lab::results::PointResult) -> Option<String> {
+    let s = p.steady.as_ref().filter(|s| !s.steady)?;
+    let rounds = s.rounds_iops.len();
+    Some(match (&s.not_delivered, s.result_rounds) {
+        (Some(_), _) => format!("its rate was not carried in round {}", rounds + 1),
+        (None, n) if n > 1 => format!("not steady after {rounds} rounds; the figures are the last {n} rounds'"),
+        (None, _) => format!("not steady after {rounds} rounds; the figures are the last round's"),
+    })
+}
+
+/// A shown figure with [`UNSTEADY_MARK`] after it where `unsteady`.
+pub fn mark_unsteady(shown: String, unsteady: bool) -> String {
+    if unsteady {
+        format!("{shown} {UNSTEADY_MARK}")
+    } else {
+        shown
+    }
+}
+
+/// The footnote of not-steady `cells` (None when there are none): which points and why.
+pub fn unsteady_note(cells: &[ErroredCell]) -> Option<String> {
+    let mut whys: Vec<&str> = Vec::new();
+    for c in cells {
+        if !whys.contains(&c.error.as_str()) {
+            whys.push(&c.error);
+        }
+    }
+    (!whys.is_empty()).then(|| {
+        format!(
+            "{UNSTEADY_MARK}: the point never reached steady state (SNIA PTS), so its figures are no steady \
+             state's ({})",
+            whys.join("; ")
+        )
+    })
+}
+
 /// Is the cell at (`row`, `col`) among `cells`?
 pub fn is_errored(cells: &[ErroredCell], row: usize, col: usize) -> bool {
     cells.iter().any(|e| (e.row, e.col) == (row, col))

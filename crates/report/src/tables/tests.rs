@@ -52,6 +52,7 @@ fn iometer_expected() -> Table {
         ],
         note: None,
         errored: Vec::new(),
+        unsteady: Vec::new(),
     }
 }
 
@@ -232,6 +233,7 @@ fn small() -> Table {
         rows: vec![row("sda", &[Some(12.345), Some(245312.4)]), row("nvme0n1", &[Some(1.5), None])],
         note: None,
         errored: Vec::new(),
+        unsteady: Vec::new(),
     }
 }
 

@@ -56,7 +56,9 @@ pub fn exceedance_spec(points: &[PointResult]) -> Option<ChartSpec> {
             series.push((p.point.label.clone(), p.result.total.lat_ns.histogram.clone()));
         } else {
             series.extend(
-                targets.into_iter().map(|t| (format!("{} on {}", p.point.label, t.path), t.total.lat_ns.histogram)),
+                targets
+                    .into_iter()
+                    .map(|t| (format!("{} on {}", p.point.label, p.point.shown(&t.path)), t.total.lat_ns.histogram)),
             );
         }
     }
@@ -114,9 +116,10 @@ pub fn hockey_specs(points: &[PointResult]) -> Vec<ChartSpec> {
             for t in crate::point_targets::distinct(p) {
                 let Some(p99) = t.total.lat_ns.get(drivelab_engine::hist::Pct::P99) else { continue };
                 let at = (t.total.iops, p99 as f64);
-                match series.iter_mut().find(|(n, _)| *n == t.path) {
+                let name = p.point.shown(&t.path);
+                match series.iter_mut().find(|(n, _)| n == name) {
                     Some((_, v)) => v.push(at),
-                    None => series.push((t.path.clone(), vec![at])),
+                    None => series.push((name.to_string(), vec![at])),
                 }
             }
         }
@@ -253,9 +256,33 @@ pub fn report(r: &Results) -> Report {
         answer: Vec::new(),
         facts: super::common::facts(r, Vec::new()),
         warnings,
-        notes: super::common::notes(&r.points),
+        notes: drives_note(m).into_iter().chain(super::common::notes(&r.points)).collect(),
         sections: sections(m, &r.points),
     }
+}
+
+/// How the drives of a run of several ran: at once in every point, or each alone (a suite's
+/// `--together`/`--each`, a plan's `together`), so a reader knows whether one drive's load
+/// could touch another's figures.
+fn drives_note(m: &Manifest) -> Option<String> {
+    let plan = m.plan()?;
+    let n = plan.targets.len();
+    if n < 2 {
+        return None;
+    }
+    let suite = m.kind.suite();
+    Some(match (plan.together, suite) {
+        (true, Some(drivelab_lab::suites::SuiteId::Jbod)) => {
+            format!("the drives ran at once, 1 to {n} of them, each with its own worker (JBOD scaling)")
+        }
+        (true, Some(_)) => format!(
+            "the {n} drives ran at once in every point, each with its own queue (--together): they shared this host"
+        ),
+        (false, Some(_)) => format!("each of the {n} drives ran alone, one after another (--each)"),
+        (true, None) if m.kind == drivelab_lab::results::Kind::Run => format!("the {n} targets ran at once"),
+        (true, None) => format!("the {n} targets ran at once in every point (together = true)"),
+        (false, None) => format!("each of the {n} targets ran alone, one after another (together = false)"),
+    })
 }
 
 #[cfg(test)]

@@ -71,6 +71,7 @@ fn section_of(runs: &[RankedRun]) -> Option<Section> {
         rows: names.iter().map(|n| (n.clone(), Vec::new())).collect(),
         note: None,
         errored: Vec::new(),
+        unsteady: Vec::new(),
     };
     let mut grid = Grid {
         title: "Each rank's part, and all ranks merged".into(),

@@ -71,7 +71,12 @@ pub fn report(r: &Results) -> Report {
     let mut s = Section::new("Result");
     // The summary: what the terminal shows (`drivelab run` prints this model's text), with
     // the full table the documents show.
-    s.tables.push(crate::model::TableBlock::Summary(Box::new(super::summary::summary(res, &p.point.label, p.power_w))));
+    s.tables.push(crate::model::TableBlock::Summary(Box::new(super::summary::summary(
+        res,
+        &p.point.label,
+        &p.point.names,
+        p.power_w,
+    ))));
     sections.push(s);
     let mut lat = Section::new("Latency");
     let none = drivelab_engine::result::DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
@@ -132,7 +137,7 @@ pub fn report(r: &Results) -> Report {
 fn exceedance(p: &drivelab_lab::results::PointResult, res: &drivelab_engine::result::RunResult) -> Option<ChartSpec> {
     let targets = crate::point_targets::distinct(p);
     let mut series: Vec<(String, drivelab_engine::hist::HistogramData)> = if targets.len() > 1 {
-        targets.into_iter().map(|t| (t.path, t.total.lat_ns.histogram)).collect()
+        targets.into_iter().map(|t| (p.point.shown(&t.path).to_string(), t.total.lat_ns.histogram)).collect()
     } else {
         [("read", &res.read), ("write", &res.write)]
             .into_iter()

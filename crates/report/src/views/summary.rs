@@ -19,6 +19,7 @@ use drivelab_engine::result::{DirStats, OpenLoopStats, RunResult};
 use drivelab_engine::spec::{Arrivals, SyncMode};
 use drivelab_engine::target::TargetKind;
 use drivelab_engine::units::{fmt_count, fmt_ns};
+use drivelab_lab::names::{shown, DriveName};
 use serde::Serialize;
 
 use crate::fit;
@@ -60,7 +61,7 @@ pub struct TargetLine {
 
 /// The summary of `r` (with the run's average power, when measured), `name` the point's label
 /// where it is not the workload's (fio's job name).
-pub fn summary(r: &RunResult, name: &str, power_w: Option<f64>) -> RunSummary {
+pub fn summary(r: &RunResult, name: &str, names: &[DriveName], power_w: Option<f64>) -> RunSummary {
     let mut rows = Vec::new();
     dir_row(&mut rows, "read", &r.read);
     dir_row(&mut rows, "write", &r.write);
@@ -96,7 +97,7 @@ pub fn summary(r: &RunResult, name: &str, power_w: Option<f64>) -> RunSummary {
         r.per_target
             .iter()
             .map(|t| TargetLine {
-                path: t.path.clone(),
+                path: shown(names, &t.path).to_string(),
                 iops: t.total.iops,
                 mb_per_s: t.total.bw_mb_per_s,
                 p99_ns: t.total.lat_ns.get(Pct::P99).map_or(f64::NAN, |ns| ns as f64),
@@ -112,7 +113,7 @@ pub fn summary(r: &RunResult, name: &str, power_w: Option<f64>) -> RunSummary {
     after.extend(verify_lines(r));
     after.extend(problems(r));
     RunSummary {
-        head: header(r, name),
+        head: header(r, name, names),
         compact: Grid { title: "Summary".into(), columns, rows },
         lines,
         per_target,
@@ -226,7 +227,7 @@ fn per_target_text(targets: &[TargetLine], width: usize) -> String {
 }
 
 /// What ran (the engine's flags on a line of their own), on what, for how long.
-fn header(r: &RunResult, name: &str) -> Vec<String> {
+fn header(r: &RunResult, name: &str, names: &[DriveName]) -> Vec<String> {
     let s = &r.spec;
     let mode = if s.direct { "O_DIRECT" } else { "buffered" };
     let label = s.label();
@@ -257,7 +258,11 @@ fn header(r: &RunResult, name: &str) -> Vec<String> {
         if t.logical_block_bytes > 0 {
             facts.push(format!("lbs {}", t.logical_block_bytes));
         }
-        out.push(format!("  target {}: {}", t.path, facts.join(", ")));
+        let target = match shown(names, &t.path) {
+            name if name != t.path => format!("{name} ({})", t.path),
+            _ => t.path.clone(),
+        };
+        out.push(format!("  target {target}: {}", facts.join(", ")));
     }
     out.push(format!(
         "  measured {:.2}s{}{}",
@@ -494,7 +499,7 @@ mod tests {
     fn the_table_adds_ops_and_min_from_the_wide_width_and_target_paths_keep_their_end() {
         let long = format!("/mnt/{}/disk-a.img", "x".repeat(60));
         let p = crate::test_support::point("read", "", &[], &[(long.as_str(), 10.0), ("/dev/b", 20.0)]);
-        let s = summary(&p.result, "", None);
+        let s = summary(&p.result, "", &[], None);
         let narrow = s.text(80);
         assert_eq!(heading(&narrow), ["IOPS", "MB/s", "│", "mean", "p50", "p99", "p99.9", "max"], "{narrow}");
         assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
@@ -510,11 +515,11 @@ mod tests {
         let mut p = crate::test_support::point("read", "", &[], &[("/dev/a", 10.0)]);
         p.result.cpu.cores = 0;
         p.result.total.clat_ns = Some(LatSummary { percentiles: Default::default(), ..p.result.total.lat_ns.clone() });
-        let text = summary(&p.result, "", None).text(80);
+        let text = summary(&p.result, "", &[], None).text(80);
         assert!(text.contains("of a core, ") && !text.contains("of 0 cores"), "{text}");
         assert!(text.contains("clat (after submit) p50 — p99 —"), "{text}");
         p.result.cpu.cores = 2;
-        assert!(summary(&p.result, "", None).text(80).contains("% of 2 cores), "));
+        assert!(summary(&p.result, "", &[], None).text(80).contains("% of 2 cores), "));
     }
 
     #[test]
@@ -531,7 +536,7 @@ mod tests {
         });
         // A percentile the result does not hold (fio's plain JSON) is missing, not 0.
         p.result.read.lat_ns.percentiles.remove(Pct::P50.name());
-        let text = summary(&p.result, "", Some(4.0)).text(80);
+        let text = summary(&p.result, "", &[], Some(4.0)).text(80);
         let read: Vec<&str> = text.lines().find(|l| l.starts_with("  read ")).unwrap().split_whitespace().collect();
         assert_eq!(read[5], "—", "p50: {text}");
         assert!(text.contains("I/O ERRORS: 3 I/O(s) failed"), "{text}");

@@ -230,7 +230,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
         host: HostFacts::unknown(),
         targets: targets
             .iter()
-            .map(|t| TargetFacts { path: t.clone(), device: None, file: None, new_file_bytes: None })
+            .map(|t| TargetFacts { path: t.clone(), device: None, file: None, new_file_bytes: None, name: None })
             .collect(),
         setup: Setup::Plan(plan),
         ranks: None,
