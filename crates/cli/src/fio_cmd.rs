@@ -170,6 +170,8 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         share: "own".into(),
         labels: a.labels.clone(),
     };
+    // Checked before fio's output starts: a refusal is the only thing said.
+    safety.names(&plan.targets)?;
     // Under mpirun, as `run` and `plan`: every rank runs the jobs on its own targets (`{rank}`,
     // `{host}` in their names) and rank 0 saves and prints the merged result.
     crate::mpi::start(safety.share())?;

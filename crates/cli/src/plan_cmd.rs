@@ -139,6 +139,8 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, Error> {
         safety.size = Some(bytes.to_string());
     }
     if args.dry_run {
+        let mut plan = plan;
+        plan.name_targets(&safety.names(&plan.targets)?)?;
         return dry_run(&plan, args.file.as_deref().is_some_and(|f| fiojob::is_job_file(Path::new(f))));
     }
     let kind = resume.as_ref().map(|r| r.kind).unwrap_or(Kind::Plan);

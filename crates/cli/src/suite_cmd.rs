@@ -52,6 +52,8 @@ pub fn run(args: &SuiteArgs) -> Result<Outcome, Error> {
         }
     }
     if args.dry_run {
+        let mut plan = plan;
+        plan.name_targets(&args.safety.names(&plan.targets)?)?;
         return plan_cmd::dry_run(&plan, false);
     }
     let power = args.power_cmd.as_ref();

@@ -114,12 +114,46 @@ fn a_fixed_rate_the_file_did_not_deliver_is_never_a_steady_state() {
     .unwrap();
     let results = s.path("results");
     let o = drivelab(&["plan", &plan, &f, "--size", "32m", "--steady", "--steady-rounds", "5", "--results", &results]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "a steady state not reached is its own exit code: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
     assert!(stdout(&o).contains("not steady") && stdout(&o).contains("not delivered"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("1 finished, 1 of them not steady"), "{}", stdout(&o));
     let dir = only_dir(&results);
     let point = std::fs::read_dir(dir.join("points")).unwrap().next().unwrap().unwrap().path();
     let st = &common::json(&point)["steady"];
     assert_eq!(st["steady"], false, "{st}");
     assert_eq!(st["not_delivered"]["scheduled_iops"].as_f64(), Some(5e6), "{st}");
     assert_eq!(st["rounds_iops"].as_array().map(Vec::len), Some(0), "the rounds stop at the first: {st}");
+    // Marked in every table and CSV, never a plain figure.
+    let d = dir.to_str().unwrap();
+    let text = stdout(&drivelab(&["report", d]));
+    assert!(text.contains("!unsteady") && text.contains("never reached steady state"), "{text}");
+    assert!(!text.lines().any(|l| l.contains("MB/s") && l.ends_with(|c: char| c.is_ascii_digit())), "{text}");
+    let tables = stdout(&drivelab(&["report", d, "--format", "csv", "--tables"]));
+    assert!(tables.lines().next().unwrap().ends_with(",not_steady"), "{tables}");
+    let tidy = stdout(&drivelab(&["report", d, "--format", "csv"]));
+    let (head, row) = (tidy.lines().next().unwrap(), tidy.lines().nth(1).unwrap());
+    let at = head.split(',').position(|c| c == "steady").expect("a steady column");
+    assert_eq!(row.split(',').nth(at), Some("false"), "{tidy}");
+    let md = stdout(&drivelab(&["report", d, "--format", "md"]));
+    assert!(md.contains("!unsteady"), "{md}");
+    // The user accepts it: still marked, exit 0.
+    let o = drivelab(&[
+        "plan",
+        &plan,
+        &f,
+        "--steady",
+        "--steady-rounds",
+        "5",
+        "--steady-unreached-ok",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }

@@ -447,3 +447,98 @@ fn ctrl_c_while_a_later_points_file_is_created_still_counts_every_point() {
     assert!(dir.join("report.html").is_file(), "the report is written for what finished");
     assert!(!Path::new(&new).exists(), "the half-written file was removed");
 }
+
+/// SNIA PTS reports the steady window's average: the point's result is its last window's
+/// rounds as one run (their I/Os over their windows), not the last round alone.
+#[test]
+fn a_steady_points_result_is_its_windows_rounds_as_one_run() {
+    let s = Scratch::new("plan-steady-window");
+    let plan = write_plan(&s, "[defaults]\nrw = \"randread\"\ntime = \"100ms\"\nrate = \"20k\"\n");
+    let results = s.path("results");
+    // A fixed rate the null target carries: steady in the first window of 3.
+    let o = drivelab(&[
+        "plan",
+        &plan,
+        "null",
+        "--steady",
+        "--steady-window",
+        "3",
+        "--steady-rounds",
+        "6",
+        "--results",
+        &results,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let dir = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
+    let point = std::fs::read_dir(dir.join("points")).unwrap().next().unwrap().unwrap().path();
+    let p = json(&point);
+    let st = &p["steady"];
+    assert_eq!((st["steady"].as_bool(), st["result_rounds"].as_u64()), (Some(true), Some(3)), "{st}");
+    let rounds: Vec<f64> = st["rounds_iops"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let window = &rounds[rounds.len() - 3..];
+    let mean = window.iter().sum::<f64>() / 3.0;
+    let r = &p["result"];
+    let iops = r["total"]["iops"].as_f64().unwrap();
+    assert!((iops - mean).abs() <= mean * 0.02, "the window's average {mean}, not the last round: {iops}");
+    let runtime_s = r["runtime_ns"].as_f64().unwrap() / 1e9;
+    assert!(runtime_s >= 0.29, "three rounds' measured time: {runtime_s} s");
+    let ops = r["total"]["ops"].as_f64().unwrap();
+    assert!((ops / runtime_s - iops).abs() <= iops * 1e-6, "IOPS is every I/O of the window over its time");
+}
+
+#[test]
+fn labels_name_the_targets_everywhere_and_bad_ones_are_refused() {
+    let s = Scratch::new("plan-labels");
+    let (a, b) = (s.path("a.dat"), s.path("b.dat"));
+    let plan = write_plan(&s, "[defaults]\nrw = \"randread\"\ntime = \"100ms\"\n[matrix]\nqd = [1, 2]\n");
+    let results = s.path("results");
+    let la = format!("{a}=Drive A");
+    let lb = format!("{b}=Drive B");
+    let o = drivelab(&["plan", &plan, &a, &b, "--size", "8m", "--label", &la, "--label", &lb, "--results", &results]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("qd=1 on Drive A (") && out.contains("qd=2 on Drive B ("), "point lines by name: {out}");
+    let dir = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
+    let text = stdout(&drivelab(&["report", dir.to_str().unwrap()]));
+    assert!(text.contains("Drive A") && text.contains("Drive B"), "{text}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("target Drive A (") && html.contains("Drive B"), "the facts and charts name them");
+    // Refused before anything runs, naming the value, exit 2.
+    for (label, says) in [
+        ("nothing", "expected TARGET=NAME"),
+        ("/dev/zzz=x", "no target of this command"),
+        (&format!("{a}=\u{1b}]0;x\u{7}") as &str, "control character"),
+        (&format!("{a}={b}"), "is another target"),
+    ] {
+        let o = drivelab(&["plan", &plan, &a, &b, "--label", label, "--dry-run"]);
+        assert_eq!(o.status.code(), Some(2), "--label {label:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "--label {label:?}: {}", stderr(&o));
+    }
+    let o = drivelab(&["plan", &plan, &a, &b, "--label", &format!("{a}=X"), "--label", &format!("{b}=X")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("both named \"X\""), "{}", stderr(&o));
+    let o = drivelab(&["run", "null", "--time", "10ms", "--label", "nul=x"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // fio mode takes it as drivelab's own option: fio's output and its empty stderr unchanged.
+    let fio_results = s.path("fio-results");
+    let la = format!("{a}=Drive A");
+    let o = drivelab(&[
+        "fio",
+        "--name=x",
+        &format!("--filename={a}"),
+        "--rw=read",
+        "--size=1m",
+        "--label",
+        &la,
+        "--results",
+        &fio_results,
+        "--output-format=terse",
+    ]);
+    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    let dir = std::fs::read_dir(&fio_results).unwrap().next().unwrap().unwrap().path();
+    assert!(stdout(&drivelab(&["report", dir.to_str().unwrap()])).contains("Drive A"));
+    let o = drivelab(&["fio", "--name=x", &format!("--filename={a}"), "--rw=read", "--label", "x=y"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).is_empty(), "refused before fio's output starts: {}", stdout(&o));
+}

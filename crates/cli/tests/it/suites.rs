@@ -221,23 +221,60 @@ fn bsqd_sweeps_block_size_by_queue_depth() {
 }
 
 #[test]
-fn iometer_and_jbod_run_on_three_loop_devices_at_once() {
+fn iometer_measures_each_named_drive_alone_or_all_together_and_jbod_together() {
     need_loop!();
     let s = Scratch::new("suite-loops");
     let devs: Vec<LoopDev> = (0..3).map(|i| LoopDev::new(&s.0.join(format!("b{i}")), 16 << 20, Some(0))).collect();
     let names: Vec<&str> = devs.iter().map(|d| d.dev.as_str()).collect();
+    let shown = ["SAS", "SATA II", "SCSI"];
+    let labels: Vec<String> = names.iter().zip(shown).map(|(d, n)| format!("{d}={n}")).collect();
+    let destroy: Vec<&str> = names.iter().flat_map(|d| ["--destroy", *d]).collect();
+
+    // The seed's way, by default: each drive alone, one after another, shown by its name.
     let mut args = vec!["iometer"];
     args.extend(&names);
-    args.extend(["--dql", "2", "--time", "150ms"]);
-    for d in &names {
-        args.extend(["--destroy", d]);
+    args.extend(["--dql", "1", "--time", "150ms"]);
+    args.extend(&destroy);
+    for l in &labels {
+        args.extend(["--label", l.as_str()]);
     }
+    let (dir, out) = suite(&s, &args);
+    let pts = points(&dir);
+    assert_eq!(pts.len(), 3 * 4 * 2, "every access spec once per drive");
+    assert!(pts.iter().all(|p| p["result"]["per_target"].as_array().unwrap().len() == 1), "each drive alone");
+    assert!(out.contains("each of the 3 drives ran alone, one after another (--each)"), "{out}");
+    assert!(out.contains("SATA II") && !out.contains(names[1]), "rows by name, not path: {out}");
+    let seq_reads = &csv_tables(&dir)[0];
+    assert_eq!(seq_reads.iter().skip(1).map(|r| r[0].as_str()).collect::<Vec<_>>(), shown);
+    for (r, dev) in names.iter().enumerate() {
+        let p = pts
+            .iter()
+            .find(|p| {
+                p["point"]["targets"][0] == *dev && field(p, "random") == Some("0") && field(p, "read") == Some("100")
+            })
+            .unwrap();
+        let got: f64 = seq_reads[r + 1][1].parse().unwrap();
+        assert!(close(got, p["result"]["total"]["bw_mb_per_s"].as_f64().unwrap()), "{dev}: its own point");
+        assert_eq!(p["point"]["names"][0]["name"], shown[r], "the name is saved with the point");
+    }
+    let run = json(&dir.join("run.json"));
+    assert_eq!(run["targets"][2]["name"], "SCSI", "and with the run's targets");
+    // The tidy CSV names the drive of each point.
+    let csv = drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]);
+    assert!(stdout(&csv).lines().filter(|l| l.contains(",SATA II,")).count() == 8, "{}", stdout(&csv));
+
+    // --together: every point on all three at once, each drive's figures its own.
+    let mut args = vec!["iometer"];
+    args.extend(&names);
+    args.extend(["--dql", "2", "--time", "150ms", "--together"]);
+    args.extend(&destroy);
     let (dir, out) = suite(&s, &args);
     let pts = points(&dir);
     assert_eq!(pts.len(), 4 * 2 * 2);
     assert!(pts.iter().all(|p| p["result"]["per_target"].as_array().unwrap().len() == 3), "all disks at once");
     assert!(out.contains("64K 95% Sequential Reads") && out.contains("2 DQL/Disk"), "{out}");
     assert!(out.contains("Drop from 100% to 95% sequential"), "{out}");
+    assert!(out.contains("the 3 drives ran at once in every point"), "{out}");
     // Device x DQL cells are the per-target numbers of the right points.
     let tables = csv_tables(&dir);
     let seq_reads = &tables[0];
@@ -256,6 +293,10 @@ fn iometer_and_jbod_run_on_three_loop_devices_at_once() {
             assert!(close(got, t["total"]["bw_mb_per_s"].as_f64().unwrap()), "{dev} qd {qd}");
         }
     }
+    // The tidy CSV: the point's row, then each drive's own.
+    let csv = stdout(&drivelab(&["report", dir.to_str().unwrap(), "--format", "csv"]));
+    let rows: Vec<&str> = csv.lines().filter(|l| l.contains(",target,1,")).collect();
+    assert_eq!(rows.len(), 3, "a row per drive of point 1: {csv}");
 
     let mut args = vec!["jbod"];
     args.extend(&names);
@@ -266,6 +307,10 @@ fn iometer_and_jbod_run_on_three_loop_devices_at_once() {
     let (dir, out) = suite(&s, &args);
     let pts = points(&dir);
     let counts: Vec<usize> = pts.iter().map(|p| p["point"]["targets"].as_array().unwrap().len()).collect();
+    let mut each = vec!["suite", "jbod", names[0], "--each"];
+    each.extend(["--destroy", names[0]]);
+    let o = drivelab(&each);
+    assert_eq!(o.status.code(), Some(2), "jbod is drives at once: {}", stderr(&o));
     assert_eq!(counts, vec![1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
     assert!(out.contains("Aggregate MB/s by number of drives") && out.contains("Scaling efficiency"), "{out}");
     let agg = &csv_tables(&dir)[0];
@@ -344,9 +389,10 @@ fn iometer_dql_takes_lists_and_ranges_and_counts_8_points_per_depth() {
         assert!(out.contains(&format!("{} points", qds.len())), "{out}");
         qds
     };
-    assert_eq!(count(&["--dql", "32"]).len(), 256, "--dql 32 on two disks");
-    assert_eq!(count(&[]).len(), 24, "the default, 1..3");
-    let qds = count(&["--dql", "1,2,4..32 x2"]);
+    assert_eq!(count(&["--dql", "32", "--together"]).len(), 256, "--dql 32 on two disks at once");
+    assert_eq!(count(&["--dql", "32"]).len(), 512, "--dql 32 on each of two disks");
+    assert_eq!(count(&[]).len(), 48, "the default, 1..3, each disk");
+    let qds = count(&["--dql", "1,2,4..32 x2", "--together"]);
     assert_eq!(qds.len(), 48);
     assert_eq!(qds[..6], ["1", "2", "4", "8", "16", "32"]);
     for bad in ["0", "4..1 x2", "1,1"] {
