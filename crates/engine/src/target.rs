@@ -529,6 +529,14 @@ fn open_with(info: &TargetInfo, spec: &AccessSpec, held: Option<&File>) -> Resul
         // function owns (`file`), open for the whole call.
         let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), start as i64, span as i64, advice) };
     }
+    // fio's invalidate: a buffered job starts with its region out of the page cache. Clean pages
+    // go (dirty ones stay until written back, as in fio); a file system that keeps its pages
+    // (tmpfs) changes nothing.
+    if !spec.direct && spec.invalidate {
+        use std::os::fd::AsRawFd;
+        // SAFETY: as above: integer arguments, a descriptor this function owns.
+        let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), start as i64, span as i64, libc::POSIX_FADV_DONTNEED) };
+    }
     // The checks were made on what the path named when probed; the descriptor written through
     // must be that same object, not whatever the path names now.
     if let Some(id) = info.identity {
@@ -586,5 +594,58 @@ mod tests {
         assert!(e.is_invalid() && e.to_string().contains("changed between its checks and its opening"), "{e}");
         assert!(std::fs::read(&other).unwrap().iter().all(|&b| b == 2));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Pages of `file` in the page cache (mincore over a mapping of it).
+    fn resident_pages(file: &File, len: usize) -> usize {
+        use std::os::fd::AsRawFd;
+        let page = 4096;
+        let pages = len.div_ceil(page);
+        let mut vec = vec![0u8; pages];
+        // SAFETY: a read-only shared mapping of `len` bytes of an open file, unmapped before
+        // return; mincore writes one byte per page into `vec`, which has that many.
+        unsafe {
+            let at = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, file.as_raw_fd(), 0);
+            assert_ne!(at, libc::MAP_FAILED);
+            assert_eq!(libc::mincore(at, len, vec.as_mut_ptr()), 0);
+            libc::munmap(at, len);
+        }
+        vec.iter().filter(|&&b| b & 1 == 1).count()
+    }
+
+    /// fio's invalidate: a buffered target's region leaves the page cache as it is opened (where
+    /// the file system lets pages go: not tmpfs), and stays with `invalidate = false`.
+    #[test]
+    fn a_buffered_targets_region_is_dropped_from_the_page_cache_when_opened() {
+        // Beside the build (a disk file system), not /tmp (tmpfs keeps its pages).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/invalidate-test");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("f{}", std::process::id()));
+        let len = 1 << 20;
+        std::fs::write(&path, vec![7u8; len]).unwrap();
+        let f = File::open(&path).unwrap();
+        f.sync_all().unwrap();
+        let _ = std::fs::read(&path).unwrap();
+        let cached = resident_pages(&f, len);
+        let info = probe(path.to_str().unwrap()).unwrap();
+        let keep = AccessSpec { direct: false, invalidate: false, ..Default::default() };
+        drop(open(&info, &keep).unwrap());
+        assert_eq!(resident_pages(&f, len), cached, "invalidate = false keeps the cache");
+        let drop_it = AccessSpec { direct: false, ..Default::default() };
+        assert!(drop_it.invalidate, "fio's default");
+        drop(open(&info, &drop_it).unwrap());
+        let after = resident_pages(&f, len);
+        std::fs::remove_file(&path).unwrap();
+        if cached == 0 {
+            return; // a file system that caches nothing here: nothing to drop
+        }
+        let on_tmpfs = std::fs::read_to_string("/proc/mounts").unwrap_or_default().lines().any(|l| {
+            let mut w = l.split_whitespace();
+            let (mnt, fs) = (w.nth(1).unwrap_or(""), w.next().unwrap_or(""));
+            fs == "tmpfs" && dir.canonicalize().is_ok_and(|d| d.starts_with(mnt) && mnt != "/")
+        });
+        if !on_tmpfs {
+            assert_eq!(after, 0, "{cached} pages were cached; the region is dropped");
+        }
     }
 }

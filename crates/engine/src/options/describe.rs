@@ -163,6 +163,7 @@ impl Ctx<'_> {
             Field::CompleteMin => changed(&s.complete_min, &d.complete_min, u32::to_string),
             Field::VerifyFound => changed(&s.verify_found, &d.verify_found, |b| boolean(*b)),
             Field::Fadvise => changed(&s.fadvise, &d.fadvise, |f| f.word().to_string()),
+            Field::Invalidate => changed(&s.invalidate, &d.invalidate, |b| boolean(*b)),
             Field::WriteBs => s.bs_write.as_deref().map(AccessSpec::bs_to_text),
             Field::Prio => s.prio.as_ref().filter(|p| p.job != 0).map(|p| job_text(p.job)),
             // Per-I/O priorities, or (an empty list) what alone makes priorities with none set.

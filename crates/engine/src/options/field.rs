@@ -84,6 +84,8 @@ pub enum Field {
     VerifyFound,
     /// fio's `fadvise_hint`: the access pattern told to the kernel for a file's page cache.
     Fadvise,
+    /// fio's `invalidate`: a buffered job's region dropped from the page cache before it runs.
+    Invalidate,
     /// Writes' block sizes when they differ from reads' (fio's `bs=R,W`, `bssplit=R,W`).
     WriteBs,
     /// The job's I/O priority (fio's `prioclass`/`prio`): `CLASS/LEVEL`.
@@ -109,7 +111,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 71] = [
+    pub const SETTABLE: [Field; 72] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -172,6 +174,7 @@ impl Field {
         Field::CompleteMin,
         Field::VerifyFound,
         Field::Fadvise,
+        Field::Invalidate,
         Field::WriteBs,
         Field::Prio,
         Field::Cmdprio,
@@ -259,6 +262,7 @@ impl Field {
             Field::CompleteMin => "complete_min",
             Field::VerifyFound => "verify_found",
             Field::Fadvise => "fadvise",
+            Field::Invalidate => "invalidate",
             Field::WriteBs => "write_bs",
             Field::Prio => "prio",
             Field::Cmdprio => "cmdprio",

@@ -260,6 +260,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::VerifyBacklog => spec.verify_backlog = number(field, v)?,
         Field::CompleteMin => spec.complete_min = number(field, v)?,
         Field::VerifyFound => spec.verify_found = boolean(field, v)?,
+        Field::Invalidate => spec.invalidate = boolean(field, v)?,
         Field::Fadvise => {
             spec.fadvise = crate::spec::Fadvise::parse(v).ok_or_else(|| {
                 Error::spec(field, format!("'{v}'"), "give 0 (none), 1 (the job's pattern), random or sequential")

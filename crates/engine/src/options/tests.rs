@@ -70,6 +70,7 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("complete_min", "4"),
     ("verify_found", "true"),
     ("fadvise", "random"),
+    ("invalidate", "false"),
     ("write_bs", "64k"),
     ("prio", "idle/3"),
     ("cmdprio", "4k/25/rt/1,*/10/2/0"),

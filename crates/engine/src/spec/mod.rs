@@ -234,6 +234,12 @@ pub struct AccessSpec {
     /// buffered I/O. drivelab's default tells nothing; fio jobs' tells the job's pattern.
     #[serde(default, skip_serializing_if = "Fadvise::is_none")]
     pub fadvise: Fadvise,
+    /// fio's `invalidate` (true by default, as fio): a buffered job's region is dropped from
+    /// the page cache (`posix_fadvise` DONTNEED) as each target is opened, so what ran before
+    /// (a new file's fill, an earlier point) leaves nothing cached to read. No effect with
+    /// O_DIRECT. False in results saved before it existed (they were not invalidated).
+    #[serde(default)]
+    pub invalidate: bool,
     /// fio's random map: each uniform random I/O goes to a block not yet visited in this pass
     /// over the region, so a pass touches every block once (fio's default; its `norandommap`,
     /// and drivelab's own default, Iometer's: each offset drawn independently).
@@ -410,6 +416,7 @@ impl Default for AccessSpec {
             verify_after: false,
             verify_found: false,
             fadvise: Fadvise::None,
+            invalidate: true,
             random_map: false,
             verify_unit_bytes: None,
             think: None,
