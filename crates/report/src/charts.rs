@@ -113,6 +113,7 @@ pub struct LineChart {
 
 #[path = "charts/axes.rs"]
 mod axes;
+pub(crate) use axes::wants_log;
 use axes::{Axis, Kind, Ticked};
 
 #[path = "charts/frame.rs"]
@@ -124,7 +125,7 @@ pub use tail::{exceedance, exceedance_points, hockey};
 
 #[path = "charts/bars.rs"]
 mod bars;
-pub use bars::grouped_bars_with;
+pub use bars::{grouped_bars_scaled, grouped_bars_with};
 use frame::{
     cartesian, color, draw_lines, layout, no_data, render, transform, x_kind, xml_escape, Drawn, Entry, Frame,
     LegendAt, Swatch,
@@ -203,6 +204,12 @@ pub fn line_from_table(t: &Table, x_label: &str, x_scale: XScale) -> String {
 
 /// [`line_from_table`] at a given size.
 pub fn line_from_table_sized(t: &Table, x_label: &str, x_scale: XScale, size: Size) -> String {
+    line_from_table_scaled(t, x_label, x_scale, size, false)
+}
+
+/// [`line_from_table_sized`], its value axis log10 when `log` and the values allow one (all
+/// above zero, more than [`axes::LOG_SPAN`] times apart): the report's second panel.
+pub fn line_from_table_scaled(t: &Table, x_label: &str, x_scale: XScale, size: Size, log: bool) -> String {
     let parsed: Option<Vec<f64>> = match x_scale {
         XScale::Category(_) => None,
         XScale::Linear => t.cols.iter().map(|c| parse_header(c)).collect(),
@@ -224,8 +231,8 @@ pub fn line_from_table_sized(t: &Table, x_label: &str, x_scale: XScale, size: Si
         x_label: x_label.to_string(),
         y_label: t.unit.clone(),
         x_scale: scale,
-        // Values more than 20x apart would flatten the small ones on a linear axis.
-        y_log: axes::wants_log(finite_cells(t)),
+        // Linear unless asked: a log axis makes 236 and 99 MB/s look alike.
+        y_log: log && axes::wants_log(finite_cells(t)),
         series,
     };
     line_chart_sized(&c, size)
@@ -542,10 +549,10 @@ pub fn draw(spec: &crate::model::ChartSpec) -> String {
             latency_cdf(&s)
         }
         ChartSpec::Line { line, size } => line_chart_sized(line, *size),
-        ChartSpec::Table { kind, table } => crate::html::chart_for(*kind, table),
+        ChartSpec::Table { kind, table, log } => crate::html::chart_for(*kind, table, *log),
         ChartSpec::Bars { table } => grouped_bars_with(table, &table.col_header, DEFAULT_SIZE),
         ChartSpec::Exceedance { title, series } => tail::exceedance(title, series),
-        ChartSpec::Hockey(h) => tail::hockey(&h.title, &h.load, &h.series),
+        ChartSpec::Hockey(h) => tail::hockey_labelled(&h.title, &h.load, &h.series, &h.loads),
         ChartSpec::SplitBars(b) => split::stacked_bars(b),
         ChartSpec::SplitSeconds(s) => split::stacked_seconds(s),
     }

@@ -24,7 +24,6 @@ use drivelab_lab::suites::SuiteId;
 
 use crate::charts::{self, LineChart, Series, Size, XScale};
 use crate::grid;
-use crate::model::ChartSpec;
 use crate::suite_tables::{self, ChartStyle};
 use crate::tables::Table;
 use crate::views;
@@ -134,10 +133,13 @@ pub(crate) fn chart_title(heading: String, errored: usize) -> String {
 ///
 /// Every axis and legend names what it shows ([`axis_words`]): the x axis its key with a unit,
 /// the value axis its quantity and unit, each legend entry its key ("qd 8", "bs 4 KiB").
-pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
+pub(crate) fn chart_for(kind: Kind, t: &Table, log: bool) -> String {
     let mut title = chart_title(t.heading(), t.errored.len());
     if !t.unsteady.is_empty() {
         title = format!("{title} — {} value(s) {} (not steady)", t.unsteady.len(), crate::tables::UNSTEADY_MARK);
+    }
+    if log {
+        title = format!("{title}, log scale");
     }
     let titled = Table { title, ..t.clone() };
     let t = &titled;
@@ -149,8 +151,8 @@ pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
     let t_legend = &legend;
     match style {
         ChartStyle::Heatmap => charts::heatmap_with(t, &x, &axis_label(kind, &t.row_header), Size::default()),
-        ChartStyle::Bars => charts::grouped_bars_with(t_legend, &x, Size::default()),
-        ChartStyle::Curve => charts::line_from_table(t_legend, &x, XScale::Linear),
+        ChartStyle::Bars => charts::grouped_bars_scaled(t_legend, &x, Size::default(), log),
+        ChartStyle::Curve => charts::line_from_table_scaled(t_legend, &x, XScale::Linear, Size::default(), log),
         ChartStyle::Scaling
             if (t.row_header == "targets" || t.row_header == "drives")
                 && t.rows.iter().all(|(k, _)| k.parse::<f64>().is_ok()) =>
@@ -162,9 +164,10 @@ pub(crate) fn chart_for(kind: Kind, t: &Table) -> String {
             // powers of two equally spaced.
             Some(xs) if xs.len() >= 3 => {
                 let pow2 = xs.iter().all(|v| *v >= 1.0 && v.log2().fract() == 0.0);
-                charts::line_from_table(t_legend, &x, if pow2 { XScale::Log2 } else { XScale::Linear })
+                let scale = if pow2 { XScale::Log2 } else { XScale::Linear };
+                charts::line_from_table_scaled(t_legend, &x, scale, Size::default(), log)
             }
-            _ => charts::grouped_bars_with(t_legend, &x, Size::default()),
+            _ => charts::grouped_bars_scaled(t_legend, &x, Size::default(), log),
         },
     }
 }
@@ -345,18 +348,68 @@ fn facts(m: &Manifest) -> String {
     facts_table(&fact_rows(m))
 }
 
-/// Evenly spaced subset of at most `n` items.
-pub(crate) fn pick<T>(items: &[T], n: usize) -> Vec<&T> {
-    if items.len() <= n {
-        return items.iter().collect();
+/// At most `n` of `points` for the latency charts, in run order, that between them show every
+/// value of every field the points vary (iometer's 24: each `random`, each `read` and each
+/// DQL at least once, never only the QD1 points an even spacing lands on): a point showing
+/// the most values not shown yet is taken first (the earliest on a tie); left-over room is
+/// filled evenly through the run.
+pub(crate) fn pick_points(points: &[PointResult], n: usize) -> Vec<&PointResult> {
+    if points.len() <= n {
+        return points.iter().collect();
     }
-    (0..n).map(|i| &items[i * items.len() / n]).collect()
+    let mut keys: Vec<&str> = Vec::new();
+    for p in points {
+        for (k, v) in &p.point.fields {
+            if !keys.contains(&k.as_str()) && points.iter().any(|q| crate::tables::field(q, k) != Some(v.as_str())) {
+                keys.push(k);
+            }
+        }
+    }
+    let pairs = |p: &PointResult| -> Vec<(String, String)> {
+        keys.iter().filter_map(|k| Some((k.to_string(), crate::tables::field(p, k)?.to_string()))).collect()
+    };
+    // Candidates in the order an even spacing would take them, then the rest: ties go to the
+    // evenly spaced, so where not every value fits the picks still spread through the run.
+    let even: Vec<usize> = (0..n).map(|k| k * points.len() / n).collect();
+    let order: Vec<usize> = even.iter().copied().chain((0..points.len()).filter(|i| !even.contains(i))).collect();
+    let mut shown: Vec<(String, String)> = Vec::new();
+    let mut chosen: Vec<usize> = Vec::new();
+    while chosen.len() < n {
+        let mut best: Option<(usize, usize)> = None;
+        for &i in order.iter().filter(|i| !chosen.contains(i)) {
+            let new = pairs(&points[i]).into_iter().filter(|kv| !shown.contains(kv)).count();
+            if best.is_none_or(|(b, _)| new > b) {
+                best = Some((new, i));
+            }
+        }
+        match best {
+            Some((new, i)) if new > 0 => {
+                shown.extend(pairs(&points[i]));
+                chosen.push(i);
+            }
+            _ => break,
+        }
+    }
+    for &i in &order {
+        if chosen.len() >= n {
+            break;
+        }
+        if !chosen.contains(&i) {
+            chosen.push(i);
+        }
+    }
+    chosen.sort_unstable();
+    chosen.into_iter().map(|i| &points[i]).collect()
 }
 
 fn latency_section(points: &[PointResult]) -> String {
-    let chosen = pick(points, MAX_LATENCY_SERIES);
+    let chosen = pick_points(points, MAX_LATENCY_SERIES);
     let note = if points.len() > chosen.len() {
-        format!("<p>{} of {} points shown, evenly spaced through the run.</p>", chosen.len(), points.len())
+        format!(
+            "<p>{} of {} points shown: every value of each field the points vary, then evenly through the run.</p>",
+            chosen.len(),
+            points.len()
+        )
     } else {
         String::new()
     };
@@ -416,19 +469,19 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
     for line in &split {
         let _ = write!(h, "<div class=\"warn\">{}</div>", esc(line));
     }
-    h += &notes_html(&crate::views::notes(points));
+    let notes: Vec<String> =
+        crate::views::plan::drives_note(manifest).into_iter().chain(crate::views::notes(points)).collect();
+    h += &notes_html(&notes);
     if points.is_empty() {
         h += "<p>No finished points yet.</p></body></html>";
         return h;
     }
     for t in suite_tables::tables(manifest.kind, points) {
-        let _ = write!(
-            h,
-            "<h2>{}</h2><div class=\"chart\">{}</div>{}",
-            esc(&t.heading()),
-            charts::draw(&ChartSpec::Table { kind: manifest.kind, table: t.clone() }),
-            table_html(&t)
-        );
+        let drawn: String = crate::views::plan::table_charts(manifest.kind, &t)
+            .iter()
+            .map(|c| format!("<div class=\"chart\">{}</div>", charts::draw(c)))
+            .collect();
+        let _ = write!(h, "<h2>{}</h2>{drawn}{}", esc(&t.heading()), table_html(&t));
     }
     if let Some(s) = crate::views::ranks::section_for_points(points) {
         h += &crate::export::html::section_html(&s);

@@ -221,10 +221,14 @@ pub enum ChartSpec {
         line: LineChart,
         size: Size,
     },
-    /// A plan or suite table, charted the way its suite's views say.
+    /// A plan or suite table, charted the way its suite's views say: value axes linear; `log`
+    /// the second panel a report adds where the values span more than 20 times (log10 value
+    /// axis, its title saying so).
     Table {
         kind: Kind,
         table: Table,
+        #[serde(default)]
+        log: bool,
     },
     /// A table as grouped bars: a group per column, a bar per row (MPI ranks by point).
     Bars {
@@ -269,6 +273,10 @@ pub struct Hockey {
     /// What one point of the sweep is: "queue depth", "rate", "jobs x qd".
     pub load: String,
     pub series: Vec<(String, Vec<(f64, f64)>)>,
+    /// Each series' points' load (the queue depth, rate or jobs x qd), written beside each
+    /// point so a reader sees where the knee is.
+    #[serde(default)]
+    pub loads: Vec<Vec<f64>>,
 }
 
 impl ChartSpec {

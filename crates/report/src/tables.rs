@@ -325,7 +325,7 @@ impl Dir {
 }
 
 /// A point's value of a field (the last one, should a key appear twice).
-fn field<'a>(p: &'a PointResult, name: &str) -> Option<&'a str> {
+pub(crate) fn field<'a>(p: &'a PointResult, name: &str) -> Option<&'a str> {
     p.point.fields.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 

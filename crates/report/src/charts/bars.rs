@@ -1,6 +1,7 @@
-//! Grouped bars with each bar's value written on it (as CrystalDiskMark's tiles show them),
-//! on a log value axis where the values span more than [`LOG_SPAN`] times, so a slow drive's
-//! bar is not a sliver beside a fast one's.
+//! Grouped bars with each bar's value written on it (as CrystalDiskMark's tiles show them), on
+//! a linear value axis (a review prints bars whose heights compare); a log axis only when the
+//! caller asks (the report adds a log panel beside the linear one where the values span more
+//! than [`super::axes::LOG_SPAN`] times, so a slow drive's bar can still be read).
 //!
 //! # Values that never overlap
 //!
@@ -126,9 +127,15 @@ pub(super) fn draw_bars(chart: &mut Chart, groups: &[Vec<Option<f64>>], p: &BarP
 }
 
 /// A table as grouped bars: one group per column, one bar per row (legend = row names), the
-/// value axis in the table's unit (log where the values span more than 20x, and it says so),
-/// each bar's value on it. Missing and non-finite cells leave a gap.
+/// value axis in the table's unit, linear, each bar's value on it. Missing and non-finite
+/// cells leave a gap.
 pub fn grouped_bars_with(t: &Table, x_label: &str, size: Size) -> String {
+    grouped_bars_scaled(t, x_label, size, false)
+}
+
+/// [`grouped_bars_with`], on a log value axis when `log` and the values allow one (all above
+/// zero, more than [`super::axes::LOG_SPAN`] times apart), its label saying so.
+pub fn grouped_bars_scaled(t: &Table, x_label: &str, size: Size, log: bool) -> String {
     let x = Axis::fit(Kind::Category(t.cols.clone()), [], false, 0.0);
     let groups: Vec<Vec<Option<f64>>> = (0..t.cols.len())
         .map(|c| t.rows.iter().map(|(_, v)| v.get(c).copied().flatten().filter(|v| v.is_finite())).collect())
@@ -141,7 +148,7 @@ pub fn grouped_bars_with(t: &Table, x_label: &str, size: Size) -> String {
         .collect();
     render(&t.title, size, |root| {
         let main = layout(root, &t.title, &entries, LegendAt::Right)?;
-        let p = plan(&groups, &[], plot_dims(&main), true);
+        let p = plan(&groups, &[], plot_dims(&main), log);
         let y_label = if p.log { log_label(&t.unit) } else { t.unit.clone() };
         let f = Frame { x_label, y_label: &y_label, x: &x, y: &p.y, x_mesh: false, y_mesh: true };
         let mut chart = cartesian(&main, None, &f)?;
@@ -197,19 +204,23 @@ mod chart_tests {
     }
 
     #[test]
-    fn every_bar_shows_its_value_and_a_span_over_20x_goes_log_saying_so() {
+    fn every_bar_shows_its_value_linear_unless_a_log_axis_is_asked_for_and_fits() {
         let wide = two_drives(144.0, 3583.0);
-        let svg = grouped_bars_with(&wide, "queue depth", Size::default());
-        let shown = texts(&svg);
-        for v in [144.0, 144.0 * 1.1, 3583.0] {
-            assert!(shown.contains(&fmt_number(v, Style::Label)), "{v} on its bar: {shown:?}");
+        for log in [false, true] {
+            let shown = texts(&grouped_bars_scaled(&wide, "queue depth", Size::default(), log));
+            for v in [144.0, 144.0 * 1.1, 3583.0] {
+                assert!(shown.contains(&fmt_number(v, Style::Label)), "{v} on its bar: {shown:?}");
+            }
+            let axis = if log { "throughput (MB/s, log scale)" } else { "throughput (MB/s)" };
+            assert!(shown.contains(&axis.to_string()), "log {log}: {shown:?}");
         }
-        assert!(shown.contains(&"throughput (MB/s, log scale)".to_string()), "{shown:?}");
-        // 3583 / 1000 is under 20x: linear, and the axis does not say log.
-        let near = two_drives(1000.0, 3583.0);
-        let shown = texts(&grouped_bars_with(&near, "queue depth", Size::default()));
-        assert!(shown.contains(&"throughput (MB/s)".to_string()), "{shown:?}");
+        // A linear axis by default, whatever the span (236 vs 99 MB/s must not look equal).
+        let shown = texts(&grouped_bars_with(&wide, "queue depth", Size::default()));
         assert!(!shown.iter().any(|t| t.contains("log scale")), "{shown:?}");
+        // 3583 / 1000 is under 20x: asked for, a log axis would mislead; it stays linear.
+        let near = two_drives(1000.0, 3583.0);
+        let shown = texts(&grouped_bars_scaled(&near, "queue depth", Size::default(), true));
+        assert!(shown.contains(&"throughput (MB/s)".to_string()), "{shown:?}");
     }
 
     #[test]

@@ -324,6 +324,31 @@ pub(super) type Drawn = (String, Vec<(f64, f64)>, Option<usize>);
 /// Lines (with markers when `markers`) for already transformed series; reference lines dashed
 /// in their series' colour. A legend below makes the chart taller by its height.
 pub(super) fn draw_lines(title: &str, size: Size, f: &Frame, series: &[Drawn], markers: bool, at: LegendAt) -> String {
+    draw_lines_with(title, size, f, series, markers, at, &[])
+}
+
+/// [`draw_lines`] with markers and a small label beside each marker (`labels[series][point]`,
+/// in the series' colour, just above and right of it).
+pub(super) fn draw_lines_labelled(
+    title: &str,
+    size: Size,
+    f: &Frame,
+    series: &[Drawn],
+    at: LegendAt,
+    labels: &[Vec<String>],
+) -> String {
+    draw_lines_with(title, size, f, series, true, at, labels)
+}
+
+fn draw_lines_with(
+    title: &str,
+    size: Size,
+    f: &Frame,
+    series: &[Drawn],
+    markers: bool,
+    at: LegendAt,
+    labels: &[Vec<String>],
+) -> String {
     // Colours go to the series that are not reference lines, in order.
     let own: Vec<usize> = series.iter().enumerate().filter(|(_, s)| s.2.is_none()).map(|(i, _)| i).collect();
     let color_of = |i: usize| -> RGBColor {
@@ -356,6 +381,14 @@ pub(super) fn draw_lines(title: &str, size: Size, f: &Frame, series: &[Drawn], m
             chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
             if markers {
                 chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+            }
+            if let Some(words) = labels.get(i) {
+                let font = ("sans-serif", 11).into_font().color(&c);
+                chart.draw_series(
+                    pts.iter()
+                        .zip(words)
+                        .map(|(&p, w)| EmptyElement::at(p) + Text::new(w.clone(), (5, -14), font.clone())),
+                )?;
             }
         }
         if series.iter().all(|s| s.1.is_empty()) {

@@ -10,7 +10,9 @@
 use drivelab_engine::hist::{bucket_of, bucket_width, HistogramData, SUB_BITS};
 
 use super::axes::Kind;
-use super::frame::{draw_lines, transform, Drawn, LegendAt};
+use drivelab_engine::units::{fmt_number, Style};
+
+use super::frame::{draw_lines, draw_lines_labelled, transform, Drawn, LegendAt};
 use super::{Axis, Frame, Size, DEFAULT_SIZE};
 
 /// 1 − CDF of a histogram: `(latency µs, % of I/Os slower than it)`, from 100 % at the lowest
@@ -57,7 +59,16 @@ pub fn exceedance(title: &str, series: &[(String, HistogramData)]) -> String {
 /// IOPS against p99 latency: `(name, [(IOPS, p99 ns)])` per device, points in sweep order
 /// (never sorted: past the knee a drive may lose IOPS and the line bends back).
 pub fn hockey(title: &str, load: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
+    hockey_labelled(title, load, series, &[])
+}
+
+/// [`hockey`] with each point's load written beside it (`loads[series][point]`: "qd 8",
+/// "4k/s"), so the knee's queue depth is read off the chart.
+pub fn hockey_labelled(title: &str, load: &str, series: &[(String, Vec<(f64, f64)>)], loads: &[Vec<f64>]) -> String {
     let (xk, yk) = (Kind::Linear, Kind::Log10);
+    let word = if load == "queue depth" { "qd " } else { "" };
+    let labels: Vec<Vec<String>> =
+        loads.iter().map(|l| l.iter().map(|v| format!("{word}{}", fmt_number(*v, Style::Label))).collect()).collect();
     let t: Vec<Drawn> = series
         .iter()
         .map(|(name, pts)| {
@@ -70,7 +81,7 @@ pub fn hockey(title: &str, load: &str, series: &[(String, Vec<(f64, f64)>)]) -> 
     let x_label = format!("throughput (IOPS), each point one {load}, in sweep order");
     let f =
         Frame { x_label: &x_label, y_label: "p99 latency (µs, log scale)", x: &x, y: &y, x_mesh: true, y_mesh: true };
-    draw_lines(title, Size { h: DEFAULT_SIZE.h, ..DEFAULT_SIZE }, &f, &t, true, LegendAt::Below)
+    draw_lines_labelled(title, Size { h: DEFAULT_SIZE.h, ..DEFAULT_SIZE }, &f, &t, LegendAt::Below, &labels)
 }
 
 #[cfg(test)]
@@ -103,6 +114,17 @@ mod tests {
         let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).map(str::trim).collect();
         assert!(texts.contains(&"I/Os slower than that (%, log scale)"), "{texts:?}");
         assert!(texts.contains(&"latency (µs, log scale)"), "{texts:?}");
+    }
+
+    #[test]
+    fn a_hockey_sticks_points_carry_their_queue_depth() {
+        let pts = vec![(100.0, 50_000.0), (200.0, 60_000.0), (300.0, 200_000.0)];
+        let svg = hockey_labelled("h", "queue depth", &[("dev".into(), pts)], &[vec![1.0, 2.0, 32.0]]);
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed");
+        let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).map(str::trim).collect();
+        for qd in ["qd 1", "qd 2", "qd 32"] {
+            assert!(texts.contains(&qd), "{qd}: {texts:?}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use drivelab_lab::results::{Manifest, PointResult, Results, SteadyRecord};
 
 use crate::charts::{LineChart, Series, Size, XScale};
-use crate::html::{downsample, pick, MAX_FULL_SERIES, MAX_LATENCY_SERIES, MAX_SERIES_POINTS};
+use crate::html::{downsample, pick_points, MAX_FULL_SERIES, MAX_LATENCY_SERIES, MAX_SERIES_POINTS};
 use crate::model::{ChartSpec, Hockey, Report, Section, TableBlock};
 use crate::suite_tables;
 
@@ -18,7 +18,7 @@ fn lat_of(points: &[PointResult]) -> &'static str {
 
 /// Latency percentiles and CDFs of up to [`MAX_LATENCY_SERIES`] points, evenly spaced.
 pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
-    let chosen = pick(points, MAX_LATENCY_SERIES);
+    let chosen = pick_points(points, MAX_LATENCY_SERIES);
     let series = chosen
         .iter()
         .map(|p| {
@@ -48,7 +48,7 @@ pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
 /// lines; None without a saved histogram.
 pub fn exceedance_spec(points: &[PointResult]) -> Option<ChartSpec> {
     let per_point = points.iter().map(|p| crate::point_targets::paths(p).len()).max().unwrap_or(1).max(1);
-    let chosen = pick(points, (MAX_LATENCY_SERIES / per_point).max(1));
+    let chosen = pick_points(points, (MAX_LATENCY_SERIES / per_point).max(1));
     let mut series = Vec::new();
     for p in chosen {
         let targets = crate::point_targets::distinct(p);
@@ -112,14 +112,21 @@ pub fn hockey_specs(points: &[PointResult]) -> Vec<ChartSpec> {
             "queue depth"
         };
         let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+        let mut loads: Vec<Vec<f64>> = Vec::new();
         for p in &pts {
             for t in crate::point_targets::distinct(p) {
                 let Some(p99) = t.total.lat_ns.get(drivelab_engine::hist::Pct::P99) else { continue };
                 let at = (t.total.iops, p99 as f64);
                 let name = p.point.shown(&t.path);
-                match series.iter_mut().find(|(n, _)| n == name) {
-                    Some((_, v)) => v.push(at),
-                    None => series.push((name.to_string(), vec![at])),
+                match series.iter().position(|(n, _)| n == name) {
+                    Some(i) => {
+                        series[i].1.push(at);
+                        loads[i].push(load_of(p));
+                    }
+                    None => {
+                        series.push((name.to_string(), vec![at]));
+                        loads.push(vec![load_of(p)]);
+                    }
                 }
             }
         }
@@ -131,7 +138,7 @@ pub fn hockey_specs(points: &[PointResult]) -> Vec<ChartSpec> {
             true => "p99 latency against IOPS".to_string(),
             false => format!("p99 latency against IOPS: {}", what.join(" ")),
         };
-        out.push(ChartSpec::Hockey(Hockey { title, load: load.into(), series }));
+        out.push(ChartSpec::Hockey(Hockey { title, load: load.into(), series, loads }));
     }
     out
 }
@@ -207,7 +214,7 @@ fn sections(m: &Manifest, points: &[PointResult]) -> Vec<Section> {
         .map(|t| Section {
             title: t.heading(),
             note: None,
-            charts: vec![ChartSpec::Table { kind: m.kind, table: t.clone() }],
+            charts: table_charts(m.kind, &t),
             tables: vec![TableBlock::Table(t)],
         })
         .collect();
@@ -238,6 +245,21 @@ fn sections(m: &Manifest, points: &[PointResult]) -> Vec<Section> {
     out
 }
 
+/// A table's chart, linear; and beside it the same on a log value axis where its values span
+/// more than 20 times (a slow drive's bars would be slivers), never instead of it. Heatmaps
+/// and JBOD's scaling lines keep one panel.
+pub(crate) fn table_charts(kind: drivelab_lab::results::Kind, t: &crate::tables::Table) -> Vec<ChartSpec> {
+    let mut out = vec![ChartSpec::Table { kind, table: t.clone(), log: false }];
+    let style = kind.suite().map_or(crate::suite_tables::ChartStyle::Auto, |id| crate::suite_tables::views(id).chart);
+    let one_panel =
+        matches!(style, crate::suite_tables::ChartStyle::Heatmap | crate::suite_tables::ChartStyle::Scaling);
+    let values = t.rows.iter().flat_map(|(_, v)| v.iter().flatten().copied());
+    if !one_panel && crate::charts::wants_log(values) {
+        out.push(ChartSpec::Table { kind, table: t.clone(), log: true });
+    }
+    out
+}
+
 /// Every chart of a plan or suite report, in page order (the sparklines aside).
 pub fn chart_specs(m: &Manifest, points: &[PointResult]) -> Vec<ChartSpec> {
     sections(m, points).into_iter().flat_map(|s| s.charts).collect()
@@ -264,7 +286,7 @@ pub fn report(r: &Results) -> Report {
 /// How the drives of a run of several ran: at once in every point, or each alone (a suite's
 /// `--together`/`--each`, a plan's `together`), so a reader knows whether one drive's load
 /// could touch another's figures.
-fn drives_note(m: &Manifest) -> Option<String> {
+pub(crate) fn drives_note(m: &Manifest) -> Option<String> {
     let plan = m.plan()?;
     let n = plan.targets.len();
     if n < 2 {
@@ -359,5 +381,58 @@ mod tests {
         // Without histograms (fio's plain JSON): no chart.
         let bare = [point("x", "", &[], &[("/dev/a", 1.0)])];
         assert!(exceedance_spec(&bare).is_none());
+    }
+
+    /// Iometer's 24 points (random x read x DQL, DQL innermost): the latency charts' 8 show
+    /// every value of every swept field, not the 8 QD1 points an even spacing picks.
+    #[test]
+    fn the_latency_charts_points_cover_every_value_of_every_swept_field() {
+        let mut points = Vec::new();
+        for random in ["0", "5", "20", "100"] {
+            for read in ["100", "0"] {
+                for qd in ["1", "2", "3"] {
+                    let label = format!("random={random} read={read} qd={qd}");
+                    let fields = [("bs", "64k"), ("random", random), ("read", read), ("qd", qd)];
+                    points.push(point(&label, "", &fields, &[("/dev/a", 1.0)]));
+                }
+            }
+        }
+        let chosen = pick_points(&points, MAX_LATENCY_SERIES);
+        assert_eq!(chosen.len(), MAX_LATENCY_SERIES);
+        for (key, values) in
+            [("random", &["0", "5", "20", "100"][..]), ("read", &["100", "0"]), ("qd", &["1", "2", "3"])]
+        {
+            for v in values {
+                let shown = chosen.iter().any(|p| crate::tables::field(p, key) == Some(*v));
+                assert!(shown, "{key}={v} is on the latency charts");
+            }
+        }
+        assert!(chosen.windows(2).all(|w| w[0].point.label < w[1].point.label || w[0].point.index <= w[1].point.index));
+        let labels: Vec<&str> = chosen.iter().map(|p| p.point.label.as_str()).collect();
+        assert_eq!(labels.iter().collect::<std::collections::HashSet<_>>().len(), labels.len(), "{labels:?}");
+    }
+
+    /// Values more than 20x apart get a log panel beside the linear chart, never instead of it.
+    #[test]
+    fn a_table_whose_values_span_20x_gets_a_log_panel_beside_the_linear_one() {
+        let kind = drivelab_lab::results::Kind::Plan;
+        let table = |a: f64, b: f64| crate::tables::Table {
+            title: "t".into(),
+            unit: "MB/s".into(),
+            row_header: "target".into(),
+            col_header: "step".into(),
+            cols: vec!["x".into()],
+            rows: vec![("a".into(), vec![Some(a)]), ("b".into(), vec![Some(b)])],
+            note: None,
+            errored: Vec::new(),
+            unsteady: Vec::new(),
+        };
+        let logs = |t| {
+            table_charts(kind, &t).iter().map(|c| matches!(c, ChartSpec::Table { log: true, .. })).collect::<Vec<_>>()
+        };
+        assert_eq!(logs(table(99.0, 236.0)), [false], "236 vs 99: one linear chart");
+        assert_eq!(logs(table(144.0, 3583.0)), [false, true], "linear first, the log panel beside it");
+        let svg = crate::charts::draw(&table_charts(kind, &table(144.0, 3583.0))[1]);
+        assert!(svg.contains("log scale"), "the log panel says so");
     }
 }
