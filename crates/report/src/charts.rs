@@ -365,9 +365,8 @@ pub fn latency_percentiles_titled(title: &str, series: &[(String, Vec<(f64, f64)
         })
         .collect();
     let x = Axis::fit(xk, [], false, 0.0);
-    let y = Axis::fit(yk, t.iter().flat_map(|s| s.1.iter().map(|p| p.1)), false, 0.0);
-    let f =
-        Frame { x_label: "percentile", y_label: "latency (µs, log scale)", x: &x, y: &y, x_mesh: true, y_mesh: true };
+    let y = Axis::fit(yk, t.iter().flat_map(|s| s.1.iter().map(|p| p.1)), false, 0.0).micros();
+    let f = Frame { x_label: "percentile", y_label: "latency (log scale)", x: &x, y: &y, x_mesh: true, y_mesh: true };
     draw_lines(title, size, &f, &t, true, LegendAt::Below)
 }
 
@@ -406,10 +405,10 @@ pub fn latency_cdf_sized(series: &[(String, &HistogramData)], size: Size) -> Str
     let (xk, yk) = (Kind::Log10, Kind::Linear);
     let t: Vec<Drawn> =
         series.iter().map(|(name, h)| (name.clone(), transform(&cdf_points(h), &xk, &yk, false), None)).collect();
-    let x = Axis::fit(xk, t.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false, 0.0);
+    let x = Axis::fit(xk, t.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false, 0.0).micros();
     let y = Axis::fit(yk, [0.0, 100.0], true, 0.0);
     let f = Frame {
-        x_label: "latency (µs, log scale)",
+        x_label: "latency (log scale)",
         y_label: "I/Os completed (%)",
         x: &x,
         y: &y,

@@ -18,9 +18,15 @@ pub(crate) fn num(n: roxmltree::Node, attr: &str) -> f64 {
     n.attribute(attr).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no numeric {attr} on {n:?}"))
 }
 
-/// A tick label as a number: "250", "1.5", "10k", "2M".
+/// A tick label as a number: "250", "1.5", "10k", "2M"; a latency's in µs ("100 µs", "2 ms",
+/// "1 s", "500 ns").
 pub(crate) fn tick_value(s: &str) -> Option<f64> {
     let s = s.trim();
+    for (unit, us) in [(" ns", 1e-3), (" µs", 1.0), (" ms", 1e3), (" s", 1e6)] {
+        if let Some(v) = s.strip_suffix(unit) {
+            return tick_value(v).map(|v| v * us);
+        }
+    }
     let (digits, mul) = match s.strip_suffix('k') {
         Some(d) => (d, 1e3),
         None => s.strip_suffix('M').map_or((s, 1.0), |d| (d, 1e6)),

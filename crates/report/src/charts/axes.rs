@@ -27,6 +27,9 @@ pub(super) struct Axis {
     pub(super) ticks: Vec<f64>,
     /// Tick step of a linear axis (for label precision).
     pub(super) step: f64,
+    /// A log10 axis of latencies in µs: ticks say their unit ("100 µs", "1 ms", "1 s"), never
+    /// "1M" µs.
+    pub(super) micros: bool,
 }
 
 impl Kind {
@@ -60,7 +63,14 @@ impl Axis {
         match kind {
             Kind::Category(ref c) => {
                 let n = c.len();
-                Axis { lo: -0.5, hi: n.max(1) as f64 - 0.5, ticks: (0..n).map(|i| i as f64).collect(), kind, step: 1.0 }
+                Axis {
+                    lo: -0.5,
+                    hi: n.max(1) as f64 - 0.5,
+                    ticks: (0..n).map(|i| i as f64).collect(),
+                    kind,
+                    step: 1.0,
+                    micros: false,
+                }
             }
             Kind::Log2 | Kind::Log10 => {
                 let (mut lo, mut hi) = if empty { (0.0, 2.0) } else { (min.floor(), max.ceil()) };
@@ -88,7 +98,7 @@ impl Axis {
                     lo -= 0.3;
                     hi += 0.3;
                 }
-                Axis { kind, lo, hi, ticks, step: 1.0 }
+                Axis { kind, lo, hi, ticks, step: 1.0, micros: false }
             }
             Kind::Linear => {
                 let (mut min, mut max) = if empty { (0.0, 1.0) } else { (min, max) };
@@ -106,9 +116,14 @@ impl Axis {
                 let hi = (max / step).ceil() * step;
                 let n = ((hi - lo) / step).round() as i64;
                 let ticks = (0..=n).map(|i| lo + i as f64 * step).collect();
-                Axis { kind, lo, hi, ticks, step }
+                Axis { kind, lo, hi, ticks, step, micros: false }
             }
         }
+    }
+
+    /// This log10 axis holds latencies in µs: its ticks name their unit.
+    pub(super) fn micros(self) -> Axis {
+        Axis { micros: true, ..self }
     }
 
     pub(super) fn coord(&self) -> Ticked {
@@ -119,6 +134,7 @@ impl Axis {
         match &self.kind {
             Kind::Linear => fmt_linear_tick(v, self.step),
             Kind::Log2 => fmt_pow2(v.round() as i32),
+            Kind::Log10 if self.micros => fmt_us_tick(v),
             Kind::Log10 => fmt_log10_tick(v),
             Kind::Category(c) => {
                 let i = v.round();
@@ -218,6 +234,21 @@ pub(super) fn fmt_pow2(k: i32) -> String {
         };
         format!("{:.0}{suf}", x / div)
     }
+}
+
+/// A log10 tick of a latency in µs, in the unit that reads best: "500 µs", "2 ms", "1 s".
+pub(super) fn fmt_us_tick(v: f64) -> String {
+    let us = 10f64.powf(v);
+    let (x, unit) = if us >= 1e6 {
+        (us / 1e6, "s")
+    } else if us >= 1e3 {
+        (us / 1e3, "ms")
+    } else if us >= 1.0 {
+        (us, "µs")
+    } else {
+        (us * 1e3, "ns")
+    };
+    format!("{} {unit}", fmt_log10_tick(x.log10()))
 }
 
 pub(super) fn fmt_log10_tick(v: f64) -> String {

@@ -20,12 +20,12 @@ pub fn ladder(l: &Ladder) -> String {
     let xs = l.clauses.iter().flat_map(|c| c.points.iter().filter_map(|p| xk.fwd(p.load)));
     let x = Axis::fit(xk.clone(), xs.collect::<Vec<_>>(), false, 0.0);
     let ys = l.clauses.iter().flat_map(|c| c.points.iter().map(|p| p.latency_ns).chain([c.limit_ns]).filter_map(us));
-    let y = Axis::fit(yk.clone(), ys.collect::<Vec<_>>(), false, 0.0);
+    let y = Axis::fit(yk.clone(), ys.collect::<Vec<_>>(), false, 0.0).micros();
     let x_label = match l.load_unit {
         Unit::Qd => "queue depth (I/Os in flight per job)",
         _ => "offered load (IOPS, log scale)",
     };
-    let f = Frame { x_label, y_label: "latency (µs, log scale)", x: &x, y: &y, x_mesh: true, y_mesh: true };
+    let f = Frame { x_label, y_label: "latency (log scale)", x: &x, y: &y, x_mesh: true, y_mesh: true };
     let mut entries = Vec::new();
     for (i, c) in l.clauses.iter().enumerate() {
         entries.push(Entry { name: c.stat.clone(), color: color(i), swatch: Swatch::Dot });
