@@ -548,7 +548,7 @@ pub fn draw(spec: &crate::model::ChartSpec) -> String {
             latency_cdf(&s)
         }
         ChartSpec::Line { line, size } => line_chart_sized(line, *size),
-        ChartSpec::Table { kind, table, log } => crate::html::chart_for(*kind, table, *log),
+        ChartSpec::Table { kind, table, log, style } => crate::html::chart_for(*kind, table, *log, *style),
         ChartSpec::Bars { table } => grouped_bars_with(table, &table.col_header, DEFAULT_SIZE),
         ChartSpec::Exceedance { title, series } => tail::exceedance(title, series),
         ChartSpec::Hockey(h) => tail::hockey_labelled(&h.title, &h.load, &h.series, &h.loads),

@@ -133,7 +133,7 @@ pub(crate) fn chart_title(heading: String, errored: usize) -> String {
 ///
 /// Every axis and legend names what it shows ([`axis_words`]): the x axis its key with a unit,
 /// the value axis its quantity and unit, each legend entry its key ("qd 8", "bs 4 KiB").
-pub(crate) fn chart_for(kind: Kind, t: &Table, log: bool) -> String {
+pub(crate) fn chart_for(kind: Kind, t: &Table, log: bool, style: Option<ChartStyle>) -> String {
     let mut title = chart_title(t.heading(), t.errored.len());
     if !t.unsteady.is_empty() {
         title = format!("{title} — {} value(s) {} (not steady)", t.unsteady.len(), crate::tables::UNSTEADY_MARK);
@@ -145,7 +145,7 @@ pub(crate) fn chart_for(kind: Kind, t: &Table, log: bool) -> String {
     let t = &titled;
     let x = axis_label(kind, &t.col_header);
     let numbers: Option<Vec<f64>> = t.cols.iter().map(|c| charts::parse_header(c)).collect();
-    let style = kind.suite().map_or(ChartStyle::Auto, |id| suite_tables::views(id).chart);
+    let style = style.unwrap_or_else(|| kind.suite().map_or(ChartStyle::Auto, |id| suite_tables::views(id).chart));
     // Rows become legend entries (bars, curves) with the value axis in the table's unit.
     let legend = Table { unit: value_axis(&t.unit), ..legend_rows(t) };
     let t_legend = &legend;

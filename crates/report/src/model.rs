@@ -229,6 +229,11 @@ pub enum ChartSpec {
         table: Table,
         #[serde(default)]
         log: bool,
+        /// A panel drawn another way than the suite's own (`crate::views::plan::table_charts`:
+        /// bsqd's IOPS lines per block size beside its heatmap, JBOD's bars per workload, the
+        /// mixed curve's 70/30 bars per drive). None: the suite's style.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        style: Option<crate::suite_tables::ChartStyle>,
     },
     /// A table as grouped bars: a group per column, a bar per row (MPI ranks by point).
     Bars {

@@ -27,7 +27,8 @@ fn f(name: &str) -> Key {
 }
 
 /// How a suite's tables are charted in the HTML report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ChartStyle {
     /// Three or more numeric columns as a curve (powers of two equally spaced), else bars.
     Auto,

@@ -231,8 +231,7 @@ fn latency_percentiles_chart() {
         ("nvme0n1 randread".into(), pts.clone()),
         ("sda".into(), vec![(50.0, 0.0), (99.0, f64::NAN), (99.9, 4_000_000.0)]),
     ]);
-    let mut expect =
-        vec!["Latency percentiles", "percentile", "latency (log scale)", "nvme0n1 randread", "sda", "100"];
+    let mut expect = vec!["Latency percentiles", "percentile", "latency (log scale)", "nvme0n1 randread", "sda", "100"];
     expect.extend(names);
     check(&svg, &expect);
     // The legend sits under the plot (the 13 percentiles need the width): below every marker.

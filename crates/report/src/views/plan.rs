@@ -245,19 +245,79 @@ fn sections(m: &Manifest, points: &[PointResult]) -> Vec<Section> {
     out
 }
 
-/// A table's chart, linear; and beside it the same on a log value axis where its values span
-/// more than 20 times (a slow drive's bars would be slivers), never instead of it. Heatmaps
-/// and JBOD's scaling lines keep one panel.
+/// A table's chart, linear; beside it the same on a log value axis where its values span more
+/// than 20 times (a slow drive's bars would be slivers), never instead of it; and the panels a
+/// review draws from the same numbers (heatmaps and JBOD's scaling lines keep one value axis):
+/// bsqd's IOPS against queue depth, a line per block size; JBOD's bars per workload, one per
+/// number of drives; the mixed curve's 70/30 column as a bar per drive (seed 003's headline).
 pub(crate) fn table_charts(kind: drivelab_lab::results::Kind, t: &crate::tables::Table) -> Vec<ChartSpec> {
-    let mut out = vec![ChartSpec::Table { kind, table: t.clone(), log: false }];
-    let style = kind.suite().map_or(crate::suite_tables::ChartStyle::Auto, |id| crate::suite_tables::views(id).chart);
-    let one_panel =
-        matches!(style, crate::suite_tables::ChartStyle::Heatmap | crate::suite_tables::ChartStyle::Scaling);
+    use crate::suite_tables::ChartStyle;
+    use drivelab_lab::suites::SuiteId;
+    let panel =
+        |table: crate::tables::Table, style: Option<ChartStyle>| ChartSpec::Table { kind, table, log: false, style };
+    let mut out = vec![panel(t.clone(), None)];
+    let style = kind.suite().map_or(ChartStyle::Auto, |id| crate::suite_tables::views(id).chart);
+    let one_panel = matches!(style, ChartStyle::Heatmap | ChartStyle::Scaling);
     let values = t.rows.iter().flat_map(|(_, v)| v.iter().flatten().copied());
     if !one_panel && crate::charts::wants_log(values) {
-        out.push(ChartSpec::Table { kind, table: t.clone(), log: true });
+        out.push(ChartSpec::Table { kind, table: t.clone(), log: true, style: None });
+    }
+    match kind.suite() {
+        Some(SuiteId::Bsqd) if t.unit == "IOPS" => {
+            // The columns' depths as numbers ("QD8" -> "8"): a line per block size over them.
+            let cols = t.cols.iter().map(|c| c.trim_start_matches("QD").to_string()).collect();
+            let title = format!("{}: a line per block size", t.title);
+            out.push(panel(
+                crate::tables::Table { title, cols, col_header: "qd".into(), ..t.clone() },
+                Some(ChartStyle::Auto),
+            ));
+        }
+        Some(SuiteId::Jbod) if t.row_header == "targets" && t.unit != "%" => {
+            // One chart per workload: a bar per number of drives at once.
+            for (ci, col) in t.cols.iter().enumerate() {
+                let values: Vec<Option<f64>> = t.rows.iter().map(|(_, v)| v.get(ci).copied().flatten()).collect();
+                let table = crate::tables::Table {
+                    title: format!("{col}: {} by number of drives", t.unit),
+                    row_header: t.col_header.clone(),
+                    col_header: "targets".into(),
+                    cols: t.rows.iter().map(|(k, _)| k.clone()).collect(),
+                    rows: vec![(col.clone(), values)],
+                    errored: moved(&t.errored, |c| (c.col == ci).then_some((0, c.row))),
+                    unsteady: moved(&t.unsteady, |c| (c.col == ci).then_some((0, c.row))),
+                    ..t.clone()
+                };
+                out.push(panel(table, Some(ChartStyle::Bars)));
+            }
+        }
+        Some(SuiteId::Mixed) => {
+            // Seed 003's headline: the 70/30 mix, a bar per drive.
+            if let Some(ci) = t.cols.iter().position(|c| c.starts_with("70%")) {
+                let table = crate::tables::Table {
+                    title: format!("{}: 70/30 read/write, per drive", t.title.split(" — ").next().unwrap_or(&t.title)),
+                    cols: vec![t.cols[ci].clone()],
+                    rows: t.rows.iter().map(|(k, v)| (k.clone(), vec![v.get(ci).copied().flatten()])).collect(),
+                    errored: moved(&t.errored, |c| (c.col == ci).then_some((c.row, 0))),
+                    unsteady: moved(&t.unsteady, |c| (c.col == ci).then_some((c.row, 0))),
+                    ..t.clone()
+                };
+                out.push(panel(table, Some(ChartStyle::Bars)));
+            }
+        }
+        _ => {}
     }
     out
+}
+
+/// The marked cells of a table, placed where a panel of its numbers puts them (`to`: the new
+/// (row, column), None for a cell the panel leaves out), so a panel marks what its table does.
+fn moved(
+    cells: &[crate::tables::ErroredCell],
+    to: impl Fn(&crate::tables::ErroredCell) -> Option<(usize, usize)>,
+) -> Vec<crate::tables::ErroredCell> {
+    cells
+        .iter()
+        .filter_map(|c| to(c).map(|(row, col)| crate::tables::ErroredCell { row, col, error: c.error.clone() }))
+        .collect()
 }
 
 /// Every chart of a plan or suite report, in page order (the sparklines aside).
@@ -434,5 +494,58 @@ mod tests {
         assert_eq!(logs(table(144.0, 3583.0)), [false, true], "linear first, the log panel beside it");
         let svg = crate::charts::draw(&table_charts(kind, &table(144.0, 3583.0))[1]);
         assert!(svg.contains("log scale"), "the log panel says so");
+    }
+
+    /// The panels a review draws beside a suite's tables: bsqd's lines per block size, JBOD's
+    /// bars per workload, the mixed curve's 70/30 bars per drive, each from the table's numbers.
+    #[test]
+    fn suites_get_the_charts_their_reviews_draw_from_the_same_numbers() {
+        use crate::suite_tables::ChartStyle;
+        use drivelab_lab::results::Kind;
+        use drivelab_lab::suites::SuiteId;
+        let table = |unit: &str, row_header: &str, cols: &[&str], rows: &[(&str, &[f64])]| crate::tables::Table {
+            title: "t — x".into(),
+            unit: unit.into(),
+            row_header: row_header.into(),
+            col_header: "c".into(),
+            cols: cols.iter().map(|c| c.to_string()).collect(),
+            rows: rows.iter().map(|(k, v)| (k.to_string(), v.iter().map(|x| Some(*x)).collect())).collect(),
+            note: None,
+            errored: Vec::new(),
+            unsteady: Vec::new(),
+        };
+        let panels = |kind, t: &crate::tables::Table| -> Vec<(crate::tables::Table, Option<ChartStyle>)> {
+            table_charts(kind, t)
+                .into_iter()
+                .map(|c| match c {
+                    ChartSpec::Table { table, style, .. } => (table, style),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        let bsqd = table("IOPS", "bs", &["QD1", "QD2", "QD4"], &[("4k", &[1.0, 2.0, 3.0]), ("8k", &[1.0, 1.5, 2.0])]);
+        let p = panels(Kind::Suite(SuiteId::Bsqd), &bsqd);
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            (p[1].0.cols.clone(), p[1].1),
+            (vec!["1".to_string(), "2".into(), "4".into()], Some(ChartStyle::Auto))
+        );
+        assert!(crate::charts::draw(&table_charts(Kind::Suite(SuiteId::Bsqd), &bsqd)[1]).contains("polyline"));
+
+        let mut jbod = table("MB/s", "targets", &["read", "write"], &[("1", &[100.0, 90.0]), ("2", &[190.0, 170.0])]);
+        jbod.errored = vec![crate::tables::ErroredCell { row: 1, col: 1, error: "e".into() }];
+        let p = panels(Kind::Suite(SuiteId::Jbod), &jbod);
+        assert_eq!(p.len(), 3, "the scaling lines, then a bar chart per workload");
+        assert_eq!(p[2].0.rows, vec![("write".to_string(), vec![Some(90.0), Some(170.0)])]);
+        assert_eq!(p[2].0.cols, ["1", "2"]);
+        assert_eq!((p[2].0.errored[0].row, p[2].0.errored[0].col), (0, 1), "the errored cell is marked where it went");
+        assert_eq!(p[2].1, Some(ChartStyle::Bars));
+
+        let mixed =
+            table("IOPS", "target", &["60% reads", "70% reads"], &[("SAS", &[5.0, 6.0]), ("SATA", &[3.0, 4.0])]);
+        let p = panels(Kind::Suite(SuiteId::Mixed), &mixed);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[1].0.rows, vec![("SAS".to_string(), vec![Some(6.0)]), ("SATA".to_string(), vec![Some(4.0)])]);
+        assert_eq!(p[1].0.title, "t: 70/30 read/write, per drive");
     }
 }
