@@ -42,8 +42,13 @@ fn main() {
         std::process::exit(code);
     }
     let parsed = || -> Result<Cli, clap::Error> {
-        let matches =
-            Cli::command().try_get_matches_from(negative::join_negative_values(std::env::args_os().collect()))?;
+        // --help is wrapped as every text drivelab prints: the terminal's width, else $COLUMNS,
+        // else 80 (clap's own default in a pipe is 100).
+        let width = term::width(term::Stream::Stdout);
+        let matches = Cli::command()
+            .term_width(width)
+            .max_term_width(width)
+            .try_get_matches_from(negative::join_negative_values(std::env::args_os().collect()))?;
         let mut cli = Cli::from_arg_matches(&matches)?;
         if let Some(Command::Run(r)) = &mut cli.command {
             r.note_given();

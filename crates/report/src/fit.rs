@@ -157,9 +157,17 @@ fn shorten_paths(grid: &[Vec<String>], words: &[bool], width: usize) -> Vec<Vec<
 }
 
 /// Rows become columns: the header row becomes the first column.
+/// Rows become columns; the corner's `rows \ columns` turns with them (`read \ target`).
 fn transpose(grid: &[Vec<String>]) -> Vec<Vec<String>> {
     let n = grid.first().map_or(0, Vec::len);
-    (0..n).map(|i| grid.iter().map(|r| r.get(i).cloned().unwrap_or_default()).collect()).collect()
+    let mut out: Vec<Vec<String>> =
+        (0..n).map(|i| grid.iter().map(|r| r.get(i).cloned().unwrap_or_default()).collect()).collect();
+    if let Some(corner) = out.first_mut().and_then(|r| r.first_mut()) {
+        if let Some((rows, cols)) = corner.split_once(" \\ ") {
+            *corner = format!("{cols} \\ {rows}");
+        }
+    }
+    out
 }
 
 /// `text` with every line wider than `width` broken at spaces; the continuation lines are indented
@@ -360,6 +368,8 @@ mod tests {
         let t = table(&g, &[], 80);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "(transposed to fit 80 columns)");
+        let turned = transpose(&[vec!["target \\ read".into(), "0".into()], vec!["a".into(), "1".into()]]);
+        assert_eq!(turned[0], ["read \\ target", "a"], "the corner turns with the table");
         assert!(lines[1].starts_with("workload") && lines[1].contains("128k write"), "{t}");
         assert_eq!(lines.len(), 1 + 1 + 32, "a row per queue depth: {t}");
         assert!(lines[2].starts_with("qd 1 ") && lines[2].ends_with("3,345"), "{t}");

@@ -305,7 +305,19 @@ pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
     }
     for t in &m.targets {
         let mut parts = Vec::new();
+        // A file's facts first; the device is then the disk under its file system, said so
+        // (a 1 GiB scratch file is not a 270 GB drive).
+        if let Some(f) = &t.file {
+            parts.push(format!("file on {} at {} ({})", f.filesystem, f.mount_point, f.source));
+            if let Some(b) = t.new_file_bytes {
+                parts.push(format!("made at {}", drivelab_engine::units::fmt_size_words(b)));
+            }
+        }
+        let on_disk = t.file.is_some();
         if let Some(d) = &t.device {
+            if on_disk {
+                parts.push("on disk".into());
+            }
             parts.push(d.disk.clone());
             for v in
                 [&d.model, &d.serial, &d.firmware, &d.transport, &d.scheduler, &d.write_cache].into_iter().flatten()
@@ -316,14 +328,11 @@ pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
                 parts.push(if r { "rotational".into() } else { "non-rotational".into() });
             }
             if let Some(c) = d.capacity_bytes {
-                parts.push(format!("{} bytes", c));
+                parts.push(if on_disk { format!("a disk of {c} bytes") } else { format!("{c} bytes") });
             }
             if let (Some(l), Some(p)) = (d.logical_block_bytes, d.physical_block_bytes) {
                 parts.push(format!("{l}/{p}-byte blocks"));
             }
-        }
-        if let Some(f) = &t.file {
-            parts.push(format!("{} on {} ({})", f.filesystem, f.mount_point, f.source));
         }
         let target = match &t.name {
             Some(name) => format!("target {name} ({})", t.path),

@@ -145,7 +145,7 @@ fn span_words(points: &[PointResult]) -> String {
 }
 
 fn mixed(points: &[PointResult]) -> Vec<TableSpec> {
-    let mut iops = spec("4K mixed random, QD32 — 70/30 is the 70% column", Key::Target, f("read"), Metric::Iops, &[]);
+    let mut iops = spec("4K mixed random, QD32 — 70/30 is 70% reads", Key::Target, f("read"), Metric::Iops, &[]);
     iops.col_format = Some("{}% reads".into());
     let mut mb = spec("4K mixed random, QD32", Key::Target, f("read"), Metric::MBps, &[]);
     mb.col_format = Some("{}% reads".into());

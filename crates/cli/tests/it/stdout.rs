@@ -80,7 +80,7 @@ fn a_reader_that_stops_reading_ends_drivelab_quietly_and_the_run_goes_on() {
     }
     let dir = only_dir(&results);
     let points = std::fs::read_dir(dir.join("points")).unwrap().count();
-    assert_eq!(points, 2, "the suite ran to its end");
+    assert_eq!(points, 3, "the suite ran to its end");
     assert!(dir.join("report.html").is_file());
 }
 

@@ -410,5 +410,5 @@ fn iometer_dql_takes_lists_and_ranges_and_counts_8_points_per_depth() {
     }
     let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/guide/suites.md")).unwrap();
     let row = guide.lines().find(|l| l.starts_with("| `iometer` |")).expect("the guide's iometer row");
-    assert!(row.contains("8 per depth") && row.contains("`--dql 32`: 256"), "{row}");
+    assert!(row.contains("8 per depth and disk") && row.contains("`--dql 32` on two disks: 512"), "{row}");
 }

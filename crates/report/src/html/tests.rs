@@ -114,7 +114,7 @@ fn iometer_bars_have_the_height_of_each_disks_saved_mb_per_s() {
 fn the_mixed_curve_puts_each_targets_saved_iops_at_its_read_share() {
     let points = mixed_points();
     let page = report(&manifest("suite:mixed", &points), &points);
-    let chart = Chart::parse(chart_titled(&page, "4K mixed random, QD32 — 70/30 is the 70% column (IOPS)"));
+    let chart = Chart::parse(chart_titled(&page, "4K mixed random, QD32 — 70/30 is 70% reads (IOPS)"));
     let (x, y) = (chart.x_axis(), chart.y_axis());
     for target in ["/dev/nvme0n1", "/dev/sdb"] {
         let markers = chart.markers(&chart.legend_color(target));

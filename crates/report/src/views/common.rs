@@ -250,10 +250,19 @@ fn durable_rows(r: &RunResult) -> Vec<Vec<Cell>> {
 pub fn result_warnings(what: &str, r: &RunResult) -> Vec<String> {
     let mut w = Vec::new();
     if r.cpu.cpu_bound {
-        w.push(format!(
-            "{what}: CPU-bound (drivelab's busiest job thread used {:.0}% of a core): the CPU, not the target, was the limit",
-            r.cpu.busiest_job_pct
-        ));
+        // Runnable is on a CPU or waiting for one: a thread at 29% of a core that waited the
+        // rest was held back by other work, not busy itself; say which.
+        let waited = (r.cpu.runnable_less_spin_pct - r.cpu.busiest_job_pct).max(0.0);
+        let how = if waited > r.cpu.busiest_job_pct {
+            format!(
+                "drivelab's busiest job thread was on a CPU {:.0}% of the run and waited for one {waited:.0}%: \
+                 other work held it back",
+                r.cpu.busiest_job_pct
+            )
+        } else {
+            format!("drivelab's busiest job thread used {:.0}% of a core", r.cpu.busiest_job_pct)
+        };
+        w.push(format!("{what}: CPU-bound ({how}): the CPU, not the target, was the limit"));
     }
     if !r.spec.direct {
         w.push(format!("{what}: buffered I/O (page cache), not the device alone"));

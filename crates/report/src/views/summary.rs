@@ -249,7 +249,11 @@ fn header(r: &RunResult, name: &str, names: &[DriveName]) -> Vec<String> {
             TargetKind::Block => "block device",
             TargetKind::Null => "null",
         };
-        let mut facts = vec![kind.to_string(), fmt_bytes(t.size_bytes)];
+        let mut facts = vec![kind.to_string()];
+        // fio's results do not say a target's size (0): never "0 bytes".
+        if t.size_bytes > 0 || !drivelab_lab::results::fio_json::is_fio(&r.tool) {
+            facts.push(fmt_bytes(t.size_bytes));
+        }
         facts.extend(t.model.clone());
         if let Some(rot) = t.rotational {
             facts.push(if rot { "rotational".into() } else { "non-rotational".into() });
