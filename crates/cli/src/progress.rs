@@ -63,15 +63,36 @@ impl Live {
         Live { pb }
     }
     pub fn update(&mut self, p: &Progress, plan: Option<&str>) {
-        let line = match plan {
-            Some(at) => format!("{at} · {}", live_line(p)),
-            None => live_line(p),
-        };
-        self.pb.set_message(term::fit(&line, term::width(Stream::Stderr)));
+        self.pb.set_message(fitted_line(p, plan, term::width(Stream::Stderr)));
     }
     pub fn finish(self) {
         self.pb.finish_and_clear();
     }
+}
+
+/// The live line at `width`: as much of it as fits, the figures kept before the words about
+/// time (a plan's line at 80 columns lost its p99 to "3.2s elapsed, 6.8s left"): the whole
+/// line; then the point's time as what is left only; then without it; then without MB/s.
+fn fitted_line(p: &Progress, plan: Option<&str>, width: usize) -> String {
+    let with_plan = |rest: String| match plan {
+        Some(at) => format!("{at} · {rest}"),
+        None => rest,
+    };
+    let full = with_plan(live_line(p));
+    if term::columns(&full) <= width || p.ramping {
+        return term::fit(&full, width);
+    }
+    let p99 = (p.p99_ns > 0).then(|| format!(" · p99 {}", fmt_ns(p.p99_ns as f64))).unwrap_or_default();
+    let (iops, mb) = (format!("{} IOPS", fmt_count(p.iops)), fmt_rate(p.bw_bytes_per_s));
+    let left = p.remaining_ns.map(|r| format!("{} left · ", fmt_elapsed(r))).unwrap_or_default();
+    let shorter = [
+        with_plan(format!("{left}{iops} · {mb}{p99}")),
+        with_plan(format!("{iops} · {mb}{p99}")),
+        with_plan(format!("{iops}{p99}")),
+    ];
+    let line =
+        shorter.into_iter().find(|l| term::columns(l) <= width).unwrap_or_else(|| with_plan(format!("{iops}{p99}")));
+    term::fit(&line, width)
 }
 
 /// The live line's text: time, then (once measuring) the last interval's rates and, once a
@@ -244,6 +265,18 @@ mod tests {
         c.finish(at(6));
         c.start(3, at(6));
         assert_eq!(c.eta_ns(at(6), None), Some(4 * S));
+    }
+
+    #[test]
+    fn a_plans_live_line_keeps_its_p99_at_80_columns() {
+        let at = "point 12/40, ETA 3m10s";
+        let p = progress(210_000);
+        let full = fitted_line(&p, Some(at), 200);
+        assert!(full.contains("elapsed") && full.contains("p99"), "{full}");
+        let line = fitted_line(&p, Some(at), 80);
+        assert!(term::columns(&line) <= 80 && line.contains("p99 210.0µs") && line.starts_with(at), "{line}");
+        let narrow = fitted_line(&p, Some(at), 50);
+        assert!(term::columns(&narrow) <= 50 && narrow.contains("IOPS"), "{narrow}");
     }
 
     #[test]

@@ -74,16 +74,16 @@ pub fn fill_devices(
         return Ok(true);
     }
     let engine = plan.points.first().map(|p| p.spec.engine).unwrap_or_default();
+    // Each kind of notice once, naming every device it is about (three drives, one line).
+    let mut skipped: Vec<(&'static str, Vec<String>)> = Vec::new();
+    let mut to_fill: Vec<(String, TargetInfo)> = Vec::new();
+    let mut unprepped: Vec<String> = Vec::new();
     for name in written_devices(lab, plan)? {
         let local = lab.local_target(&name);
         // Under MPI another rank's device may be a file here: written whole all the same.
         let info = target::probe(&local)?;
         if opts.no_prep {
-            lab.emit(Event::Notice(&format!(
-                "--no-prep: {} is not filled before this plan writes it, so what its points read where nothing was \
-                 written yet may be unwritten blocks, which read faster than written ones",
-                info.path
-            )));
+            unprepped.push(info.path.clone());
             continue;
         }
         if opts.preconditioned {
@@ -95,18 +95,47 @@ pub fn fill_devices(
                 WrittenBy::Precondition => "--precondition",
                 WrittenBy::WriteRun => "a write run",
             };
-            lab.emit(Event::Notice(&format!(
-                "{} was written whole by drivelab since it appeared ({by}), so it is not filled again",
-                info.path
-            )));
+            match skipped.iter_mut().find(|(b, _)| *b == by) {
+                Some((_, list)) => list.push(info.path.clone()),
+                None => skipped.push((by, vec![info.path.clone()])),
+            }
             continue;
         }
+        to_fill.push((local, info));
+    }
+    if !unprepped.is_empty() {
         lab.emit(Event::Notice(&format!(
-            "prep: {} is filled first ({} written sequentially in 128 KiB blocks), as a new file is, because a \
-             device's never-written blocks read faster than written ones; --no-prep skips this",
-            info.path,
-            fmt_size(info.size_bytes)
+            "--no-prep: {} {} not filled before this plan writes {}, so what its points read where nothing was \
+             written yet may be unwritten blocks, which read faster than written ones",
+            unprepped.join(", "),
+            if unprepped.len() == 1 { "is" } else { "are" },
+            if unprepped.len() == 1 { "it" } else { "them" },
         )));
+    }
+    for (by, list) in &skipped {
+        let (verb, them) = if list.len() == 1 { ("was", "it is") } else { ("were", "they are") };
+        lab.emit(Event::Notice(&format!(
+            "{} {verb} written whole by drivelab since {} appeared ({by}), so {them} not filled again",
+            list.join(", "),
+            if list.len() == 1 { "it" } else { "they" },
+        )));
+    }
+    if !to_fill.is_empty() {
+        let paths: Vec<&str> = to_fill.iter().map(|(_, i)| i.path.as_str()).collect();
+        let sizes: Vec<String> = to_fill.iter().map(|(_, i)| fmt_size(i.size_bytes)).collect();
+        let size = match sizes.as_slice() {
+            [one] => one.clone(),
+            [first, ..] if sizes.iter().all(|s| s == first) => format!("{first} each"),
+            _ => sizes.join(", "),
+        };
+        lab.emit(Event::Notice(&format!(
+            "prep: {} {} filled first ({size} written sequentially in 128 KiB blocks), as a new file is, because a \
+             device's never-written blocks read faster than written ones; --no-prep skips this",
+            paths.join(", "),
+            if paths.len() == 1 { "is" } else { "are" },
+        )));
+    }
+    for (local, info) in to_fill {
         if !precondition::sequential(lab, std::slice::from_ref(&local), 1, engine, like)? {
             return Ok(false);
         }

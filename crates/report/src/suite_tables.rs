@@ -394,6 +394,66 @@ mod tests {
         assert!(suites::span_notice(&small).unwrap().contains("run over 1 GiB and not the suite's 8 GiB"));
     }
 
+    /// Figures of different drives are never averaged (issue #38): every suite, its drives each
+    /// alone and all at once, each drive of each point given its own figure (no two alike, no
+    /// mean of two equal to a third); every cell of every MB/s and IOPS table is one drive's
+    /// figure in one saved point, or a point's own total — never a mix.
+    #[test]
+    fn every_suites_cells_are_one_drives_figure_or_a_points_total_never_a_mix() {
+        let targets = vec!["/dev/a".to_string(), "/dev/b".to_string(), "/dev/c".to_string()];
+        for id in SuiteId::ALL {
+            for together in [None, Some(true)] {
+                let opts = SuiteOptions {
+                    time: Some("1s".into()),
+                    scale: 1.0,
+                    dql: vec![1, 2],
+                    target_bytes: 1 << 30,
+                    together,
+                };
+                let plan = suites::plan(id, &targets, &opts).expect("the suite's plan");
+                let points: Vec<PointResult> = plan
+                    .points
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let on: Vec<(&str, f64)> = p
+                            .targets
+                            .iter()
+                            .map(|t| {
+                                let j = targets.iter().position(|x| x == t).unwrap() as f64;
+                                (t.as_str(), 1000.0 * (i as f64 + 1.0) + 3.0f64.powf(j))
+                            })
+                            .collect();
+                        let mut r = point(&p.label, &p.step, &[], &on);
+                        r.point = p.clone();
+                        r
+                    })
+                    .collect();
+                let mut allowed: Vec<f64> = Vec::new();
+                for p in &points {
+                    allowed.extend(p.result.per_target.iter().map(|t| t.total.bw_mb_per_s));
+                    allowed.push(p.result.total.bw_mb_per_s);
+                }
+                for s in
+                    specs(Kind::Suite(id), &points).iter().filter(|s| matches!(s.metric, Metric::MBps | Metric::Iops))
+                {
+                    let t = build(s, &points);
+                    let per_mb = if s.metric == Metric::Iops { 256.0 } else { 1.0 };
+                    for (row, values) in &t.rows {
+                        for v in values.iter().flatten() {
+                            let mb = v / per_mb;
+                            assert!(
+                                allowed.iter().any(|a| (a - mb).abs() < 1e-6),
+                                "{id:?} together {together:?}: '{}' row {row}: {mb} MB/s is no one drive's figure",
+                                s.title
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_suite_lab_can_run_has_views_that_fill_tables_and_charts_from_its_own_plan() {
         for id in SuiteId::ALL {
