@@ -132,9 +132,6 @@ fn check_with(
             }
         }
         check_access(info, spec.has_writes())?;
-        if info.kind == TargetKind::Block && !spec.direct {
-            notices.push(format!("{}: buffered I/O on a block device measures the page cache too", info.path));
-        }
     }
     if let Some(e) = unnamed {
         return Err(e);

@@ -210,7 +210,7 @@ pub(crate) fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
     for p in points {
         let r = &p.result;
         let at = format!("point {} ({})", p.point.index, esc(&p.point.label));
-        if r.cpu.cpu_bound {
+        if r.cpu.cpu_bound && !crate::views::common::reads_the_page_cache(r) {
             lo = lo.min(r.cpu.busiest_job_pct);
             hi = hi.max(r.cpu.busiest_job_pct);
             cpu.push(format!(
@@ -238,9 +238,10 @@ pub(crate) fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
     let n = points.len();
     let mut w = Vec::new();
     if !cpu.is_empty() {
+        let used = if lo.round() == hi.round() { format!("{hi:.0}%") } else { format!("{lo:.0}–{hi:.0}%") };
         w.push((
             format!(
-                "CPU-bound on {} of {n} points: drivelab's busiest job thread used {lo:.0}–{hi:.0}% of a core; there the CPU, not the target, was the limit",
+                "CPU-bound on {} of {n} points: drivelab's busiest job thread used {used} of a core; there the CPU, not the target, was the limit",
                 cpu.len()
             ),
             cpu,

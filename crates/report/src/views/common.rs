@@ -246,10 +246,17 @@ fn durable_rows(r: &RunResult) -> Vec<Vec<Cell>> {
     vec![fsync, until]
 }
 
+/// Whether `r` read data the page cache holds (buffered reads of at most 64 MiB: hdparm's
+/// "cached reads"): the CPU and memory are what such a run measures, so its being CPU-bound is
+/// its nature, not a warning about the target.
+pub(crate) fn reads_the_page_cache(r: &RunResult) -> bool {
+    !r.spec.direct && r.spec.read_pct == 100 && r.spec.span_bytes.is_some_and(|s| s <= 64 << 20)
+}
+
 /// Warnings about one engine result: CPU-bound, buffered, interrupted, I/O errors.
 pub fn result_warnings(what: &str, r: &RunResult) -> Vec<String> {
     let mut w = Vec::new();
-    if r.cpu.cpu_bound {
+    if r.cpu.cpu_bound && !reads_the_page_cache(r) {
         // Runnable is on a CPU or waiting for one: a thread at 29% of a core that waited the
         // rest was held back by other work, not busy itself; say which.
         let waited = (r.cpu.runnable_less_spin_pct - r.cpu.busiest_job_pct).max(0.0);

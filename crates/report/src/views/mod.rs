@@ -3,7 +3,7 @@
 //! from the suite registry, `suite_tables::views`).
 
 pub(crate) mod act;
-mod common;
+pub(crate) mod common;
 pub mod plan;
 pub(crate) mod qos;
 pub(crate) mod ranks;

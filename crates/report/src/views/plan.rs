@@ -548,4 +548,21 @@ mod tests {
         assert_eq!(p[1].0.rows, vec![("SAS".to_string(), vec![Some(6.0)]), ("SATA".to_string(), vec![Some(4.0)])]);
         assert_eq!(p[1].0.title, "t: 70/30 read/write, per drive");
     }
+
+    /// hdparm's "cached reads" read the page cache: the CPU is what they measure, never a
+    /// warning that the CPU, not the target, was the limit; a range of one value is one value.
+    #[test]
+    fn cached_reads_are_not_warned_cpu_bound_and_one_figure_is_no_range() {
+        let mut p = point("cached reads", "cached reads", &[], &[("/dev/a", 1.0)]);
+        p.result.cpu.cpu_bound = true;
+        p.result.cpu.busiest_job_pct = 99.7;
+        p.result.spec.direct = false;
+        p.result.spec.read_pct = 100;
+        p.result.spec.span_bytes = Some(2 << 20);
+        let cpu = |ps: &[PointResult]| crate::html::warnings(ps).into_iter().find(|(w, _)| w.starts_with("CPU-bound"));
+        assert!(cpu(std::slice::from_ref(&p)).is_none(), "reading the page cache is the point");
+        p.result.spec.span_bytes = None;
+        let (w, _) = cpu(&[p.clone(), p]).expect("a device-sized buffered read that was CPU-bound is said");
+        assert!(w.contains("used 100% of a core"), "{w}");
+    }
 }
