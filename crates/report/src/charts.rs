@@ -113,7 +113,7 @@ pub struct LineChart {
 
 #[path = "charts/axes.rs"]
 mod axes;
-pub(crate) use axes::wants_log;
+pub(crate) use axes::{wants_log, LOG_SPAN};
 use axes::{Axis, Kind, Ticked};
 
 #[path = "charts/frame.rs"]

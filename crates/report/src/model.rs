@@ -258,8 +258,12 @@ pub enum ChartSpec {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SplitBars {
     pub title: String,
-    /// (percentile, each stage's ns in `drivelab_engine::split::STAGES` order).
+    /// (percentile, each stage's ns in `drivelab_engine::split::STAGES` order; with `shares`,
+    /// each stage's % of the percentile's lat).
     pub bars: Vec<(String, [f64; 5])>,
+    /// The bars are shares (each 100% tall), not µs.
+    #[serde(default)]
+    pub shares: bool,
 }
 
 /// A point's latency split per second: each stage's mean ns over the second's cut I/Os,

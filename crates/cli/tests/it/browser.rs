@@ -292,7 +292,31 @@ fn no_chart_text_overlaps_or_leaves_its_chart_on_an_iometer_report_or_a_compare_
     for part in ["Run facts", "Latency percentiles per run", "Latency exceedance per run", "command line"] {
         assert!(page.contains(part), "the compare page has {part}");
     }
-    for (file, min_svgs) in [(report, 8 + 2 + 8 + 3), (PathBuf::from(&cmp), 4 + 2)] {
+    // The panels a review draws beside a suite's tables (issue #38): JBOD's bars per workload,
+    // the mixed curve's 70/30 bars per drive, bsqd's IOPS lines per block size; and a log panel.
+    let mut pages = vec![(report, 8 + 2 + 8 + 3), (PathBuf::from(&cmp), 4 + 2)];
+    for (suite, targets, time, min_svgs) in [
+        ("jbod", vec![a.as_str(), b.as_str()], "20ms", 5 + 4 * 4),
+        ("mixed", vec![a.as_str(), b.as_str()], "20ms", 2 * 3),
+        ("bsqd", vec![a.as_str()], "5ms", 4 + 2),
+    ] {
+        let dir = s.path(suite);
+        let mut args = vec!["suite", suite];
+        args.extend(&targets);
+        args.extend(["--size", "8m", "--time", time, "--results", &dir, "-q"]);
+        let o = drivelab(&args);
+        assert!(o.status.success(), "{suite}: {}", stderr(&o));
+        let page = results_dir(&dir).join("report.html");
+        let html = std::fs::read_to_string(&page).unwrap();
+        let panel = match suite {
+            "jbod" => ": MB/s by number of drives",
+            "mixed" => "70/30 read/write, per drive",
+            _ => "a line per block size",
+        };
+        assert!(html.contains(panel), "{suite}: {panel}");
+        pages.push((page, min_svgs));
+    }
+    for (file, min_svgs) in pages {
         let m = measure(&bin, &s.0.join(format!("profile-{min_svgs}")), &file);
         // Every chart measured has its words (titles, ticks, legends): how many depends on the data.
         assert!(m.svgs >= min_svgs && m.texts > 10 * min_svgs, "{}: {m:?}", file.display());

@@ -351,9 +351,24 @@ fn draw_lines_with(
 ) -> String {
     // Colours go to the series that are not reference lines, in order.
     let own: Vec<usize> = series.iter().enumerate().filter(|(_, s)| s.2.is_none()).map(|(i, _)| i).collect();
+    // A series' reference lines each look their own (a steady-state chart's window average,
+    // its band and its best fit were four dashed lines of one blue): the first in the series'
+    // colour, the next two (a band's edges) grey and finely dotted, any later one near black.
+    let rank = |i: usize| series[..i].iter().filter(|s| s.2.is_some() && s.2 == series[i].2).count();
     let color_of = |i: usize| -> RGBColor {
         let of = series[i].2.unwrap_or(i);
-        own.iter().position(|&o| o == of).map_or(RGBColor(127, 127, 127), color)
+        match (series[i].2.is_some(), rank(i)) {
+            (true, 1 | 2) => RGBColor(128, 128, 128),
+            (true, r) if r >= 3 => RGBColor(40, 40, 40),
+            _ => own.iter().position(|&o| o == of).map_or(RGBColor(127, 127, 127), color),
+        }
+    };
+    let dashes = |i: usize| -> (u32, u32) {
+        match rank(i) {
+            0 => (6, 5),
+            1 | 2 => (2, 3),
+            _ => (12, 3),
+        }
     };
     let entries: Vec<Entry> = series
         .iter()
@@ -372,10 +387,12 @@ fn draw_lines_with(
     render(title, size, |root| {
         let main = layout(root, title, &entries, at)?;
         let mut chart = cartesian(&main, None, f)?;
+        let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
         for (i, (_, pts, reference)) in series.iter().enumerate() {
             let c = color_of(i);
             if reference.is_some() {
-                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 5, c.stroke_width(2)))?;
+                let (dash, gap) = dashes(i);
+                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), dash, gap, c.stroke_width(2)))?;
                 continue;
             }
             chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
@@ -383,12 +400,28 @@ fn draw_lines_with(
                 chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
             }
             if let Some(words) = labels.get(i) {
+                // A label is written where it overlaps no label already written and stays in
+                // the plot (points bunched together keep the first of theirs).
                 let font = ("sans-serif", 11).into_font().color(&c);
-                chart.draw_series(
-                    pts.iter()
-                        .zip(words)
-                        .map(|(&p, w)| EmptyElement::at(p) + Text::new(w.clone(), (5, -14), font.clone())),
-                )?;
+                let (xr, yr) = chart.plotting_area().get_pixel_range();
+                for (&p, w) in pts.iter().zip(words) {
+                    let (px, py) = chart.backend_coord(&p);
+                    let (x0, y0) = (px as f64 + 5.0, py as f64 - 14.0);
+                    let b = (x0, y0, x0 + super::bars::text_w(w, 11) + 2.0, y0 + 13.0);
+                    let inside = b.0 >= xr.start as f64
+                        && b.2 <= xr.end as f64
+                        && b.1 >= yr.start as f64
+                        && b.3 <= yr.end as f64;
+                    if !inside
+                        || placed
+                            .iter()
+                            .any(|o: &(f64, f64, f64, f64)| b.0 < o.2 && o.0 < b.2 && b.1 < o.3 && o.1 < b.3)
+                    {
+                        continue;
+                    }
+                    placed.push(b);
+                    chart.draw_series([EmptyElement::at(p) + Text::new(w.clone(), (5, -14), font.clone())])?;
+                }
             }
         }
         if series.iter().all(|s| s.1.is_empty()) {

@@ -25,11 +25,15 @@ fn legend() -> Vec<Entry> {
         .collect()
 }
 
-/// Each stage's lower and upper edge (µs) stacked from 0.
+/// Each stage's lower and upper edge (µs, or % with `per` 1) stacked from 0.
 fn stacked(ns: &[f64; 5]) -> [(f64, f64); 5] {
+    stacked_per(ns, 1e3)
+}
+
+fn stacked_per(ns: &[f64; 5], per: f64) -> [(f64, f64); 5] {
     let mut base = 0.0;
     std::array::from_fn(|k| {
-        let v = if ns[k].is_finite() { ns[k].max(0.0) / 1e3 } else { 0.0 };
+        let v = if ns[k].is_finite() { ns[k].max(0.0) / per } else { 0.0 };
         let edge = (base, base + v);
         base += v;
         edge
@@ -39,7 +43,8 @@ fn stacked(ns: &[f64; 5]) -> [(f64, f64); 5] {
 /// A bar per percentile (p50, p99, p99.9), its stages stacked, its total written above it.
 pub fn stacked_bars(b: &SplitBars) -> String {
     let x = Axis::fit(Kind::Category(b.bars.iter().map(|(n, _)| n.clone()).collect()), [], false, 0.0);
-    let tops: Vec<f64> = b.bars.iter().map(|(_, ns)| stacked(ns)[4].1).collect();
+    let per = if b.shares { 1.0 } else { 1e3 };
+    let tops: Vec<f64> = b.bars.iter().map(|(_, ns)| stacked_per(ns, per)[4].1).collect();
     let entries = legend();
     render(&b.title, Size::default(), |root| {
         let main = layout(root, &b.title, &entries, LegendAt::Right)?;
@@ -47,17 +52,26 @@ pub fn stacked_bars(b: &SplitBars) -> String {
         let h = plot_dims(&main).1;
         let need = text_h(VALUE_FONT) + 6.0;
         let y = Axis::fit(Kind::Linear, tops.iter().copied(), true, need / (h - need).max(1.0));
-        let f =
-            Frame { x_label: "percentile of lat", y_label: "latency (µs)", x: &x, y: &y, x_mesh: false, y_mesh: true };
+        let f = Frame {
+            x_label: "percentile of lat",
+            y_label: if b.shares { "share of lat (%)" } else { "latency (µs)" },
+            x: &x,
+            y: &y,
+            x_mesh: false,
+            y_mesh: true,
+        };
         let mut chart = cartesian(&main, None, &f)?;
         for (g, (_, ns)) in b.bars.iter().enumerate() {
             let xc = g as f64;
-            for (k, (lo, hi)) in stacked(ns).into_iter().enumerate() {
+            for (k, (lo, hi)) in stacked_per(ns, per).into_iter().enumerate() {
                 if hi > lo {
                     chart.draw_series([Rectangle::new([(xc - 0.3, lo), (xc + 0.3, hi)], color(k).filled())])?;
                 }
             }
-            let total = stacked(ns)[4].1;
+            let total = stacked_per(ns, per)[4].1;
+            if b.shares {
+                continue; // every bar is 100%: its µs are on the chart beside it
+            }
             let font = ("sans-serif", VALUE_FONT).into_font().color(&BLACK.mix(0.85));
             let label = EmptyElement::at((xc, total))
                 + Text::new(

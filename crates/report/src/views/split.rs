@@ -143,14 +143,28 @@ fn stage_f64(s: &Stages<u64>) -> [f64; 5] {
     s.to_array().map(|v| v as f64)
 }
 
-/// The stacked bars of one split: a bar per percentile of `at`.
-pub fn bars(name: &str, s: &LatencySplitStats) -> Option<ChartSpec> {
-    (!s.at.is_empty()).then(|| {
-        ChartSpec::SplitBars(SplitBars {
-            title: format!("Latency split, {name}: each stage at p50, p99, p99.9"),
-            bars: s.at.iter().map(|a| (a.percentile.clone(), stage_f64(&a.stage_ns))).collect(),
-        })
-    })
+/// The stacked bars of one split: a bar per percentile of `at`, in µs; and where the tallest
+/// bar is more than 20 times the shortest (p50's split a sliver beside p99.9's), the same bars
+/// each as 100% of its own lat, so every percentile's split can be read.
+pub fn bars(name: &str, s: &LatencySplitStats) -> Vec<ChartSpec> {
+    if s.at.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![ChartSpec::SplitBars(SplitBars {
+        title: format!("Latency split, {name}: each stage at p50, p99, p99.9"),
+        bars: s.at.iter().map(|a| (a.percentile.clone(), stage_f64(&a.stage_ns))).collect(),
+        shares: false,
+    })];
+    let tops: Vec<f64> = s.at.iter().map(|a| stage_f64(&a.stage_ns).iter().sum::<f64>()).collect();
+    let (lo, hi) = tops.iter().fold((f64::MAX, 0f64), |(l, h), &t| (l.min(t), h.max(t)));
+    if lo > 0.0 && hi > lo * crate::charts::LOG_SPAN {
+        out.push(ChartSpec::SplitBars(SplitBars {
+            title: format!("Latency split, {name}: each stage's share of lat at p50, p99, p99.9"),
+            bars: s.at.iter().map(|a| (a.percentile.clone(), a.share_pct.to_array())).collect(),
+            shares: true,
+        }));
+    }
+    out
 }
 
 /// Each stage's mean per second of one split, at the times of the run's own seconds (`timed`,

@@ -97,7 +97,8 @@ fn a_plans_page_and_text_have_each_points_split() {
 
 #[test]
 fn the_stacked_bars_are_three_bars_in_five_stage_colours_each_as_tall_as_its_stage() {
-    let spec = bars("randread", &split(P50, P99, 0)).unwrap();
+    let specs = bars("randread", &split(P50, P99, 0));
+    let spec = specs[0].clone();
     let svg = crate::charts::draw(&spec);
     let chart = Chart::parse(&svg);
     let y = chart.y_axis();
@@ -174,4 +175,24 @@ fn a_searchs_probes_have_their_splits_and_a_plan_page_warns_of_unmatched_ios() {
     // A plan's page (its own renderer) names a point whose split left I/Os out.
     let page = crate::render(&results("plan", vec![with_split("randread qd=1", 5)]), crate::Format::Html).unwrap();
     assert!(page.contains("latency split of randread qd=1: 5 of 1,005 I/Os unmatched"), "a warning on the page");
+}
+
+/// p50's split a sliver beside p99.9's (more than 20 times taller): a second chart gives each
+/// percentile's bar as 100% of its own lat, so every split reads; close bars need none.
+#[test]
+fn a_sliver_of_a_p50_gets_a_chart_of_shares_beside_the_stacked_bars() {
+    let close = bars("randread", &split(P50, P99, 0));
+    let mut wide = split(P50, P99, 0);
+    for a in &mut wide.at[1..] {
+        a.stage_ns = Stages::from_array(a.stage_ns.to_array().map(|v| v * 100));
+    }
+    let wide = bars("randread", &wide);
+    let shares =
+        |specs: &[ChartSpec]| specs.iter().filter(|s| matches!(s, ChartSpec::SplitBars(b) if b.shares)).count();
+    if close.len() == 1 {
+        assert_eq!(shares(&close), 0);
+    }
+    assert_eq!((wide.len(), shares(&wide)), (2, 1));
+    let svg = crate::charts::draw(&wide[1]);
+    assert!(svg.contains("share of lat (%)"), "{svg}");
 }
