@@ -406,21 +406,22 @@ fn draw_lines_with(
                 let (xr, yr) = chart.plotting_area().get_pixel_range();
                 for (&p, w) in pts.iter().zip(words) {
                     let (px, py) = chart.backend_coord(&p);
-                    let (x0, y0) = (px as f64 + 5.0, py as f64 - 14.0);
-                    let b = (x0, y0, x0 + super::bars::text_w(w, 11) + 2.0, y0 + 13.0);
-                    let inside = b.0 >= xr.start as f64
-                        && b.2 <= xr.end as f64
-                        && b.1 >= yr.start as f64
-                        && b.3 <= yr.end as f64;
-                    if !inside
-                        || placed
-                            .iter()
-                            .any(|o: &(f64, f64, f64, f64)| b.0 < o.2 && o.0 < b.2 && b.1 < o.3 && o.1 < b.3)
-                    {
-                        continue;
-                    }
+                    let width = super::bars::text_w(w, 11) + 2.0;
+                    let fits = |b: &(f64, f64, f64, f64)| {
+                        b.0 >= xr.start as f64 && b.2 <= xr.end as f64 && b.1 >= yr.start as f64 && b.3 <= yr.end as f64
+                    };
+                    let free = |b: &(f64, f64, f64, f64)| {
+                        !placed.iter().any(|o: &(f64, f64, f64, f64)| b.0 < o.2 && o.0 < b.2 && b.1 < o.3 && o.1 < b.3)
+                    };
+                    // Right of the point, else left of it (the last point at the plot's edge).
+                    let at = [5i32, -5 - width as i32].into_iter().find_map(|dx| {
+                        let x0 = px as f64 + dx as f64;
+                        let b = (x0, py as f64 - 14.0, x0 + width, py as f64 - 1.0);
+                        (fits(&b) && free(&b)).then_some((dx, b))
+                    });
+                    let Some((dx, b)) = at else { continue };
                     placed.push(b);
-                    chart.draw_series([EmptyElement::at(p) + Text::new(w.clone(), (5, -14), font.clone())])?;
+                    chart.draw_series([EmptyElement::at(p) + Text::new(w.clone(), (dx, -14), font.clone())])?;
                 }
             }
         }
