@@ -263,7 +263,8 @@ impl Printer {
                     c.start(point.index, std::time::Instant::now());
                 }
                 if self.style == Style::Points {
-                    self.say(&format!("[{}/{}] {}", point.index, total, point_on(point)))
+                    let width = term::width(self.stream());
+                    self.say(&format!("[{}/{}] {}", point.index, total, point_on(point, width)))
                 }
             }
             Event::PointSkip { point } => {
@@ -528,16 +529,19 @@ fn act_slices(p: &ProbeResult, run: &ActRun) -> String {
 
 /// A point and where it runs: `LABEL on TARGET...`, each target by its name where it has one;
 /// a label that already ends in its one target's name gets the path in parentheses instead.
-fn point_on(point: &drivelab_lab::plan::Point) -> String {
+/// A path longer than half the line keeps its end (which names the file): a point line of a
+/// 120-character path stays within 80 columns.
+fn point_on(point: &drivelab_lab::plan::Point, width: usize) -> String {
     let label = &point.label;
+    let fit = |t: &str| term::keep_end(t, (width / 2).max(16));
     if let [t] = point.targets.as_slice() {
         let name = point.shown(t);
         let on = format!(" on {name}");
         if name != t && (label.ends_with(&on) || label.contains(&format!("{on} #"))) {
-            return format!("{label} ({t})");
+            return format!("{label} ({})", fit(t));
         }
     }
-    let shown: Vec<&str> = point.targets.iter().map(|t| point.shown(t)).collect();
+    let shown: Vec<String> = point.targets.iter().map(|t| fit(point.shown(t))).collect();
     format!("{label} on {}", shown.join(" "))
 }
 
@@ -545,6 +549,19 @@ fn point_on(point: &drivelab_lab::plan::Point) -> String {
 mod tests {
     use super::*;
     use drivelab_lab::act::{self, ActConfig, ActCriteria};
+
+    #[test]
+    fn a_point_line_names_its_drive_and_keeps_a_long_path_within_the_line() {
+        let long = format!("/srv/{}/disk.img", "d".repeat(100));
+        let mut plan = drivelab_lab::plan::Plan::single(Default::default(), vec![long.clone()]);
+        let p = &mut plan.points[0];
+        assert!(term::columns(&point_on(p, 80)) < 80, "{}", point_on(p, 80));
+        assert!(point_on(p, 80).ends_with("/disk.img"));
+        p.label = "read on SATA II".into();
+        p.names = vec![drivelab_lab::names::DriveName { target: long.clone(), name: "SATA II".into() }];
+        let line = point_on(p, 80);
+        assert!(line.starts_with("read on SATA II (…") && line.ends_with("disk.img)"), "{line}");
+    }
     use drivelab_lab::results::ProbeData;
 
     fn failed_load(why: &str, reasons: Vec<String>) -> ProbeResult {

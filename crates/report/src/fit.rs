@@ -254,11 +254,20 @@ pub fn hanging(first: &str, text: &str, width: usize, hang: usize) -> String {
 /// The data columns of `grid` (1..) in groups that each fit `width` beside the labels: as few
 /// groups as filling each in turn needs, the columns then spread evenly over them (7 + 2 columns
 /// read worse than 5 + 4) where the even split fits too.
-fn groups(grid: &[Vec<String>], width: usize) -> Vec<std::ops::Range<usize>> {
+/// The columns that say what a row is and start every group: the leading columns read as words
+/// (a compare table's `run` and `direction`), at least the first.
+fn lead(words: &[bool], grid: &[Vec<String>]) -> usize {
+    let cols = grid.first().map_or(1, Vec::len);
+    words.iter().take_while(|w| **w).count().min(cols.saturating_sub(1)).max(1)
+}
+
+fn groups(grid: &[Vec<String>], width: usize, lead: usize) -> Vec<std::ops::Range<usize>> {
     let w = widths(grid);
-    let fits = |r: &std::ops::Range<usize>| r.len() == 1 || w[0] + r.clone().map(|i| 2 + w[i]).sum::<usize>() <= width;
+    let labels: usize = w.iter().take(lead).sum::<usize>() + 2 * lead.saturating_sub(1);
+    let fits =
+        |r: &std::ops::Range<usize>| r.len() == 1 || labels + r.clone().map(|i| 2 + w[i]).sum::<usize>() <= width;
     let mut greedy = Vec::new();
-    let mut start = 1;
+    let mut start = lead.min(w.len());
     while start < w.len() {
         let mut end = start + 1;
         while end < w.len() && fits(&(start..end + 1)) {
@@ -267,13 +276,13 @@ fn groups(grid: &[Vec<String>], width: usize) -> Vec<std::ops::Range<usize>> {
         greedy.push(start..end);
         start = end;
     }
-    let (n, k) = (w.len().saturating_sub(1), greedy.len());
+    let (n, k) = (w.len().saturating_sub(lead), greedy.len());
     if k < 2 {
         return greedy;
     }
     // k groups of n / k columns, the first n % k one more.
     let mut even = Vec::with_capacity(k);
-    let mut start = 1;
+    let mut start = lead;
     for g in 0..k {
         let len = n / k + usize::from(g < n % k);
         even.push(start..start + len);
@@ -313,22 +322,23 @@ pub fn table(grid: &[Vec<String>], words: &[bool], width: usize) -> String {
     }
     // In groups (prose wrapped within its column): the way round that needs fewer, the table
     // as it was on a tie.
-    let (g, words) = if groups(&turned, width).len() < groups(&wrapped, width).len() {
+    let (g, words) = if groups(&turned, width, 1).len() < groups(&wrapped, width, lead(words, &wrapped)).len() {
         (turned, Vec::new())
     } else {
         (wrapped, words.to_vec())
     };
-    let parts = groups(&g, width);
-    let n = g[0].len() - 1;
+    let lead = lead(&words, &g);
+    let parts = groups(&g, width, lead);
+    let n = g[0].len() - lead;
     let mut out = String::new();
     for (k, r) in parts.iter().enumerate() {
         if k > 0 {
             out.push('\n');
         }
-        let keep: Vec<usize> = std::iter::once(0).chain(r.clone()).collect();
+        let keep: Vec<usize> = (0..lead).chain(r.clone()).collect();
         let part_words: Vec<bool> = keep.iter().map(|&i| words.get(i).copied().unwrap_or(false)).collect();
-        let cols =
-            if r.len() == 1 { format!("column {}", r.start) } else { format!("columns {}-{}", r.start, r.end - 1) };
+        let (first, last) = (r.start + 1 - lead, r.end - lead);
+        let cols = if r.len() == 1 { format!("column {first}") } else { format!("columns {first}-{last}") };
         out += &format!("({cols} of {n}, to fit {width} columns)\n");
         out += &render(&columns_of(&g, &keep), &part_words);
     }
@@ -351,6 +361,31 @@ mod tests {
     fn a_table_that_fits_is_left_as_it_is() {
         let g = grid(&[&["bs", "qd 1", "qd 2"], &["4k", "1.00", "22.5"]]);
         assert_eq!(table(&g, &[], 80), "bs  qd 1  qd 2\n4k  1.00  22.5\n");
+    }
+
+    #[test]
+    fn every_column_group_repeats_the_columns_that_say_what_a_row_is() {
+        // A compare table: `run` and `direction` say what a row is; 12 figures do not fit.
+        let mut header = vec!["run".to_string(), "direction".to_string()];
+        header.extend((1..=12).map(|i| format!("figure{i:02}")));
+        let row = |run: &str| {
+            let mut r = vec![run.to_string(), "read".to_string()];
+            r.extend((1..=12).map(|i| format!("{}", 100_000 + i)));
+            r
+        };
+        // Enough runs that the table turned round does not fit either.
+        let mut g = vec![header];
+        g.extend((1..=12).map(|i| row(&format!("candidate{i}"))));
+        let mut words = vec![true, true];
+        words.extend([false; 12]);
+        let text = table(&g, &words, 80);
+        let groups: Vec<&str> = text.split("\n(").collect();
+        assert!(groups.len() > 1, "{text}");
+        for part in &groups {
+            assert!(part.contains("run") && part.contains("direction") && part.contains("candidate"), "{part}");
+        }
+        assert!(text.starts_with("(columns 1-"), "{text}");
+        assert!(text.contains(" of 12, to fit 80 columns)"), "{text}");
     }
 
     #[test]
