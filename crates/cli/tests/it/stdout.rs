@@ -100,7 +100,7 @@ fn quiet_leaves_only_the_answer_on_stdout_for_every_command() {
     let cases: Vec<(Vec<&str>, &str, &str)> = vec![
         (vec!["run", "null", "--time", "200ms", "--results", r], "IOPS", "results: "),
         (vec!["plan", &plan, "null", "--results", r], "2 points: 2 finished", "[1/2]"),
-        (vec!["suite", "hdparm", "null", "--time", "100ms", "--results", r], "cached reads", "[1/2]"),
+        (vec!["suite", "hdparm", "null", "--time", "100ms", "--results", r], "cached reads", "[1/3]"),
         (
             vec![
                 "qos",

@@ -305,8 +305,14 @@ impl Plan {
         for p in self.precondition.iter_mut().chain(self.points.iter_mut()) {
             p.names = names.of(&p.targets);
             if relabel && p.index > 0 {
-                if let [t] = p.targets.as_slice() {
-                    let i = self.targets.iter().position(|x| x == t).expect("a point's target is the plan's");
+                // A point of one of the plan's targets (a fio job's own file is labelled by its
+                // job, and keeps its label).
+                if let Some(i) = p
+                    .targets
+                    .first()
+                    .filter(|_| p.targets.len() == 1)
+                    .and_then(|t| self.targets.iter().position(|x| x == t))
+                {
                     let (from, to) = (format!(" on {}", old[i]), format!(" on {}", new[i]));
                     if let Some(at) = p.label.rfind(&from) {
                         p.label.replace_range(at..at + from.len(), &to);

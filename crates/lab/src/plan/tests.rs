@@ -184,6 +184,36 @@ fn one_target_after_another_or_all_together() {
     assert_eq!(p.points[1].slug, "randread-4k-qd1-x1-on-mnt-b-t.dat");
 }
 
+/// `--label`: a point of one drive among several is labelled by its name (slugs follow, still
+/// unique), every point records its drives' names; together, labels stay; a name that is the
+/// file name another drive's points are labelled by is refused.
+#[test]
+fn named_targets_label_their_points_and_a_name_never_stands_for_another_target() {
+    use crate::names::{DriveNames, NameError};
+    let text = "targets = [\"/dev/sdb\", \"/dev/sdc\"]\nrepeat = 2\n[matrix]\nqd = [1, 8]\n";
+    let targets = vec!["/dev/sdb".to_string(), "/dev/sdc".to_string()];
+    let names = DriveNames::parse(&["/dev/sdb=SATA II".into()], &targets).unwrap();
+    let mut p = plan(text);
+    p.name_targets(&names).unwrap();
+    assert_eq!(labels(&p)[..2], ["qd=1 on SATA II", "qd=1 on SATA II #2"]);
+    assert_eq!(labels(&p)[4], "qd=1 on sdc", "an unnamed target keeps its file name");
+    let slugs: HashSet<&str> = p.points.iter().map(|p| p.slug.as_str()).collect();
+    assert_eq!(slugs.len(), p.points.len());
+    assert_eq!(p.points[1].slug, "qd1-on-sata-ii-2");
+    assert_eq!(p.points[0].names.len(), 1);
+    assert!(p.points[4].names.is_empty());
+    assert_eq!(p.points[0].shown("/dev/sdb"), "SATA II");
+
+    let mut together = plan(&format!("together = true\n{text}"));
+    together.name_targets(&names).unwrap();
+    assert_eq!(labels(&together)[0], "qd=1");
+    assert_eq!(together.points[0].names[0].name, "SATA II");
+
+    let clash = DriveNames::parse(&["/dev/sdb=sdc".into()], &targets).unwrap();
+    let e = plan(text).name_targets(&clash).unwrap_err();
+    assert!(matches!(e, NameError::AnotherTarget { ref name, .. } if name == "sdc"), "{e}");
+}
+
 #[test]
 fn repeats_are_innermost_and_numbered() {
     let p =

@@ -4,7 +4,6 @@
 //! dashed in their threshold's colour). Same axes, legends and fonts as the other charts.
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{bars, frame};
 use super::{cartesian, color, layout, no_data, render, Axis, Entry, Frame, Kind, LegendAt, Size, Swatch};
@@ -109,13 +108,11 @@ pub fn slice_bars(b: &SliceBars) -> String {
         };
         let mut chart = cartesian(&main, None, &f)?;
         bars::draw_bars(&mut chart, &groups, &p)?;
+        // Each limit a dashed line in its threshold's colour, named in the legend: a label on the
+        // line overprinted the bars' values beneath it.
         for (ms, pct) in &shown {
             let style = colour_of(*ms).stroke_width(2);
             chart.draw_series(DashedLineSeries::new([(x.lo, *pct), (x.hi, *pct)], 6, 5, style))?;
-            let font = ("sans-serif", bars::VALUE_FONT).into_font().color(&colour_of(*ms));
-            let text =
-                Text::new(format!("> {ms} ms limit {pct}%"), (-4, -3), font.pos(Pos::new(HPos::Right, VPos::Bottom)));
-            chart.draw_series([EmptyElement::at((x.hi, *pct)) + text])?;
         }
         if b.slices.is_empty() {
             no_data(&mut chart, &x, y)?;
