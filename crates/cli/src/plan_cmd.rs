@@ -175,11 +175,13 @@ pub fn execute(
     power_cmd: Option<&String>,
     steady: &PointsArgs,
 ) -> Result<(Outcome, PathBuf), Error> {
-    // --label: the plan's targets named (a resumed plan's names are in its saved points);
-    // --latency-split: on every point (and every job run beside one), recorded with its fields.
-    let names = safety.names(&plan.targets)?;
+    // --label: the plan's targets named once, for the lab and the plan (a resumed plan's names
+    // are in its saved points); --latency-split: on every point (and every job run beside one),
+    // recorded with its fields.
+    let mut setup = lab_setup(safety, power_cmd, &plan.targets)?;
+    setup.status_every_ns = voice.status_every_ns();
     let mut plan = plan.clone();
-    plan.name_targets(&names)?;
+    plan.name_targets(&setup.names)?;
     if steady.latency_split {
         for pt in &mut plan.points {
             pt.set(Field::LatencySplit, "true")?;
@@ -201,8 +203,6 @@ pub fn execute(
     printer.plan_points(plan.points.iter().map(|p| (p.index, p.estimate_ns)).collect());
     printer.status_points(&plan.points);
     let mut sink = printer.sink();
-    let mut setup = lab_setup(safety, power_cmd, &plan.targets)?;
-    setup.status_every_ns = voice.status_every_ns();
     let mut lab = Lab::new(setup, &mut sink);
     let (dir, outcome) = match resume {
         Some(d) => {

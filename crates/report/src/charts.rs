@@ -551,7 +551,7 @@ pub fn draw(spec: &crate::model::ChartSpec) -> String {
         ChartSpec::Table { kind, table, log, style } => crate::html::chart_for(*kind, table, *log, *style),
         ChartSpec::Bars { table } => grouped_bars_with(table, &table.col_header, DEFAULT_SIZE),
         ChartSpec::Exceedance { title, series } => tail::exceedance(title, series),
-        ChartSpec::Hockey(h) => tail::hockey_labelled(&h.title, &h.load, &h.series, &h.loads),
+        ChartSpec::Hockey(h) => tail::hockey(&h.title, &h.load, &h.series, &h.loads),
         ChartSpec::SplitBars(b) => split::stacked_bars(b),
         ChartSpec::SplitSeconds(s) => split::stacked_seconds(s),
     }

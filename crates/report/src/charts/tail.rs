@@ -57,14 +57,10 @@ pub fn exceedance(title: &str, series: &[(String, HistogramData)]) -> String {
 }
 
 /// IOPS against p99 latency: `(name, [(IOPS, p99 ns)])` per device, points in sweep order
-/// (never sorted: past the knee a drive may lose IOPS and the line bends back).
-pub fn hockey(title: &str, load: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
-    hockey_labelled(title, load, series, &[])
-}
-
-/// [`hockey`] with each point's load written beside it (`loads[series][point]`: "qd 8",
-/// "4k/s"), so the knee's queue depth is read off the chart.
-pub fn hockey_labelled(title: &str, load: &str, series: &[(String, Vec<(f64, f64)>)], loads: &[Vec<f64>]) -> String {
+/// (never sorted: past the knee a drive may lose IOPS and the line bends back), each point's
+/// load written beside it (`loads[series][point]`: "qd 8"), so the knee's queue depth reads off
+/// the chart.
+pub fn hockey(title: &str, load: &str, series: &[(String, Vec<(f64, f64)>)], loads: &[Vec<f64>]) -> String {
     let (xk, yk) = (Kind::Linear, Kind::Log10);
     let word = if load == "queue depth" { "qd " } else { "" };
     let labels: Vec<Vec<String>> =
@@ -119,7 +115,7 @@ mod tests {
     #[test]
     fn a_hockey_sticks_points_carry_their_queue_depth() {
         let pts = vec![(100.0, 50_000.0), (200.0, 60_000.0), (300.0, 200_000.0)];
-        let svg = hockey_labelled("h", "queue depth", &[("dev".into(), pts)], &[vec![1.0, 2.0, 32.0]]);
+        let svg = hockey("h", "queue depth", &[("dev".into(), pts)], &[vec![1.0, 2.0, 32.0]]);
         let doc = roxmltree::Document::parse(&svg).expect("well-formed");
         let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).map(str::trim).collect();
         for qd in ["qd 1", "qd 2", "qd 32"] {
@@ -131,7 +127,7 @@ mod tests {
     fn a_hockey_stick_keeps_sweep_order_where_iops_fall_back() {
         // qd 1, 2, 4, 8: IOPS 100, 200, 300 then 250 (past the knee).
         let pts = vec![(100.0, 50_000.0), (200.0, 60_000.0), (300.0, 200_000.0), (250.0, 2_000_000.0)];
-        let svg = hockey("h", "queue depth", &[("dev".into(), pts)]);
+        let svg = hockey("h", "queue depth", &[("dev".into(), pts)], &[]);
         let doc = roxmltree::Document::parse(&svg).expect("well-formed");
         // The line's vertices in drawing order: x goes up three times, then back.
         let line = doc
