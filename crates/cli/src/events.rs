@@ -17,7 +17,7 @@ use drivelab_engine::result::RunResult;
 use drivelab_engine::units::{fmt_count, fmt_ns};
 use drivelab_lab::act::THRESHOLDS_MS;
 use drivelab_lab::act_run::{ActRun, Timing};
-use drivelab_lab::execute::Event;
+use drivelab_lab::execute::{Event, WriteWhy};
 use drivelab_lab::results::{PointResult, ProbeResult, ProbeRole, QosProbe};
 
 use crate::progress;
@@ -112,6 +112,9 @@ pub struct Printer {
     notices: Vec<Said>,
     /// fio's `--status-interval`: what a report of the run so far is made of.
     status: Option<StatusState>,
+    /// A whole-target write in progress (a plan's fill, preconditioning): the live line shows
+    /// its bytes and time left instead of a point's figures.
+    writing: Option<progress::Writing>,
 }
 
 /// fio's `--status-interval`: the results directory (the points finished), the point running,
@@ -144,6 +147,7 @@ impl Printer {
             plan: None,
             notices: Vec::new(),
             status: matches!(voice, Voice::Fio { status: Some(_), .. }).then(StatusState::default),
+            writing: None,
         }
     }
 
@@ -251,10 +255,15 @@ impl Printer {
                 let show = self.voice.live();
                 self.filling.get_or_insert_with(|| progress::Filling::new(path, total_bytes, show)).update(done_bytes)
             }
-            Event::Precondition { target, pass, passes } => {
-                self.say(&format!("preconditioning {target}: sequential 128 KiB write, pass {pass} of {passes}"))
+            Event::Writing { why, target, pass, passes, bytes, after_bytes } => {
+                // A fill was announced by its notice (which devices, why, how to skip it).
+                if why == WriteWhy::Precondition {
+                    self.say(&format!("preconditioning {target}: sequential 128 KiB write, pass {pass} of {passes}"))
+                }
+                self.writing = Some(progress::Writing::new(why, target, bytes, after_bytes));
             }
             Event::PointStart { point, total } => {
+                self.writing = None;
                 self.point = Some(point.index);
                 if let Some(s) = self.status.as_mut() {
                     s.point = Some(point.clone());
@@ -280,7 +289,10 @@ impl Printer {
                 self.say(&format!("      round {round}: {} IOPS{w} · {verdict}", fmt_count(iops)))
             }
             Event::PointDone { record } => self.point_done(record),
-            Event::ProbeStart { what, .. } => self.probe = what.to_string(),
+            Event::ProbeStart { what, .. } => {
+                self.writing = None;
+                self.probe = what.to_string()
+            }
             Event::ActRates { scale: _, rates } => {
                 let line = format!(
                     "\n{}: per target {} reads/s of {} bytes, {:.2} large-block reads/s and {:.2} writes/s of {} KiB",
@@ -304,8 +316,12 @@ impl Printer {
                     self.fio_status(streams);
                 }
                 let show = self.voice.live();
-                let at = self.plan.as_ref().map(|c| c.line(std::time::Instant::now(), p.remaining_ns));
-                self.live.get_or_insert_with(|| progress::Live::new(show)).update(p, at.as_deref())
+                let now = std::time::Instant::now();
+                let live = self.live.get_or_insert_with(|| progress::Live::new(show));
+                match &self.writing {
+                    Some(w) => live.writing(w, p, self.plan.as_ref(), now),
+                    None => live.update(p, self.plan.as_ref().map(|c| c.line(now, p.remaining_ns)).as_deref()),
+                }
             }
             Event::MeasureEnd => self.clear(),
         }

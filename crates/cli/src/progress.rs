@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use drivelab_engine::run::Progress;
 use drivelab_engine::units::{fmt_count, fmt_elapsed, fmt_ns};
+use drivelab_lab::execute::WriteWhy;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::term::{self, Stream};
@@ -51,6 +52,59 @@ impl Filling {
     }
 }
 
+/// A whole-target write in progress (a plan's fill, ACT's prep, a preconditioning pass): what
+/// its live line is made of.
+pub struct Writing {
+    why: WriteWhy,
+    target: String,
+    bytes: u64,
+    after_bytes: u64,
+}
+
+impl Writing {
+    pub fn new(why: WriteWhy, target: &str, bytes: u64, after_bytes: u64) -> Writing {
+        Writing { why, target: target.to_string(), bytes, after_bytes }
+    }
+
+    /// The step's time left at `p` (this write's bytes left and the writes after it, at the
+    /// mean rate of this write so far); None before a rate is known.
+    pub fn left_ns(&self, p: &Progress) -> Option<u64> {
+        if p.bytes == 0 || p.elapsed_ns == 0 {
+            return None;
+        }
+        let rate = p.bytes as f64 / p.elapsed_ns as f64;
+        let left = self.bytes.saturating_sub(p.bytes).saturating_add(self.after_bytes);
+        Some((left as f64 / rate).round() as u64)
+    }
+
+    /// "filling /dev/loop3: 412 of 1024 MiB, 8.1s left · 2510.2 MB/s", led by the plan's
+    /// "prep, ETA 1m12s" (the fill's time left plus the points') at `width`.
+    pub fn line(&self, p: &Progress, plan: Option<&PlanClock>, now: Instant, width: usize) -> String {
+        let left = self.left_ns(p);
+        let lead = plan.map(|c| {
+            let points = c.eta_ns(now, None);
+            match (left, points) {
+                (Some(l), Some(pts)) => format!("prep, ETA {} · ", fmt_elapsed(l.saturating_add(pts))),
+                _ => "prep · ".to_string(),
+            }
+        });
+        let verb = match self.why {
+            WriteWhy::Fill => "filling",
+            WriteWhy::Precondition => "preconditioning",
+        };
+        let left = left.map(|l| format!(", {} left", fmt_elapsed(l))).unwrap_or_default();
+        let bytes = format!(": {} of {} MiB{left}", p.bytes.min(self.bytes) >> 20, self.bytes >> 20);
+        let lead = lead.unwrap_or_default();
+        let whole = format!("{lead}{verb} {}{bytes} · {}", self.target, fmt_rate(p.bw_bytes_per_s));
+        if term::columns(&whole) < width {
+            return whole;
+        }
+        // Too wide: the rate goes first, then the path gives way (its end names the device).
+        let room = width.saturating_sub(1 + term::columns(&lead) + verb.len() + 1 + term::columns(&bytes));
+        term::fit(&format!("{lead}{verb} {}{bytes}", term::keep_end(&self.target, room)), width)
+    }
+}
+
 /// "3.2s elapsed, 6.8s left · 245.3k IOPS · 1004.7 MB/s · p99 210.0µs".
 pub struct Live {
     pb: ProgressBar,
@@ -64,6 +118,10 @@ impl Live {
     }
     pub fn update(&mut self, p: &Progress, plan: Option<&str>) {
         self.pb.set_message(fitted_line(p, plan, term::width(Stream::Stderr)));
+    }
+    /// The line of a whole-target write ([`Writing::line`]).
+    pub fn writing(&mut self, w: &Writing, p: &Progress, plan: Option<&PlanClock>, now: Instant) {
+        self.pb.set_message(w.line(p, plan, now, term::width(Stream::Stderr)));
     }
     pub fn finish(self) {
         self.pb.finish_and_clear();
@@ -284,5 +342,34 @@ mod tests {
         assert_eq!(live_line(&progress(0)), "0.5s elapsed, 1.5s left · 250.0k IOPS · 1024.0 MB/s");
         assert_eq!(live_line(&progress(63_100)), "0.5s elapsed, 1.5s left · 250.0k IOPS · 1024.0 MB/s · p99 63.1µs");
         assert_eq!(fmt_rate(12.5e9), "12.5 GB/s");
+    }
+
+    #[test]
+    fn a_fill_before_the_points_shows_its_bytes_and_is_counted_in_the_plans_eta() {
+        const S: u64 = 1_000_000_000;
+        const MIB: u64 = 1 << 20;
+        let now = Instant::now();
+        let plan = PlanClock::new(vec![(1, Some(10 * S)), (2, Some(10 * S))]);
+        // The first of two 1 GiB devices: 256 MiB written in 1 s, so 768 + 1024 MiB are left: 7 s.
+        let w = Writing::new(WriteWhy::Fill, "/dev/loop3", 1024 * MIB, 1024 * MIB);
+        let mut p = progress(0);
+        p.elapsed_ns = S;
+        p.bytes = 256 * MIB;
+        p.bw_bytes_per_s = 268.4e6;
+        p.remaining_ns = None;
+        assert_eq!(w.left_ns(&p), Some(7 * S));
+        assert_eq!(
+            w.line(&p, Some(&plan), now, 100),
+            "prep, ETA 27.0s · filling /dev/loop3: 256 of 1024 MiB, 7.0s left · 268.4 MB/s"
+        );
+        // No rate yet: no time said.
+        p.bytes = 0;
+        assert_eq!(w.line(&p, None, now, 100), "filling /dev/loop3: 0 of 1024 MiB · 268.4 MB/s");
+        // Narrow: the path gives way first, keeping its end.
+        p.bytes = 256 * MIB;
+        let long =
+            Writing::new(WriteWhy::Precondition, "/dev/disk/by-id/nvme-VENDOR_MODEL_SERIAL0123456789", 1024 * MIB, 0);
+        let line = long.line(&p, None, now, 60);
+        assert!(line.starts_with("preconditioning …") && line.ends_with("256 of 1024 MiB, 3.0s left"), "{line}");
     }
 }

@@ -20,7 +20,7 @@ use drivelab_engine::Error;
 
 use crate::act::{self, ActConfig, ActLogHeader, ActLogTarget};
 use crate::act_run::{self, errored_stream, ActOptions, ActRun, StreamResult, Timing};
-use crate::execute::{Event, Lab};
+use crate::execute::{Event, Lab, WriteWhy};
 use crate::precondition;
 use crate::results::{Kind, Outcome, ProbeData, ProbeResult, ProbeRole, ResponseScore, ResultsDir, Setup, SCHEMA};
 use crate::search::{HighestPassing, SearchSpace, Step, Unit};
@@ -145,7 +145,15 @@ impl Cert<'_, '_, '_> {
                 "act: filling {} with random data first (ACT's prep; --no-prep skips)",
                 self.opts.targets.join(" ")
             )));
-            if !precondition::sequential(self.lab, &self.opts.targets.clone(), 1, self.opts.engine, None)? {
+            if !precondition::sequential(
+                self.lab,
+                &self.opts.targets.clone(),
+                1,
+                self.opts.engine,
+                None,
+                WriteWhy::Fill,
+                0,
+            )? {
                 return Ok(outcome(None, "interrupted during the fill".into(), true, false, None));
             }
         }

@@ -10,7 +10,7 @@ use drivelab_engine::target::{self, TargetInfo, TargetKind};
 use drivelab_engine::units::fmt_size;
 use drivelab_engine::Error;
 
-use crate::execute::{Event, Lab};
+use crate::execute::{Event, Lab, WriteWhy};
 use crate::plan::{Plan, Point};
 use crate::precondition;
 use crate::written::{DevicePrep, DeviceState, Ledger, WrittenBy};
@@ -135,8 +135,10 @@ pub fn fill_devices(
             if paths.len() == 1 { "is" } else { "are" },
         )));
     }
+    let mut later: u64 = to_fill.iter().fold(0u64, |a, (_, i)| a.saturating_add(i.size_bytes));
     for (local, info) in to_fill {
-        if !precondition::sequential(lab, std::slice::from_ref(&local), 1, engine, like)? {
+        later = later.saturating_sub(info.size_bytes);
+        if !precondition::sequential(lab, std::slice::from_ref(&local), 1, engine, like, WriteWhy::Fill, later)? {
             return Ok(false);
         }
         ledger.wrote(&info, WrittenBy::Prep)?;

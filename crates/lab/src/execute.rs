@@ -36,8 +36,10 @@ pub enum Event<'a> {
     Notice(&'a str),
     /// A new file is being filled before it is used.
     Fill { path: &'a str, done_bytes: u64, total_bytes: u64 },
-    /// Preconditioning: pass `pass` of `passes` over `target` starts.
-    Precondition { target: &'a str, pass: u32, passes: u32 },
+    /// A whole-target sequential write starts: pass `pass` of `passes` over `target`, `bytes`
+    /// long, with `after_bytes` more of this step to write after it (other targets, later
+    /// passes), so the live line can say when the step, and the plan, will be done.
+    Writing { why: WriteWhy, target: &'a str, pass: u32, passes: u32, bytes: u64, after_bytes: u64 },
     /// A point starts (`total`: points in the plan).
     PointStart { point: &'a Point, total: usize },
     /// A point already has a result from an earlier run (resume).
@@ -58,6 +60,15 @@ pub enum Event<'a> {
     Progress(&'a Progress),
     /// The measurement in progress ended (the live line can go).
     MeasureEnd,
+}
+
+/// Why a target is written whole before the measurements ([`Event::Writing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteWhy {
+    /// A plan's fill of a device it writes (or ACT's prep): once, so reads read written blocks.
+    Fill,
+    /// `--precondition N`: SNIA's workload-independent preconditioning passes.
+    Precondition,
 }
 
 /// `--size` applies to files drivelab creates: say so for each target that already existed with

@@ -7,7 +7,7 @@ use drivelab_engine::spec::{AccessSpec, BlockSize, EngineKind};
 use drivelab_engine::target::{self, TargetKind};
 use drivelab_engine::Error;
 
-use crate::execute::{Event, Lab};
+use crate::execute::{Event, Lab, WriteWhy};
 
 /// The spec of one pass (its `io_size` is set per target to the target's size).
 pub fn pass_spec(engine: EngineKind, seed: u64) -> AccessSpec {
@@ -37,19 +37,21 @@ pub fn verifying(spec: &AccessSpec, like: &AccessSpec) -> Option<AccessSpec> {
 }
 
 /// Write every target whole, `passes` times, through the lab; with `like` (a verifying point
-/// of the plan) every pass is stamped as it stamps (see [`verifying`]). Returns false when
-/// interrupted; an I/O error is an error (a drive that cannot be preconditioned cannot be
-/// measured).
+/// of the plan) every pass is stamped as it stamps (see [`verifying`]). `later_bytes`: what the
+/// caller will write after this call in the same step (for the live line's time left). Returns
+/// false when interrupted; an I/O error is an error (a drive that cannot be preconditioned
+/// cannot be measured).
 pub fn sequential(
     lab: &mut Lab,
     names: &[String],
     passes: u32,
     engine: EngineKind,
     like: Option<&AccessSpec>,
+    why: WriteWhy,
+    later_bytes: u64,
 ) -> Result<bool, Error> {
+    let mut sized: Vec<(&String, u64)> = Vec::new();
     for name in names {
-        let base = pass_spec(engine, 0xf111);
-        let mut spec = like.and_then(|l| verifying(&base, l)).unwrap_or(base);
         let info = target::probe(name)?;
         if info.kind == TargetKind::Null {
             continue;
@@ -57,9 +59,17 @@ pub fn sequential(
         // A file that does not exist yet is created at the new-file size by the first pass.
         let size =
             if info.kind == TargetKind::File && !info.exists { lab.setup.new_file_size } else { info.size_bytes };
-        spec.io_size_bytes = Some(size.max(1));
+        sized.push((name, size.max(1)));
+    }
+    let mut after: u64 =
+        sized.iter().map(|(_, s)| s.saturating_mul(passes as u64)).fold(later_bytes, |a, b| a.saturating_add(b));
+    for (name, size) in sized {
+        let base = pass_spec(engine, 0xf111);
+        let mut spec = like.and_then(|l| verifying(&base, l)).unwrap_or(base);
+        spec.io_size_bytes = Some(size);
         for pass in 1..=passes {
-            lab.emit(Event::Precondition { target: name, pass, passes });
+            after = after.saturating_sub(size);
+            lab.emit(Event::Writing { why, target: name, pass, passes, bytes: size, after_bytes: after });
             if !spec.verify {
                 spec.seed ^= pass as u64;
             }

@@ -11,7 +11,7 @@ use drivelab_engine::result::RunResult;
 use drivelab_engine::Error;
 
 use crate::devprep::{self, PrepOptions};
-use crate::execute::{Event, Lab, Measured};
+use crate::execute::{Event, Lab, Measured, WriteWhy};
 use crate::plan::{Plan, Point};
 use crate::precondition;
 use crate::prepare;
@@ -213,7 +213,15 @@ fn run_points(
         }
         if opts.precondition_passes > 0 {
             let engine = plan.points.first().map(|p| p.spec.engine).unwrap_or_default();
-            if !precondition::sequential(lab, &plan.targets, opts.precondition_passes, engine, like)? {
+            if !precondition::sequential(
+                lab,
+                &plan.targets,
+                opts.precondition_passes,
+                engine,
+                like,
+                WriteWhy::Precondition,
+                0,
+            )? {
                 out.interrupted = true;
                 return Ok(());
             }
