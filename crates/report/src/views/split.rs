@@ -169,23 +169,33 @@ pub fn bars(name: &str, s: &LatencySplitStats) -> Vec<ChartSpec> {
 
 /// Each stage's mean per second of one split, at the times of the run's own seconds (`timed`,
 /// its `series`; a split second past them is the few I/Os reaped after the measured time, left
-/// out); None under two seconds with cut I/Os (one second is the table's mean).
+/// out); None under two seconds with cut I/Os (one second is the table's mean). A last second
+/// under half a second long (the run's tail, stamped at the same end time) joins the second
+/// before it, its means weighted by I/Os, as the IOPS-per-second chart joins it: alone, a
+/// handful of I/Os' means drew a spike at the end and stretched the axis far above the data.
 pub fn seconds(name: &str, s: &LatencySplitStats, timed: &[SeriesPoint]) -> Option<ChartSpec> {
     let at = |k: usize| match timed.get(k) {
-        Some(p) => Some(p.t_s),
-        None => timed.is_empty().then_some((k + 1) as f64),
+        Some(p) => Some((p.t_s, p.dur_ns)),
+        None => timed.is_empty().then_some(((k + 1) as f64, 1_000_000_000)),
     };
-    let seconds: Vec<(f64, [f64; 5])> = s
-        .series
-        .iter()
-        .enumerate()
-        .filter(|(_, sec)| sec.ios > 0)
-        .filter_map(|(k, sec)| Some((at(k)?, stage_f64(&sec.mean_ns))))
-        .collect();
+    let mut seconds: Vec<(f64, u64, [f64; 5])> = Vec::new();
+    for (k, sec) in s.series.iter().enumerate().filter(|(_, sec)| sec.ios > 0) {
+        let Some((t, dur_ns)) = at(k) else { continue };
+        let means = stage_f64(&sec.mean_ns);
+        match seconds.last_mut() {
+            Some(before) if dur_ns < 500_000_000 && k + 1 == timed.len() => {
+                let (a, b) = (before.1 as f64, sec.ios as f64);
+                before.2 = std::array::from_fn(|i| (before.2[i] * a + means[i] * b) / (a + b));
+                before.0 = t;
+                before.1 += sec.ios;
+            }
+            _ => seconds.push((t, sec.ios, means)),
+        }
+    }
     (seconds.len() >= 2).then(|| {
         ChartSpec::SplitSeconds(SplitSeconds {
             title: format!("Latency split per second, {name}: each stage's mean"),
-            seconds,
+            seconds: seconds.into_iter().map(|(t, _, m)| (t, m)).collect(),
         })
     })
 }

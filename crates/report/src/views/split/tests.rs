@@ -162,6 +162,35 @@ fn the_per_second_chart_stacks_a_band_per_stage() {
 }
 
 #[test]
+fn the_runs_tail_joins_its_last_second_in_the_per_second_split_weighted_by_ios() {
+    // As a run records it: two whole seconds, then 7 ms of tail stamped at the same end time;
+    // the split's third second is 3 I/Os whose completion took 100 µs each.
+    let mut timed = crate::test_support::series(2, |_| 100.0, |_| 1000);
+    let mut tail = timed[1].clone();
+    tail.dur_ns = 7_000_000;
+    timed.push(tail);
+    let mut s = split(P50, P99, 0);
+    s.series[2] = drivelab_engine::result::SplitSecondStats {
+        ios: 3,
+        mean_ns: drivelab_engine::split::Stages::from_array([2_000, 5_000, 40_000, 100_000, 1_000]),
+    };
+    let Some(ChartSpec::SplitSeconds(c)) = seconds("randread", &s, &timed) else { panic!() };
+    assert_eq!(c.seconds.iter().map(|p| p.0).collect::<Vec<_>>(), [1.0, 2.0], "no third point at 2 s");
+    let completion = c.seconds[1].1[3];
+    let want = (3_000.0 * 333.0 + 100_000.0 * 3.0) / 336.0;
+    assert!((completion - want).abs() < 1e-6, "{completion} vs {want}");
+    // The chart's value axis stays near the data (it reached 150 µs for a 64 µs top before).
+    let svg = crate::charts::draw(&ChartSpec::SplitSeconds(c));
+    let chart = Chart::parse(&svg);
+    let top = chart
+        .texts()
+        .filter(|n| n.attribute("text-anchor") == Some("end") && n.attribute("transform").is_none())
+        .filter_map(|n| crate::svg_read::tick_value(&crate::svg_read::text_of(n)))
+        .fold(0.0, f64::max);
+    assert!(top < 80.0, "the axis tops at {top} µs for a 52 µs stack");
+}
+
+#[test]
 fn a_searchs_probes_have_their_splits_and_a_plan_page_warns_of_unmatched_ios() {
     use drivelab_lab::results::{ProbeData, SearchBy};
     let mut r = crate::views::tests::qos_results(SearchBy::Rate, &crate::views::tests::QOS_LADDER);
