@@ -128,7 +128,7 @@ mod bars;
 pub use bars::{grouped_bars_scaled, grouped_bars_with};
 use frame::{
     cartesian, color, draw_lines, layout, no_data, render, transform, x_kind, xml_escape, Drawn, Entry, Frame,
-    LegendAt, Swatch,
+    LegendAt, Marks, Swatch,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -141,6 +141,11 @@ pub fn line_chart(c: &LineChart) -> String {
 
 /// One line with markers per series (points sorted by x), a legend, axis labels.
 pub fn line_chart_sized(c: &LineChart, size: Size) -> String {
+    plotted(c, size, Marks::LineAndMarkers)
+}
+
+/// `c`'s series drawn with `marks`.
+fn plotted(c: &LineChart, size: Size, marks: Marks) -> String {
     let xk = x_kind(&c.x_scale);
     let yk = if c.y_log { Kind::Log10 } else { Kind::Linear };
     let series: Vec<Drawn> = c
@@ -155,7 +160,15 @@ pub fn line_chart_sized(c: &LineChart, size: Size) -> String {
     let y = Axis::fit(yk, series.iter().flat_map(|s| s.1.iter().map(|p| p.1)), true, 0.0);
     let y_label = if c.y_log { axes::log_label(&c.y_label) } else { c.y_label.clone() };
     let f = Frame { x_label: &c.x_label, y_label: &y_label, x: &x, y: &y, x_mesh: true, y_mesh: true };
-    draw_lines(&c.title, size, &f, &series, true, LegendAt::Right)
+    draw_lines(&c.title, size, &f, &series, marks, LegendAt::Right)
+}
+
+/// A dot per point and no line, at `size`: a long run's IOPS of every second, as reviews chart
+/// a drive's consistency (a line through thousands of seconds is a smear; dots show the bands a
+/// drive falls into: its garbage collection, its cache running out). A series with
+/// `reference_for` is a dashed line (the run's mean).
+pub fn scatter(c: &LineChart, size: Size) -> String {
+    plotted(c, size, Marks::Dots)
 }
 
 /// The x axis description for a table's columns: the words the headers share after their
@@ -367,7 +380,7 @@ pub fn latency_percentiles_titled(title: &str, series: &[(String, Vec<(f64, f64)
     let x = Axis::fit(xk, [], false, 0.0);
     let y = Axis::fit(yk, t.iter().flat_map(|s| s.1.iter().map(|p| p.1)), false, 0.0).micros();
     let f = Frame { x_label: "percentile", y_label: "latency (log scale)", x: &x, y: &y, x_mesh: true, y_mesh: true };
-    draw_lines(title, size, &f, &t, true, LegendAt::Below)
+    draw_lines(title, size, &f, &t, Marks::LineAndMarkers, LegendAt::Below)
 }
 
 /// The CDF of a histogram: `(latency µs, % of I/Os completed by then)`, starting at 0 % at the
@@ -415,7 +428,7 @@ pub fn latency_cdf_sized(series: &[(String, &HistogramData)], size: Size) -> Str
         x_mesh: true,
         y_mesh: true,
     };
-    draw_lines("Latency CDF", size, &f, &t, false, LegendAt::Below)
+    draw_lines("Latency CDF", size, &f, &t, Marks::Line, LegendAt::Below)
 }
 
 /// A sparkline's size: the line's plot area is `SPARK_PLOT_W` wide, the min and max labels sit
@@ -548,6 +561,7 @@ pub fn draw(spec: &crate::model::ChartSpec) -> String {
             latency_cdf(&s)
         }
         ChartSpec::Line { line, size } => line_chart_sized(line, *size),
+        ChartSpec::Scatter { line, size } => scatter(line, *size),
         ChartSpec::Table { kind, table, log, style } => crate::html::chart_for(*kind, table, *log, *style),
         ChartSpec::Bars { table } => grouped_bars_with(table, &table.col_header, DEFAULT_SIZE),
         ChartSpec::Exceedance { title, series } => tail::exceedance(title, series),

@@ -221,6 +221,11 @@ pub enum ChartSpec {
         line: LineChart,
         size: Size,
     },
+    /// A dot per point and no line (a long run's IOPS of every second: its consistency).
+    Scatter {
+        line: LineChart,
+        size: Size,
+    },
     /// A plan or suite table, charted the way its suite's views say: value axes linear; `log`
     /// the second panel a report adds where the values span more than 20 times (log10 value
     /// axis, its title saying so).
@@ -296,7 +301,7 @@ impl ChartSpec {
             ChartSpec::SliceBars(s) => s.title.clone(),
             ChartSpec::Percentiles { title, .. } => title.clone(),
             ChartSpec::Cdf { .. } => "Latency CDF".into(),
-            ChartSpec::Line { line, .. } => line.title.clone(),
+            ChartSpec::Line { line, .. } | ChartSpec::Scatter { line, .. } => line.title.clone(),
             ChartSpec::Table { table, .. } | ChartSpec::Bars { table } => table.heading(),
             ChartSpec::Exceedance { title, .. } => title.clone(),
             ChartSpec::Hockey(h) => h.title.clone(),

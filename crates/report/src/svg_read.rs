@@ -125,7 +125,7 @@ impl<'a> Chart<'a> {
         AxisMap::fit(&ticks)
     }
 
-    /// The colour of legend entry `name`: its swatch (rect or line) just left of the label.
+    /// The colour of legend entry `name`: its swatch (rect, line or dot) just left of the label.
     pub(crate) fn legend_color(&self, name: &str) -> String {
         let label = self
             .texts()
@@ -141,6 +141,7 @@ impl<'a> Chart<'a> {
                         let pts = vertices(n);
                         (pts.last()?.0, pts.last()?.1, n.attribute("stroke")?)
                     }
+                    "circle" => (num(n, "cx"), num(n, "cy"), n.attribute("fill")?),
                     _ => return None,
                 };
                 (x < lx && lx - x < 40.0 && (y - ly).abs() <= 6.0).then(|| (lx - x, color.to_string()))

@@ -323,8 +323,19 @@ pub(super) type Drawn = (String, Vec<(f64, f64)>, Option<usize>);
 
 /// Lines (with markers when `markers`) for already transformed series; reference lines dashed
 /// in their series' colour. A legend below makes the chart taller by its height.
-pub(super) fn draw_lines(title: &str, size: Size, f: &Frame, series: &[Drawn], markers: bool, at: LegendAt) -> String {
-    draw_lines_with(title, size, f, series, markers, at, &[])
+/// How a series' points are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Marks {
+    /// A line through them, a marker on each.
+    LineAndMarkers,
+    /// A line through them only (curves of many points: CDFs).
+    Line,
+    /// A dot each and no line: a scatter of many samples (IOPS of each second of a long run).
+    Dots,
+}
+
+pub(super) fn draw_lines(title: &str, size: Size, f: &Frame, series: &[Drawn], marks: Marks, at: LegendAt) -> String {
+    draw_lines_with(title, size, f, series, marks, at, &[])
 }
 
 /// [`draw_lines`] with markers and a small label beside each marker (`labels[series][point]`,
@@ -337,7 +348,7 @@ pub(super) fn draw_lines_labelled(
     at: LegendAt,
     labels: &[Vec<String>],
 ) -> String {
-    draw_lines_with(title, size, f, series, true, at, labels)
+    draw_lines_with(title, size, f, series, Marks::LineAndMarkers, at, labels)
 }
 
 fn draw_lines_with(
@@ -345,7 +356,7 @@ fn draw_lines_with(
     size: Size,
     f: &Frame,
     series: &[Drawn],
-    markers: bool,
+    marks: Marks,
     at: LegendAt,
     labels: &[Vec<String>],
 ) -> String {
@@ -377,7 +388,11 @@ fn draw_lines_with(
         .map(|(i, s)| Entry {
             name: if s.1.is_empty() { format!("{} (no data)", s.0) } else { s.0.clone() },
             color: color_of(i),
-            swatch: if s.2.is_some() { Swatch::Dashed } else { Swatch::Line },
+            swatch: match (s.2.is_some(), marks) {
+                (true, _) => Swatch::Dashed,
+                (false, Marks::Dots) => Swatch::Dot,
+                (false, _) => Swatch::Line,
+            },
         })
         .collect();
     let size = match at {
@@ -395,9 +410,17 @@ fn draw_lines_with(
                 chart.draw_series(DashedLineSeries::new(pts.iter().copied(), dash, gap, c.stroke_width(2)))?;
                 continue;
             }
-            chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
-            if markers {
-                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+            match marks {
+                Marks::LineAndMarkers => {
+                    chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
+                    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                }
+                Marks::Line => {
+                    chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
+                }
+                Marks::Dots => {
+                    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
+                }
             }
             if let Some(words) = labels.get(i) {
                 // A label is written where it overlaps no label already written and stays in

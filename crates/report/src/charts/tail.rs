@@ -12,7 +12,7 @@ use drivelab_engine::hist::{bucket_of, bucket_width, HistogramData, SUB_BITS};
 use super::axes::Kind;
 use drivelab_engine::units::{fmt_number, Style};
 
-use super::frame::{draw_lines, draw_lines_labelled, transform, Drawn, LegendAt};
+use super::frame::{draw_lines, draw_lines_labelled, transform, Drawn, LegendAt, Marks};
 use super::{Axis, Frame, Size, DEFAULT_SIZE};
 
 /// 1 − CDF of a histogram: `(latency µs, % of I/Os slower than it)`, from 100 % at the lowest
@@ -53,7 +53,7 @@ pub fn exceedance(title: &str, series: &[(String, HistogramData)]) -> String {
         x_mesh: true,
         y_mesh: true,
     };
-    draw_lines(title, DEFAULT_SIZE, &f, &t, false, LegendAt::Below)
+    draw_lines(title, DEFAULT_SIZE, &f, &t, Marks::Line, LegendAt::Below)
 }
 
 /// IOPS against p99 latency: `(name, [(IOPS, p99 ns)])` per device, points in sweep order

@@ -94,11 +94,13 @@ pub(super) fn series_section(points: &[PointResult]) -> String {
     h += "</tbody></table>";
     if points.len() <= MAX_FULL_SERIES {
         for p in points.iter().filter(|p| !p.result.series.is_empty()) {
-            let [iops, p99] = views::plan::series_specs(p).map(|c| charts::draw(&c));
+            let drawn: Vec<String> = views::plan::series_specs(p).iter().map(charts::draw).collect();
+            let (pair, rest) = drawn.split_at(2.min(drawn.len()));
+            let pair: String = pair.iter().map(|c| format!("<div class=\"chart\">{c}</div>")).collect();
+            let rest: String = rest.iter().map(|c| format!("<div class=\"chart\">{c}</div>")).collect();
             let _ = write!(
                 h,
-                "<details><summary>{} with axes</summary><div class=\"pair\"><div class=\"chart\">{iops}</div>\
-                 <div class=\"chart\">{p99}</div></div></details>",
+                "<details><summary>{} with axes</summary><div class=\"pair\">{pair}</div>{rest}</details>",
                 esc(&point_name(p))
             );
         }
@@ -119,7 +121,8 @@ pub(super) fn steady_section(points: &[PointResult]) -> String {
         "<h2>Steady state</h2><p>Each point ran in rounds until SNIA PTS steady state: over the last rounds \
          (the window), max − min of IOPS within a share of their average and the best-fit line's change across \
          the window within another (each point's rule, as it was run, is in its verdict). The point's result is \
-         its last round.</p>\
+         the rounds of its steady window, merged into one measurement (a point that never \
+         reached steady state: its last window's rounds, marked not steady).</p>\
          <table class=\"series\"><thead><tr><th>point</th><th>rounds</th><th>verdict</th><th>window average</th>\
          <th>range</th><th>fit change</th><th>IOPS per round</th></tr></thead><tbody>",
     );

@@ -4,8 +4,9 @@ use drivelab_engine::hist::{LatSummary, Pct};
 use drivelab_engine::result::{DirStats, RunResult};
 use drivelab_lab::results::{fio_json, PointResult, Results};
 
+use crate::charts::{LineChart, Series, Size, XScale};
 use crate::durable;
-use crate::model::{Cell, Column, Grid, Unit};
+use crate::model::{Cell, ChartSpec, Column, Grid, Unit};
 
 /// The run's facts (run, start, tool, command line, host, targets) and the extra ones a view
 /// adds (what was asked).
@@ -281,4 +282,49 @@ pub fn result_warnings(what: &str, r: &RunResult) -> Vec<String> {
         w.push(format!("{what}: {} {} error(s) on {}: {}", e.count, e.op, e.target, e.error));
     }
     w
+}
+
+/// From how many seconds a run's IOPS of every second is also drawn as a scatter: a minute, the
+/// shortest run a consistency chart is drawn of (reviews run 30 minutes to hours).
+pub const CONSISTENCY_MIN_SECONDS: usize = 60;
+
+/// A long run's IOPS of every second as dots, with its mean as a dashed line: the consistency
+/// chart a review draws (the per-second line of a long run is averaged into samples, which
+/// hides the seconds a drive stalls in; every second is a dot here). The run's tail (under
+/// half a second, stamped at the end) joins its last second, as on the line. None for a run
+/// under [`CONSISTENCY_MIN_SECONDS`].
+pub fn consistency(title: &str, series: &[drivelab_engine::result::SeriesPoint], size: Size) -> Option<ChartSpec> {
+    let every = crate::html::downsample(series, usize::MAX);
+    if every.len() < CONSISTENCY_MIN_SECONDS {
+        return None;
+    }
+    let points: Vec<(f64, f64)> = every.iter().map(|x| (x.0, x.1)).collect();
+    let mean = {
+        let (ops, secs) =
+            series.iter().fold((0.0, 0.0), |(o, t), x| (o + x.iops * x.dur_ns as f64, t + x.dur_ns as f64));
+        if secs > 0.0 {
+            ops / secs
+        } else {
+            points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64
+        }
+    };
+    let (first, last) = (points[0].0, points[points.len() - 1].0);
+    Some(ChartSpec::Scatter {
+        line: LineChart {
+            title: format!("{title}: IOPS of every second ({} s)", points.len()),
+            x_label: "time since measurement started (s)".into(),
+            y_label: "I/Os per second (IOPS)".into(),
+            x_scale: XScale::Linear,
+            y_log: false,
+            series: vec![
+                Series::new("each second", points),
+                Series {
+                    name: "mean of the run".into(),
+                    points: vec![(first, mean), (last, mean)],
+                    reference_for: Some(0),
+                },
+            ],
+        },
+        size,
+    })
 }

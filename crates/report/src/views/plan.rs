@@ -148,8 +148,9 @@ pub const HOCKEY_NOTE: &str = "Each sweep of load (queue depth, rate or jobs x q
      a line per target through its points in sweep order: where the line turns upwards, more load buys \
      latency and no throughput.";
 
-/// A point's IOPS and p99 per second, with axes.
-pub fn series_specs(p: &PointResult) -> [ChartSpec; 2] {
+/// A point's IOPS and p99 per second, with axes; for a point of a minute or more, also its IOPS
+/// of every second as dots ([`super::common::consistency`]).
+pub fn series_specs(p: &PointResult) -> Vec<ChartSpec> {
     let s = downsample(&p.result.series, MAX_SERIES_POINTS);
     let chart = |what: &str, unit: &str, pts: Vec<(f64, f64)>| ChartSpec::Line {
         line: LineChart {
@@ -162,10 +163,16 @@ pub fn series_specs(p: &PointResult) -> [ChartSpec; 2] {
         },
         size: Size { w: 480, h: 260 },
     };
-    [
+    let mut out = vec![
         chart("IOPS per second", "I/Os per second (IOPS)", s.iter().map(|x| (x.0, x.1)).collect()),
         chart("p99 latency per second", "p99 latency (µs)", s.iter().map(|x| (x.0, x.2 / 1000.0)).collect()),
-    ]
+    ];
+    out.extend(super::common::consistency(
+        &format!("{} — consistency", p.point.label),
+        &p.result.series,
+        Size { w: 900, h: 320 },
+    ));
+    out
 }
 
 /// IOPS by round, the steady window's average and the band its saved rule allows, and the

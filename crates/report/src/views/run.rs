@@ -114,6 +114,7 @@ pub fn report(r: &Results) -> Report {
             size: Size { w: 900, h: 300 },
         };
         sec.charts.push(line("IOPS per second", "I/Os per second (IOPS)", s.iter().map(|x| (x.0, x.1)).collect()));
+        sec.charts.extend(super::common::consistency("Consistency", &res.series, Size { w: 900, h: 360 }));
         sec.charts.push(line(
             "p99 latency per second",
             "p99 latency (µs)",

@@ -548,3 +548,38 @@ fn a_ranks_flags_come_from_its_typed_fields_not_from_the_wording_of_a_notice() {
     part.results[0].cpu.cpu_bound = true;
     assert_eq!(super::ranks::flag_words(&part), ["CPU-bound", "fell behind"]);
 }
+
+#[test]
+fn a_long_runs_every_second_is_a_dot_in_its_consistency_chart_beside_its_mean() {
+    // 90 s at 1000 IOPS but seconds 40..45 stalled at 100: a dot each, the stall visible.
+    let mut p = point("randwrite 4k", "", &[], &[("/dev/a", 10.0)]);
+    p.result.series = crate::test_support::series(90, |i| if (40..45).contains(&i) { 100.0 } else { 1000.0 }, |_| 1000);
+    let specs = crate::views::plan::series_specs(&p);
+    let Some(spec @ ChartSpec::Scatter { line, .. }) = specs.get(2) else { panic!("no scatter: {specs:?}") };
+    assert!(line.title.ends_with("consistency: IOPS of every second (90 s)"), "{}", line.title);
+    let svg = crate::charts::draw(spec);
+    let chart = Chart::parse(&svg);
+    let color = chart.legend_color("each second");
+    let dots = chart.markers(&color);
+    assert_eq!(dots.len(), 90 + 1, "a dot per second, and the legend's");
+    let (x, y) = (chart.x_axis(), chart.y_axis());
+    let low: Vec<f64> =
+        dots.iter().filter(|d| x.value(d.0) <= 90.5).map(|d| y.value(d.1)).filter(|v| *v < 500.0).collect();
+    assert_eq!(low.len(), 5, "the stalled seconds: {low:?}");
+    assert!(low.iter().all(|v| (v - 100.0).abs() <= y.tolerance(1.0)), "{low:?}");
+    // No line joins the dots: the only lines of their colour are the dashes of the mean, at 950 IOPS.
+    let dashes: Vec<Vec<(f64, f64)>> = chart
+        .doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(color.as_str()))
+        .map(crate::svg_read::vertices)
+        .filter(|v| v.iter().all(|p| x.value(p.0) <= 90.5))
+        .collect();
+    assert!(dashes.len() > 10, "a dashed line: {dashes:?}");
+    for d in &dashes {
+        assert!(d.iter().all(|v| (y.value(v.1) - 950.0).abs() <= y.tolerance(1.5)), "a line off the mean: {d:?}");
+    }
+    // A run under a minute has its line only.
+    p.result.series.truncate(59);
+    assert_eq!(crate::views::plan::series_specs(&p).len(), 2);
+}
