@@ -13,7 +13,7 @@ use drivelab_engine::Error;
 use crate::execute::{Event, Lab, WriteWhy};
 use crate::plan::{Plan, Point};
 use crate::precondition;
-use crate::written::{DevicePrep, DeviceState, Ledger, WrittenBy};
+use crate::written::{DevicePrep, DeviceState, Ledger, StateError, WrittenBy};
 
 /// How the prep step runs (from `PlanOptions`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -60,6 +60,13 @@ fn written_devices(lab: &Lab, plan: &Plan) -> Result<Vec<String>, Error> {
     lab.from_writer(out)
 }
 
+/// Say what went wrong with the records (a notice: they are a cache), once each.
+fn say(lab: &mut Lab, ledger: &mut Ledger, r: Result<(), StateError>) {
+    for e in ledger.take_problem().into_iter().chain(r.err()) {
+        lab.emit(Event::Notice(&e.to_string()));
+    }
+}
+
 /// Fill every device `plan` writes, unless `--no-prep`, `--precondition` (which writes it whole
 /// anyway) or drivelab already filled it (the ledger says so; never under MPI, where every rank
 /// must run the same measurements). False when interrupted.
@@ -78,7 +85,11 @@ pub fn fill_devices(
     let mut skipped: Vec<(&'static str, Vec<String>)> = Vec::new();
     let mut to_fill: Vec<(String, TargetInfo)> = Vec::new();
     let mut unprepped: Vec<String> = Vec::new();
-    for name in written_devices(lab, plan)? {
+    let written = written_devices(lab, plan)?;
+    if !written.is_empty() {
+        say(lab, ledger, Ok(()));
+    }
+    for name in written {
         let local = lab.local_target(&name);
         // Under MPI another rank's device may be a file here: written whole all the same.
         let info = target::probe(&local)?;
@@ -141,23 +152,24 @@ pub fn fill_devices(
         if !precondition::sequential(lab, std::slice::from_ref(&local), 1, engine, like, WriteWhy::Fill, later)? {
             return Ok(false);
         }
-        ledger.wrote(&info, WrittenBy::Prep)?;
+        let r = ledger.wrote(&info, WrittenBy::Prep);
+        say(lab, ledger, r);
     }
     Ok(true)
 }
 
 /// `--precondition N` passes wrote `names` whole: recorded.
-pub fn preconditioned(lab: &Lab, names: &[String], ledger: &mut Ledger) -> Result<(), Error> {
+pub fn preconditioned(lab: &mut Lab, names: &[String], ledger: &mut Ledger) {
     let names: Vec<String> = names.iter().map(|t| lab.local_target(t)).collect();
     for info in devices(&names) {
-        ledger.wrote(&info, WrittenBy::Precondition)?;
+        let r = ledger.wrote(&info, WrittenBy::Precondition);
+        say(lab, ledger, r);
     }
-    Ok(())
 }
 
 /// What `p`'s result says of each block device it uses, before it runs; the notice of a
 /// device it only reads and drivelab never saw written is emitted here.
-pub fn before_point(lab: &mut Lab, p: &Point, ledger: &Ledger, opts: PrepOptions) -> Vec<DevicePrep> {
+pub fn before_point(lab: &mut Lab, p: &Point, ledger: &mut Ledger, opts: PrepOptions) -> Vec<DevicePrep> {
     let mut seen: Vec<(TargetInfo, bool)> = Vec::new();
     for (spec, names) in streams(lab, p) {
         for info in devices(&names) {
@@ -166,6 +178,9 @@ pub fn before_point(lab: &mut Lab, p: &Point, ledger: &Ledger, opts: PrepOptions
                 None => seen.push((info, spec.has_writes())),
             }
         }
+    }
+    if !seen.is_empty() {
+        say(lab, ledger, Ok(()));
     }
     let preps: Vec<DevicePrep> =
         seen.iter().filter_map(|(info, writes)| ledger.prep_of(info, *writes, opts.no_prep)).collect();
@@ -176,19 +191,17 @@ pub fn before_point(lab: &mut Lab, p: &Point, ledger: &Ledger, opts: PrepOptions
 }
 
 /// After `p` ran: the devices it wrote are recorded as written (a trim forgets them: their
-/// blocks may read as unwritten again).
-pub fn after_point(lab: &Lab, p: &Point, ledger: &mut Ledger) -> Result<(), Error> {
+/// blocks may read as unwritten again). A record that cannot be saved is a notice: the point's
+/// result stands.
+pub fn after_point(lab: &mut Lab, p: &Point, ledger: &mut Ledger) {
     for (spec, names) in streams(lab, p) {
         if !spec.has_writes() {
             continue;
         }
         for info in devices(&names) {
-            if spec.trim == Trim::Only {
-                ledger.trimmed(&info)?;
-            } else {
-                ledger.wrote(&info, WrittenBy::WriteRun)?;
-            }
+            let r =
+                if spec.trim == Trim::Only { ledger.trimmed(&info) } else { ledger.wrote(&info, WrittenBy::WriteRun) };
+            say(lab, ledger, r);
         }
     }
-    Ok(())
 }

@@ -209,7 +209,7 @@ fn run_points(
                     return Ok(());
                 }
             }
-            devprep::after_point(lab, pre, &mut ledger)?;
+            devprep::after_point(lab, pre, &mut ledger);
         }
         if opts.precondition_passes > 0 {
             let engine = plan.points.first().map(|p| p.spec.engine).unwrap_or_default();
@@ -225,7 +225,7 @@ fn run_points(
                 out.interrupted = true;
                 return Ok(());
             }
-            devprep::preconditioned(lab, &plan.targets, &mut ledger)?;
+            devprep::preconditioned(lab, &plan.targets, &mut ledger);
         }
     }
     for (i, p) in plan.points.iter().enumerate() {
@@ -239,7 +239,7 @@ fn run_points(
             break;
         }
         lab.emit(Event::PointStart { point: p, total });
-        let prep = devprep::before_point(lab, p, &ledger, opts.prep());
+        let prep = devprep::before_point(lab, p, &mut ledger, opts.prep());
         let measured = match &opts.steady {
             None if opts.repeat.runs > 1 => {
                 run_repeated(lab, p, opts.repeat, plan.pause_ns).map(|(m, r)| (m, None, Some(r)))
@@ -256,7 +256,7 @@ fn run_points(
             }
             other => other?,
         };
-        devprep::after_point(lab, p, &mut ledger)?;
+        devprep::after_point(lab, p, &mut ledger);
         let saved = PointResult {
             schema: SCHEMA,
             point: p.clone(),

@@ -13,14 +13,15 @@
 //! resized or the machine restarts. Anything else — another tool's writes, a write before the
 //! restart — is not known, and is said as unknown: the record only ever errs towards "not seen
 //! written". A trim (discard) of a device removes its record: its blocks may read as unwritten
-//! again.
+//! again. The records are a cache read as hostile input ([`Ledger`]): anything drivelab would
+//! not have written is ignored with a notice, and a record that cannot be saved is a notice too,
+//! never the loss of a measurement.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use drivelab_engine::target::{TargetInfo, TargetKind};
-use drivelab_engine::Error;
 
 /// The records' file name in the state directory.
 pub const FILE: &str = "written-devices.json";
@@ -78,6 +79,9 @@ pub struct Record {
     pub state: DeviceState,
     pub by: WrittenBy,
     pub at_unix_ms: u64,
+    /// The boot it was made in (records of another boot, or none, are not used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot: Option<String>,
 }
 
 /// What a point's result says of one block device it used: drivelab's knowledge of its written
@@ -132,21 +136,76 @@ pub fn state_dir() -> Option<PathBuf> {
 /// The variable naming the directory of the records (see [`state_dir`]).
 pub const STATE_ENV: &str = "DRIVELAB_STATE_DIR";
 
+/// The most the records file may hold: a record is about 200 bytes, so some 20,000 devices. A
+/// bigger file is not drivelab's (or is damaged) and is not read.
+pub const RECORDS_LIMIT: u64 = 4 << 20;
+
+/// How long a change waits for another drivelab's lock on the records before giving up (the
+/// change is then not saved, and said: the records are a cache).
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why the records could not be used or kept. Never an error of the run: the records are a
+/// cache, so each is a notice, and the run goes on as if no device had been seen written (a
+/// device is filled again, a read of one is said to be maybe unwritten).
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// The state directory cannot be trusted (made by another user, writable by others) or
+    /// made: its records are neither read nor written.
+    #[error(
+        "drivelab's state directory {} {why}, so its records of written devices are not used this run (every          device counts as not seen written by drivelab): {fix}",
+        .dir.display()
+    )]
+    Untrusted { dir: PathBuf, why: String, fix: String },
+    /// The records file is not one drivelab would have written: ignored, and replaced at the
+    /// next change (the name itself, never followed).
+    #[error(
+        "drivelab's record of written devices {} {why}: it is ignored (every device counts as not seen written          by drivelab) and written anew at the next record",
+        .file.display()
+    )]
+    Unreadable { file: PathBuf, why: String },
+    /// A change could not be saved: the measurement stands; a later plan fills the device again.
+    #[error(
+        "drivelab could not record in {} that it wrote {device} ({why}); the results are kept, but a later run          will not know it was written (a plan fills it again)",
+        .file.display()
+    )]
+    NotSaved { file: PathBuf, device: String, why: String },
+}
+
 /// The device records of this host (see [`state_dir`]). Every change is made under an
-/// exclusive lock on the records, re-read first, so drivelabs running at once lose none.
+/// exclusive lock on the state directory, the records re-read first, so drivelabs running at
+/// once lose none.
+///
+/// The records decide whether a plan fills a device, so they are read as hostile input: the
+/// directory must be this user's and writable by no one else (made 0700), the file a regular
+/// file of this user's, writable by no one else, under [`RECORDS_LIMIT`], opened without
+/// following a symlink and without blocking (a FIFO is refused, never waited on), and each
+/// record is bound to this boot (`boot_id`: a `diskseq` starts again at boot).
 pub struct Ledger {
-    /// The state directory; None: nothing is known or kept (no such directory can be made).
-    dir: Option<PathBuf>,
+    /// The state directory, opened and checked; None: nothing is known or kept.
+    dir: Option<crate::store::Dir>,
     /// Record changes (false: an MPI rank other than the writer only reads).
     save: bool,
+    /// What went wrong with the records and is not said yet ([`Ledger::take_problem`]).
+    problem: Option<StateError>,
 }
 
 impl Ledger {
-    /// The records in `dir` (made if missing; None, or a directory that cannot be made: no
-    /// records, so every device is "not seen written"). `save`: record what is written.
+    /// The records in `dir` (made, private, if missing; None: no records, so every device is
+    /// "not seen written"). `save`: record what is written. A directory that cannot be made
+    /// or trusted gives a ledger that knows nothing and keeps nothing, and says why once.
     pub fn at(dir: Option<PathBuf>, save: bool) -> Ledger {
-        let dir = dir.filter(|d| std::fs::create_dir_all(d).is_ok());
-        Ledger { dir, save }
+        let mut l = Ledger { dir: None, save, problem: None };
+        let Some(dir) = dir else { return l };
+        match open_state_dir(&dir) {
+            Ok(d) => {
+                if let Err(e) = read_records(&d) {
+                    l.problem = Some(e);
+                }
+                l.dir = Some(d);
+            }
+            Err(e) => l.problem = Some(e),
+        }
+        l
     }
 
     /// The records of this host ([`state_dir`]).
@@ -154,12 +213,19 @@ impl Ledger {
         Ledger::at(state_dir(), save)
     }
 
+    /// What went wrong with the records, once: the caller says it (a notice) when the records
+    /// matter, that is when a block device is used.
+    pub fn take_problem(&mut self) -> Option<StateError> {
+        self.problem.take()
+    }
+
+    /// The records; any that cannot be read count as none (said once, by [`Ledger::at`]).
     fn records(&self) -> Vec<Record> {
         let Some(dir) = &self.dir else { return Vec::new() };
-        std::fs::read(dir.join(FILE))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Vec<Record>>(&b).ok())
-            .unwrap_or_default()
+        let boot = boot_id();
+        let mut r = read_records(dir).unwrap_or_default();
+        r.retain(|r| r.boot.is_some() && r.boot == boot);
+        r
     }
 
     /// The record of `info`'s device, if any.
@@ -184,44 +250,146 @@ impl Ledger {
     }
 
     /// Record that `by` wrote `info`'s device (whole: `Filled`; a write run never lowers a fill
-    /// to `PartlyWritten`). Saved at once.
-    pub fn wrote(&mut self, info: &TargetInfo, by: WrittenBy) -> Result<(), Error> {
+    /// to `PartlyWritten`). Saved at once; a failure to save is a [`StateError::NotSaved`] for
+    /// the caller to say, never the loss of what was measured.
+    pub fn wrote(&mut self, info: &TargetInfo, by: WrittenBy) -> Result<(), StateError> {
         let Some(key) = DeviceKey::of(info) else { return Ok(()) };
         let state = if by == WrittenBy::WriteRun { DeviceState::PartlyWritten } else { DeviceState::Filled };
         let now = crate::store::now_unix_ms();
         let path = info.path.clone();
-        self.change(|records| match records.iter_mut().find(|r| r.key == key) {
+        let boot = boot_id();
+        self.change(&info.path, |records| match records.iter_mut().find(|r| r.key == key) {
             Some(r) if r.state == DeviceState::Filled && state == DeviceState::PartlyWritten => r.at_unix_ms = now,
-            Some(r) => *r = Record { key, path, state, by, at_unix_ms: now },
-            None => records.push(Record { key, path, state, by, at_unix_ms: now }),
+            Some(r) => *r = Record { key, path, state, by, at_unix_ms: now, boot },
+            None => records.push(Record { key, path, state, by, at_unix_ms: now, boot }),
         })
     }
 
     /// Forget `info`'s device (it was trimmed: its blocks may read as unwritten again).
-    pub fn trimmed(&mut self, info: &TargetInfo) -> Result<(), Error> {
+    pub fn trimmed(&mut self, info: &TargetInfo) -> Result<(), StateError> {
         let Some(key) = DeviceKey::of(info) else { return Ok(()) };
-        self.change(|records| records.retain(|r| r.key != key))
+        self.change(&info.path, |records| records.retain(|r| r.key != key))
     }
 
-    /// Re-read, change and save the records under an exclusive lock; records of devices that
-    /// are gone (no such device number with that `diskseq` now) are dropped on the way.
-    fn change(&self, f: impl FnOnce(&mut Vec<Record>)) -> Result<(), Error> {
+    /// Re-read, change and save the records under an exclusive lock on the directory; records
+    /// of devices that are gone (no such device number with that `diskseq` now) or of another
+    /// boot are dropped on the way.
+    fn change(&self, device: &str, f: impl FnOnce(&mut Vec<Record>)) -> Result<(), StateError> {
         let Some(dir) = self.dir.as_ref().filter(|_| self.save) else { return Ok(()) };
-        let what = || format!("recording written devices in {}", dir.display());
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join(".lock"))
-            .map_err(|e| Error::io(what(), e))?;
-        rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive).map_err(|e| Error::io(what(), e.into()))?;
+        let not_saved =
+            |why: String| StateError::NotSaved { file: dir.path().join(FILE), device: device.to_string(), why };
+        lock(dir).map_err(not_saved)?;
         let mut records = self.records();
         records.retain(|r| r.key.diskseq.is_none_or(|seq| current_diskseq(r.key.rdev) == Some(seq)));
         f(&mut records);
-        let bytes = crate::store::json_bytes(&records)?;
-        crate::store::Dir::open(dir)?.replace(FILE, &bytes)
-        // The lock goes with `lock`.
+        let saved = crate::store::json_bytes(&records).and_then(|bytes| dir.replace_private(FILE, &bytes));
+        // The lock goes with the directory's descriptor or here, whichever is first.
+        let _ = rustix::fs::flock(dir, rustix::fs::FlockOperation::Unlock);
+        saved.map_err(|e| not_saved(e.to_string()))
     }
+}
+
+/// Take the exclusive lock on the state directory, waiting up to [`LOCK_WAIT`] for another
+/// drivelab to finish its change (a process that holds it longer is not waited on forever).
+fn lock(dir: &crate::store::Dir) -> Result<(), String> {
+    use rustix::fs::FlockOperation;
+    let start = std::time::Instant::now();
+    loop {
+        match rustix::fs::flock(dir, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(()),
+            Err(rustix::io::Errno::WOULDBLOCK) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            Err(rustix::io::Errno::WOULDBLOCK) => {
+                return Err(format!("another process held its lock for over {} s", LOCK_WAIT.as_secs()))
+            }
+            Err(e) => return Err(format!("locking it: {e}")),
+        }
+    }
+}
+
+/// The effective user id.
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Make `path` if missing (0700, whatever the umask) and open it, checked: a directory of this
+/// user's that no one else may write.
+fn open_state_dir(path: &std::path::Path) -> Result<crate::store::Dir, StateError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let untrusted = |why: String, fix: String| StateError::Untrusted { dir: path.to_path_buf(), why, fix };
+    if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path) {
+        return Err(untrusted(
+            format!("cannot be made ({e})"),
+            format!("make it, or point {STATE_ENV} at a directory of yours"),
+        ));
+    }
+    let dir = crate::store::Dir::open(path).map_err(|e| {
+        untrusted(format!("cannot be opened ({e})"), format!("point {STATE_ENV} at a directory of yours"))
+    })?;
+    let st = rustix::fs::fstat(&dir)
+        .map_err(|e| untrusted(format!("cannot be examined ({e})"), format!("point {STATE_ENV} elsewhere")))?;
+    if st.st_uid != euid() {
+        return Err(untrusted(
+            format!("belongs to user {}, not to this user ({})", st.st_uid, euid()),
+            format!("point {STATE_ENV} at a directory of yours"),
+        ));
+    }
+    if st.st_mode & 0o022 != 0 {
+        return Err(untrusted(
+            format!("may be written by others (mode {:04o})", st.st_mode & 0o7777),
+            format!("chmod go-w {}", path.display()),
+        ));
+    }
+    Ok(dir)
+}
+
+/// The records in `dir`, read as hostile input (see [`Ledger`]); no file: none.
+fn read_records(dir: &crate::store::Dir) -> Result<Vec<Record>, StateError> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    use std::io::Read;
+    let file = dir.path().join(FILE);
+    let unreadable = |why: String| StateError::Unreadable { file: file.clone(), why };
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let fd = match rustix::fs::openat(dir, FILE, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT) => return Ok(Vec::new()),
+        Err(rustix::io::Errno::LOOP) => return Err(unreadable("is a symlink".into())),
+        Err(e) => return Err(unreadable(format!("cannot be opened ({e})"))),
+    };
+    let st = rustix::fs::fstat(&fd).map_err(|e| unreadable(format!("cannot be examined ({e})")))?;
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Fifo => return Err(unreadable("is a FIFO, not a file".into())),
+        FileType::Directory => return Err(unreadable("is a directory, not a file".into())),
+        _ => return Err(unreadable("is not a regular file".into())),
+    }
+    if st.st_uid != euid() {
+        return Err(unreadable(format!("belongs to user {}, not to this user", st.st_uid)));
+    }
+    if st.st_mode & 0o022 != 0 {
+        return Err(unreadable(format!("may be written by others (mode {:04o})", st.st_mode & 0o7777)));
+    }
+    if st.st_size as u64 > RECORDS_LIMIT {
+        return Err(unreadable(format!("is {} bytes, over the {RECORDS_LIMIT}-byte limit", st.st_size)));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .take(RECORDS_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| unreadable(format!("cannot be read ({e})")))?;
+    if bytes.len() as u64 > RECORDS_LIMIT {
+        return Err(unreadable(format!("grew over the {RECORDS_LIMIT}-byte limit while read")));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| unreadable(format!("is not drivelab's records ({e})")))
+}
+
+/// This boot's id (`/proc/sys/kernel/random/boot_id`): a record of another boot is of another
+/// device, whatever its numbers (a `diskseq` starts again at boot).
+fn boot_id() -> Option<String> {
+    let id = drivelab_engine::sysfs::attr(std::path::Path::new("/proc/sys/kernel/random/boot_id"))?;
+    (id.len() <= 64 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-')).then_some(id)
 }
 
 /// The `diskseq` the device numbered `rdev` has now (None: no such device, or no diskseq).

@@ -16,6 +16,7 @@ mod attacks_inputs;
 mod attacks_outputs;
 mod attacks_sigs;
 mod attacks_stack;
+mod attacks_state;
 mod browser;
 mod compare;
 mod completions;

@@ -104,8 +104,18 @@ impl Dir {
     /// Write `bytes` to `name`, replacing whatever has that name here (the name itself: a symlink
     /// is replaced, never followed). For views drivelab derives and refreshes (`report.html`).
     pub fn replace(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> Result<(), Error> {
+        self.replace_with_mode(name, bytes, 0o666)
+    }
+
+    /// [`Dir::replace`], the file readable and writable by this user only (drivelab's own state:
+    /// whatever the umask, no one else may read or change it).
+    pub fn replace_private(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> Result<(), Error> {
+        self.replace_with_mode(name, bytes, 0o600)
+    }
+
+    fn replace_with_mode(&self, name: impl AsRef<OsStr>, bytes: &[u8], mode: u32) -> Result<(), Error> {
         let name = one_name(name.as_ref())?;
-        let tmp = self.write_temp(bytes)?;
+        let tmp = self.write_temp_mode(bytes, mode)?;
         if let Err(e) = rustix::fs::renameat(&self.file, &tmp, &self.file, name) {
             let _ = rustix::fs::unlinkat(&self.file, &tmp, AtFlags::empty());
             return Err(Error::io(format!("saving {}", self.path.join(name).display()), e.into()));
@@ -123,8 +133,14 @@ impl Dir {
 
     /// A new temporary file holding `bytes`, synced; its name.
     fn write_temp(&self, bytes: &[u8]) -> Result<String, Error> {
-        let (fd, tmp) =
-            self.create_temp().map_err(|e| Error::io(format!("creating a file in {}", self.path.display()), e))?;
+        self.write_temp_mode(bytes, 0o666)
+    }
+
+    /// [`Dir::write_temp`] made with `mode` (less the umask).
+    fn write_temp_mode(&self, bytes: &[u8], mode: u32) -> Result<String, Error> {
+        let (fd, tmp) = self
+            .create_temp_mode(mode)
+            .map_err(|e| Error::io(format!("creating a file in {}", self.path.display()), e))?;
         let mut f = File::from(fd);
         if let Err(e) = f.write_all(bytes).and_then(|_| f.sync_all()) {
             let _ = rustix::fs::unlinkat(&self.file, &tmp, AtFlags::empty());
@@ -136,10 +152,14 @@ impl Dir {
     /// Create a new file under a random name (`.drivelab-<16 hex>.tmp`, the same length whatever
     /// the final name), never over anything that exists.
     fn create_temp(&self) -> Result<(OwnedFd, String), std::io::Error> {
+        self.create_temp_mode(0o666)
+    }
+
+    fn create_temp_mode(&self, mode: u32) -> Result<(OwnedFd, String), std::io::Error> {
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         for _ in 0..TEMP_TRIES {
             let tmp = format!(".drivelab-{:016x}.tmp", fastrand::u64(..));
-            match rustix::fs::openat(&self.file, &tmp, flags, Mode::from_raw_mode(0o666)) {
+            match rustix::fs::openat(&self.file, &tmp, flags, Mode::from_raw_mode(mode)) {
                 Ok(fd) => return Ok((fd, tmp)),
                 Err(Errno::EXIST) => continue,
                 Err(e) => return Err(e.into()),
