@@ -180,7 +180,7 @@ impl Printer {
         self.clear();
         let text = term::wrap(text, term::width(self.stream()));
         match self.stream() {
-            Stream::Stderr => eprintln!("{text}"),
+            Stream::Stderr => crate::output::stderr_line(&text),
             Stream::Stdout => crate::output::stdout_line(&text),
         }
     }
@@ -191,8 +191,8 @@ impl Printer {
         self.clear();
         let line = format!("drivelab: {text}");
         match term::warning_width() {
-            Some(w) => eprintln!("{}", term::wrap(&line, w)),
-            None => eprintln!("{line}"),
+            Some(w) => crate::output::stderr_line(&term::wrap(&line, w)),
+            None => crate::output::stderr_line(&line),
         }
     }
 

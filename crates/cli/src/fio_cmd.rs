@@ -101,7 +101,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     let a = fiojob::split_args(argv)?;
     if a.drivelab_notices {
         for n in &a.notices {
-            eprintln!("notice: {n}");
+            crate::output::stderr_line(&format!("notice: {n}"));
         }
     }
     if a.help {
@@ -139,7 +139,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     // fio's: those notices are said whatever the flags (the others with --drivelab-notices).
     if !a.drivelab_notices {
         for n in &loaded.differs_from_fio {
-            eprintln!("drivelab: {n}");
+            crate::output::stderr_line(&format!("drivelab: {n}"));
         }
     }
     let plan = loaded.plan;
@@ -221,7 +221,9 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         text.push_str(&render(&saved, f)?);
     }
     match output {
-        Some((o, how)) => drivelab_lab::store::write_output(o, how, text.as_bytes())?,
+        Some((o, how)) => {
+            drivelab_lab::store::write_output(o, how, drivelab_engine::printable::printable(&text).as_bytes())?
+        }
         None => output::stdout_text(&text),
     }
     // --bandwidth-log: fio's aggregate logs in the working directory, replaced as fio replaces
@@ -233,7 +235,10 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         }
     }
     // fio says on stderr what failed (its verify lines and each failed job's closing line).
-    eprint!("{}", error_lines(&saved)?);
+    let lines = error_lines(&saved)?;
+    if !lines.is_empty() {
+        crate::output::stderr_line(lines.trim_end_matches('\n'));
+    }
     Ok(outcome)
 }
 

@@ -58,6 +58,12 @@ fn main() {
     let mut cli = match parsed() {
         Ok(c) => c,
         Err(e) => {
+            // An argument holding what a terminal obeys is shown escaped (clap shows it raw).
+            let plain = e.render().to_string();
+            if e.use_stderr() && plain.chars().any(drivelab_engine::printable::is_unsafe) {
+                output::stderr_line(plain.trim_end());
+                std::process::exit(2);
+            }
             // --help and --version go to stdout: a full disk there is a failure like any other.
             let printed = e.print().and_then(|_| std::io::Write::flush(&mut std::io::stdout()));
             if e.use_stderr() {
@@ -72,14 +78,14 @@ fn main() {
     // Every table is fitted to the width of the screen (or $COLUMNS, else 80) its text goes to.
     drivelab_report::fit::set_width(term::width(term::Stream::Stdout));
     if let Err(e) = cli.take_filenames() {
-        eprintln!("drivelab: {}", e.cli_message());
+        output::stderr_line(&format!("drivelab: {}", e.cli_message()));
         std::process::exit(2);
     }
     // Under mpirun: start MPI (commands that measure only), give this rank its own --destroy
     // and --journal names, and let only rank 0 print.
     if let Some(safety) = cli.safety_mut() {
         if let Err(e) = mpi::start(safety.share()) {
-            eprintln!("drivelab: {}", e.cli_message());
+            output::stderr_line(&format!("drivelab: {}", e.cli_message()));
             std::process::exit(2);
         }
         if let Some(ranks) = mpi::ranks() {
@@ -124,7 +130,7 @@ fn exit_code(outcome: Result<Outcome, drivelab_engine::Error>) -> i32 {
         Err(e) => {
             term::eprint_warning(&format!("drivelab: {}", e.cli_message()));
             if let drivelab_engine::Error::NeedsDestroy { devices, .. } = e.root() {
-                eprintln!("to run it so: {}", with_destroy(devices));
+                output::stderr_line(&format!("to run it so: {}", with_destroy(devices)));
             }
             if e.is_interrupted() {
                 130

@@ -40,6 +40,8 @@ pub fn stdout_error(e: &std::io::Error) {
 /// run goes on and its results are saved); any other failure is reported once on stderr and
 /// ends the process with exit code 1.
 pub fn stdout_text(text: &str) {
+    // Nothing a terminal obeys leaves drivelab (saved labels, job names... may be anyone's).
+    let text = drivelab_engine::printable::printable(text);
     if DIVERTED.load(Ordering::Relaxed) {
         let _ = std::io::stderr().write_all(text.as_bytes());
         return;
@@ -78,6 +80,14 @@ pub fn fio_status_text(text: &str) {
 /// Hold the status reports for the `--output` file from now; the ones held so far are taken.
 pub fn hold_fio_status() -> String {
     FIO_STATUS_HELD.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(String::new).split_off(0)
+}
+
+/// `line` and a newline on standard error, its unsafe characters escaped
+/// ([`drivelab_engine::printable`]). Never panics (a full or closed stderr loses the line).
+pub fn stderr_line(line: &str) {
+    let mut text = drivelab_engine::printable::printable(line).into_owned();
+    text.push('\n');
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// `line` and a newline on standard output (see [`stdout_text`]).

@@ -14,6 +14,7 @@
 
 use std::time::{Duration, Instant};
 
+use drivelab_engine::printable::printable;
 use drivelab_engine::run::Progress;
 use drivelab_engine::units::{fmt_count, fmt_elapsed, fmt_ns};
 use drivelab_lab::execute::WriteWhy;
@@ -45,7 +46,7 @@ impl Filling {
         // The path gives way first (its end names the file), then the line is cut.
         let room = width.saturating_sub(1 + "creating ".len() + term::columns(&tail));
         let line = format!("creating {}{tail}", term::keep_end(&self.path, room));
-        self.pb.set_message(term::fit(&line, width));
+        self.pb.set_message(printable(&term::fit(&line, width)).into_owned());
     }
     pub fn finish(self) {
         self.pb.finish_and_clear();
@@ -117,11 +118,11 @@ impl Live {
         Live { pb }
     }
     pub fn update(&mut self, p: &Progress, plan: Option<&str>) {
-        self.pb.set_message(fitted_line(p, plan, term::width(Stream::Stderr)));
+        self.pb.set_message(printable(&fitted_line(p, plan, term::width(Stream::Stderr))).into_owned());
     }
     /// The line of a whole-target write ([`Writing::line`]).
     pub fn writing(&mut self, w: &Writing, p: &Progress, plan: Option<&PlanClock>, now: Instant) {
-        self.pb.set_message(w.line(p, plan, now, term::width(Stream::Stderr)));
+        self.pb.set_message(printable(&w.line(p, plan, now, term::width(Stream::Stderr))).into_owned());
     }
     pub fn finish(self) {
         self.pb.finish_and_clear();

@@ -127,29 +127,41 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             return Err(Error::invalid("-o writes the report of one results directory: give exactly one DIR"));
         }
         store::check_new_file("-o", out)?;
-        store::write_new(Path::new(out), html(&all[0]).as_bytes())?;
+        // The HTML report, unless another format is asked for (`--format md -o r.md` wrote HTML
+        // into r.md before): then that format's document, as it would go to stdout.
+        let bytes = match args.format {
+            Format::Text | Format::Html => html(&all[0]).into_bytes(),
+            _ => drivelab_engine::printable::printable(&document(args, &all)?).into_owned().into_bytes(),
+        };
+        store::write_new(Path::new(out), &bytes)?;
         stdout_text(&format!("wrote {out}\n"));
         return Ok(Outcome::Done);
     }
+    stdout_text(&document(args, &all)?);
+    Ok(Outcome::Done)
+}
+
+/// The report of `all` in `args.format` (not HTML's `-o`): the tidy CSV of every directory in
+/// one table, each directory's tables as CSV, or each directory's report.
+fn document(args: &ReportArgs, all: &[Results]) -> Result<String, Error> {
     let format: Format = args.format;
     if format == Format::Csv && !args.tables {
         // The tidy table: every directory's rows in one, each naming its directory.
-        stdout_text(&drivelab_report::tidy_csv::csv_of(&all.iter().collect::<Vec<_>>()));
-        return Ok(Outcome::Done);
+        return Ok(drivelab_report::tidy_csv::csv_of(&all.iter().collect::<Vec<_>>()));
     }
     if format == Format::Csv {
         // The tables of each directory, separated by an empty line.
         let blocks = all.iter().map(drivelab_report::tables_csv).collect::<Result<Vec<String>, _>>()?;
-        stdout_text(&blocks.join("\n"));
-        return Ok(Outcome::Done);
+        return Ok(blocks.join("\n"));
     }
-    for (d, saved) in args.dirs.iter().zip(&all) {
+    let mut text = String::new();
+    for (d, saved) in args.dirs.iter().zip(all) {
         if all.len() > 1 {
-            stdout_text(&format!("# {d}\n\n"));
+            text += &format!("# {d}\n\n");
         }
-        stdout_text(&render(saved, format)?);
+        text += &render(saved, format)?;
     }
-    Ok(Outcome::Done)
+    Ok(text)
 }
 
 #[cfg(test)]

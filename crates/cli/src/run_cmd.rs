@@ -180,7 +180,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     // The summary is the answer, quiet or not (its I/O errors were said on stderr as they came).
     let report = format!("report: {}", dir.path().join("report.html").display());
     if json_to_stdout {
-        eprintln!("{}{report}", summary::text(dir.path(), &record, &extra, Stream::Stderr)?);
+        output::stderr_line(&format!("{}{report}", summary::text(dir.path(), &record, &extra, Stream::Stderr)?));
     } else {
         output::stdout_text(&format!("{}{report}\n", summary::text(dir.path(), &record, &extra, Stream::Stdout)?));
     }
@@ -189,7 +189,10 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     if let Some(j) = args.json.as_deref().filter(|_| crate::mpi::writes()) {
         if let Err(e) = output::write_json(j, r) {
             // The measurement is not lost: it is in the results directory, and here.
-            eprintln!("drivelab: {}; the result follows on standard output", e.cli_message());
+            crate::output::stderr_line(&format!(
+                "drivelab: {}; the result follows on standard output",
+                e.cli_message()
+            ));
             output::write_json("-", r)?;
             return Err(e);
         }

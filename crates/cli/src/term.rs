@@ -54,8 +54,8 @@ pub fn warning_width() -> Option<usize> {
 /// A warning or an error on stderr, wrapped at [`warning_width`] when there is one.
 pub fn eprint_warning(line: &str) {
     match warning_width() {
-        Some(w) => eprintln!("{}", wrap(line, w)),
-        None => eprintln!("{line}"),
+        Some(w) => crate::output::stderr_line(&wrap(line, w)),
+        None => crate::output::stderr_line(line),
     }
 }
 

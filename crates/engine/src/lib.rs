@@ -29,6 +29,7 @@ pub mod merge;
 pub mod options;
 pub(crate) mod pace;
 pub mod pattern;
+pub mod printable;
 pub mod replay;
 pub mod result;
 pub mod run;

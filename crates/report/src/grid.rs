@@ -154,12 +154,17 @@ pub(crate) fn wrap(text: &str, cols: usize) -> String {
     out
 }
 
-/// One CSV field, quoted per RFC 4180 where needed.
+/// One CSV field, quoted per RFC 4180 where needed. A text that a spreadsheet would take as a
+/// formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return, and not a number) is
+/// written with a `'` first, as OWASP recommends: a label `=HYPERLINK(...)` from someone
+/// else's results stays text. Numbers (`-3.5`, `-inf`) are left as they are.
 pub(crate) fn csv_field(s: &str) -> String {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']) && s != "-" && s.trim().parse::<f64>().is_err();
+    let s: std::borrow::Cow<str> = if formula { format!("'{s}").into() } else { s.into() };
     if s.contains([',', '"', '\r', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s.into_owned()
     }
 }
 

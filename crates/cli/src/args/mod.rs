@@ -596,7 +596,8 @@ pub struct ReportArgs {
     /// tables), json (the report as data) or html.
     #[arg(long, default_value = "text", value_parser = format_value())]
     pub format: drivelab_report::Format,
-    /// Write the HTML report (charts and tables, one self-contained file) here; must not exist.
+    /// Write the HTML report (charts and tables, one self-contained file) here, or with --format
+    /// md, csv or json that document; must not exist.
     #[arg(short, long, value_name = "FILE.html", value_parser = non_empty())]
     pub output: Option<String>,
     /// Also write every chart of the report as a PNG (2x scale, for articles) into this directory.

@@ -17,6 +17,7 @@ mod attacks_outputs;
 mod attacks_sigs;
 mod attacks_stack;
 mod attacks_state;
+mod attacks_text;
 mod browser;
 mod compare;
 mod completions;

@@ -21,7 +21,13 @@ pub struct Artifact {
 }
 
 impl Artifact {
+    /// A text document (text, Markdown, CSV, JSON): nothing a terminal obeys is written into it
+    /// ([`drivelab_engine::printable`]; JSON stays the same JSON).
     fn text(name: &str, s: String) -> Artifact {
+        let s = match drivelab_engine::printable::printable(&s) {
+            std::borrow::Cow::Borrowed(_) => s,
+            std::borrow::Cow::Owned(o) => o,
+        };
         Artifact { name: name.to_string(), bytes: s.into_bytes() }
     }
 }
@@ -165,7 +171,9 @@ impl Exporter for Markdown {
                 out += &markdown_block(t, &s.title);
             }
         }
-        Ok(vec![Artifact::text("report.md", out)])
+        // Markdown passes HTML through to whoever renders it: a label holding `<script>` or
+        // `<svg onload=...>` would run there. No tag can start without a `<`.
+        Ok(vec![Artifact::text("report.md", out.replace('<', "&lt;"))])
     }
 }
 
