@@ -461,11 +461,22 @@ pub const MAX_JOBS_PER_CPU: u64 = 64;
 /// Every job is a thread, started behind one gate and measured over the same window: far more
 /// threads than CPUs start late, finish late and measure the scheduler (4096 jobs took 81 s to
 /// run a 500 ms point on 2 CPUs). Refuse what cannot run well.
+/// The job threads `spec` runs on `targets` targets: a job over several files (fio's) is one
+/// thread for its set.
+pub fn job_threads(spec: &AccessSpec, targets: usize) -> u64 {
+    (spec.jobs as u64).saturating_mul(targets.div_ceil(spec.files.each().max(1)) as u64)
+}
+
+/// The most job threads one point (every stream of it: fio's sections that run together) may
+/// start here: [`MAX_JOBS_PER_CPU`] per CPU.
+pub fn max_job_threads() -> u64 {
+    MAX_JOBS_PER_CPU * std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1)
+}
+
 fn check_threads(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
     let cpus = std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1);
-    // A job over several files (fio's) is one thread for its set.
     let sets = targets.div_ceil(spec.files.each());
-    let threads = spec.jobs as u64 * sets as u64;
+    let threads = job_threads(spec, targets);
     if threads > MAX_JOBS_PER_CPU * cpus {
         return Err(Error::spec(
             Field::Jobs,

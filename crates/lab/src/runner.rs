@@ -12,7 +12,7 @@ use drivelab_engine::Error;
 
 use crate::devprep::{self, PrepOptions};
 use crate::execute::{Event, Lab, Measured, WriteWhy};
-use crate::plan::{Plan, Point};
+use crate::plan::{Plan, PlanError, Point};
 use crate::precondition;
 use crate::prepare;
 use crate::repeat::{self, Repeat, RepeatRecord};
@@ -88,6 +88,23 @@ impl Outcome {
 /// a bad point is found now, not an hour into the run.
 pub fn check(lab: &Lab, plan: &Plan, opts: &PlanOptions) -> Result<(), Error> {
     lab.check_power()?;
+    // Every point's job threads, all its streams together (2,000 fio sections in one group ran
+    // 2,000 threads; each stream alone was within its cap), counted before any target is
+    // looked at: a refusal of 10,000 clones took minutes of probing their files first.
+    let cap = prepare::max_job_threads();
+    for p in plan.precondition.iter().chain(plan.points.iter()) {
+        let threads = std::iter::once((&p.spec, &p.targets))
+            .chain(p.concurrent.iter().map(|j| (&j.spec, &j.targets)))
+            .fold(0u64, |n, (s, t)| n.saturating_add(prepare::job_threads(s, t.len())));
+        if threads > cap {
+            // A group of 2,000 sections is labelled by all of them: its start names it.
+            let label = match p.label.char_indices().nth(60) {
+                Some((at, _)) => format!("{}…", &p.label[..at]),
+                None => p.label.clone(),
+            };
+            return Err(PlanError::TooManyJobs { point: p.index, label, threads, cap }.into());
+        }
+    }
     // Which point is wrong matters when there are several; a single `run` needs no such prefix.
     let several = plan.points.len() + plan.precondition.iter().count() > 1;
     // Devices that need --destroy are gathered over every point (a JBOD suite adds one drive

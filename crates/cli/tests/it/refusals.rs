@@ -277,3 +277,34 @@ fn every_device_that_needs_destroy_is_named_at_once_with_the_command() {
     let o = drivelab(&words);
     assert!(o.status.success(), "{command}: {}", stderr(&o));
 }
+
+#[test]
+fn the_jobs_of_a_group_are_capped_together_and_refused_before_any_file_is_looked_at() {
+    let s = Scratch::new("jobcap");
+    // 2,000 sections of one group: each within every cap alone, 2,000 threads together (it ran
+    // them, 5.5 GB, exit 0).
+    let mut text = String::from("[global]\nioengine=null\nsize=1m\n\n");
+    for k in 0..2000 {
+        text += &format!("[j{k}]\n");
+    }
+    let file = s.path("many.fio");
+    std::fs::write(&file, text).unwrap();
+    let t = std::time::Instant::now();
+    refused(&["fio", &file], "2000 job threads at once", None);
+    // 10,000 clones, a file each: refused only after minutes of probing their files before.
+    let dir = s.path("clones");
+    std::fs::create_dir(&dir).unwrap();
+    let d = format!("--directory={dir}");
+    refused(&["fio", "--name=x", &d, "--size=64k", "--numjobs=10000"], "10000 job threads at once", None);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no clone's file was made");
+    // A watchdog, not a bound: both took seconds to minutes; a refusal takes milliseconds.
+    assert!(t.elapsed() < std::time::Duration::from_secs(40), "refused in {:?}", t.elapsed());
+    // Groups that run one after another (stonewall) are capped one at a time.
+    let mut text = String::from("[global]\nioengine=null\nsize=64k\nstonewall\n\n");
+    for k in 0..200 {
+        text += &format!("[j{k}]\n");
+    }
+    std::fs::write(&file, text).unwrap();
+    let o = drivelab(&["fio", &file, "--output-format=terse", "--results", &s.path("r")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -167,7 +167,10 @@ fn qos_and_run_directories_report_in_every_format_and_compare_and_mixed_kinds_ar
     assert_eq!(ladder["clauses"][0]["limit_ns"], 2e6);
     assert_eq!(ladder["clauses"][1]["limit_ns"], 1e7);
     let cmp = ok(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--format", "md"]);
-    assert!(cmp.contains("highest load meeting p99&lt;2ms,p99.9&lt;10ms") && cmp.contains("p99 at the answer"), "{cmp}");
+    assert!(
+        cmp.contains("highest load meeting p99&lt;2ms,p99.9&lt;10ms") && cmp.contains("p99 at the answer"),
+        "{cmp}"
+    );
 
     // run leaves a directory too: a one-point report and a side-by-side of two runs.
     let target = s.path("r.dat");

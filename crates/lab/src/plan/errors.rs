@@ -21,6 +21,14 @@ pub enum PlanError {
     IsADirectory { file: String },
     #[error("target {target} is given twice on the command line; expected each target once")]
     TargetTwice { target: String },
+    /// One point's streams together (fio's sections of one group, each with its clones) start
+    /// more job threads than this machine can run in one measured window.
+    #[error(
+        "point {point} ({label}): {threads} job threads at once (every job and clone of the point, fio's \
+         sections of one group together); at most {cap} here (64 per CPU) can share one measured window: use \
+         fewer jobs or numjobs, split the group with stonewall, or a deeper iodepth per job"
+    )]
+    TooManyJobs { point: usize, label: String, threads: u64, cap: u64 },
 }
 
 impl From<PlanError> for Error {
