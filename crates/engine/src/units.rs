@@ -293,6 +293,17 @@ pub fn fmt_size_words(bytes: u64) -> String {
     }
 }
 
+/// Bytes to one decimal in the largest binary unit they reach: "23.5 GiB", "1.0 PiB",
+/// "512 bytes" (free space, sizes that are not round).
+pub fn fmt_size_about(bytes: u64) -> String {
+    for (shift, unit) in [(50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1u64 << shift {
+            return format!("{:.1} {unit}", bytes as f64 / (1u64 << shift) as f64);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
 /// How a number is written. One formatter per concept ([`fmt_number`], [`fmt_latency`]) with
 /// the place it is printed as a parameter, so the terminal, tables and charts scale and round
 /// the same way and differ only where they mean to.

@@ -11,7 +11,7 @@ use drivelab_engine::error::Field;
 use drivelab_engine::spec::{AccessSpec, EngineKind};
 use drivelab_engine::sysfs::{self, DiskFacts};
 use drivelab_engine::target::{self, OpenTarget, TargetInfo, TargetKind};
-use drivelab_engine::units::fmt_size;
+use drivelab_engine::units::{fmt_size, fmt_size_about};
 use drivelab_engine::Error;
 
 use crate::safety::{Claims, Permission};
@@ -41,6 +41,14 @@ pub enum PrepareError {
     #[error("cannot create {path}: its directory {} is not writable ({error}): \
              give a target in a writable directory", .dir.display())]
     DirNotWritable { path: String, dir: std::path::PathBuf, error: std::io::Error },
+    /// A new file bigger than the free space of its filesystem: refused before a byte is written
+    /// (`--size=1p` wrote until ENOSPC, then removed the file).
+    #[error(
+        "cannot create {path}: it would be {} and its filesystem ({}) has {} free: give a smaller --size (or a \
+         target on a filesystem with room)",
+        fmt_size_about(*.size), .dir.display(), fmt_size_about(*.free)
+    )]
+    NoRoom { path: String, dir: std::path::PathBuf, size: u64, free: u64 },
     #[error(
         "ioengine {engine} works on files by name; {path} is not a regular file: name files (or \
              names to create)"
@@ -424,7 +432,7 @@ fn check_access(info: &TargetInfo, write: bool) -> Result<(), Error> {
         return Ok(());
     }
     if !info.exists {
-        return check_creatable(&info.path);
+        return check_creatable(&info.path, info.size_bytes);
     }
     let Ok(c) = std::ffi::CString::new(info.path.as_str()) else {
         return Err(PrepareError::NulByte { path: info.path.clone() }.into());
@@ -438,9 +446,10 @@ fn check_access(info: &TargetInfo, write: bool) -> Result<(), Error> {
     Ok(())
 }
 
-/// A new file can be made at `path`: its directory is writable (found now, not after a
-/// results directory was made).
-fn check_creatable(path: &str) -> Result<(), Error> {
+/// A new file of `size` bytes can be made at `path`: its directory is writable and its
+/// filesystem has the room (found now, not after a results directory was made, nor when the
+/// fill meets ENOSPC).
+fn check_creatable(path: &str, size: u64) -> Result<(), Error> {
     let p = std::path::Path::new(path);
     let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
@@ -451,6 +460,15 @@ fn check_creatable(path: &str) -> Result<(), Error> {
         let error = std::io::Error::last_os_error();
         let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         return Err(PrepareError::DirNotWritable { path: path.to_string(), dir, error }.into());
+    }
+    // Free space as this user may use it (f_bavail: root's reserve aside); a filesystem that
+    // cannot say is left to the fill.
+    if let Ok(st) = rustix::fs::statvfs(dir) {
+        let free = st.f_bavail.saturating_mul(st.f_frsize);
+        if st.f_blocks > 0 && size > free {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            return Err(PrepareError::NoRoom { path: path.to_string(), dir, size, free }.into());
+        }
     }
     Ok(())
 }
@@ -473,7 +491,8 @@ pub fn max_job_threads() -> u64 {
     MAX_JOBS_PER_CPU * std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1)
 }
 
-fn check_threads(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
+/// Refuse more job threads in one stream than [`max_job_threads`].
+pub fn check_threads(spec: &AccessSpec, targets: usize) -> Result<(), Error> {
     let cpus = std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1);
     let sets = targets.div_ceil(spec.files.each());
     let threads = job_threads(spec, targets);

@@ -88,11 +88,24 @@ impl Outcome {
 /// a bad point is found now, not an hour into the run.
 pub fn check(lab: &Lab, plan: &Plan, opts: &PlanOptions) -> Result<(), Error> {
     lab.check_power()?;
+    // Which point is wrong matters when there are several; a single `run` needs no such prefix.
+    let several = plan.points.len() + plan.precondition.iter().count() > 1;
     // Every point's job threads, all its streams together (2,000 fio sections in one group ran
     // 2,000 threads; each stream alone was within its cap), counted before any target is
     // looked at: a refusal of 10,000 clones took minutes of probing their files first.
     let cap = prepare::max_job_threads();
     for p in plan.precondition.iter().chain(plan.points.iter()) {
+        if p.concurrent.is_empty() {
+            // One stream: its own refusal, in the user's spelling of jobs.
+            prepare::check_threads(&p.spec, p.targets.len()).map_err(|e| {
+                if several {
+                    e.context(format!("point {} ({})", p.index, p.label))
+                } else {
+                    e
+                }
+            })?;
+            continue;
+        }
         let threads = std::iter::once((&p.spec, &p.targets))
             .chain(p.concurrent.iter().map(|j| (&j.spec, &j.targets)))
             .fold(0u64, |n, (s, t)| n.saturating_add(prepare::job_threads(s, t.len())));
@@ -105,8 +118,6 @@ pub fn check(lab: &Lab, plan: &Plan, opts: &PlanOptions) -> Result<(), Error> {
             return Err(PlanError::TooManyJobs { point: p.index, label, threads, cap }.into());
         }
     }
-    // Which point is wrong matters when there are several; a single `run` needs no such prefix.
-    let several = plan.points.len() + plan.precondition.iter().count() > 1;
     // Devices that need --destroy are gathered over every point (a JBOD suite adds one drive
     // per point) and named in one refusal; any other refusal stops the check at once.
     let mut unnamed = None;

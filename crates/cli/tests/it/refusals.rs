@@ -36,6 +36,11 @@ fn invalid_values_are_refused_before_anything_is_created() {
     // (/proc takes no new files, even from root.)
     refused(&["run", "null", "--time", "100ms", "--json", "/proc/drivelab-r.json"], "cannot be written", None);
     refused(&["run", &f, "--jobs", "0"], "--jobs 0", n);
+    // A new file bigger than its filesystem's free space: refused before a byte is written (fio
+    // mode wrote until ENOSPC, then removed the file).
+    refused(&["run", &f, "--size", "100t", "--time", "100ms"], "free: give a smaller --size", n);
+    let fio_size = format!("--filename={f}");
+    refused(&["fio", "--name=x", &fio_size, "--size=1p", "--rw=read"], "it would be 1.0 PiB", n);
     // Two ways to set a suite's time at once: refused, not one silently ignored.
     refused(&["suite", "quick", &f, "--time", "300ms", "--scale", "0.1"], "cannot be used with", n);
     // Negative numbers reach the option's own check, not clap's "use '-- -4'".
@@ -295,7 +300,7 @@ fn the_jobs_of_a_group_are_capped_together_and_refused_before_any_file_is_looked
     let dir = s.path("clones");
     std::fs::create_dir(&dir).unwrap();
     let d = format!("--directory={dir}");
-    refused(&["fio", "--name=x", &d, "--size=64k", "--numjobs=10000"], "10000 job threads at once", None);
+    refused(&["fio", "--name=x", &d, "--size=64k", "--numjobs=10000"], "10000 job threads on", None);
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no clone's file was made");
     // A watchdog, not a bound: both took seconds to minutes; a refusal takes milliseconds.
     assert!(t.elapsed() < std::time::Duration::from_secs(40), "refused in {:?}", t.elapsed());
