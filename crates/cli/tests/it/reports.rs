@@ -348,3 +348,20 @@ fn run_prints_the_same_summary_as_report_of_its_directory() {
         assert!(report.lines().all(|l| l.chars().count() <= width), "{report}");
     }
 }
+
+#[test]
+fn a_point_of_an_unknown_schema_is_refused_not_read_as_this_one() {
+    let s = Scratch::new("report-schema");
+    let results = s.path("r");
+    ok(&["run", "null", "--time", "50ms", "--results", &results, "-q"]);
+    let dir = dirs(&results).pop().unwrap();
+    let point = std::fs::read_dir(dir.join("points")).unwrap().flatten().map(|e| e.path()).next().unwrap();
+    let mut v = json(&point);
+    v["schema"] = serde_json::json!(99);
+    std::fs::remove_file(&point).unwrap();
+    std::fs::write(&point, serde_json::to_vec(&v).unwrap()).unwrap();
+    let o = drivelab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "reported without a word before: {}", stdout(&o));
+    assert!(stderr(&o).contains("was written by a newer drivelab (results schema 99"), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&point.display().to_string()), "names the file: {}", stderr(&o));
+}

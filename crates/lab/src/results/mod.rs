@@ -623,10 +623,23 @@ pub fn load(dir: &Path) -> Result<Results, Error> {
         s if s == SCHEMA as u64 => {
             let manifest: Manifest = serde_json::from_value(value)
                 .map_err(|error| LoadError::NotAManifest { path: run_json.clone(), error })?;
-            let points =
-                record_files(&dir.join("points")).iter().map(|f| store::read_json(f)).collect::<Result<_, _>>()?;
-            let probes =
-                record_files(&dir.join("probes")).iter().map(|f| store::read_json(f)).collect::<Result<_, _>>()?;
+            // Each record says its schema too: one of another (a newer drivelab's point copied in,
+            // a hand-edited file) is refused, not read as this one.
+            let checked = |f: &PathBuf, schema: u32| -> Result<(), Error> {
+                match schema {
+                    s if s == SCHEMA => Ok(()),
+                    s if s > SCHEMA => Err(LoadError::NewerSchema { path: f.clone(), schema: s as u64 }.into()),
+                    s => Err(LoadError::UnknownSchema { path: f.clone(), schema: s as u64 }.into()),
+                }
+            };
+            let points = record_files(&dir.join("points"))
+                .iter()
+                .map(|f| store::read_json::<PointResult>(f).and_then(|p| checked(f, p.schema).map(|()| p)))
+                .collect::<Result<_, _>>()?;
+            let probes = record_files(&dir.join("probes"))
+                .iter()
+                .map(|f| store::read_json::<ProbeResult>(f).and_then(|p| checked(f, p.schema).map(|()| p)))
+                .collect::<Result<_, _>>()?;
             let outcome_file = dir.join("outcome.json");
             let outcome = if outcome_file.exists() { Some(store::read_json(&outcome_file)?) } else { None };
             Ok(Results { dir: dir.to_path_buf(), manifest, points, probes, outcome })
