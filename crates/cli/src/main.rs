@@ -164,7 +164,7 @@ fn with_destroy(devices: &[String]) -> String {
 
 /// `word` as a POSIX shell reads it back: bare when it holds only safe characters, else in
 /// single quotes.
-fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=,@%+".contains(c);
     if !word.is_empty() && word.chars().all(safe) {
         word.to_string()

@@ -218,7 +218,7 @@ pub fn execute(
     drop(sink);
     printer.finish();
     let dir = dir.path().to_path_buf();
-    let line = closing_line(&outcome, plan.points.len(), &dir);
+    let line = closing_line(&outcome, plan.points.len(), &dir, &resume_flags(safety));
     // fio's contract: its output is the answer; the closing lines only when asked for.
     let closing = !matches!(voice, Voice::Fio { notices: false, .. });
     if closing {
@@ -240,9 +240,23 @@ pub fn execute(
     Ok((ended, dir))
 }
 
+/// The permissions a resumed run needs again, as this run was given them (` --destroy /dev/sdb
+/// --force`): a resume hint without them was refused when followed.
+fn resume_flags(safety: &SafetyArgs) -> String {
+    let mut flags: String = safety.destroy.iter().map(|d| format!(" --destroy {}", crate::shell_quote(d))).collect();
+    if safety.overwrite {
+        flags += " --overwrite";
+    }
+    if safety.force {
+        flags += " --force";
+    }
+    flags
+}
+
 /// How the plan ended, every point counted once: `8 points: 2 finished, 1 interrupted, 5 not run;
-/// results in DIR`, and what to do next when it was cut short.
-fn closing_line(outcome: &runner::Outcome, total: usize, dir: &Path) -> String {
+/// results in DIR`, and what to do next when it was cut short (`flags`: the permissions to give
+/// again, [`resume_flags`]).
+fn closing_line(outcome: &runner::Outcome, total: usize, dir: &Path, flags: &str) -> String {
     let mut counts = vec![format!("{} finished", outcome.finished)];
     let mut count = |n: usize, what: &str| {
         if n > 0 {
@@ -260,7 +274,38 @@ fn closing_line(outcome: &runner::Outcome, total: usize, dir: &Path) -> String {
     }
     line += &format!("; results in {}", dir.display());
     if outcome.interrupted {
-        line += &format!(" — interrupted: `drivelab plan --resume {}` runs the rest", dir.display());
+        let dir = crate::shell_quote(&dir.display().to_string());
+        line += &format!(" — interrupted: `drivelab plan --resume {dir}{flags}` runs the rest");
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrap {
+        #[command(flatten)]
+        safety: SafetyArgs,
+    }
+
+    #[test]
+    fn an_interrupted_plans_resume_hint_gives_its_permissions_again() {
+        let w = Wrap::parse_from(["x", "--destroy", "/dev/loop3", "--destroy", "/dev/my disk", "--force"]);
+        let flags = resume_flags(&w.safety);
+        assert_eq!(flags, " --destroy /dev/loop3 --destroy '/dev/my disk' --force");
+        let out = runner::Outcome { interrupted: true, finished: 1, ..Default::default() };
+        let line = closing_line(&out, 3, Path::new("/r/p-1"), &flags);
+        assert!(
+            line.ends_with(
+                "interrupted: `drivelab plan --resume /r/p-1 --destroy /dev/loop3 --destroy '/dev/my disk' \
+                            --force` runs the rest"
+            ),
+            "{line}"
+        );
+        let plain = Wrap::parse_from(["x"]);
+        assert_eq!(resume_flags(&plain.safety), "");
+    }
 }
