@@ -398,3 +398,30 @@ fn force_writes_a_stale_filesystem_but_never_a_mounted_one() {
     );
     assert_ne!(digest(&img), before, "--force did not write the stale filesystem");
 }
+
+// ---- issue #39 item 10: a file bind-mounted onto another path --------------------------------
+
+/// A file bound onto another path, unbound on drop.
+struct BoundFile(String);
+impl Drop for BoundFile {
+    fn drop(&mut self) {
+        common::unmount(Path::new(&self.0));
+    }
+}
+
+#[test]
+fn a_bind_mounted_file_is_a_live_user_under_either_name() {
+    need_loop!();
+    let s = Scratch::new("stack-bind");
+    let (src, dst) = (s.path("config.img"), s.path("bound"));
+    std::fs::write(&src, vec![0x5a; 1 << 20]).unwrap();
+    std::fs::write(&dst, b"").unwrap();
+    must(&format!("mount --bind {src} {dst}"));
+    let _bound = BoundFile(dst.clone());
+    let before = digest(&src);
+    // Written with --overwrite without a word before: a container's or VM's file bound in.
+    refused_live(&src, &["--overwrite"], &format!("is bind-mounted at {dst}"));
+    refused_live(&dst, &["--overwrite"], &format!("is bind-mounted at {dst}"));
+    info_refuses(&src, "bind-mounted at");
+    assert_eq!(digest(&src), before, "the bound file was written");
+}

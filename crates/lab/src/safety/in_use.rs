@@ -281,17 +281,32 @@ pub(super) fn file_mount_concerns(subject: &str, meta: &Metadata) -> Vec<String>
     inode_mount_concerns(subject, meta.dev(), meta.ino())
 }
 
-/// [`file_mount_concerns`] of the inode (`dev`, `ino`).
+/// [`file_mount_concerns`] of the inode (`dev`, `ino`), and its bind mounts: a file bound onto
+/// another path (`mount --bind FILE PATH`) is a live user of it as a mount of an image is —
+/// writing either name writes what the other shows (a container's config, a VM's disk).
 pub(super) fn inode_mount_concerns(subject: &str, dev: u64, ino: u64) -> Vec<String> {
-    let points: Vec<String> = mounts::read()
-        .into_iter()
+    let all = mounts::read();
+    let points: Vec<String> = all
+        .iter()
         .filter(|m| Path::new(&m.source).is_absolute())
         .filter(|m| fs::metadata(&m.source).is_ok_and(|s| s.is_file() && s.dev() == dev && s.ino() == ino))
         .map(|m| m.mount_point.to_string_lossy().into_owned())
         .collect();
-    if points.is_empty() {
-        Vec::new()
-    } else {
-        vec![format!("{subject} is mounted on {}", points.join(", "))]
+    // A bind mount of a file: its filesystem's device, a root below `/`, and at its mount point
+    // the very inode (looked at only for such mounts: no stat of every mount point).
+    let here = super::device::devno(dev);
+    let bound: Vec<String> = all
+        .iter()
+        .filter(|m| m.devno == here && m.root != Path::new("/"))
+        .filter(|m| fs::metadata(&m.mount_point).is_ok_and(|s| s.is_file() && s.dev() == dev && s.ino() == ino))
+        .map(|m| m.mount_point.to_string_lossy().into_owned())
+        .collect();
+    let mut out = Vec::new();
+    if !points.is_empty() {
+        out.push(format!("{subject} is mounted on {}", points.join(", ")));
     }
+    if !bound.is_empty() {
+        out.push(format!("{subject} is bind-mounted at {}", bound.join(", ")));
+    }
+    out
 }
