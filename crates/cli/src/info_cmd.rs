@@ -263,9 +263,12 @@ pub fn render(r: &TargetReport) -> String {
     }
     let mut out = format!("{}: {head}\n", r.path);
     for (k, v) in lines {
-        for (i, part) in wrap(&v, WIDTH - 15).into_iter().enumerate() {
+        // A list item's continuation lines are indented two more: wrapped two narrower, or a
+        // terminal's own wrap at 80 columns put its last word on a line of its own.
+        let bullet = v.starts_with("- ");
+        for (i, part) in wrap(&v, WIDTH - 15 - if bullet { 2 } else { 0 }).into_iter().enumerate() {
             let key = if i == 0 { k.as_str() } else { "" };
-            let indent = if i > 0 && v.starts_with("- ") { "  " } else { "" };
+            let indent = if i > 0 && bullet { "  " } else { "" };
             out += &format!("  {key:<12} {indent}{part}\n");
         }
     }

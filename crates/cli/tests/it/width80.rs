@@ -101,6 +101,14 @@ fn every_command_fits_80_columns_on_targets_with_40_character_paths() {
     let run =
         into(&mut c, &[&["run"], &t.iter().map(String::as_str).collect::<Vec<_>>()[..], &size, &time].concat(), 0);
     c.must(&["info", &t[0]], 0);
+    std::fs::write(c.cwd.join("f.dat"), vec![0u8; 4096]).unwrap();
+    let o = c.must(&["info", "f.dat"], 0);
+    // Fitted by its own wrap, never cut again by the terminal's: no continuation line holds a
+    // lone word ("…add --overwrite if that is" / "what" / "you want").
+    let text = String::from_utf8_lossy(&o.stdout);
+    for line in text.lines().filter(|l| l.starts_with("               ")) {
+        assert!(line.split_whitespace().count() > 1 || line.trim().len() > 20, "a lone word in info:\n{text}");
+    }
     let plan = s.path("p.toml");
     std::fs::write(
         &plan,
