@@ -120,7 +120,7 @@ fn exit_code(outcome: Result<Outcome, drivelab_engine::Error>) -> i32 {
     match outcome {
         Ok(Outcome::Done) if output::stdout_failed() => 1,
         Ok(Outcome::Done) => 0,
-        Ok(Outcome::StoppedByError) => 1,
+        Ok(Outcome::StoppedByError | Outcome::FilesLost) => 1,
         Ok(Outcome::NotMet) => 3,
         Ok(Outcome::NotSteady) => 4,
         Ok(Outcome::Interrupted) => {

@@ -228,12 +228,17 @@ pub fn execute(
     if closing {
         crate::output::stdout_line(&format!("report: {}", dir.join("report.html").display()));
     }
+    for lost in &outcome.lost_files {
+        crate::output::stderr_line(&format!("drivelab: a file was not written after its point was saved: {lost}"));
+    }
     let ended = if outcome.interrupted || stopped {
         Outcome::Interrupted
     } else if outcome.errored > 0 {
         Outcome::StoppedByError
     } else if outcome.unsteady > 0 && !steady.steady_unreached_ok {
         Outcome::NotSteady
+    } else if !outcome.lost_files.is_empty() {
+        Outcome::FilesLost
     } else {
         Outcome::Done
     };

@@ -30,6 +30,9 @@ pub enum Outcome {
     /// With `--steady`: a point ran its rounds to the end without reaching steady state (its
     /// result is saved, marked "not steady"): exit 4, unless `--steady-unreached-ok`.
     NotSteady,
+    /// Everything was measured and saved, but a file asked for (a fio log) could not be
+    /// written afterwards: said on stderr, exit 1.
+    FilesLost,
 }
 
 /// Install the Ctrl-C (and SIGTERM) handler once; the flag it sets stops file creation and the

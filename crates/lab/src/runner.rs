@@ -70,6 +70,10 @@ pub struct Outcome {
     pub unsteady: usize,
     /// The last point run, as saved (what `drivelab run` summarizes).
     pub last: Option<PointResult>,
+    /// Files that failed to be written after their point was measured and saved (fio's logs: a
+    /// name planted as a symlink during the run): each said, the run goes on, its output is
+    /// printed, and the command fails (exit 1), since an asked-for file is missing.
+    pub lost_files: Vec<String>,
 }
 
 impl Outcome {
@@ -298,8 +302,14 @@ fn run_points(
         };
         dir.save_point(&saved)?;
         if lab.writes_results() {
-            for n in crate::fiologs::write(p, &saved.result, Some(dir.path()))? {
-                lab.emit(Event::Notice(&n));
+            match crate::fiologs::write(p, &saved.result, Some(dir.path())) {
+                Ok(notices) => {
+                    for n in notices {
+                        lab.emit(Event::Notice(&n));
+                    }
+                }
+                // The point is measured and saved: what failed is a file beside it, said at the end.
+                Err(e) => out.lost_files.push(format!("point {} ({}): {e}", p.index, p.label)),
             }
             // The state is a file beside the result: failing to write it loses no measurement.
             if let Err(e) = crate::fiojob::vstate::write_point(p, &saved.result) {

@@ -364,3 +364,36 @@ fn write_iolog_records_the_ios_fio_would_issue_and_replays_them() {
 fn cols_ws(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
+
+#[test]
+fn a_log_name_planted_during_the_run_fails_the_run_but_keeps_its_output() {
+    let s = Scratch::new("fiolog-late");
+    let victim = s.0.join("victim");
+    std::fs::write(&victim, b"someone's file\n").unwrap();
+    let results = s.0.join("results");
+    let mut child = crate::common::bin()
+        .current_dir(&s.0)
+        .args(["fio", "--name=j", "--ioengine=null", "--size=1m", "--time_based", "--runtime=2s"])
+        .args(["--write_lat_log=pfx", "--output-format=json", "--results"])
+        .arg(&results)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The results directory is made after every name was checked: plant the symlink then, while
+    // the point runs (the event waited for is the directory; the run lasts 2 s after it).
+    let start = std::time::Instant::now();
+    while !results.exists() || std::fs::read_dir(&results).unwrap().next().is_none() {
+        assert!(start.elapsed() < std::time::Duration::from_secs(60), "no results directory (a watchdog)");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::os::unix::fs::symlink(&victim, s.0.join("pfx_lat.1.log")).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "a missing log is no success: {err}");
+    assert!(err.contains("a file was not written after its point was saved") && err.contains("pfx_lat.1.log"), "{err}");
+    // What was measured is still printed (nothing was printed before).
+    let v: serde_json::Value = serde_json::from_str(&out).expect("fio's JSON on stdout");
+    assert!(v["jobs"][0]["read"]["io_bytes"].as_u64().unwrap_or(0) > 0, "{out}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"someone's file\n", "written through the symlink");
+}
