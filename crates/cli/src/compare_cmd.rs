@@ -30,7 +30,7 @@ pub fn run(args: &CompareArgs) -> Result<Outcome, Error> {
     }
     let mut saved: Vec<(String, Results)> = Vec::new();
     for (d, label) in args.dirs.iter().zip(labels) {
-        saved.push((label, results::open(Path::new(d))?));
+        saved.push((label, results::open_keeping(Path::new(d), results::Keep::Figures)?));
     }
     // Headline figures for searches and for runs of one point each; a run beside a plan (a fio
     // output of one job beside a drivelab plan) is compared point by point, as plans are.
