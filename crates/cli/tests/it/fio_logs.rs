@@ -371,7 +371,7 @@ fn a_log_name_planted_during_the_run_fails_the_run_but_keeps_its_output() {
     let victim = s.0.join("victim");
     std::fs::write(&victim, b"someone's file\n").unwrap();
     let results = s.0.join("results");
-    let mut child = crate::common::bin()
+    let child = crate::common::bin()
         .current_dir(&s.0)
         .args(["fio", "--name=j", "--ioengine=null", "--size=1m", "--time_based", "--runtime=2s"])
         .args(["--write_lat_log=pfx", "--output-format=json", "--results"])
