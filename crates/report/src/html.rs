@@ -367,14 +367,23 @@ pub(crate) fn pick_points(points: &[PointResult], n: usize) -> Vec<&PointResult>
     if points.len() <= n {
         return points.iter().collect();
     }
-    let mut keys: Vec<&str> = Vec::new();
+    // The fields the points vary: each field named once, then one pass over the points for it
+    // (a pass per point and field took 40 s on 20,000 points).
+    let mut names: Vec<&str> = Vec::new();
     for p in points {
-        for (k, v) in &p.point.fields {
-            if !keys.contains(&k.as_str()) && points.iter().any(|q| crate::tables::field(q, k) != Some(v.as_str())) {
-                keys.push(k);
+        for (k, _) in &p.point.fields {
+            if !names.contains(&k.as_str()) {
+                names.push(k);
             }
         }
     }
+    let keys: Vec<&str> = names
+        .into_iter()
+        .filter(|k| {
+            let first = crate::tables::field(&points[0], k);
+            points.iter().any(|q| crate::tables::field(q, k) != first)
+        })
+        .collect();
     let pairs = |p: &PointResult| -> Vec<(String, String)> {
         keys.iter().filter_map(|k| Some((k.to_string(), crate::tables::field(p, k)?.to_string()))).collect()
     };

@@ -628,6 +628,25 @@ pub enum Keep {
     Figures,
 }
 
+/// One point file, keeping `keep`: with [`Keep::Figures`] the raw measurements are taken out of
+/// the JSON before the point is built, so they are never decoded (decoding one makes a dense
+/// histogram per direction and target: most of a report's time and memory).
+fn read_point(f: &Path, keep: Keep) -> Result<PointResult, Error> {
+    if keep == Keep::Everything {
+        return store::read_json(f);
+    }
+    let mut v: serde_json::Value = store::read_json(f)?;
+    if let Some(r) = v.get_mut("result").and_then(|r| r.as_object_mut()) {
+        r.remove("measurement");
+    }
+    if let Some(jobs) = v.get_mut("jobs").and_then(|j| j.as_array_mut()) {
+        for j in jobs.iter_mut().filter_map(|j| j.as_object_mut()) {
+            j.remove("measurement");
+        }
+    }
+    serde_json::from_value(v).map_err(|error| store::StoreError::NotAResult { path: f.to_path_buf(), error }.into())
+}
+
 /// Read a results directory of schema 1 or 2, everything kept ([`Keep::Everything`]).
 pub fn load(dir: &Path) -> Result<Results, Error> {
     load_keeping(dir, Keep::Everything)
@@ -664,15 +683,7 @@ pub fn load_keeping(dir: &Path, keep: Keep) -> Result<Results, Error> {
             };
             let points = record_files(&dir.join("points"))
                 .iter()
-                .map(|f| store::read_json::<PointResult>(f).and_then(|p| checked(f, p.schema).map(|()| p)))
-                .map(|p| {
-                    p.map(|mut p| {
-                        if keep == Keep::Figures {
-                            p.drop_measurements();
-                        }
-                        p
-                    })
-                })
+                .map(|f| read_point(f, keep).and_then(|p| checked(f, p.schema).map(|()| p)))
                 .collect::<Result<_, _>>()?;
             let probes = record_files(&dir.join("probes"))
                 .iter()
