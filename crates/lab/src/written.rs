@@ -278,7 +278,7 @@ impl Ledger {
         let Some(dir) = self.dir.as_ref().filter(|_| self.save) else { return Ok(()) };
         let not_saved =
             |why: String| StateError::NotSaved { file: dir.path().join(FILE), device: device.to_string(), why };
-        lock(dir).map_err(not_saved)?;
+        lock(dir).map_err(|e| not_saved(e.to_string()))?;
         let mut records = self.records();
         records.retain(|r| r.key.diskseq.is_none_or(|seq| current_diskseq(r.key.rdev) == Some(seq)));
         f(&mut records);
@@ -289,9 +289,18 @@ impl Ledger {
     }
 }
 
+/// Why the lock on the state directory was not taken.
+#[derive(Debug, thiserror::Error)]
+enum LockFailed {
+    #[error("another process held its lock for over {} s", LOCK_WAIT.as_secs())]
+    Held,
+    #[error("locking it: {0}")]
+    Flock(rustix::io::Errno),
+}
+
 /// Take the exclusive lock on the state directory, waiting up to [`LOCK_WAIT`] for another
 /// drivelab to finish its change (a process that holds it longer is not waited on forever).
-fn lock(dir: &crate::store::Dir) -> Result<(), String> {
+fn lock(dir: &crate::store::Dir) -> Result<(), LockFailed> {
     use rustix::fs::FlockOperation;
     let start = std::time::Instant::now();
     loop {
@@ -300,10 +309,8 @@ fn lock(dir: &crate::store::Dir) -> Result<(), String> {
             Err(rustix::io::Errno::WOULDBLOCK) if start.elapsed() < LOCK_WAIT => {
                 std::thread::sleep(std::time::Duration::from_millis(10))
             }
-            Err(rustix::io::Errno::WOULDBLOCK) => {
-                return Err(format!("another process held its lock for over {} s", LOCK_WAIT.as_secs()))
-            }
-            Err(e) => return Err(format!("locking it: {e}")),
+            Err(rustix::io::Errno::WOULDBLOCK) => return Err(LockFailed::Held),
+            Err(e) => return Err(LockFailed::Flock(e)),
         }
     }
 }

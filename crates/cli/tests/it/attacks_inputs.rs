@@ -6,37 +6,14 @@
 
 use crate::common;
 
-use std::process::Stdio;
-use std::time::{Duration, Instant};
-
 use crate::common::{need_loop, LoopDev, Scratch};
 
 /// drivelab's exit code and stderr; a run still going after 60 s is a hang: killed, and the
 /// test fails naming it.
 fn drivelab(s: &Scratch, args: &[&str]) -> (i32, String) {
-    let (out, err) = (s.0.join(".stdout"), s.0.join(".stderr"));
-    let mut child = crate::common::bin()
-        .current_dir(&s.0)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .expect("start drivelab");
-    let end = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if Instant::now() > end {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("drivelab {args:?} hung (killed after 60 s)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let text = std::fs::read_to_string(&err).unwrap_or_default() + &std::fs::read_to_string(&out).unwrap_or_default();
-    (status.code().unwrap_or(-1), text)
+    let mut cmd = crate::common::bin();
+    cmd.current_dir(&s.0).args(args);
+    crate::common::run_watched(cmd, &s.0, &format!("{args:?}"))
 }
 
 fn mkfifo(path: &str) {

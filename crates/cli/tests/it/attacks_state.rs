@@ -10,40 +10,17 @@ use crate::common;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use crate::common::{need_loop, LoopDev, Scratch};
 
 /// The loop-device tests here one at a time (`losetup --find` races between them).
 static LOOPS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// drivelab with its state in `state`: exit code and stdout + stderr; killed after 60 s.
+/// drivelab with its state in `state`: exit code and stderr + stdout; killed after 60 s.
 fn dl(s: &Scratch, state: &Path, args: &[&str]) -> (i32, String) {
-    let (out, err) = (s.0.join(".stdout"), s.0.join(".stderr"));
-    let mut child = crate::common::bin()
-        .current_dir(&s.0)
-        .env("DRIVELAB_STATE_DIR", state)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .expect("start drivelab");
-    let end = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if Instant::now() > end {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("drivelab {args:?} hung (killed after 60 s)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let text = std::fs::read_to_string(&out).unwrap_or_default() + &std::fs::read_to_string(&err).unwrap_or_default();
-    (status.code().unwrap_or(-1), text)
+    let mut cmd = crate::common::bin();
+    cmd.current_dir(&s.0).env("DRIVELAB_STATE_DIR", state).args(args);
+    crate::common::run_watched(cmd, &s.0, &format!("{args:?}"))
 }
 
 fn mkfifo(path: &Path) {

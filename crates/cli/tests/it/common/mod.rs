@@ -323,3 +323,31 @@ pub fn shape(v: &serde_json::Value, path: &str, out: &mut std::collections::BTre
         _ => {}
     }
 }
+
+/// Run `cmd` (drivelab, as the caller set it up) with stdin closed and its output kept in files
+/// under `dir`: its exit code and its stderr then stdout. Still going after 60 s is a hang: it is
+/// killed and the test fails naming `what` (a hang detector, not a timing bound).
+pub fn run_watched(mut cmd: Command, dir: &Path, what: &str) -> (i32, String) {
+    use std::time::{Duration, Instant};
+    let (out, err) = (dir.join(".stdout"), dir.join(".stderr"));
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("start drivelab");
+    let end = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("drivelab {what} hung (killed after 60 s)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = std::fs::read_to_string(&err).unwrap_or_default() + &std::fs::read_to_string(&out).unwrap_or_default();
+    (status.code().unwrap_or(-1), text)
+}
