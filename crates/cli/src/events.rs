@@ -245,6 +245,8 @@ impl Printer {
     pub fn event(&mut self, e: Event) {
         match e {
             Event::ResultsDir(d) => {
+                // Every check passed: fio's opening lines, held until now, go out.
+                crate::output::release_fio_opening();
                 if let Some(s) = self.status.as_mut() {
                     s.dir = Some(d.to_path_buf());
                 }

@@ -182,14 +182,14 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         }
     }
     let results = results_base(&a)?;
-    // fio's normal output announces its jobs before they run: on stdout at once, or at the head
-    // of the --output file.
+    // fio's normal output announces its jobs before they run: on stdout once the plan's checks
+    // passed (a refusal says only why), or at the head of the --output file.
     let preamble = match crate::mpi::writes() {
         true => before_report(&loaded.fio_jobs, formats.contains(&FioFormat::Normal)),
         false => String::new(),
     };
     if output.is_none() {
-        output::stdout_text(&preamble);
+        output::hold_fio_opening(preamble.clone());
     }
     // --status-interval: fio's whole report of the run so far at every interval, in its
     // formats, on stdout (or held for the --output file, before the final report).

@@ -77,6 +77,27 @@ pub fn fio_status_text(text: &str) {
     DIVERTED.store(was, Ordering::Relaxed);
 }
 
+/// fio's opening lines (its job lines, `Starting N processes`, `Laying out IO file`) waiting for
+/// the plan's checks to pass ([`release_fio_opening`]): a job refused before any I/O says only
+/// why, as a refusal of drivelab's says it, with nothing of fio's run on stdout.
+static FIO_OPENING: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Hold `text`, fio's opening lines, until the run is checked and starts.
+pub fn hold_fio_opening(text: String) {
+    *FIO_OPENING.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+}
+
+/// Write the held opening lines on stdout (whatever [`divert_to_stderr`] says: stdout is fio's),
+/// once; nothing if none are held. Called when the results directory is made: every check passed.
+pub fn release_fio_opening() {
+    let held = FIO_OPENING.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(text) = held {
+        let was = DIVERTED.swap(false, Ordering::Relaxed);
+        stdout_text(&text);
+        DIVERTED.store(was, Ordering::Relaxed);
+    }
+}
+
 /// Hold the status reports for the `--output` file from now; the ones held so far are taken.
 pub fn hold_fio_status() -> String {
     FIO_STATUS_HELD.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(String::new).split_off(0)

@@ -22,7 +22,7 @@ pub fn render(saved: &Results, format: Format) -> Result<String, Error> {
 pub fn print_tables(dir: &Path) -> Result<(), Error> {
     // The text exporter wraps the report's prose (its typed warnings, never a table row) and
     // fits its tables to the width main set from stdout (drivelab_report::fit).
-    let report = drivelab_report::views::build(&results::load_keeping(dir, Keep::Figures)?);
+    let report = drivelab_report::views::build(&drivelab_report::views::open(dir)?);
     let text = drivelab_report::export::export_text(Format::Text, &report)?;
     stdout_text(&format!("\n{text}"));
     Ok(())
@@ -38,7 +38,7 @@ pub fn write_dir_report(dir: &Path) -> Result<(), Error> {
     if !crate::mpi::writes() {
         return Ok(());
     }
-    let text = html(&results::load_keeping(dir, Keep::Figures)?);
+    let text = html(&drivelab_report::views::open(dir)?);
     // Replaced through the opened directory: whatever is at the name (a symlink included) is
     // replaced, never written through.
     store::Dir::open(dir)?.replace("report.html", text.as_bytes())
@@ -100,10 +100,17 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             ));
         }
     }
-    // fio's formats read the raw measurements (its json+ bins); the reports need the figures.
-    let keep = if args.fio_format.is_some() { Keep::Everything } else { Keep::Figures };
-    let all: Vec<Results> =
-        args.dirs.iter().map(|d| results::open_keeping(Path::new(d), keep)).collect::<Result<_, _>>()?;
+    // fio's formats read the raw measurements (its json+ bins); `--series` every point's
+    // seconds; the reports the figures, and the details of the points they draw.
+    let open = |d: &String| {
+        let path = Path::new(d);
+        match (args.fio_format, args.series) {
+            (Some(_), _) => results::open_keeping(path, Keep::Everything),
+            (None, true) => results::open_keeping(path, Keep::Figures),
+            (None, false) => drivelab_report::views::open(path),
+        }
+    };
+    let all: Vec<Results> = args.dirs.iter().map(open).collect::<Result<_, _>>()?;
     if let Some(fio) = args.fio_format {
         stdout_text(&drivelab_report::fio_out::render(&all[0], fio)?);
         return Ok(Outcome::Done);

@@ -148,8 +148,8 @@ pub fn assemble(m: Measurement, u: Unmeasured) -> RunResult {
         read: f.read,
         write: f.write,
         total: f.total,
-        trim: f.trim,
-        sync: f.sync,
+        trim: f.trim.map(Box::new),
+        sync: f.sync.map(Box::new),
         per_target: f.per_target,
         cpu: f.cpu,
         qd_mean: f.qd_mean,
@@ -159,13 +159,13 @@ pub fn assemble(m: Measurement, u: Unmeasured) -> RunResult {
         interrupted: f.interrupted,
         stopped_by_error: f.stopped_by_error,
         notices: u.notices,
-        open_loop: f.open_loop,
-        slat_ns: f.slat_ns,
+        open_loop: f.open_loop.map(Box::new),
+        slat_ns: f.slat_ns.map(Box::new),
         verify_maps: u.verify_maps,
-        measurement: Some(m),
+        measurement: Some(Box::new(m)),
         io_logs: u.io_logs,
         verify_writes: u.verify_writes,
-        latency_split: f.latency_split,
+        latency_split: f.latency_split.map(Box::new),
         kinds,
         clones,
     }
@@ -176,7 +176,7 @@ impl RunResult {
     /// re-read of every written unit): its measurement's kinds, and their figures with them.
     pub fn amend(&mut self, change: impl FnOnce(&mut crate::measurement::kinds::Kinds)) {
         if self.measurement.is_none() {
-            self.measurement = Some(Measurement::of_result(self));
+            self.measurement = Some(Box::new(Measurement::of_result(self)));
         }
         let Some(m) = self.measurement.as_mut() else { return };
         change(&mut m.kinds);

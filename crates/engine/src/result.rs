@@ -33,6 +33,15 @@ pub struct DirStats {
 }
 
 impl DirStats {
+    /// Forget the latency histograms, keeping every figure drawn from them
+    /// ([`RunResult::drop_details`]).
+    pub fn drop_histograms(&mut self) {
+        self.lat_ns.drop_histogram();
+        if let Some(c) = &mut self.clat_ns {
+            c.drop_histogram();
+        }
+    }
+
     pub fn from_hist(h: &Histogram, bytes: u64, window_ns: u64) -> DirStats {
         let secs = window_ns as f64 / 1e9;
         let per_s = |v: f64| if secs > 0.0 { v / secs } else { 0.0 };
@@ -229,10 +238,10 @@ pub struct RunResult {
     /// Trims (discards, punched holes) of a trim workload, beside reads and writes; `total`
     /// counts them too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trim: Option<DirStats>,
+    pub trim: Option<Box<DirStats>>,
     /// fsync latencies, when `--sync fsync:N` was used.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub sync: Option<DirStats>,
+    pub sync: Option<Box<DirStats>>,
     pub per_target: Vec<TargetResult>,
     pub cpu: CpuStats,
     /// Mean outstanding I/Os per job actually achieved (time-average, by Little's law over the
@@ -251,11 +260,11 @@ pub struct RunResult {
     pub notices: Vec<String>,
     /// Fixed-rate runs only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_loop: Option<OpenLoopStats>,
+    pub open_loop: Option<Box<OpenLoopStats>>,
     /// Asynchronous backends: the duration of each measured submit call (fio's `slat`, here per
     /// call: every I/O of a batch shares its call). `lat` = `slat` + `clat` for each I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub slat_ns: Option<LatSummary>,
+    pub slat_ns: Option<Box<LatSummary>>,
     /// With `verify`: the generation map of each target after the run (saved beside the result
     /// in binary, not in the JSON).
     #[serde(skip)]
@@ -264,7 +273,7 @@ pub struct RunResult {
     /// they can be derived again and results merged later; compact (see
     /// `measurement::encoding`). Absent in results saved before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measurement: Option<crate::measurement::Measurement>,
+    pub measurement: Option<Box<crate::measurement::Measurement>>,
     /// With fio's logging options: what each job recorded for its log files (written by the
     /// lab at the end of the point; not in the JSON). Not a measurement: records for files.
     #[serde(skip)]
@@ -276,7 +285,7 @@ pub struct RunResult {
     pub verify_writes: Vec<(usize, JobWrites)>,
     /// `--latency-split`: where each I/O's lat went, stage by stage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_split: Option<LatencySplitStats>,
+    pub latency_split: Option<Box<LatencySplitStats>>,
     /// The figures of every other kind of measurement (`verify`, `ended`, `steadystate`,
     /// `latency_depth`, `thread_usage`, `iodepths`, `disk_util`: top-level fields of the saved
     /// result; see `measurement::kinds`).
@@ -343,6 +352,43 @@ pub struct SteadyStateStats {
 }
 
 impl RunResult {
+    /// Forget what only a chart of this one result draws — every latency histogram and the
+    /// per-second series — keeping every figure (percentiles, means, counts, errors). A report of
+    /// a directory of many thousand points holds its points so (the histograms are most of a
+    /// point's memory) and reads back the few its charts draw (`drivelab_lab::results`).
+    pub fn drop_details(&mut self) {
+        for d in [&mut self.read, &mut self.write, &mut self.total]
+            .into_iter()
+            .chain(self.trim.as_deref_mut())
+            .chain(self.sync.as_deref_mut())
+        {
+            d.drop_histograms();
+        }
+        for t in &mut self.per_target {
+            for d in [&mut t.read, &mut t.write, &mut t.total] {
+                d.drop_histograms();
+            }
+        }
+        if let Some(s) = &mut self.slat_ns {
+            s.drop_histogram();
+        }
+        if let Some(o) = &mut self.open_loop {
+            for l in [&mut o.read_resp_lat_ns, &mut o.write_resp_lat_ns, &mut o.total_resp_lat_ns, &mut o.lag_ns]
+                .into_iter()
+                .chain(&mut o.tool_lag_ns)
+            {
+                l.drop_histogram();
+            }
+        }
+        self.series = Vec::new();
+        // A vector read from JSON keeps the room it grew to (four targets' for one: 2.2 KB a point).
+        self.per_target.shrink_to_fit();
+        self.targets.shrink_to_fit();
+        self.errors.shrink_to_fit();
+        self.notices.shrink_to_fit();
+        self.clones.iter_mut().for_each(RunResult::drop_details);
+    }
+
     /// An I/O error, wrong data, or a stop for either: never a clean result.
     pub fn errored(&self) -> bool {
         self.stopped_by_error

@@ -15,6 +15,16 @@ pub const ALL_RANKS: &str = "all ranks";
 /// `compare` pairs it with a one-host run's only target ([`crate::compare`] pairs targets by
 /// position). Points it was added to already are left as they are.
 pub fn with_all_ranks(points: &[PointResult]) -> Vec<PointResult> {
+    with_all_ranks_cow(points).into_owned()
+}
+
+/// [`with_all_ranks`], borrowing `points` where no point needs the row (every run without MPI):
+/// a table of 100,000 points copied them all (as much memory again as the points).
+pub fn with_all_ranks_cow(points: &[PointResult]) -> std::borrow::Cow<'_, [PointResult]> {
+    let needs = |p: &PointResult| p.ranks.len() > 1 && p.result.per_target.first().is_none_or(|t| t.path != ALL_RANKS);
+    if !points.iter().any(needs) {
+        return std::borrow::Cow::Borrowed(points);
+    }
     let mut out = points.to_vec();
     for p in out.iter_mut().filter(|p| p.ranks.len() > 1) {
         if p.result.per_target.first().is_some_and(|t| t.path == ALL_RANKS) {
@@ -29,7 +39,7 @@ pub fn with_all_ranks(points: &[PointResult]) -> Vec<PointResult> {
         };
         p.result.per_target.insert(0, all);
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether `t` of `p` stands for the whole point: its only target, or the merged row of its ranks.

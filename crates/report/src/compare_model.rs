@@ -115,7 +115,7 @@ pub fn latency_grid(runs: &[(&str, Vec<(String, &RunResult)>)]) -> Grid {
         for (label, measured) in runs {
             for (_, res) in measured.iter().filter(|(n, _)| n == name) {
                 let dirs: Vec<(&str, &DirStats)> =
-                    [("read", Some(&res.read)), ("write", Some(&res.write)), ("trim", res.trim.as_ref())]
+                    [("read", Some(&res.read)), ("write", Some(&res.write)), ("trim", res.trim.as_deref())]
                         .into_iter()
                         .filter_map(|(n, d)| Some((n, d?)).filter(|(_, d)| d.ops > 0))
                         .collect();

@@ -124,7 +124,7 @@ pub fn compare(runs: &[(&str, Vec<(String, &RunResult)>)]) -> SplitComparison {
     let single = runs.iter().all(|(_, m)| m.len() == 1);
     let split_of = |m: &[(String, &RunResult)], name: &str| -> Option<Option<LatencySplitStats>> {
         let found = if single { m.first() } else { m.iter().find(|(n, _)| n == name) };
-        found.map(|(_, r)| r.latency_split.clone())
+        found.map(|(_, r)| r.latency_split.as_deref().cloned())
     };
     let names = if single { names[..1].to_vec() } else { names };
     for name in names {
@@ -160,7 +160,7 @@ mod tests {
 
     fn run(p99: [u64; 5], with: bool) -> drivelab_lab::results::Results {
         let mut p = point("randread qd=1", "", &[], &[("/dev/x", 1.0)]);
-        p.result.latency_split = with.then(|| split(P50, p99, 0));
+        p.result.latency_split = with.then(|| Box::new(split(P50, p99, 0)));
         results("run", vec![p])
     }
 
@@ -213,7 +213,7 @@ mod tests {
         b.points[0].point.label = "randread qd=32".into();
         let mut slower = P50;
         slower[1] += 30_000;
-        b.points[0].result.latency_split = Some(split(slower, P99, 0));
+        b.points[0].result.latency_split = Some(Box::new(split(slower, P99, 0)));
         let report = crate::compare_figures::compare(&[("A".into(), run(P99, true)), ("B".into(), b)]).unwrap();
         let s = report.sections.iter().find(|s| s.title == TITLE).expect("a split section");
         let TableBlock::Grid(g) = &s.tables[0] else { panic!("a grid") };
@@ -228,7 +228,7 @@ mod tests {
     fn compare_of_plans_says_it_point_by_point() {
         let plan = |p99: [u64; 5]| {
             let mut p = point("randread qd=1", "", &[("qd", "1")], &[("/dev/x", 1.0)]);
-            p.result.latency_split = Some(split(P50, p99, 0));
+            p.result.latency_split = Some(Box::new(split(P50, p99, 0)));
             crate::compare::Run {
                 label: String::new(),
                 dir: "d".into(),

@@ -29,7 +29,7 @@ use drivelab_engine::spec::SyncMode;
 fn fsyncs<'a>(r: &'a RunResult, target: Option<&TargetResult>) -> Option<&'a DirStats> {
     match target {
         Some(_) if r.per_target.len() != 1 => None,
-        _ => r.sync.as_ref(),
+        _ => r.sync.as_deref(),
     }
 }
 
@@ -92,8 +92,8 @@ mod tests {
             let mut s = stats(1.0);
             s.ops = fsyncs;
             s.lat_ns.mean = fsync_mean;
-            s.lat_ns.percentiles.insert("p99".into(), fsync_p99);
-            r.sync = Some(s);
+            s.lat_ns.percentiles.insert("p99", fsync_p99);
+            r.sync = Some(Box::new(s));
         }
         r
     }

@@ -364,8 +364,13 @@ fn facts(m: &Manifest) -> String {
 /// the most values not shown yet is taken first (the earliest on a tie); left-over room is
 /// filled evenly through the run.
 pub(crate) fn pick_points(points: &[PointResult], n: usize) -> Vec<&PointResult> {
+    pick_indices(points, n).into_iter().map(|i| &points[i]).collect()
+}
+
+/// [`pick_points`]' choice as indices into `points`, ascending.
+pub(crate) fn pick_indices(points: &[PointResult], n: usize) -> Vec<usize> {
     if points.len() <= n {
-        return points.iter().collect();
+        return (0..points.len()).collect();
     }
     // The fields the points vary: each field named once, then one pass over the points for it
     // (a pass per point and field took 40 s on 20,000 points).
@@ -418,7 +423,7 @@ pub(crate) fn pick_points(points: &[PointResult], n: usize) -> Vec<&PointResult>
         }
     }
     chosen.sort_unstable();
-    chosen.into_iter().map(|i| &points[i]).collect()
+    chosen
 }
 
 fn latency_section(points: &[PointResult]) -> String {

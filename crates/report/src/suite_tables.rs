@@ -215,7 +215,7 @@ pub fn specs(kind: Kind, points: &[PointResult]) -> Vec<TableSpec> {
 /// Points run by several MPI ranks get a first row of every rank's I/Os merged
 /// ([`crate::all_ranks::with_all_ranks`]).
 pub fn tables(kind: Kind, points: &[PointResult]) -> Vec<Table> {
-    let points = &crate::all_ranks::with_all_ranks(points);
+    let points = &*crate::all_ranks::with_all_ranks_cow(points);
     let mut out: Vec<Table> =
         specs(kind, points).iter().map(|s| build(s, points)).filter(|t| !t.rows.is_empty()).collect();
     out.extend(derived(kind, points));
@@ -494,15 +494,15 @@ mod tests {
                 r.spec.sync = mode;
                 r.write.ops = 100;
                 r.write.lat_ns.mean = write_mean;
-                r.write.lat_ns.percentiles.insert("p99".into(), 2 * write_mean as u64);
+                r.write.lat_ns.percentiles.insert("p99", 2 * write_mean as u64);
                 r.total = r.write.clone();
                 r.per_target[0].write = r.write.clone();
                 r.per_target[0].total = r.write.clone();
                 if sync == "fsync:1" {
                     let mut s = r.write.clone();
                     s.lat_ns.mean = 1_500_000.0;
-                    s.lat_ns.percentiles.insert("p99".into(), 5_000_000);
-                    r.sync = Some(s);
+                    s.lat_ns.percentiles.insert("p99", 5_000_000);
+                    r.sync = Some(Box::new(s));
                 }
                 p
             })

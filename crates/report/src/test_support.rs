@@ -12,7 +12,7 @@ use drivelab_lab::sysinfo::HostFacts;
 pub(crate) fn stats(mb: f64) -> DirStats {
     let mut lat = Histogram::new().summary();
     lat.mean = mb * 500.0;
-    lat.percentiles.insert("p99".into(), (mb * 1000.0) as u64);
+    lat.percentiles.insert("p99", (mb * 1000.0) as u64);
     DirStats {
         ops: if mb > 0.0 { 1 } else { 0 },
         bytes: 0,
@@ -140,6 +140,7 @@ pub(crate) fn results(kind: &str, points: Vec<PointResult>) -> drivelab_lab::res
         points,
         probes: Vec::new(),
         outcome: None,
+        details: Default::default(),
     }
 }
 

@@ -109,7 +109,7 @@ fn figures(out: &mut Vec<(String, String)>, r: &RunResult) {
     spec(out, r);
     put(out, "runtime_ns", r.runtime_ns);
     direction(out, "", &r.total);
-    for (name, d) in [("read_", Some(&r.read)), ("write_", Some(&r.write)), ("trim_", r.trim.as_ref())] {
+    for (name, d) in [("read_", Some(&r.read)), ("write_", Some(&r.write)), ("trim_", r.trim.as_deref())] {
         if let Some(d) = d.filter(|d| d.ops > 0) {
             direction(out, name, d);
         }

@@ -14,6 +14,10 @@ fn refused(args: &[&str], want: &str, must_not_exist: Option<&str>) {
     assert_eq!(o.status.code(), Some(2), "{args:?}: expected exit 2, got {:?}: {err}", o.status.code());
     assert!(err.contains(want), "{args:?}: message lacks {want:?}: {err}");
     assert!(!err.contains("panicked"), "{err}");
+    // A refusal is all that is said: fio mode printed fio's opening lines ("Starting 1 process")
+    // before its plan's checks refused.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(args[0] != "fio" || out.is_empty(), "{args:?}: stdout of a refused run: {out}");
     if let Some(p) = must_not_exist {
         assert!(!Path::new(p).exists(), "{p} was created by a refused run");
     }

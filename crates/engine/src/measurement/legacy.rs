@@ -88,9 +88,9 @@ pub(super) fn from_figures(r: &RunResult) -> Measurement {
         jobs,
         read: dir(&r.read),
         write: dir(&r.write),
-        trim: r.trim.as_ref().map(dir).unwrap_or_default(),
-        sync: r.sync.as_ref().map(dir).unwrap_or_default(),
-        slat: r.slat_ns.as_ref().map(hist).unwrap_or_default(),
+        trim: r.trim.as_deref().map(dir).unwrap_or_default(),
+        sync: r.sync.as_deref().map(dir).unwrap_or_default(),
+        slat: r.slat_ns.as_deref().map(hist).unwrap_or_default(),
         cpu,
         open_loop,
         targets: r

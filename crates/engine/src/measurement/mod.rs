@@ -251,7 +251,7 @@ impl Measurement {
         match &r.measurement {
             Some(m) => {
                 // Saved before some kinds were kept in the measurement: those from the figures.
-                let mut m = m.clone();
+                let mut m = Measurement::clone(m);
                 m.kinds.fill_from(r);
                 m
             }

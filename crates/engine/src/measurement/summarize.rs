@@ -49,8 +49,8 @@ impl Figures {
         r.read = self.read;
         r.write = self.write;
         r.total = self.total;
-        r.trim = self.trim;
-        r.sync = self.sync;
+        r.trim = self.trim.map(Box::new);
+        r.sync = self.sync.map(Box::new);
         r.per_target = self.per_target;
         r.cpu = self.cpu;
         r.qd_mean = self.qd_mean;
@@ -59,9 +59,9 @@ impl Figures {
         r.continued_errors = self.continued_errors;
         r.interrupted = self.interrupted;
         r.stopped_by_error = self.stopped_by_error;
-        r.open_loop = self.open_loop;
-        r.slat_ns = self.slat_ns;
-        r.latency_split = self.latency_split;
+        r.open_loop = self.open_loop.map(Box::new);
+        r.slat_ns = self.slat_ns.map(Box::new);
+        r.latency_split = self.latency_split.map(Box::new);
         r.kinds = self.kinds;
     }
 
@@ -72,8 +72,8 @@ impl Figures {
             read: r.read.clone(),
             write: r.write.clone(),
             total: r.total.clone(),
-            trim: r.trim.clone(),
-            sync: r.sync.clone(),
+            trim: r.trim.as_deref().cloned(),
+            sync: r.sync.as_deref().cloned(),
             per_target: r.per_target.clone(),
             cpu: r.cpu.clone(),
             qd_mean: r.qd_mean,
@@ -82,9 +82,9 @@ impl Figures {
             continued_errors: r.continued_errors.clone(),
             interrupted: r.interrupted,
             stopped_by_error: r.stopped_by_error,
-            open_loop: r.open_loop.clone(),
-            slat_ns: r.slat_ns.clone(),
-            latency_split: r.latency_split.clone(),
+            open_loop: r.open_loop.as_deref().cloned(),
+            slat_ns: r.slat_ns.as_deref().cloned(),
+            latency_split: r.latency_split.as_deref().cloned(),
             kinds: {
                 let mut k = r.kinds.clone();
                 if let Some(v) = k.verify.as_mut() {

@@ -260,6 +260,13 @@ impl PointResult {
         }
     }
 
+    /// Forget the latency histograms and per-second series of the point and its streams
+    /// ([`Keep::Summaries`]); every figure stays (MPI ranks keep theirs whole: their views merge them).
+    pub fn drop_details(&mut self) {
+        self.result.drop_details();
+        self.jobs.iter_mut().for_each(RunResult::drop_details);
+    }
+
     /// `point`'s record with `result` (and each job's, `jobs`, for a point of several) and
     /// nothing else: a report of a point still running (fio's `--status-interval`).
     pub fn of(point: Point, result: RunResult, jobs: Vec<RunResult>) -> PointResult {
@@ -580,6 +587,8 @@ pub struct Results {
     pub probes: Vec<ProbeResult>,
     /// qos, act: how the search ended (None while running, or if it was killed).
     pub outcome: Option<Outcome>,
+    /// Whether the points hold their histograms and series ([`Keep::Summaries`]).
+    pub details: Details,
 }
 
 /// True when `dir` looks like a results directory (has `run.json`).
@@ -608,6 +617,10 @@ pub enum LoadError {
     #[error("{} is not a results directory: it is {what}; give a directory made by drivelab run, plan, suite, qos \
              or act, or fio's JSON output (a file written by fio --output-format=json or json+)", .path.display())]
     NotResults { path: PathBuf, what: &'static str },
+    /// A point file read again for its details holds another point than it did.
+    #[error("{} changed while it was read (another point is in it now): report the directory again once nothing \
+             writes to it", .path.display())]
+    Changed { path: PathBuf },
 }
 
 impl From<LoadError> for Error {
@@ -626,6 +639,28 @@ pub enum Keep {
     /// merge needs them). A measurement's histograms are dense in memory (about 1.7 MB a
     /// point): a 5,000-point directory took 8.4 GB and 23 s to report, 264 MB and 4.8 s so.
     Figures,
+    /// What a report holds: [`Keep::Figures`], and in a directory of more than
+    /// [`DETAILED_POINTS`] points also each point's latency histograms and per-second series
+    /// dropped ([`RunResult::drop_details`]; [`Details::Dropped`]) — they are most of a point's
+    /// memory (60 KB of a 70 KB point), and the charts draw them for a few points only, read back
+    /// with [`Results::restore_details`]; and the manifest's list of planned points is left empty
+    /// (each finished point holds its own; a report never lists unfinished ones).
+    Summaries,
+}
+
+/// The most points a [`Keep::Summaries`] read keeps whole: below it a report holds every detail
+/// (and draws every point's sparklines), as it always did.
+pub const DETAILED_POINTS: usize = 1_000;
+
+/// Whether each point's histograms and series are in memory ([`Keep::Summaries`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Details {
+    /// Every point whole (as saved, less what [`Keep`] dropped of the raw measurement).
+    #[default]
+    Kept,
+    /// Dropped from every point but those [`Results::restore_details`] read back; `files` are
+    /// the points' files, `files[i]` holding `points[i]`.
+    Dropped { files: Vec<PathBuf> },
 }
 
 /// One point file, keeping `keep`: with [`Keep::Figures`] the raw measurements are dropped once
@@ -634,10 +669,28 @@ pub enum Keep {
 /// memory.
 fn read_point(f: &Path, keep: Keep) -> Result<PointResult, Error> {
     let mut p: PointResult = store::read_json(f)?;
-    if keep == Keep::Figures {
+    if keep != Keep::Everything {
         p.drop_measurements();
     }
     Ok(p)
+}
+
+impl Results {
+    /// Read back the points at `indices` whole (their histograms and series) where a
+    /// [`Keep::Summaries`] read dropped them; nothing to do where every point was kept. A file
+    /// changed since (its point no longer the one read first) is refused.
+    pub fn restore_details(&mut self, indices: &[usize]) -> Result<(), Error> {
+        let Details::Dropped { files } = &self.details else { return Ok(()) };
+        for &i in indices {
+            let (Some(f), Some(old)) = (files.get(i), self.points.get(i)) else { continue };
+            let p = read_point(f, Keep::Figures)?;
+            if p.point.index != old.point.index || p.schema != old.schema {
+                return Err(LoadError::Changed { path: f.clone() }.into());
+            }
+            self.points[i] = p;
+        }
+        Ok(())
+    }
 }
 
 /// Read a results directory of schema 1 or 2, everything kept ([`Keep::Everything`]).
@@ -657,7 +710,7 @@ pub fn load_keeping(dir: &Path, keep: Keep) -> Result<Results, Error> {
     let schema = value.get("schema").and_then(|v| v.as_u64()).unwrap_or(0);
     match schema {
         1 => schema1::load(dir, value).map(|mut r| {
-            if keep == Keep::Figures {
+            if keep != Keep::Everything {
                 r.points.iter_mut().for_each(PointResult::drop_measurements);
             }
             r
@@ -674,17 +727,30 @@ pub fn load_keeping(dir: &Path, keep: Keep) -> Result<Results, Error> {
                     s => Err(LoadError::UnknownSchema { path: f.clone(), schema: s as u64 }.into()),
                 }
             };
-            let points = record_files(&dir.join("points"))
-                .iter()
-                .map(|f| read_point(f, keep).and_then(|p| checked(f, p.schema).map(|()| p)))
-                .collect::<Result<_, _>>()?;
+            let files = record_files(&dir.join("points"));
+            let light = keep == Keep::Summaries && files.len() > DETAILED_POINTS;
+            let mut points = Vec::with_capacity(files.len());
+            for f in &files {
+                let mut p = read_point(f, keep)?;
+                checked(f, p.schema)?;
+                if light {
+                    p.drop_details();
+                }
+                points.push(p);
+            }
+            let details = if light { Details::Dropped { files } } else { Details::Kept };
+            let mut manifest = manifest;
+            if let (true, Setup::Plan(plan)) = (light, &mut manifest.setup) {
+                // Each finished point holds its own (124 MB of 100,000 points held twice).
+                plan.points = Vec::new();
+            }
             let probes = record_files(&dir.join("probes"))
                 .iter()
                 .map(|f| store::read_json::<ProbeResult>(f).and_then(|p| checked(f, p.schema).map(|()| p)))
                 .collect::<Result<_, _>>()?;
             let outcome_file = dir.join("outcome.json");
             let outcome = if outcome_file.exists() { Some(store::read_json(&outcome_file)?) } else { None };
-            Ok(Results { dir: dir.to_path_buf(), manifest, points, probes, outcome })
+            Ok(Results { dir: dir.to_path_buf(), manifest, points, probes, outcome, details })
         }
         schema if schema > SCHEMA as u64 => Err(LoadError::NewerSchema { path: run_json, schema }.into()),
         schema => Err(LoadError::UnknownSchema { path: run_json, schema }.into()),

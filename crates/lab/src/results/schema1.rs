@@ -111,5 +111,12 @@ pub fn load(dir: &Path, value: serde_json::Value) -> Result<Results, Error> {
         setup: Setup::Plan(plan),
         ranks: None,
     };
-    Ok(Results { dir: dir.to_path_buf(), manifest, points, probes: Vec::new(), outcome: None })
+    Ok(Results {
+        dir: dir.to_path_buf(),
+        manifest,
+        points,
+        probes: Vec::new(),
+        outcome: None,
+        details: Default::default(),
+    })
 }

@@ -122,7 +122,7 @@ fn stats(r: &RunResult, d: Ddir) -> Option<&DirStats> {
     match d {
         Ddir::Read => Some(&r.read),
         Ddir::Write => Some(&r.write),
-        Ddir::Trim => r.trim.as_ref(),
+        Ddir::Trim => r.trim.as_deref(),
         Ddir::Mixed => Some(&r.total),
     }
 }

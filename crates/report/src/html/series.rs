@@ -57,6 +57,17 @@ fn point_name(p: &PointResult) -> String {
 /// Every point's IOPS and p99 latency per second as a table row of two sparklines, then for
 /// small runs each point's series as full charts with axes.
 pub(super) fn series_section(points: &[PointResult]) -> String {
+    use drivelab_lab::results::DETAILED_POINTS;
+    if points.len() > DETAILED_POINTS {
+        // A row of sparklines per point is no chart at this count, and a report of this many
+        // points does not hold their series ([`drivelab_lab::results::Keep::Summaries`]).
+        return format!(
+            "<h2>Per-second time series</h2><p>{} points: more than {DETAILED_POINTS}, so no sparkline per point. \
+             Every second of every point is in its points/*.json file, and <code>drivelab report DIR --format csv \
+             --series</code> writes them all as one table.</p>",
+            points.len()
+        );
+    }
     let mut h = format!(
         "<h2>Per-second time series</h2><p>Each point's IOPS and p99 latency, second by second, drawn from 0 \
          (bottom) to the point's highest second (top); hover over a line for its figures. Points longer than \

@@ -80,7 +80,7 @@ pub fn recorded_percentiles(l: &LatSummary) -> Vec<(f64, &str, u64)> {
     let mut v: Vec<(f64, &str, u64)> = l
         .percentiles
         .iter()
-        .filter_map(|(name, &ns)| Some((name.strip_prefix('p')?.parse::<f64>().ok()?, name.as_str(), ns)))
+        .filter_map(|(name, &ns)| Some((name.strip_prefix('p')?.parse::<f64>().ok()?, name, ns)))
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
     v
@@ -118,7 +118,7 @@ pub fn headline_percentiles(r: &RunResult, q: Pct) -> Vec<(Option<&'static str>,
     if let Some((kind, ns)) = of(&r.total) {
         return vec![(None, kind, ns)];
     }
-    let dirs = [("read", Some(&r.read)), ("write", Some(&r.write)), ("trim", r.trim.as_ref())];
+    let dirs = [("read", Some(&r.read)), ("write", Some(&r.write)), ("trim", r.trim.as_deref())];
     dirs.into_iter()
         .filter_map(|(name, d)| d.filter(|d| d.ops > 0).and_then(of).map(|(k, ns)| (Some(name), k, ns)))
         .collect()
@@ -156,7 +156,7 @@ pub fn result_table(title: &str, r: &RunResult) -> Grid {
         [ol.map(|o| &o.read_resp_lat_ns), ol.map(|o| &o.write_resp_lat_ns), None, ol.map(|o| &o.total_resp_lat_ns)];
     let primary = if r.schema >= 2 { "lat" } else { "clat (schema 1)" };
     let none = DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
-    let trim = r.trim.as_ref().unwrap_or(&none);
+    let trim = r.trim.as_deref().unwrap_or(&none);
     let dirs = [("read", &r.read), ("write", &r.write), ("trim", trim), ("total", &r.total)];
     for ((name, d), resp) in dirs.into_iter().zip(resp) {
         if d.ops == 0 && name != "total" {
@@ -193,7 +193,7 @@ pub fn fio_percentile_table(r: &RunResult) -> Option<Grid> {
         return None;
     }
     let none = DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
-    let trim = r.trim.as_ref().unwrap_or(&none);
+    let trim = r.trim.as_deref().unwrap_or(&none);
     let mut stats: Vec<(String, &LatSummary)> = Vec::new();
     for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", trim)] {
         if d.ops > 0 {

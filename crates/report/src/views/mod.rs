@@ -12,7 +12,7 @@ pub mod split;
 pub mod summary;
 
 pub(crate) use common::notes;
-use drivelab_lab::results::{Kind, Results};
+use drivelab_lab::results::{Keep, Kind, Results};
 
 use crate::model::Report;
 
@@ -30,6 +30,43 @@ pub fn build(r: &Results) -> Report {
     // Under MPI: each rank's part, after the merged figures.
     report.sections.extend(ranks::section(r));
     report
+}
+
+/// The points whose latency histograms or per-second series a report of `r` draws: the
+/// latency charts' picks (the percentile and CDF panels' and the exceedance's, which may take
+/// fewer where points ran on several targets) and the first [`MAX_FULL_SERIES`] points with a
+/// latency split. The run, steady-state and per-point series charts draw points of a directory of
+/// at most [`MAX_FULL_SERIES`] points, which is always read whole
+/// ([`drivelab_lab::results::DETAILED_POINTS`]).
+///
+/// [`MAX_FULL_SERIES`]: crate::html::MAX_FULL_SERIES
+pub fn detailed_points(r: &Results) -> Vec<usize> {
+    use crate::html::{pick_indices, MAX_FULL_SERIES, MAX_LATENCY_SERIES};
+    let points = &r.points;
+    let per_point = points.iter().map(|p| crate::point_targets::paths(p).len()).max().unwrap_or(1).max(1);
+    let mut out = pick_indices(points, MAX_LATENCY_SERIES);
+    out.extend(pick_indices(points, (MAX_LATENCY_SERIES / per_point).max(1)));
+    out.extend(
+        points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.result.latency_split.is_some())
+            .map(|(i, _)| i)
+            .take(MAX_FULL_SERIES),
+    );
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A results directory (or fio's JSON output) read for its report: every point's figures, and
+/// where the directory holds many thousand points the histograms and series of only the points
+/// the report draws ([`Keep::Summaries`], [`detailed_points`]), so its memory stays bounded.
+pub fn open(path: &std::path::Path) -> Result<Results, drivelab_engine::Error> {
+    let mut r = drivelab_lab::results::open_keeping(path, Keep::Summaries)?;
+    let wanted = detailed_points(&r);
+    r.restore_details(&wanted)?;
+    Ok(r)
 }
 
 #[cfg(test)]

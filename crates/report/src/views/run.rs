@@ -80,7 +80,7 @@ pub fn report(r: &Results) -> Report {
     sections.push(s);
     let mut lat = Section::new("Latency");
     let none = drivelab_engine::result::DirStats::from_hist(&drivelab_engine::hist::Histogram::new(), 0, 0);
-    let dirs = [("read", &res.read), ("write", &res.write), ("trim", res.trim.as_ref().unwrap_or(&none))];
+    let dirs = [("read", &res.read), ("write", &res.write), ("trim", res.trim.as_deref().unwrap_or(&none))];
     // Every percentile the result holds (fio's list may differ from drivelab's).
     let curve = |l: &LatSummary| -> Vec<(f64, f64)> {
         recorded_percentiles(l).into_iter().map(|(p, _, ns)| (p, ns as f64)).collect()

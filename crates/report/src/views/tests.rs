@@ -22,7 +22,14 @@ fn results(kind: Kind, setup: Setup, probes: Vec<ProbeResult>, outcome: Option<O
     let mut m = manifest("plan", &[]);
     m.kind = kind;
     m.setup = setup;
-    Results { dir: PathBuf::from("/results/x"), manifest: m, points: Vec::new(), probes, outcome }
+    Results {
+        dir: PathBuf::from("/results/x"),
+        manifest: m,
+        points: Vec::new(),
+        probes,
+        outcome,
+        details: Default::default(),
+    }
 }
 
 /// A plan's results directory holding `points`.
@@ -467,6 +474,7 @@ fn plan_and_suite_tables_go_through_the_exporters_in_their_own_form() {
             points: points.clone(),
             probes: vec![],
             outcome: None,
+            details: Default::default(),
         };
         let report = build(&saved);
         let tables = crate::suite_tables::tables(m.kind, &points);
@@ -540,7 +548,7 @@ fn a_ranks_flags_come_from_its_typed_fields_not_from_the_wording_of_a_notice() {
         "late_threshold_ns": 1000000, "late_ops": 10, "late_pct": 1.0, "final_lag_ns": 500000000,
         "max_lag_ns": null, "gave_up": false, "kept_up": false,
     });
-    part.results[0].open_loop = Some(serde_json::from_value(open_loop).unwrap());
+    part.results[0].open_loop = Some(Box::new(serde_json::from_value(open_loop).unwrap()));
     assert!(!part.results[0].cpu.cpu_bound);
     let notice = drivelab_lab::ranks::merge::rank_flags(std::slice::from_ref(&part), 0);
     assert!(notice.iter().any(|n| n.contains("CPU-bound")), "the notice names the host: {notice:?}");
@@ -582,4 +590,54 @@ fn a_long_runs_every_second_is_a_dot_in_its_consistency_chart_beside_its_mean() 
     // A run under a minute has its line only.
     p.result.series.truncate(59);
     assert_eq!(crate::views::plan::series_specs(&p).len(), 2);
+}
+
+#[test]
+fn a_report_of_many_points_holds_their_figures_and_reads_back_the_details_its_charts_draw() {
+    use drivelab_engine::hist::Histogram;
+    use drivelab_lab::results::{Details, ResultsDir, DETAILED_POINTS, SCHEMA};
+    // One point more than a report keeps whole: qd 1..=7 x bs 4k..64k, a latency of its own each.
+    let n = DETAILED_POINTS + 1;
+    let points: Vec<_> = (0..n)
+        .map(|i| {
+            let (qd, bs) = ((i % 7 + 1).to_string(), ["4k", "8k", "16k", "64k"][i / 7 % 4]);
+            let mut p = point(&format!("qd={qd} bs={bs} #{i}"), "", &[("qd", &qd), ("bs", bs)], &[("/dev/a", 1.0)]);
+            p.schema = SCHEMA;
+            p.point.index = i + 1;
+            p.point.slug = format!("p{i}");
+            let mut h = Histogram::new();
+            h.record_n(1_000 * (i as u64 + 1), 10);
+            p.result.total.lat_ns = h.summary();
+            p.result.series = crate::test_support::series(3, |_| 1.0, |_| 1);
+            p
+        })
+        .collect();
+    let base = std::env::temp_dir().join(format!("drivelab-many-points-{}", std::process::id()));
+    std::fs::create_dir_all(&base).unwrap();
+    let dir = ResultsDir::create(&base, &manifest("plan", &points)).unwrap();
+    for p in &points {
+        dir.save_point(p).unwrap();
+    }
+    let r = super::open(dir.path()).unwrap();
+    std::fs::remove_dir_all(&base).unwrap();
+    assert!(matches!(r.details, Details::Dropped { .. }), "more than {DETAILED_POINTS} points: details dropped");
+    let wanted = super::detailed_points(&r);
+    assert!(!wanted.is_empty() && wanted.len() <= 2 * crate::html::MAX_LATENCY_SERIES, "{wanted:?}");
+    for (i, p) in r.points.iter().enumerate() {
+        // Every point's figures stay; only the drawn ones hold their histogram and series.
+        assert_eq!(p.result.total.lat_ns.get(drivelab_engine::hist::Pct::P99), Some(1_000 * (i as u64 + 1)), "{i}");
+        let whole = !p.result.total.lat_ns.histogram.buckets.is_empty();
+        assert_eq!(whole, wanted.contains(&i), "point {i}");
+        assert_eq!(!p.result.series.is_empty(), wanted.contains(&i), "point {i}'s series");
+    }
+    // The latency panel draws exactly those points, each with its histogram: a CDF line per pick.
+    let specs = super::plan::latency_specs(&r.points);
+    let cdf = specs.iter().find_map(|s| match s {
+        ChartSpec::Cdf { series } => Some(series.len()),
+        _ => None,
+    });
+    assert_eq!(cdf, Some(crate::html::MAX_LATENCY_SERIES), "every picked point drawn");
+    // No sparkline row per point at this count: the page says where the seconds are.
+    let page = crate::html_page(&r);
+    assert!(page.contains(&format!("{n} points: more than {DETAILED_POINTS}")), "the series note");
 }

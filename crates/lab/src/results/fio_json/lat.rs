@@ -67,7 +67,7 @@ pub fn empty() -> LatSummary {
         mean: 0.0,
         stdev: 0.0,
         max: 0,
-        percentiles: BTreeMap::new(),
+        percentiles: Default::default(),
         histogram: HistogramData {
             sub_bucket_bits: SUB_BITS,
             max_relative_error: DRIVELAB_BUCKET,

@@ -235,5 +235,12 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Results, String> {
         setup: Setup::Plan(plan),
         ranks: None,
     };
-    Ok(Results { dir: path.to_path_buf(), manifest, points, probes: Vec::new(), outcome: None })
+    Ok(Results {
+        dir: path.to_path_buf(),
+        manifest,
+        points,
+        probes: Vec::new(),
+        outcome: None,
+        details: Default::default(),
+    })
 }

@@ -10,7 +10,7 @@ const P99: [u64; 5] = [3_000, 6_000, 400_000, 4_000, 2_000];
 
 fn with_split(label: &str, unmatched: u64) -> PointResult {
     let mut p = point(label, "", &[], &[("/dev/a", 10.0)]);
-    p.result.latency_split = Some(split(P50, P99, unmatched));
+    p.result.latency_split = Some(Box::new(split(P50, P99, unmatched)));
     p
 }
 
@@ -195,7 +195,7 @@ fn a_searchs_probes_have_their_splits_and_a_plan_page_warns_of_unmatched_ios() {
     use drivelab_lab::results::{ProbeData, SearchBy};
     let mut r = crate::views::tests::qos_results(SearchBy::Rate, &crate::views::tests::QOS_LADDER);
     let ProbeData::Qos(q) = &mut r.probes[1].data else { panic!("a qos probe") };
-    q.result.latency_split = Some(split(P50, P99, 0));
+    q.result.latency_split = Some(Box::new(split(P50, P99, 0)));
     let report = crate::views::build(&r);
     let s = report.sections.iter().find(|s| s.title == TITLE).expect("a split section");
     let TableBlock::Grid(g) = &s.tables[0] else { panic!("a grid") };
