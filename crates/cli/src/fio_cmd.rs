@@ -239,6 +239,13 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
     if !lines.is_empty() {
         crate::output::stderr_line(lines.trim_end_matches('\n'));
     }
+    // And drivelab says when its job threads waited for a CPU: those latencies are the busy
+    // machine's too (fio, measuring no run-queue time, cannot say it).
+    for p in &saved.points {
+        if let Some(starved) = p.result.cpu.starved_warning() {
+            crate::output::stderr_line(&format!("drivelab: warning: {}: {starved}", p.point.label));
+        }
+    }
     Ok(outcome)
 }
 

@@ -180,6 +180,29 @@ pub struct CpuStats {
     /// running or waiting for a CPU otherwise. `cpu_bound` is this >= 90.
     #[serde(default)]
     pub runnable_less_spin_pct: f64,
+    /// drivelab's job threads' time runnable but waiting for a CPU, in % of the run, their mean:
+    /// the machine was busy with something else (0 in results saved before it was kept).
+    #[serde(default)]
+    pub runq_wait_pct: f64,
+    /// True when `runq_wait_pct` >= 20 (`measurement::summarize::CPU_STARVED_PCT`): the job
+    /// threads waited for a CPU long enough that the latencies hold that wait, not only the
+    /// target's; every output says so with the figure.
+    #[serde(default)]
+    pub cpu_starved: bool,
+}
+
+impl CpuStats {
+    /// The warning of a run whose job threads waited for a CPU ([`CpuStats::cpu_starved`]),
+    /// with the figure: the one wording every output uses.
+    pub fn starved_warning(&self) -> Option<String> {
+        self.cpu_starved.then(|| {
+            format!(
+                "drivelab's job threads waited for a CPU {:.0}% of the run: the latency figures hold that wait; the \
+                 machine is busy",
+                self.runq_wait_pct
+            )
+        })
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -334,6 +334,9 @@ impl Search<'_, '_, '_> {
         if let Some(note) = cpu_bound_notice(&rec) {
             self.lab.emit(Event::Notice(&note));
         }
+        if let Some(note) = starved_notice(&rec) {
+            self.lab.emit(Event::Notice(&note));
+        }
         Ok(rec)
     }
 }
@@ -421,6 +424,17 @@ fn cpu_bound_notice(p: &ProbeResult) -> Option<String> {
          latency says little about the target",
         p.index, r.cpu.runnable_pct
     ))
+}
+
+/// Said the moment a probe ends whose job threads waited for a CPU ([`CpuStats::cpu_starved`]):
+/// a failing verdict may be the busy machine's, not the target's.
+///
+/// [`CpuStats::cpu_starved`]: drivelab_engine::result::CpuStats::cpu_starved
+fn starved_notice(p: &ProbeResult) -> Option<String> {
+    let r = &p.qos()?.result;
+    let said = r.cpu.starved_warning().filter(|_| !p.interrupted)?;
+    let verdict = if p.pass { "it passed all the same" } else { "its failure may be the machine's, not the target's" };
+    Some(format!("probe {}: {said}; {verdict}", p.index))
 }
 
 /// How late a fixed-rate run's I/Os went out: `10.2% of I/Os over 1.0ms late`.

@@ -204,7 +204,7 @@ fn jbod_chart(t: &Table) -> String {
 /// Warnings grouped by kind: (one-line summary, the points it concerns). A sweep where every
 /// point is CPU-bound gets one line, not hundreds.
 pub(crate) fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
-    let mut cpu = Vec::new();
+    let (mut cpu, mut busy) = (Vec::new(), Vec::new());
     let (mut lo, mut hi) = (f64::MAX, 0f64);
     let (mut buffered, mut interrupted, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     for p in points {
@@ -217,6 +217,9 @@ pub(crate) fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
                 "{at}: {:.0}% of a core, runnable {:.0}% of the time",
                 r.cpu.busiest_job_pct, r.cpu.runnable_pct
             ));
+        }
+        if let Some(starved) = r.cpu.starved_warning() {
+            busy.push(format!("{at}: {starved}"));
         }
         if !r.spec.direct {
             buffered.push(at.clone());
@@ -245,6 +248,16 @@ pub(crate) fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
                 cpu.len()
             ),
             cpu,
+        ));
+    }
+    if !busy.is_empty() {
+        w.push((
+            format!(
+                "the machine was busy on {} of {n} points: drivelab's job threads waited for a CPU for 20% of the run \
+                 or more, and the latency figures hold that wait",
+                busy.len()
+            ),
+            busy,
         ));
     }
     if !buffered.is_empty() {

@@ -90,6 +90,8 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
                 cpu_bound: false,
                 spin_pct: 0.0,
                 runnable_less_spin_pct: 0.0,
+                runq_wait_pct: 0.0,
+                cpu_starved: false,
             },
             qd_mean: 1.0,
             series: Vec::new(),

@@ -31,7 +31,8 @@
 //! same for `clat_` where the engine has one, the same again per direction that did I/O
 //! (`read_iops`, `read_lat_p99_ns`, `write_...`, `trim_...`, `fsync_...`), then `cpu_pct`
 //! (user + system of the job threads, % of one core), `cpu_usr_pct`, `cpu_sys_pct`,
-//! `cpu_busiest_job_pct`, `cpu_bound`, `qd_mean`, `power_w`, `error_count`, `errored`,
+//! `cpu_busiest_job_pct`, `cpu_bound`, `cpu_runq_wait_pct` (the job threads' time waiting for a
+//! CPU, their mean), `cpu_starved` (that wait >= 20%: the machine was busy), `qd_mean`, `power_w`, `error_count`, `errored`,
 //! `first_error`, `interrupted`, `prep` (each block device's written state when the point
 //! started), and with `--steady` `steady` (false: never reached; the figures are no steady
 //! state's), `steady_rounds` and `steady_result_rounds` (the rounds the figures merge). Numbers are at full precision; booleans `true`/`false`. docs/RESULTS.md lists them.
@@ -122,6 +123,8 @@ fn figures(out: &mut Vec<(String, String)>, r: &RunResult) {
     put(out, "cpu_sys_pct", num(r.cpu.sys_pct));
     put(out, "cpu_busiest_job_pct", num(r.cpu.busiest_job_pct));
     put(out, "cpu_bound", r.cpu.cpu_bound);
+    put(out, "cpu_runq_wait_pct", num(r.cpu.runq_wait_pct));
+    put(out, "cpu_starved", r.cpu.cpu_starved);
     put(out, "qd_mean", num(r.qd_mean));
     put(out, "error_count", r.errors.iter().map(|e| e.count).sum::<u64>());
     put(out, "errored", r.errored());

@@ -116,7 +116,7 @@ fn every_command_line_of_the_corpus_runs_with_the_spec_it_asks_for() {
         assert!(ok, "{} ({args:?}): {:?}\n{}", e.source, o.status, stderr(&o));
         // fio's contract: nothing on stderr for a clean run, nothing left in the working directory
         // but the job's files.
-        assert_eq!(stderr(&o), "", "{} ({args:?})", e.source);
+        assert_eq!(crate::common::fio_stderr(&o), "", "{} ({args:?})", e.source);
         assert!(!s.0.join("results").exists(), "{}", e.source);
         // fio itself takes the same command line (drivelab's own --destroy aside).
         if let Some(fio) = fio() {
@@ -165,7 +165,7 @@ fn run_with_fios_name_first_is_fios_command_line() {
     assert_eq!((field(&points[0], "bs"), field(&points[0], "qd")), ("8192".into(), "4".into()));
     // fio's contract: stdout is fio's output alone, stderr empty for a clean run.
     assert!(stdout(&o).contains("randread: (groupid=0"), "{}", stdout(&o));
-    assert_eq!(stderr(&o), "");
+    assert_eq!(crate::common::fio_stderr(&o), "");
 }
 
 /// `fio` if it is installed.
@@ -296,7 +296,7 @@ fn fios_own_options() {
     // --parse-only runs nothing and, as fio's, says nothing of jobs that parse; with
     // --drivelab-notices it lists the jobs as drivelab runs them.
     let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--bs=64k", "--parse-only"]);
-    assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty(), "{}", stdout(&o));
+    assert!(o.status.success() && o.stdout.is_empty() && common::fio_stderr(&o).is_empty(), "{}", stdout(&o));
     let o = run(&["--name=a", "--ioengine=null", "--size=1m", "--bs=64k", "--parse-only", "--drivelab-notices"]);
     assert!(o.status.success() && stdout(&o).contains("bs=64k"), "{}", stdout(&o));
     assert!(!s.0.join("results").exists());
@@ -439,7 +439,7 @@ fn a_size_bound_random_write_visits_every_block_once_unless_norandommap() {
             }
             let o = drivelab_in(&s.0, &argv);
             assert!(o.status.success(), "{what} {map}: {}", stderr(&o));
-            assert_eq!(stderr(&o), "", "{what} {map}: a clean run says nothing on stderr");
+            assert_eq!(crate::common::fio_stderr(&o), "", "{what} {map}: a clean run says nothing on stderr");
             let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
             assert_eq!(doc["jobs"][0]["error"], 0, "{what} {map}: verify passed");
             let text = std::fs::read_to_string(s.0.join(format!("{log}_clat.1.log"))).unwrap();
@@ -471,7 +471,7 @@ fn posixaio_runs_glibcs_posix_aio_and_serialize_overlap_where_it_holds() {
     let s = Scratch::new("fio-cmdline-posixaio");
     let argv = ["fio", "--name=test", "--ioengine=posixaio", "--size=1M", "--iodepth=16", "--output-format=json"];
     let o = common::bin().env("XDG_DATA_HOME", s.0.join("data")).current_dir(&s.0).args(argv).output().unwrap();
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(doc["jobs"][0]["job options"]["ioengine"], "posixaio");
     assert_eq!((doc["jobs"][0]["read"]["total_ios"].as_u64(), doc["jobs"][0]["error"].as_u64()), (Some(256), Some(0)));
@@ -487,14 +487,14 @@ fn posixaio_runs_glibcs_posix_aio_and_serialize_overlap_where_it_holds() {
     let verify = ["fio", "--name=v", "--ioengine=posixaio", "--iodepth=8", "--rw=randwrite", "--size=1m"];
     let o =
         drivelab_in(&s.0, &[&verify[..], &["--verify=crc32c", "--filename=v.dat", "--output-format=json"]].concat());
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(doc["jobs"][0]["write"]["total_ios"], 256);
     assert_eq!(doc["jobs"][0]["read"]["io_kbytes"], 1024, "every block read back and checked");
 
     let base = ["fio", "--name=s", "--ioengine=null", "--size=4k", "--bs=4k", "--serialize_overlap=1", "--runtime=1"];
     let o = drivelab_in(&s.0, &[&base[..], &["--iodepth=1", "--numjobs=8", "--output=/dev/null"]].concat());
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let o = drivelab_in(&s.0, &[&base[..], &["--ioengine=libaio", "--iodepth=8", "--filename=s.dat"]].concat());
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("serialize_overlap=1") && stderr(&o).contains("iodepth=1"), "{}", stderr(&o));
@@ -512,7 +512,7 @@ fn the_etcd_fdatasync_recipe_gets_its_p99() {
     let base = ["fio", "--rw=write", "--ioengine=sync", "--fdatasync=1", "--directory=test-data", "--size=1m"];
     let json_args = ["--bs=2300", "--name=mytest", "--output-format=json", "--results", "res"];
     let o = drivelab_in(&s.0, &[&base[..], &json_args].concat());
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let points = saved_points(&results_dir(&s.0.join("res")));
     assert_eq!(points[0]["point"]["spec"]["sync"], serde_json::json!({"mode": "fdatasync", "every": 1}));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -541,7 +541,7 @@ fn bsrange_draws_sizes_as_fio_does() {
         let mut argv = vec!["fio", "--name=r", "--rw=randread", "--size=4m", "--filename=r.dat", "--norandommap"];
         argv.extend([range, lat.as_str(), "--output=/dev/null"]);
         let o = drivelab_in(&s.0, &argv);
-        assert!(o.status.success() && stderr(&o).is_empty(), "{range}: {}", stderr(&o));
+        assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{range}: {}", stderr(&o));
         let text = std::fs::read_to_string(s.0.join(format!("{log}_clat.1.log"))).unwrap();
         let sizes: Vec<u64> = text.lines().map(|l| l.split(',').nth(3).unwrap().trim().parse().unwrap()).collect();
         let n = sizes.len() as f64;
@@ -563,11 +563,11 @@ fn bsrange_draws_sizes_as_fio_does() {
 fn a_new_file_reaches_the_end_of_the_jobs_region() {
     let s = Scratch::new("fio-cmdline-layout");
     let o = drivelab_in(&s.0, &["fio", "--name=o", "--rw=write", "--offset=8m", "--size=1m", "--filename=o.dat"]);
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     assert_eq!(std::fs::metadata(s.0.join("o.dat")).unwrap().len(), 9 << 20, "offset + size, as fio");
     let args = ["--name=c", "--rw=read", "--size=1m", "--numjobs=3", "--offset_increment=2m", "--filename=c.dat"];
     let o = drivelab_in(&s.0, &[&["fio"][..], &args].concat());
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     assert_eq!(std::fs::metadata(s.0.join("c.dat")).unwrap().len(), 5 << 20, "the last clone at 4m, plus 1m");
 }
 
@@ -595,7 +595,7 @@ fn percentile_options_choose_the_latencies_fios_json_lists() {
     let base = ["fio", "--name=p", "--ioengine=libaio", "--iodepth=4", "--size=1m", "--filename=p.dat"];
     let listed = |extra: &[&str]| -> Vec<bool> {
         let o = drivelab_in(&s.0, &[&base[..], extra, &["--output-format=json"]].concat());
-        assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+        assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
         let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
         let read = &doc["jobs"][0]["read"];
         ["slat_ns", "clat_ns", "lat_ns"].iter().map(|k| read[k]["percentile"]["99.000000"].is_u64()).collect()
@@ -613,7 +613,7 @@ fn a_percentile_list_is_what_every_fio_format_lists() {
     let base = ["fio", "--name=p", "--rw=randread", "--size=1m", "--filename=p.dat", "--percentile_list=99.9:50:99"];
     let run = |extra: &[&str]| -> String {
         let o = drivelab_in(&s.0, &[&base[..], extra].concat());
-        assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+        assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
         stdout(&o)
     };
     let doc: serde_json::Value = serde_json::from_str(&run(&["--output-format=json"])).unwrap();
@@ -646,7 +646,7 @@ fn unified_rw_reporting_writes_fios_mixed_direction() {
     let base = ["fio", "--name=u", "--rw=randrw", "--size=1m", "--filename=u.dat"];
     let run = |extra: &[&str]| -> String {
         let o = drivelab_in(&s.0, &[&base[..], extra].concat());
-        assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+        assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
         stdout(&o)
     };
     let json = |mode: &str| -> serde_json::Value {
@@ -735,7 +735,7 @@ fn the_normal_output_announces_the_jobs_as_fio_does() {
     let mut ours = vec!["fio"];
     ours.extend(args);
     let o = drivelab_in(&s.0, &ours);
-    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let mine = head(&stdout(&o));
     assert!(
         mine.starts_with("a: (g=0): rw=read, bs=(R) 4096B-16.0KiB,")
@@ -791,7 +791,7 @@ fn bandwidth_log_writes_fios_aggregate_logs() {
         "--bandwidth-log",
     ];
     let o = drivelab_in(&s.0, &args);
-    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     for (name, dir) in [("agg-read_bw.log", "0"), ("agg-write_bw.log", "1")] {
         let text = std::fs::read_to_string(s.0.join(name)).unwrap();
         let line = text.lines().next().unwrap_or_else(|| panic!("{name} is empty"));
@@ -816,7 +816,7 @@ fn a_verifying_writers_reads_have_the_verify_phases_time() {
         &s.0,
         &["fio", "--name=v", "--size=4m", "--rw=write", "--verify=crc32c", "--filename=v.dat", "--output-format=json"],
     );
-    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let r = &doc["jobs"][0]["read"];
     assert_eq!((r["io_bytes"].as_u64(), r["total_ios"].as_u64()), (Some(4 << 20), Some(1024)), "{r}");

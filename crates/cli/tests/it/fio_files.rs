@@ -30,7 +30,7 @@ fn run(tool: &[&str], dir: &Path, args: &[&str]) -> (Jobs, Vec<(String, u64)>) {
     cmd.env("XDG_DATA_HOME", dir.join("data"));
     let o = cmd.output().unwrap();
     assert!(o.status.success(), "{tool:?} {args:?}: {}", stderr(&o));
-    assert_eq!(stderr(&o), "", "{tool:?} {args:?}: a clean run says nothing on stderr");
+    assert_eq!(crate::common::fio_stderr(&o), "", "{tool:?} {args:?}: a clean run says nothing on stderr");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let jobs = v["jobs"]
         .as_array()

@@ -89,7 +89,7 @@ fn a_rate_and_a_flow_hold_a_job_back_together_as_in_fios_t0011() {
                 [flow2]\nflow=8\n";
     std::fs::write(s.0.join("t0011.fio"), text).unwrap();
     let o = crate::common::bin().args(["fio", "t0011.fio", "--output-format=json"]).current_dir(&s.0).output().unwrap();
-    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let ios = |j: usize| v["jobs"][j]["read"]["total_ios"].as_f64().unwrap();
     let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap();

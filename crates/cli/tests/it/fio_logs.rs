@@ -319,7 +319,7 @@ fn write_iolog_records_the_ios_fio_would_issue_and_replays_them() {
     std::fs::write(s.0.join("t0007.fio"), "[foo]\nsize=8m\nrw=read:512k\nbs=1m\nnorandommap\nwrite_iolog=log\n")
         .unwrap();
     let o = drivelab_in(&s.0, &["fio", "t0007.fio", "--output-format=json"]);
-    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && crate::common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["jobs"][0]["read"]["io_kbytes"], 5 * 1024);
     let text = std::fs::read_to_string(s.0.join("log")).unwrap();

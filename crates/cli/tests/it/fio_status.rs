@@ -20,7 +20,7 @@ fn a_report_of_the_run_so_far_comes_every_interval_then_the_final_one() {
     let job = ["--name=x", "--size=4m", "--rw=randread", "--bs=4k", "--time_based", "--runtime=1", "--ioengine=null"];
     let o = fio(&s.0, &[&job[..], &["--status-interval=200ms", "--output-format=json"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stderr(&o), "", "a clean run says nothing on stderr");
+    assert_eq!(crate::common::fio_stderr(&o), "", "a clean run says nothing on stderr");
     let docs = documents(&String::from_utf8(o.stdout).unwrap());
     // Four reports or so in a second (a report waits for the next loop turn of each job), and
     // the final one.
@@ -36,7 +36,7 @@ fn a_report_of_the_run_so_far_comes_every_interval_then_the_final_one() {
 
     // Terse, into --output: the reports, then the final lines, in the file; nothing on stdout.
     let o = fio(&s.0, &[&job[..], &["--status-interval=300ms", "--output-format=terse", "--output=out.txt"]].concat());
-    assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && o.stdout.is_empty() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let text = std::fs::read_to_string(s.0.join("out.txt")).unwrap();
     let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("3;fio-3.33;x;")).collect();
     assert!(lines.len() >= 3, "{text}");

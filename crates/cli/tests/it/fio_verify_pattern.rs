@@ -148,7 +148,7 @@ fn verify_backlog_reads_back_while_the_job_writes() {
     let s = Scratch::new("fio-verify-backlog");
     let base = ["fio", "--name=write", "--rw=write", "--bs=4k", "--size=1m", "--verify=md5", "--filename=xxx"];
     let o = drivelab_in(&s.0, &[&base[..], &["--verify_backlog=32", "--output-format=json"]].concat());
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let job = &doc["jobs"][0];
     assert_eq!((job["read"]["io_kbytes"].as_u64(), job["write"]["io_kbytes"].as_u64()), (Some(1024), Some(1024)));
@@ -156,7 +156,7 @@ fn verify_backlog_reads_back_while_the_job_writes() {
     // A backlog of 1 on a mixed job: every write read back before the next I/O (fio's t0008).
     let mixed = ["fio", "--name=foo", "--rw=readwrite", "--bs=4k", "--size=2m", "--verify=crc32c", "--filename=m"];
     let o = drivelab_in(&s.0, &[&mixed[..], &["--do_verify=1", "--verify_backlog=1", "--output-format=json"]].concat());
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let (r, w) =
         (doc["jobs"][0]["read"]["io_kbytes"].as_u64().unwrap(), doc["jobs"][0]["write"]["io_kbytes"].as_u64().unwrap());
@@ -178,7 +178,7 @@ fn two_jobs_verify_one_file_in_regions_apart() {
     };
     std::fs::write(s.0.join("apart.fio"), job("1m")).unwrap();
     let o = drivelab_in(&s.0, &["fio", "apart.fio", "--output-format=json"]);
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     for j in doc["jobs"].as_array().unwrap() {
         assert_eq!((j["error"].as_u64(), j["read"]["io_kbytes"].as_u64()), (Some(0), Some(256)), "{}", j["jobname"]);

@@ -537,7 +537,7 @@ fn labels_name_the_targets_everywhere_and_bad_ones_are_refused() {
         &fio_results,
         "--output-format=terse",
     ]);
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(o.status.success() && common::fio_stderr(&o).is_empty(), "{}", stderr(&o));
     let dir = std::fs::read_dir(&fio_results).unwrap().next().unwrap().unwrap().path();
     assert!(stdout(&drivelab(&["report", dir.to_str().unwrap()])).contains("Drive A"));
     let o = drivelab(&["fio", "--name=x", &format!("--filename={a}"), "--rw=read", "--label", "x=y"]);

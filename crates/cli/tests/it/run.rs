@@ -243,6 +243,49 @@ fn the_null_target_measures_the_engine_and_reports_cpu() {
     assert!(cpus.iter().all(|c| c.is_u64()), "spread pins every job: {cpus:?}");
 }
 
+/// A CPU-bound loop pinned to CPU 0 for as long as it lives.
+struct Hog(std::process::Child);
+
+impl Drop for Hog {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_run_whose_job_thread_waited_for_a_cpu_says_so_with_the_figure_in_every_output() {
+    let s = Scratch::new("starved");
+    // The job thread and a busy loop share CPU 0: the thread is runnable all the time (a null
+    // target never waits for I/O) and on the CPU about half of it. No clock bound: the share
+    // the scheduler gives is what is asserted, not how long anything took.
+    let hog = Hog(std::process::Command::new("taskset")
+        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .expect("taskset (util-linux)"));
+    let out = s.path("s.json");
+    let results = s.path("r");
+    let o = drivelab(&["run", "null", "--time", "1s", "--cpus", "0", "--json", &out, "--results", &results]);
+    drop(hog);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(Path::new(&out));
+    let waited = v["cpu"]["runq_wait_pct"].as_f64().unwrap();
+    assert!(waited >= 20.0 && v["cpu"]["cpu_starved"] == true, "{}", v["cpu"]);
+    let said = format!("waited for a CPU {waited:.0}% of the run");
+    assert!(stdout(&o).contains(&said), "the summary: {}", stdout(&o));
+    let dir = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
+    let dir = dir.to_str().unwrap();
+    for format in ["text", "md", "json"] {
+        let r = drivelab(&["report", dir, "--format", format]);
+        assert!(stdout(&r).contains(&said), "report --format {format}: {}", stdout(&r));
+    }
+    let csv = stdout(&drivelab(&["report", dir, "--format", "csv"]));
+    let (head, row) = csv.split_once('\n').unwrap();
+    let at = head.split(',').position(|c| c == "cpu_starved").expect("a cpu_starved column");
+    assert_eq!(row.split(',').nth(at), Some("true"), "{csv}");
+    assert!(std::fs::read_to_string(format!("{dir}/report.html")).unwrap().contains(&said));
+}
+
 #[test]
 fn summary_names_workload_target_and_numbers() {
     let o = drivelab(&["run", "null", "--rw", "randread", "--bs", "64k", "--qd", "4", "--time", "300ms"]);

@@ -13,6 +13,12 @@ use crate::worker::LATE_NS;
 /// window: it hardly ever waited for the target.
 pub const CPU_BOUND_PCT: f64 = 90.0;
 
+/// drivelab's job threads waited for a CPU (runnable, not running: the machine was busy with
+/// something else) this share of the run or more, on average: the latency figures hold that wait,
+/// and the throughput what was left of the CPU ([`CpuStats::cpu_starved`]). On a quiet machine it
+/// is a few percent (issue #40: 62-65% beside 4 CPU hogs on 2 cores).
+pub const CPU_STARVED_PCT: f64 = 20.0;
+
 /// The figures of a result that come from its measurement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figures {
@@ -160,6 +166,7 @@ fn cpu(m: &Measurement, ops: u64) -> CpuStats {
     let sys = c.sys_ns + c.helper_ns.unwrap_or(0);
     let cores = c.cores.max(1);
     let limit = c.runnable_less_spin_ppm as f64 / 1e4;
+    let waited = pct(c.runq_wait_ns / m.jobs.max(1));
     CpuStats {
         usr_pct: pct(c.usr_ns),
         sys_pct: pct(sys),
@@ -172,6 +179,8 @@ fn cpu(m: &Measurement, ops: u64) -> CpuStats {
         cpu_bound: limit >= CPU_BOUND_PCT,
         spin_pct: pct(c.spin_ns),
         runnable_less_spin_pct: limit,
+        runq_wait_pct: waited,
+        cpu_starved: waited >= CPU_STARVED_PCT,
     }
 }
 

@@ -83,6 +83,9 @@ pub fn rank_flags(parts: &[RankPart], i: usize) -> Vec<String> {
                 p.rank, p.host, r.cpu.runnable_pct
             ));
         }
+        if let Some(starved) = r.cpu.starved_warning() {
+            out.push(format!("rank {} ({}): {starved}", p.rank, p.host));
+        }
         if let Some(o) = r.open_loop.as_ref().filter(|o| !o.kept_up) {
             out.push(format!(
                 "rank {} ({}) fell behind its rate: {} of {} IOPS",

@@ -519,3 +519,20 @@ fn a_compare_page_sets_the_runs_facts_side_by_side_and_their_latency_from_every_
     assert_eq!(row("A"), format!("<tr><td class=\"t\">A (all 2 points)</td>{}", fast.repeat(5)));
     assert_eq!(row("B"), format!("<tr><td class=\"t\">B (all 2 points)</td>{}{}", fast.repeat(2), slow.repeat(3)));
 }
+
+#[test]
+fn a_plan_page_names_the_points_whose_job_threads_waited_for_a_cpu() {
+    let mut busy = point("qd=1", "", &[("qd", "1")], &[("/dev/a", 1.0)]);
+    busy.point.index = 1;
+    (busy.result.cpu.runq_wait_pct, busy.result.cpu.cpu_starved) = (62.4, true);
+    let mut quiet = point("qd=2", "", &[("qd", "2")], &[("/dev/a", 1.0)]);
+    quiet.point.index = 2;
+    quiet.result.cpu.runq_wait_pct = 3.0;
+    let page = crate::html_page(&crate::test_support::results("plan", vec![busy, quiet]));
+    assert!(page.contains("the machine was busy on 1 of 2 points"), "the warning, counted");
+    assert!(
+        page.contains("point 1 (qd=1): drivelab&#39;s job threads waited for a CPU 62% of the run")
+            || page.contains("point 1 (qd=1): drivelab's job threads waited for a CPU 62% of the run")
+    );
+    assert!(!page.contains("point 2 (qd=2): drivelab"), "not the quiet point");
+}

@@ -272,6 +272,9 @@ pub fn result_warnings(what: &str, r: &RunResult) -> Vec<String> {
         };
         w.push(format!("{what}: CPU-bound ({how}): the CPU, not the target, was the limit"));
     }
+    if let Some(starved) = r.cpu.starved_warning() {
+        w.push(format!("{what}: {starved}"));
+    }
     if !r.spec.direct {
         w.push(format!("{what}: buffered I/O (page cache), not the device alone"));
     }

@@ -388,6 +388,9 @@ fn cpu_lines(r: &RunResult) -> Vec<String> {
             (c.runnable_pct - c.busiest_job_pct).max(0.0)
         ));
     }
+    if let Some(starved) = c.starved_warning() {
+        out.push(format!("  warning: {starved}"));
+    }
     out
 }
 

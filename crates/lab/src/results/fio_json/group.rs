@@ -202,6 +202,8 @@ fn cpu(jobs: &[(&Job, JobDirs)], ops: u64) -> CpuStats {
         cpu_bound: false,
         spin_pct: 0.0,
         runnable_less_spin_pct: 0.0,
+        runq_wait_pct: 0.0,
+        cpu_starved: false,
     }
 }
 
