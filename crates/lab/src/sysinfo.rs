@@ -44,6 +44,11 @@ pub struct HostFacts {
     /// "unknown hypervisor" when the CPU says it is virtualized but not by whom. `None` when no
     /// sign of virtualization was found (bare metal, or a hypervisor that hides itself).
     pub virtualization: Option<String>,
+    /// `/proc/loadavg`'s 1, 5 and 15 minute load averages when the run started (`4.12 3.80
+    /// 2.10`): on a busy machine the figures hold drivelab's waits for a CPU (issue #40). Absent
+    /// in results saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_avg: Option<String>,
 }
 
 impl HostFacts {
@@ -59,6 +64,7 @@ impl HostFacts {
             memory_bytes: 0,
             clocksource: None,
             virtualization: None,
+            load_avg: None,
         }
     }
 
@@ -113,7 +119,16 @@ pub fn host() -> HostFacts {
         memory_bytes: read_text("/proc/meminfo").and_then(|t| parse_meminfo(&t)).unwrap_or(0),
         clocksource: attr("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
         virtualization,
+        load_avg: read_text("/proc/loadavg").and_then(|t| parse_loadavg(&t)),
     }
+}
+
+/// The three load averages of `/proc/loadavg` (`0.52 0.58 0.59 1/467 12345`), as it says them;
+/// None unless all three are numbers.
+fn parse_loadavg(text: &str) -> Option<String> {
+    let three: Vec<&str> = text.split_whitespace().take(3).collect();
+    let numbers = three.len() == 3 && three.iter().all(|v| v.parse::<f64>().is_ok_and(|x| x.is_finite() && x >= 0.0));
+    numbers.then(|| three.join(" "))
 }
 
 /// Facts about the whole disk `disk` (a kernel name such as `vda` or `nvme0n1`, not a path and
@@ -353,6 +368,15 @@ fn file_facts_of(m: &Mount) -> FileFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn load_averages_are_read_as_the_kernel_says_them_and_garbage_is_none() {
+        assert_eq!(parse_loadavg("4.12 3.80 2.10 5/467 12345\n").as_deref(), Some("4.12 3.80 2.10"));
+        assert_eq!(parse_loadavg("0.00 0.01 0.05 1/80 9"), Some("0.00 0.01 0.05".into()));
+        for bad in ["", "1.0 2.0", "a b c 1/2 3", "1 -2 3", "\u{1b}[2J 1 2", "nan 1 2"] {
+            assert_eq!(parse_loadavg(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn os_release_pretty_name_and_fallbacks() {

@@ -304,7 +304,7 @@ pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
         row(
             &mut h,
             "host",
-            &format!(
+            &(format!(
                 "{} · kernel {} · {} · {} x {} · {} GiB RAM · clocksource {} · {}",
                 host.hostname,
                 host.kernel,
@@ -314,7 +314,10 @@ pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
                 host.memory_bytes >> 30,
                 host.clocksource.as_deref().unwrap_or("?"),
                 host.virtualization.as_deref().unwrap_or("bare metal or unknown")
-            ),
+            ) + &host
+                .load_avg
+                .as_ref()
+                .map_or(String::new(), |l| format!(" · load {l} (1, 5, 15 min) at the start"))),
         );
     }
     for t in &m.targets {

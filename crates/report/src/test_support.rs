@@ -169,6 +169,7 @@ pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> Manifest {
             memory_bytes: 0,
             clocksource: None,
             virtualization: None,
+            load_avg: Some("4.12 3.80 2.10".into()),
         },
         targets: Vec::new(),
         ranks: None,

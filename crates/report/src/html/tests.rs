@@ -535,4 +535,6 @@ fn a_plan_page_names_the_points_whose_job_threads_waited_for_a_cpu() {
             || page.contains("point 1 (qd=1): drivelab's job threads waited for a CPU 62% of the run")
     );
     assert!(!page.contains("point 2 (qd=2): drivelab"), "not the quiet point");
+    // And how busy the machine was when the run started, beside the host.
+    assert!(page.contains("load 4.12 3.80 2.10 (1, 5, 15 min) at the start"), "the host's load");
 }
