@@ -253,9 +253,10 @@ pub(crate) fn warnings(points: &[PointResult]) -> Vec<(String, Vec<String>)> {
     if !busy.is_empty() {
         w.push((
             format!(
-                "the machine was busy on {} of {n} points: drivelab's job threads waited for a CPU for 20% of the run \
-                 or more, and the latency figures hold that wait",
-                busy.len()
+                "the machine was busy on {} of {n} points: drivelab's job threads waited for a CPU for {:.0}% of the \
+                 run or more, and the latency figures hold that wait",
+                busy.len(),
+                drivelab_engine::measurement::summarize::CPU_STARVED_PCT
             ),
             busy,
         ));
