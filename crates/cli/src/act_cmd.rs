@@ -89,9 +89,10 @@ pub fn run(args: &ActArgs) -> Result<Outcome, Error> {
     if let Some(log) = &args.act_log {
         drivelab_lab::store::check_new_file("--act-log", log)?;
     }
+    let setup = lab_setup(&args.safety, args.power_cmd.as_ref(), &opts.targets, false)?;
     let mut printer = Printer::new(Style::Search, Voice::quiet_if(args.quiet), false);
     let mut sink = printer.sink();
-    let mut lab = Lab::new(lab_setup(&args.safety, args.power_cmd.as_ref(), &opts.targets)?, &mut sink);
+    let mut lab = Lab::new(setup, &mut sink);
     let log = args.act_log.as_deref().map(Path::new);
     let end = act_cert::run(&mut lab, Path::new(&args.results), crate::command_line(), &opts, log)?;
     drop(lab);

@@ -169,6 +169,7 @@ fn run_args(argv: &[String]) -> Result<Outcome, Error> {
         journal: None,
         share: "own".into(),
         labels: a.labels.clone(),
+        thread: false,
     };
     // Checked before fio's output starts: a refusal is the only thing said.
     safety.names(&plan.targets)?;

@@ -19,6 +19,7 @@ mod progress;
 mod qos_cmd;
 mod report_cmd;
 mod run_cmd;
+mod session;
 mod suite_cmd;
 mod summary;
 mod term;

@@ -33,6 +33,11 @@ pub fn writes() -> bool {
 }
 
 /// How many ranks `mpirun` (Open MPI, MPICH/PMI) says it started, when it did.
+/// Whether mpirun (or another MPI launcher) started this process.
+pub fn launched() -> bool {
+    launched_size().is_some()
+}
+
 fn launched_size() -> Option<usize> {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"]
         .iter()

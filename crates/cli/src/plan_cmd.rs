@@ -178,7 +178,7 @@ pub fn execute(
     // --label: the plan's targets named once, for the lab and the plan (a resumed plan's names
     // are in its saved points); --latency-split: on every point (and every job run beside one),
     // recorded with its fields.
-    let mut setup = lab_setup(safety, power_cmd, &plan.targets)?;
+    let mut setup = lab_setup(safety, power_cmd, &plan.targets, plan.thread)?;
     setup.status_every_ns = voice.status_every_ns();
     let mut plan = plan.clone();
     plan.name_targets(&setup.names)?;
@@ -208,7 +208,7 @@ pub fn execute(
         Some(d) => {
             lab.agree(runner::check(&lab, plan, &opts))?;
             let dir = lab.reopen_results_dir(&d)?;
-            let o = runner::run(&mut lab, plan, &dir, &opts)?;
+            let o = runner::resume(&mut lab, plan, &dir, &opts)?;
             (dir, o)
         }
         None => runner::start(&mut lab, Path::new(results), kind, crate::command_line(), plan, &opts)?,

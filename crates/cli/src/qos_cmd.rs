@@ -34,9 +34,10 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
     for n in drivelab_engine::options::notices(fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
         crate::term::eprint_warning(&format!("drivelab: {n}"));
     }
+    let conf = lab_setup(&args.run.safety, args.run.power_cmd.as_ref(), &setup.targets, false)?;
     let mut printer = Printer::new(Style::Search, Voice::quiet_if(args.run.quiet), false);
     let mut sink = printer.sink();
-    let mut lab = Lab::new(lab_setup(&args.run.safety, args.run.power_cmd.as_ref(), &setup.targets)?, &mut sink);
+    let mut lab = Lab::new(conf, &mut sink);
     let end = qos::run(&mut lab, Path::new(&args.run.results), crate::command_line(), &setup)?;
     drop(lab);
     drop(sink);

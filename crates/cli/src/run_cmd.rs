@@ -62,14 +62,19 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 }
 
 /// What every command gives the lab: permissions, the new-file size, power sampling, Ctrl-C,
-/// and the names of `targets` (`--label`).
+/// and the names of `targets` (`--label`). The rest of the command runs in a session of its own
+/// unless `--thread` or the plan's `thread` (fio's) says otherwise (`session::detach`): this is
+/// where every command that measures passes before its first thread starts.
 pub fn lab_setup<'a>(
     safety: &'a SafetyArgs,
     power_cmd: Option<&String>,
     targets: &[String],
+    plan_thread: bool,
 ) -> Result<Setup<'a>, Error> {
+    let names = safety.names(targets)?;
+    crate::session::detach(safety.thread || plan_thread);
     Ok(Setup {
-        names: safety.names(targets)?,
+        names,
         new_file_size: safety.new_file_size()?,
         size_asked: safety.size.is_some(),
         perm: safety.permission(),
@@ -163,7 +168,7 @@ pub fn run_with_notices(args: &RunArgs, extra_notices: &[&str]) -> Result<Outcom
     let json_to_stdout = args.json.as_deref() == Some("-");
     let mut plan = Plan::single(spec, args.targets.clone());
     plan.points[0].fields = args.fields();
-    let setup = lab_setup(&args.safety, args.power_cmd.as_ref(), &plan.targets)?;
+    let setup = lab_setup(&args.safety, args.power_cmd.as_ref(), &plan.targets, plan.thread)?;
     plan.name_targets(&setup.names)?;
     let mut printer = Printer::new(Style::Run, Voice::quiet_if(args.quiet), json_to_stdout);
     let mut sink = printer.sink();

@@ -186,6 +186,17 @@ fn absolute_targets(plan: &Plan) -> Result<Plan, Error> {
     Ok(plan)
 }
 
+/// Resume `plan` in `dir`, made by an earlier run: the points still to run write fio logs under
+/// new names only (checked before anything runs), then [`run`]. A new run's names were checked
+/// by [`start`] before it made its directory; checked again after, a name planted meanwhile
+/// would refuse a run that had already begun (it is refused when its log is written instead).
+pub fn resume(lab: &mut Lab, plan: &Plan, dir: &ResultsDir, opts: &PlanOptions) -> Result<Outcome, Error> {
+    let done = lab.from_writer(dir.finished_points())?;
+    let todo = plan.points.iter().filter(|p| !done.contains(&p.index));
+    lab.agree(crate::fiologs::check(todo, lab.ranks().is_some()))?;
+    run(lab, plan, dir, opts)
+}
+
 /// Run every point of `plan` that has no result in `dir` yet, saving each as it finishes. Ctrl-C
 /// at any moment (a point's target or the precondition being created included) ends it with what
 /// finished counted, never with an error.
@@ -212,9 +223,6 @@ fn run_points(
     let done = lab.from_writer(dir.finished_points())?;
     let total = plan.points.len();
     let anything_to_run = plan.points.iter().any(|p| !done.contains(&p.index));
-    // A resumed run: the points still to run write fio logs under new names only.
-    let todo = plan.points.iter().filter(|p| !done.contains(&p.index));
-    lab.agree(crate::fiologs::check(todo, lab.ranks().is_some()))?;
     for n in plan.notices() {
         lab.emit(Event::Notice(&n));
     }

@@ -49,6 +49,46 @@ pub struct HostFacts {
     /// in results saved before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_avg: Option<String>,
+    /// Where drivelab's job threads ran for the kernel's scheduler: in a session of their own
+    /// (as fio's job processes) or in the session drivelab was started in (`--thread`, fio's
+    /// `thread`, a rank under mpirun). Absent in results saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_session: Option<JobSession>,
+    /// Whether the kernel shares the CPUs between sessions first (autogroup scheduling,
+    /// `/proc/sys/kernel/sched_autogroup_enabled`): only then does `job_session` change the
+    /// jobs' share of a busy machine. None when unreadable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autogroup: Option<bool>,
+}
+
+/// Where drivelab's job threads ran (issue #40): with autogroup scheduling a session is a group
+/// that gets its share of the CPUs whatever number of threads the other sessions run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobSession {
+    /// A session of their own (drivelab's default; fio's job processes call `setsid()` too).
+    Own,
+    /// The session drivelab was started in, shared with whatever else runs there.
+    Shared,
+}
+
+impl JobSession {
+    /// This process's: its own session when it leads one.
+    pub fn of_this_process() -> JobSession {
+        // SAFETY: getsid(0) and getpid() only read this process's ids.
+        match unsafe { libc::getsid(0) == libc::getpid() } {
+            true => JobSession::Own,
+            false => JobSession::Shared,
+        }
+    }
+
+    /// For a report's host line.
+    pub fn words(self) -> &'static str {
+        match self {
+            JobSession::Own => "job threads in a session of their own",
+            JobSession::Shared => "job threads in the session drivelab was started in (--thread)",
+        }
+    }
 }
 
 impl HostFacts {
@@ -65,6 +105,8 @@ impl HostFacts {
             clocksource: None,
             virtualization: None,
             load_avg: None,
+            job_session: None,
+            autogroup: None,
         }
     }
 
@@ -120,6 +162,8 @@ pub fn host() -> HostFacts {
         clocksource: attr("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
         virtualization,
         load_avg: read_text("/proc/loadavg").and_then(|t| parse_loadavg(&t)),
+        job_session: Some(JobSession::of_this_process()),
+        autogroup: attr("/proc/sys/kernel/sched_autogroup_enabled").map(|v| v == "1"),
     }
 }
 

@@ -318,7 +318,8 @@ pub(crate) fn fact_rows(m: &Manifest) -> Vec<(String, String)> {
             ) + &host
                 .load_avg
                 .as_ref()
-                .map_or(String::new(), |l| format!(" · load {l} (1, 5, 15 min) at the start"))),
+                .map_or(String::new(), |l| format!(" · load {l} (1, 5, 15 min) at the start"))
+                + &host.job_session.map_or(String::new(), |j| format!(" · {}", j.words()))),
         );
     }
     for t in &m.targets {

@@ -170,6 +170,8 @@ pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> Manifest {
             clocksource: None,
             virtualization: None,
             load_avg: Some("4.12 3.80 2.10".into()),
+            job_session: Some(drivelab_lab::sysinfo::JobSession::Own),
+            autogroup: Some(true),
         },
         targets: Vec::new(),
         ranks: None,
@@ -182,6 +184,7 @@ pub(crate) fn manifest(kind: &str, points: &[PointResult]) -> Manifest {
             precondition: None,
             points: points.iter().map(|p| p.point.clone()).collect(),
             source_notices: Vec::new(),
+            thread: false,
         }),
     }
 }

@@ -38,6 +38,11 @@ pub struct SafetyArgs {
     /// saved with the results. Repeat for several targets.
     #[arg(long = "label", value_name = "TARGET=NAME", help_heading = "Targets and safety")]
     pub labels: Vec<String>,
+    /// Run the job threads in the session drivelab was started in, as `fio --thread` does: they
+    /// then share the CPUs with whatever else runs in it. By default they run in a session of
+    /// their own, as fio's job processes do (docs/PERFORMANCE.md "A busy machine").
+    #[arg(long, help_heading = "Scheduling")]
+    pub thread: bool,
 }
 
 impl SafetyArgs {

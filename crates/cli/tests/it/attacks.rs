@@ -43,8 +43,7 @@ impl Background {
 
 impl Drop for Background {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        crate::common::kill_tree(&mut self.0);
     }
 }
 
@@ -107,15 +106,14 @@ fn swap_during_fill(s: &Scratch, link: &str, first: &str, victim: &str, extra: &
         args.extend_from_slice(extra);
         let bg = Background::start(&args);
         assert!(wait_for(10, || Path::new(&new).exists()), "drivelab never created {new}");
-        // SAFETY: kill(2) with a child's pid and a signal number.
-        unsafe { libc::kill(bg.pid() as i32, libc::SIGSTOP) };
+        // Every process of it: a SIGSTOP is not passed on.
+        crate::common::signal_tree(bg.pid(), libc::SIGSTOP);
         let filling = std::fs::metadata(&new).map_or(0, |m| m.len()) < 256 << 20;
         if filling {
             std::fs::remove_file(link).unwrap();
             std::os::unix::fs::symlink(victim, link).unwrap();
         }
-        // SAFETY: as above.
-        unsafe { libc::kill(bg.pid() as i32, libc::SIGCONT) };
+        crate::common::signal_tree(bg.pid(), libc::SIGCONT);
         let out = bg.wait();
         let _ = std::fs::remove_file(&new);
         if filling {
@@ -183,11 +181,15 @@ fn while_drivelab_writes_a_device_a_second_writer_mkfs_and_mount_are_all_refused
         );
     }
     let err = stderr(&second);
-    assert!(err.contains(&format!("locked by pid {} (drivelab run", bg.pid())), "{err}");
+    assert!(err.contains(&format!("locked by pid {} (drivelab run", crate::common::job_pid(bg.pid()))), "{err}");
     // --force does not make two writers share it either.
     let forced = drivelab(&["run", &lo.dev, "--destroy", &lo.dev, "--force", "--rw", "write", "--time", "300ms", "-q"]);
     assert_eq!(forced.status.code(), Some(2), "{}", stderr(&forced));
-    assert!(stderr(&forced).contains(&format!("pid {} (drivelab run", bg.pid())), "{}", stderr(&forced));
+    assert!(
+        stderr(&forced).contains(&format!("pid {} (drivelab run", crate::common::job_pid(bg.pid()))),
+        "{}",
+        stderr(&forced)
+    );
 
     if tool("mkfs.ext4") {
         assert!(!sh(&format!("mkfs.ext4 -q {}", lo.dev)).status.success(), "mkfs ran on a device drivelab writes");
@@ -215,7 +217,11 @@ fn while_drivelab_writes_a_file_a_second_drivelab_is_refused_by_name() {
     assert!(wait_for(10, || locked(&f)), "drivelab never locked {f}");
     let second = drivelab(&["run", &f, "--rw", "randwrite", "--time", "300ms", "-q"]);
     assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
-    assert!(stderr(&second).contains(&format!("locked by pid {} (drivelab run", bg.pid())), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains(&format!("locked by pid {} (drivelab run", crate::common::job_pid(bg.pid()))),
+        "{}",
+        stderr(&second)
+    );
     let (code, err) = bg.interrupt();
     assert_eq!(code, 130, "the first writer, stopped by Ctrl-C: {err}");
 }
@@ -235,7 +241,11 @@ fn a_results_directory_being_written_cannot_be_resumed_by_another_drivelab() {
     let d = dir().unwrap();
     let resume = drivelab(&["plan", "--resume", d.to_str().unwrap(), "-q"]);
     assert_eq!(resume.status.code(), Some(2), "{}", stderr(&resume));
-    assert!(stderr(&resume).contains(&format!("locked by pid {}", bg.pid())), "{}", stderr(&resume));
+    assert!(
+        stderr(&resume).contains(&format!("locked by pid {}", crate::common::job_pid(bg.pid()))),
+        "{}",
+        stderr(&resume)
+    );
     let (code, err) = bg.wait();
     assert_eq!(code, 0, "the first run: {err}");
     assert_eq!(Saved::load(&d).points.len(), 2, "the first run's points were disturbed");
@@ -288,8 +298,7 @@ fn a_copied_file_and_a_half_filled_one_are_not_taken_for_drivelabs_own() {
     let half = s.path("half");
     let bg = Background::start(&["run", &half, "--size", "2g", "--time", "100ms", "-q"]);
     assert!(wait_for(10, || std::fs::metadata(&half).is_ok_and(|m| m.len() > 0)), "never began filling");
-    // SAFETY: kill(2) with a child's pid and a signal number.
-    unsafe { libc::kill(bg.pid() as i32, libc::SIGKILL) };
+    // Killed, every process of it, and waited for.
     drop(bg);
     let len = std::fs::metadata(&half).unwrap().len();
     assert!(len < 2 << 30, "the fill finished before the kill");
@@ -393,17 +402,17 @@ fn of_two_writers_started_at_once_on_one_device_exactly_one_writes() {
     for round in 0..3 {
         let args = ["run", &lo.dev, "--destroy", &lo.dev, "--rw", "randwrite", "--time", "300ms", "-q"];
         let (a, b) = (Background::start(&args), Background::start(&args));
-        let (pa, pb) = (a.pid(), b.pid());
         let (ca, ea) = a.wait();
         let (cb, eb) = b.wait();
         let mut codes = [ca, cb];
         codes.sort_unstable();
         assert_eq!(codes, [0, 2], "round {round}: exits {ca} ({ea}) and {cb} ({eb})");
-        let (refused, holder) = if ca == 2 { (&ea, pb) } else { (&eb, pa) };
-        // Refused by the holder's lock (named), or, where it took the lock first, by the
-        // holder's exclusive open (which the kernel does not name).
+        let refused = if ca == 2 { &ea } else { &eb };
+        // Refused by the holder's lock (named: the pid of the process the holder forked to run
+        // its jobs, gone by now), or, where it took the lock first, by the holder's exclusive
+        // open (which the kernel does not name).
         assert!(
-            refused.contains(&format!("pid {holder} (drivelab run")) || refused.contains("holds it open exclusively"),
+            refused.contains(" (drivelab run") || refused.contains("holds it open exclusively"),
             "round {round}: {refused}"
         );
     }

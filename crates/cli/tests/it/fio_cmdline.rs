@@ -700,7 +700,7 @@ fn ioscheduler_is_never_switched_and_a_different_one_is_said() {
             ],
         );
         assert!(o.status.success(), "{}", stderr(&o));
-        stderr(&o)
+        crate::common::fio_stderr(&o)
     };
     assert_eq!(run(&now), "", "the scheduler it already has");
     let other = if now == "mq-deadline" { "kyber" } else { "mq-deadline" };

@@ -42,9 +42,9 @@ fn crash(rig: &Rig, journal: &str, args: &[&str]) {
     // held open here, the crash leaves the drive's cache as the kill found it. Opened only now,
     // while drivelab writes: a device another program has open is refused before a run starts.
     let _held = std::fs::File::open(dev).unwrap();
-    // SAFETY: kill has no memory-safety preconditions; the pid is our live child's.
-    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
-    child.wait().unwrap();
+    // Every process of it (the one it forked to run in a session of its own too), waited for
+    // until each has ended.
+    crate::common::kill_tree(&mut child);
     // What the kernel had under way when the process died (its ring is torn down after it is
     // reaped; an fsync already issued still reaches the drive) settles before the power goes:
     // the device's own count of requests in flight reaches 0.

@@ -67,6 +67,7 @@ mod replay;
 mod reports;
 mod run;
 mod screen;
+mod session;
 mod spelling;
 mod split_report;
 mod stdout;

@@ -317,14 +317,15 @@ fn interrupt_stops_the_run_early_and_keeps_the_partial_result() {
         .spawn()
         .unwrap();
     // No time guessed: signalled once its job thread runs (the run has started measuring).
-    let job = format!("/proc/{}/task", child.id());
-    let running = || {
-        std::fs::read_dir(&job)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.starts_with("drivelab-s0t0j0")))
-    };
+    let pid = child.id();
+    let running =
+        || {
+            crate::common::tree(pid).into_iter().any(|p| {
+                std::fs::read_dir(format!("/proc/{p}/task")).into_iter().flatten().flatten().any(|t| {
+                    std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.starts_with("drivelab-s0t0j0"))
+                })
+            })
+        };
     while !running() {
         assert!(child.try_wait().unwrap().is_none(), "drivelab ended before its job started");
         std::thread::yield_now();

@@ -606,6 +606,7 @@ fn build<'a>(
         precondition: None,
         points,
         source_notices: notices.iter().map(Notice::to_string).collect(),
+        thread: fio_jobs.iter().any(|j| j.banner.thread),
     };
     let differs_from_fio = notices.iter().filter(|n| n.differs_from_fio()).map(Notice::to_string).collect();
     Ok(PlanFile { plan, new_file_bytes, differs_from_fio, fio_jobs })

@@ -147,6 +147,8 @@ struct Draft {
     /// fio's `filesize`: each file's size (`size` is then the job's total).
     filesize: Option<u64>,
     stonewall: bool,
+    /// fio's `thread`: the jobs stay in the session that started them (`Plan::thread`).
+    thread: bool,
     loops: Option<u64>,
     notices: Vec<Notice>,
     no_effect: Vec<String>,
@@ -628,6 +630,7 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "nrfiles" => d.nrfiles = Some(range(need()?, 1, MAX_FILES_PER_JOB)?),
         "opendir" => d.opendir = Some(need()?.to_string()),
         "stonewall" => d.stonewall = flag()?,
+        "thread" => d.thread = flag()?,
         k if super::logs::is_key(k) => super::logs::apply(&mut d.logs, o).map_err(|e| bad(o, e))?,
         _ if super::jobctl::apply(&mut d.ctl, o).transpose()?.is_some() => {}
         k if super::walk::KEYS.contains(&k) => d.walk.apply(o, need()?, kb).map_err(|e| bad(o, e))?,
@@ -970,7 +973,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         bs: [read, write, d.bs_trim.map_or(write, |(t, _)| (t, t))],
         engine: if d.engine.is_some() { d.engine_written.clone() } else { "psync".into() },
         iodepth: d.qd.unwrap_or(1),
-        thread: d.no_effect.iter().any(|k| k == "thread"),
+        thread: d.thread,
         says,
     };
     Ok(Job {

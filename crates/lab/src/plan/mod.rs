@@ -142,6 +142,10 @@ pub struct Plan {
     /// little differently, or had no effect), told when it runs; see [`Plan::notices`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub source_notices: Vec<String>,
+    /// A fio job of the plan said `thread`: its jobs are threads of the process that started
+    /// them, in its session, not a session of their own (drivelab's `--thread`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thread: bool,
 }
 
 /// One run of one access spec: the one point type, planned, saved in `run.json` and with every
@@ -348,6 +352,7 @@ impl Plan {
             precondition: None,
             points: vec![point],
             source_notices: Vec::new(),
+            thread: false,
         }
     }
 
@@ -620,7 +625,17 @@ fn parse_with(text: &str, file_name: &str, given: Targets) -> Result<PlanFile, E
     let points = expand::points(&src, &protos, &groups, repeat, total.unwrap_or(0))?;
 
     let precondition = precondition.map(|p| Point { targets: targets.clone(), ..p });
-    let plan = Plan { name, targets, together, repeat, pause_ns, precondition, points, source_notices: Vec::new() };
+    let plan = Plan {
+        name,
+        targets,
+        together,
+        repeat,
+        pause_ns,
+        precondition,
+        points,
+        source_notices: Vec::new(),
+        thread: false,
+    };
     Ok(PlanFile { plan, new_file_bytes, differs_from_fio: Vec::new(), fio_jobs: Vec::new() })
 }
 

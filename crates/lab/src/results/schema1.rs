@@ -84,6 +84,7 @@ pub fn load(dir: &Path, value: serde_json::Value) -> Result<Results, Error> {
         precondition: old.plan.precondition.map(|p| with_spec(p, None)),
         points: old.plan.points.into_iter().map(|p| with_spec(p, None)).collect(),
         source_notices: Vec::new(),
+        thread: false,
     };
     let mut points = Vec::new();
     for f in record_files(&dir.join("points")) {

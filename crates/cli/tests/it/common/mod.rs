@@ -348,12 +348,71 @@ pub fn run_watched(mut cmd: Command, dir: &Path, what: &str) -> (i32, String) {
             break st;
         }
         if Instant::now() > end {
-            let _ = child.kill();
-            let _ = child.wait();
+            kill_tree(&mut child);
             panic!("drivelab {what} hung (killed after 60 s)");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
     let text = std::fs::read_to_string(&err).unwrap_or_default() + &std::fs::read_to_string(&out).unwrap_or_default();
     (status.code().unwrap_or(-1), text)
+}
+
+/// The processes of the drivelab started as `pid`: itself, then the child it forked to run the
+/// command in a session of its own (issue #40), and theirs. A test that stops, kills or looks
+/// at "the drivelab" means all of them: a SIGKILL or SIGSTOP to the first alone is not passed on.
+pub fn tree(pid: u32) -> Vec<i32> {
+    let mut all = vec![pid as i32];
+    let mut i = 0;
+    while i < all.len() {
+        let p = all[i];
+        let children = std::fs::read_to_string(format!("/proc/{p}/task/{p}/children")).unwrap_or_default();
+        all.extend(children.split_whitespace().filter_map(|c| c.parse::<i32>().ok()));
+        i += 1;
+    }
+    all
+}
+
+/// The pid of the process that runs the command of the drivelab started as `pid`: the child it
+/// forked (the one that holds its locks and files), else itself (not forked: `--thread`, or not
+/// yet).
+pub fn job_pid(pid: u32) -> u32 {
+    tree(pid).get(1).map_or(pid, |&p| p as u32)
+}
+
+/// Send `signal` to every process of the drivelab started as `pid`, the children first (a
+/// parent stopped first could not be seen to have them).
+pub fn signal_tree(pid: u32, signal: i32) {
+    for p in tree(pid).into_iter().rev() {
+        // SAFETY: kill(2) with plain values; the pids are our child's processes.
+        unsafe { libc::kill(p, signal) };
+    }
+}
+
+/// SIGKILL the drivelab `child` and every process it forked, and wait until all of them have
+/// ended (their files closed, their locks released): a test that goes on at once (a resume, a
+/// power cut of the drive under it) finds nothing of them still running.
+pub fn kill_tree(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let pids = tree(child.id());
+    // Each process's pidfd, taken before the kill: it names that process and no later one.
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor (or -1).
+    let fds: Vec<i32> = pids[1..]
+        .iter()
+        .map(|&p| unsafe { libc::syscall(libc::SYS_pidfd_open, p, 0) } as i32)
+        .filter(|&fd| fd >= 0)
+        .collect();
+    for &p in pids.iter().rev() {
+        // SAFETY: as in signal_tree.
+        unsafe { libc::kill(p, libc::SIGKILL) };
+    }
+    let status = child.wait().expect("wait for drivelab");
+    for fd in fds {
+        let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        // A pidfd is readable once its process has ended; a minute is a watchdog, never met.
+        // SAFETY: poll reads and writes the one pollfd given; close takes our own descriptor.
+        unsafe {
+            libc::poll(&mut pfd, 1, 60_000);
+            libc::close(fd);
+        }
+    }
+    status
 }
