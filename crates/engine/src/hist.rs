@@ -40,6 +40,24 @@ pub enum Pct {
 }
 
 impl Pct {
+    /// Every reported percentile in the order of its name (`p1`, `p10`, `p25`, `p5`, …): the
+    /// order of their keys in saved JSON.
+    pub const BY_NAME: [Pct; 13] = [
+        Pct::P1,
+        Pct::P10,
+        Pct::P25,
+        Pct::P5,
+        Pct::P50,
+        Pct::P75,
+        Pct::P90,
+        Pct::P95,
+        Pct::P99,
+        Pct::P99_9,
+        Pct::P99_99,
+        Pct::P99_999,
+        Pct::P99_9999,
+    ];
+
     /// Every reported percentile, ascending.
     pub const ALL: [Pct; 13] = [
         Pct::P1,
@@ -450,7 +468,8 @@ impl Percentiles {
             None => match self.other.iter_mut().find(|(k, _)| &**k == name) {
                 Some((_, v)) => Some(std::mem::replace(v, ns)),
                 None => {
-                    self.other.push((name.into(), ns));
+                    let at = self.other.partition_point(|(k, _)| &**k < name);
+                    self.other.insert(at, (name.into(), ns));
                     None
                 }
             },
@@ -479,16 +498,17 @@ impl Percentiles {
         self.len() == 0
     }
 
-    /// (name, ns) in the names' order.
+    /// (name, ns) in the names' order: the fixed slots in [`Pct::BY_NAME`]'s order merged with
+    /// the others (kept sorted by `insert`), without allocating.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &u64)> {
-        let mut v: Vec<(&str, &u64)> = Pct::ALL
-            .iter()
-            .map(|&p| (p.name(), &self.std[p as usize]))
-            .filter(|(_, v)| **v != ABSENT)
-            .chain(self.other.iter().map(|(k, v)| (&**k, v)))
-            .collect();
-        v.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        v.into_iter()
+        let mut fixed =
+            Pct::BY_NAME.iter().map(|&p| (p.name(), &self.std[p as usize])).filter(|(_, v)| **v != ABSENT).peekable();
+        let mut other = self.other.iter().map(|(k, v)| (&**k, v)).peekable();
+        std::iter::from_fn(move || match (fixed.peek(), other.peek()) {
+            (Some(a), Some(b)) if b.0 < a.0 => other.next(),
+            (Some(_), _) => fixed.next(),
+            (None, _) => other.next(),
+        })
     }
 }
 
@@ -553,6 +573,17 @@ mod tests {
         assert_eq!((q.insert("p5", 6), q.remove("p97.5"), q.len()), (Some(5), Some(97), 4));
         let map: std::collections::BTreeMap<String, u64> = q.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         assert_eq!(map.keys().collect::<Vec<_>>(), q.iter().map(|(k, _)| k).collect::<Vec<_>>(), "a map's order");
+        // Every standard name and others between them, inserted out of order: a map's order.
+        let names = ["p99.9999", "p97.5", "p0.5", "p5", "p1", "p99.5", "p10", "p25", "p50", "p75", "p90", "p95"];
+        let names = names.iter().chain(&["p99", "p99.9", "p99.99", "p99.999", "p2", "p99.95", "p100"]);
+        let mut all = Percentiles::default();
+        let mut map = std::collections::BTreeMap::new();
+        for (i, name) in names.enumerate() {
+            all.insert(name, i as u64);
+            map.insert(name.to_string(), i as u64);
+        }
+        let got: Vec<(String, u64)> = all.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        assert_eq!(got, map.into_iter().collect::<Vec<_>>());
     }
 
     #[test]

@@ -43,9 +43,8 @@ pub fn build(r: &Results) -> Report {
 pub fn detailed_points(r: &Results) -> Vec<usize> {
     use crate::html::{pick_indices, MAX_FULL_SERIES, MAX_LATENCY_SERIES};
     let points = &r.points;
-    let per_point = points.iter().map(|p| crate::point_targets::paths(p).len()).max().unwrap_or(1).max(1);
     let mut out = pick_indices(points, MAX_LATENCY_SERIES);
-    out.extend(pick_indices(points, (MAX_LATENCY_SERIES / per_point).max(1)));
+    out.extend(pick_indices(points, plan::exceedance_points(points)));
     out.extend(
         points
             .iter()

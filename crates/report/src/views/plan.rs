@@ -47,8 +47,7 @@ pub fn latency_specs(points: &[PointResult]) -> Vec<ChartSpec> {
 /// ran on several targets at once give a line per target), at most [`MAX_LATENCY_SERIES`]
 /// lines; None without a saved histogram.
 pub fn exceedance_spec(points: &[PointResult]) -> Option<ChartSpec> {
-    let per_point = points.iter().map(|p| crate::point_targets::paths(p).len()).max().unwrap_or(1).max(1);
-    let chosen = pick_points(points, (MAX_LATENCY_SERIES / per_point).max(1));
+    let chosen = pick_points(points, exceedance_points(points));
     let mut series = Vec::new();
     for p in chosen {
         let targets = crate::point_targets::distinct(p);
@@ -67,6 +66,13 @@ pub fn exceedance_spec(points: &[PointResult]) -> Option<ChartSpec> {
         title: format!("Latency exceedance: I/Os slower than each latency (lat: {})", lat_of(points)),
         series,
     })
+}
+
+/// How many points the exceedance chart draws (picked by `html::pick_indices`): its lines are
+/// capped, and a point of several targets draws one per target.
+pub(crate) fn exceedance_points(points: &[PointResult]) -> usize {
+    let per_point = points.iter().map(|p| crate::point_targets::paths(p).len()).max().unwrap_or(1).max(1);
+    (MAX_LATENCY_SERIES / per_point).max(1)
 }
 
 /// Plan fields that are the load of a sweep (or how long a point ran), left out of what a
