@@ -1,6 +1,6 @@
 //! Load, attach and map the split's BPF programs for one run.
 
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd};
 use std::sync::Arc;
 
 use drivelab_engine::split::{KernelStamps, SplitProvider, SplitTable};
@@ -9,6 +9,9 @@ use libbpf_rs::{Link, MapCore, MapFlags, Object, ObjectBuilder};
 /// The compiled programs: bpf/split.bpf.c as clang made it, committed beside it (tests/object.rs
 /// checks that it is).
 const OBJECT: &[u8] = include_bytes!("bpf/split.bpf.o");
+
+/// The size of the programs' `struct config` (split.bpf.c), their `cfg` in .rodata.
+const CONFIG_LEN: usize = 48;
 
 /// The provider the binary registers.
 pub(crate) struct Bpf;
@@ -38,9 +41,6 @@ struct Table {
     map_len: usize,
     len: usize,
     slots_per_job: u32,
-    /// BPF_ENABLE_STATS: while open, the kernel times every BPF program (ours: their cost); the
-    /// kernel turns it off when the last such fd closes (None: refused, the cost is not known).
-    _stats: Option<OwnedFd>,
 }
 
 // SAFETY: the mapping is plain shared memory; the object and links are only dropped, never used
@@ -54,12 +54,37 @@ impl Table {
             (jobs as usize).checked_mul(slots_per_job.max(1) as usize).filter(|&n| n <= 1 << 24).ok_or_else(|| {
                 format!("{jobs} jobs of {slots_per_job} I/Os in flight: more than the split's 16M records")
             })?;
+        // `struct config`: who we are, the table's shape, and the end_io functions of the
+        // direct-I/O bios the programs follow back to their io_uring request. Written into the
+        // object's .rodata before it loads: the verifier then knows every field as a constant.
+        let ends =
+            kallsyms(&["blkdev_bio_end_io_async", "blkdev_bio_end_io", "iomap_dio_bio_end_io", "bio_chain_endio"]);
+        let cfg = {
+            let mut b = [0u8; CONFIG_LEN];
+            b[0..4].copy_from_slice(&std::process::id().to_ne_bytes());
+            b[4..8].copy_from_slice(&slots_per_job.max(1).to_ne_bytes());
+            b[8..12].copy_from_slice(&(len as u32).to_ne_bytes());
+            for (k, a) in ends.iter().enumerate() {
+                b[16 + 8 * k..24 + 8 * k].copy_from_slice(&a.to_ne_bytes());
+            }
+            b
+        };
         let mut open =
             ObjectBuilder::default().open_memory(OBJECT).map_err(|e| format!("opening the BPF object: {e}"))?;
+        let mut configured = false;
         for mut m in open.maps_mut() {
             if m.name() == "stamps" {
                 m.set_max_entries(len as u32).map_err(|e| format!("sizing the stamp table: {e}"))?;
+            } else if m.name().to_string_lossy().ends_with(".rodata") {
+                // `cfg` is the section's only variable: its bytes are the section's first.
+                let init = m.initial_value_mut().filter(|v| v.len() >= CONFIG_LEN);
+                let init = init.ok_or("the BPF object's .rodata has no room for its configuration")?;
+                init[..CONFIG_LEN].copy_from_slice(&cfg);
+                configured = true;
             }
+        }
+        if !configured {
+            return Err("the BPF object has no .rodata to configure".into());
         }
         let obj = open.load().map_err(|e| {
             format!("loading the BPF programs: {e} (the split needs Linux 6.1 or newer with BTF; `dmesg` may say more)")
@@ -69,23 +94,6 @@ impl Table {
             let name = p.name().to_string_lossy().into_owned();
             links.push(p.attach().map_err(|e| format!("attaching the BPF program {name}: {e}"))?);
         }
-        // `struct config`: who we are, the table's shape, and the end_io functions of the
-        // direct-I/O bios the programs follow back to their io_uring request.
-        let ends =
-            kallsyms(&["blkdev_bio_end_io_async", "blkdev_bio_end_io", "iomap_dio_bio_end_io", "bio_chain_endio"]);
-        let cfg = {
-            let mut b = [0u8; 48];
-            b[0..4].copy_from_slice(&std::process::id().to_ne_bytes());
-            b[4..8].copy_from_slice(&slots_per_job.max(1).to_ne_bytes());
-            b[8..12].copy_from_slice(&(len as u32).to_ne_bytes());
-            for (k, a) in ends.iter().enumerate() {
-                b[16 + 8 * k..24 + 8 * k].copy_from_slice(&a.to_ne_bytes());
-            }
-            b
-        };
-        map_named(&obj, "config")?
-            .update(&0u32.to_ne_bytes(), &cfg, MapFlags::ANY)
-            .map_err(|e| format!("configuring the BPF programs: {e}"))?;
         let stamps = map_named(&obj, "stamps")?;
         let fd = stamps.as_fd().as_raw_fd();
         let page = 4096usize;
@@ -98,17 +106,13 @@ impl Table {
         if map == libc::MAP_FAILED {
             return Err(format!("mapping the stamp table: {}", std::io::Error::last_os_error()));
         }
-        // SAFETY: bpf_enable_stats takes a plain enum value and returns an fd or -errno.
-        let stats = unsafe { libbpf_sys::bpf_enable_stats(libbpf_sys::BPF_STATS_RUN_TIME) };
-        // SAFETY: a new fd the call returned, owned here alone.
-        let stats = (stats >= 0).then(|| unsafe { OwnedFd::from_raw_fd(stats) });
-        Ok(Table { obj, _links: links, map, map_len, len, slots_per_job: slots_per_job.max(1), _stats: stats })
+        Ok(Table { obj, _links: links, map, map_len, len, slots_per_job: slots_per_job.max(1) })
     }
 
-    /// The counters map's values (lost, punts).
-    fn counters(&self) -> [u64; 2] {
-        let Ok(m) = map_named(&self.obj, "counters") else { return [0; 2] };
-        let Ok(Some(v)) = m.lookup(&0u32.to_ne_bytes(), MapFlags::ANY) else { return [0; 2] };
+    /// The counters map's values (lost, punts, sampled, sampled_ns).
+    fn counters(&self) -> [u64; 4] {
+        let Ok(m) = map_named(&self.obj, "counters") else { return [0; 4] };
+        let Ok(Some(v)) = m.lookup(&0u32.to_ne_bytes(), MapFlags::ANY) else { return [0; 4] };
         std::array::from_fn(|k| {
             v.get(k * 8..k * 8 + 8).map_or(0, |b| u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])))
         })
@@ -116,7 +120,7 @@ impl Table {
 }
 
 impl Table {
-    /// Each program's information from the kernel (run time and count, recursion misses).
+    /// Each program's information from the kernel (its recursion misses).
     fn infos(&self) -> Vec<libbpf_sys::bpf_prog_info> {
         let mut out = Vec::new();
         for p in self.obj.progs() {
@@ -173,10 +177,8 @@ unsafe impl SplitTable for Table {
         self.counters()[0] + missed
     }
     fn kernel_cost(&self) -> Option<(u64, u64)> {
-        self._stats.as_ref()?;
-        let infos = self.infos();
-        (infos.len() == self.obj.progs().count())
-            .then(|| infos.iter().fold((0, 0), |t, i| (t.0 + i.run_time_ns, t.1 + i.run_cnt)))
+        let [_, _, sampled, sampled_ns] = self.counters();
+        (sampled > 0).then_some((sampled_ns, sampled))
     }
 }
 

@@ -144,6 +144,10 @@ fn check_sums(v: &Value, what: &str) {
     );
     assert!(mean(v, "device") > 0.0 && p50(v, "device") > 0.0, "{what}: no device time: {}", stages_text(v));
     assert_eq!(count(v, "without_device"), 0, "{what}: every O_DIRECT read reaches the device");
+    // The programs time themselves on one I/O in 64: each of their runs for an I/O lies inside
+    // that I/O's span, so their time per I/O is above 0 and below its mean lat.
+    let bpf = s["bpf_ns_per_io"].as_f64().unwrap_or(0.0);
+    assert!(bpf > 0.0 && bpf < lat, "{what}: the BPF programs' {bpf} ns per I/O against a mean lat of {lat:.0} ns");
     let at = |p: &str| s["at"].as_array().unwrap().iter().find(|a| a["percentile"] == p).unwrap().clone();
     eprintln!(
         "{what}: {counts}; p50 lat {} sum {}; p99 lat {} sum {}; means {means:.0} vs lat {lat:.0}; {}",

@@ -36,7 +36,8 @@ pub struct Split {
     pub clamped: u64,
     /// Kernel events the BPF side could not keep or match.
     pub lost_events: u64,
-    /// The BPF programs' CPU time over the run (ramp included), and how many times they ran.
+    /// The BPF programs' CPU time over the run's measured I/Os (from the I/Os they timed
+    /// themselves, one in 64, ramp included), and how many I/Os they timed.
     pub bpf_ns: u64,
     pub bpf_runs: u64,
     pub series: Vec<SplitSecond>,

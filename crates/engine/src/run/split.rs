@@ -26,9 +26,14 @@ impl RunFeature for Split {
     /// The table's own figures (events the kernel side could not match, its programs' CPU), read
     /// once every job has ended, into the first job's split: so a merge counts them once.
     fn ended(&mut self, reports: &mut [JobReport]) {
+        let ios: u64 = reports.iter().filter_map(|r| r.output.split.as_ref()).map(|s| s.ios).sum();
         if let Some(s) = reports.iter_mut().find_map(|r| r.output.split.as_mut()) {
             s.lost_events = self.0.lost_events();
-            (s.bpf_ns, s.bpf_runs) = self.0.kernel_cost().unwrap_or_default();
+            // The sample's cost per I/O, over every measured I/O of the run.
+            if let Some((ns, timed)) = self.0.kernel_cost() {
+                s.bpf_ns = (ns as u128 * ios as u128 / timed.max(1) as u128).min(u64::MAX as u128) as u64;
+                s.bpf_runs = timed;
+            }
         }
     }
 }

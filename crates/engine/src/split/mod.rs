@@ -22,8 +22,11 @@ use std::sync::{Arc, OnceLock};
 pub use stages::{cut, Cut, Stages, STAGES};
 
 /// One I/O's kernel stamps (CLOCK_MONOTONIC ns, 0: not seen), shared with the BPF programs: the
-/// layout is theirs too (`crates/bpf/src/bpf/split.bpf.c`, `struct stamps`).
-#[repr(C)]
+/// layout is theirs too (`crates/bpf/src/bpf/split.bpf.c`, `struct stamps`). 64 bytes, a cache
+/// line each: the table starts on a page, so the CPU that completes one slot's block request
+/// (another CPU than the job's, for a loop device or an interrupt elsewhere) never contends for a
+/// line with the job thread arming a neighbouring slot (56-byte records did).
+#[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KernelStamps {
     /// Written by the worker when it arms the slot (the arm clears every stamp): which I/O of the
@@ -42,6 +45,7 @@ pub struct KernelStamps {
     /// Block requests dispatched for it.
     pub rqs: u32,
     pub _pad: u32,
+    pub _spare: u64,
 }
 
 /// `user_data` of a split run's SQEs: the slot in the low 32 bits (what every backend already
@@ -81,8 +85,8 @@ pub unsafe trait SplitTable: Send + Sync {
     /// Kernel events about this run's I/Os that could not be matched (a request whose I/O's
     /// record had moved on), so far.
     fn lost_events(&self) -> u64;
-    /// The BPF programs' own CPU time so far and how many times they ran (every event on the
-    /// machine they looked at, ours or not); None when the kernel does not time them.
+    /// The BPF programs' own time on the I/Os they timed themselves (a sample: one I/O in 64,
+    /// every program that stamped it) and how many I/Os that was; None when none was timed.
     fn kernel_cost(&self) -> Option<(u64, u64)> {
         None
     }
