@@ -597,6 +597,7 @@ mod tests {
             reasons,
             interrupted: false,
             response: None,
+            own_lag_moved: None,
             streams: Vec::new(),
         };
         ProbeResult {

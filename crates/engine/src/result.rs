@@ -100,6 +100,13 @@ pub struct SeriesPoint {
     /// holds response times (from each I/O's intended time). Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lat_over_threshold_counts: Vec<u64>,
+    /// Open loop with thresholds: the same counts for the target's share of the response time:
+    /// each I/O's response time had drivelab issued every I/O of its slot on time (its intended
+    /// time, or when the slot's previous I/O would then have completed), with each I/O's own lat.
+    /// Where these pass and the response-time counts fail, drivelab's lateness failed them.
+    /// Empty otherwise, and in results saved before drivelab counted it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ready_over_threshold_counts: Vec<u64>,
     /// Schema-1 results of open-loop runs only: response-time counts in ACT's power-of-two
     /// millisecond buckets. Still read so old results load; no longer written (see
     /// `over_threshold_counts`).

@@ -207,6 +207,7 @@ pub(crate) fn series(secs: usize, iops: impl Fn(usize) -> f64, p99_ns: impl Fn(u
             ops: iops(i).round() as u64,
             over_threshold_counts: Vec::new(),
             lat_over_threshold_counts: Vec::new(),
+            ready_over_threshold_counts: Vec::new(),
             resp_pow2_ms: None,
         })
         .collect()

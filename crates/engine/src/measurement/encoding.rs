@@ -71,6 +71,11 @@ struct Wire<'a> {
     targets: Vec<WireTarget>,
     errors: Vec<ErrorStat>,
     series: String,
+    /// Each second's counts of the target's share of the response time over the thresholds
+    /// (`Second::ready_over`), beside `series` so results saved before it still read (absent:
+    /// empty counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    series_ready: Option<String>,
     /// `--latency-split` (see `split.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     split: Option<String>,
@@ -337,6 +342,29 @@ fn series_out(series: &[Second]) -> String {
     o.b64()
 }
 
+/// The seconds' `ready_over` counts, or nothing when no second has any.
+fn ready_out(series: &[Second]) -> Option<String> {
+    if series.iter().all(|s| s.ready_over.is_empty()) {
+        return None;
+    }
+    let mut o = Out::default();
+    o.u(series.len() as u128);
+    series.iter().for_each(|s| o.counts(&s.ready_over));
+    Some(o.b64())
+}
+
+/// `ready_out`'s counts into `series`, which must have as many seconds.
+fn ready_in(series: &mut [Second], i: &mut In) -> R<()> {
+    let n = i.len(1, usize::MAX)?;
+    if n != series.len() {
+        return Err(format!("series_ready has {n} seconds, the series {}", series.len()));
+    }
+    for s in series.iter_mut() {
+        s.ready_over = i.counts()?;
+    }
+    Ok(())
+}
+
 fn series_in(i: &mut In) -> R<Vec<Second>> {
     let n = i.len(12, usize::MAX)?;
     let mut out = Vec::with_capacity(n);
@@ -359,6 +387,7 @@ fn series_in(i: &mut In) -> R<Vec<Second>> {
             resp: i.sparse()?,
             over: i.counts()?,
             lat_over: i.counts()?,
+            ready_over: Vec::new(),
         });
     }
     Ok(out)
@@ -418,6 +447,7 @@ impl Serialize for Measurement {
             targets,
             errors: self.errors.clone(),
             series: series_out(&self.series),
+            series_ready: ready_out(&self.series),
             split: self.split.as_ref().map(pack),
             kinds: std::borrow::Cow::Borrowed(&self.kinds),
         }
@@ -467,6 +497,10 @@ fn from_wire(w: Wire) -> R<Measurement> {
         };
         targets.push(TargetPart { order: t.order, path: t.path, window_ns: t.window_ns, read, write, trim });
     }
+    let mut series = unpack("series", &w.series, series_in)?;
+    if let Some(r) = w.series_ready.as_deref() {
+        unpack("series_ready", r, |i| ready_in(&mut series, i))?;
+    }
     Ok(Measurement {
         window_ns: w.window_ns,
         jobs: w.jobs,
@@ -479,7 +513,7 @@ fn from_wire(w: Wire) -> R<Measurement> {
         open_loop,
         targets,
         errors: w.errors,
-        series: unpack("series", &w.series, series_in)?,
+        series,
         interrupted: w.interrupted,
         stopped_by_error: w.stopped_by_error,
         split: w.split.as_deref().map(unpack_kind).transpose()?,

@@ -74,6 +74,7 @@ pub(super) fn from_figures(r: &RunResult) -> Measurement {
                 },
                 over: s.over_threshold_counts.clone(),
                 lat_over: s.lat_over_threshold_counts.clone(),
+                ready_over: s.ready_over_threshold_counts.clone(),
                 lag_max_ns: s.lag_max_ns.unwrap_or(0),
                 tool_lag_max_ns: s.tool_lag_max_ns.unwrap_or(0),
             }

@@ -205,6 +205,7 @@ fn second(a: &Second, b: &Second) -> Second {
         resp: sparse(&a.resp, &b.resp),
         over: add_counts(&a.over, &b.over),
         lat_over: add_counts(&a.lat_over, &b.lat_over),
+        ready_over: add_counts(&a.ready_over, &b.ready_over),
         lag_max_ns: a.lag_max_ns.max(b.lag_max_ns),
         tool_lag_max_ns: a.tool_lag_max_ns.max(b.tool_lag_max_ns),
     }

@@ -115,6 +115,9 @@ pub struct Second {
     /// For each threshold, the I/Os at or over it (response time), and the same for lat.
     pub over: Vec<u64>,
     pub lat_over: Vec<u64>,
+    /// The same for the target's share of the response time (open loop: see
+    /// `SeriesPoint::ready_over_threshold_counts`; empty in results saved before it was counted).
+    pub ready_over: Vec<u64>,
     pub lag_max_ns: u64,
     pub tool_lag_max_ns: u64,
 }
@@ -291,6 +294,8 @@ impl Second {
         let mut lat_over = vec![0u64; thresholds];
         over_counts(&s.over_threshold, thresholds, &mut over);
         over_counts(&s.lat_over_threshold, thresholds, &mut lat_over);
+        let mut ready_over = vec![0u64; thresholds];
+        over_counts(&s.ready_over_threshold, thresholds, &mut ready_over);
         let wide = |v: &[(u16, u32)]| v.iter().map(|&(i, c)| (i, c as u64)).filter(|b| b.1 > 0).collect();
         Second {
             dur_ns: s.dur_ns,
@@ -303,6 +308,7 @@ impl Second {
             resp: wide(&s.resp_buckets),
             over,
             lat_over,
+            ready_over,
             lag_max_ns: s.lag_max_ns,
             tool_lag_max_ns: s.tool_lag_max_ns,
         }

@@ -247,6 +247,7 @@ fn series(m: &Measurement, thresholds: usize) -> Vec<SeriesPoint> {
                 ops,
                 over_threshold_counts: counts(&s.over),
                 lat_over_threshold_counts: if open { counts(&s.lat_over) } else { Vec::new() },
+                ready_over_threshold_counts: if open { counts(&s.ready_over) } else { Vec::new() },
                 resp_pow2_ms: None,
             }
         })

@@ -253,6 +253,7 @@ fn measure_one(s: &[Sample], open: bool) -> Measurement {
                 m.series.resize_with(x.second + 1, || Second {
                     over: vec![0; 3],
                     lat_over: vec![0; 3],
+                    ready_over: vec![0; 3],
                     ..Default::default()
                 });
             }
@@ -270,6 +271,7 @@ fn measure_one(s: &[Sample], open: bool) -> Measurement {
             for (k, &th) in THRESHOLDS.iter().enumerate() {
                 sec.over[k] += (x.resp >= th) as u64;
                 sec.lat_over[k] += (x.lat >= th) as u64;
+                sec.ready_over[k] += (open && x.resp.saturating_sub(x.tool_lag) >= th) as u64;
             }
             if open {
                 if x.dir == 0 { &mut ol.resp_read } else { &mut ol.resp_write }.record(x.resp);
@@ -487,6 +489,17 @@ fn a_saved_measurement_reads_back_exactly() {
     let json = serde_json::to_string(&m).unwrap();
     assert!(json.contains(r#""dirs":"""#), "the target's I/Os are not saved twice");
     assert_eq!(serde_json::from_str::<Measurement>(&json).unwrap(), m);
+    // Saved before the ready counts were: no `series_ready`, the seconds' counts empty.
+    let m = measure(&samples(&mut rng, 2000), true);
+    let mut v: serde_json::Value = serde_json::to_value(&m).unwrap();
+    assert!(v.as_object_mut().unwrap().remove("series_ready").is_some(), "an open-loop run's counts are saved");
+    let old: Measurement = serde_json::from_value(v.clone()).unwrap();
+    assert!(old.series.iter().all(|s| s.ready_over.is_empty()) && old.series.len() == m.series.len());
+    // Counts for another number of seconds than the series has are refused.
+    let short = Measurement { series: m.series[..1].to_vec(), ..m.clone() };
+    v["series_ready"] = serde_json::to_value(&short).unwrap()["series_ready"].clone();
+    let e = serde_json::from_value::<Measurement>(v).unwrap_err().to_string();
+    assert!(e.contains("series_ready") && e.contains("seconds"), "{e}");
     let empty: Measurement = serde_json::from_str(&serde_json::to_string(&Measurement::default()).unwrap()).unwrap();
     assert_eq!(empty, Measurement::default());
     for n in 0..40usize {

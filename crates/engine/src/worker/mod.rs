@@ -167,6 +167,9 @@ pub struct SecondStats {
     /// Open loop with thresholds: the same for lat (from just before the submit call: the
     /// service time ACT judges), by k.
     pub lat_over_threshold: [u32; MAX_THRESHOLDS + 1],
+    /// Open loop with thresholds: the same for the target's share of the response time (the
+    /// response time had drivelab issued every I/O on time: `Slot::target_response_ns`).
+    pub ready_over_threshold: [u32; MAX_THRESHOLDS + 1],
     /// Open loop: the largest lag of an I/O submitted in this second.
     pub lag_max_ns: u64,
     /// Open loop: the largest of drivelab's own lateness (see `JobOutput::tool_lag`).

@@ -92,6 +92,8 @@ impl Queue {
                     t_intended: 0,
                     t_ready: 0,
                     t_freed: 0,
+                    t_virtual: 0,
+                    v_freed: 0,
                     busy: false,
                 };
                 qd
@@ -275,6 +277,8 @@ impl Queue {
             t_intended,
             t_ready,
             t_freed: s.t_freed,
+            t_virtual: t_intended.max(s.v_freed),
+            v_freed: s.v_freed,
             busy: true,
         };
         if let Some(v) = self.verify.as_mut() {
@@ -372,6 +376,9 @@ impl Queue {
         backend.reap(&mut |slot, res| {
             let s = &mut slots[slot as usize];
             s.t_freed = done;
+            if s.t_intended > 0 {
+                s.v_freed = s.t_virtual + s.lat_ns(done);
+            }
             s.busy = false;
             // A trim done through the ring (a punched hole: IORING_OP_FALLOCATE) returns 0.
             let whole = res == s.len as i32 || (res == 0 && s.op == Op::Trim);

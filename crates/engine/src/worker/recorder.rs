@@ -65,6 +65,9 @@ pub(super) struct Interval {
     pub(super) over_threshold: [u32; MAX_THRESHOLDS + 1],
     /// Open loop only: lat against the thresholds (`over_threshold` holds response times).
     pub(super) lat_over_threshold: [u32; MAX_THRESHOLDS + 1],
+    /// Open loop only: the target's share of the response time (`Slot::target_response_ns`)
+    /// against the thresholds.
+    pub(super) ready_over_threshold: [u32; MAX_THRESHOLDS + 1],
     pub(super) lag_max: u64,
     pub(super) tool_lag_max: u64,
 }
@@ -82,6 +85,7 @@ impl Interval {
             resp_write: Histogram::new(),
             over_threshold: [0; MAX_THRESHOLDS + 1],
             lat_over_threshold: [0; MAX_THRESHOLDS + 1],
+            ready_over_threshold: [0; MAX_THRESHOLDS + 1],
             lag_max: 0,
             tool_lag_max: 0,
         }
@@ -99,6 +103,7 @@ impl Interval {
         self.resp_write.clear();
         self.over_threshold = [0; MAX_THRESHOLDS + 1];
         self.lat_over_threshold = [0; MAX_THRESHOLDS + 1];
+        self.ready_over_threshold = [0; MAX_THRESHOLDS + 1];
         self.lag_max = 0;
         self.tool_lag_max = 0;
     }
@@ -241,6 +246,7 @@ impl Recorder {
             iv.over_threshold[self.thresholds.bucket(response)] += 1;
             if self.paced {
                 iv.lat_over_threshold[self.thresholds.bucket(service)] += 1;
+                iv.ready_over_threshold[self.thresholds.bucket(s.target_response_ns(done))] += 1;
             }
         }
         self.ops += 1;
@@ -344,6 +350,7 @@ impl Recorder {
             resp_buckets,
             over_threshold: iv.over_threshold,
             lat_over_threshold: iv.lat_over_threshold,
+            ready_over_threshold: iv.ready_over_threshold,
             lag_max_ns: iv.lag_max,
             tool_lag_max_ns: iv.tool_lag_max,
         });

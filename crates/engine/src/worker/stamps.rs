@@ -35,6 +35,14 @@ pub(super) struct Slot {
     pub(super) t_ready: u64,
     /// When the slot's previous I/O completed (its completion stamp; 0 before any).
     pub(super) t_freed: u64,
+    /// Open loop: when it would have been issued had drivelab never been late itself: its
+    /// intended time, or later, when the slot's previous I/O would have completed (`v_freed`).
+    /// Each I/O's own time is its real one; only drivelab's lateness is taken out, and with it
+    /// the queue that lateness built behind it.
+    pub(super) t_virtual: u64,
+    /// Open loop: when the slot's previous I/O would have completed so (its `t_virtual` plus
+    /// its lat; 0 before any).
+    pub(super) v_freed: u64,
     /// Off the free list: queued, held or in flight (verify's overlap check looks at these).
     pub(super) busy: bool,
 }
@@ -89,5 +97,11 @@ impl Slot {
     #[inline(always)]
     pub(super) fn tool_lag_ns(&self) -> u64 {
         self.t_before.saturating_sub(self.t_ready)
+    }
+    /// Open loop: the response time had drivelab never been late itself (see `t_virtual`): the
+    /// target's share of the response time, from the intended time to the completion.
+    #[inline(always)]
+    pub(super) fn target_response_ns(&self, done: u64) -> u64 {
+        (self.t_virtual + self.lat_ns(done)).saturating_sub(self.t_intended)
     }
 }

@@ -165,6 +165,10 @@ fn a_stall_counts_in_response_time_for_every_io_scheduled_during_it_but_once_in_
     // Counted by lat (the service time ACT judges), only the stalled I/O is over 8 ms.
     let lat_over_8ms: u32 = out.series.iter().map(|s| s.lat_over_threshold[1..].iter().sum::<u32>()).sum();
     assert_eq!(lat_over_8ms, 1);
+    // Less drivelab's own lateness, the queue behind the stall is still the target's: the same
+    // reads over 8 ms as by response time (bar the few the tool itself made late).
+    let ready_over_8ms: u32 = out.series.iter().map(|s| s.ready_over_threshold[1..].iter().sum::<u32>()).sum();
+    assert!(ready_over_8ms <= over_8ms && over_8ms - ready_over_8ms <= 20, "{ready_over_8ms} of {over_8ms}");
     // It caught up after the stall: the lag at the end is far below the stall's 100 ms (not
     // asserted below 1 ms: on 2 busy CPUs a wake-up alone can take longer than that).
     assert!(!out.gave_up && out.final_lag_ns < 50_000_000, "final lag {} ns", out.final_lag_ns);
@@ -218,6 +222,25 @@ fn hybrid_pacing_spins_through_the_timer_slack_that_makes_sleep_late() {
     assert!(sleep.percentile(50.0) >= 49_000, "sleep: every I/O late by the slack: p50 {}", sleep.percentile(50.0));
     let (p50, p99) = (hybrid.percentile(50.0), hybrid.percentile(99.0));
     assert!(p50 <= 1_000 && p99 < sleep.percentile(50.0) / 10, "hybrid: p50 {p50} ns, p99 {p99} ns");
+}
+
+#[test]
+fn a_late_wake_up_counts_in_response_time_and_not_in_the_targets_share() {
+    // Every sleep wakes 10 ms late (drivelab's own lateness, the target answering at once): the
+    // reads issued after each late wake-up catch up, the first of them over 8 ms late by
+    // response time; less drivelab's own lateness, none is.
+    let mut spec = paced_spec(500);
+    spec.thresholds_ns = vec![1_000_000, 8_000_000];
+    spec.rate.as_mut().unwrap().pace = PaceMode::Sleep;
+    let clock = TestClock::oversleeping(10_000_000);
+    let mut b = stalling(&clock, u64::MAX, 0);
+    let out = run_on(&ctx(spec, Some(2000.0)), &mut b, &clock);
+    let over = |f: fn(&SecondStats) -> &[u32]| out.series.iter().map(|s| f(s)[2..].iter().sum::<u32>()).sum::<u32>();
+    let ops = out.read.count() as u32;
+    assert!(ops > 20, "{ops} I/Os");
+    let (response, ready) = (over(|s| &s.over_threshold), over(|s| &s.ready_over_threshold));
+    assert!(response * 10 >= ops, "{response} of {ops} over 8 ms by response time");
+    assert_eq!(ready, 0, "the target's share: nothing over 8 ms");
 }
 
 #[test]

@@ -171,7 +171,36 @@ pub struct ActRun {
     /// The stricter verdict from the same I/Os: response time from each intended issue time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<Judged>,
+    /// The response-time verdict failed on latency alone and passes once drivelab's own
+    /// lateness is taken out: drivelab's threads, not the drive, failed it (also said in
+    /// `response.why`). None otherwise, and in results saved before it was known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_lag_moved: Option<OwnLagMoved>,
     pub streams: Vec<StreamResult>,
+}
+
+/// What the response-time verdict's reads look like without drivelab's own lateness: each read's
+/// response time had drivelab issued every read of its thread on time (at its intended time, or
+/// when the thread's previous read would then have completed: a queue the drive built stays
+/// charged, one drivelab's late wake-up built does not), each with its own service time
+/// (`ready_over_threshold_counts`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OwnLagMoved {
+    /// The highest percentage of reads over 1, 2, 4 ... 64 ms in any slice, timed so.
+    pub worst_without_own_lag_pct: [f64; 7],
+}
+
+impl OwnLagMoved {
+    /// The sentence every output carries.
+    pub fn said(&self) -> String {
+        let w = &self.worst_without_own_lag_pct;
+        format!(
+            "drivelab's own lateness, not the drive, failed it: had drivelab issued every read on time, \
+             the worst slice would have {:.2}% of reads over 1 ms, {:.2}% over 8 ms and {:.2}% over 64 ms, \
+             within the limits",
+            w[0], w[3], w[6]
+        )
+    }
 }
 
 impl ActRun {
@@ -207,11 +236,17 @@ pub fn act_hist(p: &SeriesPoint, timing: Timing) -> ActHist {
         Timing::Service if !p.lat_over_threshold_counts.is_empty() => &p.lat_over_threshold_counts,
         _ => &p.over_threshold_counts,
     };
+    hist_of(p.ops, over)
+}
+
+/// ACT's histogram of `ops` I/Os from their counts at or over [`act_thresholds_ns`] (empty when
+/// the counts are not ACT's thresholds').
+fn hist_of(ops: u64, over: &[u64]) -> ActHist {
     let mut h = ActHist::default();
     if over.len() != ACT_BUCKETS - 1 {
         return h;
     }
-    h.counts[0] = p.ops.saturating_sub(over[0]);
+    h.counts[0] = ops.saturating_sub(over[0]);
     for b in 1..ACT_BUCKETS - 1 {
         h.counts[b] = over[b - 1].saturating_sub(over[b]);
     }
@@ -221,6 +256,11 @@ pub fn act_hist(p: &SeriesPoint, timing: Timing) -> ActHist {
 
 /// Per second, ACT's histograms of every stream on every target, timed as `timing` says.
 fn act_seconds(streams: &[StreamResult], names: &[String], timing: Timing) -> Vec<ActLogSecond> {
+    seconds_by(streams, names, |p| act_hist(p, timing))
+}
+
+/// Per second, ACT's histograms of every stream on every target, each second's made by `hist`.
+fn seconds_by(streams: &[StreamResult], names: &[String], hist: impl Fn(&SeriesPoint) -> ActHist) -> Vec<ActLogSecond> {
     let n = streams.iter().map(|s| s.result.series.len()).min().unwrap_or(0);
     let mut seconds: Vec<ActLogSecond> = (0..n)
         .map(|_| ActLogSecond {
@@ -232,7 +272,7 @@ fn act_seconds(streams: &[StreamResult], names: &[String], timing: Timing) -> Ve
     for s in streams {
         let t = names.iter().position(|n| *n == s.target).unwrap_or(0);
         for (sec, p) in seconds.iter_mut().zip(&s.result.series) {
-            let h = act_hist(p, timing);
+            let h = hist(p);
             match s.role {
                 Role::Reads => {
                     sec.reads.add(&h);
@@ -305,8 +345,14 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
     let act = judge_reads(opts, &seconds, &streams, Timing::Service, problem.clone());
     let reasons = fail_reasons(act.passed, problem.clone(), &act.verdict);
     let response_seconds = act_seconds(&streams, names, Timing::Response);
-    let response =
+    let mut response =
         judge_reads(opts, &response_seconds, &streams, Timing::Response, problem.clone().or(backlog.clone()));
+    let own_lag_moved = (!response.passed && problem.is_none() && backlog.is_none())
+        .then(|| own_lag_moved(opts, &streams, names))
+        .flatten();
+    if let Some(m) = &own_lag_moved {
+        response.why = format!("{} ({})", response.why, m.said());
+    }
     ActRun {
         scale: opts.config.scale,
         rates,
@@ -320,8 +366,24 @@ pub fn judge(opts: &ActOptions, rates: ActRates, streams: Vec<StreamResult>, nam
         reasons,
         interrupted,
         response: Some(response),
+        own_lag_moved,
         streams,
     }
+}
+
+/// The reads judged as the response-time verdict judges them, less drivelab's own lateness
+/// (`ready_over_threshold_counts`): Some when that passes. None when it fails too, or when a
+/// read stream's result does not have the counts (saved before they were counted).
+fn own_lag_moved(opts: &ActOptions, streams: &[StreamResult], names: &[String]) -> Option<OwnLagMoved> {
+    let counted =
+        |s: &&StreamResult| s.result.series.iter().all(|p| p.ready_over_threshold_counts.len() == ACT_BUCKETS - 1);
+    let reads: Vec<&StreamResult> = streams.iter().filter(|s| s.role == Role::Reads).collect();
+    if reads.is_empty() || !reads.iter().all(|s| counted(s)) {
+        return None;
+    }
+    let seconds = seconds_by(streams, names, |p| hist_of(p.ops, &p.ready_over_threshold_counts));
+    let ready = judge_reads(opts, &seconds, streams, Timing::Response, None);
+    ready.passed.then_some(OwnLagMoved { worst_without_own_lag_pct: ready.verdict.worst })
 }
 
 /// Each slice's delivery ([`Delivery`]): the reads done from the slice's start to the load's end
@@ -462,6 +524,7 @@ mod tests {
             ops: lat_ns.len() as u64,
             over_threshold_counts: over,
             lat_over_threshold_counts: Vec::new(),
+            ready_over_threshold_counts: Vec::new(),
             resp_pow2_ms: None,
         };
         let mut expected = ActHist::default();
@@ -491,6 +554,7 @@ mod tests {
             ops: 1000,
             over_threshold_counts: counts(response),
             lat_over_threshold_counts: counts(service),
+            ready_over_threshold_counts: Vec::new(),
             ..result.series[0].clone()
         };
         result.series = vec![second; seconds];
@@ -514,6 +578,44 @@ mod tests {
         assert_eq!((run.passed_by(Timing::Service), run.passed_by(Timing::Response)), (Some(true), Some(false)));
         // ACT's log carries ACT's measure: 10 reads a second in bucket 1 (1..2 ms).
         assert!(run.seconds.iter().all(|s| s.reads.counts[0] == 990 && s.reads.counts[1] == 10));
+    }
+
+    #[test]
+    fn a_response_time_failure_that_is_drivelabs_own_lateness_says_so() {
+        let opts = ActOptions { time_ns: 100_000_000, slice_secs: 1, ..ActOptions::for_tests() };
+        let rates = opts.config.derive(512);
+        // 1% over 1 ms by service time, 10% by response time; without drivelab's own lateness
+        // `ready` of 1000: 2% (the drive's) says own lateness failed it, 7% says the drive did.
+        let with_ready = |ready: Option<u64>| {
+            let mut s = read_stream(3, 10, 100);
+            if let Some(r) = ready {
+                for p in &mut s.result.series {
+                    p.ready_over_threshold_counts = vec![0; ACT_BUCKETS - 1];
+                    p.ready_over_threshold_counts[0] = r;
+                }
+            }
+            judge(&opts, rates.clone(), vec![s], &["t".to_string()])
+        };
+        let run = with_ready(Some(20));
+        let resp = run.response.as_ref().unwrap();
+        assert!(!resp.passed, "the response-time verdict still fails: it is the verdict, the note says why");
+        let moved = run.own_lag_moved.as_ref().expect("own lateness moved it");
+        assert_eq!(moved.worst_without_own_lag_pct[0], 2.0);
+        assert!(
+            resp.why.contains("10.00% > 1 ms") && resp.why.contains("drivelab's own lateness, not the drive"),
+            "{}",
+            resp.why
+        );
+        assert!(moved.said().contains("2.00% of reads over 1 ms"), "{}", moved.said());
+        let run = with_ready(Some(70));
+        assert!(run.own_lag_moved.is_none(), "7% without own lateness: the drive's failure");
+        assert!(!run.response.as_ref().unwrap().why.contains("own lateness"));
+        let run = with_ready(None);
+        assert!(run.own_lag_moved.is_none(), "results without the counts: not known, not said");
+        // A passing response-time verdict has nothing to explain.
+        let mut s = read_stream(3, 10, 20);
+        s.result.series.iter_mut().for_each(|p| p.ready_over_threshold_counts = vec![0; ACT_BUCKETS - 1]);
+        assert!(judge(&opts, rates.clone(), vec![s], &["t".to_string()]).own_lag_moved.is_none());
     }
 
     #[test]

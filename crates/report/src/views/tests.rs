@@ -265,6 +265,7 @@ fn act_run(n: f64, slices: usize, c: &ActCriteria) -> ActRun {
             verdict: resp_verdict,
             why: String::new(),
         }),
+        own_lag_moved: None,
         streams: Vec::new(),
     }
 }
