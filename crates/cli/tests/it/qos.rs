@@ -108,6 +108,21 @@ fn act_on_a_file_runs_the_three_streams_at_acts_rates_and_writes_an_act_log() {
     }
     let roles: Vec<&str> = run["streams"].as_array().unwrap().iter().map(|s| s["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["reads", "large-block-reads", "large-block-writes"]);
+    // Each second counts the reads by service time, response time and the file's share of the
+    // response time (drivelab's own lateness out), at ACT's 16 thresholds, in that order of size.
+    for p in run["streams"][0]["result"]["series"].as_array().unwrap() {
+        let at_1ms = |k: &str| {
+            let v = p[k].as_array().unwrap_or_else(|| panic!("{k} in {p}"));
+            assert_eq!(v.len(), 16, "{k}");
+            v[0].as_u64().unwrap()
+        };
+        let (service, share, response) = (
+            at_1ms("lat_over_threshold_counts"),
+            at_1ms("ready_over_threshold_counts"),
+            at_1ms("over_threshold_counts"),
+        );
+        assert!(service <= share && share <= response, "over 1 ms: {service} <= {share} <= {response}");
+    }
     for st in run["streams"].as_array().unwrap() {
         assert_eq!(st["result"]["spec"]["sync"]["mode"], "dsync", "ACT opens with O_DSYNC");
         assert_eq!(st["result"]["spec"]["direct"], true);
