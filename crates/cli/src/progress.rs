@@ -14,6 +14,7 @@
 
 use std::time::{Duration, Instant};
 
+use drivelab_engine::measurement::summarize::CPU_STARVED_PCT;
 use drivelab_engine::printable::printable;
 use drivelab_engine::run::Progress;
 use drivelab_engine::units::{fmt_count, fmt_elapsed, fmt_ns};
@@ -142,15 +143,19 @@ fn fitted_line(p: &Progress, plan: Option<&str>, width: usize) -> String {
         return term::fit(&full, width);
     }
     let p99 = (p.p99_ns > 0).then(|| format!(" · p99 {}", fmt_ns(p.p99_ns as f64))).unwrap_or_default();
+    let wait = waited(p);
     let (iops, mb) = (format!("{} IOPS", fmt_count(p.iops)), fmt_rate(p.bw_bytes_per_s));
     let left = p.remaining_ns.map(|r| format!("{} left · ", fmt_elapsed(r))).unwrap_or_default();
     let shorter = [
-        with_plan(format!("{left}{iops} · {mb}{p99}")),
-        with_plan(format!("{iops} · {mb}{p99}")),
-        with_plan(format!("{iops}{p99}")),
+        with_plan(format!("{left}{iops} · {mb}{p99}{wait}")),
+        with_plan(format!("{iops} · {mb}{p99}{wait}")),
+        with_plan(format!("{iops}{p99}{wait}")),
+        with_plan(format!("{iops}{wait}")),
     ];
-    let line =
-        shorter.into_iter().find(|l| term::columns(l) <= width).unwrap_or_else(|| with_plan(format!("{iops}{p99}")));
+    let line = shorter
+        .into_iter()
+        .find(|l| term::columns(l) <= width)
+        .unwrap_or_else(|| with_plan(format!("{iops}{wait}{p99}")));
     term::fit(&line, width)
 }
 
@@ -169,7 +174,17 @@ fn live_line(p: &Progress) -> String {
     if p.p99_ns > 0 {
         line += &format!(" · p99 {}", fmt_ns(p.p99_ns as f64));
     }
-    line
+    line + &waited(p)
+}
+
+/// " · busy: CPU wait 32%" while the job threads wait for a CPU as long as the result's
+/// starvation warning counts ([`CPU_STARVED_PCT`]), over the last interval: the figures beside
+/// it hold that wait. Kept in every width of the line.
+fn waited(p: &Progress) -> String {
+    match p.cpu_wait_pct {
+        Some(w) if w >= CPU_STARVED_PCT => format!(" · busy: CPU wait {w:.0}%"),
+        _ => String::new(),
+    }
 }
 
 /// Where a plan is and how long the rest should take: each point's configured time, and the
@@ -280,6 +295,7 @@ mod tests {
             iops: 250_000.0,
             bw_bytes_per_s: 1.024e9,
             p99_ns,
+            cpu_wait_pct: Some(3.0),
             ramping: false,
             stopped_by_error: false,
             ops: 0,
@@ -336,6 +352,19 @@ mod tests {
         assert!(term::columns(&line) <= 80 && line.contains("p99 210.0µs") && line.starts_with(at), "{line}");
         let narrow = fitted_line(&p, Some(at), 50);
         assert!(term::columns(&narrow) <= 50 && narrow.contains("IOPS"), "{narrow}");
+    }
+
+    #[test]
+    fn the_live_line_says_when_the_job_threads_wait_for_a_cpu_at_every_width() {
+        let mut p = progress(210_000);
+        assert!(!live_line(&p).contains("CPU"), "3% is a quiet machine's");
+        p.cpu_wait_pct = Some(CPU_STARVED_PCT);
+        assert!(live_line(&p).ends_with("p99 210.0µs · busy: CPU wait 20%"), "{}", live_line(&p));
+        p.cpu_wait_pct = Some(62.4);
+        for width in [200, 80, 60] {
+            let line = fitted_line(&p, Some("point 12/40, ETA 3m10s"), width);
+            assert!(line.contains("busy: CPU wait 62%") && term::columns(&line) <= width, "{width}: {line}");
+        }
     }
 
     #[test]

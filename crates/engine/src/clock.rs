@@ -76,10 +76,18 @@ pub fn thread_cpu_ns() -> (u64, u64) {
 /// /proc/thread-self/schedstat. Together with CPU time it tells whether a thread ever slept:
 /// a thread that was always running or runnable was CPU-bound, however busy the machine was.
 pub fn thread_runq_wait_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        .unwrap_or(0)
+    runq_wait_at("/proc/thread-self/schedstat").unwrap_or(0)
+}
+
+/// The same for thread `tid` of this process, from another thread (None: it has ended, or the
+/// kernel has no schedstat).
+pub fn task_runq_wait_ns(tid: u32) -> Option<u64> {
+    runq_wait_at(&format!("/proc/self/task/{tid}/schedstat"))
+}
+
+/// schedstat's second field: ns spent runnable on a run queue.
+fn runq_wait_at(path: &str) -> Option<u64> {
+    std::fs::read_to_string(path).ok().and_then(|s| s.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
 }
 
 #[cfg(test)]

@@ -40,6 +40,10 @@ pub struct Progress {
     pub bw_bytes_per_s: f64,
     /// Highest per-job p99 of the last whole second.
     pub p99_ns: u64,
+    /// Over the last interval: the share of it the running job threads waited for a CPU
+    /// (runnable, not running), on average, as the result's `cpu.runq_wait_pct` counts the whole
+    /// run. None when it could not be read.
+    pub cpu_wait_pct: Option<f64>,
     pub ramping: bool,
     /// An I/O error has stopped a job of the run.
     pub stopped_by_error: bool,
@@ -461,6 +465,8 @@ fn follow(
         first += n;
     }
     let mut last = (begin, 0u64, 0u64);
+    // Each job thread's run-queue wait at the last tick (None: not read yet).
+    let mut waited: Vec<Option<u64>> = vec![None; lives.len()];
     let limit =
         streams.iter().filter_map(|st| st.spec.time_ns.map(|t| t + st.spec.ramp_ns + st.spec.start_delay_ns)).max();
     let done =
@@ -482,12 +488,14 @@ fn follow(
         let ops: u64 = lives.iter().map(|l| l.ops.load(Ordering::Relaxed)).sum();
         let bytes: u64 = lives.iter().map(|l| l.bytes.load(Ordering::Relaxed)).sum();
         let dt = (now - last.0) as f64 / 1e9;
+        let cpu_wait_pct = cpu_wait(lives, &mut waited, now - last.0);
         let p = Progress {
             elapsed_ns: now.saturating_sub(begin),
             remaining_ns: limit.map(|l| l.saturating_sub(now.saturating_sub(begin))),
             iops: ops.saturating_sub(last.1) as f64 / dt,
             bw_bytes_per_s: bytes.saturating_sub(last.2) as f64 / dt,
             p99_ns: lives.iter().map(|l| l.p99_ns.load(Ordering::Relaxed)).max().unwrap_or(0),
+            cpu_wait_pct,
             ramping: !lives.iter().all(|l| l.measuring.load(Ordering::Relaxed)),
             stopped_by_error: lives.iter().any(|l| l.stopped_by_error.load(Ordering::Relaxed)),
             ops,
@@ -500,6 +508,23 @@ fn follow(
         last = (now, ops, bytes);
         on_progress(&p);
     }
+}
+
+/// The share of the last `dt_ns` the running job threads waited for a CPU, on average: each
+/// thread's run-queue wait since the last tick (`waited`, updated), over the threads read at
+/// both ticks. None when no thread was.
+fn cpu_wait(lives: &[Arc<Live>], waited: &mut [Option<u64>], dt_ns: u64) -> Option<f64> {
+    let (mut sum, mut n) = (0u64, 0u64);
+    for (l, last) in lives.iter().zip(waited.iter_mut()) {
+        let tid = l.tid.load(Ordering::Relaxed);
+        let now = (tid != 0 && !l.done.load(Ordering::Relaxed)).then(|| crate::clock::task_runq_wait_ns(tid)).flatten();
+        if let (Some(a), Some(b)) = (*last, now) {
+            sum += b.saturating_sub(a);
+            n += 1;
+        }
+        *last = now;
+    }
+    (n > 0 && dt_ns > 0).then(|| (sum as f64 / n as f64 / dt_ns as f64 * 100.0).min(100.0))
 }
 
 /// Where in the first interval job `index` of `jobs` sharing a rate starts its schedule: spread
@@ -523,6 +548,8 @@ fn job_thread<C: Clock>(
     verify: Option<JobVerify>,
     clock: C,
 ) -> (JobOutput, Option<crate::backend::uring::RingFacts>) {
+    // SAFETY: gettid has no preconditions.
+    ctx.live.tid.store(unsafe { libc::gettid() } as u32, Ordering::Relaxed);
     let spec = ctx.spec.clone();
     let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
     pool.fill(spec.data, spec.seed ^ ctx.job);

@@ -289,3 +289,21 @@ fn with_per_io_priorities_each_priority_used_keeps_its_own_completion_latency() 
     let r = run(&plain, &[null_target()], EngineKind::Uring, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap();
     assert!(r.kinds.clat_prio.is_none() && r.measurement.unwrap().kinds.clat_prio.is_empty());
 }
+
+#[test]
+fn the_live_cpu_wait_is_read_from_each_running_job_thread_between_two_ticks() {
+    // This thread as a job: read at two ticks, its wait over the interval is a share of it.
+    let me = Arc::new(Live::default());
+    // SAFETY: gettid has no preconditions.
+    me.tid.store(unsafe { libc::gettid() } as u32, Ordering::Relaxed);
+    let unstarted = Arc::new(Live::default());
+    let lives = [me.clone(), unstarted];
+    let mut waited = vec![None; 2];
+    assert_eq!(super::cpu_wait(&lives, &mut waited, 250_000_000), None, "one tick read: nothing to compare");
+    assert!(waited[0].is_some() && waited[1].is_none(), "the started thread is read, the other not");
+    let w = super::cpu_wait(&lives, &mut waited, 250_000_000).expect("two ticks read");
+    assert!((0.0..=100.0).contains(&w), "{w}");
+    // A job that has ended is read no more.
+    me.done.store(true, Ordering::Relaxed);
+    assert_eq!(super::cpu_wait(&lives, &mut waited, 250_000_000), None);
+}

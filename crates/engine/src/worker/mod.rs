@@ -76,6 +76,9 @@ pub struct Live {
     pub stopped_by_error: AtomicBool,
     /// The job has ended (its thread is done).
     pub done: AtomicBool,
+    /// The job thread's id (`gettid`; 0 until it starts): where the watcher reads how long it
+    /// waited for a CPU so far (/proc/self/task/TID/schedstat).
+    pub tid: std::sync::atomic::AtomicU32,
 }
 
 /// What an error was recorded against (`ErrorStat::op`): an I/O of the target, its fsync, or a

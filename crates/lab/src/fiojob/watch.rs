@@ -359,6 +359,7 @@ mod tests {
     fn at(s: f64, ops: u64, done: usize) -> Progress {
         let stream_jobs = vec![(done.min(1), 1), (0, 1)];
         Progress {
+            cpu_wait_pct: None,
             elapsed_ns: (s * 1e9) as u64,
             remaining_ns: None,
             iops: 0.0,

@@ -256,6 +256,7 @@ fn a_run_stopped_by_another_ranks_error_is_not_interrupted_and_says_who() {
         }
     }
     let tick = |stopped_by_error| Progress {
+        cpu_wait_pct: None,
         elapsed_ns: 0,
         remaining_ns: None,
         iops: 0.0,
