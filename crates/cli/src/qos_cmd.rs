@@ -28,6 +28,7 @@ pub fn run(args: &QosArgs) -> Result<Outcome, Error> {
         targets: args.run.targets.clone(),
         tolerance_pct: args.tolerance,
         max_qd: args.max_qd,
+        judge_busy: args.judge_busy,
     };
     setup.validate().map_err(|(field, why)| Error::invalid(format!("{} {why}", flag(field))))?;
     let fields = args.run.fields();

@@ -36,6 +36,10 @@ pub struct QosSetup {
     pub tolerance_pct: f64,
     /// `--by qd`: the highest queue depth tried.
     pub max_qd: u32,
+    /// `--judge-busy`: judge a probe whose job threads waited for a CPU (the machine was busy)
+    /// as any other. By default such a probe is not judged and counts as a miss.
+    #[serde(default)]
+    pub judge_busy: bool,
 }
 
 /// What a qos search varies.
@@ -306,7 +310,8 @@ impl Search<'_, '_, '_> {
         let m = self.lab.measure(&spec, &self.setup.targets)?;
         self.last_power = m.power_w.or(self.last_power);
         let r = m.result;
-        let Judgement { evaluation, fell_behind, delivery, pass, why } = judge(&self.setup.objective, role, &r, open);
+        let Judgement { evaluation, fell_behind, delivery, pass, why } =
+            judge(&self.setup.objective, role, &r, open, self.setup.judge_busy);
         let slug = match role {
             ProbeRole::Saturation => "saturation".to_string(),
             _ => crate::store::slug(&format!("{} {value:.0} {}", role_word(role), self.setup.by.unit())),
@@ -352,8 +357,13 @@ struct Judgement {
 
 /// Judge a probe's result: the objective on response time at a fixed rate (`open`), on lat in
 /// closed loop; never a pass for the saturation probe, an I/O error, an interruption, a schedule
-/// that fell behind, or a rate the target did not deliver.
-fn judge(objective: &Objective, role: ProbeRole, r: &RunResult, open: bool) -> Judgement {
+/// that fell behind, a rate the target did not deliver, or (unless `judge_busy`) a probe whose
+/// job threads waited for a CPU ([`CpuStats::cpu_starved`]): its latencies hold that wait and,
+/// in closed loop, the target saw its queue refilled only when the threads got a CPU, so the
+/// busy machine, not the target, may have decided the verdict either way.
+///
+/// [`CpuStats::cpu_starved`]: drivelab_engine::result::CpuStats::cpu_starved
+fn judge(objective: &Objective, role: ProbeRole, r: &RunResult, open: bool, judge_busy: bool) -> Judgement {
     let (hist, fell_behind) = match (&r.open_loop, open) {
         (Some(o), true) => (Histogram::from_sparse(&o.total_resp_lat_ns.histogram.buckets), !o.kept_up),
         _ => (Histogram::from_sparse(&r.total.lat_ns.histogram.buckets), false),
@@ -362,13 +372,26 @@ fn judge(objective: &Objective, role: ProbeRole, r: &RunResult, open: bool) -> J
     // A rate the target did not carry is never a pass, whatever its latency.
     let delivery = if open { Delivery::of_run(r) } else { None };
     let undelivered = delivery.filter(|d| !d.delivered());
+    let busy = r.cpu.cpu_starved && !judge_busy;
     let pass = role != ProbeRole::Saturation
         && evaluation.pass
         && !fell_behind
         && undelivered.is_none()
         && !errored(r)
-        && !r.interrupted;
-    let why = why_not(r, &evaluation, fell_behind, undelivered);
+        && !r.interrupted
+        && !busy;
+    let mut why = why_not(r, &evaluation, fell_behind, undelivered);
+    if busy && !errored(r) && r.total.ops > 0 {
+        let waited = format!(
+            "the machine was busy: drivelab's job threads waited for a CPU {:.0}% of the probe",
+            r.cpu.runq_wait_pct
+        );
+        why = match (why.is_empty(), evaluation.pass) {
+            (true, _) => format!("not judged: {waited}, so its latencies hold that wait (--judge-busy judges it)"),
+            (false, false) => format!("{why}; {waited}: the miss may be the machine's"),
+            (false, true) => format!("{why}; {waited}"),
+        };
+    }
     Judgement { evaluation, fell_behind, delivery, pass, why }
 }
 
@@ -433,7 +456,11 @@ fn cpu_bound_notice(p: &ProbeResult) -> Option<String> {
 fn starved_notice(p: &ProbeResult) -> Option<String> {
     let r = &p.qos()?.result;
     let said = r.cpu.starved_warning().filter(|_| !p.interrupted)?;
-    let verdict = if p.pass { "it passed all the same" } else { "its failure may be the machine's, not the target's" };
+    let verdict = if p.pass {
+        "judged all the same (--judge-busy): it passed"
+    } else {
+        "it counts as a miss: its verdict may be the machine's, not the target's"
+    };
     Some(format!("probe {}: {said}; {verdict}", p.index))
 }
 
@@ -465,10 +492,39 @@ mod tests {
     }
 
     #[test]
+    fn a_probe_whose_threads_waited_for_a_cpu_is_not_judged_unless_asked() {
+        let objective = parse_objective("p99<1000s").unwrap();
+        let mut r = kept_up();
+        (r.cpu.runq_wait_pct, r.cpu.cpu_starved) = (32.4, true);
+        for open in [true, false] {
+            let j = judge(&objective, ProbeRole::Probe, &r, open, false);
+            assert!(!j.pass && j.evaluation.pass, "met the objective, not judged");
+            assert!(
+                j.why.starts_with("not judged: the machine was busy")
+                    && j.why.contains("waited for a CPU 32% of the probe")
+                    && j.why.contains("--judge-busy"),
+                "{}",
+                j.why
+            );
+            assert!(judge(&objective, ProbeRole::Probe, &r, open, true).pass, "--judge-busy judges it");
+        }
+        // A miss stays a miss, and says the machine may have made it.
+        let j = judge(&parse_objective("p99<1ns").unwrap(), ProbeRole::Probe, &r, true, false);
+        assert!(
+            !j.pass && j.why.starts_with("missed p99") && j.why.ends_with("the miss may be the machine's"),
+            "{}",
+            j.why
+        );
+        // A quiet machine's probe is judged as before.
+        (r.cpu.runq_wait_pct, r.cpu.cpu_starved) = (3.0, false);
+        assert!(judge(&objective, ProbeRole::Probe, &r, true, false).pass);
+    }
+
+    #[test]
     fn a_rate_the_target_did_not_deliver_is_never_a_pass_even_on_schedule() {
         let objective = parse_objective("p99<1000s").unwrap();
         let r = kept_up();
-        let j = judge(&objective, ProbeRole::Probe, &r, true);
+        let j = judge(&objective, ProbeRole::Probe, &r, true, false);
         assert!(j.pass && j.delivery.is_some_and(|d| d.delivered()), "{}", j.why);
         // The same probe, its I/Os half of the schedule: the latency still meets the objective
         // and the schedule says kept up, but the load was not delivered.
@@ -476,10 +532,10 @@ mod tests {
         let o = half.open_loop.as_mut().unwrap();
         o.achieved_iops = o.target_iops / 2.0;
         assert!(o.kept_up);
-        let j = judge(&objective, ProbeRole::Probe, &half, true);
+        let j = judge(&objective, ProbeRole::Probe, &half, true, false);
         assert!(j.evaluation.pass && !j.pass, "{}", j.why);
         assert!(j.why.contains("not delivered") && j.why.contains("(50.0%)"), "{}", j.why);
         // Closed loop has no schedule: nothing to deliver.
-        assert!(judge(&objective, ProbeRole::Probe, &half, false).delivery.is_none());
+        assert!(judge(&objective, ProbeRole::Probe, &half, false, false).delivery.is_none());
     }
 }

@@ -580,6 +580,11 @@ pub struct QosArgs {
     /// Stop refining when the passing and failing loads are this close (percent of the passing one).
     #[arg(long, default_value_t = 5.0, value_name = "PCT", help_heading = "Objective")]
     pub tolerance: f64,
+    /// Judge a probe whose job threads waited for a CPU 20% of it or more (the machine was busy)
+    /// as any other. By default such a probe is not judged and counts as a miss: its latencies
+    /// hold that wait.
+    #[arg(long, help_heading = "Objective")]
+    pub judge_busy: bool,
     /// The workload, as for `drivelab run` (--time is each probe's duration).
     #[command(flatten)]
     pub run: RunArgs,

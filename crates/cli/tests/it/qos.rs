@@ -262,9 +262,11 @@ fn qos_by_queue_depth_and_by_rate_find_the_highest_load_meeting_the_objective() 
     let s = Scratch::new("qos");
     let f = s.path("q.dat");
     let results = s.path("results");
-    // Every depth meets a 10 s p99: the search climbs to --max-qd and confirms it.
+    // Every depth meets a 10 s p99: the search climbs to --max-qd and confirms it (--judge-busy:
+    // whatever else the machine runs; a busy probe's rule is tested in run.rs).
     let o = drivelab(&[
         "qos",
+        "--judge-busy",
         &f,
         "--size",
         "64m",

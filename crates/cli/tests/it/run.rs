@@ -293,6 +293,41 @@ fn a_run_whose_job_thread_waited_for_a_cpu_says_so_with_the_figure_in_every_outp
 }
 
 #[test]
+fn a_qos_probe_whose_job_thread_waited_for_a_cpu_is_not_judged_unless_asked() {
+    // As above: the probe's job thread shares CPU 0 with a busy loop. The objective (p99 under
+    // 10 s on the null target) is met by any probe, so only the wait keeps one from passing.
+    let s = Scratch::new("qos-starved");
+    let hog = Hog(std::process::Command::new("taskset")
+        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .expect("taskset (util-linux)"));
+    let qos = |extra: &[&str]| {
+        let results = s.path(&format!("r{}", extra.len()));
+        let mut args = vec!["qos", "null", "--objective", "p99<10s", "--by", "qd", "--max-qd", "1", "--time", "300ms"];
+        args.extend(["--cpus", "0", "--results", &results, "-q"]);
+        args.extend(extra);
+        let o = drivelab(&args);
+        let dir = std::fs::read_dir(&results).unwrap().next().unwrap().unwrap().path();
+        (o, Saved::load(&dir))
+    };
+    let (o, saved) = qos(&[]);
+    let (o_busy, saved_busy) = qos(&["--judge-busy"]);
+    drop(hog);
+    let probes = |s: &Saved| s.probes.iter().filter(|p| p["role"] != "saturation").cloned().collect::<Vec<_>>();
+    assert!(!probes(&saved).is_empty(), "a probe beside the saturation run");
+    for p in probes(&saved) {
+        let r = &p["data"]["qos"]["result"]["cpu"];
+        assert_eq!(r["cpu_starved"], true, "the hog took the CPU: {r}");
+        assert_eq!(p["pass"], false, "{p}");
+        let why = p["why"].as_str().unwrap();
+        assert!(why.starts_with("not judged: the machine was busy") && why.contains("--judge-busy"), "{why}");
+    }
+    assert_eq!(o.status.code(), Some(3), "no load passed: {}", stderr(&o));
+    assert!(o_busy.status.success(), "--judge-busy: {}", stderr(&o_busy));
+    assert!(probes(&saved_busy).iter().any(|p| p["pass"] == true), "--judge-busy judges the busy probes");
+}
+
+#[test]
 fn summary_names_workload_target_and_numbers() {
     let o = drivelab(&["run", "null", "--rw", "randread", "--bs", "64k", "--qd", "4", "--time", "300ms"]);
     assert!(o.status.success(), "{}", stderr(&o));

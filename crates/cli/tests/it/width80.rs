@@ -139,10 +139,16 @@ fn every_command_fits_80_columns_on_targets_with_40_character_paths() {
         }
         suites.push(into(&mut c, &args, 0));
     }
-    let qos_rate =
-        into(&mut c, &["qos", &t[0], "--objective", "p99<10s", "--qd", "4", "--time", "100ms", "--tolerance", "30"], 0);
-    let qos_qd =
-        into(&mut c, &["qos", &t[1], "--by", "qd", "--max-qd", "4", "--objective", "p99<10s", "--time", "100ms"], 0);
+    let qos_rate = into(
+        &mut c,
+        &["qos", &t[0], "--objective", "p99<10s", "--qd", "4", "--time", "100ms", "--tolerance", "30", "--judge-busy"],
+        0,
+    );
+    let qos_qd = into(
+        &mut c,
+        &["qos", &t[1], "--by", "qd", "--max-qd", "4", "--objective", "p99<10s", "--time", "100ms", "--judge-busy"],
+        0,
+    );
     let act = into(&mut c, &["act", &t[2], "--scale", "0.2", "--time", "2s", "--slice", "1s"], 0);
     let verified = into(&mut c, &["run", &t[0], "--rw", "randrw", "--verify", "--time", "100ms"], 0);
     c.must(&["verify", &verified], 0);

@@ -81,6 +81,7 @@ pub(crate) fn qos_results(by: SearchBy, ladder: &[(ProbeRole, f64)]) -> Results 
         targets: vec!["/dev/x".into()],
         tolerance_pct: 5.0,
         max_qd: 64,
+        judge_busy: false,
     };
     let probes = ladder
         .iter()
