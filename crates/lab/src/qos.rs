@@ -257,14 +257,19 @@ impl Search<'_, '_, '_> {
             },
         };
         let mut search = HighestPassing::new(space).map_err(Error::invalid)?;
+        // Probes tried, and of them those not judged because the machine was busy.
+        let (mut tried, mut busy) = (0u32, 0u32);
         loop {
             match search.next() {
                 Step::Done(o) => {
-                    return Ok(Outcome {
-                        best: o.best,
-                        reason: o.reason,
-                        ..ended("", false, false, saturation, self.last_power)
-                    })
+                    let reason = match busy {
+                        0 => o.reason,
+                        n => format!(
+                            "{}; {n} of {tried} probes not judged: the machine was busy (--judge-busy judges them)",
+                            o.reason
+                        ),
+                    };
+                    return Ok(Outcome { best: o.best, reason, ..ended("", false, false, saturation, self.last_power) });
                 }
                 Step::Probe { value, confirm } => {
                     let role = if confirm { ProbeRole::Confirm } else { ProbeRole::Probe };
@@ -277,6 +282,8 @@ impl Search<'_, '_, '_> {
                         let why = format!("{} at {}: {}", role_word(role), self.load(value), error_reason(r));
                         return Ok(ended(&why, false, true, saturation, self.last_power));
                     }
+                    tried += 1;
+                    busy += u32::from(!p.pass && r.cpu.cpu_starved && !self.setup.judge_busy);
                     search.record(value, p.pass);
                 }
             }

@@ -323,6 +323,8 @@ fn a_qos_probe_whose_job_thread_waited_for_a_cpu_is_not_judged_unless_asked() {
         assert!(why.starts_with("not judged: the machine was busy") && why.contains("--judge-busy"), "{why}");
     }
     assert_eq!(o.status.code(), Some(3), "no load passed: {}", stderr(&o));
+    let reason = saved.outcome["reason"].as_str().unwrap();
+    assert!(reason.contains("probes not judged: the machine was busy"), "the search's end says why: {reason}");
     assert!(o_busy.status.success(), "--judge-busy: {}", stderr(&o_busy));
     assert!(probes(&saved_busy).iter().any(|p| p["pass"] == true), "--judge-busy judges the busy probes");
 }
