@@ -269,7 +269,11 @@ impl Search<'_, '_, '_> {
                             o.reason
                         ),
                     };
-                    return Ok(Outcome { best: o.best, reason, ..ended("", false, false, saturation, self.last_power) });
+                    return Ok(Outcome {
+                        best: o.best,
+                        reason,
+                        ..ended("", false, false, saturation, self.last_power)
+                    });
                 }
                 Step::Probe { value, confirm } => {
                     let role = if confirm { ProbeRole::Confirm } else { ProbeRole::Probe };
