@@ -252,6 +252,16 @@ fn the_null_target_measures_the_engine_and_reports_cpu() {
 /// A CPU-bound loop pinned to CPU 0 for as long as it lives.
 struct Hog(std::process::Child);
 
+impl Hog {
+    /// A shell busy loop pinned to CPU 0, for as long as the `Hog` lives.
+    fn on_cpu0() -> Hog {
+        Hog(std::process::Command::new("taskset")
+            .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+            .spawn()
+            .expect("taskset (util-linux)"))
+    }
+}
+
 impl Drop for Hog {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -265,10 +275,7 @@ fn a_run_whose_job_thread_waited_for_a_cpu_says_so_with_the_figure_in_every_outp
     // The job thread and a busy loop share CPU 0: the thread is runnable all the time (a null
     // target never waits for I/O) and on the CPU about half of it. No clock bound: the share
     // the scheduler gives is what is asserted, not how long anything took.
-    let hog = Hog(std::process::Command::new("taskset")
-        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
-        .spawn()
-        .expect("taskset (util-linux)"));
+    let hog = Hog::on_cpu0();
     let out = s.path("s.json");
     let results = s.path("r");
     let o = drivelab(&["run", "null", "--time", "1s", "--cpus", "0", "--json", &out, "--results", &results]);
@@ -297,10 +304,7 @@ fn a_qos_probe_whose_job_thread_waited_for_a_cpu_is_not_judged_unless_asked() {
     // As above: the probe's job thread shares CPU 0 with a busy loop. The objective (p99 under
     // 10 s on the null target) is met by any probe, so only the wait keeps one from passing.
     let s = Scratch::new("qos-starved");
-    let hog = Hog(std::process::Command::new("taskset")
-        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
-        .spawn()
-        .expect("taskset (util-linux)"));
+    let hog = Hog::on_cpu0();
     let qos = |extra: &[&str]| {
         let results = s.path(&format!("r{}", extra.len()));
         let mut args = vec!["qos", "null", "--objective", "p99<10s", "--by", "qd", "--max-qd", "1", "--time", "300ms"];
