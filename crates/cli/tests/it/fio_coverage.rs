@@ -13,6 +13,8 @@ const VALUES: &[(&str, &str)] = &[
     ("rw", "randread"),
     ("readwrite", "randwrite"),
     ("rwmixread", "70\nrw=randrw"),
+    ("sprandom", "1\nrw=randwrite"),
+    ("spr_op", "0.2"),
     ("rwmixwrite", "30\nrw=randrw"),
     ("hipri", "1\nioengine=io_uring\ndirect=1"),
     ("atomic", "1\ndirect=1"),

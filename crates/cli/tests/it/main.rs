@@ -44,6 +44,7 @@ mod fio_pattern;
 mod fio_plot;
 mod fio_prio;
 mod fio_results;
+mod fio_sprandom;
 mod fio_status;
 mod fio_stop;
 mod fio_stripe;

@@ -12,6 +12,7 @@ pub use randommap::MAX_POSITIONS as RANDOM_MAP_MAX_POSITIONS;
 mod skew;
 #[cfg(test)]
 mod skew_tests;
+mod sprandom;
 mod walk;
 
 use randommap::RandomMap;
@@ -86,6 +87,9 @@ pub struct Generator {
     /// fio's `verify_backlog` (`spec.verify_backlog`, with verify): the blocks written since the
     /// last read-back, read back once there are N.
     backlog: Option<Backlog>,
+    /// fio's SPRandom (`spec.sprandom`): writes go where its pass says; None at the pass's end
+    /// ends the job.
+    spr: Option<Box<sprandom::SpWalk>>,
 }
 
 /// The blocks written since the last read-back (fio's `verify_backlog`): sized once, at N.
@@ -162,7 +166,9 @@ impl Generator {
         // As fio's: over uniform random offsets only (a skewed distribution picks its own; a
         // strided zone is its own region), and within a bound (see `randommap::MAX_POSITIONS`).
         let grid = span / align;
+        // SPRandom's job has none (fio sets norandommap=1 for it): its pass places the writes.
         let map = (spec.random_map
+            && !spec.sprandom.on
             && spec.random_pct > 0
             && spec.distribution.is_uniform()
             && spec.zones.is_none()
@@ -193,7 +199,25 @@ impl Generator {
             span,
             zone,
             backlog: (spec.verify && spec.verify_backlog > 0).then(|| Backlog::new(spec.verify_backlog)),
+            spr: Self::sprandom(spec, span, seed),
         }
+    }
+
+    /// SPRandom's pass over the region. The layout was checked against the target before any
+    /// job started (`AccessSpec::check_against`); one that fails here anyway writes nothing.
+    fn sprandom(spec: &AccessSpec, span: u64, seed: u64) -> Option<Box<sprandom::SpWalk>> {
+        let s = &spec.sprandom;
+        if !s.on {
+            return None;
+        }
+        let layout = s.layout("", span, spec.write_bs()).unwrap_or_else(|_| crate::spec::sprandom::Layout {
+            blocks: 0,
+            physical_bytes: 0,
+            region_writes: 0,
+            invalid: vec![0],
+            staged_capacity: 0,
+        });
+        Some(Box::new(sprandom::SpWalk::new(&layout, s.cache_bytes > 0, seed)))
     }
 
     /// The next block to read back and check (fio's `verify_backlog`), before any new I/O; None
@@ -245,7 +269,7 @@ impl Generator {
     /// The next I/O (a generator without zbd zones always has one).
     #[inline]
     pub fn next_io(&mut self) -> IoDesc {
-        self.try_next_io().expect("only a generator with zbd zones ends")
+        self.try_next_io().expect("only a generator with zbd zones or SPRandom ends")
     }
 
     /// The next I/O; None when there is none (fio's `zonemode=zbd` with nothing left to read).
@@ -301,6 +325,13 @@ impl Generator {
             };
         }
         let len = size.len as u64;
+        if let (Some(w), Op::Write) = (self.spr.as_mut(), op) {
+            let io = IoDesc { op, offset: self.start + w.next()? * len, len: len as u32 };
+            if let Some(b) = self.backlog.as_mut() {
+                b.wrote(io);
+            }
+            return Some(io);
+        }
         let (lo, hi) = match self.walk.zone.as_mut() {
             None => (self.start, self.end),
             Some(z) => z.enter(self.start, self.end, self.max_len, &mut self.next_seq),

@@ -177,6 +177,11 @@ impl Ctx<'_> {
                 lat.filter(|l| l.percentile != all).map(|l| format!("{}", l.percentile))
             }
             Field::LatencyRun => lat.filter(|l| l.run).map(|l| boolean(l.run)),
+            Field::Sprandom => changed(&s.sprandom.on, &d.sprandom.on, |b| boolean(*b)),
+            Field::SprOp => (s.sprandom.over_provisioning != d.sprandom.over_provisioning)
+                .then(|| format!("{}", s.sprandom.over_provisioning)),
+            Field::SprNumRegions => changed(&s.sprandom.regions, &d.sprandom.regions, u32::to_string),
+            Field::SprCs => changed(&s.sprandom.cache_bytes, &d.sprandom.cache_bytes, |b| size(*b)),
             // Not keys: set by lab, a run option, a spelling of another field.
             Field::Thresholds | Field::Size | Field::As(_) => None,
         }

@@ -100,6 +100,11 @@ pub enum Field {
     LatencyWindow,
     LatencyPercentile,
     LatencyRun,
+    /// fio's SPRandom (`sprandom`, `spr_op`, `spr_num_regions`, `spr_cs`).
+    Sprandom,
+    SprOp,
+    SprNumRegions,
+    SprCs,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -111,7 +116,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 72] = [
+    pub const SETTABLE: [Field; 76] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -184,6 +189,10 @@ impl Field {
         Field::LatencyPercentile,
         Field::LatencyRun,
         Field::LatencySplit,
+        Field::Sprandom,
+        Field::SprOp,
+        Field::SprNumRegions,
+        Field::SprCs,
     ];
     /// Every settable field and `Size` (the fields a `{key}` in a message can name).
     const ALL: [Field; Field::SETTABLE.len() + 1] = {
@@ -271,6 +280,10 @@ impl Field {
             Field::LatencyWindow => "latency_window",
             Field::LatencyPercentile => "latency_percentile",
             Field::LatencyRun => "latency_run",
+            Field::Sprandom => "sprandom",
+            Field::SprOp => "spr_op",
+            Field::SprNumRegions => "spr_num_regions",
+            Field::SprCs => "spr_cs",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::As(name) => name,

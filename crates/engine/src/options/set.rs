@@ -291,6 +291,27 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             spec.lat_target.get_or_insert_with(Default::default).percentile = p;
         }
         Field::LatencyRun => spec.lat_target.get_or_insert_with(Default::default).run = boolean(field, v)?,
+        Field::Sprandom => spec.sprandom.on = boolean(field, v)?,
+        Field::SprOp => {
+            let op: f64 =
+                v.trim().parse().map_err(|_| Error::spec(field, format!("'{v}'"), "give a share, e.g. 0.15"))?;
+            spec.sprandom.over_provisioning = op;
+            spec.sprandom.check().map_err(|_| {
+                Error::spec(
+                    field,
+                    format!("'{v}'"),
+                    "not a share between 0 and 1: give the drive's over-provisioning, e.g. 0.07 or 0.28",
+                )
+            })?;
+        }
+        Field::SprNumRegions => {
+            spec.sprandom.regions = number(field, v)?;
+            if spec.sprandom.regions == 0 || spec.sprandom.regions > crate::spec::sprandom::MAX_REGIONS {
+                let fix = format!("outside 1..{}: give e.g. 100", crate::spec::sprandom::MAX_REGIONS);
+                return Err(Error::spec(field, v.to_string(), fix));
+            }
+        }
+        Field::SprCs => spec.sprandom.cache_bytes = size(v)?,
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }
@@ -327,8 +348,8 @@ pub fn partial_from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)
         apply(&mut spec, k, v)?;
         timed |= Field::from_key(k).map(Field::canonical) == Some(Field::Time);
     }
-    // io_size without a time, and a replay, run until their bytes are done.
-    if !timed && (spec.io_size_bytes.is_some() || spec.replay.is_some()) {
+    // io_size without a time, a replay and SPRandom's pass run until their bytes are done.
+    if !timed && (spec.io_size_bytes.is_some() || spec.replay.is_some() || spec.sprandom.on) {
         spec.time_ns = None;
     }
     // As fio: a verify_pattern turns verify on (checking after the writes too, fio's do_verify)

@@ -80,6 +80,10 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("latency_percentile", "99.9"),
     ("latency_run", "true"),
     ("latency_split", "true"),
+    ("sprandom", "1"),
+    ("spr_op", "0.28"),
+    ("spr_num_regions", "400"),
+    ("spr_cs", "64k"),
 ];
 
 #[test]
@@ -110,6 +114,9 @@ fn every_key_is_accepted_with_its_usual_spelling() {
     assert_eq!((s.read_pct, s.random_pct, s.qd, s.jobs, s.submit_batch), (70, 5, 32, 2, 4));
     assert_eq!((s.align_bytes, s.span_bytes, s.time_ns), (Some(512), Some(8 << 30), Some(180_000_000_000)));
     assert_eq!(s.sync, SyncMode::Fsync { every: 8 });
+    let spr =
+        crate::spec::sprandom::SpRandom { on: true, over_provisioning: 0.28, regions: 400, cache_bytes: 64 << 10 };
+    assert_eq!(s.sprandom, spr);
     assert_eq!(s.distribution, Distribution::Zipf { theta: 1.2, center: Some(0.25) });
     assert_eq!(s.distribution.to_string(), "zipf:1.2:0.25");
     assert_eq!(s.think, Some(Think { ns: 250_000, spin_ns: 50_000, blocks: 8, by_issue: true }), "fio: µs");
@@ -357,6 +364,7 @@ fn companions(key: &str) -> &'static [(&'static str, &'static str)] {
         "replay_timing" => &[("replay", "TRACE")],
         "zone_range" | "zone_skip" => &[("zone_size", "16k")],
         "stat_type" => &[("engine", "filestat")],
+        "sprandom" => &[("rw", "randwrite")],
         _ => &[],
     }
 }
@@ -374,6 +382,7 @@ const COMBINED: &[&[(&str, &str)]] = &[
     &[("rw", "write:64k")],
     &[("rw", "read:-8k"), ("random", "20")],
     &[("rw", "randtrim")],
+    &[("rw", "randwrite"), ("sprandom", "1"), ("spr_op", "0.07"), ("spr_num_regions", "50"), ("spr_cs", "1m")],
     &[("rw", "trimwrite"), ("bs", "64k")],
     &[("rw", "randtrimwrite:16")],
     &[("rate", "200m/s"), ("arrivals", "poisson"), ("rate_scope", "job"), ("max_lag", "1.5s"), ("pace", "spin")],

@@ -26,6 +26,7 @@ pub mod lat_target;
 pub mod prio;
 mod rate;
 mod source;
+pub mod sprandom;
 mod stride;
 mod stripe;
 pub mod verify_pattern;
@@ -185,7 +186,8 @@ pub struct AccessSpec {
     pub complete_min: u32,
     /// Measured duration; the run ends at whichever of time and io_size comes first.
     pub time_ns: Option<u64>,
-    /// Bytes to transfer per job (measured part).
+    /// Bytes to transfer per job (measured part). Not a bound with `sprandom`: its pass is the
+    /// job's bytes (fio sets io_size so).
     pub io_size_bytes: Option<u64>,
     /// Run this long before measuring; I/Os in the ramp are not counted.
     pub ramp_ns: u64,
@@ -353,6 +355,10 @@ pub struct AccessSpec {
     /// waited for and, as in fio, in no latency figure; a failure is the job's error.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub end_fsync: bool,
+    /// fio's SPRandom (`sprandom.rs`): random writes that leave an SSD in its steady state
+    /// after one pass over its physical capacity; the job ends when the pass is done.
+    #[serde(default, skip_serializing_if = "sprandom::SpRandom::is_default")]
+    pub sprandom: sprandom::SpRandom,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -446,6 +452,7 @@ impl Default for AccessSpec {
             fill_device: false,
             lat_target: None,
             end_fsync: false,
+            sprandom: sprandom::SpRandom::default(),
         }
     }
 }
@@ -627,6 +634,10 @@ impl AccessSpec {
     pub fn all_bs(&self) -> impl Iterator<Item = &BlockSize> {
         self.bs.iter().chain(self.bs_write.iter().flatten())
     }
+    /// The (first) block size of writes: `bs_write`'s, else `bs`'s.
+    pub fn write_bs(&self) -> u64 {
+        self.bs_write.as_deref().unwrap_or(&self.bs).first().map_or(4096, |b| b.bytes)
+    }
     pub fn has_writes(&self) -> bool {
         self.read_pct < 100
     }
@@ -720,7 +731,10 @@ impl AccessSpec {
         } else {
             self.bs.iter().map(|b| format!("{}:{}", fmt_size(b.bytes), b.pct)).collect()
         };
-        let skew = if self.random_pct > 0 && !self.distribution.is_uniform() {
+        let skew = if self.sprandom.on {
+            let s = &self.sprandom;
+            format!(" sprandom (op {}, {} regions)", s.over_provisioning, s.regions)
+        } else if self.random_pct > 0 && !self.distribution.is_uniform() {
             format!(" {}", self.distribution)
         } else {
             String::new()
@@ -854,7 +868,7 @@ impl AccessSpec {
         if let Some(0) = self.align_bytes {
             return bad(Field::Align, "0".into(), "alignment must be at least 1 byte");
         }
-        if self.time_ns.is_none() && self.io_size_bytes.is_none() && self.replay.is_none() {
+        if self.time_ns.is_none() && self.io_size_bytes.is_none() && self.replay.is_none() && !self.sprandom.on {
             return bad(
                 Field::Time,
                 String::new(),
@@ -898,6 +912,9 @@ impl AccessSpec {
         self.validate_buffer_pattern()?;
         self.validate_verify_pattern()?;
         self.validate_zbd()?;
+        if self.sprandom.on {
+            self.sprandom.check()?;
+        }
         if let Some(f) = self.flow {
             if f.weight > flow::MAX_WEIGHT {
                 return Err(Error::spec(
@@ -961,6 +978,40 @@ impl AccessSpec {
             }
         }
         Ok(())
+    }
+
+    /// fio's SPRandom: random writes of one block size over the one region the model splits;
+    /// what would move a write elsewhere is refused. Checked with the target (not by
+    /// `validate`), so a plan's `sprandom` key alone, checked before its `rw` is known, stands.
+    fn check_sprandom(&self) -> Result<(), Error> {
+        let refuse = |fix: &str| Err(Error::spec(Field::Sprandom, "1".to_string(), fix));
+        if !self.has_writes() || self.random_pct != 100 {
+            return refuse("writes at random offsets: give {rw} randwrite (or randrw)");
+        }
+        let writes = self.bs_write.as_deref().unwrap_or(&self.bs);
+        if writes.len() != 1 || self.bs_max.is_some() {
+            return refuse("writes blocks of one size (the drive's indirection unit, e.g. 4k): give one {bs}");
+        }
+        if self.align_bytes.is_some_and(|a| a != writes[0].bytes) {
+            return refuse("writes whole blocks: drop {align} or make it the block size");
+        }
+        let other = if !self.distribution.is_uniform() {
+            Some("a {distribution}")
+        } else if self.zones.is_some() || self.zbd.is_some() {
+            Some("zones")
+        } else if self.trim != Trim::None || self.replay.is_some() {
+            Some("trims or a replay")
+        } else if self.files.per_job > 1 || self.offset_increment_bytes > 0 {
+            Some("several files or regions per job (fio's SPRandom takes one file)")
+        } else if self.random_every_ios > 1 || self.seq_skip_bytes != 0 {
+            Some("a stride")
+        } else {
+            None
+        };
+        match other {
+            Some(what) => refuse(&format!("places every write itself over one region: drop {what}")),
+            None => Ok(()),
+        }
     }
 
     /// Writes' own block sizes (as `bs`'s checks) and the priorities.
@@ -1111,6 +1162,10 @@ impl AccessSpec {
         }
         self.check_walk_against(target, span)?;
         self.check_increment(target, size, span, dio_align)?;
+        if self.sprandom.on {
+            self.check_sprandom()?;
+            self.sprandom.layout(target, span, self.write_bs())?;
+        }
         if let Distribution::Zoned(zones) = &self.distribution {
             // Saturating: zones of 2^63 bytes each must not add up to a wrapped 0.
             let bytes: u64 = zones

@@ -50,7 +50,8 @@ impl Window {
             end: u64::MAX,
             tick_start: begin,
             next_tick: begin + SECOND,
-            io_limit: spec.io_size_bytes.unwrap_or(u64::MAX),
+            // SPRandom's pass is the job's bytes (fio sets its io_size so): it ends the job.
+            io_limit: if spec.sprandom.on { u64::MAX } else { spec.io_size_bytes.unwrap_or(u64::MAX) },
             issued_bytes: 0,
             ops_limit: spec.number_ios.unwrap_or(u64::MAX),
             issued_ops: 0,

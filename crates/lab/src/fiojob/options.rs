@@ -122,6 +122,9 @@ struct Draft {
     norandommap: bool,
     /// `random_generator=lfsr`: fio's LFSR visits every block once per pass, map or not.
     lfsr: bool,
+    /// `random_generator` and `norandommap` were named (SPRandom sets them only when not).
+    generator_named: bool,
+    norandommap_named: bool,
     /// `serialize_overlap=1`: checked against the depth and verify when the job is made.
     serialize_overlap: Option<Opt>,
     /// `iodepth_batch_complete_max`, checked against the depth when the job is made.
@@ -563,8 +566,12 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 d.data = Some(DataPattern::Zero);
             }
         }
-        "norandommap" => d.norandommap = flag()?,
+        "norandommap" => {
+            d.norandommap = flag()?;
+            d.norandommap_named = true;
+        }
         "random_generator" => {
+            d.generator_named = true;
             d.lfsr = match need()? {
                 "lfsr" => true,
                 "tausworthe" | "tausworthe64" => false,
@@ -919,6 +926,22 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
             message: format!("[{section}]: {}", e.written_as(drivelab_engine::Spelling::FioJob)),
         })?;
     }
+    // fio's SPRandom takes fio's LFSR and no random map (the generator draws so whatever the
+    // spec's random map), with fio's line saying it, unless the job names them otherwise,
+    // which fio refuses.
+    let mut sprandom_sets = (false, false);
+    if spec.sprandom.on {
+        if !(writes && some_random) {
+            return Err(err("sprandom requires random write, random_generator=lfsr, norandommap=1".into()));
+        }
+        if d.generator_named && !d.lfsr {
+            return Err(err("sprandom requires random_generator=lfsr".into()));
+        }
+        if d.norandommap_named && !d.norandommap {
+            return Err(err("sprandom requires norandommap=1".into()));
+        }
+        sprandom_sets = (!d.generator_named, !d.norandommap_named);
+    }
     if let (Some(u), true) = (d.verify_interval, d.verify) {
         // drivelab's own header checks at most every 4 KiB: a coarser fio interval is checked
         // more finely (the same data, more headers). A pattern restarts at each interval, so
@@ -967,6 +990,8 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
             && d.time_based
             && d.verify_backlog == 0,
         depth_capped,
+        sprandom_sets_lfsr: sprandom_sets.0,
+        sprandom_sets_norandommap: sprandom_sets.1,
     };
     let banner = Banner {
         rw: rw.split(':').next().unwrap_or("read").to_string(),
@@ -1101,6 +1126,10 @@ pub struct Says {
     pub verify_never_starts: bool,
     /// "note: both iodepth >= 1 and synchronous I/O engine ...": each clone, as it starts.
     pub depth_capped: bool,
+    /// "fio: sprandom sets random_generator=lfsr" and "... norandommap=1": an SPRandom job
+    /// that did not name them.
+    pub sprandom_sets_lfsr: bool,
+    pub sprandom_sets_norandommap: bool,
 }
 
 /// `file` in fio's `directory`, unless it is a path of its own.

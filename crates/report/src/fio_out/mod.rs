@@ -81,6 +81,12 @@ pub fn render(results: &Results, format: FioFormat) -> Result<String, Error> {
 pub fn before_report(jobs: &[drivelab_lab::fiojob::JobLine], normal: bool) -> String {
     let mut out = String::new();
     for j in jobs {
+        if j.banner.says.sprandom_sets_lfsr {
+            out.push_str("fio: sprandom sets random_generator=lfsr\n");
+        }
+        if j.banner.says.sprandom_sets_norandommap {
+            out.push_str("fio: sprandom sets norandommap=1\n");
+        }
         if j.banner.says.writers_overlap {
             out.push_str(
                 "fio: multiple writers may overwrite blocks that belong to other jobs. This can cause verification \
