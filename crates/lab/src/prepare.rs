@@ -25,11 +25,6 @@ pub enum PrepareError {
     NoTarget,
     #[error("{target} is given twice: name each target once (use --jobs for more workers)")]
     GivenTwice { target: String },
-    #[error(
-        "ioengine io_uring_cmd (engine uring_cmd) carries NVMe reads and writes only: trims need io_uring \
-         (engine uring) on the block device"
-    )]
-    UringCmdTrim,
     /// The kernel cannot run io_uring_cmd: the engine's words why.
     #[error("{0}")]
     RingUnavailable(String),
@@ -400,18 +395,15 @@ fn choose_engine(spec: &mut AccessSpec, infos: &[TargetInfo], notices: &mut Vec<
     Ok(())
 }
 
-/// io_uring_cmd runs only on NVMe generic character devices, on a kernel with 128-byte SQEs,
-/// and carries reads and writes: anything else is refused here, before any I/O (the null
-/// target runs the null backend, as with every engine).
+/// io_uring_cmd runs only on NVMe generic character devices, on a kernel with 128-byte SQEs:
+/// anything else is refused here, before any I/O (the null target runs the null backend, as
+/// with every engine).
 fn check_uring_cmd(spec: &AccessSpec, infos: &[TargetInfo]) -> Result<(), Error> {
     if spec.engine != EngineKind::UringCmd {
         return Ok(());
     }
     for info in infos.iter().filter(|i| i.kind != TargetKind::Null) {
         drivelab_engine::backend::uring_cmd::check_target(&info.path)?;
-    }
-    if spec.trim != drivelab_engine::spec::Trim::None {
-        return Err(PrepareError::UringCmdTrim.into());
     }
     if infos.iter().any(|i| i.kind != TargetKind::Null) {
         drivelab_engine::backend::uring_cmd::ring_available().map_err(PrepareError::RingUnavailable)?;

@@ -1,8 +1,10 @@
 //! fio's `ioengine=io_uring_cmd` (NVMe passthrough on /dev/ngXnY; engine `uring_cmd`): with no
 //! NVMe device here, what is checked through the binary is that every other target — a regular
 //! file, a loop device — is refused before any I/O, exit 2, saying why, and that `cmd_type`
-//! other than nvme is refused at its line. The command encoding is unit-tested beside the
-//! backend (crates/engine/src/backend/uring_cmd_tests.rs).
+//! other than nvme is refused at its line, and that the command options (`write_mode`, `deac`,
+//! `readfua`, `writefua`, `num_range`) are read as fio's and refused where they cannot apply.
+//! The command encoding is unit-tested beside the backend (crates/engine/src/backend/
+//! uring_cmd_tests.rs), and a ring of them runs against /dev/null there.
 
 use crate::common;
 
@@ -66,12 +68,33 @@ fn a_cmd_type_other_than_nvme_is_refused_at_its_line() {
 }
 
 #[test]
-fn trims_are_refused_before_the_target_is_touched() {
+fn trims_and_the_command_options_run_where_fio_runs_them() {
     let s = Scratch::new("uring-cmd-trim");
-    let target = s.path("data");
-    std::fs::write(&target, vec![0u8; 1 << 20]).unwrap();
-    // The target check comes first; on the null target (no device needed) the trim is named.
-    let (code, err) = run_job(&s, &JOB.replace("rw=randread", "rw=randtrim"), "null");
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("carries NVMe reads and writes only"), "{err}");
+    // On the null target (no device needed) trims and write modes run: the job reads them.
+    for (from, to) in [
+        ("rw=randread", "rw=randtrim"),
+        ("rw=randread", "rw=randwrite\nwrite_mode=write/50:zeroes/30:verify/20\ndeac=1\nwritefua=1"),
+        ("rw=randread", "rw=randread\nreadfua=1\nnum_range=1"),
+    ] {
+        let file = s.path("job.fio");
+        std::fs::write(&file, JOB.replace(from, to).replace("runtime=1", "runtime=100ms")).unwrap();
+        let o = drivelab(&["run", &file, "null", "--results", &s.path("res"), "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{to}: {}", stderr(&o));
+        std::fs::remove_dir_all(s.0.join("res")).unwrap();
+    }
+    // What fio's io_uring_cmd takes and drivelab's does not, or another engine cannot carry.
+    for (job, says) in [
+        (JOB.replace("rw=randread", "rw=randtrim\nnum_range=4"), "4 ranges per trim are not sent"),
+        (JOB.replace("rw=randread", "rw=randwrite\nwrite_mode=zone_append"), "zoned namespace"),
+        (JOB.replace("rw=randread", "rw=randwrite\nwrite_mode=zeroes/50:write/40"), "add up to 90%"),
+        (
+            JOB.replace("ioengine=io_uring_cmd\ncmd_type=nvme\n", "ioengine=io_uring\n")
+                .replace("rw=randread", "rw=randwrite\nwrite_mode=zeroes"),
+            "shapes the NVMe commands of io_uring_cmd",
+        ),
+    ] {
+        let (code, err) = run_job(&s, &job, "null");
+        assert_eq!(code, Some(2), "{job}: {err}");
+        assert!(err.contains(says), "{job}: {err}");
+    }
 }

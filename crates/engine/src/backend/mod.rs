@@ -31,6 +31,7 @@ pub(crate) mod trim;
 pub mod uring;
 pub mod uring_cmd;
 pub(crate) mod uring_cmd_nvme;
+pub use uring_cmd_nvme::{CmdOptions, WriteOp};
 
 use std::fs::File;
 
@@ -179,6 +180,9 @@ pub struct EngineOptions {
     /// How `filestat` and `dirstat` look at each name (fio's `stat_type`).
     #[serde(default, skip_serializing_if = "StatType::is_stat")]
     pub stat: StatType,
+    /// io_uring_cmd's commands: `write_mode`, `deac`, `readfua`, `writefua`.
+    #[serde(flatten)]
+    pub cmd: uring_cmd_nvme::CmdOptions,
 }
 
 /// fio's `stat_type` of the stat engines: `stat` (follows a symbolic link, fio's default),
@@ -221,6 +225,29 @@ impl EngineOptions {
         }
         if self.atomic {
             atomic::check_engine(engine, direct)?;
+        }
+        let c = &self.cmd;
+        if engine != EngineKind::UringCmd {
+            use crate::options::Field;
+            let given = if c.write_mode != uring_cmd_nvme::CmdOptions::default().write_mode {
+                Some((Field::WriteMode, c.write_mode_text()))
+            } else if c.deac {
+                Some((Field::Deac, "1".to_string()))
+            } else if c.readfua {
+                Some((Field::Readfua, "1".to_string()))
+            } else if c.writefua {
+                Some((Field::Writefua, "1".to_string()))
+            } else {
+                None
+            };
+            if let Some((field, value)) = given {
+                let fix = format!(
+                    "shapes the NVMe commands of io_uring_cmd (engine uring_cmd), and this runs {}: use {{engine}} \
+                     uring_cmd on an NVMe generic device (/dev/ngXnY), or drop it",
+                    engine.name()
+                );
+                return Err(Error::spec(field, value, fix));
+            }
         }
         Ok(())
     }
@@ -286,7 +313,7 @@ pub(crate) fn with_backend<J: WithBackend>(
             Ok(b) => job.run(&mut b.with_write_flags(opts.write_flags())),
             Err(e) => job.failed(format!("io_uring setup failed: {e}")),
         },
-        EngineKind::UringCmd => match uring_cmd::UringCmd::new(file.into_first(), qd, pool, opts.uring) {
+        EngineKind::UringCmd => match uring_cmd::UringCmd::new(file.into_first(), qd, pool, opts.uring, opts.cmd) {
             Ok(mut b) => job.run(&mut b),
             Err(e) => job.failed(format!("io_uring_cmd setup failed: {e}")),
         },

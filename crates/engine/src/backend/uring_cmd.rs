@@ -10,8 +10,13 @@
 //! Buffers are registered and used as fixed buffers (fio's `fixedbufs`,
 //! `IORING_URING_CMD_FIXED`) where the kernel has them for commands (Linux 6.1); commands are
 //! always non-vectored (fio's `nonvectored=1`, its default where the kernel can). A completion's
-//! result is the NVMe status: 0 becomes the I/O's length, a positive status -EIO. A trim has no
-//! command here and completes with -EOPNOTSUPP (a job with trims is refused before it runs).
+//! result is the NVMe status: 0 becomes the I/O's length, a positive status -EIO.
+//!
+//! fio's command options (`CmdOptions`): each write is a Write, Write Uncorrectable, Write
+//! Zeroes or Verify by `write_mode`'s shares (the last three move no data and count their
+//! length as written, as fio's), reads and writes carry FUA with `readfua`/`writefua`, Write
+//! Zeroes deallocates with `deac`; a trim is a Dataset Management deallocate of one range, the
+//! range written into the slot's own buffer.
 
 use std::fs::File;
 use std::io;
@@ -21,7 +26,9 @@ use std::os::fd::{AsRawFd, RawFd};
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
 
 use super::uring::{submit_all, RingFacts, RingFlag, UringOptions};
-use super::uring_cmd_nvme::{flush, namespace_of, Namespace, NvmeUringCmd, NVME_URING_CMD_IO};
+use super::uring_cmd_nvme::{
+    flush, namespace_of, CmdOptions, Namespace, NvmeUringCmd, WriteOp, DSM_RANGE_BYTES, NVME_URING_CMD_IO,
+};
 use super::{Backend, Pending};
 use crate::pattern::BufferPool;
 
@@ -92,6 +99,9 @@ pub(crate) struct UringCmd {
     file: File,
     fd: RawFd,
     ns: Namespace,
+    /// The commands' options, and the writes issued (which picks each one's command).
+    cmd: CmdOptions,
+    writes: u32,
     fixed_file: bool,
     fixed_buffers: bool,
     iopoll: bool,
@@ -138,9 +148,9 @@ fn build(entries: u32, opts: UringOptions, refused: &mut Vec<String>) -> io::Res
 impl UringCmd {
     /// A ring for `qd` outstanding commands on the generic character device `file`, its
     /// namespace found, every slot of `pool` registered.
-    pub fn new(file: File, qd: u32, pool: BufferPool, opts: UringOptions) -> io::Result<UringCmd> {
+    pub fn new(file: File, qd: u32, pool: BufferPool, opts: UringOptions, cmd: CmdOptions) -> io::Result<UringCmd> {
         let ns = namespace_of(&file)?;
-        UringCmd::with_namespace(file, qd, pool, opts, ns)
+        UringCmd::with_namespace(file, qd, pool, opts, ns, cmd)
     }
 
     /// [`UringCmd::new`] with the namespace given (tests: a file that is no NVMe device).
@@ -150,6 +160,7 @@ impl UringCmd {
         pool: BufferPool,
         opts: UringOptions,
         ns: Namespace,
+        cmd: CmdOptions,
     ) -> io::Result<UringCmd> {
         let fd = file.as_raw_fd();
         let entries = qd.next_power_of_two().max(2);
@@ -177,6 +188,8 @@ impl UringCmd {
             file,
             fd,
             ns,
+            cmd,
+            writes: 0,
             fixed_file,
             fixed_buffers,
             iopoll,
@@ -229,16 +242,34 @@ impl UringCmd {
         true
     }
 
+    /// The command of `p` (its buffer at `buf`, the slot's); None when it is not whole LBAs.
     #[inline]
-    fn entry(&self, p: &Pending, buf: *mut u8) -> Option<squeue::Entry128> {
-        let cmd = NvmeUringCmd::rw(p.op, self.ns.nsid, self.ns.lba_shift, p.offset, p.len, buf as u64)?;
+    fn entry(&mut self, p: &Pending, buf: *mut u8) -> Option<squeue::Entry128> {
+        let (nsid, shift) = (self.ns.nsid, self.ns.lba_shift);
+        let (cmd, moves_data) = match p.op {
+            crate::gen::Op::Read => {
+                (NvmeUringCmd::io(None, &self.cmd, nsid, shift, p.offset, p.len, buf as u64)?, true)
+            }
+            crate::gen::Op::Write => {
+                let w = self.cmd.write_op(self.writes);
+                self.writes = self.writes.wrapping_add(1);
+                (NvmeUringCmd::io(Some(w), &self.cmd, nsid, shift, p.offset, p.len, buf as u64)?, w == WriteOp::Write)
+            }
+            crate::gen::Op::Trim => {
+                let range = self.pool.io_ptr(p.slot, DSM_RANGE_BYTES as u32) as *mut [u8; DSM_RANGE_BYTES];
+                // SAFETY: io_ptr gives DSM_RANGE_BYTES bytes of this slot's buffer (it checks the
+                // slot and length), which no other I/O uses until this one completes.
+                let range = unsafe { &mut *range };
+                (NvmeUringCmd::trim(nsid, shift, p.offset, p.len, range)?, true)
+            }
+        };
         let op = if self.fixed_file {
             opcode::UringCmd80::new(types::Fixed(0), NVME_URING_CMD_IO)
         } else {
             opcode::UringCmd80::new(types::Fd(self.fd), NVME_URING_CMD_IO)
         };
         let op = op.cmd(cmd.to_cmd80());
-        let op = if self.fixed_buffers { op.buf_index(Some(p.slot as u16)) } else { op };
+        let op = if self.fixed_buffers && moves_data { op.buf_index(Some(p.slot as u16)) } else { op };
         Some(op.build().user_data(p.slot as u64))
     }
 }
@@ -283,9 +314,8 @@ unsafe impl Backend for UringCmd {
             }
             let buf = self.pool.io_ptr(p.slot, p.len);
             let Some(e) = self.entry(p, buf) else {
-                // No command for it (a trim, or not whole LBAs): refused at once.
-                let errno = if p.op == crate::gen::Op::Trim { libc::EOPNOTSUPP } else { libc::EINVAL };
-                self.stash.push((p.slot, -errno));
+                // Not whole LBAs: refused at once.
+                self.stash.push((p.slot, -libc::EINVAL));
                 continue;
             };
             // SAFETY: the command's buffer is `p.len` bytes of slot `p.slot` of our pool, which
@@ -403,12 +433,13 @@ mod tests {
         }
         let f = File::options().read(true).write(true).open("/dev/null").unwrap();
         let ns = Namespace { nsid: 1, lba_shift: 9 };
-        let mut u = UringCmd::with_namespace(f, 4, BufferPool::new(4, 4096), UringOptions::default(), ns).unwrap();
+        let cmd = CmdOptions { write_mode: [50, 0, 50, 0], ..Default::default() };
+        let mut u = UringCmd::with_namespace(f, 4, BufferPool::new(4, 4096), UringOptions::default(), ns, cmd).unwrap();
         assert_eq!(u.facts.flags[..2], ["sqe128", "cqe32"]);
         let batch: Vec<Pending> = (0..4u32)
             .map(|i| Pending {
                 slot: i,
-                op: if i == 3 { Op::Trim } else { Op::Read },
+                op: [Op::Read, Op::Write, Op::Write, Op::Trim][i as usize],
                 offset: i as u64 * 4096,
                 len: 4096,
                 prio: 0,
@@ -416,15 +447,16 @@ mod tests {
             })
             .collect();
         u.submit(&batch).unwrap();
-        assert_eq!(u.inflight, 3, "three commands in the ring, the trim answered at once");
+        assert_eq!(u.inflight, 4, "a read, a Write, a Write Zeroes and a Dataset Management in the ring");
+        assert_eq!(u.writes, 2);
         let mut got = Vec::new();
         while got.len() < 4 {
             u.wait(1).unwrap();
             u.reap(&mut |slot, res| got.push((slot, res)));
         }
         got.sort();
-        let read = if got[0].1 == -libc::EOPNOTSUPP { -libc::EOPNOTSUPP } else { 4096 };
-        assert_eq!(got, [(0, read), (1, read), (2, read), (3, -libc::EOPNOTSUPP)]);
+        let ok = if got[0].1 == -libc::EOPNOTSUPP { -libc::EOPNOTSUPP } else { 4096 };
+        assert_eq!(got, [(0, ok), (1, ok), (2, ok), (3, ok)], "each completes once, as its length");
         assert_eq!(u.inflight, 0);
     }
 }

@@ -14,7 +14,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use crate::gen::Op;
+use serde::{Deserialize, Serialize};
 
 /// `_IOWR(type, nr, size)` of Linux's generic ioctl encoding (x86, arm, riscv).
 const fn iowr(ty: u8, nr: u8, size: usize) -> u32 {
@@ -33,6 +33,156 @@ pub(crate) const NVME_URING_CMD_IO: u32 = iowr(b'N', 0x80, std::mem::size_of::<N
 pub(crate) const NVME_CMD_FLUSH: u8 = 0x00;
 pub(crate) const NVME_CMD_WRITE: u8 = 0x01;
 pub(crate) const NVME_CMD_READ: u8 = 0x02;
+pub(crate) const NVME_CMD_WRITE_UNCOR: u8 = 0x04;
+pub(crate) const NVME_CMD_WRITE_ZEROES: u8 = 0x08;
+pub(crate) const NVME_CMD_DSM: u8 = 0x09;
+pub(crate) const NVME_CMD_VERIFY: u8 = 0x0c;
+/// Command dword 12: Force Unit Access (reads and writes), Deallocate (Write Zeroes).
+const CDW12_FUA: u32 = 1 << 30;
+const CDW12_DEAC: u32 = 1 << 25;
+/// Dataset Management's dword 11: Attribute – Deallocate.
+const DSM_DEALLOCATE: u32 = 1 << 2;
+/// One Dataset Management range: context attributes, LBA count (1-based), starting LBA.
+pub(crate) const DSM_RANGE_BYTES: usize = 16;
+
+/// What a write becomes on the wire (fio's `write_mode`): a Write, or a command that moves no
+/// data — Write Uncorrectable (the LBAs read back as errors until written), Write Zeroes, or
+/// Verify (the drive reads and checks the LBAs without returning them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOp {
+    Write,
+    Uncor,
+    Zeroes,
+    Verify,
+}
+
+impl WriteOp {
+    pub const ALL: [WriteOp; 4] = [WriteOp::Write, WriteOp::Uncor, WriteOp::Zeroes, WriteOp::Verify];
+
+    pub fn word(self) -> &'static str {
+        match self {
+            WriteOp::Write => "write",
+            WriteOp::Uncor => "uncor",
+            WriteOp::Zeroes => "zeroes",
+            WriteOp::Verify => "verify",
+        }
+    }
+
+    fn opcode(self) -> u8 {
+        match self {
+            WriteOp::Write => NVME_CMD_WRITE,
+            WriteOp::Uncor => NVME_CMD_WRITE_UNCOR,
+            WriteOp::Zeroes => NVME_CMD_WRITE_ZEROES,
+            WriteOp::Verify => NVME_CMD_VERIFY,
+        }
+    }
+}
+
+/// io_uring_cmd's options of the commands themselves (fio's `write_mode`, `deac`, `readfua`,
+/// `writefua`), saved flat beside `engine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CmdOptions {
+    /// Each write's command, as shares of 100 by [`WriteOp::ALL`]'s order (fio's `write_mode`:
+    /// one word, or `write/60:zeroes/40`).
+    #[serde(default = "all_writes", skip_serializing_if = "is_all_writes")]
+    pub write_mode: [u8; 4],
+    /// Write Zeroes deallocates the LBAs too (fio's `deac`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deac: bool,
+    /// Reads and writes with Force Unit Access (fio's `readfua`, `writefua`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub readfua: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub writefua: bool,
+}
+
+fn all_writes() -> [u8; 4] {
+    [100, 0, 0, 0]
+}
+
+fn is_all_writes(m: &[u8; 4]) -> bool {
+    *m == all_writes()
+}
+
+impl Default for CmdOptions {
+    fn default() -> CmdOptions {
+        CmdOptions { write_mode: all_writes(), deac: false, readfua: false, writefua: false }
+    }
+}
+
+impl CmdOptions {
+    pub fn is_default(&self) -> bool {
+        *self == CmdOptions::default()
+    }
+
+    /// fio's `write_mode`: `zeroes`, or shares `write/60:zeroes/30:uncor/10` adding up to 100.
+    pub fn parse_write_mode(text: &str) -> Result<[u8; 4], String> {
+        let words = "write, uncor, zeroes or verify";
+        let op = |w: &str| {
+            WriteOp::ALL.into_iter().position(|o| o.word() == w.trim()).ok_or_else(|| {
+                if w.trim() == "zone_append" {
+                    "zone_append needs a zoned namespace (zonemode=zbd on a ZNS drive), which drivelab's \
+                     io_uring_cmd does not drive: use write, uncor, zeroes or verify"
+                        .to_string()
+                } else {
+                    format!("'{}' is not a write mode: use {words}", w.trim())
+                }
+            })
+        };
+        let mut shares = [0u8; 4];
+        if !text.contains('/') {
+            shares[op(text)?] = 100;
+            return Ok(shares);
+        }
+        let mut total = 0u32;
+        for entry in text.split(':') {
+            let (w, pct) = entry.split_once('/').ok_or_else(|| format!("'{entry}' has no '/': give MODE/PCT"))?;
+            let pct: u32 = pct.trim().parse().map_err(|_| format!("'{entry}': the share is not a whole percentage"))?;
+            let i = op(w)?;
+            if shares[i] != 0 {
+                return Err(format!("'{}' is given twice", w.trim()));
+            }
+            total += pct;
+            if total > 100 {
+                return Err("the shares add up to more than 100%".to_string());
+            }
+            shares[i] = pct as u8;
+        }
+        if total != 100 {
+            return Err(format!("the shares add up to {total}%, not 100%"));
+        }
+        Ok(shares)
+    }
+
+    /// `write_mode` in fio's words: the one mode, or the shares.
+    pub fn write_mode_text(&self) -> String {
+        let given: Vec<(WriteOp, u8)> = WriteOp::ALL.into_iter().zip(self.write_mode).filter(|(_, p)| *p > 0).collect();
+        match given.as_slice() {
+            [(op, 100)] => op.word().to_string(),
+            _ => given.iter().map(|(o, p)| format!("{}/{p}", o.word())).collect::<Vec<_>>().join(":"),
+        }
+    }
+
+    /// The write command of the `n`th write: the shares exactly over every 100 writes, spread
+    /// (write `n` takes the share its place `n * 37 mod 100` falls in; 37 is prime to 100).
+    #[inline]
+    pub(crate) fn write_op(&self, n: u32) -> WriteOp {
+        let at = (n % 100 * 37 % 100) as u8;
+        let mut below = 0u8;
+        for (op, share) in WriteOp::ALL.into_iter().zip(self.write_mode) {
+            below += share;
+            if at < below {
+                return op;
+            }
+        }
+        WriteOp::Write
+    }
+
+    /// Whether a mix of modes was given (fio then puts FUA on Writes only).
+    fn mixed(&self) -> bool {
+        self.write_mode.iter().filter(|&&p| p > 0).count() > 1
+    }
+}
 
 /// `struct nvme_uring_cmd` (72 bytes). `struct nvme_passthru_cmd` has the same layout (its
 /// `result` where this has `rsvd2`), so a flush through `NVME_IOCTL_IO_CMD` uses it too.
@@ -62,30 +212,78 @@ pub(crate) struct NvmeUringCmd {
 const _: () = assert!(std::mem::size_of::<NvmeUringCmd>() == 72);
 
 impl NvmeUringCmd {
-    /// A read or write of `len` bytes at byte `offset` of namespace `nsid` (LBAs of
-    /// `1 << lba_shift` bytes) into or from the buffer at `addr`. None when the I/O is not whole
-    /// LBAs, or is not a read or write.
+    /// A read (`write` None) or the write command `write` of `len` bytes at byte `offset`, with
+    /// `opts`' flags; a Write moves the buffer at `addr`, the other write commands move no data
+    /// (address and length 0, as the kernel expects). None when the I/O is not whole LBAs.
     #[inline]
-    pub(crate) fn rw(op: Op, nsid: u32, lba_shift: u32, offset: u64, len: u32, addr: u64) -> Option<NvmeUringCmd> {
-        let opcode = match op {
-            Op::Read => NVME_CMD_READ,
-            Op::Write => NVME_CMD_WRITE,
-            Op::Trim => return None,
-        };
+    pub(crate) fn io(
+        write: Option<WriteOp>,
+        opts: &CmdOptions,
+        nsid: u32,
+        lba_shift: u32,
+        offset: u64,
+        len: u32,
+        addr: u64,
+    ) -> Option<NvmeUringCmd> {
         let mask = (1u64 << lba_shift) - 1;
         if len == 0 || offset & mask != 0 || len as u64 & mask != 0 {
             return None;
         }
         let slba = offset >> lba_shift;
-        let nlb = (len >> lba_shift) - 1;
+        let mut cdw12 = (len >> lba_shift) - 1;
+        let (opcode, moves_data) = match write {
+            None => {
+                cdw12 |= if opts.readfua { CDW12_FUA } else { 0 };
+                (NVME_CMD_READ, true)
+            }
+            Some(w) => {
+                // As fio: with a mix of modes only Writes carry FUA; one mode, every command.
+                if opts.writefua && (w == WriteOp::Write || !opts.mixed()) {
+                    cdw12 |= CDW12_FUA;
+                }
+                if w == WriteOp::Zeroes && opts.deac {
+                    cdw12 |= CDW12_DEAC;
+                }
+                (w.opcode(), w == WriteOp::Write)
+            }
+        };
         Some(NvmeUringCmd {
             opcode,
             nsid,
-            addr,
-            data_len: len,
+            addr: if moves_data { addr } else { 0 },
+            data_len: if moves_data { len } else { 0 },
             cdw10: slba as u32,
             cdw11: (slba >> 32) as u32,
-            cdw12: nlb,
+            cdw12,
+            ..Default::default()
+        })
+    }
+
+    /// A Dataset Management deallocate (a trim) of `len` bytes at `offset`: its one range is
+    /// written into `range` (16 bytes the command points at, kept until it completes).
+    #[inline]
+    pub(crate) fn trim(
+        nsid: u32,
+        lba_shift: u32,
+        offset: u64,
+        len: u32,
+        range: &mut [u8; DSM_RANGE_BYTES],
+    ) -> Option<NvmeUringCmd> {
+        let mask = (1u64 << lba_shift) - 1;
+        if len == 0 || offset & mask != 0 || len as u64 & mask != 0 {
+            return None;
+        }
+        let slba = offset >> lba_shift;
+        range[..4].copy_from_slice(&0u32.to_le_bytes());
+        range[4..8].copy_from_slice(&(len >> lba_shift).to_le_bytes());
+        range[8..].copy_from_slice(&slba.to_le_bytes());
+        Some(NvmeUringCmd {
+            opcode: NVME_CMD_DSM,
+            nsid,
+            addr: range.as_ptr() as u64,
+            data_len: DSM_RANGE_BYTES as u32,
+            cdw10: 0,
+            cdw11: DSM_DEALLOCATE,
             ..Default::default()
         })
     }

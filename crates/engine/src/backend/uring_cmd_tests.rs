@@ -14,7 +14,7 @@ fn put(b: &mut [u8; 80], at: usize, v: &[u8]) {
 fn a_read_is_laid_out_as_the_kernel_reads_it() {
     // 8 KiB at byte 0x1234_5678_9000 of namespace 3, 4 KiB LBAs: slba 0x1_2345_6789, nlb-1 = 1.
     let addr = 0x7f00_dead_b000u64;
-    let cmd = NvmeUringCmd::rw(Op::Read, 3, 12, 0x1234_5678_9000, 8192, addr).unwrap();
+    let cmd = NvmeUringCmd::io(None, &CmdOptions::default(), 3, 12, 0x1234_5678_9000, 8192, addr).unwrap();
     let mut want = [0u8; 80];
     want[0] = 0x02; // nvme_cmd_read
     put(&mut want, 4, &3u32.to_le_bytes());
@@ -72,15 +72,87 @@ fn every_field_lands_at_its_kernel_offset() {
 
 #[test]
 fn a_write_of_one_lba_says_zero_based_nlb_and_its_opcode() {
-    let cmd = NvmeUringCmd::rw(Op::Write, 1, 9, 512 * 7, 512, 0x1000).unwrap();
+    let d = CmdOptions::default();
+    let cmd = NvmeUringCmd::io(Some(WriteOp::Write), &d, 1, 9, 512 * 7, 512, 0x1000).unwrap();
     assert_eq!((cmd.opcode, cmd.nsid, cmd.cdw10, cmd.cdw11, cmd.cdw12, cmd.data_len), (0x01, 1, 7, 0, 0, 512));
 }
 
 #[test]
-fn partial_lbas_and_trims_are_not_encoded() {
-    assert_eq!(NvmeUringCmd::rw(Op::Read, 1, 12, 512, 4096, 0), None, "offset inside an LBA");
-    assert_eq!(NvmeUringCmd::rw(Op::Read, 1, 12, 0, 512, 0), None, "length inside an LBA");
-    assert_eq!(NvmeUringCmd::rw(Op::Trim, 1, 12, 0, 4096, 0), None);
+fn partial_lbas_are_not_encoded() {
+    let d = CmdOptions::default();
+    assert_eq!(NvmeUringCmd::io(None, &d, 1, 12, 512, 4096, 0), None, "offset inside an LBA");
+    assert_eq!(NvmeUringCmd::io(None, &d, 1, 12, 0, 512, 0), None, "length inside an LBA");
+    assert_eq!(NvmeUringCmd::trim(1, 12, 512, 4096, &mut [0; 16]), None);
+}
+
+#[test]
+fn write_commands_that_move_no_data_carry_no_buffer_and_their_flags() {
+    // NVMe 2.0 NVM command set: Write Uncorrectable 04h, Write Zeroes 08h (DEAC: CDW12 bit
+    // 25), Verify 0Ch; FUA is CDW12 bit 30 of Read, Write, Write Zeroes and Verify.
+    let o = CmdOptions { deac: true, readfua: true, writefua: true, ..Default::default() };
+    let at = |w| NvmeUringCmd::io(w, &o, 2, 12, 1 << 20, 16384, 0xabc000).unwrap();
+    let z = at(Some(WriteOp::Zeroes));
+    assert_eq!((z.opcode, z.addr, z.data_len, z.cdw10, z.cdw12), (0x08, 0, 0, 256, 3 | 1 << 25 | 1 << 30));
+    let u = at(Some(WriteOp::Uncor));
+    assert_eq!((u.opcode, u.addr, u.data_len, u.cdw12), (0x04, 0, 0, 3 | 1 << 30));
+    let v = at(Some(WriteOp::Verify));
+    assert_eq!((v.opcode, v.addr, v.data_len, v.cdw12), (0x0c, 0, 0, 3 | 1 << 30));
+    let w = at(Some(WriteOp::Write));
+    assert_eq!((w.opcode, w.addr, w.data_len, w.cdw12), (0x01, 0xabc000, 16384, 3 | 1 << 30));
+    let r = at(None);
+    assert_eq!((r.opcode, r.addr, r.data_len, r.cdw12), (0x02, 0xabc000, 16384, 3 | 1 << 30));
+    // With shares, as fio: FUA on the Writes only; DEAC stays Write Zeroes'.
+    let mix = CmdOptions { write_mode: [50, 0, 50, 0], ..o };
+    let z = NvmeUringCmd::io(Some(WriteOp::Zeroes), &mix, 2, 12, 0, 4096, 1).unwrap();
+    assert_eq!(z.cdw12, 1 << 25);
+    assert_eq!(NvmeUringCmd::io(Some(WriteOp::Write), &mix, 2, 12, 0, 4096, 1).unwrap().cdw12, 1 << 30);
+    let plain = NvmeUringCmd::io(Some(WriteOp::Zeroes), &CmdOptions::default(), 2, 12, 0, 4096, 1).unwrap();
+    assert_eq!(plain.cdw12, 0);
+}
+
+#[test]
+fn a_trim_is_one_deallocate_range_the_command_points_at() {
+    // Dataset Management 09h: CDW10 = ranges - 1, CDW11 bit 2 = Attribute Deallocate; each
+    // 16-byte range holds context attributes, the LBA count (1-based) and the starting LBA.
+    let mut range = [0xffu8; 16];
+    let cmd = NvmeUringCmd::trim(5, 9, 512 * 1000, 8192, &mut range).unwrap();
+    assert_eq!((cmd.opcode, cmd.nsid, cmd.cdw10, cmd.cdw11, cmd.data_len), (0x09, 5, 0, 1 << 2, 16));
+    assert_eq!(cmd.addr, range.as_ptr() as u64);
+    let mut want = [0u8; 16];
+    want[4..8].copy_from_slice(&16u32.to_le_bytes());
+    want[8..].copy_from_slice(&1000u64.to_le_bytes());
+    assert_eq!(range, want);
+}
+
+#[test]
+fn write_mode_reads_as_fio_writes_it_and_its_shares_are_exact() {
+    let p = CmdOptions::parse_write_mode;
+    assert_eq!(p("zeroes"), Ok([0, 0, 100, 0]));
+    assert_eq!(p("write/60:zeroes/30:uncor/10"), Ok([60, 10, 30, 0]));
+    for (bad, says) in [
+        ("erase", "not a write mode"),
+        ("zone_append", "zoned namespace"),
+        ("write/60:zeroes/30", "add up to 90%"),
+        ("write/60:zeroes/50", "more than 100%"),
+        ("write/50:write/50", "twice"),
+        ("write:zeroes", "not a write mode"),
+        ("write:zeroes/100", "no '/'"),
+        ("write/x:zeroes/50", "whole percentage"),
+    ] {
+        let e = p(bad).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+    let o = CmdOptions { write_mode: [60, 10, 30, 0], ..Default::default() };
+    assert_eq!(o.write_mode_text(), "write/60:uncor/10:zeroes/30");
+    assert_eq!(CmdOptions { write_mode: [0, 0, 0, 100], ..o }.write_mode_text(), "verify");
+    let mut n = [0; 4];
+    for i in 0..1000 {
+        n[WriteOp::ALL.iter().position(|w| *w == o.write_op(i)).unwrap()] += 1;
+    }
+    assert_eq!(n, [600, 100, 300, 0]);
+    // Spread, not in runs: no 10 writes in a row are of one kind.
+    let kinds: Vec<WriteOp> = (0..100).map(|i| o.write_op(i)).collect();
+    assert!(kinds.windows(10).all(|w| w.iter().any(|k| *k != w[0])));
 }
 
 #[test]

@@ -181,6 +181,13 @@ impl Ctx<'_> {
             Field::SprOp => (s.sprandom.over_provisioning != d.sprandom.over_provisioning)
                 .then(|| format!("{}", s.sprandom.over_provisioning)),
             Field::SprNumRegions => changed(&s.sprandom.regions, &d.sprandom.regions, u32::to_string),
+            Field::WriteMode => {
+                let c = &s.engine_opts.cmd;
+                (c.write_mode != d.engine_opts.cmd.write_mode).then(|| c.write_mode_text())
+            }
+            Field::Deac => changed(&s.engine_opts.cmd.deac, &d.engine_opts.cmd.deac, |b| boolean(*b)),
+            Field::Readfua => changed(&s.engine_opts.cmd.readfua, &d.engine_opts.cmd.readfua, |b| boolean(*b)),
+            Field::Writefua => changed(&s.engine_opts.cmd.writefua, &d.engine_opts.cmd.writefua, |b| boolean(*b)),
             Field::SprCs => changed(&s.sprandom.cache_bytes, &d.sprandom.cache_bytes, |b| size(*b)),
             // Not keys: set by lab, a run option, a spelling of another field.
             Field::Thresholds | Field::Size | Field::As(_) => None,

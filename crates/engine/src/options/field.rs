@@ -105,6 +105,11 @@ pub enum Field {
     SprOp,
     SprNumRegions,
     SprCs,
+    /// io_uring_cmd's commands (fio's `write_mode`, `deac`, `readfua`, `writefua`).
+    WriteMode,
+    Deac,
+    Readfua,
+    Writefua,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -116,7 +121,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 76] = [
+    pub const SETTABLE: [Field; 80] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -193,6 +198,10 @@ impl Field {
         Field::SprOp,
         Field::SprNumRegions,
         Field::SprCs,
+        Field::WriteMode,
+        Field::Deac,
+        Field::Readfua,
+        Field::Writefua,
     ];
     /// Every settable field and `Size` (the fields a `{key}` in a message can name).
     const ALL: [Field; Field::SETTABLE.len() + 1] = {
@@ -284,6 +293,10 @@ impl Field {
             Field::SprOp => "spr_op",
             Field::SprNumRegions => "spr_num_regions",
             Field::SprCs => "spr_cs",
+            Field::WriteMode => "write_mode",
+            Field::Deac => "deac",
+            Field::Readfua => "readfua",
+            Field::Writefua => "writefua",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::As(name) => name,

@@ -312,6 +312,13 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
             }
         }
         Field::SprCs => spec.sprandom.cache_bytes = size(v)?,
+        Field::WriteMode => {
+            spec.engine_opts.cmd.write_mode =
+                crate::backend::CmdOptions::parse_write_mode(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?
+        }
+        Field::Deac => spec.engine_opts.cmd.deac = boolean(field, v)?,
+        Field::Readfua => spec.engine_opts.cmd.readfua = boolean(field, v)?,
+        Field::Writefua => spec.engine_opts.cmd.writefua = boolean(field, v)?,
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }

@@ -84,6 +84,10 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("spr_op", "0.28"),
     ("spr_num_regions", "400"),
     ("spr_cs", "64k"),
+    ("write_mode", "write/60:zeroes/40"),
+    ("deac", "true"),
+    ("readfua", "true"),
+    ("writefua", "true"),
 ];
 
 #[test]
@@ -365,6 +369,7 @@ fn companions(key: &str) -> &'static [(&'static str, &'static str)] {
         "zone_range" | "zone_skip" => &[("zone_size", "16k")],
         "stat_type" => &[("engine", "filestat")],
         "sprandom" => &[("rw", "randwrite")],
+        "write_mode" | "deac" | "readfua" | "writefua" => &[("engine", "uring_cmd")],
         _ => &[],
     }
 }

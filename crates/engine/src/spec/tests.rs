@@ -185,8 +185,27 @@ fn an_engine_option_for_another_engine_is_refused_naming_both() {
         uring: crate::backend::uring::UringOptions { hipri, sqpoll, sqpoll_cpu },
         atomic: false,
         stat: Default::default(),
+        cmd: Default::default(),
     };
     let psync = AccessSpec { engine: EngineKind::Psync, engine_opts: uring(true, false, None), ..Default::default() };
+    // io_uring_cmd's command options, with any other engine.
+    let mut zeroes = AccessSpec { engine: EngineKind::Uring, ..Default::default() };
+    zeroes.engine_opts.cmd.write_mode = [0, 0, 100, 0];
+    let e = zeroes.validate().unwrap_err();
+    assert!(matches!(e, Error::Spec { field: Field::WriteMode, .. }), "{e:?}");
+    assert!(
+        e.cli_message().starts_with("--write-mode zeroes: shapes the NVMe commands of io_uring_cmd"),
+        "{}",
+        e.cli_message()
+    );
+    let fua = AccessSpec {
+        engine_opts: EngineOptions {
+            cmd: crate::backend::CmdOptions { writefua: true, ..Default::default() },
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    assert!(matches!(fua.validate().unwrap_err(), Error::Spec { field: Field::Writefua, .. }));
     let e = psync.validate().unwrap_err();
     assert!(matches!(e, Error::Spec { field: Field::Hipri, .. }), "{e:?}");
     assert!(e.cli_message().starts_with("--hipri on: is io_uring's, and this runs psync"), "{}", e.cli_message());
