@@ -216,8 +216,9 @@ pub fn specs(kind: Kind, points: &[PointResult]) -> Vec<TableSpec> {
 /// ([`crate::all_ranks::with_all_ranks`]).
 pub fn tables(kind: Kind, points: &[PointResult]) -> Vec<Table> {
     let points = &*crate::all_ranks::with_all_ranks_cow(points);
+    let by_step = crate::tables::ByStep::new(points);
     let mut out: Vec<Table> =
-        specs(kind, points).iter().map(|s| build(s, points)).filter(|t| !t.rows.is_empty()).collect();
+        specs(kind, points).iter().map(|s| by_step.build(s)).filter(|t| !t.rows.is_empty()).collect();
     out.extend(derived(kind, points));
     out
 }

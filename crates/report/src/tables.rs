@@ -359,28 +359,69 @@ pub(crate) fn point_name(p: &PointResult) -> String {
 }
 
 /// Index of `v` in `order`, appending it when new.
-fn slot(order: &mut Vec<String>, v: String) -> usize {
-    match order.iter().position(|o| *o == v) {
-        Some(i) => i,
-        None => {
-            order.push(v);
-            order.len() - 1
+/// Names in the order first seen, each with its place: found by hash, not by a scan (a table of
+/// many thousand rows is built in linear time).
+#[derive(Default)]
+struct Order {
+    names: Vec<String>,
+    at: HashMap<String, usize>,
+}
+
+impl Order {
+    fn slot(&mut self, v: String) -> usize {
+        if let Some(&i) = self.at.get(&v) {
+            return i;
+        }
+        self.names.push(v.clone());
+        self.at.insert(v, self.names.len() - 1);
+        self.names.len() - 1
+    }
+}
+
+/// The points of each step, found once: tables of one step each take their step's points
+/// from here instead of filtering every point per table (a directory of many thousand steps
+/// would be quadratic).
+pub struct ByStep<'a> {
+    all: &'a [PointResult],
+    steps: HashMap<&'a str, Vec<&'a PointResult>>,
+}
+
+impl<'a> ByStep<'a> {
+    pub fn new(all: &'a [PointResult]) -> ByStep<'a> {
+        let mut steps: HashMap<&str, Vec<&PointResult>> = HashMap::new();
+        for p in all {
+            steps.entry(p.point.step.as_str()).or_default().push(p);
+        }
+        ByStep { all, steps }
+    }
+
+    /// The table `spec` asks for, from its step's points (every point when it names none).
+    pub fn build(&self, spec: &TableSpec) -> Table {
+        match &spec.step {
+            Some(s) => build_of(spec, self.steps.get(s.as_str()).into_iter().flatten().copied()),
+            None => build_of(spec, self.all.iter()),
         }
     }
 }
 
 /// Make the table `spec` asks for from saved points (see the module docs for the rules).
 pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
+    build_of(spec, points.iter())
+}
+
+/// [`build`] from `candidates` (the points the spec's step and filter are applied to).
+fn build_of<'a>(spec: &TableSpec, candidates: impl Iterator<Item = &'a PointResult>) -> Table {
     let per_target = spec.rows.involves_target() || spec.cols.involves_target();
-    let mut rows: Vec<String> = Vec::new();
-    let mut cols: Vec<String> = Vec::new();
+    let mut rows = Order::default();
+    let mut cols = Order::default();
     // (row, col) -> (sum, count)
     let mut cells: HashMap<(usize, usize), (f64, usize)> = HashMap::new();
     let mut errored: Vec<ErroredCell> = Vec::new();
     let mut unsteady: Vec<ErroredCell> = Vec::new();
+    // The cells already named in `errored` and `unsteady` (each once).
+    let mut marked: std::collections::HashSet<(bool, usize, usize)> = std::collections::HashSet::new();
 
-    let selected: Vec<&PointResult> = points
-        .iter()
+    let selected: Vec<&PointResult> = candidates
         .filter(|p| {
             spec.step.iter().all(|s| p.point.step == *s)
                 && spec.filter.iter().all(|(k, v)| field(p, k) == Some(v.as_str()))
@@ -408,18 +449,18 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
             let path = target.map(|t| t.path.as_str());
             let (Some(r), Some(c)) = (spec.rows.value(p, path), spec.cols.value(p, path)) else { return };
             let r = if split && path.is_none() { format!("{r} · {}", targets_of(p)) } else { r };
-            let key = (slot(&mut rows, r), slot(&mut cols, c));
+            let key = (rows.slot(r), cols.slot(c));
             if let Some(v) = value {
                 let cell = cells.entry(key).or_insert((0.0, 0));
                 cell.0 += v;
                 cell.1 += 1;
                 if let Some(e) = &error {
-                    if !errored.iter().any(|x| (x.row, x.col) == key) {
+                    if marked.insert((true, key.0, key.1)) {
                         errored.push(ErroredCell { row: key.0, col: key.1, error: e.clone() });
                     }
                 }
                 if let Some(why) = &not_steady {
-                    if !unsteady.iter().any(|x| (x.row, x.col) == key) {
+                    if marked.insert((false, key.0, key.1)) {
                         unsteady.push(ErroredCell { row: key.0, col: key.1, error: why.clone() });
                     }
                 }
@@ -470,12 +511,14 @@ pub fn build(spec: &TableSpec, points: &[PointResult]) -> Table {
         unit: spec.metric.unit().to_string(),
         row_header: spec.rows.name(),
         col_header: spec.cols.name(),
-        cols: cols.iter().map(header).collect(),
+        cols: cols.names.iter().map(header).collect(),
         rows: rows
+            .names
             .into_iter()
             .enumerate()
             .map(|(ri, r)| {
-                let values = (0..cols.len()).map(|ci| cells.get(&(ri, ci)).map(|&(sum, n)| sum / n as f64)).collect();
+                let values =
+                    (0..cols.names.len()).map(|ci| cells.get(&(ri, ci)).map(|&(sum, n)| sum / n as f64)).collect();
                 (r, values)
             })
             .collect(),

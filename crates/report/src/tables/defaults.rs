@@ -24,17 +24,27 @@ const TITLE_FIELDS: [&str; 6] = ["rw", "read", "random", "bs", "qd", "jobs"];
 /// same cell and are averaged; [`build`] says so in the title ("mean of 3 runs"). The title
 /// names the step and the fields that stay the same among rw, read, random, bs, qd and jobs.
 pub fn default_tables(points: &[PointResult]) -> Vec<TableSpec> {
-    let mut steps: Vec<&str> = Vec::new();
+    // The points of each step, steps in the order first seen: one pass (a directory of many
+    // thousand steps is grouped in linear time, not a scan per step).
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut by_step: Vec<Vec<&PointResult>> = Vec::new();
+    let mut names_of: Vec<&str> = Vec::new();
     for p in points {
-        if !steps.contains(&p.point.step.as_str()) {
-            steps.push(&p.point.step);
-        }
+        let i = *index.entry(p.point.step.as_str()).or_insert_with(|| {
+            by_step.push(Vec::new());
+            names_of.push(&p.point.step);
+            by_step.len() - 1
+        });
+        by_step[i].push(p);
     }
-    let groups: Vec<Option<&str>> = if steps.len() > 1 { steps.into_iter().map(Some).collect() } else { vec![None] };
+    let groups: Vec<(Option<&str>, Vec<&PointResult>)> = if by_step.len() > 1 {
+        names_of.into_iter().map(Some).zip(by_step).collect()
+    } else {
+        vec![(None, points.iter().collect())]
+    };
 
     let mut specs = Vec::new();
-    for step in groups {
-        let pts: Vec<&PointResult> = points.iter().filter(|p| step.iter().all(|&s| p.point.step == s)).collect();
+    for (step, pts) in groups {
         if pts.is_empty() {
             continue;
         }

@@ -148,6 +148,16 @@ fn filter_and_step_select_the_points() {
     s.filter = vec![("rw".into(), "write".into()), ("qd".into(), "2".into())];
     assert_eq!(build(&s, &points).rows, vec![row("/a", &[Some(20.0)])]);
 
+    // The points grouped once by step give every table as the filter over all points does.
+    let grouped = ByStep::new(&points);
+    for step in [None, Some("seq"), Some("rand"), Some("none")] {
+        for filter in [vec![], vec![("rw".to_string(), "write".to_string())]] {
+            let s = TableSpec { step: step.map(String::from), filter, ..spec(Key::Target, field("qd"), Metric::MBps) };
+            let (a, b) = (grouped.build(&s), build(&s, &points));
+            assert_eq!((a.cols, a.rows, a.title), (b.cols, b.rows, b.title), "{step:?}");
+        }
+    }
+
     let by_step = build(&spec(Key::Step, field("rw"), Metric::MBps), &points);
     assert_eq!(by_step.row_header, "step");
     assert_eq!(by_step.cols, ["write", "read"], "the point without rw is left out");
