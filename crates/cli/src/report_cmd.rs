@@ -28,20 +28,15 @@ pub fn print_tables(dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The HTML report of one results directory.
-pub fn html(saved: &Results) -> String {
-    drivelab_report::html_page(saved)
-}
-
 /// Write (or refresh) `DIR/report.html`: a view derived from the saved records, replaced whole.
 pub fn write_dir_report(dir: &Path) -> Result<(), Error> {
     if !crate::mpi::writes() {
         return Ok(());
     }
-    let text = html(&drivelab_report::views::open(dir)?);
+    let saved = drivelab_report::views::open(dir)?;
     // Replaced through the opened directory: whatever is at the name (a symlink included) is
-    // replaced, never written through.
-    store::Dir::open(dir)?.replace("report.html", text.as_bytes())
+    // replaced, never written through; streamed, never held whole.
+    store::Dir::open(dir)?.replace_with("report.html", &mut |w| drivelab_report::write_html_page(&saved, w))
 }
 
 /// The end of a search (qos, act): its answer line, `DIR/report.html`, and how the process ends
@@ -139,11 +134,19 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         store::check_new_file("-o", out)?;
         // The HTML report, unless another format is asked for (`--format md -o r.md` wrote HTML
         // into r.md before): then that format's document, as it would go to stdout.
-        let bytes = match args.format {
-            Format::Text | Format::Html => html(&all[0]).into_bytes(),
-            _ => drivelab_engine::printable::printable(&document(args, &all)?).into_owned().into_bytes(),
+        match args.format {
+            Format::Text | Format::Html => {
+                store::write_new_with(Path::new(out), &mut |w| drivelab_report::write_html_page(&all[0], w))?
+            }
+            _ => {
+                let text = document(args, &all)?;
+                let bytes = match drivelab_engine::printable::printable(&text) {
+                    std::borrow::Cow::Borrowed(_) => text.into_bytes(),
+                    std::borrow::Cow::Owned(escaped) => escaped.into_bytes(),
+                };
+                store::write_new(Path::new(out), &bytes)?
+            }
         };
-        store::write_new(Path::new(out), &bytes)?;
         stdout_text(&format!("wrote {out}\n"));
         return Ok(Outcome::Done);
     }

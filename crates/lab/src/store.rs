@@ -55,7 +55,7 @@ impl From<StoreError> for Error {
     }
 }
 
-pub use dir::Dir;
+pub use dir::{Dir, Fill};
 pub use given::{check_new_file, check_output_file, split, write_output, Existing, GivenError, OutputFile, NAME_MAX};
 
 /// Write `bytes` to `path`, which must not exist (as anything: a dangling symlink included).
@@ -65,6 +65,14 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         return Err(StoreError::NotAFileName { path: path.to_path_buf() }.into());
     };
     Dir::open(dir)?.write_new(name, bytes)
+}
+
+/// [`write_new`] of what `fill` writes, streamed into the file.
+pub fn write_new_with(path: &Path, fill: Fill) -> Result<(), Error> {
+    let Some((dir, name)) = split(path) else {
+        return Err(StoreError::NotAFileName { path: path.to_path_buf() }.into());
+    };
+    Dir::open(dir)?.write_new_with(name, fill)
 }
 
 /// `value` as pretty JSON, via `write_new`.
@@ -221,6 +229,7 @@ pub fn short_slug(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     #[test]
     fn slugs_are_file_name_safe() {
@@ -235,6 +244,33 @@ mod tests {
         assert_eq!(short_slug("ab cd ef", 3), "ab");
         assert_eq!(short_slug(&"a ".repeat(100), 60).len(), 59);
         assert!(short_slug("x.y", 2) == "x");
+    }
+
+    #[test]
+    fn a_streamed_file_is_whole_or_not_there() {
+        let dir = std::env::temp_dir().join(format!("drivelab-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.html");
+        // Written in pieces, it is the pieces in order.
+        write_new_with(&path, &mut |w| (0..1000).try_for_each(|i| write!(w, "{i},"))).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("0,1,2,") && text.ends_with("998,999,"));
+        // A fill that fails midway leaves neither the name nor a temporary file.
+        let failed = write_new_with(&dir.join("f.html"), &mut |w| {
+            w.write_all(&[b'x'; 100_000])?;
+            Err(std::io::Error::other("the page could not be made"))
+        });
+        assert!(failed.unwrap_err().to_string().contains("the page could not be made"));
+        let mut left: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        assert_eq!(left, ["r.html"]);
+        // Replacing streams too; an existing name is never written by write_new_with.
+        Dir::open(&dir).unwrap().replace_with("r.html", &mut |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert!(write_new_with(&path, &mut |w| w.write_all(b"again")).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

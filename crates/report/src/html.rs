@@ -444,7 +444,7 @@ pub(crate) fn pick_indices(points: &[PointResult], n: usize) -> Vec<usize> {
     chosen
 }
 
-fn latency_section(points: &[PointResult]) -> String {
+fn latency_section(points: &[PointResult], h: &mut dyn std::fmt::Write) -> std::fmt::Result {
     let chosen = pick_points(points, MAX_LATENCY_SERIES);
     let note = if points.len() > chosen.len() {
         format!(
@@ -455,19 +455,18 @@ fn latency_section(points: &[PointResult]) -> String {
     } else {
         String::new()
     };
-    let mut h = String::new();
     let hockey = views::plan::hockey_specs(points);
     if !hockey.is_empty() {
-        let _ = write!(h, "<h2>Latency against throughput</h2><p>{}</p>", esc(views::plan::HOCKEY_NOTE));
+        write!(h, "<h2>Latency against throughput</h2><p>{}</p>", esc(views::plan::HOCKEY_NOTE))?;
         for spec in hockey {
-            let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(&spec));
+            write!(h, "<div class=\"chart\">{}</div>", charts::draw(&spec))?;
         }
     }
-    let _ = write!(h, "<h2>Latency</h2>{note}");
+    write!(h, "<h2>Latency</h2>{note}")?;
     for spec in views::plan::latency_specs(points) {
-        let _ = write!(h, "<div class=\"chart\">{}</div>", charts::draw(&spec));
+        write!(h, "<div class=\"chart\">{}</div>", charts::draw(&spec))?;
     }
-    h
+    Ok(())
 }
 
 /// The results' notes (how they were made) under a heading of their own; nothing without any.
@@ -485,13 +484,20 @@ pub(crate) fn notes_html(notes: &[String]) -> String {
 /// The whole report of one results directory.
 pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
     let mut h = String::new();
-    let _ = write!(
+    let _ = report_to(manifest, points, &mut h);
+    h
+}
+
+/// [`report`], written into `h` section by section (a file, as the page is made: the page of
+/// many thousand points is never held whole).
+pub fn report_to(manifest: &Manifest, points: &[PointResult], h: &mut dyn std::fmt::Write) -> std::fmt::Result {
+    write!(
         h,
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivelab report: {}</title><style>{STYLE}</style></head><body>",
         esc(&manifest.name())
-    );
-    let _ = write!(h, "<h1>drivelab report: {}</h1>", esc(&manifest.name()));
-    h += &facts(manifest);
+    )?;
+    write!(h, "<h1>drivelab report: {}</h1>", esc(&manifest.name()))?;
+    h.write_str(&facts(manifest))?;
     let w = warnings(points);
     // `--latency-split` runs that left I/Os or kernel events out.
     let split: Vec<String> = points
@@ -499,43 +505,41 @@ pub fn report(manifest: &Manifest, points: &[PointResult]) -> String {
         .filter_map(|p| crate::views::split::problem(&p.point.label, p.result.latency_split.as_ref()?))
         .collect();
     if !w.is_empty() || !split.is_empty() {
-        h += "<h2>Warnings</h2>";
+        h.write_str("<h2>Warnings</h2>")?;
         for (summary, which) in &w {
-            let _ = write!(h, "<div class=\"warn\">{summary}<details><summary>which points</summary><ul>");
+            write!(h, "<div class=\"warn\">{summary}<details><summary>which points</summary><ul>")?;
             for line in which {
-                let _ = write!(h, "<li>{line}</li>");
+                write!(h, "<li>{line}</li>")?;
             }
-            h += "</ul></details></div>";
+            h.write_str("</ul></details></div>")?;
         }
     }
     for line in &split {
-        let _ = write!(h, "<div class=\"warn\">{}</div>", esc(line));
+        write!(h, "<div class=\"warn\">{}</div>", esc(line))?;
     }
     let notes: Vec<String> =
         crate::views::plan::drives_note(manifest).into_iter().chain(crate::views::notes(points)).collect();
-    h += &notes_html(&notes);
+    h.write_str(&notes_html(&notes))?;
     if points.is_empty() {
-        h += "<p>No finished points yet.</p></body></html>";
-        return h;
+        return h.write_str("<p>No finished points yet.</p></body></html>");
     }
-    for t in suite_tables::tables(manifest.kind, points) {
-        let drawn: String = crate::views::plan::table_charts(manifest.kind, &t)
-            .iter()
-            .map(|c| format!("<div class=\"chart\">{}</div>", charts::draw(c)))
-            .collect();
-        let _ = write!(h, "<h2>{}</h2>{drawn}{}", esc(&t.heading()), table_html(&t));
-    }
+    suite_tables::each_table(manifest.kind, points, &mut |t| {
+        write!(h, "<h2>{}</h2>", esc(&t.heading()))?;
+        for c in crate::views::plan::table_charts(manifest.kind, &t) {
+            write!(h, "<div class=\"chart\">{}</div>", charts::draw(&c))?;
+        }
+        h.write_str(&table_html(&t))
+    })?;
     if let Some(s) = crate::views::ranks::section_for_points(points) {
-        h += &crate::export::html::section_html(&s);
+        h.write_str(&crate::export::html::section_html(&s))?;
     }
-    h += &steady_section(points);
-    h += &latency_section(points);
+    h.write_str(&steady_section(points))?;
+    latency_section(points, h)?;
     if let Some(s) = crate::views::split::section_for_points(points) {
-        h += &crate::export::html::section_html(&s);
+        h.write_str(&crate::export::html::section_html(&s))?;
     }
-    h += &series_section(points);
-    h += "</body></html>\n";
-    h
+    h.write_str(&series_section(points))?;
+    h.write_str("</body></html>\n")
 }
 
 mod series;

@@ -117,6 +117,34 @@ pub fn html_page(saved: &Results) -> String {
     }
 }
 
+/// [`html_page`] written into `w` as it is made (a plan's page section by section: one of many
+/// thousand points is never held whole in memory).
+pub fn write_html_page(saved: &Results, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    /// The page's text into `w`, keeping the first I/O error (fmt::Write carries none).
+    struct Sink<'a> {
+        w: &'a mut dyn std::io::Write,
+        err: Option<std::io::Error>,
+    }
+    impl std::fmt::Write for Sink<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.w.write_all(s.as_bytes()).map_err(|e| {
+                self.err.get_or_insert(e);
+                std::fmt::Error
+            })
+        }
+    }
+    match saved.manifest.kind {
+        Kind::Plan | Kind::Suite(_) => {
+            let mut sink = Sink { w, err: None };
+            match html::report_to(&saved.manifest, &saved.points, &mut sink) {
+                Ok(()) => Ok(()),
+                Err(_) => Err(sink.err.unwrap_or_else(|| std::io::Error::other("the report could not be written"))),
+            }
+        }
+        _ => w.write_all(export::html::page(&views::build(saved)).as_bytes()),
+    }
+}
+
 /// Every chart of a results directory as (file name, PNG bytes), drawn from its chart specs
 /// (never from the HTML page).
 pub fn chart_pngs(saved: &Results, scale: f32) -> Result<Vec<(String, Vec<u8>)>, export::ExportError> {

@@ -215,12 +215,29 @@ pub fn specs(kind: Kind, points: &[PointResult]) -> Vec<TableSpec> {
 /// Points run by several MPI ranks get a first row of every rank's I/Os merged
 /// ([`crate::all_ranks::with_all_ranks`]).
 pub fn tables(kind: Kind, points: &[PointResult]) -> Vec<Table> {
+    let mut out = Vec::new();
+    let _ = each_table::<()>(kind, points, &mut |t| {
+        out.push(t);
+        Ok(())
+    });
+    out
+}
+
+/// [`tables`], each handed to `f` as it is built (a page of many thousand tables never holds
+/// them all); the first error of `f` ends it.
+pub fn each_table<E>(kind: Kind, points: &[PointResult], f: &mut dyn FnMut(Table) -> Result<(), E>) -> Result<(), E> {
     let points = &*crate::all_ranks::with_all_ranks_cow(points);
     let by_step = crate::tables::ByStep::new(points);
-    let mut out: Vec<Table> =
-        specs(kind, points).iter().map(|s| by_step.build(s)).filter(|t| !t.rows.is_empty()).collect();
-    out.extend(derived(kind, points));
-    out
+    for s in specs(kind, points) {
+        let t = by_step.build(&s);
+        if !t.rows.is_empty() {
+            f(t)?;
+        }
+    }
+    for t in derived(kind, points) {
+        f(t)?;
+    }
+    Ok(())
 }
 
 /// The tables computed from other tables rather than read from points one by one: Iometer's

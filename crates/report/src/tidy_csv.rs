@@ -252,28 +252,42 @@ fn act_rows(p: &ProbeResult) -> Vec<Row> {
         .collect()
 }
 
-fn rows_of(r: &Results) -> Vec<Row> {
+/// Each row of `r`, one at a time: its points', then its probes' (a table of many thousand
+/// points is written in two passes over them, never held whole).
+fn each_row(r: &Results, f: &mut impl FnMut(Row)) {
     let by = match &r.manifest.setup {
         Setup::Qos(q) => q.by,
         _ => SearchBy::Rate,
     };
-    let mut out: Vec<Row> = r.points.iter().flat_map(point_rows).collect();
-    for p in &r.probes {
-        out.extend(qos_row(p, by));
-        out.extend(act_rows(p));
+    for p in &r.points {
+        point_rows(p).into_iter().for_each(&mut *f);
     }
-    out
+    for p in &r.probes {
+        qos_row(p, by).into_iter().for_each(&mut *f);
+        act_rows(p).into_iter().for_each(&mut *f);
+    }
 }
 
-/// Every name of `lists` once, in order of first appearance.
-fn union<'a>(lists: impl Iterator<Item = &'a Vec<(String, String)>>) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for (n, _) in lists.flatten() {
-        if !names.contains(n) {
-            names.push(n.clone());
+/// Every name of a row's lists once, in order of first appearance.
+#[derive(Default)]
+struct Columns {
+    names: Vec<String>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl Columns {
+    fn add(&mut self, list: &[(String, String)]) {
+        for (n, _) in list {
+            if !self.seen.contains(n) {
+                self.seen.insert(n.clone());
+                self.names.push(n.clone());
+            }
         }
     }
-    names
+
+    fn contains(&self, n: &str) -> bool {
+        self.seen.contains(n)
+    }
 }
 
 /// The tidy CSV of one results directory: one header line, then a row per point, probe or
@@ -286,46 +300,70 @@ pub fn csv(r: &Results) -> String {
 /// the first column (`results`) naming the directory each row is from, the columns the union
 /// of theirs.
 pub fn csv_of(all: &[&Results]) -> String {
-    let mut rows: Vec<Row> = Vec::new();
+    // First pass: the columns (every row's, in order of first appearance).
+    let (mut ids, mut fields, mut figures) = (Columns::default(), Columns::default(), Columns::default());
+    let mut any = false;
     for r in all {
-        let dir = r.dir.display().to_string();
-        rows.extend(rows_of(r).into_iter().map(|mut row| {
-            row.ids.insert(0, ("results".into(), dir.clone()));
-            row
-        }));
+        each_row(r, &mut |row| {
+            if !any {
+                ids.add(&[("results".to_string(), String::new())]);
+                any = true;
+            }
+            ids.add(&row.ids);
+            fields.add(&row.fields);
+            figures.add(&row.figures);
+        });
     }
     // No row yet (a plan with no finished point): the columns every row has, so the file is
     // still a table with a header.
-    let ids = if rows.is_empty() {
-        ID_COLUMNS.iter().map(|c| c.to_string()).collect()
-    } else {
-        union(rows.iter().map(|r| &r.ids))
-    };
-    let figures = union(rows.iter().map(|r| &r.figures));
-    // A field named like another column keeps its value under `field_NAME`.
-    for row in &mut rows {
-        for (k, _) in &mut row.fields {
-            if ids.contains(k) || figures.contains(k) || ID_COLUMNS.contains(&k.as_str()) {
-                *k = format!("field_{k}");
-            }
-        }
+    if !any {
+        ids.add(&ID_COLUMNS.iter().map(|c| (c.to_string(), String::new())).collect::<Vec<_>>());
     }
-    let fields = union(rows.iter().map(|r| &r.fields));
-    let mut out = ids.iter().chain(&fields).chain(&figures).map(|c| csv_field(c)).collect::<Vec<_>>().join(",");
+    // A field named like another column keeps its value under `field_NAME`.
+    let renamed = |k: &str| -> String {
+        if ids.contains(k) || figures.contains(k) || ID_COLUMNS.contains(&k) {
+            format!("field_{k}")
+        } else {
+            k.to_string()
+        }
+    };
+    let mut field_columns = Columns::default();
+    for k in &fields.names {
+        field_columns.add(&[(renamed(k), String::new())]);
+    }
+    let mut out = ids
+        .names
+        .iter()
+        .chain(&field_columns.names)
+        .chain(&figures.names)
+        .map(|c| csv_field(c))
+        .collect::<Vec<_>>()
+        .join(",");
     out.push('\n');
-    for row in &rows {
-        let cell = |list: &[(String, String)], name: &str| {
-            // The last value of a key given twice, as the plan's later key wins.
-            list.iter().rev().find(|(k, _)| k == name).map_or_else(String::new, |(_, v)| csv_field(v))
-        };
-        let cells: Vec<String> = ids
-            .iter()
-            .map(|c| cell(&row.ids, c))
-            .chain(fields.iter().map(|c| cell(&row.fields, c)))
-            .chain(figures.iter().map(|c| cell(&row.figures, c)))
-            .collect();
-        out.push_str(&cells.join(","));
-        out.push('\n');
+    // Second pass: each row as it is made again.
+    for r in all {
+        let dir = r.dir.display().to_string();
+        each_row(r, &mut |mut row| {
+            row.ids.insert(0, ("results".into(), dir.clone()));
+            for (k, _) in &mut row.fields {
+                *k = renamed(k);
+            }
+            let cell = |list: &[(String, String)], name: &str| {
+                // The last value of a key given twice, as the plan's later key wins.
+                list.iter().rev().find(|(k, _)| k == name).map_or_else(String::new, |(_, v)| csv_field(v))
+            };
+            let mut first = true;
+            for (list, columns) in [(&row.ids, &ids), (&row.fields, &field_columns), (&row.figures, &figures)] {
+                for c in &columns.names {
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    out.push_str(&cell(list, c));
+                }
+            }
+            out.push('\n');
+        });
     }
     out
 }

@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 use drivelab_engine::Error;
 
 use super::StoreError;
+
+/// What writes a file's content into it ([`Dir::write_new_with`], [`Dir::replace_with`]).
+pub type Fill<'a> = &'a mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>;
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
@@ -81,8 +84,14 @@ impl Dir {
 
     /// Write `bytes` to the new file `name` (refused if the name exists, as anything).
     pub fn write_new(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> Result<(), Error> {
+        self.write_new_with(name, &mut |w| w.write_all(bytes))
+    }
+
+    /// [`Dir::write_new`] of what `fill` writes, streamed into the file (a report of many
+    /// thousand points is never held whole in memory); a failure of `fill` leaves nothing.
+    pub fn write_new_with(&self, name: impl AsRef<OsStr>, fill: Fill) -> Result<(), Error> {
         let name = one_name(name.as_ref())?;
-        let tmp = self.write_temp(bytes)?;
+        let tmp = self.write_temp_with(0o666, fill)?;
         let linked = rustix::fs::linkat(&self.file, &tmp, &self.file, name, AtFlags::empty());
         let _ = rustix::fs::unlinkat(&self.file, &tmp, AtFlags::empty());
         let shown = self.path.join(name);
@@ -107,6 +116,13 @@ impl Dir {
         self.replace_with_mode(name, bytes, 0o666)
     }
 
+    /// [`Dir::replace`] with what `fill` writes, streamed (see [`Dir::write_new_with`]).
+    pub fn replace_with(&self, name: impl AsRef<OsStr>, fill: Fill) -> Result<(), Error> {
+        let name = one_name(name.as_ref())?;
+        let tmp = self.write_temp_with(0o666, fill)?;
+        self.rename_into(&tmp, name)
+    }
+
     /// [`Dir::replace`], the file readable and writable by this user only (drivelab's own state:
     /// whatever the umask, no one else may read or change it).
     pub fn replace_private(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> Result<(), Error> {
@@ -115,9 +131,14 @@ impl Dir {
 
     fn replace_with_mode(&self, name: impl AsRef<OsStr>, bytes: &[u8], mode: u32) -> Result<(), Error> {
         let name = one_name(name.as_ref())?;
-        let tmp = self.write_temp_mode(bytes, mode)?;
-        if let Err(e) = rustix::fs::renameat(&self.file, &tmp, &self.file, name) {
-            let _ = rustix::fs::unlinkat(&self.file, &tmp, AtFlags::empty());
+        let tmp = self.write_temp_with(mode, &mut |w| w.write_all(bytes))?;
+        self.rename_into(&tmp, name)
+    }
+
+    /// The temporary file `tmp` takes `name` (whatever had it is replaced), made durable.
+    fn rename_into(&self, tmp: &str, name: &OsStr) -> Result<(), Error> {
+        if let Err(e) = rustix::fs::renameat(&self.file, tmp, &self.file, name) {
+            let _ = rustix::fs::unlinkat(&self.file, tmp, AtFlags::empty());
             return Err(Error::io(format!("saving {}", self.path.join(name).display()), e.into()));
         }
         self.sync()
@@ -131,18 +152,15 @@ impl Dir {
         Ok(())
     }
 
-    /// A new temporary file holding `bytes`, synced; its name.
-    fn write_temp(&self, bytes: &[u8]) -> Result<String, Error> {
-        self.write_temp_mode(bytes, 0o666)
-    }
-
-    /// [`Dir::write_temp`] made with `mode` (less the umask).
-    fn write_temp_mode(&self, bytes: &[u8], mode: u32) -> Result<String, Error> {
+    /// A new temporary file made with `mode` (less the umask) holding what `fill` wrote
+    /// (through a buffer), synced; its name. Removed again when anything fails.
+    fn write_temp_with(&self, mode: u32, fill: Fill) -> Result<String, Error> {
         let (fd, tmp) = self
             .create_temp_mode(mode)
             .map_err(|e| Error::io(format!("creating a file in {}", self.path.display()), e))?;
-        let mut f = File::from(fd);
-        if let Err(e) = f.write_all(bytes).and_then(|_| f.sync_all()) {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, File::from(fd));
+        let written = fill(&mut w).and_then(|_| w.flush());
+        if let Err(e) = written.and_then(|_| w.get_ref().sync_all()) {
             let _ = rustix::fs::unlinkat(&self.file, &tmp, AtFlags::empty());
             return Err(Error::io(format!("writing a file in {}", self.path.display()), e));
         }
