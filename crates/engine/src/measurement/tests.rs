@@ -455,6 +455,41 @@ fn pacing_spin_does_not_make_a_job_cpu_bound() {
 }
 
 #[test]
+fn threads_beyond_the_cpus_waiting_for_each_other_are_no_busy_machine() {
+    let job = |waited_pct: u64, job: u64| {
+        let out = crate::worker::JobOutput {
+            window_ns: 1_000_000_000,
+            cpu_usr_ns: (100 - waited_pct) * 10_000_000,
+            runq_wait_ns: waited_pct * 10_000_000,
+            ..Default::default()
+        };
+        let at = JobPlace {
+            target_path: "null",
+            target_index: 0,
+            job_iops: None,
+            thresholds: 0,
+            cores: 2,
+            job,
+            end_reason: None,
+        };
+        Measurement::of_job(&out, &at)
+    };
+    let of = |jobs: usize, waited: u64| {
+        let parts: Vec<Measurement> = (0..jobs as u64).map(|j| job(waited, j)).collect();
+        summarize(&crate::measurement::merge::merge_all(&parts).unwrap(), &spec(false)).cpu
+    };
+    // One thread on 2 CPUs waiting 30%: the machine was busy.
+    let c = of(1, 30);
+    assert!(c.cpu_starved && c.runq_wait_pct == 30.0, "{c:?}");
+    // 8 threads on 2 CPUs wait for each other (75% if all CPU-bound): 66% is their own.
+    let c = of(8, 66);
+    assert!(!c.cpu_starved && c.runq_wait_pct == 66.0, "{c:?}");
+    // 3 threads on 2 CPUs: a third their own; 60% is 27 points beyond it.
+    assert!(of(3, 60).cpu_starved);
+    assert!(!of(3, 50).cpu_starved);
+}
+
+#[test]
 fn throughput_is_every_part_over_the_longest_window() {
     let mut rng = fastrand::Rng::with_seed(9);
     let mut s = samples(&mut rng, 3000);
