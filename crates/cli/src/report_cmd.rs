@@ -167,6 +167,10 @@ fn document(args: &ReportArgs, all: &[Results]) -> Result<String, Error> {
         let blocks = all.iter().map(drivelab_report::tables_csv).collect::<Result<Vec<String>, _>>()?;
         return Ok(blocks.join("\n"));
     }
+    if let [one] = all {
+        // One directory: its document as it is (no copy of a large one).
+        return render(one, format);
+    }
     let mut text = String::new();
     for (d, saved) in args.dirs.iter().zip(all) {
         if all.len() > 1 {

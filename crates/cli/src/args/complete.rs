@@ -36,6 +36,7 @@ const HINTS: &[(&str, ValueHint)] = &[
     ("DUR", ValueHint::Other),
     ("SECONDS", ValueHint::Other),
     ("F", ValueHint::Other),
+    ("SHARE", ValueHint::Other),
     ("VALUE", ValueHint::Other),
     ("RATE", ValueHint::Other),
     ("CPU", ValueHint::Other),
@@ -188,6 +189,11 @@ mod tests {
                     // How the stat engines look at a name: with one of them.
                     "stat_type" => {
                         drivelab_engine::options::from_pairs([("engine", "filestat"), ("stat_type", value.as_str())])
+                            .is_ok()
+                    }
+                    // io_uring_cmd's commands: with that engine.
+                    "write_mode" => {
+                        drivelab_engine::options::from_pairs([("engine", "uring_cmd"), ("write_mode", value.as_str())])
                             .is_ok()
                     }
                     // Needs a trace, named (parsing reads none).

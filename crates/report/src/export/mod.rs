@@ -74,7 +74,15 @@ pub fn exporter(format: Format) -> Box<dyn Exporter> {
 /// A single-document format's output as text.
 pub fn export_text(format: Format, report: &Report) -> Result<String, ExportError> {
     let docs = exporter(format).export(report)?;
-    Ok(docs.into_iter().map(|d| String::from_utf8_lossy(&d.bytes).into_owned()).collect())
+    // Each document's bytes become the text without a copy (they are text: UTF-8).
+    let text =
+        |d: Artifact| String::from_utf8(d.bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let mut docs = docs.into_iter();
+    let mut out = docs.next().map(text).unwrap_or_default();
+    for d in docs {
+        out.push_str(&text(d));
+    }
+    Ok(out)
 }
 
 /// What starts each warning's line in text.
@@ -251,8 +259,13 @@ pub struct Json;
 
 impl Exporter for Json {
     fn export(&self, r: &Report) -> Result<Vec<Artifact>, ExportError> {
-        let mut s = serde_json::to_string_pretty(r)?;
-        s.push('\n');
+        // Written into one buffer (a report of many thousand points is a large document; a
+        // String grown by doubling would hold up to twice it).
+        let mut bytes = Vec::with_capacity(1 << 16);
+        serde_json::to_writer_pretty(&mut bytes, r)?;
+        bytes.push(b'\n');
+        let s =
+            String::from_utf8(bytes).map_err(|e| ExportError::from(serde_json::Error::io(std::io::Error::other(e))))?;
         Ok(vec![Artifact::text("report.json", s)])
     }
 }
