@@ -31,7 +31,7 @@ pub(crate) mod trim;
 pub mod uring;
 pub mod uring_cmd;
 pub(crate) mod uring_cmd_nvme;
-pub use uring_cmd_nvme::{CmdOptions, WriteOp};
+pub use uring_cmd_nvme::{CmdOptions, WriteModeError, WriteOp};
 
 use std::fs::File;
 

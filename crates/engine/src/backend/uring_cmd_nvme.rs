@@ -78,6 +78,28 @@ impl WriteOp {
     }
 }
 
+/// Why a `write_mode` value is refused.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WriteModeError {
+    #[error("'{0}' is not a write mode: use write, uncor, zeroes or verify")]
+    NotAMode(String),
+    #[error(
+        "zone_append needs a zoned namespace (zonemode=zbd on a ZNS drive), which drivelab's io_uring_cmd does \
+         not drive: use write, uncor, zeroes or verify"
+    )]
+    ZoneAppend,
+    #[error("'{0}' has no '/': give MODE/PCT")]
+    NoShare(String),
+    #[error("'{0}': the share is not a whole percentage")]
+    NotAPercentage(String),
+    #[error("'{0}' is given twice")]
+    Twice(String),
+    #[error("the shares add up to more than 100%")]
+    Over100,
+    #[error("the shares add up to {0}%, not 100%")]
+    NotAHundred(u32),
+}
+
 /// io_uring_cmd's options of the commands themselves (fio's `write_mode`, `deac`, `readfua`,
 /// `writefua`), saved flat beside `engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,17 +138,12 @@ impl CmdOptions {
     }
 
     /// fio's `write_mode`: `zeroes`, or shares `write/60:zeroes/30:uncor/10` adding up to 100.
-    pub fn parse_write_mode(text: &str) -> Result<[u8; 4], String> {
-        let words = "write, uncor, zeroes or verify";
+    pub fn parse_write_mode(text: &str) -> Result<[u8; 4], WriteModeError> {
         let op = |w: &str| {
-            WriteOp::ALL.into_iter().position(|o| o.word() == w.trim()).ok_or_else(|| {
-                if w.trim() == "zone_append" {
-                    "zone_append needs a zoned namespace (zonemode=zbd on a ZNS drive), which drivelab's \
-                     io_uring_cmd does not drive: use write, uncor, zeroes or verify"
-                        .to_string()
-                } else {
-                    format!("'{}' is not a write mode: use {words}", w.trim())
-                }
+            let w = w.trim();
+            WriteOp::ALL.into_iter().position(|o| o.word() == w).ok_or_else(|| match w {
+                "zone_append" => WriteModeError::ZoneAppend,
+                _ => WriteModeError::NotAMode(w.to_string()),
             })
         };
         let mut shares = [0u8; 4];
@@ -136,20 +153,20 @@ impl CmdOptions {
         }
         let mut total = 0u32;
         for entry in text.split(':') {
-            let (w, pct) = entry.split_once('/').ok_or_else(|| format!("'{entry}' has no '/': give MODE/PCT"))?;
-            let pct: u32 = pct.trim().parse().map_err(|_| format!("'{entry}': the share is not a whole percentage"))?;
+            let (w, pct) = entry.split_once('/').ok_or_else(|| WriteModeError::NoShare(entry.to_string()))?;
+            let pct: u32 = pct.trim().parse().map_err(|_| WriteModeError::NotAPercentage(entry.to_string()))?;
             let i = op(w)?;
             if shares[i] != 0 {
-                return Err(format!("'{}' is given twice", w.trim()));
+                return Err(WriteModeError::Twice(w.trim().to_string()));
             }
             total += pct;
             if total > 100 {
-                return Err("the shares add up to more than 100%".to_string());
+                return Err(WriteModeError::Over100);
             }
             shares[i] = pct as u8;
         }
         if total != 100 {
-            return Err(format!("the shares add up to {total}%, not 100%"));
+            return Err(WriteModeError::NotAHundred(total));
         }
         Ok(shares)
     }

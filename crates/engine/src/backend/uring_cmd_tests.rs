@@ -139,7 +139,7 @@ fn write_mode_reads_as_fio_writes_it_and_its_shares_are_exact() {
         ("write:zeroes/100", "no '/'"),
         ("write/x:zeroes/50", "whole percentage"),
     ] {
-        let e = p(bad).unwrap_err();
+        let e = p(bad).unwrap_err().to_string();
         assert!(e.contains(says), "{bad}: {e}");
     }
     let o = CmdOptions { write_mode: [60, 10, 30, 0], ..Default::default() };

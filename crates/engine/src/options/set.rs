@@ -240,7 +240,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         }
         Field::IgnoreError => {
             let i = crate::spec::ignore_error::IgnoreErrors::parse(v)
-                .map_err(|e| Error::spec(field, format!("'{v}'"), e))?;
+                .map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
             spec.ignore_errors = Some(i);
         }
         Field::Flow => spec.flow.get_or_insert_with(Default::default).weight = number(field, v)?,
@@ -313,8 +313,8 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         }
         Field::SprCs => spec.sprandom.cache_bytes = size(v)?,
         Field::WriteMode => {
-            spec.engine_opts.cmd.write_mode =
-                crate::backend::CmdOptions::parse_write_mode(v).map_err(|e| Error::spec(field, format!("'{v}'"), e))?
+            spec.engine_opts.cmd.write_mode = crate::backend::CmdOptions::parse_write_mode(v)
+                .map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?
         }
         Field::Deac => spec.engine_opts.cmd.deac = boolean(field, v)?,
         Field::Readfua => spec.engine_opts.cmd.readfua = boolean(field, v)?,
