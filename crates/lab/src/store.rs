@@ -229,7 +229,6 @@ pub fn short_slug(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     #[test]
     fn slugs_are_file_name_safe() {
