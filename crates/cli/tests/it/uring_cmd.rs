@@ -75,6 +75,7 @@ fn trims_and_the_command_options_run_where_fio_runs_them() {
         ("rw=randread", "rw=randtrim"),
         ("rw=randread", "rw=randwrite\nwrite_mode=write/50:zeroes/30:verify/20\ndeac=1\nwritefua=1"),
         ("rw=randread", "rw=randread\nreadfua=1\nnum_range=1"),
+        ("rw=randread", "rw=randtrim\nnum_range=8"),
     ] {
         let file = s.path("job.fio");
         std::fs::write(&file, JOB.replace(from, to).replace("runtime=1", "runtime=100ms")).unwrap();
@@ -84,7 +85,17 @@ fn trims_and_the_command_options_run_where_fio_runs_them() {
     }
     // What fio's io_uring_cmd takes and drivelab's does not, or another engine cannot carry.
     for (job, says) in [
-        (JOB.replace("rw=randread", "rw=randtrim\nnum_range=4"), "4 ranges per trim are not sent"),
+        (JOB.replace("rw=randread", "rw=trimwrite\nnum_range=4"), "trimwrite writes each trimmed range next"),
+        (JOB.replace("rw=randread", "rw=randtrim\nnum_range=257"), "not a count of ranges 1..256"),
+        (
+            JOB.replace("rw=randread", "rw=randtrim\nnum_range=4\nwrite_iolog=trims.log"),
+            "write_iolog writes one offset per I/O",
+        ),
+        (
+            JOB.replace("ioengine=io_uring_cmd\ncmd_type=nvme\n", "ioengine=io_uring\n")
+                .replace("rw=randread", "rw=randtrim\nnum_range=2"),
+            "several ranges in one trim are io_uring_cmd's",
+        ),
         (JOB.replace("rw=randread", "rw=randwrite\nwrite_mode=zone_append"), "zoned namespace"),
         (JOB.replace("rw=randread", "rw=randwrite\nwrite_mode=zeroes/50:write/40"), "add up to 90%"),
         (
@@ -97,4 +108,23 @@ fn trims_and_the_command_options_run_where_fio_runs_them() {
         assert_eq!(code, Some(2), "{job}: {err}");
         assert!(err.contains(says), "{job}: {err}");
     }
+}
+
+#[test]
+fn a_trim_of_num_range_ranges_is_one_io_of_their_bytes_in_fios_json() {
+    // On the null target (the commands themselves are held byte by byte in the engine's tests):
+    // randtrim over 1 MiB with fio's random map and 8 ranges per trim is 32 trims of 32 KiB,
+    // every byte of the region once, as fio counts its io_u of several ranges.
+    let s = Scratch::new("uring-cmd-ranges");
+    let job = "[global]\nioengine=io_uring_cmd\ncmd_type=nvme\nsize=1m\niodepth=4\nbs=4k\n\
+               [r]\nrw=randtrim\nnum_range=8\nfilename=null\n";
+    let file = s.path("job.fio");
+    std::fs::write(&file, job).unwrap();
+    let o = common::drivelab_in(&s.0, &["fio", &file, "--output-format=json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "a clean fio run writes nothing to stderr");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let trim = &v["jobs"][0]["trim"];
+    assert_eq!((trim["io_bytes"].as_u64(), trim["total_ios"].as_u64()), (Some(1 << 20), Some(32)), "{trim}");
+    assert!(!s.0.join("null").exists(), "the null target is no file");
 }

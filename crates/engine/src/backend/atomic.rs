@@ -111,7 +111,9 @@ mod tests {
     /// One 4 KiB write at 0 through `b`: its result (bytes, or -errno).
     fn one_write<B: Backend>(b: &mut B) -> i32 {
         // libaio's io_submit refuses such an iocb at once; the others complete it with the errno.
-        if let Err(e) = b.submit(&[Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0, file: 0 }]) {
+        if let Err(e) =
+            b.submit(&[Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0, file: 0, ranges: 1 }])
+        {
             return -e.raw_os_error().unwrap_or(libc::EIO);
         }
         let mut res = None;

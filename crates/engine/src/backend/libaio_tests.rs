@@ -30,7 +30,7 @@ fn direct_file_in(dir: std::path::PathBuf, name: &str, bytes: usize, fill: u8) -
 }
 
 fn io(slot: u32, op: Op, offset: u64, len: u32) -> Pending {
-    Pending { slot, op, offset, len, prio: 0, file: 0 }
+    Pending { slot, op, offset, len, prio: 0, file: 0, ranges: 1 }
 }
 
 /// Wait for and reap `n` completions: (slot, result) in the order they came.

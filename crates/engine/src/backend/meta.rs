@@ -148,7 +148,7 @@ mod tests {
     use crate::gen::Op;
 
     fn io(slot: u32, file: u32) -> Pending {
-        Pending { slot, op: Op::Read, offset: 0, len: 4096, prio: 0, file }
+        Pending { slot, op: Op::Read, offset: 0, len: 4096, prio: 0, file, ranges: 1 }
     }
 
     fn result(b: &mut Meta, file: u32) -> i32 {

@@ -31,7 +31,8 @@ pub(crate) mod trim;
 pub mod uring;
 pub mod uring_cmd;
 pub(crate) mod uring_cmd_nvme;
-pub use uring_cmd_nvme::{CmdOptions, WriteModeError, WriteOp};
+pub(crate) use uring_cmd_nvme::{put_range, DSM_RANGE_BYTES};
+pub use uring_cmd_nvme::{CmdOptions, WriteModeError, WriteOp, MAX_TRIM_RANGES};
 
 use std::fs::File;
 
@@ -356,6 +357,10 @@ pub(crate) struct Pending {
     pub prio: u16,
     /// Which of the job's files it goes to (`files::Files`; 0 for a job of one file).
     pub file: u32,
+    /// A trim of several ranges (fio's `num_range`, io_uring_cmd only): how many, written into
+    /// the slot's buffer by the worker (`uring_cmd_nvme::put_range`), `offset` the first's and
+    /// `len` their sum. 1 (or 0): the one range `offset`, `len`.
+    pub ranges: u16,
 }
 
 /// # Safety

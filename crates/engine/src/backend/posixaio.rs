@@ -256,7 +256,15 @@ mod tests {
         let (path, file) = scratch(&data);
         let mut b = PosixAio::new(crate::backend::files::Files::new(vec![file]), 4, BufferPool::new(4, 4096));
         let batch: Vec<Pending> = (0..4u32)
-            .map(|i| Pending { slot: i, op: Op::Read, offset: u64::from(i) * 4096, len: 4096, prio: 0, file: 0 })
+            .map(|i| Pending {
+                slot: i,
+                op: Op::Read,
+                offset: u64::from(i) * 4096,
+                len: 4096,
+                prio: 0,
+                file: 0,
+                ranges: 1,
+            })
             .collect();
         b.submit(&batch).unwrap();
         b.wait(4).unwrap();
@@ -269,8 +277,10 @@ mod tests {
             assert_eq!(&b.pool_mut().slot_mut(s as usize)[..4096], &data[at..at + 4096], "slot {s} holds its block");
         }
         // A read at the end of the file is short; past it, 0 bytes.
-        b.submit(&[Pending { slot: 0, op: Op::Read, offset: 62 * 1024, len: 4096, prio: 0, file: 0 }]).unwrap();
-        b.submit(&[Pending { slot: 1, op: Op::Read, offset: 1 << 30, len: 4096, prio: 0, file: 0 }]).unwrap();
+        b.submit(&[Pending { slot: 0, op: Op::Read, offset: 62 * 1024, len: 4096, prio: 0, file: 0, ranges: 1 }])
+            .unwrap();
+        b.submit(&[Pending { slot: 1, op: Op::Read, offset: 1 << 30, len: 4096, prio: 0, file: 0, ranges: 1 }])
+            .unwrap();
         b.wait(2).unwrap();
         let mut got = Vec::new();
         b.reap(&mut |slot, res| got.push((slot, res)));
@@ -278,7 +288,7 @@ mod tests {
         assert_eq!(got, vec![(0, 2048), (1, 0)]);
         // A write lands.
         b.pool_mut().slot_mut(2)[..4096].fill(0xab);
-        b.submit(&[Pending { slot: 2, op: Op::Write, offset: 8192, len: 4096, prio: 0, file: 0 }]).unwrap();
+        b.submit(&[Pending { slot: 2, op: Op::Write, offset: 8192, len: 4096, prio: 0, file: 0, ranges: 1 }]).unwrap();
         b.wait(1).unwrap();
         b.reap(&mut |_, res| assert_eq!(res, 4096));
         b.fsync(true).unwrap();
@@ -287,7 +297,7 @@ mod tests {
         // A descriptor opened read-only: a write fails with EBADF, as a result.
         let ro = File::open(&path).unwrap();
         let mut b = PosixAio::new(crate::backend::files::Files::new(vec![ro]), 1, BufferPool::new(1, 4096));
-        b.submit(&[Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0, file: 0 }]).unwrap();
+        b.submit(&[Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0, file: 0, ranges: 1 }]).unwrap();
         b.wait(1).unwrap();
         b.reap(&mut |_, res| assert_eq!(res, -libc::EBADF));
         std::fs::remove_file(&path).unwrap();

@@ -27,7 +27,7 @@ use io_uring::{cqueue, opcode, squeue, types, IoUring};
 
 use super::uring::{submit_all, RingFacts, RingFlag, UringOptions};
 use super::uring_cmd_nvme::{
-    flush, namespace_of, CmdOptions, Namespace, NvmeUringCmd, WriteOp, DSM_RANGE_BYTES, NVME_URING_CMD_IO,
+    flush, namespace_of, put_range, CmdOptions, Namespace, NvmeUringCmd, WriteOp, DSM_RANGE_BYTES, NVME_URING_CMD_IO,
 };
 use super::{Backend, Pending};
 use crate::pattern::BufferPool;
@@ -256,11 +256,18 @@ impl UringCmd {
                 (NvmeUringCmd::io(Some(w), &self.cmd, nsid, shift, p.offset, p.len, buf as u64)?, w == WriteOp::Write)
             }
             crate::gen::Op::Trim => {
-                let range = self.pool.io_ptr(p.slot, DSM_RANGE_BYTES as u32) as *mut [u8; DSM_RANGE_BYTES];
-                // SAFETY: io_ptr gives DSM_RANGE_BYTES bytes of this slot's buffer (it checks the
-                // slot and length), which no other I/O uses until this one completes.
-                let range = unsafe { &mut *range };
-                (NvmeUringCmd::trim(nsid, shift, p.offset, p.len, range)?, true)
+                // A trim of one range: its range written here; of several (`p.ranges`, fio's
+                // num_range): the worker wrote them into the slot's buffer.
+                let n = usize::from(p.ranges.max(1));
+                let ranges = self.pool.io_ptr(p.slot, (n * DSM_RANGE_BYTES) as u32) as *mut [u8; DSM_RANGE_BYTES];
+                // SAFETY: io_ptr gives n * DSM_RANGE_BYTES bytes of this slot's buffer (it checks
+                // the slot and length; a [u8; 16] has alignment 1), which no other I/O uses until
+                // this one completes.
+                let ranges = unsafe { std::slice::from_raw_parts_mut(ranges, n) };
+                if n == 1 {
+                    put_range(&mut ranges[0], p.offset, u64::from(p.len));
+                }
+                (NvmeUringCmd::trim(nsid, shift, ranges)?, true)
             }
         };
         let op = if self.fixed_file {
@@ -312,7 +319,8 @@ unsafe impl Backend for UringCmd {
             if let Some(l) = self.lens.get_mut(p.slot as usize) {
                 *l = p.len;
             }
-            let buf = self.pool.io_ptr(p.slot, p.len);
+            // A trim's length is the ranges' (its buffer holds the ranges, not data).
+            let buf = if p.op == crate::gen::Op::Trim { std::ptr::null_mut() } else { self.pool.io_ptr(p.slot, p.len) };
             let Some(e) = self.entry(p, buf) else {
                 // Not whole LBAs: refused at once.
                 self.stash.push((p.slot, -libc::EINVAL));
@@ -444,6 +452,7 @@ mod tests {
                 len: 4096,
                 prio: 0,
                 file: 0,
+                ranges: 1,
             })
             .collect();
         u.submit(&batch).unwrap();
@@ -458,5 +467,47 @@ mod tests {
         let ok = if got[0].1 == -libc::EOPNOTSUPP { -libc::EOPNOTSUPP } else { 4096 };
         assert_eq!(got, [(0, ok), (1, ok), (2, ok), (3, ok)], "each completes once, as its length");
         assert_eq!(u.inflight, 0);
+    }
+
+    #[test]
+    fn a_trim_of_several_ranges_sends_the_ranges_the_worker_wrote() {
+        if let Err(why) = ring_available() {
+            drivelab_testkit::skip(&why);
+            return;
+        }
+        let f = File::options().read(true).write(true).open("/dev/null").unwrap();
+        let ns = Namespace { nsid: 1, lba_shift: 12 };
+        let cmd = CmdOptions { num_range: 3, ..Default::default() };
+        let mut u = UringCmd::with_namespace(f, 2, BufferPool::new(2, 512), UringOptions::default(), ns, cmd).unwrap();
+        // Three ranges of 4, 8 and 4 KiB: 16 KiB trimmed by one command whose slot holds 512
+        // bytes (the ranges are in it, not the data).
+        let ranges = [(40_960u64, 4096u64), (8192, 8192), (1 << 30, 4096)];
+        for (i, &(off, len)) in ranges.iter().enumerate() {
+            let entry = (&mut u.pool_mut().slot_mut(1)[i * 16..(i + 1) * 16]).try_into().unwrap();
+            put_range(entry, off, len);
+        }
+        let trim = Pending { slot: 1, op: Op::Trim, offset: 40_960, len: 16_384, prio: 0, file: 0, ranges: 3 };
+        u.submit(&[trim]).unwrap();
+        let buf = u.pool_mut().slot_mut(1)[..48].to_vec();
+        for (i, &(off, len)) in ranges.iter().enumerate() {
+            let e = &buf[i * 16..(i + 1) * 16];
+            assert_eq!(e[..4], [0; 4], "context attributes");
+            assert_eq!(u32::from_le_bytes(e[4..8].try_into().unwrap()) as u64, len >> 12, "LBA count of range {i}");
+            assert_eq!(u64::from_le_bytes(e[8..].try_into().unwrap()), off >> 12, "starting LBA of range {i}");
+        }
+        let mut got = Vec::new();
+        while got.is_empty() {
+            u.wait(1).unwrap();
+            u.reap(&mut |slot, res| got.push((slot, res)));
+        }
+        let ok = if got[0].1 == -libc::EOPNOTSUPP { -libc::EOPNOTSUPP } else { 16_384 };
+        assert_eq!(got, [(1, ok)], "one command, completing as the ranges' whole length");
+        // A range not whole LBAs fails that trim alone, at once.
+        put_range((&mut u.pool_mut().slot_mut(0)[16..32]).try_into().unwrap(), 512, 4096);
+        put_range((&mut u.pool_mut().slot_mut(0)[..16]).try_into().unwrap(), 0, 4096);
+        u.submit(&[Pending { slot: 0, ranges: 2, len: 8192, offset: 0, ..trim }]).unwrap();
+        let mut got = Vec::new();
+        u.reap(&mut |slot, res| got.push((slot, res)));
+        assert_eq!(got, [(0, -libc::EINVAL)]);
     }
 }

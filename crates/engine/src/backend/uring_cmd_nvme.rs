@@ -101,7 +101,7 @@ pub enum WriteModeError {
 }
 
 /// io_uring_cmd's options of the commands themselves (fio's `write_mode`, `deac`, `readfua`,
-/// `writefua`), saved flat beside `engine`.
+/// `writefua`, `num_range`), saved flat beside `engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CmdOptions {
     /// Each write's command, as shares of 100 by [`WriteOp::ALL`]'s order (fio's `write_mode`:
@@ -116,6 +116,21 @@ pub struct CmdOptions {
     pub readfua: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub writefua: bool,
+    /// Ranges per trim (fio's `num_range`): each trim a Dataset Management of this many ranges,
+    /// each drawn as the job's next offset (1..=[`MAX_TRIM_RANGES`]).
+    #[serde(default = "one_range", skip_serializing_if = "is_one_range")]
+    pub num_range: u16,
+}
+
+/// The most ranges one trim carries: fio's `MAX_TRIM_RANGE` (NVMe allows 256 per command).
+pub const MAX_TRIM_RANGES: u16 = 256;
+
+fn one_range() -> u16 {
+    1
+}
+
+fn is_one_range(n: &u16) -> bool {
+    *n == 1
 }
 
 fn all_writes() -> [u8; 4] {
@@ -128,7 +143,7 @@ fn is_all_writes(m: &[u8; 4]) -> bool {
 
 impl Default for CmdOptions {
     fn default() -> CmdOptions {
-        CmdOptions { write_mode: all_writes(), deac: false, readfua: false, writefua: false }
+        CmdOptions { write_mode: all_writes(), deac: false, readfua: false, writefua: false, num_range: 1 }
     }
 }
 
@@ -276,30 +291,34 @@ impl NvmeUringCmd {
         })
     }
 
-    /// A Dataset Management deallocate (a trim) of `len` bytes at `offset`: its one range is
-    /// written into `range` (16 bytes the command points at, kept until it completes).
+    /// A Dataset Management deallocate (a trim) of the ranges in `ranges`: on entry each 16-byte
+    /// entry holds a byte offset and a length (two little-endian u64, as [`put_range`] writes
+    /// them); each is rewritten in place as NVMe's range (context attributes, LBA count, starting
+    /// LBA), and the command points at them (kept until it completes). None when a range is not
+    /// whole LBAs, is empty or longer than a range can say, or there are none or more than 256.
     #[inline]
-    pub(crate) fn trim(
-        nsid: u32,
-        lba_shift: u32,
-        offset: u64,
-        len: u32,
-        range: &mut [u8; DSM_RANGE_BYTES],
-    ) -> Option<NvmeUringCmd> {
-        let mask = (1u64 << lba_shift) - 1;
-        if len == 0 || offset & mask != 0 || len as u64 & mask != 0 {
+    pub(crate) fn trim(nsid: u32, lba_shift: u32, ranges: &mut [[u8; DSM_RANGE_BYTES]]) -> Option<NvmeUringCmd> {
+        if ranges.is_empty() || ranges.len() > MAX_TRIM_RANGES as usize {
             return None;
         }
-        let slba = offset >> lba_shift;
-        range[..4].copy_from_slice(&0u32.to_le_bytes());
-        range[4..8].copy_from_slice(&(len >> lba_shift).to_le_bytes());
-        range[8..].copy_from_slice(&slba.to_le_bytes());
+        let mask = (1u64 << lba_shift) - 1;
+        for r in ranges.iter_mut() {
+            let offset = u64::from_le_bytes(r[..8].try_into().unwrap());
+            let len = u64::from_le_bytes(r[8..].try_into().unwrap());
+            if len == 0 || offset & mask != 0 || len & mask != 0 {
+                return None;
+            }
+            let nlb = u32::try_from(len >> lba_shift).ok()?;
+            r[..4].copy_from_slice(&0u32.to_le_bytes());
+            r[4..8].copy_from_slice(&nlb.to_le_bytes());
+            r[8..].copy_from_slice(&(offset >> lba_shift).to_le_bytes());
+        }
         Some(NvmeUringCmd {
             opcode: NVME_CMD_DSM,
             nsid,
-            addr: range.as_ptr() as u64,
-            data_len: DSM_RANGE_BYTES as u32,
-            cdw10: 0,
+            addr: ranges.as_ptr() as u64,
+            data_len: (ranges.len() * DSM_RANGE_BYTES) as u32,
+            cdw10: ranges.len() as u32 - 1,
             cdw11: DSM_DEALLOCATE,
             ..Default::default()
         })
@@ -315,6 +334,13 @@ impl NvmeUringCmd {
         out[..72].copy_from_slice(&bytes);
         out
     }
+}
+
+/// Write one trim range (`offset`, `len` in bytes) as [`NvmeUringCmd::trim`] reads it.
+#[inline]
+pub(crate) fn put_range(entry: &mut [u8; DSM_RANGE_BYTES], offset: u64, len: u64) {
+    entry[..8].copy_from_slice(&offset.to_le_bytes());
+    entry[8..].copy_from_slice(&len.to_le_bytes());
 }
 
 /// A namespace as the backend addresses it.

@@ -82,7 +82,9 @@ fn partial_lbas_are_not_encoded() {
     let d = CmdOptions::default();
     assert_eq!(NvmeUringCmd::io(None, &d, 1, 12, 512, 4096, 0), None, "offset inside an LBA");
     assert_eq!(NvmeUringCmd::io(None, &d, 1, 12, 0, 512, 0), None, "length inside an LBA");
-    assert_eq!(NvmeUringCmd::trim(1, 12, 512, 4096, &mut [0; 16]), None);
+    let mut r = [[0u8; 16]];
+    put_range(&mut r[0], 512, 4096);
+    assert_eq!(NvmeUringCmd::trim(1, 12, &mut r), None);
 }
 
 #[test]
@@ -111,17 +113,35 @@ fn write_commands_that_move_no_data_carry_no_buffer_and_their_flags() {
 }
 
 #[test]
-fn a_trim_is_one_deallocate_range_the_command_points_at() {
+fn a_trim_is_deallocate_ranges_the_command_points_at() {
     // Dataset Management 09h: CDW10 = ranges - 1, CDW11 bit 2 = Attribute Deallocate; each
     // 16-byte range holds context attributes, the LBA count (1-based) and the starting LBA.
-    let mut range = [0xffu8; 16];
-    let cmd = NvmeUringCmd::trim(5, 9, 512 * 1000, 8192, &mut range).unwrap();
+    let mut range = [[0xffu8; 16]];
+    put_range(&mut range[0], 512 * 1000, 8192);
+    let cmd = NvmeUringCmd::trim(5, 9, &mut range).unwrap();
     assert_eq!((cmd.opcode, cmd.nsid, cmd.cdw10, cmd.cdw11, cmd.data_len), (0x09, 5, 0, 1 << 2, 16));
     assert_eq!(cmd.addr, range.as_ptr() as u64);
     let mut want = [0u8; 16];
     want[4..8].copy_from_slice(&16u32.to_le_bytes());
     want[8..].copy_from_slice(&1000u64.to_le_bytes());
-    assert_eq!(range, want);
+    assert_eq!(range[0], want);
+    // fio's num_range: 256 ranges in one command, NR = 255, 4 KiB of ranges.
+    let mut ranges = [[0u8; 16]; 256];
+    for (i, r) in ranges.iter_mut().enumerate() {
+        put_range(r, (i as u64) << 20, 4096 * (i as u64 + 1));
+    }
+    let cmd = NvmeUringCmd::trim(1, 12, &mut ranges).unwrap();
+    assert_eq!((cmd.cdw10, cmd.data_len), (255, 4096));
+    assert_eq!(ranges[255][4..8], 256u32.to_le_bytes());
+    assert_eq!(ranges[255][8..], (255u64 << 8).to_le_bytes());
+    // Refused: none, more than 256, an empty range, one not whole LBAs, an LBA count over u32.
+    assert_eq!(NvmeUringCmd::trim(1, 12, &mut []), None);
+    assert_eq!(NvmeUringCmd::trim(1, 12, &mut [[0u8; 16]; 257]), None);
+    for (off, len) in [(0, 0), (512, 4096), (0, 4097), (0, 1u64 << 45)] {
+        let mut r = [[0u8; 16]];
+        put_range(&mut r[0], off, len);
+        assert_eq!(NvmeUringCmd::trim(1, 12, &mut r), None, "{off} {len}");
+    }
 }
 
 #[test]

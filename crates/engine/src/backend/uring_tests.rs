@@ -59,7 +59,7 @@ fn a_real_ring_submits_and_completes_a_whole_batch() {
     let f = std::fs::File::open("/proc/self/exe").unwrap();
     let mut u = Uring::new(Files::new(vec![f]), 4, BufferPool::new(4, 4096), UringOptions::default(), 0).unwrap();
     let batch: Vec<Pending> = (0..4u32)
-        .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0 })
+        .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0, ranges: 1 })
         .collect();
     u.submit(&batch).unwrap();
     assert_eq!(u.inflight, 4);
@@ -83,7 +83,7 @@ fn dropping_a_ring_with_io_in_flight_waits_for_it_before_freeing_the_buffers() {
     let f = std::fs::File::open("/proc/self/exe").unwrap();
     let mut u = Uring::new(Files::new(vec![f]), 8, BufferPool::new(8, 4096), UringOptions::default(), 0).unwrap();
     let batch: Vec<Pending> = (0..8u32)
-        .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0 })
+        .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0, ranges: 1 })
         .collect();
     u.submit(&batch).unwrap();
     assert!(u.drain(), "every submitted read completes");
@@ -105,7 +105,7 @@ fn a_sqpoll_ring_submits_without_a_call_and_counts_its_thread() {
     let cpu0 = u.sq_thread_cpu_ns().expect("the SQPOLL thread's CPU is readable");
     for round in 0..100 {
         let batch: Vec<Pending> = (0..8u32)
-            .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0 })
+            .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0, ranges: 1 })
             .collect();
         u.submit(&batch).unwrap_or_else(|e| panic!("round {round}: {e}"));
         let mut done = 0;
@@ -136,7 +136,9 @@ fn what_the_kernel_refuses_is_dropped_and_named() {
 
 /// Eight 4 KiB reads of this test binary, one per slot.
 fn eight_reads() -> Vec<Pending> {
-    (0..8u32).map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0 }).collect()
+    (0..8u32)
+        .map(|i| Pending { slot: i, op: Op::Read, offset: i as u64 * 4096, len: 4096, prio: 0, file: 0, ranges: 1 })
+        .collect()
 }
 
 #[test]
@@ -219,7 +221,7 @@ fn every_read_and_write_sqe_carries_the_ios_priority() {
     let mut buf = [0u8; 4096];
     for (fixed_file, fixed_buffers) in [(true, true), (true, false), (false, true), (false, false)] {
         for op in [Op::Read, Op::Write] {
-            let p = Pending { slot: 0, op, offset: 0, len: 4096, prio: 0x6002, file: 0 };
+            let p = Pending { slot: 0, op, offset: 0, len: 4096, prio: 0x6002, file: 0, ranges: 1 };
             assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &p, buf.as_mut_ptr(), 0)), 0x6002, "{op:?}");
             let none = Pending { prio: 0, ..p };
             assert_eq!(sqe_ioprio(sqe(fixed_file, fixed_buffers, 3, &none, buf.as_mut_ptr(), 0)), 0);
@@ -238,7 +240,7 @@ fn sqe_rw_flags(e: squeue::Entry) -> u32 {
 fn atomic_writes_carry_rwf_atomic_and_reads_nothing() {
     let mut buf = [0u8; 4096];
     for (fixed_file, fixed_buffers) in [(true, true), (true, false), (false, true), (false, false)] {
-        let w = Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0, file: 0 };
+        let w = Pending { slot: 0, op: Op::Write, offset: 0, len: 4096, prio: 0, file: 0, ranges: 1 };
         let atomic = libc::RWF_ATOMIC;
         assert_eq!(sqe_rw_flags(sqe(fixed_file, fixed_buffers, 3, &w, buf.as_mut_ptr(), atomic)), atomic as u32);
         assert_eq!(sqe_rw_flags(sqe(fixed_file, fixed_buffers, 3, &w, buf.as_mut_ptr(), 0)), 0);
@@ -264,6 +266,7 @@ fn a_real_ring_completes_reads_at_the_idle_and_best_effort_priorities() {
             len: 4096,
             prio: [0x6000, 0x4007][i as usize % 2],
             file: 0,
+            ranges: 1,
         })
         .collect();
     u.submit(&batch).unwrap();
@@ -273,7 +276,7 @@ fn a_real_ring_completes_reads_at_the_idle_and_best_effort_priorities() {
         u.reap(&mut |slot, res| done.push((slot, res)));
     }
     assert!(done.iter().all(|&(_, r)| r == 4096), "{done:?}");
-    let bad = Pending { slot: 0, op: Op::Read, offset: 0, len: 4096, prio: 7 << 13, file: 0 };
+    let bad = Pending { slot: 0, op: Op::Read, offset: 0, len: 4096, prio: 7 << 13, file: 0, ranges: 1 };
     u.submit(&[bad]).unwrap();
     let mut res = Vec::new();
     while res.is_empty() {

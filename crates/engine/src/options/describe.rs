@@ -188,6 +188,7 @@ impl Ctx<'_> {
             Field::Deac => changed(&s.engine_opts.cmd.deac, &d.engine_opts.cmd.deac, |b| boolean(*b)),
             Field::Readfua => changed(&s.engine_opts.cmd.readfua, &d.engine_opts.cmd.readfua, |b| boolean(*b)),
             Field::Writefua => changed(&s.engine_opts.cmd.writefua, &d.engine_opts.cmd.writefua, |b| boolean(*b)),
+            Field::NumRange => changed(&s.engine_opts.cmd.num_range, &d.engine_opts.cmd.num_range, u16::to_string),
             Field::SprCs => changed(&s.sprandom.cache_bytes, &d.sprandom.cache_bytes, |b| size(*b)),
             // Not keys: set by lab, a run option, a spelling of another field.
             Field::Thresholds | Field::Size | Field::As(_) => None,

@@ -105,11 +105,13 @@ pub enum Field {
     SprOp,
     SprNumRegions,
     SprCs,
-    /// io_uring_cmd's commands (fio's `write_mode`, `deac`, `readfua`, `writefua`).
+    /// io_uring_cmd's commands (fio's `write_mode`, `deac`, `readfua`, `writefua`,
+    /// `num_range`).
     WriteMode,
     Deac,
     Readfua,
     Writefua,
+    NumRange,
     /// Latency thresholds (set by lab, e.g. for ACT; not a key of plans or flags).
     Thresholds,
     /// The size of a file drivelab creates (a run option, not a spec field).
@@ -121,7 +123,7 @@ pub enum Field {
 
 impl Field {
     /// Every field `apply` accepts, in the order `KEYS` lists them.
-    pub const SETTABLE: [Field; 80] = [
+    pub const SETTABLE: [Field; 81] = [
         Field::Rw,
         Field::Read,
         Field::Random,
@@ -202,6 +204,7 @@ impl Field {
         Field::Deac,
         Field::Readfua,
         Field::Writefua,
+        Field::NumRange,
     ];
     /// Every settable field and `Size` (the fields a `{key}` in a message can name).
     const ALL: [Field; Field::SETTABLE.len() + 1] = {
@@ -297,6 +300,7 @@ impl Field {
             Field::Deac => "deac",
             Field::Readfua => "readfua",
             Field::Writefua => "writefua",
+            Field::NumRange => "num_range",
             Field::Thresholds => "thresholds",
             Field::Size => "size",
             Field::As(name) => name,

@@ -319,6 +319,13 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::Deac => spec.engine_opts.cmd.deac = boolean(field, v)?,
         Field::Readfua => spec.engine_opts.cmd.readfua = boolean(field, v)?,
         Field::Writefua => spec.engine_opts.cmd.writefua = boolean(field, v)?,
+        Field::NumRange => {
+            let max = crate::backend::MAX_TRIM_RANGES;
+            spec.engine_opts.cmd.num_range = match number::<u16>(field, v) {
+                Ok(n) if (1..=max).contains(&n) => n,
+                _ => return Err(Error::spec(field, format!("'{v}'"), format!("not a count of ranges 1..{max}"))),
+            };
+        }
         Field::Thresholds | Field::Size => {
             return Err(Error::invalid(format!("'{field}' is not an access-spec field: use one of {}", known_keys())))
         }

@@ -10,18 +10,6 @@
 
 use super::{Bare, Effect, Field, Heading, Kind, Opt, Run};
 
-/// fio's `num_range`: ranges per trim command; drivelab's trims are one range each.
-fn num_range(_: &mut crate::spec::AccessSpec, v: &str, _: crate::units::Dialect) -> Result<(), String> {
-    match v.trim().parse::<u64>() {
-        Ok(1) => Ok(()),
-        Ok(n) if n > 1 => Err(format!(
-            "{n} ranges per trim are not sent: drivelab's trims are one range each (a Dataset Management of one \
-             range with io_uring_cmd) and its generator gives one offset per I/O; drop num_range (or run fio for it)"
-        )),
-        _ => Err(format!("'{v}' is not a count of ranges: give 1")),
-    }
-}
-
 /// fio's `end_fsync` (and `fsync_on_close`: a job closes its file once, at its end).
 fn end_fsync(spec: &mut crate::spec::AccessSpec, v: &str, _: crate::units::Dialect) -> Result<(), String> {
     spec.end_fsync = crate::units::parse_bool(v)?;
@@ -195,7 +183,7 @@ pub static OPTIONS: &[Opt] = &[
     Opt { fio: &["bindname"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Refused("drivelab does not support it; remove it (or run this job with fio) [rdma]"), help: "", fio_note: "", words: &[], run: None },
     Opt { fio: &["write_mode"], own: Some("write_mode"), kind: Kind::Text, fio_default: Some("write"), effect: Effect::Spec(Field::WriteMode), help: "io_uring_cmd: what each write is: write, uncor (Write Uncorrectable), zeroes (Write Zeroes) or verify (Verify), or shares such as write/60:zeroes/40 (fio 3.39's write_mode).", fio_note: "io_uring_cmd's NVMe Write, Write Uncorrectable, Write Zeroes or Verify for each write, one mode or shares (`write/60:zeroes/40`, exact over every 100 writes; fio draws them); the commands that move no data count their length as written, as fio's; `zone_append` refused (no zoned namespace driven); with another engine refused (fio's io_uring ignores it)", words: &["write", "uncor", "zeroes", "verify"], run: None },
     Opt { fio: &["deac"], own: Some("deac"), kind: Kind::Bool, fio_default: Some("0"), effect: Effect::Spec(Field::Deac), help: "io_uring_cmd: Write Zeroes also deallocates the LBAs (fio's deac).", fio_note: "the Deallocate bit of each Write Zeroes [io_uring_cmd]", words: &[], run: None },
-    Opt { fio: &["num_range"], own: None, kind: Kind::Int, fio_default: Some("1"), effect: Effect::Set(num_range), help: "", fio_note: "`1` (fio's default: one range per trim, as drivelab's trims are, a Dataset Management of one range with io_uring_cmd); more refused: a trim of several ranges at once needs several offsets per I/O, which drivelab's generator does not give (fio refuses it too with any engine but io_uring_cmd)", words: &[], run: None },
+    Opt { fio: &["num_range"], own: Some("num_range"), kind: Kind::Int, fio_default: Some("1"), effect: Effect::Spec(Field::NumRange), help: "io_uring_cmd: ranges per trim, each the job's next offset, in one Dataset Management (fio's num_range, 1..256).", fio_note: "each trim one NVMe Dataset Management of that many ranges, each the job's next offset (random or sequential, the random map marking each), counted as one I/O of their total length, as fio's [io_uring_cmd; with another engine, `trimwrite` or `write_iolog` refused, as fio refuses the first two]", words: &[], run: None },
     Opt { fio: &["fdp", "dataplacement", "plids", "fdp_pli", "plid_select", "fdp_pli_select"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Refused("NVMe Flexible Data Placement (fio 3.36's fdp, dataplacement, plids) is not sent by drivelab's uring_cmd; drop it (or run fio for it)"), help: "", fio_note: "", words: &[], run: None },
     Opt { fio: &["sprandom"], own: Some("sprandom"), kind: Kind::Bool, fio_default: Some("0"), effect: Effect::Spec(Field::Sprandom), help: "fio's SPRandom: precondition an SSD for random writes in one pass over its physical capacity (the region plus --spr-op), leaving each region of the pass at the validity Desnoyers' steady-state model gives; random writes of one --bs, ended by the pass (or --time).", fio_note: "`sprandom` (fio 3.41): the pass's offsets are a permutation of the region's blocks (each written once, as fio's LFSR), then the model's rewrites; the job ends when the pass is done; fio's `sprandom sets random_generator=lfsr` and `norandommap=1` lines are printed as fio prints them", words: &[], run: Some(Run { heading: Heading::Access, value: "", order: 24, fio_shown: false }) },
     Opt { fio: &["spr_op"], own: Some("spr_op"), kind: Kind::Text, fio_default: Some("0.15"), effect: Effect::Spec(Field::SprOp), help: "With --sprandom: the drive's over-provisioning, its spare share of the logical capacity, in (0, 1) (default 0.15; the maker's figure).", fio_note: "`spr_op`", words: &[], run: Some(Run { heading: Heading::Access, value: "SHARE", order: 25, fio_shown: false }) },

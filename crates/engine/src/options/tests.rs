@@ -88,6 +88,7 @@ const SAMPLES: [(&str, &str); Field::SETTABLE.len()] = [
     ("deac", "true"),
     ("readfua", "true"),
     ("writefua", "true"),
+    ("num_range", "4"),
 ];
 
 #[test]
@@ -370,6 +371,7 @@ fn companions(key: &str) -> &'static [(&'static str, &'static str)] {
         "stat_type" => &[("engine", "filestat")],
         "sprandom" => &[("rw", "randwrite")],
         "write_mode" | "deac" | "readfua" | "writefua" => &[("engine", "uring_cmd")],
+        "num_range" => &[("engine", "uring_cmd"), ("rw", "randtrim")],
         _ => &[],
     }
 }
@@ -387,6 +389,7 @@ const COMBINED: &[&[(&str, &str)]] = &[
     &[("rw", "write:64k")],
     &[("rw", "read:-8k"), ("random", "20")],
     &[("rw", "randtrim")],
+    &[("engine", "uring_cmd"), ("rw", "randtrim"), ("num_range", "256"), ("bs", "1m")],
     &[("rw", "randwrite"), ("sprandom", "1"), ("spr_op", "0.07"), ("spr_num_regions", "50"), ("spr_cs", "1m")],
     &[("rw", "trimwrite"), ("bs", "64k")],
     &[("rw", "randtrimwrite:16")],
@@ -513,4 +516,26 @@ fn descriptions_read_as_people_write_them() {
     assert_eq!(text(&[("thinktime", "250")]), ["thinktime=250us"], "fio's bare µs");
     assert_eq!(text(&[("buffer_pattern", "\"ab\"")]), ["buffer_pattern=0x6162"]);
     assert_eq!(text(&[("ioengine", "sync"), ("end_fsync", "1")]), ["engine=psync", "end_fsync=true"]);
+}
+
+#[test]
+fn num_range_is_io_uring_cmd_trims_of_up_to_256_ranges_under_4_gib() {
+    let spec = |pairs: &[(&str, &str)]| super::set::from_pairs(pairs.iter().copied());
+    let s = spec(&[("engine", "uring_cmd"), ("rw", "randtrim"), ("num_range", "16")]).unwrap();
+    assert_eq!((s.engine_opts.cmd.num_range, s.trim_ranges()), (16, 16));
+    assert!(s.label().starts_with("randtrim (16 ranges) 4k"), "{}", s.label());
+    // Without trims it shapes nothing, as in fio (which reads it and sends no trim).
+    let r = spec(&[("engine", "uring_cmd"), ("rw", "randread"), ("num_range", "16")]).unwrap();
+    assert_eq!(r.trim_ranges(), 1);
+    for (pairs, says) in [
+        (&[("engine", "uring"), ("rw", "randtrim"), ("num_range", "2")][..], "io_uring_cmd's"),
+        (&[("engine", "uring_cmd"), ("rw", "trimwrite"), ("num_range", "2")][..], "trimwrite writes each"),
+        (&[("engine", "uring_cmd"), ("rw", "randtrim"), ("num_range", "256"), ("bs", "16m")][..], "4 GiB or more"),
+        (&[("engine", "uring_cmd"), ("rw", "randtrim"), ("num_range", "0")][..], "1..256"),
+        (&[("engine", "uring_cmd"), ("rw", "randtrim"), ("num_range", "257")][..], "1..256"),
+        (&[("engine", "uring_cmd"), ("rw", "randtrim"), ("num_range", "x")][..], "1..256"),
+    ] {
+        let e = spec(pairs).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("num_range") && e.contains(says), "{pairs:?}: {e}");
+    }
 }

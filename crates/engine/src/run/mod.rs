@@ -551,7 +551,9 @@ fn job_thread<C: Clock>(
     // SAFETY: gettid has no preconditions.
     ctx.live.tid.store(unsafe { libc::gettid() } as u32, Ordering::Relaxed);
     let spec = ctx.spec.clone();
-    let mut pool = BufferPool::new(spec.qd as usize, spec.max_bs() as usize);
+    // A trim of several ranges holds them in its slot (16 bytes each), whatever its block size.
+    let slot_bytes = spec.max_bs().max(u64::from(spec.trim_ranges()) * crate::backend::DSM_RANGE_BYTES as u64);
+    let mut pool = BufferPool::new(spec.qd as usize, slot_bytes as usize);
     pool.fill(spec.data, spec.seed ^ ctx.job);
     if let Some(bytes) = spec.buffer_pattern() {
         pool.fill_repeating(&bytes);

@@ -717,6 +717,7 @@ impl AccessSpec {
         }
         let trim_word = self.trim.word(self.random_pct > 0);
         let rw = match (self.read_pct, self.random_pct) {
+            _ if self.trim_ranges() > 1 => format!("{} ({} ranges)", trim_word.unwrap_or_default(), self.trim_ranges()),
             _ if trim_word.is_some() => trim_word.unwrap_or_default().to_string(),
             (100, 0) => "read".to_string(),
             (0, 0) => "write".to_string(),

@@ -86,6 +86,10 @@ impl AccessSpec {
                 "trims run closed loop (as many as --qd allows): drop the rate, or give a read or write workload",
             );
         }
+        let ranges = self.engine_opts.cmd.num_range;
+        if ranges > 1 && !self.trim.is_none() {
+            self.check_trim_ranges(ranges)?;
+        }
         if !self.trim.is_none() && self.verify {
             return bad(
                 Field::Verify,
@@ -95,5 +99,47 @@ impl AccessSpec {
             );
         }
         Ok(())
+    }
+
+    /// fio's `num_range` above 1 with trims: io_uring_cmd's Dataset Management only, trims
+    /// alone, one command's ranges under 4 GiB, and no iolog (one line per I/O cannot say several
+    /// ranges).
+    fn check_trim_ranges(&self, ranges: u16) -> Result<(), Error> {
+        let bad = |field: Field, value: String, fix: String| Err(Error::spec(field, value, fix));
+        if self.engine != crate::backend::EngineKind::UringCmd {
+            let fix = format!(
+                "several ranges in one trim are io_uring_cmd's (an NVMe Dataset Management), and this runs {}: use \
+                 {{engine}} uring_cmd on an NVMe generic device (/dev/ngXnY), or give 1",
+                self.engine.name()
+            );
+            return bad(Field::NumRange, ranges.to_string(), fix);
+        }
+        if self.trim == Trim::ThenWrite {
+            let fix = "trimwrite writes each trimmed range next, one range at a time (fio refuses it too): give \
+                       {rw} trim or randtrim, or num_range 1";
+            return bad(Field::NumRange, ranges.to_string(), fix.into());
+        }
+        if u64::from(ranges) * self.max_bs() > u64::from(u32::MAX) {
+            let fix = format!(
+                "{ranges} ranges of up to {} are one trim of 4 GiB or more: give fewer ranges or a smaller {{bs}}",
+                crate::units::fmt_size(self.max_bs())
+            );
+            return bad(Field::NumRange, ranges.to_string(), fix);
+        }
+        if self.io_log.as_ref().is_some_and(|l| l.iolog.is_some()) {
+            let fix =
+                "write_iolog writes one offset per I/O and a trim of several ranges has several: drop one of them";
+            return bad(Field::NumRange, ranges.to_string(), fix.into());
+        }
+        Ok(())
+    }
+
+    /// Ranges per trim the worker gathers (fio's `num_range` for io_uring_cmd's trims; else 1).
+    pub fn trim_ranges(&self) -> u16 {
+        if self.trim == Trim::Only && self.engine == crate::backend::EngineKind::UringCmd {
+            self.engine_opts.cmd.num_range.max(1)
+        } else {
+            1
+        }
     }
 }

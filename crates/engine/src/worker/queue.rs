@@ -52,6 +52,8 @@ pub(super) struct Queue {
     pub(super) limit: usize,
     /// fio's `iodepth_batch_complete_min` (`spec.complete_min`).
     complete_min: u32,
+    /// Ranges per trim (fio's `num_range`, io_uring_cmd's trims only; else 1).
+    trim_ranges: u16,
 }
 
 impl Queue {
@@ -87,6 +89,7 @@ impl Queue {
                     offset: 0,
                     prio: 0,
                     file: 0,
+                    ranges: 1,
                     t_before: 0,
                     t_submit: 0,
                     t_intended: 0,
@@ -117,6 +120,7 @@ impl Queue {
             split: ctx.split.clone().and_then(|t| super::split::SplitRec::new(t, spec.qd)),
             limit: if spec.lat_target.is_some() { 1 } else { qd },
             complete_min: spec.complete_min,
+            trim_ranges: spec.trim_ranges(),
         }
     }
 
@@ -258,20 +262,25 @@ impl Queue {
         if let Some(f) = self.files.as_mut() {
             f.issued(io.len);
         }
+        let (mut len, mut ranges) = (io.len, 1);
         if !read_back {
             if io.op == Op::Write {
                 sched.wrote();
             }
             sched.issued_one();
             window.issued(io.len);
+            if io.op == Op::Trim && self.trim_ranges > 1 {
+                (len, ranges) = self.more_ranges(slot, io, window, pool);
+            }
         }
         let s = &mut self.slots[slot as usize];
         *s = Slot {
             op: io.op,
-            len: io.len,
+            len,
             offset: io.offset,
             prio,
             file,
+            ranges,
             t_before: 0,
             t_submit: 0,
             t_intended,
@@ -307,7 +316,50 @@ impl Queue {
                 pattern::stamp(buf, s.offset, WRITE_TAG);
             }
         }
-        self.batch.push(Pending { slot, op: s.op, offset: s.offset, len: s.len, prio: s.prio, file: s.file });
+        self.batch.push(Pending {
+            slot,
+            op: s.op,
+            offset: s.offset,
+            len: s.len,
+            prio: s.prio,
+            file: s.file,
+            ranges: s.ranges,
+        });
+    }
+
+    /// fio's `num_range`: the trim `first` in `slot` takes the job's next offsets as further
+    /// ranges, up to `trim_ranges`, each counted as issued bytes (the job's budget ends it early,
+    /// as does a generator that ends), all written into the slot's buffer for the backend. Its
+    /// length and ranges; the I/O is one command, counted once.
+    fn more_ranges(
+        &mut self,
+        slot: u32,
+        first: crate::gen::IoDesc,
+        window: &mut Window,
+        pool: &mut BufferPool,
+    ) -> (u32, u16) {
+        use crate::backend::{put_range, DSM_RANGE_BYTES};
+        let file = self.slots[slot as usize].file as usize;
+        let buf = pool.slot_mut(slot as usize);
+        let mut entries =
+            buf.chunks_exact_mut(DSM_RANGE_BYTES).map(|c| <&mut [u8; DSM_RANGE_BYTES]>::try_from(c).unwrap());
+        put_range(entries.next().expect("a slot holds num_range ranges"), first.offset, u64::from(first.len));
+        let (mut len, mut n) = (first.len, 1u16);
+        while n < self.trim_ranges && !window.budget_spent() {
+            let Some(io) = self.gens[file].try_next_io() else {
+                self.exhausted = true;
+                break;
+            };
+            // The spec holds num_range x the largest block under 4 GiB (`spec.trim_ranges`).
+            len += io.len;
+            window.issued(io.len);
+            if let Some(f) = self.files.as_mut() {
+                f.issued(io.len);
+            }
+            put_range(entries.next().expect("a slot holds num_range ranges"), io.offset, u64::from(io.len));
+            n += 1;
+        }
+        (len, n)
     }
 
     /// Hand the batch to the backend `chunk` I/Os per call (fio's iodepth_batch_submit),

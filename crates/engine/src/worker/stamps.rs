@@ -23,6 +23,8 @@ pub(super) struct Slot {
     pub(super) prio: u16,
     /// Which of the job's files (0 for a job of one).
     pub(super) file: u32,
+    /// A trim's ranges (fio's `num_range`; 1 for every other I/O): `len` is their sum.
+    pub(super) ranges: u16,
     /// Just before its submit call (where `lat` starts).
     pub(super) t_before: u64,
     /// When its submit call returned (where `clat` starts; for a synchronous backend, the same

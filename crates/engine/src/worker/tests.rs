@@ -721,3 +721,81 @@ fn a_job_waits_for_its_completion_minimum_never_more_than_are_in_flight() {
     assert!(waits.iter().all(|&n| n == 1), "{waits:?}");
     assert!(polls > 0 || !waits.is_empty());
 }
+
+/// Completes every I/O at once, keeping each one's length and the trim ranges its slot holds.
+struct TrimRanges {
+    pool: BufferPool,
+    done: Vec<(u32, i32)>,
+    /// Per command: its length, its ranges' count, and the ranges (offset, length) it held.
+    cmds: Vec<(u32, u16, Vec<(u64, u64)>)>,
+}
+
+// SAFETY: completes every I/O inside `submit`, reading only the slot of each I/O.
+unsafe impl Backend for TrimRanges {
+    const SUBMIT_COMPLETES: bool = true;
+    fn pool_mut(&mut self) -> &mut BufferPool {
+        &mut self.pool
+    }
+    fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
+        for p in batch {
+            let buf = self.pool.slot_mut(p.slot as usize);
+            let ranges = (0..p.ranges as usize)
+                .map(|i| {
+                    let e = &buf[i * 16..(i + 1) * 16];
+                    (u64::from_le_bytes(e[..8].try_into().unwrap()), u64::from_le_bytes(e[8..].try_into().unwrap()))
+                })
+                .collect();
+            self.cmds.push((p.len, p.ranges, ranges));
+            self.done.push((p.slot, p.len as i32));
+        }
+        Ok(())
+    }
+    fn wait(&mut self, _n: u32) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
+        for (slot, res) in self.done.drain(..) {
+            f(slot, res);
+        }
+    }
+    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_trim_of_num_range_ranges_takes_that_many_offsets_and_counts_once() {
+    // fio's num_range=8, randtrim over 1 MiB with the random map, 1 MiB of trims plus 12 KiB:
+    // 33 commands, the first 32 of 8 ranges visiting each of the 256 blocks once, the last cut
+    // to 3 ranges by the job's bytes; each counted as one trim of its ranges' length.
+    let spec = AccessSpec {
+        read_pct: 0,
+        random_pct: 100,
+        trim: crate::spec::Trim::Only,
+        engine: crate::backend::EngineKind::UringCmd,
+        engine_opts: crate::backend::EngineOptions {
+            cmd: crate::backend::CmdOptions { num_range: 8, ..Default::default() },
+            ..Default::default()
+        },
+        random_map: true,
+        qd: 4,
+        time_ns: None,
+        io_size_bytes: Some((256 + 3) * 4096),
+        ..Default::default()
+    };
+    let mut c = ctx(spec, None);
+    c.span = 1 << 20;
+    let mut b = TrimRanges { pool: BufferPool::new(4, 4096), done: Vec::new(), cmds: Vec::new() };
+    let out = run_on(&c, &mut b, &TestClock::new());
+    assert_eq!(b.cmds.len(), 33);
+    let mut blocks: Vec<u64> = b.cmds[..32].iter().flat_map(|c| c.2.iter().map(|r| r.0 / 4096)).collect();
+    blocks.sort_unstable();
+    assert_eq!(blocks, (0..256).collect::<Vec<_>>(), "a pass visits each block once");
+    for (len, n, ranges) in &b.cmds[..32] {
+        assert_eq!((*len, *n, ranges.len()), (32_768, 8, 8));
+        assert!(ranges.iter().all(|r| r.1 == 4096 && r.0 % 4096 == 0 && r.0 < 1 << 20));
+    }
+    assert_eq!((b.cmds[32].0, b.cmds[32].1), (12_288, 3), "the bytes end the last command's ranges");
+    assert_eq!((out.trim.count(), out.trim_bytes), (33, (256 + 3) * 4096), "one I/O per command, every range's bytes");
+    assert!(out.errors.is_empty());
+}

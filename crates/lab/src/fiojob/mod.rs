@@ -473,11 +473,13 @@ fn build<'a>(
                         scaled_delays = scaled_delays.max(Some(longest_delay));
                     }
                 }
+                // The logs first: what the spec refuses beside them (a trim of several ranges
+                // and write_iolog) is refused here, before anything is made.
+                let first_index = u64::from(next_job - 1);
+                logs::number(&mut spec, job, given.targets.is_empty(), targets.len(), &mut next_job);
                 spec.validate().map_err(|e| {
                     origin.at(ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
                 })?;
-                let first_index = u64::from(next_job - 1);
-                logs::number(&mut spec, job, given.targets.is_empty(), targets.len(), &mut next_job);
                 let per_target = job.file_per_clone && given.targets.is_empty();
                 let clones = if per_target { (targets.len() / spec.files.each()) as u64 } else { u64::from(spec.jobs) };
                 let states = verify_states(job, &mut spec, given.aux, first_index, clones)
@@ -513,7 +515,8 @@ fn build<'a>(
                 } else {
                     let per_job = spec.files.each();
                     let new = |set: &[String]| -> Vec<String> {
-                        set.iter().filter(|t| !Path::new(t.as_str()).exists()).cloned().collect()
+                        // `null` is drivelab's null target, never a file made.
+                        set.iter().filter(|t| *t != "null" && !Path::new(t.as_str()).exists()).cloned().collect()
                     };
                     targets.chunks(per_job).map(new).filter(|set| !set.is_empty()).collect()
                 };
