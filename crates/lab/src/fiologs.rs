@@ -65,6 +65,18 @@ struct File {
     clones: Vec<(u32, u64)>,
 }
 
+/// The files stream `stream`'s iolog names: as its job named them, else their paths (the
+/// stream's own targets: a job's `JobLog::target` counts within its stream).
+fn iolog_names<'a>(p: &'a Point, stream: usize, l: &'a IoLogSpec) -> &'a [String] {
+    if !l.names.is_empty() {
+        return &l.names;
+    }
+    match stream {
+        0 => &p.targets,
+        s => p.concurrent.get(s - 1).map_or(&[], |c| &c.targets),
+    }
+}
+
 /// The point's streams' specs, in stream order.
 fn specs(p: &Point) -> Vec<&AccessSpec> {
     std::iter::once(&p.spec).chain(p.concurrent.iter().map(|c| &c.spec)).collect()
@@ -222,7 +234,7 @@ pub fn write(p: &Point, r: &RunResult, results: Option<&Path>) -> Result<Vec<Str
                 .map(|(_, j)| &**j)
                 .collect();
             match f.kind {
-                Kind::IoLog => iolog_lines(&mut text, r, &logs),
+                Kind::IoLog => iolog_lines(&mut text, iolog_names(p, f.stream, l), specs[f.stream].files.each(), &logs),
                 kind => render(&mut text, kind, l, &logs),
             }
             let dropped: u64 = logs.iter().map(|j| j.dropped).sum();
@@ -318,11 +330,11 @@ fn render(out: &mut String, kind: Kind, l: &IoLogSpec, logs: &[&JobLog]) {
 /// file's `add` and `open`, every I/O in the order issued (`TIME FILE read|write|trim OFFSET
 /// LENGTH`, TIME in µs since the job's measurement started), each file's `close` — what fio
 /// 3.33's `write_iolog` writes and `read_iolog` reads.
-fn iolog_lines(out: &mut String, r: &RunResult, logs: &[&JobLog]) {
+fn iolog_lines(out: &mut String, names: &[String], per_job: usize, logs: &[&JobLog]) {
     out.push_str("fio version 3 iolog\n");
-    // A job's files: its target's, or a file set's from there (`IoEntry::file`).
-    let name = |j: &JobLog, file: u16| r.targets.get(j.target + file as usize).map_or("", |t| t.path.as_str());
-    let per_job = r.spec.files.each() as u16;
+    // A job's files: its target's, or a file set's from there (`IoEntry::file`), as named.
+    let name = |j: &JobLog, file: u16| names.get(j.target + file as usize).map_or("", String::as_str);
+    let per_job = per_job as u16;
     let mut files: Vec<&str> = Vec::new();
     for f in logs.iter().flat_map(|j| (0..per_job).map(move |f| name(j, f))) {
         if !files.contains(&f) {

@@ -361,6 +361,34 @@ fn write_iolog_records_the_ios_fio_would_issue_and_replays_them() {
     assert_eq!(io_lines(&theirs), ios, "fio's iolog:\n{theirs}");
 }
 
+/// An iolog names each job's own files as the job named them (fio's `f->file_name`): a group of
+/// two jobs over `a.dat` and `./b.dat` writes `a.dat` in one log and `./b.dat` in the other, as
+/// fio 3.33 does, never drivelab's absolute paths nor the first job's file in the second's log.
+#[test]
+fn an_iolog_names_its_own_jobs_files_as_the_job_named_them() {
+    let s = Scratch::new("fio-iolog-names");
+    let job = "[global]\nsize=64k\nbs=16k\nrw=read\n[a]\nfilename=a.dat\nwrite_iolog=a.log\n\
+               [b]\nfilename=./b.dat\nwrite_iolog=b.log\n";
+    std::fs::write(s.0.join("two.fio"), job).unwrap();
+    let files = |dir: &std::path::Path, log: &str| -> Vec<String> {
+        let t = std::fs::read_to_string(dir.join(log)).unwrap();
+        t.lines().skip(1).map(|l| cols_ws(l)[1].to_string()).collect()
+    };
+    let o = drivelab_in(&s.0, &["fio", "two.fio", "--output-format=json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (a, b) = (files(&s.0, "a.log"), files(&s.0, "b.log"));
+    assert_eq!((a.len(), b.len()), (7, 7), "add, open, 4 reads, close: {a:?} {b:?}");
+    assert!(a.iter().all(|f| f == "a.dat") && b.iter().all(|f| f == "./b.dat"), "{a:?} {b:?}");
+    if !tool("fio") {
+        return skip_part("the comparison with fio's iolog", "fio is not installed (apt-get install fio)");
+    }
+    let theirs = Scratch::new("fio-iolog-names-fio");
+    std::fs::write(theirs.0.join("two.fio"), job).unwrap();
+    let o = Command::new("fio").args(["two.fio", "--output=/dev/null"]).current_dir(&theirs.0).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!((files(&theirs.0, "a.log"), files(&theirs.0, "b.log")), (a, b), "fio's names");
+}
+
 fn cols_ws(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }

@@ -84,6 +84,10 @@ pub struct IoLogSpec {
     /// sharing each target.
     #[serde(default)]
     pub clone_per_target: bool,
+    /// With `iolog`: the job's files as the job named them (fio writes `d.dat`, `./j.0.0`,
+    /// never a path of drivelab's making), in the order of its targets. Empty: their paths.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
 }
 
 impl IoLogSpec {

@@ -117,18 +117,23 @@ pub fn finish(d: LogDraft, name: &str, first_job: u32, clone_per_target: bool) -
         per_job: !d.shared,
         first_job,
         clone_per_target,
+        names: Vec::new(),
     };
     (spec.wants_ios() || spec.hist.is_some() || spec.iolog.is_some()).then_some(spec)
 }
 
 /// Give job `job`'s logs (if any) fio's job numbers, from `next` on: one per clone (its targets
-/// when each clone has its own file, `own_files`, else its jobs per target).
-pub fn number(spec: &mut AccessSpec, job: &Job, own_files: bool, targets: usize, next: &mut u32) {
+/// when each clone has its own file, `own_files`, else its jobs per target); an iolog keeps the
+/// `targets` as named.
+pub fn number(spec: &mut AccessSpec, job: &Job, own_files: bool, targets: &[String], next: &mut u32) {
     let per_target = job.file_per_clone && own_files;
-    let clones = if per_target { (targets / spec.files.each()) as u32 } else { spec.jobs };
+    let clones = if per_target { (targets.len() / spec.files.each()) as u32 } else { spec.jobs };
     if let Some(mut l) = job.io_log.clone() {
         l.first_job = *next;
         l.clone_per_target = per_target;
+        if l.iolog.is_some() {
+            l.names = targets.to_vec();
+        }
         spec.io_log = Some(l);
     }
     *next = next.saturating_add(clones);

@@ -476,7 +476,7 @@ fn build<'a>(
                 // The logs first: what the spec refuses beside them (a trim of several ranges
                 // and write_iolog) is refused here, before anything is made.
                 let first_index = u64::from(next_job - 1);
-                logs::number(&mut spec, job, given.targets.is_empty(), targets.len(), &mut next_job);
+                logs::number(&mut spec, job, given.targets.is_empty(), &targets, &mut next_job);
                 spec.validate().map_err(|e| {
                     origin.at(ini::LineError { line: job.line, message: format!("[{}]: {e}", job.name) })
                 })?;
