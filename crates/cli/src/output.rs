@@ -55,6 +55,62 @@ pub fn stdout_text(text: &str) {
     }
 }
 
+/// Standard output as [`stdout_stream`] writes it: a failed write is kept (the caller learns it
+/// failed; the failure is reported as [`stdout_text`]'s are).
+struct Watched<W: Write> {
+    inner: W,
+    failed: Option<std::io::Error>,
+}
+
+impl<W: Write> Write for Watched<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| self.note(e))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().inspect_err(|e| self.note(e))
+    }
+}
+
+impl<W: Write> Watched<W> {
+    fn note(&mut self, e: &std::io::Error) {
+        if self.failed.is_none() {
+            self.failed = Some(std::io::Error::new(e.kind(), e.to_string()));
+        }
+    }
+}
+
+/// Write what `f` writes to standard output as [`stdout_text`] would print it (escaped, buffered,
+/// silenced by a closed pipe, any other failure reported and in the exit code): a document
+/// written out as it is made, never held whole. `f`'s own error is returned; one that only
+/// says standard output failed is reported here instead, as `stdout_text` reports it.
+pub fn stdout_stream<E>(f: impl FnOnce(&mut dyn Write) -> Result<(), E>) -> Result<(), E> {
+    if STDOUT_GONE.load(Ordering::Relaxed) && !DIVERTED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let sink: Box<dyn Write> = if DIVERTED.load(Ordering::Relaxed) {
+        Box::new(std::io::stderr().lock())
+    } else {
+        Box::new(std::io::stdout().lock())
+    };
+    let mut out = Watched { inner: std::io::BufWriter::with_capacity(1 << 16, sink), failed: None };
+    let written = {
+        let mut text = drivelab_engine::printable::PrintableWriter::new(&mut out);
+        f(&mut text).and_then(|()| {
+            // Whatever the escaper held (an unfinished character) goes out too.
+            let _ = text.into_inner();
+            Ok(())
+        })
+    };
+    let _ = out.flush();
+    match (written, out.failed.take()) {
+        (_, Some(e)) if !DIVERTED.load(Ordering::Relaxed) => {
+            stdout_error(&e);
+            Ok(())
+        }
+        (w, _) => w,
+    }
+}
+
 /// Send what [`stdout_text`] is given to stderr instead (`on`), or to stdout again: `drivelab
 /// fio` keeps standard output for fio's output while its plan runs.
 pub fn divert_to_stderr(on: bool) {

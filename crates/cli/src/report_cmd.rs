@@ -138,6 +138,12 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             Format::Text | Format::Html => {
                 store::write_new_with(Path::new(out), &mut |w| drivelab_report::write_html_page(&all[0], w))?
             }
+            // JSON streamed into the file as it is made (escaped as any text drivelab writes).
+            Format::Json => store::write_new_with(Path::new(out), &mut |w| {
+                let mut text = drivelab_engine::printable::PrintableWriter::new(w);
+                drivelab_report::write_json(&all[0], &mut text).map_err(std::io::Error::other)?;
+                text.into_inner().map(drop)
+            })?,
             _ => {
                 let text = document(args, &all)?;
                 let bytes = match drivelab_engine::printable::printable(&text) {
@@ -149,6 +155,19 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
         };
         stdout_text(&format!("wrote {out}\n"));
         return Ok(Outcome::Done);
+    }
+    // JSON and HTML streamed out as they are made: a report of 100,000 points is never held whole.
+    match (args.format, &all[..]) {
+        (Format::Json, [one]) => {
+            crate::output::stdout_stream(|w| drivelab_report::write_json(one, w))?;
+            return Ok(Outcome::Done);
+        }
+        (Format::Html, [one]) => {
+            crate::output::stdout_stream(|w| drivelab_report::write_html_page(one, w))
+                .map_err(|e| Error::io("writing the HTML report", e))?;
+            return Ok(Outcome::Done);
+        }
+        _ => {}
     }
     stdout_text(&document(args, &all)?);
     Ok(Outcome::Done)

@@ -94,6 +94,12 @@ pub fn render(saved: &Results, format: Format) -> Result<String, export::ExportE
     }
 }
 
+/// A results directory's report as JSON into `w`, as it is made (never held whole): what
+/// [`render`] gives for [`Format::Json`], for a document too large to hold twice.
+pub fn write_json(saved: &Results, w: impl std::io::Write) -> Result<(), export::ExportError> {
+    export::json_to(&views::build(saved), w)
+}
+
 /// A results directory's text with `notes` added (what the command knows that the saved results
 /// do not say): what `drivelab run` prints, the same as `drivelab report RUNDIR`.
 pub fn run_text(saved: &Results, notes: &[String]) -> Result<String, export::ExportError> {
@@ -118,8 +124,15 @@ pub fn html_page(saved: &Results) -> String {
 }
 
 /// [`html_page`] written into `w` as it is made (a plan's page section by section: one of many
-/// thousand points is never held whole in memory).
+/// thousand points is never held whole in memory), escaped as every text drivelab writes
+/// ([`drivelab_engine::printable`]: a page someone `cat`s obeys nothing in a saved label).
 pub fn write_html_page(saved: &Results, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut text = drivelab_engine::printable::PrintableWriter::new(w);
+    page_to(saved, &mut text)?;
+    text.into_inner().map(drop)
+}
+
+fn page_to(saved: &Results, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     /// The page's text into `w`, keeping the first I/O error (fmt::Write carries none).
     struct Sink<'a> {
         w: &'a mut dyn std::io::Write,

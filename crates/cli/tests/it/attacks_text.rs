@@ -77,6 +77,21 @@ fn no_text_output_passes_escapes_formulas_or_tags_from_saved_names() {
     clean("report -o r.md", &text);
     assert!(!text.contains("<script"), "{text}");
     assert!(text.starts_with("# "), "-o with --format md writes Markdown (it wrote HTML):\n{text}");
+    // JSON streamed into a file is escaped as the JSON streamed to stdout, byte for byte.
+    let json = s.path("r.json");
+    let o = drivelab(&["report", &a, "--format", "json", "-o", &json]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&json).unwrap();
+    clean("report -o r.json", &text);
+    assert_eq!(text, stdout(&drivelab(&["report", &a, "--format", "json"])));
+    // So is the HTML page streamed to stdout: clean, and the page -o writes.
+    let html = s.path("r.html");
+    let o = drivelab(&["report", &a, "-o", &html]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = drivelab(&["report", &a, "--format", "html"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    clean("report --format html", &stdout(&o));
+    assert_eq!(stdout(&o), std::fs::read_to_string(&html).unwrap());
     let label = "\u{1b}]8;;http://evil\u{7}click\u{1b}]8;;\u{7}";
     for format in ["text", "md", "csv"] {
         let o = drivelab(&["compare", &a, &b, "--label", label, "--label", "=1+1", "--format", format]);

@@ -241,7 +241,7 @@ fn set_in(spec: &mut AccessSpec, field: Field, value: &str, dialect: Dialect) ->
         Field::IgnoreError => {
             let i = crate::spec::ignore_error::IgnoreErrors::parse(v)
                 .map_err(|e| Error::spec(field, format!("'{v}'"), e.to_string()))?;
-            spec.ignore_errors = Some(i);
+            spec.ignore_errors = Some(Box::new(i));
         }
         Field::Flow => spec.flow.get_or_insert_with(Default::default).weight = number(field, v)?,
         Field::FlowId => spec.flow.get_or_insert_with(Default::default).id = number(field, v)?,

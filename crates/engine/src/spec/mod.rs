@@ -268,7 +268,7 @@ pub struct AccessSpec {
     pub round: u32,
     /// fio's log files (`write_lat_log`, ...): what each job records for them (off: nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub io_log: Option<crate::iolog::IoLogSpec>,
+    pub io_log: Option<Box<crate::iolog::IoLogSpec>>,
     /// Sequential I/Os skip this many bytes after each I/O (fio's `rw=write:64k`); negative
     /// walks backwards (`rw=read:-8k`), wrapping to the end of the region. 0: contiguous.
     #[serde(default, skip_serializing_if = "stride::is_zero_i64")]
@@ -295,7 +295,7 @@ pub struct AccessSpec {
     /// fio's `ignore_error`: the errnos each direction continues after (`ignore_error.rs`).
     /// None: an error stops the job unless `continue_on_error`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ignore_errors: Option<ignore_error::IgnoreErrors>,
+    pub ignore_errors: Option<Box<ignore_error::IgnoreErrors>>,
     /// fio's token flow (`flow`, `flow_id`, `flow_sleep`: `flow.rs`). None: not in a flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<flow::Flow>,

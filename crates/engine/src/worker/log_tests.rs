@@ -13,7 +13,7 @@ fn fios_logs_record_every_measured_io_from_the_end_of_the_ramp_and_nothing_when_
         time_ns: Some(200_000_000),
         ramp_ns: 50_000_000,
         qd: 1,
-        io_log: Some(log.clone()),
+        io_log: Some(Box::new(log.clone())),
         ..Default::default()
     };
     let clock = TestClock::new();
@@ -27,7 +27,7 @@ fn fios_logs_record_every_measured_io_from_the_end_of_the_ramp_and_nothing_when_
     assert!(e.last().unwrap().t_ns <= l.end_ns && l.end_ns == out.window_ns);
     assert!(l.slat && e.iter().all(|x| x.slat_ns >= 300_000 && x.clat_ns() >= 150_000 && x.len == 4096));
     // Windowed: the windows' I/Os add up to every measured I/O.
-    let windowed = AccessSpec { io_log: Some(crate::iolog::IoLogSpec { avg_ms: 20, ..log }), ..spec.clone() };
+    let windowed = AccessSpec { io_log: Some(Box::new(crate::iolog::IoLogSpec { avg_ms: 20, ..log })), ..spec.clone() };
     let clock = TestClock::new();
     let mut b = delayed(&clock, 300_000, 200_000);
     let out = run_on(&ctx(windowed, None), &mut b, &clock);

@@ -155,7 +155,7 @@ impl Recorder {
             ops: 0,
             bytes: 0,
             log,
-            ignore: spec.ignore_errors.clone().unwrap_or_default(),
+            ignore: spec.ignore_errors.as_deref().cloned().unwrap_or_default(),
             fill: spec.fill_device,
             full: false,
             prio: PrioRec::of(spec),

@@ -134,7 +134,7 @@ pub fn number(spec: &mut AccessSpec, job: &Job, own_files: bool, targets: &[Stri
         if l.iolog.is_some() {
             l.names = targets.to_vec();
         }
-        spec.io_log = Some(l);
+        spec.io_log = Some(Box::new(l));
     }
     *next = next.saturating_add(clones);
 }

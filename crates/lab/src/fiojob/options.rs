@@ -913,7 +913,7 @@ fn finish(section: &str, line: usize, d: Draft) -> Result<Job, LineError> {
         drivelab_engine::options::set(&mut spec, Field::VerifyPattern, p)
             .map_err(|e| err(e.written_as(drivelab_engine::Spelling::FioJob).to_string()))?;
     }
-    spec.ignore_errors = d.ignore_error;
+    spec.ignore_errors = d.ignore_error.map(Box::new);
     spec.flow = d.flow;
     spec.prio = super::prio::finish(&d.prio, engine).map_err(err)?;
     if d.lat.target_ns > 0 {

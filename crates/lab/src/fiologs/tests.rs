@@ -16,7 +16,7 @@ fn log_spec() -> IoLogSpec {
 }
 
 fn point(l: IoLogSpec, jobs: u32) -> Point {
-    let spec = AccessSpec { jobs, io_log: Some(l), ..Default::default() };
+    let spec = AccessSpec { jobs, io_log: Some(Box::new(l)), ..Default::default() };
     Point {
         index: 1,
         label: "j".into(),

@@ -257,13 +257,20 @@ impl Exporter for Csv {
 /// the column's unit: latencies in ns) and chart specs.
 pub struct Json;
 
+/// The report as JSON (pretty, a newline at the end) into `w`: what [`Json`] exports, streamed
+/// (`report --format json` of 100,000 points writes it out as it goes, never holding it).
+pub fn json_to(r: &Report, mut w: impl std::io::Write) -> Result<(), ExportError> {
+    serde_json::to_writer_pretty(&mut w, r)?;
+    w.write_all(b"\n").map_err(serde_json::Error::io)?;
+    Ok(())
+}
+
 impl Exporter for Json {
     fn export(&self, r: &Report) -> Result<Vec<Artifact>, ExportError> {
         // Written into one buffer (a report of many thousand points is a large document; a
         // String grown by doubling would hold up to twice it).
         let mut bytes = Vec::with_capacity(1 << 16);
-        serde_json::to_writer_pretty(&mut bytes, r)?;
-        bytes.push(b'\n');
+        json_to(r, &mut bytes)?;
         let s =
             String::from_utf8(bytes).map_err(|e| ExportError::from(serde_json::Error::io(std::io::Error::other(e))))?;
         Ok(vec![Artifact::text("report.json", s)])
