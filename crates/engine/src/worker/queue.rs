@@ -270,7 +270,7 @@ impl Queue {
             sched.issued_one();
             window.issued(io.len);
             if io.op == Op::Trim && self.trim_ranges > 1 {
-                (len, ranges) = self.more_ranges(slot, io, window, pool);
+                (len, ranges) = self.more_ranges(slot, file, io, window, pool);
             }
         }
         let s = &mut self.slots[slot as usize];
@@ -327,19 +327,20 @@ impl Queue {
         });
     }
 
-    /// fio's `num_range`: the trim `first` in `slot` takes the job's next offsets as further
-    /// ranges, up to `trim_ranges`, each counted as issued bytes (the job's budget ends it early,
-    /// as does a generator that ends), all written into the slot's buffer for the backend. Its
-    /// length and ranges; the I/O is one command, counted once.
+    /// fio's `num_range`: the trim `first` in `slot`, to `file`, takes that file's next offsets
+    /// as further ranges, up to `trim_ranges`, each counted as issued bytes (the job's budget
+    /// ends it early, as does a generator that ends), all written into the slot's buffer for the
+    /// backend. Its length and ranges; the I/O is one command, counted once.
     fn more_ranges(
         &mut self,
         slot: u32,
+        file: u32,
         first: crate::gen::IoDesc,
         window: &mut Window,
         pool: &mut BufferPool,
     ) -> (u32, u16) {
         use crate::backend::{put_range, DSM_RANGE_BYTES};
-        let file = self.slots[slot as usize].file as usize;
+        let file = file as usize;
         let buf = pool.slot_mut(slot as usize);
         let mut entries =
             buf.chunks_exact_mut(DSM_RANGE_BYTES).map(|c| <&mut [u8; DSM_RANGE_BYTES]>::try_from(c).unwrap());
