@@ -12,7 +12,7 @@
 //! fio gives a job); options with logic of their own delegate to submodules (logs, jobctl, walk,
 //! watch, onerror).
 
-use drivelab_engine::options::{Effect, Field, NOT_SUPPORTED};
+use drivelab_engine::options::{Effect, Field, Kind, NOT_SUPPORTED};
 use drivelab_engine::spec::flow::Flow;
 use drivelab_engine::spec::ignore_error::IgnoreErrors;
 use drivelab_engine::spec::lat_target::LatTarget;
@@ -380,6 +380,18 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
     };
     match opt.effect {
         Effect::NoEffect(_) => {
+            // Read and changing nothing, but a value fio refuses is refused (a typo is said):
+            // a switch's 0/1 (drivelab also takes true/false), a flag's or a number's digits.
+            match opt.kind {
+                Kind::Bool => drop(flag()?),
+                Kind::Flag => {
+                    if boolean(value).is_err() {
+                        num(need()?)?;
+                    }
+                }
+                Kind::Int => drop(sz(need()?)?),
+                _ => {}
+            }
             if !d.no_effect.iter().any(|k| *k == o.key) {
                 d.no_effect.push(o.key.clone());
             }
@@ -596,6 +608,37 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "cpus_allowed" => d.cpus = Some(cpu_list(need()?).map_err(|e| bad(o, e))?),
         "verify" => {
             let v = need()?;
+            // fio's methods (3.33's, and 3.42's `pattern_hdr`); drivelab checks with its own
+            // header whichever is named, but a name fio does not know is a typo to say.
+            const METHODS: &[&str] = &[
+                "0",
+                "none",
+                "md5",
+                "crc64",
+                "crc32",
+                "crc32c-intel",
+                "crc32c",
+                "crc16",
+                "crc7",
+                "sha1",
+                "sha256",
+                "sha512",
+                "sha3-224",
+                "sha3-256",
+                "sha3-384",
+                "sha3-512",
+                "xxhash",
+                "meta",
+                "pattern",
+                "pattern_hdr",
+                "null",
+            ];
+            if !METHODS.iter().any(|m| m.eq_ignore_ascii_case(v)) {
+                return Err(bad(
+                    o,
+                    format!("'{v}' is not one of fio's verify methods: give one of {}", METHODS.join(", ")),
+                ));
+            }
             d.verify_named = true;
             d.verify = !matches!(v, "0" | "none");
             if d.verify {

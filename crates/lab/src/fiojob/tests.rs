@@ -140,3 +140,31 @@ fn allow_file_create_0_refuses_a_missing_file_and_takes_an_existing_one() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(ok.unwrap().points.len(), 1);
 }
+
+#[test]
+fn an_option_with_no_effect_still_has_its_value_checked_as_fio_checks_it() {
+    // fio refuses each of these ("failed parsing"); read and changing nothing here, they were
+    // taken whatever their value.
+    for (line, says) in [
+        ("clat_percentiles=xe", "not a boolean"),
+        ("lat_percentiles=2", "not a boolean"),
+        ("group_reporting=eh", "not a whole number"),
+        ("openfiles=inf", "not a size"),
+        ("verify=bogus", "not one of fio's verify methods"),
+    ] {
+        let e = plan(&format!("[j]\nsize=1m\n{line}\n"), &["null"], &[]).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains(line.split('=').next().unwrap()) && e.contains(says), "{line}: {e}");
+    }
+    // What fio takes still runs: 0/1 (and drivelab's true/false), a flag bare or numbered, 1k.
+    for line in [
+        "clat_percentiles=0",
+        "lat_percentiles=true",
+        "group_reporting",
+        "group_reporting=2",
+        "openfiles=1k",
+        "verify=crc32c-intel",
+        "verify=0",
+    ] {
+        plan(&format!("[j]\nsize=1m\n{line}\n"), &["null"], &[]).unwrap_or_else(|e| panic!("{line}: {e}"));
+    }
+}
