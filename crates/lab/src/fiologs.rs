@@ -155,7 +155,7 @@ pub enum LogError {
     TwoJobs { name: String, first: usize, second: usize },
     #[error(
         "fio log {name}: the file exists, and drivelab never overwrites one; remove it, or give \
-             write_*_log another prefix"
+             write_*_log another prefix (write_iolog another file name)"
     )]
     Exists { name: String },
     #[error("fio log {name}: the file name is longer than {NAME_MAX} bytes; give a shorter prefix (or job name)")]
