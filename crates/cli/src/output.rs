@@ -93,14 +93,10 @@ pub fn stdout_stream<E>(f: impl FnOnce(&mut dyn Write) -> Result<(), E>) -> Resu
         Box::new(std::io::stdout().lock())
     };
     let mut out = Watched { inner: std::io::BufWriter::with_capacity(1 << 16, sink), failed: None };
-    let written = {
-        let mut text = drivelab_engine::printable::PrintableWriter::new(&mut out);
-        f(&mut text).and_then(|()| {
-            // Whatever the escaper held (an unfinished character) goes out too.
-            let _ = text.into_inner();
-            Ok(())
-        })
-    };
+    let mut text = drivelab_engine::printable::PrintableWriter::new(&mut out);
+    let written = f(&mut text);
+    // Whatever the escaper held (an unfinished character) goes out too; a failure shows in `out`.
+    let _ = text.into_inner();
     let _ = out.flush();
     match (written, out.failed.take()) {
         (_, Some(e)) if !DIVERTED.load(Ordering::Relaxed) => {

@@ -138,11 +138,9 @@ pub fn run(args: &ReportArgs) -> Result<Outcome, Error> {
             Format::Text | Format::Html => {
                 store::write_new_with(Path::new(out), &mut |w| drivelab_report::write_html_page(&all[0], w))?
             }
-            // JSON streamed into the file as it is made (escaped as any text drivelab writes).
+            // JSON streamed into the file as it is made.
             Format::Json => store::write_new_with(Path::new(out), &mut |w| {
-                let mut text = drivelab_engine::printable::PrintableWriter::new(w);
-                drivelab_report::write_json(&all[0], &mut text).map_err(std::io::Error::other)?;
-                text.into_inner().map(drop)
+                drivelab_report::write_json(&all[0], w).map_err(std::io::Error::other)
             })?,
             _ => {
                 let text = document(args, &all)?;

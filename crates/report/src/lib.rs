@@ -94,10 +94,14 @@ pub fn render(saved: &Results, format: Format) -> Result<String, export::ExportE
     }
 }
 
-/// A results directory's report as JSON into `w`, as it is made (never held whole): what
-/// [`render`] gives for [`Format::Json`], for a document too large to hold twice.
+/// A results directory's report as JSON into `w`, as it is made (never held whole), escaped as
+/// every text drivelab writes: what [`render`] gives for [`Format::Json`], for a document too
+/// large to hold twice.
 pub fn write_json(saved: &Results, w: impl std::io::Write) -> Result<(), export::ExportError> {
-    export::json_to(&views::build(saved), w)
+    let mut text = drivelab_engine::printable::PrintableWriter::new(w);
+    export::json_to(&views::build(saved), &mut text)?;
+    text.into_inner().map_err(serde_json::Error::io)?;
+    Ok(())
 }
 
 /// A results directory's text with `notes` added (what the command knows that the saved results

@@ -267,11 +267,14 @@ fn lat_starts_before_the_submit_call_clat_after_it_and_slat_is_the_call() {
     assert!((lat - (clat + slat)).abs() / lat < 0.02, "lat {lat} clat {clat} slat {slat}");
 }
 
-/// Completes every I/O at once and counts writes and fsyncs; with `stop`, sets that flag (Ctrl-C)
-/// at the first submit at or after its time on the clock.
+/// Completes every I/O at once and counts writes and fsyncs, keeping each trim's length and the
+/// ranges its slot holds; with `stop`, sets that flag (Ctrl-C) at the first submit at or after
+/// its time on the clock.
 struct Counting {
     pool: BufferPool,
     done: Vec<(u32, i32)>,
+    /// Per trim: its length, its ranges' count, and the ranges (offset, length) its slot held.
+    trims: Vec<(u32, u16, Vec<(u64, u64)>)>,
     writes: u64,
     fsyncs: u64,
     writes_at_fsync: Vec<u64>,
@@ -283,6 +286,7 @@ impl Counting {
         Counting {
             pool: BufferPool::new(qd, 4096),
             done: Vec::new(),
+            trims: Vec::new(),
             writes: 0,
             fsyncs: 0,
             writes_at_fsync: Vec::new(),
@@ -305,6 +309,12 @@ unsafe impl Backend for Counting {
         }
         for p in batch {
             self.writes += (p.op == Op::Write) as u64;
+            if p.op == Op::Trim {
+                let buf = self.pool.slot_mut(p.slot as usize);
+                let field = |at: usize| u64::from_le_bytes(buf[at..at + 8].try_into().unwrap());
+                let ranges = (0..p.ranges as usize).map(|i| (field(i * 16), field(i * 16 + 8))).collect();
+                self.trims.push((p.len, p.ranges, ranges));
+            }
             self.done.push((p.slot, p.len as i32));
         }
         Ok(())
@@ -722,47 +732,6 @@ fn a_job_waits_for_its_completion_minimum_never_more_than_are_in_flight() {
     assert!(polls > 0 || !waits.is_empty());
 }
 
-/// Completes every I/O at once, keeping each one's length and the trim ranges its slot holds.
-struct TrimRanges {
-    pool: BufferPool,
-    done: Vec<(u32, i32)>,
-    /// Per command: its length, its ranges' count, and the ranges (offset, length) it held.
-    cmds: Vec<(u32, u16, Vec<(u64, u64)>)>,
-}
-
-// SAFETY: completes every I/O inside `submit`, reading only the slot of each I/O.
-unsafe impl Backend for TrimRanges {
-    const SUBMIT_COMPLETES: bool = true;
-    fn pool_mut(&mut self) -> &mut BufferPool {
-        &mut self.pool
-    }
-    fn submit(&mut self, batch: &[Pending]) -> std::io::Result<()> {
-        for p in batch {
-            let buf = self.pool.slot_mut(p.slot as usize);
-            let ranges = (0..p.ranges as usize)
-                .map(|i| {
-                    let e = &buf[i * 16..(i + 1) * 16];
-                    (u64::from_le_bytes(e[..8].try_into().unwrap()), u64::from_le_bytes(e[8..].try_into().unwrap()))
-                })
-                .collect();
-            self.cmds.push((p.len, p.ranges, ranges));
-            self.done.push((p.slot, p.len as i32));
-        }
-        Ok(())
-    }
-    fn wait(&mut self, _n: u32) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn reap(&mut self, f: &mut impl FnMut(u32, i32)) {
-        for (slot, res) in self.done.drain(..) {
-            f(slot, res);
-        }
-    }
-    fn fsync(&mut self, _data_only: bool) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_trim_of_num_range_ranges_takes_that_many_offsets_and_counts_once() {
     // fio's num_range=8, randtrim over 1 MiB with the random map, 1 MiB of trims plus 12 KiB:
@@ -785,17 +754,17 @@ fn a_trim_of_num_range_ranges_takes_that_many_offsets_and_counts_once() {
     };
     let mut c = ctx(spec, None);
     c.span = 1 << 20;
-    let mut b = TrimRanges { pool: BufferPool::new(4, 4096), done: Vec::new(), cmds: Vec::new() };
+    let mut b = Counting::new(4);
     let out = run_on(&c, &mut b, &TestClock::new());
-    assert_eq!(b.cmds.len(), 33);
-    let mut blocks: Vec<u64> = b.cmds[..32].iter().flat_map(|c| c.2.iter().map(|r| r.0 / 4096)).collect();
+    assert_eq!(b.trims.len(), 33);
+    let mut blocks: Vec<u64> = b.trims[..32].iter().flat_map(|c| c.2.iter().map(|r| r.0 / 4096)).collect();
     blocks.sort_unstable();
     assert_eq!(blocks, (0..256).collect::<Vec<_>>(), "a pass visits each block once");
-    for (len, n, ranges) in &b.cmds[..32] {
+    for (len, n, ranges) in &b.trims[..32] {
         assert_eq!((*len, *n, ranges.len()), (32_768, 8, 8));
         assert!(ranges.iter().all(|r| r.1 == 4096 && r.0 % 4096 == 0 && r.0 < 1 << 20));
     }
-    assert_eq!((b.cmds[32].0, b.cmds[32].1), (12_288, 3), "the bytes end the last command's ranges");
+    assert_eq!((b.trims[32].0, b.trims[32].1), (12_288, 3), "the bytes end the last command's ranges");
     assert_eq!((out.trim.count(), out.trim_bytes), (33, (256 + 3) * 4096), "one I/O per command, every range's bytes");
     assert!(out.errors.is_empty());
 }
