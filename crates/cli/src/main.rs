@@ -78,7 +78,8 @@ fn main() {
     };
     // Every table is fitted to the width of the screen (or $COLUMNS, else 80) its text goes to.
     drivelab_report::fit::set_width(term::width(term::Stream::Stdout));
-    if let Err(e) = cli.take_filenames() {
+    let stray = cli.refuse_stray_values(&std::env::args_os().collect::<Vec<_>>());
+    if let Err(e) = stray.and_then(|_| cli.take_filenames()) {
         output::stderr_line(&format!("drivelab: {}", e.cli_message()));
         std::process::exit(2);
     }

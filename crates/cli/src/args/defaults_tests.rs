@@ -55,3 +55,23 @@ fn the_spec_flags_given_are_clap_s_account_not_a_comparison_with_a_fake_argv() {
     assert_eq!(given(&["--results", "r", "-q", "--var", "BS=4k", "--overwrite"]), Vec::<String>::new(), "not the spec");
     assert_eq!(given(&[]), Vec::<String>::new());
 }
+
+#[test]
+fn a_stray_value_reads_as_one_and_a_name_does_not() {
+    for (w, kind) in [
+        ("5KB", "a size"),
+        ("4k", "a size"),
+        ("100", "a size"),
+        ("1g", "a size"),
+        ("500ms", "a duration"),
+        ("1.5s", "a duration"),
+        ("50%", "a share"),
+        ("yes", "a switch's value"),
+        ("OFF", "a switch's value"),
+    ] {
+        assert_eq!(super::reads_as_value(w), Some(kind), "{w}");
+    }
+    for w in ["./5KB", "null", "disk.img", "/dev/loop0", "4k.dat", "2024-run", "0x", "%", "", "yesterday"] {
+        assert_eq!(super::reads_as_value(w), None, "{w}");
+    }
+}

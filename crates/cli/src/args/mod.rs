@@ -259,8 +259,6 @@ const FILENAME_HELP: &str =
     "fio's --filename: the targets, separated by ':' (a:b is two targets; \\: is a colon inside a name)";
 
 impl Cli {
-    /// Move fio's `--filename a:b` into the command's targets; naming targets both ways is
-    /// refused (which would count?).
     /// The target and safety flags of a command that measures (run, plan, suite, qos, act).
     pub fn safety_mut(&mut self) -> Option<&mut SafetyArgs> {
         match &mut self.command {
@@ -273,6 +271,47 @@ impl Cli {
         }
     }
 
+    /// Refuse a target that is a stray value, not a name: a word that does not exist, has no `/`
+    /// and reads as a size, a duration, a share or a switch's value (`--thread 5KB`, `--direct 1`)
+    /// would otherwise become a new file laid out at `--size` (1 GiB by default). `argv` (the
+    /// command line as given) names the flag it followed. `./5KB` names such a file.
+    pub fn refuse_stray_values(&self, argv: &[std::ffi::OsString]) -> Result<(), Error> {
+        let targets = match &self.command {
+            Some(Command::Run(a)) => &a.targets,
+            Some(Command::Qos(a)) => &a.run.targets,
+            Some(Command::Plan(a)) => &a.targets,
+            Some(Command::Suite(a)) => &a.targets,
+            Some(Command::Act(a)) => &a.targets,
+            _ => return Ok(()),
+        };
+        for t in targets {
+            let Some(kind) = reads_as_value(t) else { continue };
+            if std::fs::symlink_metadata(t).is_ok() {
+                continue;
+            }
+            let shown = drivelab_engine::printable::printable(t);
+            let before = argv
+                .iter()
+                .position(|a| a.to_str() == Some(t.as_str()))
+                .and_then(|i| i.checked_sub(1))
+                .and_then(|i| argv[i].to_str())
+                .filter(|f| f.starts_with("--") && !f.contains('='));
+            let after = match before {
+                Some(flag) => {
+                    format!("it follows {}, which takes no value", drivelab_engine::printable::printable(flag))
+                }
+                None => "a target is a file, a block device or null".into(),
+            };
+            return Err(Error::invalid(format!(
+                "{shown} reads as a value ({kind}), not a target: {after}; as a target it would be created \
+                 as a new file. Drop it, or write ./{shown} to name a file of that name"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Move fio's `--filename a:b` into the command's targets; naming targets both ways is
+    /// refused (which would count?).
     pub fn take_filenames(&mut self) -> Result<(), Error> {
         let (targets, filename) = match &mut self.command {
             Some(Command::Run(a)) => (&mut a.targets, &mut a.filename),
@@ -292,6 +331,30 @@ impl Cli {
         *targets = fields::split_filename(&text).map_err(|e| Error::invalid(format!("--{e}")))?;
         Ok(())
     }
+}
+
+/// What kind of value `word` reads as, if it is one and could not be a target's name given on
+/// purpose: a size (`5KB`, `4k`, `100`), a duration (`500ms`), a share (`50%`) or a switch's
+/// value (`yes`, `off`). A name with a `/` is always a name.
+fn reads_as_value(word: &str) -> Option<&'static str> {
+    use drivelab_engine::units::{parse_duration, parse_size_in, Dialect, KbBase};
+    if word.contains('/') || word == "null" {
+        return None;
+    }
+    let lower = word.to_ascii_lowercase();
+    if matches!(lower.as_str(), "true" | "false" | "yes" | "no" | "on" | "off") {
+        return Some("a switch's value");
+    }
+    if !word.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if word.strip_suffix('%').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.')) {
+        return Some("a share");
+    }
+    if parse_size_in(word, Dialect::Fio(KbBase::Binary)).is_ok() {
+        return Some("a size");
+    }
+    parse_duration(word).is_ok().then_some("a duration")
 }
 
 /// How the points of a plan or suite run: preconditioning, steady state, I/O errors.

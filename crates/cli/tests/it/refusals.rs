@@ -195,6 +195,37 @@ fn odd_targets_and_paths_are_bad_input_and_create_nothing() {
     refused(&["plan", "--resume", &s.0.to_string_lossy()], "not a results directory", Some(&results));
 }
 
+/// A value after a switch (`--thread 5KB`) became a target, and the target a new 1 GiB file.
+#[test]
+fn a_stray_value_after_a_switch_is_refused_not_made_a_new_file() {
+    let s = Scratch::new("stray-value");
+    let dir = s.0.clone();
+    let stray = |args: &[&str], word: &str, want: &str| {
+        let o = common::drivelab_in(&dir, args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(err.contains(&format!("./{word}")), "{args:?}: the fix is named: {err}");
+        assert!(!dir.join(word).exists(), "{args:?} created {word}");
+    };
+    stray(
+        &["qos", "null", "--rw", "randread", "--objective", "p99<1ms", "--thread", "5KB"],
+        "5KB",
+        "5KB reads as a value (a size), not a target: it follows --thread, which takes no value",
+    );
+    stray(&["run", "--time", "100ms", "--thread", "yes", "null"], "yes", "a switch's value");
+    stray(&["act", "--no-prep", "500ms"], "500ms", "(a duration)");
+    stray(&["plan", "null", "50%"], "50%", "(a share)");
+    stray(&["suite", "quick", "4k"], "4k", "a target is a file");
+    // Named as a path, or already there, it is a target as before.
+    std::fs::write(dir.join("8k"), vec![7u8; 8192]).unwrap();
+    let o = common::drivelab_in(&dir, &["run", "8k", "--time", "100ms", "--bs", "4k", "--results", "r1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = common::drivelab_in(&dir, &["run", "./5KB", "--size", "1m", "--time", "100ms", "--results", "r2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::metadata(dir.join("5KB")).unwrap().len(), 1 << 20);
+}
+
 #[test]
 fn a_read_only_target_is_refused_before_anything_is_created() {
     need_loop!();
