@@ -59,9 +59,10 @@ fn main() {
     let mut cli = match parsed() {
         Ok(c) => c,
         Err(e) => {
-            // An argument holding what a terminal obeys is shown escaped (clap shows it raw).
+            // An argument holding what a terminal obeys is shown escaped (clap shows it raw),
             let plain = e.render().to_string();
-            if e.use_stderr() && plain.chars().any(drivelab_engine::printable::is_unsafe) {
+            // So is one past the longest word stderr shows whole.
+            if e.use_stderr() && (plain.chars().any(drivelab_engine::printable::is_unsafe) || plain.len() > 4096) {
                 output::stderr_line(plain.trim_end());
                 std::process::exit(2);
             }

@@ -158,9 +158,38 @@ pub fn hold_fio_status() -> String {
 /// `line` and a newline on standard error, its unsafe characters escaped
 /// ([`drivelab_engine::printable`]). Never panics (a full or closed stderr loses the line).
 pub fn stderr_line(line: &str) {
-    let mut text = drivelab_engine::printable::printable(line).into_owned();
+    let mut text = shorten_long_words(&drivelab_engine::printable::printable(line)).into_owned();
     text.push('\n');
     let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// The longest word a line on stderr shows whole (a path of PATH_MAX fits).
+const LONGEST_WORD: usize = 4096;
+
+/// `text` with every word (a run without whitespace) longer than [`LONGEST_WORD`] characters cut
+/// to its first 200 and its length: an error names a hostile 100,000-character value without
+/// echoing it whole.
+fn shorten_long_words(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= LONGEST_WORD || !text.split_whitespace().any(|w| w.chars().count() > LONGEST_WORD) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(LONGEST_WORD * 2);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let word_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let (word, tail) = rest.split_at(word_end);
+        let chars = word.chars().count();
+        if chars > LONGEST_WORD {
+            out.extend(word.chars().take(200));
+            out.push_str(&format!("…({chars} characters)"));
+        } else {
+            out.push_str(word);
+        }
+        let space_end = tail.find(|c: char| !c.is_whitespace()).unwrap_or(tail.len());
+        out.push_str(&tail[..space_end]);
+        rest = &tail[space_end..];
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `line` and a newline on standard output (see [`stdout_text`]).
@@ -201,5 +230,21 @@ pub fn silence() {
         if !keep_stderr {
             libc::dup2(fd, 2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_word_past_the_longest_is_cut_to_its_start_and_its_length() {
+        let long = "9".repeat(100_000);
+        let line = format!("drivelab: --bs '{long}' is not a size:\tgive 4k");
+        let short = super::shorten_long_words(&line);
+        assert!(short.len() < 300, "{short}");
+        assert!(short.starts_with("drivelab: --bs '999"), "{short}");
+        assert!(short.ends_with("…(100002 characters) is not a size:\tgive 4k"), "{short}");
+        let path = format!("/{}", "a".repeat(4094));
+        let fine = format!("cannot open {path}: no such file");
+        assert_eq!(super::shorten_long_words(&fine), fine.as_str());
     }
 }

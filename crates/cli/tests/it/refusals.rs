@@ -348,3 +348,23 @@ fn the_jobs_of_a_group_are_capped_together_and_refused_before_any_file_is_looked
     let o = drivelab(&["fio", &file, "--output-format=terse", "--results", &s.path("r")]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// A 100,000-character value was echoed whole in its refusal (drivelab's, fio mode's, clap's).
+#[test]
+fn a_huge_value_is_named_in_its_refusal_not_echoed_whole() {
+    let v = "9".repeat(100_000);
+    let cases: [Vec<String>; 4] = [
+        vec!["run".into(), "null".into(), "--bs".into(), v.clone()],
+        vec!["run".into(), "null".into(), "--time".into(), "10ms".into(), "--label".into(), v.clone()],
+        vec!["fio".into(), "--name=x".into(), format!("--rw={v}")],
+        vec!["run".into(), "null".into(), format!("--x{v}")],
+    ];
+    for args in cases {
+        let args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+        let o = drivelab(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{}", &err[..err.len().min(400)]);
+        assert!(err.len() < 1200, "{} bytes: {}", err.len(), &err[..400]);
+        assert!(err.contains("999…(100"), "{err}");
+    }
+}
