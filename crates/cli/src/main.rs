@@ -37,6 +37,15 @@ fn main() {
     // fio's command line is fio's (`drivelab fio ...`, `drivelab run --name=...`): not clap's.
     let raw: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
     if let Some(argv) = fio_cmd::fio_argv(&raw) {
+        // A name that is not UTF-8 would be read with U+FFFD in place of its bytes, and a log
+        // made under that other name: refused (clap refuses it on drivelab's own commands).
+        if let Some(bad) = std::env::args_os().find(|a| a.to_str().is_none()) {
+            output::stderr_line(&format!(
+                "drivelab: {} is not UTF-8: fio mode reads names and values as UTF-8; give that file a UTF-8 name",
+                not_utf8(&bad)
+            ));
+            std::process::exit(2);
+        }
         drivelab_report::fit::set_width(term::width(term::Stream::Stdout));
         let code = exit_code(fio_cmd::run(&argv));
         mpi::finish();
@@ -116,6 +125,19 @@ fn main() {
     let code = exit_code(outcome);
     mpi::finish();
     std::process::exit(code);
+}
+
+/// `word` with each byte that is not UTF-8 written as `\xNN`.
+fn not_utf8(word: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in word.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 /// The exit code of a command's outcome (an error is said on stderr here).

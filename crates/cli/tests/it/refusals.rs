@@ -368,3 +368,22 @@ fn a_huge_value_is_named_in_its_refusal_not_echoed_whole() {
         assert!(err.contains("999…(100"), "{err}");
     }
 }
+
+/// fio mode read a name that is not UTF-8 with U+FFFD in its place and made logs under that other
+/// name (`--write_lat_log=\xffab` made `\u{fffd}ab_lat.1.log`).
+#[test]
+fn a_name_that_is_not_utf8_is_refused_in_fio_mode_not_replaced() {
+    use std::os::unix::ffi::OsStrExt;
+    let s = Scratch::new("not-utf8");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+        .current_dir(&s.0)
+        .args(["fio", "--name=x", "--filename=null", "--rw=read", "--size=1m"])
+        .arg(std::ffi::OsStr::from_bytes(b"--write_lat_log=\xffab"))
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--write_lat_log=\\xffab is not UTF-8"), "{err}");
+    assert!(o.stdout.is_empty());
+    assert_eq!(std::fs::read_dir(&s.0).unwrap().count(), 0, "nothing made");
+}
