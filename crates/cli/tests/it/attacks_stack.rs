@@ -295,13 +295,13 @@ fn a_file_with_an_ofd_lock_is_refused_and_so_is_a_loop_over_it() {
     std::fs::write(&img, vec![0x5a; 8 << 20]).unwrap();
     let before = digest(&img);
     let vm = Helper::python(OFD_LOCK, &[&img]);
-    let err = refused_live(&img, &["--overwrite"], "OFDLCK lock");
+    let err = refused_live(&img, &["--overwrite"], "open file description lock, as QEMU takes");
     assert!(err.contains(&format!("pid {} (python3", vm.pid())), "the holder is not named: {err}");
-    info_refuses(&img, "OFDLCK");
+    info_refuses(&img, "open file description lock");
     assert_eq!(digest(&img), before, "a locked image was written");
     if loop_unavailable().is_none() {
         let x = Loop::new(&img);
-        refused_live(&x.0, &["--destroy", &x.0], "OFDLCK lock");
+        refused_live(&x.0, &["--destroy", &x.0], "open file description lock, as QEMU takes");
         assert_eq!(digest(&img), before, "a locked image was written through a loop");
     }
     // Let go, and the file is the user's to overwrite again.

@@ -15,7 +15,7 @@ const LOCK_PATIENCE: Duration = Duration::from_millis(1500);
 
 /// What a refusal says of a target someone else writes.
 pub(crate) const TARGET_IN_USE: &str = "two programs writing one target destroy each other's data and measurements; \
-     wait for it to finish or stop it (--force does not share a target)";
+     wait for it to finish or stop it";
 
 /// Lock `file` exclusively for as long as it stays open. `Err` names who holds it and says
 /// `consequence`.
@@ -29,13 +29,34 @@ pub(crate) fn lock_shared(file: &File, subject: &str, consequence: &str) -> Resu
     lock(file, FlockOperation::NonBlockingLockShared, subject, consequence)
 }
 
-/// Take the non-blocking lock `op`, waiting up to [`LOCK_PATIENCE`] for a holder to let go.
+/// Take the non-blocking lock `op`, waiting up to [`LOCK_PATIENCE`] for a holder to let go —
+/// but never for another drivelab wanting it exclusively: it holds the target for a whole run,
+/// and a second writer that waited out a short one would then write it too (of two started at
+/// once, exactly one writes; the other is refused at once, naming it).
 fn lock(file: &File, op: FlockOperation, subject: &str, consequence: &str) -> Result<(), String> {
+    lock_within(file, op, subject, consequence, LOCK_PATIENCE)
+}
+
+/// [`lock`], with how long a holder that is not drivelab is waited for.
+fn lock_within(
+    file: &File,
+    op: FlockOperation,
+    subject: &str,
+    consequence: &str,
+    patience: Duration,
+) -> Result<(), String> {
     let started = Instant::now();
     loop {
         match flock(file, op) {
             Ok(()) => return Ok(()),
-            Err(e) if e == rustix::io::Errno::WOULDBLOCK && started.elapsed() < LOCK_PATIENCE => {
+            Err(e)
+                if e == rustix::io::Errno::WOULDBLOCK
+                    && op == FlockOperation::NonBlockingLockExclusive
+                    && held_by_drivelab(file) =>
+            {
+                return Err(held_message(file, subject, consequence))
+            }
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK && started.elapsed() < patience => {
                 std::thread::sleep(Duration::from_millis(50));
             }
             Err(e) if e == rustix::io::Errno::WOULDBLOCK => return Err(held_message(file, subject, consequence)),
@@ -73,6 +94,13 @@ pub(super) fn inode_lock_concern(dev: u64, ino: u64, subject: &str, others: Othe
     Some(format!("{subject} is locked by {}, which is using it: {TARGET_IN_USE}", lock_owners(&locks, dev, ino)))
 }
 
+/// Whether another drivelab holds a lock on the object `file` is.
+fn held_by_drivelab(file: &File) -> bool {
+    let Ok(m) = file.metadata() else { return false };
+    let locks = locks_on(&fs::read_to_string("/proc/locks").unwrap_or_default(), m.dev(), m.ino(), Others::All);
+    locks.iter().filter_map(|l| l.pid).any(runs_our_executable)
+}
+
 fn held_message(file: &File, subject: &str, consequence: &str) -> String {
     let who = file
         .metadata()
@@ -82,7 +110,7 @@ fn held_message(file: &File, subject: &str, consequence: &str) -> String {
             (!locks.is_empty()).then(|| lock_owners(&locks, m.dev(), m.ino()))
         })
         .unwrap_or_else(|| "another program".to_string());
-    format!("{subject} is locked by {who}, which is using it: {consequence}")
+    format!("{subject} is locked by {who}, which is using it: {consequence} (--force does not share a target)")
 }
 
 /// The holders of `locks` by name: a pid where /proc/locks gives one, otherwise (OFD locks
@@ -105,7 +133,20 @@ fn lock_owners(locks: &[Lock], dev: u64, ino: u64) -> String {
     } else {
         pids.iter().map(|&p| describe_process(p)).collect::<Vec<_>>().join(", ")
     };
-    format!("{who} ({} lock)", kinds.join(", "))
+    let kinds: Vec<&str> = kinds.into_iter().map(lock_kind_words).collect();
+    format!("{who} (a {})", kinds.join(", a "))
+}
+
+/// What /proc/locks calls a kind of lock, in words (`OFDLCK`: "an open file description lock").
+fn lock_kind_words(kind: &str) -> &str {
+    match kind {
+        "FLOCK" => "flock",
+        "POSIX" => "POSIX record lock",
+        "OFDLCK" => "open file description lock, as QEMU takes",
+        "LEASE" => "lease",
+        "DELEG" => "NFS delegation",
+        other => other,
+    }
 }
 
 /// One lock of /proc/locks.
@@ -350,6 +391,51 @@ mod tests {
         drop(a);
         lock_exclusive(&b, "f", TARGET_IN_USE).unwrap();
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A second writer waited up to 1.5 s for a drivelab's lock, and so wrote the target too
+    /// once a short run had ended. Another drivelab's lock is refused at once: waited for an
+    /// hour here, the old behaviour would hang this test.
+    #[test]
+    fn another_drivelabs_lock_is_refused_at_once_not_waited_for() {
+        let path = std::env::temp_dir().join(format!("drivelab-lock-other-{}", std::process::id()));
+        std::fs::write(&path, b"x").unwrap();
+        let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        let mut pipe = [0i32; 2];
+        // SAFETY: a valid two-int array for pipe(2).
+        assert_eq!(unsafe { libc::pipe(pipe.as_mut_ptr()) }, 0);
+        // SAFETY: the child only calls async-signal-safe functions (open, flock, write, pause,
+        // _exit) and is killed and reaped by the parent below.
+        let child = unsafe { libc::fork() };
+        if child == 0 {
+            // SAFETY: async-signal-safe calls in the forked child; `c_path` was made before fork.
+            unsafe {
+                let fd = libc::open(c_path.as_ptr(), libc::O_RDONLY);
+                let ok = fd >= 0 && libc::flock(fd, libc::LOCK_EX) == 0;
+                libc::write(pipe[1], [ok as u8].as_ptr().cast(), 1);
+                libc::pause();
+                libc::_exit(0);
+            }
+        }
+        assert!(child > 0, "fork failed");
+        let mut got = [0u8; 1];
+        // SAFETY: reading one byte into a one-byte buffer from our pipe's read end.
+        let n = unsafe { libc::read(pipe[0], got.as_mut_ptr().cast(), 1) };
+        let mine = File::open(&path).unwrap();
+        let r =
+            lock_within(&mine, FlockOperation::NonBlockingLockExclusive, "f", TARGET_IN_USE, Duration::from_secs(3600));
+        // SAFETY: killing and reaping our own child; closing our pipe's descriptors.
+        unsafe {
+            libc::kill(child, libc::SIGKILL);
+            libc::waitpid(child, std::ptr::null_mut(), 0);
+            libc::close(pipe[0]);
+            libc::close(pipe[1]);
+        }
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!((n, got[0]), (1, 1), "the child took its lock");
+        let e = r.unwrap_err();
+        assert!(e.contains(&format!("is locked by pid {child}")), "{e}");
+        assert!(e.contains("(a flock)"), "{e}");
     }
 
     #[test]

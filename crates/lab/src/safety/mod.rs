@@ -112,6 +112,9 @@ pub struct Claims {
 struct Held {
     file: File,
     identity: Identity,
+    /// The descriptor holding the `flock`, when `file` is another (a device's `O_EXCL` open
+    /// made through it): a lock lasts as long as the open file it was taken on.
+    _lock: Option<File>,
 }
 
 /// How a descriptor being examined is held.
@@ -160,20 +163,29 @@ impl Claims {
             forced_notice(&info.path, examine(&file, &info.path, perm, Hold::Shared)?, notices);
             let identity =
                 Identity::of(&file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?);
-            self.held.push(Held { file, identity });
+            self.held.push(Held { file, identity, _lock: None });
             return Ok(&self.held.last().expect("just pushed").file);
         }
-        let (file, exclusive) = match open_to_look(info, info.kind == TargetKind::Block) {
-            Ok(f) => (f, true),
-            Err(e) if info.kind == TargetKind::Block && busy(&e) => (open_to_look(info, false)?, false),
-            Err(e) => return Err(e),
+        // The lock first, then (a device) the exclusive open through the locked descriptor: two
+        // drivelab writers started at once meet at the lock, where one is refused at once,
+        // naming the other. (Opened O_EXCL first, one could hold the device and the other the
+        // lock, and each refuse for the other.)
+        let lock = open_to_look(info, false)?;
+        locks::lock_exclusive(&lock, &info.path, locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
+        let (file, lock, exclusive) = if info.kind == TargetKind::Block {
+            match target::reopen(&lock, false, libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_EXCL) {
+                Ok(f) => (f, Some(lock), true),
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => (lock, None, false),
+                Err(e) => return Err(Error::io(format!("cannot open {} exclusively", info.path), e)),
+            }
+        } else {
+            (lock, None, true)
         };
-        locks::lock_exclusive(&file, &info.path, locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
         // A device someone else holds exclusively is a live user: examine refuses it.
         forced_notice(&info.path, examine(&file, &info.path, perm, Hold::Claimed { exclusive })?, notices);
         let identity =
             Identity::of(&file.metadata().map_err(|e| Error::io(format!("cannot look at {}", info.path), e))?);
-        self.held.push(Held { file, identity });
+        self.held.push(Held { file, identity, _lock: lock });
         Ok(&self.held.last().expect("just pushed").file)
     }
 
@@ -185,7 +197,7 @@ impl Claims {
             locks::lock_shared(&file, "a new file", locks::TARGET_IN_USE).map_err(SafetyError::Locked)?;
         }
         let identity = Identity::of(&file.metadata().map_err(|e| Error::io("cannot look at a new file", e))?);
-        self.held.push(Held { file, identity });
+        self.held.push(Held { file, identity, _lock: None });
         Ok(&self.held.last().expect("just pushed").file)
     }
 
@@ -257,10 +269,6 @@ fn open_to_look(info: &TargetInfo, exclusive: bool) -> Result<File, Error> {
         return Err(target::changed(&info.path));
     }
     Ok(file)
-}
-
-fn busy(e: &Error) -> bool {
-    matches!(e.root(), Error::Io { source, .. } if source.raw_os_error() == Some(libc::EBUSY))
 }
 
 // ---- the decision ---------------------------------------------------------------------------
