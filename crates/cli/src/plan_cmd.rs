@@ -144,6 +144,10 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, Error> {
         return dry_run(&plan, args.file.as_deref().is_some_and(|f| fiojob::is_job_file(Path::new(f))));
     }
     let kind = resume.as_ref().map(|r| r.kind).unwrap_or(Kind::Plan);
+    let steady = match &resume {
+        Some(r) => resumed_point_options(&args.steady, &r.command_line)?,
+        None => args.steady.clone(),
+    };
     let resume_dir = resume.map(|r| r.dir);
     let (outcome, dir) = execute(
         &plan,
@@ -153,7 +157,7 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, Error> {
         &args.results,
         Voice::quiet_if(args.quiet),
         args.power_cmd.as_ref(),
-        &args.steady,
+        &steady,
     )?;
     // A resumed suite ends as the suite itself does: with its tables.
     if kind.suite().is_some() {
@@ -243,6 +247,34 @@ pub fn execute(
         Outcome::Done
     };
     Ok((ended, dir))
+}
+
+/// The point options of a resumed run: those it was started with (`--no-prep`, `--precondition`,
+/// `--steady` ...), read from its saved command line by the same flags, so the points still to
+/// run are measured as the points done were (a resume without `--no-prep` filled the device the
+/// run had been told not to fill). Options given again must be the same; others are refused.
+/// A saved command line that is not a plan's or a suite's (a fio job) keeps `given`.
+fn resumed_point_options(given: &PointsArgs, saved: &[String]) -> Result<PointsArgs, Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let parse = |words: Vec<std::ffi::OsString>| -> Option<PointsArgs> {
+        let m = crate::args::Cli::command().try_get_matches_from(crate::negative::join_negative_values(words)).ok()?;
+        match crate::args::Cli::from_arg_matches(&m).ok()?.command? {
+            crate::args::Command::Plan(a) => Some(a.steady),
+            crate::args::Command::Suite(a) => Some(a.steady),
+            _ => None,
+        }
+    };
+    let Some(original) = parse(saved.iter().map(Into::into).collect()) else { return Ok(given.clone()) };
+    let none_given = parse(["drivelab", "plan", "--resume", "DIR"].map(Into::into).to_vec());
+    if Some(given) == none_given.as_ref() || *given == original {
+        return Ok(original);
+    }
+    Err(Error::invalid(format!(
+        "--resume continues the run with the point options it was started with (its command line: {}): \
+         give no point options (--no-prep, --precondition, --steady, --repeat, --continue-on-error, \
+         --latency-split) to resume, or start a new run to change them",
+        drivelab_engine::printable::printable(&saved.join(" "))
+    )))
 }
 
 /// The permissions a resumed run needs again, as this run was given them (` --destroy /dev/sdb

@@ -60,6 +60,10 @@ pub struct Resume {
     /// The targets of the points done (as the plan names them, before `{rank}` is expanded).
     #[serde(default)]
     used: Vec<String>,
+    /// The command line the run was started with (its point options, `--no-prep` among them,
+    /// hold for the points still to run).
+    #[serde(default)]
+    pub command_line: Vec<String>,
 }
 
 /// Read `dir` to resume it, checked on every rank (collective under MPI: rank 0 reads, every
@@ -96,6 +100,7 @@ fn read_here(dir: &Path) -> Result<Resume, Error> {
         kind: saved.manifest.kind,
         targets: saved.manifest.targets,
         ranks: saved.manifest.ranks,
+        command_line: saved.manifest.command_line,
         dir: saved.dir,
     })
 }

@@ -187,3 +187,50 @@ fn rounds_of_randwrite_draw_new_offsets_and_cover_the_region() {
         assert_eq!((seeds.len(), distinct.len()), (5, 5), "{name}: {seeds:?}");
     }
 }
+
+/// A resumed plan dropped the `--no-prep` it was started with and filled the whole device
+/// before its remaining points: points of one run measured on differently prepared drives.
+#[test]
+fn a_resumed_plan_keeps_no_prep_and_refuses_other_point_options() {
+    use std::io::BufRead;
+    need_loop!();
+    let _one = LOOPS.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new("prep-resume");
+    let lo = LoopDev::new(&PathBuf::from(s.path("d.img")), 16 << 20, None);
+    let plan = s.path("p.toml");
+    std::fs::write(&plan, READ_THEN_WRITE).unwrap();
+    let results = s.path("results");
+    // Interrupted as its second point (the write) starts: the event, not a guessed time.
+    let mut child = crate::common::bin()
+        .current_dir(scratch_cwd())
+        .env("DRIVELAB_STATE_DIR", s.path("state"))
+        .args(["plan", &plan, &lo.dev, "--destroy", &lo.dev, "--no-prep", "--results", &results])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut sent = false;
+    for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines().map_while(Result::ok) {
+        if !sent && line.starts_with("[2/") {
+            // SAFETY: a signal to our own child.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+            sent = true;
+        }
+    }
+    assert!(sent && child.wait().unwrap().code() == Some(130), "interrupted at point 2");
+    let dir = result_dirs(Path::new(&results)).pop().unwrap();
+    let dir = dir.to_str().unwrap();
+    // Other point options than the run's are refused, naming its command line.
+    let o = dl(&s, &["plan", "--resume", dir, "--destroy", &lo.dev, "--precondition", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("point options it was started with"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--no-prep"), "{}", stderr(&o));
+    // Resumed without repeating --no-prep: still not filled.
+    let o = dl(&s, &["plan", "--resume", dir, "--destroy", &lo.dev]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!format!("{}{}", stdout(&o), stderr(&o)).contains("is filled first"), "{}", stdout(&o));
+    for off in [2u64 << 20, 7 << 20, (16 << 20) - 4096] {
+        assert!(!written_at(&lo.dev, off), "the resume filled {} (at {off})", lo.dev);
+    }
+    let pts = points(Path::new(&results));
+    assert_eq!(pts[1]["prep"][0]["no_prep"], true, "{}", pts[1]["prep"]);
+}
