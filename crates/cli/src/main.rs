@@ -155,7 +155,7 @@ fn exit_code(outcome: Result<Outcome, drivelab_engine::Error>) -> i32 {
         Err(e) => {
             term::eprint_warning(&format!("drivelab: {}", e.cli_message()));
             if let drivelab_engine::Error::NeedsDestroy { devices, .. } = e.root() {
-                output::stderr_line(&format!("to run it so: {}", with_destroy(devices)));
+                output::stderr_line(&destroy_hint(devices));
             }
             if e.is_interrupted() {
                 130
@@ -172,6 +172,37 @@ fn exit_code(outcome: Result<Outcome, drivelab_engine::Error>) -> i32 {
 /// panic, as `std::env::args` would give).
 pub fn command_line() -> Vec<String> {
     std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect()
+}
+
+/// The way out of a refusal for `devices` not named with `--destroy`: this command line with
+/// the fewest flags that pass every check of a real run (as `drivelab info` gives them):
+/// `--destroy DEV`, and `--force` when a device holds what may be stale (a filesystem's
+/// signature, a partition table) — or, when one is in use right now, that no flag will do.
+/// (A hint of `--destroy` alone for a device with a filesystem was refused again when followed.)
+fn destroy_hint(devices: &[String]) -> String {
+    use drivelab_lab::safety::concern::Kind;
+    let mut live = Vec::new();
+    let mut stale = Vec::new();
+    for d in devices {
+        let concerns = drivelab_lab::safety::block_concerns_of_kind(d);
+        match concerns.iter().find(|c| c.kind == Kind::Live) {
+            Some(c) => live.push(c.text.clone()),
+            None => stale.extend(concerns.into_iter().filter(|c| c.kind == Kind::Stale).map(|c| c.text).take(1)),
+        }
+    }
+    if !live.is_empty() {
+        return format!(
+            "--destroy would not be enough: {}; refusing whatever the flags (live user; --force does not override \
+             a live user: unmount/stop it first)",
+            live.join("; ")
+        );
+    }
+    let mut cmd = with_destroy(devices);
+    if stale.is_empty() || command_line().iter().any(|w| w == "--force") {
+        return format!("to run it so: {cmd}");
+    }
+    cmd += " --force";
+    format!("to run it so ({}: --force as well): {cmd}", stale.join("; "))
 }
 
 /// This very command line with `--destroy DEV` added for each of `devices`, quoted for a shell.

@@ -128,6 +128,11 @@ fn block_devices_need_destroy_and_force_for_risky_ones() {
         return;
     };
     assert!(mk.status.success());
+    // Without any flag the way out it gives is the whole one: --destroy alone was refused again.
+    let o = drivelab(&["run", &lo.dev, "--rw", "write", "--time", "100ms"]);
+    let hint = format!("(/dev/{} holds an ext4 filesystem: --force as well)", &lo.dev[5..]);
+    assert!(stderr(&o).contains(&hint), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("--destroy {} --force\n", lo.dev)), "{}", stderr(&o));
     refused(&["run", &lo.dev, "--rw", "write", "--time", "100ms", "--destroy", &lo.dev], "ext4", None);
     let o = drivelab(&["run", &lo.dev, "--rw", "write", "--time", "100ms", "--destroy", &lo.dev, "--force", "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
