@@ -123,7 +123,9 @@ impl DevicePrep {
 /// `$XDG_RUNTIME_DIR/drivelab`. Both are cleared at boot, as the keys are (a disk's `diskseq`
 /// starts again), and never outlive what they describe; tests point it at a scratch directory.
 pub fn state_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os(STATE_ENV).filter(|d| !d.is_empty()) {
+    // Set but empty is kept as given, so it is refused with a notice rather than taken for
+    // unset (which would use the machine's own records).
+    if let Some(d) = std::env::var_os(STATE_ENV) {
         return Some(PathBuf::from(d));
     }
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -152,20 +154,23 @@ pub enum StateError {
     /// The state directory cannot be trusted (made by another user, writable by others) or
     /// made: its records are neither read nor written.
     #[error(
-        "drivelab's state directory {} {why}, so its records of written devices are not used this run (every          device counts as not seen written by drivelab): {fix}",
+        "drivelab's state directory {} {why}, so its records of written devices are not used this run (every \
+         device counts as not seen written by drivelab): {fix}",
         .dir.display()
     )]
     Untrusted { dir: PathBuf, why: String, fix: String },
     /// The records file is not one drivelab would have written: ignored, and replaced at the
     /// next change (the name itself, never followed).
     #[error(
-        "drivelab's record of written devices {} {why}: it is ignored (every device counts as not seen written          by drivelab) and written anew at the next record",
+        "drivelab's record of written devices {} {why}: it is ignored (every device counts as not seen written \
+         by drivelab) and written anew at the next record",
         .file.display()
     )]
     Unreadable { file: PathBuf, why: String },
     /// A change could not be saved: the measurement stands; a later plan fills the device again.
     #[error(
-        "drivelab could not record in {} that it wrote {device} ({why}); the results are kept, but a later run          will not know it was written (a plan fills it again)",
+        "drivelab could not record in {} that it wrote {device} ({why}); the results are kept, but a later run \
+         will not know it was written (a plan fills it again)",
         .file.display()
     )]
     NotSaved { file: PathBuf, device: String, why: String },
@@ -224,7 +229,8 @@ impl Ledger {
         let Some(dir) = &self.dir else { return Vec::new() };
         let boot = boot_id();
         let mut r = read_records(dir).unwrap_or_default();
-        r.retain(|r| r.boot.is_some() && r.boot == boot);
+        let (since, until) = this_boots_times();
+        r.retain(|r| r.boot.is_some() && r.boot == boot && (since..=until).contains(&r.at_unix_ms));
         r
     }
 
@@ -324,8 +330,24 @@ fn euid() -> u32 {
 /// Make `path` if missing (0700, whatever the umask) and open it, checked: a directory of this
 /// user's that no one else may write.
 fn open_state_dir(path: &std::path::Path) -> Result<crate::store::Dir, StateError> {
-    use std::os::unix::fs::DirBuilderExt;
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     let untrusted = |why: String, fix: String| StateError::Untrusted { dir: path.to_path_buf(), why, fix };
+    if path.as_os_str().is_empty() {
+        return Err(untrusted("is set empty".into(), format!("give {STATE_ENV} a directory, or unset it")));
+    }
+    // The directory itself, never where a symlink in its place points: lstat now, and the
+    // directory opened below must be the one lstat saw.
+    let seen = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let to = std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default();
+            return Err(untrusted(
+                format!("is a symbolic link (to {to})"),
+                format!("point {STATE_ENV} at the directory itself"),
+            ));
+        }
+        Ok(m) => Some((m.dev(), m.ino())),
+        Err(_) => None,
+    };
     if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path) {
         return Err(untrusted(
             format!("cannot be made ({e})"),
@@ -337,6 +359,11 @@ fn open_state_dir(path: &std::path::Path) -> Result<crate::store::Dir, StateErro
     })?;
     let st = rustix::fs::fstat(&dir)
         .map_err(|e| untrusted(format!("cannot be examined ({e})"), format!("point {STATE_ENV} elsewhere")))?;
+    let opened = (st.st_dev, st.st_ino);
+    let now = std::fs::symlink_metadata(path).ok().filter(|m| m.is_dir()).map(|m| (m.dev(), m.ino()));
+    if seen.is_some_and(|s| s != opened) || now != Some(opened) {
+        return Err(untrusted("changed while it was opened".into(), "run again".into()));
+    }
     if st.st_uid != euid() {
         return Err(untrusted(
             format!("belongs to user {}, not to this user ({})", st.st_uid, euid()),
@@ -392,6 +419,18 @@ fn read_records(dir: &crate::store::Dir) -> Result<Vec<Record>, StateError> {
     serde_json::from_slice(&bytes).map_err(|e| unreadable(format!("is not drivelab's records ({e})")))
 }
 
+/// The times a record of this boot may bear (Unix ms): from this boot's start to now, a minute
+/// of clock adjustment either way. A record dated after now or before the boot was not written
+/// by drivelab (a forged one would otherwise put its date in the results' `prep`).
+fn this_boots_times() -> (u64, u64) {
+    let now = crate::store::now_unix_ms();
+    let up_ms = std::fs::read_to_string("/proc/uptime")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0, |s| (s * 1000.0) as u64);
+    (now.saturating_sub(up_ms).saturating_sub(60_000), now.saturating_add(60_000))
+}
+
 /// This boot's id (`/proc/sys/kernel/random/boot_id`): a record of another boot is of another
 /// device, whatever its numbers (a `diskseq` starts again at boot).
 fn boot_id() -> Option<String> {
@@ -444,6 +483,47 @@ mod tests {
         assert!(again.prep_of(&TargetInfo::null(), false, false).is_none());
         l.trimmed(&d).unwrap();
         assert!(Ledger::at(Some(dir.clone()), false).get(&d).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A state directory that is a symlink was followed (the records made where it pointed); an
+    /// empty DRIVELAB_STATE_DIR fell back to the machine's own records without a word.
+    #[test]
+    fn a_symlinked_or_empty_state_directory_is_not_used_and_said() {
+        let base = std::env::temp_dir().join(format!("drivelab-written-link-{}", std::process::id()));
+        let real = base.join("real");
+        std::fs::create_dir_all(&real).unwrap();
+        let link = base.join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let d = device(0xfe_0000_0043, 1 << 20);
+        let mut l = Ledger::at(Some(link.clone()), true);
+        let why = l.take_problem().expect("said").to_string();
+        assert!(why.contains("is a symbolic link (to ") && why.contains("at the directory itself"), "{why}");
+        assert!(l.wrote(&d, WrittenBy::Prep).is_ok(), "nothing kept, nothing failed");
+        assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0, "nothing written where the link points");
+        let mut l = Ledger::at(Some(PathBuf::new()), true);
+        assert!(l.take_problem().expect("said").to_string().contains("is set empty"));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A forged record with the device's true numbers but dated after now, or before this boot,
+    /// was believed, and its date put into the results.
+    #[test]
+    fn a_record_dated_outside_this_boot_is_not_believed() {
+        let dir = std::env::temp_dir().join(format!("drivelab-written-time-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = device(0xfe_0000_0044, 1 << 20);
+        let mut l = Ledger::at(Some(dir.clone()), true);
+        l.wrote(&d, WrittenBy::Prep).unwrap();
+        assert!(Ledger::at(Some(dir.clone()), false).get(&d).is_some(), "a true record is believed");
+        let file = dir.join(FILE);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut records: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        for at in [u64::MAX >> 1, 1, crate::store::now_unix_ms() + 3_600_000] {
+            records[0]["at_unix_ms"] = at.into();
+            std::fs::write(&file, serde_json::to_vec(&records).unwrap()).unwrap();
+            assert!(Ledger::at(Some(dir.clone()), false).get(&d).is_none(), "dated {at}: believed");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
