@@ -85,6 +85,28 @@ pub(crate) fn text_aligned(heading: &str, grid: &[Vec<String>], words: &[bool]) 
     heading + &crate::fit::table(grid, words, width)
 }
 
+/// `text` as Markdown shows it literally: every character CommonMark could read as markup (a
+/// link's brackets, code, emphasis, a table's bar, a backslash itself) escaped with a backslash,
+/// line breaks made spaces. A label is text from whoever made the results: `[x](javascript:..)`
+/// in one was a live link in `report --format md` (`<` is made `&lt;` for the whole page).
+pub(crate) fn md_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            // A backslash escapes only the punctuation after it: `target \ qd` stays as it is.
+            '\\' if chars.peek().is_some_and(|n| n.is_ascii_punctuation()) => out.push_str("\\\\"),
+            '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' | '>' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\r' | '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A GitHub Markdown table preceded by the heading in bold; numbers right-aligned.
 pub(crate) fn markdown(heading: &str, grid: &[Vec<String>]) -> String {
     markdown_aligned(heading, grid, &[])
@@ -92,13 +114,12 @@ pub(crate) fn markdown(heading: &str, grid: &[Vec<String>]) -> String {
 
 /// [`markdown`] with the columns `words` marks left-aligned too.
 pub(crate) fn markdown_aligned(heading: &str, grid: &[Vec<String>], words: &[bool]) -> String {
-    format!("**{heading}**\n\n") + &markdown_untitled(grid, words)
+    format!("**{}**\n\n", md_text(heading)) + &markdown_untitled(grid, words)
 }
 
 /// [`markdown_aligned`] without the heading: a table under a Markdown heading that says it.
 pub(crate) fn markdown_untitled(grid: &[Vec<String>], words: &[bool]) -> String {
-    let grid: Vec<Vec<String>> =
-        grid.iter().map(|r| r.iter().map(|c| c.replace('|', "\\|").replace(['\r', '\n'], " ")).collect()).collect();
+    let grid: Vec<Vec<String>> = grid.iter().map(|r| r.iter().map(|c| md_text(c)).collect()).collect();
     let w = widths(&grid, 3);
     let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
     let mut out = String::new();
@@ -127,7 +148,7 @@ pub(crate) fn text_with_note(table: String, note: Option<&str>) -> String {
 pub(crate) fn markdown_with_note(table: String, note: Option<&str>) -> String {
     match note {
         None => table,
-        Some(n) => format!("{table}\n*{}*\n", n.replace('*', "\\*")),
+        Some(n) => format!("{table}\n*{}*\n", md_text(n)),
     }
 }
 

@@ -34,7 +34,8 @@ fn no_text_output_passes_escapes_formulas_or_tags_from_saved_names() {
         &plan,
         format!(
             "[defaults]\ntime = \"30ms\"\nbs = \"4k\"\n\n[[step]]\nname = \"{HOSTILE_TOML}\"\nrw = \"randread\"\n\n\
-             [[step]]\nname = \"=HYPERLINK(\\\"http://x\\\",\\\"ok\\\")\"\nrw = \"randwrite\"\n"
+             [[step]]\nname = \"=HYPERLINK(\\\"http://x\\\",\\\"ok\\\")\"\nrw = \"randwrite\"\n\n\
+             [[step]]\nname = '[link](javascript:alert(1)) \\[x\\](javascript:2)'\nrw = \"read\"\n"
         ),
     )
     .unwrap();
@@ -51,7 +52,12 @@ fn no_text_output_passes_escapes_formulas_or_tags_from_saved_names() {
         let out = stdout(&o);
         clean(&format!("report --format {format}"), &(out.clone() + &stderr(&o)));
         match format {
-            "md" => assert!(!out.contains('<') && out.contains("&lt;script>"), "Markdown holds a tag:\n{out}"),
+            "md" => {
+                assert!(!out.contains('<') && out.contains(r"&lt;script\>"), "Markdown holds a tag:\n{out}");
+                // A link in a name is text: its brackets escaped (and a backslash before one).
+                assert!(out.contains(r"\[link\](javascript:alert(1))"), "Markdown holds a link:\n{out}");
+                assert!(out.contains(r"\\\[x\\\](javascript:2)"), "Markdown holds a link:\n{out}");
+            }
             "csv" => {
                 // A cell starting with a formula is text; no cell starts with one.
                 assert!(out.contains("\"'=HYPERLINK("), "{out}");

@@ -156,23 +156,25 @@ pub struct Markdown;
 
 impl Exporter for Markdown {
     fn export(&self, r: &Report) -> Result<Vec<Artifact>, ExportError> {
-        let mut out = format!("# {}\n\n", r.title);
+        // Every text is shown as written (`md_text`): a label's markup stays text.
+        use crate::grid::md_text;
+        let mut out = format!("# {}\n\n", md_text(&r.title));
         for (k, v) in &r.answer {
-            out += &format!("- **{k}**: {v}\n");
+            out += &format!("- **{}**: {}\n", md_text(k), md_text(v));
         }
         for w in &r.warnings {
-            out += &format!("\n> warning: {w}\n");
+            out += &format!("\n> warning: {}\n", md_text(w));
         }
         if !r.notes.is_empty() {
             out += "\n## Notes\n\n";
             for n in &r.notes {
-                out += &format!("- {n}\n");
+                out += &format!("- {}\n", md_text(n));
             }
         }
         for s in r.sections.iter().filter(|s| !s.tables.is_empty()) {
-            out += &format!("\n## {}\n", s.title);
+            out += &format!("\n## {}\n", md_text(&s.title));
             if let Some(n) = &s.note {
-                out += &format!("\n{n}\n");
+                out += &format!("\n{}\n", md_text(n));
             }
             for t in &s.tables {
                 out.push('\n');
@@ -196,7 +198,7 @@ fn markdown_block(t: &TableBlock, section: &str) -> String {
         TableBlock::Compared(t) if t.heading() == section => t.markdown_untitled(),
         TableBlock::Compared(t) => t.markdown(),
         TableBlock::Summary(s) => {
-            let lines: String = s.prose().iter().map(|l| format!("- {l}\n")).collect();
+            let lines: String = s.prose().iter().map(|l| format!("- {}\n", crate::grid::md_text(l))).collect();
             format!("{lines}\n{}", s.full.markdown())
         }
     }
