@@ -29,7 +29,7 @@ pub const NOT_SUPPORTED: &str = "drivelab does not support it; remove it (or run
 pub static OPTIONS: &[Opt] = &[
     // fio 3.33's job options, in the order of its HOWTO.rst (and of docs/guide/fio-options.md).
     Opt { fio: &["kb_base"], own: None, kind: Kind::Text, fio_default: Some("1024"), effect: Effect::NoEffect("read before the other options"), help: "", fio_note: "", words: &[], run: None },
-    Opt { fio: &["unit_base"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::NoEffect("drivelab's units are in the field names"), help: "", fio_note: "", words: &[], run: None },
+    Opt { fio: &["unit_base"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::NoEffect("drivelab's units are in the field names"), help: "", fio_note: "0, 8 or 1, as fio takes it", words: &["0", "8", "1"], run: None },
     Opt { fio: &["name"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::Job, help: "", fio_note: "the job's name: its point's label", words: &[], run: None },
     Opt { fio: &["description"], own: None, kind: Kind::Text, fio_default: None, effect: Effect::NoEffect("a description"), help: "", fio_note: "", words: &[], run: None },
     Opt { fio: &["loops"], own: None, kind: Kind::Range(1, 4294967295), fio_default: Some("1"), effect: Effect::Job, help: "", fio_note: "`io_size` = the bytes of one pass × loops", words: &[], run: None },

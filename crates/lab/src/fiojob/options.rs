@@ -390,6 +390,13 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                     }
                 }
                 Kind::Int => drop(sz(need()?)?),
+                // One of fio's words for it (`unit_base`: 0, 8 or 1; fio refuses `7`).
+                Kind::Text if !opt.words.is_empty() => {
+                    let v = need()?;
+                    if !opt.words.contains(&v) {
+                        return Err(bad(o, format!("'{v}' is not one of {}", opt.words.join(", "))));
+                    }
+                }
                 _ => {}
             }
             if !d.no_effect.iter().any(|k| *k == o.key) {
