@@ -117,9 +117,13 @@ fn read(
             continue;
         }
         let Some(section) = sections.last_mut() else {
+            let what = if body.starts_with("include ") { "directive" } else { "option" };
             return Err(err(
                 line,
-                format!("option '{body}' is outside of any [section]; put it under [global] or a job"),
+                format!(
+                    "{what} '{body}' is outside of any [section] (fio reads options and includes only in one); \
+                     put it under [global] or a job"
+                ),
             ));
         };
         if let Some(name) = body.strip_prefix("include ").map(str::trim).filter(|n| !n.is_empty()) {

@@ -508,7 +508,11 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
         "iodepth" => d.qd = Some(range(need()?, 1, 65536)?),
         "iodepth_batch" => d.batch = Some(num(need()?)?),
         "size" => d.size = Some(sz(need()?)?),
-        "filesize" => d.filesize = Some(sz(need()?)?),
+        "filesize" => match sz(need()?)? {
+            // fio's minval 1 ("min value out of range"); it was refused as an io_size of 0.
+            0 => return Err(bad(o, "0 is below fio's minimum of 1: give each file's size, such as 1g")),
+            n => d.filesize = Some(n),
+        },
         "io_size" => d.io_size = Some(sz(need()?)?),
         "offset" => d.offset = Some(sz(need()?)?),
         "runtime" => d.runtime_ns = Some(time_ns(need()?, BareTime::Seconds).map_err(|e| bad(o, e))?),

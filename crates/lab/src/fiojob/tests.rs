@@ -151,6 +151,7 @@ fn an_option_with_no_effect_still_has_its_value_checked_as_fio_checks_it() {
         ("group_reporting=eh", "not a whole number"),
         ("openfiles=inf", "not a size"),
         ("unit_base=7", "'7' is not one of 0, 8, 1"),
+        ("filesize=0", "below fio's minimum of 1"),
         ("verify=bogus", "not one of fio's verify methods"),
     ] {
         let e = plan(&format!("[j]\nsize=1m\n{line}\n"), &["null"], &[]).map(|_| ()).unwrap_err().to_string();
