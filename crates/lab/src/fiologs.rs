@@ -154,10 +154,10 @@ pub enum LogError {
     )]
     TwoJobs { name: String, first: usize, second: usize },
     #[error(
-        "fio log {name}: the file exists, and drivelab never overwrites one; remove it, or give \
+        "fio log {name}: {what} is there, and drivelab never writes over one; remove it, or give \
              write_*_log another prefix (write_iolog another file name)"
     )]
-    Exists { name: String },
+    Exists { name: String, what: &'static str },
     #[error("fio log {name}: the file name is longer than {NAME_MAX} bytes; give a shorter prefix (or job name)")]
     TooLong { name: String },
     #[error("fio log {name}: the directory {dir} does not exist; create it, or give a prefix in one that does")]
@@ -194,12 +194,31 @@ pub fn check<'a>(points: impl IntoIterator<Item = &'a Point>, ranks: bool) -> Re
             if !dir.is_dir() {
                 return Err(LogError::NoDirectory { name: f.name.clone(), dir: dir.display().to_string() }.into());
             }
-            if path.symlink_metadata().is_ok() {
-                return Err(LogError::Exists { name: f.name.clone() }.into());
+            if let Ok(m) = path.symlink_metadata() {
+                return Err(LogError::Exists { name: f.name.clone(), what: kind_of(&m) }.into());
             }
         }
     }
     Ok(())
+}
+
+/// What a name already there is, in words: the refusal says what was found.
+fn kind_of(m: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a file"
+    }
 }
 
 /// Write point `p`'s logs from its result `r`: in the current directory (fio's names) and in

@@ -237,7 +237,7 @@ fn a_log_name_that_exists_is_refused_before_anything_runs() {
     let o = run_drivelab(&s.0, PER_IO);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let e = stderr(&o);
-    assert!(e.contains("pfx_bw.2.log") && e.contains("never overwrites"), "{e}");
+    assert!(e.contains("pfx_bw.2.log: a file is there") && e.contains("never writes over one"), "{e}");
     assert_eq!(std::fs::read_to_string(s.0.join("pfx_bw.2.log")).unwrap(), "mine\n");
     assert!(!s.0.join("data").exists() && !s.0.join("res").exists(), "nothing made, nothing run");
     // A dangling symlink at a name is refused too (never written through).
@@ -245,6 +245,7 @@ fn a_log_name_that_exists_is_refused_before_anything_runs() {
     std::os::unix::fs::symlink("/nonexistent/x", s.0.join("pfx_lat.1.log")).unwrap();
     let o = run_drivelab(&s.0, PER_IO);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("pfx_lat.1.log: a symbolic link is there"), "{}", stderr(&o));
     assert!(!Path::new("/nonexistent/x").exists());
     // What the file system would refuse after a full run is refused before it (fio's issue item
     // 10): a 300-character prefix, a prefix in a directory that is not there.
