@@ -295,18 +295,30 @@ pub(super) fn inode_mount_concerns(subject: &str, dev: u64, ino: u64) -> Vec<Str
     // A bind mount of a file: its filesystem's device, a root below `/`, and at its mount point
     // the very inode (looked at only for such mounts: no stat of every mount point).
     let here = super::device::devno(dev);
-    let bound: Vec<String> = all
+    let bind_mounts: Vec<_> = all
         .iter()
         .filter(|m| m.devno == here && m.root != Path::new("/"))
         .filter(|m| fs::metadata(&m.mount_point).is_ok_and(|s| s.is_file() && s.dev() == dev && s.ino() == ino))
-        .map(|m| m.mount_point.to_string_lossy().into_owned())
         .collect();
+    // Named by its mount point, the target is the bind mount itself: say what it shows (it
+    // said "X is bind-mounted at X").
+    let subject_path = fs::canonicalize(subject).ok();
+    let (own, bound): (Vec<_>, Vec<_>) =
+        bind_mounts.into_iter().partition(|m| subject_path.as_deref() == Some(m.mount_point.as_path()));
+    let bound: Vec<String> = bound.iter().map(|m| m.mount_point.to_string_lossy().into_owned()).collect();
     let mut out = Vec::new();
     if !points.is_empty() {
         out.push(format!("{subject} is mounted on {}", points.join(", ")));
     }
     if !bound.is_empty() {
         out.push(format!("{subject} is bind-mounted at {}", bound.join(", ")));
+    }
+    for m in own {
+        out.push(format!(
+            "{subject} is a bind mount showing {} of the filesystem on {}",
+            m.root.display(),
+            m.source.to_string_lossy()
+        ));
     }
     out
 }
