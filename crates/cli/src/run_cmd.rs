@@ -87,7 +87,11 @@ pub fn lab_setup<'a>(
 }
 
 pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
-    if let Some(file) = args.targets.first().filter(|t| fiojob::is_job_file(Path::new(t)) && Path::new(t).is_file()) {
+    // A job file's name that is there but not a regular file (a FIFO, a directory) goes to the job
+    // file's reader too, which says what it is (it was taken for a target, and --cap-time then
+    // said "give the job file as the first target").
+    let job_file = |t: &&String| fiojob::is_job_file(Path::new(t)) && std::fs::symlink_metadata(t).is_ok();
+    if let Some(file) = args.targets.first().filter(job_file) {
         // Errors name the job file's options as it has them (`size=`, not --span); the command
         // line's --size is named as the flag it is.
         args.safety.new_file_size()?;

@@ -214,6 +214,12 @@ fn a_loop_over_a_disk_whose_partition_is_mounted_is_refused() {
     assert_eq!(digest(&img), before, "the disk under a mounted partition was written");
     drop(x);
     drop(m);
+    // A loop over the partition: the disk's refusal names the partition that backs it (it said
+    // the whole disk backs the loop).
+    let y = Loop::new(&part);
+    let want = format!("{}'s partition /dev/{}p1 backs {}", p.0, &p.0[5..], y.0);
+    refused_live(&p.0, &["--destroy", &p.0], &want);
+    drop(y);
     assert!(sh(&format!("e2fsck -n -f {part}")).status.success(), "the partition's ext4 is damaged");
 }
 

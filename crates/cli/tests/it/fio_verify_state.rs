@@ -123,6 +123,11 @@ fn state_files_are_replaced_only_when_they_are_state_files() {
     let (code, err, ..) = fio(&s.0, &[&job[..], &["--aux-path=aux"]].concat());
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(state(&s.0.join("aux/local-w-0-verify.state")).0, 16);
+    // An --aux-path that is there but not a directory is said so ("is not there" before).
+    std::fs::write(s.0.join("auxfile"), b"x").unwrap();
+    let (code, err, ..) = fio(&s.0, &[&job[..], &["--aux-path=auxfile"]].concat());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("auxfile for fio's verify state files is not a directory"), "{err}");
     // A state that is not there, or not one, refused before anything runs.
     let load = [&job[..], &["--verify_only", "--verify_state_load=1"]].concat();
     let (code, err, ..) = fio(&s.0, &load);

@@ -200,6 +200,18 @@ fn odd_targets_and_paths_are_bad_input_and_create_nothing() {
     refused(&["plan", "--resume", &s.0.to_string_lossy()], "not a results directory", Some(&results));
 }
 
+/// A job file's name that is a FIFO was taken for a target, and --cap-time then said "give the
+/// job file as the first target" (it was): the job file's reader says what it is, without waiting.
+#[test]
+fn a_job_file_that_is_a_fifo_is_named_as_one() {
+    let s = Scratch::new("job-fifo");
+    let fifo = s.path("j.fio");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    refused(&["run", &fifo, "--cap-time", "300ms"], "is a FIFO (a named pipe)", None);
+    refused(&["run", &fifo], "is a FIFO (a named pipe)", None);
+}
+
 /// A value after a switch (`--thread 5KB`) became a target, and the target a new 1 GiB file.
 #[test]
 fn a_stray_value_after_a_switch_is_refused_not_made_a_new_file() {

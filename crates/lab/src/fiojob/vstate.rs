@@ -70,10 +70,8 @@ pub enum VStateError {
     Crc { path: String },
     #[error("{path}: {what}")]
     Bad { path: String, what: String },
-    #[error(
-        "{path}: the directory {dir} for fio's verify state files is not there; make it, or give verify_state_save=0"
-    )]
-    NoDirectory { path: String, dir: String },
+    #[error("{path}: the directory {dir} for fio's verify state files {is}; make it, or give verify_state_save=0")]
+    NoDirectory { path: String, dir: String, is: &'static str },
     #[error("{path}: the verify state file's name is longer than a file name may be; give the job a shorter name")]
     NameTooLong { path: String },
     #[error(
@@ -188,7 +186,9 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
     let shown = path.display().to_string();
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(VStateError::NoDirectory { path: shown, dir: dir.display().to_string() }.into());
+        // There but not a directory (a file, or a link to one) is said so, not "not there".
+        let is = if std::fs::symlink_metadata(dir).is_ok() { "is not a directory" } else { "is not there" };
+        return Err(VStateError::NoDirectory { path: shown, dir: dir.display().to_string(), is }.into());
     }
     if path.file_name().is_some_and(|n| n.len() > crate::store::NAME_MAX) {
         return Err(VStateError::NameTooLong { path: shown }.into());

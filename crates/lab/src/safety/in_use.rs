@@ -225,6 +225,12 @@ fn loop_status(node: &str) -> Option<LoopUse> {
     })
 }
 
+/// The kernel's name of the block device numbered `rdev` (`loop2p1`), from sysfs.
+fn block_name(rdev: u64) -> Option<String> {
+    let link = fs::read_link(format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev))).ok()?;
+    link.file_name().map(|n| n.to_string_lossy().into_owned())
+}
+
 /// The kernel's 64-bit device encoding, as a `dev_t` of this system (libc's `makedev`).
 fn huge_decode(v: u64) -> u64 {
     let major = ((v & 0xfff00) >> 8) as u32;
@@ -240,7 +246,15 @@ pub(super) fn loop_concerns(subject: &str, loops: &[LoopUse]) -> Vec<String> {
     loops
         .iter()
         .map(|u| {
-            let mut s = format!("{subject} backs /dev/{}", u.name);
+            // The whole disk's partition may be what backs it: named, or the disk was said to.
+            let part = (u.backing_rdev != 0)
+                .then(|| block_name(u.backing_rdev))
+                .flatten()
+                .filter(|n| !subject.ends_with(&format!("/{n}")));
+            let mut s = match part {
+                Some(p) => format!("{subject}'s partition /dev/{p} backs /dev/{}", u.name),
+                None => format!("{subject} backs /dev/{}", u.name),
+            };
             if u.offset > 0 {
                 s += &format!(" (from byte {})", u.offset);
             }
