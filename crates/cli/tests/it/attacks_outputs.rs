@@ -22,6 +22,7 @@ fn raced(dir: &Path, plant: &[&str], victim: &Path, args: &[&str]) -> Output {
     script += "exec \"$0\" \"$@\"";
     Command::new("sh")
         .env("XDG_DATA_HOME", crate::common::data_home())
+        .env("DRIVELAB_STATE_DIR", crate::common::state_home())
         .current_dir(dir)
         .arg("-c")
         .arg(script)

@@ -403,6 +403,7 @@ fn under_mpirun_every_rank_runs_the_jobs_and_rank_0_saves_them_merged() {
     let s = Scratch::new("fio-cmdline-mpi");
     let o = std::process::Command::new("mpirun")
         .env("XDG_DATA_HOME", crate::common::data_home())
+        .env("DRIVELAB_STATE_DIR", crate::common::state_home())
         .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", "2"])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
         .args(["fio", "--name=a", "--ioengine=null", "--size=4m", "--bs=8k", "--results", "results"])

@@ -48,7 +48,15 @@ impl Throttle {
     fn run(&self, cwd: &Path, program: &str, args: &[&str]) -> Output {
         let procs = self.dir.join("cgroup.procs");
         let script = format!("echo $$ > '{}' && exec \"$0\" \"$@\"", procs.display());
-        Command::new("sh").current_dir(cwd).arg("-c").arg(script).arg(program).args(args).output().unwrap()
+        Command::new("sh")
+            .current_dir(cwd)
+            .env("DRIVELAB_STATE_DIR", crate::common::state_home())
+            .arg("-c")
+            .arg(script)
+            .arg(program)
+            .args(args)
+            .output()
+            .unwrap()
     }
 }
 

@@ -297,6 +297,7 @@ fn under_mpi_a_job_asking_for_logs_is_refused_before_the_run() {
     std::fs::write(s.0.join("job.fio"), "[j]\nioengine=null\nsize=64k\nwrite_bw_log=m\n").unwrap();
     let o = Command::new("mpirun")
         .env("XDG_DATA_HOME", crate::common::data_home())
+        .env("DRIVELAB_STATE_DIR", crate::common::state_home())
         .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", "2"])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
         .args(["run", "job.fio", "--results", "res"])

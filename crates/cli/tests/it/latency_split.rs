@@ -334,7 +334,12 @@ fn a_throttling_cgroup_moves_the_kernel_stage_and_not_the_device_stage() {
         dev.dev,
         args.join(" ")
     );
-    let o = Command::new("sh").args(["-c", &line]).current_dir(scratch_cwd()).output().unwrap();
+    let o = Command::new("sh")
+        .args(["-c", &line])
+        .env("DRIVELAB_STATE_DIR", crate::common::state_home())
+        .current_dir(scratch_cwd())
+        .output()
+        .unwrap();
     let throttled = result_of(o, &args);
     drop(cg);
     let what = format!("free: {}; throttled: {}", stages_text(&free), stages_text(&throttled));

@@ -56,6 +56,7 @@ macro_rules! need_mpi {
 fn mpirun_cmd(n: usize, dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new("mpirun");
     c.env("XDG_DATA_HOME", crate::common::data_home());
+    c.env("DRIVELAB_STATE_DIR", crate::common::state_home());
     c.args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-n", &n.to_string()])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
         .args(args)
@@ -494,6 +495,7 @@ fn ranks_on_three_hosts_over_tcp_merge_into_one_result() {
     let target = s.path("{host}.dat");
     let o = Command::new(Hosts::script())
         .env("XDG_DATA_HOME", crate::common::data_home())
+        .env("DRIVELAB_STATE_DIR", crate::common::state_home())
         .args(["run", hosts.0, "3", "--"])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
         .args(["run", &target, "--size", "8m", "--rw", "randread", "--time", "1s", "--results"])
@@ -527,6 +529,7 @@ fn the_cpu_line_under_mpirun_counts_the_hosts_cores() {
     let s = Scratch::new("mpi-cores");
     let o = Command::new("mpirun")
         .env("XDG_DATA_HOME", crate::common::data_home())
+        .env("DRIVELAB_STATE_DIR", crate::common::state_home())
         .args(["--allow-run-as-root", "--oversubscribe", "--bind-to", "core", "-n", "2"])
         .arg(env!("CARGO_BIN_EXE_drivelab"))
         .args(["run", "null", "--rw", "randread", "--time", "0.3s", "--results", "r"])

@@ -392,7 +392,7 @@ fn a_huge_value_is_named_in_its_refusal_not_echoed_whole() {
 fn a_name_that_is_not_utf8_is_refused_in_fio_mode_not_replaced() {
     use std::os::unix::ffi::OsStrExt;
     let s = Scratch::new("not-utf8");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_drivelab"))
+    let o = common::bin()
         .current_dir(&s.0)
         .args(["fio", "--name=x", "--filename=null", "--rw=read", "--size=1m"])
         .arg(std::ffi::OsStr::from_bytes(b"--write_lat_log=\xffab"))

@@ -21,6 +21,7 @@ fn on_terminal(dir: &Path, cols: u16, args: &[&str]) -> Option<(Option<i32>, Vec
     let inner = format!("stty cols {cols} rows 40; exec {}", quoted.join(" "));
     let o = Command::new("script")
         .env("XDG_DATA_HOME", crate::common::data_home())
+        .env("DRIVELAB_STATE_DIR", crate::common::state_home())
         .args(["-qec", &inner, "/dev/null"])
         .current_dir(dir)
         .env_remove("COLUMNS")

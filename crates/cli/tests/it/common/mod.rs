@@ -50,6 +50,7 @@ pub fn drivelab_without_blkid(dir: &Path, args: &[&str]) -> Option<Output> {
                         if [ -e \"$b\" ]; then mount --bind /dev/null \"$b\" || exit 97; fi; done; exec \"$@\"";
     let o = Command::new("unshare")
         .env("XDG_DATA_HOME", data_home())
+        .env("DRIVELAB_STATE_DIR", state_home())
         .args(["--mount", "sh", "-c", HIDE, "sh", env!("CARGO_BIN_EXE_drivelab")])
         .args(args)
         .current_dir(dir)
@@ -83,7 +84,14 @@ pub fn fio_json(dir: &Path, args: &[&str]) -> (Option<i32>, String, serde_json::
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_drivelab"));
     c.env("XDG_DATA_HOME", data_home());
+    c.env("DRIVELAB_STATE_DIR", state_home());
     c
+}
+
+/// The record of written devices every drivelab of the tests keeps (`DRIVELAB_STATE_DIR`; see
+/// [`bin`]): never this machine's own (`/run/drivelab` as root), which the suite left records in.
+pub fn state_home() -> PathBuf {
+    scratch_cwd().join("state")
 }
 
 /// The `XDG_DATA_HOME` every drivelab of the tests runs with (see [`bin`]); set it on a command
