@@ -460,10 +460,16 @@ mod tests {
         }
     }
 
+    /// A directory of this test's own (`tag`: which test), made.
+    fn scratch(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("drivelab-written-{tag}{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     #[test]
     fn a_device_is_unwritten_until_written_and_a_fill_outranks_a_write_run() {
-        let dir = std::env::temp_dir().join(format!("drivelab-written-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("");
         let d = device(0xfe_0000_0042, 1 << 20);
         let mut l = Ledger::at(Some(dir.clone()), true);
         let p = l.prep_of(&d, false, false).unwrap();
@@ -490,7 +496,7 @@ mod tests {
     /// empty DRIVELAB_STATE_DIR fell back to the machine's own records without a word.
     #[test]
     fn a_symlinked_or_empty_state_directory_is_not_used_and_said() {
-        let base = std::env::temp_dir().join(format!("drivelab-written-link-{}", std::process::id()));
+        let base = scratch("link-");
         let real = base.join("real");
         std::fs::create_dir_all(&real).unwrap();
         let link = base.join("link");
@@ -510,8 +516,7 @@ mod tests {
     /// was believed, and its date put into the results.
     #[test]
     fn a_record_dated_outside_this_boot_is_not_believed() {
-        let dir = std::env::temp_dir().join(format!("drivelab-written-time-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("time-");
         let d = device(0xfe_0000_0044, 1 << 20);
         let mut l = Ledger::at(Some(dir.clone()), true);
         l.wrote(&d, WrittenBy::Prep).unwrap();

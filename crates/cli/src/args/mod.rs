@@ -271,20 +271,25 @@ impl Cli {
         }
     }
 
+    /// The positional targets and fio's `--filename` of a command that measures.
+    fn targets_mut(&mut self) -> Option<(&mut Vec<String>, &mut Option<String>)> {
+        match &mut self.command {
+            Some(Command::Run(a)) => Some((&mut a.targets, &mut a.filename)),
+            Some(Command::Qos(a)) => Some((&mut a.run.targets, &mut a.run.filename)),
+            Some(Command::Plan(a)) => Some((&mut a.targets, &mut a.filename)),
+            Some(Command::Suite(a)) => Some((&mut a.targets, &mut a.filename)),
+            Some(Command::Act(a)) => Some((&mut a.targets, &mut a.filename)),
+            _ => None,
+        }
+    }
+
     /// Refuse a target that is a stray value, not a name: a word that does not exist, has no `/`
     /// and reads as a size, a duration, a share or a switch's value (`--thread 5KB`, `--direct 1`)
     /// would otherwise become a new file laid out at `--size` (1 GiB by default). `argv` (the
     /// command line as given) names the flag it followed. `./5KB` names such a file.
-    pub fn refuse_stray_values(&self, argv: &[std::ffi::OsString]) -> Result<(), Error> {
-        let targets = match &self.command {
-            Some(Command::Run(a)) => &a.targets,
-            Some(Command::Qos(a)) => &a.run.targets,
-            Some(Command::Plan(a)) => &a.targets,
-            Some(Command::Suite(a)) => &a.targets,
-            Some(Command::Act(a)) => &a.targets,
-            _ => return Ok(()),
-        };
-        for t in targets {
+    pub fn refuse_stray_values(&mut self, argv: &[std::ffi::OsString]) -> Result<(), Error> {
+        let Some((targets, _)) = self.targets_mut() else { return Ok(()) };
+        for t in targets.iter() {
             let Some(kind) = reads_as_value(t) else { continue };
             if std::fs::symlink_metadata(t).is_ok() {
                 continue;
@@ -313,14 +318,7 @@ impl Cli {
     /// Move fio's `--filename a:b` into the command's targets; naming targets both ways is
     /// refused (which would count?).
     pub fn take_filenames(&mut self) -> Result<(), Error> {
-        let (targets, filename) = match &mut self.command {
-            Some(Command::Run(a)) => (&mut a.targets, &mut a.filename),
-            Some(Command::Qos(a)) => (&mut a.run.targets, &mut a.run.filename),
-            Some(Command::Plan(a)) => (&mut a.targets, &mut a.filename),
-            Some(Command::Suite(a)) => (&mut a.targets, &mut a.filename),
-            Some(Command::Act(a)) => (&mut a.targets, &mut a.filename),
-            _ => return Ok(()),
-        };
+        let Some((targets, filename)) = self.targets_mut() else { return Ok(()) };
         let Some(text) = filename.take() else { return Ok(()) };
         if !targets.is_empty() {
             return Err(Error::invalid(format!(

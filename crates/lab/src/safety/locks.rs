@@ -20,24 +20,19 @@ pub(crate) const TARGET_IN_USE: &str = "two programs writing one target destroy 
 /// Lock `file` exclusively for as long as it stays open. `Err` names who holds it and says
 /// `consequence`.
 pub(crate) fn lock_exclusive(file: &File, subject: &str, consequence: &str) -> Result<(), String> {
-    lock(file, FlockOperation::NonBlockingLockExclusive, subject, consequence)
+    lock_within(file, FlockOperation::NonBlockingLockExclusive, subject, consequence, LOCK_PATIENCE)
 }
 
 /// Lock `file` shared (a target shared by the ranks of one MPI run): converts this process's
 /// exclusive lock, and is refused while another program holds an exclusive one.
 pub(crate) fn lock_shared(file: &File, subject: &str, consequence: &str) -> Result<(), String> {
-    lock(file, FlockOperation::NonBlockingLockShared, subject, consequence)
+    lock_within(file, FlockOperation::NonBlockingLockShared, subject, consequence, LOCK_PATIENCE)
 }
 
-/// Take the non-blocking lock `op`, waiting up to [`LOCK_PATIENCE`] for a holder to let go —
+/// Take the non-blocking lock `op`, waiting up to `patience` ([`LOCK_PATIENCE`]) for a holder to let go —
 /// but never for another drivelab wanting it exclusively: it holds the target for a whole run,
 /// and a second writer that waited out a short one would then write it too (of two started at
 /// once, exactly one writes; the other is refused at once, naming it).
-fn lock(file: &File, op: FlockOperation, subject: &str, consequence: &str) -> Result<(), String> {
-    lock_within(file, op, subject, consequence, LOCK_PATIENCE)
-}
-
-/// [`lock`], with how long a holder that is not drivelab is waited for.
 fn lock_within(
     file: &File,
     op: FlockOperation,
