@@ -269,12 +269,8 @@ fn resumed_point_options(given: &PointsArgs, saved: &[String]) -> Result<PointsA
     if Some(given) == none_given.as_ref() || *given == original {
         return Ok(original);
     }
-    Err(Error::invalid(format!(
-        "--resume continues the run with the point options it was started with (its command line: {}): \
-         give no point options (--no-prep, --precondition, --steady, --repeat, --continue-on-error, \
-         --latency-split) to resume, or start a new run to change them",
-        drivelab_engine::printable::printable(&saved.join(" "))
-    )))
+    let command_line = drivelab_engine::printable::printable(&saved.join(" ")).into_owned();
+    Err(Error::refused(crate::args::CliRefusal::ResumeOptions { command_line }))
 }
 
 /// The permissions a resumed run needs again, as this run was given them (` --destroy /dev/sdb

@@ -294,7 +294,7 @@ impl Cli {
             if std::fs::symlink_metadata(t).is_ok() {
                 continue;
             }
-            let shown = drivelab_engine::printable::printable(t);
+            let shown = drivelab_engine::printable::printable(t).into_owned();
             let before = argv
                 .iter()
                 .position(|a| a.to_str() == Some(t.as_str()))
@@ -307,10 +307,7 @@ impl Cli {
                 }
                 None => "a target is a file, a block device or null".into(),
             };
-            return Err(Error::invalid(format!(
-                "{shown} reads as a value ({kind}), not a target: {after}; as a target it would be created \
-                 as a new file. Drop it, or write ./{shown} to name a file of that name"
-            )));
+            return Err(Error::refused(CliRefusal::StrayValue { word: shown, kind, after }));
         }
         Ok(())
     }
@@ -329,6 +326,24 @@ impl Cli {
         *targets = fields::split_filename(&text).map_err(|e| Error::invalid(format!("--{e}")))?;
         Ok(())
     }
+}
+
+/// Command lines refused before anything is looked at (exit 2), typed so a caller can tell them.
+#[derive(Debug, thiserror::Error)]
+pub enum CliRefusal {
+    /// A target that reads as a value (`--thread 5KB`): `after` says what it followed.
+    #[error(
+        "{word} reads as a value ({kind}), not a target: {after}; as a target it would be created as a new \
+         file. Drop it, or write ./{word} to name a file of that name"
+    )]
+    StrayValue { word: String, kind: &'static str, after: String },
+    /// `--resume` with point options other than the run's (its command line, shown).
+    #[error(
+        "--resume continues the run with the point options it was started with (its command line: {command_line}): \
+         give no point options (--no-prep, --precondition, --steady, --repeat, --continue-on-error, \
+         --latency-split) to resume, or start a new run to change them"
+    )]
+    ResumeOptions { command_line: String },
 }
 
 /// What kind of value `word` reads as, if it is one and could not be a target's name given on
