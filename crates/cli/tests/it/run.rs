@@ -645,6 +645,27 @@ fn polled_and_offloaded_io_uring_as_fio_offers_them() {
 }
 
 #[test]
+fn a_short_io_uring_queue_looks_for_completions_before_sleeping_and_the_result_says_so() {
+    // How the job waits (uring_wait.rs, measured in docs/PERFORMANCE.md, issue #40): at QD16 or
+    // less it looks for completions before sleeping, deeper on a device it sleeps at once as
+    // fio's job does, and on a tmpfs file it always looks. The result names the way it waited.
+    need_loop!();
+    if let Some(why) = uring_unavailable() {
+        common::skip(&format!("the ring's waiting needs io_uring: {why}"));
+        return;
+    }
+    let s = Scratch::new("look");
+    let lo = LoopDev::new(&s.0.join("backing"), 16 << 20, Some(0x5A));
+    let f = s.path("on-tmpfs.dat");
+    for (target, qd, looks) in [(&lo.dev, "8", true), (&lo.dev, "16", true), (&lo.dev, "32", false), (&f, "32", true)] {
+        let out = s.path(&format!("q{qd}-{looks}.json"));
+        let v = run_json(&[target, "--qd", qd, "--size", "16m", "--time", "200ms"], &out);
+        check_result(&v, "read");
+        assert_eq!(v["engine"]["ring"]["looks_before_sleep"], looks, "{target} QD{qd}: {}", v["engine"]);
+    }
+}
+
+#[test]
 fn libaio_runs_native_aio_verified_and_refuses_io_urings_options() {
     let s = Scratch::new("libaio");
     let f = s.path("aio.dat");

@@ -5,7 +5,7 @@
 //! yet, and the completion queue drained in one pass. The slot index is the SQE's user_data, and each buffer stays owned by its slot until its
 //! completion arrives (the worker drains all in-flight I/O before dropping the ring).
 //!
-//! How a job waits for completions (looking before sleeping on tmpfs files) is in
+//! How a job waits for completions (looking before sleeping at a short queue or on tmpfs) is in
 //! `uring_wait.rs`, how the ring is built (flags asked for, typed, dropped where refused) in
 //! `uring_setup.rs`; this file is the ring's submission and teardown, one job.
 //!
@@ -73,6 +73,10 @@ pub struct RingFacts {
     /// The ring's own fd is registered (io_uring_enter skips the fd lookup).
     #[serde(default)]
     pub registered_ring: bool,
+    /// The job looks for completions before it sleeps for them (a short queue, or a file on
+    /// tmpfs: `uring_wait.rs`): its CPU share holds that looking.
+    #[serde(default)]
+    pub looks_before_sleep: bool,
     /// What was asked for and refused by the kernel, and why ("sqpoll: Operation not permitted").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
@@ -107,8 +111,8 @@ pub(crate) struct Uring {
     /// How long completions have recently taken to come when the job had to wait for one: a
     /// moving average, in ns (see [`Uring::wait`]).
     wait_avg_ns: u64,
-    /// The file is on tmpfs, whose reads and writes io_uring hands to its io-wq workers: look
-    /// for completions before sleeping (see [`Uring::wait`]).
+    /// Look for completions before sleeping: a short queue, or a file on tmpfs, whose reads and
+    /// writes io_uring hands to its io-wq workers (see [`Uring::wait`]).
     look_before_sleep: bool,
     /// A file is a block device: its trims are discards, done by a system call in `submit` (the
     /// ring's discard needs Linux 6.12); a file's trims punch holes through the ring.
@@ -184,11 +188,18 @@ impl Uring {
             Some(i) => (i, IORING_ENTER_REGISTERED_RING),
             None => (ring.as_raw_fd(), 0),
         };
-        let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0, refused };
         let stash = Vec::with_capacity(qd as usize);
         let any_block = files.any_block();
         // A regular file only: a device node on /dev (devtmpfs) reports tmpfs too.
-        let look_before_sleep = !any_block && wait::on_tmpfs(files.fd(0));
+        let look_before_sleep = wait::looks_before_sleep(qd, !any_block && wait::on_tmpfs(files.fd(0)));
+        let facts = RingFacts {
+            flags,
+            fixed_file,
+            fixed_buffers,
+            registered_ring: enter_flags != 0,
+            looks_before_sleep: look_before_sleep,
+            refused,
+        };
         Ok(Uring {
             write_flags: 0,
             ring: ManuallyDrop::new(ring),
@@ -506,7 +517,8 @@ unsafe impl Backend for Uring {
         pushed.and(submitted)
     }
 
-    /// Wait for `n` completions (on a tmpfs file looking for them first: `uring_wait.rs`).
+    /// Wait for `n` completions (at a short queue or on a tmpfs file looking for them first:
+    /// `uring_wait.rs`).
     #[inline]
     fn wait(&mut self, n: u32) -> io::Result<()> {
         self.wait_for(n)

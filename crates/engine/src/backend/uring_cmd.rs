@@ -178,7 +178,8 @@ impl UringCmd {
         let mut flags = vec!["sqe128".to_string(), "cqe32".to_string()];
         flags.extend(iopoll.then(|| RingFlag::Iopoll.name().to_string()));
         flags.extend(sqpoll.then(|| RingFlag::Sqpoll.name().to_string()));
-        let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: false, refused };
+        let facts =
+            RingFacts { flags, fixed_file, fixed_buffers, registered_ring: false, looks_before_sleep: false, refused };
         Ok(UringCmd {
             ring: ManuallyDrop::new(ring),
             pool: ManuallyDrop::new(pool),
