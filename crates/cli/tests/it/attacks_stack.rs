@@ -401,6 +401,11 @@ fn force_writes_a_stale_filesystem_but_never_a_mounted_one() {
     let before = digest(&img);
     let err = refused_live(&fs.dev.0, &["--destroy", &fs.dev.0], "is mounted on");
     assert!(!err.contains("add --force"), "{err}");
+    // Named through a symbolic link (as /dev/disk/by-id/… names are), the sentence names the
+    // device it leads to (it said "LINK is mounted on …").
+    let link = s.path("by-id");
+    std::os::unix::fs::symlink(&fs.dev.0, &link).unwrap();
+    refused_live(&link, &["--destroy", &link], &format!("{link} ({}) is mounted on", fs.dev.0));
     assert_eq!(digest(&img), before, "--force wrote a mounted filesystem");
     let dev = fs.dev.0.clone();
     fs.check_clean();

@@ -34,12 +34,18 @@ impl Device {
         Device { path: path.to_string(), devno, sysdir, parts }
     }
 
-    /// The device itself, then each partition.
+    /// The device itself, then each partition. Named by another path than its node (a
+    /// symbolic link, /dev/disk/by-id/…), a sentence names the device too: "./disk
+    /// (/dev/loop1) is mounted on /mnt".
     pub(super) fn members(&self) -> Vec<Member> {
-        let mut out = vec![Member { subject: self.path.clone(), devno: Some(self.devno), sysdir: self.sysdir.clone() }];
+        let subject = match self.sysdir.as_deref().and_then(dir_name) {
+            Some(name) if self.path != format!("/dev/{name}") => format!("{} (/dev/{name})", self.path),
+            _ => self.path.clone(),
+        };
+        let mut out = vec![Member { subject: subject.clone(), devno: Some(self.devno), sysdir: self.sysdir.clone() }];
         for (name, dir) in &self.parts {
             out.push(Member {
-                subject: format!("partition {name} of {}", self.path),
+                subject: format!("partition {name} of {subject}"),
                 devno: read_devno(&dir.join("dev")),
                 sysdir: Some(dir.clone()),
             });
