@@ -330,16 +330,49 @@ pub(super) fn describe_process(pid: u32) -> String {
     if text.chars().count() > 80 {
         text = text.chars().take(79).collect::<String>() + "…";
     }
-    if text.is_empty() {
-        format!("pid {pid}")
-    } else {
-        format!("pid {pid} ({text})")
+    if !text.is_empty() {
+        return format!("pid {pid} ({text})");
+    }
+    // No command line: a kernel thread, a process that is exiting (a zombie keeps only its
+    // name), or one gone since it was seen.
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    match (stat.find('('), stat.rfind(')')) {
+        (Some(a), Some(b)) if a < b => {
+            let name = &stat[a + 1..b];
+            if stat[b + 1..].trim_start().starts_with(['Z', 'X']) {
+                format!("pid {pid} ({name}, exiting)")
+            } else {
+                format!("pid {pid} ([{name}])")
+            }
+        }
+        _ => format!("pid {pid} (which has exited since)"),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_without_a_command_line_is_still_described() {
+        // A kernel thread by its name in brackets, as ps shows it (pid 2 is kthreadd outside a
+        // pid namespace).
+        if fs::read_to_string("/proc/2/stat").is_ok_and(|s| s.starts_with("2 (kthreadd)")) {
+            assert_eq!(describe_process(2), "pid 2 ([kthreadd])");
+        }
+        // A child that has exited and is not yet waited for: a zombie, named and said exiting.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let stat = format!("/proc/{pid}/stat");
+        // The event, not a sleep: its state turns Z when it has exited.
+        while !fs::read_to_string(&stat).unwrap_or_default().contains(") Z") {
+            std::thread::yield_now();
+        }
+        assert_eq!(describe_process(pid), format!("pid {pid} (true, exiting)"));
+        child.wait().unwrap();
+        // Waited for, it is gone (its pid not yet reused: pids go up before they wrap).
+        assert_eq!(describe_process(pid), format!("pid {pid} (which has exited since)"));
+    }
 
     #[test]
     fn lock_holders_are_read_from_proc_locks() {
