@@ -26,6 +26,7 @@ use std::mem::ManuallyDrop;
 
 use super::files::Files;
 
+use super::look::Look;
 use super::uring::submit_all;
 use super::{Backend, Pending};
 use crate::gen::Op;
@@ -94,6 +95,9 @@ pub(crate) struct Libaio {
     pool: ManuallyDrop<BufferPool>,
     /// Trims are discards (a block device) or punched holes (a file).
     files: Files,
+    /// Whether the job looks for completions before sleeping (a short queue), and how long they
+    /// have lately taken (`look.rs`).
+    look: Look,
 }
 
 impl Libaio {
@@ -133,6 +137,7 @@ impl Libaio {
             inflight: 0,
             pool: ManuallyDrop::new(pool),
             files,
+            look: Look::new(qd, false),
         })
     }
 
@@ -282,13 +287,27 @@ unsafe impl Backend for Libaio {
 
     #[inline]
     fn wait(&mut self, n: u32) -> io::Result<()> {
-        while self.done() < n as usize && self.inflight > 0 {
+        if self.done() >= n as usize || self.inflight == 0 {
+            return Ok(());
+        }
+        // At a short queue, look first with io_getevents that never waits (`look.rs`).
+        let start = crate::clock::now_ns();
+        let look = self.look;
+        let found = look.look(start, || {
+            match self.get_events(0, Some(0)) {
+                Err(e) if e.raw_os_error() != Some(libc::EINTR) => return Err(e),
+                _ => {}
+            }
+            Ok(self.done() >= n as usize || self.inflight == 0)
+        })?;
+        while !found && self.done() < n as usize && self.inflight > 0 {
             let want = (n as usize - self.done()).min(self.inflight);
             match self.get_events(want, None) {
                 Err(e) if e.raw_os_error() != Some(libc::EINTR) => return Err(e),
                 _ => {}
             }
         }
+        self.look.waited(crate::clock::now_ns() - start);
         Ok(())
     }
 

@@ -23,6 +23,7 @@
 pub mod atomic;
 pub(crate) mod files;
 pub(crate) mod libaio;
+pub(crate) mod look;
 pub(crate) mod meta;
 pub(crate) mod null;
 pub(crate) mod posixaio;

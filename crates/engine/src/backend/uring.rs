@@ -108,12 +108,9 @@ pub(crate) struct Uring {
     sqpoll: bool,
     /// SQPOLL: that thread's task id (for its CPU time), when it could be found.
     sq_thread: Option<u32>,
-    /// How long completions have recently taken to come when the job had to wait for one: a
-    /// moving average, in ns (see [`Uring::wait`]).
-    wait_avg_ns: u64,
-    /// Look for completions before sleeping: a short queue, or a file on tmpfs, whose reads and
-    /// writes io_uring hands to its io-wq workers (see [`Uring::wait`]).
-    look_before_sleep: bool,
+    /// Whether the job looks for completions before sleeping (a short queue, or a file on
+    /// tmpfs), and how long they have lately taken (`look.rs`, `uring_wait.rs`).
+    look: super::look::Look,
     /// A file is a block device: its trims are discards, done by a system call in `submit` (the
     /// ring's discard needs Linux 6.12); a file's trims punch holes through the ring.
     any_block: bool,
@@ -191,13 +188,13 @@ impl Uring {
         let stash = Vec::with_capacity(qd as usize);
         let any_block = files.any_block();
         // A regular file only: a device node on /dev (devtmpfs) reports tmpfs too.
-        let look_before_sleep = wait::looks_before_sleep(qd, !any_block && wait::on_tmpfs(files.fd(0)));
+        let look = super::look::Look::new(qd, !any_block && wait::on_tmpfs(files.fd(0)));
         let facts = RingFacts {
             flags,
             fixed_file,
             fixed_buffers,
             registered_ring: enter_flags != 0,
-            looks_before_sleep: look_before_sleep,
+            looks_before_sleep: look.enabled(),
             refused,
         };
         Ok(Uring {
@@ -214,8 +211,7 @@ impl Uring {
             iopoll,
             sqpoll,
             sq_thread,
-            wait_avg_ns: u64::MAX,
-            look_before_sleep,
+            look,
             any_block,
             facts,
             tag,
