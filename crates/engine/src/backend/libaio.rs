@@ -293,7 +293,7 @@ unsafe impl Backend for Libaio {
         // At a short queue, look first with io_getevents that never waits (`look.rs`).
         let start = crate::clock::now_ns();
         let look = self.look;
-        let found = look.look(start, || {
+        let found = look.look(&crate::clock::Monotonic, start, || {
             match self.get_events(0, Some(0)) {
                 Err(e) if e.raw_os_error() != Some(libc::EINTR) => return Err(e),
                 _ => {}

@@ -24,7 +24,7 @@
 
 use std::io;
 
-use crate::clock::now_ns;
+use crate::clock::Clock;
 
 /// Completions that come this soon after the job starts waiting are looked for before it
 /// sleeps.
@@ -52,12 +52,17 @@ impl Look {
         self.enabled
     }
 
-    /// A wait that began at `start`: while completions have lately come within
+    /// A wait that began at `start` on `clock`: while completions have lately come within
     /// [`SPIN_WAIT_MAX_NS`], call `found` (a look that never sleeps: true when enough
     /// completions are ready) until it says so or twice the recent wait has passed. True when
     /// found; false: sleep for them.
     #[inline]
-    pub(crate) fn look(&self, start: u64, mut found: impl FnMut() -> io::Result<bool>) -> io::Result<bool> {
+    pub(crate) fn look(
+        &self,
+        clock: &impl Clock,
+        start: u64,
+        mut found: impl FnMut() -> io::Result<bool>,
+    ) -> io::Result<bool> {
         if !self.enabled || self.wait_avg_ns > SPIN_WAIT_MAX_NS {
             return Ok(false);
         }
@@ -66,7 +71,7 @@ impl Look {
             if found()? {
                 return Ok(true);
             }
-            if now_ns() >= until {
+            if clock.now() >= until {
                 return Ok(false);
             }
         }
@@ -97,52 +102,49 @@ mod tests {
         }
     }
 
+    /// A clock that stands still: the looks' time never runs out unless a test starts them in
+    /// the past, however slowly the machine runs the test.
+    struct Still(u64);
+    impl Clock for Still {
+        fn now(&self) -> u64 {
+            self.0
+        }
+        fn sleep_until(&self, _: u64) {}
+    }
+
+    /// Looks by `l` of a wait that began `ago` ns before the clock's time, the `found_at`-th
+    /// finding the completions (0: none does): whether they were found, and how many looks.
+    fn looks(l: &Look, ago: u64, found_at: u32) -> (bool, u32) {
+        let clock = Still(1_000_000_000);
+        let mut calls = 0;
+        let found = l
+            .look(&clock, clock.0 - ago, || {
+                calls += 1;
+                Ok(calls == found_at)
+            })
+            .unwrap();
+        (found, calls)
+    }
+
     #[test]
     fn it_looks_only_while_completions_come_fast_and_stops_when_found() {
         let mut l = Look::new(8, false);
-        let mut calls = 0;
         // No wait seen yet: no look (the first wait sleeps and sets the average).
-        assert!(!l
-            .look(now_ns(), || {
-                calls += 1;
-                Ok(true)
-            })
-            .unwrap());
-        assert_eq!(calls, 0);
+        assert_eq!(looks(&l, 0, 1), (false, 0));
         // Fast completions: it looks, and the first look that finds them ends it.
         l.waited(5_000);
-        assert!(l
-            .look(now_ns(), || {
-                calls += 1;
-                Ok(calls == 3)
-            })
-            .unwrap());
-        assert_eq!(calls, 3);
+        assert_eq!(looks(&l, 0, 3), (true, 3));
         // A look that never finds them ends once twice the recent wait has passed (here the
-        // start lies that far back already: one look, then sleep).
-        calls = 0;
-        assert!(!l
-            .look(now_ns() - 20_000, || {
-                calls += 1;
-                Ok(false)
-            })
-            .unwrap());
-        assert_eq!(calls, 1);
+        // wait began that long ago: one look, then sleep).
+        assert_eq!(looks(&l, 10_000, 0), (false, 1));
         // Slow completions (over 20 µs on average): sleep at once.
         for _ in 0..64 {
             l.waited(1_000_000);
         }
-        calls = 0;
-        assert!(!l
-            .look(now_ns(), || {
-                calls += 1;
-                Ok(true)
-            })
-            .unwrap());
-        assert_eq!(calls, 0);
+        assert_eq!(looks(&l, 0, 1), (false, 0));
         // A deep queue never looks.
         let mut deep = Look::new(32, false);
         deep.waited(1_000);
-        assert!(!deep.look(now_ns(), || Ok(true)).unwrap());
+        assert_eq!(looks(&deep, 0, 1), (false, 0));
     }
 }

@@ -30,7 +30,7 @@ impl Uring {
         }
         let start = crate::clock::now_ns();
         let look = self.look;
-        if !look.look(start, || Ok(self.poll()? && ready(self)))? {
+        if !look.look(&crate::clock::Monotonic, start, || Ok(self.poll()? && ready(self)))? {
             self.enter(0, n, IORING_ENTER_GETEVENTS)?;
         }
         self.look.waited(crate::clock::now_ns() - start);
