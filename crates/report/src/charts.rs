@@ -315,12 +315,14 @@ pub fn heatmap_with(t: &Table, x_label: &str, y_label: &str, size: Size) -> Stri
             ticks: scale.ticks.into_iter().filter(|t| *t >= vmin && *t <= vmax).collect(),
             ..scale
         };
+        // The unit above the scale, and below it room for half a tick label: the top tick sits
+        // on the scale's top edge, its label centred on it.
+        let side = side.margin(12, 0, 0, 0).titled(&t.unit, ("sans-serif", TICK_FONT))?;
         let mut bar = ChartBuilder::on(&side)
-            .margin_top(12)
+            .margin_top(TICK_FONT / 2 + 2)
             .margin_bottom(58)
             .margin_right(8)
             .y_label_area_size(64)
-            .caption(&t.unit, ("sans-serif", TICK_FONT))
             .build_cartesian_2d(Ticked { inner: (0.0..1.0).into(), ticks: Vec::new() }, scale.coord())?;
         let sf = |v: &f64| scale.label(*v);
         bar.configure_mesh()

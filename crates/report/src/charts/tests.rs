@@ -389,3 +389,36 @@ fn sparklines_label_min_and_max_or_the_one_value() {
     assert_eq!(fmt_latency(1_250_000.0, Style::Label), "1.25 ms");
     assert_eq!(fmt_latency(2_100_000_000.0, Style::Label), "2.1 s");
 }
+
+#[test]
+fn the_colour_scales_top_tick_never_reaches_its_unit() {
+    // Cells from 200k to exactly 1M: the scale's top tick ("1M") sits at the top of the scale,
+    // right under the unit above it; its label's upper half must stay clear of the unit.
+    let mut t = table(2, 2);
+    t.rows = vec![("4k".into(), vec![Some(200e3), Some(1e6)]), ("8k".into(), vec![Some(400e3), Some(600e3)])];
+    let svg = heatmap(&t);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    // (text, y, font size, dy): the unit is drawn below its y (dy 0.76em), a tick centred on it.
+    let texts: Vec<(String, f64, f64, String)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            let num = |a| n.attribute(a).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN);
+            (
+                n.text().unwrap_or("").trim().to_string(),
+                num("y"),
+                num("font-size"),
+                n.attribute("dy").unwrap_or("").into(),
+            )
+        })
+        .collect();
+    let unit = texts.iter().find(|t| t.0 == "IOPS").expect("the scale's unit");
+    assert_eq!(unit.3, "0.76em", "{unit:?}");
+    let unit_bottom = unit.1 + unit.2;
+    let top = texts.iter().filter(|t| t.0 == "1M").min_by(|a, b| a.1.total_cmp(&b.1)).expect("a 1M tick");
+    let tick_top = top.1 - top.2 / 2.0;
+    assert!(
+        tick_top >= unit_bottom,
+        "the 1M tick's top {tick_top} is above the unit's bottom {unit_bottom}: {texts:?}"
+    );
+}
