@@ -118,7 +118,8 @@ impl Unmeasured {
 /// The result of `spec` before it has run: nothing measured (what fio's status report shows of
 /// a job not started yet).
 pub fn not_started(spec: &crate::spec::AccessSpec) -> RunResult {
-    let engine = EngineFacts { backend: spec.engine.name().into(), ring: None, job_cpus: Vec::new() };
+    let engine =
+        EngineFacts { backend: spec.engine.name().into(), ring: None, looks_before_sleep: None, job_cpus: Vec::new() };
     assemble(Measurement::default(), Unmeasured::new(spec.clone(), engine, Vec::new(), 0))
 }
 

@@ -240,6 +240,11 @@ pub struct EngineFacts {
     /// Backend that ran: uring, psync or null.
     pub backend: String,
     pub ring: Option<RingFacts>,
+    /// The jobs look for completions before they sleep for them (`backend/look.rs`: at a short
+    /// queue, or on a tmpfs file); true when any job did, so the CPU figures hold that looking.
+    /// Absent for backends that do not wait for completions (psync, null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub looks_before_sleep: Option<bool>,
     /// The CPU each job thread was pinned to (null: not pinned), in job order.
     #[serde(default)]
     pub job_cpus: Vec<Option<u32>>,

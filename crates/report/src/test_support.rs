@@ -69,7 +69,7 @@ pub(crate) fn point(label: &str, step: &str, fields: &[(&str, &str)], targets: &
             tool: ToolInfo { name: "drivelab".into(), version: "test".into() },
             started_unix_ms: 0,
             spec: AccessSpec::default(),
-            engine: EngineFacts { backend: "null".into(), ring: None, job_cpus: Vec::new() },
+            engine: EngineFacts { backend: "null".into(), ring: None, looks_before_sleep: None, job_cpus: Vec::new() },
             targets: Vec::new(),
             runtime_ns: 1_000_000_000,
             read: stats(sum),

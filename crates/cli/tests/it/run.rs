@@ -645,10 +645,11 @@ fn polled_and_offloaded_io_uring_as_fio_offers_them() {
 }
 
 #[test]
-fn a_short_io_uring_queue_looks_for_completions_before_sleeping_and_the_result_says_so() {
-    // How the job waits (uring_wait.rs, measured in docs/PERFORMANCE.md, issue #40): at QD16 or
+fn a_short_queue_looks_for_completions_before_sleeping_and_the_result_says_so() {
+    // How the job waits (backend/look.rs, measured in docs/PERFORMANCE.md, issue #40): at QD16 or
     // less it looks for completions before sleeping, deeper on a device it sleeps at once as
-    // fio's job does, and on a tmpfs file it always looks. The result names the way it waited.
+    // fio's job does, and an io_uring job on a tmpfs file always looks; libaio by the same rule.
+    // The result names the way it waited; psync, which does not wait for completions, says nothing.
     need_loop!();
     if let Some(why) = uring_unavailable() {
         common::skip(&format!("the ring's waiting needs io_uring: {why}"));
@@ -661,7 +662,16 @@ fn a_short_io_uring_queue_looks_for_completions_before_sleeping_and_the_result_s
         let out = s.path(&format!("q{qd}-{looks}.json"));
         let v = run_json(&[target, "--qd", qd, "--size", "16m", "--time", "200ms"], &out);
         check_result(&v, "read");
-        assert_eq!(v["engine"]["ring"]["looks_before_sleep"], looks, "{target} QD{qd}: {}", v["engine"]);
+        assert_eq!(v["engine"]["looks_before_sleep"], looks, "{target} QD{qd}: {}", v["engine"]);
+    }
+    for (engine, qd, looks) in [("libaio", "8", Some(true)), ("libaio", "32", Some(false)), ("psync", "1", None)] {
+        let out = s.path(&format!("{engine}-q{qd}.json"));
+        let v = run_json(&[&lo.dev, "--engine", engine, "--qd", qd, "--size", "16m", "--time", "200ms"], &out);
+        check_result(&v, "read");
+        match looks {
+            Some(l) => assert_eq!(v["engine"]["looks_before_sleep"], l, "{engine} QD{qd}: {}", v["engine"]),
+            None => assert!(v["engine"].get("looks_before_sleep").is_none(), "{engine}: {}", v["engine"]),
+        }
     }
 }
 

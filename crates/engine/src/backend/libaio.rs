@@ -348,6 +348,10 @@ unsafe impl Backend for Libaio {
     fn fsync(&mut self, data_only: bool) -> io::Result<()> {
         self.files.sync(data_only)
     }
+
+    fn looks_before_sleep(&self) -> Option<bool> {
+        Some(self.look.enabled())
+    }
 }
 
 #[cfg(test)]

@@ -410,6 +410,12 @@ pub(crate) unsafe trait Backend {
     fn ring_facts(&self) -> Option<uring::RingFacts> {
         None
     }
+    /// Whether the job looks for completions before it sleeps for them (`look.rs`): its CPU
+    /// share holds that looking. None for a backend that does not wait for completions
+    /// (psync's calls return with them, null's complete at once).
+    fn looks_before_sleep(&self) -> Option<bool> {
+        None
+    }
     /// CPU time a kernel helper thread of this backend (io_uring's SQPOLL thread) has used so
     /// far, in ns; None when there is none.
     fn helper_cpu_ns(&self) -> Option<u64> {

@@ -233,6 +233,11 @@ unsafe impl Backend for PosixAio {
     fn fsync(&mut self, data_only: bool) -> io::Result<()> {
         self.files.sync(data_only)
     }
+
+    /// aio_suspend sleeps at once, at every depth.
+    fn looks_before_sleep(&self) -> Option<bool> {
+        Some(false)
+    }
 }
 
 #[cfg(test)]

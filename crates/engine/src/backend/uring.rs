@@ -73,10 +73,6 @@ pub struct RingFacts {
     /// The ring's own fd is registered (io_uring_enter skips the fd lookup).
     #[serde(default)]
     pub registered_ring: bool,
-    /// The job looks for completions before it sleeps for them (a short queue, or a file on
-    /// tmpfs: `uring_wait.rs`): its CPU share holds that looking.
-    #[serde(default)]
-    pub looks_before_sleep: bool,
     /// What was asked for and refused by the kernel, and why ("sqpoll: Operation not permitted").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
@@ -189,14 +185,7 @@ impl Uring {
         let any_block = files.any_block();
         // A regular file only: a device node on /dev (devtmpfs) reports tmpfs too.
         let look = super::look::Look::new(qd, !any_block && wait::on_tmpfs(files.fd(0)));
-        let facts = RingFacts {
-            flags,
-            fixed_file,
-            fixed_buffers,
-            registered_ring: enter_flags != 0,
-            looks_before_sleep: look.enabled(),
-            refused,
-        };
+        let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: enter_flags != 0, refused };
         Ok(Uring {
             write_flags: 0,
             ring: ManuallyDrop::new(ring),
@@ -559,6 +548,10 @@ unsafe impl Backend for Uring {
 
     fn ring_facts(&self) -> Option<RingFacts> {
         Some(self.facts.clone())
+    }
+
+    fn looks_before_sleep(&self) -> Option<bool> {
+        Some(self.look.enabled())
     }
 
     fn helper_cpu_ns(&self) -> Option<u64> {

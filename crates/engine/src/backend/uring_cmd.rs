@@ -178,8 +178,7 @@ impl UringCmd {
         let mut flags = vec!["sqe128".to_string(), "cqe32".to_string()];
         flags.extend(iopoll.then(|| RingFlag::Iopoll.name().to_string()));
         flags.extend(sqpoll.then(|| RingFlag::Sqpoll.name().to_string()));
-        let facts =
-            RingFacts { flags, fixed_file, fixed_buffers, registered_ring: false, looks_before_sleep: false, refused };
+        let facts = RingFacts { flags, fixed_file, fixed_buffers, registered_ring: false, refused };
         Ok(UringCmd {
             ring: ManuallyDrop::new(ring),
             pool: ManuallyDrop::new(pool),
@@ -406,6 +405,10 @@ unsafe impl Backend for UringCmd {
 
     fn ring_facts(&self) -> Option<RingFacts> {
         Some(self.facts.clone())
+    }
+
+    fn looks_before_sleep(&self) -> Option<bool> {
+        Some(false)
     }
 }
 

@@ -358,7 +358,12 @@ fn splitting_a_stream_into_parts_and_merging_them_gives_the_whole_stream_exactly
 fn assemble(m: Measurement, open: bool) -> crate::result::RunResult {
     let targets =
         (0..3).map(|t| crate::target::TargetInfo { path: format!("/t{t}"), ..crate::target::TargetInfo::null() });
-    let facts = crate::result::EngineFacts { backend: "null".into(), ring: None, job_cpus: Vec::new() };
+    let facts = crate::result::EngineFacts {
+        backend: "null".into(),
+        ring: None,
+        looks_before_sleep: None,
+        job_cpus: Vec::new(),
+    };
     let u = crate::merge::Unmeasured::new(spec(open), facts, targets.collect(), 0);
     crate::merge::assemble(m, u)
 }

@@ -161,6 +161,7 @@ impl JobReport {
             job_start,
             output: JobOutput::default(),
             ring: None,
+            looks_before_sleep: None,
             pinned: None,
             pin_notice: None,
         }
@@ -176,9 +177,18 @@ struct JobReport {
     job_start: u64,
     output: JobOutput,
     ring: Option<crate::backend::uring::RingFacts>,
+    /// Whether the job looked for completions before sleeping (None: its backend does not wait).
+    looks_before_sleep: Option<bool>,
     /// The CPU the job was pinned to (None: not asked, or pinning failed: then `pin_notice`).
     pinned: Option<u32>,
     pin_notice: Option<String>,
+}
+
+/// How a job's backend was set up, for the result's engine facts.
+#[derive(Default)]
+struct JobFacts {
+    ring: Option<crate::backend::uring::RingFacts>,
+    looks_before_sleep: Option<bool>,
 }
 
 /// Run `spec` on `targets` with `engine` (null targets always use the null backend). `stop` ends
@@ -381,13 +391,24 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     let _ends = ends;
                     let JobSetup { ctx, verify, cpu } = job;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
-                    let (output, ring) = job_thread(&ctx, kind, (files, &names), engine, &gate, verify, clock);
+                    let (output, JobFacts { ring, looks_before_sleep }) =
+                        job_thread(&ctx, kind, (files, &names), engine, &gate, verify, clock);
                     if let Some(b) = ctx.status.as_deref() {
                         b.ended(job_no, output.report_copy());
                     }
                     ctx.live.done.store(true, Ordering::Relaxed);
                     let job_start = ctx.start;
-                    JobReport { stream: si, target: ti, job_no, job_start, output, ring, pinned, pin_notice }
+                    JobReport {
+                        stream: si,
+                        target: ti,
+                        job_no,
+                        job_start,
+                        output,
+                        ring,
+                        looks_before_sleep,
+                        pinned,
+                        pin_notice,
+                    }
                 });
                 match spawn(builder, run) {
                     Ok(h) => handles.push(h),
@@ -547,7 +568,7 @@ fn job_thread<C: Clock>(
     gate: &StartGate,
     verify: Option<JobVerify>,
     clock: C,
-) -> (JobOutput, Option<crate::backend::uring::RingFacts>) {
+) -> (JobOutput, JobFacts) {
     // SAFETY: gettid has no preconditions.
     ctx.live.tid.store(unsafe { libc::gettid() } as u32, Ordering::Relaxed);
     let spec = ctx.spec.clone();
@@ -566,7 +587,7 @@ fn job_thread<C: Clock>(
         clock: C,
     }
     impl<C: Clock> WithBackend for Job<'_, C> {
-        type Out = (JobOutput, Option<crate::backend::uring::RingFacts>);
+        type Out = (JobOutput, JobFacts);
         fn run<B: Backend>(self, b: &mut B) -> Self::Out {
             // fio's prioclass/prio: the thread's own priority, set before any I/O.
             if let Some(p) = self.ctx.spec.prio.as_ref().filter(|p| p.job != 0) {
@@ -579,16 +600,16 @@ fn job_thread<C: Clock>(
                 }
             }
             let Some(t0) = self.gate.arrive(true) else {
-                return (JobOutput::default(), None);
+                return (JobOutput::default(), JobFacts::default());
             };
             let helper0 = b.helper_cpu_ns();
             let mut out = run_job_on(self.ctx, b, &self.clock, t0, self.verify);
             out.helper_cpu_ns = helper0.zip(b.helper_cpu_ns()).map(|(a, z)| z.saturating_sub(a));
-            (out, b.ring_facts())
+            (out, JobFacts { ring: b.ring_facts(), looks_before_sleep: b.looks_before_sleep() })
         }
         fn failed(self, why: String) -> Self::Out {
             self.gate.arrive(false);
-            (JobOutput { failure: Some(why), ..Default::default() }, None)
+            (JobOutput { failure: Some(why), ..Default::default() }, JobFacts::default())
         }
     }
     let split_tag = ctx.split.as_ref().map_or(0, |t| crate::split::user_data_tag(t.job));
@@ -661,9 +682,12 @@ fn aggregate(
     }
     let uses_null = targets.iter().all(|t| t.info.kind == TargetKind::Null);
     let ring = reports.iter().find_map(|r| r.ring.clone());
+    // Any job that looked: the run's CPU figures hold its looking.
+    let looks = reports.iter().filter_map(|r| r.looks_before_sleep).reduce(|a, b| a || b);
     let facts = EngineFacts {
         backend: if uses_null { "null".into() } else { engine.name().into() },
         ring: ring.clone(),
+        looks_before_sleep: looks,
         job_cpus: Vec::new(),
     };
     let infos = targets.iter().map(|t| t.info.clone()).collect();

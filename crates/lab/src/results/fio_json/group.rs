@@ -315,7 +315,7 @@ pub fn import(jobs: &[&Job], ctx: &Context) -> Result<Imported, String> {
             "tool": ctx.tool,
             "started_unix_ms": ctx.started_unix_ms,
             "spec": spec,
-            "engine": EngineFacts { backend: workloads[0].engine.clone(), ring: None, job_cpus: Vec::new() },
+            "engine": EngineFacts { backend: workloads[0].engine.clone(), ring: None, looks_before_sleep: None, job_cpus: Vec::new() },
             "targets": targets,
             "runtime_ns": window_ns,
             "read": read,
