@@ -160,8 +160,7 @@ impl JobReport {
             job_no,
             job_start,
             output: JobOutput::default(),
-            ring: None,
-            looks_before_sleep: None,
+            facts: JobFacts::default(),
             pinned: None,
             pin_notice: None,
         }
@@ -176,9 +175,7 @@ struct JobReport {
     /// Where the job's region starts (its slice, with verify).
     job_start: u64,
     output: JobOutput,
-    ring: Option<crate::backend::uring::RingFacts>,
-    /// Whether the job looked for completions before sleeping (None: its backend does not wait).
-    looks_before_sleep: Option<bool>,
+    facts: JobFacts,
     /// The CPU the job was pinned to (None: not asked, or pinning failed: then `pin_notice`).
     pinned: Option<u32>,
     pin_notice: Option<String>,
@@ -188,6 +185,7 @@ struct JobReport {
 #[derive(Default)]
 struct JobFacts {
     ring: Option<crate::backend::uring::RingFacts>,
+    /// Whether the job looked for completions before sleeping (None: its backend does not wait).
     looks_before_sleep: Option<bool>,
 }
 
@@ -391,24 +389,13 @@ fn run_streams_with<C: Clock + Clone + Send + 'static>(
                     let _ends = ends;
                     let JobSetup { ctx, verify, cpu } = job;
                     let (pinned, pin_notice) = crate::affinity::pin_job(job_no, cpu);
-                    let (output, JobFacts { ring, looks_before_sleep }) =
-                        job_thread(&ctx, kind, (files, &names), engine, &gate, verify, clock);
+                    let (output, facts) = job_thread(&ctx, kind, (files, &names), engine, &gate, verify, clock);
                     if let Some(b) = ctx.status.as_deref() {
                         b.ended(job_no, output.report_copy());
                     }
                     ctx.live.done.store(true, Ordering::Relaxed);
                     let job_start = ctx.start;
-                    JobReport {
-                        stream: si,
-                        target: ti,
-                        job_no,
-                        job_start,
-                        output,
-                        ring,
-                        looks_before_sleep,
-                        pinned,
-                        pin_notice,
-                    }
+                    JobReport { stream: si, target: ti, job_no, job_start, output, facts, pinned, pin_notice }
                 });
                 match spawn(builder, run) {
                     Ok(h) => handles.push(h),
@@ -681,9 +668,9 @@ fn aggregate(
         measurement.kinds.per_job = Jobs(jobs.collect());
     }
     let uses_null = targets.iter().all(|t| t.info.kind == TargetKind::Null);
-    let ring = reports.iter().find_map(|r| r.ring.clone());
+    let ring = reports.iter().find_map(|r| r.facts.ring.clone());
     // Any job that looked: the run's CPU figures hold its looking.
-    let looks = reports.iter().filter_map(|r| r.looks_before_sleep).reduce(|a, b| a || b);
+    let looks = reports.iter().filter_map(|r| r.facts.looks_before_sleep).reduce(|a, b| a || b);
     let facts = EngineFacts {
         backend: if uses_null { "null".into() } else { engine.name().into() },
         ring: ring.clone(),
