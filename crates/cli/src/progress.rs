@@ -142,7 +142,7 @@ fn fitted_line(p: &Progress, plan: Option<&str>, width: usize) -> String {
     if term::columns(&full) <= width || p.ramping {
         return term::fit(&full, width);
     }
-    let p99 = (p.p99_ns > 0).then(|| format!(" · p99 {}", fmt_ns(p.p99_ns as f64))).unwrap_or_default();
+    let p99 = if p.p99_ns > 0 { format!(" · p99 {}", fmt_ns(p.p99_ns as f64)) } else { Default::default() };
     let wait = waited(p);
     let (iops, mb) = (format!("{} IOPS", fmt_count(p.iops)), fmt_rate(p.bw_bytes_per_s));
     let left = p.remaining_ns.map(|r| format!("{} left · ", fmt_elapsed(r))).unwrap_or_default();

@@ -139,7 +139,7 @@ impl JobZones {
             read_beyond_wp: z.read_beyond_wp,
             job_max_open: z.job_max_open,
             job_open: 0,
-            reset_above: (z.reset_frequency > 0.0).then(|| (span as f64 * z.reset_threshold) as u64),
+            reset_above: (z.reset_frequency > 0.0).then_some((span as f64 * z.reset_threshold) as u64),
             skip: z.skip_bytes,
             table,
         }

@@ -129,7 +129,7 @@ fn check(target: String, name: String, targets: &[String]) -> Result<DriveName, 
     if let Some(c) = name.chars().find(|c| c.is_control()) {
         return Err(NameError::Control { target, code: c as u32 });
     }
-    if name != target && targets.iter().any(|t| *t == name) {
+    if name != target && targets.contains(&name) {
         return Err(NameError::AnotherTarget { target, name });
     }
     Ok(DriveName { target, name })

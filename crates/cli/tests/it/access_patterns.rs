@@ -139,7 +139,8 @@ fn think_time_stalls_after_every_n_ios_as_fio_does_and_is_never_latency() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(json(Path::new(&s.path("n.json")))["spec"]["think"].is_null(), "no think time");
     // With a fixed rate: exit 2, named.
-    for bad in [&["--thinktime", "1ms", "--rate", "1000"][..]] {
+    {
+        let bad = &["--thinktime", "1ms", "--rate", "1000"][..];
         let mut a = vec!["run", "null", "--time", "100ms"];
         a.extend_from_slice(bad);
         let o = drivelab(&a);

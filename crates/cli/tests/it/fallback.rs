@@ -29,8 +29,8 @@ fn deny_io_uring_setup(errno: u16) -> [libc::sock_filter; 6] {
         jf,
         k,
     };
-    let load = (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u32;
-    let ret = (libc::BPF_RET | libc::BPF_K) as u32;
+    let load = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
+    let ret = libc::BPF_RET | libc::BPF_K;
     [
         stmt(load, 4), // seccomp_data.arch
         jeq(AUDIT_ARCH, 0, 3),

@@ -152,7 +152,8 @@ fn a_group_of_jobs_runs_together_and_its_result_is_every_jobs_io() {
 
 #[test]
 fn what_drivelab_does_not_do_is_refused_by_file_and_line_with_nothing_created() {
-    for (name, line, says) in [("zbd.fio", 2, "it needs zonesize")] {
+    {
+        let (name, line, says) = ("zbd.fio", 2, "it needs zonesize");
         let s = Scratch::new("fiojob-refused");
         let o = drivelab_in(&s.0, &["run", &corpus(name), "--results", "res"]);
         assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));

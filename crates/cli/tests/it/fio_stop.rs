@@ -69,7 +69,7 @@ fn a_job_that_attains_steady_state_ends_early_and_writes_fios_block() {
     let mut fio_keys = BTreeSet::new();
     shape(&fio["jobs"][0]["steadystate"], "", &mut fio_keys);
     assert_eq!(our_keys, fio_keys, "the steadystate block as fio writes it");
-    let last = |d: &serde_json::Value| d["jobs"][0].as_object().unwrap().keys().last().cloned();
+    let last = |d: &serde_json::Value| d["jobs"][0].as_object().unwrap().keys().next_back().cloned();
     assert_eq!(last(&doc), last(&fio), "fio writes the block last in the job's entry");
 }
 

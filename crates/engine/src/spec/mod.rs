@@ -751,7 +751,7 @@ impl AccessSpec {
             Err(Error::spec(
                 field,
                 value,
-                &format!(
+                format!(
                     "{what} keeps to one file per job, and this job runs over {n}: give each file its own job \
                      (a section each, or numjobs with filename_format)"
                 ),

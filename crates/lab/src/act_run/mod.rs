@@ -378,7 +378,7 @@ fn own_lag_moved(opts: &ActOptions, streams: &[StreamResult], names: &[String]) 
     let counted =
         |s: &&StreamResult| s.result.series.iter().all(|p| p.ready_over_threshold_counts.len() == ACT_BUCKETS - 1);
     let reads: Vec<&StreamResult> = streams.iter().filter(|s| s.role == Role::Reads).collect();
-    if reads.is_empty() || !reads.iter().all(|s| counted(s)) {
+    if reads.is_empty() || !reads.iter().all(counted) {
         return None;
     }
     let seconds = seconds_by(streams, names, |p| hist_of(p.ops, &p.ready_over_threshold_counts));

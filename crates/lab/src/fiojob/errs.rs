@@ -76,11 +76,11 @@ mod tests {
     fn trim_jobs_say_what_a_trim_of_a_file_is_and_reads_are_not_filled() {
         let o = |k: &str, v: &str| super::super::ini::Opt { key: k.into(), value: Some(v.into()), line: 1 };
         let job = |rw: &str| super::super::options::translate("j", 1, &[o("rw", rw), o("size", "1m")]);
-        assert!(job("randtrim").unwrap().notices.iter().any(|n| *n == Notice::TrimFiles));
-        assert!(!job("write").unwrap().notices.iter().any(|n| *n == Notice::TrimFiles));
+        assert!(job("randtrim").unwrap().notices.contains(&Notice::TrimFiles));
+        assert!(!job("write").unwrap().notices.contains(&Notice::TrimFiles));
         let fill = |rw: &str| super::super::options::translate("j", 1, &[o("rw", rw), o("fill_device", "1")]);
         assert!(fill("write").unwrap().spec.fill_device);
         let reads = fill("read").unwrap();
-        assert!(reads.notices.iter().any(|n| *n == Notice::FillReads) && !reads.spec.fill_device);
+        assert!(reads.notices.contains(&Notice::FillReads) && !reads.spec.fill_device);
     }
 }

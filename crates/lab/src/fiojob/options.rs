@@ -384,10 +384,8 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
             // a switch's 0/1 (drivelab also takes true/false), a flag's or a number's digits.
             match opt.kind {
                 Kind::Bool => drop(flag()?),
-                Kind::Flag => {
-                    if boolean(value).is_err() {
-                        num(need()?)?;
-                    }
+                Kind::Flag if boolean(value).is_err() => {
+                    num(need()?)?;
                 }
                 Kind::Int => drop(sz(need()?)?),
                 // One of fio's words for it (`unit_base`: 0, 8 or 1; fio refuses `7`).
@@ -399,14 +397,14 @@ fn apply(d: &mut Draft, o: &Opt, kb: KbBase) -> Result<(), LineError> {
                 }
                 _ => {}
             }
-            if !d.no_effect.iter().any(|k| *k == o.key) {
+            if !d.no_effect.contains(&o.key) {
                 d.no_effect.push(o.key.clone());
             }
             return Ok(());
         }
         Effect::Refused(why) => return Err(bad(o, unsupported(&o.key, why))),
         Effect::Checked(_) => {
-            if !d.no_effect.iter().any(|k| *k == o.key) {
+            if !d.no_effect.contains(&o.key) {
                 d.no_effect.push(o.key.clone());
             }
         }

@@ -275,18 +275,6 @@ pub(super) fn lat_ranges(dirs: &[&Dir]) -> ([f64; 10], [f64; 10], [f64; 12]) {
     (ns.map(pct), us.map(pct), ms.map(pct))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn samples_are_fios_summary() {
-        let s = Samples::of(&[1.0, 2.0, 3.0]);
-        assert_eq!((s.min, s.max, s.mean, s.dev, s.n), (1.0, 3.0, 2.0, 1.0, 3));
-        assert_eq!(Samples::of(&[]).n, 0);
-    }
-}
-
 /// fio's error count of a job with `continue_on_error` or `ignore_error` (fio prints it only
 /// then): every failed I/O, continued or not (`total_err`), and the errno of the first
 /// (`first_error`; drivelab keeps no order between kinds of errors, so the one at the lowest
@@ -326,5 +314,17 @@ pub(super) fn strerror(errno: i32) -> String {
     match text.rfind(" (os error") {
         Some(i) => text[..i].to_string(),
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_fios_summary() {
+        let s = Samples::of(&[1.0, 2.0, 3.0]);
+        assert_eq!((s.min, s.max, s.mean, s.dev, s.n), (1.0, 3.0, 2.0, 1.0, 3));
+        assert_eq!(Samples::of(&[]).n, 0);
     }
 }
