@@ -195,7 +195,14 @@ impl Libaio {
             crate::clock::sleep_until(crate::clock::now_ns() + 50_000);
             return Ok(());
         }
-        match self.get_events(1, Some(50_000)) {
+        self.take_events(1, Some(50_000))
+    }
+
+    /// [`Libaio::get_events`] where a signal that interrupts the wait is no error: it took
+    /// nothing, and the caller looks again.
+    #[inline]
+    fn take_events(&mut self, min: usize, timeout_ns: Option<u64>) -> io::Result<()> {
+        match self.get_events(min, timeout_ns) {
             Err(e) if e.raw_os_error() != Some(libc::EINTR) => Err(e),
             _ => Ok(()),
         }
@@ -291,24 +298,19 @@ unsafe impl Backend for Libaio {
             return Ok(());
         }
         // At a short queue, look first with io_getevents that never waits (`look.rs`).
-        let start = crate::clock::now_ns();
-        let look = self.look;
-        let found = look.look(&crate::clock::Monotonic, start, || {
-            match self.get_events(0, Some(0)) {
-                Err(e) if e.raw_os_error() != Some(libc::EINTR) => return Err(e),
-                _ => {}
+        let mut look = self.look;
+        let waited = look.wait(&crate::clock::Monotonic, |sleep| {
+            if !sleep {
+                self.take_events(0, Some(0))?;
+            }
+            while sleep && self.done() < n as usize && self.inflight > 0 {
+                let want = (n as usize - self.done()).min(self.inflight);
+                self.take_events(want, None)?;
             }
             Ok(self.done() >= n as usize || self.inflight == 0)
-        })?;
-        while !found && self.done() < n as usize && self.inflight > 0 {
-            let want = (n as usize - self.done()).min(self.inflight);
-            match self.get_events(want, None) {
-                Err(e) if e.raw_os_error() != Some(libc::EINTR) => return Err(e),
-                _ => {}
-            }
-        }
-        self.look.waited(crate::clock::now_ns() - start);
-        Ok(())
+        });
+        self.look = look;
+        waited
     }
 
     fn wait_timeout(&mut self, n: u32, timeout_ns: u64) -> io::Result<()> {
@@ -316,19 +318,13 @@ unsafe impl Backend for Libaio {
             return Ok(());
         }
         let want = (n as usize - self.done()).min(self.inflight);
-        match self.get_events(want, Some(timeout_ns)) {
-            Err(e) if e.raw_os_error() != Some(libc::EINTR) => Err(e),
-            _ => Ok(()),
-        }
+        self.take_events(want, Some(timeout_ns))
     }
 
     #[inline]
     fn poll(&mut self) -> io::Result<bool> {
         if self.done() == 0 && self.inflight > 0 {
-            match self.get_events(0, Some(0)) {
-                Err(e) if e.raw_os_error() != Some(libc::EINTR) => return Err(e),
-                _ => {}
-            }
+            self.take_events(0, Some(0))?;
         }
         Ok(self.done() > 0)
     }

@@ -77,10 +77,27 @@ impl Look {
         }
     }
 
+    /// Wait for completions on `clock`: `get(false)` looks once without sleeping (true: enough
+    /// are ready), `get(true)` sleeps until they are. A job that looks does so first, while it
+    /// pays ([`Look::look`]), and times the wait for the next; one that never looks sleeps at
+    /// once and reads no clock.
+    #[inline]
+    pub(crate) fn wait(&mut self, clock: &impl Clock, mut get: impl FnMut(bool) -> io::Result<bool>) -> io::Result<()> {
+        if !self.enabled {
+            return get(true).map(drop);
+        }
+        let start = clock.now();
+        if !self.look(clock, start, || get(false))? {
+            get(true)?;
+        }
+        self.waited(clock.now().saturating_sub(start));
+        Ok(())
+    }
+
     /// A wait for a completion took `ns`: fold it into the recent average (1/8 weight; the
     /// first one sets it).
     #[inline]
-    pub(crate) fn waited(&mut self, ns: u64) {
+    fn waited(&mut self, ns: u64) {
         self.wait_avg_ns = if self.wait_avg_ns == u64::MAX { ns } else { (7 * self.wait_avg_ns + ns) / 8 };
     }
 }
@@ -146,5 +163,29 @@ mod tests {
         let mut deep = Look::new(32, false);
         deep.waited(1_000);
         assert_eq!(looks(&deep, 0, 1), (false, 0));
+    }
+
+    #[test]
+    fn a_wait_sleeps_at_once_unless_a_look_pays_and_finds_the_completions() {
+        // The calls a wait makes: false a look, true a sleep.
+        fn calls(l: &mut Look, found: bool) -> Vec<bool> {
+            let mut seen = Vec::new();
+            l.wait(&Still(1_000), |sleep| {
+                seen.push(sleep);
+                Ok(sleep || found)
+            })
+            .unwrap();
+            seen
+        }
+        // A deep queue sleeps at once, however fast its completions.
+        let mut deep = Look::new(32, false);
+        assert_eq!(calls(&mut deep, true), [true]);
+        // A short one sleeps the first time (no wait seen yet: on the still clock it took 0 ns),
+        // then looks, and a look that finds them is the whole wait.
+        let mut short = Look::new(8, false);
+        assert_eq!(calls(&mut short, true), [true]);
+        assert_eq!(calls(&mut short, true), [false]);
+        // A look that finds nothing in its time (twice 0 ns here): then it sleeps.
+        assert_eq!(calls(&mut short, false), [false, true]);
     }
 }

@@ -28,12 +28,16 @@ impl Uring {
         if ready(self) {
             return Ok(());
         }
-        let start = crate::clock::now_ns();
-        let look = self.look;
-        if !look.look(&crate::clock::Monotonic, start, || Ok(self.poll()? && ready(self)))? {
-            self.enter(0, n, IORING_ENTER_GETEVENTS)?;
-        }
-        self.look.waited(crate::clock::now_ns() - start);
-        Ok(())
+        let mut look = self.look;
+        let waited = look.wait(&crate::clock::Monotonic, |sleep| {
+            if sleep {
+                self.enter(0, n, IORING_ENTER_GETEVENTS).map(|_| true)
+            } else {
+                // A look that never sleeps (it runs the completion work that is due).
+                Ok(self.poll()? && ready(self))
+            }
+        });
+        self.look = look;
+        waited
     }
 }
